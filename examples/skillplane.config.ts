@@ -1,0 +1,14 @@
+import { defineConfig } from 'skillplane'
+import { calculate } from './skills/calculate.js'
+import { diskUsage } from './skills/disk-usage.js'
+import { noteSkills } from './skills/notes.js'
+import { NoteStore } from './skills/note-store.js'
+
+// What `npm start` serves. A function config receives the data dir for skills with state of their own.
+export default defineConfig(({ dataDir }) => ({
+  skills: [calculate, diskUsage, ...noteSkills(new NoteStore(dataDir))],
+  agents: [
+    { name: 'Fleet Autonomy', aliases: ['fleet'], description: 'Watches the fleet and keeps hosts healthy' },
+    { name: 'Notes Assistant', aliases: ['notes', 'scribe'], description: 'Keeps the team notebook' },
+  ],
+}))

@@ -1,0 +1,50 @@
+import type { AuditRow } from '../store/audit-repository.js'
+
+export interface AuditEntry {
+  callId: string
+  parentCallId: string | null
+  skill: string
+  caller: { id: string; name: string; kind: string; role: string }
+  agent: string | null
+  conversationId: string | null
+  edgeId: string | null
+  status: string
+  input: unknown
+  /** The result, or for a truncated one the first bytes of its JSON as a string. */
+  result: unknown
+  resultTruncated: boolean
+  error: { code: string; message: string } | null
+  startedAt: string
+  finishedAt: string | null
+  durationMs: number | null
+}
+
+/** The public shape of an audit row (HTTP and `skillplane audit --json`). */
+export function toAuditEntry(row: AuditRow): AuditEntry {
+  const truncated = row.result_truncated === 1
+  return {
+    callId: row.call_id,
+    parentCallId: row.parent_call_id,
+    skill: row.skill_key,
+    caller: { id: row.caller_id, name: row.caller_name, kind: row.caller_kind, role: row.caller_role },
+    agent: row.agent_id,
+    conversationId: row.conversation_id,
+    edgeId: row.edge_id,
+    status: row.status,
+    input: parse(row.input),
+    result: row.result === null ? null : truncated ? row.result : parse(row.result),
+    resultTruncated: truncated,
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+  }
+}
+
+function parse(json: string): unknown {
+  try {
+    return JSON.parse(json)
+  } catch {
+    return json
+  }
+}

@@ -1,0 +1,56 @@
+import type { AuditRepository, AuditRow } from '../store/audit-repository.js'
+
+interface Pending {
+  row: AuditRow
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
+/**
+ * Group commit: writes queued in the same turn of the event loop go to the database in one
+ * statement, and each write's promise resolves only once its row is committed.
+ */
+export class AuditWriter {
+  #queue: Pending[] = []
+  #scheduled = false
+  #flushing: Promise<void> | null = null
+
+  constructor(private readonly repository: AuditRepository) {}
+
+  write(row: AuditRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ row, resolve, reject })
+      this.#schedule()
+    })
+  }
+
+  /** Resolves when everything queued so far is committed (or has failed). */
+  async drain(): Promise<void> {
+    while (this.#queue.length > 0 || this.#flushing || this.#scheduled) {
+      if (this.#flushing) await this.#flushing
+      else await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#flushing) return
+    this.#scheduled = true
+    setImmediate(() => void this.#flush())
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false
+    const batch = this.#queue
+    this.#queue = []
+    // The same call can be queued twice only if a writer re-finishes it; the last version wins.
+    const rows = new Map<string, AuditRow>()
+    for (const pending of batch) rows.set(pending.row.call_id, pending.row)
+    this.#flushing = this.repository.upsertMany([...rows.values()]).then(
+      () => batch.forEach((p) => p.resolve()),
+      (error) => batch.forEach((p) => p.reject(error)),
+    )
+    await this.#flushing
+    this.#flushing = null
+    if (this.#queue.length > 0) this.#schedule()
+  }
+}

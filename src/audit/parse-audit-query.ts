@@ -1,0 +1,38 @@
+import { z } from 'zod'
+import type { AuditQuery } from '../store/audit-repository.js'
+
+const STATUSES = ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted'] as const
+
+const instant = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO-8601 date or date-time' })
+  .transform((s) => new Date(s).toISOString())
+
+const schema = z.strictObject({
+  skill: z.string().min(1).optional(),
+  status: z.enum(STATUSES).optional(),
+  agent: z.string().min(1).optional(),
+  caller: z.string().min(1).optional(),
+  parentCallId: z.string().min(1).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+})
+
+export type AuditQueryParse = { ok: true; query: AuditQuery } | { ok: false; message: string }
+
+/** Validate audit filters from a query string or CLI flags; errors name the parameter. */
+export function parseAuditQuery(raw: Record<string, unknown>): AuditQueryParse {
+  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined))
+  const parsed = schema.safeParse(defined)
+  if (!parsed.success) {
+    return {
+      ok: false,
+      message: parsed.error.issues
+        .map((i) => (i.code === 'unrecognized_keys' ? `unknown filter ${i.keys.join(', ')}` : `${i.path.join('.')}: ${i.message}`))
+        .join('; '),
+    }
+  }
+  return { ok: true, query: parsed.data }
+}

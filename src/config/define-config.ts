@@ -1,0 +1,37 @@
+import type { DefinedSkill } from '../skill/define-skill.js'
+
+export interface AgentConfig {
+  /** Display name, e.g. "Fleet Autonomy"; its id is the kebab-case slug ("fleet-autonomy"). */
+  name: string
+  aliases?: string[]
+  description?: string
+}
+
+export interface SkillplaneConfig {
+  skills?: DefinedSkill<any, any>[]
+  agents?: AgentConfig[]
+  defaults?: {
+    /** Deadline of a call when the skill sets none. Default 30 000. */
+    timeoutMs?: number
+  }
+  audit?: {
+    /** Results larger than this (UTF-8 bytes of their JSON) are stored truncated. Default 65 536. */
+    maxResultBytes?: number
+  }
+  http?: {
+    /** Largest accepted request body. Default 1 MiB. */
+    maxBodyBytes?: number
+  }
+}
+
+export interface ConfigEnvironment {
+  /** The resolved data directory, for skills that keep files of their own. */
+  dataDir: string
+}
+
+export type ConfigInput = SkillplaneConfig | ((env: ConfigEnvironment) => SkillplaneConfig | Promise<SkillplaneConfig>)
+
+/** Identity helper that types a config file's default export. */
+export function defineConfig<T extends ConfigInput>(config: T): T {
+  return config
+}

@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { createJiti } from 'jiti'
+import type { ConfigInput } from './define-config.js'
+import { ConfigError } from './config-error.js'
+
+export const DEFAULT_CONFIG_FILES = ['skillplane.config.ts', 'skillplane.config.mts', 'skillplane.config.js', 'skillplane.config.mjs']
+
+/** The config file to use: the given path, else a skillplane.config.* in cwd, else none. */
+export function findConfigFile(path: string | undefined, cwd = process.cwd()): string | null {
+  if (path) {
+    const absolute = resolve(cwd, path)
+    if (!existsSync(absolute)) throw new ConfigError(`config file not found: ${path}`)
+    return absolute
+  }
+  for (const name of DEFAULT_CONFIG_FILES) {
+    const candidate = resolve(cwd, name)
+    if (existsSync(candidate)) return candidate
+  }
+  return null
+}
+
+/** Import a TypeScript or JavaScript config file (jiti: Node 20 can't run TypeScript itself). */
+export async function loadConfigFile(file: string): Promise<ConfigInput> {
+  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false })
+  let loaded: unknown
+  try {
+    loaded = await jiti.import(file, { default: true })
+  } catch (error) {
+    throw new ConfigError(`cannot load config ${file}: ${firstLine((error as Error).message ?? String(error))}`)
+  }
+  if (loaded === undefined || loaded === null) {
+    throw new ConfigError(`config ${file} has no default export: export default defineConfig({ ... })`)
+  }
+  return loaded as ConfigInput
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text
+}

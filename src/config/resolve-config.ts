@@ -1,0 +1,73 @@
+import { z } from 'zod'
+import { isDefinedSkill } from '../skill/define-skill.js'
+import type { ConfigEnvironment, ConfigInput, SkillplaneConfig } from './define-config.js'
+import { ConfigError } from './config-error.js'
+
+export interface ResolvedConfig {
+  skills: NonNullable<SkillplaneConfig['skills']>
+  agents: Array<{ name: string; aliases: string[]; description: string }>
+  defaults: { timeoutMs: number }
+  audit: { maxResultBytes: number }
+  http: { maxBodyBytes: number }
+}
+
+const positiveInt = z.number().int().positive()
+
+const schema = z.strictObject({
+  skills: z
+    .array(z.custom((value) => isDefinedSkill(value), { message: 'not a skill made with defineSkill()' }))
+    .default([]),
+  agents: z
+    .array(
+      z.strictObject({
+        name: z.string().trim().min(1).max(100),
+        aliases: z.array(z.string().trim().min(1).max(100)).default([]),
+        description: z.string().default(''),
+      }),
+    )
+    .default([]),
+  defaults: z.strictObject({ timeoutMs: positiveInt.default(30_000) }).prefault({}),
+  audit: z.strictObject({ maxResultBytes: positiveInt.default(65_536) }).prefault({}),
+  http: z.strictObject({ maxBodyBytes: positiveInt.default(1_048_576) }).prefault({}),
+})
+
+/** Validate a config (object or factory) and fill in defaults; errors name the field. */
+export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, source: string): Promise<ResolvedConfig> {
+  let config: unknown = input
+  if (typeof input === 'function') {
+    try {
+      config = await input(env)
+    } catch (error) {
+      throw new ConfigError(`config ${source}: its factory function threw: ${(error as Error).message}`)
+    }
+  }
+  if (config === null || typeof config !== 'object') {
+    throw new ConfigError(`config ${source}: the default export must be an object or a function returning one`)
+  }
+  const parsed = schema.safeParse(config)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`)
+    throw new ConfigError(`config ${source}: ${problems.join('; ')}`)
+  }
+  const resolved = parsed.data as ResolvedConfig
+  checkAgents(resolved.agents, source)
+  return resolved
+}
+
+function checkAgents(agents: ResolvedConfig['agents'], source: string): void {
+  const seen = new Map<string, string>()
+  for (const agent of agents) {
+    for (const label of [agent.name, ...agent.aliases]) {
+      const key = label.toLowerCase()
+      const owner = seen.get(key)
+      if (owner !== undefined && owner !== agent.name) {
+        throw new ConfigError(`config ${source}: agent name or alias "${label}" is used by both "${owner}" and "${agent.name}"`)
+      }
+      seen.set(key, agent.name)
+    }
+  }
+}
+
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('')
+}

@@ -1,0 +1,20 @@
+export { defineSkill, DefinitionError, type DefinedSkill } from './skill/index.js'
+export type {
+  Caller,
+  CallerRole,
+  Envelope,
+  EnvelopeError,
+  ErrorCode,
+  JsonSchema,
+  SkillClass,
+  SkillContext,
+  SkillDefinition,
+  SkillExample,
+  SkillScope,
+  SkillSource,
+} from './skill/index.js'
+export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput } from './config/index.js'
+export { createSkillplane, type Skillplane, type SkillplaneOptions } from './plane/index.js'
+export type { InvokeOptions } from './runtime/index.js'
+export { StoreError } from './store/index.js'
+export { createHttpApp } from './surfaces/http/index.js'

@@ -1,0 +1,148 @@
+import { hostname } from 'node:os'
+import { resolve } from 'node:path'
+import { monotonicFactory } from 'ulid'
+import pino, { type Logger } from 'pino'
+import { openDatabase, type Dialect } from '../store/open-database.js'
+import { AuditRepository, type AuditQuery, type AuditRow } from '../store/audit-repository.js'
+import { CatalogRepository } from '../store/catalog-repository.js'
+import { AgentRepository } from '../store/agent-repository.js'
+import { KeyRepository } from '../store/key-repository.js'
+import { ManagerRepository } from '../store/manager-repository.js'
+import { AuditWriter } from '../audit/audit-writer.js'
+import { ApiKeys } from '../auth/api-keys.js'
+import { Registry } from '../registry/registry.js'
+import { Catalog } from '../registry/catalog.js'
+import { syncCatalog, type SyncReport } from '../registry/sync.js'
+import { definitionOrigin } from '../skill/define-skill.js'
+import type { Envelope } from '../skill/skill-types.js'
+import { resolveConfig, type ResolvedConfig } from '../config/resolve-config.js'
+import type { ConfigInput } from '../config/define-config.js'
+import { Pipeline, type InvokeOptions } from '../runtime/pipeline.js'
+
+export interface SkillplaneOptions {
+  /** A config object or factory (what a skillplane.config.ts exports by default). */
+  config?: ConfigInput
+  /** Where the config came from, for error messages. */
+  configSource?: string
+  /** SQLite file and other local state live here. Default `.skillplane`. */
+  dataDir?: string
+  /** postgres://… to share state between managers; SQLite under dataDir when absent. */
+  databaseUrl?: string
+  logger?: Logger
+  /** Run `sync` at start-up (what `serve` does). Default false. */
+  sync?: boolean
+}
+
+export interface Skillplane {
+  readonly config: ResolvedConfig
+  readonly registry: Registry
+  readonly catalog: Catalog
+  readonly keys: ApiKeys
+  readonly dialect: Dialect
+  /** The database location with any password removed. */
+  readonly location: string
+  readonly dataDir: string
+  readonly managerId: string
+  readonly logger: Logger
+  /** The report of the start-up sync, when one ran. */
+  readonly startupSync: SyncReport | null
+  /** Rows a crashed predecessor left `running`, marked `interrupted` at start-up. */
+  readonly recoveredCalls: number
+  invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
+  sync(options?: { dryRun?: boolean }): Promise<SyncReport>
+  audit: {
+    query(query: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }>
+    get(callId: string): Promise<AuditRow | undefined>
+  }
+  now(): string
+  close(): Promise<void>
+}
+
+// A manager whose heartbeat is older than this is considered dead and its running calls interrupted.
+const HEARTBEAT_MS = 5_000
+const DEAD_AFTER_MS = 30_000
+const managerIds = monotonicFactory()
+
+export async function createSkillplane(options: SkillplaneOptions = {}): Promise<Skillplane> {
+  const logger = options.logger ?? pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? 'info' })
+  const dataDir = resolve(options.dataDir ?? '.skillplane')
+  const config = await resolveConfig(options.config ?? {}, { dataDir }, options.configSource ?? '(inline)')
+
+  const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
+  for (const definition of config.skills) {
+    registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
+  }
+
+  const database = await openDatabase({ dataDir, databaseUrl: options.databaseUrl })
+  const { db } = database
+  const managers = new ManagerRepository(db)
+  const auditRepo = new AuditRepository(db)
+  const catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
+  const keys = new ApiKeys(new KeyRepository(db))
+  const now = () => new Date().toISOString()
+  const managerId = managerIds()
+
+  let recoveredCalls = 0
+  let startupSync: SyncReport | null = null
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const cutoff = new Date(Date.now() - DEAD_AFTER_MS).toISOString()
+    recoveredCalls = await auditRepo.markInterrupted(await managers.aliveSince(cutoff), now())
+    if (recoveredCalls > 0) logger.warn({ calls: recoveredCalls }, 'calls left running by a stopped manager were marked interrupted')
+    await managers.removeStale(cutoff)
+    await managers.register({ id: managerId, hostname: hostname(), pid: process.pid, started_at: now(), heartbeat_at: now() })
+    if (options.sync) startupSync = await syncCatalog({ db, registry, agents: config.agents, dryRun: false, now: now() })
+    await catalog.refresh()
+  } catch (error) {
+    await database.close().catch(() => {})
+    throw error
+  }
+
+  const writer = new AuditWriter(auditRepo)
+  const pipeline = new Pipeline({ registry, catalog, audit: writer, logger, managerId, maxResultBytes: config.audit.maxResultBytes })
+
+  // Heartbeat keeps this manager's running calls safe from a peer's start-up recovery; the
+  // refresh picks up catalog edits made by other managers.
+  timer = setInterval(() => {
+    Promise.all([managers.heartbeat(managerId, now()), catalog.refresh()]).catch((error) =>
+      logger.warn({ err: error }, 'heartbeat or catalog refresh failed'),
+    )
+  }, HEARTBEAT_MS)
+  timer.unref()
+
+  let closed: Promise<void> | null = null
+  return {
+    config,
+    registry,
+    catalog,
+    keys,
+    dialect: database.dialect,
+    location: database.location,
+    dataDir,
+    managerId,
+    logger,
+    startupSync,
+    recoveredCalls,
+    invoke: (key, input, invokeOptions) => pipeline.invoke(key, input, invokeOptions),
+    async sync(syncOptions = {}) {
+      const report = await syncCatalog({ db, registry, agents: config.agents, dryRun: syncOptions.dryRun ?? false, now: now() })
+      if (!report.dryRun) await catalog.refresh()
+      return report
+    },
+    audit: {
+      query: (query) => auditRepo.query(query),
+      get: (callId) => auditRepo.get(callId),
+    },
+    now,
+    close() {
+      closed ??= (async () => {
+        clearInterval(timer)
+        await pipeline.close()
+        await writer.drain()
+        await managers.remove(managerId).catch(() => {})
+        await database.close()
+      })()
+      return closed
+    },
+  }
+}

@@ -1,0 +1,1 @@
+export { authorize, type AuthorizeInput } from './authorize.js'

@@ -1,0 +1,46 @@
+import { createSkill, type Skill, type CreateSkillOptions } from '../skill/create-skill.js'
+import { DefinitionError } from '../skill/definition-error.js'
+import type { SkillDefinition, SkillLogger } from '../skill/skill-types.js'
+
+/** The in-memory set of skills and their executors. Sources register; only the pipeline executes. */
+export class Registry {
+  readonly #skills = new Map<string, Skill>()
+  readonly #logger: SkillLogger
+  readonly #defaultTimeoutMs: number
+
+  constructor(options: { logger: SkillLogger; defaultTimeoutMs: number }) {
+    this.#logger = options.logger
+    this.#defaultTimeoutMs = options.defaultTimeoutMs
+  }
+
+  register(definition: SkillDefinition, options: Omit<CreateSkillOptions, 'defaultTimeoutMs'>): Skill {
+    const existing = this.#skills.get(definition.key)
+    if (existing) {
+      throw new DefinitionError(
+        `duplicate skill key "${definition.key}": defined by ${existing.source} at ${existing.origin} ` +
+          `and by ${options.source} at ${options.origin}`,
+      )
+    }
+    const skill = createSkill(definition, { ...options, defaultTimeoutMs: this.#defaultTimeoutMs })
+    if (!skill.classDeclared) {
+      this.#logger.warn(
+        { skill: skill.key, origin: skill.origin },
+        `skill "${skill.key}" declares no class; registered as safe. Declare class: 'safe' | 'mutating' | 'dangerous'`,
+      )
+    }
+    this.#skills.set(skill.key, skill)
+    return skill
+  }
+
+  get(key: string): Skill | undefined {
+    return this.#skills.get(key)
+  }
+
+  list(): Skill[] {
+    return [...this.#skills.values()].sort((a, b) => a.key.localeCompare(b.key))
+  }
+
+  get size(): number {
+    return this.#skills.size
+  }
+}

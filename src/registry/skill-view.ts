@@ -1,0 +1,71 @@
+import type { Skill } from '../skill/create-skill.js'
+import type { Caller, JsonSchema } from '../skill/skill-types.js'
+import type { Catalog } from './catalog.js'
+
+export interface SkillSummary {
+  key: string
+  title: string
+  description: string
+  class: Skill['class']
+  scope: Skill['scope']
+  category: string
+  tags: string[]
+  source: Skill['source']
+  enabled: boolean
+  agents: string[]
+}
+
+export interface SkillDetail extends SkillSummary {
+  slug: string
+  toolName: string
+  origin: string
+  timeoutMs: number
+  systemPrompt: string | null
+  inputSchema: JsonSchema
+  outputSchema: JsonSchema | null
+  examples: Skill['examples']
+  /** Catalog overrides in effect, so an operator sees where a value comes from. */
+  overrides: { title: boolean; description: boolean; tags: boolean }
+}
+
+/** The effective view of a skill: code metadata with catalog overrides applied. */
+export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
+  const row = catalog.row(skill.key)
+  return {
+    key: skill.key,
+    title: row?.title_override ?? skill.title,
+    description: row?.description_override ?? skill.description,
+    class: skill.class,
+    scope: skill.scope,
+    category: skill.category,
+    tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
+    source: skill.source,
+    enabled: catalog.isEnabled(skill.key),
+    agents: catalog.agentsBoundTo(skill.key),
+  }
+}
+
+export function skillDetail(skill: Skill, catalog: Catalog): SkillDetail {
+  const row = catalog.row(skill.key)
+  return {
+    ...skillSummary(skill, catalog),
+    slug: skill.slug,
+    toolName: skill.toolName,
+    origin: skill.origin,
+    timeoutMs: skill.timeoutMs,
+    systemPrompt: row?.system_prompt ?? null,
+    inputSchema: skill.input.jsonSchema,
+    outputSchema: skill.output?.jsonSchema ?? null,
+    examples: skill.examples,
+    overrides: {
+      title: row?.title_override != null,
+      description: row?.description_override != null,
+      tags: row?.tags_override != null,
+    },
+  }
+}
+
+/** Whether a caller may see a skill at all: agent keys see only their bound skills. */
+export function canSee(caller: Caller, skill: Skill, catalog: Catalog): boolean {
+  return caller.kind !== 'agent' || catalog.isBound(caller.agentId, skill.key)
+}

@@ -1,0 +1,3 @@
+export { Pipeline, type InvokeOptions, type PipelineDeps } from './pipeline.js'
+export { success, failure } from './envelope.js'
+export { DeadlineExceeded, ShuttingDown } from './abort-reasons.js'

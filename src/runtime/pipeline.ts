@@ -1,0 +1,308 @@
+import { monotonicFactory } from 'ulid'
+import { SpanStatusCode, trace } from '@opentelemetry/api'
+import type { Logger } from 'pino'
+import type { Registry } from '../registry/registry.js'
+import type { Catalog } from '../registry/catalog.js'
+import type { AuditWriter } from '../audit/audit-writer.js'
+import type { AuditRow } from '../store/audit-repository.js'
+import type { Caller, Envelope, ErrorCode, SkillContext } from '../skill/skill-types.js'
+import { describeIssues } from '../skill/compile-schema.js'
+import { redact } from '../audit/redact.js'
+import { authorize } from '../policy/authorize.js'
+import { DeadlineExceeded, ShuttingDown, raceAbort } from './abort-reasons.js'
+import { failure, success } from './envelope.js'
+
+export interface InvokeOptions {
+  caller: Caller
+  /** Agent the call is made for: id, name or alias. An agent key always acts for its own agent. */
+  agent?: string | null
+  conversationId?: string | null
+  edgeId?: string | null
+  /** Aborting it cancels the call (e.g. the HTTP client went away). */
+  signal?: AbortSignal
+}
+
+export interface PipelineDeps {
+  registry: Registry
+  catalog: Catalog
+  audit: AuditWriter
+  logger: Logger
+  managerId: string
+  maxResultBytes: number
+}
+
+type Status = 'ok' | 'error' | 'denied' | 'timeout' | 'interrupted'
+
+interface Parent {
+  callId: string
+  depth: number
+}
+
+const MAX_DEPTH = 8
+const MAX_KEY_IN_AUDIT = 200
+const tracer = trace.getTracer('skillplane')
+
+/**
+ * The one invoke pipeline: resolve, validate, authorise, audit, dispatch with a deadline,
+ * validate output, finish the audit row, return the envelope. It never throws.
+ */
+export class Pipeline {
+  readonly #deps: PipelineDeps
+  readonly #nextId = monotonicFactory()
+  readonly #inFlight = new Map<string, AbortController>()
+  #active = 0
+  #idle: (() => void) | null = null
+  #closing = false
+
+  constructor(deps: PipelineDeps) {
+    this.#deps = deps
+  }
+
+  invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope> {
+    return this.#track(this.#invoke(key, input, options, null))
+  }
+
+  /** Refuse new calls, interrupt running ones and wait (bounded) until every call has its final row. */
+  async close(graceMs = 5_000): Promise<void> {
+    this.#closing = true
+    for (const controller of this.#inFlight.values()) controller.abort(new ShuttingDown())
+    if (this.#active === 0) return
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, graceMs)
+      this.#idle = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  }
+
+  get activeCalls(): number {
+    return this.#active
+  }
+
+  async #track(promise: Promise<Envelope>): Promise<Envelope> {
+    this.#active++
+    try {
+      return await promise
+    } finally {
+      if (--this.#active === 0 && this.#idle) this.#idle()
+    }
+  }
+
+  async #invoke(key: string, rawInput: unknown, options: InvokeOptions, parent: Parent | null): Promise<Envelope> {
+    const { registry, catalog } = this.#deps
+    const callId = this.#nextId()
+    const startedAt = Date.now()
+    const caller = options.caller
+    const input = rawInput ?? {}
+    const row: AuditRow = {
+      call_id: callId,
+      parent_call_id: parent?.callId ?? null,
+      skill_key: typeof key === 'string' ? key.slice(0, MAX_KEY_IN_AUDIT) : String(key),
+      caller_id: caller.id,
+      caller_name: caller.name,
+      caller_kind: caller.kind,
+      caller_role: caller.kind === 'agent' ? 'agent' : caller.role,
+      agent_id: null,
+      conversation_id: options.conversationId ?? null,
+      edge_id: options.edgeId ?? null,
+      manager_id: this.#deps.managerId,
+      input: '{}',
+      result: null,
+      result_truncated: 0,
+      error_code: null,
+      error_message: null,
+      status: 'running',
+      started_at: new Date(startedAt).toISOString(),
+      finished_at: null,
+      duration_ms: null,
+    }
+    const refuse = (code: ErrorCode, message: string, status: Status, details?: Record<string, unknown>) =>
+      this.#finish(row, startedAt, status, failure(code, message, callId, details))
+
+    // 1. resolve the skill (and the agent the call is for)
+    const skill = registry.get(key)
+    const inputJson = serialize(redact(input, skill?.input.jsonSchema))
+    row.input = inputJson ?? '"[input is not JSON]"'
+    if (this.#closing) return refuse('unavailable', 'skillplane is shutting down; retry on another manager', 'interrupted')
+    let agentId: string | null = null
+    if (caller.kind === 'agent') {
+      agentId = caller.agentId
+      if (options.agent && catalog.resolveAgent(options.agent) !== agentId) {
+        row.agent_id = agentId
+        return refuse('denied', `an agent key acts only for its own agent "${agentId}", not "${options.agent}"`, 'denied')
+      }
+    } else if (options.agent) {
+      agentId = catalog.resolveAgent(options.agent) ?? null
+      if (agentId === null) return refuse('invalid_input', `unknown agent "${options.agent}"`, 'error')
+    }
+    row.agent_id = agentId
+    if (!skill) return refuse('not_found', `no skill with key "${row.skill_key}"`, 'error')
+    if (!catalog.isEnabled(skill.key)) return refuse('unavailable', `skill "${skill.key}" is disabled in the catalog`, 'error')
+    if (skill.scope === 'host') {
+      return refuse('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error')
+    }
+
+    // 2. validate input
+    if (inputJson === undefined) return refuse('invalid_input', 'input must be a JSON value', 'error')
+    const checked = skill.input.validate(input)
+    if (!checked.ok) {
+      return refuse('invalid_input', describeIssues('invalid input', checked.issues), 'error', { issues: checked.issues })
+    }
+
+    // 3. authorise
+    const reason = authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => catalog.isBound(a, k) })
+    if (reason !== null) return refuse('denied', reason, 'denied')
+    if (parent && parent.depth >= MAX_DEPTH) {
+      return refuse('denied', `nested calls are limited to a depth of ${MAX_DEPTH}`, 'denied')
+    }
+
+    // 5. the running row is durable before the executor starts
+    try {
+      await this.#deps.audit.write(row)
+    } catch (error) {
+      this.#deps.logger.error({ err: error, callId }, 'audit write failed; call refused')
+      return failure('unavailable', `the audit log can't be written, so the call was not run: ${(error as Error).message}`, callId)
+    }
+
+    // 6. dispatch with a deadline and an AbortSignal
+    const span = tracer.startSpan(`skill ${skill.key}`, {
+      attributes: { 'skillplane.call_id': callId, 'skillplane.skill': skill.key, 'skillplane.class': skill.class },
+    })
+    const controller = new AbortController()
+    const outer = options.signal
+    const forward = () => controller.abort(outer?.reason)
+    if (outer?.aborted) forward()
+    else outer?.addEventListener('abort', forward, { once: true })
+    this.#inFlight.set(callId, controller)
+    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
+    const ctx = this.#context(callId, parent, caller, agentId, options, controller.signal)
+    let envelope: Envelope
+    let status: Status
+    try {
+      const data = await raceAbort(Promise.resolve().then(() => skill.run(checked.value, ctx)), controller.signal)
+      // 7. validate output
+      const out = skill.output ? skill.output.validate(data) : { ok: true as const, value: data }
+      if (!out.ok) {
+        status = 'error'
+        envelope = failure('invalid_output', describeIssues(`skill "${skill.key}" returned invalid output`, out.issues), callId, {
+          issues: out.issues,
+        })
+      } else {
+        status = 'ok'
+        envelope = success(out.value === undefined ? null : out.value, callId)
+      }
+    } catch (error) {
+      const reasonForAbort = controller.signal.aborted ? controller.signal.reason : undefined
+      if (reasonForAbort instanceof DeadlineExceeded) {
+        status = 'timeout'
+        envelope = failure('timeout', `skill "${skill.key}": ${reasonForAbort.message}`, callId)
+      } else if (reasonForAbort instanceof ShuttingDown) {
+        status = 'interrupted'
+        envelope = failure('unavailable', reasonForAbort.message, callId)
+      } else if (controller.signal.aborted) {
+        status = 'interrupted'
+        envelope = failure('unavailable', 'the call was cancelled by its caller', callId)
+      } else {
+        status = 'error'
+        envelope = failure('executor_error', `skill "${skill.key}" failed: ${errorMessage(error)}`, callId)
+      }
+    } finally {
+      clearTimeout(timer)
+      outer?.removeEventListener('abort', forward)
+      this.#inFlight.delete(callId)
+    }
+    if (!envelope.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: envelope.error.code })
+    span.end()
+    // 8. finish the audit row, then return
+    return this.#finish(row, startedAt, status, envelope, skill.output?.jsonSchema)
+  }
+
+  async #finish(
+    running: AuditRow,
+    startedAt: number,
+    status: Status,
+    envelope: Envelope,
+    outputSchema?: Record<string, unknown>,
+  ): Promise<Envelope> {
+    const finishedAt = Date.now()
+    const row: AuditRow = { ...running, status, finished_at: new Date(finishedAt).toISOString(), duration_ms: finishedAt - startedAt }
+    if (envelope.ok) {
+      const json = serialize(redact(envelope.data, outputSchema))
+      if (json === undefined) {
+        row.status = 'error'
+        envelope = failure('invalid_output', 'the result is not JSON-serializable', running.call_id)
+      } else if (Buffer.byteLength(json) > this.#deps.maxResultBytes) {
+        row.result = truncateUtf8(json, this.#deps.maxResultBytes)
+        row.result_truncated = 1
+      } else {
+        row.result = json
+      }
+    }
+    if (!envelope.ok) {
+      row.error_code = envelope.error.code
+      row.error_message = envelope.error.message
+    }
+    try {
+      await this.#deps.audit.write(row)
+    } catch (error) {
+      // The running row is already durable; start-up recovery will mark it interrupted.
+      this.#deps.logger.error({ err: error, callId: row.call_id }, 'audit write of a finished call failed')
+    }
+    return envelope
+  }
+
+  #context(
+    callId: string,
+    parent: Parent | null,
+    caller: Caller,
+    agentId: string | null,
+    options: InvokeOptions,
+    signal: AbortSignal,
+  ): SkillContext {
+    const logger = this.#deps.logger
+    let child: Logger | undefined
+    return {
+      callId,
+      parentCallId: parent?.callId ?? null,
+      caller,
+      agent: agentId,
+      conversationId: options.conversationId ?? null,
+      edgeId: options.edgeId ?? null,
+      signal,
+      get logger() {
+        return (child ??= logger.child({ callId }))
+      },
+      invoke: (key, input) =>
+        this.#track(
+          this.#invoke(
+            key,
+            input,
+            { caller, agent: agentId, conversationId: options.conversationId ?? null, edgeId: options.edgeId ?? null, signal },
+            { callId, depth: (parent?.depth ?? 0) + 1 },
+          ),
+        ),
+    }
+  }
+}
+
+function serialize(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  return typeof error === 'string' ? error : (serialize(error) ?? String(error))
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  const buffer = Buffer.from(text)
+  // Cut on a character boundary: back up over UTF-8 continuation bytes.
+  let end = maxBytes
+  while (end > 0 && (buffer[end]! & 0xc0) === 0x80) end--
+  return buffer.subarray(0, end).toString()
+}

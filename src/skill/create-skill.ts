@@ -1,0 +1,94 @@
+import type {
+  JsonSchema,
+  SkillClass,
+  SkillContext,
+  SkillDefinition,
+  SkillExample,
+  SkillScope,
+  SkillSource,
+} from './skill-types.js'
+import { compileSchema, type CompiledSchema } from './compile-schema.js'
+import { assertValidKey, skillSlug, toolName } from './skill-key.js'
+import { DefinitionError } from './definition-error.js'
+
+const CLASSES: readonly SkillClass[] = ['safe', 'mutating', 'dangerous']
+const SCOPES: readonly SkillScope[] = ['manager', 'host']
+const EMPTY_OBJECT: JsonSchema = { type: 'object', properties: {} }
+
+/** A registered skill: normalised metadata, compiled schemas and its executor. */
+export interface Skill {
+  key: string
+  slug: string
+  toolName: string
+  title: string
+  description: string
+  class: SkillClass
+  /** false when the definition omitted `class` and it defaulted to safe. */
+  classDeclared: boolean
+  scope: SkillScope
+  category: string
+  tags: string[]
+  agents: string[]
+  examples: SkillExample[]
+  source: SkillSource
+  /** Where it came from: file:line for code, a manifest path for data sources. */
+  origin: string
+  timeoutMs: number
+  input: CompiledSchema
+  output: CompiledSchema | null
+  needsApproval: ((input: unknown, ctx: SkillContext) => boolean | string | Promise<boolean | string>) | null
+  run: (input: unknown, ctx: SkillContext) => unknown
+}
+
+export interface CreateSkillOptions {
+  source: SkillSource
+  origin: string
+  defaultTimeoutMs: number
+}
+
+export function createSkill(definition: SkillDefinition, options: CreateSkillOptions): Skill {
+  const where = `skill "${definition.key}" (${options.origin})`
+  assertValidKey(definition.key, options.origin)
+  if (typeof definition.description !== 'string' || definition.description.trim() === '') {
+    throw new DefinitionError(`${where}: description is required`)
+  }
+  if (definition.class !== undefined && !CLASSES.includes(definition.class)) {
+    throw new DefinitionError(`${where}: class must be one of ${CLASSES.join(', ')}, got ${JSON.stringify(definition.class)}`)
+  }
+  const scope = definition.scope ?? 'manager'
+  if (!SCOPES.includes(scope)) {
+    throw new DefinitionError(`${where}: scope must be manager or host, got ${JSON.stringify(scope)}`)
+  }
+  const timeoutMs = definition.timeoutMs ?? options.defaultTimeoutMs
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new DefinitionError(`${where}: timeoutMs must be a positive number`)
+  }
+  const input = definition.input ? compileSchema(definition.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
+  const output = definition.output ? compileSchema(definition.output, 'output', `${where} output`) : null
+  return {
+    key: definition.key,
+    slug: skillSlug(definition.key),
+    toolName: toolName(definition.key),
+    title: definition.title ?? titleFromKey(definition.key),
+    description: definition.description.trim(),
+    class: definition.class ?? 'safe',
+    classDeclared: definition.class !== undefined,
+    scope,
+    category: definition.category ?? 'general',
+    tags: [...new Set(definition.tags ?? [])],
+    agents: [...new Set(definition.agents ?? [])],
+    examples: definition.examples ?? [],
+    source: options.source,
+    origin: options.origin,
+    timeoutMs,
+    input,
+    output,
+    needsApproval: (definition.needsApproval as Skill['needsApproval']) ?? null,
+    run: definition.run as Skill['run'],
+  }
+}
+
+function titleFromKey(key: string): string {
+  const words = key.split('_')
+  return [words[0]!.charAt(0).toUpperCase() + words[0]!.slice(1), ...words.slice(1)].join(' ')
+}

@@ -1,0 +1,6 @@
+export { defineSkill, isDefinedSkill, definitionOrigin, type DefinedSkill } from './define-skill.js'
+export { createSkill, type Skill, type CreateSkillOptions } from './create-skill.js'
+export { compileSchema, describeIssues, isZodSchema, type CompiledSchema, type SchemaIssue, type Validation } from './compile-schema.js'
+export { isValidKey, assertValidKey, skillSlug, toolName } from './skill-key.js'
+export { DefinitionError } from './definition-error.js'
+export type * from './skill-types.js'

@@ -1,0 +1,91 @@
+import type { z } from 'zod'
+
+export type SkillClass = 'safe' | 'mutating' | 'dangerous'
+export type SkillScope = 'manager' | 'host'
+export type SkillSource = 'code' | 'agent-skill' | 'pack' | 'mcp' | 'edge'
+export type JsonSchema = Record<string, unknown>
+
+/** A zod schema or a plain JSON Schema object (for skills that come from data). */
+export type SchemaLike = z.ZodType | JsonSchema
+
+export type InferInput<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>
+export type InferOutput<S> = S extends z.ZodType ? z.input<S> : unknown
+
+export type CallerRole = 'viewer' | 'operator' | 'admin'
+
+/** Who is calling: a human (by API key or local CLI) or an agent key. */
+export type Caller =
+  | { kind: 'user'; id: string; name: string; role: CallerRole }
+  | { kind: 'agent'; id: string; name: string; agentId: string }
+
+export interface SkillLogger {
+  debug(obj: object | string, msg?: string): void
+  info(obj: object | string, msg?: string): void
+  warn(obj: object | string, msg?: string): void
+  error(obj: object | string, msg?: string): void
+}
+
+export interface SkillContext {
+  callId: string
+  parentCallId: string | null
+  caller: Caller
+  /** Agent id the call is made for, when any. */
+  agent: string | null
+  conversationId: string | null
+  edgeId: string | null
+  signal: AbortSignal
+  logger: SkillLogger
+  /** Call another skill through the pipeline: it is gated and audited, linked to this call. */
+  invoke(key: string, input: unknown): Promise<Envelope>
+}
+
+export type ErrorCode =
+  | 'not_found'
+  | 'invalid_input'
+  | 'denied'
+  | 'approval_required'
+  | 'approval_rejected'
+  | 'approval_expired'
+  | 'timeout'
+  | 'edge_unavailable'
+  | 'executor_error'
+  | 'invalid_output'
+  | 'unavailable'
+
+export interface EnvelopeError {
+  code: ErrorCode
+  message: string
+  details?: Record<string, unknown>
+}
+
+export type Envelope<T = unknown> =
+  | { ok: true; data: T; callId: string }
+  | { ok: false; error: EnvelopeError; callId: string }
+
+export interface SkillExample {
+  title?: string
+  input: Record<string, unknown>
+  output?: unknown
+}
+
+export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends SchemaLike = SchemaLike> {
+  /** lower_snake: the LLM tool name, the audit key and the URL segment. */
+  key: string
+  title?: string
+  description: string
+  /** Omitted: registered as `safe` with a warning. */
+  class?: SkillClass
+  scope?: SkillScope
+  category?: string
+  tags?: string[]
+  /** Agents this skill is bound to, by name or alias. */
+  agents?: string[]
+  examples?: SkillExample[]
+  input?: I
+  output?: O
+  /** Deadline for one call; default from the config (30 s). */
+  timeoutMs?: number
+  /** Dynamic gate on top of the class; returns a reason (string) or true to ask a human. */
+  needsApproval?: (input: InferInput<I>, ctx: SkillContext) => boolean | string | Promise<boolean | string>
+  run: (input: InferInput<I>, ctx: SkillContext) => Promise<InferOutput<O>> | InferOutput<O>
+}

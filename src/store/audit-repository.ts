@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely'
+import type { AuditCallsTable, Database } from './database.js'
+
+export type AuditRow = AuditCallsTable
+
+export interface AuditQuery {
+  skill?: string
+  status?: string
+  agent?: string
+  /** Caller id or caller name. */
+  caller?: string
+  parentCallId?: string
+  /** ISO timestamps, inclusive from, exclusive to, on started_at. */
+  from?: string
+  to?: string
+  /** Rows older than this call id (the previous page's nextCursor). */
+  cursor?: string
+  limit: number
+}
+
+// Rows per INSERT: 21 columns × 400 stays under both dialects' bound-parameter limits.
+const CHUNK = 400
+const FINAL_COLUMNS = [
+  'status',
+  'result',
+  'result_truncated',
+  'error_code',
+  'error_message',
+  'finished_at',
+  'duration_ms',
+] as const
+
+export class AuditRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Insert new rows and finish running ones in one statement per chunk (the group commit's unit). */
+  async upsertMany(rows: AuditRow[]): Promise<void> {
+    if (rows.length === 0) return
+    const write = async (db: Kysely<Database>) => {
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        await db
+          .insertInto('audit_calls')
+          .values(rows.slice(i, i + CHUNK))
+          .onConflict((oc) =>
+            oc.column('call_id').doUpdateSet((eb) =>
+              Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
+            ),
+          )
+          .execute()
+      }
+    }
+    if (rows.length <= CHUNK) await write(this.db)
+    else await this.db.transaction().execute(write)
+  }
+
+  async get(callId: string): Promise<AuditRow | undefined> {
+    return this.db.selectFrom('audit_calls').selectAll().where('call_id', '=', callId).executeTakeFirst()
+  }
+
+  async query(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
+    let query = this.db.selectFrom('audit_calls').selectAll()
+    if (q.skill) query = query.where('skill_key', '=', q.skill)
+    if (q.status) query = query.where('status', '=', q.status)
+    if (q.agent) query = query.where('agent_id', '=', q.agent)
+    if (q.caller) query = query.where((eb) => eb.or([eb('caller_id', '=', q.caller!), eb('caller_name', '=', q.caller!)]))
+    if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
+    if (q.from) query = query.where('started_at', '>=', q.from)
+    if (q.to) query = query.where('started_at', '<', q.to)
+    if (q.cursor) query = query.where('call_id', '<', q.cursor)
+    const rows = await query.orderBy('call_id', 'desc').limit(q.limit + 1).execute()
+    const items = rows.slice(0, q.limit)
+    return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.call_id : null }
+  }
+
+  /** Rows still `running` whose manager is not alive were cut off by a crash. */
+  async markInterrupted(aliveManagerIds: string[], now: string): Promise<number> {
+    let query = this.db
+      .updateTable('audit_calls')
+      .set({
+        status: 'interrupted',
+        error_code: 'unavailable',
+        error_message: 'the call was interrupted: its manager process stopped before it finished',
+        finished_at: now,
+      })
+      .where('status', '=', 'running')
+    if (aliveManagerIds.length > 0) query = query.where('manager_id', 'not in', aliveManagerIds)
+    const result = await query.executeTakeFirst()
+    return Number(result.numUpdatedRows)
+  }
+}

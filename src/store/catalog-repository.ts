@@ -1,0 +1,25 @@
+import type { Kysely, Selectable, Updateable } from 'kysely'
+import type { Database, SkillsTable } from './database.js'
+
+export type CatalogRow = Selectable<SkillsTable>
+
+export class CatalogRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  list(): Promise<CatalogRow[]> {
+    return this.db.selectFrom('skills').selectAll().orderBy('key').execute()
+  }
+
+  get(key: string): Promise<CatalogRow | undefined> {
+    return this.db.selectFrom('skills').selectAll().where('key', '=', key).executeTakeFirst()
+  }
+
+  async insert(row: CatalogRow): Promise<void> {
+    // Another manager may have synced the same row a moment ago: first writer wins.
+    await this.db.insertInto('skills').values(row).onConflict((oc) => oc.column('key').doNothing()).execute()
+  }
+
+  async update(key: string, changes: Updateable<SkillsTable>): Promise<void> {
+    await this.db.updateTable('skills').set(changes).where('key', '=', key).execute()
+  }
+}

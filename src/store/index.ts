@@ -1,0 +1,8 @@
+export { openDatabase, redactUrl, type OpenedDatabase, type OpenDatabaseOptions, type Dialect } from './open-database.js'
+export { AuditRepository, type AuditRow, type AuditQuery } from './audit-repository.js'
+export { CatalogRepository, type CatalogRow } from './catalog-repository.js'
+export { AgentRepository, type AgentRow, type BindingRow } from './agent-repository.js'
+export { KeyRepository, type KeyRow } from './key-repository.js'
+export { ManagerRepository } from './manager-repository.js'
+export { StoreError } from './store-error.js'
+export type { Database } from './database.js'

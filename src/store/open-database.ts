@@ -1,0 +1,106 @@
+import { mkdirSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import SQLite from 'better-sqlite3'
+import pg from 'pg'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely'
+import type { Database } from './database.js'
+import { StoreError } from './store-error.js'
+import * as initial from './migrations/0001-initial.js'
+
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface OpenedDatabase {
+  db: Kysely<Database>
+  dialect: Dialect
+  /** Where the data lives, with any password removed: for logs and errors. */
+  location: string
+  close(): Promise<void>
+}
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': initial,
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://… selects PostgreSQL; otherwise SQLite under dataDir. */
+  databaseUrl?: string
+  dataDir: string
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
+  const opened = options.databaseUrl ? await openPostgres(options.databaseUrl) : openSqlite(options.dataDir)
+  try {
+    await migrate(opened)
+  } catch (error) {
+    await opened.close().catch(() => {})
+    throw error instanceof StoreError ? error : new StoreError(`migrating ${opened.location} failed: ${(error as Error).message}`)
+  }
+  return opened
+}
+
+function openSqlite(dataDir: string): OpenedDatabase {
+  let file: string
+  let connection: SQLite.Database
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    file = join(realpathSync(dataDir), 'skillplane.db')
+    connection = new SQLite(file)
+    connection.pragma('journal_mode = WAL')
+    // NORMAL in WAL mode: every commit survives a process crash; only an OS crash can lose the last ones.
+    connection.pragma('synchronous = NORMAL')
+    connection.pragma('busy_timeout = 5000')
+  } catch (error) {
+    throw new StoreError(`cannot open the SQLite database in ${dataDir}: ${(error as Error).message}`)
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) })
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+}
+
+async function openPostgres(url: string): Promise<OpenedDatabase> {
+  const location = redactUrl(url)
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new StoreError(`unsupported database URL ${location}: use postgres://user:password@host:port/database`)
+  }
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 10 })
+  // An idle client error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  try {
+    await sql`select 1`.execute(db)
+  } catch (error) {
+    await db.destroy().catch(() => {})
+    throw new StoreError(`cannot connect to the database at ${location}: ${describePgError(error)}`)
+  }
+  return { db, dialect: 'postgres', location, close: () => db.destroy() }
+}
+
+async function migrate(opened: OpenedDatabase): Promise<void> {
+  const migrator = new Migrator({
+    db: opened.db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: 'skillplane_migrations',
+    migrationLockTableName: 'skillplane_migrations_lock',
+  })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new StoreError(`migration ${failed} failed on ${opened.location}: ${(error as Error).message ?? error}`)
+  }
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '<unparseable database URL>'
+  }
+}
+
+function describePgError(error: unknown): string {
+  const e = error as { code?: string; message?: string; errors?: Array<{ message: string }> }
+  // AggregateError from a host that resolves to several addresses carries the useful text inside.
+  const message = e.message || e.errors?.map((inner) => inner.message).join('; ') || String(error)
+  return e.code ? `${message} (${e.code})` : message
+}

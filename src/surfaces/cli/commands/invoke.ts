@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
+import { CliError } from '../cli-error.js'
+
+export function invokeCommand(program: Command): void {
+  program
+    .command('invoke <key>')
+    .description('run a skill in-process through the pipeline, as a local admin (audited like any call)')
+    .option('--input <json>', 'the input as JSON, or @FILE to read it from a file', '{}')
+    .option('--agent <agent>', 'run on behalf of this agent (its bindings apply)')
+    .option('--conversation <id>', 'conversation id recorded on the audit row')
+    .action(async (key: string, _o: unknown, command: Command) => {
+      const o = command.optsWithGlobals<GlobalOptions & { input: string; agent?: string; conversation?: string }>()
+      const input = parseInput(o.input)
+      const envelope = await withPlane(o, (plane) =>
+        plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation }),
+      )
+      console.log(JSON.stringify(envelope, null, 2))
+      if (!envelope.ok) process.exitCode = 1
+    })
+}
+
+function parseInput(raw: string): unknown {
+  let text = raw
+  if (raw.startsWith('@')) {
+    try {
+      text = readFileSync(raw.slice(1), 'utf8')
+    } catch (error) {
+      throw new CliError(`cannot read input file ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    }
+  }
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new CliError(`--input is not valid JSON: ${(error as Error).message}`)
+  }
+}

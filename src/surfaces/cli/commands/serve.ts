@@ -1,0 +1,43 @@
+import type { Command } from 'commander'
+import type { GlobalOptions } from '../open-plane.js'
+import { openPlane } from '../open-plane.js'
+import { startHttpServer } from '../../http/start-http-server.js'
+import { printSyncReport } from './sync.js'
+import { parsePort } from '../parse-options.js'
+
+export function serveCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the control plane: sync the catalog, then serve the HTTP API')
+    .option('--port <port>', 'TCP port (0 picks a free one)', parsePort, 7420)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<GlobalOptions & { port: number; host: string }>()
+      const plane = await openPlane(options, { sync: true, logLevel: 'info' })
+      let server
+      try {
+        if (plane.startupSync) printSyncReport(plane.startupSync, { quietWhenEmpty: true })
+        const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
+        server = await startHttpServer(plane, { host: options.host, port: options.port })
+        console.log(`skillplane ${plane.registry.size} skills on ${plane.dialect} (${plane.location})`)
+        console.log(`console  ${server.url}/`)
+        console.log(`api      ${server.url}/api/skills`)
+        if (admin) {
+          console.log(`admin key (shown once; store it now): ${admin.key}`)
+          console.log(`try: curl -H "Authorization: Bearer ${admin.key}" ${server.url}/api/skills`)
+        }
+      } catch (error) {
+        await plane.close()
+        throw error
+      }
+      const stop = async (signal: string) => {
+        plane.logger.info({ signal }, 'shutting down')
+        const closed = server.close()
+        await plane.close()
+        await closed
+        process.exit(0)
+      }
+      process.once('SIGINT', () => void stop('SIGINT'))
+      process.once('SIGTERM', () => void stop('SIGTERM'))
+    })
+}

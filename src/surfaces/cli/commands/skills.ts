@@ -1,0 +1,73 @@
+import type { Command } from 'commander'
+import { skillDetail, skillSummary } from '../../../registry/skill-view.js'
+import { withPlane, type GlobalOptions } from '../open-plane.js'
+import { formatTable, truncate } from '../format-table.js'
+import { CliError } from '../cli-error.js'
+
+export function skillsCommand(program: Command): void {
+  const skills = program.command('skills').description('list and inspect skills')
+
+  skills
+    .command('list')
+    .description('list every registered skill with its class, scope, source and bindings')
+    .option('--class <class>', 'only this class (safe, mutating, dangerous)')
+    .option('--category <category>', 'only this category')
+    .option('--source <source>', 'only this source (code, agent-skill, pack, mcp, edge)')
+    .option('--agent <agent>', 'only skills bound to this agent (name, alias or id)')
+    .option('--json', 'print JSON')
+    .action(async (_o: unknown, command: Command) => {
+      const o = command.optsWithGlobals<GlobalOptions & { class?: string; category?: string; source?: string; agent?: string; json?: boolean }>()
+      await withPlane(o, async (plane) => {
+        const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
+        if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
+        const list = plane.registry
+          .list()
+          .map((s) => skillSummary(s, plane.catalog))
+          .filter(
+            (s) =>
+              (!o.class || s.class === o.class) &&
+              (!o.category || s.category === o.category) &&
+              (!o.source || s.source === o.source) &&
+              (!agentId || s.agents.includes(agentId)),
+          )
+        if (o.json) return console.log(JSON.stringify(list, null, 2))
+        if (list.length === 0) return console.log('no skills')
+        console.log(
+          formatTable(
+            ['KEY', 'CLASS', 'SCOPE', 'SOURCE', 'CATEGORY', 'ENABLED', 'AGENTS', 'DESCRIPTION'],
+            list.map((s) => [
+              s.key,
+              s.class,
+              s.scope,
+              s.source,
+              s.category,
+              s.enabled ? 'yes' : 'no',
+              s.agents.join(',') || '-',
+              truncate(s.description, 60),
+            ]),
+          ),
+        )
+      })
+    })
+
+  skills
+    .command('show <key>')
+    .description('show one skill with its schemas')
+    .option('--json', 'print JSON')
+    .action(async (key: string, _o: unknown, command: Command) => {
+      const o = command.optsWithGlobals<GlobalOptions & { json?: boolean }>()
+      await withPlane(o, async (plane) => {
+        const skill = plane.registry.get(key)
+        if (!skill) throw new CliError(`no skill with key "${key}"`)
+        const d = skillDetail(skill, plane.catalog)
+        if (o.json) return console.log(JSON.stringify(d, null, 2))
+        console.log(`${d.key}: ${d.title}`)
+        console.log(`  ${d.description}`)
+        console.log(`  class ${d.class}, scope ${d.scope}, source ${d.source} (${d.origin}), category ${d.category}`)
+        console.log(`  tags ${d.tags.join(', ') || '-'}; agents ${d.agents.join(', ') || '-'}; enabled ${d.enabled ? 'yes' : 'no'}; timeout ${d.timeoutMs} ms`)
+        if (d.systemPrompt) console.log(`  system prompt: ${d.systemPrompt}`)
+        console.log(`input schema:\n${JSON.stringify(d.inputSchema, null, 2)}`)
+        if (d.outputSchema) console.log(`output schema:\n${JSON.stringify(d.outputSchema, null, 2)}`)
+      })
+    })
+}

@@ -1,0 +1,26 @@
+import type { Command } from 'commander'
+import type { SyncReport } from '../../../registry/sync.js'
+import { withPlane, type GlobalOptions } from '../open-plane.js'
+
+export function syncCommand(program: Command): void {
+  program
+    .command('sync')
+    .description('make the catalog, agents and bindings in the store match the code and config')
+    .option('--dry-run', 'show what would change without writing')
+    .option('--json', 'print the report as JSON')
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<GlobalOptions & { dryRun?: boolean; json?: boolean }>()
+      const report = await withPlane(options, (plane) => plane.sync({ dryRun: options.dryRun ?? false }))
+      if (options.json) console.log(JSON.stringify(report, null, 2))
+      else printSyncReport(report)
+    })
+}
+
+export function printSyncReport(report: SyncReport, options: { quietWhenEmpty?: boolean } = {}): void {
+  for (const change of report.changes) console.log(change.message)
+  for (const warning of report.warnings) console.log(warning.message)
+  if (options.quietWhenEmpty && report.changes.length === 0) return
+  const verb = report.dryRun ? 'would change' : 'changed'
+  const n = report.changes.length
+  console.log(`sync: ${verb} ${n} ${n === 1 ? 'thing' : 'things'}, ${report.warnings.length} warning(s)${report.dryRun ? ' (dry run, nothing written)' : ''}`)
+}

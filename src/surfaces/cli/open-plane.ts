@@ -1,0 +1,47 @@
+import { userInfo } from 'node:os'
+import pino from 'pino'
+import { createSkillplane, type Skillplane } from '../../plane/skillplane.js'
+import { findConfigFile, loadConfigFile } from '../../config/load-config.js'
+import type { Caller } from '../../skill/skill-types.js'
+
+export interface GlobalOptions {
+  dataDir: string
+  config?: string
+  databaseUrl?: string
+}
+
+/** Load the config and open the store the way every command does; logs go to stderr. */
+export async function openPlane(options: GlobalOptions, extra: { sync?: boolean; logLevel?: string } = {}): Promise<Skillplane> {
+  const logger = pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? extra.logLevel ?? 'warn' }, pino.destination(2))
+  const file = findConfigFile(options.config)
+  const config = file ? await loadConfigFile(file) : {}
+  return createSkillplane({
+    config,
+    configSource: file ?? '(none)',
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    logger,
+    sync: extra.sync,
+  })
+}
+
+/** The CLI acts as a local admin: whoever can run it can read the data dir anyway. */
+export function localAdmin(): Caller {
+  let user = 'unknown'
+  try {
+    user = userInfo().username
+  } catch {
+    // No passwd entry (containers): keep "unknown".
+  }
+  return { kind: 'user', id: 'local', name: `local:${user}`, role: 'admin' }
+}
+
+/** Run fn with an open plane and always close it. */
+export async function withPlane<T>(options: GlobalOptions, fn: (plane: Skillplane) => Promise<T>, extra?: { sync?: boolean }): Promise<T> {
+  const plane = await openPlane(options, extra)
+  try {
+    return await fn(plane)
+  } finally {
+    await plane.close()
+  }
+}

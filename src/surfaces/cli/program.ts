@@ -1,0 +1,25 @@
+import { Command, Option } from 'commander'
+import { VERSION } from '../../version.js'
+import { serveCommand } from './commands/serve.js'
+import { skillsCommand } from './commands/skills.js'
+import { invokeCommand } from './commands/invoke.js'
+import { auditCommand } from './commands/audit.js'
+import { syncCommand } from './commands/sync.js'
+import { keysCommand } from './commands/keys.js'
+
+export function createProgram(): Command {
+  const program = new Command('skillplane')
+    .description('the control plane for AI-agent skills')
+    .version(VERSION)
+    .addOption(new Option('--data-dir <dir>', 'where the SQLite database and local state live').env('SKILLPLANE_DATA_DIR').default('.skillplane'))
+    .addOption(new Option('--config <file>', 'config file (default: ./skillplane.config.{ts,mts,js,mjs})').env('SKILLPLANE_CONFIG'))
+    .addOption(new Option('--database-url <url>', 'postgres://… to share state between managers').env('SKILLPLANE_DATABASE_URL'))
+    .showHelpAfterError('(run with --help for usage)')
+  serveCommand(program)
+  skillsCommand(program)
+  invokeCommand(program)
+  auditCommand(program)
+  syncCommand(program)
+  keysCommand(program)
+  return program
+}

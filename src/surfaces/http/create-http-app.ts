@@ -1,0 +1,57 @@
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { HTTPException } from 'hono/http-exception'
+import type { Skillplane } from '../../plane/skillplane.js'
+import { canSee } from '../../registry/skill-view.js'
+import { VERSION } from '../../version.js'
+import type { HttpEnv } from './http-env.js'
+import { errorResponse } from './errors.js'
+import { apiKeyAuth } from './middleware/api-key-auth.js'
+import { skillRoutes } from './routes/skills.js'
+import { auditRoutes } from './routes/audit.js'
+import { agentRoutes } from './routes/agents.js'
+import { buildOpenApi } from './openapi/build-openapi.js'
+import { landingPage } from './landing-page.js'
+
+/** The HTTP API (Hono): every route answers JSON, failures included. */
+export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+  const auth = apiKeyAuth(plane.keys)
+  const maxBody = plane.config.http.maxBodyBytes
+
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse()
+    plane.logger.error({ err: error, path: c.req.path }, 'unhandled HTTP error')
+    return errorResponse(c, 500, 'internal', 'internal error; see the server log')
+  })
+  app.notFound((c) => errorResponse(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`))
+
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: maxBody,
+      onError: (c) => errorResponse(c, 413, 'payload_too_large', `request body exceeds the ${maxBody}-byte limit`),
+    }),
+  )
+
+  app.get('/api/health', (c) =>
+    c.json({ ok: true, version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }),
+  )
+  app.use('/api/*', auth)
+  app.route('/api/skills', skillRoutes(plane))
+  app.route('/api/audit', auditRoutes(plane))
+  app.route('/api/agents', agentRoutes(plane))
+
+  // Without a key the document lists the routes only; with one, also the skills that key may see.
+  app.get('/openapi.json', async (c) => {
+    const header = c.req.header('authorization')
+    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
+    const caller = token ? await plane.keys.authenticate(token) : null
+    if (token && !caller) return errorResponse(c, 401, 'unauthorized', 'unknown or revoked API key')
+    const skills = caller ? plane.registry.list().filter((s) => canSee(caller, s, plane.catalog)) : []
+    return c.json(buildOpenApi({ version: VERSION, skills }))
+  })
+
+  app.get('/', (c) => c.html(landingPage(VERSION)))
+  return app
+}

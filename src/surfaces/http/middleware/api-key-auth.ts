@@ -1,0 +1,21 @@
+import { bearerAuth } from 'hono/bearer-auth'
+import type { MiddlewareHandler } from 'hono'
+import type { ApiKeys } from '../../../auth/api-keys.js'
+import type { HttpEnv } from '../http-env.js'
+
+const unauthorized = (message: string) => ({ ok: false, error: { code: 'unauthorized', message } })
+
+/** Bearer API keys: 401 with a JSON body for a missing, malformed, unknown or revoked key. */
+export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler<HttpEnv> {
+  return bearerAuth<HttpEnv>({
+    verifyToken: async (token, c) => {
+      const caller = await keys.authenticate(token)
+      if (!caller) return false
+      c.set('caller', caller)
+      return true
+    },
+    noAuthenticationHeader: { message: unauthorized('missing API key: send Authorization: Bearer <key>') },
+    invalidAuthenticationHeader: { message: unauthorized('malformed Authorization header: expected Bearer <key>') },
+    invalidToken: { message: unauthorized('unknown or revoked API key') },
+  })
+}

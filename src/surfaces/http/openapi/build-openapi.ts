@@ -1,0 +1,202 @@
+import type { Skill } from '../../../skill/create-skill.js'
+import type { JsonSchema } from '../../../skill/skill-types.js'
+
+type Operation = Record<string, unknown>
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const json = (schema: unknown) => ({ 'application/json': { schema } })
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid input or request',
+  401: 'Missing or unknown API key',
+  403: 'Denied',
+  404: 'Not found',
+  413: 'Request body too large',
+  502: 'Executor error, invalid output or edge unavailable',
+  503: 'Skill unavailable or disabled',
+  504: 'Deadline exceeded',
+}
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: json(ref('Failure')) }]))
+
+const COMPONENT_SCHEMAS: Record<string, unknown> = {
+  Failure: {
+    type: 'object',
+    required: ['ok', 'error'],
+    properties: {
+      ok: { const: false },
+      callId: { type: 'string', description: 'Present when the call reached the pipeline' },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } },
+      },
+    },
+  },
+  Success: {
+    type: 'object',
+    required: ['ok', 'data', 'callId'],
+    properties: { ok: { const: true }, data: {}, callId: { type: 'string' } },
+  },
+  SkillSummary: {
+    type: 'object',
+    properties: {
+      key: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      class: { enum: ['safe', 'mutating', 'dangerous'] },
+      scope: { enum: ['manager', 'host'] },
+      category: { type: 'string' },
+      tags: { type: 'array', items: { type: 'string' } },
+      source: { type: 'string' },
+      enabled: { type: 'boolean' },
+      agents: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  AuditEntry: {
+    type: 'object',
+    properties: {
+      callId: { type: 'string' },
+      parentCallId: { type: ['string', 'null'] },
+      skill: { type: 'string' },
+      caller: { type: 'object' },
+      agent: { type: ['string', 'null'] },
+      status: { enum: ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted'] },
+      input: {},
+      result: {},
+      resultTruncated: { type: 'boolean' },
+      error: { type: ['object', 'null'] },
+      startedAt: { type: 'string', format: 'date-time' },
+      finishedAt: { type: ['string', 'null'] },
+      durationMs: { type: ['number', 'null'] },
+    },
+  },
+}
+
+const invokeExtras = {
+  agent: { type: 'string', description: 'Agent the call is made for (id, name or alias)' },
+  conversationId: { type: 'string' },
+  edgeId: { type: 'string', description: 'Edge to run a host-scope skill on' },
+}
+
+const keyParam = { name: 'key', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' } }
+const queryParams = (...names: string[]) => names.map((name) => ({ name, in: 'query', schema: { type: 'string' } }))
+
+/** OpenAPI 3.1 for the HTTP API, with one invoke operation per visible skill documenting its own schemas. */
+export function buildOpenApi(options: { version: string; skills: Skill[] }): Record<string, unknown> {
+  const schemas: Record<string, unknown> = structuredClone(COMPONENT_SCHEMAS)
+  const paths: Record<string, Record<string, Operation>> = {
+    '/api/health': { get: { summary: 'Liveness and database', security: [], responses: { 200: { description: 'Healthy' } } } },
+    '/api/skills': {
+      get: {
+        summary: 'List the skills the caller may see',
+        parameters: queryParams('class', 'category', 'tag', 'source', 'agent', 'q'),
+        responses: {
+          200: { description: 'Skills', content: json({ type: 'object', properties: { skills: { type: 'array', items: ref('SkillSummary') } } }) },
+          ...errors(400, 401),
+        },
+      },
+    },
+    '/api/skills/{key}': {
+      get: {
+        summary: 'One skill with its schemas and catalog fields',
+        parameters: [keyParam],
+        responses: { 200: { description: 'Skill detail' }, ...errors(401, 404) },
+      },
+      patch: {
+        summary: 'Edit the catalog side of a skill (admin)',
+        parameters: [keyParam],
+        requestBody: {
+          content: json({
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              title: { type: ['string', 'null'] },
+              description: { type: ['string', 'null'] },
+              systemPrompt: { type: ['string', 'null'] },
+              tags: { type: ['array', 'null'], items: { type: 'string' } },
+              enabled: { type: 'boolean' },
+            },
+          }),
+        },
+        responses: { 200: { description: 'Updated skill' }, ...errors(400, 401, 403, 404) },
+      },
+    },
+    '/api/skills/{key}/invoke': {
+      post: invokeOperation('Invoke any skill', { type: 'object', properties: { input: {}, ...invokeExtras } }, [keyParam]),
+    },
+    '/api/audit': {
+      get: {
+        summary: 'Audit rows, newest first (operator or admin)',
+        parameters: [
+          ...queryParams('skill', 'status', 'agent', 'caller', 'parentCallId', 'cursor'),
+          ...['from', 'to'].map((name) => ({ name, in: 'query', schema: { type: 'string', format: 'date-time' } })),
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+        ],
+        responses: {
+          200: {
+            description: 'A page of audit entries',
+            content: json({
+              type: 'object',
+              properties: { items: { type: 'array', items: ref('AuditEntry') }, nextCursor: { type: ['string', 'null'] } },
+            }),
+          },
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    '/api/audit/{callId}': {
+      get: {
+        summary: 'One audit entry',
+        parameters: [{ name: 'callId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { 200: { description: 'Entry', content: json(ref('AuditEntry')) }, ...errors(401, 403, 404) },
+      },
+    },
+    '/api/agents': {
+      get: { summary: 'Agents and their bound skills', responses: { 200: { description: 'Agents' }, ...errors(401) } },
+    },
+  }
+
+  for (const skill of options.skills) {
+    const inputName = `${skill.key}_input`
+    // $id makes a schema's own "#/$defs/..." references resolve inside it, not against this document.
+    schemas[inputName] = { $id: `urn:skillplane:skill:${skill.key}:input`, ...skill.input.jsonSchema }
+    const body: JsonSchema = { type: 'object', additionalProperties: false, properties: { input: ref(inputName), ...invokeExtras } }
+    const operation = invokeOperation(`${skill.title} (${skill.class})`, body, [], skill)
+    if (skill.output) {
+      const outputName = `${skill.key}_output`
+      schemas[outputName] = { $id: `urn:skillplane:skill:${skill.key}:output`, ...skill.output.jsonSchema }
+      ;(operation.responses as Record<string, unknown>)['200'] = {
+        description: 'Result',
+        content: json({ allOf: [ref('Success'), { properties: { data: ref(outputName) } }] }),
+      }
+    }
+    paths[`/api/skills/${skill.key}/invoke`] = { post: operation }
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: { title: 'skillplane', version: options.version, description: 'Invoke, inspect and audit agent skills.' },
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'A key from `skillplane keys create`' } },
+      schemas,
+    },
+  }
+}
+
+function invokeOperation(summary: string, body: JsonSchema, parameters: unknown[], skill?: Skill): Operation {
+  return {
+    summary,
+    ...(skill && { description: skill.description, operationId: `invoke_${skill.key}`, tags: [skill.category] }),
+    parameters,
+    requestBody: { required: false, content: json(body) },
+    responses: {
+      200: { description: 'Result', content: json(ref('Success')) },
+      202: { description: 'Approval required', content: json(ref('Failure')) },
+      ...errors(400, 401, 403, 404, 413, 502, 503, 504),
+    },
+  }
+}

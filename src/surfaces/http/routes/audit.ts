@@ -1,0 +1,29 @@
+import { Hono } from 'hono'
+import type { Skillplane } from '../../../plane/skillplane.js'
+import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
+import { toAuditEntry } from '../../../audit/audit-entry.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../errors.js'
+import { requireRole } from '../middleware/require-role.js'
+
+export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+  app.use(requireRole('operator'))
+
+  app.get('/', async (c) => {
+    const parsed = parseAuditQuery(c.req.query())
+    if (!parsed.ok) return errorResponse(c, 400, 'invalid_input', `invalid audit query: ${parsed.message}`)
+    const query = parsed.query
+    if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
+    const page = await plane.audit.query(query)
+    return c.json({ items: page.items.map(toAuditEntry), nextCursor: page.nextCursor })
+  })
+
+  app.get('/:callId', async (c) => {
+    const row = await plane.audit.get(c.req.param('callId'))
+    if (!row) return errorResponse(c, 404, 'not_found', `no call with id "${c.req.param('callId')}"`)
+    return c.json(toAuditEntry(row))
+  })
+
+  return app
+}

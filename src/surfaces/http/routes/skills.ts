@@ -1,0 +1,99 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { Skillplane } from '../../../plane/skillplane.js'
+import { canSee, skillDetail, skillSummary } from '../../../registry/skill-view.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../errors.js'
+import { readJsonBody } from '../read-json-body.js'
+import { requireRole } from '../middleware/require-role.js'
+import { statusForCode } from '../status-for-code.js'
+
+const invokeBody = z.strictObject({
+  input: z.unknown().optional(),
+  agent: z.string().min(1).max(200).optional(),
+  conversationId: z.string().min(1).max(200).optional(),
+  edgeId: z.string().min(1).max(200).optional(),
+})
+
+const editBody = z
+  .strictObject({
+    title: z.string().min(1).max(200).nullable().optional(),
+    description: z.string().min(1).max(4000).nullable().optional(),
+    systemPrompt: z.string().max(20_000).nullable().optional(),
+    tags: z.array(z.string().min(1).max(64)).max(50).nullable().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' })
+
+export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+
+  app.get('/', (c) => {
+    const caller = c.get('caller')
+    const { class: klass, category, tag, source, agent, q } = c.req.query()
+    const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
+    if (agent && !agentId) return errorResponse(c, 400, 'invalid_input', `unknown agent "${agent}"`)
+    const needle = q?.toLowerCase()
+    const skills = plane.registry
+      .list()
+      .filter((s) => canSee(caller, s, plane.catalog))
+      .map((s) => skillSummary(s, plane.catalog))
+      .filter(
+        (s) =>
+          (!klass || s.class === klass) &&
+          (!category || s.category === category) &&
+          (!tag || s.tags.includes(tag)) &&
+          (!source || s.source === source) &&
+          (!agentId || s.agents.includes(agentId)) &&
+          (!needle || `${s.key} ${s.title} ${s.description}`.toLowerCase().includes(needle)),
+      )
+    return c.json({ skills })
+  })
+
+  app.get('/:key', (c) => {
+    const skill = plane.registry.get(c.req.param('key'))
+    if (!skill || !canSee(c.get('caller'), skill, plane.catalog)) {
+      return errorResponse(c, 404, 'not_found', `no skill with key "${c.req.param('key')}"`)
+    }
+    return c.json(skillDetail(skill, plane.catalog))
+  })
+
+  app.patch('/:key', requireRole('admin'), async (c) => {
+    const key = c.req.param('key')
+    const skill = plane.registry.get(key)
+    if (!skill) return errorResponse(c, 404, 'not_found', `no skill with key "${key}"`)
+    const body = await readJsonBody(c)
+    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
+    const parsed = editBody.safeParse(body.value)
+    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', describeZod(parsed.error))
+    const row = await plane.catalog.edit(key, parsed.data, plane.now())
+    if (!row) return errorResponse(c, 409, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
+    return c.json(skillDetail(skill, plane.catalog))
+  })
+
+  app.post('/:key/invoke', async (c) => {
+    const body = await readJsonBody(c)
+    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
+    const parsed = invokeBody.safeParse(body.value)
+    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid request body: ${describeZod(parsed.error)}`)
+    const envelope = await plane.invoke(c.req.param('key'), parsed.data.input, {
+      caller: c.get('caller'),
+      agent: parsed.data.agent,
+      conversationId: parsed.data.conversationId,
+      edgeId: parsed.data.edgeId,
+      signal: c.req.raw.signal,
+    })
+    return c.json(envelope, envelope.ok ? 200 : statusForCode(envelope.error.code))
+  })
+
+  return app
+}
+
+function describeZod(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      if (i.code === 'unrecognized_keys') return `unknown field ${i.keys.map((k) => JSON.stringify(k)).join(', ')}`
+      return `${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`
+    })
+    .join('; ')
+}

@@ -1,0 +1,34 @@
+import { serve, type ServerType } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
+import type { Skillplane } from '../../plane/skillplane.js'
+import { createHttpApp } from './create-http-app.js'
+
+export interface HttpServer {
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+/** Listen on host:port (port 0 picks a free one); resolves once the socket is bound. */
+export function startHttpServer(plane: Skillplane, options: { host: string; port: number }): Promise<HttpServer> {
+  const app = createHttpApp(plane)
+  return new Promise((resolve, reject) => {
+    let server: ServerType
+    const onError = (error: Error) => reject(error)
+    server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
+      server.off('error', onError)
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
+      resolve({
+        url: `http://${host}:${info.port}`,
+        port: info.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            // Idle keep-alive sockets would hold close() open.
+            if ('closeIdleConnections' in server) server.closeIdleConnections()
+          }),
+      })
+    })
+    server.once('error', onError)
+  })
+}
