@@ -2,8 +2,15 @@ import type { JsonSchema } from '../skill/skill-types.js'
 
 export const REDACTED = '[REDACTED]'
 
-// Key names that carry credentials whatever the schema says.
-const SECRET_NAME = /pass(word|phrase)?$|^pwd$|token|secret|api[-_]?key|authorization|credential|private[-_]?key|cookie/i
+// Words of a property name that mark a credential whatever the schema says ("accessToken", "api_key"),
+// matched as whole words so that e.g. "tokens_used" stays visible.
+const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'authorization', 'credential', 'credentials', 'cookie'])
+const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id'])
+
+function isSecretName(name: string): boolean {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/)
+  return words.some((w, i) => SECRET_WORDS.has(w) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${w}`)))
+}
 
 /**
  * A copy of `value` with secrets replaced: properties the schema marks `writeOnly: true`,
@@ -24,7 +31,7 @@ function walk(value: unknown, schema: JsonSchema | undefined, depth: number): un
   const additional = schema && isObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined
   const out: Record<string, unknown> = {}
   for (const [name, child] of Object.entries(value)) {
-    out[name] = SECRET_NAME.test(name) ? REDACTED : walk(child, properties?.[name] ?? additional, depth + 1)
+    out[name] = isSecretName(name) ? REDACTED : walk(child, properties?.[name] ?? additional, depth + 1)
   }
   return out
 }

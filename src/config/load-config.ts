@@ -22,10 +22,10 @@ export function findConfigFile(path: string | undefined, cwd = process.cwd()): s
 
 /** Import a TypeScript or JavaScript config file (jiti: Node 20 can't run TypeScript itself). */
 export async function loadConfigFile(file: string): Promise<ConfigInput> {
-  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false })
+  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: false })
   let loaded: unknown
   try {
-    loaded = await jiti.import(file, { default: true })
+    loaded = ((await jiti.import(file)) as { default?: unknown }).default
   } catch (error) {
     throw new ConfigError(`cannot load config ${file}: ${firstLine((error as Error).message ?? String(error))}`)
   }

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { tempDir } from '../test-support/databases.js'
+import { findConfigFile, loadConfigFile } from './load-config.js'
+import { resolveConfig } from './resolve-config.js'
+import { ConfigError } from './config-error.js'
+
+const env = { dataDir: '/tmp/data' }
+
+function configFile(body: string, name = 'skillplane.config.ts'): string {
+  const dir = tempDir('skillplane-config-')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, name)
+  writeFileSync(file, body)
+  return file
+}
+
+describe('config files', () => {
+  it('loads the example config, a TypeScript factory using the package by name', async () => {
+    const file = findConfigFile('examples/skillplane.config.ts')!
+    const config = await resolveConfig(await loadConfigFile(file), { dataDir: tempDir() }, file)
+    expect(config.skills.map((s) => s.key).sort()).toEqual(['calculate', 'disk_usage', 'notes_add', 'notes_digest', 'notes_list', 'notes_purge'])
+    expect(config.agents.map((a) => a.name)).toEqual(['Fleet Autonomy', 'Notes Assistant'])
+    expect(config.defaults.timeoutMs).toBe(30_000)
+  })
+
+  it('finds skillplane.config.* in the working directory, and none when absent', () => {
+    const file = configFile('export default {}', 'skillplane.config.mjs')
+    expect(findConfigFile(undefined, resolve(file, '..'))).toBe(file)
+    expect(findConfigFile(undefined, tempDir())).toBeNull()
+  })
+
+  it('names a missing file', () => {
+    expect(() => findConfigFile('nope/skillplane.config.ts')).toThrow('config file not found: nope/skillplane.config.ts')
+  })
+
+  it('names the file and the reason when it does not load', async () => {
+    const broken = configFile('export default {\n  skills: [,\n')
+    const error = await loadConfigFile(broken).catch((e) => e)
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error.message).toContain(`cannot load config ${broken}:`)
+    const throwing = configFile("throw new Error('no credentials in env')\nexport default {}")
+    await expect(loadConfigFile(throwing)).rejects.toThrow(`cannot load config ${throwing}: no credentials in env`)
+    const empty = configFile('export const x = 1')
+    await expect(loadConfigFile(empty)).rejects.toThrow(/has no default export/)
+  })
+
+  it('names the field of a config with the wrong shape', async () => {
+    await expect(resolveConfig({ skills: [{ key: 'x' }] } as never, env, 'c.ts')).rejects.toThrow(
+      'config c.ts: skills[0]: not a skill made with defineSkill()',
+    )
+    await expect(resolveConfig({ defaults: { timeoutMs: -1 } }, env, 'c.ts')).rejects.toThrow(/config c\.ts: defaults\.timeoutMs: Too small/)
+    await expect(resolveConfig({ agnets: [] } as never, env, 'c.ts')).rejects.toThrow(/config c\.ts: \(root\): Unrecognized key: "agnets"/)
+    await expect(
+      resolveConfig({ agents: [{ name: 'A', aliases: ['x'] }, { name: 'B', aliases: ['X'] }] }, env, 'c.ts'),
+    ).rejects.toThrow('agent name or alias "X" is used by both "A" and "B"')
+    await expect(
+      resolveConfig(() => {
+        throw new Error('boom')
+      }, env, 'c.ts'),
+    ).rejects.toThrow('config c.ts: its factory function threw: boom')
+  })
+
+  it('passes the data dir to a factory and fills defaults', async () => {
+    const config = await resolveConfig(({ dataDir }) => ({ agents: [{ name: dataDir }] }), env, 'c.ts')
+    expect(config.agents).toEqual([{ name: '/tmp/data', aliases: [], description: '' }])
+    expect(config.audit.maxResultBytes).toBe(65_536)
+    expect(config.http.maxBodyBytes).toBe(1_048_576)
+  })
+})

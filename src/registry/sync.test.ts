@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { databases } from '../test-support/databases.js'
+import { silentLogger } from '../test-support/fixtures.js'
+import { defineSkill } from '../skill/define-skill.js'
+import { createSkillplane, type Skillplane } from '../plane/skillplane.js'
+import type { SkillplaneConfig } from '../config/define-config.js'
+
+const agents = [
+  { name: 'Fleet Autonomy', aliases: ['fleet'] },
+  { name: 'Notes Assistant', aliases: ['notes'] },
+]
+const skill = (key: string, extra: Partial<Parameters<typeof defineSkill>[0]> = {}) =>
+  defineSkill({ key, description: `The ${key} skill`, class: 'safe', input: z.object({}), run: () => ({}), ...extra })
+
+describe.each(databases)('sync on $name', (database) => {
+  const open: Skillplane[] = []
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((p) => p.close()))
+  })
+  const plane = async (location: { dataDir: string; databaseUrl?: string }, config: SkillplaneConfig) => {
+    const p = await createSkillplane({ config, ...location, logger: silentLogger() })
+    open.push(p)
+    return p
+  }
+
+  it('creates catalog rows, agents and bindings from code, and a second sync changes nothing', async () => {
+    const location = await database.create()
+    const p = await plane(location, {
+      agents,
+      skills: [skill('detect_orphans', { agents: ['Fleet Autonomy', 'notes'] }), skill('list_notes', { agents: ['Notes Assistant'] })],
+    })
+    const dry = await p.sync({ dryRun: true })
+    expect(dry.changes.map((c) => c.message)).toEqual([
+      '+ agent Fleet Autonomy (fleet-autonomy)',
+      '+ agent Notes Assistant (notes-assistant)',
+      '+ skill detect_orphans (code, safe)',
+      '+ skill list_notes (code, safe)',
+      '+ binding Fleet Autonomy → detect_orphans',
+      '+ binding Notes Assistant → detect_orphans',
+      '+ binding Notes Assistant → list_notes',
+    ])
+    await p.catalog.refresh()
+    expect(p.catalog.agents()).toEqual([])
+    expect(p.catalog.row('detect_orphans')).toBeUndefined()
+
+    const applied = await p.sync()
+    expect(applied.changes).toHaveLength(7)
+    expect(p.catalog.boundSkills('notes-assistant')).toEqual(['detect_orphans', 'list_notes'])
+    expect(p.catalog.resolveAgent('FLEET')).toBe('fleet-autonomy')
+    expect((await p.sync()).changes).toEqual([])
+  })
+
+  it('reports unknown agents and skips their bindings', async () => {
+    const p = await plane(await database.create(), { agents, skills: [skill('a_skill', { agents: ['Ghost Agent', 'fleet'] })] })
+    const report = await p.sync()
+    expect(report.warnings).toEqual([
+      expect.objectContaining({ kind: 'unknown_agent', subject: 'a_skill', message: expect.stringContaining('unknown agent "Ghost Agent"') }),
+    ])
+    expect(p.catalog.boundSkills('fleet-autonomy')).toEqual(['a_skill'])
+  })
+
+  it('corrects drift: bindings no longer declared in code are removed, catalog overrides survive', async () => {
+    const location = await database.create()
+    const first = await plane(location, { agents, skills: [skill('one', { agents: ['fleet'] }), skill('two', { agents: ['fleet'] })] })
+    await first.sync()
+    await first.catalog.edit('one', { description: 'Edited by an operator', tags: ['edited'] }, first.now())
+    await first.close()
+
+    const second = await plane(location, {
+      agents,
+      skills: [skill('one', { description: 'New code description' }), skill('two', { agents: ['fleet'] })],
+    })
+    const report = await second.sync()
+    expect(report.changes.map((c) => c.message)).toEqual([
+      '~ skill one: code description changed',
+      '- binding Fleet Autonomy → one (no longer declared in code)',
+    ])
+    const row = second.catalog.row('one')!
+    expect(row.description_override).toBe('Edited by an operator')
+    expect(row.code_description).toBe('New code description')
+    expect(JSON.parse(row.tags_override!)).toEqual(['edited'])
+    expect(second.catalog.boundSkills('fleet-autonomy')).toEqual(['two'])
+  })
+
+  it('reports catalog rows whose executor is gone and restores them when it returns', async () => {
+    const location = await database.create()
+    const first = await plane(location, { agents, skills: [skill('keep'), skill('gone')] })
+    await first.sync()
+    await first.close()
+
+    const second = await plane(location, { agents, skills: [skill('keep')] })
+    const report = await second.sync()
+    expect(report.changes.map((c) => c.kind)).toEqual(['skill_orphaned'])
+    expect(report.warnings).toEqual([expect.objectContaining({ kind: 'orphan_row', subject: 'gone' })])
+    expect(second.catalog.row('gone')!.present).toBe(0)
+    await second.close()
+
+    const third = await plane(location, { agents, skills: [skill('keep'), skill('gone')] })
+    expect((await third.sync()).changes.map((c) => c.message)).toEqual(['+ skill gone: executor is back'])
+  })
+
+  it('marks agents removed from the config as undeclared and stops syncing their bindings', async () => {
+    const location = await database.create()
+    const first = await plane(location, { agents, skills: [skill('x', { agents: ['fleet'] })] })
+    await first.sync()
+    await first.close()
+    const second = await plane(location, { agents: [agents[1]!], skills: [skill('x')] })
+    const report = await second.sync()
+    expect(report.changes.map((c) => c.kind)).toEqual(['agent_undeclared'])
+    expect(second.catalog.agent('fleet-autonomy')).toMatchObject({ declared: false })
+    expect(second.catalog.boundSkills('fleet-autonomy')).toEqual(['x'])
+  })
+})

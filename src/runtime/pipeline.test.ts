@@ -1,0 +1,229 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { databases } from '../test-support/databases.js'
+import { admin, agentCaller, hangAborts, openTestPlane, operator, viewer } from '../test-support/fixtures.js'
+import type { Skillplane } from '../plane/skillplane.js'
+import { openDatabase } from '../store/open-database.js'
+import { AuditRepository } from '../store/audit-repository.js'
+
+describe.each(databases)('invoke pipeline on $name', (database) => {
+  let plane: Skillplane
+  afterEach(async () => {
+    await plane?.close()
+  })
+
+  it('runs a skill, applies schema defaults and writes one finished audit row', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('echo', { message: 'hi' }, { caller: admin, conversationId: 'conv-1' })
+    expect(result).toEqual({ ok: true, data: { message: 'hi', count: 1 }, callId: expect.any(String) })
+    const row = await plane.audit.get(result.callId)
+    expect(row).toMatchObject({
+      skill_key: 'echo',
+      status: 'ok',
+      caller_id: 'u-admin',
+      caller_name: 'alice',
+      caller_role: 'admin',
+      conversation_id: 'conv-1',
+      error_code: null,
+    })
+    expect(JSON.parse(row!.input)).toEqual({ message: 'hi' })
+    expect(JSON.parse(row!.result!)).toEqual({ message: 'hi', count: 1 })
+    expect(row!.duration_ms).toBeGreaterThanOrEqual(0)
+  })
+
+  it('validates raw JSON Schema input with ajv, including defaults', async () => {
+    plane = await openTestPlane(database)
+    expect(await plane.invoke('json_schema_skill', { name: 'ab' }, { caller: admin })).toMatchObject({ ok: true, data: { name: 'ab', size: 3 } })
+    const bad = await plane.invoke('json_schema_skill', { name: 'a', extra: 1 }, { caller: admin })
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    if (bad.ok) throw new Error('unreachable')
+    expect(bad.error.details?.issues).toEqual(
+      expect.arrayContaining([
+        { path: '/name', rule: 'minLength', message: 'must NOT have fewer than 2 characters' },
+        { path: '/extra', rule: 'additionalProperties', message: 'must NOT have additional properties' },
+      ]),
+    )
+  })
+
+  it('refuses an unknown skill with not_found and audits it', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('no_such_skill', {}, { caller: admin })
+    expect(result).toMatchObject({ ok: false, error: { code: 'not_found', message: 'no skill with key "no_such_skill"' } })
+    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'error', error_code: 'not_found' })
+  })
+
+  it('names the JSON path and the rule of invalid input', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('echo', { message: '', count: 0 }, { caller: admin })
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    if (result.ok) throw new Error('unreachable')
+    expect(result.error.message).toContain('/message')
+    expect(result.error.message).toContain('/count')
+    expect(result.error.message).toContain('too_small')
+    expect(result.error.details?.issues).toEqual([
+      expect.objectContaining({ path: '/message', rule: 'too_small' }),
+      expect.objectContaining({ path: '/count', rule: 'too_small' }),
+    ])
+  })
+
+  it('refuses input that is not JSON', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('echo', { message: 'x', count: 10n }, { caller: admin })
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid_input', message: 'input must be a JSON value' } })
+  })
+
+  it('turns a throwing executor into executor_error with its message', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('explode', {}, { caller: admin })
+    expect(result).toMatchObject({ ok: false, error: { code: 'executor_error', message: 'skill "explode" failed: the disk is on fire' } })
+    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'error', error_code: 'executor_error' })
+  })
+
+  it('times out a hanging executor at its deadline and aborts its signal', async () => {
+    plane = await openTestPlane(database)
+    const before = hangAborts.length
+    const result = await plane.invoke('hang', {}, { caller: admin })
+    expect(result).toMatchObject({ ok: false, error: { code: 'timeout', message: 'skill "hang": the call exceeded its 100 ms deadline' } })
+    expect(hangAborts.slice(before)).toEqual(['TimeoutError'])
+    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'timeout', error_code: 'timeout' })
+  })
+
+  it('refuses output that violates the output schema', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('bad_output', {}, { caller: admin })
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid_output' } })
+    if (result.ok) throw new Error('unreachable')
+    expect(result.error.message).toContain('/count')
+  })
+
+  it('records nested ctx.invoke calls with their parent call id', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('parent_call', {}, { caller: admin })
+    expect(result).toMatchObject({ ok: true, data: { child: { ok: true, data: { message: 'from parent', count: 1 } } } })
+    const children = await plane.audit.query({ parentCallId: result.callId, limit: 10 })
+    expect(children.items).toHaveLength(1)
+    expect(children.items[0]).toMatchObject({ skill_key: 'echo', status: 'ok', caller_id: 'u-admin' })
+  })
+
+  it('bounds the depth of nested calls', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('recurse', {}, { caller: admin })
+    expect(JSON.stringify(result)).toContain('nested calls are limited to a depth of 8')
+  })
+
+  it('authorises by role and class', async () => {
+    plane = await openTestPlane(database)
+    const outcome = async (caller: typeof admin, key: string, input: object = {}) => {
+      const r = await plane.invoke(key, input, { caller })
+      return r.ok ? 'ok' : r.error.code
+    }
+    expect(await outcome(viewer, 'echo', { message: 'x' })).toBe('ok')
+    expect(await outcome(viewer, 'write_thing', { value: 'x' })).toBe('denied')
+    expect(await outcome(operator, 'write_thing', { value: 'x' })).toBe('ok')
+    expect(await outcome(admin, 'write_thing', { value: 'x' })).toBe('ok')
+    const dangerous = await plane.invoke('wipe_things', {}, { caller: admin })
+    expect(dangerous).toMatchObject({ ok: false, error: { code: 'denied' } })
+    if (dangerous.ok) throw new Error('unreachable')
+    expect(dangerous.error.message).toContain('approval support is required')
+    const denied = await plane.audit.query({ status: 'denied', limit: 10 })
+    expect(denied.items.map((r) => r.skill_key).sort()).toEqual(['wipe_things', 'write_thing'])
+  })
+
+  it('limits an agent key to its bound skills, safe only', async () => {
+    plane = await openTestPlane(database)
+    const helper = agentCaller('helper')
+    expect(await plane.invoke('echo', { message: 'x' }, { caller: helper })).toMatchObject({ ok: true })
+    const unbound = await plane.invoke('explode', {}, { caller: helper })
+    expect(unbound).toMatchObject({ ok: false, error: { code: 'denied', message: 'skill "explode" is not bound to agent "helper"' } })
+    const mutating = await plane.invoke('write_thing', { value: 'x' }, { caller: helper })
+    expect(mutating).toMatchObject({ ok: false, error: { code: 'denied' } })
+    const impersonating = await plane.invoke('echo', { message: 'x' }, { caller: helper, agent: 'Other' })
+    expect(impersonating).toMatchObject({ ok: false, error: { code: 'denied' } })
+    const row = await plane.audit.get(mutating.callId)
+    expect(row).toMatchObject({ caller_kind: 'agent', caller_role: 'agent', agent_id: 'helper', status: 'denied' })
+  })
+
+  it('applies bindings when a user acts for an agent by name or alias', async () => {
+    plane = await openTestPlane(database)
+    expect(await plane.invoke('echo', { message: 'x' }, { caller: admin, agent: 'h' })).toMatchObject({ ok: true })
+    expect(await plane.invoke('explode', {}, { caller: admin, agent: 'Helper' })).toMatchObject({ ok: false, error: { code: 'denied' } })
+    expect(await plane.invoke('echo', { message: 'x' }, { caller: admin, agent: 'Nobody' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: 'unknown agent "Nobody"' },
+    })
+  })
+
+  it('refuses disabled skills and host-scope skills without an edge', async () => {
+    plane = await openTestPlane(database)
+    await plane.catalog.edit('echo', { enabled: false }, plane.now())
+    expect(await plane.invoke('echo', { message: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
+    expect(await plane.invoke('remote_thing', {}, { caller: admin, edgeId: 'edge-1' })).toMatchObject({
+      ok: false,
+      error: { code: 'edge_unavailable' },
+    })
+  })
+
+  it('redacts secrets in audited input and results', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke(
+      'login',
+      { user: 'bob', pin: '1234', password: 'hunter2', nested: { apiKey: 'k-9', note: 'keep' } },
+      { caller: admin },
+    )
+    expect(result).toMatchObject({ ok: true, data: { user: 'bob', sessionToken: 'tok-123' } })
+    const row = await plane.audit.get(result.callId)
+    expect(JSON.parse(row!.input)).toEqual({
+      user: 'bob',
+      pin: '[REDACTED]',
+      password: '[REDACTED]',
+      nested: { apiKey: '[REDACTED]', note: 'keep' },
+    })
+    expect(JSON.parse(row!.result!)).toEqual({ user: 'bob', sessionToken: '[REDACTED]', ok: true })
+    for (const secret of ['1234', 'hunter2', 'k-9', 'tok-123']) expect(row!.input + row!.result).not.toContain(secret)
+  })
+
+  it('caps large results in the audit row with a truncation marker, returning them whole', async () => {
+    plane = await openTestPlane(database, { audit: { maxResultBytes: 1000 } })
+    const result = await plane.invoke('big_result', { size: 5000 }, { caller: admin })
+    expect(result.ok && (result.data as { text: string }).text.length).toBe(5000)
+    const row = await plane.audit.get(result.callId)
+    expect(row!.result_truncated).toBe(1)
+    expect(Buffer.byteLength(row!.result!)).toBeLessThanOrEqual(1000)
+    expect(row!.result!.startsWith('{"text":"éé')).toBe(true)
+  })
+
+  it('marks a call racing shutdown as interrupted, not lost', async () => {
+    const location = await database.create()
+    plane = await openTestPlane(database, {}, location)
+    const pending = plane.invoke('slow', { ms: 30_000 }, { caller: admin })
+    await new Promise((r) => setTimeout(r, 50))
+    const closing = plane.close()
+    const late = await plane.invoke('echo', { message: 'too late' }, { caller: admin })
+    const result = await pending
+    await closing
+    expect(result).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('shutting down') } })
+    expect(late).toMatchObject({ ok: false, error: { code: 'unavailable' } })
+    plane = await openTestPlane(database, {}, location)
+    expect(plane.recoveredCalls).toBe(0)
+    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'interrupted', error_code: 'unavailable' })
+    expect(await plane.audit.get(late.callId)).toMatchObject({ status: 'interrupted', skill_key: 'echo' })
+  })
+
+  it("marks rows a dead manager left running as interrupted at start-up, never a live peer's", async () => {
+    const location = await database.create()
+    const peer = await openTestPlane(database, {}, location)
+    const peerCall = peer.invoke('slow', { ms: 1_000 }, { caller: admin })
+    await new Promise((r) => setTimeout(r, 100))
+    // A crashed manager's leftovers: a running row whose manager has no heartbeat.
+    const store = await openDatabase(location)
+    await new AuditRepository(store.db).upsertMany([{ ...(await peer.audit.query({ limit: 1 })).items[0]!, call_id: '00000000000000000000000000', manager_id: 'dead-manager' }])
+    await store.close()
+
+    plane = await openTestPlane(database, {}, location)
+    expect(plane.recoveredCalls).toBe(1)
+    expect(await plane.audit.get('00000000000000000000000000')).toMatchObject({ status: 'interrupted', error_code: 'unavailable' })
+    expect(await peerCall).toMatchObject({ ok: true })
+    const peerRow = await plane.audit.query({ skill: 'slow', limit: 10 })
+    expect(peerRow.items.find((r) => r.manager_id === peer.managerId)).toMatchObject({ status: 'ok' })
+    await peer.close()
+  })
+})

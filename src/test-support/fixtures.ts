@@ -1,0 +1,157 @@
+import pino from 'pino'
+import { z } from 'zod'
+import { defineSkill } from '../skill/define-skill.js'
+import { createSkillplane, type Skillplane } from '../plane/skillplane.js'
+import type { SkillplaneConfig } from '../config/define-config.js'
+import type { Caller } from '../skill/skill-types.js'
+import type { TestDatabase } from './databases.js'
+
+export const admin: Caller = { kind: 'user', id: 'u-admin', name: 'alice', role: 'admin' }
+export const operator: Caller = { kind: 'user', id: 'u-op', name: 'oscar', role: 'operator' }
+export const viewer: Caller = { kind: 'user', id: 'u-view', name: 'vera', role: 'viewer' }
+export const agentCaller = (agentId: string): Caller => ({ kind: 'agent', id: `k-${agentId}`, name: `${agentId}-key`, agentId })
+
+export const silentLogger = () => pino({ level: 'silent' })
+
+/** Skills exercising every pipeline outcome. */
+export function testSkills() {
+  return [
+    defineSkill({
+      key: 'echo',
+      description: 'Return the message',
+      class: 'safe',
+      agents: ['Helper'],
+      input: z.object({ message: z.string().min(1), count: z.number().int().min(1).default(1) }),
+      output: z.object({ message: z.string(), count: z.number() }),
+      run: (input) => input,
+    }),
+    defineSkill({
+      key: 'write_thing',
+      description: 'A mutating skill',
+      class: 'mutating',
+      agents: ['helper'],
+      input: z.object({ value: z.string() }),
+      run: ({ value }) => ({ stored: value }),
+    }),
+    defineSkill({
+      key: 'wipe_things',
+      description: 'A dangerous skill',
+      class: 'dangerous',
+      run: () => ({ wiped: true }),
+    }),
+    defineSkill({
+      key: 'explode',
+      description: 'Always throws',
+      class: 'safe',
+      run: () => {
+        throw new Error('the disk is on fire')
+      },
+    }),
+    defineSkill({
+      key: 'hang',
+      description: 'Never finishes; records whether its signal aborted',
+      class: 'safe',
+      timeoutMs: 100,
+      input: z.object({}),
+      run: (_input, ctx) =>
+        new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => hangAborts.push(String((ctx.signal.reason as Error)?.name)))
+          setTimeout(resolve, 60_000).unref()
+        }),
+    }),
+    defineSkill({
+      key: 'slow',
+      description: 'Finishes after ms milliseconds',
+      class: 'safe',
+      input: z.object({ ms: z.number().int().min(0) }),
+      run: ({ ms }, ctx) =>
+        new Promise((resolve) => {
+          const t = setTimeout(() => resolve({ slept: ms }), ms)
+          ctx.signal.addEventListener('abort', () => clearTimeout(t))
+        }),
+    }),
+    defineSkill({
+      key: 'bad_output',
+      description: 'Returns output violating its schema',
+      class: 'safe',
+      output: z.object({ count: z.number() }),
+      run: () => ({ count: 'many' }) as unknown as { count: number },
+    }),
+    defineSkill({
+      key: 'login',
+      description: 'Takes secrets',
+      class: 'safe',
+      input: z.object({
+        user: z.string(),
+        pin: z.string().meta({ writeOnly: true }),
+        password: z.string(),
+        nested: z.object({ apiKey: z.string(), note: z.string() }).optional(),
+      }),
+      run: ({ user }) => ({ user, sessionToken: 'tok-123', ok: true }),
+    }),
+    defineSkill({
+      key: 'big_result',
+      description: 'Returns a large result',
+      class: 'safe',
+      input: z.object({ size: z.number().int() }),
+      run: ({ size }) => ({ text: 'é'.repeat(size) }),
+    }),
+    defineSkill({
+      key: 'parent_call',
+      description: 'Calls echo through ctx.invoke',
+      class: 'safe',
+      agents: ['Helper'],
+      run: async (_input, ctx) => {
+        const child = await ctx.invoke('echo', { message: 'from parent' })
+        return { child }
+      },
+    }),
+    defineSkill({
+      key: 'recurse',
+      description: 'Calls itself forever',
+      class: 'safe',
+      run: async (_input, ctx) => ctx.invoke('recurse', {}),
+    }),
+    defineSkill({
+      key: 'remote_thing',
+      description: 'Runs on an edge',
+      class: 'safe',
+      scope: 'host',
+      run: () => ({}),
+    }),
+    defineSkill({
+      key: 'json_schema_skill',
+      description: 'Uses a raw JSON Schema input',
+      class: 'safe',
+      input: {
+        type: 'object',
+        required: ['name'],
+        additionalProperties: false,
+        properties: { name: { type: 'string', minLength: 2 }, size: { type: 'integer', default: 3 } },
+      },
+      run: (input) => input,
+    }),
+  ]
+}
+
+/** Every hang executor's abort reason, in order: proves the deadline reaches the executor. */
+export const hangAborts: string[] = []
+
+export const testAgents: SkillplaneConfig['agents'] = [
+  { name: 'Helper', aliases: ['helper', 'h'], description: 'The test agent' },
+  { name: 'Other', aliases: [], description: 'Bound to nothing' },
+]
+
+export async function openTestPlane(
+  database: TestDatabase,
+  config: SkillplaneConfig = {},
+  location?: { dataDir: string; databaseUrl?: string },
+): Promise<Skillplane> {
+  const where = location ?? (await database.create())
+  return createSkillplane({
+    config: { skills: testSkills(), agents: testAgents, ...config },
+    ...where,
+    logger: silentLogger(),
+    sync: true,
+  })
+}
