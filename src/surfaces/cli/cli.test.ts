@@ -1,0 +1,222 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { databases, tempDir, type TestDatabase } from '../../test-support/databases.js'
+
+const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
+const CONFIG = join(import.meta.dirname, '../../test-support/cli.config.ts')
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+  json(): any
+}
+
+function cli(location: { dataDir: string; databaseUrl?: string }, args: string[], config = CONFIG): Run {
+  const env = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
+  delete env.SKILLPLANE_DATABASE_URL
+  const result = spawnSync(
+    process.execPath,
+    [MAIN, '--data-dir', location.dataDir, '--config', config, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), ...args],
+    { encoding: 'utf8', env, timeout: 20_000 },
+  )
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
+}
+
+/** Start `skillplane serve` on a free port; resolves once it printed its URL and admin key. */
+function serve(location: { dataDir: string; databaseUrl?: string }) {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'serve', '--port', '0', '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : [])],
+    { env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let out = ''
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const url = /api\s+(http:\/\/\S+)\/api\/skills/.exec(out)?.[1]
+      const key = /admin key \(shown once; store it now\): (sp_\S+)/.exec(out)?.[1]
+      if (url && key) resolve({ url, key })
+    })
+    child.on('exit', () => reject(new Error(`serve exited early: ${out}`)))
+  })
+  // A serve that never prints a key (a second start) is awaited through output() instead.
+  ready.catch(() => {})
+  return { child, ready, exited, output: () => out }
+}
+
+const oneLine = (run: Run) => {
+  expect(run.stderr.trim().split('\n')).toHaveLength(1)
+  expect(run.stderr).not.toMatch(/\n\s+at /)
+}
+
+describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => {
+  it('prints help for every command', async () => {
+    const location = await database.create()
+    const help = cli(location, ['--help'])
+    expect(help.code).toBe(0)
+    for (const command of ['serve', 'skills', 'invoke', 'audit', 'sync', 'keys']) expect(help.stdout).toContain(command)
+    expect(cli(location, ['keys', 'create', '--help']).stdout).toContain('--role <role>')
+    const unknown = cli(location, ['frobnicate'])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'")
+  })
+
+  it('syncs with a dry run first, reporting unknown agents, then for real', async () => {
+    const location = await database.create()
+    const dry = cli(location, ['sync', '--dry-run'])
+    expect(dry.code).toBe(0)
+    expect(dry.stdout).toContain('+ skill echo (code, safe)')
+    expect(dry.stdout).toContain('+ binding Helper → echo')
+    expect(dry.stdout).toContain('! skill echo names unknown agent "Nobody Known"')
+    expect(dry.stdout).toContain('(dry run, nothing written)')
+    const real = cli(location, ['sync', '--json'])
+    expect(real.json().changes).toHaveLength(dry.stdout.split('\n').filter((l) => /^[+~-] /.test(l)).length)
+    expect(cli(location, ['sync', '--json']).json().changes).toEqual([])
+  })
+
+  it('lists and shows skills', async () => {
+    const location = await database.create()
+    cli(location, ['sync'])
+    const list = cli(location, ['skills', 'list', '--json']).json()
+    expect(list.map((s: { key: string }) => s.key)).toEqual(['echo', 'slow'])
+    expect(list[0]).toMatchObject({ class: 'safe', source: 'code', agents: ['helper'] })
+    const table = cli(location, ['skills', 'list', '--agent', 'helper'])
+    expect(table.stdout.split('\n')[0]).toMatch(/^KEY\s+CLASS\s+SCOPE\s+SOURCE/)
+    expect(table.stdout).toContain('echo')
+    expect(table.stdout).not.toContain('slow')
+    expect(cli(location, ['skills', 'show', 'echo']).stdout).toContain('"minLength": 1')
+    const missing = cli(location, ['skills', 'show', 'nope'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('skillplane: no skill with key "nope"\n')
+  })
+
+  it('invokes in-process as a local admin, audited, with a non-zero exit on failure', async () => {
+    const location = await database.create()
+    const ok = cli(location, ['invoke', 'echo', '--input', '{"message":"hello"}'])
+    expect(ok.code).toBe(0)
+    expect(ok.json()).toMatchObject({ ok: true, data: { message: 'hello' } })
+    const file = join(tempDir(), 'input.json')
+    writeFileSync(file, '{"message":"from a file"}')
+    expect(cli(location, ['invoke', 'echo', '--input', `@${file}`]).json()).toMatchObject({ data: { message: 'from a file' } })
+    const invalid = cli(location, ['invoke', 'echo', '--input', '{"message":""}'])
+    expect(invalid.code).toBe(1)
+    expect(invalid.json()).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    const notJson = cli(location, ['invoke', 'echo', '--input', '{message:'])
+    expect(notJson.code).toBe(1)
+    expect(notJson.stderr).toMatch(/^skillplane: --input is not valid JSON: /)
+    oneLine(notJson)
+    const audit = cli(location, ['audit', '--json', '--skill', 'echo']).json()
+    expect(audit.items.map((e: { status: string }) => e.status)).toEqual(['error', 'ok', 'ok'])
+    expect(audit.items[0].caller).toMatchObject({ id: 'local', role: 'admin', name: expect.stringMatching(/^local:/) })
+    const table = cli(location, ['audit', '--status', 'error'])
+    expect(table.stdout).toContain('invalid_input')
+    const badFilter = cli(location, ['audit', '--from', 'last tuesday'])
+    expect(badFilter.code).toBe(1)
+    expect(badFilter.stderr).toContain('invalid audit filter: from: must be an ISO-8601 date or date-time')
+  })
+
+  it('creates, lists and revokes keys, showing each key once and storing only its hash', async () => {
+    const location = await database.create()
+    cli(location, ['sync'])
+    const created = cli(location, ['keys', 'create', '--name', 'ci', '--role', 'operator', '--json']).json()
+    expect(created).toMatchObject({ name: 'ci', role: 'operator', key: expect.stringMatching(/^sp_[A-Za-z0-9_-]{43}$/) })
+    const agentKey = cli(location, ['keys', 'create', '--name', 'bot', '--agent', 'Helper'])
+    expect(agentKey.stdout).toContain('for agent helper')
+    const listed = cli(location, ['keys', 'list', '--json'])
+    expect(listed.stdout).not.toContain(created.key)
+    expect(listed.json().map((k: { name: string; role: string }) => `${k.name}:${k.role}`)).toEqual(['ci:operator', 'bot:agent'])
+    expect(cli(location, ['keys', 'revoke', 'ci']).stdout).toBe('revoked 1 key\n')
+    const again = cli(location, ['keys', 'revoke', 'ci'])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toBe('skillplane: no active key with id or name "ci"\n')
+    const badRole = cli(location, ['keys', 'create', '--name', 'x', '--role', 'root'])
+    expect(badRole.code).toBe(1)
+    expect(badRole.stderr).toContain("Allowed choices are viewer, operator, admin")
+    const ghost = cli(location, ['keys', 'create', '--name', 'x', '--agent', 'ghost'])
+    expect(ghost.stderr).toBe('skillplane: unknown agent "ghost": declare it in the config and run skillplane sync\n')
+    expect(cli(location, ['keys', 'create', '--name', 'x']).stderr).toContain('give --role viewer|operator|admin, or --agent NAME')
+  })
+
+  it('reports a config that does not load in one line naming the file', async () => {
+    const location = await database.create()
+    const dir = tempDir()
+    const broken = join(dir, 'broken.config.ts')
+    writeFileSync(broken, 'export default { skills: [ }')
+    const run = cli(location, ['skills', 'list'], broken)
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(new RegExp(`^skillplane: cannot load config ${broken}: `))
+    oneLine(run)
+    const wrongShape = join(dir, 'shape.config.ts')
+    writeFileSync(wrongShape, 'export default { skills: [{ key: "x" }] }')
+    expect(cli(location, ['skills', 'list'], wrongShape).stderr).toBe(`skillplane: config ${wrongShape}: skills[0]: not a skill made with defineSkill()\n`)
+    const missing = cli(location, ['skills', 'list'], join(dir, 'missing.ts'))
+    expect(missing.stderr).toBe(`skillplane: config file not found: ${join(dir, 'missing.ts')}\n`)
+  })
+
+  it('serves HTTP with a printed admin key, and a call racing SIGTERM ends interrupted', async () => {
+    const location = await database.create()
+    const server = serve(location)
+    const { url, key } = await server.ready
+    const auth = { authorization: `Bearer ${key}` }
+    const skills = await (await fetch(`${url}/api/skills`, { headers: auth })).json()
+    expect(skills.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'slow'])
+    const racing = fetch(`${url}/api/skills/slow/invoke`, { method: 'POST', headers: auth, body: JSON.stringify({ input: { ms: 30_000 } }) })
+    await waitFor(async () => (await (await fetch(`${url}/api/audit?status=running`, { headers: auth })).json()).items.length === 1)
+    server.child.kill('SIGTERM')
+    const response = await racing
+    expect(response.status).toBe(503)
+    expect(await response.json()).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('shutting down') } })
+    expect(await server.exited).toBe(0)
+    const rows = cli(location, ['audit', '--json', '--skill', 'slow']).json().items
+    expect(rows).toEqual([expect.objectContaining({ status: 'interrupted' })])
+    // A second serve on the same data dir does not print a new admin key.
+    const again = serve(location)
+    await waitFor(async () => again.output().includes('api '))
+    expect(again.output()).not.toContain('admin key')
+    again.child.kill('SIGTERM')
+    await again.exited
+  })
+
+  it('marks a call cut off by a crash (SIGKILL) as interrupted when the next manager starts', async () => {
+    const location = await database.create()
+    const server = serve(location)
+    const { url, key } = await server.ready
+    const auth = { authorization: `Bearer ${key}` }
+    void fetch(`${url}/api/skills/slow/invoke`, { method: 'POST', headers: auth, body: JSON.stringify({ input: { ms: 60_000 } }) }).catch(() => {})
+    await waitFor(async () => (await (await fetch(`${url}/api/audit?status=running`, { headers: auth })).json()).items.length === 1)
+    server.child.kill('SIGKILL')
+    await server.exited
+    expect(cli(location, ['audit', '--json', '--status', 'running']).json().items).toHaveLength(1)
+    // The dead manager's heartbeat is fresh for 30 s; a new manager after that recovers the row.
+    // Ageing the heartbeat here stands in for the wait.
+    await ageHeartbeats(location)
+    const rows = cli(location, ['audit', '--json', '--skill', 'slow']).json().items
+    expect(rows).toEqual([expect.objectContaining({ status: 'interrupted', error: expect.objectContaining({ code: 'unavailable' }) })])
+  })
+
+  it('fails fast with one line when the database cannot be reached', async () => {
+    const run = cli({ dataDir: tempDir(), databaseUrl: 'postgres://u:pw@127.0.0.1:1/db' }, ['skills', 'list'])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/^skillplane: cannot connect to the database at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db: /)
+    oneLine(run)
+  })
+})
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+async function ageHeartbeats(location: { dataDir: string; databaseUrl?: string }): Promise<void> {
+  const { openDatabase } = await import('../../store/open-database.js')
+  const store = await openDatabase(location)
+  await store.db.updateTable('managers').set({ heartbeat_at: '2000-01-01T00:00:00.000Z' }).execute()
+  await store.close()
+}

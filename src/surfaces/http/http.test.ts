@@ -1,0 +1,219 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { databases, type TestDatabase } from '../../test-support/databases.js'
+import { openTestPlane } from '../../test-support/fixtures.js'
+import type { Skillplane } from '../../plane/skillplane.js'
+import type { SkillplaneConfig } from '../../config/define-config.js'
+import { startHttpServer, type HttpServer } from './start-http-server.js'
+
+interface Harness {
+  plane: Skillplane
+  server: HttpServer
+  keys: Record<'admin' | 'operator' | 'viewer' | 'helper', string>
+  call(path: string, init?: { key?: string | null; method?: string; body?: unknown; raw?: string }): Promise<{ status: number; body: any; type: string }>
+}
+
+async function start(database: TestDatabase, config?: SkillplaneConfig): Promise<Harness> {
+  const plane = await openTestPlane(database, config)
+  const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+  const make = async (name: string, role: 'admin' | 'operator' | 'viewer' | 'agent', agentId?: string) =>
+    (await plane.keys.create({ name, role, agentId }, plane.now())).key
+  const keys = {
+    admin: await make('alice', 'admin'),
+    operator: await make('oscar', 'operator'),
+    viewer: await make('vera', 'viewer'),
+    helper: await make('helper-bot', 'agent', 'helper'),
+  }
+  return {
+    plane,
+    server,
+    keys,
+    async call(path, init = {}) {
+      const key = init.key === undefined ? keys.admin : init.key
+      const response = await fetch(server.url + path, {
+        method: init.method ?? (init.body !== undefined || init.raw !== undefined ? 'POST' : 'GET'),
+        headers: { ...(key && { authorization: `Bearer ${key}` }), 'content-type': 'application/json' },
+        body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
+      })
+      const type = response.headers.get('content-type') ?? ''
+      const text = await response.text()
+      return { status: response.status, type, body: type.includes('json') ? JSON.parse(text) : text }
+    },
+  }
+}
+
+describe.each(databases)('HTTP API on $name', (database) => {
+  let h: Harness
+  afterEach(async () => {
+    await h?.server.close()
+    await h?.plane.close()
+  })
+
+  it('answers health without a key and 401 with a JSON body for missing, unknown or revoked keys', async () => {
+    h = await start(database)
+    expect(await h.call('/api/health', { key: null })).toMatchObject({ status: 200, body: { ok: true, database: database.name } })
+    expect(await h.call('/api/skills', { key: null })).toMatchObject({
+      status: 401,
+      body: { ok: false, error: { code: 'unauthorized', message: expect.stringContaining('missing API key') } },
+    })
+    expect(await h.call('/api/skills', { key: 'sp_not-a-real-key' })).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } })
+    await h.plane.keys.revoke('vera', h.plane.now())
+    expect(await h.call('/api/skills', { key: h.keys.viewer })).toMatchObject({
+      status: 401,
+      body: { error: { message: 'unknown or revoked API key' } },
+    })
+  })
+
+  it('lists skills with filters; an agent key sees only its bound skills', async () => {
+    h = await start(database)
+    const all = await h.call('/api/skills')
+    expect(all.body.skills.map((s: { key: string }) => s.key)).toContain('wipe_things')
+    expect(all.body.skills.find((s: { key: string }) => s.key === 'echo')).toMatchObject({
+      class: 'safe',
+      scope: 'manager',
+      source: 'code',
+      enabled: true,
+      agents: ['helper'],
+    })
+    const mutating = await h.call('/api/skills?class=mutating')
+    expect(mutating.body.skills.map((s: { key: string }) => s.key)).toEqual(['write_thing'])
+    const byAgent = await h.call('/api/skills?agent=Helper')
+    expect(byAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'write_thing'])
+    const asAgent = await h.call('/api/skills', { key: h.keys.helper })
+    expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'write_thing'])
+    expect(await h.call('/api/skills/explode', { key: h.keys.helper })).toMatchObject({ status: 404 })
+    expect(await h.call('/api/skills?agent=ghost')).toMatchObject({ status: 400, body: { error: { message: 'unknown agent "ghost"' } } })
+    const detail = await h.call('/api/skills/echo')
+    expect(detail.body).toMatchObject({ key: 'echo', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, toolName: 'echo' })
+    expect(await h.call('/api/skills/nope')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
+  })
+
+  it('maps every pipeline outcome to its HTTP status with the envelope', async () => {
+    h = await start(database)
+    const invoke = (key: string, body: unknown, who: keyof Harness['keys'] = 'admin') =>
+      h.call(`/api/skills/${key}/invoke`, { body, key: h.keys[who] })
+    expect(await invoke('echo', { input: { message: 'hi' } })).toMatchObject({
+      status: 200,
+      body: { ok: true, data: { message: 'hi', count: 1 }, callId: expect.any(String) },
+    })
+    expect(await invoke('echo', { input: { message: 5 } })).toMatchObject({
+      status: 400,
+      body: { ok: false, error: { code: 'invalid_input', message: expect.stringContaining('/message') } },
+    })
+    expect(await invoke('write_thing', { input: { value: 'x' } }, 'viewer')).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+    expect(await invoke('write_thing', { input: { value: 'x' } }, 'operator')).toMatchObject({ status: 200 })
+    expect(await invoke('write_thing', { input: { value: 'x' } }, 'helper')).toMatchObject({ status: 403 })
+    expect(await invoke('wipe_things', {})).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+    expect(await invoke('missing', {})).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
+    expect(await invoke('explode', {})).toMatchObject({ status: 502, body: { error: { code: 'executor_error' } } })
+    expect(await invoke('bad_output', {})).toMatchObject({ status: 502, body: { error: { code: 'invalid_output' } } })
+    expect(await invoke('hang', {})).toMatchObject({ status: 504, body: { error: { code: 'timeout' } } })
+    expect(await invoke('remote_thing', { edgeId: 'e1' })).toMatchObject({ status: 502, body: { error: { code: 'edge_unavailable' } } })
+    expect(await invoke('echo', { input: { message: 'x' }, agent: 'helper', conversationId: 'c-9' })).toMatchObject({ status: 200 })
+    const row = (await h.plane.audit.query({ skill: 'echo', status: 'ok', limit: 1 })).items[0]
+    expect(row).toMatchObject({ agent_id: 'helper', conversation_id: 'c-9', caller_name: 'alice' })
+  })
+
+  it('refuses malformed, non-JSON and oversized bodies with JSON errors', async () => {
+    h = await start(database, { http: { maxBodyBytes: 2048 } })
+    expect(await h.call('/api/skills/echo/invoke', { raw: '{"input": {' })).toMatchObject({
+      status: 400,
+      body: { ok: false, error: { code: 'invalid_input', message: expect.stringContaining('request body is not valid JSON') } },
+    })
+    expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' }, inptu: {} } })).toMatchObject({
+      status: 400,
+      body: { error: { message: 'invalid request body: unknown field "inptu"' } },
+    })
+    expect(await h.call('/api/skills/echo/invoke', { body: [1, 2] })).toMatchObject({ status: 400 })
+    const big = await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x'.repeat(5000) } } })
+    expect(big).toMatchObject({ status: 413, body: { ok: false, error: { code: 'payload_too_large' } } })
+    expect(await h.call('/api/nothing-here')).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: 'no route GET /api/nothing-here' } } })
+    // An empty body means "no arguments".
+    expect(await h.call('/api/skills/explode/invoke', { raw: '' })).toMatchObject({ status: 502 })
+  })
+
+  it('serves the audit log to operators with filters and cursor paging, never to viewers or agents', async () => {
+    h = await start(database)
+    for (let i = 0; i < 5; i++) await h.call('/api/skills/echo/invoke', { body: { input: { message: `m${i}` } } })
+    await h.call('/api/skills/explode/invoke', { body: {}, key: h.keys.operator })
+    const page1 = await h.call('/api/audit?skill=echo&limit=3', { key: h.keys.operator })
+    expect(page1.status).toBe(200)
+    expect(page1.body.items.map((e: { input: { message: string } }) => e.input.message)).toEqual(['m4', 'm3', 'm2'])
+    const page2 = await h.call(`/api/audit?skill=echo&limit=3&cursor=${page1.body.nextCursor}`, { key: h.keys.operator })
+    expect(page2.body.items.map((e: { input: { message: string } }) => e.input.message)).toEqual(['m1', 'm0'])
+    expect(page2.body.nextCursor).toBeNull()
+    const errors = await h.call('/api/audit?status=error&caller=oscar')
+    expect(errors.body.items).toEqual([
+      expect.objectContaining({ skill: 'explode', status: 'error', error: { code: 'executor_error', message: 'skill "explode" failed: the disk is on fire' } }),
+    ])
+    const future = await h.call(`/api/audit?from=${encodeURIComponent('2999-01-01T00:00:00Z')}`)
+    expect(future.body.items).toEqual([])
+    const one = await h.call(`/api/audit/${page1.body.items[0].callId}`)
+    expect(one.body).toMatchObject({ skill: 'echo', status: 'ok', result: { message: 'm4', count: 1 } })
+    expect(await h.call('/api/audit?status=weird')).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('status') } } })
+    expect(await h.call('/api/audit?from=yesterday')).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('from') } } })
+    expect(await h.call('/api/audit?limit=0')).toMatchObject({ status: 400 })
+    expect(await h.call('/api/audit', { key: h.keys.viewer })).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+    expect(await h.call('/api/audit', { key: h.keys.helper })).toMatchObject({ status: 403 })
+    expect(await h.call('/api/audit/nope')).toMatchObject({ status: 404 })
+  })
+
+  it('lets admins edit the catalog side of a skill, which then shows in listings', async () => {
+    h = await start(database)
+    const edited = await h.call('/api/skills/echo', { method: 'PATCH', body: { description: 'Says it back', tags: ['demo'], systemPrompt: 'Be brief' } })
+    expect(edited).toMatchObject({
+      status: 200,
+      body: { description: 'Says it back', tags: ['demo'], systemPrompt: 'Be brief', overrides: { description: true, tags: true, title: false } },
+    })
+    expect((await h.call('/api/skills?tag=demo')).body.skills.map((s: { key: string }) => s.key)).toEqual(['echo'])
+    await h.call('/api/skills/echo', { method: 'PATCH', body: { enabled: false } })
+    expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' } } })).toMatchObject({ status: 503, body: { error: { code: 'unavailable' } } })
+    const reset = await h.call('/api/skills/echo', { method: 'PATCH', body: { description: null, enabled: true } })
+    expect(reset.body).toMatchObject({ description: 'Return the message', enabled: true })
+    expect(await h.call('/api/skills/echo', { method: 'PATCH', body: { enabled: 'yes' } })).toMatchObject({ status: 400 })
+    expect(await h.call('/api/skills/echo', { method: 'PATCH', body: {} })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('nothing to change') } } })
+    expect(await h.call('/api/skills/echo', { method: 'PATCH', body: { enabled: false }, key: h.keys.operator })).toMatchObject({ status: 403 })
+  })
+
+  it('lists agents with their bindings; an agent key sees itself only', async () => {
+    h = await start(database)
+    const all = await h.call('/api/agents')
+    expect(all.body.agents).toEqual([
+      { id: 'helper', name: 'Helper', aliases: ['helper', 'h'], description: 'The test agent', declared: true, skills: ['echo', 'parent_call', 'write_thing'] },
+      { id: 'other', name: 'Other', aliases: [], description: 'Bound to nothing', declared: true, skills: [] },
+    ])
+    expect((await h.call('/api/agents', { key: h.keys.helper })).body.agents.map((a: { id: string }) => a.id)).toEqual(['helper'])
+  })
+
+  it('publishes a valid OpenAPI 3.1 document documenting each visible skill with its own schema', async () => {
+    h = await start(database)
+    const anonymous = await h.call('/openapi.json', { key: null })
+    expect(anonymous.status).toBe(200)
+    expect(Object.keys(anonymous.body.paths)).not.toContain('/api/skills/echo/invoke')
+    const full = (await h.call('/openapi.json')).body
+    const validator = new Validator()
+    const result = await validator.validate(full)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(full.openapi).toBe('3.1.0')
+    expect(full.paths['/api/skills/echo/invoke'].post.requestBody.content['application/json'].schema.properties.input).toEqual({
+      $ref: '#/components/schemas/echo_input',
+    })
+    expect(full.components.schemas.echo_input).toMatchObject({ required: ['message'], properties: { message: { type: 'string', minLength: 1 } } })
+    const agentView = (await h.call('/openapi.json', { key: h.keys.helper })).body
+    expect(Object.keys(agentView.paths).filter((p) => p.endsWith('/invoke') && !p.includes('{'))).toEqual([
+      '/api/skills/echo/invoke',
+      '/api/skills/parent_call/invoke',
+      '/api/skills/write_thing/invoke',
+    ])
+    expect(await h.call('/openapi.json', { key: 'sp_bogus' })).toMatchObject({ status: 401 })
+  })
+
+  it('serves an HTML landing page at /', async () => {
+    h = await start(database)
+    const page = await h.call('/', { key: null })
+    expect(page.status).toBe(200)
+    expect(page.type).toContain('text/html')
+    expect(page.body).toContain('/openapi.json')
+  })
+})
