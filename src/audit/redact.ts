@@ -6,34 +6,60 @@ export const REDACTED = '[REDACTED]'
 // matched as whole words so that e.g. "tokens_used" stays visible.
 const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'authorization', 'credential', 'credentials', 'cookie'])
 const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id'])
+// Shorter secret values are not scrubbed from other text: they would blank out ordinary words and numbers.
+const MIN_SCRUB_LENGTH = 4
 
-function isSecretName(name: string): boolean {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/)
-  return words.some((w, i) => SECRET_WORDS.has(w) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${w}`)))
+export interface RedactOptions {
+  /** Receives each secret value removed, so the same values can be scrubbed from results and errors. */
+  collect?: Set<string>
+  /** Secret values to blank out wherever they appear in strings. */
+  scrub?: ReadonlySet<string>
 }
 
 /**
  * A copy of `value` with secrets replaced: properties the schema marks `writeOnly: true`,
- * `x-secret: true` or `format: password`, and any property whose name looks like a credential.
+ * `x-secret: true` or `format: password`, any property whose name looks like a credential,
+ * and any known secret value appearing inside a string.
  */
-export function redact(value: unknown, schema?: JsonSchema | null): unknown {
-  return walk(value, schema ?? undefined, 0)
+export function redact(value: unknown, schema?: JsonSchema | null, options: RedactOptions = {}): unknown {
+  return walk(value, schema ?? undefined, 0, options)
 }
 
-function walk(value: unknown, schema: JsonSchema | undefined, depth: number): unknown {
-  if (schema && isSecretSchema(schema)) return REDACTED
+/** A string with every known secret value blanked out. */
+export function scrubText(text: string, secrets: ReadonlySet<string>): string {
+  let out = text
+  for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED)
+  return out
+}
+
+function walk(value: unknown, schema: JsonSchema | undefined, depth: number, options: RedactOptions): unknown {
+  if (schema && isSecretSchema(schema)) return hide(value, options)
+  if (typeof value === 'string') return options.scrub?.size ? scrubText(value, options.scrub) : value
   if (value === null || typeof value !== 'object' || depth > 64) return value
   if (Array.isArray(value)) {
     const items = schema && isObject(schema.items) ? (schema.items as JsonSchema) : undefined
-    return value.map((item) => walk(item, items, depth + 1))
+    return value.map((item) => walk(item, items, depth + 1, options))
   }
   const properties = schema && isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : undefined
   const additional = schema && isObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined
   const out: Record<string, unknown> = {}
   for (const [name, child] of Object.entries(value)) {
-    out[name] = isSecretName(name) ? REDACTED : walk(child, properties?.[name] ?? additional, depth + 1)
+    out[name] = isSecretName(name) ? hide(child, options) : walk(child, properties?.[name] ?? additional, depth + 1, options)
   }
   return out
+}
+
+function hide(value: unknown, options: RedactOptions): string {
+  if (options.collect && (typeof value === 'string' || typeof value === 'number')) {
+    const text = String(value)
+    if (text.length >= MIN_SCRUB_LENGTH) options.collect.add(text)
+  }
+  return REDACTED
+}
+
+function isSecretName(name: string): boolean {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/)
+  return words.some((w, i) => SECRET_WORDS.has(w) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${w}`)))
 }
 
 function isSecretSchema(schema: JsonSchema): boolean {

@@ -49,7 +49,7 @@ export interface Skillplane {
   /** Rows a crashed predecessor left `running`, marked `interrupted` at start-up. */
   readonly recoveredCalls: number
   invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
-  sync(options?: { dryRun?: boolean }): Promise<SyncReport>
+  sync(options?: { dryRun?: boolean; prune?: boolean }): Promise<SyncReport>
   audit: {
     query(query: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }>
     get(callId: string): Promise<AuditRow | undefined>
@@ -62,6 +62,16 @@ export interface Skillplane {
 const HEARTBEAT_MS = 5_000
 const DEAD_AFTER_MS = 30_000
 const managerIds = monotonicFactory()
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
 
 export async function createSkillplane(options: SkillplaneOptions = {}): Promise<Skillplane> {
   const logger = options.logger ?? pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? 'info' })
@@ -82,16 +92,25 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const now = () => new Date().toISOString()
   const managerId = managerIds()
 
+  const host = hostname()
+  // Calls of managers that stopped are marked interrupted. A manager is alive while its heartbeat
+  // is fresh; on this host, also only while its process exists, so a crash is seen at once.
+  const recoverInterrupted = async (): Promise<number> => {
+    const cutoff = new Date(Date.now() - DEAD_AFTER_MS).toISOString()
+    const alive = (await managers.heartbeatSince(cutoff)).filter((m) => m.hostname !== host || processExists(m.pid))
+    const recovered = await auditRepo.markInterrupted([managerId, ...alive.map((m) => m.id)], now())
+    if (recovered > 0) logger.warn({ calls: recovered }, 'calls left running by a stopped manager were marked interrupted')
+    await managers.removeStale(cutoff)
+    return recovered
+  }
+
   let recoveredCalls = 0
   let startupSync: SyncReport | null = null
   let timer: NodeJS.Timeout | undefined
   try {
-    const cutoff = new Date(Date.now() - DEAD_AFTER_MS).toISOString()
-    recoveredCalls = await auditRepo.markInterrupted(await managers.aliveSince(cutoff), now())
-    if (recoveredCalls > 0) logger.warn({ calls: recoveredCalls }, 'calls left running by a stopped manager were marked interrupted')
-    await managers.removeStale(cutoff)
-    await managers.register({ id: managerId, hostname: hostname(), pid: process.pid, started_at: now(), heartbeat_at: now() })
-    if (options.sync) startupSync = await syncCatalog({ db, registry, agents: config.agents, dryRun: false, now: now() })
+    recoveredCalls = await recoverInterrupted()
+    await managers.register({ id: managerId, hostname: host, pid: process.pid, started_at: now(), heartbeat_at: now() })
+    if (options.sync) startupSync = await syncCatalog({ db, registry, agents: config.agents, dryRun: false, prune: false, now: now() })
     await catalog.refresh()
   } catch (error) {
     await database.close().catch(() => {})
@@ -101,12 +120,12 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const writer = new AuditWriter(auditRepo)
   const pipeline = new Pipeline({ registry, catalog, audit: writer, logger, managerId, maxResultBytes: config.audit.maxResultBytes })
 
-  // Heartbeat keeps this manager's running calls safe from a peer's start-up recovery; the
-  // refresh picks up catalog edits made by other managers.
+  // The heartbeat keeps this manager's running calls safe from its peers' recovery, the sweep
+  // recovers a peer that died, and the refresh picks up catalog edits made by other managers.
   timer = setInterval(() => {
-    Promise.all([managers.heartbeat(managerId, now()), catalog.refresh()]).catch((error) =>
-      logger.warn({ err: error }, 'heartbeat or catalog refresh failed'),
-    )
+    Promise.all([managers.heartbeat(managerId, now()), catalog.refresh()])
+      .then(() => recoverInterrupted())
+      .catch((error) => logger.warn({ err: error }, 'heartbeat, catalog refresh or recovery failed'))
   }, HEARTBEAT_MS)
   timer.unref()
 
@@ -125,7 +144,14 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     recoveredCalls,
     invoke: (key, input, invokeOptions) => pipeline.invoke(key, input, invokeOptions),
     async sync(syncOptions = {}) {
-      const report = await syncCatalog({ db, registry, agents: config.agents, dryRun: syncOptions.dryRun ?? false, now: now() })
+      const report = await syncCatalog({
+        db,
+        registry,
+        agents: config.agents,
+        dryRun: syncOptions.dryRun ?? false,
+        prune: syncOptions.prune ?? false,
+        now: now(),
+      })
       if (!report.dryRun) await catalog.refresh()
       return report
     },

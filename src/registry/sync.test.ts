@@ -96,8 +96,19 @@ describe.each(databases)('sync on $name', (database) => {
     expect(second.catalog.row('gone')!.present).toBe(0)
     await second.close()
 
-    const third = await plane(location, { agents, skills: [skill('keep'), skill('gone')] })
-    expect((await third.sync()).changes.map((c) => c.message)).toEqual(['+ skill gone: executor is back'])
+    const third = await plane(location, { agents, skills: [skill('keep'), skill('gone', { agents: ['fleet'] })] })
+    expect((await third.sync()).changes.map((c) => c.message)).toEqual(['+ skill gone: executor is back', '+ binding Fleet Autonomy → gone'])
+    await third.close()
+
+    const fourth = await plane(location, { agents, skills: [skill('keep')] })
+    const dry = await fourth.sync({ prune: true, dryRun: true })
+    expect(dry.changes.map((c) => c.message)).toEqual(['- skill gone: executor gone, row and bindings deleted'])
+    expect(fourth.catalog.row('gone')).toBeDefined()
+    const pruned = await fourth.sync({ prune: true })
+    expect(pruned.warnings).toEqual([])
+    expect(fourth.catalog.row('gone')).toBeUndefined()
+    expect(fourth.catalog.boundSkills('fleet-autonomy')).toEqual([])
+    expect((await fourth.sync()).changes).toEqual([])
   })
 
   it('marks agents removed from the config as undeclared and stops syncing their bindings', async () => {

@@ -15,6 +15,7 @@ export type SyncChangeKind =
   | 'skill_updated'
   | 'skill_restored'
   | 'skill_orphaned'
+  | 'skill_pruned'
   | 'binding_created'
   | 'binding_removed'
 
@@ -43,6 +44,8 @@ interface SyncInput {
   registry: Registry
   agents: ResolvedConfig['agents']
   dryRun: boolean
+  /** Delete catalog rows (and their bindings) whose executor is gone, instead of reporting them. */
+  prune: boolean
   now: string
 }
 
@@ -137,6 +140,11 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
     }
     for (const row of rows.values()) {
       if (input.registry.get(row.key)) continue
+      if (input.prune) {
+        report.changes.push({ kind: 'skill_pruned', subject: row.key, message: `- skill ${row.key}: executor gone, row and bindings deleted` })
+        await apply(() => catalog.delete(row.key))
+        continue
+      }
       if (row.present === 1) {
         report.changes.push({ kind: 'skill_orphaned', subject: row.key, message: `~ skill ${row.key}: its executor is gone; row kept` })
         await apply(() => catalog.update(row.key, { present: 0, updated_at: input.now }))
@@ -144,7 +152,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
       report.warnings.push({
         kind: 'orphan_row',
         subject: row.key,
-        message: `! catalog row ${row.key} (${row.source}) has no executor: remove it from code for good or restore its source`,
+        message: `! catalog row ${row.key} (${row.source}) has no executor: restore its source, or delete it with sync --prune`,
       })
     }
 
@@ -164,7 +172,10 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
         desired.add(`${id}\u0000${skill.key}`)
       }
     }
-    const existing = new Set((await agentsRepo.listBindings()).map((b) => `${b.agent_id}\u0000${b.skill_key}`))
+    const pruned = new Set(report.changes.filter((c) => c.kind === 'skill_pruned').map((c) => c.subject))
+    const existing = new Set(
+      (await agentsRepo.listBindings()).filter((b) => !pruned.has(b.skill_key)).map((b) => `${b.agent_id}\u0000${b.skill_key}`),
+    )
     for (const pair of desired) {
       if (existing.has(pair)) continue
       const [id, key] = pair.split('\u0000') as [string, string]

@@ -181,6 +181,17 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     for (const secret of ['1234', 'hunter2', 'k-9', 'tok-123']) expect(row!.input + row!.result).not.toContain(secret)
   })
 
+  it('scrubs input secrets an executor echoes into its result or error message', async () => {
+    plane = await openTestPlane(database)
+    const ok = await plane.invoke('leaky', { passphrase: 'correct horse' }, { caller: admin })
+    expect(ok).toMatchObject({ ok: true, data: { echoed: 'you sent correct horse' } })
+    const row = await plane.audit.get(ok.callId)
+    expect(JSON.parse(row!.result!)).toEqual({ echoed: 'you sent [REDACTED]', nested: [{ again: '[REDACTED]' }] })
+    const failed = await plane.invoke('leaky', { passphrase: 'correct horse', fail: true }, { caller: admin })
+    expect(failed).toMatchObject({ ok: false, error: { code: 'executor_error' } })
+    expect((await plane.audit.get(failed.callId))!.error_message).toBe('skill "leaky" failed: passphrase [REDACTED] rejected')
+  })
+
   it('caps large results in the audit row with a truncation marker, returning them whole', async () => {
     plane = await openTestPlane(database, { audit: { maxResultBytes: 1000 } })
     const result = await plane.invoke('big_result', { size: 5000 }, { caller: admin })

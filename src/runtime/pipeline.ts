@@ -7,7 +7,7 @@ import type { AuditWriter } from '../audit/audit-writer.js'
 import type { AuditRow } from '../store/audit-repository.js'
 import type { Caller, Envelope, ErrorCode, SkillContext } from '../skill/skill-types.js'
 import { describeIssues } from '../skill/compile-schema.js'
-import { redact } from '../audit/redact.js'
+import { redact, scrubText } from '../audit/redact.js'
 import { authorize } from '../policy/authorize.js'
 import { DeadlineExceeded, ShuttingDown, raceAbort } from './abort-reasons.js'
 import { failure, success } from './envelope.js'
@@ -117,12 +117,13 @@ export class Pipeline {
       finished_at: null,
       duration_ms: null,
     }
+    const secrets = new Set<string>()
     const refuse = (code: ErrorCode, message: string, status: Status, details?: Record<string, unknown>) =>
-      this.#finish(row, startedAt, status, failure(code, message, callId, details))
+      this.#finish(row, startedAt, status, failure(code, message, callId, details), undefined, secrets)
 
     // 1. resolve the skill (and the agent the call is for)
     const skill = registry.get(key)
-    const inputJson = serialize(redact(input, skill?.input.jsonSchema))
+    const inputJson = serialize(redact(input, skill?.input.jsonSchema, { collect: secrets }))
     row.input = inputJson ?? '"[input is not JSON]"'
     if (this.#closing) return refuse('unavailable', 'skillplane is shutting down; retry on another manager', 'interrupted')
     let agentId: string | null = null
@@ -215,7 +216,7 @@ export class Pipeline {
     if (!envelope.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: envelope.error.code })
     span.end()
     // 8. finish the audit row, then return
-    return this.#finish(row, startedAt, status, envelope, skill.output?.jsonSchema)
+    return this.#finish(row, startedAt, status, envelope, skill.output?.jsonSchema, secrets)
   }
 
   async #finish(
@@ -224,11 +225,13 @@ export class Pipeline {
     status: Status,
     envelope: Envelope,
     outputSchema?: Record<string, unknown>,
+    secrets?: ReadonlySet<string>,
   ): Promise<Envelope> {
     const finishedAt = Date.now()
     const row: AuditRow = { ...running, status, finished_at: new Date(finishedAt).toISOString(), duration_ms: finishedAt - startedAt }
     if (envelope.ok) {
-      const json = serialize(redact(envelope.data, outputSchema))
+      // Input secrets an executor echoes back are scrubbed from the stored result too.
+      const json = serialize(redact(envelope.data, outputSchema, { scrub: secrets }))
       if (json === undefined) {
         row.status = 'error'
         envelope = failure('invalid_output', 'the result is not JSON-serializable', running.call_id)
@@ -241,7 +244,7 @@ export class Pipeline {
     }
     if (!envelope.ok) {
       row.error_code = envelope.error.code
-      row.error_message = envelope.error.message
+      row.error_message = secrets?.size ? scrubText(envelope.error.message, secrets) : envelope.error.message
     }
     try {
       await this.#deps.audit.write(row)

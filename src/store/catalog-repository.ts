@@ -19,6 +19,12 @@ export class CatalogRepository {
     await this.db.insertInto('skills').values(row).onConflict((oc) => oc.column('key').doNothing()).execute()
   }
 
+  /** Delete a row and every binding to it. */
+  async delete(key: string): Promise<void> {
+    await this.db.deleteFrom('bindings').where('skill_key', '=', key).execute()
+    await this.db.deleteFrom('skills').where('key', '=', key).execute()
+  }
+
   async update(key: string, changes: Updateable<SkillsTable>): Promise<void> {
     await this.db.updateTable('skills').set(changes).where('key', '=', key).execute()
   }

@@ -13,9 +13,8 @@ export class ManagerRepository {
     await this.db.updateTable('managers').set({ heartbeat_at: now }).where('id', '=', id).execute()
   }
 
-  async aliveSince(cutoff: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('managers').select('id').where('heartbeat_at', '>=', cutoff).execute()
-    return rows.map((r) => r.id)
+  heartbeatSince(cutoff: string): Promise<Array<Pick<ManagersTable, 'id' | 'hostname' | 'pid'>>> {
+    return this.db.selectFrom('managers').select(['id', 'hostname', 'pid']).where('heartbeat_at', '>=', cutoff).execute()
   }
 
   async removeStale(cutoff: string): Promise<void> {

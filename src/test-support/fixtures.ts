@@ -90,6 +90,16 @@ export function testSkills() {
       run: ({ user }) => ({ user, sessionToken: 'tok-123', ok: true }),
     }),
     defineSkill({
+      key: 'leaky',
+      description: 'Echoes its secret back, with no output schema to mark it',
+      class: 'safe',
+      input: z.object({ passphrase: z.string(), fail: z.boolean().default(false) }),
+      run: ({ passphrase, fail }) => {
+        if (fail) throw new Error(`passphrase ${passphrase} rejected`)
+        return { echoed: `you sent ${passphrase}`, nested: [{ again: passphrase }] }
+      },
+    }),
+    defineSkill({
       key: 'big_result',
       description: 'Returns a large result',
       class: 'safe',

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { databases, tempDir, type TestDatabase } from '../../test-support/databases.js'
 
@@ -15,7 +16,7 @@ interface Run {
 }
 
 function cli(location: { dataDir: string; databaseUrl?: string }, args: string[], config = CONFIG): Run {
-  const env = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
+  const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
   delete env.SKILLPLANE_DATABASE_URL
   const result = spawnSync(
     process.execPath,
@@ -162,10 +163,10 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const server = serve(location)
     const { url, key } = await server.ready
     const auth = { authorization: `Bearer ${key}` }
-    const skills = await (await fetch(`${url}/api/skills`, { headers: auth })).json()
+    const skills = await getJson(`${url}/api/skills`, auth)
     expect(skills.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'slow'])
     const racing = fetch(`${url}/api/skills/slow/invoke`, { method: 'POST', headers: auth, body: JSON.stringify({ input: { ms: 30_000 } }) })
-    await waitFor(async () => (await (await fetch(`${url}/api/audit?status=running`, { headers: auth })).json()).items.length === 1)
+    await waitFor(async () => (await getJson(`${url}/api/audit?status=running`, auth)).items.length === 1)
     server.child.kill('SIGTERM')
     const response = await racing
     expect(response.status).toBe(503)
@@ -187,15 +188,27 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const { url, key } = await server.ready
     const auth = { authorization: `Bearer ${key}` }
     void fetch(`${url}/api/skills/slow/invoke`, { method: 'POST', headers: auth, body: JSON.stringify({ input: { ms: 60_000 } }) }).catch(() => {})
-    await waitFor(async () => (await (await fetch(`${url}/api/audit?status=running`, { headers: auth })).json()).items.length === 1)
+    await waitFor(async () => (await getJson(`${url}/api/audit?status=running`, auth)).items.length === 1)
     server.child.kill('SIGKILL')
     await server.exited
-    expect(cli(location, ['audit', '--json', '--status', 'running']).json().items).toHaveLength(1)
-    // The dead manager's heartbeat is fresh for 30 s; a new manager after that recovers the row.
-    // Ageing the heartbeat here stands in for the wait.
-    await ageHeartbeats(location)
+    // The next manager on this host sees the dead process at once, though its heartbeat is fresh.
     const rows = cli(location, ['audit', '--json', '--skill', 'slow']).json().items
     expect(rows).toEqual([expect.objectContaining({ status: 'interrupted', error: expect.objectContaining({ code: 'unavailable' }) })])
+  })
+
+  it('fails with one line when the port is taken, and keeps the first admin key for the next start', async () => {
+    const location = await database.create()
+    const blocker = createServer().listen(0, '127.0.0.1')
+    await new Promise((r) => blocker.once('listening', r))
+    const port = (blocker.address() as { port: number }).port
+    const run = cli(location, ['serve', '--port', String(port)])
+    blocker.close()
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/^skillplane: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+\n$/)
+    const server = serve(location)
+    expect((await server.ready).key).toMatch(/^sp_/)
+    server.child.kill('SIGTERM')
+    await server.exited
   })
 
   it('fails fast with one line when the database cannot be reached', async () => {
@@ -214,9 +227,6 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promi
   }
 }
 
-async function ageHeartbeats(location: { dataDir: string; databaseUrl?: string }): Promise<void> {
-  const { openDatabase } = await import('../../store/open-database.js')
-  const store = await openDatabase(location)
-  await store.db.updateTable('managers').set({ heartbeat_at: '2000-01-01T00:00:00.000Z' }).execute()
-  await store.close()
+async function getJson(url: string, headers: Record<string, string>): Promise<any> {
+  return (await fetch(url, { headers })).json()
 }

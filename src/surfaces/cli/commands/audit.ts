@@ -13,6 +13,7 @@ export function auditCommand(program: Command): void {
     .option('--status <status>', 'running, ok, error, denied, timeout or interrupted')
     .option('--agent <agent>', 'only calls made for this agent')
     .option('--caller <caller>', 'only this caller (key id or name)')
+    .option('--parent <callId>', 'only calls made by this call through ctx.invoke')
     .option('--from <time>', 'started at or after (ISO-8601)')
     .option('--to <time>', 'started before (ISO-8601)')
     .option('--limit <n>', 'rows per page (1-500)', '50')
@@ -25,6 +26,7 @@ export function auditCommand(program: Command): void {
         status: o.status,
         agent: o.agent,
         caller: o.caller,
+        parentCallId: o.parent,
         from: o.from,
         to: o.to,
         limit: o.limit,

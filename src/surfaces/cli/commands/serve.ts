@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import type { GlobalOptions } from '../open-plane.js'
 import { openPlane } from '../open-plane.js'
-import { startHttpServer } from '../../http/start-http-server.js'
+import { startHttpServer, type HttpServer } from '../../http/start-http-server.js'
 import { printSyncReport } from './sync.js'
 import { parsePort } from '../parse-options.js'
 
@@ -14,25 +14,29 @@ export function serveCommand(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<GlobalOptions & { port: number; host: string }>()
       const plane = await openPlane(options, { sync: true, logLevel: 'info' })
-      let server
+      let server: HttpServer | undefined
       try {
         if (plane.startupSync) printSyncReport(plane.startupSync, { quietWhenEmpty: true })
-        const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
         server = await startHttpServer(plane, { host: options.host, port: options.port })
+        // Created only once the port is bound, so a failed start never swallows the one-time key.
+        const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
         console.log(`skillplane ${plane.registry.size} skills on ${plane.dialect} (${plane.location})`)
         console.log(`console  ${server.url}/`)
         console.log(`api      ${server.url}/api/skills`)
         if (admin) {
           console.log(`admin key (shown once; store it now): ${admin.key}`)
           console.log(`try: curl -H "Authorization: Bearer ${admin.key}" ${server.url}/api/skills`)
+        } else {
+          console.log('keys exist already; make another with: skillplane keys create --name NAME --role admin')
         }
       } catch (error) {
+        await server?.close()
         await plane.close()
         throw error
       }
       const stop = async (signal: string) => {
         plane.logger.info({ signal }, 'shutting down')
-        const closed = server.close()
+        const closed = server?.close()
         await plane.close()
         await closed
         process.exit(0)

@@ -7,10 +7,11 @@ export function syncCommand(program: Command): void {
     .command('sync')
     .description('make the catalog, agents and bindings in the store match the code and config')
     .option('--dry-run', 'show what would change without writing')
+    .option('--prune', 'delete catalog rows whose executor is gone (and their bindings) instead of reporting them')
     .option('--json', 'print the report as JSON')
     .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<GlobalOptions & { dryRun?: boolean; json?: boolean }>()
-      const report = await withPlane(options, (plane) => plane.sync({ dryRun: options.dryRun ?? false }))
+      const options = command.optsWithGlobals<GlobalOptions & { dryRun?: boolean; prune?: boolean; json?: boolean }>()
+      const report = await withPlane(options, (plane) => plane.sync({ dryRun: options.dryRun ?? false, prune: options.prune ?? false }))
       if (options.json) console.log(JSON.stringify(report, null, 2))
       else printSyncReport(report)
     })
