@@ -30,7 +30,14 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex')
 }
 
+// Authenticated keys are remembered this long, so a request costs no query; a revocation made by
+// this process takes effect at once, one made by another manager within this time.
+const CACHE_MS = 5_000
+const CACHE_MAX = 10_000
+
 export class ApiKeys {
+  readonly #cache = new Map<string, { caller: Caller; until: number }>()
+
   constructor(private readonly repo: KeyRepository) {}
 
   async create(input: { name: string; role: KeyRole; agentId?: string | null }, now: string): Promise<CreatedKey> {
@@ -51,10 +58,20 @@ export class ApiKeys {
   /** The caller a bearer key stands for, or null for an unknown or revoked key. */
   async authenticate(key: string): Promise<Caller | null> {
     if (!key.startsWith(PREFIX) || key.length > 200) return null
+    const cached = this.#cache.get(key)
+    if (cached && cached.until > Date.now()) return cached.caller
     const row = await this.repo.findActiveByHash(hashKey(key))
-    if (!row) return null
-    if (row.role === 'agent') return { kind: 'agent', id: row.id, name: row.name, agentId: row.agent_id ?? '' }
-    return { kind: 'user', id: row.id, name: row.name, role: row.role as CallerRole }
+    if (!row) {
+      this.#cache.delete(key)
+      return null
+    }
+    const caller: Caller =
+      row.role === 'agent'
+        ? { kind: 'agent', id: row.id, name: row.name, agentId: row.agent_id ?? '' }
+        : { kind: 'user', id: row.id, name: row.name, role: row.role as CallerRole }
+    if (this.#cache.size >= CACHE_MAX) this.#cache.clear()
+    this.#cache.set(key, { caller, until: Date.now() + CACHE_MS })
+    return caller
   }
 
   async list(): Promise<KeyInfo[]> {
@@ -69,8 +86,10 @@ export class ApiKeys {
   }
 
   /** Revoke by id or name; returns how many keys were revoked. */
-  revoke(idOrName: string, now: string): Promise<number> {
-    return this.repo.revoke(idOrName, now)
+  async revoke(idOrName: string, now: string): Promise<number> {
+    const revoked = await this.repo.revoke(idOrName, now)
+    this.#cache.clear()
+    return revoked
   }
 
   count(): Promise<number> {

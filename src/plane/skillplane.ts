@@ -86,7 +86,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const database = await openDatabase({ dataDir, databaseUrl: options.databaseUrl })
   const { db } = database
   const managers = new ManagerRepository(db)
-  const auditRepo = new AuditRepository(db)
+  const auditRepo = new AuditRepository(db, database.sqlite)
   const catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
   const keys = new ApiKeys(new KeyRepository(db))
   const now = () => new Date().toISOString()

@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
 import { SpanStatusCode, trace } from '@opentelemetry/api'
 import type { Logger } from 'pino'
@@ -39,6 +40,17 @@ interface Parent {
 }
 
 const MAX_DEPTH = 8
+// ulid's default PRNG makes one crypto call per character; drawing from a pooled crypto buffer is
+// as random and much cheaper on the hot path.
+const pool = new Uint8Array(4096)
+let poolAt = pool.length
+const pooledRandom = () => {
+  if (poolAt === pool.length) {
+    randomFillSync(pool)
+    poolAt = 0
+  }
+  return pool[poolAt++]! / 256
+}
 const MAX_KEY_IN_AUDIT = 200
 const tracer = trace.getTracer('skillplane')
 
@@ -48,7 +60,7 @@ const tracer = trace.getTracer('skillplane')
  */
 export class Pipeline {
   readonly #deps: PipelineDeps
-  readonly #nextId = monotonicFactory()
+  readonly #nextId = monotonicFactory(pooledRandom)
   readonly #inFlight = new Map<string, AbortController>()
   #active = 0
   #idle: (() => void) | null = null

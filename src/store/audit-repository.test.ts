@@ -36,7 +36,7 @@ describe.each(databases)('audit store on $name', (database) => {
 
   it('group-commits concurrent writes: every row lands, finals overwrite running rows', async () => {
     opened = await openDatabase(await database.create())
-    const repo = new AuditRepository(opened.db)
+    const repo = new AuditRepository(opened.db, opened.sqlite)
     const writer = new AuditWriter(repo)
     await Promise.all(Array.from({ length: 1000 }, (_, i) => writer.write(row(i))))
     await Promise.all(
@@ -60,7 +60,7 @@ describe.each(databases)('audit store on $name', (database) => {
 
   it('filters by skill, status, agent, caller id or name and time window, newest first with cursor paging', async () => {
     opened = await openDatabase(await database.create())
-    const repo = new AuditRepository(opened.db)
+    const repo = new AuditRepository(opened.db, opened.sqlite)
     await repo.upsertMany(Array.from({ length: 30 }, (_, i) => row(i, { status: i < 10 ? 'ok' : 'error' })))
     expect((await repo.query({ skill: 'odd', limit: 100 })).items).toHaveLength(15)
     expect((await repo.query({ status: 'ok', limit: 100 })).items).toHaveLength(10)
@@ -82,9 +82,25 @@ describe.each(databases)('audit store on $name', (database) => {
     expect(last.nextCursor).toBeNull()
   })
 
+  it('keeps audit rows out of a concurrent transaction that rolls back', async () => {
+    opened = await openDatabase(await database.create())
+    const writer = new AuditWriter(new AuditRepository(opened.db, opened.sqlite))
+    let written: Promise<void> | undefined
+    const rolledBack = opened.db.transaction().execute(async (trx) => {
+      await trx.insertInto('agents').values({ id: 'a', name: 'A', aliases: '[]', description: '', declared: 1, created_at: 'x', updated_at: 'x' }).execute()
+      written = writer.write(row(7))
+      await new Promise((r) => setTimeout(r, 50))
+      throw new Error('roll back')
+    })
+    await expect(rolledBack).rejects.toThrow('roll back')
+    await written
+    expect(await new AuditRepository(opened.db).get(row(7).call_id)).toMatchObject({ status: 'running' })
+    expect(await opened.db.selectFrom('agents').selectAll().execute()).toEqual([])
+  })
+
   it('fails a write loudly instead of losing it when the database is gone', async () => {
     opened = await openDatabase(await database.create())
-    const writer = new AuditWriter(new AuditRepository(opened.db))
+    const writer = new AuditWriter(new AuditRepository(opened.db, opened.sqlite))
     await opened.close()
     await expect(writer.write(row(1))).rejects.toThrow()
     opened = await openDatabase(await database.create())

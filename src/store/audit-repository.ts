@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
 
 export type AuditRow = AuditCallsTable
@@ -30,12 +31,60 @@ const FINAL_COLUMNS = [
   'duration_ms',
 ] as const
 
-export class AuditRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+const COLUMNS: ReadonlyArray<keyof AuditRow> = [
+  'call_id',
+  'parent_call_id',
+  'skill_key',
+  'caller_id',
+  'caller_name',
+  'caller_kind',
+  'caller_role',
+  'agent_id',
+  'conversation_id',
+  'edge_id',
+  'manager_id',
+  'input',
+  'result',
+  'result_truncated',
+  'error_code',
+  'error_message',
+  'status',
+  'started_at',
+  'finished_at',
+  'duration_ms',
+]
 
-  /** Insert new rows and finish running ones in one statement per chunk (the group commit's unit). */
+export class AuditRepository {
+  readonly #writeBatch: ((rows: AuditRow[]) => void) | null = null
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly sqlite?: SQLite.Database,
+  ) {
+    if (sqlite) {
+      // The hot path on SQLite: prepared statements run per row inside one transaction, instead of
+      // building, compiling and preparing a fresh multi-row statement through Kysely per batch.
+      // Finishing a running row is a plain update by key, cheaper than an insert that conflicts.
+      const finish = sqlite.prepare(`update audit_calls set ${FINAL_COLUMNS.map((c) => `${c} = @${c}`).join(', ')} where call_id = @call_id`)
+      const upsert = sqlite.prepare(
+        `insert into audit_calls (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => '@' + c).join(', ')}) ` +
+          `on conflict (call_id) do update set ${FINAL_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+      )
+      this.#writeBatch = sqlite.transaction((rows: AuditRow[]) => {
+        for (const row of rows) {
+          if (row.status !== 'running' && finish.run(row).changes > 0) continue
+          upsert.run(row)
+        }
+      })
+    }
+  }
+
+  /** Insert new rows and finish running ones: one transaction per batch (the group commit's unit). */
   async upsertMany(rows: AuditRow[]): Promise<void> {
     if (rows.length === 0) return
+    // Inside a Kysely transaction on the shared connection the batch would join it (and vanish with
+    // a rollback): then wait for the connection through Kysely instead.
+    if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#writeBatch(rows)
     const write = async (db: Kysely<Database>) => {
       for (let i = 0; i < rows.length; i += CHUNK) {
         await db

@@ -14,6 +14,8 @@ export interface OpenedDatabase {
   dialect: Dialect
   /** Where the data lives, with any password removed: for logs and errors. */
   location: string
+  /** The SQLite connection under Kysely, for the audit log's prepared-statement fast path. */
+  sqlite?: SQLite.Database
   close(): Promise<void>
 }
 
@@ -53,7 +55,7 @@ function openSqlite(dataDir: string): OpenedDatabase {
     throw new StoreError(`cannot open the SQLite database in ${dataDir}: ${(error as Error).message}`)
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) })
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+  return { db, dialect: 'sqlite', location: file, sqlite: connection, close: () => db.destroy() }
 }
 
 async function openPostgres(url: string): Promise<OpenedDatabase> {

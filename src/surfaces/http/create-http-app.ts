@@ -1,5 +1,4 @@
 import { Hono } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../plane/skillplane.js'
 import { canSee } from '../../registry/skill-view.js'
@@ -7,6 +6,7 @@ import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './errors.js'
 import { apiKeyAuth } from './middleware/api-key-auth.js'
+import { limitBody } from './middleware/limit-body.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
 import { agentRoutes } from './routes/agents.js'
@@ -17,7 +17,6 @@ import { landingPage } from './landing-page.js'
 export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const auth = apiKeyAuth(plane.keys)
-  const maxBody = plane.config.http.maxBodyBytes
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
@@ -26,13 +25,7 @@ export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
   })
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`))
 
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: maxBody,
-      onError: (c) => errorResponse(c, 413, 'payload_too_large', `request body exceeds the ${maxBody}-byte limit`),
-    }),
-  )
+  app.use('/api/*', limitBody(plane.config.http.maxBodyBytes))
 
   app.get('/api/health', (c) =>
     c.json({ ok: true, version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }),

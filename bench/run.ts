@@ -1,0 +1,115 @@
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { runHttpBench, type HttpBenchResult } from './http.bench.js'
+import { runPipelineBench, type ModeFigures, type PipelineBenchResult } from './pipeline.bench.js'
+
+const PIPELINE_TARGET = 20_000
+const HTTP_TARGET_RATIO = 0.5
+const RESULTS = fileURLToPath(new URL('./results.md', import.meta.url))
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+const times = (ratio: number) => `${ratio < 0.01 ? ratio.toPrecision(2) : ratio.toFixed(2)}×`
+const yesNo = (met: boolean) => (met ? '**yes**' : '**no**')
+
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== ''
+    return dirty ? `${head} (uncommitted changes)` : head
+  } catch {
+    return 'unknown'
+  }
+}
+
+function pipelineRow(label: string, m: ModeFigures): string {
+  const met = m.pipelinePerSecond >= PIPELINE_TARGET
+  return `| ${label} | ${m.inFlight} | ${int(m.pipelinePerSecond)} | ${int(m.barePerSecond)} | ${m.overheadMicros.toFixed(1)} | ${times(m.ratio)} | ${yesNo(met)} |`
+}
+
+function report(pipeline: PipelineBenchResult, http: HttpBenchResult, context: { date: string; load: number[] }): string {
+  const cpu = cpus()
+  const httpMet = http.ratio >= HTTP_TARGET_RATIO
+  const pipelineMet = Math.max(pipeline.sequential.pipelinePerSecond, pipeline.concurrent.pipelinePerSecond) >= PIPELINE_TARGET
+  return `# Benchmark results
+
+Written by \`npm run bench\` (bench/run.ts); every figure below is from one run. Each figure is set
+against a reference measured in the same run (a bare function call, a bare Hono route), because
+these machines are noisy: the ratios travel better than the absolute numbers.
+
+| | |
+| --- | --- |
+| date | ${context.date} |
+| node | ${process.version} |
+| machine | ${cpu.length} cores, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${process.platform}/${process.arch} |
+| load average at start (1/5/15 min) | ${context.load.map((l) => l.toFixed(2)).join(' / ')} |
+| commit | ${commit()} |
+
+## Targets
+
+| target | figure | met |
+| --- | --- | --- |
+| ≥ ${int(PIPELINE_TARGET)} audited calls/s on one process | ${int(pipeline.sequential.pipelinePerSecond)}/s sequential, ${int(pipeline.concurrent.pipelinePerSecond)}/s with ${pipeline.concurrent.inFlight} in flight | ${yesNo(pipelineMet)}${pipelineMet && pipeline.sequential.pipelinePerSecond < PIPELINE_TARGET ? ' (concurrent only)' : ''} |
+| HTTP invoke ≥ ${HTTP_TARGET_RATIO}× a bare Hono JSON route | ${times(http.ratio)} | ${yesNo(httpMet)} |
+| every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
+
+## Pipeline overhead
+
+A no-op \`safe\` skill (zod input \`{ n: number }\`) through \`plane.invoke\`: resolve, validate,
+authorise, a durable \`running\` audit row, dispatch with a deadline, the final audit row (SQLite,
+group commit), against awaiting the skill's own function directly, in the same process. Each mode
+runs ${pipeline.rounds} alternating rounds (bare, then pipeline; ${pipeline.sequential.roundSeconds} s and ${pipeline.concurrent.roundSeconds} s a side) and
+reports the median round. Overhead per call is pipeline time per call minus bare time per call;
+with calls in flight it is wall time amortised over them.
+
+| mode | in flight | pipeline calls/s | bare calls/s | overhead µs/call | pipeline ÷ bare | ≥ ${int(PIPELINE_TARGET)}/s |
+| --- | --- | --- | --- | --- | --- | --- |
+${pipelineRow('sequential', pipeline.sequential)}
+${pipelineRow('concurrent', pipeline.concurrent)}
+
+Audit check: ${int(pipeline.audit.calls)} pipeline calls (warm-up included), ${int(pipeline.audit.rows)} rows in
+\`audit_calls\`, ${int(pipeline.audit.okRows)} of them \`ok\`: ${pipeline.audit.complete ? 'one ok row per call, nothing dropped' : '**rows are missing or not ok**'}.
+
+## HTTP invoke vs a bare Hono route
+
+\`POST /api/skills/:key/invoke\` with an admin API key (body limit, bearer auth, body checks, the
+pipeline, SQLite audit) against a bare Hono route on \`@hono/node-server\` that parses the JSON body
+and answers an envelope. Load from a second process: autocannon, ${http.connections} connections,
+${http.durationSeconds} s each after a warm-up, on 127.0.0.1.
+
+| route | requests/s | p50 ms | p99 ms | requests |
+| --- | --- | --- | --- | --- |
+| skillplane invoke | ${int(http.skillplane.requestsPerSecond)} | ${http.skillplane.latencyP50Ms} | ${http.skillplane.latencyP99Ms} | ${int(http.skillplane.requests)} |
+| bare Hono route | ${int(http.bare.requestsPerSecond)} | ${http.bare.latencyP50Ms} | ${http.bare.latencyP99Ms} | ${int(http.bare.requests)} |
+
+Skillplane ÷ bare: **${times(http.ratio)}** (target ≥ ${HTTP_TARGET_RATIO}×: ${httpMet ? 'met' : 'not met'}).
+Audit check: ${int(http.audit.responses)} 2xx responses (warm-up included), ${int(http.audit.okRows)} ok rows of
+${int(http.audit.rows)} (calls still in flight when the load generator stopped finish after it).
+`
+}
+
+const context = { date: new Date().toISOString(), load: loadavg() }
+console.log(`node ${process.version}, ${cpus().length} cores, load average ${context.load.map((l) => l.toFixed(2)).join(' ')}`)
+
+console.log('pipeline overhead…')
+const pipeline = await runPipelineBench()
+for (const [mode, m] of Object.entries({ sequential: pipeline.sequential, concurrent: pipeline.concurrent })) {
+  console.log(
+    `  ${mode} (${m.inFlight} in flight): ${int(m.pipelinePerSecond)} calls/s vs bare ${int(m.barePerSecond)}/s, ` +
+      `overhead ${m.overheadMicros.toFixed(1)} µs/call, ratio ${times(m.ratio)}`,
+  )
+}
+console.log(`  audit: ${pipeline.audit.okRows}/${pipeline.audit.calls} ok rows (${pipeline.audit.rows} rows)`)
+
+console.log('HTTP invoke vs bare Hono route…')
+const http = await runHttpBench()
+console.log(`  skillplane ${int(http.skillplane.requestsPerSecond)} req/s, bare ${int(http.bare.requestsPerSecond)} req/s, ratio ${times(http.ratio)}`)
+console.log(`  audit: ${http.audit.okRows} ok rows for ${http.audit.responses} responses (${http.audit.rows} rows)`)
+
+writeFileSync(RESULTS, report(pipeline, http, context))
+console.log(`wrote ${RESULTS}`)
+if (!pipeline.audit.complete || !http.audit.complete) {
+  console.error('audit check failed: some calls have no ok audit row')
+  process.exitCode = 1
+}
