@@ -22,6 +22,16 @@ export interface SkillplaneConfig {
     /** Largest accepted request body. Default 1 MiB. */
     maxBodyBytes?: number
   }
+  approvals?: {
+    /** A pending request expires after this long. Default 24 h. */
+    expiresAfterMs?: number
+    /** How long a call with `wait: true` waits for the decision. Default 180 000. */
+    waitTimeoutMs?: number
+    /** Receives a JSON POST when a request is created and when it is decided. */
+    webhookUrl?: string
+  }
+  /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
+  sopKeys?: Array<{ name: string; publicKey: string }>
 }
 
 export interface ConfigEnvironment {

@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto'
 import { z } from 'zod'
 import { isDefinedSkill } from '../skill/define-skill.js'
 import type { ConfigEnvironment, ConfigInput, SkillplaneConfig } from './define-config.js'
@@ -9,6 +10,8 @@ export interface ResolvedConfig {
   defaults: { timeoutMs: number }
   audit: { maxResultBytes: number }
   http: { maxBodyBytes: number }
+  approvals: { expiresAfterMs: number; waitTimeoutMs: number; webhookUrl?: string }
+  sopKeys: Array<{ name: string; publicKey: string }>
 }
 
 const positiveInt = z.number().int().positive()
@@ -29,7 +32,30 @@ const schema = z.strictObject({
   defaults: z.strictObject({ timeoutMs: positiveInt.default(30_000) }).prefault({}),
   audit: z.strictObject({ maxResultBytes: positiveInt.default(65_536) }).prefault({}),
   http: z.strictObject({ maxBodyBytes: positiveInt.default(1_048_576) }).prefault({}),
+  approvals: z
+    .strictObject({
+      expiresAfterMs: positiveInt.default(24 * 3_600_000),
+      waitTimeoutMs: positiveInt.default(180_000),
+      webhookUrl: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .prefault({}),
+  sopKeys: z
+    .array(
+      z.strictObject({
+        name: z.string().trim().min(1).max(100),
+        publicKey: z.string().refine(isEd25519PublicKey, { message: 'not an Ed25519 public key in PEM form' }),
+      }),
+    )
+    .default([]),
 })
+
+function isEd25519PublicKey(pem: string): boolean {
+  try {
+    return createPublicKey(pem).asymmetricKeyType === 'ed25519'
+  } catch {
+    return false
+  }
+}
 
 /** Validate a config (object or factory) and fill in defaults; errors name the field. */
 export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, source: string): Promise<ResolvedConfig> {

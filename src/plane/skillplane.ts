@@ -18,6 +18,16 @@ import type { Envelope } from '../skill/skill-types.js'
 import { resolveConfig, type ResolvedConfig } from '../config/resolve-config.js'
 import type { ConfigInput } from '../config/define-config.js'
 import { Pipeline, type InvokeOptions } from '../runtime/pipeline.js'
+import { PolicyRepository } from '../store/policy-repository.js'
+import { ApprovalRepository } from '../store/approval-repository.js'
+import { SopRepository } from '../store/sop-repository.js'
+import { EventRepository } from '../store/event-repository.js'
+import { AuditEvents } from '../audit/audit-events.js'
+import { Policies } from '../policy/policies.js'
+import { Approvals } from '../policy/approvals.js'
+import { ApprovalSeal } from '../policy/approval-seal.js'
+import { Sops } from '../policy/sop/sops.js'
+import { WebhookNotifier } from '../policy/webhook-notifier.js'
 
 export interface SkillplaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
@@ -38,6 +48,10 @@ export interface Skillplane {
   readonly registry: Registry
   readonly catalog: Catalog
   readonly keys: ApiKeys
+  readonly policies: Policies
+  readonly approvals: Approvals
+  readonly sops: Sops
+  readonly events: AuditEvents
   readonly dialect: Dialect
   /** The database location with any password removed. */
   readonly location: string
@@ -89,6 +103,10 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const auditRepo = new AuditRepository(db, database.sqlite)
   const catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
   const keys = new ApiKeys(new KeyRepository(db))
+  const events = new AuditEvents(new EventRepository(db))
+  const policies = new Policies(new PolicyRepository(db), events, (label) => catalog.resolveAgent(label))
+  const sops = new Sops(new SopRepository(db), config.sopKeys, events)
+  const notifier = new WebhookNotifier(config.approvals.webhookUrl, logger)
   const now = () => new Date().toISOString()
   const managerId = managerIds()
 
@@ -107,24 +125,40 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   let recoveredCalls = 0
   let startupSync: SyncReport | null = null
   let timer: NodeJS.Timeout | undefined
+  let seal: ApprovalSeal
   try {
     recoveredCalls = await recoverInterrupted()
     await managers.register({ id: managerId, hostname: host, pid: process.pid, started_at: now(), heartbeat_at: now() })
     if (options.sync) startupSync = await syncCatalog({ db, registry, agents: config.agents, dryRun: false, prune: false, now: now() })
-    await catalog.refresh()
+    await Promise.all([catalog.refresh(), policies.refresh()])
+    seal = ApprovalSeal.fromDataDir(dataDir)
   } catch (error) {
     await database.close().catch(() => {})
     throw error
   }
+  const approvals = new Approvals(new ApprovalRepository(db), seal, events, sops, notifier, {
+    expiresAfterMs: config.approvals.expiresAfterMs,
+    pollMs: 1_000,
+  })
 
   const writer = new AuditWriter(auditRepo)
-  const pipeline = new Pipeline({ registry, catalog, audit: writer, logger, managerId, maxResultBytes: config.audit.maxResultBytes })
+  const pipeline = new Pipeline({
+    registry,
+    catalog,
+    audit: writer,
+    logger,
+    policies,
+    approvals,
+    managerId,
+    maxResultBytes: config.audit.maxResultBytes,
+    approvalWaitMs: config.approvals.waitTimeoutMs,
+  })
 
   // The heartbeat keeps this manager's running calls safe from its peers' recovery, the sweep
   // recovers a peer that died, and the refresh picks up catalog edits made by other managers.
   timer = setInterval(() => {
-    Promise.all([managers.heartbeat(managerId, now()), catalog.refresh()])
-      .then(() => recoverInterrupted())
+    Promise.all([managers.heartbeat(managerId, now()), catalog.refresh(), policies.refresh()])
+      .then(() => Promise.all([recoverInterrupted(), approvals.expireDue()]))
       .catch((error) => logger.warn({ err: error }, 'heartbeat, catalog refresh or recovery failed'))
   }, HEARTBEAT_MS)
   timer.unref()
@@ -135,6 +169,10 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     registry,
     catalog,
     keys,
+    policies,
+    approvals,
+    sops,
+    events,
     dialect: database.dialect,
     location: database.location,
     dataDir,
@@ -164,7 +202,8 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       closed ??= (async () => {
         clearInterval(timer)
         await pipeline.close()
-        await writer.drain()
+        // Webhook retries get a short grace at shutdown; they never hold the process for long.
+        await Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])])
         await managers.remove(managerId).catch(() => {})
         await database.close()
       })()

@@ -15,22 +15,17 @@ export interface AuthorizeInput {
   isBound: (agentId: string, key: string) => boolean
 }
 
-/** Stage 3 of the pipeline: null when allowed, else the reason for `denied`. */
+/**
+ * Stage 3 of the pipeline, before policy: the agent binding and the caller's role. Null when
+ * allowed, else the reason for `denied`. Agent keys may ask for any bound skill; whether it runs
+ * directly or after approval is the policy's decision.
+ */
 export function authorize(input: AuthorizeInput): string | null {
   const { key, skillClass, caller, agentId } = input
   if (agentId !== null && !input.isBound(agentId, key)) {
     return `skill "${key}" is not bound to agent "${agentId}"`
   }
-  if (skillClass === 'dangerous') {
-    // Lifted by the approvals work: dangerous calls need two approvers and a signed procedure.
-    return `skill "${key}" is dangerous: it needs two approvers and a signed procedure, and approval support is required to run it`
-  }
-  if (caller.kind === 'agent') {
-    if (skillClass !== 'safe') {
-      return `skill "${key}" is ${skillClass}: an agent may run it only with a human approval, and approval support is required`
-    }
-    return null
-  }
+  if (caller.kind === 'agent') return null
   if (!ROLE_MAY_RUN[caller.role].includes(skillClass)) {
     return `role ${caller.role} may not run ${skillClass} skill "${key}"`
   }

@@ -120,26 +120,25 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     expect(await outcome(viewer, 'write_thing', { value: 'x' })).toBe('denied')
     expect(await outcome(operator, 'write_thing', { value: 'x' })).toBe('ok')
     expect(await outcome(admin, 'write_thing', { value: 'x' })).toBe('ok')
-    const dangerous = await plane.invoke('wipe_things', {}, { caller: admin })
-    expect(dangerous).toMatchObject({ ok: false, error: { code: 'denied' } })
-    if (dangerous.ok) throw new Error('unreachable')
-    expect(dangerous.error.message).toContain('approval support is required')
+    expect(await outcome(operator, 'wipe_things')).toBe('denied')
+    expect(await outcome(admin, 'wipe_things')).toBe('approval_required')
     const denied = await plane.audit.query({ status: 'denied', limit: 10 })
     expect(denied.items.map((r) => r.skill_key).sort()).toEqual(['wipe_things', 'write_thing'])
+    expect(denied.items.find((r) => r.skill_key === 'wipe_things')!.error_message).toBe('role operator may not run dangerous skill "wipe_things"')
   })
 
-  it('limits an agent key to its bound skills, safe only', async () => {
+  it('limits an agent key to its bound skills; mutating ones wait for approval', async () => {
     plane = await openTestPlane(database)
     const helper = agentCaller('helper')
     expect(await plane.invoke('echo', { message: 'x' }, { caller: helper })).toMatchObject({ ok: true })
     const unbound = await plane.invoke('explode', {}, { caller: helper })
     expect(unbound).toMatchObject({ ok: false, error: { code: 'denied', message: 'skill "explode" is not bound to agent "helper"' } })
     const mutating = await plane.invoke('write_thing', { value: 'x' }, { caller: helper })
-    expect(mutating).toMatchObject({ ok: false, error: { code: 'denied' } })
+    expect(mutating).toMatchObject({ ok: false, error: { code: 'approval_required', details: { approvalsRequired: 1, approverRole: 'operator' } } })
     const impersonating = await plane.invoke('echo', { message: 'x' }, { caller: helper, agent: 'Other' })
     expect(impersonating).toMatchObject({ ok: false, error: { code: 'denied' } })
     const row = await plane.audit.get(mutating.callId)
-    expect(row).toMatchObject({ caller_kind: 'agent', caller_role: 'agent', agent_id: 'helper', status: 'denied' })
+    expect(row).toMatchObject({ caller_kind: 'agent', caller_role: 'agent', agent_id: 'helper', status: 'approval_required' })
   })
 
   it('applies bindings when a user acts for an agent by name or alias', async () => {

@@ -7,9 +7,14 @@ import type { Catalog } from '../registry/catalog.js'
 import type { AuditWriter } from '../audit/audit-writer.js'
 import type { AuditRow } from '../store/audit-repository.js'
 import type { Caller, Envelope, ErrorCode, SkillContext } from '../skill/skill-types.js'
+import type { Skill } from '../skill/create-skill.js'
 import { describeIssues } from '../skill/compile-schema.js'
 import { redact, scrubText } from '../audit/redact.js'
 import { authorize } from '../policy/authorize.js'
+import { decidePolicy } from '../policy/decide-policy.js'
+import { inputHash } from '../policy/input-hash.js'
+import type { Policies } from '../policy/policies.js'
+import type { Approvals, ApprovalView } from '../policy/approvals.js'
 import { DeadlineExceeded, ShuttingDown, raceAbort } from './abort-reasons.js'
 import { failure, success } from './envelope.js'
 
@@ -21,6 +26,10 @@ export interface InvokeOptions {
   edgeId?: string | null
   /** Aborting it cancels the call (e.g. the HTTP client went away). */
   signal?: AbortSignal
+  /** Resume with an approved request: runs once, and only with the input it was approved for. */
+  approvalId?: string
+  /** When approval is needed, wait for the decision: true for the default time, or seconds. */
+  wait?: boolean | number
 }
 
 export interface PipelineDeps {
@@ -28,11 +37,15 @@ export interface PipelineDeps {
   catalog: Catalog
   audit: AuditWriter
   logger: Logger
+  policies: Policies
+  approvals: Approvals
   managerId: string
   maxResultBytes: number
+  /** How long `wait: true` waits for an approval decision. */
+  approvalWaitMs: number
 }
 
-type Status = 'ok' | 'error' | 'denied' | 'timeout' | 'interrupted'
+type Status = 'ok' | 'error' | 'denied' | 'timeout' | 'interrupted' | 'approval_required'
 
 interface Parent {
   callId: string
@@ -128,6 +141,7 @@ export class Pipeline {
       started_at: new Date(startedAt).toISOString(),
       finished_at: null,
       duration_ms: null,
+      approval_id: null,
     }
     const secrets = new Set<string>()
     const refuse = (code: ErrorCode, message: string, status: Status, details?: Record<string, unknown>) =>
@@ -170,30 +184,127 @@ export class Pipeline {
       return refuse('denied', `nested calls are limited to a depth of ${MAX_DEPTH}`, 'denied')
     }
 
-    // 5. the running row is durable before the executor starts
-    try {
-      await this.#deps.audit.write(row)
-    } catch (error) {
-      this.#deps.logger.error({ err: error, callId }, 'audit write failed; call refused')
-      return failure('unavailable', `the audit log can't be written, so the call was not run: ${(error as Error).message}`, callId)
-    }
-
-    // 6. dispatch with a deadline and an AbortSignal
-    const span = tracer.startSpan(`skill ${skill.key}`, {
-      attributes: { 'skillplane.call_id': callId, 'skillplane.skill': skill.key, 'skillplane.class': skill.class },
-    })
     const controller = new AbortController()
     const outer = options.signal
     const forward = () => controller.abort(outer?.reason)
     if (outer?.aborted) forward()
     else outer?.addEventListener('abort', forward, { once: true })
     this.#inFlight.set(callId, controller)
-    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
     const ctx = this.#context(callId, parent, caller, agentId, options, controller.signal)
+    try {
+      // 4. policy, and approval when it says ASK
+      const gate = await this.#gate(skill, checked.value, ctx, row, options, controller.signal)
+      if (gate) return refuse(gate.code, gate.message, gate.status, gate.details)
+
+      // 5. the running row is durable before the executor starts
+      try {
+        await this.#deps.audit.write({ ...row, status: 'running' })
+      } catch (error) {
+        this.#deps.logger.error({ err: error, callId }, 'audit write failed; call refused')
+        return failure('unavailable', `the audit log can't be written, so the call was not run: ${(error as Error).message}`, callId)
+      }
+      return await this.#dispatch(skill, checked.value, ctx, row, startedAt, controller, secrets)
+    } finally {
+      outer?.removeEventListener('abort', forward)
+      this.#inFlight.delete(callId)
+    }
+  }
+
+  /** Stage 4: null to run now, else why not (DENY, approval pending, rejected, expired, ...). */
+  async #gate(
+    skill: Skill,
+    input: unknown,
+    ctx: SkillContext,
+    row: AuditRow,
+    options: InvokeOptions,
+    signal: AbortSignal,
+  ): Promise<{ code: ErrorCode; message: string; status: Status; details?: Record<string, unknown> } | null> {
+    const { approvals } = this.#deps
+    const policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, policies: this.#deps.policies.rows() })
+    if (policy.decision === 'DENY') return { code: 'denied', message: `skill "${skill.key}" is denied: ${policy.reason}`, status: 'denied' }
+    let reason = policy.reason
+    if (policy.decision === 'ALWAYS') {
+      if (!skill.needsApproval) return null
+      let verdict: boolean | string
+      try {
+        verdict = await skill.needsApproval(input, ctx)
+      } catch (error) {
+        return { code: 'executor_error', message: `needsApproval of skill "${skill.key}" failed: ${errorMessage(error)}`, status: 'error' }
+      }
+      if (!verdict) return null
+      reason = typeof verdict === 'string' ? verdict : `skill "${skill.key}" asks for approval of this input`
+    }
+    const hash = inputHash(skill.key, input)
+    try {
+      if (options.approvalId) {
+        row.approval_id = options.approvalId
+        const claimed = await approvals.claim({ id: options.approvalId, skill: skill.key, inputHash: hash, caller: ctx.caller, callId: ctx.callId })
+        if (claimed.ok) return null
+        const status: Status = claimed.code === 'approval_required' ? 'approval_required' : claimed.code === 'not_found' ? 'error' : 'denied'
+        return { code: claimed.code, message: claimed.message, status, ...(claimed.pending && { details: approvalDetails(claimed.pending) }) }
+      }
+      const request = await approvals.create({
+        skill: skill.key,
+        skillClass: skill.class,
+        inputJson: row.input,
+        inputHash: hash,
+        caller: ctx.caller,
+        agentId: ctx.agent,
+        conversationId: ctx.conversationId,
+        callId: ctx.callId,
+        reason,
+        requirement: policy.requirement,
+      })
+      row.approval_id = request.id
+      const pending = {
+        code: 'approval_required' as const,
+        message:
+          `skill "${skill.key}" needs approval (${reason}): request ${request.id} waits for ` +
+          `${request.approvalsRequired} approver${request.approvalsRequired === 1 ? '' : 's'}; once approved, invoke again with approvalId "${request.id}" and the same input`,
+        status: 'approval_required' as const,
+        details: approvalDetails(request),
+      }
+      if (!options.wait) return pending
+      // The call is on record as waiting before it waits: a crash leaves an accurate row.
+      await this.#deps.audit.write({ ...row, status: 'approval_required', error_code: 'approval_required', error_message: pending.message })
+      const waitMs = typeof options.wait === 'number' ? options.wait * 1000 : this.#deps.approvalWaitMs
+      const outcome = await approvals.waitForDecision(request.id, waitMs, signal)
+      if (outcome === 'approved') {
+        const claimed = await approvals.claim({ id: request.id, skill: skill.key, inputHash: hash, caller: ctx.caller, callId: ctx.callId })
+        return claimed.ok ? null : { code: claimed.code, message: claimed.message, status: 'denied' }
+      }
+      if (outcome === 'rejected') return { code: 'approval_rejected', message: `approval request ${request.id} was rejected`, status: 'denied' }
+      if (outcome === 'expired') return { code: 'approval_expired', message: `approval request ${request.id} expired`, status: 'denied' }
+      if (signal.aborted) {
+        const shutdown = signal.reason instanceof ShuttingDown
+        return { code: 'unavailable', message: shutdown ? signal.reason.message : 'the call was cancelled by its caller', status: 'interrupted' }
+      }
+      return { ...pending, message: `${pending.message} (no decision within ${Math.round(waitMs / 1000)} s of waiting)` }
+    } catch (error) {
+      this.#deps.logger.error({ err: error, callId: ctx.callId }, 'approval handling failed')
+      return { code: 'unavailable', message: `approvals can't be handled right now: ${errorMessage(error)}`, status: 'error' }
+    }
+  }
+
+  /** Stages 6-8: run with a deadline, validate the output, finish the audit row. */
+  async #dispatch(
+    skill: Skill,
+    input: unknown,
+    ctx: SkillContext,
+    row: AuditRow,
+    startedAt: number,
+    controller: AbortController,
+    secrets: ReadonlySet<string>,
+  ): Promise<Envelope> {
+    const callId = ctx.callId
+    const span = tracer.startSpan(`skill ${skill.key}`, {
+      attributes: { 'skillplane.call_id': callId, 'skillplane.skill': skill.key, 'skillplane.class': skill.class },
+    })
+    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
     let envelope: Envelope
     let status: Status
     try {
-      const data = await raceAbort(Promise.resolve().then(() => skill.run(checked.value, ctx)), controller.signal)
+      const data = await raceAbort(Promise.resolve().then(() => skill.run(input, ctx)), controller.signal)
       // 7. validate output
       const out = skill.output ? skill.output.validate(data) : { ok: true as const, value: data }
       if (!out.ok) {
@@ -222,8 +333,6 @@ export class Pipeline {
       }
     } finally {
       clearTimeout(timer)
-      outer?.removeEventListener('abort', forward)
-      this.#inFlight.delete(callId)
     }
     if (!envelope.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: envelope.error.code })
     span.end()
@@ -298,6 +407,17 @@ export class Pipeline {
           ),
         ),
     }
+  }
+}
+
+function approvalDetails(request: ApprovalView): Record<string, unknown> {
+  return {
+    approvalId: request.id,
+    approvalsRequired: request.approvalsRequired,
+    approverRole: request.approverRole,
+    sopRequired: request.sopRequired,
+    reason: request.reason,
+    expiresAt: request.expiresAt,
   }
 }
 

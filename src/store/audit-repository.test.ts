@@ -25,6 +25,7 @@ const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
   started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
   finished_at: null,
   duration_ms: null,
+  approval_id: null,
   ...extra,
 })
 

@@ -29,6 +29,7 @@ const FINAL_COLUMNS = [
   'error_message',
   'finished_at',
   'duration_ms',
+  'approval_id',
 ] as const
 
 const COLUMNS: ReadonlyArray<keyof AuditRow> = [
@@ -52,6 +53,7 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'started_at',
   'finished_at',
   'duration_ms',
+  'approval_id',
 ]
 
 export class AuditRepository {

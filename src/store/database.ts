@@ -70,6 +70,7 @@ export interface AuditCallsTable {
   started_at: string
   finished_at: string | null
   duration_ms: number | null
+  approval_id: string | null
 }
 
 export interface ManagersTable {
@@ -80,7 +81,88 @@ export interface ManagersTable {
   heartbeat_at: string
 }
 
+export interface PoliciesTable {
+  id: string
+  /** A skill key, or "*" for every skill. */
+  skill_key: string
+  level: string
+  /** "*" for the global level; else an agent id, role or key id/name. */
+  subject: string
+  decision: string
+  created_by: string
+  created_at: string
+}
+
+export interface ApprovalsTable {
+  id: string
+  skill_key: string
+  class: string
+  /** The input as audited (secrets redacted); input_hash binds the exact input. */
+  input: string
+  input_hash: string
+  caller_id: string
+  caller_name: string
+  caller_kind: string
+  agent_id: string | null
+  conversation_id: string | null
+  call_id: string
+  reason: string
+  approvals_required: number
+  approver_role: string
+  sop_required: number
+  status: string
+  created_at: string
+  expires_at: string
+  decided_at: string | null
+  executed_call_id: string | null
+  /** HMAC binding id, skill, input hash and requirements under the server secret. */
+  seal: string
+}
+
+export interface ApprovalDecisionsTable {
+  id: string
+  approval_id: string
+  approver_id: string
+  approver_name: string
+  approver_role: string
+  decision: string
+  comment: string | null
+  sop_id: string | null
+  sop_hash: string | null
+  created_at: string
+  seal: string
+}
+
+export interface SopsTable {
+  id: string
+  title: string
+  skills: string
+  document: string
+  hash: string
+  signature: string
+  key_name: string
+  registered_by: string
+  registered_at: string
+  revoked_at: string | null
+}
+
+export interface AuditEventsTable {
+  id: string
+  kind: string
+  subject: string
+  actor_id: string
+  actor_name: string
+  call_id: string | null
+  details: string
+  created_at: string
+}
+
 export interface Database {
+  policies: PoliciesTable
+  approvals: ApprovalsTable
+  approval_decisions: ApprovalDecisionsTable
+  sops: SopsTable
+  audit_events: AuditEventsTable
   skills: SkillsTable
   agents: AgentsTable
   bindings: BindingsTable

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration }
 import type { Database } from './database.js'
 import { StoreError } from './store-error.js'
 import * as initial from './migrations/0001-initial.js'
+import * as policiesApprovals from './migrations/0002-policies-approvals.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -21,6 +22,7 @@ export interface OpenedDatabase {
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_policies_approvals': policiesApprovals,
 }
 
 export interface OpenDatabaseOptions {

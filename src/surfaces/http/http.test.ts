@@ -102,8 +102,11 @@ describe.each(databases)('HTTP API on $name', (database) => {
     })
     expect(await invoke('write_thing', { input: { value: 'x' } }, 'viewer')).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
     expect(await invoke('write_thing', { input: { value: 'x' } }, 'operator')).toMatchObject({ status: 200 })
-    expect(await invoke('write_thing', { input: { value: 'x' } }, 'helper')).toMatchObject({ status: 403 })
-    expect(await invoke('wipe_things', {})).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+    expect(await invoke('write_thing', { input: { value: 'x' } }, 'helper')).toMatchObject({
+      status: 202,
+      body: { ok: false, error: { code: 'approval_required', details: { approvalId: expect.any(String) } } },
+    })
+    expect(await invoke('wipe_things', {}, 'operator')).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
     expect(await invoke('missing', {})).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
     expect(await invoke('explode', {})).toMatchObject({ status: 502, body: { error: { code: 'executor_error' } } })
     expect(await invoke('bad_output', {})).toMatchObject({ status: 502, body: { error: { code: 'invalid_output' } } })

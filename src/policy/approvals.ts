@@ -1,0 +1,336 @@
+import { EventEmitter } from 'node:events'
+import { monotonicFactory } from 'ulid'
+import type { ApprovalRepository, ApprovalRow, DecisionRow } from '../store/approval-repository.js'
+import type { AuditEvents } from '../audit/audit-events.js'
+import { SYSTEM_ACTOR } from '../audit/audit-events.js'
+import type { Caller, CallerRole, ErrorCode, SkillClass } from '../skill/skill-types.js'
+import type { ApprovalSeal } from './approval-seal.js'
+import type { Requirement } from './decide-policy.js'
+import type { Sops } from './sop/sops.js'
+import type { WebhookNotifier } from './webhook-notifier.js'
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed'
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'rejected', 'expired', 'executed']
+
+export interface ApprovalView {
+  id: string
+  skill: string
+  class: string
+  /** The input as audited: secrets redacted. */
+  input: unknown
+  inputHash: string
+  requester: { id: string; name: string; kind: string }
+  agent: string | null
+  conversationId: string | null
+  callId: string
+  reason: string
+  approvalsRequired: number
+  approverRole: string
+  sopRequired: boolean
+  status: ApprovalStatus
+  createdAt: string
+  expiresAt: string
+  decidedAt: string | null
+  executedCallId: string | null
+  decisions: Array<{
+    approver: { id: string; name: string; role: string }
+    decision: 'approve' | 'reject'
+    comment: string | null
+    sop: { id: string; hash: string } | null
+    createdAt: string
+  }>
+}
+
+export interface NewApproval {
+  skill: string
+  skillClass: SkillClass
+  inputJson: string
+  inputHash: string
+  caller: Caller
+  agentId: string | null
+  conversationId: string | null
+  callId: string
+  reason: string
+  requirement: Requirement
+}
+
+export type DecideFailure = { ok: false; status: 400 | 403 | 404 | 409; code: string; message: string }
+export type DecideResult = { ok: true; approval: ApprovalView } | DecideFailure
+export type ClaimResult = { ok: true } | { ok: false; code: ErrorCode; message: string; pending?: ApprovalView }
+
+const RANK: Record<CallerRole, number> = { viewer: 0, operator: 1, admin: 2 }
+
+/**
+ * Approval requests: created by the pipeline when the policy says ASK, decided by humans, and
+ * claimed at most once by the call they approve. Every row and decision carries an HMAC seal.
+ */
+export class Approvals {
+  readonly #nextId = monotonicFactory()
+  readonly #decided = new EventEmitter()
+
+  constructor(
+    private readonly repo: ApprovalRepository,
+    private readonly seal: ApprovalSeal,
+    private readonly events: AuditEvents,
+    private readonly sops: Sops,
+    private readonly notifier: WebhookNotifier,
+    private readonly options: { expiresAfterMs: number; pollMs: number },
+  ) {
+    this.#decided.setMaxListeners(0)
+  }
+
+  async create(request: NewApproval): Promise<ApprovalView> {
+    const now = new Date()
+    const row: ApprovalRow = {
+      id: this.#nextId(),
+      skill_key: request.skill,
+      class: request.skillClass,
+      input: request.inputJson,
+      input_hash: request.inputHash,
+      caller_id: request.caller.id,
+      caller_name: request.caller.name,
+      caller_kind: request.caller.kind,
+      agent_id: request.agentId,
+      conversation_id: request.conversationId,
+      call_id: request.callId,
+      reason: request.reason,
+      approvals_required: request.requirement.approvals,
+      approver_role: request.requirement.approverRole,
+      sop_required: request.requirement.sop ? 1 : 0,
+      status: 'pending',
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.options.expiresAfterMs).toISOString(),
+      decided_at: null,
+      executed_call_id: null,
+      seal: '',
+    }
+    row.seal = this.seal.seal(requestFields(row))
+    await this.repo.insert(row)
+    await this.events.record('approval.created', `approval:${row.id}`, request.caller, { skill: row.skill_key, reason: row.reason }, row.call_id)
+    const view = toView(row, [])
+    this.notifier.notify({ type: 'approval.created', approval: view })
+    return view
+  }
+
+  async get(id: string): Promise<ApprovalView | undefined> {
+    const row = await this.#load(id)
+    return row ? toView(row, await this.repo.decisions(id)) : undefined
+  }
+
+  async list(q: { status?: ApprovalStatus; skill?: string; agent?: string; cursor?: string; limit: number }): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
+    await this.expireDue()
+    const rows = await this.repo.list(q)
+    const page = rows.slice(0, q.limit)
+    const items = await Promise.all(page.map(async (r) => toView(r, await this.repo.decisions(r.id))))
+    return { items, nextCursor: rows.length > q.limit ? page[page.length - 1]!.id : null }
+  }
+
+  async decide(input: { id: string; caller: Caller; decision: 'approve' | 'reject'; comment?: string; sopId?: string }): Promise<DecideResult> {
+    const { caller } = input
+    const fail = (status: DecideFailure['status'], code: string, message: string): DecideFailure => ({ ok: false, status, code, message })
+    if (caller.kind !== 'user') return fail(403, 'denied', 'agent keys cannot decide approvals: a human must')
+    const row = await this.#load(input.id)
+    if (!row) return fail(404, 'not_found', `no approval request "${input.id}"`)
+    if (!this.seal.verify(requestFields(row), row.seal)) return fail(409, 'tampered', `approval request ${row.id} failed its integrity check`)
+    if (row.status !== 'pending') return fail(409, 'conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
+    if (input.decision === 'approve' && (caller.id === row.caller_id || caller.name === row.caller_name)) {
+      return fail(403, 'denied', 'the requester cannot approve their own request')
+    }
+    if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
+      return fail(403, 'denied', `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`)
+    }
+    let sop: { id: string; hash: string } | null = null
+    if (input.decision === 'approve' && row.sop_required === 1) {
+      if (!input.sopId) return fail(400, 'invalid_input', `approving dangerous skill "${row.skill_key}" must cite a signed procedure (sopId)`)
+      const cited = await this.sops.checkCitation(input.sopId, row.skill_key, JSON.parse(row.input))
+      if (!cited.ok) return fail(403, 'denied', cited.message)
+      sop = cited.value
+    }
+    const decision: DecisionRow = {
+      id: this.#nextId(),
+      approval_id: row.id,
+      approver_id: caller.id,
+      approver_name: caller.name,
+      approver_role: caller.role,
+      decision: input.decision,
+      comment: input.comment ?? null,
+      sop_id: sop?.id ?? null,
+      sop_hash: sop?.hash ?? null,
+      created_at: new Date().toISOString(),
+      seal: '',
+    }
+    decision.seal = this.seal.seal(decisionFields(row, decision))
+    if (!(await this.repo.insertDecision(decision))) return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
+    await this.events.record(`approval.${input.decision === 'approve' ? 'approval' : 'rejection'}`, `approval:${row.id}`, caller, {
+      comment: decision.comment,
+      sop: sop,
+    })
+
+    const decisions = await this.repo.decisions(row.id)
+    let next: ApprovalStatus | null = null
+    if (input.decision === 'reject') next = 'rejected'
+    else if (this.#validApprovals(row, decisions) >= row.approvals_required) next = 'approved'
+    if (next && (await this.repo.transition(row.id, 'pending', next, { decided_at: decision.created_at }))) {
+      await this.events.record(`approval.${next}`, `approval:${row.id}`, caller, {})
+      this.#decided.emit(row.id, next)
+    }
+    const view = toView((await this.repo.get(row.id))!, decisions)
+    this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
+    return { ok: true, approval: view }
+  }
+
+  /**
+   * Claim an approved request for one call: the request's seal, the decisions' seals and the
+   * exact arguments must match, and only one claim ever succeeds.
+   */
+  async claim(input: { id: string; skill: string; inputHash: string; caller: Caller; callId: string }): Promise<ClaimResult> {
+    const row = await this.#load(input.id)
+    if (!row) return { ok: false, code: 'not_found', message: `no approval request "${input.id}"` }
+    if (!this.seal.verify(requestFields(row), row.seal)) return { ok: false, code: 'denied', message: `approval request ${row.id} failed its integrity check` }
+    if (row.skill_key !== input.skill) return { ok: false, code: 'denied', message: `approval request ${row.id} is for skill "${row.skill_key}", not "${input.skill}"` }
+    if (row.caller_id !== input.caller.id) return { ok: false, code: 'denied', message: `approval request ${row.id} belongs to another caller` }
+    if (row.input_hash !== input.inputHash) {
+      return { ok: false, code: 'denied', message: `approval request ${row.id} was made for other arguments: a changed input needs a new approval` }
+    }
+    switch (row.status as ApprovalStatus) {
+      case 'pending':
+        return { ok: false, code: 'approval_required', message: `approval request ${row.id} is still pending`, pending: toView(row, await this.repo.decisions(row.id)) }
+      case 'rejected':
+        return { ok: false, code: 'approval_rejected', message: `approval request ${row.id} was rejected` }
+      case 'expired':
+        return { ok: false, code: 'approval_expired', message: `approval request ${row.id} expired at ${row.expires_at}` }
+      case 'executed':
+        return { ok: false, code: 'denied', message: `approval request ${row.id} was already used by call ${row.executed_call_id}: it runs at most once` }
+    }
+    if (this.#validApprovals(row, await this.repo.decisions(row.id)) < row.approvals_required) {
+      return { ok: false, code: 'denied', message: `approval request ${row.id} lacks valid approvals: its decisions failed their integrity check` }
+    }
+    if (!(await this.repo.transition(row.id, 'approved', 'executed', { executed_call_id: input.callId }))) {
+      return { ok: false, code: 'denied', message: `approval request ${row.id} was already used by another call: it runs at most once` }
+    }
+    await this.events.record('approval.executed', `approval:${row.id}`, input.caller, {}, input.callId)
+    return { ok: true }
+  }
+
+  /** Resolves with the request's status once decided, or 'pending' at the timeout or abort. */
+  waitForDecision(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalStatus> {
+    return new Promise((resolve) => {
+      let settled = false
+      const finish = (status: ApprovalStatus) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        clearInterval(poll)
+        this.#decided.off(id, onLocal)
+        signal?.removeEventListener('abort', onAbort)
+        resolve(status)
+      }
+      const onLocal = (status: ApprovalStatus) => finish(status)
+      const onAbort = () => finish('pending')
+      // Decisions made by another manager arrive through the shared database.
+      const poll = setInterval(() => {
+        this.#load(id).then(
+          (row) => row && row.status !== 'pending' && finish(row.status as ApprovalStatus),
+          () => {},
+        )
+      }, this.options.pollMs)
+      const timer = setTimeout(() => finish('pending'), timeoutMs)
+      this.#decided.on(id, onLocal)
+      if (signal?.aborted) finish('pending')
+      else signal?.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  /** Mark pending requests past their expiry as expired (audited); returns how many. */
+  async expireDue(): Promise<number> {
+    const now = new Date().toISOString()
+    let expired = 0
+    for (const row of await this.repo.dueForExpiry(now)) {
+      if (await this.repo.transition(row.id, 'pending', 'expired', { decided_at: now })) {
+        expired++
+        await this.events.record('approval.expired', `approval:${row.id}`, SYSTEM_ACTOR, { expiresAt: row.expires_at })
+        this.#decided.emit(row.id, 'expired')
+      }
+    }
+    return expired
+  }
+
+  async #load(id: string): Promise<ApprovalRow | undefined> {
+    const row = await this.repo.get(id)
+    if (row && row.status === 'pending' && row.expires_at <= new Date().toISOString()) {
+      await this.expireDue()
+      return this.repo.get(id)
+    }
+    return row
+  }
+
+  /** Approvals that count: sealed, from distinct approvers other than the requester, citing an SOP when required. */
+  #validApprovals(row: ApprovalRow, decisions: DecisionRow[]): number {
+    const approvers = new Set<string>()
+    for (const d of decisions) {
+      if (d.decision !== 'approve' || d.approver_id === row.caller_id) continue
+      if (!this.seal.verify(decisionFields(row, d), d.seal)) continue
+      if (row.sop_required === 1 && (!d.sop_id || !d.sop_hash)) continue
+      if (RANK[d.approver_role as CallerRole] < RANK[row.approver_role as CallerRole]) continue
+      approvers.add(d.approver_id)
+    }
+    return approvers.size
+  }
+}
+
+
+function requestFields(row: ApprovalRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    skill: row.skill_key,
+    inputHash: row.input_hash,
+    caller: row.caller_id,
+    approvals: row.approvals_required,
+    approverRole: row.approver_role,
+    sop: row.sop_required,
+    expiresAt: row.expires_at,
+  }
+}
+
+function decisionFields(row: ApprovalRow, d: DecisionRow): Record<string, unknown> {
+  return {
+    approval: row.id,
+    skill: row.skill_key,
+    inputHash: row.input_hash,
+    approver: d.approver_id,
+    role: d.approver_role,
+    decision: d.decision,
+    sop: d.sop_id,
+    sopHash: d.sop_hash,
+  }
+}
+
+function toView(row: ApprovalRow, decisions: DecisionRow[]): ApprovalView {
+  return {
+    id: row.id,
+    skill: row.skill_key,
+    class: row.class,
+    input: JSON.parse(row.input),
+    inputHash: row.input_hash,
+    requester: { id: row.caller_id, name: row.caller_name, kind: row.caller_kind },
+    agent: row.agent_id,
+    conversationId: row.conversation_id,
+    callId: row.call_id,
+    reason: row.reason,
+    approvalsRequired: row.approvals_required,
+    approverRole: row.approver_role,
+    sopRequired: row.sop_required === 1,
+    status: row.status as ApprovalStatus,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    decidedAt: row.decided_at,
+    executedCallId: row.executed_call_id,
+    decisions: decisions.map((d) => ({
+      approver: { id: d.approver_id, name: d.approver_name, role: d.approver_role },
+      decision: d.decision as 'approve' | 'reject',
+      comment: d.comment,
+      sop: d.sop_id && d.sop_hash ? { id: d.sop_id, hash: d.sop_hash } : null,
+      createdAt: d.created_at,
+    })),
+  }
+}
