@@ -47,7 +47,11 @@ export class AuditWriter {
     for (const pending of batch) rows.set(pending.row.call_id, pending.row)
     this.#flushing = this.repository.upsertMany([...rows.values()]).then(
       () => batch.forEach((p) => p.resolve()),
-      (error) => batch.forEach((p) => p.reject(error)),
+      // One bad row must not fail its neighbours: retry each alone, so only it fails.
+      (error) =>
+        batch.length === 1
+          ? batch[0]!.reject(error)
+          : Promise.all(batch.map((p) => this.repository.upsertMany([p.row]).then(p.resolve, p.reject))).then(() => {}),
     )
     await this.#flushing
     this.#flushing = null

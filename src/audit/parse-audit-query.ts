@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { AuditQuery } from '../store/audit-repository.js'
 
-const STATUSES = ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted'] as const
+const STATUSES = ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required'] as const
 
 const instant = z
   .string()

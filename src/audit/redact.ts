@@ -32,10 +32,18 @@ export function scrubText(text: string, secrets: ReadonlySet<string>): string {
   return out
 }
 
+const MAX_DEPTH = 64
+
 function walk(value: unknown, schema: JsonSchema | undefined, depth: number, options: RedactOptions): unknown {
   if (schema && isSecretSchema(schema)) return hide(value, options)
+  // Dates and the like are audited as JSON would write them.
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON(): unknown }).toJSON()
+  }
   if (typeof value === 'string') return options.scrub?.size ? scrubText(value, options.scrub) : value
-  if (value === null || typeof value !== 'object' || depth > 64) return value
+  if (value === null || typeof value !== 'object') return value
+  // Deeper than this is not inspected, so it is not stored either: it could hide a secret.
+  if (depth > MAX_DEPTH) return '[TOO DEEP]'
   if (Array.isArray(value)) {
     const items = schema && isObject(schema.items) ? (schema.items as JsonSchema) : undefined
     return value.map((item) => walk(item, items, depth + 1, options))
@@ -49,10 +57,14 @@ function walk(value: unknown, schema: JsonSchema | undefined, depth: number, opt
   return out
 }
 
-function hide(value: unknown, options: RedactOptions): string {
-  if (options.collect && (typeof value === 'string' || typeof value === 'number')) {
+function hide(value: unknown, options: RedactOptions, depth = 0): string {
+  if (!options.collect || depth > MAX_DEPTH) return REDACTED
+  if (typeof value === 'string' || typeof value === 'number') {
     const text = String(value)
     if (text.length >= MIN_SCRUB_LENGTH) options.collect.add(text)
+  } else if (value !== null && typeof value === 'object') {
+    // A secret object (credentials: { user, key }): each of its values is secret too.
+    for (const child of Object.values(value)) hide(child, options, depth + 1)
   }
   return REDACTED
 }

@@ -15,6 +15,8 @@ export interface ResolvedConfig {
 }
 
 const positiveInt = z.number().int().positive()
+// setTimeout's ceiling: longer durations fire at once.
+const duration = positiveInt.max(2_147_483_647)
 
 const schema = z.strictObject({
   skills: z
@@ -29,13 +31,13 @@ const schema = z.strictObject({
       }),
     )
     .default([]),
-  defaults: z.strictObject({ timeoutMs: positiveInt.default(30_000) }).prefault({}),
+  defaults: z.strictObject({ timeoutMs: duration.default(30_000) }).prefault({}),
   audit: z.strictObject({ maxResultBytes: positiveInt.default(65_536) }).prefault({}),
   http: z.strictObject({ maxBodyBytes: positiveInt.default(1_048_576) }).prefault({}),
   approvals: z
     .strictObject({
       expiresAfterMs: positiveInt.default(24 * 3_600_000),
-      waitTimeoutMs: positiveInt.default(180_000),
+      waitTimeoutMs: duration.default(180_000),
       webhookUrl: z.url({ protocol: /^https?$/ }).optional(),
     })
     .prefault({}),

@@ -1,3 +1,4 @@
+import { readFileSync, readlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
@@ -77,6 +78,19 @@ const HEARTBEAT_MS = 5_000
 const DEAD_AFTER_MS = 30_000
 const managerIds = monotonicFactory()
 
+/**
+ * Managers with the same identity share a kernel boot and a PID namespace, so one can ask whether
+ * the other's process still exists. Containers sharing a hostname differ in the namespace.
+ */
+function hostIdentity(): string {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+    return `${hostname()}/${boot}/${readlinkSync('/proc/self/ns/pid')}`
+  } catch {
+    return hostname()
+  }
+}
+
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0)
@@ -110,7 +124,9 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const now = () => new Date().toISOString()
   const managerId = managerIds()
 
-  const host = hostname()
+  const host = hostIdentity()
+  const started = now()
+  const managerRow = () => ({ id: managerId, hostname: host, pid: process.pid, started_at: started, heartbeat_at: now() })
   // Calls of managers that stopped are marked interrupted. A manager is alive while its heartbeat
   // is fresh; on this host, also only while its process exists, so a crash is seen at once.
   const recoverInterrupted = async (): Promise<number> => {
@@ -128,7 +144,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   let seal: ApprovalSeal
   try {
     recoveredCalls = await recoverInterrupted()
-    await managers.register({ id: managerId, hostname: host, pid: process.pid, started_at: now(), heartbeat_at: now() })
+    await managers.heartbeat(managerRow())
     if (options.sync) startupSync = await syncCatalog({ db, registry, agents: config.agents, dryRun: false, prune: false, now: now() })
     await Promise.all([catalog.refresh(), policies.refresh()])
     seal = ApprovalSeal.fromDataDir(dataDir)
@@ -157,7 +173,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   // The heartbeat keeps this manager's running calls safe from its peers' recovery, the sweep
   // recovers a peer that died, and the refresh picks up catalog edits made by other managers.
   timer = setInterval(() => {
-    Promise.all([managers.heartbeat(managerId, now()), catalog.refresh(), policies.refresh()])
+    Promise.all([managers.heartbeat(managerRow()), catalog.refresh(), policies.refresh()])
       .then(() => Promise.all([recoverInterrupted(), approvals.expireDue()]))
       .catch((error) => logger.warn({ err: error }, 'heartbeat, catalog refresh or recovery failed'))
   }, HEARTBEAT_MS)

@@ -3,7 +3,6 @@ import type { Database } from '../store/database.js'
 import { AgentRepository, type AgentRow } from '../store/agent-repository.js'
 import { CatalogRepository, type CatalogRow } from '../store/catalog-repository.js'
 import type { Skill } from '../skill/create-skill.js'
-import type { ResolvedConfig } from '../config/resolve-config.js'
 import type { Registry } from './registry.js'
 import { agentId } from './agent-id.js'
 
@@ -42,7 +41,8 @@ export interface SyncReport {
 interface SyncInput {
   db: Kysely<Database>
   registry: Registry
-  agents: ResolvedConfig['agents']
+  /** The agents the config declares. */
+  agents: ReadonlyArray<{ name: string; aliases: string[]; description: string }>
   dryRun: boolean
   /** Delete catalog rows (and their bindings) whose executor is gone, instead of reporting them. */
   prune: boolean

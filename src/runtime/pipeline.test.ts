@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { databases } from '../test-support/databases.js'
-import { admin, agentCaller, hangAborts, openTestPlane, operator, viewer } from '../test-support/fixtures.js'
+import { databases, waitFor } from '../test-support/databases.js'
+import { admin, agentCaller, counted, hangAborts, openTestPlane, operator, viewer } from '../test-support/fixtures.js'
 import type { Skillplane } from '../plane/skillplane.js'
 import { openDatabase } from '../store/open-database.js'
 import { AuditRepository } from '../store/audit-repository.js'
 
 describe.each(databases)('invoke pipeline on $name', (database) => {
   let plane: Skillplane
+  const others: Skillplane[] = []
   afterEach(async () => {
-    await plane?.close()
+    await Promise.all([plane?.close(), ...others.splice(0).map((p) => p.close())])
   })
 
   it('runs a skill, applies schema defaults and writes one finished audit row', async () => {
@@ -71,6 +72,37 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     expect(result).toMatchObject({ ok: false, error: { code: 'invalid_input', message: 'input must be a JSON value' } })
   })
 
+  it('turns a schema that throws while validating into invalid_input, audited', async () => {
+    plane = await openTestPlane(database)
+    const result = await plane.invoke('picky', { json: '{not json' }, { caller: admin })
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('input validation of skill "picky" failed') } })
+    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'error', error_code: 'invalid_input' })
+  })
+
+  it('never starts the executor of a call whose caller already went away', async () => {
+    plane = await openTestPlane(database)
+    const gone = AbortSignal.abort(new Error('client closed the connection'))
+    const result = await plane.invoke('counted', { tag: 'pre-aborted' }, { caller: admin, signal: gone })
+    expect(result).toMatchObject({ ok: false, error: { code: 'unavailable', message: 'the call was cancelled by its caller' } })
+    await new Promise((r) => setImmediate(r))
+    expect(counted).not.toContain('pre-aborted')
+    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'interrupted' })
+  })
+
+  it('audits text with NUL characters without failing the calls batched with it', async () => {
+    plane = await openTestPlane(database)
+    const [bad, good, unknown] = await Promise.all([
+      plane.invoke('counted', { tag: 'a' }, { caller: admin, conversationId: 'conv\u0000x' }),
+      plane.invoke('counted', { tag: 'b' }, { caller: admin }),
+      plane.invoke('no\u0000such', {}, { caller: admin }),
+    ])
+    expect(bad).toMatchObject({ ok: true })
+    expect(good).toMatchObject({ ok: true })
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    expect(await plane.audit.get(bad.callId)).toMatchObject({ status: 'ok', conversation_id: 'conv\uFFFDx' })
+    expect(await plane.audit.get(unknown.callId)).toMatchObject({ skill_key: 'no\uFFFDsuch' })
+  })
+
   it('turns a throwing executor into executor_error with its message', async () => {
     plane = await openTestPlane(database)
     const result = await plane.invoke('explode', {}, { caller: admin })
@@ -131,8 +163,9 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     plane = await openTestPlane(database)
     const helper = agentCaller('helper')
     expect(await plane.invoke('echo', { message: 'x' }, { caller: helper })).toMatchObject({ ok: true })
-    const unbound = await plane.invoke('explode', {}, { caller: helper })
-    expect(unbound).toMatchObject({ ok: false, error: { code: 'denied', message: 'skill "explode" is not bound to agent "helper"' } })
+    // An unbound skill looks unknown to the agent, before its schema can tell anything.
+    const unbound = await plane.invoke('explode', { wrong: true }, { caller: helper })
+    expect(unbound).toMatchObject({ ok: false, error: { code: 'not_found', message: 'no skill with key "explode"' } })
     const mutating = await plane.invoke('write_thing', { value: 'x' }, { caller: helper })
     expect(mutating).toMatchObject({ ok: false, error: { code: 'approval_required', details: { approvalsRequired: 1, approverRole: 'operator' } } })
     const impersonating = await plane.invoke('echo', { message: 'x' }, { caller: helper, agent: 'Other' })
@@ -205,7 +238,7 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     const location = await database.create()
     plane = await openTestPlane(database, {}, location)
     const pending = plane.invoke('slow', { ms: 30_000 }, { caller: admin })
-    await new Promise((r) => setTimeout(r, 50))
+    await waitFor(async () => (await plane.audit.query({ status: 'running', limit: 1 })).items.length === 1)
     const closing = plane.close()
     const late = await plane.invoke('echo', { message: 'too late' }, { caller: admin })
     const result = await pending
@@ -221,8 +254,9 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
   it("marks rows a dead manager left running as interrupted at start-up, never a live peer's", async () => {
     const location = await database.create()
     const peer = await openTestPlane(database, {}, location)
+    others.push(peer)
     const peerCall = peer.invoke('slow', { ms: 1_000 }, { caller: admin })
-    await new Promise((r) => setTimeout(r, 100))
+    await waitFor(async () => (await peer.audit.query({ status: 'running', limit: 1 })).items.length === 1)
     // A crashed manager's leftovers: a running row whose manager has no heartbeat.
     const store = await openDatabase(location)
     await new AuditRepository(store.db).upsertMany([{ ...(await peer.audit.query({ limit: 1 })).items[0]!, call_id: '00000000000000000000000000', manager_id: 'dead-manager' }])
@@ -234,6 +268,5 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     expect(await peerCall).toMatchObject({ ok: true })
     const peerRow = await plane.audit.query({ skill: 'slow', limit: 10 })
     expect(peerRow.items.find((r) => r.manager_id === peer.managerId)).toMatchObject({ status: 'ok' })
-    await peer.close()
   })
 })

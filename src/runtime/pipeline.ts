@@ -149,7 +149,7 @@ export class Pipeline {
 
     // 1. resolve the skill (and the agent the call is for)
     const skill = registry.get(key)
-    const inputJson = serialize(redact(input, skill?.input.jsonSchema, { collect: secrets }))
+    const inputJson = serialize(() => redact(input, skill?.input.jsonSchema, { collect: secrets }))
     row.input = inputJson ?? '"[input is not JSON]"'
     if (this.#closing) return refuse('unavailable', 'skillplane is shutting down; retry on another manager', 'interrupted')
     let agentId: string | null = null
@@ -164,7 +164,10 @@ export class Pipeline {
       if (agentId === null) return refuse('invalid_input', `unknown agent "${options.agent}"`, 'error')
     }
     row.agent_id = agentId
-    if (!skill) return refuse('not_found', `no skill with key "${row.skill_key}"`, 'error')
+    // An agent key's registry is its bound skills: others answer exactly like unknown keys.
+    if (!skill || (caller.kind === 'agent' && !catalog.isBound(caller.agentId, skill.key))) {
+      return refuse('not_found', `no skill with key "${row.skill_key}"`, 'error')
+    }
     if (!catalog.isEnabled(skill.key)) return refuse('unavailable', `skill "${skill.key}" is disabled in the catalog`, 'error')
     if (skill.scope === 'host') {
       return refuse('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error')
@@ -172,7 +175,13 @@ export class Pipeline {
 
     // 2. validate input
     if (inputJson === undefined) return refuse('invalid_input', 'input must be a JSON value', 'error')
-    const checked = skill.input.validate(input)
+    let checked: ReturnType<typeof skill.input.validate>
+    try {
+      checked = skill.input.validate(input)
+    } catch (error) {
+      // A refine or transform in the skill's own schema threw: the input is what it choked on.
+      return refuse('invalid_input', `input validation of skill "${skill.key}" failed: ${errorMessage(error)}`, 'error')
+    }
     if (!checked.ok) {
       return refuse('invalid_input', describeIssues('invalid input', checked.issues), 'error', { issues: checked.issues })
     }
@@ -304,7 +313,12 @@ export class Pipeline {
     let envelope: Envelope
     let status: Status
     try {
-      const data = await raceAbort(Promise.resolve().then(() => skill.run(input, ctx)), controller.signal)
+      const run = () => {
+        // A call cancelled before its turn never starts its executor.
+        if (controller.signal.aborted) throw controller.signal.reason
+        return skill.run(input, ctx)
+      }
+      const data = await raceAbort(Promise.resolve().then(run), controller.signal)
       // 7. validate output
       const out = skill.output ? skill.output.validate(data) : { ok: true as const, value: data }
       if (!out.ok) {
@@ -352,7 +366,8 @@ export class Pipeline {
     const row: AuditRow = { ...running, status, finished_at: new Date(finishedAt).toISOString(), duration_ms: finishedAt - startedAt }
     if (envelope.ok) {
       // Input secrets an executor echoes back are scrubbed from the stored result too.
-      const json = serialize(redact(envelope.data, outputSchema, { scrub: secrets }))
+      const data = envelope.data
+      const json = serialize(() => redact(data, outputSchema, { scrub: secrets }))
       if (json === undefined) {
         row.status = 'error'
         envelope = failure('invalid_output', 'the result is not JSON-serializable', running.call_id)
@@ -421,9 +436,10 @@ function approvalDetails(request: ApprovalView): Record<string, unknown> {
   }
 }
 
-function serialize(value: unknown): string | undefined {
+/** JSON of what make() returns, or undefined when making or serialising it throws. */
+function serialize(make: () => unknown): string | undefined {
   try {
-    return JSON.stringify(value)
+    return JSON.stringify(make())
   } catch {
     return undefined
   }
@@ -431,7 +447,7 @@ function serialize(value: unknown): string | undefined {
 
 function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message || error.name
-  return typeof error === 'string' ? error : (serialize(error) ?? String(error))
+  return typeof error === 'string' ? error : (serialize(() => error) ?? String(error))
 }
 
 function truncateUtf8(text: string, maxBytes: number): string {

@@ -14,6 +14,8 @@ import { DefinitionError } from './definition-error.js'
 const CLASSES: readonly SkillClass[] = ['safe', 'mutating', 'dangerous']
 const SCOPES: readonly SkillScope[] = ['manager', 'host']
 const EMPTY_OBJECT: JsonSchema = { type: 'object', properties: {} }
+// Node fires longer timers at once: this is the largest deadline setTimeout honours.
+export const MAX_TIMEOUT_MS = 2_147_483_647
 
 /** A registered skill: normalised metadata, compiled schemas and its executor. */
 export interface Skill {
@@ -60,8 +62,8 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     throw new DefinitionError(`${where}: scope must be manager or host, got ${JSON.stringify(scope)}`)
   }
   const timeoutMs = definition.timeoutMs ?? options.defaultTimeoutMs
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new DefinitionError(`${where}: timeoutMs must be a positive number`)
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new DefinitionError(`${where}: timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS} (about 24.8 days)`)
   }
   const input = definition.input ? compileSchema(definition.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
   const output = definition.output ? compileSchema(definition.output, 'output', `${where} output`) : null

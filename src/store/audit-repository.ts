@@ -56,6 +56,19 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'approval_id',
 ]
 
+// PostgreSQL text can't hold NUL; callers can send it (a key, a conversation id), so it is replaced.
+function withoutNul(row: AuditRow): AuditRow {
+  let clean: AuditRow | undefined
+  for (const column of COLUMNS) {
+    const value = row[column]
+    if (typeof value === 'string' && value.includes('\u0000')) {
+      clean ??= { ...row }
+      ;(clean as unknown as Record<string, unknown>)[column] = value.replaceAll('\u0000', '\uFFFD')
+    }
+  }
+  return clean ?? row
+}
+
 export class AuditRepository {
   readonly #writeBatch: ((rows: AuditRow[]) => void) | null = null
 
@@ -82,8 +95,9 @@ export class AuditRepository {
   }
 
   /** Insert new rows and finish running ones: one transaction per batch (the group commit's unit). */
-  async upsertMany(rows: AuditRow[]): Promise<void> {
-    if (rows.length === 0) return
+  async upsertMany(input: AuditRow[]): Promise<void> {
+    if (input.length === 0) return
+    const rows = input.map(withoutNul)
     // Inside a Kysely transaction on the shared connection the batch would join it (and vanish with
     // a rollback): then wait for the connection through Kysely instead.
     if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#writeBatch(rows)

@@ -33,16 +33,6 @@ export class KeyRepository {
     return Number(result.numUpdatedRows)
   }
 
-  async countActiveAdmins(): Promise<number> {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('role', '=', 'admin')
-      .where('revoked_at', 'is', null)
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
-  }
-
   async count(): Promise<number> {
     const row = await this.db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
     return Number(row.n)

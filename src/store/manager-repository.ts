@@ -5,12 +5,13 @@ import type { Database, ManagersTable } from './database.js'
 export class ManagerRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async register(row: ManagersTable): Promise<void> {
-    await this.db.insertInto('managers').values(row).execute()
-  }
-
-  async heartbeat(id: string, now: string): Promise<void> {
-    await this.db.updateTable('managers').set({ heartbeat_at: now }).where('id', '=', id).execute()
+  /** An upsert: a peer that wrongly swept this manager's row (a stall, a clock jump) sees it again. */
+  async heartbeat(row: ManagersTable): Promise<void> {
+    await this.db
+      .insertInto('managers')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doUpdateSet({ heartbeat_at: row.heartbeat_at }))
+      .execute()
   }
 
   heartbeatSince(cutoff: string): Promise<Array<Pick<ManagersTable, 'id' | 'hostname' | 'pid'>>> {

@@ -96,6 +96,9 @@ export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password) parsed.password = '***'
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|key|token/i.test(name)) parsed.searchParams.set(name, '***')
+    }
     return parsed.toString()
   } catch {
     return '<unparseable database URL>'

@@ -1,7 +1,7 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { inject } from 'vitest'
+import { afterAll, inject } from 'vitest'
 import { createTestDatabase } from './postgres.js'
 
 export interface TestDatabase {
@@ -12,8 +12,26 @@ export interface TestDatabase {
 
 const postgresUrl = inject('postgresUrl')
 
+const created: string[] = []
+
+// Each test file removes the directories it made once its tests are done.
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
 export function tempDir(prefix = 'skillplane-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  created.push(dir)
+  return dir
+}
+
+/** Poll until check() holds (for state another process or a background task produces). */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 
 /** Both dialects; PostgreSQL only when the global setup found or started a server. */

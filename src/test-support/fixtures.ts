@@ -37,7 +37,12 @@ export function testSkills() {
       key: 'wipe_things',
       description: 'A dangerous skill',
       class: 'dangerous',
-      run: () => ({ wiped: true }),
+      agents: ['Helper'],
+      input: z.object({ count: z.number().int().min(1).default(1) }),
+      run: ({ count }) => {
+        wipes.push(count)
+        return { wiped: count }
+      },
     }),
     defineSkill({
       key: 'explode',
@@ -100,6 +105,31 @@ export function testSkills() {
       },
     }),
     defineSkill({
+      key: 'counted',
+      description: 'Records each run',
+      class: 'safe',
+      input: z.object({ tag: z.string() }),
+      run: ({ tag }) => {
+        counted.push(tag)
+        return { tag }
+      },
+    }),
+    defineSkill({
+      key: 'picky',
+      description: 'Its schema refinement throws on some input',
+      class: 'safe',
+      input: z.object({ json: z.string().transform((text) => JSON.parse(text) as unknown) }),
+      run: ({ json }) => ({ json }),
+    }),
+    defineSkill({
+      key: 'bulk_delete',
+      description: 'Deletes items; asks a human for large batches',
+      class: 'mutating',
+      input: z.object({ ids: z.array(z.string()).min(1) }),
+      needsApproval: ({ ids }) => (ids.length > 10 ? `a batch of ${ids.length} items exceeds the limit of 10` : false),
+      run: ({ ids }) => ({ deleted: ids.length }),
+    }),
+    defineSkill({
       key: 'big_result',
       description: 'Returns a large result',
       class: 'safe',
@@ -143,6 +173,12 @@ export function testSkills() {
     }),
   ]
 }
+
+/** Every run of counted, by tag. */
+export const counted: string[] = []
+
+/** Every run of wipe_things, in order: proves a dangerous call ran, and how often. */
+export const wipes: number[] = []
 
 /** Every hang executor's abort reason, in order: proves the deadline reaches the executor. */
 export const hangAborts: string[] = []

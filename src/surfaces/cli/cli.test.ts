@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
-import { describe, expect, it } from 'vitest'
-import { databases, tempDir, type TestDatabase } from '../../test-support/databases.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { databases, tempDir, waitFor, type TestDatabase } from '../../test-support/databases.js'
 
 const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
 const CONFIG = join(import.meta.dirname, '../../test-support/cli.config.ts')
@@ -26,6 +26,12 @@ function cli(location: { dataDir: string; databaseUrl?: string }, args: string[]
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
 }
 
+const servers = new Set<ChildProcess>()
+afterEach(() => {
+  for (const child of servers) child.kill('SIGKILL')
+  servers.clear()
+})
+
 /** Start `skillplane serve` on a free port; resolves once it printed its URL and admin key. */
 function serve(location: { dataDir: string; databaseUrl?: string }) {
   const child = spawn(
@@ -33,8 +39,14 @@ function serve(location: { dataDir: string; databaseUrl?: string }) {
     [MAIN, 'serve', '--port', '0', '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : [])],
     { env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
+  servers.add(child)
   let out = ''
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      servers.delete(child)
+      resolve(code)
+    }),
+  )
   const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       out += chunk
@@ -218,14 +230,6 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     oneLine(run)
   })
 })
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 async function getJson(url: string, headers: Record<string, string>): Promise<any> {
   return (await fetch(url, { headers })).json()

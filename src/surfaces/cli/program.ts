@@ -6,6 +6,9 @@ import { invokeCommand } from './commands/invoke.js'
 import { auditCommand } from './commands/audit.js'
 import { syncCommand } from './commands/sync.js'
 import { keysCommand } from './commands/keys.js'
+import { approvalsCommand } from './commands/approvals.js'
+import { policiesCommand } from './commands/policies.js'
+import { sopCommand } from './commands/sop.js'
 
 export function createProgram(): Command {
   const program = new Command('skillplane')
@@ -21,5 +24,8 @@ export function createProgram(): Command {
   auditCommand(program)
   syncCommand(program)
   keysCommand(program)
+  approvalsCommand(program)
+  policiesCommand(program)
+  sopCommand(program)
   return program
 }

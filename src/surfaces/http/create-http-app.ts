@@ -4,12 +4,15 @@ import type { Skillplane } from '../../plane/skillplane.js'
 import { canSee } from '../../registry/skill-view.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
-import { errorResponse } from './errors.js'
+import { errorResponse } from './error-response.js'
 import { apiKeyAuth } from './middleware/api-key-auth.js'
 import { limitBody } from './middleware/limit-body.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
 import { agentRoutes } from './routes/agents.js'
+import { approvalRoutes } from './routes/approvals.js'
+import { policyRoutes } from './routes/policies.js'
+import { sopRoutes } from './routes/sops.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
 
@@ -34,6 +37,9 @@ export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
   app.route('/api/agents', agentRoutes(plane))
+  app.route('/api/approvals', approvalRoutes(plane))
+  app.route('/api/policies', policyRoutes(plane))
+  app.route('/api/sops', sopRoutes(plane))
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
   app.get('/openapi.json', async (c) => {

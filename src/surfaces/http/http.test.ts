@@ -57,6 +57,9 @@ describe.each(databases)('HTTP API on $name', (database) => {
       body: { ok: false, error: { code: 'unauthorized', message: expect.stringContaining('missing API key') } },
     })
     expect(await h.call('/api/skills', { key: 'sp_not-a-real-key' })).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } })
+    const basic = await fetch(`${h.server.url}/api/skills`, { headers: { authorization: 'Basic YWxpY2U6cHc=' } })
+    expect(basic.status).toBe(401)
+    expect(await basic.json()).toMatchObject({ error: { code: 'unauthorized', message: expect.stringContaining('malformed Authorization header') } })
     await h.plane.keys.revoke('vera', h.plane.now())
     expect(await h.call('/api/skills', { key: h.keys.viewer })).toMatchObject({
       status: 401,
@@ -76,11 +79,11 @@ describe.each(databases)('HTTP API on $name', (database) => {
       agents: ['helper'],
     })
     const mutating = await h.call('/api/skills?class=mutating')
-    expect(mutating.body.skills.map((s: { key: string }) => s.key)).toEqual(['write_thing'])
+    expect(mutating.body.skills.map((s: { key: string }) => s.key)).toEqual(['bulk_delete', 'write_thing'])
     const byAgent = await h.call('/api/skills?agent=Helper')
-    expect(byAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'write_thing'])
+    expect(byAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
     const asAgent = await h.call('/api/skills', { key: h.keys.helper })
-    expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'write_thing'])
+    expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
     expect(await h.call('/api/skills/explode', { key: h.keys.helper })).toMatchObject({ status: 404 })
     expect(await h.call('/api/skills?agent=ghost')).toMatchObject({ status: 400, body: { error: { message: 'unknown agent "ghost"' } } })
     const detail = await h.call('/api/skills/echo')
@@ -130,6 +133,21 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(await h.call('/api/skills/echo/invoke', { body: [1, 2] })).toMatchObject({ status: 400 })
     const big = await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x'.repeat(5000) } } })
     expect(big).toMatchObject({ status: 413, body: { ok: false, error: { code: 'payload_too_large' } } })
+    // A chunked body has no Content-Length: its size is counted while it is read.
+    const chunks = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(500)))
+        controller.close()
+      },
+    })
+    const chunked = await fetch(`${h.server.url}/api/skills/echo/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.keys.admin}`, 'content-type': 'application/json' },
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit)
+    expect(chunked.status).toBe(413)
+    expect(await chunked.json()).toMatchObject({ error: { code: 'payload_too_large' } })
     expect(await h.call('/api/nothing-here')).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: 'no route GET /api/nothing-here' } } })
     // An empty body means "no arguments".
     expect(await h.call('/api/skills/explode/invoke', { raw: '' })).toMatchObject({ status: 502 })
@@ -182,7 +200,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     h = await start(database)
     const all = await h.call('/api/agents')
     expect(all.body.agents).toEqual([
-      { id: 'helper', name: 'Helper', aliases: ['helper', 'h'], description: 'The test agent', declared: true, skills: ['echo', 'parent_call', 'write_thing'] },
+      { id: 'helper', name: 'Helper', aliases: ['helper', 'h'], description: 'The test agent', declared: true, skills: ['echo', 'parent_call', 'wipe_things', 'write_thing'] },
       { id: 'other', name: 'Other', aliases: [], description: 'Bound to nothing', declared: true, skills: [] },
     ])
     expect((await h.call('/api/agents', { key: h.keys.helper })).body.agents.map((a: { id: string }) => a.id)).toEqual(['helper'])
@@ -207,6 +225,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(Object.keys(agentView.paths).filter((p) => p.endsWith('/invoke') && !p.includes('{'))).toEqual([
       '/api/skills/echo/invoke',
       '/api/skills/parent_call/invoke',
+      '/api/skills/wipe_things/invoke',
       '/api/skills/write_thing/invoke',
     ])
     expect(await h.call('/openapi.json', { key: 'sp_bogus' })).toMatchObject({ status: 401 })

@@ -10,15 +10,24 @@ export function invokeCommand(program: Command): void {
     .option('--input <json>', 'the input as JSON, or @FILE to read it from a file', '{}')
     .option('--agent <agent>', 'run on behalf of this agent (its bindings apply)')
     .option('--conversation <id>', 'conversation id recorded on the audit row')
+    .option('--approval-id <id>', 'run with this approved request (the same input only; it runs once)')
+    .option('--wait [seconds]', 'if approval is needed, wait for the decision (default: the configured time)')
     .action(async (key: string, _o: unknown, command: Command) => {
-      const o = command.optsWithGlobals<GlobalOptions & { input: string; agent?: string; conversation?: string }>()
+      const o = command.optsWithGlobals<GlobalOptions & { input: string; agent?: string; conversation?: string; approvalId?: string; wait?: string | true }>()
       const input = parseInput(o.input)
+      const wait = o.wait === undefined || o.wait === true ? o.wait : parseSeconds(o.wait)
       const envelope = await withPlane(o, (plane) =>
-        plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation }),
+        plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation, approvalId: o.approvalId, wait }),
       )
       console.log(JSON.stringify(envelope, null, 2))
       if (!envelope.ok) process.exitCode = 1
     })
+}
+
+function parseSeconds(raw: string): number {
+  const seconds = Number(raw)
+  if (!Number.isInteger(seconds) || seconds < 1) throw new CliError(`--wait takes a whole number of seconds, got "${raw}"`)
+  return seconds
 }
 
 function parseInput(raw: string): unknown {

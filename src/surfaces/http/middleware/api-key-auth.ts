@@ -7,7 +7,7 @@ const unauthorized = (message: string) => ({ ok: false, error: { code: 'unauthor
 
 /** Bearer API keys: 401 with a JSON body for a missing, malformed, unknown or revoked key. */
 export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler<HttpEnv> {
-  return bearerAuth<HttpEnv>({
+  const bearer = bearerAuth<HttpEnv>({
     verifyToken: async (token, c) => {
       const caller = await keys.authenticate(token)
       if (!caller) return false
@@ -18,4 +18,12 @@ export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler<HttpEnv> {
     invalidAuthenticationHeader: { message: unauthorized('malformed Authorization header: expected Bearer <key>') },
     invalidToken: { message: unauthorized('unknown or revoked API key') },
   })
+  // hono answers a header of another scheme with 400; a bad credential is a 401 here.
+  return async (c, next) => {
+    const header = c.req.header('authorization')
+    if (header !== undefined && !/^Bearer +\S+$/i.test(header.trim())) {
+      return c.json(unauthorized('malformed Authorization header: expected Bearer <key>'), 401)
+    }
+    return bearer(c, next)
+  }
 }

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { errorResponse } from '../errors.js'
+import { errorResponse } from '../error-response.js'
 
 /**
  * 413 for bodies over maxBytes. A declared Content-Length is checked from the header alone:

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { CallerRole } from '../../../skill/skill-types.js'
 import type { HttpEnv } from '../http-env.js'
-import { errorResponse } from '../errors.js'
+import { errorResponse } from '../error-response.js'
 
 const RANK: Record<CallerRole, number> = { viewer: 0, operator: 1, admin: 2 }
 

@@ -11,6 +11,8 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing or unknown API key',
   403: 'Denied',
   404: 'Not found',
+  409: 'The request is no longer pending, or already decided by this approver',
+  410: 'Approval expired',
   413: 'Request body too large',
   502: 'Executor error, invalid output or edge unavailable',
   503: 'Skill unavailable or disabled',
@@ -62,7 +64,7 @@ const COMPONENT_SCHEMAS: Record<string, unknown> = {
       skill: { type: 'string' },
       caller: { type: 'object' },
       agent: { type: ['string', 'null'] },
-      status: { enum: ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted'] },
+      status: { enum: ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required'] },
       input: {},
       result: {},
       resultTruncated: { type: 'boolean' },
@@ -78,9 +80,27 @@ const invokeExtras = {
   agent: { type: 'string', description: 'Agent the call is made for (id, name or alias)' },
   conversationId: { type: 'string' },
   edgeId: { type: 'string', description: 'Edge to run a host-scope skill on' },
+  approvalId: { type: 'string', description: 'Run with this approved request (same input only; runs once)' },
+  wait: {
+    oneOf: [{ type: 'boolean' }, { type: 'integer', minimum: 1, maximum: 3600 }],
+    description: 'When approval is needed, wait for the decision (true: the configured time; a number: seconds)',
+  },
 }
 
 const keyParam = { name: 'key', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' } }
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
+const decisionOperation = (summary: string) => ({
+  summary,
+  parameters: [idParam],
+  requestBody: {
+    content: json({
+      type: 'object',
+      additionalProperties: false,
+      properties: { comment: { type: 'string' }, sopId: { type: 'string' } },
+    }),
+  },
+  responses: { 200: { description: 'The request after the decision' }, ...errors(400, 401, 403, 404, 409) },
+})
 const queryParams = (...names: string[]) => names.map((name) => ({ name, in: 'query', schema: { type: 'string' } }))
 
 /** OpenAPI 3.1 for the HTTP API, with one invoke operation per visible skill documenting its own schemas. */
@@ -156,6 +176,66 @@ export function buildOpenApi(options: { version: string; skills: Skill[] }): Rec
     '/api/agents': {
       get: { summary: 'Agents and their bound skills', responses: { 200: { description: 'Agents' }, ...errors(401) } },
     },
+    '/api/audit/events': {
+      get: {
+        summary: 'Audited changes that are not calls: policies, approval transitions, SOPs (operator or admin)',
+        parameters: queryParams('subject', 'kind', 'cursor', 'limit'),
+        responses: { 200: { description: 'A page of events' }, ...errors(400, 401, 403) },
+      },
+    },
+    '/api/approvals': {
+      get: {
+        summary: 'Approval requests, newest first (approvers see all, others their own)',
+        parameters: queryParams('status', 'skill', 'agent', 'cursor', 'limit'),
+        responses: { 200: { description: 'A page of requests' }, ...errors(400, 401) },
+      },
+    },
+    '/api/approvals/{id}': {
+      get: { summary: 'One request with its decisions and history', parameters: [idParam], responses: { 200: { description: 'Request' }, ...errors(401, 404) } },
+    },
+    '/api/approvals/{id}/approve': { post: decisionOperation('Approve a request (dangerous: cite sopId)') },
+    '/api/approvals/{id}/reject': { post: decisionOperation('Reject a request') },
+    '/api/policies': {
+      get: { summary: 'Policy overrides (admin)', responses: { 200: { description: 'Policies' }, ...errors(401, 403) } },
+      put: {
+        summary: 'Set the override for (skill, level, subject) (admin)',
+        requestBody: {
+          content: json({
+            type: 'object',
+            required: ['skill', 'level', 'decision'],
+            additionalProperties: false,
+            properties: {
+              skill: { type: 'string', description: 'A skill key or "*"' },
+              level: { enum: ['global', 'agent', 'role', 'user'] },
+              subject: { type: 'string' },
+              decision: { enum: ['ALWAYS', 'ASK', 'DENY'] },
+            },
+          }),
+        },
+        responses: { 200: { description: 'The policy' }, ...errors(400, 401, 403) },
+      },
+    },
+    '/api/policies/{id}': {
+      delete: { summary: 'Clear an override (admin)', parameters: [idParam], responses: { 200: { description: 'Cleared' }, ...errors(401, 403, 404) } },
+    },
+    '/api/sops': {
+      get: { summary: 'Registered signed procedures (operator or admin)', responses: { 200: { description: 'SOPs' }, ...errors(401, 403) } },
+      post: {
+        summary: 'Register a signed procedure (admin)',
+        requestBody: {
+          content: json({
+            type: 'object',
+            required: ['document', 'signature'],
+            additionalProperties: false,
+            properties: { document: { type: 'string' }, signature: { type: 'string', description: 'The JSON of FILE.sig' } },
+          }),
+        },
+        responses: { 201: { description: 'Registered' }, ...errors(400, 401, 403) },
+      },
+    },
+    '/api/sops/{id}/revoke': {
+      post: { summary: 'Revoke a procedure (admin)', parameters: [idParam], responses: { 200: { description: 'Revoked' }, ...errors(401, 403, 404) } },
+    },
   }
 
   for (const skill of options.skills) {
@@ -196,7 +276,7 @@ function invokeOperation(summary: string, body: JsonSchema, parameters: unknown[
     responses: {
       200: { description: 'Result', content: json(ref('Success')) },
       202: { description: 'Approval required', content: json(ref('Failure')) },
-      ...errors(400, 401, 403, 404, 413, 502, 503, 504),
+      ...errors(400, 401, 403, 404, 410, 413, 502, 503, 504),
     },
   }
 }

@@ -3,7 +3,7 @@ import type { Skillplane } from '../../../plane/skillplane.js'
 import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
 import { toAuditEntry } from '../../../audit/audit-entry.js'
 import type { HttpEnv } from '../http-env.js'
-import { errorResponse } from '../errors.js'
+import { errorResponse } from '../error-response.js'
 import { requireRole } from '../middleware/require-role.js'
 
 export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -17,6 +17,13 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
     const page = await plane.audit.query(query)
     return c.json({ items: page.items.map(toAuditEntry), nextCursor: page.nextCursor })
+  })
+
+  app.get('/events', async (c) => {
+    const { subject, kind, cursor } = c.req.query()
+    const limit = Number(c.req.query('limit') ?? 50)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) return errorResponse(c, 400, 'invalid_input', 'limit: must be an integer from 1 to 500')
+    return c.json(await plane.events.list({ subject, kind, cursor, limit }))
   })
 
   app.get('/:callId', async (c) => {

@@ -3,16 +3,19 @@ import { z } from 'zod'
 import type { Skillplane } from '../../../plane/skillplane.js'
 import { canSee, skillDetail, skillSummary } from '../../../registry/skill-view.js'
 import type { HttpEnv } from '../http-env.js'
-import { errorResponse } from '../errors.js'
+import { errorResponse } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
+import { describeZod } from '../describe-zod.js'
 
 const invokeBody = z.strictObject({
   input: z.unknown().optional(),
   agent: z.string().min(1).max(200).optional(),
   conversationId: z.string().min(1).max(200).optional(),
   edgeId: z.string().min(1).max(200).optional(),
+  approvalId: z.string().min(1).max(64).optional(),
+  wait: z.union([z.boolean(), z.number().int().min(1).max(3600)]).optional(),
 })
 
 const editBody = z
@@ -81,19 +84,12 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
       agent: parsed.data.agent,
       conversationId: parsed.data.conversationId,
       edgeId: parsed.data.edgeId,
+      approvalId: parsed.data.approvalId,
+      wait: parsed.data.wait,
       signal: c.req.raw.signal,
     })
     return c.json(envelope, envelope.ok ? 200 : statusForCode(envelope.error.code))
   })
 
   return app
-}
-
-function describeZod(error: z.ZodError): string {
-  return error.issues
-    .map((i) => {
-      if (i.code === 'unrecognized_keys') return `unknown field ${i.keys.map((k) => JSON.stringify(k)).join(', ')}`
-      return `${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`
-    })
-    .join('; ')
 }

@@ -1,0 +1,56 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { Skillplane } from '../../../plane/skillplane.js'
+import { APPROVAL_STATUSES, type ApprovalView } from '../../../policy/approvals.js'
+import type { Caller } from '../../../skill/skill-types.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
+import { readJsonBody } from '../read-json-body.js'
+import { describeZod } from '../describe-zod.js'
+
+const listQuery = z.strictObject({
+  status: z.enum(APPROVAL_STATUSES).optional(),
+  skill: z.string().min(1).optional(),
+  agent: z.string().min(1).optional(),
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+})
+const decisionBody = z.strictObject({ comment: z.string().max(2000).optional(), sopId: z.string().min(1).max(64).optional() })
+
+// Approvers (operator, admin) see every request; anyone else only their own.
+const mayView = (caller: Caller, approval: ApprovalView) =>
+  (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
+
+export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+
+  app.get('/', async (c) => {
+    const parsed = listQuery.safeParse(c.req.query())
+    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
+    const query = { ...parsed.data, agent: parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent) }
+    const page = await plane.approvals.list(query)
+    const caller = c.get('caller')
+    return c.json({ items: page.items.filter((a) => mayView(caller, a)), nextCursor: page.nextCursor })
+  })
+
+  app.get('/:id', async (c) => {
+    const approval = await plane.approvals.get(c.req.param('id'))
+    if (!approval || !mayView(c.get('caller'), approval)) return errorResponse(c, 404, 'not_found', `no approval request "${c.req.param('id')}"`)
+    const history = await plane.events.list({ subject: `approval:${approval.id}`, limit: 100 })
+    return c.json({ ...approval, history: history.items.reverse() })
+  })
+
+  for (const decision of ['approve', 'reject'] as const) {
+    app.post(`/:id/${decision}`, async (c) => {
+      const body = await readJsonBody(c)
+      if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
+      const parsed = decisionBody.safeParse(body.value)
+      if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid request body: ${describeZod(parsed.error)}`)
+      const result = await plane.approvals.decide({ id: c.req.param('id'), caller: c.get('caller'), decision, ...parsed.data })
+      if (!result.ok) return errorResponse(c, result.status, result.code, result.message)
+      return c.json(result.approval)
+    })
+  }
+
+  return app
+}

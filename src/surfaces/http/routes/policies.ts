@@ -1,0 +1,40 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { Skillplane } from '../../../plane/skillplane.js'
+import { POLICY_DECISIONS, POLICY_LEVELS } from '../../../policy/decide-policy.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
+import { readJsonBody } from '../read-json-body.js'
+import { describeZod } from '../describe-zod.js'
+import { requireRole } from '../middleware/require-role.js'
+
+const policyBody = z.strictObject({
+  skill: z.string().min(1),
+  level: z.enum(POLICY_LEVELS),
+  subject: z.string().min(1).optional(),
+  decision: z.enum(POLICY_DECISIONS),
+})
+
+export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+  app.use(requireRole('admin'))
+
+  app.get('/', (c) => c.json({ policies: plane.policies.list() }))
+
+  app.put('/', async (c) => {
+    const body = await readJsonBody(c)
+    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
+    const parsed = policyBody.safeParse(body.value)
+    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid policy: ${describeZod(parsed.error)}`)
+    const result = await plane.policies.set(parsed.data, c.get('caller'), plane.now())
+    if (!result.ok) return errorResponse(c, 400, 'invalid_input', result.message)
+    return c.json(result.policy)
+  })
+
+  app.delete('/:id', async (c) => {
+    const cleared = await plane.policies.clear(c.req.param('id'), c.get('caller'))
+    if (!cleared) return errorResponse(c, 404, 'not_found', `no policy "${c.req.param('id')}"`)
+    return c.json(cleared)
+  })
+  return app
+}

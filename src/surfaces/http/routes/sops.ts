@@ -1,0 +1,37 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { Skillplane } from '../../../plane/skillplane.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
+import { readJsonBody } from '../read-json-body.js'
+import { describeZod } from '../describe-zod.js'
+import { requireRole } from '../middleware/require-role.js'
+
+const registerBody = z.strictObject({
+  document: z.string().min(1).max(1_000_000),
+  /** The JSON that `skillplane sop sign` writes to FILE.sig. */
+  signature: z.string().min(1).max(10_000),
+})
+
+export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+
+  app.get('/', requireRole('operator'), async (c) => c.json({ sops: await plane.sops.list() }))
+
+  app.post('/', requireRole('admin'), async (c) => {
+    const body = await readJsonBody(c)
+    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
+    const parsed = registerBody.safeParse(body.value)
+    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid request body: ${describeZod(parsed.error)}`)
+    const result = await plane.sops.register(parsed.data.document, parsed.data.signature, c.get('caller'), plane.now())
+    if (!result.ok) return errorResponse(c, 400, 'invalid_input', `SOP refused: ${result.message}`)
+    return c.json(result.value, 201)
+  })
+
+  app.post('/:id/revoke', requireRole('admin'), async (c) => {
+    const revoked = await plane.sops.revoke(c.req.param('id'), c.get('caller'), plane.now())
+    if (!revoked) return errorResponse(c, 404, 'not_found', `no active SOP "${c.req.param('id')}"`)
+    return c.json({ id: c.req.param('id'), revoked: true })
+  })
+  return app
+}
