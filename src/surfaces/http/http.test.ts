@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { databases, type TestDatabase } from '../../test-support/databases.js'
+import { databases, waitFor, type TestDatabase } from '../../test-support/databases.js'
+import { sopSigner } from '../../test-support/sop.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { SkillplaneConfig } from '../../config/define-config.js'
@@ -9,7 +10,7 @@ import { startHttpServer, type HttpServer } from './start-http-server.js'
 interface Harness {
   plane: Skillplane
   server: HttpServer
-  keys: Record<'admin' | 'operator' | 'viewer' | 'helper', string>
+  keys: Record<'admin' | 'admin2' | 'operator' | 'viewer' | 'helper', string>
   call(path: string, init?: { key?: string | null; method?: string; body?: unknown; raw?: string }): Promise<{ status: number; body: any; type: string }>
 }
 
@@ -20,6 +21,7 @@ async function start(database: TestDatabase, config?: SkillplaneConfig): Promise
     (await plane.keys.create({ name, role, agentId }, plane.now())).key
   const keys = {
     admin: await make('alice', 'admin'),
+    admin2: await make('bob', 'admin'),
     operator: await make('oscar', 'operator'),
     viewer: await make('vera', 'viewer'),
     helper: await make('helper-bot', 'agent', 'helper'),
@@ -229,6 +231,110 @@ describe.each(databases)('HTTP API on $name', (database) => {
       '/api/skills/write_thing/invoke',
     ])
     expect(await h.call('/openapi.json', { key: 'sp_bogus' })).toMatchObject({ status: 401 })
+  })
+
+  it('runs the approval flow: 202 with an approval id, decide, resume once with the same input', async () => {
+    h = await start(database)
+    const asked = await h.call('/api/skills/write_thing/invoke', { body: { input: { value: 'v' } }, key: h.keys.helper })
+    expect(asked).toMatchObject({ status: 202, body: { ok: false, error: { code: 'approval_required', details: { approvalsRequired: 1 } } } })
+    const id = asked.body.error.details.approvalId as string
+
+    const asOperator = await h.call('/api/approvals?status=pending&skill=write_thing&agent=Helper', { key: h.keys.operator })
+    expect(asOperator.body.items.map((a: { id: string }) => a.id)).toEqual([id])
+    expect((await h.call('/api/approvals', { key: h.keys.viewer })).body.items).toEqual([])
+    expect((await h.call('/api/approvals', { key: h.keys.helper })).body.items.map((a: { id: string }) => a.id)).toEqual([id])
+    expect(await h.call(`/api/approvals/${id}`, { key: h.keys.viewer })).toMatchObject({ status: 404 })
+    expect(await h.call('/api/approvals?status=maybe')).toMatchObject({ status: 400 })
+
+    const approve = (key: string, body: object = {}) => h.call(`/api/approvals/${id}/approve`, { body, key })
+    expect(await approve(h.keys.viewer)).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+    expect(await approve(h.keys.helper)).toMatchObject({ status: 403 })
+    expect(await approve(h.keys.operator, { comment: 'ok', extra: 1 })).toMatchObject({ status: 400 })
+    expect(await approve(h.keys.operator, { comment: 'ok' })).toMatchObject({ status: 200, body: { status: 'approved' } })
+    expect(await approve(h.keys.admin)).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } })
+
+    const changed = await h.call('/api/skills/write_thing/invoke', { body: { input: { value: 'w' }, approvalId: id }, key: h.keys.helper })
+    expect(changed).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+    const ran = await h.call('/api/skills/write_thing/invoke', { body: { input: { value: 'v' }, approvalId: id }, key: h.keys.helper })
+    expect(ran).toMatchObject({ status: 200, body: { ok: true, data: { stored: 'v' } } })
+    const detail = await h.call(`/api/approvals/${id}`)
+    expect(detail.body).toMatchObject({ status: 'executed', executedCallId: ran.body.callId })
+    expect(detail.body.history.map((e: { kind: string }) => e.kind)).toEqual(['approval.created', 'approval.approval', 'approval.approved', 'approval.executed'])
+    const events = await h.call(`/api/audit/events?subject=approval:${id}`, { key: h.keys.operator })
+    expect(events.body.items).toHaveLength(4)
+    expect(await h.call('/api/audit/events', { key: h.keys.viewer })).toMatchObject({ status: 403 })
+
+    // Rejection, and the requester can't approve its own request.
+    const ids = Array.from({ length: 11 }, (_, i) => String(i))
+    const own = await h.call('/api/skills/bulk_delete/invoke', { body: { input: { ids } }, key: h.keys.operator })
+    const ownId = own.body.error.details.approvalId
+    expect(await h.call(`/api/approvals/${ownId}/approve`, { body: {}, key: h.keys.operator })).toMatchObject({
+      status: 403,
+      body: { error: { message: 'the requester cannot approve their own request' } },
+    })
+    expect(await h.call(`/api/approvals/${ownId}/reject`, { body: { comment: 'too many' } })).toMatchObject({ status: 200, body: { status: 'rejected' } })
+    expect(await h.call('/api/skills/bulk_delete/invoke', { body: { input: { ids }, approvalId: ownId }, key: h.keys.operator })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'approval_rejected' } },
+    })
+  })
+
+  it('waits for a decision when the invoke asks to', async () => {
+    h = await start(database)
+    const waiting = h.call('/api/skills/write_thing/invoke', { body: { input: { value: 'held' }, wait: true }, key: h.keys.helper })
+    await waitFor(async () => (await h.call('/api/approvals?status=pending')).body.items.length === 1)
+    const id = (await h.call('/api/approvals?status=pending')).body.items[0].id
+    await h.call(`/api/approvals/${id}/approve`, { body: {}, key: h.keys.operator })
+    expect(await waiting).toMatchObject({ status: 200, body: { ok: true, data: { stored: 'held' } } })
+    expect(await h.call('/api/skills/write_thing/invoke', { body: { input: { value: 'x' }, wait: 'yes' }, key: h.keys.helper })).toMatchObject({ status: 400 })
+  })
+
+  it('registers signed procedures and requires them for dangerous approvals', async () => {
+    const signer = sopSigner()
+    h = await start(database, { sopKeys: [signer.config] })
+    const sop = signer.sop({ id: 'wipe-procedure', skills: ['wipe_things'] })
+    expect(await h.call('/api/sops', { body: sop, key: h.keys.operator })).toMatchObject({ status: 403 })
+    expect(await h.call('/api/sops', { body: { ...sop, document: sop.document + 'edited' } })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringContaining('changed after it was signed') } },
+    })
+    expect(await h.call('/api/sops', { body: sop })).toMatchObject({ status: 201, body: { id: 'wipe-procedure', keyName: 'ops-lead' } })
+    expect((await h.call('/api/sops', { key: h.keys.operator })).body.sops.map((s: { id: string }) => s.id)).toEqual(['wipe-procedure'])
+
+    const asked = await h.call('/api/skills/wipe_things/invoke', { body: { input: { count: 2 } }, key: h.keys.helper })
+    expect(asked).toMatchObject({ status: 202, body: { error: { details: { approvalsRequired: 2, sopRequired: true } } } })
+    const id = asked.body.error.details.approvalId
+    expect(await h.call(`/api/approvals/${id}/approve`, { body: {} })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('must cite') } } })
+    expect(await h.call(`/api/approvals/${id}/approve`, { body: { sopId: 'wipe-procedure' }, key: h.keys.operator })).toMatchObject({ status: 403 })
+    expect(await h.call(`/api/approvals/${id}/approve`, { body: { sopId: 'wipe-procedure' } })).toMatchObject({ status: 200, body: { status: 'pending' } })
+    expect(await h.call(`/api/approvals/${id}/approve`, { body: { sopId: 'wipe-procedure' } })).toMatchObject({ status: 409 })
+    expect(await h.call(`/api/approvals/${id}/approve`, { body: { sopId: 'wipe-procedure' }, key: h.keys.admin2 })).toMatchObject({
+      status: 200,
+      body: { status: 'approved' },
+    })
+    expect(await h.call('/api/skills/wipe_things/invoke', { body: { input: { count: 2 }, approvalId: id }, key: h.keys.helper })).toMatchObject({
+      status: 200,
+      body: { data: { wiped: 2 } },
+    })
+    expect(await h.call('/api/sops/wipe-procedure/revoke', { body: {} })).toMatchObject({ status: 200 })
+    expect(await h.call('/api/sops/wipe-procedure/revoke', { body: {} })).toMatchObject({ status: 404 })
+  })
+
+  it('lets admins alone list, set and clear policy overrides', async () => {
+    h = await start(database)
+    expect(await h.call('/api/policies', { key: h.keys.operator })).toMatchObject({ status: 403 })
+    const set = await h.call('/api/policies', { method: 'PUT', body: { skill: 'echo', level: 'agent', subject: 'h', decision: 'DENY' } })
+    expect(set).toMatchObject({ status: 200, body: { skill: 'echo', level: 'agent', subject: 'helper', decision: 'DENY' } })
+    expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' } }, key: h.keys.helper })).toMatchObject({ status: 403 })
+    expect((await h.call('/api/policies')).body.policies).toHaveLength(1)
+    expect(await h.call('/api/policies', { method: 'PUT', body: { skill: 'echo', level: 'galaxy', decision: 'DENY' } })).toMatchObject({ status: 400 })
+    expect(await h.call('/api/policies', { method: 'PUT', body: { skill: 'echo', level: 'agent', subject: 'nobody', decision: 'DENY' } })).toMatchObject({
+      status: 400,
+      body: { error: { message: 'unknown agent "nobody"' } },
+    })
+    expect(await h.call(`/api/policies/${set.body.id}`, { method: 'DELETE' })).toMatchObject({ status: 200 })
+    expect(await h.call(`/api/policies/${set.body.id}`, { method: 'DELETE' })).toMatchObject({ status: 404 })
+    expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' } }, key: h.keys.helper })).toMatchObject({ status: 200 })
   })
 
   it('serves an HTML landing page at /', async () => {
