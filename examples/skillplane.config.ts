@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { defineConfig } from 'skillplane'
 import { calculate } from './skills/calculate.js'
 import { diskUsage } from './skills/disk-usage.js'
@@ -11,4 +12,6 @@ export default defineConfig(({ dataDir }) => ({
     { name: 'Fleet Autonomy', aliases: ['fleet'], description: 'Watches the fleet and keeps hosts healthy' },
     { name: 'Notes Assistant', aliases: ['notes', 'scribe'], description: 'Keeps the team notebook' },
   ],
+  // Signatures by this key make an SOP citable; examples/sops/purge-old-notes.md is signed with it.
+  sopKeys: [{ name: 'ops-lead', publicKey: readFileSync(new URL('./sop-keys/ops-lead.pub', import.meta.url), 'utf8') }],
 }))
