@@ -15,6 +15,8 @@ export class ShuttingDown extends Error {
 
 /** Resolve or reject with the promise, or reject with the signal's reason as soon as it aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  // An executor that fails after the abort won the race must not become an unhandled rejection.
+  promise.catch(() => {})
   if (signal.aborted) return Promise.reject(signal.reason)
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason)

@@ -119,6 +119,13 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'timeout', error_code: 'timeout' })
   })
 
+  it('times out an executor that fails later without an unhandled rejection', async () => {
+    plane = await openTestPlane(database)
+    expect(await plane.invoke('late_fail', {}, { caller: admin })).toMatchObject({ ok: false, error: { code: 'timeout' } })
+    // Vitest fails the run on an unhandled rejection: give the late failure time to happen.
+    await new Promise((r) => setTimeout(r, 200))
+  })
+
   it('refuses output that violates the output schema', async () => {
     plane = await openTestPlane(database)
     const result = await plane.invoke('bad_output', {}, { caller: admin })

@@ -65,6 +65,13 @@ export function testSkills() {
         }),
     }),
     defineSkill({
+      key: 'late_fail',
+      description: 'Fails only after its deadline has passed',
+      class: 'safe',
+      timeoutMs: 50,
+      run: () => new Promise((_, reject) => setTimeout(() => reject(new Error('too late to matter')), 150)),
+    }),
+    defineSkill({
       key: 'slow',
       description: 'Finishes after ms milliseconds',
       class: 'safe',

@@ -14,6 +14,8 @@ export function serveCommand(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<GlobalOptions & { port: number; host: string }>()
       const plane = await openPlane(options, { sync: true, logLevel: 'info' })
+      // A skill's stray promise must not take the control plane down with it.
+      process.on('unhandledRejection', (error) => plane.logger.error({ err: error }, 'unhandled rejection (a skill left a promise unhandled)'))
       let server: HttpServer | undefined
       try {
         if (plane.startupSync) printSyncReport(plane.startupSync, { quietWhenEmpty: true })
