@@ -26,7 +26,9 @@ import { EventRepository } from '../store/event-repository.js'
 import { AuditEvents } from '../audit/audit-events.js'
 import { Policies } from '../policy/policies.js'
 import { Approvals } from '../policy/approvals.js'
-import { ApprovalSeal } from '../policy/approval-seal.js'
+import { ApprovalSeal, SECRET_ENV } from '../policy/approval-seal.js'
+import { SettingsRepository } from '../store/settings-repository.js'
+import { StoreError } from '../store/store-error.js'
 import { Sops } from '../policy/sop/sops.js'
 import { WebhookNotifier } from '../policy/webhook-notifier.js'
 
@@ -147,7 +149,15 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     await managers.heartbeat(managerRow())
     if (options.sync) startupSync = await syncCatalog({ db, registry, agents: config.agents, dryRun: false, prune: false, now: now() })
     await Promise.all([catalog.refresh(), policies.refresh()])
-    seal = ApprovalSeal.fromDataDir(dataDir)
+    seal = ApprovalSeal.load(dataDir)
+    const agreed = await new SettingsRepository(db).getOrInit('approval_secret_fingerprint', seal.fingerprint())
+    if (agreed !== seal.fingerprint()) {
+      throw new StoreError(
+        `the approval secret in ${seal.source} is not the one this database's approvals are sealed with ` +
+          `(fingerprint ${seal.fingerprint()}, expected ${agreed}): managers sharing a database need the same secret; ` +
+          `copy approval-secret from the first manager's data dir, or set ${SECRET_ENV} on all of them`,
+      )
+    }
   } catch (error) {
     await database.close().catch(() => {})
     throw error
@@ -155,6 +165,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const approvals = new Approvals(new ApprovalRepository(db), seal, events, sops, notifier, {
     expiresAfterMs: config.approvals.expiresAfterMs,
     pollMs: 1_000,
+    hasRun: (approvalId) => auditRepo.ranWithApproval(approvalId),
   })
 
   const writer = new AuditWriter(auditRepo)

@@ -3,17 +3,30 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import canonicalize from 'canonicalize'
 
-export const SECRET_FILE = 'approval-secret'
+const SECRET_FILE = 'approval-secret'
+export const SECRET_ENV = 'SKILLPLANE_APPROVAL_SECRET'
 
 /**
  * HMAC seals over approval requests and decisions under a secret kept in the data dir, so a row
  * edited in the database (other arguments, a forged decision) no longer verifies.
  */
 export class ApprovalSeal {
-  constructor(private readonly secret: Buffer) {}
+  constructor(
+    private readonly secret: Buffer,
+    /** Where the secret came from, for error messages. */
+    readonly source: string,
+  ) {}
 
-  /** Read the data dir's secret, creating it (0600) on first use. Managers sharing a database share this file. */
-  static fromDataDir(dataDir: string): ApprovalSeal {
+  /**
+   * The secret from SKILLPLANE_APPROVAL_SECRET, else the data dir's file, created (0600) on first
+   * use. Managers sharing a database must share it.
+   */
+  static load(dataDir: string, env: NodeJS.ProcessEnv = process.env): ApprovalSeal {
+    const fromEnv = env[SECRET_ENV]?.trim()
+    if (fromEnv) {
+      if (!/^[0-9a-f]{64}$/i.test(fromEnv)) throw new Error(`${SECRET_ENV} must be 64 hex digits (32 random bytes)`)
+      return new ApprovalSeal(Buffer.from(fromEnv, 'hex'), SECRET_ENV)
+    }
     const file = join(dataDir, SECRET_FILE)
     mkdirSync(dataDir, { recursive: true })
     try {
@@ -22,8 +35,13 @@ export class ApprovalSeal {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const hex = readFileSync(file, 'utf8').trim()
-    if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${file} is not a 64-digit hex secret`)
-    return new ApprovalSeal(Buffer.from(hex, 'hex'))
+    if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} is not a 64-digit hex secret`)
+    return new ApprovalSeal(Buffer.from(hex, 'hex'), file)
+  }
+
+  /** A public fingerprint of the secret: managers compare it through the database. */
+  fingerprint(): string {
+    return this.seal({ purpose: 'skillplane approval secret fingerprint' }).slice(0, 16)
   }
 
   seal(fields: Record<string, unknown>): string {

@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { databases, waitFor } from '../test-support/databases.js'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { databases, tempDir, waitFor } from '../test-support/databases.js'
+import { defineSkill } from '../skill/define-skill.js'
 import { admin, agentCaller, openTestPlane, operator, viewer, wipes } from '../test-support/fixtures.js'
 import { sopSigner } from '../test-support/sop.js'
 import { openDatabase } from '../store/open-database.js'
@@ -226,6 +230,111 @@ describe.each(databases)('approvals on $name', (database) => {
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('lacks valid approvals') },
     })
+  })
+
+  it('refuses a replay after the row is edited back to approved, and an edited stored input', async () => {
+    const location = await database.create()
+    const plane = await open({}, location)
+    const id = approvalIdOf(await plane.invoke('write_thing', { value: 'once' }, { caller: helper }))
+    await plane.approvals.decide({ id, caller: operator, decision: 'approve' })
+    expect(await plane.invoke('write_thing', { value: 'once' }, { caller: helper, approvalId: id })).toMatchObject({ ok: true })
+    const shown = approvalIdOf(await plane.invoke('write_thing', { value: 'shown' }, { caller: helper }))
+
+    const store = await openDatabase(location)
+    await store.db.updateTable('approvals').set({ status: 'approved', executed_call_id: null }).where('id', '=', id).execute()
+    await store.db.updateTable('approvals').set({ input: '{"value":"harmless"}' }).where('id', '=', shown).execute()
+    await store.close()
+
+    expect(await plane.invoke('write_thing', { value: 'once' }, { caller: helper, approvalId: id })).toMatchObject({
+      ok: false,
+      error: { code: 'denied', message: expect.stringContaining('already used') },
+    })
+    expect(await plane.approvals.decide({ id: shown, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, status: 409, code: 'tampered' })
+  })
+
+  it('counts a person once however many keys they use, and spends nothing on a waiting caller that left', async () => {
+    const signer = sopSigner()
+    const plane = await open({ sopKeys: [signer.config] })
+    const waited = await plane.invoke('write_thing', { value: 'wait' }, { caller: helper, wait: 30, signal: AbortSignal.timeout(300) })
+    expect(waited).toMatchObject({ ok: false, error: { code: 'unavailable', message: 'the call was cancelled by its caller' } })
+    expect(await plane.approvals.get((await plane.audit.get(waited.callId))!.approval_id!)).toMatchObject({ status: 'pending' })
+
+    const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
+    await plane.sops.register(sop.document, sop.signature, admin, plane.now())
+    const id = approvalIdOf(await plane.invoke('wipe_things', { count: 1 }, { caller: helper }))
+    const carol: Caller = { kind: 'user', id: 'k-carol-1', name: 'carol', role: 'admin' }
+    const carolAgain: Caller = { kind: 'user', id: 'k-carol-2', name: 'Carol', role: 'admin' }
+    expect(await plane.approvals.decide({ id, caller: carol, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true })
+    expect(await plane.approvals.decide({ id, caller: carolAgain, decision: 'approve', sopId: 'wipe' })).toMatchObject({
+      ok: false,
+      status: 409,
+      message: expect.stringContaining('already decided'),
+    })
+    expect(await plane.approvals.get(id)).toMatchObject({ status: 'pending' })
+  })
+
+  it('re-checks at run time: an SOP revoked after approval, or re-registered after revocation, does not count', async () => {
+    const signer = sopSigner()
+    const plane = await open({ sopKeys: [signer.config] })
+    const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
+    await plane.sops.register(sop.document, sop.signature, admin, plane.now())
+    const id = approvalIdOf(await plane.invoke('wipe_things', { count: 2 }, { caller: helper }))
+    await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe' })
+    expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
+    await plane.sops.revoke('wipe', admin, plane.now())
+    expect(await plane.invoke('wipe_things', { count: 2 }, { caller: helper, approvalId: id })).toMatchObject({
+      ok: false,
+      error: { code: 'denied', message: expect.stringContaining('was revoked') },
+    })
+    expect(await plane.sops.register(sop.document, sop.signature, admin, plane.now())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('was revoked'),
+    })
+  })
+
+  it('refuses an approval used after expiry, for another agent, or under stricter rules', async () => {
+    const location = await database.create()
+    const plane = await open({ approvals: { expiresAfterMs: 400 } }, location)
+    const id = approvalIdOf(await plane.invoke('write_thing', { value: 'x' }, { caller: helper }))
+    await plane.approvals.decide({ id, caller: operator, decision: 'approve' })
+    await new Promise((r) => setTimeout(r, 450))
+    expect(await plane.invoke('write_thing', { value: 'x' }, { caller: helper, approvalId: id })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
+
+    await plane.policies.set({ skill: 'write_thing', level: 'role', subject: 'operator', decision: 'ASK' }, admin, plane.now())
+    const forAgent = approvalIdOf(await plane.invoke('write_thing', { value: 'y' }, { caller: operator, agent: 'helper' }))
+    await plane.approvals.decide({ id: forAgent, caller: admin, decision: 'approve' })
+    expect(await plane.invoke('write_thing', { value: 'y' }, { caller: operator, approvalId: forAgent })).toMatchObject({
+      ok: false,
+      error: { code: 'denied', message: expect.stringContaining('was made for agent helper') },
+    })
+    await plane.close()
+
+    // The skill became dangerous after one operator approved it: that approval no longer suffices.
+    const stricter = await open(
+      { approvals: { expiresAfterMs: 60_000 }, skills: [defineSkill({ key: 'write_thing', description: 'now dangerous', class: 'mutating', agents: ['Helper'], input: z.object({ value: z.string() }), run: () => 'ran' })] },
+      location,
+    )
+    const old = approvalIdOf(await stricter.invoke('write_thing', { value: 'z' }, { caller: helper }))
+    await stricter.approvals.decide({ id: old, caller: operator, decision: 'approve' })
+    await stricter.close()
+    const reclassified = await open(
+      { approvals: { expiresAfterMs: 60_000 }, skills: [defineSkill({ key: 'write_thing', description: 'now dangerous', class: 'dangerous', agents: ['Helper'], input: z.object({ value: z.string() }), run: () => 'ran' })] },
+      location,
+    )
+    expect(await reclassified.invoke('write_thing', { value: 'z' }, { caller: helper, approvalId: old })).toMatchObject({
+      ok: false,
+      error: { code: 'denied', message: expect.stringContaining('weaker rules') },
+    })
+  })
+
+  it('refuses to start with an approval secret other than the one the database was sealed with', async () => {
+    const location = await database.create()
+    await (await open({}, location)).close()
+    planes.length = 0
+    const otherDir = tempDir()
+    const mismatch = database.name === 'postgres' ? { dataDir: otherDir, databaseUrl: location.databaseUrl } : location
+    if (database.name === 'sqlite') writeFileSync(join(location.dataDir, 'approval-secret'), 'ab'.repeat(32))
+    await expect(openTestPlane(database, {}, mismatch)).rejects.toThrow(/approval secret in .* is not the one this database's approvals are sealed with/)
   })
 
   it('keeps pending requests across a restart, still decidable and runnable', async () => {

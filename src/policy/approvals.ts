@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { monotonicFactory } from 'ulid'
 import type { ApprovalRepository, ApprovalRow, DecisionRow } from '../store/approval-repository.js'
-import type { AuditEvents } from '../audit/audit-events.js'
+import type { Actor, AuditEvents } from '../audit/audit-events.js'
 import { SYSTEM_ACTOR } from '../audit/audit-events.js'
 import type { Caller, CallerRole, ErrorCode, SkillClass } from '../skill/skill-types.js'
 import type { ApprovalSeal } from './approval-seal.js'
@@ -56,6 +56,19 @@ export interface NewApproval {
 
 export type DecideFailure = { ok: false; status: 400 | 403 | 404 | 409; code: string; message: string }
 export type DecideResult = { ok: true; approval: ApprovalView } | DecideFailure
+export interface ClaimInput {
+  id: string
+  skill: string
+  /** The validated input about to run, and its canonical hash. */
+  input: unknown
+  inputHash: string
+  caller: Caller
+  agentId: string | null
+  callId: string
+  /** What the policy requires of an approval today. */
+  requirement: Requirement
+}
+
 export type ClaimResult = { ok: true } | { ok: false; code: ErrorCode; message: string; pending?: ApprovalView }
 
 const RANK: Record<CallerRole, number> = { viewer: 0, operator: 1, admin: 2 }
@@ -74,7 +87,12 @@ export class Approvals {
     private readonly events: AuditEvents,
     private readonly sops: Sops,
     private readonly notifier: WebhookNotifier,
-    private readonly options: { expiresAfterMs: number; pollMs: number },
+    private readonly options: {
+      expiresAfterMs: number
+      pollMs: number
+      /** Whether the audit log holds a call that ran with this approval. */
+      hasRun: (approvalId: string) => Promise<boolean>
+    },
   ) {
     this.#decided.setMaxListeners(0)
   }
@@ -117,7 +135,7 @@ export class Approvals {
     return row ? toView(row, await this.repo.decisions(id)) : undefined
   }
 
-  async list(q: { status?: ApprovalStatus; skill?: string; agent?: string; cursor?: string; limit: number }): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
+  async list(q: { status?: ApprovalStatus; skill?: string; agent?: string; requester?: string; cursor?: string; limit: number }): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
     await this.expireDue()
     const rows = await this.repo.list(q)
     const page = rows.slice(0, q.limit)
@@ -133,7 +151,7 @@ export class Approvals {
     if (!row) return fail(404, 'not_found', `no approval request "${input.id}"`)
     if (!this.seal.verify(requestFields(row), row.seal)) return fail(409, 'tampered', `approval request ${row.id} failed its integrity check`)
     if (row.status !== 'pending') return fail(409, 'conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
-    if (input.decision === 'approve' && (caller.id === row.caller_id || caller.name === row.caller_name)) {
+    if (input.decision === 'approve' && (caller.id === row.caller_id || same(caller.name, row.caller_name))) {
       return fail(403, 'denied', 'the requester cannot approve their own request')
     }
     if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
@@ -160,38 +178,36 @@ export class Approvals {
       seal: '',
     }
     decision.seal = this.seal.seal(decisionFields(row, decision))
-    if (!(await this.repo.insertDecision(decision))) return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
+    // One decision per person: the same key, or another key under the same name, counts once.
+    const earlier = (await this.repo.decisions(row.id)).find((d) => d.approver_id === caller.id || same(d.approver_name, caller.name))
+    if (earlier || !(await this.repo.insertDecision(decision))) return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
     await this.events.record(`approval.${input.decision === 'approve' ? 'approval' : 'rejection'}`, `approval:${row.id}`, caller, {
       comment: decision.comment,
       sop: sop,
-    })
+    }, row.call_id)
 
     const decisions = await this.repo.decisions(row.id)
-    let next: ApprovalStatus | null = null
-    if (input.decision === 'reject') next = 'rejected'
-    else if (this.#validApprovals(row, decisions) >= row.approvals_required) next = 'approved'
-    if (next && (await this.repo.transition(row.id, 'pending', next, { decided_at: decision.created_at }))) {
-      await this.events.record(`approval.${next}`, `approval:${row.id}`, caller, {})
-      this.#decided.emit(row.id, next)
-    }
+    if (input.decision === 'reject') await this.#transition(row, 'rejected', caller)
+    else await this.#settle(row, decisions, caller)
     const view = toView((await this.repo.get(row.id))!, decisions)
     this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
     return { ok: true, approval: view }
   }
 
   /**
-   * Claim an approved request for one call: the request's seal, the decisions' seals and the
-   * exact arguments must match, and only one claim ever succeeds.
+   * Claim an approved request for one call. The request's and decisions' seals, the caller, the
+   * agent, the exact arguments and today's requirement must all match, every cited SOP must still
+   * cover the actual input, and only one claim ever succeeds.
    */
-  async claim(input: { id: string; skill: string; inputHash: string; caller: Caller; callId: string }): Promise<ClaimResult> {
+  async claim(input: ClaimInput): Promise<ClaimResult> {
     const row = await this.#load(input.id)
+    const refuse = (message: string): ClaimResult => ({ ok: false, code: 'denied', message })
     if (!row) return { ok: false, code: 'not_found', message: `no approval request "${input.id}"` }
-    if (!this.seal.verify(requestFields(row), row.seal)) return { ok: false, code: 'denied', message: `approval request ${row.id} failed its integrity check` }
-    if (row.skill_key !== input.skill) return { ok: false, code: 'denied', message: `approval request ${row.id} is for skill "${row.skill_key}", not "${input.skill}"` }
-    if (row.caller_id !== input.caller.id) return { ok: false, code: 'denied', message: `approval request ${row.id} belongs to another caller` }
-    if (row.input_hash !== input.inputHash) {
-      return { ok: false, code: 'denied', message: `approval request ${row.id} was made for other arguments: a changed input needs a new approval` }
-    }
+    if (!this.seal.verify(requestFields(row), row.seal)) return refuse(`approval request ${row.id} failed its integrity check`)
+    if (row.skill_key !== input.skill) return refuse(`approval request ${row.id} is for skill "${row.skill_key}", not "${input.skill}"`)
+    if (row.caller_id !== input.caller.id) return refuse(`approval request ${row.id} belongs to another caller`)
+    if (row.agent_id !== input.agentId) return refuse(`approval request ${row.id} was made for agent ${row.agent_id ?? '(none)'}, not ${input.agentId ?? '(none)'}`)
+    if (row.input_hash !== input.inputHash) return refuse(`approval request ${row.id} was made for other arguments: a changed input needs a new approval`)
     switch (row.status as ApprovalStatus) {
       case 'pending':
         return { ok: false, code: 'approval_required', message: `approval request ${row.id} is still pending`, pending: toView(row, await this.repo.decisions(row.id)) }
@@ -200,13 +216,20 @@ export class Approvals {
       case 'expired':
         return { ok: false, code: 'approval_expired', message: `approval request ${row.id} expired at ${row.expires_at}` }
       case 'executed':
-        return { ok: false, code: 'denied', message: `approval request ${row.id} was already used by call ${row.executed_call_id}: it runs at most once` }
+        return refuse(`approval request ${row.id} was already used by call ${row.executed_call_id}: it runs at most once`)
     }
-    if (this.#validApprovals(row, await this.repo.decisions(row.id)) < row.approvals_required) {
-      return { ok: false, code: 'denied', message: `approval request ${row.id} lacks valid approvals: its decisions failed their integrity check` }
+    const required = input.requirement
+    if (row.approvals_required < required.approvals || RANK[row.approver_role as CallerRole] < RANK[required.approverRole] || (required.sop && row.sop_required !== 1)) {
+      return refuse(`approval request ${row.id} was granted under weaker rules than skill "${row.skill_key}" needs now: request a new approval`)
+    }
+    // Defence in depth against a row edited back to "approved": the audit log remembers runs.
+    if (row.executed_call_id !== null || (await this.options.hasRun(row.id))) return refuse(`approval request ${row.id} was already used: it runs at most once`)
+    const valid = await this.#validApprovals(row, await this.repo.decisions(row.id), input.input)
+    if (valid.count < row.approvals_required) {
+      return refuse(`approval request ${row.id} lacks valid approvals${valid.problem ? `: ${valid.problem}` : ': its decisions failed their integrity check'}`)
     }
     if (!(await this.repo.transition(row.id, 'approved', 'executed', { executed_call_id: input.callId }))) {
-      return { ok: false, code: 'denied', message: `approval request ${row.id} was already used by another call: it runs at most once` }
+      return refuse(`approval request ${row.id} was already used by another call: it runs at most once`)
     }
     await this.events.record('approval.executed', `approval:${row.id}`, input.caller, {}, input.callId)
     return { ok: true }
@@ -246,45 +269,81 @@ export class Approvals {
     const now = new Date().toISOString()
     let expired = 0
     for (const row of await this.repo.dueForExpiry(now)) {
-      if (await this.repo.transition(row.id, 'pending', 'expired', { decided_at: now })) {
-        expired++
-        await this.events.record('approval.expired', `approval:${row.id}`, SYSTEM_ACTOR, { expiresAt: row.expires_at })
-        this.#decided.emit(row.id, 'expired')
-      }
+      if (await this.#transition(row, 'expired', SYSTEM_ACTOR, { expiresAt: row.expires_at })) expired++
     }
     return expired
   }
 
+  /** The row, after lazily applying what time and earlier decisions imply. */
   async #load(id: string): Promise<ApprovalRow | undefined> {
     const row = await this.repo.get(id)
-    if (row && row.status === 'pending' && row.expires_at <= new Date().toISOString()) {
-      await this.expireDue()
+    if (!row) return undefined
+    // An approval must be used before the request's expiry too, not only decided before it.
+    if ((row.status === 'pending' || row.status === 'approved') && row.expires_at <= new Date().toISOString()) {
+      await this.#transition(row, 'expired', SYSTEM_ACTOR, { expiresAt: row.expires_at })
       return this.repo.get(id)
     }
+    // A decider that stopped between recording its decision and the transition left it pending.
+    if (row.status === 'pending' && (await this.#settle(row, await this.repo.decisions(id), SYSTEM_ACTOR))) return this.repo.get(id)
     return row
   }
 
-  /** Approvals that count: sealed, from distinct approvers other than the requester, citing an SOP when required. */
-  #validApprovals(row: ApprovalRow, decisions: DecisionRow[]): number {
-    const approvers = new Set<string>()
+  /** Approve a pending request whose valid approvals suffice; true when it moved. */
+  async #settle(row: ApprovalRow, decisions: DecisionRow[], actor: Actor): Promise<boolean> {
+    if (row.status !== 'pending') return false
+    const valid = await this.#validApprovals(row, decisions, JSON.parse(row.input))
+    return valid.count >= row.approvals_required && this.#transition(row, 'approved', actor)
+  }
+
+  async #transition(row: ApprovalRow, next: ApprovalStatus, actor: Actor, details: Record<string, unknown> = {}): Promise<boolean> {
+    if (!(await this.repo.transition(row.id, row.status, next, { decided_at: new Date().toISOString() }))) return false
+    await this.events.record(`approval.${next}`, `approval:${row.id}`, actor, details, row.call_id)
+    this.#decided.emit(row.id, next)
+    return true
+  }
+
+  /**
+   * Approvals that count: sealed, by distinct people (key id and name) other than the requester,
+   * with the required role, and when an SOP is required citing one that, for the given input,
+   * still verifies, covers it and has not changed since it was cited.
+   */
+  async #validApprovals(row: ApprovalRow, decisions: DecisionRow[], input: unknown): Promise<{ count: number; problem?: string }> {
+    const people = new Set<string>()
+    let count = 0
+    let problem: string | undefined
     for (const d of decisions) {
-      if (d.decision !== 'approve' || d.approver_id === row.caller_id) continue
+      if (d.decision !== 'approve' || d.approver_id === row.caller_id || same(d.approver_name, row.caller_name)) continue
       if (!this.seal.verify(decisionFields(row, d), d.seal)) continue
-      if (row.sop_required === 1 && (!d.sop_id || !d.sop_hash)) continue
       if (RANK[d.approver_role as CallerRole] < RANK[row.approver_role as CallerRole]) continue
-      approvers.add(d.approver_id)
+      if (people.has(`id:${d.approver_id}`) || people.has(`name:${d.approver_name.toLowerCase()}`)) continue
+      if (row.sop_required === 1) {
+        if (!d.sop_id || !d.sop_hash) continue
+        const cited = await this.sops.checkCitation(d.sop_id, row.skill_key, input)
+        if (!cited.ok || cited.value.hash !== d.sop_hash) {
+          problem = cited.ok ? `SOP "${d.sop_id}" changed after ${d.approver_name} cited it` : cited.message
+          continue
+        }
+      }
+      people.add(`id:${d.approver_id}`)
+      people.add(`name:${d.approver_name.toLowerCase()}`)
+      count++
     }
-    return approvers.size
+    return { count, problem }
   }
 }
 
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 function requestFields(row: ApprovalRow): Record<string, unknown> {
   return {
     id: row.id,
     skill: row.skill_key,
+    input: row.input,
     inputHash: row.input_hash,
     caller: row.caller_id,
+    callerName: row.caller_name,
+    agent: row.agent_id,
+    callId: row.call_id,
     approvals: row.approvals_required,
     approverRole: row.approver_role,
     sop: row.sop_required,

@@ -37,6 +37,9 @@ describe('decidePolicy', () => {
       reason: expect.stringContaining('(user k1, skill s) says DENY'),
     })
     expect(decide('safe', alice, [policy('other', 'global', '*', 'DENY')]).decision).toBe('ALWAYS')
+    // A user override names a human: an agent key with the same name is not that user.
+    const botNamedAlice: Caller = { kind: 'agent', id: 'k3', name: 'alice', agentId: 'fleet' }
+    expect(decide('mutating', botNamedAlice, [policy('s', 'user', 'alice', 'ALWAYS')]).decision).toBe('ASK')
   })
 
   it('never lets a dangerous skill drop below ASK', () => {

@@ -72,7 +72,8 @@ function applies(policy: PolicyRow, caller: Caller, agentId: string | null): boo
     case 'role':
       return policy.subject === (caller.kind === 'agent' ? 'agent' : caller.role)
     case 'user':
-      return policy.subject === caller.id || policy.subject === caller.name
+      // User overrides name human keys; an agent key that happens to share the name is not that user.
+      return caller.kind === 'user' && (policy.subject === caller.id || policy.subject === caller.name)
     default:
       return false
   }

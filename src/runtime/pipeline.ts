@@ -245,9 +245,17 @@ export class Pipeline {
     }
     const hash = inputHash(skill.key, input)
     try {
+      const claim = (id: string) =>
+        approvals.claim({ id, skill: skill.key, input, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, callId: ctx.callId, requirement: policy.requirement })
+      const waitMs = typeof options.wait === 'number' ? options.wait * 1000 : this.#deps.approvalWaitMs
       if (options.approvalId) {
         row.approval_id = options.approvalId
-        const claimed = await approvals.claim({ id: options.approvalId, skill: skill.key, inputHash: hash, caller: ctx.caller, callId: ctx.callId })
+        let claimed = await claim(options.approvalId)
+        if (!claimed.ok && claimed.code === 'approval_required' && options.wait) {
+          const outcome = await approvals.waitForDecision(options.approvalId, waitMs, signal)
+          if (signal.aborted) return interrupted(signal)
+          if (outcome !== 'pending') claimed = await claim(options.approvalId)
+        }
         if (claimed.ok) return null
         const status: Status = claimed.code === 'approval_required' ? 'approval_required' : claimed.code === 'not_found' ? 'error' : 'denied'
         return { code: claimed.code, message: claimed.message, status, ...(claimed.pending && { details: approvalDetails(claimed.pending) }) }
@@ -276,18 +284,15 @@ export class Pipeline {
       if (!options.wait) return pending
       // The call is on record as waiting before it waits: a crash leaves an accurate row.
       await this.#deps.audit.write({ ...row, status: 'approval_required', error_code: 'approval_required', error_message: pending.message })
-      const waitMs = typeof options.wait === 'number' ? options.wait * 1000 : this.#deps.approvalWaitMs
       const outcome = await approvals.waitForDecision(request.id, waitMs, signal)
+      // Claim only for a caller still there: a claimed approval is spent.
+      if (signal.aborted) return interrupted(signal)
       if (outcome === 'approved') {
-        const claimed = await approvals.claim({ id: request.id, skill: skill.key, inputHash: hash, caller: ctx.caller, callId: ctx.callId })
+        const claimed = await claim(request.id)
         return claimed.ok ? null : { code: claimed.code, message: claimed.message, status: 'denied' }
       }
       if (outcome === 'rejected') return { code: 'approval_rejected', message: `approval request ${request.id} was rejected`, status: 'denied' }
       if (outcome === 'expired') return { code: 'approval_expired', message: `approval request ${request.id} expired`, status: 'denied' }
-      if (signal.aborted) {
-        const shutdown = signal.reason instanceof ShuttingDown
-        return { code: 'unavailable', message: shutdown ? signal.reason.message : 'the call was cancelled by its caller', status: 'interrupted' }
-      }
       return { ...pending, message: `${pending.message} (no decision within ${Math.round(waitMs / 1000)} s of waiting)` }
     } catch (error) {
       this.#deps.logger.error({ err: error, callId: ctx.callId }, 'approval handling failed')
@@ -423,6 +428,11 @@ export class Pipeline {
         ),
     }
   }
+}
+
+function interrupted(signal: AbortSignal): { code: ErrorCode; message: string; status: Status } {
+  const shutdown = signal.reason instanceof ShuttingDown
+  return { code: 'unavailable', message: shutdown ? (signal.reason as Error).message : 'the call was cancelled by its caller', status: 'interrupted' }
 }
 
 function approvalDetails(request: ApprovalView): Record<string, unknown> {

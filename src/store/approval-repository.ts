@@ -15,8 +15,9 @@ export class ApprovalRepository {
     return this.db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst()
   }
 
-  list(q: { status?: string; skill?: string; agent?: string; cursor?: string; limit: number }): Promise<ApprovalRow[]> {
+  list(q: { status?: string; skill?: string; agent?: string; requester?: string; cursor?: string; limit: number }): Promise<ApprovalRow[]> {
     let query = this.db.selectFrom('approvals').selectAll()
+    if (q.requester) query = query.where('caller_id', '=', q.requester)
     if (q.status) query = query.where('status', '=', q.status)
     if (q.skill) query = query.where('skill_key', '=', q.skill)
     if (q.agent) query = query.where('agent_id', '=', q.agent)
@@ -35,9 +36,9 @@ export class ApprovalRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
-  /** Pending requests past their expiry. */
+  /** Pending or approved-but-unused requests past their expiry. */
   dueForExpiry(now: string): Promise<ApprovalRow[]> {
-    return this.db.selectFrom('approvals').selectAll().where('status', '=', 'pending').where('expires_at', '<=', now).execute()
+    return this.db.selectFrom('approvals').selectAll().where('status', 'in', ['pending', 'approved']).where('expires_at', '<=', now).execute()
   }
 
   decisions(approvalId: string): Promise<DecisionRow[]> {

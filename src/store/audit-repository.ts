@@ -118,6 +118,19 @@ export class AuditRepository {
     else await this.db.transaction().execute(write)
   }
 
+  /** Whether a call ran with this approval: refused calls carry its id too, but never got this far. */
+  async ranWithApproval(approvalId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('audit_calls')
+      .select('call_id')
+      .where('approval_id', '=', approvalId)
+      .where((eb) =>
+        eb.or([eb('status', 'in', ['running', 'ok', 'timeout']), eb('error_code', 'in', ['executor_error', 'invalid_output'])]),
+      )
+      .executeTakeFirst()
+    return row !== undefined
+  }
+
   async get(callId: string): Promise<AuditRow | undefined> {
     return this.db.selectFrom('audit_calls').selectAll().where('call_id', '=', callId).executeTakeFirst()
   }

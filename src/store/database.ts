@@ -157,7 +157,13 @@ export interface AuditEventsTable {
   created_at: string
 }
 
+export interface SettingsTable {
+  key: string
+  value: string
+}
+
 export interface Database {
+  settings: SettingsTable
   policies: PoliciesTable
   approvals: ApprovalsTable
   approval_decisions: ApprovalDecisionsTable

@@ -7,6 +7,7 @@ import type { Database } from './database.js'
 import { StoreError } from './store-error.js'
 import * as initial from './migrations/0001-initial.js'
 import * as policiesApprovals from './migrations/0002-policies-approvals.js'
+import * as settings from './migrations/0003-settings.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -23,6 +24,7 @@ export interface OpenedDatabase {
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_policies_approvals': policiesApprovals,
+  '0003_settings': settings,
 }
 
 export interface OpenDatabaseOptions {

@@ -56,6 +56,10 @@ export class Sops {
     const verified = this.verify(document, signatureText)
     if (!verified.ok) return verified
     const { sop, keyName, signature } = verified.value
+    const existing = await this.repo.get(sop.id)
+    if (existing?.revoked_at && existing.hash === sop.hash) {
+      return { ok: false, message: `SOP "${sop.id}" with this content was revoked at ${existing.revoked_at}: sign a new revision to use it again` }
+    }
     const row: SopRow = {
       id: sop.id,
       title: sop.title,

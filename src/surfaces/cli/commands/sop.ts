@@ -92,10 +92,17 @@ export function sopCommand(program: Command): void {
 }
 
 function read(file: string): string {
+  let bytes: Buffer
   try {
-    return readFileSync(file, 'utf8')
+    bytes = readFileSync(file)
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  try {
+    // Signatures cover the text: invalid UTF-8 would be silently replaced, so it is refused.
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new CliError(`${file} is not valid UTF-8`)
   }
 }
 

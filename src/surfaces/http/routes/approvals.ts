@@ -27,10 +27,14 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/', async (c) => {
     const parsed = listQuery.safeParse(c.req.query())
     if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
-    const query = { ...parsed.data, agent: parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent) }
-    const page = await plane.approvals.list(query)
     const caller = c.get('caller')
-    return c.json({ items: page.items.filter((a) => mayView(caller, a)), nextCursor: page.nextCursor })
+    const approver = caller.kind === 'user' && caller.role !== 'viewer'
+    const query = {
+      ...parsed.data,
+      agent: parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent),
+      ...(!approver && { requester: caller.id }),
+    }
+    return c.json(await plane.approvals.list(query))
   })
 
   app.get('/:id', async (c) => {
