@@ -17,6 +17,8 @@ export interface AuditEntry {
   startedAt: string
   finishedAt: string | null
   durationMs: number | null
+  /** The approval request this call asked for or ran with. */
+  approvalId: string | null
 }
 
 /** The public shape of an audit row (HTTP and `skillplane audit --json`). */
@@ -38,6 +40,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+    approvalId: row.approval_id,
   }
 }
 

@@ -125,6 +125,11 @@ describe.each(databases)('approvals on $name', (database) => {
       ok: false,
       message: expect.stringContaining('not registered in the config'),
     })
+    const badSchema = signer.sop({ id: 'bad-schema', skills: ['wipe_things'], constraints: { wipe_things: { properties: { count: { type: 'nonsense' } } } } })
+    expect(await plane.sops.register(badSchema.document, badSchema.signature, admin, plane.now())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('constraints.wipe_things: invalid JSON Schema'),
+    })
     const tampered = good.document.replace('maximum":5', 'maximum":500')
     expect(await plane.sops.register(tampered, good.signature, admin, plane.now())).toMatchObject({
       ok: false,

@@ -232,6 +232,7 @@ export class Approvals {
       return refuse(`approval request ${row.id} was already used by another call: it runs at most once`)
     }
     await this.events.record('approval.executed', `approval:${row.id}`, input.caller, {}, input.callId)
+    this.notifier.notify({ type: 'approval.executed', callId: input.callId, approval: toView({ ...row, status: 'executed', executed_call_id: input.callId }, await this.repo.decisions(row.id)) })
     return { ok: true }
   }
 
@@ -299,6 +300,7 @@ export class Approvals {
     if (!(await this.repo.transition(row.id, row.status, next, { decided_at: new Date().toISOString() }))) return false
     await this.events.record(`approval.${next}`, `approval:${row.id}`, actor, details, row.call_id)
     this.#decided.emit(row.id, next)
+    if (next === 'expired') this.notifier.notify({ type: 'approval.expired', approval: toView({ ...row, status: next }, await this.repo.decisions(row.id)) })
     return true
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { isValidKey } from '../../skill/skill-key.js'
+import { compileSchema } from '../../skill/compile-schema.js'
 
 export interface SopDocument {
   id: string
@@ -40,6 +41,13 @@ export function parseSop(text: string): ParsedSop {
   }
   const uncovered = Object.keys(parsed.data.constraints).filter((k) => !parsed.data.skills.includes(k))
   if (uncovered.length > 0) return { ok: false, message: `constraints name skills the SOP does not cover: ${uncovered.join(', ')}` }
+  for (const [skill, schema] of Object.entries(parsed.data.constraints)) {
+    try {
+      compileSchema(schema, 'input', `constraints.${skill}`)
+    } catch (error) {
+      return { ok: false, message: (error as Error).message }
+    }
+  }
   return {
     ok: true,
     sop: { ...parsed.data, body: match[2]!, hash: createHash('sha256').update(text).digest('hex') },

@@ -127,6 +127,9 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
 
     const key = join(dir, 'mine.key')
     expect(cli(location, ['sop', 'keygen', '--private', key, '--public', join(dir, 'mine.pub')]).code).toBe(0)
+    expect(cli(location, ['sop', 'keygen', '--private', key, '--public', join(dir, 'other.pub')]).stderr).toBe(
+      `skillplane: ${key} exists already: keygen never overwrites a key\n`,
+    )
     const own = join(dir, 'own.md')
     writeFileSync(own, readFileSync(SOP, 'utf8'))
     expect(cli(location, ['sop', 'sign', own, '--key', key]).stdout).toContain('signed purge-old-notes')

@@ -257,6 +257,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(changed).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
     const ran = await h.call('/api/skills/write_thing/invoke', { body: { input: { value: 'v' }, approvalId: id }, key: h.keys.helper })
     expect(ran).toMatchObject({ status: 200, body: { ok: true, data: { stored: 'v' } } })
+    expect(await h.call(`/api/audit/${ran.body.callId}`)).toMatchObject({ body: { approvalId: id, status: 'ok' } })
     const detail = await h.call(`/api/approvals/${id}`)
     expect(detail.body).toMatchObject({ status: 'executed', executedCallId: ran.body.callId })
     expect(detail.body.history.map((e: { kind: string }) => e.kind)).toEqual(['approval.created', 'approval.approval', 'approval.approved', 'approval.executed'])

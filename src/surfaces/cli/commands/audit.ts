@@ -10,7 +10,7 @@ export function auditCommand(program: Command): void {
     .command('audit')
     .description('list audited calls, newest first')
     .option('--skill <key>', 'only this skill')
-    .option('--status <status>', 'running, ok, error, denied, timeout or interrupted')
+    .option('--status <status>', 'running, ok, error, denied, timeout, interrupted or approval_required')
     .option('--agent <agent>', 'only calls made for this agent')
     .option('--caller <caller>', 'only this caller (key id or name)')
     .option('--parent <callId>', 'only calls made by this call through ctx.invoke')

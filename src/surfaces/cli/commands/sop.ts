@@ -16,8 +16,8 @@ export function sopCommand(program: Command): void {
     .requiredOption('--public <file>', 'where to write the public key (PEM)')
     .action((o: { private: string; public: string }) => {
       const keys = generateSigningKeys()
-      write(o.private, keys.privateKey, 0o600)
-      write(o.public, keys.publicKey, 0o644)
+      write(o.private, keys.privateKey, 0o600, 'wx')
+      write(o.public, keys.publicKey, 0o644, 'wx')
       console.log(`wrote ${o.private} and ${o.public}`)
     })
 
@@ -106,10 +106,13 @@ function read(file: string): string {
   }
 }
 
-function write(file: string, text: string, mode: number): void {
+function write(file: string, text: string, mode: number, flag = 'w'): void {
   try {
-    writeFileSync(file, text, { mode })
+    writeFileSync(file, text, { mode, flag })
   } catch (error) {
-    throw new CliError(`cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    const code = (error as NodeJS.ErrnoException).code
+    // Keys are never overwritten: losing a private key orphans every SOP it signed.
+    if (code === 'EEXIST') throw new CliError(`${file} exists already: keygen never overwrites a key`)
+    throw new CliError(`cannot write ${file}: ${code ?? (error as Error).message}`)
   }
 }

@@ -22,6 +22,7 @@ export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization')
     if (header !== undefined && !/^Bearer +\S+$/i.test(header.trim())) {
+      c.header('WWW-Authenticate', 'Bearer error="invalid_request"')
       return c.json(unauthorized('malformed Authorization header: expected Bearer <key>'), 401)
     }
     return bearer(c, next)

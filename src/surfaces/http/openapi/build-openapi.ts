@@ -72,6 +72,7 @@ const COMPONENT_SCHEMAS: Record<string, unknown> = {
       startedAt: { type: 'string', format: 'date-time' },
       finishedAt: { type: ['string', 'null'] },
       durationMs: { type: ['number', 'null'] },
+      approvalId: { type: ['string', 'null'] },
     },
   },
 }
