@@ -4,6 +4,7 @@ import { z } from 'zod'
 // The config the CLI tests run the real `skillplane` binary with.
 export default defineConfig({
   agents: [{ name: 'Helper', aliases: ['helper'] }],
+  approvals: { expiresAfterMs: 1_500 },
   skills: [
     defineSkill({
       key: 'echo',
@@ -19,6 +20,13 @@ export default defineConfig({
       class: 'safe',
       input: z.object({ ms: z.number().int().min(0) }),
       run: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve({ slept: ms }), ms)),
+    }),
+    defineSkill({
+      key: 'set_flag',
+      description: 'Set a flag',
+      class: 'mutating',
+      input: z.object({ on: z.boolean() }),
+      run: ({ on }) => ({ on }),
     }),
   ],
 })

@@ -95,7 +95,7 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const location = await database.create()
     cli(location, ['sync'])
     const list = cli(location, ['skills', 'list', '--json']).json()
-    expect(list.map((s: { key: string }) => s.key)).toEqual(['echo', 'slow'])
+    expect(list.map((s: { key: string }) => s.key)).toEqual(['echo', 'set_flag', 'slow'])
     expect(list[0]).toMatchObject({ class: 'safe', source: 'code', agents: ['helper'] })
     const table = cli(location, ['skills', 'list', '--agent', 'helper'])
     expect(table.stdout.split('\n')[0]).toMatch(/^KEY\s+CLASS\s+SCOPE\s+SOURCE/)
@@ -176,7 +176,7 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const { url, key } = await server.ready
     const auth = { authorization: `Bearer ${key}` }
     const skills = await getJson(`${url}/api/skills`, auth)
-    expect(skills.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'slow'])
+    expect(skills.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'set_flag', 'slow'])
     const racing = fetch(`${url}/api/skills/slow/invoke`, { method: 'POST', headers: auth, body: JSON.stringify({ input: { ms: 30_000 } }) })
     await waitFor(async () => (await getJson(`${url}/api/audit?status=running`, auth)).items.length === 1)
     server.child.kill('SIGTERM')
@@ -221,6 +221,21 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect((await server.ready).key).toMatch(/^sp_/)
     server.child.kill('SIGTERM')
     await server.exited
+  })
+
+  it('refuses to approve an expired request, and a resumption of it', async () => {
+    const location = await database.create()
+    cli(location, ['sync'])
+    expect(cli(location, ['policies', 'set', '--skill', 'set_flag', '--level', 'role', '--subject', 'admin', '--decision', 'ASK']).code).toBe(0)
+    const asked = cli(location, ['invoke', 'set_flag', '--input', '{"on":true}'])
+    expect(asked.code).toBe(1)
+    const id = asked.json().error.details.approvalId
+    await new Promise((r) => setTimeout(r, 1_600))
+    const approve = cli(location, ['approvals', 'approve', id])
+    expect(approve.code).toBe(1)
+    expect(approve.stderr).toMatch(/^skillplane: approval request \S+ is expired since .*: it can't be decided any more\n$/)
+    expect(cli(location, ['invoke', 'set_flag', '--input', '{"on":true}', '--approval-id', id]).json()).toMatchObject({ error: { code: 'approval_expired' } })
+    expect(cli(location, ['approvals', 'list', '--status', 'expired', '--json']).json().items.map((a: { id: string }) => a.id)).toEqual([id])
   })
 
   it('fails fast with one line when the database cannot be reached', async () => {

@@ -14,12 +14,17 @@ interface Harness {
   call(path: string, init?: { key?: string | null; method?: string; body?: unknown; raw?: string }): Promise<{ status: number; body: any; type: string }>
 }
 
-async function start(database: TestDatabase, config?: SkillplaneConfig): Promise<Harness> {
-  const plane = await openTestPlane(database, config)
+async function start(
+  database: TestDatabase,
+  config?: SkillplaneConfig,
+  location?: { dataDir: string; databaseUrl?: string },
+  existingKeys?: Harness['keys'],
+): Promise<Harness> {
+  const plane = await openTestPlane(database, config, location)
   const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   const make = async (name: string, role: 'admin' | 'operator' | 'viewer' | 'agent', agentId?: string) =>
     (await plane.keys.create({ name, role, agentId }, plane.now())).key
-  const keys = {
+  const keys = existingKeys ?? {
     admin: await make('alice', 'admin'),
     admin2: await make('bob', 'admin'),
     operator: await make('oscar', 'operator'),
@@ -278,6 +283,32 @@ describe.each(databases)('HTTP API on $name', (database) => {
       status: 403,
       body: { error: { code: 'approval_rejected' } },
     })
+  })
+
+  it('refuses expired requests, runs one of concurrent resumptions, and keeps requests across a restart', async () => {
+    const location = await database.create()
+    h = await start(database, { approvals: { expiresAfterMs: 3_000 } }, location)
+    const invoke = (value: string, approvalId?: string) =>
+      h.call('/api/skills/write_thing/invoke', { body: { input: { value }, ...(approvalId && { approvalId }) }, key: h.keys.helper })
+    const late = (await invoke('late')).body.error.details.approvalId
+    const racing = (await invoke('race')).body.error.details.approvalId
+    await h.call(`/api/approvals/${racing}/approve`, { body: {}, key: h.keys.operator })
+    const results = await Promise.all(Array.from({ length: 6 }, () => invoke('race', racing)))
+    expect(results.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403, 403])
+
+    const pending = (await invoke('survivor')).body.error.details.approvalId
+    await h.server.close()
+    await h.plane.close()
+    h = await start(database, { approvals: { expiresAfterMs: 3_000 } }, location, h.keys)
+    expect(await h.call(`/api/approvals/${pending}/approve`, { body: {}, key: h.keys.operator })).toMatchObject({ status: 200, body: { status: 'approved' } })
+    expect(await invoke('survivor', pending)).toMatchObject({ status: 200 })
+
+    await waitFor(async () => (await h.call(`/api/approvals/${late}`)).body.status === 'expired', 8_000)
+    expect(await h.call(`/api/approvals/${late}/approve`, { body: {}, key: h.keys.operator })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'conflict', message: expect.stringContaining('is expired') } },
+    })
+    expect(await invoke('late', late)).toMatchObject({ status: 410, body: { error: { code: 'approval_expired' } } })
   })
 
   it('waits for a decision when the invoke asks to', async () => {
