@@ -3,6 +3,9 @@ import { skillDetail, skillSummary } from '../../../registry/skill-view.js'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
+import { validateSkills } from '../../../sources/agent-skills/validate-skills.js'
+import { formatFinding } from '../../../sources/agent-skills/finding.js'
+import cliProgress from 'cli-progress'
 
 export function skillsCommand(program: Command): void {
   const skills = program.command('skills').description('list and inspect skills')
@@ -69,5 +72,32 @@ export function skillsCommand(program: Command): void {
         console.log(`input schema:\n${JSON.stringify(d.inputSchema, null, 2)}`)
         if (d.outputSchema) console.log(`output schema:\n${JSON.stringify(d.outputSchema, null, 2)}`)
       })
+    })
+
+  skills
+    .command('validate <paths...>')
+    .description('check SKILL.md folders strictly against the Agent Skills specification (and their links)')
+    .option('--json', 'print { skills, errors, warnings, findings } as JSON')
+    .action((paths: string[], o: { json?: boolean }) => {
+      // A bar only where someone watches a long run; pipes and CI get the plain report.
+      const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic) : null
+      let started = false
+      const report = validateSkills(paths, {
+        maxDepth: 6,
+        maxSkills: 100_000,
+        onProgress: (done, total) => {
+          if (!bar || total < 200) return
+          if (!started) bar.start(total, 0)
+          started = true
+          bar.update(done)
+        },
+      })
+      if (started) bar?.stop()
+      if (o.json) console.log(JSON.stringify(report, null, 2))
+      else {
+        for (const finding of report.findings) console.log(formatFinding(finding))
+        console.log(`${report.skills} skill${report.skills === 1 ? '' : 's'} checked: ${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}`)
+      }
+      if (report.errors > 0) process.exitCode = 1
     })
 }

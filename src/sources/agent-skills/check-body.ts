@@ -1,0 +1,46 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { Lexer, marked } from 'marked'
+import type { Finding } from './finding.js'
+
+const MAX_BODY_LINES = 500
+
+/**
+ * Checks beyond the specification: an over-long body, and relative links (to references,
+ * scripts, assets) that point at nothing or lead out of the skill's folder.
+ */
+export function checkBody(body: string, bodyLine: number, options: { file: string; dir: string }): Finding[] {
+  const findings: Finding[] = []
+  const lines = body.split('\n')
+  if (lines.length > MAX_BODY_LINES) {
+    findings.push({ file: options.file, line: bodyLine + MAX_BODY_LINES, severity: 'warning', message: `the body has ${lines.length} lines; keep it under ${MAX_BODY_LINES} and move detail to references/` })
+  }
+  const hrefs: string[] = []
+  marked.walkTokens(Lexer.lex(body), (token) => {
+    if (token.type === 'link' || token.type === 'image') hrefs.push(token.href)
+  })
+  const root = realpathSync(options.dir)
+  for (const href of new Set(hrefs)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) continue
+    const path = safeDecode(href.split('#')[0]!.split('?')[0]!)
+    if (path === '') continue
+    const line = bodyLine + Math.max(0, lines.findIndex((l) => l.includes(href)))
+    const target = isAbsolute(path) ? path : resolve(options.dir, path)
+    if (!existsSync(target)) {
+      findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}", which does not exist` })
+      continue
+    }
+    const real = realpathSync(target)
+    const inside = real === root || real.startsWith(root + sep)
+    if (!inside) findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}" leads outside the skill's folder (${relative(root, real)})` })
+  }
+  return findings
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURI(path)
+  } catch {
+    return path
+  }
+}

@@ -1,0 +1,97 @@
+import type { Finding } from './finding.js'
+import type { ParsedSkillMd } from './parse-skill-md.js'
+
+export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const
+const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/** The front matter as loaded: what the spec allows, normalised. */
+export interface SkillFrontMatter {
+  name: string
+  description: string
+  license: string | null
+  compatibility: string | null
+  metadata: Record<string, string>
+  allowedTools: string[]
+  /** A client extension (not in the spec): hide the skill from the model's catalog. */
+  disableModelInvocation: boolean
+}
+
+export interface FrontMatterCheck {
+  /** Null when the skill can't be loaded at all (no usable description). */
+  frontMatter: SkillFrontMatter | null
+  findings: Finding[]
+}
+
+/**
+ * The Agent Skills specification's rules for front matter. `strict` (the validator) makes every
+ * breach an error; otherwise (loading) only a missing description is, and the rest are warnings.
+ */
+export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string; folderName: string; strict: boolean }): FrontMatterCheck {
+  const { data, keyLines } = parsed
+  const findings: Finding[] = []
+  const lineOf = (key: string) => keyLines[key] ?? 2
+  const breach = (key: string, message: string) =>
+    findings.push({ file: options.file, line: lineOf(key), severity: options.strict ? 'error' : 'warning', message })
+  const fatal = (key: string, message: string) => findings.push({ file: options.file, line: lineOf(key), severity: 'error', message })
+
+  for (const key of Object.keys(data)) {
+    if (!(SPEC_KEYS as readonly string[]).includes(key)) breach(key, `unknown front-matter key "${key}": the specification allows ${SPEC_KEYS.join(', ')}`)
+  }
+
+  let name = options.folderName
+  if (data.name === undefined) breach('name', `name is required (using the folder name "${options.folderName}")`)
+  else if (typeof data.name !== 'string') breach('name', 'name must be a string')
+  else {
+    name = data.name
+    if (name.length < 1 || name.length > 64) breach('name', `name must be 1-64 characters, got ${name.length}`)
+    else if (!NAME.test(name)) {
+      breach('name', `name "${name}" must use only a-z, 0-9 and hyphens, without a leading, trailing or doubled hyphen`)
+    }
+    if (name !== options.folderName) breach('name', `name "${name}" must equal its folder's name "${options.folderName}"`)
+  }
+
+  let description: string | null = null
+  if (typeof data.description !== 'string' || data.description.trim() === '') {
+    fatal('description', data.description === undefined ? 'description is required' : 'description must be a non-empty string')
+  } else {
+    description = data.description.trim()
+    if (data.description.length > 1024) breach('description', `description must be at most 1024 characters, got ${data.description.length}`)
+  }
+
+  if (data.license !== undefined && typeof data.license !== 'string') breach('license', 'license must be a string')
+  if (data.compatibility !== undefined) {
+    if (typeof data.compatibility !== 'string') breach('compatibility', 'compatibility must be a string')
+    else if (data.compatibility.length > 500) breach('compatibility', `compatibility must be at most 500 characters, got ${data.compatibility.length}`)
+  }
+  const metadata: Record<string, string> = {}
+  if (data.metadata !== undefined) {
+    if (typeof data.metadata !== 'object' || data.metadata === null || Array.isArray(data.metadata)) breach('metadata', 'metadata must be a map of strings to strings')
+    else {
+      for (const [key, value] of Object.entries(data.metadata)) {
+        if (typeof value === 'string') metadata[key] = value
+        else breach('metadata', `metadata.${key} must be a string, got ${Array.isArray(value) ? 'a list' : typeof value}`)
+      }
+    }
+  }
+  let allowedTools: string[] = []
+  if (data['allowed-tools'] !== undefined) {
+    if (typeof data['allowed-tools'] !== 'string') breach('allowed-tools', 'allowed-tools must be a space-separated string')
+    else allowedTools = data['allowed-tools'].split(/\s+/).filter(Boolean)
+  }
+
+  return {
+    findings,
+    frontMatter:
+      description === null
+        ? null
+        : {
+            name,
+            description,
+            license: typeof data.license === 'string' ? data.license : null,
+            compatibility: typeof data.compatibility === 'string' ? data.compatibility : null,
+            metadata,
+            allowedTools,
+            disableModelInvocation: data['disable-model-invocation'] === true,
+          },
+  }
+}

@@ -1,0 +1,92 @@
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { basename, join, sep } from 'node:path'
+import type { Finding } from './finding.js'
+
+export const SKILL_FILE = 'SKILL.md'
+export const TEMPLATE_FILE = 'SKILL.md.template'
+const SKIP = new Set(['.git', 'node_modules'])
+
+export interface SkillDir {
+  /** The folder as found (maybe through a symlink). */
+  path: string
+  /** Its real path, inside an allowed root. */
+  real: string
+  /** SKILL.md, or SKILL.md.template for a per-user template. */
+  file: string
+  template: boolean
+}
+
+export interface FindOptions {
+  maxDepth: number
+  maxSkills: number
+}
+
+export const DEFAULT_FIND: FindOptions = { maxDepth: 6, maxSkills: 10_000 }
+
+/**
+ * Skill folders under each root: a root that holds SKILL.md is one skill, otherwise its
+ * subfolders are searched (skipping .git and node_modules) down to a depth and up to a count.
+ * Symlinked folders are followed only when they resolve inside the root they were found in.
+ */
+export function findSkillDirs(roots: readonly string[], options: FindOptions = DEFAULT_FIND): { dirs: SkillDir[]; findings: Finding[] } {
+  const dirs: SkillDir[] = []
+  const findings: Finding[] = []
+  const seen = new Set<string>()
+  for (const root of roots) {
+    if (!existsSync(root) || !statSync(root).isDirectory()) {
+      findings.push({ file: root, line: 1, severity: 'error', message: 'not a directory' })
+      continue
+    }
+    const realRoot = realpathSync(root)
+    const visit = (path: string, depth: number): void => {
+      if (dirs.length >= options.maxSkills) return
+      let real: string
+      try {
+        real = realpathSync(path)
+      } catch {
+        findings.push({ file: path, line: 1, severity: 'warning', message: 'broken symlink; skipped' })
+        return
+      }
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+        findings.push({ file: path, line: 1, severity: 'error', message: `symlink resolves outside ${root} (to ${real}); skipped` })
+        return
+      }
+      if (seen.has(real)) return
+      seen.add(real)
+      const file = [SKILL_FILE, TEMPLATE_FILE].find((f) => existsSync(join(path, f)))
+      if (file) {
+        dirs.push({ path, real, file: join(path, file), template: file === TEMPLATE_FILE })
+        return
+      }
+      if (depth >= options.maxDepth) return
+      let entries: string[]
+      try {
+        entries = readdirSync(path)
+      } catch (error) {
+        findings.push({ file: path, line: 1, severity: 'warning', message: `can't list: ${(error as NodeJS.ErrnoException).code}` })
+        return
+      }
+      for (const entry of entries.sort()) {
+        if (SKIP.has(entry)) continue
+        const child = join(path, entry)
+        let isDir = false
+        try {
+          isDir = statSync(child).isDirectory()
+        } catch {
+          isDir = false
+        }
+        if (isDir) visit(child, depth + 1)
+      }
+    }
+    visit(root, 0)
+  }
+  if (dirs.length >= options.maxSkills) {
+    findings.push({ file: roots.join(', '), line: 1, severity: 'warning', message: `stopped at ${options.maxSkills} skills` })
+  }
+  return { dirs, findings }
+}
+
+/** The name a skill must carry: its real folder's, so a symlinked alias doesn't rename it. */
+export function folderName(dir: SkillDir): string {
+  return basename(dir.real)
+}

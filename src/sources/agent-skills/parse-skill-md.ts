@@ -1,0 +1,42 @@
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml'
+
+export interface ParsedSkillMd {
+  /** The front matter as plain data. */
+  data: Record<string, unknown>
+  /** File line of each top-level front-matter key. */
+  keyLines: Record<string, number>
+  body: string
+  /** File line where the body starts. */
+  bodyLine: number
+}
+
+export type ParseResult = { ok: true; parsed: ParsedSkillMd } | { ok: false; line: number; message: string }
+
+/**
+ * Split SKILL.md into YAML front matter and a markdown body. Accepts a BOM and CRLF line ends;
+ * YAML 1.2 through the `yaml` package, so nothing in the file is ever executed.
+ */
+export function parseSkillMd(text: string): ParseResult {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
+  if (lines[0]?.trimEnd() !== '---') return { ok: false, line: 1, message: "missing front matter: SKILL.md must start with a '---' line" }
+  const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === '---')
+  if (end === -1) return { ok: false, line: 1, message: "unclosed front matter: no closing '---' line" }
+
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(lines.slice(1, end).join('\n'), { lineCounter, uniqueKeys: true, prettyErrors: false })
+  // Front matter starts on file line 2.
+  const fileLine = (offset: number) => lineCounter.linePos(offset).line + 1
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0]!
+    return { ok: false, line: fileLine(error.pos[0]), message: `front matter is not valid YAML: ${error.message.split('\n')[0]}` }
+  }
+  if (!isMap(doc.contents)) return { ok: false, line: 2, message: 'front matter must be a mapping of keys to values' }
+  const keyLines: Record<string, number> = {}
+  for (const pair of doc.contents.items) {
+    if (isScalar(pair.key) && pair.key.range) keyLines[String(pair.key.value)] = fileLine(pair.key.range[0])
+  }
+  return {
+    ok: true,
+    parsed: { data: doc.toJS() as Record<string, unknown>, keyLines, body: lines.slice(end + 1).join('\n'), bodyLine: end + 2 },
+  }
+}
