@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'skillplane'
 import { calculate } from './skills/calculate.js'
 import { diskUsage } from './skills/disk-usage.js'
@@ -13,5 +14,7 @@ export default defineConfig(({ dataDir }) => ({
     { name: 'Notes Assistant', aliases: ['notes', 'scribe'], description: 'Keeps the team notebook' },
   ],
   // Signatures by this key make an SOP citable; examples/sops/purge-old-notes.md is signed with it.
+  // SKILL.md folders the Notes Assistant may activate (list_skills, activate_skill, ...).
+  skillDirs: [{ path: fileURLToPath(new URL('./agent-skills', import.meta.url)), agents: ['Notes Assistant'] }],
   sopKeys: [{ name: 'ops-lead', publicKey: readFileSync(new URL('./sop-keys/ops-lead.pub', import.meta.url), 'utf8') }],
 }))

@@ -18,3 +18,5 @@ export { createSkillplane, type Skillplane, type SkillplaneOptions } from './pla
 export type { InvokeOptions } from './runtime/index.js'
 export { StoreError } from './store/index.js'
 export { createHttpApp } from './surfaces/http/index.js'
+export { validateSkills, loadInstructionSkills, type InstructionSkill, type Finding } from './sources/agent-skills/index.js'
+export { skillsPrompt, carriesSkillContent } from './sources/agent-skills/skills-prompt.js'

@@ -30,6 +30,20 @@ export interface SkillplaneConfig {
     /** Receives a JSON POST when a request is created and when it is decided. */
     webhookUrl?: string
   }
+  /**
+   * Folders of SKILL.md instruction skills (a skill folder, or a folder of them), relative to the
+   * working directory; `agents` may see every skill under that folder.
+   */
+  skillDirs?: Array<string | { path: string; agents?: string[] }>
+  /** Also load the project's conventional `.agents/skills` folder. Default false. */
+  projectSkills?: boolean
+  /** How run_skill_script runs an instruction skill's scripts. */
+  skillScripts?: {
+    /** Environment variables passed through (besides a minimal PATH). Default none. */
+    envAllow?: string[]
+    /** Deadline of one script run. Default 60 000. */
+    timeoutMs?: number
+  }
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys?: Array<{ name: string; publicKey: string }>
 }

@@ -12,6 +12,9 @@ export interface ResolvedConfig {
   http: { maxBodyBytes: number }
   approvals: { expiresAfterMs: number; waitTimeoutMs: number; webhookUrl?: string }
   sopKeys: Array<{ name: string; publicKey: string }>
+  skillDirs: Array<{ path: string; agents: string[] }>
+  projectSkills: boolean
+  skillScripts: { envAllow: string[]; timeoutMs: number }
 }
 
 const positiveInt = z.number().int().positive()
@@ -39,6 +42,21 @@ const schema = z.strictObject({
       expiresAfterMs: positiveInt.default(24 * 3_600_000),
       waitTimeoutMs: duration.default(180_000),
       webhookUrl: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .prefault({}),
+  skillDirs: z
+    .array(
+      z.union([
+        z.string().min(1).transform((path) => ({ path, agents: [] as string[] })),
+        z.strictObject({ path: z.string().min(1), agents: z.array(z.string().min(1)).default([]) }),
+      ]),
+    )
+    .default([]),
+  projectSkills: z.boolean().default(false),
+  skillScripts: z
+    .strictObject({
+      envAllow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
+      timeoutMs: duration.default(60_000),
     })
     .prefault({}),
   sopKeys: z

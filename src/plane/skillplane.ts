@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, readFileSync, readlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
@@ -31,6 +31,10 @@ import { SettingsRepository } from '../store/settings-repository.js'
 import { StoreError } from '../store/store-error.js'
 import { Sops } from '../policy/sop/sops.js'
 import { WebhookNotifier } from '../policy/webhook-notifier.js'
+import { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
+import { instructionTools } from '../sources/agent-skills/instruction-tools.js'
+import { ActivationRepository } from '../store/activation-repository.js'
+import { DefinitionError } from '../skill/definition-error.js'
 
 export interface SkillplaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
@@ -55,6 +59,8 @@ export interface Skillplane {
   readonly approvals: Approvals
   readonly sops: Sops
   readonly events: AuditEvents
+  /** SKILL.md instruction skills from the configured folders. */
+  readonly instructions: InstructionLibrary
   readonly dialect: Dialect
   /** The database location with any password removed. */
   readonly location: string
@@ -113,11 +119,37 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
   }
 
+  const instructions = InstructionLibrary.load([
+    ...config.skillDirs,
+    ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : []),
+  ])
+  for (const finding of instructions.findings) {
+    logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file, line: finding.line }, `instruction skill: ${finding.message}`)
+  }
+  for (const skill of instructions.skills) {
+    const clash = registry.get(skill.name)
+    if (clash) throw new DefinitionError(`instruction skill "${skill.name}" (${skill.file}) has the key of skill "${clash.key}" (${clash.origin})`)
+  }
+  if (instructions.skills.length > 0) {
+    const agents = [...new Set(instructions.skills.flatMap((s) => s.agents))]
+    const tools = instructionTools({
+      library: instructions,
+      catalog: () => catalog,
+      activations: () => activations,
+      scriptEnv: config.skillScripts.envAllow,
+      scriptTimeoutMs: config.skillScripts.timeoutMs,
+      maxResourceBytes: 256 * 1024,
+      maxScriptOutputBytes: 1024 * 1024,
+      agents,
+    })
+    for (const tool of tools) registry.register(tool, { source: 'agent-skill', origin: 'built-in (instruction skills)' })
+  }
   const database = await openDatabase({ dataDir, databaseUrl: options.databaseUrl })
   const { db } = database
   const managers = new ManagerRepository(db)
   const auditRepo = new AuditRepository(db, database.sqlite)
   const catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
+  const activations = new ActivationRepository(db)
   const keys = new ApiKeys(new KeyRepository(db))
   const events = new AuditEvents(new EventRepository(db))
   const policies = new Policies(new PolicyRepository(db), events, (label) => catalog.resolveAgent(label))
@@ -125,6 +157,8 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const notifier = new WebhookNotifier(config.approvals.webhookUrl, logger)
   const now = () => new Date().toISOString()
   const managerId = managerIds()
+
+  const catalogEntries = () => [...registry.list(), ...instructions.entries()]
 
   const host = hostIdentity()
   const started = now()
@@ -147,7 +181,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   try {
     recoveredCalls = await recoverInterrupted()
     await managers.heartbeat(managerRow())
-    if (options.sync) startupSync = await syncCatalog({ db, registry, agents: config.agents, dryRun: false, prune: false, now: now() })
+    if (options.sync) startupSync = await syncCatalog({ db, entries: catalogEntries(), agents: config.agents, dryRun: false, prune: false, now: now() })
     await Promise.all([catalog.refresh(), policies.refresh()])
     seal = ApprovalSeal.load(dataDir)
     const agreed = await new SettingsRepository(db).getOrInit('approval_secret_fingerprint', seal.fingerprint())
@@ -200,6 +234,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     approvals,
     sops,
     events,
+    instructions,
     dialect: database.dialect,
     location: database.location,
     dataDir,
@@ -211,7 +246,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     async sync(syncOptions = {}) {
       const report = await syncCatalog({
         db,
-        registry,
+        entries: catalogEntries(),
         agents: config.agents,
         dryRun: syncOptions.dryRun ?? false,
         prune: syncOptions.prune ?? false,

@@ -3,7 +3,9 @@ import type { Database } from '../store/database.js'
 import { AgentRepository, type AgentRow } from '../store/agent-repository.js'
 import { CatalogRepository, type CatalogRow } from '../store/catalog-repository.js'
 import type { Skill } from '../skill/create-skill.js'
-import type { Registry } from './registry.js'
+
+/** What sync needs of a skill: its code-side metadata and declared bindings (executable or instruction). */
+export type CatalogEntry = Pick<Skill, 'key' | 'source' | 'origin' | 'class' | 'scope' | 'category' | 'title' | 'description' | 'tags' | 'agents'>
 import { agentId } from './agent-id.js'
 
 export type SyncChangeKind =
@@ -40,7 +42,7 @@ export interface SyncReport {
 
 interface SyncInput {
   db: Kysely<Database>
-  registry: Registry
+  entries: readonly CatalogEntry[]
   /** The agents the config declares. */
   agents: ReadonlyArray<{ name: string; aliases: string[]; description: string }>
   dryRun: boolean
@@ -102,7 +104,8 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
 
     // Catalog rows.
     const rows = new Map((await catalog.list()).map((r) => [r.key, r]))
-    for (const skill of input.registry.list()) {
+    const entries = new Map(input.entries.map((e) => [e.key, e]))
+    for (const skill of input.entries) {
       const stored = rows.get(skill.key)
       const code = codeColumns(skill)
       if (!stored) {
@@ -139,7 +142,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
       }
     }
     for (const row of rows.values()) {
-      if (input.registry.get(row.key)) continue
+      if (entries.has(row.key)) continue
       if (input.prune) {
         report.changes.push({ kind: 'skill_pruned', subject: row.key, message: `- skill ${row.key}: executor gone, row and bindings deleted` })
         await apply(() => catalog.delete(row.key))
@@ -158,7 +161,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
 
     // Bindings: for declared agents, exactly what the code declares.
     const desired = new Set<string>()
-    for (const skill of input.registry.list()) {
+    for (const skill of input.entries) {
       for (const label of skill.agents) {
         const id = byLabel.get(label.toLowerCase())
         if (!id) {
@@ -197,7 +200,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
   return input.dryRun ? run(input.db) : input.db.transaction().execute(run)
 }
 
-function codeColumns(skill: Skill): Pick<
+function codeColumns(skill: CatalogEntry): Pick<
   CatalogRow,
   'source' | 'origin' | 'class' | 'scope' | 'category' | 'code_title' | 'code_description' | 'code_tags'
 > {

@@ -162,7 +162,16 @@ export interface SettingsTable {
   value: string
 }
 
+export interface SkillActivationsTable {
+  conversation_id: string
+  skill_name: string
+  caller_id: string
+  call_id: string
+  activated_at: string
+}
+
 export interface Database {
+  skill_activations: SkillActivationsTable
   settings: SettingsTable
   policies: PoliciesTable
   approvals: ApprovalsTable

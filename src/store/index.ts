@@ -11,3 +11,4 @@ export { ApprovalRepository, type ApprovalRow, type DecisionRow } from './approv
 export { SopRepository, type SopRow } from './sop-repository.js'
 export { EventRepository, type EventRow } from './event-repository.js'
 export { SettingsRepository } from './settings-repository.js'
+export { ActivationRepository, type ActivationRow } from './activation-repository.js'

@@ -8,6 +8,7 @@ import { StoreError } from './store-error.js'
 import * as initial from './migrations/0001-initial.js'
 import * as policiesApprovals from './migrations/0002-policies-approvals.js'
 import * as settings from './migrations/0003-settings.js'
+import * as skillActivations from './migrations/0004-skill-activations.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_policies_approvals': policiesApprovals,
   '0003_settings': settings,
+  '0004_skill_activations': skillActivations,
 }
 
 export interface OpenDatabaseOptions {

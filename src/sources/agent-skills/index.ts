@@ -4,3 +4,6 @@ export { findSkillDirs, SKILL_FILE, TEMPLATE_FILE, type SkillDir, type FindOptio
 export { parseSkillMd, type ParsedSkillMd } from './parse-skill-md.js'
 export { checkFrontMatter, SPEC_KEYS, type SkillFrontMatter } from './check-front-matter.js'
 export { formatFinding, type Finding } from './finding.js'
+export { skillsPrompt, carriesSkillContent } from './skills-prompt.js'
+export { InstructionLibrary, type LibrarySkill, type SkillDirConfig } from './instruction-library.js'
+export { instructionTools } from './instruction-tools.js'

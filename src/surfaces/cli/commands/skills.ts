@@ -6,6 +6,7 @@ import { CliError } from '../cli-error.js'
 import { validateSkills } from '../../../sources/agent-skills/validate-skills.js'
 import { formatFinding } from '../../../sources/agent-skills/finding.js'
 import cliProgress from 'cli-progress'
+import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
 
 export function skillsCommand(program: Command): void {
   const skills = program.command('skills').description('list and inspect skills')
@@ -23,9 +24,11 @@ export function skillsCommand(program: Command): void {
       await withPlane(o, async (plane) => {
         const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
         if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
-        const list = plane.registry
-          .list()
-          .map((s) => skillSummary(s, plane.catalog))
+        const list = [
+          ...plane.registry.list().map((s) => skillSummary(s, plane.catalog)),
+          ...plane.instructions.skills.map((s) => instructionSummary(s, plane.catalog, plane.instructions.findings)),
+        ]
+          .sort((a, b) => a.key.localeCompare(b.key))
           .filter(
             (s) =>
               (!o.class || s.class === o.class) &&

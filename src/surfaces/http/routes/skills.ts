@@ -8,6 +8,7 @@ import { readJsonBody } from '../read-json-body.js'
 import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
 import { describeZod } from '../describe-zod.js'
+import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
 
 const invokeBody = z.strictObject({
   input: z.unknown().optional(),
@@ -37,10 +38,11 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 400, 'invalid_input', `unknown agent "${agent}"`)
     const needle = q?.toLowerCase()
-    const skills = plane.registry
-      .list()
-      .filter((s) => canSee(caller, s, plane.catalog))
-      .map((s) => skillSummary(s, plane.catalog))
+    const instructions = plane.instructions
+      .visibleTo(caller, null, plane.catalog)
+      .map((s) => instructionSummary(s, plane.catalog, plane.instructions.findings))
+    const skills = [...plane.registry.list().filter((s) => canSee(caller, s, plane.catalog)).map((s) => skillSummary(s, plane.catalog)), ...instructions]
+      .sort((a, b) => a.key.localeCompare(b.key))
       .filter(
         (s) =>
           (!klass || s.class === klass) &&
@@ -54,6 +56,8 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.get('/:key', (c) => {
+    const instruction = plane.instructions.visibleTo(c.get('caller'), null, plane.catalog).find((s) => s.name === c.req.param('key'))
+    if (instruction) return c.json(instructionSummary(instruction, plane.catalog, plane.instructions.findings))
     const skill = plane.registry.get(c.req.param('key'))
     if (!skill || !canSee(c.get('caller'), skill, plane.catalog)) {
       return errorResponse(c, 404, 'not_found', `no skill with key "${c.req.param('key')}"`)

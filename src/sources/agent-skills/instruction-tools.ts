@@ -1,0 +1,155 @@
+import { readdirSync, realpathSync, statSync, readFileSync, accessSync, constants } from 'node:fs'
+import { join, relative, resolve, sep } from 'node:path'
+import { z } from 'zod'
+import { defineSkill, type DefinedSkill } from '../../skill/define-skill.js'
+import type { SkillContext } from '../../skill/skill-types.js'
+import type { ActivationRepository } from '../../store/activation-repository.js'
+import type { CatalogView, InstructionLibrary, LibrarySkill } from './instruction-library.js'
+import { escapeXml } from './escape-xml.js'
+import { skillsPrompt } from './skills-prompt.js'
+import { runScript } from './run-script.js'
+
+export interface InstructionToolOptions {
+  library: InstructionLibrary
+  catalog: () => CatalogView
+  activations: () => ActivationRepository
+  /** Environment variables passed to scripts besides a minimal PATH. */
+  scriptEnv: readonly string[]
+  scriptTimeoutMs: number
+  maxResourceBytes: number
+  maxScriptOutputBytes: number
+  /** Agents that see the tools: those bound to any instruction skill. */
+  agents: string[]
+}
+
+const SCRIPT_PATH = '/usr/local/bin:/usr/bin:/bin'
+const MAX_LISTED_FILES = 200
+
+/** The tools through which agents use instruction skills: gated, audited and bindable like any skill. */
+export function instructionTools(options: InstructionToolOptions): DefinedSkill<any, any>[] {
+  const { library } = options
+  const visible = (ctx: SkillContext) => library.visibleTo(ctx.caller, ctx.agent, options.catalog())
+  // A skill the caller may not see is reported exactly like one that doesn't exist.
+  const find = (ctx: SkillContext, name: string): LibrarySkill => {
+    const skill = visible(ctx).find((s) => s.name === name)
+    if (!skill) throw new Error(`no skill named "${name}" is available; list_skills shows the ones that are`)
+    return skill
+  }
+  const common = { category: 'instructions', tags: ['agent-skills'], agents: options.agents }
+
+  return [
+    defineSkill({
+      key: 'list_skills',
+      title: 'List skills',
+      description: 'List the instruction skills available to you, with what each is for. Activate one with activate_skill before following it.',
+      class: 'safe',
+      ...common,
+      output: z.object({ catalog: z.string(), skills: z.array(z.object({ name: z.string(), description: z.string() })) }),
+      run: (_input, ctx) => {
+        const skills = visible(ctx).map((s) => ({ name: s.name, description: s.description }))
+        return { catalog: skillsPrompt(skills), skills }
+      },
+    }),
+    defineSkill({
+      key: 'activate_skill',
+      title: 'Activate a skill',
+      description: 'Load the full instructions of one skill by name. Its resources are listed, not included: read them with read_skill_resource when the instructions say so.',
+      class: 'safe',
+      ...common,
+      input: z.object({ name: z.string().min(1).max(64) }),
+      output: z.object({ content: z.string(), alreadyActive: z.boolean() }),
+      run: async ({ name }, ctx) => {
+        const skill = find(ctx, name)
+        if (ctx.conversationId) {
+          const first = await options.activations().activate({
+            conversation_id: ctx.conversationId,
+            skill_name: skill.name,
+            caller_id: ctx.caller.id,
+            call_id: ctx.callId,
+            activated_at: new Date().toISOString(),
+          })
+          if (!first) {
+            return { content: `<skill_note name="${escapeXml(skill.name)}">Already active in this conversation: follow the instructions loaded earlier.</skill_note>`, alreadyActive: true }
+          }
+        }
+        const files = listFiles(skill.dir)
+        const resources = files.length ? `\n<skill_resources>\n${files.map((f) => `  <file>${escapeXml(f)}</file>`).join('\n')}\n</skill_resources>` : ''
+        return {
+          content: `<skill_content name="${escapeXml(skill.name)}">\n<skill_folder>${escapeXml(skill.dir)}</skill_folder>\n${skill.body.trim()}${resources}\n</skill_content>`,
+          alreadyActive: false,
+        }
+      },
+    }),
+    defineSkill({
+      key: 'read_skill_resource',
+      title: 'Read a skill resource',
+      description: "Read one file from an active skill's folder (for example references/checklist.md), by its path inside that folder.",
+      class: 'safe',
+      ...common,
+      input: z.object({ skill: z.string().min(1).max(64), path: z.string().min(1).max(1024) }),
+      output: z.object({ path: z.string(), content: z.string(), bytes: z.number().int() }),
+      run: ({ skill: name, path }, ctx) => {
+        const skill = find(ctx, name)
+        const file = confine(skill.dir, path)
+        const stat = statSync(file)
+        if (!stat.isFile()) throw new Error(`"${path}" is not a file`)
+        if (stat.size > options.maxResourceBytes) throw new Error(`"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
+        return { path: relative(skill.dir, file), content: readFileSync(file, 'utf8'), bytes: stat.size }
+      },
+    }),
+    defineSkill({
+      key: 'run_skill_script',
+      title: 'Run a skill script',
+      description: "Run an executable from an active skill's scripts/ folder with arguments, in the skill's folder. Changes things, so it may need approval.",
+      class: 'mutating',
+      timeoutMs: options.scriptTimeoutMs,
+      ...common,
+      input: z.object({ skill: z.string().min(1).max(64), script: z.string().min(1).max(256), args: z.array(z.string().max(4096)).max(64).default([]) }),
+      output: z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() }),
+      run: ({ skill: name, script, args }, ctx) => {
+        const skill = find(ctx, name)
+        const scripts = join(skill.dir, 'scripts')
+        const file = confine(scripts, script.replace(/^scripts\//, ''))
+        try {
+          accessSync(file, constants.X_OK)
+        } catch {
+          throw new Error(`scripts/${relative(scripts, file)} is not executable`)
+        }
+        const env: Record<string, string> = { PATH: SCRIPT_PATH }
+        for (const name of options.scriptEnv) if (process.env[name] !== undefined) env[name] = process.env[name]!
+        return runScript({ file, args, cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal })
+      },
+    }),
+  ]
+}
+
+/** A path inside root, after resolving symlinks; anything else is refused. */
+function confine(root: string, path: string): string {
+  const realRoot = realpathSync(root)
+  let real: string
+  try {
+    real = realpathSync(resolve(realRoot, path))
+  } catch {
+    throw new Error(`"${path}" does not exist in the skill's folder`)
+  }
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) throw new Error(`"${path}" is outside the skill's folder and can't be read`)
+  return real
+}
+
+/** The skill folder's files (not SKILL.md itself), relative, for the activation's resource list. */
+function listFiles(dir: string): string[] {
+  const files: string[] = []
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (files.length >= MAX_LISTED_FILES || entry.name === '.git' || entry.name === 'node_modules') continue
+      const full = join(path, entry.name)
+      if (entry.isDirectory()) walk(full)
+      else if (entry.isFile()) {
+        const rel = relative(dir, full)
+        if (rel !== 'SKILL.md' && rel !== 'SKILL.md.template') files.push(rel)
+      }
+    }
+  }
+  walk(dir)
+  return files
+}

@@ -1,0 +1,31 @@
+import type { Catalog } from '../../registry/catalog.js'
+import type { SkillSummary } from '../../registry/skill-view.js'
+import type { Finding } from './finding.js'
+import type { LibrarySkill } from './instruction-library.js'
+
+export interface InstructionSummary extends SkillSummary {
+  folder: string
+  template: boolean
+  /** Load findings for its SKILL.md. */
+  diagnostics: Finding[]
+}
+
+/** An instruction skill as listed beside executable skills. */
+export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findings: readonly Finding[]): InstructionSummary {
+  const row = catalog.row(skill.name)
+  return {
+    key: skill.name,
+    title: row?.title_override ?? skill.name,
+    description: row?.description_override ?? skill.description,
+    class: 'safe',
+    scope: 'manager',
+    category: 'instructions',
+    tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : [],
+    source: 'agent-skill',
+    enabled: catalog.isEnabled(skill.name),
+    agents: catalog.agentsBoundTo(skill.name),
+    folder: skill.dir,
+    template: skill.template,
+    diagnostics: findings.filter((f) => f.file === skill.file),
+  }
+}
