@@ -74,6 +74,15 @@ export class ApiKeys {
     return caller
   }
 
+  /** The caller an active key (by id or name) stands for, without its secret. */
+  async callerFor(idOrName: string): Promise<Caller | null> {
+    const row = (await this.repo.list()).find((r) => r.revoked_at === null && (r.id === idOrName || r.name === idOrName))
+    if (!row) return null
+    return row.role === 'agent'
+      ? { kind: 'agent', id: row.id, name: row.name, agentId: row.agent_id ?? '' }
+      : { kind: 'user', id: row.id, name: row.name, role: row.role as CallerRole }
+  }
+
   async list(): Promise<KeyInfo[]> {
     return (await this.repo.list()).map((r) => ({
       id: r.id,

@@ -35,6 +35,8 @@ export interface SkillplaneConfig {
    * working directory; `agents` may see every skill under that folder.
    */
   skillDirs?: Array<string | { path: string; agents?: string[] }>
+  /** Variables SKILL.md.template files may use as {{vars.NAME}}. */
+  templateVars?: Record<string, string>
   /** Also load the project's conventional `.agents/skills` folder. Default false. */
   projectSkills?: boolean
   /** How run_skill_script runs an instruction skill's scripts. */

@@ -14,6 +14,7 @@ export interface ResolvedConfig {
   sopKeys: Array<{ name: string; publicKey: string }>
   skillDirs: Array<{ path: string; agents: string[] }>
   projectSkills: boolean
+  templateVars: Record<string, string>
   skillScripts: { envAllow: string[]; timeoutMs: number }
 }
 
@@ -53,6 +54,7 @@ const schema = z.strictObject({
     )
     .default([]),
   projectSkills: z.boolean().default(false),
+  templateVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).default({}),
   skillScripts: z
     .strictObject({
       envAllow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),

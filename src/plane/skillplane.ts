@@ -35,6 +35,10 @@ import { InstructionLibrary } from '../sources/agent-skills/instruction-library.
 import { instructionTools } from '../sources/agent-skills/instruction-tools.js'
 import { ActivationRepository } from '../store/activation-repository.js'
 import { DefinitionError } from '../skill/definition-error.js'
+import { decidePolicy } from '../policy/decide-policy.js'
+import type { TemplateView } from '../sources/agent-skills/render-template.js'
+import { buildExport, type ExportSet } from '../sources/agent-skills/build-export.js'
+import type { Caller } from '../skill/skill-types.js'
 
 export interface SkillplaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
@@ -61,6 +65,10 @@ export interface Skillplane {
   readonly events: AuditEvents
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
+  /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
+  templateView(caller: Caller, agentId: string | null): TemplateView
+  /** The rendered instruction-skill files an agent (as a caller) should have, with a manifest. */
+  exportSkills(caller: Caller, agentId: string | null): ExportSet
   readonly dialect: Dialect
   /** The database location with any password removed. */
   readonly location: string
@@ -141,6 +149,8 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       maxResourceBytes: 256 * 1024,
       maxScriptOutputBytes: 1024 * 1024,
       agents,
+      templateView: (ctx) => templateView(ctx.caller, ctx.agent),
+      categories: () => [...new Set(registry.list().map((s) => s.category))].sort(),
     })
     for (const tool of tools) registry.register(tool, { source: 'agent-skill', origin: 'built-in (instruction skills)' })
   }
@@ -158,6 +168,24 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const now = () => new Date().toISOString()
   const managerId = managerIds()
 
+  // What a template sees: the caller, the agent, config variables, and per category the
+  // executable skills the caller may see that the effective policy denies.
+  const templateView = (caller: Caller, agentId: string | null): TemplateView => {
+    const agent = caller.kind === 'agent' ? caller.agentId : agentId
+    const denied: Record<string, string[]> = {}
+    for (const skill of registry.list()) {
+      if (skill.source === 'agent-skill' || (agent !== null && !catalog.isBound(agent, skill.key))) continue
+      const decision = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId: agent, policies: policies.rows() })
+      if (decision.decision === 'DENY') (denied[skill.category] ??= []).push(skill.key)
+    }
+    const info = agent ? catalog.agent(agent) : undefined
+    return {
+      user: { id: caller.id, name: caller.name, role: caller.kind === 'agent' ? 'agent' : caller.role },
+      agent: agent ? { id: agent, name: info?.name ?? agent } : null,
+      vars: config.templateVars,
+      denied,
+    }
+  }
   const catalogEntries = () => [...registry.list(), ...instructions.entries()]
 
   const host = hostIdentity()
@@ -235,6 +263,9 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     sops,
     events,
     instructions,
+    templateView,
+    exportSkills: (caller, agentId) =>
+      buildExport({ library: instructions, catalog, templateView, categories: [...new Set(registry.list().map((s) => s.category))].sort() }, caller, agentId),
     dialect: database.dialect,
     location: database.location,
     dataDir,

@@ -8,6 +8,7 @@ import type { CatalogView, InstructionLibrary, LibrarySkill } from './instructio
 import { escapeXml } from './escape-xml.js'
 import { skillsPrompt } from './skills-prompt.js'
 import { runScript } from './run-script.js'
+import { renderTemplate, type TemplateView } from './render-template.js'
 
 export interface InstructionToolOptions {
   library: InstructionLibrary
@@ -20,6 +21,10 @@ export interface InstructionToolOptions {
   maxScriptOutputBytes: number
   /** Agents that see the tools: those bound to any instruction skill. */
   agents: string[]
+  /** What a SKILL.md.template is rendered with for this call's caller and agent. */
+  templateView: (ctx: SkillContext) => TemplateView
+  /** Categories of executable skills, for denied_actions.CATEGORY. */
+  categories: () => string[]
 }
 
 const SCRIPT_PATH = '/usr/local/bin:/usr/bin:/bin'
@@ -72,10 +77,16 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
             return { content: `<skill_note name="${escapeXml(skill.name)}">Already active in this conversation: follow the instructions loaded earlier.</skill_note>`, alreadyActive: true }
           }
         }
+        let body = skill.body
+        if (skill.template) {
+          const rendered = renderTemplate(skill.body, options.templateView(ctx), skill.bodyLine, options.categories())
+          if (!rendered.ok) throw new Error(`${skill.file}:${rendered.line}: ${rendered.message}`)
+          body = rendered.text
+        }
         const files = listFiles(skill.dir)
         const resources = files.length ? `\n<skill_resources>\n${files.map((f) => `  <file>${escapeXml(f)}</file>`).join('\n')}\n</skill_resources>` : ''
         return {
-          content: `<skill_content name="${escapeXml(skill.name)}">\n<skill_folder>${escapeXml(skill.dir)}</skill_folder>\n${skill.body.trim()}${resources}\n</skill_content>`,
+          content: `<skill_content name="${escapeXml(skill.name)}">\n<skill_folder>${escapeXml(skill.dir)}</skill_folder>\n${body.trim()}${resources}\n</skill_content>`,
           alreadyActive: false,
         }
       },
@@ -91,6 +102,8 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       run: ({ skill: name, path }, ctx) => {
         const skill = find(ctx, name)
         const file = confine(skill.dir, path)
+        // A template is rendered per caller on activation; its raw form is never handed out.
+        if (file === join(realpathSync(skill.dir), 'SKILL.md.template')) throw new Error('the raw SKILL.md.template is not served: activate the skill instead')
         const stat = statSync(file)
         if (!stat.isFile()) throw new Error(`"${path}" is not a file`)
         if (stat.size > options.maxResourceBytes) throw new Error(`"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)

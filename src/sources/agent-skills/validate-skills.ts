@@ -3,6 +3,7 @@ import type { Finding } from './finding.js'
 import { parseSkillMd } from './parse-skill-md.js'
 import { checkFrontMatter } from './check-front-matter.js'
 import { checkBody } from './check-body.js'
+import { checkTemplate } from './render-template.js'
 import { findSkillDirs, folderName, type FindOptions, DEFAULT_FIND } from './find-skill-dirs.js'
 
 export interface ValidationReport {
@@ -32,6 +33,10 @@ export function validateSkills(paths: readonly string[], options: FindOptions & 
     }
     findings.push(...checkFrontMatter(parsed.parsed, { file: dir.file, folderName: folderName(dir), strict: true }).findings)
     findings.push(...checkBody(parsed.parsed.body, parsed.parsed.bodyLine, { file: dir.file, dir: dir.path }))
+    if (dir.template) {
+      const checked = checkTemplate(parsed.parsed.body, parsed.parsed.bodyLine)
+      if (!checked.ok) findings.push({ file: dir.file, line: checked.line, severity: 'error', message: checked.message })
+    }
   })
   options.onProgress?.(found.dirs.length, found.dirs.length)
   findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line)

@@ -115,6 +115,31 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     server.child.kill('SIGTERM')
   })
 
+  it('lists, validates and exports the demo instruction skills', async () => {
+    const location = await database.create()
+    cli(location, ['sync'])
+    const listed = cli(location, ['skills', 'list', '--source', 'agent-skill', '--json']).json()
+    expect(listed.map((s: { key: string }) => s.key)).toEqual([
+      'activate_skill',
+      'list_skills',
+      'notebook-housekeeping',
+      'read_skill_resource',
+      'rotate-backup-keys',
+      'run_skill_script',
+      'write-release-notes',
+    ])
+    expect(cli(location, ['skills', 'validate', join(ROOT, 'examples/agent-skills')]).stdout).toBe('3 skills checked: 0 errors, 0 warnings\n')
+    const out = join(tempDir(), 'export')
+    const first = cli(location, ['skills', 'export', '--agent', 'notes', '--out', out])
+    expect(first.stdout).toContain('+ notebook-housekeeping/SKILL.md')
+    expect(readFileSync(join(out, 'notebook-housekeeping/SKILL.md'), 'utf8')).toContain('# Notebook housekeeping for Notes Assistant')
+    expect(cli(location, ['skills', 'export', '--agent', 'notes', '--out', out]).stdout).toBe(`${out}: unchanged\n`)
+    cli(location, ['policies', 'set', '--skill', 'notes_purge', '--level', 'agent', '--subject', 'notes', '--decision', 'DENY'])
+    expect(cli(location, ['skills', 'export', '--agent', 'notes', '--out', out]).stdout).toContain('+ notebook-housekeeping/SKILL.md')
+    expect(readFileSync(join(out, 'notebook-housekeeping/SKILL.md'), 'utf8')).toContain('These actions are unavailable and should not be attempted: notes_purge.')
+    expect(cli(location, ['skills', 'export', '--agent', 'nobody', '--out', out]).stderr).toBe('skillplane: unknown agent "nobody"\n')
+  })
+
   it('refuses tampered or foreign SOPs and self-approval, and manages policies', async () => {
     const location = await database.create()
     const dir = tempDir()

@@ -7,6 +7,8 @@ import { validateSkills } from '../../../sources/agent-skills/validate-skills.js
 import { formatFinding } from '../../../sources/agent-skills/finding.js'
 import cliProgress from 'cli-progress'
 import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
+import { writeExport } from '../../../sources/agent-skills/build-export.js'
+import type { Caller } from '../../../skill/skill-types.js'
 
 export function skillsCommand(program: Command): void {
   const skills = program.command('skills').description('list and inspect skills')
@@ -102,5 +104,30 @@ export function skillsCommand(program: Command): void {
         console.log(`${report.skills} skill${report.skills === 1 ? '' : 's'} checked: ${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}`)
       }
       if (report.errors > 0) process.exitCode = 1
+    })
+
+  skills
+    .command('export')
+    .description("write the instruction-skill files an agent should have (templates rendered) to a folder, with a manifest")
+    .requiredOption('--agent <agent>', 'the agent (name, alias or id)')
+    .option('--user <key>', 'render as this user (key name or id); default: as the agent itself')
+    .requiredOption('--out <dir>', 'the folder to write')
+    .action(async (_o: unknown, command: Command) => {
+      const o = command.optsWithGlobals<GlobalOptions & { agent: string; user?: string; out: string }>()
+      const result = await withPlane(o, async (plane) => {
+        const agentId = plane.catalog.resolveAgent(o.agent)
+        if (!agentId) throw new CliError(`unknown agent "${o.agent}"`)
+        let caller: Caller = { kind: 'agent', id: `agent:${agentId}`, name: plane.catalog.agent(agentId)?.name ?? agentId, agentId }
+        if (o.user) {
+          const user = await plane.keys.callerFor(o.user)
+          if (!user) throw new CliError(`no active key named "${o.user}"`)
+          caller = user
+        }
+        return writeExport(plane.exportSkills(caller, agentId), o.out)
+      })
+      if (result.written.length === 0 && result.removed.length === 0) return console.log(`${o.out}: unchanged`)
+      for (const path of result.written) console.log(`+ ${path}`)
+      for (const path of result.removed) console.log(`- ${path}`)
+      console.log(`${o.out}: ${result.written.length} written, ${result.removed.length} removed`)
     })
 }

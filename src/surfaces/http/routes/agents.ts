@@ -3,6 +3,9 @@ import type { Skillplane } from '../../../plane/skillplane.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { skillsPrompt } from '../../../sources/agent-skills/skills-prompt.js'
+import { exportTar } from '../../../sources/agent-skills/build-export.js'
+import type { Caller } from '../../../skill/skill-types.js'
+import { Readable } from 'node:stream'
 
 export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
@@ -25,5 +28,29 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const skills = plane.instructions.visibleTo(caller, agentId, plane.catalog)
     return c.json({ agent: agentId, prompt: skillsPrompt(skills) })
   })
+  // The same file set as `skillplane skills export`, as a tar stream (admins, or the agent's own key).
+  app.get('/:id/skills-export', async (c) => {
+    const caller = c.get('caller')
+    const agentId = plane.catalog.resolveAgent(c.req.param('id'))
+    const mayExport = caller.kind === 'agent' ? caller.agentId === agentId : caller.role === 'admin'
+    if (!agentId || !mayExport) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    let as: Caller = caller.kind === 'agent' ? caller : { kind: 'agent', id: `agent:${agentId}`, name: plane.catalog.agent(agentId)?.name ?? agentId, agentId }
+    const user = c.req.query('user')
+    if (user && caller.kind === 'user') {
+      const found = await plane.keys.callerFor(user)
+      if (!found) return errorResponse(c, 400, 'invalid_input', `no active key named "${user}"`)
+      as = found
+    }
+    let set
+    try {
+      set = plane.exportSkills(as, agentId)
+    } catch (error) {
+      return errorResponse(c, 500, 'render_failed', (error as Error).message)
+    }
+    return new Response(Readable.toWeb(Readable.from(exportTar(set))) as ReadableStream, {
+      headers: { 'content-type': 'application/x-tar', 'content-disposition': `attachment; filename="${agentId}-skills.tar"` },
+    })
+  })
+
   return app
 }

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, sep } from 'node:path'
+import tar from 'tar-stream'
+import type { Caller } from '../../skill/skill-types.js'
+import type { CatalogView, InstructionLibrary } from './instruction-library.js'
+import { renderTemplate, type TemplateView } from './render-template.js'
+
+export const MANIFEST = 'skillplane-manifest.json'
+
+export interface ExportSet {
+  /** Relative path (skill-name/…) → content. */
+  files: Map<string, Buffer>
+  /** File modes: scripts keep their executable bit. */
+  modes: Map<string, number>
+  manifest: { agent: string | null; user: string; skills: string[]; files: Record<string, string> }
+}
+
+export interface ExportDeps {
+  library: InstructionLibrary
+  catalog: CatalogView
+  templateView: (caller: Caller, agentId: string | null) => TemplateView
+  categories: string[]
+}
+
+/**
+ * The file set an agent (as a user) should have: each visible skill's folder, with templates
+ * rendered to SKILL.md and never shipped raw, plus a manifest of content hashes.
+ */
+export function buildExport(deps: ExportDeps, caller: Caller, agentId: string | null): ExportSet {
+  const files = new Map<string, Buffer>()
+  const modes = new Map<string, number>()
+  const skills = deps.library.visibleTo(caller, agentId, deps.catalog)
+  const view = deps.templateView(caller, agentId)
+  for (const skill of skills) {
+    for (const file of walk(skill.dir)) {
+      const rel = relative(skill.dir, file).split(sep).join('/')
+      if (rel === 'SKILL.md.template') {
+        // The front matter as written, then the body rendered for this caller.
+        const head = readFileSync(file, 'utf8').split(/(?<=\n)/).slice(0, skill.bodyLine - 1).join('')
+        const rendered = renderTemplate(skill.body, view, skill.bodyLine, deps.categories)
+        if (!rendered.ok) throw new Error(`${skill.file}:${rendered.line}: ${rendered.message}`)
+        files.set(`${skill.name}/SKILL.md`, Buffer.from(head + rendered.text))
+        modes.set(`${skill.name}/SKILL.md`, 0o644)
+      } else {
+        files.set(`${skill.name}/${rel}`, readFileSync(file))
+        // Scripts stay executable.
+        modes.set(`${skill.name}/${rel}`, statSync(file).mode & 0o755)
+      }
+    }
+  }
+  const sorted = new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)))
+  const hashes = Object.fromEntries([...sorted].map(([path, content]) => [path, createHash('sha256').update(content).digest('hex')]))
+  return {
+    files: sorted,
+    modes,
+    manifest: { agent: agentId, user: caller.name, skills: skills.map((s) => s.name).sort(), files: hashes },
+  }
+}
+
+/** Write the set into dir, touching only what changed; returns what it did. */
+export function writeExport(set: ExportSet, dir: string): { written: string[]; removed: string[] } {
+  const manifestFile = join(dir, MANIFEST)
+  const previous = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as ExportSet['manifest']) : null
+  const written: string[] = []
+  const removed: string[] = []
+  for (const [path, content] of set.files) {
+    if (previous?.files[path] === set.manifest.files[path] && existsSync(join(dir, path))) continue
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), content)
+    chmodSync(join(dir, path), set.modes.get(path) ?? 0o644)
+    written.push(path)
+  }
+  for (const path of Object.keys(previous?.files ?? {})) {
+    if (!set.files.has(path)) {
+      rmSync(join(dir, path), { force: true })
+      removed.push(path)
+    }
+  }
+  const manifest = JSON.stringify(set.manifest, null, 2) + '\n'
+  if (written.length || removed.length || !previous || JSON.stringify(previous, null, 2) + '\n' !== manifest) {
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(manifestFile, manifest)
+    if (!written.length && !removed.length) written.push(MANIFEST)
+  }
+  return { written, removed }
+}
+
+/** The set as a tar stream (for HTTP). */
+export function exportTar(set: ExportSet): tar.Pack {
+  const pack = tar.pack()
+  for (const [path, content] of set.files) pack.entry({ name: path, mode: set.modes.get(path) ?? 0o644 }, content)
+  pack.entry({ name: MANIFEST, mode: 0o644 }, JSON.stringify(set.manifest, null, 2) + '\n')
+  pack.finalize()
+  return pack
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name === '.git' || entry.name === 'node_modules') continue
+    const full = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...walk(full))
+    else if (entry.isFile()) out.push(full)
+  }
+  return out
+}
