@@ -4,6 +4,7 @@ import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runHttpBench, type HttpBenchResult } from './http.bench.js'
 import { runPipelineBench, type ModeFigures, type PipelineBenchResult } from './pipeline.bench.js'
+import { runSkillLoadingBench, type LoadingFigures } from './skill-loading.bench.js'
 
 const PIPELINE_TARGET = 20_000
 const HTTP_TARGET_RATIO = 0.5
@@ -28,7 +29,9 @@ function pipelineRow(label: string, m: ModeFigures): string {
   return `| ${label} | ${m.inFlight} | ${int(m.pipelinePerSecond)} | ${int(m.barePerSecond)} | ${m.overheadMicros.toFixed(1)} | ${times(m.ratio)} | ${yesNo(met)} |`
 }
 
-function report(pipeline: PipelineBenchResult, http: HttpBenchResult, context: { date: string; load: number[] }): string {
+const LOADING_TARGET = 5_000
+
+function report(pipeline: PipelineBenchResult, http: HttpBenchResult, loading: LoadingFigures[], context: { date: string; load: number[] }): string {
   const cpu = cpus()
   const httpMet = http.ratio >= HTTP_TARGET_RATIO
   const pipelineMet = Math.max(pipeline.sequential.pipelinePerSecond, pipeline.concurrent.pipelinePerSecond) >= PIPELINE_TARGET
@@ -52,6 +55,8 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | --- | --- | --- |
 | ≥ ${int(PIPELINE_TARGET)} audited calls/s on one process | ${int(pipeline.sequential.pipelinePerSecond)}/s sequential, ${int(pipeline.concurrent.pipelinePerSecond)}/s with ${pipeline.concurrent.inFlight} in flight | ${yesNo(pipelineMet)}${pipelineMet && pipeline.sequential.pipelinePerSecond < PIPELINE_TARGET ? ' (concurrent only)' : ''} |
 | HTTP invoke ≥ ${HTTP_TARGET_RATIO}× a bare Hono JSON route | ${times(http.ratio)} | ${yesNo(httpMet)} |
+| ≥ ${int(LOADING_TARGET)} SKILL.md skills/s loaded cold | ${loading.map((l) => `${int(l.loadPerSecond)}/s at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.loadPerSecond >= LOADING_TARGET))} |
+| a reload after one change re-parses only that file | ${loading.map((l) => `${l.reloadParses} parse at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.reloadParses === 1))} |
 | every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
 
 ## Pipeline overhead
@@ -86,6 +91,18 @@ ${http.durationSeconds} s each after a warm-up, on 127.0.0.1.
 Skillplane ÷ bare: **${times(http.ratio)}** (target ≥ ${HTTP_TARGET_RATIO}×: ${httpMet ? 'met' : 'not met'}).
 Audit check: ${int(http.audit.responses)} 2xx responses (warm-up included), ${int(http.audit.okRows)} ok rows of
 ${int(http.audit.rows)} (calls still in flight when the load generator stopped finish after it).
+
+## Loading SKILL.md folders
+
+Generated trees of skill folders (each a SKILL.md with front matter and a linked reference file),
+each measurement in a fresh process so its peak memory is its own. The reference is reading every
+SKILL.md without parsing it. Loading parses front matter (YAML 1.2) and applies the lenient
+rules; validating applies the strict rules plus the body and link checks. Reload: one SKILL.md
+changed, the tree loaded again with the same cache.
+
+| skills | read only /s | load /s | load ÷ read | validate /s | peak RSS load | peak RSS validate | reload ms | files re-parsed |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${loading.map((l) => `| ${int(l.skills)} | ${int(l.readPerSecond)} | ${int(l.loadPerSecond)} | ${times(l.loadPerSecond / l.readPerSecond)} | ${int(l.validatePerSecond)} | ${l.loadMaxRssMB.toFixed(0)} MB | ${l.validateMaxRssMB.toFixed(0)} MB | ${l.reloadMs.toFixed(0)} | ${l.reloadParses} |`).join('\n')}
 `
 }
 
@@ -107,7 +124,13 @@ const http = await runHttpBench()
 console.log(`  skillplane ${int(http.skillplane.requestsPerSecond)} req/s, bare ${int(http.bare.requestsPerSecond)} req/s, ratio ${times(http.ratio)}`)
 console.log(`  audit: ${http.audit.okRows} ok rows for ${http.audit.responses} responses (${http.audit.rows} rows)`)
 
-writeFileSync(RESULTS, report(pipeline, http, context))
+console.log('SKILL.md loading…')
+const loading = runSkillLoadingBench()
+for (const l of loading) {
+  console.log(`  ${int(l.skills)} skills: load ${int(l.loadPerSecond)}/s, validate ${int(l.validatePerSecond)}/s, peak ${l.loadMaxRssMB.toFixed(0)} MB; reload re-parsed ${l.reloadParses} in ${l.reloadMs.toFixed(0)} ms`)
+}
+
+writeFileSync(RESULTS, report(pipeline, http, loading, context))
 console.log(`wrote ${RESULTS}`)
 if (!pipeline.audit.complete || !http.audit.complete) {
   console.error('audit check failed: some calls have no ok audit row')

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import type { Caller } from '../../skill/skill-types.js'
 import type { CatalogEntry } from '../../registry/sync.js'
 import type { Finding } from './finding.js'
-import { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
+import { loadInstructionSkills, SkillFileCache, type InstructionSkill } from './load-instruction-skills.js'
 
 export interface SkillDirConfig {
   path: string
@@ -31,10 +31,10 @@ export class InstructionLibrary {
     this.#byName = new Map(skills.map((s) => [s.name, s]))
   }
 
-  /** Load the configured folders in order (the first to define a name wins). */
-  static load(dirs: readonly SkillDirConfig[], cwd = process.cwd()): InstructionLibrary {
+  /** Load the configured folders in order (the first to define a name wins); a shared cache makes reloads cheap. */
+  static load(dirs: readonly SkillDirConfig[], cwd = process.cwd(), cache = new SkillFileCache()): InstructionLibrary {
     const roots = dirs.map((d) => resolve(cwd, d.path))
-    const { skills, findings } = loadInstructionSkills(roots)
+    const { skills, findings } = loadInstructionSkills(roots, undefined, cache)
     const agentsFor = (skill: InstructionSkill) => dirs.find((d, i) => skill.file.startsWith(roots[i]!))?.agents ?? []
     return new InstructionLibrary(
       skills.map((s) => ({ ...s, agents: agentsFor(s) })),

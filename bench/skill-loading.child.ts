@@ -1,0 +1,31 @@
+// Runs in its own process so peak memory (maxRSS) belongs to one measurement.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { loadInstructionSkills, SkillFileCache, validateSkills } from '../src/sources/agent-skills/index.js'
+
+const [root, mode] = [process.argv[2]!, process.argv[3]!]
+const start = performance.now()
+let result: Record<string, number> = {}
+if (mode === 'read') {
+  // The reference: only reading every SKILL.md, no parsing or checks.
+  let bytes = 0
+  for (const dir of readdirSync(root)) bytes += readFileSync(join(root, dir, 'SKILL.md')).length
+  result = { skills: readdirSync(root).length, bytes }
+} else if (mode === 'load') {
+  const cache = new SkillFileCache()
+  const { skills } = loadInstructionSkills([root], { maxDepth: 6, maxSkills: 100_000 }, cache)
+  result = { skills: skills.length }
+  const loadMs = performance.now() - start
+  // Reload after one file changed: only that file is parsed again.
+  const changed = join(root, readdirSync(root)[0]!, 'SKILL.md')
+  writeFileSync(changed, readFileSync(changed, 'utf8') + '\nOne more line.\n')
+  cache.parses = 0
+  const reloadStart = performance.now()
+  loadInstructionSkills([root], { maxDepth: 6, maxSkills: 100_000 }, cache)
+  result = { ...result, loadMs, reloadMs: performance.now() - reloadStart, reloadParses: cache.parses }
+} else {
+  const report = validateSkills([root], { maxDepth: 6, maxSkills: 100_000 })
+  result = { skills: report.skills, errors: report.errors }
+}
+const ms = result.loadMs ?? performance.now() - start
+console.log(JSON.stringify({ ...result, ms, maxRssMB: process.resourceUsage().maxRSS / 1024 }))
