@@ -45,7 +45,8 @@ export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
   }
 }
 
-export function skillDetail(skill: Skill, catalog: Catalog): SkillDetail {
+/** With a caller, the input schema is the one that caller sees (an enum of what it may name, say). */
+export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller): SkillDetail {
   const row = catalog.row(skill.key)
   return {
     ...skillSummary(skill, catalog),
@@ -54,7 +55,7 @@ export function skillDetail(skill: Skill, catalog: Catalog): SkillDetail {
     origin: skill.origin,
     timeoutMs: skill.timeoutMs,
     systemPrompt: row?.system_prompt ?? null,
-    inputSchema: skill.input.jsonSchema,
+    inputSchema: caller ? skill.inputSchemaFor({ caller, agent: caller.kind === 'agent' ? caller.agentId : null }) : skill.input.jsonSchema,
     outputSchema: skill.output?.jsonSchema ?? null,
     examples: skill.examples,
     overrides: {

@@ -1,4 +1,5 @@
 import type {
+  Caller,
   JsonSchema,
   SkillClass,
   SkillContext,
@@ -39,6 +40,8 @@ export interface Skill {
   input: CompiledSchema
   output: CompiledSchema | null
   needsApproval: ((input: unknown, ctx: SkillContext) => boolean | string | Promise<boolean | string>) | null
+  /** The input schema as one caller should see it (defaults to input.jsonSchema). */
+  inputSchemaFor: (view: { caller: Caller; agent: string | null }) => JsonSchema
   run: (input: unknown, ctx: SkillContext) => unknown
 }
 
@@ -86,6 +89,7 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     input,
     output,
     needsApproval: (definition.needsApproval as Skill['needsApproval']) ?? null,
+    inputSchemaFor: definition.inputSchemaFor ?? (() => input.jsonSchema),
     run: definition.run as Skill['run'],
   }
 }

@@ -83,6 +83,11 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
   examples?: SkillExample[]
   input?: I
   output?: O
+  /**
+   * The input schema a given caller should see (an LLM's tool schema), e.g. with an enum of the
+   * names it may use. Validation still uses `input`; the executor re-checks.
+   */
+  inputSchemaFor?: (view: { caller: Caller; agent: string | null }) => JsonSchema
   /** Deadline for one call; default from the config (30 s). */
   timeoutMs?: number
   /** Dynamic gate on top of the class; returns a reason (string) or true to ask a human. */

@@ -167,6 +167,14 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     expect(listed.body.skills.find((s: { key: string }) => s.key === 'hidden-helper').diagnostics).toEqual([
       expect.objectContaining({ severity: 'warning', message: expect.stringContaining('unknown front-matter key "disable-model-invocation"') }),
     ])
+    // The tool schema an agent sees names only the skills it may use.
+    expect((await get('/api/skills/activate_skill', agentKey)).body.inputSchema).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string', enum: ['deploy-guide'] } },
+      required: ['name'],
+      additionalProperties: false,
+    })
+    expect((await get('/api/skills/activate_skill', adminKey)).body.inputSchema.properties.name.enum).toEqual(['deploy-guide', 'hidden-helper'])
     const asAgent = await get('/api/skills?source=agent-skill', agentKey)
     expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['activate_skill', 'deploy-guide', 'list_skills', 'read_skill_resource', 'run_skill_script'])
   })

@@ -2,7 +2,7 @@ import { readdirSync, realpathSync, statSync, readFileSync, accessSync, constant
 import { join, relative, resolve, sep } from 'node:path'
 import { z } from 'zod'
 import { defineSkill, type DefinedSkill } from '../../skill/define-skill.js'
-import type { SkillContext } from '../../skill/skill-types.js'
+import type { Caller, SkillContext } from '../../skill/skill-types.js'
 import type { ActivationRepository } from '../../store/activation-repository.js'
 import type { CatalogView, InstructionLibrary, LibrarySkill } from './instruction-library.js'
 import { escapeXml } from './escape-xml.js'
@@ -41,6 +41,9 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
     return skill
   }
   const common = { category: 'instructions', tags: ['agent-skills'], agents: options.agents }
+  // What the model sees: the skill argument is an enum of the names this caller may use.
+  const names = (view: { caller: Caller; agent: string | null }) => library.visibleTo(view.caller, view.agent, options.catalog()).map((s) => s.name)
+  const schemaWith = (fields: Record<string, unknown>, required: string[]) => ({ type: 'object', properties: fields, required, additionalProperties: false })
 
   return [
     defineSkill({
@@ -62,6 +65,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       class: 'safe',
       ...common,
       input: z.object({ name: z.string().min(1).max(64) }),
+      inputSchemaFor: (view) => schemaWith({ name: { type: 'string', enum: names(view) } }, ['name']),
       output: z.object({ content: z.string(), alreadyActive: z.boolean() }),
       run: async ({ name }, ctx) => {
         const skill = find(ctx, name)
@@ -98,6 +102,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       class: 'safe',
       ...common,
       input: z.object({ skill: z.string().min(1).max(64), path: z.string().min(1).max(1024) }),
+      inputSchemaFor: (view) => schemaWith({ skill: { type: 'string', enum: names(view) }, path: { type: 'string', minLength: 1 } }, ['skill', 'path']),
       output: z.object({ path: z.string(), content: z.string(), bytes: z.number().int() }),
       run: ({ skill: name, path }, ctx) => {
         const skill = find(ctx, name)
@@ -118,6 +123,8 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       timeoutMs: options.scriptTimeoutMs,
       ...common,
       input: z.object({ skill: z.string().min(1).max(64), script: z.string().min(1).max(256), args: z.array(z.string().max(4096)).max(64).default([]) }),
+      inputSchemaFor: (view) =>
+        schemaWith({ skill: { type: 'string', enum: names(view) }, script: { type: 'string' }, args: { type: 'array', items: { type: 'string' } } }, ['skill', 'script']),
       output: z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() }),
       run: ({ skill: name, script, args }, ctx) => {
         const skill = find(ctx, name)

@@ -48,7 +48,7 @@ export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
     const caller = token ? await plane.keys.authenticate(token) : null
     if (token && !caller) return errorResponse(c, 401, 'unauthorized', 'unknown or revoked API key')
     const skills = caller ? plane.registry.list().filter((s) => canSee(caller, s, plane.catalog)) : []
-    return c.json(buildOpenApi({ version: VERSION, skills }))
+    return c.json(buildOpenApi({ version: VERSION, skills, caller: caller ?? undefined }))
   })
 
   app.get('/', (c) => c.html(landingPage(VERSION)))

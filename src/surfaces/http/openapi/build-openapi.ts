@@ -1,5 +1,5 @@
 import type { Skill } from '../../../skill/create-skill.js'
-import type { JsonSchema } from '../../../skill/skill-types.js'
+import type { Caller, JsonSchema } from '../../../skill/skill-types.js'
 
 type Operation = Record<string, unknown>
 
@@ -105,7 +105,9 @@ const decisionOperation = (summary: string) => ({
 const queryParams = (...names: string[]) => names.map((name) => ({ name, in: 'query', schema: { type: 'string' } }))
 
 /** OpenAPI 3.1 for the HTTP API, with one invoke operation per visible skill documenting its own schemas. */
-export function buildOpenApi(options: { version: string; skills: Skill[] }): Record<string, unknown> {
+export function buildOpenApi(options: { version: string; skills: Skill[]; caller?: Caller }): Record<string, unknown> {
+  const { caller } = options
+  const inputOf = (skill: Skill) => (caller ? skill.inputSchemaFor({ caller, agent: caller.kind === 'agent' ? caller.agentId : null }) : skill.input.jsonSchema)
   const schemas: Record<string, unknown> = structuredClone(COMPONENT_SCHEMAS)
   const paths: Record<string, Record<string, Operation>> = {
     '/api/health': { get: { summary: 'Liveness and database', security: [], responses: { 200: { description: 'Healthy' } } } },
@@ -242,7 +244,7 @@ export function buildOpenApi(options: { version: string; skills: Skill[] }): Rec
   for (const skill of options.skills) {
     const inputName = `${skill.key}_input`
     // $id makes a schema's own "#/$defs/..." references resolve inside it, not against this document.
-    schemas[inputName] = { $id: `urn:skillplane:skill:${skill.key}:input`, ...skill.input.jsonSchema }
+    schemas[inputName] = { $id: `urn:skillplane:skill:${skill.key}:input`, ...inputOf(skill) }
     const body: JsonSchema = { type: 'object', additionalProperties: false, properties: { input: ref(inputName), ...invokeExtras } }
     const operation = invokeOperation(`${skill.title} (${skill.class})`, body, [], skill)
     if (skill.output) {

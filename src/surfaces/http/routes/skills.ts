@@ -62,7 +62,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!skill || !canSee(c.get('caller'), skill, plane.catalog)) {
       return errorResponse(c, 404, 'not_found', `no skill with key "${c.req.param('key')}"`)
     }
-    return c.json(skillDetail(skill, plane.catalog))
+    return c.json(skillDetail(skill, plane.catalog, c.get('caller')))
   })
 
   app.patch('/:key', requireRole('admin'), async (c) => {
