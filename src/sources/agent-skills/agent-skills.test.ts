@@ -115,6 +115,19 @@ describe('SKILL.md validation', () => {
 })
 
 describe('loading skill folders', () => {
+  it("loads the project's .agents/skills when projectSkills is on", () => {
+    const project = tree({
+      '.agents/skills/project-helper/SKILL.md': skill('project-helper'),
+      'skillplane.config.mjs': 'export default { projectSkills: true }\n',
+    })
+    const run = spawnSync(process.execPath, [MAIN, '--data-dir', join(project, 'data'), 'skills', 'list', '--source', 'agent-skill', '--json'], { cwd: project, encoding: 'utf8' })
+    expect(run.stderr).toBe('')
+    expect(JSON.parse(run.stdout).map((s: { key: string }) => s.key)).toEqual(['activate_skill', 'list_skills', 'project-helper', 'read_skill_resource', 'run_skill_script'])
+    writeFileSync(join(project, 'skillplane.config.mjs'), 'export default {}\n')
+    const off = spawnSync(process.execPath, [MAIN, '--data-dir', join(project, 'data'), 'skills', 'list', '--source', 'agent-skill', '--json'], { cwd: project, encoding: 'utf8' })
+    expect(JSON.parse(off.stdout)).toEqual([])
+  })
+
   it('loads leniently, skips what it cannot use, and lets the first root win a name', () => {
     const first = tree({
       'shared/SKILL.md': skill('shared'),
