@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const CHILD = fileURLToPath(new URL('./skill-loading.child.ts', import.meta.url))
+const CHILD = fileURLToPath(new URL('./skill-loading.child.mjs', import.meta.url))
 
 export interface LoadingFigures {
   skills: number
@@ -35,7 +35,7 @@ function generate(n: number): string {
 }
 
 function child(root: string, mode: 'read' | 'load' | 'validate'): Record<string, number> {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', CHILD, root, mode], { encoding: 'utf8' })
+  const out = execFileSync(process.execPath, [CHILD, root, mode], { encoding: 'utf8' })
   return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>
 }
 

@@ -1,11 +1,12 @@
-// Runs in its own process so peak memory (maxRSS) belongs to one measurement.
+// Runs in its own process, on the built package (plain node, no TypeScript loader), so its time and
+// peak memory (maxRSS) belong to one measurement.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadInstructionSkills, SkillFileCache, validateSkills } from '../src/sources/agent-skills/index.js'
+import { loadInstructionSkills, SkillFileCache, validateSkills } from '../dist/sources/agent-skills/index.js'
 
-const [root, mode] = [process.argv[2]!, process.argv[3]!]
+const [root, mode] = [process.argv[2], process.argv[3]]
 const start = performance.now()
-let result: Record<string, number> = {}
+let result = {}
 if (mode === 'read') {
   // The reference: only reading every SKILL.md, no parsing or checks.
   let bytes = 0
@@ -17,7 +18,7 @@ if (mode === 'read') {
   result = { skills: skills.length }
   const loadMs = performance.now() - start
   // Reload after one file changed: only that file is parsed again.
-  const changed = join(root, readdirSync(root)[0]!, 'SKILL.md')
+  const changed = join(root, readdirSync(root)[0], 'SKILL.md')
   writeFileSync(changed, readFileSync(changed, 'utf8') + '\nOne more line.\n')
   cache.parses = 0
   const reloadStart = performance.now()
