@@ -34,7 +34,6 @@ import { WebhookNotifier } from '../policy/webhook-notifier.js'
 import { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
 import { instructionTools } from '../sources/agent-skills/instruction-tools.js'
 import { ActivationRepository } from '../store/activation-repository.js'
-import { DefinitionError } from '../skill/definition-error.js'
 import { decidePolicy } from '../policy/decide-policy.js'
 import type { TemplateView } from '../sources/agent-skills/render-template.js'
 import { buildExport, type ExportSet } from '../sources/agent-skills/build-export.js'
@@ -127,16 +126,15 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
   }
 
-  const instructions = InstructionLibrary.load([
-    ...config.skillDirs,
-    ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : []),
-  ])
+  const instructions = InstructionLibrary.load(
+    [...config.skillDirs, ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : [])],
+    (name) => {
+      const skill = registry.get(name)
+      return skill && `skill "${skill.key}" (${skill.origin})`
+    },
+  )
   for (const finding of instructions.findings) {
     logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file, line: finding.line }, `instruction skill: ${finding.message}`)
-  }
-  for (const skill of instructions.skills) {
-    const clash = registry.get(skill.name)
-    if (clash) throw new DefinitionError(`instruction skill "${skill.name}" (${skill.file}) has the key of skill "${clash.key}" (${clash.origin})`)
   }
   if (instructions.skills.length > 0) {
     const agents = [...new Set(instructions.skills.flatMap((s) => s.agents))]

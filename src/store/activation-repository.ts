@@ -12,7 +12,7 @@ export class ActivationRepository {
     const result = await this.db
       .insertInto('skill_activations')
       .values(row)
-      .onConflict((oc) => oc.columns(['conversation_id', 'skill_name']).doNothing())
+      .onConflict((oc) => oc.columns(['conversation_id', 'caller_id', 'skill_name']).doNothing())
       .executeTakeFirst()
     return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
   }

@@ -149,11 +149,10 @@ describe('loading skill folders', () => {
         'warning: unknown front-matter key "version": the specification allows name, description, license, compatibility, metadata, allowed-tools',
         'warning: name "other-name" must equal its folder\'s name "mismatch"',
         'error: description is required',
-        'error: skipped: a skill needs a description',
         `warning: skill "shared" is shadowed by ${join(first, 'shared/SKILL.md')}, found first; skipped`,
       ]),
     )
-    expect(findings.find((f) => f.message === 'error: description is required'.slice(7))?.file).toBe(join(first, 'nodesc/SKILL.md'))
+    expect(findings.find((f) => f.message === 'description is required')?.file).toBe(join(first, 'nodesc/SKILL.md'))
   })
 
   it('follows symlinked folders only inside the root, and caps depth and count', () => {

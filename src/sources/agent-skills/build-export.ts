@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, sep } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import tar from 'tar-stream'
 import type { Caller } from '../../skill/skill-types.js'
 import type { CatalogView, InstructionLibrary } from './instruction-library.js'
@@ -36,8 +36,8 @@ export function buildExport(deps: ExportDeps, caller: Caller, agentId: string | 
     for (const file of walk(skill.dir)) {
       const rel = relative(skill.dir, file).split(sep).join('/')
       if (rel === 'SKILL.md.template') {
-        // The front matter as written, then the body rendered for this caller.
-        const head = readFileSync(file, 'utf8').split(/(?<=\n)/).slice(0, skill.bodyLine - 1).join('')
+        // The front matter as loaded, then the body rendered for this caller.
+        const head = skill.head
         const rendered = renderTemplate(skill.body, view, skill.bodyLine, deps.categories)
         if (!rendered.ok) throw new Error(`${skill.file}:${rendered.line}: ${rendered.message}`)
         files.set(`${skill.name}/SKILL.md`, Buffer.from(head + rendered.text))
@@ -50,7 +50,7 @@ export function buildExport(deps: ExportDeps, caller: Caller, agentId: string | 
     }
   }
   const sorted = new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)))
-  const hashes = Object.fromEntries([...sorted].map(([path, content]) => [path, createHash('sha256').update(content).digest('hex')]))
+  const hashes = Object.fromEntries([...sorted].map(([path, content]) => [path, sha256(content)]))
   return {
     files: sorted,
     modes,
@@ -58,24 +58,47 @@ export function buildExport(deps: ExportDeps, caller: Caller, agentId: string | 
   }
 }
 
-/** Write the set into dir, touching only what changed; returns what it did. */
+/**
+ * Write the set into dir, touching only files whose content or mode differs on disk, and remove
+ * files an earlier export wrote that are no longer in the set. Every path stays inside dir: the
+ * manifest on disk is the runtime's to modify, so nothing in it is trusted.
+ */
 export function writeExport(set: ExportSet, dir: string): { written: string[]; removed: string[] } {
-  const manifestFile = join(dir, MANIFEST)
-  const previous = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as ExportSet['manifest']) : null
+  const root = resolve(dir)
+  const target = (path: string) => {
+    const full = resolve(root, path)
+    if (!full.startsWith(root + sep)) throw new Error(`refusing to write outside ${root}: ${path}`)
+    return full
+  }
+  const manifestFile = join(root, MANIFEST)
+  let previous: ExportSet['manifest'] | null = null
+  try {
+    previous = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as ExportSet['manifest']) : null
+  } catch {
+    previous = null
+  }
   const written: string[] = []
   const removed: string[] = []
   for (const [path, content] of set.files) {
-    if (previous?.files[path] === set.manifest.files[path] && existsSync(join(dir, path))) continue
-    mkdirSync(dirname(join(dir, path)), { recursive: true })
-    writeFileSync(join(dir, path), content)
-    chmodSync(join(dir, path), set.modes.get(path) ?? 0o644)
+    const full = target(path)
+    const mode = set.modes.get(path) ?? 0o644
+    if (existsSync(full) && sha256(readFileSync(full)) === set.manifest.files[path] && (statSync(full).mode & 0o777) === mode) continue
+    mkdirSync(dirname(full), { recursive: true })
+    writeFileSync(full, content)
+    chmodSync(full, mode)
     written.push(path)
   }
   for (const path of Object.keys(previous?.files ?? {})) {
-    if (!set.files.has(path)) {
-      rmSync(join(dir, path), { force: true })
-      removed.push(path)
+    if (set.files.has(path)) continue
+    let full: string
+    try {
+      full = target(path)
+    } catch {
+      continue
     }
+    rmSync(full, { force: true })
+    removed.push(path)
+    removeEmptyParents(dirname(full), root)
   }
   const manifest = JSON.stringify(set.manifest, null, 2) + '\n'
   if (written.length || removed.length || !previous || JSON.stringify(previous, null, 2) + '\n' !== manifest) {
@@ -95,6 +118,18 @@ export function exportTar(set: ExportSet): tar.Pack {
   return pack
 }
 
+function sha256(content: Buffer): string {
+  return createHash('sha256').update(content).digest('hex')
+}
+
+function removeEmptyParents(dir: string, root: string): void {
+  while (dir.startsWith(root + sep) && readdirSync(dir).length === 0) {
+    rmSync(dir, { recursive: true })
+    dir = dirname(dir)
+  }
+}
+
+/** Regular files only: symlinks are not followed, so nothing outside the skill's folder is exported. */
 function walk(dir: string): string[] {
   const out: string[] = []
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {

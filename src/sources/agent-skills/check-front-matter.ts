@@ -2,9 +2,15 @@ import type { Finding } from './finding.js'
 import type { ParsedSkillMd } from './parse-skill-md.js'
 
 export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const
+// Client extensions skillplane honours: allowed, but flagged as outside the specification.
+const EXTENSIONS = ['disable-model-invocation']
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
 /** The front matter as loaded: what the spec allows, normalised. */
+export function isValidName(name: string): boolean {
+  return name.length >= 1 && name.length <= 64 && NAME.test(name)
+}
+
 export interface SkillFrontMatter {
   name: string
   description: string
@@ -35,20 +41,26 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
   const fatal = (key: string, message: string) => findings.push({ file: options.file, line: lineOf(key), severity: 'error', message })
 
   for (const key of Object.keys(data)) {
-    if (!(SPEC_KEYS as readonly string[]).includes(key)) breach(key, `unknown front-matter key "${key}": the specification allows ${SPEC_KEYS.join(', ')}`)
+    if (EXTENSIONS.includes(key)) {
+      findings.push({ file: options.file, line: lineOf(key), severity: 'warning', message: `"${key}" is a client extension, not in the specification; skillplane honours it` })
+    } else if (!(SPEC_KEYS as readonly string[]).includes(key)) {
+      breach(key, `unknown front-matter key "${key}": the specification allows ${SPEC_KEYS.join(', ')}`)
+    }
   }
 
-  let name = options.folderName
-  if (data.name === undefined) breach('name', `name is required (using the folder name "${options.folderName}")`)
+  // A name that breaks the rules is never used (it names folders and paths): the folder's is, if valid.
+  const folderValid = isValidName(options.folderName)
+  let name: string | null = folderValid ? options.folderName : null
+  if (data.name === undefined) breach('name', `name is required${folderValid ? ` (using the folder name "${options.folderName}")` : ''}`)
   else if (typeof data.name !== 'string') breach('name', 'name must be a string')
-  else {
+  else if (data.name.length < 1 || data.name.length > 64) breach('name', `name must be 1-64 characters, got ${data.name.length}`)
+  else if (!NAME.test(data.name)) {
+    breach('name', `name "${data.name}" must use only a-z, 0-9 and hyphens, without a leading, trailing or doubled hyphen`)
+  } else {
     name = data.name
-    if (name.length < 1 || name.length > 64) breach('name', `name must be 1-64 characters, got ${name.length}`)
-    else if (!NAME.test(name)) {
-      breach('name', `name "${name}" must use only a-z, 0-9 and hyphens, without a leading, trailing or doubled hyphen`)
-    }
     if (name !== options.folderName) breach('name', `name "${name}" must equal its folder's name "${options.folderName}"`)
   }
+  if (name === null && !options.strict) fatal('name', 'no usable name: neither the front matter nor the folder has a valid one; skipped')
 
   let description: string | null = null
   if (typeof data.description !== 'string' || data.description.trim() === '') {
@@ -82,7 +94,7 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
   return {
     findings,
     frontMatter:
-      description === null
+      description === null || name === null
         ? null
         : {
             name,

@@ -54,6 +54,13 @@ export function findSkillDirs(roots: readonly string[], options: FindOptions = D
       if (seen.has(real)) return
       seen.add(real)
       const file = [SKILL_FILE, TEMPLATE_FILE].find((f) => existsSync(join(path, f)))
+      if (!file) {
+        const misnamed = safeList(path).find((entry) => entry.toLowerCase() === 'skill.md')
+        if (misnamed) {
+          findings.push({ file: join(path, misnamed), line: 1, severity: 'error', message: `the file must be named ${SKILL_FILE}, not ${misnamed}; skipped` })
+          return
+        }
+      }
       if (file) {
         dirs.push({ path, real, file: join(path, file), template: file === TEMPLATE_FILE })
         return
@@ -78,12 +85,24 @@ export function findSkillDirs(roots: readonly string[], options: FindOptions = D
         if (isDir) visit(child, depth + 1)
       }
     }
+    const before = dirs.length
     visit(root, 0)
+    if (dirs.length === before && !findings.some((f) => f.file.startsWith(root))) {
+      findings.push({ file: root, line: 1, severity: 'error', message: `no ${SKILL_FILE} in this folder or its subfolders` })
+    }
   }
   if (dirs.length >= options.maxSkills) {
     findings.push({ file: roots.join(', '), line: 1, severity: 'warning', message: `stopped at ${options.maxSkills} skills` })
   }
   return { dirs, findings }
+}
+
+function safeList(path: string): string[] {
+  try {
+    return readdirSync(path)
+  } catch {
+    return []
+  }
 }
 
 /** The name a skill must carry: its real folder's, so a symlinked alias doesn't rename it. */

@@ -1,5 +1,6 @@
 export { validateSkills, type ValidationReport } from './validate-skills.js'
-export { loadInstructionSkills, SkillFileCache, type InstructionSkill } from './load-instruction-skills.js'
+export { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
+export { SkillFileCache } from './skill-file-cache.js'
 export { findSkillDirs, SKILL_FILE, TEMPLATE_FILE, type SkillDir, type FindOptions } from './find-skill-dirs.js'
 export { parseSkillMd, type ParsedSkillMd } from './parse-skill-md.js'
 export { checkFrontMatter, SPEC_KEYS, type SkillFrontMatter } from './check-front-matter.js'

@@ -2,7 +2,9 @@ import { resolve } from 'node:path'
 import type { Caller } from '../../skill/skill-types.js'
 import type { CatalogEntry } from '../../registry/sync.js'
 import type { Finding } from './finding.js'
-import { loadInstructionSkills, SkillFileCache, type InstructionSkill } from './load-instruction-skills.js'
+import { sep } from 'node:path'
+import { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
+import type { Finding as LoadFinding } from './finding.js'
 
 export interface SkillDirConfig {
   path: string
@@ -31,15 +33,26 @@ export class InstructionLibrary {
     this.#byName = new Map(skills.map((s) => [s.name, s]))
   }
 
-  /** Load the configured folders in order (the first to define a name wins); a shared cache makes reloads cheap. */
-  static load(dirs: readonly SkillDirConfig[], cwd = process.cwd(), cache = new SkillFileCache()): InstructionLibrary {
-    const roots = dirs.map((d) => resolve(cwd, d.path))
-    const { skills, findings } = loadInstructionSkills(roots, undefined, cache)
-    const agentsFor = (skill: InstructionSkill) => dirs.find((d, i) => skill.file.startsWith(roots[i]!))?.agents ?? []
-    return new InstructionLibrary(
-      skills.map((s) => ({ ...s, agents: agentsFor(s) })),
-      findings,
-    )
+  /**
+   * Load the configured folders in order (the first to define a name wins). A skill whose name is
+   * taken (`reserved` says by what) is skipped with an error, like any other unusable skill.
+   */
+  static load(dirs: readonly SkillDirConfig[], reserved: (name: string) => string | undefined = () => undefined): InstructionLibrary {
+    const roots = dirs.map((d) => resolve(d.path))
+    const loaded = loadInstructionSkills(roots)
+    const findings: LoadFinding[] = [...loaded.findings]
+    // A folder's agents apply to skills under it: "skills" must not claim "skills-private".
+    const agentsFor = (skill: InstructionSkill) => dirs.find((_, i) => skill.file.startsWith(roots[i]! + sep))?.agents ?? []
+    const skills: LibrarySkill[] = []
+    for (const skill of loaded.skills) {
+      const owner = reserved(skill.name)
+      if (owner) {
+        findings.push({ file: skill.file, line: 2, severity: 'error', message: `name "${skill.name}" is taken by ${owner}; skipped` })
+        continue
+      }
+      skills.push({ ...skill, agents: agentsFor(skill) })
+    }
+    return new InstructionLibrary(skills, findings)
   }
 
   get(name: string): LibrarySkill | undefined {

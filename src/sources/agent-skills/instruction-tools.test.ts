@@ -165,7 +165,7 @@ describe.each(databases)('instruction skills served on $name', (database) => {
       diagnostics: [],
     })
     expect(listed.body.skills.find((s: { key: string }) => s.key === 'hidden-helper').diagnostics).toEqual([
-      expect.objectContaining({ severity: 'warning', message: expect.stringContaining('unknown front-matter key "disable-model-invocation"') }),
+      expect.objectContaining({ severity: 'warning', message: '"disable-model-invocation" is a client extension, not in the specification; skillplane honours it' }),
     ])
     // The tool schema an agent sees names only the skills it may use.
     expect((await get('/api/skills/activate_skill', agentKey)).body.inputSchema).toEqual({

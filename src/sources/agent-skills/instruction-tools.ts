@@ -43,6 +43,11 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
   const common = { category: 'instructions', tags: ['agent-skills'], agents: options.agents }
   // What the model sees: the skill argument is an enum of the names this caller may use.
   const names = (view: { caller: Caller; agent: string | null }) => library.visibleTo(view.caller, view.agent, options.catalog()).map((s) => s.name)
+  // An empty enum is invalid JSON Schema: with nothing to name, say so instead.
+  const nameSchema = (view: { caller: Caller; agent: string | null }) => {
+    const list = names(view)
+    return list.length ? { type: 'string', enum: list } : { type: 'string', description: 'no skills are available to you' }
+  }
   const schemaWith = (fields: Record<string, unknown>, required: string[]) => ({ type: 'object', properties: fields, required, additionalProperties: false })
 
   return [
@@ -65,10 +70,17 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       class: 'safe',
       ...common,
       input: z.object({ name: z.string().min(1).max(64) }),
-      inputSchemaFor: (view) => schemaWith({ name: { type: 'string', enum: names(view) } }, ['name']),
+      inputSchemaFor: (view) => schemaWith({ name: nameSchema(view) }, ['name']),
       output: z.object({ content: z.string(), alreadyActive: z.boolean() }),
       run: async ({ name }, ctx) => {
         const skill = find(ctx, name)
+        let body = skill.body
+        if (skill.template) {
+          const rendered = renderTemplate(skill.body, options.templateView(ctx), skill.bodyLine, options.categories())
+          if (!rendered.ok) throw new Error(`${skill.file}:${rendered.line}: ${rendered.message}`)
+          body = rendered.text
+        }
+        // Recorded only once the content exists, per caller: conversation ids are the client's choice.
         if (ctx.conversationId) {
           const first = await options.activations().activate({
             conversation_id: ctx.conversationId,
@@ -80,12 +92,6 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
           if (!first) {
             return { content: `<skill_note name="${escapeXml(skill.name)}">Already active in this conversation: follow the instructions loaded earlier.</skill_note>`, alreadyActive: true }
           }
-        }
-        let body = skill.body
-        if (skill.template) {
-          const rendered = renderTemplate(skill.body, options.templateView(ctx), skill.bodyLine, options.categories())
-          if (!rendered.ok) throw new Error(`${skill.file}:${rendered.line}: ${rendered.message}`)
-          body = rendered.text
         }
         const files = listFiles(skill.dir)
         const resources = files.length ? `\n<skill_resources>\n${files.map((f) => `  <file>${escapeXml(f)}</file>`).join('\n')}\n</skill_resources>` : ''
@@ -102,7 +108,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       class: 'safe',
       ...common,
       input: z.object({ skill: z.string().min(1).max(64), path: z.string().min(1).max(1024) }),
-      inputSchemaFor: (view) => schemaWith({ skill: { type: 'string', enum: names(view) }, path: { type: 'string', minLength: 1 } }, ['skill', 'path']),
+      inputSchemaFor: (view) => schemaWith({ skill: nameSchema(view), path: { type: 'string', minLength: 1 } }, ['skill', 'path']),
       output: z.object({ path: z.string(), content: z.string(), bytes: z.number().int() }),
       run: ({ skill: name, path }, ctx) => {
         const skill = find(ctx, name)
@@ -124,12 +130,12 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       ...common,
       input: z.object({ skill: z.string().min(1).max(64), script: z.string().min(1).max(256), args: z.array(z.string().max(4096)).max(64).default([]) }),
       inputSchemaFor: (view) =>
-        schemaWith({ skill: { type: 'string', enum: names(view) }, script: { type: 'string' }, args: { type: 'array', items: { type: 'string' } } }, ['skill', 'script']),
+        schemaWith({ skill: nameSchema(view), script: { type: 'string' }, args: { type: 'array', items: { type: 'string' } } }, ['skill', 'script']),
       output: z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() }),
       run: ({ skill: name, script, args }, ctx) => {
         const skill = find(ctx, name)
         const scripts = join(skill.dir, 'scripts')
-        const file = confine(scripts, script.replace(/^scripts\//, ''))
+        const file = confine(skill.dir, script.replace(/^scripts\//, ''), 'scripts')
         try {
           accessSync(file, constants.X_OK)
         } catch {
@@ -144,16 +150,33 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
 }
 
 /** A path inside root, after resolving symlinks; anything else is refused. */
-function confine(root: string, path: string): string {
-  const realRoot = realpathSync(root)
+/**
+ * A path inside the skill's folder (or a subfolder of it), after resolving symlinks. The folder
+ * must still be the real one checked at load time, and a path that leaves it is refused before
+ * anything is looked up, so refusals say nothing about the host's files.
+ */
+function confine(skillDir: string, path: string, within = ''): string {
+  let root: string
+  try {
+    root = realpathSync(join(skillDir, within))
+  } catch {
+    throw new Error(`"${join(within, path)}" does not exist in the skill's folder`)
+  }
+  if (realpathSync(skillDir) !== skillDir || !inside(skillDir, root)) throw new Error(`the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
+  const lexical = resolve(root, path)
+  if (!inside(root, lexical)) throw new Error(`"${path}" is outside the skill's folder and can't be used`)
   let real: string
   try {
-    real = realpathSync(resolve(realRoot, path))
+    real = realpathSync(lexical)
   } catch {
     throw new Error(`"${path}" does not exist in the skill's folder`)
   }
-  if (real !== realRoot && !real.startsWith(realRoot + sep)) throw new Error(`"${path}" is outside the skill's folder and can't be read`)
+  if (!inside(root, real)) throw new Error(`"${path}" is outside the skill's folder and can't be used`)
   return real
+}
+
+function inside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root + sep)
 }
 
 /** The skill folder's files (not SKILL.md itself), relative, for the activation's resource list. */

@@ -5,6 +5,8 @@ export interface ParsedSkillMd {
   data: Record<string, unknown>
   /** File line of each top-level front-matter key. */
   keyLines: Record<string, number>
+  /** The front matter block as written (with its --- lines), LF line ends. */
+  head: string
   body: string
   /** File line where the body starts. */
   bodyLine: number
@@ -37,6 +39,12 @@ export function parseSkillMd(text: string): ParseResult {
   }
   return {
     ok: true,
-    parsed: { data: doc.toJS() as Record<string, unknown>, keyLines, body: lines.slice(end + 1).join('\n'), bodyLine: end + 2 },
+    parsed: {
+      data: doc.toJS() as Record<string, unknown>,
+      keyLines,
+      head: lines.slice(0, end + 1).join('\n') + '\n',
+      body: lines.slice(end + 1).join('\n'),
+      bodyLine: end + 2,
+    },
   }
 }

@@ -17,7 +17,7 @@ const DENIED = 'denied_actions.'
 
 /** Check a template without a caller (the validator): any vars.NAME and any category are accepted. */
 export function checkTemplate(template: string, firstLine = 1): Rendered {
-  const anyVars = new Proxy({}, { has: () => true, get: () => 'x' }) as Record<string, string>
+  const anyVars = new Proxy({}, { has: () => true, get: () => 'x', getOwnPropertyDescriptor: () => ({ value: 'x', enumerable: true, configurable: true }) }) as Record<string, string>
   const view: TemplateView = { user: { id: 'u', name: 'u', role: 'viewer' }, agent: { id: 'a', name: 'a' }, vars: anyVars, denied: {} }
   return renderTemplate(template, view, firstLine, ['*'])
 }
@@ -46,9 +46,13 @@ export function renderTemplate(template: string, view: TemplateView, firstLine =
     partials[DENIED + category] = keys.length ? `These actions are unavailable and should not be attempted: ${keys.join(', ')}.\n` : ''
   }
   // Markdown, not HTML: values go in as written.
-  const text = Mustache.render(template, { user: view.user, agent: view.agent ?? false, vars: view.vars }, partials, { escape: (s: string) => s })
+  const rendered = Mustache.render(template, { user: view.user, agent: view.agent ?? false, vars: view.vars }, partials, { escape: (s: string) => s })
+  // An empty built-in line between blank lines must not leave a double gap.
+  const text = rendered.replace(/\n{3,}/g, '\n\n')
   const leftover = text.indexOf('{{')
-  if (leftover !== -1) return { ok: false, line: firstLine + text.slice(0, leftover).split('\n').length - 1, message: 'a "{{" is left over after rendering' }
+  if (leftover !== -1) {
+    return { ok: false, line: firstLine + text.slice(0, leftover).split('\n').length - 1, message: 'a "{{" is left over after rendering (a value put into the template contains one)' }
+  }
   return { ok: true, text }
 }
 
@@ -60,14 +64,15 @@ function checkTokens(tokens: Token[], view: TemplateView, categories: readonly s
     const field = rest.join('.')
     if (head === 'user') return rest.length === 0 || ['id', 'name', 'role'].includes(field)
     if (head === 'agent') return rest.length === 0 || ['id', 'name'].includes(field)
-    if (head === 'vars') return rest.length === 0 || field in view.vars
+    if (head === 'vars') return rest.length === 0 || Object.hasOwn(view.vars, field)
     return scopes.some((scope) => (scope === 'user' ? ['id', 'name', 'role'] : scope === 'agent' ? ['id', 'name'] : []).includes(name))
   }
   for (const [type, value, start, , children] of tokens) {
     if (type === 'name' || type === '&' || type === '#' || type === '^') {
       if (!known(value)) return { offset: start, message: `unknown template variable "${value}": use user.id, user.name, user.role, agent.id, agent.name or vars.NAME` }
       if (children) {
-        const inner = checkTokens(children, view, categories, [...scopes, value])
+        // Only a section that renders its value opens its fields; an inverted one renders when it is empty.
+        const inner = checkTokens(children, view, categories, type === '#' ? [...scopes, value] : scopes)
         if (inner) return inner
       }
     } else if (type === '>') {

@@ -54,6 +54,15 @@ export function runScript(options: RunScriptOptions): Promise<ScriptResult> {
       options.signal.removeEventListener('abort', onAbort)
       reject(new Error(`can't start the script: ${error.message}`))
     })
+    child.on('exit', () => {
+      // Whatever the script left running in its group goes with it; pipes that a detached
+      // grandchild still holds are closed after a moment, so the call always finishes.
+      killGroup()
+      setTimeout(() => {
+        child.stdout.destroy()
+        child.stderr.destroy()
+      }, 200).unref()
+    })
     child.on('close', (code, signal) => {
       options.signal.removeEventListener('abort', onAbort)
       if (failure) return reject(failure)

@@ -35,7 +35,7 @@ describe('SKILL.md.template rendering', () => {
     expect(renderTemplate('{{vars.region}}', view())).toMatchObject({ ok: false, message: expect.stringContaining('"vars.region"') })
     expect(renderTemplate('{{> denied_actions.nothere}}', view(), 1, ['storage'])).toMatchObject({ ok: false, message: expect.stringContaining('unknown partial') })
     expect(renderTemplate('a\n{{#agent}}\nno close\n', view(), 1)).toMatchObject({ ok: false, message: expect.stringContaining('template syntax') })
-    expect(renderTemplate('{{vars.site}}', { ...view(), vars: { site: '{{oops}}' } })).toEqual({ ok: false, line: 1, message: 'a "{{" is left over after rendering' })
+    expect(renderTemplate('{{vars.site}}', { ...view(), vars: { site: '{{oops}}' } })).toEqual({ ok: false, line: 1, message: 'a "{{" is left over after rendering (a value put into the template contains one)' })
     expect(checkTemplate('{{vars.anything}} {{> denied_actions.any}}')).toMatchObject({ ok: true })
     expect(checkTemplate('{{nope}}')).toMatchObject({ ok: false })
   })

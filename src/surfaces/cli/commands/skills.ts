@@ -65,6 +65,16 @@ export function skillsCommand(program: Command): void {
     .action(async (key: string, _o: unknown, command: Command) => {
       const o = command.optsWithGlobals<GlobalOptions & { json?: boolean }>()
       await withPlane(o, async (plane) => {
+        const instruction = plane.instructions.get(key)
+        if (instruction) {
+          const summary = instructionSummary(instruction, plane.catalog, plane.instructions.findings)
+          if (o.json) return console.log(JSON.stringify(summary, null, 2))
+          console.log(`${summary.key}: instruction skill (${instruction.template ? 'SKILL.md.template' : 'SKILL.md'}) in ${summary.folder}`)
+          console.log(`  ${summary.description}`)
+          console.log(`  agents ${summary.agents.join(', ') || '-'}; enabled ${summary.enabled ? 'yes' : 'no'}`)
+          for (const d of summary.diagnostics) console.log(`  ${d.severity}: line ${d.line}: ${d.message}`)
+          return
+        }
         const skill = plane.registry.get(key)
         if (!skill) throw new CliError(`no skill with key "${key}"`)
         const d = skillDetail(skill, plane.catalog)

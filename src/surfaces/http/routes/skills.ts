@@ -38,9 +38,10 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 400, 'invalid_input', `unknown agent "${agent}"`)
     const needle = q?.toLowerCase()
-    const instructions = plane.instructions
-      .visibleTo(caller, null, plane.catalog)
-      .map((s) => instructionSummary(s, plane.catalog, plane.instructions.findings))
+    // Humans see every instruction skill, disabled ones included; an agent key, what it may activate.
+    const instructions = (caller.kind === 'agent' ? plane.instructions.visibleTo(caller, null, plane.catalog) : plane.instructions.skills).map((s) =>
+      instructionSummary(s, plane.catalog, plane.instructions.findings),
+    )
     const skills = [...plane.registry.list().filter((s) => canSee(caller, s, plane.catalog)).map((s) => skillSummary(s, plane.catalog)), ...instructions]
       .sort((a, b) => a.key.localeCompare(b.key))
       .filter(
@@ -56,7 +57,10 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.get('/:key', (c) => {
-    const instruction = plane.instructions.visibleTo(c.get('caller'), null, plane.catalog).find((s) => s.name === c.req.param('key'))
+    const caller = c.get('caller')
+    const instruction = (caller.kind === 'agent' ? plane.instructions.visibleTo(caller, null, plane.catalog) : plane.instructions.skills).find(
+      (s) => s.name === c.req.param('key'),
+    )
     if (instruction) return c.json(instructionSummary(instruction, plane.catalog, plane.instructions.findings))
     const skill = plane.registry.get(c.req.param('key'))
     if (!skill || !canSee(c.get('caller'), skill, plane.catalog)) {
@@ -68,14 +72,15 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.patch('/:key', requireRole('admin'), async (c) => {
     const key = c.req.param('key')
     const skill = plane.registry.get(key)
-    if (!skill) return errorResponse(c, 404, 'not_found', `no skill with key "${key}"`)
+    const instruction = plane.instructions.get(key)
+    if (!skill && !instruction) return errorResponse(c, 404, 'not_found', `no skill with key "${key}"`)
     const body = await readJsonBody(c)
     if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
     const parsed = editBody.safeParse(body.value)
     if (!parsed.success) return errorResponse(c, 400, 'invalid_input', describeZod(parsed.error))
     const row = await plane.catalog.edit(key, parsed.data, plane.now())
     if (!row) return errorResponse(c, 409, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
-    return c.json(skillDetail(skill, plane.catalog))
+    return c.json(skill ? skillDetail(skill, plane.catalog) : instructionSummary(instruction!, plane.catalog, plane.instructions.findings))
   })
 
   app.post('/:key/invoke', async (c) => {
