@@ -16,6 +16,7 @@ export type {
 export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput } from './config/index.js'
 export { createSkillplane, type Skillplane, type SkillplaneOptions } from './plane/index.js'
 export type { InvokeOptions } from './runtime/index.js'
+export { SkillError, type SkillErrorCode } from './runtime/index.js'
 export { StoreError } from './store/index.js'
 export { createHttpApp } from './surfaces/http/index.js'
 export { validateSkills, loadInstructionSkills, type InstructionSkill, type Finding } from './sources/agent-skills/index.js'

@@ -16,6 +16,7 @@ import { inputHash } from '../policy/input-hash.js'
 import type { Policies } from '../policy/policies.js'
 import type { Approvals, ApprovalView } from '../policy/approvals.js'
 import { DeadlineExceeded, ShuttingDown, raceAbort } from './abort-reasons.js'
+import { isSkillError } from './skill-error.js'
 import { failure, success } from './envelope.js'
 
 export interface InvokeOptions {
@@ -346,6 +347,9 @@ export class Pipeline {
       } else if (controller.signal.aborted) {
         status = 'interrupted'
         envelope = failure('unavailable', 'the call was cancelled by its caller', callId)
+      } else if (isSkillError(error)) {
+        status = error.code === 'denied' ? 'denied' : 'error'
+        envelope = failure(error.code, error.message, callId)
       } else {
         status = 'error'
         envelope = failure('executor_error', `skill "${skill.key}" failed: ${errorMessage(error)}`, callId)

@@ -9,6 +9,7 @@ import * as initial from './migrations/0001-initial.js'
 import * as policiesApprovals from './migrations/0002-policies-approvals.js'
 import * as settings from './migrations/0003-settings.js'
 import * as skillActivations from './migrations/0004-skill-activations.js'
+import * as activationsPerCaller from './migrations/0005-activations-per-caller.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_policies_approvals': policiesApprovals,
   '0003_settings': settings,
   '0004_skill_activations': skillActivations,
+  '0005_activations_per_caller': activationsPerCaller,
 }
 
 export interface OpenDatabaseOptions {

@@ -35,6 +35,8 @@ export function buildExport(deps: ExportDeps, caller: Caller, agentId: string | 
   for (const skill of skills) {
     for (const file of walk(skill.dir)) {
       const rel = relative(skill.dir, file).split(sep).join('/')
+      // A raw template is never shipped: rendered when it is the skill's file, dropped otherwise.
+      if (rel === 'SKILL.md.template' && !skill.template) continue
       if (rel === 'SKILL.md.template') {
         // The front matter as loaded, then the body rendered for this caller.
         const head = skill.head

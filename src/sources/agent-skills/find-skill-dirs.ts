@@ -54,6 +54,9 @@ export function findSkillDirs(roots: readonly string[], options: FindOptions = D
       if (seen.has(real)) return
       seen.add(real)
       const file = [SKILL_FILE, TEMPLATE_FILE].find((f) => existsSync(join(path, f)))
+      if (file === SKILL_FILE && existsSync(join(path, TEMPLATE_FILE))) {
+        findings.push({ file: join(path, TEMPLATE_FILE), line: 1, severity: 'warning', message: `ignored: ${SKILL_FILE} is in the same folder` })
+      }
       if (!file) {
         const misnamed = safeList(path).find((entry) => entry.toLowerCase() === 'skill.md')
         if (misnamed) {
@@ -87,7 +90,7 @@ export function findSkillDirs(roots: readonly string[], options: FindOptions = D
     }
     const before = dirs.length
     visit(root, 0)
-    if (dirs.length === before && !findings.some((f) => f.file.startsWith(root))) {
+    if (dirs.length === before && !findings.some((f) => f.file === root || f.file.startsWith(root + sep))) {
       findings.push({ file: root, line: 1, severity: 'error', message: `no ${SKILL_FILE} in this folder or its subfolders` })
     }
   }

@@ -20,6 +20,7 @@ export interface LibrarySkill extends InstructionSkill {
 export interface CatalogView {
   isEnabled(key: string): boolean
   isBound(agentId: string, key: string): boolean
+  row(key: string): { description_override: string | null } | undefined
 }
 
 /** The loaded instruction skills, their load findings, and who may see which. */
@@ -68,6 +69,11 @@ export class InstructionLibrary {
     return this.skills.filter(
       (s) => catalog.isEnabled(s.name) && (agent === null || (catalog.isBound(agent, s.name) && !s.disableModelInvocation)),
     )
+  }
+
+  /** The description agents see: the catalog's override when an operator set one. */
+  description(skill: LibrarySkill, catalog: CatalogView): string {
+    return catalog.row(skill.name)?.description_override ?? skill.description
   }
 
   /** Catalog rows and bindings for sync. */

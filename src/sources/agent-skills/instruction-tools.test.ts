@@ -86,7 +86,7 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     expect(first.content).not.toContain('step one')
     expect(carriesSkillContent(first.content)).toBe(true)
     const hidden = await plane.invoke('activate_skill', { name: 'hidden-helper' }, { caller: helper, conversationId: 'conv-1' })
-    expect(hidden).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('no skill named "hidden-helper" is available') } })
+    expect(hidden).toMatchObject({ ok: false, error: { code: 'not_found', message: expect.stringContaining('no skill named "hidden-helper" is available') } })
     await plane.close()
 
     const again = await open(root, location)
@@ -109,7 +109,7 @@ describe.each(databases)('instruction skills served on $name', (database) => {
       ['references', 'is not a file'],
       ['references/big.bin', 'resources are capped at 262144'],
     ]) {
-      expect(await read(path!)).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining(message!) } })
+      expect(await read(path!)).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining(message!) } })
     }
   })
 
@@ -175,6 +175,19 @@ describe.each(databases)('instruction skills served on $name', (database) => {
       additionalProperties: false,
     })
     expect((await get('/api/skills/activate_skill', adminKey)).body.inputSchema.properties.name.enum).toEqual(['deploy-guide', 'hidden-helper'])
+    // An operator's description override is what agents see too; a refused read is a 400, not a server error.
+    await fetch(`${server!.url}/api/skills/deploy-guide`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'Ship with care' }),
+    })
+    expect((await get('/api/agents/helper/skills-prompt', agentKey)).body.prompt).toContain('<description>Ship with care</description>')
+    const outside = await fetch(`${server!.url}/api/skills/read_skill_resource/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { skill: 'deploy-guide', path: '../hidden-helper/SKILL.md' } }),
+    })
+    expect(outside.status).toBe(400)
     const asAgent = await get('/api/skills?source=agent-skill', agentKey)
     expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['activate_skill', 'deploy-guide', 'list_skills', 'read_skill_resource', 'run_skill_script'])
   })

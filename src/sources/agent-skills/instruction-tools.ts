@@ -8,6 +8,7 @@ import type { CatalogView, InstructionLibrary, LibrarySkill } from './instructio
 import { escapeXml } from './escape-xml.js'
 import { skillsPrompt } from './skills-prompt.js'
 import { runScript } from './run-script.js'
+import { SkillError } from '../../runtime/skill-error.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
 
 export interface InstructionToolOptions {
@@ -37,7 +38,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
   // A skill the caller may not see is reported exactly like one that doesn't exist.
   const find = (ctx: SkillContext, name: string): LibrarySkill => {
     const skill = visible(ctx).find((s) => s.name === name)
-    if (!skill) throw new Error(`no skill named "${name}" is available; list_skills shows the ones that are`)
+    if (!skill) throw new SkillError('not_found', `no skill named "${name}" is available; list_skills shows the ones that are`)
     return skill
   }
   const common = { category: 'instructions', tags: ['agent-skills'], agents: options.agents }
@@ -59,7 +60,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       ...common,
       output: z.object({ catalog: z.string(), skills: z.array(z.object({ name: z.string(), description: z.string() })) }),
       run: (_input, ctx) => {
-        const skills = visible(ctx).map((s) => ({ name: s.name, description: s.description }))
+        const skills = visible(ctx).map((s) => ({ name: s.name, description: library.description(s, options.catalog()) }))
         return { catalog: skillsPrompt(skills), skills }
       },
     }),
@@ -114,10 +115,10 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const skill = find(ctx, name)
         const file = confine(skill.dir, path)
         // A template is rendered per caller on activation; its raw form is never handed out.
-        if (file === join(realpathSync(skill.dir), 'SKILL.md.template')) throw new Error('the raw SKILL.md.template is not served: activate the skill instead')
+        if (file === join(realpathSync(skill.dir), 'SKILL.md.template')) throw new SkillError('denied', 'the raw SKILL.md.template is not served: activate the skill instead')
         const stat = statSync(file)
-        if (!stat.isFile()) throw new Error(`"${path}" is not a file`)
-        if (stat.size > options.maxResourceBytes) throw new Error(`"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
+        if (!stat.isFile()) throw new SkillError('invalid_input', `"${path}" is not a file`)
+        if (stat.size > options.maxResourceBytes) throw new SkillError('invalid_input', `"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
         return { path: relative(skill.dir, file), content: readFileSync(file, 'utf8'), bytes: stat.size }
       },
     }),
@@ -139,7 +140,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         try {
           accessSync(file, constants.X_OK)
         } catch {
-          throw new Error(`scripts/${relative(scripts, file)} is not executable`)
+          throw new SkillError('invalid_input', `scripts/${relative(scripts, file)} is not executable`)
         }
         const env: Record<string, string> = { PATH: SCRIPT_PATH }
         for (const name of options.scriptEnv) if (process.env[name] !== undefined) env[name] = process.env[name]!
@@ -149,7 +150,6 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
   ]
 }
 
-/** A path inside root, after resolving symlinks; anything else is refused. */
 /**
  * A path inside the skill's folder (or a subfolder of it), after resolving symlinks. The folder
  * must still be the real one checked at load time, and a path that leaves it is refused before
@@ -160,18 +160,18 @@ function confine(skillDir: string, path: string, within = ''): string {
   try {
     root = realpathSync(join(skillDir, within))
   } catch {
-    throw new Error(`"${join(within, path)}" does not exist in the skill's folder`)
+    throw new SkillError('invalid_input', `"${join(within, path)}" does not exist in the skill's folder`)
   }
-  if (realpathSync(skillDir) !== skillDir || !inside(skillDir, root)) throw new Error(`the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
+  if (realpathSync(skillDir) !== skillDir || !inside(skillDir, root)) throw new SkillError('denied', `the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
   const lexical = resolve(root, path)
-  if (!inside(root, lexical)) throw new Error(`"${path}" is outside the skill's folder and can't be used`)
+  if (!inside(root, lexical)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
   let real: string
   try {
     real = realpathSync(lexical)
   } catch {
-    throw new Error(`"${path}" does not exist in the skill's folder`)
+    throw new SkillError('invalid_input', `"${path}" does not exist in the skill's folder`)
   }
-  if (!inside(root, real)) throw new Error(`"${path}" is outside the skill's folder and can't be used`)
+  if (!inside(root, real)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
   return real
 }
 

@@ -14,6 +14,8 @@ export type Rendered = { ok: true; text: string } | { ok: false; line: number; m
 type Token = [string, string, number, number, Token[]?, ...unknown[]]
 
 const DENIED = 'denied_actions.'
+// Marks where an empty denied-actions line was, so its surrounding blank line can go with it.
+const GONE = '\u0000gone\u0000'
 
 /** Check a template without a caller (the validator): any vars.NAME and any category are accepted. */
 export function checkTemplate(template: string, firstLine = 1): Rendered {
@@ -43,12 +45,12 @@ export function renderTemplate(template: string, view: TemplateView, firstLine =
   const partials: Record<string, string> = {}
   for (const category of categories.filter((c) => c !== '*')) {
     const keys = view.denied[category] ?? []
-    partials[DENIED + category] = keys.length ? `These actions are unavailable and should not be attempted: ${keys.join(', ')}.\n` : ''
+    partials[DENIED + category] = keys.length ? `These actions are unavailable and should not be attempted: ${keys.join(', ')}.\n` : `${GONE}\n`
   }
   // Markdown, not HTML: values go in as written.
   const rendered = Mustache.render(template, { user: view.user, agent: view.agent ?? false, vars: view.vars }, partials, { escape: (s: string) => s })
-  // An empty built-in line between blank lines must not leave a double gap.
-  const text = rendered.replace(/\n{3,}/g, '\n\n')
+  // An empty built-in line goes, and with it one blank line around it, so no double gap is left.
+  const text = rendered.replace(new RegExp(`(\\n\\n|^)${GONE}\\n\\n`, 'g'), '$1').replaceAll(`${GONE}\n`, '')
   const leftover = text.indexOf('{{')
   if (leftover !== -1) {
     return { ok: false, line: firstLine + text.slice(0, leftover).split('\n').length - 1, message: 'a "{{" is left over after rendering (a value put into the template contains one)' }

@@ -8,7 +8,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('caller_id', 'text', (c) => c.notNull())
     .addColumn('call_id', 'text', (c) => c.notNull())
     .addColumn('activated_at', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('skill_activations_pk', ['conversation_id', 'caller_id', 'skill_name'])
+    .addPrimaryKeyConstraint('skill_activations_pk', ['conversation_id', 'skill_name'])
     .execute()
 }
 

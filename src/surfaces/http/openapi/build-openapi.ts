@@ -179,6 +179,20 @@ export function buildOpenApi(options: { version: string; skills: Skill[]; caller
     '/api/agents': {
       get: { summary: 'Agents and their bound skills', responses: { 200: { description: 'Agents' }, ...errors(401) } },
     },
+    '/api/agents/{id}/skills-prompt': {
+      get: {
+        summary: "The <available_skills> system-prompt fragment for an agent (\"\" when it may see none)",
+        parameters: [idParam],
+        responses: { 200: { description: '{ agent, prompt }' }, ...errors(401, 404) },
+      },
+    },
+    '/api/agents/{id}/skills-export': {
+      get: {
+        summary: "The agent's instruction-skill files, templates rendered, as a tar (admins or the agent's own key)",
+        parameters: [idParam, { name: 'user', in: 'query', schema: { type: 'string' } }],
+        responses: { 200: { description: 'application/x-tar', content: { 'application/x-tar': { schema: { type: 'string', format: 'binary' } } } }, ...errors(400, 401, 404) },
+      },
+    },
     '/api/audit/events': {
       get: {
         summary: 'Audited changes that are not calls: policies, approval transitions, SOPs (operator or admin)',

@@ -25,7 +25,7 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!agentId || (caller.kind === 'agent' && caller.agentId !== agentId)) {
       return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
     }
-    const skills = plane.instructions.visibleTo(caller, agentId, plane.catalog)
+    const skills = plane.instructions.visibleTo(caller, agentId, plane.catalog).map((s) => ({ name: s.name, description: plane.instructions.description(s, plane.catalog) }))
     return c.json({ agent: agentId, prompt: skillsPrompt(skills) })
   })
   // The same file set as `skillplane skills export`, as a tar stream (admins, or the agent's own key).
@@ -34,7 +34,8 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const agentId = plane.catalog.resolveAgent(c.req.param('id'))
     const mayExport = caller.kind === 'agent' ? caller.agentId === agentId : caller.role === 'admin'
     if (!agentId || !mayExport) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
-    let as: Caller = caller.kind === 'agent' ? caller : { kind: 'agent', id: `agent:${agentId}`, name: plane.catalog.agent(agentId)?.name ?? agentId, agentId }
+    // As the CLI does: rendered as the agent itself unless a user is named.
+    let as: Caller = { kind: 'agent', id: `agent:${agentId}`, name: plane.catalog.agent(agentId)?.name ?? agentId, agentId }
     const user = c.req.query('user')
     if (user && caller.kind === 'user') {
       const found = await plane.keys.callerFor(user)
