@@ -7,7 +7,7 @@ import type { ActivationRepository } from '../../store/activation-repository.js'
 import type { CatalogView, InstructionLibrary, LibrarySkill } from './instruction-library.js'
 import { escapeXml } from './escape-xml.js'
 import { skillsPrompt } from './skills-prompt.js'
-import { runScript } from './run-script.js'
+import { runProcess } from '../subprocess/run-process.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
 
@@ -144,7 +144,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         }
         const env: Record<string, string> = { PATH: SCRIPT_PATH }
         for (const name of options.scriptEnv) if (process.env[name] !== undefined) env[name] = process.env[name]!
-        return runScript({ file, args, cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal })
+        return runProcess({ file, args, cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal })
       },
     }),
   ]

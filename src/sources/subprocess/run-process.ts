@@ -1,27 +1,41 @@
 import { spawn } from 'node:child_process'
 
-export interface ScriptResult {
+export interface ProcessResult {
   exitCode: number
   stdout: string
   stderr: string
 }
 
-export interface RunScriptOptions {
+export interface RunProcessOptions {
   file: string
   args: string[]
   cwd: string
   env: Record<string, string>
+  /** Written to stdin, which is then closed; without it stdin is empty. */
+  stdin?: string
+  /** stdout and stderr together; past it the group is killed and the run fails. */
   maxOutputBytes: number
   signal: AbortSignal
 }
 
 /**
- * Run a script as a subprocess in its own process group: an abort (the call's deadline) or
- * output past the cap kills the whole group, grandchildren included.
+ * Run an executable as a subprocess in its own process group: an abort (the call's deadline),
+ * output past the cap, or its own exit kills the whole group, grandchildren included. A non-zero
+ * exit fails with the last 4 KiB of stderr.
  */
-export function runScript(options: RunScriptOptions): Promise<ScriptResult> {
+export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.file, options.args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(options.file, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    })
+    if (options.stdin !== undefined) {
+      // A process that exits without reading its input must not fail the write.
+      child.stdin!.on('error', () => {})
+      child.stdin!.end(options.stdin)
+    }
     const out: Buffer[] = []
     const err: Buffer[] = []
     let size = 0
@@ -36,14 +50,14 @@ export function runScript(options: RunScriptOptions): Promise<ScriptResult> {
     const collect = (into: Buffer[]) => (chunk: Buffer) => {
       size += chunk.length
       if (size > options.maxOutputBytes) {
-        failure ??= new Error(`the script wrote more than ${options.maxOutputBytes} bytes of output and was stopped`)
+        failure ??= new Error(`the process wrote more than ${options.maxOutputBytes} bytes of output and was stopped`)
         killGroup()
         return
       }
       into.push(chunk)
     }
-    child.stdout.on('data', collect(out))
-    child.stderr.on('data', collect(err))
+    child.stdout!.on('data', collect(out))
+    child.stderr!.on('data', collect(err))
     const onAbort = () => {
       failure ??= options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted')
       killGroup()
@@ -52,15 +66,15 @@ export function runScript(options: RunScriptOptions): Promise<ScriptResult> {
     else options.signal.addEventListener('abort', onAbort, { once: true })
     child.on('error', (error) => {
       options.signal.removeEventListener('abort', onAbort)
-      reject(new Error(`can't start the script: ${error.message}`))
+      reject(new Error(`can't start it: ${error.message}`))
     })
     child.on('exit', () => {
       // Whatever the script left running in its group goes with it; pipes that a detached
       // grandchild still holds are closed after a moment, so the call always finishes.
       killGroup()
       setTimeout(() => {
-        child.stdout.destroy()
-        child.stderr.destroy()
+        child.stdout!.destroy()
+        child.stderr!.destroy()
       }, 200).unref()
     })
     child.on('close', (code, signal) => {
@@ -70,7 +84,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptResult> {
       const stderr = Buffer.concat(err).toString()
       if (code !== 0) {
         const tail = stderr.slice(-4096).trim()
-        return reject(new Error(`the script exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`))
+        return reject(new Error(`it exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`))
       }
       resolve({ exitCode: 0, stdout, stderr })
     })
