@@ -13,6 +13,8 @@ export default defineConfig(({ dataDir }) => ({
     { name: 'Fleet Autonomy', aliases: ['fleet'], description: 'Watches the fleet and keeps hosts healthy' },
     { name: 'Notes Assistant', aliases: ['notes', 'scribe'], description: 'Keeps the team notebook' },
   ],
+  // Subprocess skills: each folder with a skill.json under examples/packs.
+  packDirs: [fileURLToPath(new URL('./packs', import.meta.url))],
   // SKILL.md folders the Notes Assistant may activate (list_skills, activate_skill, ...).
   skillDirs: [{ path: fileURLToPath(new URL('./agent-skills', import.meta.url)), agents: ['Notes Assistant'] }],
   // Signatures by this key make an SOP citable; examples/sops/purge-old-notes.md is signed with it.

@@ -35,6 +35,8 @@ export interface SkillplaneConfig {
    * working directory; `agents` may see every skill under that folder.
    */
   skillDirs?: Array<string | { path: string; agents?: string[] }>
+  /** Folders of skill packs (folders with skill.json), relative to the working directory. */
+  packDirs?: string[]
   /** Variables SKILL.md.template files may use as {{vars.NAME}}. */
   templateVars?: Record<string, string>
   /** Also load the project's conventional `.agents/skills` folder. Default false. */

@@ -14,6 +14,7 @@ export interface ResolvedConfig {
   sopKeys: Array<{ name: string; publicKey: string }>
   skillDirs: Array<{ path: string; agents: string[] }>
   projectSkills: boolean
+  packDirs: string[]
   templateVars: Record<string, string>
   skillScripts: { envAllow: string[]; timeoutMs: number }
 }
@@ -54,6 +55,7 @@ const schema = z.strictObject({
     )
     .default([]),
   projectSkills: z.boolean().default(false),
+  packDirs: z.array(z.string().min(1)).default([]),
   templateVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).default({}),
   skillScripts: z
     .strictObject({

@@ -32,6 +32,9 @@ import { StoreError } from '../store/store-error.js'
 import { Sops } from '../policy/sop/sops.js'
 import { WebhookNotifier } from '../policy/webhook-notifier.js'
 import { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
+import { loadPacks } from '../sources/packs/load-packs.js'
+import { packSkill } from '../sources/packs/pack-skill.js'
+import type { Finding } from '../sources/agent-skills/finding.js'
 import { instructionTools } from '../sources/agent-skills/instruction-tools.js'
 import { ActivationRepository } from '../store/activation-repository.js'
 import { decidePolicy } from '../policy/decide-policy.js'
@@ -62,6 +65,8 @@ export interface Skillplane {
   readonly approvals: Approvals
   readonly sops: Sops
   readonly events: AuditEvents
+  /** What loading the configured skill packs found wrong (those packs were skipped). */
+  readonly packFindings: readonly Finding[]
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
@@ -124,6 +129,23 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
   for (const definition of config.skills) {
     registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
+  }
+
+  const packs = loadPacks(config.packDirs, (name) => {
+    const skill = registry.get(name)
+    return skill && `skill "${skill.key}" (${skill.origin})`
+  })
+  const packFindings = [...packs.findings]
+  for (const pack of packs.packs) {
+    try {
+      registry.register(packSkill(pack), { source: 'pack', origin: pack.file })
+    } catch (error) {
+      // A schema ajv can't compile skips the pack, like any other bad manifest.
+      packFindings.push({ file: pack.file, line: 1, severity: 'error', message: `${(error as Error).message}; skipped` })
+    }
+  }
+  for (const finding of packFindings) {
+    logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file }, `skill pack: ${finding.message}`)
   }
 
   const instructions = InstructionLibrary.load(
@@ -261,6 +283,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     sops,
     events,
     instructions,
+    packFindings,
     templateView,
     exportSkills: (caller, agentId) =>
       buildExport({ library: instructions, catalog, templateView, categories: [...new Set(registry.list().map((s) => s.category))].sort() }, caller, agentId),

@@ -2,6 +2,7 @@ import { userInfo } from 'node:os'
 import pino from 'pino'
 import { createSkillplane, type Skillplane } from '../../plane/skillplane.js'
 import { findConfigFile, loadConfigFile } from '../../config/load-config.js'
+import type { ConfigInput } from '../../config/define-config.js'
 import type { Caller } from '../../skill/skill-types.js'
 
 export interface GlobalOptions {
@@ -11,10 +12,20 @@ export interface GlobalOptions {
 }
 
 /** Load the config and open the store the way every command does; logs go to stderr. */
-export async function openPlane(options: GlobalOptions, extra: { sync?: boolean; logLevel?: string } = {}): Promise<Skillplane> {
+export async function openPlane(
+  options: GlobalOptions,
+  extra: { sync?: boolean; logLevel?: string; packDirs?: string[] } = {},
+): Promise<Skillplane> {
   const logger = pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? extra.logLevel ?? 'warn' }, pino.destination(2))
   const file = findConfigFile(options.config)
-  const config = file ? await loadConfigFile(file) : {}
+  const loaded = file ? await loadConfigFile(file) : {}
+  // Extra pack folders (packs test) come first, so the pack under test wins its name.
+  const config: ConfigInput = extra.packDirs
+    ? async (env) => {
+        const base = typeof loaded === 'function' ? await loaded(env) : loaded
+        return { ...base, packDirs: [...extra.packDirs!, ...(base.packDirs ?? [])] }
+      }
+    : loaded
   return createSkillplane({
     config,
     configSource: file ?? '(none)',

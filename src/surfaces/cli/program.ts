@@ -9,6 +9,7 @@ import { keysCommand } from './commands/keys.js'
 import { approvalsCommand } from './commands/approvals.js'
 import { policiesCommand } from './commands/policies.js'
 import { sopCommand } from './commands/sop.js'
+import { packsCommand } from './commands/packs.js'
 
 export function createProgram(): Command {
   const program = new Command('skillplane')
@@ -27,5 +28,6 @@ export function createProgram(): Command {
   approvalsCommand(program)
   policiesCommand(program)
   sopCommand(program)
+  packsCommand(program)
   return program
 }

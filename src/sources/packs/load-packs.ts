@@ -1,0 +1,80 @@
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { join, resolve, sep } from 'node:path'
+import type { Finding } from '../agent-skills/finding.js'
+import { parsePackManifest, type PackManifest } from './parse-pack-manifest.js'
+
+export const MANIFEST = 'skill.json'
+const SKIP = new Set(['.git', 'node_modules'])
+
+export interface Pack {
+  manifest: PackManifest
+  /** The pack folder's real path. */
+  dir: string
+  /** skill.json as found. */
+  file: string
+  /** The entry's real path, inside the pack root. */
+  entry: string
+}
+
+/**
+ * Packs under the configured roots (a folder with skill.json, searched up to 4 levels deep). A bad
+ * manifest, an entry that is missing, not executable or outside the root, and a name already
+ * taken are skipped with a finding naming the file: nothing silently replaces a skill.
+ */
+export function loadPacks(roots: readonly string[], taken: (name: string) => string | undefined = () => undefined): { packs: Pack[]; findings: Finding[] } {
+  const packs: Pack[] = []
+  const findings: Finding[] = []
+  const byName = new Map<string, Pack>()
+  for (const root of roots.map((r) => resolve(r))) {
+    if (!existsSync(root) || !statSync(root).isDirectory()) {
+      findings.push({ file: root, line: 1, severity: 'error', message: 'not a directory' })
+      continue
+    }
+    const realRoot = realpathSync(root)
+    const visit = (dir: string, depth: number) => {
+      const file = join(dir, MANIFEST)
+      if (existsSync(file)) {
+        const pack = loadOne(dir, file, realRoot, findings)
+        if (!pack) return
+        const owner = byName.get(pack.manifest.name)?.file ?? taken(pack.manifest.name)
+        if (owner) findings.push({ file, line: 1, severity: 'error', message: `name "${pack.manifest.name}" is taken by ${owner}; skipped` })
+        else {
+          byName.set(pack.manifest.name, pack)
+          packs.push(pack)
+        }
+        return
+      }
+      if (depth >= 4) return
+      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+        if (entry.isDirectory() && !SKIP.has(entry.name)) visit(join(dir, entry.name), depth + 1)
+      }
+    }
+    visit(root, 0)
+  }
+  return { packs, findings }
+}
+
+function loadOne(dir: string, file: string, realRoot: string, findings: Finding[]): Pack | null {
+  const fail = (message: string) => {
+    findings.push({ file, line: 1, severity: 'error', message: `${message}; skipped` })
+    return null
+  }
+  const parsed = parsePackManifest(readFileSync(file, 'utf8'))
+  if (!parsed.ok) return fail(parsed.message)
+  const { manifest } = parsed
+  const realDir = realpathSync(dir)
+  let entry: string
+  try {
+    entry = realpathSync(resolve(realDir, manifest.entry))
+  } catch {
+    return fail(`field "entry": ${manifest.entry} does not exist`)
+  }
+  if (!entry.startsWith(realRoot + sep)) return fail(`field "entry": ${manifest.entry} resolves outside the pack root ${realRoot}`)
+  try {
+    accessSync(entry, constants.X_OK)
+  } catch {
+    return fail(`field "entry": ${manifest.entry} is not executable (chmod +x)`)
+  }
+  if (!manifest.class) findings.push({ file, line: 1, severity: 'warning', message: `field "class" is missing: "${manifest.name}" runs as safe` })
+  return { manifest, dir: realDir, file, entry }
+}

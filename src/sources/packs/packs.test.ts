@@ -1,0 +1,118 @@
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { databases, tempDir } from '../../test-support/databases.js'
+import { admin, openTestPlane } from '../../test-support/fixtures.js'
+import type { Skillplane } from '../../plane/skillplane.js'
+import { loadPacks } from './load-packs.js'
+
+const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
+
+/** A pack folder under root: skill.json plus an executable script. */
+function pack(root: string, name: string, script: string, manifest: Record<string, unknown> = {}): string {
+  const dir = join(root, name)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'run.sh'), `#!/bin/sh\n${script}\n`)
+  chmodSync(join(dir, 'run.sh'), 0o755)
+  writeFileSync(join(dir, 'skill.json'), JSON.stringify({ name, description: `The ${name} pack`, entry: 'run.sh', class: 'safe', ...manifest }))
+  return dir
+}
+
+describe.each(databases)('skill packs on $name', (database) => {
+  const planes: Skillplane[] = []
+  afterEach(async () => {
+    await Promise.all(planes.splice(0).map((p) => p.close()))
+  })
+
+  it('runs packs with JSON in and out, an allowlisted environment, and reports every failure mode', async () => {
+    const root = tempDir('skillplane-packs-')
+    const marker = join(tempDir(), 'grandchild')
+    pack(root, 'echo_pack', '/bin/cat', { schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } } })
+    pack(root, 'env_pack', 'printf \'{"allowed":"%s","forbidden":"%s","home":"%s"}\' "$ALLOWED" "${FORBIDDEN:-unset}" "${HOME:-unset}"', { env_allow: ['ALLOWED'] })
+    pack(root, 'crash_pack', 'echo "first line" >&2\necho "the real reason" >&2\nexit 7')
+    pack(root, 'flood_pack', '/usr/bin/head -c 17000000 /dev/zero')
+    pack(root, 'text_pack', 'echo "this is not json"\necho "a warning" >&2')
+    pack(root, 'slow_pack', `(/bin/sleep 1.5; echo alive > ${marker}) &\n/bin/sleep 30`, { timeout_seconds: 0.5 })
+    pack(root, 'typed_pack', 'echo \'{"count":"many"}\'', { output_schema: { type: 'object', properties: { count: { type: 'integer' } } } })
+    process.env.ALLOWED = 'yes'
+    process.env.FORBIDDEN = 'secret'
+    const plane = await openTestPlane(database, { packDirs: [root] })
+    planes.push(plane)
+    const call = (key: string, input: object = {}) => plane.invoke(key, input, { caller: admin })
+
+    expect(await call('echo_pack', { n: 3 })).toMatchObject({ ok: true, data: { n: 3 } })
+    expect(await call('echo_pack', { n: 'x' })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('/n') } })
+    expect(await call('env_pack')).toMatchObject({ ok: true, data: { allowed: 'yes', forbidden: 'unset', home: 'unset' } })
+    expect(await call('crash_pack')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('exited with 7: first line\nthe real reason') } })
+    expect(await call('flood_pack')).toMatchObject({ ok: false, error: { message: expect.stringContaining('more than 16777216 bytes of output') } })
+    expect(await call('text_pack')).toMatchObject({
+      ok: false,
+      error: { code: 'executor_error', message: expect.stringContaining('stdout is not one JSON value (it starts: "this is not json"); stderr: a warning') },
+    })
+    expect(await call('typed_pack')).toMatchObject({ ok: false, error: { code: 'invalid_output' } })
+    expect(await call('slow_pack')).toMatchObject({ ok: false, error: { code: 'timeout' } })
+    // The whole group died at the 0.5 s deadline: the grandchild, due at 1.5 s, never writes.
+    await new Promise((r) => setTimeout(r, 1_500))
+    expect(existsSync(marker)).toBe(false)
+    const row = (await plane.audit.query({ skill: 'echo_pack', status: 'ok', limit: 1 })).items[0]
+    expect(row).toMatchObject({ skill_key: 'echo_pack', status: 'ok' })
+    expect(plane.registry.get('echo_pack')).toMatchObject({ source: 'pack', origin: join(root, 'echo_pack', 'skill.json'), category: 'packs' })
+  })
+})
+
+describe('loading packs', () => {
+  it('skips bad manifests and unsafe entries with a finding naming the file and field', () => {
+    const root = tempDir('skillplane-badpacks-')
+    const outside = tempDir('skillplane-outside-')
+    writeFileSync(join(outside, 'evil.sh'), '#!/bin/sh\necho {}\n')
+    chmodSync(join(outside, 'evil.sh'), 0o755)
+    pack(root, 'good_one', 'echo {}')
+    pack(root, 'no_class', 'echo {}', { class: undefined })
+    const write = (dir: string, manifest: unknown) => {
+      mkdirSync(join(root, dir), { recursive: true })
+      writeFileSync(join(root, dir, 'skill.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest))
+    }
+    write('broken', '{ "name": ')
+    write('nameless', { description: 'x', entry: 'run.sh' })
+    write('bad_fields', { name: 'Bad-Name', description: 'x', entry: 'run.sh', timeout_seconds: -1, extra: true })
+    write('missing_entry', { name: 'missing_entry', description: 'x', entry: 'nope.sh' })
+    pack(root, 'not_exec', 'echo {}')
+    chmodSync(join(root, 'not_exec', 'run.sh'), 0o644)
+    write('escapes', { name: 'escapes', description: 'x', entry: 'evil.sh' })
+    symlinkSync(join(outside, 'evil.sh'), join(root, 'escapes', 'evil.sh'))
+    pack(root, 'twin_a', 'echo {}', { name: 'twin' })
+    pack(root, 'twin_b', 'echo {}', { name: 'twin' })
+    pack(root, 'taken', 'echo {}', { name: 'echo' })
+
+    const { packs, findings } = loadPacks([root], (name) => (name === 'echo' ? 'skill "echo" (code)' : undefined))
+    expect(packs.map((p) => p.manifest.name).sort()).toEqual(['good_one', 'no_class', 'twin'])
+    const lines = findings.map((f) => `${f.file.slice(root.length + 1)}: ${f.severity}: ${f.message}`).sort()
+    expect(lines).toEqual([
+      expect.stringMatching(/^bad_fields\/skill\.json: error: field "name": must be lower_snake.*field "timeout_seconds".*unknown field "extra"; skipped$/),
+      expect.stringMatching(/^broken\/skill\.json: error: not valid JSON: .*; skipped$/),
+      expect.stringMatching(/^escapes\/skill\.json: error: field "entry": evil\.sh resolves outside the pack root .*; skipped$/),
+      'missing_entry/skill.json: error: field "entry": nope.sh does not exist; skipped',
+      expect.stringMatching(/^nameless\/skill\.json: error: field "name": .*; skipped$/),
+      'no_class/skill.json: warning: field "class" is missing: "no_class" runs as safe',
+      'not_exec/skill.json: error: field "entry": run.sh is not executable (chmod +x); skipped',
+      'taken/skill.json: error: name "echo" is taken by skill "echo" (code); skipped',
+      expect.stringMatching(/^twin_b\/skill\.json: error: name "twin" is taken by .*twin_a\/skill\.json; skipped$/),
+    ])
+  })
+
+  it('scaffolds a working pack and tests it through the pipeline from the CLI', () => {
+    const dir = tempDir('skillplane-newpack-')
+    const data = tempDir('skillplane-newpack-data-')
+    const run = (args: string[]) => spawnSync(process.execPath, [MAIN, '--data-dir', data, ...args], { encoding: 'utf8', cwd: dir })
+    expect(run(['packs', 'new', 'hello_pack', '--dir', dir]).stdout).toContain(`created ${join(dir, 'hello_pack')}: skill.json and run.mjs`)
+    const tested = run(['packs', 'test', join(dir, 'hello_pack'), '--input', '{"name":"Ada"}'])
+    expect(tested.status).toBe(0)
+    expect(JSON.parse(tested.stdout)).toMatchObject({ ok: true, data: { greeting: 'Hello, Ada!' } })
+    const invalid = run(['packs', 'test', join(dir, 'hello_pack'), '--input', '{}'])
+    expect(invalid.status).toBe(1)
+    expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    expect(run(['packs', 'new', 'Bad-Name']).stderr).toBe('skillplane: pack names are lower_snake skill keys, got "Bad-Name"\n')
+    expect(run(['packs', 'test', dir]).stderr).toBe(`skillplane: no skill.json in ${dir}\n`)
+  })
+})
