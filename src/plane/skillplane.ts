@@ -67,6 +67,11 @@ export interface Skillplane {
   readonly events: AuditEvents
   /** What loading the configured skill packs found wrong (those packs were skipped). */
   readonly packFindings: readonly Finding[]
+  /**
+   * Load the pack folders again: added, changed and removed packs take effect at once (calls
+   * already running finish with the executor they started with), and the catalog is synced.
+   */
+  reloadSources(): Promise<{ added: string[]; removed: string[]; packs: string[]; findings: readonly Finding[]; sync: SyncReport }>
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
@@ -131,22 +136,28 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
   }
 
-  const packs = loadPacks(config.packDirs, (name) => {
-    const skill = registry.get(name)
-    return skill && `skill "${skill.key}" (${skill.origin})`
-  })
-  const packFindings = [...packs.findings]
-  for (const pack of packs.packs) {
-    try {
-      registry.register(packSkill(pack), { source: 'pack', origin: pack.file })
-    } catch (error) {
-      // A schema ajv can't compile skips the pack, like any other bad manifest.
-      packFindings.push({ file: pack.file, line: 1, severity: 'error', message: `${(error as Error).message}; skipped` })
+  // Packs are registered from their folders now and again on reload, each time as a whole set.
+  const registerPacks = (): Finding[] => {
+    registry.removeSource('pack')
+    const packs = loadPacks(config.packDirs, (name) => {
+      const skill = registry.get(name)
+      return skill && `skill "${skill.key}" (${skill.origin})`
+    })
+    const found = [...packs.findings]
+    for (const pack of packs.packs) {
+      try {
+        registry.register(packSkill(pack), { source: 'pack', origin: pack.file })
+      } catch (error) {
+        // A schema ajv can't compile skips the pack, like any other bad manifest.
+        found.push({ file: pack.file, line: 1, severity: 'error', message: `${(error as Error).message}; skipped` })
+      }
     }
+    for (const finding of found) {
+      logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file }, `skill pack: ${finding.message}`)
+    }
+    return found
   }
-  for (const finding of packFindings) {
-    logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file }, `skill pack: ${finding.message}`)
-  }
+  let packFindings = registerPacks()
 
   const instructions = InstructionLibrary.load(
     [...config.skillDirs, ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : [])],
@@ -272,6 +283,19 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }, HEARTBEAT_MS)
   timer.unref()
 
+  const sync = async (syncOptions: { dryRun?: boolean; prune?: boolean } = {}): Promise<SyncReport> => {
+    const report = await syncCatalog({
+      db,
+      entries: catalogEntries(),
+      agents: config.agents,
+      dryRun: syncOptions.dryRun ?? false,
+      prune: syncOptions.prune ?? false,
+      now: now(),
+    })
+    if (!report.dryRun) await catalog.refresh()
+    return report
+  }
+
   let closed: Promise<void> | null = null
   return {
     config,
@@ -283,7 +307,22 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     sops,
     events,
     instructions,
-    packFindings,
+    get packFindings() {
+      return packFindings
+    },
+    async reloadSources() {
+      const before = new Map(registry.list().filter((s) => s.source === 'pack').map((s) => [s.key, s.origin]))
+      packFindings = registerPacks()
+      const after = registry.list().filter((s) => s.source === 'pack')
+      const synced = await sync()
+      return {
+        added: after.filter((s) => !before.has(s.key)).map((s) => s.key),
+        removed: [...before.keys()].filter((key) => !registry.get(key)),
+        packs: after.map((s) => s.key),
+        findings: packFindings,
+        sync: synced,
+      }
+    },
     templateView,
     exportSkills: (caller, agentId) =>
       buildExport({ library: instructions, catalog, templateView, categories: [...new Set(registry.list().map((s) => s.category))].sort() }, caller, agentId),
@@ -295,18 +334,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     startupSync,
     recoveredCalls,
     invoke: (key, input, invokeOptions) => pipeline.invoke(key, input, invokeOptions),
-    async sync(syncOptions = {}) {
-      const report = await syncCatalog({
-        db,
-        entries: catalogEntries(),
-        agents: config.agents,
-        dryRun: syncOptions.dryRun ?? false,
-        prune: syncOptions.prune ?? false,
-        now: now(),
-      })
-      if (!report.dryRun) await catalog.refresh()
-      return report
-    },
+    sync,
     audit: {
       query: (query) => auditRepo.query(query),
       get: (callId) => auditRepo.get(callId),

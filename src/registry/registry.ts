@@ -32,6 +32,13 @@ export class Registry {
     return skill
   }
 
+  /** Drop every skill a source registered (before it registers its current set again). */
+  removeSource(source: Skill['source']): Skill[] {
+    const removed = [...this.#skills.values()].filter((s) => s.source === source)
+    for (const skill of removed) this.#skills.delete(skill.key)
+    return removed
+  }
+
   get(key: string): Skill | undefined {
     return this.#skills.get(key)
   }

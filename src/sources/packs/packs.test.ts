@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../plane/skillplane.js'
 import { loadPacks } from './load-packs.js'
+import { startHttpServer } from '../../surfaces/http/start-http-server.js'
 
 const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
 
@@ -58,6 +59,43 @@ describe.each(databases)('skill packs on $name', (database) => {
     const row = (await plane.audit.query({ skill: 'echo_pack', status: 'ok', limit: 1 })).items[0]
     expect(row).toMatchObject({ skill_key: 'echo_pack', status: 'ok' })
     expect(plane.registry.get('echo_pack')).toMatchObject({ source: 'pack', origin: join(root, 'echo_pack', 'skill.json'), category: 'packs' })
+  })
+})
+
+describe.each(databases)('reloading packs on $name', (database) => {
+  it('picks up added, changed and removed packs without a restart, and sync reflects them', async () => {
+    const root = tempDir('skillplane-reload-')
+    pack(root, 'first_pack', 'echo \'{"v":1}\'')
+    const plane = await openTestPlane(database, { packDirs: [root] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      const viewerKey = (await plane.keys.create({ name: 'v', role: 'viewer' }, plane.now())).key
+      const reload = async (key = adminKey) => {
+        const response = await fetch(`${server.url}/api/sources/reload`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })
+        return { status: response.status, body: (await response.json()) as any }
+      }
+      pack(root, 'second_pack', 'echo \'{"v":2}\'')
+      const added = await reload()
+      expect(added).toMatchObject({ status: 200, body: { added: ['second_pack'], removed: [], packs: ['first_pack', 'second_pack'] } })
+      expect(added.body.sync.changes.map((c: { message: string }) => c.message)).toContain('+ skill second_pack (pack, safe)')
+      expect(await plane.invoke('second_pack', {}, { caller: admin })).toMatchObject({ ok: true, data: { v: 2 } })
+
+      writeFileSync(join(root, 'second_pack', 'run.sh'), '#!/bin/sh\necho \'{"v":3}\'\n')
+      writeFileSync(join(root, 'second_pack', 'skill.json'), JSON.stringify({ name: 'second_pack', description: 'Changed', entry: 'run.sh', class: 'safe' }))
+      const changed = await reload()
+      expect(changed.body.sync.changes.map((c: { message: string }) => c.message)).toEqual(['~ skill second_pack: code description changed'])
+      expect(await plane.invoke('second_pack', {}, { caller: admin })).toMatchObject({ ok: true, data: { v: 3 } })
+
+      rmSync(join(root, 'first_pack'), { recursive: true })
+      const removed = await reload()
+      expect(removed.body).toMatchObject({ added: [], removed: ['first_pack'], packs: ['second_pack'] })
+      expect(await plane.invoke('first_pack', {}, { caller: admin })).toMatchObject({ ok: false, error: { code: 'not_found' } })
+      expect(await reload(viewerKey)).toMatchObject({ status: 403 })
+    } finally {
+      await server.close()
+      await plane.close()
+    }
   })
 })
 

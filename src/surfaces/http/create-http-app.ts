@@ -6,6 +6,7 @@ import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
 import { apiKeyAuth } from './middleware/api-key-auth.js'
+import { requireRole } from './middleware/require-role.js'
 import { limitBody } from './middleware/limit-body.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
@@ -40,6 +41,8 @@ export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
   app.route('/api/approvals', approvalRoutes(plane))
   app.route('/api/policies', policyRoutes(plane))
   app.route('/api/sops', sopRoutes(plane))
+  // Pick up added, changed and removed skill packs without a restart.
+  app.post('/api/sources/reload', requireRole('admin'), async (c) => c.json(await plane.reloadSources()))
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
   app.get('/openapi.json', async (c) => {

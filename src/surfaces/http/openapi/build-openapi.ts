@@ -193,6 +193,12 @@ export function buildOpenApi(options: { version: string; skills: Skill[]; caller
         responses: { 200: { description: 'application/x-tar', content: { 'application/x-tar': { schema: { type: 'string', format: 'binary' } } } }, ...errors(400, 401, 404) },
       },
     },
+    '/api/sources/reload': {
+      post: {
+        summary: 'Load the skill pack folders again and sync the catalog (admin)',
+        responses: { 200: { description: '{ added, removed, packs, findings, sync }' }, ...errors(401, 403) },
+      },
+    },
     '/api/audit/events': {
       get: {
         summary: 'Audited changes that are not calls: policies, approval transitions, SOPs (operator or admin)',
