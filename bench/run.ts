@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { runHttpBench, type HttpBenchResult } from './http.bench.js'
 import { runPipelineBench, type ModeFigures, type PipelineBenchResult } from './pipeline.bench.js'
 import { runSkillLoadingBench, type LoadingFigures } from './skill-loading.bench.js'
+import { runPackBench, type PackBenchResult } from './pack.bench.js'
 
 const PIPELINE_TARGET = 20_000
 const HTTP_TARGET_RATIO = 0.5
@@ -30,8 +31,15 @@ function pipelineRow(label: string, m: ModeFigures): string {
 }
 
 const LOADING_TARGET = 5_000
+const PACK_TARGET_RATIO = 1.2
 
-function report(pipeline: PipelineBenchResult, http: HttpBenchResult, loading: LoadingFigures[], context: { date: string; load: number[] }): string {
+function report(
+  pipeline: PipelineBenchResult,
+  http: HttpBenchResult,
+  loading: LoadingFigures[],
+  pack: PackBenchResult,
+  context: { date: string; load: number[] },
+): string {
   const cpu = cpus()
   const httpMet = http.ratio >= HTTP_TARGET_RATIO
   const pipelineMet = Math.max(pipeline.sequential.pipelinePerSecond, pipeline.concurrent.pipelinePerSecond) >= PIPELINE_TARGET
@@ -57,6 +65,7 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | HTTP invoke ≥ ${HTTP_TARGET_RATIO}× a bare Hono JSON route | ${times(http.ratio)} | ${yesNo(httpMet)} |
 | ≥ ${int(LOADING_TARGET)} SKILL.md skills/s loaded cold | ${loading.map((l) => `${int(l.loadPerSecond)}/s at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.loadPerSecond >= LOADING_TARGET))} |
 | a reload after one change re-parses only that file | ${loading.map((l) => `${l.reloadParses} parse at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.reloadParses === 1))} |
+| skill pack call ≤ ${PACK_TARGET_RATIO}× spawning the script directly | ${times(pack.ratio)} | ${yesNo(pack.ratio <= PACK_TARGET_RATIO)} |
 | every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
 
 ## Pipeline overhead
@@ -91,6 +100,20 @@ ${http.durationSeconds} s each after a warm-up, on 127.0.0.1.
 Skillplane ÷ bare: **${times(http.ratio)}** (target ≥ ${HTTP_TARGET_RATIO}×: ${httpMet ? 'met' : 'not met'}).
 Audit check: ${int(http.audit.responses)} 2xx responses (warm-up included), ${int(http.audit.okRows)} ok rows of
 ${int(http.audit.rows)} (calls still in flight when the load generator stopped finish after it).
+
+## Skill pack invocation
+
+A pack whose entry is \`#!/bin/sh\` + \`exec /bin/cat\` (it echoes its JSON input), invoked ${pack.calls} times in
+sequence through the whole pipeline (validation, audit, process group, caps), against spawning the
+same script with \`child_process\`, writing the same JSON and parsing its output, in alternating
+rounds in the same process.
+
+| path | ms per call |
+| --- | --- |
+| skillplane pack | ${pack.packMs.toFixed(2)} |
+| direct spawn | ${pack.directMs.toFixed(2)} |
+
+Pack ÷ direct: **${times(pack.ratio)}** (target ≤ ${PACK_TARGET_RATIO}×).
 
 ## Loading SKILL.md folders
 
@@ -130,7 +153,11 @@ for (const l of loading) {
   console.log(`  ${int(l.skills)} skills: load ${int(l.loadPerSecond)}/s, validate ${int(l.validatePerSecond)}/s, peak ${l.loadMaxRssMB.toFixed(0)} MB; reload re-parsed ${l.reloadParses} in ${l.reloadMs.toFixed(0)} ms`)
 }
 
-writeFileSync(RESULTS, report(pipeline, http, loading, context))
+console.log('skill pack invocation…')
+const pack = await runPackBench()
+console.log(`  pack ${pack.packMs.toFixed(2)} ms/call, direct spawn ${pack.directMs.toFixed(2)} ms/call, ratio ${times(pack.ratio)}`)
+
+writeFileSync(RESULTS, report(pipeline, http, loading, pack, context))
 console.log(`wrote ${RESULTS}`)
 if (!pipeline.audit.complete || !http.audit.complete) {
   console.error('audit check failed: some calls have no ok audit row')
