@@ -12,6 +12,10 @@ export interface SkillSummary {
   tags: string[]
   source: Skill['source']
   enabled: boolean
+  /** Whether a call could run now: enabled, and for host scope an edge connected. */
+  available: boolean
+  /** Why not, when it is not. */
+  unavailableReason: string | null
   agents: string[]
 }
 
@@ -41,8 +45,16 @@ export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
     tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
     source: skill.source,
     enabled: catalog.isEnabled(skill.key),
+    ...availability(catalog.isEnabled(skill.key), skill.scope),
     agents: catalog.agentsBoundTo(skill.key),
   }
+}
+
+/** Edges are not connectable yet, so host-scope skills are never available. */
+export function availability(enabled: boolean, scope: Skill['scope']): { available: boolean; unavailableReason: string | null } {
+  if (!enabled) return { available: false, unavailableReason: 'disabled in the catalog' }
+  if (scope === 'host') return { available: false, unavailableReason: 'runs on edge agents and no edge is connected' }
+  return { available: true, unavailableReason: null }
 }
 
 /** With a caller, the input schema is the one that caller sees (an enum of what it may name, say). */

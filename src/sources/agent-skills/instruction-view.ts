@@ -1,5 +1,5 @@
 import type { Catalog } from '../../registry/catalog.js'
-import type { SkillSummary } from '../../registry/skill-view.js'
+import { availability, type SkillSummary } from '../../registry/skill-view.js'
 import type { Finding } from './finding.js'
 import type { LibrarySkill } from './instruction-library.js'
 
@@ -23,6 +23,7 @@ export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findin
     tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : [],
     source: 'agent-skill',
     enabled: catalog.isEnabled(skill.name),
+    ...availability(catalog.isEnabled(skill.name), 'manager'),
     agents: catalog.agentsBoundTo(skill.name),
     folder: skill.dir,
     template: skill.template,

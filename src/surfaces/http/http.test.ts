@@ -87,6 +87,12 @@ describe.each(databases)('HTTP API on $name', (database) => {
     })
     const mutating = await h.call('/api/skills?class=mutating')
     expect(mutating.body.skills.map((s: { key: string }) => s.key)).toEqual(['bulk_delete', 'write_thing'])
+    const unavailable = await h.call('/api/skills?available=false')
+    expect(unavailable.body.skills).toEqual([
+      expect.objectContaining({ key: 'remote_thing', scope: 'host', available: false, unavailableReason: 'runs on edge agents and no edge is connected' }),
+    ])
+    expect((await h.call('/api/skills?scope=host')).body.skills.map((s: { key: string }) => s.key)).toEqual(['remote_thing'])
+    expect(await h.call('/api/skills?available=maybe')).toMatchObject({ status: 400 })
     const byAgent = await h.call('/api/skills?agent=Helper')
     expect(byAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
     const asAgent = await h.call('/api/skills', { key: h.keys.helper })

@@ -20,9 +20,13 @@ export function skillsCommand(program: Command): void {
     .option('--category <category>', 'only this category')
     .option('--source <source>', 'only this source (code, agent-skill, pack, mcp, edge)')
     .option('--agent <agent>', 'only skills bound to this agent (name, alias or id)')
+    .option('--scope <scope>', 'only this scope (manager, host)')
+    .option('--available', 'only skills that could run now')
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => {
-      const o = command.optsWithGlobals<GlobalOptions & { class?: string; category?: string; source?: string; agent?: string; json?: boolean }>()
+      const o = command.optsWithGlobals<
+        GlobalOptions & { class?: string; category?: string; source?: string; agent?: string; scope?: string; available?: boolean; json?: boolean }
+      >()
       await withPlane(o, async (plane) => {
         const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
         if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
@@ -36,20 +40,22 @@ export function skillsCommand(program: Command): void {
               (!o.class || s.class === o.class) &&
               (!o.category || s.category === o.category) &&
               (!o.source || s.source === o.source) &&
+              (!o.scope || s.scope === o.scope) &&
+              (!o.available || s.available) &&
               (!agentId || s.agents.includes(agentId)),
           )
         if (o.json) return console.log(JSON.stringify(list, null, 2))
         if (list.length === 0) return console.log('no skills')
         console.log(
           formatTable(
-            ['KEY', 'CLASS', 'SCOPE', 'SOURCE', 'CATEGORY', 'ENABLED', 'AGENTS', 'DESCRIPTION'],
+            ['KEY', 'CLASS', 'SCOPE', 'SOURCE', 'CATEGORY', 'AVAILABLE', 'AGENTS', 'DESCRIPTION'],
             list.map((s) => [
               s.key,
               s.class,
               s.scope,
               s.source,
               s.category,
-              s.enabled ? 'yes' : 'no',
+              s.available ? 'yes' : s.enabled ? 'no' : 'disabled',
               s.agents.join(',') || '-',
               truncate(s.description, 60),
             ]),

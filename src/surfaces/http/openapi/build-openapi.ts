@@ -53,6 +53,8 @@ const COMPONENT_SCHEMAS: Record<string, unknown> = {
       tags: { type: 'array', items: { type: 'string' } },
       source: { type: 'string' },
       enabled: { type: 'boolean' },
+      available: { type: 'boolean' },
+      unavailableReason: { type: ['string', 'null'] },
       agents: { type: 'array', items: { type: 'string' } },
     },
   },
@@ -114,7 +116,7 @@ export function buildOpenApi(options: { version: string; skills: Skill[]; caller
     '/api/skills': {
       get: {
         summary: 'List the skills the caller may see',
-        parameters: queryParams('class', 'category', 'tag', 'source', 'agent', 'q'),
+        parameters: queryParams('class', 'category', 'tag', 'source', 'agent', 'q', 'scope', 'available'),
         responses: {
           200: { description: 'Skills', content: json({ type: 'object', properties: { skills: { type: 'array', items: ref('SkillSummary') } } }) },
           ...errors(400, 401),

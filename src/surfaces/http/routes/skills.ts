@@ -34,7 +34,10 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/', (c) => {
     const caller = c.get('caller')
-    const { class: klass, category, tag, source, agent, q } = c.req.query()
+    const { class: klass, category, tag, source, agent, q, scope, available } = c.req.query()
+    if (available !== undefined && available !== 'true' && available !== 'false') {
+      return errorResponse(c, 400, 'invalid_input', 'available must be true or false')
+    }
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 400, 'invalid_input', `unknown agent "${agent}"`)
     const needle = q?.toLowerCase()
@@ -50,6 +53,8 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
           (!category || s.category === category) &&
           (!tag || s.tags.includes(tag)) &&
           (!source || s.source === source) &&
+          (!scope || s.scope === scope) &&
+          (available === undefined || s.available === (available === 'true')) &&
           (!agentId || s.agents.includes(agentId)) &&
           (!needle || `${s.key} ${s.title} ${s.description}`.toLowerCase().includes(needle)),
       )
