@@ -35,7 +35,7 @@ import { InstructionLibrary } from '../sources/agent-skills/instruction-library.
 import { loadPacks } from '../sources/packs/load-packs.js'
 import { packSkill } from '../sources/packs/pack-skill.js'
 import type { Finding } from '../sources/agent-skills/finding.js'
-import { instructionTools } from '../sources/agent-skills/instruction-tools.js'
+import { instructionTools, INSTRUCTION_TOOL_KEYS } from '../sources/agent-skills/instruction-tools.js'
 import { ActivationRepository } from '../store/activation-repository.js'
 import { decidePolicy } from '../policy/decide-policy.js'
 import type { TemplateView } from '../sources/agent-skills/render-template.js'
@@ -137,12 +137,18 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }
 
   // Packs are registered from their folders now and again on reload, each time as a whole set.
+  // Names packs may not take: the instruction tools' (always), and instruction skills' once loaded.
+  let instructionNames = new Set<string>()
   const registerPacks = (): Finding[] => {
-    registry.removeSource('pack')
+    // Load the new set first: a folder that fails to load must not cost the working packs.
     const packs = loadPacks(config.packDirs, (name) => {
       const skill = registry.get(name)
-      return skill && `skill "${skill.key}" (${skill.origin})`
+      if (skill && skill.source !== 'pack') return `skill "${skill.key}" (${skill.origin})`
+      if (INSTRUCTION_TOOL_KEYS.includes(name)) return 'the instruction-skill tools'
+      if (instructionNames.has(name)) return `instruction skill "${name}"`
+      return undefined
     })
+    registry.removeSource('pack')
     const found = [...packs.findings]
     for (const pack of packs.packs) {
       try {
@@ -159,7 +165,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }
   let packFindings = registerPacks()
 
-  const instructions = InstructionLibrary.load(
+  const instructions: InstructionLibrary = InstructionLibrary.load(
     [...config.skillDirs, ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : [])],
     (name) => {
       const skill = registry.get(name)
@@ -169,6 +175,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   for (const finding of instructions.findings) {
     logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file, line: finding.line }, `instruction skill: ${finding.message}`)
   }
+  instructionNames = new Set(instructions.skills.map((s) => s.name))
   if (instructions.skills.length > 0) {
     const agents = [...new Set(instructions.skills.flatMap((s) => s.agents))]
     const tools = instructionTools({

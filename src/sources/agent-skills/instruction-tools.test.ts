@@ -119,7 +119,7 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     const run = (script: string, args: string[] = []) => plane.invoke('run_skill_script', { skill: 'deploy-guide', script, args }, { caller: operator })
     expect(data(await run('ok.sh', ['a b', '--c']))).toEqual({ exitCode: 0, stdout: 'args: a b --c\nvisible=yes hidden=unset\n', stderr: '' })
     expect(await run('fail.sh')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('exited with 3: first problem\nbad input') } })
-    expect(await run('flood.sh')).toMatchObject({ ok: false, error: { message: expect.stringContaining('more than 1048576 bytes of output') } })
+    expect(await run('flood.sh')).toMatchObject({ ok: false, error: { message: expect.stringContaining('more than 1048576 bytes to stdout') } })
     expect(await run('plain.sh')).toMatchObject({ ok: false, error: { message: expect.stringContaining('scripts/plain.sh is not executable') } })
     expect(await run('../SKILL.md')).toMatchObject({ ok: false, error: { message: expect.stringContaining('outside') } })
     expect(await run('hang.sh')).toMatchObject({ ok: false, error: { code: 'timeout' } })

@@ -29,6 +29,8 @@ export interface InstructionToolOptions {
 }
 
 const SCRIPT_PATH = '/usr/local/bin:/usr/bin:/bin'
+/** The keys the tools are registered under: no other source may take them. */
+export const INSTRUCTION_TOOL_KEYS = ['list_skills', 'activate_skill', 'read_skill_resource', 'run_skill_script']
 const MAX_LISTED_FILES = 200
 
 /** The tools through which agents use instruction skills: gated, audited and bindable like any skill. */

@@ -14,6 +14,8 @@ export interface Pack {
   file: string
   /** The entry's real path, inside the pack root. */
   entry: string
+  /** The pack root's real path: the entry must still be inside it when it runs. */
+  root: string
 }
 
 /**
@@ -34,7 +36,14 @@ export function loadPacks(roots: readonly string[], taken: (name: string) => str
     const visit = (dir: string, depth: number) => {
       const file = join(dir, MANIFEST)
       if (existsSync(file)) {
-        const pack = loadOne(dir, file, realRoot, findings)
+        let pack: Pack | null
+        try {
+          pack = loadOne(dir, file, realRoot, findings)
+        } catch (error) {
+          // An unreadable manifest (a directory named skill.json, no permission) skips that pack only.
+          findings.push({ file, line: 1, severity: 'error', message: `can't read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; skipped` })
+          return
+        }
         if (!pack) return
         const owner = byName.get(pack.manifest.name)?.file ?? taken(pack.manifest.name)
         if (owner) findings.push({ file, line: 1, severity: 'error', message: `name "${pack.manifest.name}" is taken by ${owner}; skipped` })
@@ -45,7 +54,14 @@ export function loadPacks(roots: readonly string[], taken: (name: string) => str
         return
       }
       if (depth >= 4) return
-      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      let entries
+      try {
+        entries = readdirSync(dir, { withFileTypes: true })
+      } catch (error) {
+        findings.push({ file: dir, line: 1, severity: 'warning', message: `can't list: ${(error as NodeJS.ErrnoException).code}` })
+        return
+      }
+      for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
         if (entry.isDirectory() && !SKIP.has(entry.name)) visit(join(dir, entry.name), depth + 1)
       }
     }
@@ -70,11 +86,15 @@ function loadOne(dir: string, file: string, realRoot: string, findings: Finding[
     return fail(`field "entry": ${manifest.entry} does not exist`)
   }
   if (!entry.startsWith(realRoot + sep)) return fail(`field "entry": ${manifest.entry} resolves outside the pack root ${realRoot}`)
+  if (!statSync(entry).isFile()) return fail(`field "entry": ${manifest.entry} is not a file`)
   try {
     accessSync(entry, constants.X_OK)
   } catch {
     return fail(`field "entry": ${manifest.entry} is not executable (chmod +x)`)
   }
+  // skillplane's own settings (the approval secret, the database URL) never reach a pack.
+  const own = manifest.env_allow.filter((name) => name.startsWith('SKILLPLANE_'))
+  if (own.length) return fail(`field "env_allow": ${own.join(', ')} belong to skillplane and are never passed to packs`)
   if (!manifest.class) findings.push({ file, line: 1, severity: 'warning', message: `field "class" is missing: "${manifest.name}" runs as safe` })
-  return { manifest, dir: realDir, file, entry }
+  return { manifest, dir: realDir, file, entry, root: realRoot }
 }

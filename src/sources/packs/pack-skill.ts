@@ -1,5 +1,8 @@
 import type { SkillDefinition } from '../../skill/skill-types.js'
+import { realpathSync } from 'node:fs'
+import { sep } from 'node:path'
 import { runProcess } from '../subprocess/run-process.js'
+import { SkillError } from '../../runtime/skill-error.js'
 import type { Pack } from './load-packs.js'
 
 export const MAX_PACK_OUTPUT = 16 * 1024 * 1024
@@ -20,12 +23,24 @@ export function packSkill(pack: Pack): SkillDefinition {
     ...(manifest.output_schema && { output: manifest.output_schema }),
     timeoutMs: manifest.timeout_seconds * 1000,
     run: async (input, ctx) => {
+      // The folder may have changed since loading: run only what still resolves inside the root.
+      let entry: string
+      let dir: string
+      try {
+        entry = realpathSync(pack.entry)
+        dir = realpathSync(pack.dir)
+      } catch {
+        throw new SkillError('unavailable', `pack "${manifest.name}" is gone from ${pack.dir}: reload the sources`)
+      }
+      if (entry !== pack.entry || dir !== pack.dir || !entry.startsWith(pack.root + sep)) {
+        throw new SkillError('unavailable', `pack "${manifest.name}" changed on disk since it was loaded: reload the sources`)
+      }
       const env: Record<string, string> = {}
       for (const name of manifest.env_allow) if (process.env[name] !== undefined) env[name] = process.env[name]!
       const result = await runProcess({
-        file: pack.entry,
+        file: entry,
         args: [],
-        cwd: pack.dir,
+        cwd: dir,
         env,
         stdin: JSON.stringify(input),
         maxOutputBytes: MAX_PACK_OUTPUT,

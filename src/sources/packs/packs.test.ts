@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
@@ -46,7 +46,7 @@ describe.each(databases)('skill packs on $name', (database) => {
     expect(await call('echo_pack', { n: 'x' })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('/n') } })
     expect(await call('env_pack')).toMatchObject({ ok: true, data: { allowed: 'yes', forbidden: 'unset', home: 'unset' } })
     expect(await call('crash_pack')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('exited with 7: first line\nthe real reason') } })
-    expect(await call('flood_pack')).toMatchObject({ ok: false, error: { message: expect.stringContaining('more than 16777216 bytes of output') } })
+    expect(await call('flood_pack')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('more than 16777216 bytes to stdout') } })
     expect(await call('text_pack')).toMatchObject({
       ok: false,
       error: { code: 'executor_error', message: expect.stringContaining('stdout is not one JSON value (it starts: "this is not json"); stderr: a warning') },
@@ -99,6 +99,29 @@ describe.each(databases)('reloading packs on $name', (database) => {
   })
 })
 
+describe.each(databases)('pack boundaries on $name', (database) => {
+  it('refuses a pack swapped after loading, keeps working packs when a folder breaks, and counts only stdout', async () => {
+    const root = tempDir('skillplane-packedge-')
+    const outside = tempDir('skillplane-packout-')
+    pack(root, 'swap_pack', 'echo \'{"where":"inside"}\'')
+    pack(outside, 'swap_pack', 'echo \'{"where":"OUTSIDE"}\'')
+    pack(root, 'noisy_pack', '/usr/bin/head -c 17000000 /dev/zero >&2\necho \'{"ok":true}\'')
+    const plane = await openTestPlane(database, { packDirs: [root] })
+    try {
+      expect(await plane.invoke('noisy_pack', {}, { caller: admin })).toMatchObject({ ok: true, data: { ok: true } })
+      renameSync(join(root, 'swap_pack'), join(root, 'swap_old'))
+      symlinkSync(join(outside, 'swap_pack'), join(root, 'swap_pack'))
+      expect(await plane.invoke('swap_pack', {}, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('changed on disk') } })
+      mkdirSync(join(root, 'broken', 'skill.json'), { recursive: true })
+      const result = await plane.reloadSources()
+      expect(result.packs).toContain('noisy_pack')
+      expect(result.findings).toContainEqual(expect.objectContaining({ file: join(root, 'broken', 'skill.json'), message: expect.stringContaining("can't read") }))
+    } finally {
+      await plane.close()
+    }
+  })
+})
+
 describe('loading packs', () => {
   it('skips bad manifests and unsafe entries with a finding naming the file and field', () => {
     const root = tempDir('skillplane-badpacks-')
@@ -122,6 +145,7 @@ describe('loading packs', () => {
     pack(root, 'twin_a', 'echo {}', { name: 'twin' })
     pack(root, 'twin_b', 'echo {}', { name: 'twin' })
     pack(root, 'taken', 'echo {}', { name: 'echo' })
+    pack(root, 'greedy', 'echo {}', { env_allow: ['HOME', 'SKILLPLANE_APPROVAL_SECRET'] })
 
     const { packs, findings } = loadPacks([root], (name) => (name === 'echo' ? 'skill "echo" (code)' : undefined))
     expect(packs.map((p) => p.manifest.name).sort()).toEqual(['good_one', 'no_class', 'twin'])
@@ -130,6 +154,7 @@ describe('loading packs', () => {
       expect.stringMatching(/^bad_fields\/skill\.json: error: field "name": must be lower_snake.*field "timeout_seconds".*unknown field "extra"; skipped$/),
       expect.stringMatching(/^broken\/skill\.json: error: not valid JSON: .*; skipped$/),
       expect.stringMatching(/^escapes\/skill\.json: error: field "entry": evil\.sh resolves outside the pack root .*; skipped$/),
+      'greedy/skill.json: error: field "env_allow": SKILLPLANE_APPROVAL_SECRET belong to skillplane and are never passed to packs; skipped',
       'missing_entry/skill.json: error: field "entry": nope.sh does not exist; skipped',
       expect.stringMatching(/^nameless\/skill\.json: error: field "name": .*; skipped$/),
       'no_class/skill.json: warning: field "class" is missing: "no_class" runs as safe',

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process'
 
+const STDERR_KEPT = 64 * 1024
+
 export interface ProcessResult {
   exitCode: number
   stdout: string
@@ -13,7 +15,7 @@ export interface RunProcessOptions {
   env: Record<string, string>
   /** Written to stdin, which is then closed; without it stdin is empty. */
   stdin?: string
-  /** stdout and stderr together; past it the group is killed and the run fails. */
+  /** stdout cap: past it the group is killed and the run fails (stderr keeps its last 64 KiB). */
   maxOutputBytes: number
   signal: AbortSignal
 }
@@ -37,7 +39,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       child.stdin!.end(options.stdin)
     }
     const out: Buffer[] = []
-    const err: Buffer[] = []
+    let err = Buffer.alloc(0)
     let size = 0
     let failure: Error | null = null
     const killGroup = () => {
@@ -47,17 +49,20 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
         // Already gone.
       }
     }
-    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       size += chunk.length
       if (size > options.maxOutputBytes) {
-        failure ??= new Error(`the process wrote more than ${options.maxOutputBytes} bytes of output and was stopped`)
+        failure ??= new Error(`the process wrote more than ${options.maxOutputBytes} bytes to stdout and was stopped`)
         killGroup()
         return
       }
-      into.push(chunk)
-    }
-    child.stdout!.on('data', collect(out))
-    child.stderr!.on('data', collect(err))
+      out.push(chunk)
+    })
+    // stderr is diagnostics: only its tail is kept, however much is written.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err = Buffer.concat([err, chunk])
+      if (err.length > STDERR_KEPT) err = err.subarray(err.length - STDERR_KEPT)
+    })
     const onAbort = () => {
       failure ??= options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted')
       killGroup()
@@ -81,7 +86,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       options.signal.removeEventListener('abort', onAbort)
       if (failure) return reject(failure)
       const stdout = Buffer.concat(out).toString()
-      const stderr = Buffer.concat(err).toString()
+      const stderr = err.toString()
       if (code !== 0) {
         const tail = stderr.slice(-4096).trim()
         return reject(new Error(`it exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`))

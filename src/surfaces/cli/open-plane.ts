@@ -19,11 +19,11 @@ export async function openPlane(
   const logger = pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? extra.logLevel ?? 'warn' }, pino.destination(2))
   const file = findConfigFile(options.config)
   const loaded = file ? await loadConfigFile(file) : {}
-  // Extra pack folders (packs test) come first, so the pack under test wins its name.
+  // packs test: only the pack under test is loaded, so nothing configured competes for its name.
   const config: ConfigInput = extra.packDirs
     ? async (env) => {
         const base = typeof loaded === 'function' ? await loaded(env) : loaded
-        return { ...base, packDirs: [...extra.packDirs!, ...(base.packDirs ?? [])] }
+        return { ...base, packDirs: extra.packDirs }
       }
     : loaded
   return createSkillplane({

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, join, resolve, sep } from 'node:path'
 import type { Command } from 'commander'
 import { isValidKey } from '../../../skill/skill-key.js'
 import { formatFinding } from '../../../sources/agent-skills/finding.js'
@@ -61,9 +61,9 @@ export function packsCommand(program: Command): void {
       }
       const folder = resolve(path)
       if (!existsSync(join(folder, 'skill.json'))) throw new CliError(`no skill.json in ${folder}`)
-      const plane = await openPlane(o, { packDirs: [dirname(folder)] })
+      const plane = await openPlane(o, { packDirs: [folder] })
       try {
-        const problems = plane.packFindings.filter((f) => f.file.startsWith(folder))
+        const problems = plane.packFindings.filter((f) => f.file === folder || f.file.startsWith(folder + sep))
         for (const finding of problems) console.error(formatFinding(finding))
         const pack = plane.registry.list().find((s) => s.source === 'pack' && s.origin === join(folder, 'skill.json'))
         if (!pack) throw new CliError(`the pack in ${basename(folder)} did not load${problems.length ? '' : ' (is its name taken?)'}`)
