@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, inject } from 'vitest'
 import { createTestDatabase } from './postgres.js'
 
@@ -23,6 +23,17 @@ export function tempDir(prefix = 'skillplane-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   created.push(dir)
   return dir
+}
+
+/** A fresh temporary folder holding these files (path → content); `executable` paths get mode 0755. */
+export function tree(files: Record<string, string>, executable: string[] = []): string {
+  const root = tempDir('skillplane-tree-')
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), content)
+  }
+  for (const path of executable) chmodSync(join(root, path), 0o755)
+  return root
 }
 
 /** Poll until check() holds (for state another process or a background task produces). */

@@ -1,22 +1,13 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { symlinkSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { tempDir } from '../../test-support/databases.js'
+import { tree } from '../../test-support/databases.js'
 import { validateSkills } from './validate-skills.js'
 import { loadInstructionSkills } from './load-instruction-skills.js'
 
 const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
 
-/** Write files (path → content) under a fresh root; returns the root. */
-function tree(files: Record<string, string>): string {
-  const root = tempDir('skillplane-skills-')
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), content)
-  }
-  return root
-}
 
 const skill = (name: string, extra = '', body = '# Steps\n\nDo the thing.\n') => `---\nname: ${name}\ndescription: Does ${name} things\n${extra}---\n${body}`
 const messages = (root: string) => validateSkills([root]).findings.map((f) => `${f.file.slice(root.length + 1)}:${f.line}: ${f.severity}: ${f.message}`)

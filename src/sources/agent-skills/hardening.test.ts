@@ -1,8 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { databases, tempDir } from '../../test-support/databases.js'
+import { databases, tempDir, tree } from '../../test-support/databases.js'
 import { agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
 import { defineSkill } from '../../skill/define-skill.js'
 import type { Skillplane } from '../../plane/skillplane.js'
@@ -10,15 +10,6 @@ import { validateSkills } from './validate-skills.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
 import { writeExport, MANIFEST } from './build-export.js'
 
-function tree(files: Record<string, string>, executable: string[] = []): string {
-  const root = tempDir('skillplane-harden-')
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), content)
-  }
-  for (const path of executable) chmodSync(join(root, path), 0o755)
-  return root
-}
 const md = (name: string, body = 'Body\n') => `---\nname: ${name}\ndescription: The ${name} skill\n---\n${body}`
 const helper = agentCaller('helper')
 

@@ -1,22 +1,13 @@
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { databases, tempDir } from '../../test-support/databases.js'
+import { databases, tree } from '../../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
 import { startHttpServer, type HttpServer } from '../../surfaces/http/start-http-server.js'
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { Envelope } from '../../skill/skill-types.js'
 import { carriesSkillContent } from './skills-prompt.js'
 
-function tree(files: Record<string, string>, executable: string[] = []): string {
-  const root = tempDir('skillplane-iskills-')
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), content)
-  }
-  for (const path of executable) chmodSync(join(root, path), 0o755)
-  return root
-}
 
 const md = (name: string, description: string, body: string, extra = '') => `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n${extra}---\n${body}`
 const data = <T>(envelope: Envelope): T => {
