@@ -4,7 +4,6 @@ import type { KeyRepository, KeyRow } from '../store/key-repository.js'
 import type { Caller, CallerRole } from '../skill/skill-types.js'
 
 export type KeyRole = CallerRole | 'agent'
-export const KEY_ROLES: readonly KeyRole[] = ['viewer', 'operator', 'admin', 'agent']
 const PREFIX = 'sp_'
 
 export interface CreatedKey {

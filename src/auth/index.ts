@@ -1,1 +1,1 @@
-export { ApiKeys, hashKey, KEY_ROLES, type CreatedKey, type KeyInfo, type KeyRole } from './api-keys.js'
+export { ApiKeys, hashKey, type CreatedKey, type KeyInfo, type KeyRole } from './api-keys.js'

@@ -136,14 +136,23 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
   }
 
+  // Who holds a name already, for sources that must not take it.
+  const takenBy = (name: string) => {
+    const skill = registry.get(name)
+    return skill && `skill "${skill.key}" (${skill.origin})`
+  }
+  const logFindings = (what: string, findings: readonly Finding[]) => {
+    for (const f of findings) logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `${what}: ${f.message}`)
+  }
+  const categories = () => [...new Set(registry.list().map((s) => s.category))].sort()
+
   // Packs are registered from their folders now and again on reload, each time as a whole set.
   // Names packs may not take: the instruction tools' (always), and instruction skills' once loaded.
   let instructionNames = new Set<string>()
   const registerPacks = (): Finding[] => {
     // Load the new set first: a folder that fails to load must not cost the working packs.
     const packs = loadPacks(config.packDirs, (name) => {
-      const skill = registry.get(name)
-      if (skill && skill.source !== 'pack') return `skill "${skill.key}" (${skill.origin})`
+      if (registry.get(name)?.source !== 'pack' && takenBy(name)) return takenBy(name)
       if (INSTRUCTION_TOOL_KEYS.includes(name)) return 'the instruction-skill tools'
       if (instructionNames.has(name)) return `instruction skill "${name}"`
       return undefined
@@ -158,23 +167,16 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
         found.push({ file: pack.file, line: 1, severity: 'error', message: `${(error as Error).message}; skipped` })
       }
     }
-    for (const finding of found) {
-      logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file }, `skill pack: ${finding.message}`)
-    }
+    logFindings('skill pack', found)
     return found
   }
   let packFindings = registerPacks()
 
   const instructions: InstructionLibrary = InstructionLibrary.load(
     [...config.skillDirs, ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : [])],
-    (name) => {
-      const skill = registry.get(name)
-      return skill && `skill "${skill.key}" (${skill.origin})`
-    },
+    takenBy,
   )
-  for (const finding of instructions.findings) {
-    logger[finding.severity === 'error' ? 'error' : 'warn']({ file: finding.file, line: finding.line }, `instruction skill: ${finding.message}`)
-  }
+  logFindings('instruction skill', instructions.findings)
   instructionNames = new Set(instructions.skills.map((s) => s.name))
   if (instructions.skills.length > 0) {
     const agents = [...new Set(instructions.skills.flatMap((s) => s.agents))]
@@ -188,7 +190,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       maxScriptOutputBytes: 1024 * 1024,
       agents,
       templateView: (ctx) => templateView(ctx.caller, ctx.agent),
-      categories: () => [...new Set(registry.list().map((s) => s.category))].sort(),
+      categories,
     })
     for (const tool of tools) registry.register(tool, { source: 'agent-skill', origin: 'built-in (instruction skills)' })
   }
@@ -226,6 +228,19 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }
   const catalogEntries = () => [...registry.list(), ...instructions.entries()]
 
+  const sync = async (syncOptions: { dryRun?: boolean; prune?: boolean } = {}): Promise<SyncReport> => {
+    const report = await syncCatalog({
+      db,
+      entries: catalogEntries(),
+      agents: config.agents,
+      dryRun: syncOptions.dryRun ?? false,
+      prune: syncOptions.prune ?? false,
+      now: now(),
+    })
+    if (!report.dryRun) await catalog.refresh()
+    return report
+  }
+
   const host = hostIdentity()
   const started = now()
   const managerRow = () => ({ id: managerId, hostname: host, pid: process.pid, started_at: started, heartbeat_at: now() })
@@ -247,7 +262,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   try {
     recoveredCalls = await recoverInterrupted()
     await managers.heartbeat(managerRow())
-    if (options.sync) startupSync = await syncCatalog({ db, entries: catalogEntries(), agents: config.agents, dryRun: false, prune: false, now: now() })
+    if (options.sync) startupSync = await sync()
     await Promise.all([catalog.refresh(), policies.refresh()])
     seal = ApprovalSeal.load(dataDir)
     const agreed = await new SettingsRepository(db).getOrInit('approval_secret_fingerprint', seal.fingerprint())
@@ -290,18 +305,6 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }, HEARTBEAT_MS)
   timer.unref()
 
-  const sync = async (syncOptions: { dryRun?: boolean; prune?: boolean } = {}): Promise<SyncReport> => {
-    const report = await syncCatalog({
-      db,
-      entries: catalogEntries(),
-      agents: config.agents,
-      dryRun: syncOptions.dryRun ?? false,
-      prune: syncOptions.prune ?? false,
-      now: now(),
-    })
-    if (!report.dryRun) await catalog.refresh()
-    return report
-  }
 
   let closed: Promise<void> | null = null
   return {
@@ -331,8 +334,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       }
     },
     templateView,
-    exportSkills: (caller, agentId) =>
-      buildExport({ library: instructions, catalog, templateView, categories: [...new Set(registry.list().map((s) => s.category))].sort() }, caller, agentId),
+    exportSkills: (caller, agentId) => buildExport({ library: instructions, catalog, templateView, categories: categories() }, caller, agentId),
     dialect: database.dialect,
     location: database.location,
     dataDir,

@@ -209,6 +209,13 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(timedOut).toMatchObject({ ok: false, error: { code: 'approval_required', message: expect.stringContaining('no decision within 1 s') } })
   })
 
+  it('never waits longer than the configured bound, whatever the caller asks', async () => {
+    const plane = await open({ approvals: { waitTimeoutMs: 300 } })
+    // Uncapped, this would wait an hour and the test's own timeout would fail it.
+    const result = await plane.invoke('write_thing', { value: 'x' }, { caller: helper, wait: 3600 })
+    expect(result).toMatchObject({ ok: false, error: { code: 'approval_required', message: expect.stringContaining('no decision within 1 s') } })
+  })
+
   it('refuses approvals whose rows were edited in the database', async () => {
     const location = await database.create()
     const plane = await open({}, location)

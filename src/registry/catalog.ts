@@ -57,10 +57,6 @@ export class Catalog {
     return this.#rows.get(key)
   }
 
-  rows(): CatalogRow[] {
-    return [...this.#rows.values()]
-  }
-
   /** A skill without a row yet (registered after the last sync) counts as enabled. */
   isEnabled(key: string): boolean {
     return (this.#rows.get(key)?.enabled ?? 1) === 1

@@ -102,10 +102,6 @@ export class Pipeline {
     })
   }
 
-  get activeCalls(): number {
-    return this.#active
-  }
-
   async #track(promise: Promise<Envelope>): Promise<Envelope> {
     this.#active++
     try {
@@ -248,7 +244,8 @@ export class Pipeline {
     try {
       const claim = (id: string) =>
         approvals.claim({ id, skill: skill.key, input, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, callId: ctx.callId, requirement: policy.requirement })
-      const waitMs = typeof options.wait === 'number' ? options.wait * 1000 : this.#deps.approvalWaitMs
+      // A caller may ask to wait less than the configured bound, never longer.
+      const waitMs = typeof options.wait === 'number' ? Math.min(options.wait * 1000, this.#deps.approvalWaitMs) : this.#deps.approvalWaitMs
       if (options.approvalId) {
         row.approval_id = options.approvalId
         let claimed = await claim(options.approvalId)
@@ -294,7 +291,7 @@ export class Pipeline {
       }
       if (outcome === 'rejected') return { code: 'approval_rejected', message: `approval request ${request.id} was rejected`, status: 'denied' }
       if (outcome === 'expired') return { code: 'approval_expired', message: `approval request ${request.id} expired`, status: 'denied' }
-      return { ...pending, message: `${pending.message} (no decision within ${Math.round(waitMs / 1000)} s of waiting)` }
+      return { ...pending, message: `${pending.message} (no decision within ${Math.ceil(waitMs / 1000)} s of waiting)` }
     } catch (error) {
       this.#deps.logger.error({ err: error, callId: ctx.callId }, 'approval handling failed')
       return { code: 'unavailable', message: `approvals can't be handled right now: ${errorMessage(error)}`, status: 'error' }
@@ -341,12 +338,10 @@ export class Pipeline {
       if (reasonForAbort instanceof DeadlineExceeded) {
         status = 'timeout'
         envelope = failure('timeout', `skill "${skill.key}": ${reasonForAbort.message}`, callId)
-      } else if (reasonForAbort instanceof ShuttingDown) {
-        status = 'interrupted'
-        envelope = failure('unavailable', reasonForAbort.message, callId)
       } else if (controller.signal.aborted) {
-        status = 'interrupted'
-        envelope = failure('unavailable', 'the call was cancelled by its caller', callId)
+        const cut = interrupted(controller.signal)
+        status = cut.status
+        envelope = failure(cut.code, cut.message, callId)
       } else if (isSkillError(error)) {
         status = error.code === 'denied' ? 'denied' : 'error'
         envelope = failure(error.code, error.message, callId)

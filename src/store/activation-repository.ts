@@ -17,7 +17,4 @@ export class ActivationRepository {
     return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
   }
 
-  list(conversationId: string): Promise<ActivationRow[]> {
-    return this.db.selectFrom('skill_activations').selectAll().where('conversation_id', '=', conversationId).orderBy('activated_at').execute()
-  }
 }

@@ -5,6 +5,7 @@ import tar from 'tar-stream'
 import type { Caller } from '../../skill/skill-types.js'
 import type { CatalogView, InstructionLibrary } from './instruction-library.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
+import { isInside } from '../fs/is-inside.js'
 
 export const MANIFEST = 'skillplane-manifest.json'
 
@@ -69,7 +70,7 @@ export function writeExport(set: ExportSet, dir: string): { written: string[]; r
   const root = resolve(dir)
   const target = (path: string) => {
     const full = resolve(root, path)
-    if (!full.startsWith(root + sep)) throw new Error(`refusing to write outside ${root}: ${path}`)
+    if (full === root || !isInside(root, full)) throw new Error(`refusing to write outside ${root}: ${path}`)
     return full
   }
   const manifestFile = join(root, MANIFEST)
@@ -125,7 +126,7 @@ function sha256(content: Buffer): string {
 }
 
 function removeEmptyParents(dir: string, root: string): void {
-  while (dir.startsWith(root + sep) && readdirSync(dir).length === 0) {
+  while (dir !== root && isInside(root, dir) && readdirSync(dir).length === 0) {
     rmSync(dir, { recursive: true })
     dir = dirname(dir)
   }

@@ -1,7 +1,8 @@
 import { existsSync, realpathSync } from 'node:fs'
-import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
 import { Lexer, marked } from 'marked'
 import type { Finding } from './finding.js'
+import { isInside } from '../fs/is-inside.js'
 
 const MAX_BODY_LINES = 500
 
@@ -31,8 +32,7 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
       continue
     }
     const real = realpathSync(target)
-    const inside = real === root || real.startsWith(root + sep)
-    if (!inside) findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}" leads outside the skill's folder (${relative(root, real)})` })
+    if (!isInside(root, real)) findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}" leads outside the skill's folder (${relative(root, real)})` })
   }
   return findings
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
-import { basename, join, sep } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Finding } from './finding.js'
+import { isInside } from '../fs/is-inside.js'
 
 export const SKILL_FILE = 'SKILL.md'
 export const TEMPLATE_FILE = 'SKILL.md.template'
@@ -47,7 +48,7 @@ export function findSkillDirs(roots: readonly string[], options: FindOptions = D
         findings.push({ file: path, line: 1, severity: 'warning', message: 'broken symlink; skipped' })
         return
       }
-      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+      if (!isInside(realRoot, real)) {
         findings.push({ file: path, line: 1, severity: 'error', message: `symlink resolves outside ${root} (to ${real}); skipped` })
         return
       }
@@ -90,7 +91,7 @@ export function findSkillDirs(roots: readonly string[], options: FindOptions = D
     }
     const before = dirs.length
     visit(root, 0)
-    if (dirs.length === before && !findings.some((f) => f.file === root || f.file.startsWith(root + sep))) {
+    if (dirs.length === before && !findings.some((f) => isInside(root, f.file))) {
       findings.push({ file: root, line: 1, severity: 'error', message: `no ${SKILL_FILE} in this folder or its subfolders` })
     }
   }

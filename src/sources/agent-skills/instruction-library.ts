@@ -2,9 +2,9 @@ import { resolve } from 'node:path'
 import type { Caller } from '../../skill/skill-types.js'
 import type { CatalogEntry } from '../../registry/sync.js'
 import type { Finding } from './finding.js'
-import { sep } from 'node:path'
 import { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
 import type { Finding as LoadFinding } from './finding.js'
+import { isInside } from '../fs/is-inside.js'
 
 export interface SkillDirConfig {
   path: string
@@ -43,7 +43,7 @@ export class InstructionLibrary {
     const loaded = loadInstructionSkills(roots)
     const findings: LoadFinding[] = [...loaded.findings]
     // A folder's agents apply to skills under it: "skills" must not claim "skills-private".
-    const agentsFor = (skill: InstructionSkill) => dirs.find((_, i) => skill.file.startsWith(roots[i]! + sep))?.agents ?? []
+    const agentsFor = (skill: InstructionSkill) => dirs.find((_, i) => isInside(roots[i]!, skill.file))?.agents ?? []
     const skills: LibrarySkill[] = []
     for (const skill of loaded.skills) {
       const owner = reserved(skill.name)

@@ -1,5 +1,5 @@
 import { readdirSync, realpathSync, statSync, readFileSync, accessSync, constants } from 'node:fs'
-import { join, relative, resolve, sep } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { z } from 'zod'
 import { defineSkill, type DefinedSkill } from '../../skill/define-skill.js'
 import type { Caller, SkillContext } from '../../skill/skill-types.js'
@@ -10,6 +10,7 @@ import { skillsPrompt } from './skills-prompt.js'
 import { runProcess } from '../subprocess/run-process.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
+import { isInside } from '../fs/is-inside.js'
 
 export interface InstructionToolOptions {
   library: InstructionLibrary
@@ -164,22 +165,19 @@ function confine(skillDir: string, path: string, within = ''): string {
   } catch {
     throw new SkillError('invalid_input', `"${join(within, path)}" does not exist in the skill's folder`)
   }
-  if (realpathSync(skillDir) !== skillDir || !inside(skillDir, root)) throw new SkillError('denied', `the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
+  if (realpathSync(skillDir) !== skillDir || !isInside(skillDir, root)) throw new SkillError('denied', `the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
   const lexical = resolve(root, path)
-  if (!inside(root, lexical)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
+  if (!isInside(root, lexical)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
   let real: string
   try {
     real = realpathSync(lexical)
   } catch {
     throw new SkillError('invalid_input', `"${path}" does not exist in the skill's folder`)
   }
-  if (!inside(root, real)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
+  if (!isInside(root, real)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
   return real
 }
 
-function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root + sep)
-}
 
 /** The skill folder's files (not SKILL.md itself), relative, for the activation's resource list. */
 function listFiles(dir: string): string[] {

@@ -115,6 +115,9 @@ describe.each(databases)('templates and export on $name', (database) => {
     extract.end(Buffer.from(await response.arrayBuffer()))
     await done
     expect(names).toEqual(['ops-guide/scripts/run.sh', 'ops-guide/SKILL.md', 'plain/SKILL.md', MANIFEST])
+    expect((await plane.events.list({ subject: 'agent:helper', kind: 'skills.exported', limit: 5 })).items).toEqual([
+      expect.objectContaining({ actor: expect.objectContaining({ name: 'root' }), details: { as: 'Helper', skills: ['ops-guide', 'plain'], files: 3 } }),
+    ])
     expect((await fetch(`${server.url}/api/agents/helper/skills-export`, { headers: { authorization: `Bearer ${agentKey}` } })).status).toBe(404)
   })
 })

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
-import { join, resolve, sep } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { Finding } from '../agent-skills/finding.js'
 import { parsePackManifest, type PackManifest } from './parse-pack-manifest.js'
+import { isInside } from '../fs/is-inside.js'
 
 export const MANIFEST = 'skill.json'
 const SKIP = new Set(['.git', 'node_modules'])
@@ -85,7 +86,7 @@ function loadOne(dir: string, file: string, realRoot: string, findings: Finding[
   } catch {
     return fail(`field "entry": ${manifest.entry} does not exist`)
   }
-  if (!entry.startsWith(realRoot + sep)) return fail(`field "entry": ${manifest.entry} resolves outside the pack root ${realRoot}`)
+  if (!isInside(realRoot, entry)) return fail(`field "entry": ${manifest.entry} resolves outside the pack root ${realRoot}`)
   if (!statSync(entry).isFile()) return fail(`field "entry": ${manifest.entry} is not a file`)
   try {
     accessSync(entry, constants.X_OK)

@@ -1,9 +1,9 @@
 import type { SkillDefinition } from '../../skill/skill-types.js'
 import { realpathSync } from 'node:fs'
-import { sep } from 'node:path'
 import { runProcess } from '../subprocess/run-process.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import type { Pack } from './load-packs.js'
+import { isInside } from '../fs/is-inside.js'
 
 export const MAX_PACK_OUTPUT = 16 * 1024 * 1024
 
@@ -32,7 +32,7 @@ export function packSkill(pack: Pack): SkillDefinition {
       } catch {
         throw new SkillError('unavailable', `pack "${manifest.name}" is gone from ${pack.dir}: reload the sources`)
       }
-      if (entry !== pack.entry || dir !== pack.dir || !entry.startsWith(pack.root + sep)) {
+      if (entry !== pack.entry || dir !== pack.dir || !isInside(pack.root, entry)) {
         throw new SkillError('unavailable', `pack "${manifest.name}" changed on disk since it was loaded: reload the sources`)
       }
       const env: Record<string, string> = {}

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { basename, join, resolve, sep } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { isValidKey } from '../../../skill/skill-key.js'
 import { formatFinding } from '../../../sources/agent-skills/finding.js'
 import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
+import { isInside } from '../../../sources/fs/is-inside.js'
 
 const SCRIPT = `#!/usr/bin/env node
 // A skill pack: the input arrives as JSON on stdin; print one JSON value on stdout.
@@ -63,7 +64,7 @@ export function packsCommand(program: Command): void {
       if (!existsSync(join(folder, 'skill.json'))) throw new CliError(`no skill.json in ${folder}`)
       const plane = await openPlane(o, { packDirs: [folder] })
       try {
-        const problems = plane.packFindings.filter((f) => f.file === folder || f.file.startsWith(folder + sep))
+        const problems = plane.packFindings.filter((f) => isInside(folder, f.file))
         for (const finding of problems) console.error(formatFinding(finding))
         const pack = plane.registry.list().find((s) => s.source === 'pack' && s.origin === join(folder, 'skill.json'))
         if (!pack) throw new CliError(`the pack in ${basename(folder)} did not load${problems.length ? '' : ' (is its name taken?)'}`)

@@ -1,6 +1,7 @@
+import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { skillDetail, skillSummary } from '../../../registry/skill-view.js'
-import { withPlane, type GlobalOptions } from '../open-plane.js'
+import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 import { validateSkills } from '../../../sources/agent-skills/validate-skills.js'
@@ -139,7 +140,9 @@ export function skillsCommand(program: Command): void {
           if (!user) throw new CliError(`no active key named "${o.user}"`)
           caller = user
         }
-        return writeExport(plane.exportSkills(caller, agentId), o.out)
+        const set = plane.exportSkills(caller, agentId)
+        await plane.events.record('skills.exported', `agent:${agentId}`, localAdmin(), { as: caller.name, skills: set.manifest.skills, files: set.files.size, to: resolve(o.out) })
+        return writeExport(set, o.out)
       })
       if (result.written.length === 0 && result.removed.length === 0) return console.log(`${o.out}: unchanged`)
       for (const path of result.written) console.log(`+ ${path}`)

@@ -48,6 +48,8 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     } catch (error) {
       return errorResponse(c, 500, 'render_failed', (error as Error).message)
     }
+    // Skill content leaving the plane is on record, like an activation is.
+    await plane.events.record('skills.exported', `agent:${agentId}`, caller, { as: as.name, skills: set.manifest.skills, files: set.files.size })
     return new Response(Readable.toWeb(Readable.from(exportTar(set))) as ReadableStream, {
       headers: { 'content-type': 'application/x-tar', 'content-disposition': `attachment; filename="${agentId}-skills.tar"` },
     })

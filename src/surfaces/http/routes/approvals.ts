@@ -5,7 +5,7 @@ import { APPROVAL_STATUSES, type ApprovalView } from '../../../policy/approvals.
 import type { Caller } from '../../../skill/skill-types.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
-import { readJsonBody } from '../read-json-body.js'
+import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 
 const listQuery = z.strictObject({
@@ -46,11 +46,9 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   for (const decision of ['approve', 'reject'] as const) {
     app.post(`/:id/${decision}`, async (c) => {
-      const body = await readJsonBody(c)
-      if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
-      const parsed = decisionBody.safeParse(body.value)
-      if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid request body: ${describeZod(parsed.error)}`)
-      const result = await plane.approvals.decide({ id: c.req.param('id'), caller: c.get('caller'), decision, ...parsed.data })
+      const body = await parseBody(c, decisionBody)
+      if (!body.ok) return body.response
+      const result = await plane.approvals.decide({ id: c.req.param('id'), caller: c.get('caller'), decision, ...body.value })
       if (!result.ok) return errorResponse(c, result.status, result.code, result.message)
       return c.json(result.approval)
     })

@@ -4,8 +4,7 @@ import type { Skillplane } from '../../../plane/skillplane.js'
 import { POLICY_DECISIONS, POLICY_LEVELS } from '../../../policy/decide-policy.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
-import { readJsonBody } from '../read-json-body.js'
-import { describeZod } from '../describe-zod.js'
+import { parseBody } from '../parse-body.js'
 import { requireRole } from '../middleware/require-role.js'
 
 const policyBody = z.strictObject({
@@ -22,11 +21,9 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/', (c) => c.json({ policies: plane.policies.list() }))
 
   app.put('/', async (c) => {
-    const body = await readJsonBody(c)
-    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
-    const parsed = policyBody.safeParse(body.value)
-    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid policy: ${describeZod(parsed.error)}`)
-    const result = await plane.policies.set(parsed.data, c.get('caller'), plane.now())
+    const body = await parseBody(c, policyBody, 'invalid policy')
+    if (!body.ok) return body.response
+    const result = await plane.policies.set(body.value, c.get('caller'), plane.now())
     if (!result.ok) return errorResponse(c, 400, 'invalid_input', result.message)
     return c.json(result.policy)
   })

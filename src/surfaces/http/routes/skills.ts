@@ -4,10 +4,9 @@ import type { Skillplane } from '../../../plane/skillplane.js'
 import { canSee, skillDetail, skillSummary } from '../../../registry/skill-view.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
-import { readJsonBody } from '../read-json-body.js'
+import { parseBody } from '../parse-body.js'
 import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
-import { describeZod } from '../describe-zod.js'
 import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
 
 const invokeBody = z.strictObject({
@@ -79,27 +78,24 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const skill = plane.registry.get(key)
     const instruction = plane.instructions.get(key)
     if (!skill && !instruction) return errorResponse(c, 404, 'not_found', `no skill with key "${key}"`)
-    const body = await readJsonBody(c)
-    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
-    const parsed = editBody.safeParse(body.value)
-    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', describeZod(parsed.error))
-    const row = await plane.catalog.edit(key, parsed.data, plane.now())
+    const body = await parseBody(c, editBody, 'invalid catalog edit')
+    if (!body.ok) return body.response
+    const row = await plane.catalog.edit(key, body.value, plane.now())
     if (!row) return errorResponse(c, 409, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
     return c.json(skill ? skillDetail(skill, plane.catalog) : instructionSummary(instruction!, plane.catalog, plane.instructions.findings))
   })
 
   app.post('/:key/invoke', async (c) => {
-    const body = await readJsonBody(c)
-    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
-    const parsed = invokeBody.safeParse(body.value)
-    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid request body: ${describeZod(parsed.error)}`)
-    const envelope = await plane.invoke(c.req.param('key'), parsed.data.input, {
+    const body = await parseBody(c, invokeBody)
+    if (!body.ok) return body.response
+    const { input, agent, conversationId, edgeId, approvalId, wait } = body.value
+    const envelope = await plane.invoke(c.req.param('key'), input, {
       caller: c.get('caller'),
-      agent: parsed.data.agent,
-      conversationId: parsed.data.conversationId,
-      edgeId: parsed.data.edgeId,
-      approvalId: parsed.data.approvalId,
-      wait: parsed.data.wait,
+      agent,
+      conversationId,
+      edgeId,
+      approvalId,
+      wait,
       signal: c.req.raw.signal,
     })
     return c.json(envelope, envelope.ok ? 200 : statusForCode(envelope.error.code))

@@ -3,8 +3,7 @@ import { z } from 'zod'
 import type { Skillplane } from '../../../plane/skillplane.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
-import { readJsonBody } from '../read-json-body.js'
-import { describeZod } from '../describe-zod.js'
+import { parseBody } from '../parse-body.js'
 import { requireRole } from '../middleware/require-role.js'
 
 const registerBody = z.strictObject({
@@ -19,11 +18,9 @@ export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/', requireRole('operator'), async (c) => c.json({ sops: await plane.sops.list() }))
 
   app.post('/', requireRole('admin'), async (c) => {
-    const body = await readJsonBody(c)
-    if (!body.ok) return errorResponse(c, 400, 'invalid_input', body.message)
-    const parsed = registerBody.safeParse(body.value)
-    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid request body: ${describeZod(parsed.error)}`)
-    const result = await plane.sops.register(parsed.data.document, parsed.data.signature, c.get('caller'), plane.now())
+    const body = await parseBody(c, registerBody)
+    if (!body.ok) return body.response
+    const result = await plane.sops.register(body.value.document, body.value.signature, c.get('caller'), plane.now())
     if (!result.ok) return errorResponse(c, 400, 'invalid_input', `SOP refused: ${result.message}`)
     return c.json(result.value, 201)
   })

@@ -1,0 +1,25 @@
+import type { Context } from 'hono'
+import type { z } from 'zod'
+import { errorResponse } from './error-response.js'
+import { describeZod } from './describe-zod.js'
+
+export type ParsedBody<T> = { ok: true; value: T } | { ok: false; response: Response }
+
+/**
+ * The request body as JSON (an empty body is `{}`), checked against a schema; on failure, the
+ * 400 response naming what is wrong.
+ */
+export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'invalid request body'): Promise<ParsedBody<T>> {
+  const text = await c.req.text()
+  let value: unknown = {}
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      return { ok: false, response: errorResponse(c, 400, 'invalid_input', `request body is not valid JSON: ${(error as Error).message}`) }
+    }
+  }
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) return { ok: false, response: errorResponse(c, 400, 'invalid_input', `${what}: ${describeZod(parsed.error)}`) }
+  return { ok: true, value: parsed.data }
+}
