@@ -48,9 +48,29 @@ export interface SkillplaneConfig {
     /** Deadline of one script run. Default 60 000. */
     timeoutMs?: number
   }
+  /** MCP servers whose tools become skills keyed `<name>_<tool>`, gated and audited like any other. */
+  mcpServers?: McpServerConfig[]
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys?: Array<{ name: string; publicKey: string }>
 }
+
+interface McpServerCommon {
+  /** lower_snake: the prefix of its skill keys and their category. */
+  name: string
+  /** Agents bound to every tool of this server. */
+  agents?: string[]
+  /** Per tool (by the server's tool name): a class instead of the one its annotations imply, more agents. */
+  tools?: Record<string, { class?: 'safe' | 'mutating' | 'dangerous'; agents?: string[] }>
+  /** Deadline of one call. Default: `defaults.timeoutMs`. */
+  timeoutMs?: number
+  /** How long connecting (and listing tools) may take. Default 10 000. */
+  connectTimeoutMs?: number
+}
+
+/** A local server started as a subprocess (stdio), or a remote one (Streamable HTTP). */
+export type McpServerConfig =
+  | (McpServerCommon & { command: string; args?: string[]; env?: Record<string, string>; cwd?: string })
+  | (McpServerCommon & { url: string; headers?: Record<string, string> })
 
 export interface ConfigEnvironment {
   /** The resolved data directory, for skills that keep files of their own. */

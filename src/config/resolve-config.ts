@@ -17,11 +17,51 @@ export interface ResolvedConfig {
   packDirs: string[]
   templateVars: Record<string, string>
   skillScripts: { envAllow: string[]; timeoutMs: number }
+  mcpServers: ResolvedMcpServer[]
 }
+
+interface McpServerCommon {
+  name: string
+  agents: string[]
+  tools: Record<string, { class?: 'safe' | 'mutating' | 'dangerous'; agents: string[] }>
+  timeoutMs?: number
+  connectTimeoutMs: number
+}
+
+export type ResolvedMcpServer =
+  | (McpServerCommon & { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string })
+  | (McpServerCommon & { transport: 'http'; url: string; headers: Record<string, string> })
 
 const positiveInt = z.number().int().positive()
 // setTimeout's ceiling: longer durations fire at once.
 const duration = positiveInt.max(2_147_483_647)
+
+const mcpCommon = {
+  name: z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'lower_snake (it prefixes the skill keys)').max(32),
+  agents: z.array(z.string().min(1)).default([]),
+  tools: z
+    .record(
+      z.string().min(1),
+      z.strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }),
+    )
+    .default({}),
+  timeoutMs: duration.optional(),
+  connectTimeoutMs: duration.default(10_000),
+}
+const mcpServer = z.union([
+  z.strictObject({
+    ...mcpCommon,
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+  }).transform((server) => ({ ...server, transport: 'stdio' as const })),
+  z.strictObject({
+    ...mcpCommon,
+    url: z.url({ protocol: /^https?$/ }),
+    headers: z.record(z.string(), z.string()).default({}),
+  }).transform((server) => ({ ...server, transport: 'http' as const })),
+], { error: 'an MCP server is { name, command, args?, env? } (stdio) or { name, url, headers? } (Streamable HTTP)' })
 
 const schema = z.strictObject({
   skills: z
@@ -63,6 +103,10 @@ const schema = z.strictObject({
       timeoutMs: duration.default(60_000),
     })
     .prefault({}),
+  mcpServers: z
+    .array(mcpServer)
+    .default([])
+    .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must be unique'),
   sopKeys: z
     .array(
       z.strictObject({

@@ -41,6 +41,8 @@ import { decidePolicy } from '../policy/decide-policy.js'
 import type { TemplateView } from '../sources/agent-skills/render-template.js'
 import { buildExport, type ExportSet } from '../sources/agent-skills/build-export.js'
 import type { Caller } from '../skill/skill-types.js'
+import { McpSource, type McpServerReport } from '../sources/mcp/mcp-source.js'
+import { McpToolRepository } from '../store/mcp-tool-repository.js'
 
 export interface SkillplaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
@@ -54,6 +56,11 @@ export interface SkillplaneOptions {
   logger?: Logger
   /** Run `sync` at start-up (what `serve` does). Default false. */
   sync?: boolean
+  /**
+   * Connect the configured MCP servers (waiting for each first attempt). Default true; without it
+   * their last known tools are listed as unavailable.
+   */
+  connectMcp?: boolean
 }
 
 export interface Skillplane {
@@ -71,7 +78,16 @@ export interface Skillplane {
    * Load the pack folders again: added, changed and removed packs take effect at once (calls
    * already running finish with the executor they started with), and the catalog is synced.
    */
-  reloadSources(): Promise<{ added: string[]; removed: string[]; packs: string[]; findings: readonly Finding[]; sync: SyncReport }>
+  reloadSources(): Promise<{
+    added: string[]
+    removed: string[]
+    packs: string[]
+    findings: readonly Finding[]
+    mcp: McpServerReport[]
+    sync: SyncReport
+  }>
+  /** The configured MCP servers: connection state, the skills their tools became, problems. */
+  mcpServers(): McpServerReport[]
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
@@ -228,7 +244,14 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }
   const catalogEntries = () => [...registry.list(), ...instructions.entries()]
 
-  const sync = async (syncOptions: { dryRun?: boolean; prune?: boolean } = {}): Promise<SyncReport> => {
+  // One sync at a time: MCP servers connecting in the background sync too.
+  let syncing: Promise<unknown> = Promise.resolve()
+  const sync = (syncOptions: { dryRun?: boolean; prune?: boolean } = {}): Promise<SyncReport> => {
+    const run = syncing.then(() => syncOnce(syncOptions))
+    syncing = run.catch(() => {})
+    return run
+  }
+  const syncOnce = async (syncOptions: { dryRun?: boolean; prune?: boolean }): Promise<SyncReport> => {
     const report = await syncCatalog({
       db,
       entries: catalogEntries(),
@@ -241,6 +264,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     return report
   }
 
+  let closed: Promise<void> | null = null
   const host = hostIdentity()
   const started = now()
   const managerRow = () => ({ id: managerId, hostname: host, pid: process.pid, started_at: started, heartbeat_at: now() })
@@ -259,8 +283,24 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   let startupSync: SyncReport | null = null
   let timer: NodeJS.Timeout | undefined
   let seal: ApprovalSeal
+  const mcp = new McpSource({
+    servers: config.mcpServers,
+    registry,
+    taken: (name) => {
+      if (INSTRUCTION_TOOL_KEYS.includes(name)) return 'the instruction-skill tools'
+      if (instructionNames.has(name)) return `instruction skill "${name}"`
+      return undefined
+    },
+    store: new McpToolRepository(db),
+    logger,
+    onChange: () => {
+      if (closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an MCP tool change failed'))
+    },
+    now,
+  })
   try {
     recoveredCalls = await recoverInterrupted()
+    await mcp.start({ connect: options.connectMcp ?? true })
     await managers.heartbeat(managerRow())
     if (options.sync) startupSync = await sync()
     await Promise.all([catalog.refresh(), policies.refresh()])
@@ -274,6 +314,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       )
     }
   } catch (error) {
+    await mcp.close()
     await database.close().catch(() => {})
     throw error
   }
@@ -305,8 +346,6 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }, HEARTBEAT_MS)
   timer.unref()
 
-
-  let closed: Promise<void> | null = null
   return {
     config,
     registry,
@@ -324,15 +363,18 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       const before = new Map(registry.list().filter((s) => s.source === 'pack').map((s) => [s.key, s.origin]))
       packFindings = registerPacks()
       const after = registry.list().filter((s) => s.source === 'pack')
+      await mcp.refresh()
       const synced = await sync()
       return {
         added: after.filter((s) => !before.has(s.key)).map((s) => s.key),
         removed: [...before.keys()].filter((key) => !registry.get(key)),
         packs: after.map((s) => s.key),
         findings: packFindings,
+        mcp: mcp.status(),
         sync: synced,
       }
     },
+    mcpServers: () => mcp.status(),
     templateView,
     exportSkills: (caller, agentId) => buildExport({ library: instructions, catalog, templateView, categories: categories() }, caller, agentId),
     dialect: database.dialect,
@@ -353,6 +395,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       closed ??= (async () => {
         clearInterval(timer)
         await pipeline.close()
+        await mcp.close()
         // Webhook retries get a short grace at shutdown; they never hold the process for long.
         await Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])])
         await managers.remove(managerId).catch(() => {})

@@ -39,6 +39,11 @@ export class Registry {
     return removed
   }
 
+  /** Drop one skill (a source whose set changed); calls already running keep their executor. */
+  unregister(key: string): void {
+    this.#skills.delete(key)
+  }
+
   get(key: string): Skill | undefined {
     return this.#skills.get(key)
   }

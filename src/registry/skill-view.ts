@@ -45,16 +45,20 @@ export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
     tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
     source: skill.source,
     enabled: catalog.isEnabled(skill.key),
-    ...availability(catalog.isEnabled(skill.key), skill.scope),
+    ...availability(catalog.isEnabled(skill.key), skill),
     agents: catalog.agentsBoundTo(skill.key),
   }
 }
 
 /** Edges are not connectable yet, so host-scope skills are never available. */
-export function availability(enabled: boolean, scope: Skill['scope']): { available: boolean; unavailableReason: string | null } {
+export function availability(
+  enabled: boolean,
+  skill: Pick<Skill, 'scope' | 'unavailable'>,
+): { available: boolean; unavailableReason: string | null } {
   if (!enabled) return { available: false, unavailableReason: 'disabled in the catalog' }
-  if (scope === 'host') return { available: false, unavailableReason: 'runs on edge agents and no edge is connected' }
-  return { available: true, unavailableReason: null }
+  if (skill.scope === 'host') return { available: false, unavailableReason: 'runs on edge agents and no edge is connected' }
+  const down = skill.unavailable()
+  return { available: down === null, unavailableReason: down }
 }
 
 /** With a caller, the input schema is the one that caller sees (an enum of what it may name, say). */

@@ -169,6 +169,8 @@ export class Pipeline {
     if (skill.scope === 'host') {
       return refuse('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error')
     }
+    const down = skill.unavailable()
+    if (down !== null) return refuse('unavailable', `skill "${skill.key}" is unavailable: ${down}`, 'error')
 
     // 2. validate input
     if (inputJson === undefined) return refuse('invalid_input', 'input must be a JSON value', 'error')

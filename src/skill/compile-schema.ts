@@ -69,6 +69,8 @@ function compileJsonSchema(schema: JsonSchema, where: string): CompiledSchema {
   const { $schema: _ignored, ...body } = schema
   let check: ReturnType<typeof ajv.compile>
   try {
+    // Ajv keeps schemas by $id: a reloaded pack or re-listed MCP tool replaces its earlier self.
+    if (typeof body.$id === 'string') ajv.removeSchema(body.$id)
     check = ajv.compile(body)
   } catch (error) {
     throw new DefinitionError(`${where}: invalid JSON Schema: ${(error as Error).message}`)

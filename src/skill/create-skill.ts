@@ -40,6 +40,8 @@ export interface Skill {
   input: CompiledSchema
   output: CompiledSchema | null
   needsApproval: ((input: unknown, ctx: SkillContext) => boolean | string | Promise<boolean | string>) | null
+  /** Why the executor can't run now, or null when it can. */
+  unavailable: () => string | null
   /** The input schema as one caller should see it (defaults to input.jsonSchema). */
   inputSchemaFor: (view: { caller: Caller; agent: string | null }) => JsonSchema
   run: (input: unknown, ctx: SkillContext) => unknown
@@ -89,6 +91,7 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     input,
     output,
     needsApproval: (definition.needsApproval as Skill['needsApproval']) ?? null,
+    unavailable: definition.unavailable ?? (() => null),
     inputSchemaFor: definition.inputSchemaFor ?? (() => input.jsonSchema),
     run: definition.run as Skill['run'],
   }

@@ -88,6 +88,8 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
    * names it may use. Validation still uses `input`; the executor re-checks.
    */
   inputSchemaFor?: (view: { caller: Caller; agent: string | null }) => JsonSchema
+  /** Why the executor can't run now (its server is down, say), or null when it can. */
+  unavailable?: () => string | null
   /** Deadline for one call; default from the config (30 s). */
   timeoutMs?: number
   /** Dynamic gate on top of the class; returns a reason (string) or true to ask a human. */

@@ -170,7 +170,16 @@ export interface SkillActivationsTable {
   activated_at: string
 }
 
+/** The last tool list each MCP server answered, so its skills stay known while it is down. */
+export interface McpToolsTable {
+  server: string
+  /** JSON array of the server's tools as listed. */
+  tools: string
+  listed_at: string
+}
+
 export interface Database {
+  mcp_tools: McpToolsTable
   skill_activations: SkillActivationsTable
   settings: SettingsTable
   policies: PoliciesTable

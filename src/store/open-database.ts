@@ -10,6 +10,7 @@ import * as policiesApprovals from './migrations/0002-policies-approvals.js'
 import * as settings from './migrations/0003-settings.js'
 import * as skillActivations from './migrations/0004-skill-activations.js'
 import * as activationsPerCaller from './migrations/0005-activations-per-caller.js'
+import * as mcpTools from './migrations/0006-mcp-tools.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_settings': settings,
   '0004_skill_activations': skillActivations,
   '0005_activations_per_caller': activationsPerCaller,
+  '0006_mcp_tools': mcpTools,
 }
 
 export interface OpenDatabaseOptions {

@@ -10,6 +10,9 @@ export interface InstructionSummary extends SkillSummary {
   diagnostics: Finding[]
 }
 
+// Instructions are text: they are there whenever their row is enabled.
+const ALWAYS_AVAILABLE = { scope: 'manager', unavailable: () => null } as const
+
 /** An instruction skill as listed beside executable skills. */
 export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findings: readonly Finding[]): InstructionSummary {
   const row = catalog.row(skill.name)
@@ -23,7 +26,7 @@ export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findin
     tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : [],
     source: 'agent-skill',
     enabled: catalog.isEnabled(skill.name),
-    ...availability(catalog.isEnabled(skill.name), 'manager'),
+    ...availability(catalog.isEnabled(skill.name), ALWAYS_AVAILABLE),
     agents: catalog.agentsBoundTo(skill.name),
     folder: skill.dir,
     template: skill.template,

@@ -1,0 +1,169 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { databases, waitFor } from '../../test-support/databases.js'
+import { admin, agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
+import type { Skillplane } from '../../plane/skillplane.js'
+import type { SkillplaneConfig } from '../../config/define-config.js'
+import { skillDetail, skillSummary } from '../../registry/skill-view.js'
+
+const FIXTURE = join(import.meta.dirname, 'fixtures/test-mcp-server.mjs')
+const [sqlite] = databases
+const stdioServer = (extra: object = {}) => ({ name: 'fix', command: process.execPath, args: [FIXTURE, 'stdio'], ...extra })
+
+/** The fixture over Streamable HTTP on 127.0.0.1 (port 0: any free one). */
+async function startHttpFixture(port = 0): Promise<{ child: ChildProcess; port: number; url: string }> {
+  const child = spawn(process.execPath, [FIXTURE, 'http', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer]
+  const bound = Number(/listening (\d+)/.exec(chunk.toString())![1])
+  return { child, port: bound, url: `http://127.0.0.1:${bound}/mcp` }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGKILL')
+  await once(child, 'exit')
+}
+
+describe('MCP import', () => {
+  const planes: Skillplane[] = []
+  const children: ChildProcess[] = []
+  afterEach(async () => {
+    await Promise.all(planes.splice(0).map((p) => p.close()))
+    await Promise.all(children.splice(0).map(stop))
+  })
+  const open = async (config: SkillplaneConfig, database = sqlite!) => {
+    const plane = await openTestPlane(database, config)
+    planes.push(plane)
+    return plane
+  }
+
+  it('imports a stdio server: verbatim schemas, classes from annotations, results, errors, cancellation, list changes, a crash', async () => {
+    const plane = await open({ mcpServers: [stdioServer({ agents: ['Other'], timeoutMs: 1_000 })] })
+    const call = (key: string, input: object = {}) => plane.invoke(key, input, { caller: admin })
+    const calls = async () => ((await call('fix_calls')) as { data: { structuredContent: Record<string, number> } }).data.structuredContent
+
+    // Nine tools over three pages of tools/list, camelCase folded into the key rules.
+    const keys = plane.registry.list().filter((s) => s.source === 'mcp').map((s) => s.key)
+    expect(keys).toEqual(['fix_add_tool', 'fix_calls', 'fix_crash', 'fix_deploy_fleet', 'fix_echo', 'fix_fail', 'fix_picture', 'fix_slow', 'fix_wipe'])
+    const deploy = skillDetail(plane.registry.get('fix_deploy_fleet')!, plane.catalog)
+    expect(deploy).toMatchObject({ class: 'mutating', category: 'fix', source: 'mcp', available: true, agents: ['other'] })
+    expect(deploy.inputSchema).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', 'x-vendor-note': 'kept verbatim' })
+    expect((deploy.inputSchema as any).properties.groups.items.properties.labels).toEqual({ type: 'object', additionalProperties: { type: 'string' } })
+    const echo = skillDetail(plane.registry.get('fix_echo')!, plane.catalog)
+    expect(echo).toMatchObject({ class: 'safe', title: 'Echo text' })
+    expect((echo.outputSchema as any).properties.structuredContent.required).toEqual(['echoed', 'length'])
+    expect(plane.registry.get('fix_wipe')!.class).toBe('dangerous')
+
+    // Structured and text content both come back; images too.
+    expect(await call('fix_echo', { text: 'hello' })).toMatchObject({
+      ok: true,
+      data: { content: [{ type: 'text', text: 'hello' }], structuredContent: { echoed: 'hello', length: 5 } },
+    })
+    expect(await call('fix_picture')).toMatchObject({ ok: true, data: { content: [{ type: 'image', mimeType: 'image/png' }, { type: 'text', text: 'a dot' }] } })
+
+    // The nested schema is enforced before the server sees the call.
+    const bad = await call('fix_deploy_fleet', { region: 'eu-west', groups: [{ name: 'web', size: 0 }] })
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('/groups/0/size') } })
+    expect(await call('fix_deploy_fleet', { region: 'mars', groups: [] })).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    expect(await call('fix_deploy_fleet', { region: 'eu-west', groups: [{ name: 'web', size: 3, labels: { tier: 'front' } }] })).toMatchObject({
+      ok: true,
+      data: { content: [{ type: 'text', text: 'deployed 1 groups to eu-west' }] },
+    })
+
+    // A destructive tool is dangerous: it waits for approval and never reaches the server.
+    const wipe = await call('fix_wipe', { target: '/srv' })
+    expect(wipe).toMatchObject({ ok: false, error: { code: 'approval_required' } })
+    // An MCP error result is an executor_error carrying the server's message.
+    expect(await call('fix_fail')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('disk quota exceeded on /var') } })
+    // The deadline cancels the call on the server too.
+    expect(await call('fix_slow', { ms: 20_000 })).toMatchObject({ ok: false, error: { code: 'timeout' } })
+    await waitFor(async () => (await calls()).slow_cancelled === 1)
+    expect(await calls()).toMatchObject({ deployFleet: 1, echo: 1 })
+    expect((await calls()).wipe).toBeUndefined()
+
+    // A tool list change registers the new tool, syncs the catalog and binds it.
+    expect(await call('fix_add_tool')).toMatchObject({ ok: true })
+    await waitFor(() => plane.catalog.isBound('other', 'fix_extra'))
+    expect(await plane.invoke('fix_extra', {}, { caller: agentCaller('other') })).toMatchObject({ ok: true, data: { content: [{ text: 'extra ran' }] } })
+
+    // A crash mid-call: an executor_error saying the outcome is unknown, then unavailable until it is back.
+    const crash = await call('fix_crash')
+    expect(crash).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('whether the tool ran is unknown') } })
+    const down = await call('fix_echo', { text: 'x' })
+    expect(down).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('MCP server "fix"') } })
+    expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('fix') })
+    // It reconnects (a new server process) with backoff, and the audit log has every call.
+    await waitFor(() => plane.mcpServers()[0]!.state === 'connected')
+    expect(await call('fix_echo', { text: 'back' })).toMatchObject({ ok: true })
+    const { items } = await plane.audit.query({ skill: 'fix_crash', limit: 10 })
+    expect(items).toMatchObject([{ status: 'error', error_code: 'executor_error' }])
+  })
+
+  it('imports a Streamable HTTP server with headers, overrides a class, survives a restart and reports a refused connection', async () => {
+    const fixture = await startHttpFixture()
+    children.push(fixture.child)
+    const plane = await open({
+      mcpServers: [
+        { name: 'remote', url: fixture.url, headers: { 'x-fixture-token': 'let-me-in' }, tools: { wipe: { class: 'mutating', agents: ['Other'] } } },
+        { name: 'locked', url: fixture.url },
+      ],
+    })
+    const call = (key: string, input: object = {}, extra: object = {}) => plane.invoke(key, input, { caller: operator, ...extra })
+    const [remote, locked] = plane.mcpServers()
+    expect(remote).toMatchObject({ state: 'connected', transport: 'http', skills: expect.arrayContaining(['remote_echo', 'remote_wipe']) })
+    expect(locked).toMatchObject({ state: 'down', skills: [], reason: expect.stringContaining('401') })
+
+    expect(await call('remote_echo', { text: 'over http' })).toMatchObject({ ok: true, data: { structuredContent: { echoed: 'over http' } } })
+    // Overridden to mutating and bound to an agent: its call takes one approval, then runs with exactly that input.
+    const agent = { caller: agentCaller('other') }
+    expect(await call('remote_echo', { text: 'x' }, agent)).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    const asked = await call('remote_wipe', { target: 'cache' }, agent)
+    expect(asked).toMatchObject({ ok: false, error: { code: 'approval_required' } })
+    const approvalId = (asked as unknown as { error: { details: { approvalId: string } } }).error.details.approvalId
+    expect(await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })).toMatchObject({ ok: true })
+    expect(await call('remote_wipe', { target: 'cache' }, { ...agent, approvalId })).toMatchObject({ ok: true, data: { content: [{ text: 'wiped cache' }] } })
+
+    // A restart the client did not notice: the stale session is refused, and the call is sent again on a new one.
+    await stop(fixture.child)
+    const restarted = await startHttpFixture(fixture.port)
+    children.push(restarted.child)
+    expect(await call('remote_echo', { text: 'after restart' })).toMatchObject({ ok: true, data: { structuredContent: { echoed: 'after restart' } } })
+
+    // Down: the call is refused as unavailable (never sent), and it comes back once the server does.
+    await stop(restarted.child)
+    expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining("can't be reached") } })
+    expect(plane.mcpServers()[0]).toMatchObject({ state: expect.stringMatching(/down|connecting/), retryAt: expect.any(String) })
+    expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
+    const again = await startHttpFixture(fixture.port)
+    children.push(again.child)
+    await waitFor(() => plane.mcpServers()[0]!.state === 'connected', 15_000)
+    expect(await call('remote_echo', { text: 'back' })).toMatchObject({ ok: true })
+  })
+
+  it.each(databases)('keeps the last known tools of a server that is down ($name), listed as unavailable', async (database) => {
+    const location = await database.create()
+    const first = await openTestPlane(database, { mcpServers: [stdioServer()] }, location)
+    expect(first.mcpServers()[0]!.state).toBe('connected')
+    await first.close()
+
+    const plane = await openTestPlane(database, { mcpServers: [stdioServer({ command: '/nonexistent/mcp-server' })] }, location)
+    planes.push(plane)
+    const [status] = plane.mcpServers()
+    expect(status).toMatchObject({ state: 'down', reason: expect.stringContaining('ENOENT'), skills: expect.arrayContaining(['fix_echo']) })
+    expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('ENOENT') })
+    expect(await plane.invoke('fix_echo', { text: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('ENOENT') } })
+    // Everything else keeps working.
+    expect(await plane.invoke('echo', { message: 'still here' }, { caller: admin })).toMatchObject({ ok: true })
+  })
+
+  it('never lets an MCP tool take a name another source holds', async () => {
+    // Server "late" has a tool "fail": its key late_fail belongs to a code skill.
+    const plane = await open({ mcpServers: [{ name: 'late', command: process.execPath, args: [FIXTURE, 'stdio'] }] })
+    const [status] = plane.mcpServers()
+    expect(status!.problems).toEqual([expect.stringContaining('tool "fail": its key "late_fail" is taken by code skill "late_fail"')])
+    expect(plane.registry.get('late_fail')!.source).toBe('code')
+    expect(status!.skills).toContain('late_echo')
+  })
+})

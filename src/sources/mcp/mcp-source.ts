@@ -1,0 +1,115 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ResolvedMcpServer } from '../../config/resolve-config.js'
+import type { Registry } from '../../registry/registry.js'
+import type { SkillLogger } from '../../skill/skill-types.js'
+import type { McpToolRepository } from '../../store/mcp-tool-repository.js'
+import { McpConnection, type McpServerStatus } from './mcp-connection.js'
+import { mcpToolSkill } from './mcp-tool-skill.js'
+
+export interface McpServerReport extends McpServerStatus {
+  /** The skills its tools became. */
+  skills: string[]
+  /** Tools that could not become skills, and why. */
+  problems: string[]
+}
+
+export interface McpSourceOptions {
+  servers: readonly ResolvedMcpServer[]
+  registry: Registry
+  /** A name another kind of source (instruction skills) holds, or undefined. */
+  taken(name: string): string | undefined
+  store: McpToolRepository
+  logger: SkillLogger
+  /** After start, each time a server's skills changed (a connection, a list change). */
+  onChange(): void
+  now(): string
+}
+
+/**
+ * The tools of the configured MCP servers, registered as skills. The last tool list each server
+ * gave is stored, so its skills stay listed (unavailable, with the reason) while it is down.
+ */
+export class McpSource {
+  readonly #options: McpSourceOptions
+  readonly #connections: McpConnection[]
+  readonly #keys = new Map<string, string[]>()
+  readonly #problems = new Map<string, string[]>()
+  #started = false
+
+  constructor(options: McpSourceOptions) {
+    this.#options = options
+    this.#connections = options.servers.map((server) => {
+      const connection: McpConnection = new McpConnection(server, {
+        logger: options.logger,
+        onTools: (tools) => this.#apply(connection, tools, true),
+      })
+      return connection
+    })
+  }
+
+  /** Register the stored tool lists, then (when `connect`) connect every server and wait for the first attempts. */
+  async start(options: { connect: boolean }): Promise<void> {
+    let stored = new Map<string, unknown[]>()
+    try {
+      stored = await this.#options.store.all()
+    } catch (error) {
+      this.#options.logger.warn({ err: error }, 'stored MCP tool lists could not be read; servers are listed once connected')
+    }
+    for (const connection of this.#connections) {
+      const tools = stored.get(connection.server.name)
+      if (tools) this.#apply(connection, tools as Tool[], false)
+    }
+    if (options.connect) await Promise.all(this.#connections.map((c) => c.connect()))
+    this.#started = true
+  }
+
+  status(): McpServerReport[] {
+    return this.#connections.map((c) => ({
+      ...c.status(),
+      skills: this.#keys.get(c.server.name) ?? [],
+      problems: this.#problems.get(c.server.name) ?? [],
+    }))
+  }
+
+  /** Reconnect servers that are down and list the tools of those that are up. */
+  async refresh(): Promise<void> {
+    await Promise.all(this.#connections.map((c) => c.refresh()))
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#connections.map((c) => c.close()))
+  }
+
+  /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */
+  #apply(connection: McpConnection, tools: Tool[], live: boolean): void {
+    const { registry, taken, logger } = this.#options
+    const { server } = connection
+    for (const key of this.#keys.get(server.name) ?? []) registry.unregister(key)
+    const keys: string[] = []
+    const problems: string[] = []
+    for (const tool of tools) {
+      const definition = mcpToolSkill(server, tool, connection)
+      const holder = registry.get(definition.key)
+      const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(definition.key)
+      if (other) {
+        problems.push(`tool "${tool.name}": its key "${definition.key}" is taken by ${other}; skipped`)
+        continue
+      }
+      try {
+        registry.register(definition, { source: 'mcp', origin: `MCP server "${server.name}", tool "${tool.name}"` })
+        keys.push(definition.key)
+      } catch (error) {
+        problems.push(`tool "${tool.name}": ${(error as Error).message}; skipped`)
+      }
+    }
+    for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
+    this.#keys.set(server.name, keys)
+    this.#problems.set(server.name, problems)
+    if (live) {
+      this.#options.store
+        .save(server.name, tools, this.#options.now())
+        .catch((error) => logger.warn({ err: error, server: server.name }, 'storing the MCP tool list failed'))
+    }
+    if (this.#started) this.#options.onChange()
+  }
+}

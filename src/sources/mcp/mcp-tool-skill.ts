@@ -1,0 +1,70 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ResolvedMcpServer } from '../../config/resolve-config.js'
+import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/skill-types.js'
+import type { McpConnection } from './mcp-connection.js'
+import { toolKey } from './tool-key.js'
+
+const MAX_ERROR_TEXT = 4096
+
+/**
+ * The class an MCP tool's annotations imply: read-only is safe, destructive is dangerous, anything
+ * else may change something and is mutating. Hints are the server's claim; the config can override.
+ */
+export function classFromAnnotations(annotations: Tool['annotations']): SkillClass {
+  if (annotations?.readOnlyHint === true) return 'safe'
+  if (annotations?.destructiveHint === true) return 'dangerous'
+  return 'mutating'
+}
+
+/**
+ * An MCP tool as a skill. Its input schema is kept verbatim; the result is the tool result's
+ * `content` (text, images, ...) and, when the tool returns it, `structuredContent`, which its
+ * output schema (kept verbatim) describes.
+ */
+export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, connection: McpConnection): SkillDefinition {
+  const override = server.tools[tool.name]
+  const title = tool.title ?? tool.annotations?.title
+  return {
+    key: toolKey(server.name, tool.name),
+    ...(title && { title }),
+    description: tool.description?.trim() || `The "${tool.name}" tool of MCP server "${server.name}".`,
+    class: override?.class ?? classFromAnnotations(tool.annotations),
+    category: server.name,
+    tags: ['mcp'],
+    agents: [...new Set([...server.agents, ...(override?.agents ?? [])])],
+    input: tool.inputSchema as JsonSchema,
+    output: resultSchema(tool.outputSchema as JsonSchema | undefined),
+    ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
+    unavailable: () => connection.unavailable(),
+    run: async (input, ctx) => {
+      const result = await connection.callTool(tool.name, input, ctx.signal)
+      if (result.isError) {
+        const text = textOf(result)
+        throw new Error(`MCP tool "${tool.name}" of server "${server.name}" reported an error: ${text || '(no text)'}`)
+      }
+      return { content: result.content ?? [], ...(result.structuredContent !== undefined && { structuredContent: result.structuredContent }) }
+    },
+  }
+}
+
+function resultSchema(outputSchema: JsonSchema | undefined): JsonSchema {
+  // $schema belongs to a document's root only; the rest of the output schema stays as the server wrote it.
+  const structured = outputSchema && Object.fromEntries(Object.entries(outputSchema).filter(([k]) => k !== '$schema'))
+  return {
+    type: 'object',
+    properties: {
+      content: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
+      ...(structured && { structuredContent: structured }),
+    },
+    required: structured ? ['content', 'structuredContent'] : ['content'],
+  }
+}
+
+function textOf(result: CallToolResult): string {
+  const text = (result.content ?? [])
+    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n')
+    .trim()
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text
+}
