@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'skillplane'
 import { calculate } from './skills/calculate.js'
@@ -17,6 +18,16 @@ export default defineConfig(({ dataDir }) => ({
   packDirs: [fileURLToPath(new URL('./packs', import.meta.url))],
   // SKILL.md folders the Notes Assistant may activate (list_skills, activate_skill, ...).
   skillDirs: [{ path: fileURLToPath(new URL('./agent-skills', import.meta.url)), agents: ['Notes Assistant'] }],
+  // An MCP server (stdio): its tools become tickets_list, tickets_open, tickets_comment, tickets_delete.
+  mcpServers: [
+    {
+      name: 'tickets',
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./mcp/tickets-server.mjs', import.meta.url))],
+      env: { TICKETS_FILE: join(dataDir, 'tickets.json') },
+      agents: ['Fleet Autonomy'],
+    },
+  ],
   // Signatures by this key make an SOP citable; examples/sops/purge-old-notes.md is signed with it.
   sopKeys: [{ name: 'ops-lead', publicKey: readFileSync(new URL('./sop-keys/ops-lead.pub', import.meta.url), 'utf8') }],
 }))

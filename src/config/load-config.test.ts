@@ -55,6 +55,22 @@ describe('config files', () => {
     await expect(
       resolveConfig({ agents: [{ name: 'A', aliases: ['x'] }, { name: 'B', aliases: ['X'] }] }, env, 'c.ts'),
     ).rejects.toThrow('agent name or alias "X" is used by both "A" and "B"')
+    await expect(resolveConfig({ mcpServers: [{ name: 'Files', command: 'x' }] }, env, 'c.ts')).rejects.toThrow(
+      'config c.ts: mcpServers[0].name: must be lower_snake (it prefixes the skill keys)',
+    )
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', url: 'http://h/mcp' }] } as never, env, 'c.ts')).rejects.toThrow(
+      'mcpServers[0]: give either command (a stdio server) or url (a Streamable HTTP server)',
+    )
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', url: 'http://h/mcp', env: { A: 'b' } }] } as never, env, 'c.ts')).rejects.toThrow(
+      'mcpServers[0].env: does not apply to a url server',
+    )
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', url: 'ftp://h/mcp' }] }, env, 'c.ts')).rejects.toThrow(/mcpServers\[0\]\.url: /)
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', tools: { t: { class: 'risky' } } }] } as never, env, 'c.ts')).rejects.toThrow(
+      /mcpServers\[0\]\.tools\.t\.class: /,
+    )
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x' }, { name: 'a', url: 'http://h/mcp' }] }, env, 'c.ts')).rejects.toThrow(
+      'mcpServers: MCP server names must be unique',
+    )
     await expect(
       resolveConfig(() => {
         throw new Error('boom')
@@ -67,5 +83,10 @@ describe('config files', () => {
     expect(config.agents).toEqual([{ name: '/tmp/data', aliases: [], description: '' }])
     expect(config.audit.maxResultBytes).toBe(65_536)
     expect(config.http.maxBodyBytes).toBe(1_048_576)
+    const servers = await resolveConfig({ mcpServers: [{ name: 'a', command: 'x' }, { name: 'b', url: 'http://h/mcp' }] }, env, 'c.ts')
+    expect(servers.mcpServers).toEqual([
+      { name: 'a', transport: 'stdio', command: 'x', args: [], env: {}, agents: [], tools: {}, connectTimeoutMs: 10_000 },
+      { name: 'b', transport: 'http', url: 'http://h/mcp', headers: {}, agents: [], tools: {}, connectTimeoutMs: 10_000 },
+    ])
   })
 })

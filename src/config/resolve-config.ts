@@ -36,32 +36,40 @@ const positiveInt = z.number().int().positive()
 // setTimeout's ceiling: longer durations fire at once.
 const duration = positiveInt.max(2_147_483_647)
 
-const mcpCommon = {
-  name: z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'lower_snake (it prefixes the skill keys)').max(32),
-  agents: z.array(z.string().min(1)).default([]),
-  tools: z
-    .record(
-      z.string().min(1),
-      z.strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }),
-    )
-    .default({}),
-  timeoutMs: duration.optional(),
-  connectTimeoutMs: duration.default(10_000),
-}
-const mcpServer = z.union([
-  z.strictObject({
-    ...mcpCommon,
-    command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).default({}),
+// One object shape, so that an error names its field; which transport it is follows from command or url.
+const mcpServer = z
+  .strictObject({
+    name: z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)').max(32),
+    agents: z.array(z.string().min(1)).default([]),
+    tools: z
+      .record(
+        z.string().min(1),
+        z.strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }),
+      )
+      .default({}),
+    timeoutMs: duration.optional(),
+    connectTimeoutMs: duration.default(10_000),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
     cwd: z.string().min(1).optional(),
-  }).transform((server) => ({ ...server, transport: 'stdio' as const })),
-  z.strictObject({
-    ...mcpCommon,
-    url: z.url({ protocol: /^https?$/ }),
-    headers: z.record(z.string(), z.string()).default({}),
-  }).transform((server) => ({ ...server, transport: 'http' as const })),
-], { error: 'an MCP server is { name, command, args?, env? } (stdio) or { name, url, headers? } (Streamable HTTP)' })
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .superRefine((server, ctx) => {
+    if ((server.command === undefined) === (server.url === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give either command (a stdio server) or url (a Streamable HTTP server)' })
+    }
+    const wrong = server.url !== undefined ? (['args', 'env', 'cwd'] as const) : (['headers'] as const)
+    for (const field of wrong) {
+      if (server[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `does not apply to a ${server.url ? 'url' : 'command'} server` })
+    }
+  })
+  .transform(({ command, args, env, cwd, url, headers, ...common }): ResolvedMcpServer =>
+    url !== undefined
+      ? { ...common, transport: 'http', url, headers: headers ?? {} }
+      : { ...common, transport: 'stdio', command: command!, args: args ?? [], env: env ?? {}, ...(cwd && { cwd }) },
+  )
 
 const schema = z.strictObject({
   skills: z

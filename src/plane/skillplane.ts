@@ -57,10 +57,16 @@ export interface SkillplaneOptions {
   /** Run `sync` at start-up (what `serve` does). Default false. */
   sync?: boolean
   /**
-   * Connect the configured MCP servers (waiting for each first attempt). Default true; without it
-   * their last known tools are listed as unavailable.
+   * Connect the configured MCP servers at start (waiting for each first attempt). Default true;
+   * without it their last known tools are listed and a server connects on its first call.
    */
   connectMcp?: boolean
+}
+
+export interface SourcesReport {
+  mcp: McpServerReport[]
+  packs: { dirs: string[]; skills: string[]; findings: readonly Finding[] }
+  instructions: { dirs: string[]; skills: string[]; findings: readonly Finding[] }
 }
 
 export interface Skillplane {
@@ -88,6 +94,8 @@ export interface Skillplane {
   }>
   /** The configured MCP servers: connection state, the skills their tools became, problems. */
   mcpServers(): McpServerReport[]
+  /** Every configured source with what loading it found wrong, for operators. */
+  sources(): SourcesReport
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
@@ -375,6 +383,15 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       }
     },
     mcpServers: () => mcp.status(),
+    sources: () => ({
+      mcp: mcp.status(),
+      packs: { dirs: config.packDirs, skills: registry.list().filter((s) => s.source === 'pack').map((s) => s.key), findings: packFindings },
+      instructions: {
+        dirs: config.skillDirs.map((d) => d.path),
+        skills: instructions.skills.map((s) => s.name),
+        findings: instructions.findings,
+      },
+    }),
     templateView,
     exportSkills: (caller, agentId) => buildExport({ library: instructions, catalog, templateView, categories: categories() }, caller, agentId),
     dialect: database.dialect,

@@ -9,7 +9,8 @@ import { SkillError } from '../../runtime/skill-error.js'
 import { VERSION } from '../../version.js'
 import { MAX_TIMEOUT_MS } from '../../skill/create-skill.js'
 
-export type McpServerState = 'connecting' | 'connected' | 'down' | 'closed'
+/** idle: not connected yet, and connects on its first call (a one-shot CLI command). */
+export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'closed'
 
 export interface McpServerStatus {
   name: string
@@ -45,7 +46,7 @@ export class McpConnection {
   readonly #hooks: Hooks
   #client: Client | null = null
   #generation = 0
-  #state: McpServerState = 'connecting'
+  #state: McpServerState = 'idle'
   #reason: string | null = 'not connected yet'
   #connectedAt: string | null = null
   #retryAt: number | null = null
@@ -62,7 +63,7 @@ export class McpConnection {
 
   /** Why a call can't go to this server now, or null when it can. */
   unavailable(): string | null {
-    if (this.#state === 'connected') return null
+    if (this.#state === 'connected' || this.#state === 'idle') return null
     return `MCP server "${this.server.name}" is ${this.#state === 'connecting' ? 'connecting' : 'not connected'}: ${this.#reason}`
   }
 
@@ -101,6 +102,7 @@ export class McpConnection {
 
   /** The pipeline's deadline aborts `signal`; the SDK's own 60 s request timeout must not cut in first. */
   async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    if (this.#state === 'idle') await this.connect()
     for (let attempt = 0; ; attempt++) {
       const client = this.#client
       const generation = this.#generation

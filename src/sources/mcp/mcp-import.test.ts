@@ -1,14 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { databases, waitFor } from '../../test-support/databases.js'
+import { databases, tempDir, waitFor } from '../../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { SkillplaneConfig } from '../../config/define-config.js'
 import { skillDetail, skillSummary } from '../../registry/skill-view.js'
+import { startHttpServer } from '../../surfaces/http/start-http-server.js'
 
 const FIXTURE = join(import.meta.dirname, 'fixtures/test-mcp-server.mjs')
+const ROOT = join(import.meta.dirname, '../../..')
+const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
 const [sqlite] = databases
 const stdioServer = (extra: object = {}) => ({ name: 'fix', command: process.execPath, args: [FIXTURE, 'stdio'], ...extra })
 
@@ -165,5 +168,59 @@ describe('MCP import', () => {
     expect(status!.problems).toEqual([expect.stringContaining('tool "fail": its key "late_fail" is taken by code skill "late_fail"')])
     expect(plane.registry.get('late_fail')!.source).toBe('code')
     expect(status!.skills).toContain('late_echo')
+  })
+
+  it('serves the inventory and the server states over HTTP', async () => {
+    const plane = await open({ mcpServers: [stdioServer(), { name: 'gone', command: '/nonexistent/mcp-server' }] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      const viewerKey = (await plane.keys.create({ name: 'v', role: 'viewer' }, plane.now())).key
+      const get = (path: string, key = adminKey, init: RequestInit = {}) =>
+        fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+
+      const skills = await get('/api/skills?source=mcp')
+      expect(skills.status).toBe(200)
+      expect(skills.body.skills.map((s: { key: string }) => s.key)).toContain('fix_deploy_fleet')
+      expect(skills.body.skills.find((s: { key: string }) => s.key === 'fix_wipe')).toMatchObject({ source: 'mcp', class: 'dangerous', available: true })
+      expect((await get('/api/skills/fix_echo/invoke', adminKey, { method: 'POST', body: JSON.stringify({ input: { text: 'via http' } }) })).body).toMatchObject({
+        ok: true,
+        data: { structuredContent: { echoed: 'via http' } },
+      })
+
+      const sources = await get('/api/sources')
+      expect(sources.status).toBe(200)
+      expect(sources.body.mcp).toMatchObject([
+        { name: 'fix', state: 'connected', transport: 'stdio' },
+        { name: 'gone', state: 'down', reason: expect.stringContaining('ENOENT'), skills: [] },
+      ])
+      expect((await get('/api/sources', viewerKey)).status).toBe(403)
+      const reloaded = await get('/api/sources/reload', adminKey, { method: 'POST' })
+      expect(reloaded.body.mcp[0]).toMatchObject({ name: 'fix', state: 'connected' })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('works end to end from the CLI with the demo config', () => {
+    const data = tempDir('skillplane-mcp-cli-')
+    const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, '--config', 'examples/skillplane.config.ts', '--data-dir', data, ...args], { encoding: 'utf8', cwd: ROOT })
+    const listed = JSON.parse(run('skills', 'list', '--source', 'mcp', '--json').stdout) as Array<{ key: string; class: string; available: boolean }>
+    expect(listed.map((s) => `${s.key}:${s.class}:${s.available}`)).toEqual([
+      'tickets_comment:mutating:true',
+      'tickets_delete:dangerous:true',
+      'tickets_list:safe:true',
+      'tickets_open:mutating:true',
+    ])
+    const opened = run('invoke', 'tickets_open', '--input', '{"title":"disk almost full","host":"web-1"}')
+    expect(JSON.parse(opened.stdout)).toMatchObject({ ok: true, data: { structuredContent: { ticket: { id: 1, severity: 'low', status: 'open' } } } })
+    // The ticket file lives in the data dir, so the next process (a new server process) sees it.
+    expect(JSON.parse(run('invoke', 'tickets_list').stdout)).toMatchObject({ ok: true, data: { content: [{ text: '#1 [low] disk almost full (web-1)' }] } })
+    const deleting = run('invoke', 'tickets_delete', '--input', '{"id":1}')
+    expect(deleting.status).toBe(1)
+    expect(JSON.parse(deleting.stdout)).toMatchObject({ ok: false, error: { code: 'approval_required' } })
+    expect(JSON.parse(run('invoke', 'tickets_open', '--input', '{"title":"x"}').stdout)).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    const sources = JSON.parse(run('sources', '--json').stdout)
+    expect(sources.mcp).toMatchObject([{ name: 'tickets', state: 'connected', skills: ['tickets_comment', 'tickets_delete', 'tickets_list', 'tickets_open'] }])
   })
 })

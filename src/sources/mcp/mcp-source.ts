@@ -47,7 +47,10 @@ export class McpSource {
     })
   }
 
-  /** Register the stored tool lists, then (when `connect`) connect every server and wait for the first attempts. */
+  /**
+   * Register the stored tool lists, then (when `connect`) connect every server and wait for the
+   * first attempts; otherwise each server connects on its first call.
+   */
   async start(options: { connect: boolean }): Promise<void> {
     let stored = new Map<string, unknown[]>()
     try {
@@ -103,7 +106,7 @@ export class McpSource {
       }
     }
     for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
-    this.#keys.set(server.name, keys)
+    this.#keys.set(server.name, keys.sort())
     this.#problems.set(server.name, problems)
     if (live) {
       this.#options.store

@@ -14,7 +14,7 @@ export interface GlobalOptions {
 /** Load the config and open the store the way every command does; logs go to stderr. */
 export async function openPlane(
   options: GlobalOptions,
-  extra: { sync?: boolean; logLevel?: string; packDirs?: string[] } = {},
+  extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean } = {},
 ): Promise<Skillplane> {
   const logger = pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? extra.logLevel ?? 'warn' }, pino.destination(2))
   const file = findConfigFile(options.config)
@@ -33,6 +33,8 @@ export async function openPlane(
     databaseUrl: options.databaseUrl,
     logger,
     sync: extra.sync,
+    // Only commands that list or run skills pay for starting MCP servers.
+    connectMcp: extra.connectMcp ?? false,
   })
 }
 
@@ -48,7 +50,11 @@ export function localAdmin(): Caller {
 }
 
 /** Run fn with an open plane and always close it. */
-export async function withPlane<T>(options: GlobalOptions, fn: (plane: Skillplane) => Promise<T>, extra?: { sync?: boolean }): Promise<T> {
+export async function withPlane<T>(
+  options: GlobalOptions,
+  fn: (plane: Skillplane) => Promise<T>,
+  extra?: { sync?: boolean; connectMcp?: boolean },
+): Promise<T> {
   const plane = await openPlane(options, extra)
   try {
     return await fn(plane)

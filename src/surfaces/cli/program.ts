@@ -10,6 +10,7 @@ import { approvalsCommand } from './commands/approvals.js'
 import { policiesCommand } from './commands/policies.js'
 import { sopCommand } from './commands/sop.js'
 import { packsCommand } from './commands/packs.js'
+import { sourcesCommand } from './commands/sources.js'
 
 export function createProgram(): Command {
   const program = new Command('skillplane')
@@ -29,5 +30,6 @@ export function createProgram(): Command {
   policiesCommand(program)
   sopCommand(program)
   packsCommand(program)
+  sourcesCommand(program)
   return program
 }

@@ -41,7 +41,8 @@ export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
   app.route('/api/approvals', approvalRoutes(plane))
   app.route('/api/policies', policyRoutes(plane))
   app.route('/api/sops', sopRoutes(plane))
-  // Pick up added, changed and removed skill packs without a restart.
+  app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))
+  // Pick up added, changed and removed skill packs and MCP tools without a restart.
   app.post('/api/sources/reload', requireRole('admin'), async (c) => c.json(await plane.reloadSources()))
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.

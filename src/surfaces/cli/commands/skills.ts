@@ -10,6 +10,10 @@ import cliProgress from 'cli-progress'
 import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
 import { writeExport } from '../../../sources/agent-skills/build-export.js'
 import type { Caller } from '../../../skill/skill-types.js'
+import type { Skillplane } from '../../../plane/skillplane.js'
+
+// Listing shows whether each skill could run now, so MCP servers are connected first.
+const withLivePlane = <T>(o: GlobalOptions, fn: (plane: Skillplane) => Promise<T>) => withPlane(o, fn, { connectMcp: true })
 
 export function skillsCommand(program: Command): void {
   const skills = program.command('skills').description('list and inspect skills')
@@ -28,7 +32,7 @@ export function skillsCommand(program: Command): void {
       const o = command.optsWithGlobals<
         GlobalOptions & { class?: string; category?: string; source?: string; agent?: string; scope?: string; available?: boolean; json?: boolean }
       >()
-      await withPlane(o, async (plane) => {
+      await withLivePlane(o, async (plane) => {
         const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
         if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
         const list = [
@@ -71,7 +75,7 @@ export function skillsCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (key: string, _o: unknown, command: Command) => {
       const o = command.optsWithGlobals<GlobalOptions & { json?: boolean }>()
-      await withPlane(o, async (plane) => {
+      await withLivePlane(o, async (plane) => {
         const instruction = plane.instructions.get(key)
         if (instruction) {
           const summary = instructionSummary(instruction, plane.catalog, plane.instructions.findings)

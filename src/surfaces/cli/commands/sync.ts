@@ -11,7 +11,9 @@ export function syncCommand(program: Command): void {
     .option('--json', 'print the report as JSON')
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<GlobalOptions & { dryRun?: boolean; prune?: boolean; json?: boolean }>()
-      const report = await withPlane(options, (plane) => plane.sync({ dryRun: options.dryRun ?? false, prune: options.prune ?? false }))
+      const report = await withPlane(options, (plane) => plane.sync({ dryRun: options.dryRun ?? false, prune: options.prune ?? false }), {
+        connectMcp: true,
+      })
       if (options.json) console.log(JSON.stringify(report, null, 2))
       else printSyncReport(report)
     })

@@ -195,10 +195,16 @@ export function buildOpenApi(options: { version: string; skills: Skill[]; caller
         responses: { 200: { description: 'application/x-tar', content: { 'application/x-tar': { schema: { type: 'string', format: 'binary' } } } }, ...errors(400, 401, 404) },
       },
     },
+    '/api/sources': {
+      get: {
+        summary: 'Configured sources: MCP servers with their connection state, pack and instruction-skill folders with their findings (admin)',
+        responses: { 200: { description: '{ mcp, packs, instructions }' }, ...errors(401, 403) },
+      },
+    },
     '/api/sources/reload': {
       post: {
-        summary: 'Load the skill pack folders again and sync the catalog (admin)',
-        responses: { 200: { description: '{ added, removed, packs, findings, sync }' }, ...errors(401, 403) },
+        summary: 'Load the skill pack folders again, reconnect MCP servers that are down and list the tools of the rest, then sync the catalog (admin)',
+        responses: { 200: { description: '{ added, removed, packs, findings, mcp, sync }' }, ...errors(401, 403) },
       },
     },
     '/api/audit/events': {
