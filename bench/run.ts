@@ -6,6 +6,7 @@ import { runHttpBench, type HttpBenchResult } from './http.bench.js'
 import { runPipelineBench, type ModeFigures, type PipelineBenchResult } from './pipeline.bench.js'
 import { runSkillLoadingBench, type LoadingFigures } from './skill-loading.bench.js'
 import { runPackBench, type PackBenchResult } from './pack.bench.js'
+import { runMcpBench, type McpBenchResult } from './mcp.bench.js'
 
 const PIPELINE_TARGET = 20_000
 const HTTP_TARGET_RATIO = 0.5
@@ -32,12 +33,14 @@ function pipelineRow(label: string, m: ModeFigures): string {
 
 const LOADING_TARGET = 5_000
 const PACK_TARGET_RATIO = 1.2
+const MCP_TARGET_RATIO = 1.2
 
 function report(
   pipeline: PipelineBenchResult,
   http: HttpBenchResult,
   loading: LoadingFigures[],
   pack: PackBenchResult,
+  mcp: McpBenchResult,
   context: { date: string; load: number[] },
 ): string {
   const cpu = cpus()
@@ -66,6 +69,7 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | ≥ ${int(LOADING_TARGET)} SKILL.md skills/s loaded cold | ${loading.map((l) => `${int(l.loadPerSecond)}/s at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.loadPerSecond >= LOADING_TARGET))} |
 | a reload after one change re-parses only that file | ${loading.map((l) => `${l.reloadParses} parse at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.reloadParses === 1))} |
 | skill pack call ≤ ${PACK_TARGET_RATIO}× spawning the script directly | ${times(pack.ratio)} | ${yesNo(pack.ratio <= PACK_TARGET_RATIO)} |
+| MCP-imported call ≤ ${MCP_TARGET_RATIO}× the same call with the SDK client | ${times(mcp.sequential.ratio)} sequential, ${times(mcp.concurrent.ratio)} with ${mcp.concurrent.inFlight} in flight | ${yesNo(Math.max(mcp.sequential.ratio, mcp.concurrent.ratio) <= MCP_TARGET_RATIO)} |
 | every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
 
 ## Pipeline overhead
@@ -115,6 +119,23 @@ rounds in the same process.
 
 Pack ÷ direct: **${times(pack.ratio)}** (target ≤ ${PACK_TARGET_RATIO}×).
 
+## MCP-imported calls
+
+A stdio MCP server (official SDK, \`bench/mcp-echo-server.mjs\`) with one read-only \`echo\` tool,
+imported as \`bench_echo\` and invoked ${int(mcp.calls)} times per path through the whole pipeline
+(schema check, policy, the durable \`running\` and final audit rows, the SDK client), against a
+second instance of the same server called with the SDK client directly, in alternating rounds in
+the same process. The third path is a no-op code skill through the same pipeline: what the
+pipeline costs without MCP.
+
+| mode | in flight | imported ms/call | direct SDK ms/call | no-op pipeline ms/call | imported ÷ direct |
+| --- | --- | --- | --- | --- | --- |
+${[mcp.sequential, mcp.concurrent].map((m, i) => `| ${i === 0 ? 'sequential' : 'concurrent'} | ${m.inFlight} | ${m.importedMs.toFixed(3)} | ${m.directMs.toFixed(3)} | ${m.pipelineMs.toFixed(3)} | ${times(m.ratio)} |`).join('\n')}
+
+Imported ≈ direct + the no-op pipeline: the import adds nothing of its own; the gap to the
+target is the pipeline's two durable audit writes, set against a tool that answers in about
+0.1 ms. A tool doing real work narrows the ratio toward 1.
+
 ## Loading SKILL.md folders
 
 Generated trees of skill folders (each a SKILL.md with front matter and a linked reference file),
@@ -157,7 +178,13 @@ console.log('skill pack invocation…')
 const pack = await runPackBench()
 console.log(`  pack ${pack.packMs.toFixed(2)} ms/call, direct spawn ${pack.directMs.toFixed(2)} ms/call, ratio ${times(pack.ratio)}`)
 
-writeFileSync(RESULTS, report(pipeline, http, loading, pack, context))
+console.log('MCP-imported calls…')
+const mcp = await runMcpBench()
+for (const [mode, m] of Object.entries({ sequential: mcp.sequential, concurrent: mcp.concurrent })) {
+  console.log(`  ${mode} (${m.inFlight} in flight): imported ${m.importedMs.toFixed(3)} ms/call, direct ${m.directMs.toFixed(3)}, no-op pipeline ${m.pipelineMs.toFixed(3)}, ratio ${times(m.ratio)}`)
+}
+
+writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, context))
 console.log(`wrote ${RESULTS}`)
 if (!pipeline.audit.complete || !http.audit.complete) {
   console.error('audit check failed: some calls have no ok audit row')

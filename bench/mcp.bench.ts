@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pino from 'pino'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { createSkillplane, defineSkill } from '../src/index.js'
+import { BENCH_CALLER } from './support.js'
+
+export interface McpModeFigures {
+  inFlight: number
+  importedMs: number
+  directMs: number
+  /** A no-op code skill through the same pipeline: the part of importedMs that is not MCP. */
+  pipelineMs: number
+  ratio: number
+}
+
+export interface McpBenchResult {
+  calls: number
+  sequential: McpModeFigures
+  concurrent: McpModeFigures
+}
+
+const SERVER = fileURLToPath(new URL('./mcp-echo-server.mjs', import.meta.url))
+
+/** Run `calls` calls with `inFlight` at a time; milliseconds of wall time per call. */
+async function timed(calls: number, inFlight: number, call: () => Promise<void>): Promise<number> {
+  const start = performance.now()
+  let next = 0
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next++ < calls) await call()
+    }),
+  )
+  return (performance.now() - start) / calls
+}
+
+/**
+ * An MCP-imported skill through the whole pipeline (validation, policy, durable audit rows, the
+ * SDK client) against calling a second instance of the same stdio server with the SDK client
+ * directly, in alternating rounds in the same process.
+ */
+export async function runMcpBench(calls = 4_000): Promise<McpBenchResult> {
+  const root = mkdtempSync(join(tmpdir(), 'skillplane-bench-mcp-'))
+  const noop = defineSkill({
+    key: 'noop',
+    description: 'Answer what the MCP tool answers, without MCP.',
+    class: 'safe',
+    input: { type: 'object', properties: { n: { type: 'integer' }, text: { type: 'string' } }, required: ['n'] },
+    run: (input) => ({ content: [{ type: 'text', text: JSON.stringify(input) }] }),
+  })
+  const plane = await createSkillplane({
+    config: { skills: [noop], mcpServers: [{ name: 'bench', command: process.execPath, args: [SERVER] }] },
+    dataDir: join(root, 'data'),
+    logger: pino({ level: 'silent' }),
+    sync: true,
+  })
+  const client = new Client({ name: 'bench-direct', version: '1.0.0' })
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER] }))
+  try {
+    const input = { n: 1, text: 'hello' }
+    const imported = async () => {
+      const result = await plane.invoke('bench_echo', input, { caller: BENCH_CALLER })
+      if (!result.ok) throw new Error(`imported call failed: ${result.error.message}`)
+    }
+    const pipelineOnly = async () => {
+      const result = await plane.invoke('noop', input, { caller: BENCH_CALLER })
+      if (!result.ok) throw new Error(`no-op call failed: ${result.error.message}`)
+    }
+    const direct = async () => {
+      const result = await client.callTool({ name: 'echo', arguments: input })
+      if (result.isError) throw new Error('direct call failed')
+    }
+    const mode = async (inFlight: number): Promise<McpModeFigures> => {
+      await timed(200, inFlight, direct)
+      await timed(200, inFlight, imported)
+      await timed(200, inFlight, pipelineOnly)
+      let importedMs = 0
+      let directMs = 0
+      let pipelineMs = 0
+      for (let round = 0; round < 4; round++) {
+        directMs += await timed(calls / 4, inFlight, direct)
+        importedMs += await timed(calls / 4, inFlight, imported)
+        pipelineMs += await timed(calls / 4, inFlight, pipelineOnly)
+      }
+      return { inFlight, importedMs: importedMs / 4, directMs: directMs / 4, pipelineMs: pipelineMs / 4, ratio: importedMs / directMs }
+    }
+    return { calls, sequential: await mode(1), concurrent: await mode(16) }
+  } finally {
+    await client.close()
+    await plane.close()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
