@@ -96,6 +96,11 @@ export interface Skillplane {
   mcpServers(): McpServerReport[]
   /** Every configured source with what loading it found wrong, for operators. */
   sources(): SourcesReport
+  /**
+   * Call `listener` (debounced) after skills, the catalog, bindings or policies changed, so that a
+   * surface can tell its clients their tool list may differ. Returns the unsubscribe function.
+   */
+  onSkillsChanged(listener: () => void): () => void
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
@@ -326,6 +331,27 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     await database.close().catch(() => {})
     throw error
   }
+  // Surfaces that hold tool lists (MCP sessions) hear about changes, coalesced.
+  const changeListeners = new Set<() => void>()
+  let changeTimer: NodeJS.Timeout | undefined
+  const skillsChanged = () => {
+    if (changeTimer || changeListeners.size === 0) return
+    changeTimer = setTimeout(() => {
+      changeTimer = undefined
+      for (const listener of changeListeners) {
+        try {
+          listener()
+        } catch (error) {
+          logger.warn({ err: error }, 'a skills-changed listener failed')
+        }
+      }
+    }, 20)
+    changeTimer.unref()
+  }
+  registry.onChange = skillsChanged
+  catalog.onChange = skillsChanged
+  policies.onChange = skillsChanged
+
   const approvals = new Approvals(new ApprovalRepository(db), seal, events, sops, notifier, {
     expiresAfterMs: config.approvals.expiresAfterMs,
     pollMs: 1_000,
@@ -383,6 +409,10 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       }
     },
     mcpServers: () => mcp.status(),
+    onSkillsChanged(listener) {
+      changeListeners.add(listener)
+      return () => changeListeners.delete(listener)
+    },
     sources: () => ({
       mcp: mcp.status(),
       packs: { dirs: config.packDirs, skills: registry.list().filter((s) => s.source === 'pack').map((s) => s.key), findings: packFindings },
@@ -411,6 +441,8 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     close() {
       closed ??= (async () => {
         clearInterval(timer)
+        clearTimeout(changeTimer)
+        changeListeners.clear()
         await pipeline.close()
         await mcp.close()
         // Webhook retries get a short grace at shutdown; they never hold the process for long.

@@ -236,6 +236,15 @@ export class Approvals {
     return { ok: true }
   }
 
+  /**
+   * The id of an open (pending or approved, unused, unexpired) request by this caller for exactly
+   * this call: a caller that can't carry an approval id (an LLM repeating a tool call) resumes it.
+   */
+  async findOpen(q: { skill: string; inputHash: string; caller: Caller; agentId: string | null }): Promise<string | undefined> {
+    const row = await this.repo.findOpen({ skill: q.skill, inputHash: q.inputHash, callerId: q.caller.id, agentId: q.agentId, now: new Date().toISOString() })
+    return row?.id
+  }
+
   /** Resolves with the request's status once decided, or 'pending' at the timeout or abort. */
   waitForDecision(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalStatus> {
     return new Promise((resolve) => {

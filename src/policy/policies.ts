@@ -29,6 +29,9 @@ export type PolicyResult = { ok: true; policy: Policy } | { ok: false; message: 
 /** Sparse ALWAYS / ASK / DENY overrides, cached for the invoke path and refreshed with the catalog. */
 export class Policies {
   #rows: PolicyRow[] = []
+  #signature = ''
+  /** Called after a refresh that found different policies. */
+  onChange: () => void = () => {}
 
   constructor(
     private readonly repo: PolicyRepository,
@@ -38,6 +41,10 @@ export class Policies {
 
   async refresh(): Promise<void> {
     this.#rows = await this.repo.list()
+    const signature = JSON.stringify(this.#rows)
+    if (signature === this.#signature) return
+    this.#signature = signature
+    this.onChange()
   }
 
   rows(): readonly PolicyRow[] {

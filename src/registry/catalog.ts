@@ -27,6 +27,9 @@ export class Catalog {
   #agents = new Map<string, AgentInfo>()
   #labels = new Map<string, string>()
   #bindings = new Map<string, Set<string>>()
+  #signature = ''
+  /** Called after a refresh that found something different (an edit, a sync, another manager). */
+  onChange: () => void = () => {}
 
   constructor(
     private readonly catalogRepo: CatalogRepository,
@@ -39,6 +42,9 @@ export class Catalog {
       this.agentRepo.list(),
       this.agentRepo.listBindings(),
     ])
+    const signature = JSON.stringify([rows, agents, bindings])
+    const changed = signature !== this.#signature
+    this.#signature = signature
     this.#rows = new Map(rows.map((r) => [r.key, r]))
     this.#agents = new Map(agents.map((a) => [a.id, toAgentInfo(a)]))
     this.#labels = new Map()
@@ -51,6 +57,7 @@ export class Catalog {
       if (!set) this.#bindings.set(b.agent_id, (set = new Set()))
       set.add(b.skill_key)
     }
+    if (changed) this.onChange()
   }
 
   row(key: string): CatalogRow | undefined {

@@ -7,6 +7,8 @@ export class Registry {
   readonly #skills = new Map<string, Skill>()
   readonly #logger: SkillLogger
   readonly #defaultTimeoutMs: number
+  /** Called after the set of skills changed. */
+  onChange: () => void = () => {}
 
   constructor(options: { logger: SkillLogger; defaultTimeoutMs: number }) {
     this.#logger = options.logger
@@ -29,6 +31,7 @@ export class Registry {
       )
     }
     this.#skills.set(skill.key, skill)
+    this.onChange()
     return skill
   }
 
@@ -36,12 +39,13 @@ export class Registry {
   removeSource(source: Skill['source']): Skill[] {
     const removed = [...this.#skills.values()].filter((s) => s.source === source)
     for (const skill of removed) this.#skills.delete(skill.key)
+    if (removed.length) this.onChange()
     return removed
   }
 
   /** Drop one skill (a source whose set changed); calls already running keep their executor. */
   unregister(key: string): void {
-    this.#skills.delete(key)
+    if (this.#skills.delete(key)) this.onChange()
   }
 
   get(key: string): Skill | undefined {

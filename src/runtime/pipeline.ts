@@ -31,6 +31,11 @@ export interface InvokeOptions {
   approvalId?: string
   /** When approval is needed, wait for the decision: true for the default time, or seconds. */
   wait?: boolean | number
+  /**
+   * Without an approvalId, resume this caller's open request for exactly this call (same skill,
+   * agent and input) instead of asking again: for callers that can only repeat a call (LLM tools).
+   */
+  resume?: boolean
 }
 
 export interface PipelineDeps {
@@ -248,13 +253,14 @@ export class Pipeline {
         approvals.claim({ id, skill: skill.key, input, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, callId: ctx.callId, requirement: policy.requirement })
       // A caller may ask to wait less than the configured bound, never longer.
       const waitMs = typeof options.wait === 'number' ? Math.min(options.wait * 1000, this.#deps.approvalWaitMs) : this.#deps.approvalWaitMs
-      if (options.approvalId) {
-        row.approval_id = options.approvalId
-        let claimed = await claim(options.approvalId)
+      const approvalId = options.approvalId ?? (options.resume ? await approvals.findOpen({ skill: skill.key, inputHash: hash, caller: ctx.caller, agentId: ctx.agent }) : undefined)
+      if (approvalId) {
+        row.approval_id = approvalId
+        let claimed = await claim(approvalId)
         if (!claimed.ok && claimed.code === 'approval_required' && options.wait) {
-          const outcome = await approvals.waitForDecision(options.approvalId, waitMs, signal)
+          const outcome = await approvals.waitForDecision(approvalId, waitMs, signal)
           if (signal.aborted) return interrupted(signal)
-          if (outcome !== 'pending') claimed = await claim(options.approvalId)
+          if (outcome !== 'pending') claimed = await claim(approvalId)
         }
         if (claimed.ok) return null
         const status: Status = claimed.code === 'approval_required' ? 'approval_required' : claimed.code === 'not_found' ? 'error' : 'denied'

@@ -36,6 +36,20 @@ export class ApprovalRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
+  /** The newest pending or approved (unused) request for exactly this call, if one is still open. */
+  findOpen(q: { skill: string; inputHash: string; callerId: string; agentId: string | null; now: string }): Promise<ApprovalRow | undefined> {
+    let query = this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('skill_key', '=', q.skill)
+      .where('input_hash', '=', q.inputHash)
+      .where('caller_id', '=', q.callerId)
+      .where('status', 'in', ['pending', 'approved'])
+      .where('expires_at', '>', q.now)
+    query = q.agentId === null ? query.where('agent_id', 'is', null) : query.where('agent_id', '=', q.agentId)
+    return query.orderBy('id', 'desc').limit(1).executeTakeFirst()
+  }
+
   /** Pending or approved-but-unused requests past their expiry. */
   dueForExpiry(now: string): Promise<ApprovalRow[]> {
     return this.db.selectFrom('approvals').selectAll().where('status', 'in', ['pending', 'approved']).where('expires_at', '<=', now).execute()

@@ -11,6 +11,7 @@ import { policiesCommand } from './commands/policies.js'
 import { sopCommand } from './commands/sop.js'
 import { packsCommand } from './commands/packs.js'
 import { sourcesCommand } from './commands/sources.js'
+import { mcpCommand } from './commands/mcp.js'
 
 export function createProgram(): Command {
   const program = new Command('skillplane')
@@ -31,5 +32,6 @@ export function createProgram(): Command {
   sopCommand(program)
   packsCommand(program)
   sourcesCommand(program)
+  mcpCommand(program)
   return program
 }

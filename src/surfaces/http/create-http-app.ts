@@ -16,9 +16,10 @@ import { policyRoutes } from './routes/policies.js'
 import { sopRoutes } from './routes/sops.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
+import type { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
 
 /** The HTTP API (Hono): every route answers JSON, failures included. */
-export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
+export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const auth = apiKeyAuth(plane.keys)
 
@@ -30,11 +31,15 @@ export function createHttpApp(plane: Skillplane): Hono<HttpEnv> {
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`))
 
   app.use('/api/*', limitBody(plane.config.http.maxBodyBytes))
+  app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
   app.get('/api/health', (c) =>
     c.json({ ok: true, version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }),
   )
   app.use('/api/*', auth)
+  // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
+  app.use('/mcp', auth)
+  app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
   app.route('/api/agents', agentRoutes(plane))

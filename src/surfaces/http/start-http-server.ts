@@ -2,6 +2,7 @@ import { serve, type ServerType } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Skillplane } from '../../plane/skillplane.js'
 import { createHttpApp } from './create-http-app.js'
+import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
 
 export interface HttpServer {
   url: string
@@ -11,10 +12,14 @@ export interface HttpServer {
 
 /** Listen on host:port (port 0 picks a free one); resolves once the socket is bound. */
 export function startHttpServer(plane: Skillplane, options: { host: string; port: number }): Promise<HttpServer> {
-  const app = createHttpApp(plane)
+  const mcp = new McpHttpSessions(plane)
+  const app = createHttpApp(plane, mcp)
   return new Promise((resolve, reject) => {
     let server: ServerType
-    const onError = (error: Error) => reject(error)
+    const onError = (error: Error) => {
+      void mcp.close()
+      reject(error)
+    }
     server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
       server.off('error', onError)
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
@@ -24,6 +29,8 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done())
+            // Open MCP event streams would hold close() open too.
+            void mcp.close()
             // Idle keep-alive sockets would hold close() open.
             if ('closeIdleConnections' in server) server.closeIdleConnections()
           }),

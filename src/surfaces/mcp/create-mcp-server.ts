@@ -1,0 +1,93 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Skillplane } from '../../plane/skillplane.js'
+import type { Caller, Envelope } from '../../skill/skill-types.js'
+import type { InvokeOptions } from '../../runtime/pipeline.js'
+import { VERSION } from '../../version.js'
+import { mcpToolList, type McpToolEntry } from './mcp-tool-list.js'
+import { toCallResult } from './to-call-result.js'
+
+export interface McpServerOptions {
+  caller: Caller
+  /** Instruction-skill activations and approvals are kept per conversation: one MCP session. */
+  conversationId: string
+}
+
+/**
+ * An MCP server (official SDK) for one caller: tools/list is what that caller may call, tools/call
+ * runs the pipeline, and a change to that list is announced with notifications/tools/list_changed.
+ */
+export function createMcpServer(plane: Skillplane, options: McpServerOptions): Server {
+  const { caller } = options
+  const server = new Server({ name: 'skillplane', version: VERSION }, { capabilities: { tools: { listChanged: true } } })
+  // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
+  let tools: Map<string, McpToolEntry> | null = null
+  let announced = ''
+  const current = () => (tools ??= mcpToolList(plane, caller))
+  const signature = (list: Map<string, McpToolEntry>) => JSON.stringify([...list.values()].map((e) => e.tool))
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const list = current()
+    announced = signature(list)
+    return { tools: [...list.values()].map((e) => e.tool) }
+  })
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const entry = current().get(request.params.name)
+    if (!entry) return { isError: true, content: [{ type: 'text', text: `not_found: no tool "${request.params.name}" for this caller` }] }
+    let args: Record<string, unknown> = request.params.arguments ?? {}
+    let edgeId: string | null = null
+    if (entry.skill.scope === 'host') {
+      const { edge_id, ...rest } = args
+      edgeId = typeof edge_id === 'string' ? edge_id : null
+      args = rest
+    }
+    const invokeOptions: InvokeOptions = { caller, conversationId: options.conversationId, edgeId, signal: extra.signal, resume: true }
+    const input = entry.wrapped ? args.input : args
+    let envelope = await plane.invoke(entry.skill.key, input, invokeOptions)
+    if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
+      envelope = await plane.invoke(entry.skill.key, input, { ...invokeOptions, wait: true })
+    }
+    return toCallResult(envelope, entry)
+  })
+
+  const unsubscribe = plane.onSkillsChanged(() => {
+    tools = null
+    // Only a list the client has seen can change for it.
+    if (announced === '' || signature(current()) === announced) return
+    announced = signature(current())
+    server.sendToolListChanged().catch(() => {})
+  })
+  const onclose = server.onclose
+  server.onclose = () => {
+    unsubscribe()
+    onclose?.()
+  }
+  return server
+}
+
+function isApprovalRequired(envelope: Envelope): boolean {
+  return !envelope.ok && envelope.error.code === 'approval_required'
+}
+
+/** Ask the person at the client whether to hold the call open until an approver decides. */
+async function askToWait(server: Server, envelope: Envelope, signal: AbortSignal): Promise<boolean> {
+  if (envelope.ok) return false
+  try {
+    const answer = await server.elicitInput(
+      {
+        message: `${envelope.error.message}\n\nWait here for an approver's decision? The call runs as soon as it is approved.`,
+        requestedSchema: {
+          type: 'object',
+          properties: { wait: { type: 'boolean', title: 'Wait for the decision', default: true } },
+          required: ['wait'],
+        },
+      },
+      { signal },
+    )
+    return answer.action === 'accept' && answer.content?.wait === true
+  } catch {
+    // A client that fails the elicitation gets the plain answer: approval required.
+    return false
+  }
+}
