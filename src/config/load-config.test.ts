@@ -65,6 +65,9 @@ describe('config files', () => {
       'mcpServers[0].env: does not apply to a url server',
     )
     await expect(resolveConfig({ mcpServers: [{ name: 'a', url: 'ftp://h/mcp' }] }, env, 'c.ts')).rejects.toThrow(/mcpServers\[0\]\.url: /)
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', url: 'https://me:secret@h/mcp' }] }, env, 'c.ts')).rejects.toThrow(
+      'mcpServers[0].url: must not carry credentials: put them in headers',
+    )
     await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', tools: { t: { class: 'risky' } } }] } as never, env, 'c.ts')).rejects.toThrow(
       /mcpServers\[0\]\.tools\.t\.class: /,
     )

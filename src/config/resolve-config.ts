@@ -53,7 +53,10 @@ const mcpServer = z
     args: z.array(z.string()).optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
     cwd: z.string().min(1).optional(),
-    url: z.url({ protocol: /^https?$/ }).optional(),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)')
+      .optional(),
     headers: z.record(z.string(), z.string()).optional(),
   })
   .superRefine((server, ctx) => {

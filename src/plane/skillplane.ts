@@ -94,6 +94,8 @@ export interface Skillplane {
   }>
   /** The configured MCP servers: connection state, the skills their tools became, problems. */
   mcpServers(): McpServerReport[]
+  /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
+  connectMcp(): Promise<void>
   /** Every configured source with what loading it found wrong, for operators. */
   sources(): SourcesReport
   /**
@@ -409,6 +411,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       }
     },
     mcpServers: () => mcp.status(),
+    connectMcp: () => mcp.connectIdle(),
     onSkillsChanged(listener) {
       changeListeners.add(listener)
       return () => changeListeners.delete(listener)

@@ -23,6 +23,11 @@ export interface McpServerStatus {
   connectedAt: string | null
   /** When the next reconnection attempt is due, while down. */
   retryAt: string | null
+  /**
+   * The last lines a stdio server wrote to stderr. Shown to admins only: it may hold anything, so
+   * it never goes into reasons or call errors that agents see.
+   */
+  stderr: string | null
 }
 
 interface Hooks {
@@ -77,6 +82,7 @@ export class McpConnection {
       reason: this.#state === 'connected' ? null : this.#reason,
       connectedAt: this.#state === 'connected' ? this.#connectedAt : null,
       retryAt: this.#state === 'down' && this.#retryAt ? new Date(this.#retryAt).toISOString() : null,
+      stderr: this.#stderr.trim() || null,
     }
   }
 
@@ -118,18 +124,16 @@ export class McpConnection {
           // The server answered with a JSON-RPC error (unknown tool, bad arguments, a failing handler).
           throw new Error(`MCP server "${this.server.name}" answered ${error.message}`)
         }
-        if (error instanceof StreamableHTTPError && error.code === 404 && attempt === 0) {
+        if (isSessionGone(error) && attempt === 0) {
           // The server forgot our session (it restarted): it refused the call, so reconnect and send it again.
           this.#lost(generation, 'the server no longer knows our session (it restarted?)', { retryNow: false })
           await this.connect()
           continue
         }
-        const refused = isConnectionRefused(error)
-        this.#lost(generation, refused ? `connection refused: ${describe(error)}` : `the connection failed: ${describe(error)}`)
-        if (refused) throw new SkillError('unavailable', `MCP server "${this.server.name}" can't be reached, the call was not sent: ${describe(error)}`)
-        throw new Error(
-          `MCP server "${this.server.name}" lost the connection during the call, so whether the tool ran is unknown: ${describe(error)}${this.#stderrTail()}`,
-        )
+        const refused = isRefused(error)
+        this.#lost(generation, refused ? `it refused the call: ${describe(error)}` : `the connection failed: ${describe(error)}`)
+        if (refused) throw new SkillError('unavailable', `MCP server "${this.server.name}" did not take the call, so it did not run: ${describe(error)}`)
+        throw new Error(`MCP server "${this.server.name}" lost the connection during the call, so whether the tool ran is unknown: ${describe(error)}`)
       }
     }
   }
@@ -148,7 +152,6 @@ export class McpConnection {
   async #attempt(): Promise<void> {
     const generation = ++this.#generation
     this.#state = 'connecting'
-    this.#stderr = ''
     const client = new Client(
       { name: 'skillplane', version: VERSION },
       {
@@ -167,7 +170,7 @@ export class McpConnection {
         return
       }
       this.#client = client
-      client.onclose = () => this.#lost(generation, `the connection closed${this.#stderrTail()}`)
+      client.onclose = () => this.#lost(generation, 'the connection closed')
       this.#state = 'connected'
       this.#reason = null
       this.#failures = 0
@@ -179,7 +182,7 @@ export class McpConnection {
       this.#pingTimer.unref()
     } catch (error) {
       await client.close().catch(() => {})
-      this.#lost(generation, `can't connect: ${describe(error)}${this.#stderrTail()}`)
+      this.#lost(generation, `can't connect: ${describe(error)}`)
     }
   }
 
@@ -189,6 +192,7 @@ export class McpConnection {
       return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
     }
     // The SDK passes only a minimal environment (PATH, HOME, USER, ...) plus what the config sets.
+    this.#stderr = ''
     const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' })
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)
@@ -228,18 +232,14 @@ export class McpConnection {
     const wasConnected = this.#state === 'connected'
     this.#state = 'down'
     this.#reason = reason
-    if (wasConnected) this.#hooks.logger.warn({ server: this.server.name, reason }, 'MCP server disconnected')
+    // Once per outage, not once per retry.
+    if (wasConnected || this.#failures === 0) this.#hooks.logger.warn({ server: this.server.name, reason }, wasConnected ? 'MCP server disconnected' : 'MCP server is not reachable; retrying with backoff')
     if (options.retryNow === false) return
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.#failures++) * (0.8 + Math.random() * 0.4)
     this.#retryAt = Date.now() + delay
     clearTimeout(this.#retryTimer)
     this.#retryTimer = setTimeout(() => void this.connect(), delay)
     this.#retryTimer.unref()
-  }
-
-  #stderrTail(): string {
-    const tail = this.#stderr.trim()
-    return tail ? `; stderr: ${tail}` : ''
   }
 }
 
@@ -256,14 +256,26 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> 
   throw new Error('tools/list returned more than 1000 pages')
 }
 
+/** An error as one line, with any credentials in URLs it quotes removed. */
 function describe(error: unknown): string {
+  return describeRaw(error).replace(/\/\/[^/@\s]*@/g, '//')
+}
+
+function describeRaw(error: unknown): string {
   if (!(error instanceof Error)) return String(error)
   if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) return `HTTP ${error.code}: ${error.message}`
   const cause = (error as { cause?: { code?: string; message?: string } }).cause
   return cause?.message && !error.message.includes(cause.message) ? `${error.message} (${cause.message})` : error.message
 }
 
-function isConnectionRefused(error: unknown): boolean {
+/** The server forgot our session (it restarted): it refused the call, which can be sent again on a new one. */
+function isSessionGone(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404
+}
+
+/** The call never reached a tool: no connection, or the server turned the request down (4xx). */
+function isRefused(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code !== undefined && error.code >= 400 && error.code < 500
   const cause = (error as { cause?: { code?: string } } | null)?.cause
   return cause?.code === 'ECONNREFUSED' || (error as { code?: string } | null)?.code === 'ECONNREFUSED'
 }

@@ -94,6 +94,9 @@ describe('MCP import', () => {
     // A crash mid-call: an executor_error saying the outcome is unknown, then unavailable until it is back.
     const crash = await call('fix_crash')
     expect(crash).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('whether the tool ran is unknown') } })
+    // What the server wrote to stderr is for admins (sources), never in what callers see.
+    expect(JSON.stringify(crash)).not.toContain('crashing on purpose')
+    await waitFor(() => plane.mcpServers()[0]!.stderr?.includes('fixture crashing on purpose') ?? false)
     const down = await call('fix_echo', { text: 'x' })
     expect(down).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('MCP server "fix"') } })
     expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('fix') })
@@ -109,13 +112,18 @@ describe('MCP import', () => {
     children.push(fixture.child)
     const plane = await open({
       mcpServers: [
-        { name: 'remote', url: fixture.url, headers: { 'x-fixture-token': 'let-me-in' }, tools: { wipe: { class: 'mutating', agents: ['Other'] } } },
+        { name: 'remote', url: fixture.url, headers: { 'x-fixture-token': 'let-me-in' }, tools: { wipe: { class: 'mutating', agents: ['Other'] }, nosuch: { class: 'safe' } } },
         { name: 'locked', url: fixture.url },
       ],
     })
     const call = (key: string, input: object = {}, extra: object = {}) => plane.invoke(key, input, { caller: operator, ...extra })
     const [remote, locked] = plane.mcpServers()
-    expect(remote).toMatchObject({ state: 'connected', transport: 'http', skills: expect.arrayContaining(['remote_echo', 'remote_wipe']) })
+    expect(remote).toMatchObject({
+      state: 'connected',
+      transport: 'http',
+      skills: expect.arrayContaining(['remote_echo', 'remote_wipe']),
+      problems: ['config tools.nosuch: the server has no tool "nosuch"'],
+    })
     expect(locked).toMatchObject({ state: 'down', skills: [], reason: expect.stringContaining('401') })
 
     expect(await call('remote_echo', { text: 'over http' })).toMatchObject({ ok: true, data: { structuredContent: { echoed: 'over http' } } })
@@ -136,7 +144,7 @@ describe('MCP import', () => {
 
     // Down: the call is refused as unavailable (never sent), and it comes back once the server does.
     await stop(restarted.child)
-    expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining("can't be reached") } })
+    expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('did not take the call, so it did not run') } })
     expect(plane.mcpServers()[0]).toMatchObject({ state: expect.stringMatching(/down|connecting/), retryAt: expect.any(String) })
     expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
     const again = await startHttpFixture(fixture.port)
@@ -205,6 +213,9 @@ describe('MCP import', () => {
   it('works end to end from the CLI with the demo config', () => {
     const data = tempDir('skillplane-mcp-cli-')
     const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, '--config', 'examples/skillplane.config.ts', '--data-dir', data, ...args], { encoding: 'utf8', cwd: ROOT })
+    // A fresh data dir has no stored tool list: invoke connects the server to find the tool.
+    const opened = run('invoke', 'tickets_open', '--input', '{"title":"disk almost full","host":"web-1"}')
+    expect(JSON.parse(opened.stdout)).toMatchObject({ ok: true, data: { structuredContent: { ticket: { id: 1, severity: 'low', status: 'open' } } } })
     const listed = JSON.parse(run('skills', 'list', '--source', 'mcp', '--json').stdout) as Array<{ key: string; class: string; available: boolean }>
     expect(listed.map((s) => `${s.key}:${s.class}:${s.available}`)).toEqual([
       'tickets_comment:mutating:true',
@@ -212,8 +223,6 @@ describe('MCP import', () => {
       'tickets_list:safe:true',
       'tickets_open:mutating:true',
     ])
-    const opened = run('invoke', 'tickets_open', '--input', '{"title":"disk almost full","host":"web-1"}')
-    expect(JSON.parse(opened.stdout)).toMatchObject({ ok: true, data: { structuredContent: { ticket: { id: 1, severity: 'low', status: 'open' } } } })
     // The ticket file lives in the data dir, so the next process (a new server process) sees it.
     expect(JSON.parse(run('invoke', 'tickets_list').stdout)).toMatchObject({ ok: true, data: { content: [{ text: '#1 [low] disk almost full (web-1)' }] } })
     const deleting = run('invoke', 'tickets_delete', '--input', '{"id":1}')

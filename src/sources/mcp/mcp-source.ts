@@ -74,6 +74,11 @@ export class McpSource {
     }))
   }
 
+  /** Connect the servers not connected yet (a one-shot command that needs their tools after all). */
+  async connectIdle(): Promise<void> {
+    await Promise.all(this.#connections.filter((c) => c.status().state === 'idle').map((c) => c.connect()))
+  }
+
   /** Reconnect servers that are down and list the tools of those that are up. */
   async refresh(): Promise<void> {
     await Promise.all(this.#connections.map((c) => c.refresh()))
@@ -104,6 +109,10 @@ export class McpSource {
       } catch (error) {
         problems.push(`tool "${tool.name}": ${(error as Error).message}; skipped`)
       }
+    }
+    const listed = new Set(tools.map((t) => t.name))
+    for (const name of Object.keys(server.tools)) {
+      if (!listed.has(name)) problems.push(`config tools.${name}: the server has no tool "${name}"`)
     }
     for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
     this.#keys.set(server.name, keys.sort())

@@ -16,9 +16,11 @@ export function invokeCommand(program: Command): void {
       const o = command.optsWithGlobals<GlobalOptions & { input: string; agent?: string; conversation?: string; approvalId?: string; wait?: string | true }>()
       const input = parseInput(o.input)
       const wait = o.wait === undefined || o.wait === true ? o.wait : parseSeconds(o.wait)
-      const envelope = await withPlane(o, (plane) =>
-        plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation, approvalId: o.approvalId, wait }),
-      )
+      const envelope = await withPlane(o, async (plane) => {
+        // An MCP tool this data dir has never listed is known only once its server is connected.
+        if (!plane.registry.get(key)) await plane.connectMcp()
+        return plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation, approvalId: o.approvalId, wait })
+      })
       console.log(JSON.stringify(envelope, null, 2))
       if (!envelope.ok) process.exitCode = 1
     })
