@@ -74,6 +74,9 @@ describe('config files', () => {
     await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x' }, { name: 'a', url: 'http://h/mcp' }] }, env, 'c.ts')).rejects.toThrow(
       'mcpServers: MCP server names must be unique',
     )
+    await expect(resolveConfig({ mcpServers: [{ name: 'gh', command: 'x' }, { name: 'gh_enterprise', command: 'y' }] }, env, 'c.ts')).rejects.toThrow(
+      "mcpServers: an MCP server name must not be another one's followed by _",
+    )
     await expect(
       resolveConfig(() => {
         throw new Error('boom')

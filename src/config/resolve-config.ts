@@ -117,7 +117,12 @@ const schema = z.strictObject({
   mcpServers: z
     .array(mcpServer)
     .default([])
-    .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must be unique'),
+    .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must be unique')
+    // Server "a" with tool "b_x" and server "a_b" with tool "x" would both be a_b_x.
+    .refine(
+      (servers) => !servers.some((a) => servers.some((b) => b.name.startsWith(`${a.name}_`))),
+      'an MCP server name must not be another one\'s followed by _ (their skill keys could collide)',
+    ),
   sopKeys: z
     .array(
       z.strictObject({

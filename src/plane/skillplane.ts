@@ -448,6 +448,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
         changeListeners.clear()
         await pipeline.close()
         await mcp.close()
+        await syncing
         // Webhook retries get a short grace at shutdown; they never hold the process for long.
         await Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])])
         await managers.remove(managerId).catch(() => {})

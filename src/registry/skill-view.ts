@@ -57,7 +57,12 @@ export function availability(
 ): { available: boolean; unavailableReason: string | null } {
   if (!enabled) return { available: false, unavailableReason: 'disabled in the catalog' }
   if (skill.scope === 'host') return { available: false, unavailableReason: 'runs on edge agents and no edge is connected' }
-  const down = skill.unavailable()
+  let down: string | null
+  try {
+    down = skill.unavailable()
+  } catch (error) {
+    down = `its availability check failed: ${(error as Error).message}`
+  }
   return { available: down === null, unavailableReason: down }
 }
 

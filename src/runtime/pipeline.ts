@@ -174,7 +174,12 @@ export class Pipeline {
     if (skill.scope === 'host') {
       return refuse('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error')
     }
-    const down = skill.unavailable()
+    let down: string | null
+    try {
+      down = skill.unavailable()
+    } catch (error) {
+      down = `its availability check failed: ${errorMessage(error)}`
+    }
     if (down !== null) return refuse('unavailable', `skill "${skill.key}" is unavailable: ${down}`, 'error')
 
     // 2. validate input

@@ -1,5 +1,7 @@
 import { z } from 'zod'
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Ajv2019 } from 'ajv/dist/2019.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import formats from 'ajv-formats'
 import type { JsonSchema, SchemaLike } from './skill-types.js'
 import { DefinitionError } from './definition-error.js'
@@ -23,8 +25,31 @@ export interface CompiledSchema {
 const addFormats = formats.default
 
 // strict: false because imported schemas (MCP, packs) carry vendor keywords we must keep verbatim.
-const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false })
-addFormats(ajv)
+const options = { allErrors: true, strict: false, useDefaults: true, coerceTypes: false }
+type Draft = 'draft-07' | '2019-09' | '2020-12'
+const instances = new Map<Draft, Ajv | Ajv2019 | Ajv2020>()
+
+/** The validator for the draft a schema declares (2020-12 when it declares none). */
+function ajvFor(draft: Draft): Ajv | Ajv2019 | Ajv2020 {
+  let ajv = instances.get(draft)
+  if (!ajv) {
+    ajv = draft === 'draft-07' ? new Ajv(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv2020(options)
+    addFormats(ajv as Ajv)
+    instances.set(draft, ajv)
+  }
+  return ajv
+}
+
+function draftOf(uri: unknown): Draft {
+  if (typeof uri !== 'string') return '2020-12'
+  if (/draft-0[4-7]/.test(uri)) return 'draft-07'
+  if (uri.includes('2019-09')) return '2019-09'
+  return '2020-12'
+}
+
+// Sources list the same schemas again and again (reloads, reconnecting MCP servers): compile each
+// distinct schema once, which also keeps Ajv's own cache from growing with every listing.
+const compiled = new Map<string, ValidateFunction>()
 
 export function isZodSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && '_zod' in value
@@ -65,23 +90,30 @@ function compileZod(schema: z.ZodType, io: 'input' | 'output', where: string): C
 }
 
 function compileJsonSchema(schema: JsonSchema, where: string): CompiledSchema {
-  // Compile a copy without $schema: Ajv2020 reads draft-07 style schemas too, and refuses unknown meta-schemas.
-  const { $schema: _ignored, ...body } = schema
-  let check: ReturnType<typeof ajv.compile>
-  try {
-    // Ajv keeps schemas by $id: a reloaded pack or re-listed MCP tool replaces its earlier self.
-    if (typeof body.$id === 'string') ajv.removeSchema(body.$id)
-    check = ajv.compile(body)
-  } catch (error) {
-    throw new DefinitionError(`${where}: invalid JSON Schema: ${(error as Error).message}`)
+  // Compile a copy without $schema: the draft picks the validator, and unknown meta-schema URIs are refused.
+  const { $schema, ...body } = schema
+  const draft = draftOf($schema)
+  const cacheKey = `${draft} ${JSON.stringify(body)}`
+  let check = compiled.get(cacheKey)
+  if (!check) {
+    const ajv = ajvFor(draft)
+    try {
+      // Ajv keeps schemas by $id (without a trailing #): a changed schema under the same id replaces the old one.
+      if (typeof body.$id === 'string') ajv.removeSchema(body.$id.replace(/#$/, ''))
+      check = ajv.compile(body)
+    } catch (error) {
+      throw new DefinitionError(`${where}: invalid JSON Schema: ${(error as Error).message}`)
+    }
+    compiled.set(cacheKey, check)
   }
+  const validator = check
   return {
     jsonSchema: schema,
     validate(value) {
       // useDefaults writes into the value: validate a copy so the caller's object is untouched.
       const copy = value === undefined ? undefined : structuredClone(value)
-      if (check(copy)) return { ok: true, value: copy }
-      return { ok: false, issues: (check.errors ?? []).map(fromAjv) }
+      if (validator(copy)) return { ok: true, value: copy }
+      return { ok: false, issues: (validator.errors ?? []).map(fromAjv) }
     },
   }
 }

@@ -70,6 +70,9 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
     throw new DefinitionError(`${where}: timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS} (about 24.8 days)`)
   }
+  if (definition.unavailable !== undefined && typeof definition.unavailable !== 'function') {
+    throw new DefinitionError(`${where}: unavailable must be a function returning a reason or null`)
+  }
   const input = definition.input ? compileSchema(definition.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
   const output = definition.output ? compileSchema(definition.output, 'output', `${where} output`) : null
   return {

@@ -5,9 +5,18 @@ import type { Database } from './database.js'
 export class McpToolRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async all(): Promise<Map<string, unknown[]>> {
+  /** Each server's stored list as parsed JSON (null when the row does not parse); callers check the tools. */
+  async all(): Promise<Map<string, unknown>> {
     const rows = await this.db.selectFrom('mcp_tools').selectAll().execute()
-    return new Map(rows.map((row) => [row.server, JSON.parse(row.tools) as unknown[]]))
+    return new Map(
+      rows.map((row) => {
+        try {
+          return [row.server, JSON.parse(row.tools) as unknown]
+        } catch {
+          return [row.server, null]
+        }
+      }),
+    )
   }
 
   async save(server: string, tools: unknown[], now: string): Promise<void> {

@@ -3,11 +3,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/resolve-config.js'
 import type { SkillLogger } from '../../skill/skill-types.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import { VERSION } from '../../version.js'
 import { MAX_TIMEOUT_MS } from '../../skill/create-skill.js'
+import { parseTools, type ToolProblem } from './parse-tools.js'
 
 /** idle: not connected yet, and connects on its first call (a one-shot CLI command). */
 export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'closed'
@@ -15,7 +17,7 @@ export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'clo
 export interface McpServerStatus {
   name: string
   transport: 'stdio' | 'http'
-  /** The command line or URL (headers and environment are never shown). */
+  /** The command line or URL (headers, environment and credentials are never shown). */
   target: string
   state: McpServerState
   /** Why it is not connected, when it is not. */
@@ -24,42 +26,55 @@ export interface McpServerStatus {
   /** When the next reconnection attempt is due, while down. */
   retryAt: string | null
   /**
-   * The last lines a stdio server wrote to stderr. Shown to admins only: it may hold anything, so
-   * it never goes into reasons or call errors that agents see.
+   * The last lines a stdio server wrote to stderr (the process that exited last, when one did).
+   * Shown to admins only: it may hold anything, so it never goes into what agents see.
    */
   stderr: string | null
 }
 
 interface Hooks {
-  /** The server's current tool list: after each connection and each list change. */
-  onTools(tools: Tool[]): void
+  /** The server's current tool list, after each connection and each list change. */
+  onTools(tools: Tool[], problems: ToolProblem[]): void
   logger: SkillLogger
 }
 
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 30_000
+// A connection that lasted this long was healthy: the next outage starts the backoff afresh.
+const STABLE_MS = 30_000
 const PING_EVERY_MS = 10_000
+const PINGS_MISSED = 2
 const STDERR_TAIL = 4096
+const MAX_MESSAGE = 500
+const MAX_TOOLS = 10_000
+
+// tools/list read leniently: one malformed tool becomes a problem, not a failed connection.
+const LenientToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
 
 /**
  * One configured MCP server: connects with the official SDK client, lists its tools (all pages),
- * follows list changes, notices a lost connection (close, failed call, failed ping) and reconnects
- * with exponential backoff until closed.
+ * follows list changes, notices a lost connection (close, failed call, failed pings) and
+ * reconnects with exponential backoff until closed.
  */
 export class McpConnection {
   readonly server: ResolvedMcpServer
   readonly #hooks: Hooks
   #client: Client | null = null
+  /** The client of the attempt in progress, so close() can stop it. */
+  #pending: Client | null = null
   #generation = 0
   #state: McpServerState = 'idle'
   #reason: string | null = 'not connected yet'
-  #connectedAt: string | null = null
+  #connectedAt: number | null = null
   #retryAt: number | null = null
   #failures = 0
+  #missedPings = 0
   #retryTimer: NodeJS.Timeout | undefined
   #pingTimer: NodeJS.Timeout | undefined
-  #stderr = ''
+  #stderr = { text: '' }
+  #lastExitStderr: string | null = null
   #connecting: Promise<void> | null = null
+  #listing = 0
 
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
@@ -77,18 +92,18 @@ export class McpConnection {
     return {
       name: server.name,
       transport: server.transport,
-      target: server.transport === 'stdio' ? [server.command, ...server.args].join(' ') : redactUrl(server.url),
+      target: scrubCredentials(server.transport === 'stdio' ? [server.command, ...server.args].join(' ') : server.url),
       state: this.#state,
       reason: this.#state === 'connected' ? null : this.#reason,
-      connectedAt: this.#state === 'connected' ? this.#connectedAt : null,
+      connectedAt: this.#state === 'connected' && this.#connectedAt ? new Date(this.#connectedAt).toISOString() : null,
       retryAt: this.#state === 'down' && this.#retryAt ? new Date(this.#retryAt).toISOString() : null,
-      stderr: this.#stderr.trim() || null,
+      stderr: this.#lastExitStderr ?? (this.#stderr.text.trim() || null),
     }
   }
 
-  /** Connect now (a first attempt, or an operator's retry); resolves when the attempt has settled. */
+  /** Connect now unless connected (a first attempt, or an operator's retry); resolves when settled. */
   connect(): Promise<void> {
-    if (this.#state === 'closed') return Promise.resolve()
+    if (this.#state === 'closed' || this.#state === 'connected') return Promise.resolve()
     clearTimeout(this.#retryTimer)
     this.#connecting ??= this.#attempt().finally(() => {
       this.#connecting = null
@@ -98,12 +113,9 @@ export class McpConnection {
 
   /** List the tools again (an operator's reload), reconnecting when down. */
   async refresh(): Promise<void> {
-    if (this.#state !== 'connected' || !this.#client) return this.connect()
-    try {
-      this.#hooks.onTools(await listAllTools(this.#client, this.server.connectTimeoutMs))
-    } catch (error) {
-      this.#lost(this.#generation, `listing tools failed: ${describe(error)}`)
-    }
+    const client = this.#client
+    if (this.#state !== 'connected' || !client) return this.connect()
+    await this.#list(client, this.#generation)
   }
 
   /** The pipeline's deadline aborts `signal`; the SDK's own 60 s request timeout must not cut in first. */
@@ -114,26 +126,32 @@ export class McpConnection {
       const generation = this.#generation
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
-        return (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-          signal,
-          timeout: MAX_TIMEOUT_MS,
-        })) as CallToolResult
+        return (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { signal, timeout: MAX_TIMEOUT_MS })) as CallToolResult
       } catch (error) {
         if (signal.aborted) throw error
-        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
-          // The server answered with a JSON-RPC error (unknown tool, bad arguments, a failing handler).
-          throw new Error(`MCP server "${this.server.name}" answered ${error.message}`)
+        const failure = classify(error, client)
+        const server = `MCP server "${this.server.name}"`
+        switch (failure) {
+          case 'session_gone':
+            // It restarted and forgot our session: it refused the call, so send it once more on a new session.
+            if (attempt === 0) {
+              this.#lost(generation, 'the server no longer knows our session (it restarted?)', { retryNow: false })
+              await this.connect()
+              continue
+            }
+            throw new SkillError('unavailable', `${server} refused the call twice (unknown session), so it did not run`)
+          case 'refused':
+            this.#lost(generation, `it refused the connection: ${describe(error)}`)
+            throw new SkillError('unavailable', `${server} did not take the call, so it did not run: ${describe(error)}`)
+          case 'rejected':
+            throw new SkillError('unavailable', `${server} turned the request down, so it did not run: ${describe(error)}`)
+          case 'lost':
+            this.#lost(generation, `the connection failed: ${describe(error)}`)
+            throw new Error(`${server} lost the connection during the call, so whether the tool ran is unknown: ${describe(error)}`)
+          case 'answered':
+            // A JSON-RPC error, a malformed result or a server-side HTTP error: the connection is fine.
+            throw new Error(`${server} answered with an error: ${describe(error)}`)
         }
-        if (isSessionGone(error) && attempt === 0) {
-          // The server forgot our session (it restarted): it refused the call, so reconnect and send it again.
-          this.#lost(generation, 'the server no longer knows our session (it restarted?)', { retryNow: false })
-          await this.connect()
-          continue
-        }
-        const refused = isRefused(error)
-        this.#lost(generation, refused ? `it refused the call: ${describe(error)}` : `the connection failed: ${describe(error)}`)
-        if (refused) throw new SkillError('unavailable', `MCP server "${this.server.name}" did not take the call, so it did not run: ${describe(error)}`)
-        throw new Error(`MCP server "${this.server.name}" lost the connection during the call, so whether the tool ran is unknown: ${describe(error)}`)
       }
     }
   }
@@ -141,12 +159,14 @@ export class McpConnection {
   async close(): Promise<void> {
     this.#state = 'closed'
     this.#reason = 'skillplane is shutting down'
+    this.#generation++
     clearTimeout(this.#retryTimer)
     clearInterval(this.#pingTimer)
-    const client = this.#client
+    const clients = [this.#client, this.#pending].filter((c): c is Client => c !== null)
     this.#client = null
-    this.#generation++
-    await client?.close().catch(() => {})
+    this.#pending = null
+    await Promise.all(clients.map((client) => endClient(client)))
+    await this.#connecting?.catch(() => {})
   }
 
   async #attempt(): Promise<void> {
@@ -156,32 +176,37 @@ export class McpConnection {
       { name: 'skillplane', version: VERSION },
       {
         capabilities: {},
-        listChanged: {
-          tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) },
-        },
+        listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) } },
       },
     )
-    client.onerror = (error) => this.#hooks.logger.debug({ server: this.server.name, err: error }, 'MCP transport error')
+    // Any transport error while connected (an HTTP event stream cut off) may be a dead server: ask it now.
+    client.onerror = (error) => {
+      this.#hooks.logger.debug({ server: this.server.name, err: error }, 'MCP transport error')
+      if (this.#state === 'connected' && generation === this.#generation) void this.#ping(generation)
+    }
+    this.#pending = client
     try {
       await client.connect(this.#transport(), { timeout: this.server.connectTimeoutMs })
-      const tools = await listAllTools(client, this.server.connectTimeoutMs)
+      const listed = await listAllTools(client, this.server.connectTimeoutMs)
       if (generation !== this.#generation) {
-        await client.close().catch(() => {})
+        await endClient(client)
         return
       }
+      this.#pending = null
       this.#client = client
       client.onclose = () => this.#lost(generation, 'the connection closed')
       this.#state = 'connected'
       this.#reason = null
-      this.#failures = 0
-      this.#connectedAt = new Date().toISOString()
-      this.#hooks.logger.info({ server: this.server.name, tools: tools.length }, 'MCP server connected')
-      this.#hooks.onTools(tools)
+      this.#missedPings = 0
+      this.#connectedAt = Date.now()
+      this.#hooks.logger.info({ server: this.server.name, tools: listed.tools.length }, 'MCP server connected')
+      this.#hooks.onTools(listed.tools, listed.problems)
       clearInterval(this.#pingTimer)
       this.#pingTimer = setInterval(() => void this.#ping(generation), PING_EVERY_MS)
       this.#pingTimer.unref()
     } catch (error) {
-      await client.close().catch(() => {})
+      if (this.#pending === client) this.#pending = null
+      await endClient(client)
       this.#lost(generation, `can't connect: ${describe(error)}`)
     }
   }
@@ -192,28 +217,41 @@ export class McpConnection {
       return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
     }
     // The SDK passes only a minimal environment (PATH, HOME, USER, ...) plus what the config sets.
-    this.#stderr = ''
     const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' })
+    // One buffer per process: a restarted server must not write into its predecessor's tail.
+    const tail = { text: '' }
+    this.#stderr = tail
     transport.stderr?.on('data', (chunk: Buffer) => {
-      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)
+      tail.text = (tail.text + chunk.toString('utf8')).slice(-STDERR_TAIL)
     })
     return transport
   }
 
   async #onListChanged(generation: number): Promise<void> {
     if (generation !== this.#generation || !this.#client) return
+    await this.#list(this.#client, generation)
+  }
+
+  /** List the tools; the newest listing wins even if an older one answers later. */
+  async #list(client: Client, generation: number): Promise<void> {
+    const listing = ++this.#listing
     try {
-      this.#hooks.onTools(await listAllTools(this.#client, this.server.connectTimeoutMs))
+      const listed = await listAllTools(client, this.server.connectTimeoutMs)
+      if (generation === this.#generation && listing === this.#listing) this.#hooks.onTools(listed.tools, listed.problems)
     } catch (error) {
-      this.#lost(generation, `listing tools after a change failed: ${describe(error)}`)
+      this.#lost(generation, `listing tools failed: ${describe(error)}`)
     }
   }
 
   async #ping(generation: number): Promise<void> {
-    if (generation !== this.#generation || !this.#client) return
+    const client = this.#client
+    if (generation !== this.#generation || !client) return
     try {
-      await this.#client.ping({ timeout: this.server.connectTimeoutMs })
+      await client.ping({ timeout: this.server.connectTimeoutMs })
+      this.#missedPings = 0
     } catch (error) {
+      // A server busy with a long call may miss one ping; a refused or closed connection is gone at once.
+      if (classify(error, client) === 'answered' && ++this.#missedPings < PINGS_MISSED) return
       this.#lost(generation, `it stopped answering pings: ${describe(error)}`)
     }
   }
@@ -227,13 +265,17 @@ export class McpConnection {
     this.#client = null
     if (client) {
       client.onclose = undefined
-      void client.close().catch(() => {})
+      void endClient(client)
     }
+    if (this.#stderr.text.trim()) this.#lastExitStderr = this.#stderr.text.trim()
     const wasConnected = this.#state === 'connected'
+    if (wasConnected && this.#connectedAt !== null && Date.now() - this.#connectedAt >= STABLE_MS) this.#failures = 0
     this.#state = 'down'
     this.#reason = reason
     // Once per outage, not once per retry.
-    if (wasConnected || this.#failures === 0) this.#hooks.logger.warn({ server: this.server.name, reason }, wasConnected ? 'MCP server disconnected' : 'MCP server is not reachable; retrying with backoff')
+    if (wasConnected || this.#failures === 0) {
+      this.#hooks.logger.warn({ server: this.server.name, reason }, wasConnected ? 'MCP server disconnected' : 'MCP server is not reachable; retrying with backoff')
+    }
     if (options.retryNow === false) return
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.#failures++) * (0.8 + Math.random() * 0.4)
     this.#retryAt = Date.now() + delay
@@ -243,47 +285,65 @@ export class McpConnection {
   }
 }
 
-/** Every page of tools/list. */
-async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = []
-  let cursor: string | undefined
-  for (let page = 0; page < 1000; page++) {
-    const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs })
-    tools.push(...result.tools)
-    cursor = result.nextCursor
-    if (!cursor) return tools
+type Failure = 'session_gone' | 'refused' | 'rejected' | 'lost' | 'answered'
+
+/** What a failed call means for the call (did it run?) and for the connection (is it gone?). */
+function classify(error: unknown, client: Client): Failure {
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
+    if (error.code === 404) return 'session_gone'
+    if (error.code === 401 || error.code === 403) return 'refused'
+    return error.code < 500 ? 'rejected' : 'answered'
   }
-  throw new Error('tools/list returned more than 1000 pages')
+  const code = (error as { cause?: { code?: string } } | null)?.cause?.code ?? (error as { code?: unknown } | null)?.code
+  if (code === 'ECONNREFUSED') return 'refused'
+  // The SDK drops the transport when the connection closes; a live transport means the server answered.
+  if (!client.transport || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && !client.transport)) return 'lost'
+  if (error instanceof TypeError && /fetch failed|terminated|socket/i.test(error.message)) return 'lost'
+  return 'answered'
 }
 
-/** An error as one line, with any credentials in URLs it quotes removed. */
+/** Every page of tools/list, each tool checked on its own; bounded in pages, tools and time. */
+async function listAllTools(client: Client, timeoutMs: number): Promise<{ tools: Tool[]; problems: ToolProblem[] }> {
+  const raw: unknown[] = []
+  const seen = new Set<string>()
+  const deadline = Date.now() + timeoutMs
+  let cursor: string | undefined
+  do {
+    const left = deadline - Date.now()
+    if (left <= 0) throw new Error(`tools/list took longer than ${timeoutMs} ms`)
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LenientToolList, { timeout: left })
+    raw.push(...page.tools)
+    if (raw.length > MAX_TOOLS) throw new Error(`the server lists more than ${MAX_TOOLS} tools`)
+    cursor = page.nextCursor
+    if (cursor !== undefined && seen.has(cursor)) throw new Error(`tools/list repeated the cursor ${JSON.stringify(cursor).slice(0, 80)}`)
+    if (cursor !== undefined) seen.add(cursor)
+  } while (cursor !== undefined)
+  return parseTools(raw)
+}
+
+/** Close a client, ending an HTTP session on the server first (best effort). */
+async function endClient(client: Client): Promise<void> {
+  client.onclose = undefined
+  const transport = client.transport
+  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+    await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1_000).unref())])
+  }
+  await client.close().catch(() => {})
+}
+
+/** An error as one short line, without credentials that URLs in it carry. */
 function describe(error: unknown): string {
-  return describeRaw(error).replace(/\/\/[^/@\s]*@/g, '//')
+  let text: string
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) text = `HTTP ${error.code}: ${error.message}`
+  else if (error instanceof z.ZodError) text = `a malformed result (${error.issues.length} schema problem${error.issues.length === 1 ? '' : 's'}, first at ${error.issues[0]?.path.join('.') || '(root)'}: ${error.issues[0]?.message})`
+  else if (error instanceof Error) {
+    const cause = (error as { cause?: { message?: string } }).cause
+    text = cause?.message && !error.message.includes(cause.message) ? `${error.message} (${cause.message})` : error.message
+  } else text = String(error)
+  text = scrubCredentials(text.replace(/\s+/g, ' ').trim())
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text
 }
 
-function describeRaw(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) return `HTTP ${error.code}: ${error.message}`
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  return cause?.message && !error.message.includes(cause.message) ? `${error.message} (${cause.message})` : error.message
-}
-
-/** The server forgot our session (it restarted): it refused the call, which can be sent again on a new one. */
-function isSessionGone(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404
-}
-
-/** The call never reached a tool: no connection, or the server turned the request down (4xx). */
-function isRefused(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code !== undefined && error.code >= 400 && error.code < 500
-  const cause = (error as { cause?: { code?: string } } | null)?.cause
-  return cause?.code === 'ECONNREFUSED' || (error as { code?: string } | null)?.code === 'ECONNREFUSED'
-}
-
-/** A URL as shown to operators: no user or password. */
-function redactUrl(url: string): string {
-  const parsed = new URL(url)
-  parsed.username = ''
-  parsed.password = ''
-  return parsed.toString()
+function scrubCredentials(text: string): string {
+  return text.replace(/\/\/[^/@\s]*@/g, '//')
 }

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor } from '../../test-support/databases.js'
@@ -14,10 +15,23 @@ const ROOT = join(import.meta.dirname, '../../..')
 const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
 const [sqlite] = databases
 const stdioServer = (extra: object = {}) => ({ name: 'fix', command: process.execPath, args: [FIXTURE, 'stdio'], ...extra })
+const FIXTURE_KEYS = [
+  'fix_add_tool',
+  'fix_address',
+  'fix_busy',
+  'fix_calls',
+  'fix_crash',
+  'fix_deploy_fleet',
+  'fix_echo',
+  'fix_fail',
+  'fix_picture',
+  'fix_slow',
+  'fix_wipe',
+]
 
-/** The fixture over Streamable HTTP on 127.0.0.1 (port 0: any free one). */
+/** The fixture over Streamable HTTP on 127.0.0.1 (port 0: any free one), without a standalone event stream. */
 async function startHttpFixture(port = 0): Promise<{ child: ChildProcess; port: number; url: string }> {
-  const child = spawn(process.execPath, [FIXTURE, 'http', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [FIXTURE, 'http', String(port), 'nosse'], { stdio: ['ignore', 'pipe', 'inherit'] })
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer]
   const bound = Number(/listening (\d+)/.exec(chunk.toString())![1])
   return { child, port: bound, url: `http://127.0.0.1:${bound}/mcp` }
@@ -43,13 +57,16 @@ describe('MCP import', () => {
   }
 
   it('imports a stdio server: verbatim schemas, classes from annotations, results, errors, cancellation, list changes, a crash', async () => {
-    const plane = await open({ mcpServers: [stdioServer({ agents: ['Other'], timeoutMs: 1_000 })] })
+    const marker = join(tempDir('skillplane-mcp-marker-'), 'crashed')
+    const plane = await open({ mcpServers: [stdioServer({ agents: ['Other'], timeoutMs: 1_000, env: { FIXTURE_MARKER: marker } })] })
     const call = (key: string, input: object = {}) => plane.invoke(key, input, { caller: admin })
     const calls = async () => ((await call('fix_calls')) as { data: { structuredContent: Record<string, number> } }).data.structuredContent
 
-    // Nine tools over three pages of tools/list, camelCase folded into the key rules.
+    // Twelve tools over three pages of tools/list, camelCase folded into the key rules; the
+    // malformed one is reported and the rest are kept.
     const keys = plane.registry.list().filter((s) => s.source === 'mcp').map((s) => s.key)
-    expect(keys).toEqual(['fix_add_tool', 'fix_calls', 'fix_crash', 'fix_deploy_fleet', 'fix_echo', 'fix_fail', 'fix_picture', 'fix_slow', 'fix_wipe'])
+    expect(keys).toEqual(FIXTURE_KEYS)
+    expect(plane.mcpServers()[0]!.problems).toEqual([expect.stringMatching(/^tool "bad_tool" is malformed \(inputSchema\.type: .*\); skipped$/)])
     const deploy = skillDetail(plane.registry.get('fix_deploy_fleet')!, plane.catalog)
     expect(deploy).toMatchObject({ class: 'mutating', category: 'fix', source: 'mcp', available: true, agents: ['other'] })
     expect(deploy.inputSchema).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', 'x-vendor-note': 'kept verbatim' })
@@ -78,8 +95,13 @@ describe('MCP import', () => {
     // A destructive tool is dangerous: it waits for approval and never reaches the server.
     const wipe = await call('fix_wipe', { target: '/srv' })
     expect(wipe).toMatchObject({ ok: false, error: { code: 'approval_required' } })
-    // An MCP error result is an executor_error carrying the server's message.
+    // An MCP error result is an executor_error carrying the server's message; so is a JSON-RPC
+    // error, and neither costs the connection.
     expect(await call('fix_fail')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('disk quota exceeded on /var') } })
+    expect(await call('fix_busy')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('upstream API rate limited') } })
+    expect(plane.mcpServers()[0]!.state).toBe('connected')
+    // An output schema with local references is checked as the server wrote it.
+    expect(await call('fix_address')).toMatchObject({ ok: true, data: { structuredContent: { home: { city: 'Oslo' } } } })
     // The deadline cancels the call on the server too.
     expect(await call('fix_slow', { ms: 20_000 })).toMatchObject({ ok: false, error: { code: 'timeout' } })
     await waitFor(async () => (await calls()).slow_cancelled === 1)
@@ -91,17 +113,19 @@ describe('MCP import', () => {
     await waitFor(() => plane.catalog.isBound('other', 'fix_extra'))
     expect(await plane.invoke('fix_extra', {}, { caller: agentCaller('other') })).toMatchObject({ ok: true, data: { content: [{ text: 'extra ran' }] } })
 
-    // A crash mid-call: an executor_error saying the outcome is unknown, then unavailable until it is back.
+    // A crash mid-call: an executor_error saying the outcome is unknown. The fixture then refuses
+    // to start while its marker file exists: unavailable, with the reason, until it is back.
     const crash = await call('fix_crash')
     expect(crash).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('whether the tool ran is unknown') } })
-    // What the server wrote to stderr is for admins (sources), never in what callers see.
-    expect(JSON.stringify(crash)).not.toContain('crashing on purpose')
-    await waitFor(() => plane.mcpServers()[0]!.stderr?.includes('fixture crashing on purpose') ?? false)
+    await waitFor(() => plane.mcpServers()[0]!.stderr?.includes('refusing to start') ?? false)
     const down = await call('fix_echo', { text: 'x' })
     expect(down).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('MCP server "fix"') } })
     expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('fix') })
-    // It reconnects (a new server process) with backoff, and the audit log has every call.
-    await waitFor(() => plane.mcpServers()[0]!.state === 'connected')
+    // What the server wrote to stderr is for admins (sources), never in what callers see.
+    expect(JSON.stringify([crash, down, plane.mcpServers()[0]!.reason])).not.toMatch(/crashing on purpose|refusing to start/)
+    // It reconnects with backoff once it can start again, and the audit log has every call.
+    rmSync(marker)
+    await waitFor(() => plane.mcpServers()[0]!.state === 'connected', 15_000)
     expect(await call('fix_echo', { text: 'back' })).toMatchObject({ ok: true })
     const { items } = await plane.audit.query({ skill: 'fix_crash', limit: 10 })
     expect(items).toMatchObject([{ status: 'error', error_code: 'executor_error' }])
@@ -122,9 +146,9 @@ describe('MCP import', () => {
       state: 'connected',
       transport: 'http',
       skills: expect.arrayContaining(['remote_echo', 'remote_wipe']),
-      problems: ['config tools.nosuch: the server has no tool "nosuch"'],
+      problems: [expect.stringContaining('"bad_tool" is malformed'), 'config tools.nosuch: the server has no tool "nosuch"'],
     })
-    expect(locked).toMatchObject({ state: 'down', skills: [], reason: expect.stringContaining('401') })
+    expect(locked).toMatchObject({ state: expect.stringMatching(/down|connecting/), skills: [], reason: expect.stringContaining('401') })
 
     expect(await call('remote_echo', { text: 'over http' })).toMatchObject({ ok: true, data: { structuredContent: { echoed: 'over http' } } })
     // Overridden to mutating and bound to an agent: its call takes one approval, then runs with exactly that input.
@@ -145,12 +169,18 @@ describe('MCP import', () => {
     // Down: the call is refused as unavailable (never sent), and it comes back once the server does.
     await stop(restarted.child)
     expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('did not take the call, so it did not run') } })
-    expect(plane.mcpServers()[0]).toMatchObject({ state: expect.stringMatching(/down|connecting/), retryAt: expect.any(String) })
+    expect(plane.mcpServers()[0]!.state).toMatch(/down|connecting/)
     expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
     const again = await startHttpFixture(fixture.port)
     children.push(again.child)
     await waitFor(() => plane.mcpServers()[0]!.state === 'connected', 15_000)
     expect(await call('remote_echo', { text: 'back' })).toMatchObject({ ok: true })
+
+    // Killed during a call: the call ends at once as executor_error (outcome unknown), not at its deadline.
+    const slow = call('remote_slow', { ms: 60_000 })
+    await new Promise((r) => setTimeout(r, 200))
+    await stop(again.child)
+    expect(await slow).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('whether the tool ran is unknown') } })
   })
 
   it.each(databases)('keeps the last known tools of a server that is down ($name), listed as unavailable', async (database) => {
@@ -162,7 +192,7 @@ describe('MCP import', () => {
     const plane = await openTestPlane(database, { mcpServers: [stdioServer({ command: '/nonexistent/mcp-server' })] }, location)
     planes.push(plane)
     const [status] = plane.mcpServers()
-    expect(status).toMatchObject({ state: 'down', reason: expect.stringContaining('ENOENT'), skills: expect.arrayContaining(['fix_echo']) })
+    expect(status).toMatchObject({ state: expect.stringMatching(/down|connecting/), reason: expect.stringContaining('ENOENT'), skills: expect.arrayContaining(['fix_echo']) })
     expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('ENOENT') })
     expect(await plane.invoke('fix_echo', { text: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('ENOENT') } })
     // Everything else keeps working.
@@ -173,7 +203,7 @@ describe('MCP import', () => {
     // Server "late" has a tool "fail": its key late_fail belongs to a code skill.
     const plane = await open({ mcpServers: [{ name: 'late', command: process.execPath, args: [FIXTURE, 'stdio'] }] })
     const [status] = plane.mcpServers()
-    expect(status!.problems).toEqual([expect.stringContaining('tool "fail": its key "late_fail" is taken by code skill "late_fail"')])
+    expect(status!.problems).toContainEqual(expect.stringContaining('tool "fail": its key "late_fail" is taken by code skill "late_fail"'))
     expect(plane.registry.get('late_fail')!.source).toBe('code')
     expect(status!.skills).toContain('late_echo')
   })
@@ -200,7 +230,7 @@ describe('MCP import', () => {
       expect(sources.status).toBe(200)
       expect(sources.body.mcp).toMatchObject([
         { name: 'fix', state: 'connected', transport: 'stdio' },
-        { name: 'gone', state: 'down', reason: expect.stringContaining('ENOENT'), skills: [] },
+        { name: 'gone', state: expect.stringMatching(/down|connecting/), reason: expect.stringContaining('ENOENT'), skills: [] },
       ])
       expect((await get('/api/sources', viewerKey)).status).toBe(403)
       const reloaded = await get('/api/sources/reload', adminKey, { method: 'POST' })

@@ -5,6 +5,8 @@ import type { SkillLogger } from '../../skill/skill-types.js'
 import type { McpToolRepository } from '../../store/mcp-tool-repository.js'
 import { McpConnection, type McpServerStatus } from './mcp-connection.js'
 import { mcpToolSkill } from './mcp-tool-skill.js'
+import { parseTools, type ToolProblem } from './parse-tools.js'
+import { toolKey } from './tool-key.js'
 
 export interface McpServerReport extends McpServerStatus {
   /** The skills its tools became. */
@@ -34,6 +36,7 @@ export class McpSource {
   readonly #connections: McpConnection[]
   readonly #keys = new Map<string, string[]>()
   readonly #problems = new Map<string, string[]>()
+  readonly #signatures = new Map<string, string>()
   #started = false
 
   constructor(options: McpSourceOptions) {
@@ -41,7 +44,7 @@ export class McpSource {
     this.#connections = options.servers.map((server) => {
       const connection: McpConnection = new McpConnection(server, {
         logger: options.logger,
-        onTools: (tools) => this.#apply(connection, tools, true),
+        onTools: (tools, problems) => this.#apply(connection, tools, problems, true),
       })
       return connection
     })
@@ -52,15 +55,18 @@ export class McpSource {
    * first attempts; otherwise each server connects on its first call.
    */
   async start(options: { connect: boolean }): Promise<void> {
-    let stored = new Map<string, unknown[]>()
+    let stored = new Map<string, unknown>()
     try {
       stored = await this.#options.store.all()
     } catch (error) {
       this.#options.logger.warn({ err: error }, 'stored MCP tool lists could not be read; servers are listed once connected')
     }
     for (const connection of this.#connections) {
-      const tools = stored.get(connection.server.name)
-      if (tools) this.#apply(connection, tools as Tool[], false)
+      const list = stored.get(connection.server.name)
+      if (list === undefined) continue
+      // The stored list is checked like a live one: a damaged row costs its tools, never the start.
+      const { tools, problems } = Array.isArray(list) ? parseTools(list) : { tools: [], problems: ['the stored tool list is damaged; waiting for the server'] }
+      this.#apply(connection, tools, problems, false)
     }
     if (options.connect) await Promise.all(this.#connections.map((c) => c.connect()))
     this.#started = true
@@ -89,23 +95,36 @@ export class McpSource {
   }
 
   /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */
-  #apply(connection: McpConnection, tools: Tool[], live: boolean): void {
+  #apply(connection: McpConnection, tools: Tool[], listProblems: ToolProblem[], live: boolean): void {
     const { registry, taken, logger } = this.#options
     const { server } = connection
+    const signature = JSON.stringify([tools, listProblems])
+    // A reconnection that lists the same tools changes nothing: no re-registration, store or sync.
+    if (signature === this.#signatures.get(server.name)) return
+    this.#signatures.set(server.name, signature)
     for (const key of this.#keys.get(server.name) ?? []) registry.unregister(key)
     const keys: string[] = []
-    const problems: string[] = []
+    const problems: string[] = [...listProblems]
+    // Tool names that fold to the same key all get hashed keys, whatever order they come in.
+    const folded = new Map<string, number>()
+    for (const tool of tools) folded.set(toolKey(server.name, tool.name), (folded.get(toolKey(server.name, tool.name)) ?? 0) + 1)
+    const seen = new Set<string>()
     for (const tool of tools) {
-      const definition = mcpToolSkill(server, tool, connection)
-      const holder = registry.get(definition.key)
-      const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(definition.key)
+      if (seen.has(tool.name)) {
+        problems.push(`tool "${tool.name}" is listed twice; the first is kept`)
+        continue
+      }
+      seen.add(tool.name)
+      const key = toolKey(server.name, tool.name, folded.get(toolKey(server.name, tool.name))! > 1)
+      const holder = registry.get(key)
+      const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
       if (other) {
-        problems.push(`tool "${tool.name}": its key "${definition.key}" is taken by ${other}; skipped`)
+        problems.push(`tool "${tool.name}": its key "${key}" is taken by ${other}; skipped`)
         continue
       }
       try {
-        registry.register(definition, { source: 'mcp', origin: `MCP server "${server.name}", tool "${tool.name}"` })
-        keys.push(definition.key)
+        registry.register(mcpToolSkill(server, tool, key, connection), { source: 'mcp', origin: `MCP server "${server.name}", tool "${tool.name}"` })
+        keys.push(key)
       } catch (error) {
         problems.push(`tool "${tool.name}": ${(error as Error).message}; skipped`)
       }

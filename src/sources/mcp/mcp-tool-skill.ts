@@ -2,7 +2,6 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/resolve-config.js'
 import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/skill-types.js'
 import type { McpConnection } from './mcp-connection.js'
-import { toolKey } from './tool-key.js'
 
 const MAX_ERROR_TEXT = 4096
 
@@ -21,11 +20,11 @@ export function classFromAnnotations(annotations: Tool['annotations']): SkillCla
  * `content` (text, images, ...) and, when the tool returns it, `structuredContent`, which its
  * output schema (kept verbatim) describes.
  */
-export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, connection: McpConnection): SkillDefinition {
+export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string, connection: McpConnection): SkillDefinition {
   const override = server.tools[tool.name]
   const title = tool.title ?? tool.annotations?.title
   return {
-    key: toolKey(server.name, tool.name),
+    key,
     ...(title && { title }),
     description: tool.description?.trim() || `The "${tool.name}" tool of MCP server "${server.name}".`,
     class: override?.class ?? classFromAnnotations(tool.annotations),
@@ -33,7 +32,7 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, connection: 
     tags: ['mcp'],
     agents: [...new Set([...server.agents, ...(override?.agents ?? [])])],
     input: tool.inputSchema as JsonSchema,
-    output: resultSchema(tool.outputSchema as JsonSchema | undefined),
+    output: resultSchema(tool.outputSchema as JsonSchema | undefined, `urn:skillplane:mcp:${server.name}:${encodeURIComponent(tool.name)}:output`),
     ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
     unavailable: () => connection.unavailable(),
     run: async (input, ctx) => {
@@ -47,9 +46,10 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, connection: 
   }
 }
 
-function resultSchema(outputSchema: JsonSchema | undefined): JsonSchema {
-  // $schema belongs to a document's root only; the rest of the output schema stays as the server wrote it.
-  const structured = outputSchema && Object.fromEntries(Object.entries(outputSchema).filter(([k]) => k !== '$schema'))
+function resultSchema(outputSchema: JsonSchema | undefined, id: string): JsonSchema {
+  // $schema belongs to a document's root only. An $id makes the embedded schema its own resource,
+  // so its "#/$defs/..." references still point into it; the rest stays as the server wrote it.
+  const structured = outputSchema && { $id: id, ...Object.fromEntries(Object.entries(outputSchema).filter(([k]) => k !== '$schema')) }
   return {
     type: 'object',
     properties: {

@@ -8,7 +8,10 @@ describe('toolKey', () => {
     expect(toolKey('gh', 'createPullRequest')).toBe('gh_create_pull_request')
     expect(toolKey('k8s', 'pods.list--all')).toBe('k8s_pods_list_all')
     expect(toolKey('x', 'HTTPGet')).toBe('x_httpget')
-    expect(toolKey('x', '---')).toBe('x')
+    expect(toolKey('x', '---')).toMatch(/^x_[0-9a-f]{8}$/)
+    expect(toolKey('x', 'ツール')).toMatch(/^x_[0-9a-f]{8}$/)
+    expect(toolKey('gh', 'get_user', true)).toMatch(/^gh_get_user_[0-9a-f]{8}$/)
+    expect(toolKey('gh', 'get_user', true)).not.toBe(toolKey('gh', 'getUser', true))
   })
 
   it('keeps long keys within 64 characters, stable and distinct', () => {

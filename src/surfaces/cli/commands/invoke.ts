@@ -17,8 +17,9 @@ export function invokeCommand(program: Command): void {
       const input = parseInput(o.input)
       const wait = o.wait === undefined || o.wait === true ? o.wait : parseSeconds(o.wait)
       const envelope = await withPlane(o, async (plane) => {
-        // An MCP tool this data dir has never listed is known only once its server is connected.
-        if (!plane.registry.get(key)) await plane.connectMcp()
+        // An MCP tool is known (and its class current) only once its server is connected.
+        const skill = plane.registry.get(key)
+        if (!skill || skill.source === 'mcp') await plane.connectMcp()
         return plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation, approvalId: o.approvalId, wait })
       })
       console.log(JSON.stringify(envelope, null, 2))

@@ -1,0 +1,24 @@
+import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+
+/** Why one listed tool could not become a skill. */
+export type ToolProblem = string
+
+/**
+ * Check each tool of a tools/list answer (or of a stored list) on its own: a malformed tool is
+ * reported by name and skipped, and the rest are kept.
+ */
+export function parseTools(raw: readonly unknown[]): { tools: Tool[]; problems: ToolProblem[] } {
+  const tools: Tool[] = []
+  const problems: ToolProblem[] = []
+  raw.forEach((item, index) => {
+    const parsed = ToolSchema.safeParse(item)
+    if (parsed.success) {
+      tools.push(parsed.data as Tool)
+      return
+    }
+    const name = typeof (item as { name?: unknown } | null)?.name === 'string' ? `tool "${(item as { name: string }).name}"` : `tool #${index + 1}`
+    const issue = parsed.error.issues[0]
+    problems.push(`${name} is malformed (${issue?.path.join('.') || '(root)'}: ${issue?.message}); skipped`)
+  })
+  return { tools, problems }
+}
