@@ -7,6 +7,7 @@ import { runPipelineBench, type ModeFigures, type PipelineBenchResult } from './
 import { runSkillLoadingBench, type LoadingFigures } from './skill-loading.bench.js'
 import { runPackBench, type PackBenchResult } from './pack.bench.js'
 import { runMcpBench, type McpBenchResult } from './mcp.bench.js'
+import { runMcpServerBench, type McpServerBenchResult } from './mcp-server.bench.js'
 
 const PIPELINE_TARGET = 20_000
 const HTTP_TARGET_RATIO = 0.5
@@ -34,6 +35,7 @@ function pipelineRow(label: string, m: ModeFigures): string {
 const LOADING_TARGET = 5_000
 const PACK_TARGET_RATIO = 1.2
 const MCP_TARGET_RATIO = 1.2
+const MCP_SERVER_TARGET_RATIO = 0.8
 
 function report(
   pipeline: PipelineBenchResult,
@@ -41,6 +43,7 @@ function report(
   loading: LoadingFigures[],
   pack: PackBenchResult,
   mcp: McpBenchResult,
+  mcpServer: McpServerBenchResult,
   context: { date: string; load: number[] },
 ): string {
   const cpu = cpus()
@@ -70,6 +73,7 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | a reload after one change re-parses only that file | ${loading.map((l) => `${l.reloadParses} parse at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.reloadParses === 1))} |
 | skill pack call ≤ ${PACK_TARGET_RATIO}× spawning the script directly | ${times(pack.ratio)} | ${yesNo(pack.ratio <= PACK_TARGET_RATIO)} |
 | MCP-imported call ≤ ${MCP_TARGET_RATIO}× the same call with the SDK client | ${times(mcp.sequential.ratio)} sequential, ${times(mcp.concurrent.ratio)} with ${mcp.concurrent.inFlight} in flight | ${yesNo(Math.max(mcp.sequential.ratio, mcp.concurrent.ratio) <= MCP_TARGET_RATIO)} |
+| MCP tools/call over Streamable HTTP ≥ ${MCP_SERVER_TARGET_RATIO}× a bare MCP SDK server | ${times(mcpServer.sequential.ratio)} sequential, ${times(mcpServer.concurrent.ratio)} with ${mcpServer.concurrent.inFlight} in flight | ${yesNo(Math.min(mcpServer.sequential.ratio, mcpServer.concurrent.ratio) >= MCP_SERVER_TARGET_RATIO)} |
 | every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
 
 ## Pipeline overhead
@@ -137,6 +141,17 @@ both sharing one event loop): its two durable audit writes per call, set against
 answers in about 0.1 ms. A CPU profile of the imported path puts the SQLite commits first and the
 MCP client's own work a small fraction. A tool that does real work narrows the ratio toward 1.
 
+## MCP server: tools/call over Streamable HTTP
+
+The MCP SDK's client calls a no-op \`safe\` skill through skillplane's \`/mcp\` (Bearer key, a
+session per key, the pipeline with its two durable audit rows) and the same tool on a bare MCP SDK
+server over the same transport (stateful Streamable HTTP, Hono on \`@hono/node-server\`), ${int(mcpServer.calls)}
+calls per side in four alternating rounds, on 127.0.0.1.
+
+| mode | in flight | skillplane calls/s | bare calls/s | skillplane ÷ bare |
+| --- | --- | --- | --- | --- |
+${[mcpServer.sequential, mcpServer.concurrent].map((m, i) => `| ${i === 0 ? 'sequential' : 'concurrent'} | ${m.inFlight} | ${int(m.skillplanePerSecond)} | ${int(m.barePerSecond)} | ${times(m.ratio)} |`).join('\n')}
+
 ## Loading SKILL.md folders
 
 Generated trees of skill folders (each a SKILL.md with front matter and a linked reference file),
@@ -185,7 +200,13 @@ for (const [mode, m] of Object.entries({ sequential: mcp.sequential, concurrent:
   console.log(`  ${mode} (${m.inFlight} in flight): imported ${m.importedMs.toFixed(3)} ms/call, direct ${m.directMs.toFixed(3)}, no-op pipeline ${m.pipelineMs.toFixed(3)}, ratio ${times(m.ratio)}`)
 }
 
-writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, context))
+console.log('MCP server tools/call…')
+const mcpServer = await runMcpServerBench()
+for (const [mode, m] of Object.entries({ sequential: mcpServer.sequential, concurrent: mcpServer.concurrent })) {
+  console.log(`  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ${int(m.barePerSecond)}/s, ratio ${times(m.ratio)}`)
+}
+
+writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, context))
 console.log(`wrote ${RESULTS}`)
 if (!pipeline.audit.complete || !http.audit.complete) {
   console.error('audit check failed: some calls have no ok audit row')
