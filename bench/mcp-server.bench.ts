@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
@@ -60,7 +61,12 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+  // The SDK shares one AbortSignal across requests and fetch frees each listener only at GC.
+  const quiet: typeof fetch = (input, init) => {
+    if (init?.signal) setMaxListeners(100_000, init.signal)
+    return fetch(input, init)
+  }
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: quiet }))
   return client
 }
 

@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { setMaxListeners } from 'node:events'
 import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/resolve-config.js'
 import type { SkillLogger } from '../../skill/skill-types.js'
@@ -214,7 +215,7 @@ export class McpConnection {
   #transport(): Transport {
     const { server } = this
     if (server.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
+      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: sharedSignalFetch })
     }
     // The SDK passes only a minimal environment (PATH, HOME, USER, ...) plus what the config sets.
     const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' })
@@ -319,6 +320,16 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<{ tools:
     if (cursor !== undefined) seen.add(cursor)
   } while (cursor !== undefined)
   return parseTools(raw)
+}
+
+/**
+ * The SDK's HTTP client passes one AbortSignal to all its requests, and fetch lets go of each
+ * request's listener only at garbage collection: a busy connection would warn about a leak that
+ * is not one.
+ */
+const sharedSignalFetch: typeof fetch = (url, init) => {
+  if (init?.signal) setMaxListeners(100_000, init.signal)
+  return fetch(url, init)
 }
 
 /** Close a client, ending an HTTP session on the server first (best effort). */
