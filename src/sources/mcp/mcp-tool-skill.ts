@@ -51,6 +51,8 @@ function resultSchema(outputSchema: JsonSchema | undefined, id: string): JsonSch
   // so its "#/$defs/..." references still point into it; the rest stays as the server wrote it.
   const structured = outputSchema && { $id: id, ...Object.fromEntries(Object.entries(outputSchema).filter(([k]) => k !== '$schema')) }
   return {
+    // The wrapper takes the draft the output schema declares, so the schema is read as written.
+    ...(typeof outputSchema?.$schema === 'string' && { $schema: outputSchema.$schema }),
     type: 'object',
     properties: {
       content: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
