@@ -16,10 +16,10 @@ import { policyRoutes } from './routes/policies.js'
 import { sopRoutes } from './routes/sops.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
-import type { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
+import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
 
 /** The HTTP API (Hono): every route answers JSON, failures included. */
-export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions): Hono<HttpEnv> {
+export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpHttpSessions(plane)): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const auth = apiKeyAuth(plane.keys)
 

@@ -6,6 +6,7 @@ import type { InvokeOptions } from '../../runtime/pipeline.js'
 import { VERSION } from '../../version.js'
 import { mcpToolList, type McpToolEntry } from './mcp-tool-list.js'
 import { toCallResult } from './to-call-result.js'
+import { toSkillInput } from '../callable-skills.js'
 
 export interface McpServerOptions {
   caller: Caller
@@ -35,15 +36,8 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const entry = current().get(request.params.name)
     if (!entry) return { isError: true, content: [{ type: 'text', text: `not_found: no tool "${request.params.name}" for this caller` }] }
-    let args: Record<string, unknown> = request.params.arguments ?? {}
-    let edgeId: string | null = null
-    if (entry.skill.scope === 'host') {
-      const { edge_id, ...rest } = args
-      edgeId = typeof edge_id === 'string' ? edge_id : null
-      args = rest
-    }
+    const { input, edgeId } = toSkillInput(entry, request.params.arguments ?? {})
     const invokeOptions: InvokeOptions = { caller, conversationId: options.conversationId, edgeId, signal: extra.signal, resume: true }
-    const input = entry.wrapped ? args.input : args
     let envelope = await plane.invoke(entry.skill.key, input, invokeOptions)
     if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
       envelope = await plane.invoke(entry.skill.key, input, { ...invokeOptions, wait: true })

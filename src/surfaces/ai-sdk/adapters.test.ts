@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { generateText, stepCountIs, type ModelMessage } from 'ai'
+import { MockLanguageModelV3 } from 'ai/test'
+import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import { databases } from '../../test-support/databases.js'
+import { admin, agentCaller, openTestPlane } from '../../test-support/fixtures.js'
+import type { Skillplane } from '../../plane/skillplane.js'
+import { toAISDKTools, toAnthropicTools, toOpenAITools } from './index.js'
+
+const [sqlite] = databases
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
+
+/** A model turn that calls one tool. */
+const callsTool = (toolName: string, input: object, id = 'call-1'): LanguageModelV3GenerateResult => ({
+  content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+  usage,
+  warnings: [],
+})
+/** A model turn that answers in text. */
+const says = (text: string): LanguageModelV3GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] })
+
+describe('tool adapters', () => {
+  const planes: Skillplane[] = []
+  afterEach(async () => {
+    await Promise.all(planes.splice(0).map((p) => p.close()))
+  })
+  const open = async () => {
+    const plane = await openTestPlane(sqlite!)
+    planes.push(plane)
+    return plane
+  }
+  const helper = agentCaller('helper')
+
+  it('gives the AI SDK the agent’s skills and runs its tool calls through the pipeline', async () => {
+    const plane = await open()
+    const tools = toAISDKTools(plane, { caller: helper, conversationId: 'conv-1' })
+    expect(Object.keys(tools).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    const model = new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 'hi' }), says('echoed')] })
+    const result = await generateText({ model, tools, prompt: 'say hi', stopWhen: stepCountIs(5) })
+    expect(result.text).toBe('echoed')
+    expect(result.steps[0]!.toolResults).toMatchObject([{ toolName: 'echo', output: { message: 'hi', count: 1 } }])
+    // The model saw the tool's JSON Schema, and the result went back to it.
+    const offered = model.doGenerateCalls[0]!.tools!.find((t) => t.name === 'echo')
+    expect(offered).toMatchObject({ type: 'function', inputSchema: { type: 'object', required: ['message'] } })
+    expect(JSON.stringify(model.doGenerateCalls[1]!.prompt)).toContain('"message":"hi"')
+    const { items } = await plane.audit.query({ skill: 'echo', limit: 5 })
+    expect(items).toMatchObject([{ status: 'ok', caller_kind: 'agent', agent_id: 'helper', conversation_id: 'conv-1' }])
+
+    // A bad input and a failing call come back to the model as tool errors naming the code.
+    const bad = await generateText({ model: new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 42 }), says('sorry')] }), tools, prompt: 'x', stopWhen: stepCountIs(3) })
+    expect(JSON.stringify(bad.steps[0]!.content)).toMatch(/tool-error/)
+  })
+
+  it('maps ASK to the AI SDK approval flow, and the app user’s approval to a skillplane decision', async () => {
+    const plane = await open()
+    const tools = toAISDKTools(plane, { caller: helper, approver: admin })
+    const first = await generateText({ model: new MockLanguageModelV3({ doGenerate: [callsTool('write_thing', { value: 'v1' })] }), tools, prompt: 'store v1' })
+    const request = first.content.find((part) => part.type === 'tool-approval-request')
+    expect(request).toMatchObject({ toolCall: { toolName: 'write_thing' } })
+    // Nothing ran and nothing was asked of skillplane yet: the app asks its user first.
+    expect((await plane.audit.query({ skill: 'write_thing', limit: 5 })).items).toEqual([])
+
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'store v1' },
+      ...first.response.messages,
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: (request as { approvalId: string }).approvalId, approved: true }] },
+    ]
+    const second = await generateText({ model: new MockLanguageModelV3({ doGenerate: [says('stored')] }), tools, messages })
+    expect(second.text).toBe('stored')
+    expect(JSON.stringify(second.response.messages)).toContain('"stored":"v1"')
+    const [approval] = (await plane.approvals.list({ skill: 'write_thing', limit: 5 })).items
+    expect(approval).toMatchObject({ status: 'executed', decisions: [{ approver: { name: 'alice' }, decision: 'approve' }] })
+  })
+
+  it('without an approver, an approved AI SDK call waits for skillplane’s approvers and resumes on the next call', async () => {
+    const plane = await open()
+    const tools = toAISDKTools(plane, { caller: helper })
+    const execute = tools.write_thing!.execute!
+    const run = () => Promise.resolve(execute({ value: 'v2' }, { toolCallId: 't1', messages: [] }))
+    await expect(run()).rejects.toMatchObject({ name: 'SkillCallError', code: 'approval_required', message: expect.stringContaining('a human must approve request') })
+    const [pending] = (await plane.approvals.list({ status: 'pending', limit: 5 })).items
+    await expect(run()).rejects.toMatchObject({ approvalId: pending!.id })
+    await plane.approvals.decide({ id: pending!.id, caller: admin, decision: 'approve' })
+    await expect(run()).resolves.toEqual({ stored: 'v2' })
+  })
+
+  it('gives OpenAI and Anthropic tool JSON and runs their tool calls', async () => {
+    const plane = await open()
+    const openai = toOpenAITools(plane, { caller: helper })
+    expect(openai.tools.map((t) => t.function.name).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    expect(openai.tools.find((t) => t.function.name === 'echo')).toMatchObject({ type: 'function', function: { parameters: { type: 'object', required: ['message'] } } })
+    expect(await openai.dispatch({ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"message":"hi"}' } })).toEqual({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: '{"message":"hi","count":1}',
+    })
+    expect((await openai.dispatch({ id: 'c2', function: { name: 'echo', arguments: '{"message":' } })).content).toMatch(/^invalid_input: the tool arguments are not JSON/)
+    expect((await openai.dispatch({ id: 'c3', function: { name: 'explode', arguments: '{}' } })).content).toBe('not_found: no tool "explode" for this caller')
+    expect((await openai.dispatch({ id: 'c4', function: { name: 'write_thing', arguments: '{"value":"x"}' } })).content).toMatch(/^approval_required: .*request \w+/)
+
+    const anthropic = toAnthropicTools(plane, { caller: admin })
+    expect(anthropic.tools.find((t) => t.name === 'remote_thing')).toMatchObject({ input_schema: { required: ['edge_id'] } })
+    expect(await anthropic.dispatch({ type: 'tool_use', id: 'u1', name: 'echo', input: { message: 'yo' } })).toEqual({ type: 'tool_result', tool_use_id: 'u1', content: '{"message":"yo","count":1}' })
+    expect(await anthropic.dispatch({ id: 'u2', name: 'explode', input: {} })).toMatchObject({ is_error: true, content: expect.stringContaining('executor_error') })
+    expect(await anthropic.dispatch({ id: 'u3', name: 'echo', input: [1] })).toMatchObject({ is_error: true, content: 'invalid_input: the tool arguments must be a JSON object' })
+  })
+})

@@ -1,0 +1,65 @@
+import type { Skillplane } from '../plane/skillplane.js'
+import type { Skill } from '../skill/create-skill.js'
+import type { Caller, JsonSchema } from '../skill/skill-types.js'
+import { canSee, skillSummary } from '../registry/skill-view.js'
+import { authorize } from '../policy/authorize.js'
+import { decidePolicy, type PolicyDecision } from '../policy/decide-policy.js'
+
+/** A skill as an LLM tool for one caller. */
+export interface CallableSkill {
+  skill: Skill
+  title: string
+  description: string
+  /** The input schema this caller sees; always an object schema (tool APIs require one). */
+  inputSchema: JsonSchema
+  /** The skill's input is not an object: tool arguments carry it as `{ input }`. */
+  wrapped: boolean
+  /** ALWAYS or ASK (DENY is never listed). */
+  decision: Exclude<PolicyDecision, 'DENY'>
+}
+
+/**
+ * The skills a caller may call, as every tool surface (MCP, AI SDK, OpenAI, Anthropic) lists them:
+ * visible to it (an agent key: its bound skills), enabled, allowed for its role, not DENY by
+ * policy. Host-scope skills take a required `edge_id`. The pipeline re-checks all of it per call.
+ */
+export function callableSkills(plane: Skillplane, caller: Caller, agent: string | null = null): CallableSkill[] {
+  const agentId = caller.kind === 'agent' ? caller.agentId : agent
+  const policies = plane.policies.rows()
+  const callable: CallableSkill[] = []
+  for (const skill of plane.registry.list()) {
+    if (!canSee(caller, skill, plane.catalog) || !plane.catalog.isEnabled(skill.key)) continue
+    if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.catalog.isBound(a, k) }) !== null) continue
+    const { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
+    if (decision === 'DENY') continue
+    const summary = skillSummary(skill, plane.catalog)
+    let inputSchema = skill.inputSchemaFor({ caller, agent: agentId })
+    const wrapped = inputSchema.type !== 'object'
+    if (wrapped) inputSchema = { type: 'object', properties: { input: inputSchema }, required: ['input'] }
+    if (skill.scope === 'host') inputSchema = withEdgeId(inputSchema)
+    callable.push({ skill, title: summary.title, description: summary.description, inputSchema, wrapped, decision })
+  }
+  return callable
+}
+
+/** Tool arguments back into the skill's input and the edge to run on. */
+export function toSkillInput(entry: CallableSkill, args: Record<string, unknown>): { input: unknown; edgeId: string | null } {
+  let rest = args
+  let edgeId: string | null = null
+  if (entry.skill.scope === 'host') {
+    const { edge_id, ...others } = args
+    edgeId = typeof edge_id === 'string' ? edge_id : null
+    rest = others
+  }
+  return { input: entry.wrapped ? rest.input : rest, edgeId }
+}
+
+function withEdgeId(schema: JsonSchema): JsonSchema {
+  const properties = (schema.properties as Record<string, unknown> | undefined) ?? {}
+  const required = (schema.required as string[] | undefined) ?? []
+  return {
+    ...schema,
+    properties: { ...properties, edge_id: { type: 'string', description: 'The edge (host) to run on.' } },
+    required: [...required.filter((r) => r !== 'edge_id'), 'edge_id'],
+  }
+}
