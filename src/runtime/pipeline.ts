@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
-import { SpanStatusCode, trace } from '@opentelemetry/api'
+import { SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import type { Logger } from 'pino'
 import type { Registry } from '../registry/registry.js'
 import type { Catalog } from '../registry/catalog.js'
@@ -116,7 +116,23 @@ export class Pipeline {
     }
   }
 
+  /**
+   * One span per call (a no-op until an OpenTelemetry SDK is registered): the executor runs inside
+   * it, so nested calls and the executor's own spans are its children, and its trace id is audited.
+   */
   async #invoke(key: string, rawInput: unknown, options: InvokeOptions, parent: Parent | null): Promise<Envelope> {
+    const name = typeof key === 'string' ? key.slice(0, MAX_KEY_IN_AUDIT) : String(key)
+    const span = tracer.startSpan(`skill ${name}`, { attributes: { 'skillplane.skill': name } })
+    const spanContext = span.spanContext()
+    const traceId = isSpanContextValid(spanContext) ? spanContext.traceId : null
+    const envelope = await context.with(trace.setSpan(context.active(), span), () => this.#call(key, rawInput, options, parent, traceId))
+    span.setAttribute('skillplane.call_id', envelope.callId)
+    if (!envelope.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: envelope.error.code })
+    span.end()
+    return envelope
+  }
+
+  async #call(key: string, rawInput: unknown, options: InvokeOptions, parent: Parent | null, traceId: string | null): Promise<Envelope> {
     const { registry, catalog } = this.#deps
     const callId = this.#nextId()
     const startedAt = Date.now()
@@ -144,6 +160,7 @@ export class Pipeline {
       finished_at: null,
       duration_ms: null,
       approval_id: null,
+      trace_id: traceId,
     }
     const secrets = new Set<string>()
     const refuse = (code: ErrorCode, message: string, status: Status, details?: Record<string, unknown>) =>
@@ -322,9 +339,7 @@ export class Pipeline {
     secrets: ReadonlySet<string>,
   ): Promise<Envelope> {
     const callId = ctx.callId
-    const span = tracer.startSpan(`skill ${skill.key}`, {
-      attributes: { 'skillplane.call_id': callId, 'skillplane.skill': skill.key, 'skillplane.class': skill.class },
-    })
+    trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
     const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
     let envelope: Envelope
     let status: Status
@@ -365,8 +380,6 @@ export class Pipeline {
     } finally {
       clearTimeout(timer)
     }
-    if (!envelope.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: envelope.error.code })
-    span.end()
     // 8. finish the audit row, then return
     return this.#finish(row, startedAt, status, envelope, skill.output?.jsonSchema, secrets)
   }

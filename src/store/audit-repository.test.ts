@@ -26,6 +26,7 @@ const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
   finished_at: null,
   duration_ms: null,
   approval_id: null,
+  trace_id: null,
   ...extra,
 })
 

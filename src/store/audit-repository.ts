@@ -11,6 +11,8 @@ export interface AuditQuery {
   /** Caller id or caller name. */
   caller?: string
   parentCallId?: string
+  /** The calls of one trace (an agent run), oldest first. */
+  traceId?: string
   /** ISO timestamps, inclusive from, exclusive to, on started_at. */
   from?: string
   to?: string
@@ -19,7 +21,7 @@ export interface AuditQuery {
   limit: number
 }
 
-// Rows per INSERT: 21 columns × 400 stays under both dialects' bound-parameter limits.
+// Rows per INSERT: 22 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
 const FINAL_COLUMNS = [
   'status',
@@ -30,6 +32,7 @@ const FINAL_COLUMNS = [
   'finished_at',
   'duration_ms',
   'approval_id',
+  'trace_id',
 ] as const
 
 const COLUMNS: ReadonlyArray<keyof AuditRow> = [
@@ -54,6 +57,7 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'finished_at',
   'duration_ms',
   'approval_id',
+  'trace_id',
 ]
 
 // PostgreSQL text can't hold NUL; callers can send it (a key, a conversation id), so it is replaced.
@@ -142,10 +146,13 @@ export class AuditRepository {
     if (q.agent) query = query.where('agent_id', '=', q.agent)
     if (q.caller) query = query.where((eb) => eb.or([eb('caller_id', '=', q.caller!), eb('caller_name', '=', q.caller!)]))
     if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
+    if (q.traceId) query = query.where('trace_id', '=', q.traceId)
     if (q.from) query = query.where('started_at', '>=', q.from)
     if (q.to) query = query.where('started_at', '<', q.to)
-    if (q.cursor) query = query.where('call_id', '<', q.cursor)
-    const rows = await query.orderBy('call_id', 'desc').limit(q.limit + 1).execute()
+    // A trace reads in the order its calls were made; everything else newest first.
+    const ascending = q.traceId !== undefined
+    if (q.cursor) query = query.where('call_id', ascending ? '>' : '<', q.cursor)
+    const rows = await query.orderBy('call_id', ascending ? 'asc' : 'desc').limit(q.limit + 1).execute()
     const items = rows.slice(0, q.limit)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.call_id : null }
   }

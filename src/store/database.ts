@@ -71,6 +71,8 @@ export interface AuditCallsTable {
   finished_at: string | null
   duration_ms: number | null
   approval_id: string | null
+  /** The OpenTelemetry trace the call belongs to, when a tracer is registered. */
+  trace_id: string | null
 }
 
 export interface ManagersTable {

@@ -11,6 +11,7 @@ import * as settings from './migrations/0003-settings.js'
 import * as skillActivations from './migrations/0004-skill-activations.js'
 import * as activationsPerCaller from './migrations/0005-activations-per-caller.js'
 import * as mcpTools from './migrations/0006-mcp-tools.js'
+import * as auditTraceId from './migrations/0007-audit-trace-id.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_skill_activations': skillActivations,
   '0005_activations_per_caller': activationsPerCaller,
   '0006_mcp_tools': mcpTools,
+  '0007_audit_trace_id': auditTraceId,
 }
 
 export interface OpenDatabaseOptions {

@@ -14,6 +14,7 @@ export function auditCommand(program: Command): void {
     .option('--agent <agent>', 'only calls made for this agent')
     .option('--caller <caller>', 'only this caller (key id or name)')
     .option('--parent <callId>', 'only calls made by this call through ctx.invoke')
+    .option('--trace-id <id>', 'only the calls of this OpenTelemetry trace, oldest first')
     .option('--from <time>', 'started at or after (ISO-8601)')
     .option('--to <time>', 'started before (ISO-8601)')
     .option('--limit <n>', 'rows per page (1-500)', '50')
@@ -27,6 +28,7 @@ export function auditCommand(program: Command): void {
         agent: o.agent,
         caller: o.caller,
         parentCallId: o.parent,
+        traceId: o.traceId,
         from: o.from,
         to: o.to,
         limit: o.limit,

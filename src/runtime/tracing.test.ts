@@ -1,0 +1,84 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { context, trace } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { databases } from '../test-support/databases.js'
+import { admin, openTestPlane } from '../test-support/fixtures.js'
+import type { Skillplane } from '../plane/skillplane.js'
+import { startHttpServer } from '../surfaces/http/start-http-server.js'
+
+// The API hands out proxy tracers that keep the SDK once they met one: the untraced case runs first.
+describe('without an OpenTelemetry SDK', () => {
+  it('audits no trace id', async () => {
+    const plane = await openTestPlane(databases[0]!)
+    try {
+      const untraced = await plane.invoke('echo', { message: 'before' }, { caller: admin })
+      expect(await plane.audit.get(untraced.callId)).toMatchObject({ trace_id: null })
+    } finally {
+      await plane.close()
+    }
+  })
+})
+
+// One provider for the file, for the same reason, registered once the untraced case has run.
+const exporter = new InMemorySpanExporter()
+let registered = false
+afterAll(() => {
+  trace.disable()
+  context.disable()
+})
+
+describe.each(databases)('tracing on $name', (database) => {
+  let plane: Skillplane | undefined
+  beforeAll(() => {
+    if (registered) return
+    registered = true
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+  })
+  afterEach(async () => {
+    await plane?.close()
+    exporter.reset()
+  })
+
+  it('makes every call a span and audits its trace id; a trace reads back in call order', async () => {
+    plane = await openTestPlane(database)
+    const tracer = trace.getTracer('test')
+    const traceId = await tracer.startActiveSpan('agent run', async (root) => {
+      await plane!.invoke('parent_call', {}, { caller: admin })
+      await plane!.invoke('echo', { message: '' }, { caller: admin })
+      root.end()
+      return root.spanContext().traceId
+    })
+    await plane.invoke('echo', { message: 'another trace' }, { caller: admin })
+
+    const { items } = await plane.audit.query({ traceId, limit: 10 })
+    expect(items.map((r) => [r.skill_key, r.status])).toEqual([
+      ['parent_call', 'ok'],
+      ['echo', 'ok'],
+      ['echo', 'error'],
+    ])
+    // The nested call's span is a child of its parent call's span, which is a child of the run.
+    const spans = exporter.getFinishedSpans()
+    const byName = (name: string) => spans.filter((s) => s.name === name)
+    const root = byName('agent run')[0]!
+    const parent = byName('skill parent_call')[0]!
+    expect(parent.parentSpanContext?.spanId).toBe(root.spanContext().spanId)
+    const nested = byName('skill echo').find((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId)
+    expect(nested?.attributes).toMatchObject({ 'skillplane.skill': 'echo', 'skillplane.class': 'safe', 'skillplane.call_id': items[1]!.call_id })
+    expect(byName('skill echo').find((s) => s.attributes['skillplane.call_id'] === items[2]!.call_id)?.status).toMatchObject({ code: 2, message: 'invalid_input' })
+
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const { key } = await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())
+      const get = (query: string) => fetch(`${server.url}/api/audit?${query}`, { headers: { authorization: `Bearer ${key}` } })
+      const response = await get(`traceId=${traceId}`)
+      expect(((await response.json()) as { items: Array<{ callId?: string; call_id?: string }> }).items).toHaveLength(3)
+      const bad = await get('traceId=xyz')
+      expect(bad.status).toBe(400)
+      expect(await bad.json()).toMatchObject({ error: { message: expect.stringContaining('traceId: must be a 32-hex-digit trace id') } })
+    } finally {
+      await server.close()
+    }
+  })
+})
