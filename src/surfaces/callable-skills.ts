@@ -63,3 +63,10 @@ function withEdgeId(schema: JsonSchema): JsonSchema {
     required: [...required.filter((r) => r !== 'edge_id'), 'edge_id'],
   }
 }
+
+/** What an approval waits for, in words for a model or a person (no API-only instructions). */
+export function approvalText(details: Record<string, unknown>, approvalId: string): string {
+  const count = Number(details.approvalsRequired ?? 1)
+  const reason = typeof details.reason === 'string' ? ` (${details.reason})` : ''
+  return `approval_required: this call needs approval${reason}; request ${approvalId} waits for ${count} approver${count === 1 ? '' : 's'}.`
+}

@@ -9,6 +9,7 @@ import type { Skillplane } from '../../plane/skillplane.js'
 import type { SkillplaneConfig } from '../../config/define-config.js'
 import { skillDetail, skillSummary } from '../../registry/skill-view.js'
 import { startHttpServer } from '../../surfaces/http/start-http-server.js'
+import { mcpToolList } from '../../surfaces/mcp/mcp-tool-list.js'
 
 const FIXTURE = join(import.meta.dirname, 'fixtures/test-mcp-server.mjs')
 const ROOT = join(import.meta.dirname, '../../..')
@@ -75,6 +76,12 @@ describe('MCP import', () => {
     expect(echo).toMatchObject({ class: 'safe', title: 'Echo text' })
     expect((echo.outputSchema as any).properties.structuredContent.required).toEqual(['echoed', 'length'])
     expect(plane.registry.get('fix_wipe')!.class).toBe('dangerous')
+    // Served again over skillplane's MCP server, the tool keeps its own output schema (its content passes through).
+    expect(mcpToolList(plane, admin).get('fix_echo')!.tool.outputSchema).toEqual({
+      type: 'object',
+      properties: { echoed: { type: 'string' }, length: { type: 'integer' } },
+      required: ['echoed', 'length'],
+    })
 
     // Structured and text content both come back; images too.
     expect(await call('fix_echo', { text: 'hello' })).toMatchObject({

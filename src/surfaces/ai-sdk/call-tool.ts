@@ -1,6 +1,6 @@
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { Caller, Envelope } from '../../skill/skill-types.js'
-import { callableSkills, toSkillInput, type CallableSkill } from '../callable-skills.js'
+import { approvalText, callableSkills, toSkillInput, type CallableSkill } from '../callable-skills.js'
 
 export interface ToolAdapterOptions {
   /** Who calls: usually an agent (`{ kind: 'agent', ... }`), so that it sees only its bound skills. */
@@ -46,7 +46,7 @@ export function failureText(envelope: Envelope): string {
   const { code, message, details } = envelope.error
   const approvalId = details?.approvalId
   return code === 'approval_required' && typeof approvalId === 'string'
-    ? `${code}: ${message}. Tell the user a human must approve request ${approvalId}; after that, call this tool again with the same arguments.`
+    ? `${approvalText(details!, approvalId)} Tell the user a human must approve request ${approvalId}; after that, call this tool again with the same arguments.`
     : `${code}: ${message}`
 }
 

@@ -34,13 +34,14 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const entry = current().get(request.params.name)
-    if (!entry) return { isError: true, content: [{ type: 'text', text: `not_found: no tool "${request.params.name}" for this caller` }] }
-    const { input, edgeId } = toSkillInput(entry, request.params.arguments ?? {})
+    // A tool not in this caller's list still goes through the pipeline, so the refusal is audited.
+    const entry = current().get(request.params.name) ?? null
+    const { input, edgeId } = entry ? toSkillInput(entry, request.params.arguments ?? {}) : { input: request.params.arguments ?? {}, edgeId: null }
+    const key = entry?.skill.key ?? request.params.name
     const invokeOptions: InvokeOptions = { caller, conversationId: options.conversationId, edgeId, signal: extra.signal, resume: true }
-    let envelope = await plane.invoke(entry.skill.key, input, invokeOptions)
+    let envelope = await plane.invoke(key, input, invokeOptions)
     if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
-      envelope = await plane.invoke(entry.skill.key, input, { ...invokeOptions, wait: true })
+      envelope = await plane.invoke(key, input, { ...invokeOptions, wait: true })
     }
     return toCallResult(envelope, entry)
   })

@@ -71,7 +71,10 @@ describe('MCP server', () => {
     // Bad input, a failing skill, and tools this key may not call are error results naming the code.
     expect(await call(asAgent, 'echo', { message: '' })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^invalid_input: .*\/message/) }] })
     expect(await call(asAdmin, 'explode')).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('executor_error: skill "explode" failed: the disk is on fire') }] })
-    expect(await call(asAgent, 'explode')).toMatchObject({ isError: true, content: [{ text: 'not_found: no tool "explode" for this caller' }] })
+    // A tool outside the caller's list is refused by the pipeline, and audited like any refusal.
+    const hidden = await call(asAgent, 'explode')
+    expect(hidden).toMatchObject({ isError: true, content: [{ text: 'not_found: no skill with key "explode"' }] })
+    expect(await plane.audit.get(hidden._meta!['skillplane/callId'] as string)).toMatchObject({ skill_key: 'explode', error_code: 'not_found' })
     expect(await call(asAdmin, 'remote_thing', { edge_id: 'web-1' })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('edge_unavailable') }] })
   })
 

@@ -12,7 +12,7 @@ export function mcpToolList(plane: Skillplane, caller: Caller): Map<string, McpT
   const tools = new Map<string, McpToolEntry>()
   for (const entry of callableSkills(plane, caller)) {
     const { skill } = entry
-    const output = skill.output?.jsonSchema
+    const output = outputSchemaOf(entry)
     tools.set(skill.toolName, {
       ...entry,
       tool: {
@@ -20,10 +20,24 @@ export function mcpToolList(plane: Skillplane, caller: Caller): Map<string, McpT
         title: entry.title,
         description: entry.description,
         inputSchema: entry.inputSchema as Tool['inputSchema'],
-        ...(output?.type === 'object' && { outputSchema: output as Tool['outputSchema'] }),
+        ...(output && { outputSchema: output as Tool['outputSchema'] }),
         annotations: { title: entry.title, readOnlyHint: skill.class === 'safe', destructiveHint: skill.class === 'dangerous' },
       },
     })
   }
   return tools
+}
+
+/**
+ * The output schema a client checks structuredContent against: the skill's object schema, or for
+ * a tool imported from another MCP server (whose content passes through) that tool's own.
+ */
+function outputSchemaOf(entry: CallableSkill): Record<string, unknown> | undefined {
+  const schema = entry.skill.output?.jsonSchema
+  if (entry.skill.source !== 'mcp') return schema?.type === 'object' ? schema : undefined
+  const structured = (schema?.properties as Record<string, Record<string, unknown>> | undefined)?.structuredContent
+  if (!structured) return undefined
+  // The $id skillplane gave it is internal; the server's own $id (if any) stays.
+  const { $id, ...rest } = structured
+  return typeof $id === 'string' && $id.startsWith('urn:skillplane:mcp:') ? rest : structured
 }

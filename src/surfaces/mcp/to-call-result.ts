@@ -1,18 +1,19 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Envelope } from '../../skill/skill-types.js'
 import type { McpToolEntry } from './mcp-tool-list.js'
+import { approvalText } from '../callable-skills.js'
 
 /**
  * An envelope as an MCP tool result: data as structured content (when the tool declares an
  * output schema) plus a text rendering; a skill imported from MCP passes its content through;
  * a failure is an error result naming the code, with what to do next for an approval.
  */
-export function toCallResult(envelope: Envelope, entry: McpToolEntry): CallToolResult {
+export function toCallResult(envelope: Envelope, entry: McpToolEntry | null): CallToolResult {
   const meta = { 'skillplane/callId': envelope.callId }
   if (envelope.ok) {
     const { data } = envelope
-    if (entry.skill.source === 'mcp' && isMcpResult(data)) return { ...data, _meta: meta }
-    const structured = entry.tool.outputSchema && isPlainObject(data) ? data : undefined
+    if (entry?.skill.source === 'mcp' && isMcpResult(data)) return { ...data, _meta: meta }
+    const structured = entry?.tool.outputSchema && isPlainObject(data) ? data : undefined
     return {
       content: [{ type: 'text', text: typeof data === 'string' ? data : (JSON.stringify(data, null, 2) ?? 'null') }],
       ...(structured && { structuredContent: structured }),
@@ -20,14 +21,13 @@ export function toCallResult(envelope: Envelope, entry: McpToolEntry): CallToolR
     }
   }
   const { error } = envelope
-  let text = `${error.code}: ${error.message}`
   const approvalId = error.details?.approvalId
-  if (error.code === 'approval_required' && typeof approvalId === 'string') {
-    text +=
-      `\n\nThis call waits for a human decision on approval request ${approvalId}. An approver decides with ` +
-      `\`skillplane approvals approve ${approvalId}\` or POST /api/approvals/${approvalId}/approve. ` +
-      `Once it is approved, call this tool again with exactly the same arguments: the approved request is resumed and runs once.`
-  }
+  const text =
+    error.code === 'approval_required' && typeof approvalId === 'string'
+      ? `${approvalText(error.details!, approvalId)}\n\nAn approver decides with \`skillplane approvals approve ${approvalId}\` or ` +
+        `POST /api/approvals/${approvalId}/approve. Once it is approved, call this tool again with exactly the same arguments: ` +
+        `the approved request is resumed and runs once.`
+      : `${error.code}: ${error.message}`
   return {
     isError: true,
     content: [{ type: 'text', text }],
