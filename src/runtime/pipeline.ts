@@ -36,6 +36,12 @@ export interface InvokeOptions {
    * agent and input) instead of asking again: for callers that can only repeat a call (LLM tools).
    */
   resume?: boolean
+  /**
+   * Stop after the gate: answer ok `{ wouldRun: true }` when the call would run now, or
+   * approval_required (filing or finding the request) when it needs a human, and run nothing.
+   * Only a filed approval request is audited. For surfaces that ask before calling (AI SDK tools).
+   */
+  gateOnly?: boolean
 }
 
 export interface PipelineDeps {
@@ -163,8 +169,11 @@ export class Pipeline {
       trace_id: traceId,
     }
     const secrets = new Set<string>()
-    const refuse = (code: ErrorCode, message: string, status: Status, details?: Record<string, unknown>) =>
-      this.#finish(row, startedAt, status, failure(code, message, callId, details), undefined, secrets)
+    // A gate-only check leaves no row unless it filed an approval request.
+    const refuse = (code: ErrorCode, message: string, status: Status, details?: Record<string, unknown>, filed = code === 'approval_required') =>
+      options.gateOnly && !filed
+        ? Promise.resolve(failure(code, message, callId, details))
+        : this.#finish(row, startedAt, status, failure(code, message, callId, details), undefined, secrets)
 
     // 1. resolve the skill (and the agent the call is for)
     const skill = registry.get(key)
@@ -229,7 +238,8 @@ export class Pipeline {
     try {
       // 4. policy, and approval when it says ASK
       const gate = await this.#gate(skill, checked.value, ctx, row, options, controller.signal)
-      if (gate) return refuse(gate.code, gate.message, gate.status, gate.details)
+      if (gate) return refuse(gate.code, gate.message, gate.status, gate.details, gate.filed)
+      if (options.gateOnly) return success({ wouldRun: true }, callId)
 
       // 5. the running row is durable before the executor starts
       try {
@@ -253,7 +263,7 @@ export class Pipeline {
     row: AuditRow,
     options: InvokeOptions,
     signal: AbortSignal,
-  ): Promise<{ code: ErrorCode; message: string; status: Status; details?: Record<string, unknown> } | null> {
+  ): Promise<{ code: ErrorCode; message: string; status: Status; details?: Record<string, unknown>; filed?: boolean } | null> {
     const { approvals } = this.#deps
     const policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, policies: this.#deps.policies.rows() })
     if (policy.decision === 'DENY') return { code: 'denied', message: `skill "${skill.key}" is denied: ${policy.reason}`, status: 'denied' }
@@ -276,7 +286,16 @@ export class Pipeline {
       // A caller may ask to wait less than the configured bound, never longer.
       const waitMs = typeof options.wait === 'number' ? Math.min(options.wait * 1000, this.#deps.approvalWaitMs) : this.#deps.approvalWaitMs
       const approvalId = options.approvalId ?? (options.resume ? await approvals.findOpen({ skill: skill.key, inputHash: hash, caller: ctx.caller, agentId: ctx.agent }) : undefined)
-      if (approvalId) {
+      if (approvalId && options.gateOnly) {
+        // Look, never claim: claiming spends the approval.
+        const view = await approvals.get(approvalId)
+        if (view?.status === 'approved') return null
+        if (view?.status === 'pending') {
+          row.approval_id = approvalId
+          return { code: 'approval_required', message: `approval request ${approvalId} is still pending`, status: 'approval_required', details: approvalDetails(view), filed: false }
+        }
+      }
+      if (approvalId && !options.gateOnly) {
         row.approval_id = approvalId
         let claimed = await claim(approvalId)
         if (!claimed.ok && claimed.code === 'approval_required' && options.wait) {

@@ -58,8 +58,9 @@ describe('tool adapters', () => {
     const first = await generateText({ model: new MockLanguageModelV3({ doGenerate: [callsTool('write_thing', { value: 'v1' })] }), tools, prompt: 'store v1' })
     const request = first.content.find((part) => part.type === 'tool-approval-request')
     expect(request).toMatchObject({ toolCall: { toolName: 'write_thing' } })
-    // Nothing ran and nothing was asked of skillplane yet: the app asks its user first.
-    expect((await plane.audit.query({ skill: 'write_thing', limit: 5 })).items).toEqual([])
+    // Nothing ran; skillplane's request is filed, and the app asks its user.
+    expect((await plane.audit.query({ skill: 'write_thing', limit: 5 })).items).toMatchObject([{ status: 'approval_required' }])
+    expect((await plane.approvals.list({ status: 'pending', limit: 5 })).items).toHaveLength(1)
 
     const messages: ModelMessage[] = [
       { role: 'user', content: 'store v1' },
@@ -71,6 +72,19 @@ describe('tool adapters', () => {
     expect(JSON.stringify(second.response.messages)).toContain('"stored":"v1"')
     const [approval] = (await plane.approvals.list({ skill: 'write_thing', limit: 5 })).items
     expect(approval).toMatchObject({ status: 'executed', decisions: [{ approver: { name: 'alice' }, decision: 'approve' }] })
+  })
+
+  it('asks skillplane’s gate for these arguments: the skill’s own rule decides, and a check that passes leaves no trace', async () => {
+    const plane = await open()
+    const needsApproval = toAISDKTools(plane, { caller: admin }).bulk_delete!.needsApproval as (input: unknown, options: { toolCallId: string; messages: [] }) => Promise<boolean>
+    const ids = (n: number) => ({ ids: Array.from({ length: n }, (_, i) => `id${i}`) })
+    expect(await needsApproval(ids(2), { toolCallId: 'a', messages: [] })).toBe(false)
+    expect((await plane.audit.query({ skill: 'bulk_delete', limit: 5 })).items).toEqual([])
+    expect(await needsApproval(ids(11), { toolCallId: 'b', messages: [] })).toBe(true)
+    expect((await plane.approvals.list({ status: 'pending', limit: 5 })).items).toMatchObject([{ skill: 'bulk_delete', reason: 'a batch of 11 items exceeds the limit of 10' }])
+    // Asking again finds the same request instead of filing another.
+    expect(await needsApproval(ids(11), { toolCallId: 'c', messages: [] })).toBe(true)
+    expect((await plane.approvals.list({ limit: 5 })).items).toHaveLength(1)
   })
 
   it('without an approver, an approved AI SDK call waits for skillplane’s approvers and resumes on the next call', async () => {

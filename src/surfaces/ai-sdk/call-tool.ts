@@ -26,7 +26,7 @@ export async function callTool(
   plane: Skillplane,
   entry: CallableSkill,
   args: Record<string, unknown>,
-  options: ToolAdapterOptions & { approvalId?: string },
+  options: ToolAdapterOptions & { approvalId?: string; gateOnly?: boolean },
 ): Promise<Envelope> {
   const { input, edgeId } = toSkillInput(entry, args)
   return plane.invoke(entry.skill.key, input, {
@@ -37,6 +37,7 @@ export async function callTool(
     signal: options.signal,
     resume: true,
     ...(options.approvalId && { approvalId: options.approvalId }),
+    ...(options.gateOnly && { gateOnly: true }),
   })
 }
 

@@ -1,6 +1,6 @@
 import { jsonSchema, tool, type ToolSet } from 'ai'
 import type { Skillplane } from '../../plane/skillplane.js'
-import type { Caller } from '../../skill/skill-types.js'
+import type { Caller, Envelope } from '../../skill/skill-types.js'
 import { callTool, failureText, toolIndex, type ToolAdapterOptions } from './call-tool.js'
 
 export interface AISDKToolOptions extends ToolAdapterOptions {
@@ -10,6 +10,10 @@ export interface AISDKToolOptions extends ToolAdapterOptions {
    * skill that needs one approver runs at once; without it, skillplane's approvers decide.
    */
   approver?: Caller
+  /** Each tool call that went through the pipeline, for linking a model's calls to audit rows. */
+  onCall?: (event: { toolCallId: string; toolName: string; envelope: Envelope }) => void
+  /** A tool call that needs a human: skillplane's approval request for it. */
+  onApprovalRequest?: (event: { toolCallId: string; toolName: string; approvalId: string }) => void
 }
 
 /** Thrown by a tool's execute when the pipeline refuses or fails the call; the model reads the message. */
@@ -26,25 +30,37 @@ export class SkillCallError extends Error {
 }
 
 /**
- * The skills a caller may call as AI SDK tools. `execute` runs the pipeline; `needsApproval` is
- * true where skillplane's policy says ASK, which puts the call through the AI SDK's approval flow.
+ * The skills a caller may call as AI SDK tools. `needsApproval` asks skillplane's gate (policy and
+ * the skill's own rule, for these arguments) and files the approval request when a human must
+ * decide, which puts the call through the AI SDK's approval flow; `execute` runs the pipeline.
  */
 export function toAISDKTools(plane: Skillplane, options: AISDKToolOptions): ToolSet {
   const tools: ToolSet = {}
+  // Tool calls the AI SDK put to its user: only their execution means that user approved.
+  const asked = new Set<string>()
   for (const [name, entry] of toolIndex(plane, options)) {
     tools[name] = tool({
       description: entry.description,
       inputSchema: jsonSchema<Record<string, unknown>>(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
-      needsApproval: entry.decision === 'ASK',
-      execute: async (args, { abortSignal }) => {
+      needsApproval: async (args, { toolCallId }) => {
+        const gate = await callTool(plane, entry, args, { ...options, gateOnly: true })
+        const approvalId = !gate.ok && gate.error.code === 'approval_required' ? gate.error.details?.approvalId : undefined
+        if (typeof approvalId !== 'string') return false
+        asked.add(toolCallId)
+        options.onApprovalRequest?.({ toolCallId, toolName: name, approvalId })
+        return true
+      },
+      execute: async (args, { abortSignal, toolCallId }) => {
         const callOptions = { ...options, signal: abortSignal ?? options.signal }
         let envelope = await callTool(plane, entry, args, callOptions)
         const approvalId = !envelope.ok ? envelope.error.details?.approvalId : undefined
-        // Executing an ASK tool means the AI SDK's approval was granted: that person decides here too.
-        if (!envelope.ok && envelope.error.code === 'approval_required' && options.approver && typeof approvalId === 'string' && entry.decision === 'ASK') {
+        // Executing a call the AI SDK asked about means its user approved: that person decides here too.
+        if (!envelope.ok && envelope.error.code === 'approval_required' && options.approver && typeof approvalId === 'string' && asked.has(toolCallId)) {
           const decided = await plane.approvals.decide({ id: approvalId, caller: options.approver, decision: 'approve', comment: 'approved in the AI SDK tool-approval flow' })
           if (decided.ok) envelope = await callTool(plane, entry, args, { ...callOptions, approvalId })
         }
+        asked.delete(toolCallId)
+        options.onCall?.({ toolCallId, toolName: name, envelope })
         if (envelope.ok) return envelope.data
         const pending = envelope.error.details?.approvalId
         throw new SkillCallError(failureText(envelope), envelope.error.code, envelope.callId, typeof pending === 'string' ? pending : undefined)
