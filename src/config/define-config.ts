@@ -1,3 +1,4 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { DefinedSkill } from '../skill/define-skill.js'
 
 export interface AgentConfig {
@@ -5,6 +6,27 @@ export interface AgentConfig {
   name: string
   aliases?: string[]
   description?: string
+  /** The model the agent runs with (`skillplane run`), or an AI SDK language model object. */
+  model?: AgentModelConfig | LanguageModelV3
+  /** Its instructions; the instruction-skill catalog it may use is appended. */
+  systemPrompt?: string
+  /** Most model steps (tool rounds) in one run. Default 10. */
+  maxSteps?: number
+}
+
+export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible'
+
+export interface AgentModelConfig {
+  provider: ModelProvider
+  /** The provider's model id, e.g. "gpt-4.1-mini" or "claude-sonnet-4-5". */
+  model: string
+  /**
+   * The environment variable holding the API key. Default OPENAI_API_KEY or ANTHROPIC_API_KEY;
+   * none for openai-compatible (a local server may need no key).
+   */
+  apiKeyEnv?: string
+  /** The API's base URL: required for openai-compatible, optional otherwise (a proxy). */
+  baseURL?: string
 }
 
 export interface SkillplaneConfig {

@@ -1,12 +1,13 @@
 import { createPublicKey } from 'node:crypto'
 import { z } from 'zod'
 import { isDefinedSkill } from '../skill/define-skill.js'
-import type { ConfigEnvironment, ConfigInput, SkillplaneConfig } from './define-config.js'
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { ConfigEnvironment, ConfigInput, ModelProvider, SkillplaneConfig } from './define-config.js'
 import { ConfigError } from './config-error.js'
 
 export interface ResolvedConfig {
   skills: NonNullable<SkillplaneConfig['skills']>
-  agents: Array<{ name: string; aliases: string[]; description: string }>
+  agents: ResolvedAgent[]
   defaults: { timeoutMs: number }
   audit: { maxResultBytes: number }
   http: { maxBodyBytes: number }
@@ -18,6 +19,22 @@ export interface ResolvedConfig {
   templateVars: Record<string, string>
   skillScripts: { envAllow: string[]; timeoutMs: number }
   mcpServers: ResolvedMcpServer[]
+}
+
+export interface ResolvedAgent {
+  name: string
+  aliases: string[]
+  description: string
+  model?: ResolvedModel | LanguageModelV3
+  systemPrompt?: string
+  maxSteps: number
+}
+
+export interface ResolvedModel {
+  provider: ModelProvider
+  model: string
+  apiKeyEnv?: string
+  baseURL?: string
 }
 
 interface McpServerCommon {
@@ -74,6 +91,17 @@ const mcpServer = z
       : { ...common, transport: 'stdio', command: command!, args: args ?? [], env: env ?? {}, ...(cwd && { cwd }) },
   )
 
+const modelSettings = z
+  .strictObject({
+    provider: z.enum(['openai', 'anthropic', 'openai-compatible'], 'unknown provider: use openai, anthropic or openai-compatible'),
+    model: z.string().trim().min(1, 'the provider\'s model id is required'),
+    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+    baseURL: z.url({ protocol: /^https?$/ }).optional(),
+  })
+  .superRefine((model, ctx) => {
+    if (model.provider === 'openai-compatible' && !model.baseURL) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
+  })
+
 const schema = z.strictObject({
   skills: z
     .array(z.custom((value) => isDefinedSkill(value), { message: 'not a skill made with defineSkill()' }))
@@ -84,6 +112,19 @@ const schema = z.strictObject({
         name: z.string().trim().min(1).max(100),
         aliases: z.array(z.string().trim().min(1).max(100)).default([]),
         description: z.string().default(''),
+        // An AI SDK model object, or provider settings whose errors name their field.
+        model: z
+          .unknown()
+          .optional()
+          .transform((value, ctx): ResolvedModel | LanguageModelV3 | undefined => {
+            if (value === undefined || isLanguageModel(value)) return value as LanguageModelV3 | undefined
+            const parsed = modelSettings.safeParse(value)
+            if (parsed.success) return parsed.data
+            for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] as (string | number)[] })
+            return z.NEVER
+          }),
+        systemPrompt: z.string().optional(),
+        maxSteps: z.number().int().min(1).max(100).default(10),
       }),
     )
     .default([]),
@@ -132,6 +173,10 @@ const schema = z.strictObject({
     )
     .default([]),
 })
+
+function isLanguageModel(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'specificationVersion' in value && typeof (value as { doGenerate?: unknown }).doGenerate === 'function'
+}
 
 function isEd25519PublicKey(pem: string): boolean {
   try {

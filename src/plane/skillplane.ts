@@ -43,6 +43,10 @@ import { buildExport, type ExportSet } from '../sources/agent-skills/build-expor
 import type { Caller } from '../skill/skill-types.js'
 import { McpSource, type McpServerReport } from '../sources/mcp/mcp-source.js'
 import { McpToolRepository } from '../store/mcp-tool-repository.js'
+import { RunRepository } from '../store/run-repository.js'
+import { AgentRunner } from '../agents/agent-runner.js'
+import { testRun, type TestRunInput, type TestRunResult } from '../agents/test-run.js'
+import { testRunSkill, TEST_RUN_KEY } from '../agents/test-run-skill.js'
 
 export interface SkillplaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
@@ -94,6 +98,10 @@ export interface Skillplane {
   }>
   /** The configured MCP servers: connection state, the skills their tools became, problems. */
   mcpServers(): McpServerReport[]
+  /** Agent runs: start, list, show; runs waiting for approval resume when it is decided. */
+  readonly runs: AgentRunner
+  /** Run an agent headless with an expectation and in-memory config changes; see TestRunResult. */
+  testRun(input: TestRunInput): Promise<TestRunResult>
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
   connectMcp(): Promise<void>
   /** Every configured source with what loading it found wrong, for operators. */
@@ -165,6 +173,11 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
   for (const definition of config.skills) {
     registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
+  }
+  // Agents with a model can be test-run, by people and by the tools of other agents.
+  let runner: AgentRunner | undefined
+  if (config.agents.some((a) => a.model) && !registry.get(TEST_RUN_KEY)) {
+    registry.register(testRunSkill(() => runner), { source: 'code', origin: 'built-in (agent runner)' })
   }
 
   // Who holds a name already, for sources that must not take it.
@@ -382,7 +395,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   }, HEARTBEAT_MS)
   timer.unref()
 
-  return {
+  const plane: Skillplane = {
     config,
     registry,
     catalog,
@@ -411,6 +424,10 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       }
     },
     mcpServers: () => mcp.status(),
+    get runs() {
+      return runner!
+    },
+    testRun: (input) => testRun(runner!, input),
     connectMcp: () => mcp.connectIdle(),
     onSkillsChanged(listener) {
       changeListeners.add(listener)
@@ -444,6 +461,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     close() {
       closed ??= (async () => {
         clearInterval(timer)
+        await runner?.close()
         clearTimeout(changeTimer)
         changeListeners.clear()
         await pipeline.close()
@@ -457,4 +475,6 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       return closed
     },
   }
+  runner = new AgentRunner(plane, new RunRepository(db))
+  return plane
 }

@@ -9,6 +9,9 @@ import type { Requirement } from './decide-policy.js'
 import type { Sops } from './sop/sops.js'
 import type { WebhookNotifier } from './webhook-notifier.js'
 
+// The event name for every settled request (ids are the names for one request).
+const ANY = Symbol('any request')
+
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed'
 export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'rejected', 'expired', 'executed']
 
@@ -245,6 +248,12 @@ export class Approvals {
     return row?.id
   }
 
+  /** Call `listener` after any request this process moved out of pending (decided or expired). */
+  onSettled(listener: (id: string, status: ApprovalStatus) => void): () => void {
+    this.#decided.on(ANY, listener)
+    return () => this.#decided.off(ANY, listener)
+  }
+
   /** Resolves with the request's status once decided, or 'pending' at the timeout or abort. */
   waitForDecision(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalStatus> {
     return new Promise((resolve) => {
@@ -309,6 +318,7 @@ export class Approvals {
     if (!(await this.repo.transition(row.id, row.status, next, { decided_at: new Date().toISOString() }))) return false
     await this.events.record(`approval.${next}`, `approval:${row.id}`, actor, details, row.call_id)
     this.#decided.emit(row.id, next)
+    this.#decided.emit(ANY, row.id, next)
     if (next === 'expired') this.notifier.notify({ type: 'approval.expired', approval: toView({ ...row, status: next }, await this.repo.decisions(row.id)) })
     return true
   }

@@ -37,7 +37,8 @@ export interface InvokeOptions {
    */
   resume?: boolean
   /**
-   * Stop after the gate: answer ok `{ wouldRun: true }` when the call would run now, or
+   * Stop after the gate: answer ok `{ wouldRun: true, approvalId }` when the call would run now
+   * (approvalId: the approved request it would use, or null), or
    * approval_required (filing or finding the request) when it needs a human, and run nothing.
    * Only a filed approval request is audited. For surfaces that ask before calling (AI SDK tools).
    */
@@ -239,7 +240,7 @@ export class Pipeline {
       // 4. policy, and approval when it says ASK
       const gate = await this.#gate(skill, checked.value, ctx, row, options, controller.signal)
       if (gate) return refuse(gate.code, gate.message, gate.status, gate.details, gate.filed)
-      if (options.gateOnly) return success({ wouldRun: true }, callId)
+      if (options.gateOnly) return success({ wouldRun: true, approvalId: row.approval_id }, callId)
 
       // 5. the running row is durable before the executor starts
       try {
@@ -289,7 +290,11 @@ export class Pipeline {
       if (approvalId && options.gateOnly) {
         // Look, never claim: claiming spends the approval.
         const view = await approvals.get(approvalId)
-        if (view?.status === 'approved') return null
+        if (view?.status === 'approved') {
+          // It runs now, on an approval: report which.
+          row.approval_id = approvalId
+          return null
+        }
         if (view?.status === 'pending') {
           row.approval_id = approvalId
           return { code: 'approval_required', message: `approval request ${approvalId} is still pending`, status: 'approval_required', details: approvalDetails(view), filed: false }

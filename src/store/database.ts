@@ -180,7 +180,51 @@ export interface McpToolsTable {
   listed_at: string
 }
 
+/** An agent run: the conversation so far (for resuming) and where it stands. */
+export interface AgentRunsTable {
+  id: string
+  agent_id: string
+  requester_id: string
+  requester_name: string
+  /** running, awaiting_approval, completed or failed */
+  status: string
+  prompt: string
+  output: string | null
+  error: string | null
+  trace_id: string | null
+  /** JSON ModelMessage[] after the system prompt. */
+  messages: string
+  /** JSON of the tool calls waiting for approval while awaiting_approval. */
+  pending: string | null
+  /** 1 for a test run. */
+  test: number
+  /** JSON of a test run's in-memory config changes. */
+  overrides: string | null
+  created_at: string
+  updated_at: string
+  finished_at: string | null
+}
+
+/** One step of a run: text the model wrote, or one tool call with its outcome and audit row. */
+export interface AgentRunStepsTable {
+  run_id: string
+  idx: number
+  kind: string
+  text: string | null
+  tool_name: string | null
+  tool_call_id: string | null
+  input: string | null
+  output: string | null
+  error: string | null
+  status: string | null
+  call_id: string | null
+  approval_id: string | null
+  created_at: string
+}
+
 export interface Database {
+  agent_runs: AgentRunsTable
+  agent_run_steps: AgentRunStepsTable
   mcp_tools: McpToolsTable
   skill_activations: SkillActivationsTable
   settings: SettingsTable

@@ -12,6 +12,7 @@ import * as skillActivations from './migrations/0004-skill-activations.js'
 import * as activationsPerCaller from './migrations/0005-activations-per-caller.js'
 import * as mcpTools from './migrations/0006-mcp-tools.js'
 import * as auditTraceId from './migrations/0007-audit-trace-id.js'
+import * as agentRuns from './migrations/0008-agent-runs.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_activations_per_caller': activationsPerCaller,
   '0006_mcp_tools': mcpTools,
   '0007_audit_trace_id': auditTraceId,
+  '0008_agent_runs': agentRuns,
 }
 
 export interface OpenDatabaseOptions {

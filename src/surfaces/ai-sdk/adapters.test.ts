@@ -76,7 +76,7 @@ describe('tool adapters', () => {
 
   it('asks skillplane’s gate for these arguments: the skill’s own rule decides, and a check that passes leaves no trace', async () => {
     const plane = await open()
-    const needsApproval = toAISDKTools(plane, { caller: admin }).bulk_delete!.needsApproval as (input: unknown, options: { toolCallId: string; messages: [] }) => Promise<boolean>
+    const needsApproval = toAISDKTools(plane, { caller: admin }).bulk_delete!.needsApproval as unknown as (input: unknown, options: { toolCallId: string; messages: [] }) => Promise<boolean>
     const ids = (n: number) => ({ ids: Array.from({ length: n }, (_, i) => `id${i}`) })
     expect(await needsApproval(ids(2), { toolCallId: 'a', messages: [] })).toBe(false)
     expect((await plane.audit.query({ skill: 'bulk_delete', limit: 5 })).items).toEqual([])

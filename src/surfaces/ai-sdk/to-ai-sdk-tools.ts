@@ -44,7 +44,8 @@ export function toAISDKTools(plane: Skillplane, options: AISDKToolOptions): Tool
       inputSchema: jsonSchema<Record<string, unknown>>(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
       needsApproval: async (args, { toolCallId }) => {
         const gate = await callTool(plane, entry, args, { ...options, gateOnly: true })
-        const approvalId = !gate.ok && gate.error.code === 'approval_required' ? gate.error.details?.approvalId : undefined
+        // Gated by an approval: one to ask for, or one already granted (the AI SDK asks again on resume).
+        const approvalId = gate.ok ? (gate.data as { approvalId: string | null }).approvalId : gate.error.code === 'approval_required' ? gate.error.details?.approvalId : undefined
         if (typeof approvalId !== 'string') return false
         asked.add(toolCallId)
         options.onApprovalRequest?.({ toolCallId, toolName: name, approvalId })

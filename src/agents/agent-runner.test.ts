@@ -1,0 +1,193 @@
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { MockLanguageModelV3 } from 'ai/test'
+import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import { databases, waitFor } from '../test-support/databases.js'
+import { admin, openTestPlane, testAgents } from '../test-support/fixtures.js'
+import type { Skillplane } from '../plane/skillplane.js'
+import type { AgentConfig } from '../config/define-config.js'
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
+const callsTool = (toolName: string, input: object, id = 'call-1'): LanguageModelV3GenerateResult => ({
+  content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+  usage,
+  warnings: [],
+})
+const says = (text: string): LanguageModelV3GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] })
+
+describe.each(databases)('agent runs on $name', (database) => {
+  const planes: Skillplane[] = []
+  afterEach(async () => {
+    await Promise.all(planes.splice(0).map((p) => p.close()))
+  })
+  /** A plane whose Helper agent runs on a scripted mock model. */
+  const open = async (model: MockLanguageModelV3 | AgentConfig['model'], extra: Partial<AgentConfig> = {}) => {
+    const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model, systemPrompt: 'You help.', ...extra }, testAgents![1]!] })
+    planes.push(plane)
+    return plane
+  }
+
+  it('runs a tool loop with the agent’s skills and stores each step linked to its audit row', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 'hi' }), says('echo said hi')] })
+    const plane = await open(model)
+    const run = await plane.runs.start({ agent: 'helper', prompt: 'say hi', requester: admin })
+    expect(run).toMatchObject({ status: 'completed', output: 'echo said hi', agent: 'helper', requester: { name: 'alice' } })
+    const [tool, text] = run.steps!
+    expect(tool).toMatchObject({ kind: 'tool', tool: 'echo', input: { message: 'hi' }, status: 'ok', output: { message: 'hi', count: 1 } })
+    expect(text).toMatchObject({ kind: 'text', text: 'echo said hi' })
+    expect(await plane.audit.get(tool!.callId!)).toMatchObject({ skill_key: 'echo', caller_kind: 'agent', agent_id: 'helper', conversation_id: `run:${run.id}` })
+    // The model got the agent's system prompt and only its bound skills as tools.
+    const call = model.doGenerateCalls[0]!
+    expect(JSON.stringify(call.prompt[0])).toContain('You help.')
+    expect(call.tools!.map((t) => t.name).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    expect((await plane.runs.list({ agent: 'Helper', limit: 10 })).items.map((r) => r.id)).toEqual([run.id])
+  })
+
+  it('pauses for approval, resumes when it is approved, and goes on without the call when it is rejected', async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: [callsTool('write_thing', { value: 'v1' }), says('stored v1'), callsTool('write_thing', { value: 'v2' }, 'call-2'), says('could not store v2')],
+    })
+    const plane = await open(model)
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'store v1', requester: admin })
+    expect(paused).toMatchObject({ status: 'awaiting_approval', pending: [{ tool: 'write_thing', approvalId: expect.any(String) }] })
+    expect(paused.steps).toMatchObject([{ tool: 'write_thing', status: 'awaiting_approval' }])
+    const approvalId = paused.pending[0]!.approvalId!
+    expect(await plane.approvals.get(approvalId)).toMatchObject({ status: 'pending', skill: 'write_thing', requester: { kind: 'agent' } })
+
+    await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
+    await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
+    const done = (await plane.runs.get(paused.id))!
+    expect(done).toMatchObject({ output: 'stored v1', pending: [] })
+    expect(done.steps![0]).toMatchObject({ status: 'ok', output: { stored: 'v1' }, callId: expect.any(String) })
+    expect(await plane.approvals.get(approvalId)).toMatchObject({ status: 'executed' })
+
+    const second = await plane.runs.start({ agent: 'helper', prompt: 'store v2', requester: admin })
+    await plane.approvals.decide({ id: second.pending[0]!.approvalId!, caller: admin, decision: 'reject', comment: 'not now' })
+    await waitFor(async () => (await plane.runs.get(second.id))!.status === 'completed')
+    const rejected = (await plane.runs.get(second.id))!
+    expect(rejected.output).toBe('could not store v2')
+    expect(rejected.steps![0]).toMatchObject({ tool: 'write_thing', status: 'denied', error: expect.stringContaining('rejected') })
+    expect((await plane.audit.query({ skill: 'write_thing', status: 'ok', limit: 10 })).items).toHaveLength(1)
+  })
+
+  it('fails a run whose model fails, and refuses to start one without a usable model', async () => {
+    const broken = new MockLanguageModelV3({
+      doGenerate: async () => {
+        throw new Error('the model is down')
+      },
+    })
+    const plane = await open(broken)
+    expect(await plane.runs.start({ agent: 'helper', prompt: 'x', requester: admin })).toMatchObject({ status: 'failed', error: expect.stringContaining('the model is down') })
+    await expect(plane.runs.start({ agent: 'Other', prompt: 'x', requester: admin })).rejects.toThrow('agent "Other" has no model')
+    await expect(plane.runs.start({ agent: 'nobody', prompt: 'x', requester: admin })).rejects.toThrow('no agent "nobody" in the config')
+
+    delete process.env.SKILLPLANE_TEST_NO_SUCH_KEY
+    const keyless = await open({ provider: 'openai', model: 'gpt-4.1-mini', apiKeyEnv: 'SKILLPLANE_TEST_NO_SUCH_KEY' })
+    await expect(keyless.runs.start({ agent: 'helper', prompt: 'x', requester: admin })).rejects.toThrow(
+      'the environment variable SKILLPLANE_TEST_NO_SUCH_KEY holding the openai API key is not set',
+    )
+    expect((await keyless.runs.list({ limit: 5 })).items).toEqual([])
+  })
+
+  it('test-runs an agent with in-memory changes and gives a verdict', async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        callsTool('echo', { message: 'hi' }),
+        says('done'),
+        says('nothing to do'),
+        callsTool('echo', { message: '' }, 'bad'),
+        says('that failed'),
+        callsTool('write_thing', { value: 'x' }, 'ask'),
+      ],
+    })
+    const plane = await open(model)
+    const pass = await plane.testRun({ agent: 'helper', input: 'say hi', expectTool: 'echo', set: { systemPrompt: 'Test prompt.' }, requester: admin })
+    expect(pass).toMatchObject({ verdict: 'pass', output: 'done', tools: [{ name: 'echo', called: true, ok: true }], approvals: [] })
+    expect(JSON.stringify(model.doGenerateCalls[0]!.prompt[0])).toContain('Test prompt.')
+    // Never saved: the config and the next run keep the agent as configured.
+    expect(plane.config.agents[0]!.systemPrompt).toBe('You help.')
+    expect(await plane.runs.get(pass.runId)).toMatchObject({ test: true, overrides: { systemPrompt: 'Test prompt.' } })
+
+    expect(await plane.testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing', requester: admin })).toMatchObject({
+      verdict: 'incomplete',
+      tools: [{ name: 'write_thing', called: false, ok: false }],
+    })
+    expect(await plane.testRun({ agent: 'helper', input: 'x', requester: admin })).toMatchObject({ verdict: 'failed', reason: expect.stringContaining('tool echo failed') })
+    expect(await plane.testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing', requester: admin })).toMatchObject({
+      verdict: 'unconfirmed',
+      approvals: [{ tool: 'write_thing', approvalId: expect.any(String) }],
+    })
+    await expect(plane.testRun({ agent: 'helper', input: 'x', set: { temperature: '2' }, requester: admin })).rejects.toThrow('--set temperature: not a setting a test run can change')
+  })
+
+  it('offers test_run as a skill, which a test run itself may not use', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 'hi' }), says('ok')] })
+    const plane = await open(model)
+    const result = await plane.invoke('test_run', { agent: 'helper', input: 'say hi', expectTool: 'echo' }, { caller: admin })
+    expect(result).toMatchObject({ ok: true, data: { verdict: 'pass' } })
+    const nested = await plane.invoke('test_run', { agent: 'helper', input: 'again' }, { caller: admin, conversationId: 'test-run:01ABC' })
+    expect(nested).toMatchObject({ ok: false, error: { code: 'denied', message: 'a test run cannot start another test run' } })
+    expect(await plane.invoke('test_run', { agent: 'ghost', input: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'not_found' } })
+  })
+})
+
+describe('model providers', () => {
+  const planes: Skillplane[] = []
+  afterEach(async () => {
+    await Promise.all(planes.splice(0).map((p) => p.close()))
+  })
+
+  /** A fake provider endpoint on 127.0.0.1 that records requests and answers with `reply`. */
+  async function fakeProvider(reply: (path: string) => unknown): Promise<{ url: string; requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }>; close(): void }> {
+    const requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }> = []
+    const server = createServer((req, res) => {
+      let raw = ''
+      req.on('data', (chunk) => (raw += chunk))
+      req.on('end', () => {
+        requests.push({ path: req.url!, headers: req.headers, body: JSON.parse(raw) })
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply(req.url!)))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, close: () => server.close() }
+  }
+
+  it.each([
+    {
+      provider: 'openai-compatible' as const,
+      keyHeader: (h: IncomingMessage['headers']) => h.authorization,
+      reply: { id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hello from the fake' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+      path: '/v1/chat/completions',
+      tools: (body: any) => body.tools.map((t: any) => t.function.name),
+      expectedKey: 'Bearer sk-fake',
+    },
+    {
+      provider: 'anthropic' as const,
+      keyHeader: (h: IncomingMessage['headers']) => h['x-api-key'],
+      reply: { id: 'm1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hello from the fake' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } },
+      path: '/v1/messages',
+      tools: (body: any) => body.tools.map((t: any) => t.name),
+      expectedKey: 'sk-fake',
+    },
+  ])('wires $provider up to the HTTP request, with the key from the environment', async (c) => {
+    const fake = await fakeProvider(() => c.reply)
+    try {
+      process.env.SKILLPLANE_TEST_PROVIDER_KEY = 'sk-fake'
+      const plane = await openTestPlane(databases[0]!, {
+        agents: [{ ...testAgents![0]!, model: { provider: c.provider, model: 'the-model', baseURL: fake.url, apiKeyEnv: 'SKILLPLANE_TEST_PROVIDER_KEY' } }],
+      })
+      planes.push(plane)
+      const run = await plane.runs.start({ agent: 'helper', prompt: 'hello', requester: admin })
+      expect(run).toMatchObject({ status: 'completed', output: 'hello from the fake' })
+      const [request] = fake.requests
+      expect(request).toMatchObject({ path: c.path, body: { model: 'the-model' } })
+      expect(c.keyHeader(request!.headers)).toBe(c.expectedKey)
+      expect(c.tools(request!.body).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    } finally {
+      fake.close()
+      delete process.env.SKILLPLANE_TEST_PROVIDER_KEY
+    }
+  })
+})

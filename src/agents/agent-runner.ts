@@ -1,0 +1,388 @@
+import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai'
+import { isSpanContextValid, trace } from '@opentelemetry/api'
+import { ulid } from 'ulid'
+import type { Skillplane } from '../plane/skillplane.js'
+import type { ResolvedAgent } from '../config/resolve-config.js'
+import type { Caller, Envelope } from '../skill/skill-types.js'
+import type { RunRepository, RunRow, RunStepRow } from '../store/run-repository.js'
+import { agentId as agentIdOf } from '../registry/agent-id.js'
+import { skillsPrompt } from '../sources/agent-skills/skills-prompt.js'
+import { toAISDKTools } from '../surfaces/ai-sdk/to-ai-sdk-tools.js'
+import { createModel } from './create-model.js'
+import { RunError } from './run-error.js'
+import { applyOverrides } from './apply-overrides.js'
+
+export type RunStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed'
+
+export interface RunStep {
+  index: number
+  kind: 'text' | 'tool'
+  text?: string
+  tool?: string
+  toolCallId?: string
+  input?: unknown
+  output?: unknown
+  error?: string
+  /** For a tool call: ok, error, awaiting_approval or denied. */
+  status?: string
+  /** The audit row of the call, when it reached the pipeline. */
+  callId?: string
+  approvalId?: string
+}
+
+export interface RunView {
+  id: string
+  agent: string
+  requester: { id: string; name: string }
+  status: RunStatus
+  prompt: string
+  output: string | null
+  error: string | null
+  traceId: string | null
+  test: boolean
+  overrides: Record<string, string> | null
+  /** While awaiting_approval: the tool calls waiting and skillplane's approval requests for them. */
+  pending: Array<{ toolCallId: string; tool: string; approvalId: string | null }>
+  createdAt: string
+  updatedAt: string
+  finishedAt: string | null
+  steps?: RunStep[]
+}
+
+interface Pending {
+  toolCallId: string
+  tool: string
+  /** The AI SDK's id for the approval request, answered with a tool-approval-response. */
+  sdkApprovalId: string
+  approvalId: string | null
+}
+
+const tracer = trace.getTracer('skillplane')
+const SWEEP_MS = 5_000
+
+/**
+ * Runs agents: a multi-step tool loop (AI SDK generateText) over the agent's bound skills, with the
+ * instruction-skill catalog in its system prompt. A tool call that needs a human pauses the run
+ * (awaiting_approval, stored); it resumes where it stopped once the approvals are decided, here or
+ * on any manager sharing the database. Every step is stored, each tool call linked to its audit row.
+ */
+export class AgentRunner {
+  readonly #plane: Skillplane
+  readonly #repo: RunRepository
+  readonly #sweep: NodeJS.Timeout
+  readonly #unsubscribe: () => void
+  readonly #driving = new Set<Promise<unknown>>()
+  #closed = false
+
+  constructor(plane: Skillplane, repo: RunRepository) {
+    this.#plane = plane
+    this.#repo = repo
+    this.#unsubscribe = plane.approvals.onSettled(() => void this.resumeDecided())
+    // Decisions made on other managers arrive through the database.
+    this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)
+    this.#sweep.unref()
+  }
+
+  /** The configured agent for an id, name or alias, with a test run's changes applied. */
+  agent(label: string, overrides?: Record<string, string>): ResolvedAgent {
+    const id = this.#plane.catalog.resolveAgent(label) ?? agentIdOf(label)
+    const agent = this.#plane.config.agents.find((a) => agentIdOf(a.name) === id)
+    if (!agent) throw new RunError(`no agent "${label}" in the config`, 404)
+    return overrides ? applyOverrides(agent, overrides) : agent
+  }
+
+  /** Start a run and drive it until it completes, fails or waits for approval. */
+  async start(input: { agent: string; prompt: string; requester: Caller; overrides?: Record<string, string>; test?: boolean }): Promise<RunView> {
+    if (this.#closed) throw new RunError('skillplane is shutting down', 409)
+    if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new RunError('the prompt is empty')
+    const agent = this.agent(input.agent, input.overrides)
+    // A missing key or model is an error now, not in the middle of the run.
+    createModel(agent)
+    const now = this.#plane.now()
+    const row: RunRow = {
+      id: ulid(),
+      agent_id: agentIdOf(agent.name),
+      requester_id: input.requester.id,
+      requester_name: input.requester.name,
+      status: 'running',
+      prompt: input.prompt,
+      output: null,
+      error: null,
+      trace_id: null,
+      messages: JSON.stringify([{ role: 'user', content: input.prompt }] satisfies ModelMessage[]),
+      pending: null,
+      test: input.test ? 1 : 0,
+      overrides: input.overrides ? JSON.stringify(input.overrides) : null,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+    }
+    await this.#repo.insert(row)
+    await this.#track(this.#drive(row, agent, []))
+    return (await this.get(row.id))!
+  }
+
+  async get(id: string): Promise<RunView | undefined> {
+    const row = await this.#repo.get(id)
+    return row && { ...toView(row), steps: (await this.#repo.steps(id)).map(toStep) }
+  }
+
+  async list(q: { agent?: string; status?: string; cursor?: string; limit: number }): Promise<{ items: RunView[]; nextCursor: string | null }> {
+    const agentId = q.agent ? (this.#plane.catalog.resolveAgent(q.agent) ?? agentIdOf(q.agent)) : undefined
+    const rows = await this.#repo.list({ agentId, status: q.status, cursor: q.cursor, limit: q.limit })
+    const items = rows.slice(0, q.limit).map(toView)
+    return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.id : null }
+  }
+
+  /** Resume the runs whose approvals have all been decided; returns how many resumed. */
+  async resumeDecided(): Promise<number> {
+    if (this.#closed) return 0
+    let resumed = 0
+    try {
+      const { items } = await this.list({ status: 'awaiting_approval', limit: 100 })
+      for (const run of items) if (await this.resume(run.id)) resumed++
+    } catch (error) {
+      this.#plane.logger.warn({ err: error }, 'resuming agent runs failed')
+    }
+    return resumed
+  }
+
+  /** Resume one run if every approval it waits for is decided; false while one is pending. */
+  async resume(id: string): Promise<boolean> {
+    const row = await this.#repo.get(id)
+    if (!row || row.status !== 'awaiting_approval' || this.#closed) return false
+    const pending = JSON.parse(row.pending ?? '[]') as Pending[]
+    const requests = await Promise.all(pending.map((p) => (p.approvalId ? this.#plane.approvals.get(p.approvalId) : undefined)))
+    if (requests.some((r) => r?.status === 'pending')) return false
+    // One manager resumes it.
+    if (!(await this.#repo.transition(id, 'awaiting_approval', 'running', { pending: null, updated_at: this.#plane.now() }))) return false
+    const answers: ModelMessage = {
+      role: 'tool',
+      content: pending.map((p, i) => {
+        const status = requests[i]?.status ?? 'missing'
+        return {
+          type: 'tool-approval-response' as const,
+          approvalId: p.sdkApprovalId,
+          approved: status === 'approved',
+          ...(status !== 'approved' && { reason: `skillplane approval request ${p.approvalId ?? '(none)'} is ${status}` }),
+        }
+      }),
+    }
+    let agent: ResolvedAgent
+    try {
+      agent = this.agent(row.agent_id, row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : undefined)
+    } catch (error) {
+      await this.#fail(row, error)
+      return true
+    }
+    await this.#track(this.#drive(row, agent, [answers]))
+    return true
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    clearInterval(this.#sweep)
+    this.#unsubscribe()
+    await Promise.allSettled([...this.#driving])
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#driving.add(promise)
+    return promise.finally(() => this.#driving.delete(promise))
+  }
+
+  async #drive(row: RunRow, agent: ResolvedAgent, more: ModelMessage[]): Promise<void> {
+    const plane = this.#plane
+    const id = agentIdOf(agent.name)
+    const caller: Caller = { kind: 'agent', id: `agent:${id}`, name: agent.name, agentId: id }
+    const calls = new Map<string, Envelope>()
+    const asked = new Map<string, string>()
+    const tools: ToolSet = toAISDKTools(plane, {
+      caller,
+      // Test runs are marked so that a test run can't start another one.
+      conversationId: `${row.test ? 'test-run' : 'run'}:${row.id}`,
+      onCall: (event) => calls.set(event.toolCallId, event.envelope),
+      onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
+    })
+    const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
+    const existing = await this.#repo.steps(row.id)
+    try {
+      const result = await tracer.startActiveSpan(`agent run ${agent.name}`, { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } }, async (span) => {
+        const context = span.spanContext()
+        if (!row.trace_id && isSpanContextValid(context)) {
+          row.trace_id = context.traceId
+          await this.#repo.update(row.id, { trace_id: row.trace_id })
+        }
+        try {
+          return await generateText({
+            model: createModel(agent),
+            system: this.#systemPrompt(agent, caller),
+            messages,
+            tools,
+            stopWhen: stepCountIs(agent.maxSteps),
+          })
+        } finally {
+          span.end()
+        }
+      })
+      await this.#recordSteps(row.id, existing, result.steps, result.response.messages, calls, asked)
+      const all = [...messages, ...result.response.messages]
+      const requests = result.content.filter((part) => part.type === 'tool-approval-request')
+      const now = plane.now()
+      if (requests.length > 0) {
+        const pending: Pending[] = requests.map((part) => ({
+          toolCallId: part.toolCall.toolCallId,
+          tool: part.toolCall.toolName,
+          sdkApprovalId: part.approvalId,
+          approvalId: asked.get(part.toolCall.toolCallId) ?? null,
+        }))
+        await this.#repo.update(row.id, { status: 'awaiting_approval', messages: JSON.stringify(all), pending: JSON.stringify(pending), updated_at: now })
+        // Decided while we were storing it: go on at once.
+        void this.resumeDecided()
+        return
+      }
+      await this.#repo.update(row.id, { status: 'completed', output: result.text, messages: JSON.stringify(all), updated_at: now, finished_at: now })
+    } catch (error) {
+      await this.#fail(row, error)
+    }
+  }
+
+  async #fail(row: RunRow, error: unknown): Promise<void> {
+    const now = this.#plane.now()
+    const message = error instanceof Error ? error.message : String(error)
+    await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
+  }
+
+  #systemPrompt(agent: ResolvedAgent, caller: Caller): string {
+    const { instructions, catalog } = this.#plane
+    const id = agentIdOf(agent.name)
+    const skills = instructions.visibleTo(caller, id, catalog).map((s) => ({ name: s.name, description: instructions.description(s, catalog) }))
+    const base = agent.systemPrompt ?? `You are ${agent.name}.${agent.description ? ` ${agent.description}.` : ''} Use the tools you have to do what is asked.`
+    const catalogText = skillsPrompt(skills)
+    return catalogText ? `${base}\n\n${catalogText}` : base
+  }
+
+  /** Store the model's text and each tool call with its outcome, updating calls made before a pause. */
+  async #recordSteps(
+    runId: string,
+    existing: RunStepRow[],
+    steps: ReadonlyArray<StepResult<ToolSet>>,
+    responses: readonly ModelMessage[],
+    calls: Map<string, Envelope>,
+    asked: Map<string, string>,
+  ): Promise<void> {
+    const now = this.#plane.now()
+    const byCall = new Map(existing.filter((s) => s.tool_call_id).map((s) => [s.tool_call_id!, s]))
+    const added: RunStepRow[] = []
+    let next = existing.length
+    const blank = (kind: string): RunStepRow => ({
+      run_id: runId,
+      idx: next++,
+      kind,
+      text: null,
+      tool_name: null,
+      tool_call_id: null,
+      input: null,
+      output: null,
+      error: null,
+      status: null,
+      call_id: null,
+      approval_id: null,
+      created_at: now,
+    })
+    for (const step of steps) {
+      for (const part of step.content) {
+        if (part.type === 'text' && part.text.trim()) added.push({ ...blank('text'), text: part.text })
+        if (part.type === 'tool-call' && !byCall.has(part.toolCallId)) {
+          const row = { ...blank('tool'), tool_name: part.toolName, tool_call_id: part.toolCallId, input: JSON.stringify(part.input ?? null), status: 'called' }
+          added.push(row)
+          byCall.set(part.toolCallId, row)
+        }
+        if (part.type === 'tool-approval-request') {
+          const row = byCall.get(part.toolCall.toolCallId)
+          if (row) Object.assign(row, { status: 'awaiting_approval', approval_id: asked.get(part.toolCall.toolCallId) ?? null })
+        }
+        if (part.type === 'tool-error') {
+          const row = byCall.get(part.toolCallId)
+          if (row) Object.assign(row, { status: 'error', error: errorText(part.error) })
+        }
+        if (part.type === 'tool-result') {
+          const row = byCall.get(part.toolCallId)
+          if (row) Object.assign(row, { status: 'ok', output: JSON.stringify(part.output ?? null) })
+        }
+      }
+    }
+    // What the pipeline said about each call: its audit row, and denials the AI SDK reported as output.
+    for (const [toolCallId, envelope] of calls) {
+      const row = byCall.get(toolCallId)
+      if (!row) continue
+      row.call_id = envelope.callId
+      if (envelope.ok) Object.assign(row, { status: 'ok', output: JSON.stringify(envelope.data ?? null), error: null })
+      else Object.assign(row, { status: 'error', error: `${envelope.error.code}: ${envelope.error.message}` })
+    }
+    // A call a human rejected comes back as a denied execution in the tool messages.
+    for (const message of responses) {
+      if (message.role !== 'tool') continue
+      for (const part of message.content) {
+        if (part.type !== 'tool-result' || !isDenied(part.output)) continue
+        const row = byCall.get(part.toolCallId)
+        if (row) Object.assign(row, { status: 'denied', output: null, error: deniedReason(part.output) })
+      }
+    }
+    await this.#repo.addSteps(added)
+    const addedSet = new Set(added)
+    for (const row of byCall.values()) {
+      if (!addedSet.has(row)) await this.#repo.updateStep(runId, row.idx, row)
+    }
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error)
+}
+
+function isDenied(output: unknown): boolean {
+  return typeof output === 'object' && output !== null && (output as { type?: string }).type === 'execution-denied'
+}
+
+function deniedReason(output: unknown): string {
+  const reason = (output as { reason?: string }).reason
+  return `denied${reason ? `: ${reason}` : ''}`
+}
+
+function toView(row: RunRow): RunView {
+  const pending = row.pending ? (JSON.parse(row.pending) as Pending[]) : []
+  return {
+    id: row.id,
+    agent: row.agent_id,
+    requester: { id: row.requester_id, name: row.requester_name },
+    status: row.status as RunStatus,
+    prompt: row.prompt,
+    output: row.output,
+    error: row.error,
+    traceId: row.trace_id,
+    test: row.test === 1,
+    overrides: row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : null,
+    pending: pending.map((p) => ({ toolCallId: p.toolCallId, tool: p.tool, approvalId: p.approvalId })),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  }
+}
+
+function toStep(row: RunStepRow): RunStep {
+  const parse = (text: string | null) => (text === null ? undefined : (JSON.parse(text) as unknown))
+  return {
+    index: row.idx,
+    kind: row.kind as RunStep['kind'],
+    ...(row.text !== null && { text: row.text }),
+    ...(row.tool_name !== null && { tool: row.tool_name }),
+    ...(row.tool_call_id !== null && { toolCallId: row.tool_call_id }),
+    ...(row.input !== null && { input: parse(row.input) }),
+    ...(row.output !== null && { output: parse(row.output) }),
+    ...(row.error !== null && { error: row.error }),
+    ...(row.status !== null && { status: row.status }),
+    ...(row.call_id !== null && { callId: row.call_id }),
+    ...(row.approval_id !== null && { approvalId: row.approval_id }),
+  }
+}

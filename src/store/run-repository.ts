@@ -1,0 +1,47 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { AgentRunStepsTable, AgentRunsTable, Database } from './database.js'
+
+export type RunRow = Selectable<AgentRunsTable>
+export type RunStepRow = Selectable<AgentRunStepsTable>
+
+export class RunRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: RunRow): Promise<void> {
+    await this.db.insertInto('agent_runs').values(row).execute()
+  }
+
+  get(id: string): Promise<RunRow | undefined> {
+    return this.db.selectFrom('agent_runs').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
+  list(q: { agentId?: string; status?: string; cursor?: string; limit: number }): Promise<RunRow[]> {
+    let query = this.db.selectFrom('agent_runs').selectAll()
+    if (q.agentId) query = query.where('agent_id', '=', q.agentId)
+    if (q.status) query = query.where('status', '=', q.status)
+    if (q.cursor) query = query.where('id', '<', q.cursor)
+    return query.orderBy('id', 'desc').limit(q.limit + 1).execute()
+  }
+
+  async update(id: string, changes: Partial<RunRow>): Promise<void> {
+    await this.db.updateTable('agent_runs').set(changes).where('id', '=', id).execute()
+  }
+
+  /** Move a run between statuses; false when another manager got there first. */
+  async transition(id: string, from: string, to: string, changes: Partial<RunRow> = {}): Promise<boolean> {
+    const result = await this.db.updateTable('agent_runs').set({ ...changes, status: to }).where('id', '=', id).where('status', '=', from).executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  steps(runId: string): Promise<RunStepRow[]> {
+    return this.db.selectFrom('agent_run_steps').selectAll().where('run_id', '=', runId).orderBy('idx').execute()
+  }
+
+  async addSteps(rows: RunStepRow[]): Promise<void> {
+    if (rows.length) await this.db.insertInto('agent_run_steps').values(rows).execute()
+  }
+
+  async updateStep(runId: string, idx: number, changes: Partial<RunStepRow>): Promise<void> {
+    await this.db.updateTable('agent_run_steps').set(changes).where('run_id', '=', runId).where('idx', '=', idx).execute()
+  }
+}
