@@ -12,6 +12,7 @@ import { sopCommand } from './commands/sop.js'
 import { packsCommand } from './commands/packs.js'
 import { sourcesCommand } from './commands/sources.js'
 import { mcpCommand } from './commands/mcp.js'
+import { runCommand } from './commands/run.js'
 
 export function createProgram(): Command {
   const program = new Command('skillplane')
@@ -33,5 +34,6 @@ export function createProgram(): Command {
   packsCommand(program)
   sourcesCommand(program)
   mcpCommand(program)
+  runCommand(program)
   return program
 }

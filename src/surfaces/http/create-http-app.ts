@@ -14,6 +14,7 @@ import { agentRoutes } from './routes/agents.js'
 import { approvalRoutes } from './routes/approvals.js'
 import { policyRoutes } from './routes/policies.js'
 import { sopRoutes } from './routes/sops.js'
+import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
 import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
@@ -43,6 +44,8 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
   app.route('/api/agents', agentRoutes(plane))
+  app.route('/api/agents', agentRunRoutes(plane))
+  app.route('/api/runs', runRoutes(plane))
   app.route('/api/approvals', approvalRoutes(plane))
   app.route('/api/policies', policyRoutes(plane))
   app.route('/api/sops', sopRoutes(plane))

@@ -181,6 +181,41 @@ export function buildOpenApi(options: { version: string; skills: Skill[]; caller
     '/api/agents': {
       get: { summary: 'Agents and their bound skills', responses: { 200: { description: 'Agents' }, ...errors(401) } },
     },
+    '/api/agents/{id}/runs': {
+      get: {
+        summary: "The agent's runs, newest first",
+        parameters: [idParam, ...queryParams('status', 'cursor', 'limit')],
+        responses: { 200: { description: '{ items, nextCursor }' }, ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: 'Run the agent on a prompt (operator, admin, or its own agent key); answers once it completes, fails or waits for approval',
+        parameters: [idParam],
+        requestBody: { content: json({ type: 'object', required: ['prompt'], properties: { prompt: { type: 'string', minLength: 1 } }, additionalProperties: false }) },
+        responses: { 201: { description: 'The run with its steps' }, ...errors(400, 401, 403, 404) },
+      },
+    },
+    '/api/agents/{id}/test-runs': {
+      post: {
+        summary: 'Test-run the agent with in-memory config changes (never saved) and get a verdict',
+        parameters: [idParam],
+        requestBody: {
+          content: json({
+            type: 'object',
+            required: ['input'],
+            properties: {
+              input: { type: 'string', minLength: 1 },
+              expectTool: { type: 'string' },
+              set: { type: 'object', additionalProperties: { type: 'string' } },
+            },
+            additionalProperties: false,
+          }),
+        },
+        responses: { 200: { description: '{ output, tools, approvals, verdict, reason, runId }' }, ...errors(400, 401, 403, 404) },
+      },
+    },
+    '/api/runs/{id}': {
+      get: { summary: 'One run with its steps', parameters: [idParam], responses: { 200: { description: 'Run' }, ...errors(401, 404) } },
+    },
     '/api/agents/{id}/skills-prompt': {
       get: {
         summary: "The <available_skills> system-prompt fragment for an agent (\"\" when it may see none)",

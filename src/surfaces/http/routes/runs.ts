@@ -1,0 +1,83 @@
+import { Hono, type Context } from 'hono'
+import { z } from 'zod'
+import type { Skillplane } from '../../../plane/skillplane.js'
+import type { Caller } from '../../../skill/skill-types.js'
+import { RunError } from '../../../agents/run-error.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
+import { parseBody } from '../parse-body.js'
+import { describeZod } from '../describe-zod.js'
+
+const RUN_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed'] as const
+const startBody = z.strictObject({ prompt: z.string().trim().min(1, 'must not be empty').max(100_000) })
+const testBody = z.strictObject({
+  input: z.string().trim().min(1, 'must not be empty').max(100_000),
+  expectTool: z.string().min(1).optional(),
+  set: z.record(z.string(), z.string()).optional(),
+})
+const listQuery = z.strictObject({
+  status: z.enum(RUN_STATUSES).optional(),
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+})
+
+// Operators and admins run agents; an agent key runs (and reads) only its own agent.
+const mayRun = (caller: Caller, agentId: string) => (caller.kind === 'user' ? caller.role !== 'viewer' : caller.agentId === agentId)
+const mayRead = (caller: Caller, agentId: string) => caller.kind === 'user' || caller.agentId === agentId
+
+function runFailure(c: Context<HttpEnv>, error: unknown): Response {
+  if (error instanceof RunError) return errorResponse(c, error.status, error.status === 404 ? 'not_found' : 'invalid_input', error.message)
+  throw error
+}
+
+/** Agent runs under /api/agents/:id/runs and /api/agents/:id/test-runs. */
+export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+  const resolve = (c: Context<HttpEnv>) => plane.catalog.resolveAgent(c.req.param('id') ?? '')
+
+  app.post('/:id/runs', async (c) => {
+    const agentId = resolve(c)
+    if (!agentId || !mayRead(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!mayRun(c.get('caller'), agentId)) return errorResponse(c, 403, 'denied', 'running an agent needs the operator role or higher')
+    const body = await parseBody(c, startBody, 'invalid run')
+    if (!body.ok) return body.response
+    try {
+      return c.json(await plane.runs.start({ agent: agentId, prompt: body.value.prompt, requester: c.get('caller') }), 201)
+    } catch (error) {
+      return runFailure(c, error)
+    }
+  })
+
+  app.get('/:id/runs', async (c) => {
+    const agentId = resolve(c)
+    if (!agentId || !mayRead(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    const parsed = listQuery.safeParse(c.req.query())
+    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid runs query: ${describeZod(parsed.error)}`)
+    return c.json(await plane.runs.list({ agent: agentId, ...parsed.data }))
+  })
+
+  app.post('/:id/test-runs', async (c) => {
+    const agentId = resolve(c)
+    if (!agentId || !mayRead(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!mayRun(c.get('caller'), agentId)) return errorResponse(c, 403, 'denied', 'test-running an agent needs the operator role or higher')
+    const body = await parseBody(c, testBody, 'invalid test run')
+    if (!body.ok) return body.response
+    try {
+      return c.json(await plane.testRun({ agent: agentId, ...body.value, requester: c.get('caller') }))
+    } catch (error) {
+      return runFailure(c, error)
+    }
+  })
+  return app
+}
+
+/** One run with its steps: GET /api/runs/:id. */
+export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+  app.get('/:id', async (c) => {
+    const run = await plane.runs.get(c.req.param('id'))
+    if (!run || !mayRead(c.get('caller'), run.agent)) return errorResponse(c, 404, 'not_found', `no run "${c.req.param('id')}"`)
+    return c.json(run)
+  })
+  return app
+}
