@@ -11,7 +11,14 @@ import { NoteStore } from './skills/note-store.js'
 export default defineConfig(({ dataDir }) => ({
   skills: [calculate, diskUsage, ...noteSkills(new NoteStore(dataDir))],
   agents: [
-    { name: 'Fleet Autonomy', aliases: ['fleet'], description: 'Watches the fleet and keeps hosts healthy' },
+    {
+      name: 'Fleet Autonomy',
+      aliases: ['fleet'],
+      description: 'Watches the fleet and keeps hosts healthy',
+      // `npm run cli -- run --agent fleet "..."` needs OPENAI_API_KEY (or change the provider).
+      model: { provider: 'openai', model: 'gpt-4.1-mini' },
+      systemPrompt: 'You watch a fleet of hosts. Check disk usage when asked and open a ticket for any problem you find.',
+    },
     { name: 'Notes Assistant', aliases: ['notes', 'scribe'], description: 'Keeps the team notebook' },
   ],
   // Subprocess skills: each folder with a skill.json under examples/packs.

@@ -85,8 +85,12 @@ export class AgentRunner {
 
   /** The configured agent for an id, name or alias, with a test run's changes applied. */
   agent(label: string, overrides?: Record<string, string>): ResolvedAgent {
-    const id = this.#plane.catalog.resolveAgent(label) ?? agentIdOf(label)
-    const agent = this.#plane.config.agents.find((a) => agentIdOf(a.name) === id)
+    // The config is the truth here (a fresh data dir has no catalog yet): name, id or alias.
+    const wanted = label.toLowerCase()
+    const id = this.#plane.catalog.resolveAgent(label)
+    const agent = this.#plane.config.agents.find(
+      (a) => agentIdOf(a.name) === id || [a.name, agentIdOf(a.name), ...a.aliases].some((l) => l.toLowerCase() === wanted),
+    )
     if (!agent) throw new RunError(`no agent "${label}" in the config`, 404)
     return overrides ? applyOverrides(agent, overrides) : agent
   }

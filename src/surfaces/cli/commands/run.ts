@@ -37,7 +37,8 @@ export function runCommand(program: Command): void {
     .option('--json', 'print the run as JSON')
     .action(async (prompt: string, _o: unknown, command: Command) => {
       const o = command.optsWithGlobals<GlobalOptions & { agent: string; json?: boolean }>()
-      const run = await withPlane(o, (plane) => orCliError(() => plane.runs.start({ agent: o.agent, prompt, requester: localAdmin() })), { connectMcp: true })
+      // Synced first, so that the agent's bindings (its tools) are there on a fresh data dir.
+      const run = await withPlane(o, (plane) => orCliError(() => plane.runs.start({ agent: o.agent, prompt, requester: localAdmin() })), { connectMcp: true, sync: true })
       if (o.json) console.log(JSON.stringify(run, null, 2))
       else printRun(run)
       process.exitCode = run.status === 'completed' ? 0 : run.status === 'failed' ? 1 : 2
@@ -87,7 +88,7 @@ export function runCommand(program: Command): void {
       const result = await withPlane(
         o,
         (plane) => orCliError(() => plane.testRun({ agent: o.agent, input: o.input, expectTool: o.expectTool, set: o.set, requester: localAdmin() })),
-        { connectMcp: true },
+        { connectMcp: true, sync: true },
       )
       console.log(JSON.stringify(result, null, 2))
       if (result.verdict === 'failed' || result.verdict === 'incomplete') process.exitCode = 1

@@ -4,6 +4,7 @@ import { openPlane } from '../open-plane.js'
 import { startHttpServer, type HttpServer } from '../../http/start-http-server.js'
 import { printSyncReport } from './sync.js'
 import { parsePort } from '../parse-options.js'
+import { createModel } from '../../../agents/create-model.js'
 
 export function serveCommand(program: Command): void {
   program
@@ -19,6 +20,14 @@ export function serveCommand(program: Command): void {
       let server: HttpServer | undefined
       try {
         if (plane.startupSync) printSyncReport(plane.startupSync, { quietWhenEmpty: true })
+        // Say now which agents can't run (a missing API key), not at their first run.
+        for (const agent of plane.config.agents.filter((a) => a.model)) {
+          try {
+            createModel(agent)
+          } catch (error) {
+            plane.logger.warn(`${(error as Error).message}; its runs will be refused until it is set`)
+          }
+        }
         server = await startHttpServer(plane, { host: options.host, port: options.port })
         // Created only once the port is bound, so a failed start never swallows the one-time key.
         const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
