@@ -7,6 +7,8 @@ import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, testAgents } from '../test-support/fixtures.js'
 import type { Skillplane } from '../plane/skillplane.js'
 import type { AgentConfig } from '../config/define-config.js'
+import { openDatabase } from '../store/open-database.js'
+import { RunRepository } from '../store/run-repository.js'
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
 const callsTool = (toolName: string, input: object, id = 'call-1'): LanguageModelV3GenerateResult => ({
@@ -120,6 +122,20 @@ describe.each(databases)('agent runs on $name', (database) => {
       approvals: [{ tool: 'write_thing', approvalId: expect.any(String) }],
     })
     await expect(plane.testRun({ agent: 'helper', input: 'x', set: { temperature: '2' }, requester: admin })).rejects.toThrow('--set temperature: not a setting a test run can change')
+  })
+
+  it('fails runs a stopped manager left running, when the next manager starts', async () => {
+    const location = await database.create()
+    const db = await openDatabase(location)
+    const now = new Date().toISOString()
+    await new RunRepository(db.db).insert({
+      id: '01ORPHAN00000000000000000A', agent_id: 'helper', requester_id: 'u', requester_name: 'u', status: 'running', prompt: 'x', output: null,
+      error: null, trace_id: null, messages: '[]', pending: null, test: 0, overrides: null, manager_id: 'a-manager-that-died', created_at: now, updated_at: now, finished_at: null,
+    })
+    await db.close()
+    const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model: new MockLanguageModelV3() }] }, location)
+    planes.push(plane)
+    expect(await plane.runs.get('01ORPHAN00000000000000000A')).toMatchObject({ status: 'failed', error: 'interrupted: the manager driving the run stopped' })
   })
 
   it('offers test_run as a skill, which a test run itself may not use', async () => {

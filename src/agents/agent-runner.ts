@@ -72,6 +72,8 @@ export class AgentRunner {
   readonly #sweep: NodeJS.Timeout
   readonly #unsubscribe: () => void
   readonly #driving = new Set<Promise<unknown>>()
+  // Shutting down cuts model calls short: those runs fail, stored, instead of holding the exit.
+  readonly #stop = new AbortController()
   #closed = false
 
   constructor(plane: Skillplane, repo: RunRepository) {
@@ -117,6 +119,7 @@ export class AgentRunner {
       pending: null,
       test: input.test ? 1 : 0,
       overrides: input.overrides ? JSON.stringify(input.overrides) : null,
+      manager_id: this.#plane.managerId,
       created_at: now,
       updated_at: now,
       finished_at: null,
@@ -159,7 +162,9 @@ export class AgentRunner {
     const requests = await Promise.all(pending.map((p) => (p.approvalId ? this.#plane.approvals.get(p.approvalId) : undefined)))
     if (requests.some((r) => r?.status === 'pending')) return false
     // One manager resumes it.
-    if (!(await this.#repo.transition(id, 'awaiting_approval', 'running', { pending: null, updated_at: this.#plane.now() }))) return false
+    if (!(await this.#repo.transition(id, 'awaiting_approval', 'running', { pending: null, manager_id: this.#plane.managerId, updated_at: this.#plane.now() }))) {
+      return false
+    }
     const answers: ModelMessage = {
       role: 'tool',
       content: pending.map((p, i) => {
@@ -187,6 +192,7 @@ export class AgentRunner {
     this.#closed = true
     clearInterval(this.#sweep)
     this.#unsubscribe()
+    this.#stop.abort(new Error('skillplane shut down during the run'))
     await Promise.allSettled([...this.#driving])
   }
 
@@ -224,6 +230,7 @@ export class AgentRunner {
             messages,
             tools,
             stopWhen: stepCountIs(agent.maxSteps),
+            abortSignal: this.#stop.signal,
           })
         } finally {
           span.end()

@@ -242,6 +242,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const { db } = database
   const managers = new ManagerRepository(db)
   const auditRepo = new AuditRepository(db, database.sqlite)
+  const runRepo = new RunRepository(db)
   const catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
   const activations = new ActivationRepository(db)
   const keys = new ApiKeys(new KeyRepository(db))
@@ -302,6 +303,8 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     const cutoff = new Date(Date.now() - DEAD_AFTER_MS).toISOString()
     const alive = (await managers.heartbeatSince(cutoff)).filter((m) => m.hostname !== host || processExists(m.pid))
     const recovered = await auditRepo.markInterrupted([managerId, ...alive.map((m) => m.id)], now())
+    const orphanedRuns = await runRepo.failOrphaned([managerId, ...alive.map((m) => m.id)], now())
+    if (orphanedRuns > 0) logger.warn({ runs: orphanedRuns }, 'agent runs left running by a stopped manager were marked failed')
     if (recovered > 0) logger.warn({ calls: recovered }, 'calls left running by a stopped manager were marked interrupted')
     await managers.removeStale(cutoff)
     return recovered
@@ -475,6 +478,6 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       return closed
     },
   }
-  runner = new AgentRunner(plane, new RunRepository(db))
+  runner = new AgentRunner(plane, runRepo)
   return plane
 }

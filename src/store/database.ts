@@ -200,6 +200,8 @@ export interface AgentRunsTable {
   test: number
   /** JSON of a test run's in-memory config changes. */
   overrides: string | null
+  /** The manager driving it while running. */
+  manager_id: string | null
   created_at: string
   updated_at: string
   finished_at: string | null

@@ -33,6 +33,17 @@ export class RunRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
+  /** Fail the runs left running by managers that stopped; returns how many. */
+  async failOrphaned(aliveManagerIds: string[], now: string): Promise<number> {
+    const result = await this.db
+      .updateTable('agent_runs')
+      .set({ status: 'failed', error: 'interrupted: the manager driving the run stopped', updated_at: now, finished_at: now })
+      .where('status', '=', 'running')
+      .where((eb) => eb.or([eb('manager_id', 'is', null), eb('manager_id', 'not in', aliveManagerIds)]))
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows)
+  }
+
   steps(runId: string): Promise<RunStepRow[]> {
     return this.db.selectFrom('agent_run_steps').selectAll().where('run_id', '=', runId).orderBy('idx').execute()
   }

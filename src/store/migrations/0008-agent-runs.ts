@@ -16,6 +16,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('pending', 'text')
     .addColumn('test', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('overrides', 'text')
+    .addColumn('manager_id', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('finished_at', 'text')
