@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MockLanguageModelV3 } from 'ai/test'
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
 import { databases, waitFor } from '../test-support/databases.js'
-import { admin, openTestPlane, testAgents } from '../test-support/fixtures.js'
+import { admin, openTestPlane, testAgents, testSkills } from '../test-support/fixtures.js'
+import { defineSkill } from '../skill/index.js'
+import { z } from 'zod'
 import type { Skillplane } from '../plane/skillplane.js'
 import type { AgentConfig } from '../config/define-config.js'
 import { openDatabase } from '../store/open-database.js'
@@ -122,6 +124,23 @@ describe.each(databases)('agent runs on $name', (database) => {
       approvals: [{ tool: 'write_thing', approvalId: expect.any(String) }],
     })
     await expect(plane.testRun({ agent: 'helper', input: 'x', set: { temperature: '2' }, requester: admin })).rejects.toThrow('--set temperature: not a setting a test run can change')
+  })
+
+  it('redacts secrets in stored steps as the audit log does', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [callsTool('use_token', { token: 'hunter2-secret', note: 'hi' }), says('done')] })
+    const useToken = defineSkill({
+      key: 'use_token',
+      description: 'Uses a token',
+      class: 'safe',
+      agents: ['Helper'],
+      input: z.object({ token: z.string(), note: z.string() }),
+      run: ({ token, note }) => ({ note, said: `used ${token}` }),
+    })
+    const plane = await openTestPlane(database, { skills: [...testSkills(), useToken], agents: [{ ...testAgents![0]!, model }] })
+    planes.push(plane)
+    const run = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: admin })
+    expect(run.steps![0]).toMatchObject({ input: { token: '[REDACTED]', note: 'hi' }, output: { note: 'hi', said: 'used [REDACTED]' } })
+    expect(JSON.stringify(run)).not.toContain('hunter2-secret')
   })
 
   it('fails runs a stopped manager left running, when the next manager starts', async () => {

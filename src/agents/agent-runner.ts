@@ -11,6 +11,7 @@ import { toAISDKTools } from '../surfaces/ai-sdk/to-ai-sdk-tools.js'
 import { createModel } from './create-model.js'
 import { RunError } from './run-error.js'
 import { applyOverrides } from './apply-overrides.js'
+import { redact, scrubText } from '../audit/redact.js'
 
 export type RunStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed'
 
@@ -264,6 +265,14 @@ export class AgentRunner {
     await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
   }
 
+  #redactStep(row: RunStepRow): void {
+    const skill = row.tool_name ? this.#plane.registry.get(row.tool_name) : undefined
+    const secrets = new Set<string>()
+    if (row.input !== null) row.input = JSON.stringify(redact(JSON.parse(row.input), skill?.input.jsonSchema, { collect: secrets }))
+    if (row.output !== null) row.output = JSON.stringify(redact(JSON.parse(row.output), skill?.output?.jsonSchema, { scrub: secrets }))
+    if (row.error !== null) row.error = scrubText(row.error, secrets)
+  }
+
   #systemPrompt(agent: ResolvedAgent, caller: Caller): string {
     const { instructions, catalog } = this.#plane
     const id = agentIdOf(agent.name)
@@ -340,6 +349,8 @@ export class AgentRunner {
         if (row) Object.assign(row, { status: 'denied', output: null, error: deniedReason(part.output) })
       }
     }
+    // Steps are served to viewers: secrets are redacted as in the audit log.
+    for (const row of byCall.values()) this.#redactStep(row)
     await this.#repo.addSteps(added)
     const addedSet = new Set(added)
     for (const row of byCall.values()) {

@@ -32,6 +32,10 @@ export function testRunSkill(runner: () => AgentRunner | undefined): SkillDefini
       if (ctx.conversationId?.startsWith('test-run:')) throw new SkillError('denied', 'a test run cannot start another test run')
       const { agent, input: prompt, expectTool, set } = input as { agent: string; input: string; expectTool?: string; set?: Record<string, string> }
       try {
+        // An agent may test itself, never act as another agent through a test run.
+        if (ctx.caller.kind === 'agent' && runner()!.agent(agent) !== runner()!.agent(ctx.caller.agentId)) {
+          throw new SkillError('denied', `agent "${ctx.caller.agentId}" may only test-run itself`)
+        }
         return await testRun(runner()!, { agent, input: prompt, expectTool, set, requester: ctx.caller })
       } catch (error) {
         if (error instanceof RunError) throw new SkillError(error.status === 404 ? 'not_found' : 'invalid_input', error.message)
