@@ -149,7 +149,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     const now = new Date().toISOString()
     await new RunRepository(db.db).insert({
       id: '01ORPHAN00000000000000000A', agent_id: 'helper', requester_id: 'u', requester_name: 'u', status: 'running', prompt: 'x', output: null,
-      error: null, trace_id: null, messages: '[]', pending: null, test: 0, overrides: null, manager_id: 'a-manager-that-died', created_at: now, updated_at: now, finished_at: null,
+      error: null, trace_id: null, messages: '[]', pending: null, test: 0, overrides: null, manager_id: 'a-manager-that-died', model_steps: 0, created_at: now, updated_at: now, finished_at: null,
     })
     await db.close()
     const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model: new MockLanguageModelV3() }] }, location)

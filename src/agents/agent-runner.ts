@@ -12,6 +12,7 @@ import { createModel } from './create-model.js'
 import { RunError } from './run-error.js'
 import { applyOverrides } from './apply-overrides.js'
 import { redact, scrubText } from '../audit/redact.js'
+import { TEST_RUN_KEY } from './test-run-skill.js'
 
 export type RunStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed'
 
@@ -77,23 +78,31 @@ export class AgentRunner {
   readonly #stop = new AbortController()
   #closed = false
 
-  constructor(plane: Skillplane, repo: RunRepository) {
+  /**
+   * `resume`: this process picks up runs whose approvals were decided. Only long-lived processes
+   * (serve, an app) should: a one-shot command would exit in the middle of the run it resumed.
+   */
+  constructor(plane: Skillplane, repo: RunRepository, options: { resume: boolean }) {
     this.#plane = plane
     this.#repo = repo
-    this.#unsubscribe = plane.approvals.onSettled(() => void this.resumeDecided())
+    this.#unsubscribe = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
     // Decisions made on other managers arrive through the database.
     this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)
     this.#sweep.unref()
+    if (!options.resume) clearInterval(this.#sweep)
   }
 
   /** The configured agent for an id, name or alias, with a test run's changes applied. */
   agent(label: string, overrides?: Record<string, string>): ResolvedAgent {
-    // The config is the truth here (a fresh data dir has no catalog yet): name, id or alias.
+    // The config is the truth here (a fresh data dir has no catalog yet): an exact id first, then
+    // the catalog's reading of names and aliases, then the config's own.
     const wanted = label.toLowerCase()
+    const agents = this.#plane.config.agents
     const id = this.#plane.catalog.resolveAgent(label)
-    const agent = this.#plane.config.agents.find(
-      (a) => agentIdOf(a.name) === id || [a.name, agentIdOf(a.name), ...a.aliases].some((l) => l.toLowerCase() === wanted),
-    )
+    const agent =
+      agents.find((a) => agentIdOf(a.name) === wanted) ??
+      agents.find((a) => id !== undefined && agentIdOf(a.name) === id) ??
+      agents.find((a) => [a.name, ...a.aliases].some((l) => l.toLowerCase() === wanted))
     if (!agent) throw new RunError(`no agent "${label}" in the config`, 404)
     return overrides ? applyOverrides(agent, overrides) : agent
   }
@@ -121,6 +130,7 @@ export class AgentRunner {
       test: input.test ? 1 : 0,
       overrides: input.overrides ? JSON.stringify(input.overrides) : null,
       manager_id: this.#plane.managerId,
+      model_steps: 0,
       created_at: now,
       updated_at: now,
       finished_at: null,
@@ -144,13 +154,26 @@ export class AgentRunner {
 
   /** Resume the runs whose approvals have all been decided; returns how many resumed. */
   async resumeDecided(): Promise<number> {
-    if (this.#closed) return 0
     let resumed = 0
-    try {
-      const { items } = await this.list({ status: 'awaiting_approval', limit: 100 })
-      for (const run of items) if (await this.resume(run.id)) resumed++
-    } catch (error) {
-      this.#plane.logger.warn({ err: error }, 'resuming agent runs failed')
+    let cursor: string | undefined
+    // Every waiting run, page by page; one that fails to resume does not hold up the rest.
+    while (!this.#closed) {
+      let page: RunRow[]
+      try {
+        page = await this.#repo.list({ status: 'awaiting_approval', test: false, cursor, limit: 100 })
+      } catch (error) {
+        this.#plane.logger.warn({ err: error }, 'listing agent runs to resume failed')
+        return resumed
+      }
+      for (const run of page.slice(0, 100)) {
+        try {
+          if (await this.resume(run.id)) resumed++
+        } catch (error) {
+          this.#plane.logger.warn({ err: error, run: run.id }, 'resuming an agent run failed')
+        }
+      }
+      if (page.length <= 100) break
+      cursor = page[99]!.id
     }
     return resumed
   }
@@ -158,12 +181,18 @@ export class AgentRunner {
   /** Resume one run if every approval it waits for is decided; false while one is pending. */
   async resume(id: string): Promise<boolean> {
     const row = await this.#repo.get(id)
-    if (!row || row.status !== 'awaiting_approval' || this.#closed) return false
+    // A test run stops at its first approval: it reports unconfirmed and never runs the call later.
+    if (!row || row.status !== 'awaiting_approval' || row.test === 1 || this.#closed) return false
     const pending = JSON.parse(row.pending ?? '[]') as Pending[]
     const requests = await Promise.all(pending.map((p) => (p.approvalId ? this.#plane.approvals.get(p.approvalId) : undefined)))
     if (requests.some((r) => r?.status === 'pending')) return false
     // One manager resumes it.
     if (!(await this.#repo.transition(id, 'awaiting_approval', 'running', { pending: null, manager_id: this.#plane.managerId, updated_at: this.#plane.now() }))) {
+      return false
+    }
+    if (this.#closed) {
+      // Shutting down between the check and the claim: leave it for another manager.
+      await this.#repo.transition(id, 'running', 'awaiting_approval', { pending: row.pending })
       return false
     }
     const answers: ModelMessage = {
@@ -208,16 +237,21 @@ export class AgentRunner {
     const caller: Caller = { kind: 'agent', id: `agent:${id}`, name: agent.name, agentId: id }
     const calls = new Map<string, Envelope>()
     const asked = new Map<string, string>()
-    const tools: ToolSet = toAISDKTools(plane, {
-      caller,
-      // Test runs are marked so that a test run can't start another one.
-      conversationId: `${row.test ? 'test-run' : 'run'}:${row.id}`,
-      onCall: (event) => calls.set(event.toolCallId, event.envelope),
-      onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
-    })
-    const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
-    const existing = await this.#repo.steps(row.id)
+    // Everything after the run is marked running is inside the try: a run never stays running on an error.
     try {
+      const tools: ToolSet = toAISDKTools(plane, {
+        caller,
+        // Test runs are marked so that a test run can't start another one.
+        conversationId: `${row.test ? 'test-run' : 'run'}:${row.id}`,
+        onCall: (event) => calls.set(event.toolCallId, event.envelope),
+        onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
+      })
+      if (row.test) delete tools[TEST_RUN_KEY]
+      const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
+      const existing = await this.#repo.steps(row.id)
+      // maxSteps bounds the whole run, pauses included.
+      const left = agent.maxSteps - row.model_steps
+      if (left <= 0) throw new RunError(`the run used all ${agent.maxSteps} model steps (maxSteps)`)
       const result = await tracer.startActiveSpan(`agent run ${agent.name}`, { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } }, async (span) => {
         const context = span.spanContext()
         if (!row.trace_id && isSpanContextValid(context)) {
@@ -230,15 +264,17 @@ export class AgentRunner {
             system: this.#systemPrompt(agent, caller),
             messages,
             tools,
-            stopWhen: stepCountIs(agent.maxSteps),
+            stopWhen: stepCountIs(left),
             abortSignal: this.#stop.signal,
           })
         } finally {
           span.end()
         }
       })
-      await this.#recordSteps(row.id, existing, result.steps, result.response.messages, calls, asked)
       const all = [...messages, ...result.response.messages]
+      row.model_steps += result.steps.length
+      await this.#repo.update(row.id, { model_steps: row.model_steps })
+      await this.#recordSteps(row.id, existing, result.steps, all, calls, asked)
       const requests = result.content.filter((part) => part.type === 'tool-approval-request')
       const now = plane.now()
       if (requests.length > 0) {

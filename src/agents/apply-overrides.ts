@@ -1,7 +1,8 @@
 import type { ResolvedAgent, ResolvedModel } from '../config/resolve-config.js'
 import { RunError } from './run-error.js'
 
-// What a test run may change, and how each value is read.
+// What a test run may change, and how each value is read. Never where requests go or which key
+// they carry: that would let a test run send a server's secret to any URL.
 const PATHS: Record<string, (agent: ResolvedAgent, value: string) => ResolvedAgent> = {
   systemPrompt: (agent, value) => ({ ...agent, systemPrompt: value }),
   maxSteps: (agent, value) => {
@@ -9,13 +10,10 @@ const PATHS: Record<string, (agent: ResolvedAgent, value: string) => ResolvedAge
     if (!Number.isInteger(steps) || steps < 1 || steps > 100) throw new RunError(`--set maxSteps: a whole number from 1 to 100, got "${value}"`)
     return { ...agent, maxSteps: steps }
   },
-  'model.model': (agent, value) => ({ ...agent, model: { ...settings(agent, 'model.model'), model: value } }),
-  'model.provider': (agent, value) => {
-    if (!['openai', 'anthropic', 'openai-compatible'].includes(value)) throw new RunError(`--set model.provider: openai, anthropic or openai-compatible, got "${value}"`)
-    return { ...agent, model: { ...settings(agent, 'model.provider'), provider: value as ResolvedModel['provider'] } }
+  'model.model': (agent, value) => {
+    if (!/^[\w.:/@-]{1,200}$/.test(value)) throw new RunError(`--set model.model: a model id (letters, digits, . : / @ - _), got "${value}"`)
+    return { ...agent, model: { ...settings(agent, 'model.model'), model: value } }
   },
-  'model.baseURL': (agent, value) => ({ ...agent, model: { ...settings(agent, 'model.baseURL'), baseURL: value } }),
-  'model.apiKeyEnv': (agent, value) => ({ ...agent, model: { ...settings(agent, 'model.apiKeyEnv'), apiKeyEnv: value } }),
 }
 
 function settings(agent: ResolvedAgent, path: string): ResolvedModel {

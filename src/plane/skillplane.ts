@@ -65,6 +65,11 @@ export interface SkillplaneOptions {
    * without it their last known tools are listed and a server connects on its first call.
    */
   connectMcp?: boolean
+  /**
+   * Resume agent runs once their approvals are decided (here or on another manager). Default
+   * true; one-shot processes turn it off, so they never exit in the middle of a resumed run.
+   */
+  resumeRuns?: boolean
 }
 
 export interface SourcesReport {
@@ -478,6 +483,6 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       return closed
     },
   }
-  runner = new AgentRunner(plane, runRepo)
+  runner = new AgentRunner(plane, runRepo, { resume: options.resumeRuns ?? true })
   return plane
 }

@@ -302,6 +302,8 @@ export class Pipeline {
       }
       if (approvalId && !options.gateOnly) {
         row.approval_id = approvalId
+        // A caller already gone must not spend the approval: claiming is for a call that will run.
+        if (signal.aborted) return interrupted(signal)
         let claimed = await claim(approvalId)
         if (!claimed.ok && claimed.code === 'approval_required' && options.wait) {
           const outcome = await approvals.waitForDecision(approvalId, waitMs, signal)

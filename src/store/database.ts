@@ -202,6 +202,8 @@ export interface AgentRunsTable {
   overrides: string | null
   /** The manager driving it while running. */
   manager_id: string | null
+  /** Model steps used so far, across pauses: maxSteps bounds the whole run. */
+  model_steps: number
   created_at: string
   updated_at: string
   finished_at: string | null

@@ -15,8 +15,9 @@ export class RunRepository {
     return this.db.selectFrom('agent_runs').selectAll().where('id', '=', id).executeTakeFirst()
   }
 
-  list(q: { agentId?: string; status?: string; cursor?: string; limit: number }): Promise<RunRow[]> {
+  list(q: { agentId?: string; status?: string; test?: boolean; cursor?: string; limit: number }): Promise<RunRow[]> {
     let query = this.db.selectFrom('agent_runs').selectAll()
+    if (q.test !== undefined) query = query.where('test', '=', q.test ? 1 : 0)
     if (q.agentId) query = query.where('agent_id', '=', q.agentId)
     if (q.status) query = query.where('status', '=', q.status)
     if (q.cursor) query = query.where('id', '<', q.cursor)

@@ -17,6 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('test', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('overrides', 'text')
     .addColumn('manager_id', 'text')
+    .addColumn('model_steps', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('finished_at', 'text')

@@ -14,7 +14,7 @@ export interface GlobalOptions {
 /** Load the config and open the store the way every command does; logs go to stderr. */
 export async function openPlane(
   options: GlobalOptions,
-  extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean } = {},
+  extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean; resumeRuns?: boolean } = {},
 ): Promise<Skillplane> {
   const logger = pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? extra.logLevel ?? 'warn' }, pino.destination(2))
   const file = findConfigFile(options.config)
@@ -35,6 +35,8 @@ export async function openPlane(
     sync: extra.sync,
     // Only commands that list or run skills pay for starting MCP servers.
     connectMcp: extra.connectMcp ?? false,
+    // Only long-lived commands (serve, mcp) carry on runs whose approvals were decided.
+    resumeRuns: extra.resumeRuns ?? false,
   })
 }
 

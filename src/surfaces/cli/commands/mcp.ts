@@ -14,7 +14,7 @@ export function mcpCommand(program: Command): void {
     .action(async (_o: unknown, command: Command) => {
       const o = command.optsWithGlobals<GlobalOptions & { agent?: string }>()
       // stdout carries JSON-RPC only: logs go to stderr (openPlane's logger writes there).
-      const plane = await openPlane(o, { sync: true, connectMcp: true })
+      const plane = await openPlane(o, { sync: true, connectMcp: true, resumeRuns: true })
       let caller: Caller = localAdmin()
       if (o.agent) {
         const agentId = plane.catalog.resolveAgent(o.agent)

@@ -6,6 +6,9 @@ import { CliError } from '../cli-error.js'
 import { parsePositiveInt } from '../parse-options.js'
 import { RunError } from '../../../agents/run-error.js'
 import type { RunView } from '../../../agents/agent-runner.js'
+import type { TestRunResult } from '../../../agents/test-run.js'
+import { TEST_RUN_KEY } from '../../../agents/test-run-skill.js'
+import { createModel } from '../../../agents/create-model.js'
 
 /** RunErrors (no model, a missing key, an unknown agent) are one line, not a stack. */
 async function orCliError<T>(work: () => Promise<T>): Promise<T> {
@@ -85,11 +88,17 @@ export function runCommand(program: Command): void {
     .option('--set <path=value>', 'change a setting for this run only (repeatable): systemPrompt, maxSteps, model.model, ...', collectSet, {})
     .action(async (_o: unknown, command: Command) => {
       const o = command.optsWithGlobals<GlobalOptions & { agent: string; input: string; expectTool?: string; set: Record<string, string> }>()
-      const result = await withPlane(
+      const envelope = await withPlane(
         o,
-        (plane) => orCliError(() => plane.testRun({ agent: o.agent, input: o.input, expectTool: o.expectTool, set: o.set, requester: localAdmin() })),
+        async (plane) => {
+          await orCliError(async () => createModel(plane.runs.agent(o.agent)))
+          // Through the test_run skill, so that policy and the audit log see it.
+          return plane.invoke(TEST_RUN_KEY, { agent: o.agent, input: o.input, ...(o.expectTool && { expectTool: o.expectTool }), set: o.set }, { caller: localAdmin() })
+        },
         { connectMcp: true, sync: true },
       )
+      if (!envelope.ok) throw new CliError(`${envelope.error.code}: ${envelope.error.message}`)
+      const result = envelope.data as TestRunResult
       console.log(JSON.stringify(result, null, 2))
       if (result.verdict === 'failed' || result.verdict === 'incomplete') process.exitCode = 1
     })

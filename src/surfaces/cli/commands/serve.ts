@@ -14,7 +14,7 @@ export function serveCommand(program: Command): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<GlobalOptions & { port: number; host: string }>()
-      const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true })
+      const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true })
       // A skill's stray promise must not take the control plane down with it.
       process.on('unhandledRejection', (error) => plane.logger.error({ err: error }, 'unhandled rejection (a skill left a promise unhandled)'))
       let server: HttpServer | undefined

@@ -3,6 +3,9 @@ import { z } from 'zod'
 import type { Skillplane } from '../../../plane/skillplane.js'
 import type { Caller } from '../../../skill/skill-types.js'
 import { RunError } from '../../../agents/run-error.js'
+import { createModel } from '../../../agents/create-model.js'
+import { TEST_RUN_KEY } from '../../../agents/test-run-skill.js'
+import { statusForCode } from '../status-for-code.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -63,10 +66,15 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     const body = await parseBody(c, testBody, 'invalid test run')
     if (!body.ok) return body.response
     try {
-      return c.json(await plane.testRun({ agent: agentId, ...body.value, requester: c.get('caller') }))
+      // A clear error for an agent without a usable model, before anything is audited.
+      createModel(plane.runs.agent(agentId))
     } catch (error) {
       return runFailure(c, error)
     }
+    // Through the test_run skill: gated, audited and policy-bound like any other call.
+    const envelope = await plane.invoke(TEST_RUN_KEY, { agent: agentId, ...body.value }, { caller: c.get('caller') })
+    if (envelope.ok) return c.json(envelope.data)
+    return errorResponse(c, statusForCode(envelope.error.code), envelope.error.code, envelope.error.message)
   })
   return app
 }
