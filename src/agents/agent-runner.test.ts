@@ -136,11 +136,31 @@ describe.each(databases)('agent runs on $name', (database) => {
       input: z.object({ token: z.string(), note: z.string() }),
       run: ({ token, note }) => ({ note, said: `used ${token}` }),
     })
-    const plane = await openTestPlane(database, { skills: [...testSkills(), useToken], agents: [{ ...testAgents![0]!, model }] })
+    const setPassword = defineSkill({
+      key: 'set_password',
+      description: 'Sets a password',
+      class: 'mutating',
+      agents: ['Helper'],
+      input: z.object({ user: z.string(), password: z.string() }),
+      run: ({ user, password }) => ({ said: `password of ${user} is now ${password}` }),
+    })
+    const plane = await openTestPlane(database, { skills: [...testSkills(), useToken, setPassword], agents: [{ ...testAgents![0]!, model }] })
     planes.push(plane)
     const run = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: admin })
     expect(run.steps![0]).toMatchObject({ input: { token: '[REDACTED]', note: 'hi' }, output: { note: 'hi', said: 'used [REDACTED]' } })
     expect(JSON.stringify(run)).not.toContain('hunter2-secret')
+
+    // After a pause for approval too, when only the redacted input was stored.
+    model.doGenerate = (() => {
+      const script = [callsTool('set_password', { user: 'bob', password: 'Sup3rSecretPw' }, 'pw'), says('changed')]
+      return async () => script.shift()!
+    })()
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'change it', requester: admin })
+    await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
+    await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
+    const resumed = (await plane.runs.get(paused.id))!
+    expect(resumed.steps![0]).toMatchObject({ status: 'ok', input: { user: 'bob', password: '[REDACTED]' }, output: { said: 'password of bob is now [REDACTED]' } })
+    expect(JSON.stringify(resumed)).not.toContain('Sup3rSecretPw')
   })
 
   it('fails runs a stopped manager left running, when the next manager starts', async () => {

@@ -301,10 +301,11 @@ export class AgentRunner {
     await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
   }
 
-  #redactStep(row: RunStepRow): void {
+  #redactStep(row: RunStepRow, rawInputs: ReadonlyMap<string, unknown>): void {
     const skill = row.tool_name ? this.#plane.registry.get(row.tool_name) : undefined
     const secrets = new Set<string>()
-    if (row.input !== null) row.input = JSON.stringify(redact(JSON.parse(row.input), skill?.input.jsonSchema, { collect: secrets }))
+    const raw = row.tool_call_id !== null && rawInputs.has(row.tool_call_id) ? rawInputs.get(row.tool_call_id) : row.input !== null ? JSON.parse(row.input) : undefined
+    if (raw !== undefined) row.input = JSON.stringify(redact(raw, skill?.input.jsonSchema, { collect: secrets }) ?? null)
     if (row.output !== null) row.output = JSON.stringify(redact(JSON.parse(row.output), skill?.output?.jsonSchema, { scrub: secrets }))
     if (row.error !== null) row.error = scrubText(row.error, secrets)
   }
@@ -385,8 +386,14 @@ export class AgentRunner {
         if (row) Object.assign(row, { status: 'denied', output: null, error: deniedReason(part.output) })
       }
     }
-    // Steps are served to viewers: secrets are redacted as in the audit log.
-    for (const row of byCall.values()) this.#redactStep(row)
+    // Steps are served to viewers: secrets are redacted as in the audit log, from the raw input the
+    // conversation still holds (a step stored before a pause has only its redacted input).
+    const rawInputs = new Map<string, unknown>()
+    for (const message of responses) {
+      if (message.role !== 'assistant' || typeof message.content === 'string') continue
+      for (const part of message.content) if (part.type === 'tool-call') rawInputs.set(part.toolCallId, part.input)
+    }
+    for (const row of byCall.values()) this.#redactStep(row, rawInputs)
     await this.#repo.addSteps(added)
     const addedSet = new Set(added)
     for (const row of byCall.values()) {

@@ -241,10 +241,18 @@ export class Approvals {
 
   /**
    * The id of an open (pending or approved, unused, unexpired) request by this caller for exactly
-   * this call: a caller that can't carry an approval id (an LLM repeating a tool call) resumes it.
+   * this call in the same conversation: a caller that can't carry an approval id (an LLM repeating
+   * a tool call) resumes it, and no other run or session of the same agent can.
    */
-  async findOpen(q: { skill: string; inputHash: string; caller: Caller; agentId: string | null }): Promise<string | undefined> {
-    const row = await this.repo.findOpen({ skill: q.skill, inputHash: q.inputHash, callerId: q.caller.id, agentId: q.agentId, now: new Date().toISOString() })
+  async findOpen(q: { skill: string; inputHash: string; caller: Caller; agentId: string | null; conversationId: string | null }): Promise<string | undefined> {
+    const row = await this.repo.findOpen({
+      skill: q.skill,
+      inputHash: q.inputHash,
+      callerId: q.caller.id,
+      agentId: q.agentId,
+      conversationId: q.conversationId,
+      now: new Date().toISOString(),
+    })
     return row?.id
   }
 

@@ -286,7 +286,7 @@ export class Pipeline {
         approvals.claim({ id, skill: skill.key, input, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, callId: ctx.callId, requirement: policy.requirement })
       // A caller may ask to wait less than the configured bound, never longer.
       const waitMs = typeof options.wait === 'number' ? Math.min(options.wait * 1000, this.#deps.approvalWaitMs) : this.#deps.approvalWaitMs
-      const approvalId = options.approvalId ?? (options.resume ? await approvals.findOpen({ skill: skill.key, inputHash: hash, caller: ctx.caller, agentId: ctx.agent }) : undefined)
+      const approvalId = options.approvalId ?? (options.resume ? await approvals.findOpen({ skill: skill.key, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, conversationId: ctx.conversationId }) : undefined)
       if (approvalId && options.gateOnly) {
         // Look, never claim: claiming spends the approval.
         const view = await approvals.get(approvalId)

@@ -37,7 +37,7 @@ export class ApprovalRepository {
   }
 
   /** The newest pending or approved (unused) request for exactly this call, if one is still open. */
-  findOpen(q: { skill: string; inputHash: string; callerId: string; agentId: string | null; now: string }): Promise<ApprovalRow | undefined> {
+  findOpen(q: { skill: string; inputHash: string; callerId: string; agentId: string | null; conversationId: string | null; now: string }): Promise<ApprovalRow | undefined> {
     let query = this.db
       .selectFrom('approvals')
       .selectAll()
@@ -47,6 +47,7 @@ export class ApprovalRepository {
       .where('status', 'in', ['pending', 'approved'])
       .where('expires_at', '>', q.now)
     query = q.agentId === null ? query.where('agent_id', 'is', null) : query.where('agent_id', '=', q.agentId)
+    query = q.conversationId === null ? query.where('conversation_id', 'is', null) : query.where('conversation_id', '=', q.conversationId)
     return query.orderBy('id', 'desc').limit(1).executeTakeFirst()
   }
 

@@ -36,8 +36,9 @@ export class SkillCallError extends Error {
  */
 export function toAISDKTools(plane: Skillplane, options: AISDKToolOptions): ToolSet {
   const tools: ToolSet = {}
-  // Tool calls the AI SDK put to its user: only their execution means that user approved.
-  const asked = new Set<string>()
+  // Tool calls the AI SDK put to its user, with the request they were asked about: executing one
+  // means that user approved that request, and no other.
+  const asked = new Map<string, string>()
   for (const [name, entry] of toolIndex(plane, options)) {
     tools[name] = tool({
       description: entry.description,
@@ -46,8 +47,11 @@ export function toAISDKTools(plane: Skillplane, options: AISDKToolOptions): Tool
         const gate = await callTool(plane, entry, args, { ...options, gateOnly: true })
         // Gated by an approval: one to ask for, or one already granted (the AI SDK asks again on resume).
         const approvalId = gate.ok ? (gate.data as { approvalId: string | null }).approvalId : gate.error.code === 'approval_required' ? gate.error.details?.approvalId : undefined
-        if (typeof approvalId !== 'string') return false
-        asked.add(toolCallId)
+        if (typeof approvalId !== 'string') {
+          asked.delete(toolCallId)
+          return false
+        }
+        asked.set(toolCallId, approvalId)
         options.onApprovalRequest?.({ toolCallId, toolName: name, approvalId })
         return true
       },
@@ -56,7 +60,7 @@ export function toAISDKTools(plane: Skillplane, options: AISDKToolOptions): Tool
         let envelope = await callTool(plane, entry, args, callOptions)
         const approvalId = !envelope.ok ? envelope.error.details?.approvalId : undefined
         // Executing a call the AI SDK asked about means its user approved: that person decides here too.
-        if (!envelope.ok && envelope.error.code === 'approval_required' && options.approver && typeof approvalId === 'string' && asked.has(toolCallId)) {
+        if (!envelope.ok && envelope.error.code === 'approval_required' && options.approver && typeof approvalId === 'string' && approvalId === asked.get(toolCallId)) {
           const decided = await plane.approvals.decide({ id: approvalId, caller: options.approver, decision: 'approve', comment: 'approved in the AI SDK tool-approval flow' })
           if (decided.ok) envelope = await callTool(plane, entry, args, { ...callOptions, approvalId })
         }
