@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MockLanguageModelV3 } from 'ai/test'
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
 import { databases, waitFor } from '../test-support/databases.js'
-import { admin, openTestPlane, testAgents, testSkills } from '../test-support/fixtures.js'
+import { admin, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/index.js'
 import { z } from 'zod'
 import type { Skillplane } from '../plane/skillplane.js'
@@ -54,7 +54,7 @@ describe.each(databases)('agent runs on $name', (database) => {
       doGenerate: [callsTool('write_thing', { value: 'v1' }), says('stored v1'), callsTool('write_thing', { value: 'v2' }, 'call-2'), says('could not store v2')],
     })
     const plane = await open(model)
-    const paused = await plane.runs.start({ agent: 'helper', prompt: 'store v1', requester: admin })
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'store v1', requester: operator })
     expect(paused).toMatchObject({ status: 'awaiting_approval', pending: [{ tool: 'write_thing', approvalId: expect.any(String) }] })
     expect(paused.steps).toMatchObject([{ tool: 'write_thing', status: 'awaiting_approval' }])
     const approvalId = paused.pending[0]!.approvalId!
@@ -67,13 +67,30 @@ describe.each(databases)('agent runs on $name', (database) => {
     expect(done.steps![0]).toMatchObject({ status: 'ok', output: { stored: 'v1' }, callId: expect.any(String) })
     expect(await plane.approvals.get(approvalId)).toMatchObject({ status: 'executed' })
 
-    const second = await plane.runs.start({ agent: 'helper', prompt: 'store v2', requester: admin })
+    const second = await plane.runs.start({ agent: 'helper', prompt: 'store v2', requester: operator })
     await plane.approvals.decide({ id: second.pending[0]!.approvalId!, caller: admin, decision: 'reject', comment: 'not now' })
     await waitFor(async () => (await plane.runs.get(second.id))!.status === 'completed')
     const rejected = (await plane.runs.get(second.id))!
     expect(rejected.output).toBe('could not store v2')
     expect(rejected.steps![0]).toMatchObject({ tool: 'write_thing', status: 'denied', error: expect.stringContaining('rejected') })
     expect((await plane.audit.query({ skill: 'write_thing', status: 'ok', limit: 10 })).items).toHaveLength(1)
+  })
+
+  it('makes the agent do no more than the person who started the run, who may not approve its calls', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [callsTool('write_thing', { value: 'a' }), says('ok'), callsTool('write_thing', { value: 'b' }, 'c2'), says('stored b')] })
+    const plane = await open(model)
+    await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'DENY' }, admin, plane.now())
+    const denied = await plane.runs.start({ agent: 'helper', prompt: 'store a', requester: operator })
+    expect(denied.steps![0]).toMatchObject({ tool: 'write_thing', status: 'error', error: expect.stringContaining(`denied for ${operator.name}, on whose behalf the agent acts`) })
+
+    await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'ALWAYS' }, admin, plane.now())
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'store b', requester: operator })
+    const approvalId = paused.pending[0]!.approvalId!
+    expect(await plane.approvals.get(approvalId)).toMatchObject({ onBehalfOf: { id: operator.id } })
+    expect(await plane.approvals.decide({ id: approvalId, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, status: 403, message: expect.stringContaining('another person must approve it') })
+    await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
+    await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
+    expect((await plane.runs.get(paused.id))!.output).toBe('stored b')
   })
 
   it('fails a run whose model fails, and refuses to start one without a usable model', async () => {
@@ -155,7 +172,7 @@ describe.each(databases)('agent runs on $name', (database) => {
       const script = [callsTool('set_password', { user: 'bob', password: 'Sup3rSecretPw' }, 'pw'), says('changed')]
       return async () => script.shift()!
     })()
-    const paused = await plane.runs.start({ agent: 'helper', prompt: 'change it', requester: admin })
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'change it', requester: operator })
     await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     const resumed = (await plane.runs.get(paused.id))!
@@ -168,7 +185,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     const db = await openDatabase(location)
     const now = new Date().toISOString()
     await new RunRepository(db.db).insert({
-      id: '01ORPHAN00000000000000000A', agent_id: 'helper', requester_id: 'u', requester_name: 'u', status: 'running', prompt: 'x', output: null,
+      id: '01ORPHAN00000000000000000A', agent_id: 'helper', requester_id: 'u', requester_name: 'u', requester_kind: 'user', requester_role: 'admin', status: 'running', prompt: 'x', output: null,
       error: null, trace_id: null, messages: '[]', pending: null, test: 0, overrides: null, manager_id: 'a-manager-that-died', model_steps: 0, created_at: now, updated_at: now, finished_at: null,
     })
     await db.close()

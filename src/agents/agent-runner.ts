@@ -3,7 +3,7 @@ import { isSpanContextValid, trace } from '@opentelemetry/api'
 import { ulid } from 'ulid'
 import type { Skillplane } from '../plane/skillplane.js'
 import type { ResolvedAgent } from '../config/resolve-config.js'
-import type { Caller, Envelope } from '../skill/skill-types.js'
+import type { Caller, CallerRole, Envelope } from '../skill/skill-types.js'
 import type { RunRepository, RunRow, RunStepRow } from '../store/run-repository.js'
 import { agentId as agentIdOf } from '../registry/agent-id.js'
 import { skillsPrompt } from '../sources/agent-skills/skills-prompt.js'
@@ -120,6 +120,8 @@ export class AgentRunner {
       agent_id: agentIdOf(agent.name),
       requester_id: input.requester.id,
       requester_name: input.requester.name,
+      requester_kind: input.requester.kind,
+      requester_role: input.requester.kind === 'user' ? input.requester.role : null,
       status: 'running',
       prompt: input.prompt,
       output: null,
@@ -245,6 +247,8 @@ export class AgentRunner {
         conversationId: `${row.test ? 'test-run' : 'run'}:${row.id}`,
         onCall: (event) => calls.set(event.toolCallId, event.envelope),
         onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
+        // The person who started the run: the agent does no more than they may, and they can't approve its calls.
+        ...(row.requester_kind === 'user' && { onBehalfOf: { kind: 'user', id: row.requester_id, name: row.requester_name, role: row.requester_role as CallerRole } }),
       })
       if (row.test) delete tools[TEST_RUN_KEY]
       const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]

@@ -23,6 +23,8 @@ export interface ApprovalView {
   input: unknown
   inputHash: string
   requester: { id: string; name: string; kind: string }
+  /** The person who had the agent make the call, when an agent run did. */
+  onBehalfOf: { id: string; name: string } | null
   agent: string | null
   conversationId: string | null
   callId: string
@@ -55,6 +57,8 @@ export interface NewApproval {
   callId: string
   reason: string
   requirement: Requirement
+  /** The person who had the agent make this call. */
+  onBehalfOf?: Caller | null
 }
 
 export type DecideFailure = { ok: false; status: 400 | 403 | 404 | 409; code: string; message: string }
@@ -124,6 +128,8 @@ export class Approvals {
       decided_at: null,
       executed_call_id: null,
       seal: '',
+      on_behalf_of_id: request.onBehalfOf?.id ?? null,
+      on_behalf_of_name: request.onBehalfOf?.name ?? null,
     }
     row.seal = this.seal.seal(requestFields(row))
     await this.repo.insert(row)
@@ -156,6 +162,9 @@ export class Approvals {
     if (row.status !== 'pending') return fail(409, 'conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
     if (input.decision === 'approve' && (caller.id === row.caller_id || same(caller.name, row.caller_name))) {
       return fail(403, 'denied', 'the requester cannot approve their own request')
+    }
+    if (input.decision === 'approve' && isOnBehalfOf(row, caller.id, caller.name)) {
+      return fail(403, 'denied', `${caller.name} had the agent make this call, so another person must approve it`)
     }
     if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
       return fail(403, 'denied', `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`)
@@ -341,7 +350,7 @@ export class Approvals {
     let count = 0
     let problem: string | undefined
     for (const d of decisions) {
-      if (d.decision !== 'approve' || d.approver_id === row.caller_id || same(d.approver_name, row.caller_name)) continue
+      if (d.decision !== 'approve' || d.approver_id === row.caller_id || same(d.approver_name, row.caller_name) || isOnBehalfOf(row, d.approver_id, d.approver_name)) continue
       if (!this.seal.verify(decisionFields(row, d), d.seal)) continue
       if (RANK[d.approver_role as CallerRole] < RANK[row.approver_role as CallerRole]) continue
       if (people.has(`id:${d.approver_id}`) || people.has(`name:${d.approver_name.toLowerCase()}`)) continue
@@ -377,7 +386,13 @@ function requestFields(row: ApprovalRow): Record<string, unknown> {
     approverRole: row.approver_role,
     sop: row.sop_required,
     expiresAt: row.expires_at,
+    // Only present when set, so that seals of requests made before the column existed still verify.
+    ...(row.on_behalf_of_id !== null && { onBehalfOf: row.on_behalf_of_id, onBehalfOfName: row.on_behalf_of_name }),
   }
+}
+
+function isOnBehalfOf(row: ApprovalRow, id: string, name: string): boolean {
+  return row.on_behalf_of_id !== null && (id === row.on_behalf_of_id || same(name, row.on_behalf_of_name ?? ''))
 }
 
 function decisionFields(row: ApprovalRow, d: DecisionRow): Record<string, unknown> {
@@ -401,6 +416,7 @@ function toView(row: ApprovalRow, decisions: DecisionRow[]): ApprovalView {
     input: JSON.parse(row.input),
     inputHash: row.input_hash,
     requester: { id: row.caller_id, name: row.caller_name, kind: row.caller_kind },
+    onBehalfOf: row.on_behalf_of_id === null ? null : { id: row.on_behalf_of_id, name: row.on_behalf_of_name ?? '' },
     agent: row.agent_id,
     conversationId: row.conversation_id,
     callId: row.call_id,

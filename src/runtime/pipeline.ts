@@ -37,6 +37,11 @@ export interface InvokeOptions {
    */
   resume?: boolean
   /**
+   * The person who had an agent make this call (an agent run): their role and policies apply too,
+   * and they may not approve it.
+   */
+  onBehalfOf?: Caller | null
+  /**
    * Stop after the gate: answer ok `{ wouldRun: true, approvalId }` when the call would run now
    * (approvalId: the approved request it would use, or null), or
    * approval_required (filing or finding the request) when it needs a human, and run nothing.
@@ -225,6 +230,10 @@ export class Pipeline {
     // 3. authorise
     const reason = authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => catalog.isBound(a, k) })
     if (reason !== null) return refuse('denied', reason, 'denied')
+    // An agent acting for a person does no more than that person may.
+    const behalf = options.onBehalfOf?.kind === 'user' ? options.onBehalfOf : null
+    const forPerson = behalf && authorize({ key: skill.key, skillClass: skill.class, caller: behalf, agentId: null, isBound: () => true })
+    if (forPerson) return refuse('denied', `on behalf of ${behalf.name}: ${forPerson}`, 'denied')
     if (parent && parent.depth >= MAX_DEPTH) {
       return refuse('denied', `nested calls are limited to a depth of ${MAX_DEPTH}`, 'denied')
     }
@@ -266,7 +275,15 @@ export class Pipeline {
     signal: AbortSignal,
   ): Promise<{ code: ErrorCode; message: string; status: Status; details?: Record<string, unknown>; filed?: boolean } | null> {
     const { approvals } = this.#deps
-    const policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, policies: this.#deps.policies.rows() })
+    const rows = this.#deps.policies.rows()
+    let policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, policies: rows })
+    // The stricter of the agent's policy and the person's it acts for.
+    const behalf = options.onBehalfOf?.kind === 'user' ? options.onBehalfOf : null
+    if (behalf) {
+      const theirs = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: behalf, agentId: ctx.agent, policies: rows })
+      if (theirs.decision === 'DENY') return { code: 'denied', message: `skill "${skill.key}" is denied for ${behalf.name}, on whose behalf the agent acts: ${theirs.reason}`, status: 'denied' }
+      if (theirs.decision === 'ASK' && policy.decision === 'ALWAYS') policy = theirs
+    }
     if (policy.decision === 'DENY') return { code: 'denied', message: `skill "${skill.key}" is denied: ${policy.reason}`, status: 'denied' }
     let reason = policy.reason
     if (policy.decision === 'ALWAYS') {
@@ -325,6 +342,7 @@ export class Pipeline {
         callId: ctx.callId,
         reason,
         requirement: policy.requirement,
+        onBehalfOf: behalf,
       })
       row.approval_id = request.id
       const pending = {
@@ -473,7 +491,7 @@ export class Pipeline {
           this.#invoke(
             key,
             input,
-            { caller, agent: agentId, conversationId: options.conversationId ?? null, edgeId: options.edgeId ?? null, signal },
+            { caller, agent: agentId, conversationId: options.conversationId ?? null, edgeId: options.edgeId ?? null, signal, onBehalfOf: options.onBehalfOf ?? null },
             { callId, depth: (parent?.depth ?? 0) + 1 },
           ),
         ),

@@ -119,6 +119,9 @@ export interface ApprovalsTable {
   executed_call_id: string | null
   /** HMAC binding id, skill, input hash and requirements under the server secret. */
   seal: string
+  /** The person who had an agent make the call (an agent run): they may not approve it. */
+  on_behalf_of_id: string | null
+  on_behalf_of_name: string | null
 }
 
 export interface ApprovalDecisionsTable {
@@ -186,6 +189,10 @@ export interface AgentRunsTable {
   agent_id: string
   requester_id: string
   requester_name: string
+  /** user or agent */
+  requester_kind: string
+  /** A user requester's role, so their limits apply to the run's calls. */
+  requester_role: string | null
   /** running, awaiting_approval, completed or failed */
   status: string
   prompt: string

@@ -13,6 +13,7 @@ import * as activationsPerCaller from './migrations/0005-activations-per-caller.
 import * as mcpTools from './migrations/0006-mcp-tools.js'
 import * as auditTraceId from './migrations/0007-audit-trace-id.js'
 import * as agentRuns from './migrations/0008-agent-runs.js'
+import * as onBehalfOf from './migrations/0009-approvals-on-behalf-of.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_mcp_tools': mcpTools,
   '0007_audit_trace_id': auditTraceId,
   '0008_agent_runs': agentRuns,
+  '0009_approvals_on_behalf_of': onBehalfOf,
 }
 
 export interface OpenDatabaseOptions {

@@ -7,6 +7,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('agent_id', 'text', (c) => c.notNull())
     .addColumn('requester_id', 'text', (c) => c.notNull())
     .addColumn('requester_name', 'text', (c) => c.notNull())
+    .addColumn('requester_kind', 'text', (c) => c.notNull())
+    .addColumn('requester_role', 'text')
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('prompt', 'text', (c) => c.notNull())
     .addColumn('output', 'text')

@@ -10,6 +10,8 @@ export interface ToolAdapterOptions {
   /** Instruction-skill activations and approvals are kept per conversation. */
   conversationId?: string
   signal?: AbortSignal
+  /** The person the agent acts for: their role and policies apply too, and they can't approve its calls. */
+  onBehalfOf?: Caller
 }
 
 /** The caller's tools by name, listed once when the adapter is made (the pipeline re-checks each call). */
@@ -36,6 +38,7 @@ export async function callTool(
     edgeId,
     signal: options.signal,
     resume: true,
+    onBehalfOf: options.onBehalfOf ?? null,
     ...(options.approvalId && { approvalId: options.approvalId }),
     ...(options.gateOnly && { gateOnly: true }),
   })
