@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MockLanguageModelV3 } from 'ai/test'
-import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import { callsTool, says } from '../test-support/mock-model.js'
 import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/index.js'
@@ -12,14 +12,6 @@ import type { AgentConfig } from '../config/define-config.js'
 import { openDatabase } from '../store/open-database.js'
 import { RunRepository } from '../store/run-repository.js'
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
-const callsTool = (toolName: string, input: object, id = 'call-1'): LanguageModelV3GenerateResult => ({
-  content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }],
-  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-  usage,
-  warnings: [],
-})
-const says = (text: string): LanguageModelV3GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] })
 
 describe.each(databases)('agent runs on $name', (database) => {
   const planes: Skillplane[] = []

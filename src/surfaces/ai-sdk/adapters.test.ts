@@ -1,24 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { generateText, stepCountIs, type ModelMessage } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
-import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import { callsTool, says } from '../../test-support/mock-model.js'
 import { databases } from '../../test-support/databases.js'
 import { admin, agentCaller, openTestPlane } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../plane/skillplane.js'
 import { toAISDKTools, toAnthropicTools, toOpenAITools } from './index.js'
 
 const [sqlite] = databases
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
-
-/** A model turn that calls one tool. */
-const callsTool = (toolName: string, input: object, id = 'call-1'): LanguageModelV3GenerateResult => ({
-  content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }],
-  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-  usage,
-  warnings: [],
-})
-/** A model turn that answers in text. */
-const says = (text: string): LanguageModelV3GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] })
 
 describe('tool adapters', () => {
   const planes: Skillplane[] = []
