@@ -28,7 +28,8 @@ function printRun(run: RunView): void {
   console.log(`run ${run.id} (${run.agent}): ${run.status}`)
   if (run.output) console.log(run.output)
   if (run.error) console.log(`error: ${run.error}`)
-  for (const p of run.pending) console.log(`waiting for approval of ${p.tool}: skillplane approvals approve ${p.approvalId}`)
+  // The person who started the run can't approve its calls: someone else decides.
+  for (const p of run.pending) console.log(`waiting for approval of ${p.tool}: request ${p.approvalId}, for someone other than ${run.requester.name} to decide`)
 }
 
 export function runCommand(program: Command): void {
