@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { setMaxListeners } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
@@ -61,11 +60,9 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' })
-  // The SDK shares one AbortSignal across requests and fetch frees each listener only at GC.
-  const quiet: typeof fetch = (input, init) => {
-    if (init?.signal) setMaxListeners(100_000, init.signal)
-    return fetch(input, init)
-  }
+  // The SDK shares one AbortSignal across requests and fetch frees each listener only at GC:
+  // a signal of its own per request keeps them apart.
+  const quiet: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init)
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: quiet }))
   return client
 }

@@ -3,7 +3,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { setMaxListeners } from 'node:events'
 import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/resolve-config.js'
 import type { SkillLogger } from '../../skill/skill-types.js'
@@ -325,12 +324,9 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<{ tools:
 /**
  * The SDK's HTTP client passes one AbortSignal to all its requests, and fetch lets go of each
  * request's listener only at garbage collection: a busy connection would warn about a leak that
- * is not one.
+ * is not one. A signal of its own per request (following the shared one) keeps listeners apart.
  */
-const sharedSignalFetch: typeof fetch = (url, init) => {
-  if (init?.signal) setMaxListeners(100_000, init.signal)
-  return fetch(url, init)
-}
+const sharedSignalFetch: typeof fetch = (url, init) => fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init)
 
 /** Close a client, ending an HTTP session on the server first (best effort). */
 async function endClient(client: Client): Promise<void> {
