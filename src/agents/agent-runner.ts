@@ -1,5 +1,6 @@
 import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai'
-import { isSpanContextValid, trace } from '@opentelemetry/api'
+import { createHash } from 'node:crypto'
+import { TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import { ulid } from 'ulid'
 import type { Skillplane } from '../plane/skillplane.js'
 import type { ResolvedAgent } from '../config/resolve-config.js'
@@ -256,10 +257,14 @@ export class AgentRunner {
       // maxSteps bounds the whole run, pauses included.
       const left = agent.maxSteps - row.model_steps
       if (left <= 0) throw new RunError(`the run used all ${agent.maxSteps} model steps (maxSteps)`)
-      const result = await tracer.startActiveSpan(`agent run ${agent.name}`, { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } }, async (span) => {
-        const context = span.spanContext()
-        if (!row.trace_id && isSpanContextValid(context)) {
-          row.trace_id = context.traceId
+      // A resumed run continues its trace, so the trace id lists every call of the run.
+      const parent = row.trace_id
+        ? trace.setSpanContext(context.active(), { traceId: row.trace_id, spanId: runSpanId(row.id), traceFlags: TraceFlags.SAMPLED, isRemote: true })
+        : context.active()
+      const result = await tracer.startActiveSpan(`agent run ${agent.name}`, { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } }, parent, async (span) => {
+        const spanContext = span.spanContext()
+        if (!row.trace_id && isSpanContextValid(spanContext)) {
+          row.trace_id = spanContext.traceId
           await this.#repo.update(row.id, { trace_id: row.trace_id })
         }
         try {
@@ -404,6 +409,11 @@ export class AgentRunner {
       if (!addedSet.has(row)) await this.#repo.updateStep(runId, row.idx, row)
     }
   }
+}
+
+/** A stable span id standing for a run's earlier part, as the parent of its resumed part. */
+function runSpanId(runId: string): string {
+  return createHash('sha256').update(runId).digest('hex').slice(0, 16)
 }
 
 function errorText(error: unknown): string {

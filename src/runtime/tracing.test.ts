@@ -2,8 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { context, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { databases } from '../test-support/databases.js'
-import { admin, openTestPlane } from '../test-support/fixtures.js'
+import { databases, waitFor } from '../test-support/databases.js'
+import { admin, openTestPlane, operator, testAgents } from '../test-support/fixtures.js'
+import { MockLanguageModelV3 } from 'ai/test'
+import { callsTool, says } from '../test-support/mock-model.js'
 import type { Skillplane } from '../plane/skillplane.js'
 import { startHttpServer } from '../surfaces/http/start-http-server.js'
 
@@ -39,6 +41,22 @@ describe.each(databases)('tracing on $name', (database) => {
   afterEach(async () => {
     await plane?.close()
     exporter.reset()
+  })
+
+  it('keeps the calls of an agent run in its trace, across a pause for approval', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 'a' }), callsTool('write_thing', { value: 'v' }, 'c2'), says('done')] })
+    plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model }] })
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: operator })
+    await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
+    await waitFor(async () => (await plane!.runs.get(paused.id))!.status === 'completed')
+    const run = (await plane.runs.get(paused.id))!
+    expect(run.traceId).toMatch(/^[0-9a-f]{32}$/)
+    const { items } = await plane.audit.query({ traceId: run.traceId!, limit: 10 })
+    expect(items.map((r) => [r.skill_key, r.status])).toEqual([
+      ['echo', 'ok'],
+      ['write_thing', 'approval_required'],
+      ['write_thing', 'ok'],
+    ])
   })
 
   it('makes every call a span and audits its trace id; a trace reads back in call order', async () => {
