@@ -9,6 +9,7 @@ import { defineSkill } from '../skill/index.js'
 import { z } from 'zod'
 import type { Skillplane } from '../plane/skillplane.js'
 import type { AgentConfig } from '../config/define-config.js'
+import type { TestRunResult } from './test-run.js'
 import { openDatabase } from '../store/open-database.js'
 import { RunRepository } from '../store/run-repository.js'
 
@@ -116,23 +117,30 @@ describe.each(databases)('agent runs on $name', (database) => {
       ],
     })
     const plane = await open(model)
-    const pass = await plane.testRun({ agent: 'helper', input: 'say hi', expectTool: 'echo', set: { systemPrompt: 'Test prompt.' }, requester: admin })
+    // Test runs go through the test_run skill: gated and audited like any call.
+    const testRun = async (input: object) => {
+      const envelope = await plane.invoke('test_run', input, { caller: admin })
+      if (!envelope.ok) throw new Error(`${envelope.error.code}: ${envelope.error.message}`)
+      return envelope.data as TestRunResult
+    }
+    const pass = await testRun({ agent: 'helper', input: 'say hi', expectTool: 'echo', set: { systemPrompt: 'Test prompt.' } })
     expect(pass).toMatchObject({ verdict: 'pass', output: 'done', tools: [{ name: 'echo', called: true, ok: true }], approvals: [] })
     expect(JSON.stringify(model.doGenerateCalls[0]!.prompt[0])).toContain('Test prompt.')
     // Never saved: the config and the next run keep the agent as configured.
     expect(plane.config.agents[0]!.systemPrompt).toBe('You help.')
     expect(await plane.runs.get(pass.runId)).toMatchObject({ test: true, overrides: { systemPrompt: 'Test prompt.' } })
 
-    expect(await plane.testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing', requester: admin })).toMatchObject({
+    expect((await plane.audit.query({ skill: 'test_run', limit: 5 })).items).toMatchObject([{ status: 'ok', caller_name: admin.name }])
+    expect(await testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing' })).toMatchObject({
       verdict: 'incomplete',
       tools: [{ name: 'write_thing', called: false, ok: false }],
     })
-    expect(await plane.testRun({ agent: 'helper', input: 'x', requester: admin })).toMatchObject({ verdict: 'failed', reason: expect.stringContaining('tool echo failed') })
-    expect(await plane.testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing', requester: admin })).toMatchObject({
+    expect(await testRun({ agent: 'helper', input: 'x' })).toMatchObject({ verdict: 'failed', reason: expect.stringContaining('tool echo failed') })
+    expect(await testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing' })).toMatchObject({
       verdict: 'unconfirmed',
       approvals: [{ tool: 'write_thing', approvalId: expect.any(String) }],
     })
-    await expect(plane.testRun({ agent: 'helper', input: 'x', set: { temperature: '2' }, requester: admin })).rejects.toThrow('--set temperature: not a setting a test run can change')
+    await expect(testRun({ agent: 'helper', input: 'x', set: { temperature: '2' } })).rejects.toThrow('invalid_input: --set temperature: not a setting a test run can change')
   })
 
   it('redacts secrets in stored steps as the audit log does', async () => {

@@ -6,7 +6,7 @@ import type { Skillplane } from '../plane/skillplane.js'
 import type { ResolvedAgent } from '../config/resolve-config.js'
 import type { Caller, CallerRole, Envelope } from '../skill/skill-types.js'
 import type { RunRepository, RunRow, RunStepRow } from '../store/run-repository.js'
-import { agentId as agentIdOf } from '../registry/agent-id.js'
+import { agentCaller, agentId as agentIdOf } from '../registry/agent-id.js'
 import { skillsPrompt } from '../sources/agent-skills/skills-prompt.js'
 import { toAISDKTools } from '../surfaces/ai-sdk/to-ai-sdk-tools.js'
 import { createModel } from './create-model.js'
@@ -237,7 +237,7 @@ export class AgentRunner {
   async #drive(row: RunRow, agent: ResolvedAgent, more: ModelMessage[]): Promise<void> {
     const plane = this.#plane
     const id = agentIdOf(agent.name)
-    const caller: Caller = { kind: 'agent', id: `agent:${id}`, name: agent.name, agentId: id }
+    const caller = agentCaller(id, agent.name)
     const calls = new Map<string, Envelope>()
     const asked = new Map<string, string>()
     // Everything after the run is marked running is inside the try: a run never stays running on an error.

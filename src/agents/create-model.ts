@@ -15,13 +15,13 @@ const DEFAULT_KEY_ENV: Record<ResolvedModel['provider'], string | undefined> = {
  * The agent's language model, or a RunError saying what is missing (no model, an unset API key
  * variable) before anything runs.
  */
-export function createModel(agent: ResolvedAgent, env: NodeJS.ProcessEnv = process.env): LanguageModelV3 {
+export function createModel(agent: ResolvedAgent): LanguageModelV3 {
   const settings = agent.model
   if (!settings) throw new RunError(`agent "${agent.name}" has no model: set agents[].model in the config ({ provider, model })`)
   if (!('provider' in settings) || typeof (settings as { doGenerate?: unknown }).doGenerate === 'function') return settings as LanguageModelV3
   const { provider, model, baseURL } = settings as ResolvedModel
   const keyEnv = (settings as ResolvedModel).apiKeyEnv ?? DEFAULT_KEY_ENV[provider]
-  const apiKey = keyEnv ? env[keyEnv] : undefined
+  const apiKey = keyEnv ? process.env[keyEnv] : undefined
   if (keyEnv && !apiKey) {
     throw new RunError(`agent "${agent.name}": the environment variable ${keyEnv} holding the ${provider} API key is not set (model ${provider}/${model})`)
   }

@@ -1,4 +1,4 @@
-export { AgentRunner, type RunView, type RunStep, type RunStatus } from './agent-runner.js'
-export { testRun, type TestRunResult, type TestRunInput, type Verdict } from './test-run.js'
+// Runs are started with plane.runs and test runs with the test_run skill; these are their shapes.
+export type { AgentRunner, RunView, RunStep, RunStatus } from './agent-runner.js'
+export type { TestRunResult, Verdict } from './test-run.js'
 export { RunError } from './run-error.js'
-export { createModel } from './create-model.js'

@@ -45,7 +45,6 @@ import { McpSource, type McpServerReport } from '../sources/mcp/mcp-source.js'
 import { McpToolRepository } from '../store/mcp-tool-repository.js'
 import { RunRepository } from '../store/run-repository.js'
 import { AgentRunner } from '../agents/agent-runner.js'
-import { testRun, type TestRunInput, type TestRunResult } from '../agents/test-run.js'
 import { testRunSkill, TEST_RUN_KEY } from '../agents/test-run-skill.js'
 
 export interface SkillplaneOptions {
@@ -105,8 +104,6 @@ export interface Skillplane {
   mcpServers(): McpServerReport[]
   /** Agent runs: start, list, show; runs waiting for approval resume when it is decided. */
   readonly runs: AgentRunner
-  /** Run an agent headless with an expectation and in-memory config changes; see TestRunResult. */
-  testRun(input: TestRunInput): Promise<TestRunResult>
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
   connectMcp(): Promise<void>
   /** Every configured source with what loading it found wrong, for operators. */
@@ -435,7 +432,6 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     get runs() {
       return runner!
     },
-    testRun: (input) => testRun(runner!, input),
     connectMcp: () => mcp.connectIdle(),
     onSkillsChanged(listener) {
       changeListeners.add(listener)

@@ -1,6 +1,6 @@
 import type { Skillplane } from '../plane/skillplane.js'
 import type { Skill } from '../skill/create-skill.js'
-import type { Caller, JsonSchema } from '../skill/skill-types.js'
+import type { Caller, Envelope, JsonSchema } from '../skill/skill-types.js'
 import { canSee, skillSummary } from '../registry/skill-view.js'
 import { authorize } from '../policy/authorize.js'
 import { decidePolicy, type PolicyDecision } from '../policy/decide-policy.js'
@@ -69,4 +69,11 @@ export function approvalText(details: Record<string, unknown>, approvalId: strin
   const count = Number(details.approvalsRequired ?? 1)
   const reason = typeof details.reason === 'string' ? ` (${details.reason})` : ''
   return `approval_required: this call needs approval${reason}; request ${approvalId} waits for ${count} approver${count === 1 ? '' : 's'}.`
+}
+
+/** The approval request a refused call waits for, when it waits for one. */
+export function pendingApproval(envelope: Envelope): string | undefined {
+  if (envelope.ok || envelope.error.code !== 'approval_required') return undefined
+  const id = envelope.error.details?.approvalId
+  return typeof id === 'string' ? id : undefined
 }

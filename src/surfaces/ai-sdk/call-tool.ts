@@ -1,6 +1,6 @@
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { Caller, Envelope } from '../../skill/skill-types.js'
-import { approvalText, callableSkills, toSkillInput, type CallableSkill } from '../callable-skills.js'
+import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../callable-skills.js'
 
 export interface ToolAdapterOptions {
   /** Who calls: usually an agent (`{ kind: 'agent', ... }`), so that it sees only its bound skills. */
@@ -48,8 +48,8 @@ export async function callTool(
 export function failureText(envelope: Envelope): string {
   if (envelope.ok) return ''
   const { code, message, details } = envelope.error
-  const approvalId = details?.approvalId
-  return code === 'approval_required' && typeof approvalId === 'string'
+  const approvalId = pendingApproval(envelope)
+  return approvalId
     ? `${approvalText(details!, approvalId)} Tell the user a human must approve request ${approvalId}; after that, call this tool again with the same arguments.`
     : `${code}: ${message}`
 }

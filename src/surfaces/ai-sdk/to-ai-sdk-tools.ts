@@ -2,6 +2,7 @@ import { jsonSchema, tool, type ToolSet } from 'ai'
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { Caller, Envelope } from '../../skill/skill-types.js'
 import { callTool, failureText, toolIndex, type ToolAdapterOptions } from './call-tool.js'
+import { pendingApproval } from '../callable-skills.js'
 
 export interface AISDKToolOptions extends ToolAdapterOptions {
   /**
@@ -46,8 +47,8 @@ export function toAISDKTools(plane: Skillplane, options: AISDKToolOptions): Tool
       needsApproval: async (args, { toolCallId }) => {
         const gate = await callTool(plane, entry, args, { ...options, gateOnly: true })
         // Gated by an approval: one to ask for, or one already granted (the AI SDK asks again on resume).
-        const approvalId = gate.ok ? (gate.data as { approvalId: string | null }).approvalId : gate.error.code === 'approval_required' ? gate.error.details?.approvalId : undefined
-        if (typeof approvalId !== 'string') {
+        const approvalId = gate.ok ? (gate.data as { approvalId: string | null }).approvalId : pendingApproval(gate)
+        if (!approvalId) {
           asked.delete(toolCallId)
           return false
         }
@@ -58,17 +59,16 @@ export function toAISDKTools(plane: Skillplane, options: AISDKToolOptions): Tool
       execute: async (args, { abortSignal, toolCallId }) => {
         const callOptions = { ...options, signal: abortSignal ?? options.signal }
         let envelope = await callTool(plane, entry, args, callOptions)
-        const approvalId = !envelope.ok ? envelope.error.details?.approvalId : undefined
+        const approvalId = pendingApproval(envelope)
         // Executing a call the AI SDK asked about means its user approved: that person decides here too.
-        if (!envelope.ok && envelope.error.code === 'approval_required' && options.approver && typeof approvalId === 'string' && approvalId === asked.get(toolCallId)) {
+        if (approvalId && options.approver && approvalId === asked.get(toolCallId)) {
           const decided = await plane.approvals.decide({ id: approvalId, caller: options.approver, decision: 'approve', comment: 'approved in the AI SDK tool-approval flow' })
           if (decided.ok) envelope = await callTool(plane, entry, args, { ...callOptions, approvalId })
         }
         asked.delete(toolCallId)
         options.onCall?.({ toolCallId, toolName: name, envelope })
         if (envelope.ok) return envelope.data
-        const pending = envelope.error.details?.approvalId
-        throw new SkillCallError(failureText(envelope), envelope.error.code, envelope.callId, typeof pending === 'string' ? pending : undefined)
+        throw new SkillCallError(failureText(envelope), envelope.error.code, envelope.callId, pendingApproval(envelope))
       },
     })
   }

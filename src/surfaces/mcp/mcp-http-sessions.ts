@@ -62,8 +62,14 @@ export class McpHttpSessions {
     })
     const server = createMcpServer(this.#plane, { caller, conversationId: `mcp:${randomUUID()}` })
     session = { transport, server, keyId: caller.id, lastSeen: Date.now() }
-    await server.connect(transport)
-    const response = await transport.handleRequest(request)
+    let response: Response
+    try {
+      await server.connect(transport)
+      response = await transport.handleRequest(request)
+    } catch (error) {
+      await server.close().catch(() => {})
+      throw error
+    }
     // Not an initialize request: no session came of it.
     if (!transport.sessionId) await server.close().catch(() => {})
     return response

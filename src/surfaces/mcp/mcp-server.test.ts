@@ -139,6 +139,15 @@ describe('MCP server', () => {
     expect((await post(adminKey, { 'mcp-session-id': sessionId })).status).toBe(404)
     expect((await post(null, { 'mcp-session-id': sessionId })).status).toBe(401)
     expect((await post(adminKey)).status).toBe(400)
+    // A body that is not JSON is a JSON-RPC parse error, not a crash or a stray session.
+    const garbled = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${adminKey}` },
+      body: '{"jsonrpc": "2.0", "method": ',
+    })
+    expect(garbled.status).toBe(400)
+    expect(await garbled.json()).toMatchObject({ error: { code: -32700 } })
+    expect(await asAgent.listTools()).toMatchObject({ tools: expect.any(Array) })
   })
 
   it('serves stdio as an agent with `skillplane mcp --agent`', async () => {

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Envelope } from '../../skill/skill-types.js'
 import type { McpToolEntry } from './mcp-tool-list.js'
-import { approvalText } from '../callable-skills.js'
+import { approvalText, pendingApproval } from '../callable-skills.js'
 
 /**
  * An envelope as an MCP tool result: data as structured content (when the tool declares an
@@ -21,17 +21,16 @@ export function toCallResult(envelope: Envelope, entry: McpToolEntry | null): Ca
     }
   }
   const { error } = envelope
-  const approvalId = error.details?.approvalId
-  const text =
-    error.code === 'approval_required' && typeof approvalId === 'string'
-      ? `${approvalText(error.details!, approvalId)}\n\nAn approver decides with \`skillplane approvals approve ${approvalId}\` or ` +
+  const approvalId = pendingApproval(envelope)
+  const text = approvalId
+    ? `${approvalText(error.details!, approvalId)}\n\nAn approver decides with \`skillplane approvals approve ${approvalId}\` or ` +
         `POST /api/approvals/${approvalId}/approve. Once it is approved, call this tool again with exactly the same arguments: ` +
         `the approved request is resumed and runs once.`
       : `${error.code}: ${error.message}`
   return {
     isError: true,
     content: [{ type: 'text', text }],
-    _meta: { ...meta, 'skillplane/error': error.code, ...(typeof approvalId === 'string' && { 'skillplane/approvalId': approvalId }) },
+    _meta: { ...meta, 'skillplane/error': error.code, ...(approvalId && { 'skillplane/approvalId': approvalId }) },
   }
 }
 

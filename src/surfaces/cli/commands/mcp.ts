@@ -5,6 +5,7 @@ import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
 import { createMcpServer } from '../../mcp/create-mcp-server.js'
 import type { Caller } from '../../../skill/skill-types.js'
+import { agentCaller } from '../../../registry/agent-id.js'
 
 export function mcpCommand(program: Command): void {
   program
@@ -22,7 +23,7 @@ export function mcpCommand(program: Command): void {
           await plane.close()
           throw new CliError(`unknown agent "${o.agent}"`)
         }
-        caller = { kind: 'agent', id: `agent:${agentId}`, name: plane.catalog.agent(agentId)?.name ?? agentId, agentId }
+        caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
       }
       const server = createMcpServer(plane, { caller, conversationId: `mcp-stdio:${ulid()}` })
       let stopping = false

@@ -11,6 +11,7 @@ import { instructionSummary } from '../../../sources/agent-skills/instruction-vi
 import { writeExport } from '../../../sources/agent-skills/build-export.js'
 import type { Caller } from '../../../skill/skill-types.js'
 import type { Skillplane } from '../../../plane/skillplane.js'
+import { agentCaller } from '../../../registry/agent-id.js'
 
 // Listing shows whether each skill could run now, so MCP servers are connected first.
 const withLivePlane = <T>(o: GlobalOptions, fn: (plane: Skillplane) => Promise<T>) => withPlane(o, fn, { connectMcp: true })
@@ -138,7 +139,7 @@ export function skillsCommand(program: Command): void {
       const result = await withPlane(o, async (plane) => {
         const agentId = plane.catalog.resolveAgent(o.agent)
         if (!agentId) throw new CliError(`unknown agent "${o.agent}"`)
-        let caller: Caller = { kind: 'agent', id: `agent:${agentId}`, name: plane.catalog.agent(agentId)?.name ?? agentId, agentId }
+        let caller: Caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
         if (o.user) {
           const user = await plane.keys.callerFor(o.user)
           if (!user) throw new CliError(`no active key named "${o.user}"`)

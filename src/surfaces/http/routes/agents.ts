@@ -5,6 +5,7 @@ import { errorResponse } from '../error-response.js'
 import { skillsPrompt } from '../../../sources/agent-skills/skills-prompt.js'
 import { exportTar } from '../../../sources/agent-skills/build-export.js'
 import type { Caller } from '../../../skill/skill-types.js'
+import { agentCaller } from '../../../registry/agent-id.js'
 import { Readable } from 'node:stream'
 
 export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -35,7 +36,7 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const mayExport = caller.kind === 'agent' ? caller.agentId === agentId : caller.role === 'admin'
     if (!agentId || !mayExport) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
     // As the CLI does: rendered as the agent itself unless a user is named.
-    let as: Caller = { kind: 'agent', id: `agent:${agentId}`, name: plane.catalog.agent(agentId)?.name ?? agentId, agentId }
+    let as: Caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
     const user = c.req.query('user')
     if (user && caller.kind === 'user') {
       const found = await plane.keys.callerFor(user)
