@@ -52,7 +52,9 @@ function walk(value: unknown, schema: JsonSchema | undefined, depth: number, opt
   const additional = schema && isObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined
   const out: Record<string, unknown> = {}
   for (const [name, child] of Object.entries(value)) {
-    out[name] = isSecretName(name) ? hide(child, options) : walk(child, properties?.[name] ?? additional, depth + 1, options)
+    const copy = isSecretName(name) ? hide(child, options) : walk(child, Object.hasOwn(properties ?? {}, name) ? properties![name] : additional, depth + 1, options)
+    // Not `out[name] = …`: for a "__proto__" key that sets the prototype, hiding the value from the copy.
+    Object.defineProperty(out, name, { value: copy, enumerable: true, writable: true, configurable: true })
   }
   return out
 }

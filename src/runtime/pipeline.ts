@@ -9,6 +9,7 @@ import type { AuditRow } from '../store/audit-repository.js'
 import type { Caller, Envelope, ErrorCode, SkillContext } from '../skill/skill-types.js'
 import type { Skill } from '../skill/create-skill.js'
 import { describeIssues } from '../skill/compile-schema.js'
+import { checkJsonShape } from '../skill/check-json-shape.js'
 import { redact, scrubText } from '../audit/redact.js'
 import { authorize } from '../policy/authorize.js'
 import { decidePolicy } from '../policy/decide-policy.js'
@@ -216,6 +217,8 @@ export class Pipeline {
 
     // 2. validate input
     if (inputJson === undefined) return refuse('invalid_input', 'input must be a JSON value', 'error')
+    const shape = checkJsonShape(input, { forbidProtoKey: true })
+    if (shape) return refuse('invalid_input', `invalid input: the input ${shape}`, 'error')
     let checked: ReturnType<typeof skill.input.validate>
     try {
       checked = skill.input.validate(input)
@@ -395,8 +398,12 @@ export class Pipeline {
       }
       const data = await raceAbort(Promise.resolve().then(run), controller.signal)
       // 7. validate output
-      const out = skill.output ? skill.output.validate(data) : { ok: true as const, value: data }
-      if (!out.ok) {
+      const shape = checkJsonShape(data)
+      const out = shape ? null : skill.output ? skill.output.validate(data) : { ok: true as const, value: data }
+      if (!out) {
+        status = 'error'
+        envelope = failure('invalid_output', `skill "${skill.key}" returned invalid output: the result ${shape}`, callId)
+      } else if (!out.ok) {
         status = 'error'
         envelope = failure('invalid_output', describeIssues(`skill "${skill.key}" returned invalid output`, out.issues), callId, {
           issues: out.issues,

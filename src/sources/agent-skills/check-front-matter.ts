@@ -80,7 +80,8 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
     if (typeof data.metadata !== 'object' || data.metadata === null || Array.isArray(data.metadata)) breach('metadata', 'metadata must be a map of strings to strings')
     else {
       for (const [key, value] of Object.entries(data.metadata)) {
-        if (typeof value === 'string') metadata[key] = value
+        // defineProperty: a "__proto__" key must stay a key, not become the map's prototype.
+        if (typeof value === 'string') Object.defineProperty(metadata, key, { value, enumerable: true, writable: true, configurable: true })
         else breach('metadata', `metadata.${key} must be a string, got ${Array.isArray(value) ? 'a list' : typeof value}`)
       }
     }

@@ -33,7 +33,8 @@ export function parseSkillMd(text: string): ParseResult {
     return { ok: false, line: fileLine(error.pos[0]), message: `front matter is not valid YAML: ${error.message.split('\n')[0]}` }
   }
   if (!isMap(doc.contents)) return { ok: false, line: 2, message: 'front matter must be a mapping of keys to values' }
-  const keyLines: Record<string, number> = {}
+  // No prototype: a "__proto__" key in the front matter is an ordinary key here.
+  const keyLines: Record<string, number> = Object.create(null)
   for (const pair of doc.contents.items) {
     if (isScalar(pair.key) && pair.key.range) keyLines[String(pair.key.value)] = fileLine(pair.key.range[0])
   }
