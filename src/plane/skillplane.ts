@@ -372,7 +372,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   catalog.onChange = skillsChanged
   policies.onChange = skillsChanged
 
-  const approvals = new Approvals(new ApprovalRepository(db), seal, events, sops, notifier, {
+  const approvals = new Approvals(new ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, {
     expiresAfterMs: config.approvals.expiresAfterMs,
     pollMs: 1_000,
     hasRun: (approvalId) => auditRepo.ranWithApproval(approvalId),

@@ -264,7 +264,7 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(await plane.approvals.decide({ id: shown, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, status: 409, code: 'tampered' })
   })
 
-  it('counts a person once however many keys they use, and spends nothing on a waiting caller that left', async () => {
+  it('counts one key once whatever name it decides under, and spends nothing on a waiting caller that left', async () => {
     const signer = sopSigner()
     const plane = await open({ sopKeys: [signer.config] })
     const waited = await plane.invoke('write_thing', { value: 'wait' }, { caller: helper, wait: 30, signal: AbortSignal.timeout(300) })
@@ -275,14 +275,35 @@ describe.each(databases)('approvals on $name', (database) => {
     await plane.sops.register(sop.document, sop.signature, admin, plane.now())
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 1 }, { caller: helper }))
     const carol: Caller = { kind: 'user', id: 'k-carol-1', name: 'carol', role: 'admin' }
-    const carolAgain: Caller = { kind: 'user', id: 'k-carol-2', name: 'Carol', role: 'admin' }
     expect(await plane.approvals.decide({ id, caller: carol, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true })
-    expect(await plane.approvals.decide({ id, caller: carolAgain, decision: 'approve', sopId: 'wipe' })).toMatchObject({
+    // The same identity under another display name is still one approver.
+    expect(await plane.approvals.decide({ id, caller: { ...carol, name: 'Carol (laptop)' }, decision: 'approve', sopId: 'wipe' })).toMatchObject({
       ok: false,
       status: 409,
       message: expect.stringContaining('already decided'),
     })
     expect(await plane.approvals.get(id)).toMatchObject({ status: 'pending' })
+  })
+
+  it('tells approvers apart by identity, never by a display name that can look alike', async () => {
+    const signer = sopSigner()
+    const plane = await open({ sopKeys: [signer.config] })
+    const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
+    await plane.sops.register(sop.document, sop.signature, admin, plane.now())
+    // A requester's look-alike name (Cyrillic "а") is not the requester, and two admins' names that
+    // look the same do not make them one person: keys are the identity.
+    const requester: Caller = { kind: 'user', id: 'k-alice', name: 'alice', role: 'admin' }
+    const lookAlike: Caller = { kind: 'user', id: 'k-mallory', name: '\u0430lice', role: 'admin' }
+    const id = approvalIdOf(await plane.invoke('wipe_things', { count: 3 }, { caller: requester }))
+    expect(await plane.approvals.decide({ id, caller: { ...requester, name: 'someone else' }, decision: 'approve', sopId: 'wipe' })).toMatchObject({
+      ok: false,
+      status: 403,
+      message: 'the requester cannot approve their own request',
+    })
+    expect(await plane.approvals.decide({ id, caller: lookAlike, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'pending' } })
+    const twin: Caller = { kind: 'user', id: 'k-alice-2', name: 'alice', role: 'admin' }
+    expect(await plane.approvals.decide({ id, caller: twin, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
+    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approvalId: id })).toMatchObject({ ok: true })
   })
 
   it('re-checks at run time: an SOP revoked after approval, or re-registered after revocation, does not count', async () => {

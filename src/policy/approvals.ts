@@ -152,58 +152,68 @@ export class Approvals {
     return { items, nextCursor: rows.length > q.limit ? page[page.length - 1]!.id : null }
   }
 
+  /**
+   * Record one person's decision. It either moves the request from the state the decider saw
+   * (pending, with the decisions judged) or is refused with a conflict: a reject always wins over
+   * approvals short of their threshold, and a decision never lands on a request already settled.
+   */
   async decide(input: { id: string; caller: Caller; decision: 'approve' | 'reject'; comment?: string; sopId?: string }): Promise<DecideResult> {
     const { caller } = input
     const fail = (status: DecideFailure['status'], code: string, message: string): DecideFailure => ({ ok: false, status, code, message })
     if (caller.kind !== 'user') return fail(403, 'denied', 'agent keys cannot decide approvals: a human must')
-    const row = await this.#load(input.id)
-    if (!row) return fail(404, 'not_found', `no approval request "${input.id}"`)
-    if (!this.seal.verify(requestFields(row), row.seal)) return fail(409, 'tampered', `approval request ${row.id} failed its integrity check`)
-    if (row.status !== 'pending') return fail(409, 'conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
-    if (input.decision === 'approve' && (caller.id === row.caller_id || same(caller.name, row.caller_name))) {
-      return fail(403, 'denied', 'the requester cannot approve their own request')
+    for (let attempt = 0; ; attempt++) {
+      const row = await this.#load(input.id)
+      if (!row) return fail(404, 'not_found', `no approval request "${input.id}"`)
+      if (!this.seal.verify(requestFields(row), row.seal)) return fail(409, 'tampered', `approval request ${row.id} failed its integrity check`)
+      if (row.status !== 'pending') return fail(409, 'conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
+      if (input.decision === 'approve' && caller.id === row.caller_id) return fail(403, 'denied', 'the requester cannot approve their own request')
+      if (input.decision === 'approve' && caller.id === row.on_behalf_of_id) {
+        return fail(403, 'denied', `${caller.name} had the agent make this call, so another person must approve it`)
+      }
+      if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
+        return fail(403, 'denied', `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`)
+      }
+      let sop: { id: string; hash: string } | null = null
+      if (input.decision === 'approve' && row.sop_required === 1) {
+        if (!input.sopId) return fail(400, 'invalid_input', `approving dangerous skill "${row.skill_key}" must cite a signed procedure (sopId)`)
+        const cited = await this.sops.checkCitation(input.sopId, row.skill_key, JSON.parse(row.input))
+        if (!cited.ok) return fail(403, 'denied', cited.message)
+        sop = cited.value
+      }
+      const earlier = await this.repo.decisions(row.id)
+      // One decision per identity: the key id, never a display name (names can look alike).
+      if (earlier.some((d) => d.approver_id === caller.id)) return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
+      const decision: DecisionRow = {
+        id: this.#nextId(),
+        approval_id: row.id,
+        approver_id: caller.id,
+        approver_name: caller.name,
+        approver_role: caller.role,
+        decision: input.decision,
+        comment: input.comment ?? null,
+        sop_id: sop?.id ?? null,
+        sop_hash: sop?.hash ?? null,
+        created_at: new Date().toISOString(),
+        seal: '',
+      }
+      decision.seal = this.seal.seal(decisionFields(row, decision))
+      const decisions = [...earlier, decision]
+      const next: ApprovalStatus =
+        input.decision === 'reject' ? 'rejected' : (await this.#validApprovals(row, decisions, JSON.parse(row.input))).count >= row.approvals_required ? 'approved' : 'pending'
+      const outcome = await this.repo.decide(decision, earlier.length, next, decision.created_at)
+      // Someone else decided between our read and our write: judge again with what they added.
+      if (outcome === 'changed' && attempt < 5) continue
+      if (outcome === 'changed' || outcome === 'not_pending') {
+        const now = await this.repo.get(row.id)
+        return fail(409, 'conflict', `approval request ${row.id} was decided by someone else meanwhile (it is ${now?.status ?? 'gone'}): reload it and decide again if it still needs you`)
+      }
+      if (outcome === 'duplicate') return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
+      await this.events.record(`approval.${input.decision === 'approve' ? 'approval' : 'rejection'}`, `approval:${row.id}`, caller, { comment: decision.comment, sop }, row.call_id)
+      if (next !== 'pending') await this.#settled(row, next, caller)
+      const view = toView((await this.repo.get(row.id))!, decisions)
+      this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
+      return { ok: true, approval: view }
     }
-    if (input.decision === 'approve' && isOnBehalfOf(row, caller.id, caller.name)) {
-      return fail(403, 'denied', `${caller.name} had the agent make this call, so another person must approve it`)
-    }
-    if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
-      return fail(403, 'denied', `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`)
-    }
-    let sop: { id: string; hash: string } | null = null
-    if (input.decision === 'approve' && row.sop_required === 1) {
-      if (!input.sopId) return fail(400, 'invalid_input', `approving dangerous skill "${row.skill_key}" must cite a signed procedure (sopId)`)
-      const cited = await this.sops.checkCitation(input.sopId, row.skill_key, JSON.parse(row.input))
-      if (!cited.ok) return fail(403, 'denied', cited.message)
-      sop = cited.value
-    }
-    const decision: DecisionRow = {
-      id: this.#nextId(),
-      approval_id: row.id,
-      approver_id: caller.id,
-      approver_name: caller.name,
-      approver_role: caller.role,
-      decision: input.decision,
-      comment: input.comment ?? null,
-      sop_id: sop?.id ?? null,
-      sop_hash: sop?.hash ?? null,
-      created_at: new Date().toISOString(),
-      seal: '',
-    }
-    decision.seal = this.seal.seal(decisionFields(row, decision))
-    // One decision per person: the same key, or another key under the same name, counts once.
-    const earlier = (await this.repo.decisions(row.id)).find((d) => d.approver_id === caller.id || same(d.approver_name, caller.name))
-    if (earlier || !(await this.repo.insertDecision(decision))) return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
-    await this.events.record(`approval.${input.decision === 'approve' ? 'approval' : 'rejection'}`, `approval:${row.id}`, caller, {
-      comment: decision.comment,
-      sop: sop,
-    }, row.call_id)
-
-    const decisions = await this.repo.decisions(row.id)
-    if (input.decision === 'reject') await this.#transition(row, 'rejected', caller)
-    else await this.#settle(row, decisions, caller)
-    const view = toView((await this.repo.get(row.id))!, decisions)
-    this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
-    return { ok: true, approval: view }
   }
 
   /**
@@ -319,41 +329,37 @@ export class Approvals {
       await this.#transition(row, 'expired', SYSTEM_ACTOR, { expiresAt: row.expires_at })
       return this.repo.get(id)
     }
-    // A decider that stopped between recording its decision and the transition left it pending.
-    if (row.status === 'pending' && (await this.#settle(row, await this.repo.decisions(id), SYSTEM_ACTOR))) return this.repo.get(id)
     return row
-  }
-
-  /** Approve a pending request whose valid approvals suffice; true when it moved. */
-  async #settle(row: ApprovalRow, decisions: DecisionRow[], actor: Actor): Promise<boolean> {
-    if (row.status !== 'pending') return false
-    const valid = await this.#validApprovals(row, decisions, JSON.parse(row.input))
-    return valid.count >= row.approvals_required && this.#transition(row, 'approved', actor)
   }
 
   async #transition(row: ApprovalRow, next: ApprovalStatus, actor: Actor, details: Record<string, unknown> = {}): Promise<boolean> {
     if (!(await this.repo.transition(row.id, row.status, next, { decided_at: new Date().toISOString() }))) return false
+    await this.#settled(row, next, actor, details)
+    return true
+  }
+
+  /** Audit and announce a request that just left `row.status` for `next`. */
+  async #settled(row: ApprovalRow, next: ApprovalStatus, actor: Actor, details: Record<string, unknown> = {}): Promise<void> {
     await this.events.record(`approval.${next}`, `approval:${row.id}`, actor, details, row.call_id)
     this.#decided.emit(row.id, next)
     this.#decided.emit(ANY, row.id, next)
     if (next === 'expired') this.notifier.notify({ type: 'approval.expired', approval: toView({ ...row, status: next }, await this.repo.decisions(row.id)) })
-    return true
   }
 
   /**
-   * Approvals that count: sealed, by distinct people (key id and name) other than the requester,
-   * with the required role, and when an SOP is required citing one that, for the given input,
-   * still verifies, covers it and has not changed since it was cited.
+   * Approvals that count: sealed, by distinct identities (key ids) other than the requester and the
+   * person an agent acted for, with the required role, and when an SOP is required citing one that,
+   * for the given input, still verifies, covers it and has not changed since it was cited.
    */
   async #validApprovals(row: ApprovalRow, decisions: DecisionRow[], input: unknown): Promise<{ count: number; problem?: string }> {
     const people = new Set<string>()
     let count = 0
     let problem: string | undefined
     for (const d of decisions) {
-      if (d.decision !== 'approve' || d.approver_id === row.caller_id || same(d.approver_name, row.caller_name) || isOnBehalfOf(row, d.approver_id, d.approver_name)) continue
+      if (d.decision !== 'approve' || d.approver_id === row.caller_id || d.approver_id === row.on_behalf_of_id) continue
       if (!this.seal.verify(decisionFields(row, d), d.seal)) continue
       if (RANK[d.approver_role as CallerRole] < RANK[row.approver_role as CallerRole]) continue
-      if (people.has(`id:${d.approver_id}`) || people.has(`name:${d.approver_name.toLowerCase()}`)) continue
+      if (people.has(d.approver_id)) continue
       if (row.sop_required === 1) {
         if (!d.sop_id || !d.sop_hash) continue
         const cited = await this.sops.checkCitation(d.sop_id, row.skill_key, input)
@@ -362,15 +368,12 @@ export class Approvals {
           continue
         }
       }
-      people.add(`id:${d.approver_id}`)
-      people.add(`name:${d.approver_name.toLowerCase()}`)
+      people.add(d.approver_id)
       count++
     }
     return { count, problem }
   }
 }
-
-const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 function requestFields(row: ApprovalRow): Record<string, unknown> {
   return {
@@ -389,10 +392,6 @@ function requestFields(row: ApprovalRow): Record<string, unknown> {
     // Only present when set, so that seals of requests made before the column existed still verify.
     ...(row.on_behalf_of_id !== null && { onBehalfOf: row.on_behalf_of_id, onBehalfOfName: row.on_behalf_of_name }),
   }
-}
-
-function isOnBehalfOf(row: ApprovalRow, id: string, name: string): boolean {
-  return row.on_behalf_of_id !== null && (id === row.on_behalf_of_id || same(name, row.on_behalf_of_name ?? ''))
 }
 
 function decisionFields(row: ApprovalRow, d: DecisionRow): Record<string, unknown> {

@@ -1,11 +1,16 @@
-import type { Kysely, Selectable } from 'kysely'
+import type { Compilable, Kysely, Selectable } from 'kysely'
+import type SQLite from 'better-sqlite3'
 import type { ApprovalDecisionsTable, ApprovalsTable, Database } from './database.js'
 
 export type ApprovalRow = Selectable<ApprovalsTable>
 export type DecisionRow = Selectable<ApprovalDecisionsTable>
 
 export class ApprovalRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** SQLite's connection, for decisions taken synchronously (see decide). */
+    private readonly sqlite?: SQLite.Database,
+  ) {}
 
   async insert(row: ApprovalRow): Promise<void> {
     await this.db.insertInto('approvals').values(row).execute()
@@ -60,13 +65,52 @@ export class ApprovalRepository {
     return this.db.selectFrom('approval_decisions').selectAll().where('approval_id', '=', approvalId).orderBy('id').execute()
   }
 
-  /** False when this approver already decided (the unique constraint is the arbiter under races). */
-  async insertDecision(row: DecisionRow): Promise<boolean> {
-    const result = await this.db
-      .insertInto('approval_decisions')
-      .values(row)
-      .onConflict((oc) => oc.columns(['approval_id', 'approver_id']).doNothing())
-      .executeTakeFirst()
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
+  /**
+   * Record a decision and the status it leads to as one atomic step, valid only if the request is
+   * still pending with exactly `seen` decisions (what the decider judged). The first statement
+   * writes the request row, which takes PostgreSQL's row lock and SQLite's write lock before
+   * anything is read, so concurrent deciders queue instead of interleaving.
+   */
+  async decide(row: DecisionRow, seen: number, next: string, decidedAt: string): Promise<DecideOutcome> {
+    const steps = (db: Kysely<Database>) => ({
+      lock: db.updateTable('approvals').set({ status: 'pending' }).where('id', '=', row.approval_id).where('status', '=', 'pending'),
+      count: db.selectFrom('approval_decisions').select((eb) => eb.fn.countAll<string | number>().as('count')).where('approval_id', '=', row.approval_id),
+      insert: db.insertInto('approval_decisions').values(row).onConflict((oc) => oc.columns(['approval_id', 'approver_id']).doNothing()),
+      settle: db.updateTable('approvals').set({ status: next, decided_at: decidedAt }).where('id', '=', row.approval_id),
+    })
+    const sqlite = this.sqlite
+    if (sqlite && !sqlite.inTransaction) {
+      // On SQLite the whole step runs synchronously (BEGIN IMMEDIATE … COMMIT with no await between),
+      // so another connection of this process never waits on a lock this thread holds.
+      const q = steps(this.db)
+      const run = (query: Compilable) => {
+        const { sql, parameters } = query.compile()
+        return sqlite.prepare(sql).run(...parameters)
+      }
+      const get = (query: Compilable) => {
+        const { sql, parameters } = query.compile()
+        return sqlite.prepare(sql).get(...parameters) as Record<string, unknown>
+      }
+      return sqlite
+        .transaction((): DecideOutcome => {
+          if (run(q.lock).changes !== 1) return 'not_pending'
+          if (Number(get(q.count).count) !== seen) return 'changed'
+          if (run(q.insert).changes !== 1) return 'duplicate'
+          if (next !== 'pending') run(q.settle)
+          return 'recorded'
+        })
+        .immediate()
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const q = steps(trx)
+      if (Number((await q.lock.executeTakeFirst()).numUpdatedRows) !== 1) return 'not_pending'
+      if (Number((await q.count.executeTakeFirstOrThrow()).count) !== seen) return 'changed'
+      if (Number((await q.insert.executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n) !== 1) return 'duplicate'
+      if (next !== 'pending') await q.settle.execute()
+      return 'recorded'
+    })
   }
 }
+
+/** recorded, or why not: decided meanwhile, other decisions arrived first, or this approver already decided. */
+export type DecideOutcome = 'recorded' | 'not_pending' | 'changed' | 'duplicate'
