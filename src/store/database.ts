@@ -151,6 +151,13 @@ export interface SopsTable {
   revoked_at: string | null
 }
 
+/** A revoked SOP revision: its content hash can never be registered or cited again. */
+export interface SopRevocationsTable {
+  hash: string
+  sop_id: string
+  revoked_at: string
+}
+
 export interface AuditEventsTable {
   id: string
   kind: string
@@ -243,6 +250,7 @@ export interface Database {
   approvals: ApprovalsTable
   approval_decisions: ApprovalDecisionsTable
   sops: SopsTable
+  sop_revocations: SopRevocationsTable
   audit_events: AuditEventsTable
   skills: SkillsTable
   agents: AgentsTable

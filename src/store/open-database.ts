@@ -14,6 +14,7 @@ import * as mcpTools from './migrations/0006-mcp-tools.js'
 import * as auditTraceId from './migrations/0007-audit-trace-id.js'
 import * as agentRuns from './migrations/0008-agent-runs.js'
 import * as onBehalfOf from './migrations/0009-approvals-on-behalf-of.js'
+import * as sopRevocations from './migrations/0010-sop-revocations.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_audit_trace_id': auditTraceId,
   '0008_agent_runs': agentRuns,
   '0009_approvals_on_behalf_of': onBehalfOf,
+  '0010_sop_revocations': sopRevocations,
 }
 
 export interface OpenDatabaseOptions {

@@ -14,7 +14,7 @@ export class SopRepository {
     return this.db.selectFrom('sops').selectAll().orderBy('id').execute()
   }
 
-  /** Register a new SOP or a new revision under the same id (un-revoking it). */
+  /** Register a new SOP or a new revision under the same id (never a revoked revision: see Sops). */
   async upsert(row: SopRow): Promise<void> {
     await this.db
       .insertInto('sops')
@@ -35,8 +35,18 @@ export class SopRepository {
       .execute()
   }
 
-  async revoke(id: string, now: string): Promise<boolean> {
-    const result = await this.db.updateTable('sops').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()
-    return Number(result.numUpdatedRows) === 1
+  /** Revoke the registered revision of this SOP; its content hash stays revoked for good. */
+  revoke(id: string, now: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.updateTable('sops').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).returning('hash').executeTakeFirst()
+      if (!row) return false
+      await trx.insertInto('sop_revocations').values({ hash: row.hash, sop_id: id, revoked_at: now }).onConflict((oc) => oc.column('hash').doNothing()).execute()
+      return true
+    })
+  }
+
+  /** When this content hash was revoked, if ever. */
+  async revokedAt(hash: string): Promise<string | undefined> {
+    return (await this.db.selectFrom('sop_revocations').select('revoked_at').where('hash', '=', hash).executeTakeFirst())?.revoked_at
   }
 }

@@ -56,9 +56,10 @@ export class Sops {
     const verified = this.verify(document, signatureText)
     if (!verified.ok) return verified
     const { sop, keyName, signature } = verified.value
-    const existing = await this.repo.get(sop.id)
-    if (existing?.revoked_at && existing.hash === sop.hash) {
-      return { ok: false, message: `SOP "${sop.id}" with this content was revoked at ${existing.revoked_at}: sign a new revision to use it again` }
+    // Revocation is permanent for this content, even after another revision replaced its row.
+    const revokedAt = await this.repo.revokedAt(sop.hash)
+    if (revokedAt) {
+      return { ok: false, message: `SOP "${sop.id}" with this content was revoked at ${revokedAt}: sign a new revision to use it again` }
     }
     const row: SopRow = {
       id: sop.id,
@@ -99,6 +100,8 @@ export class Sops {
     if (!verified.ok) return { ok: false, message: `SOP "${sopId}" no longer verifies: ${verified.message}` }
     const { sop } = verified.value
     if (sop.hash !== row.hash) return { ok: false, message: `SOP "${sopId}" does not match its registered hash` }
+    const revokedAt = await this.repo.revokedAt(sop.hash)
+    if (revokedAt) return { ok: false, message: `SOP "${sopId}" was revoked at ${revokedAt}` }
     if (!sop.skills.includes(skill)) return { ok: false, message: `SOP "${sopId}" does not cover skill "${skill}" (it covers ${sop.skills.join(', ')})` }
     const constraint = sop.constraints[skill]
     if (constraint) {
