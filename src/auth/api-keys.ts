@@ -29,9 +29,10 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex')
 }
 
-// Authenticated keys are remembered this long, so a request costs no query; a revocation made by
-// this process takes effect at once, one made by another manager within this time.
-const CACHE_MS = 5_000
+// Authenticated keys are remembered this long, so a busy key costs one query a second; a revocation
+// made by this process takes effect at once, one made by another process (a peer manager, the CLI)
+// within this time, on either database, with no notification that could be missed.
+const CACHE_MS = 1_000
 const CACHE_MAX = 10_000
 
 export class ApiKeys {
