@@ -1,4 +1,5 @@
 import type { AuditRepository, AuditRow } from '../store/audit-repository.js'
+import type { AuditBacklog } from './audit-backlog.js'
 
 interface Pending {
   row: AuditRow
@@ -15,7 +16,29 @@ export class AuditWriter {
   #scheduled = false
   #flushing: Promise<void> | null = null
 
-  constructor(private readonly repository: AuditRepository) {}
+  constructor(
+    private readonly repository: AuditRepository,
+    private readonly backlog?: AuditBacklog,
+  ) {}
+
+  /**
+   * A finished call's row: committed now, or, while the database refuses rows, kept in the
+   * backlog (behind the rows already there, so they land in order) and written once it is back.
+   */
+  async finish(row: AuditRow): Promise<'written' | 'kept'> {
+    if (this.backlog && this.backlog.size > 0) {
+      this.backlog.add(row)
+      return 'kept'
+    }
+    try {
+      await this.write(row)
+      return 'written'
+    } catch (error) {
+      if (!this.backlog) throw error
+      this.backlog.add(row)
+      return 'kept'
+    }
+  }
 
   write(row: AuditRow): Promise<void> {
     return new Promise((resolve, reject) => {

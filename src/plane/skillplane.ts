@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
 import pino, { type Logger } from 'pino'
 import { openDatabase, type Dialect } from '../store/open-database.js'
@@ -10,6 +10,9 @@ import { AgentRepository } from '../store/agent-repository.js'
 import { KeyRepository } from '../store/key-repository.js'
 import { ManagerRepository } from '../store/manager-repository.js'
 import { AuditWriter } from '../audit/audit-writer.js'
+import { AuditBacklog } from '../audit/audit-backlog.js'
+import { databaseUnavailable } from '../store/database-unavailable.js'
+import { sql } from 'kysely'
 import { ApiKeys } from '../auth/api-keys.js'
 import { Registry } from '../registry/registry.js'
 import { Catalog } from '../registry/catalog.js'
@@ -129,6 +132,10 @@ export interface Skillplane {
   readonly startupSync: SyncReport | null
   /** Rows a crashed predecessor left `running`, marked `interrupted` at start-up. */
   readonly recoveredCalls: number
+  /** Finished audit rows waiting in the local backlog for the database to come back. */
+  readonly auditBacklog: number
+  /** Why the database can't serve requests now, or null when a trivial query succeeds in time. */
+  checkDatabase(): Promise<string | null>
   invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
   sync(options?: { dryRun?: boolean; prune?: boolean }): Promise<SyncReport>
   audit: {
@@ -331,7 +338,11 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     },
     now,
   })
+  const backlogDir = join(dataDir, 'audit-backlog')
   try {
+    // Finished rows kept through an outage by a stopped manager land before recovery judges its calls.
+    const replayed = await AuditBacklog.replay(backlogDir, auditRepo)
+    if (replayed > 0) logger.warn({ rows: replayed }, 'wrote the finished audit rows a stopped manager had kept during a database outage')
     recoveredCalls = await recoverInterrupted()
     await mcp.start({ connect: options.connectMcp ?? true })
     await managers.heartbeat(managerRow())
@@ -378,7 +389,8 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     hasRun: (approvalId) => auditRepo.ranWithApproval(approvalId),
   })
 
-  const writer = new AuditWriter(auditRepo)
+  const backlog = new AuditBacklog(backlogDir, managerId, auditRepo, logger)
+  const writer = new AuditWriter(auditRepo, backlog)
   const pipeline = new Pipeline({
     registry,
     catalog,
@@ -455,6 +467,25 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     logger,
     startupSync,
     recoveredCalls,
+    get auditBacklog() {
+      return backlog.size
+    },
+    async checkDatabase() {
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000)
+      })
+      try {
+        await Promise.race([sql`select 1`.execute(db), late])
+        return null
+      } catch (error) {
+        const reason = databaseUnavailable(error)
+        if (!reason) logger.warn({ err: error }, 'database health check failed')
+        return reason ?? ((error as Error).message === 'no answer within 2 s' ? 'it gave no answer within 2 s' : 'a trivial query failed (see the server log)')
+      } finally {
+        clearTimeout(timer)
+      }
+    },
     invoke: (key, input, invokeOptions) => pipeline.invoke(key, input, invokeOptions),
     sync,
     audit: {
@@ -473,6 +504,9 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
         await syncing
         // Webhook retries get a short grace at shutdown; they never hold the process for long.
         await Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])])
+        // Rows still refused stay in the backlog file for the next start.
+        await backlog.flush()
+        backlog.close()
         await managers.remove(managerId).catch(() => {})
         await database.close()
       })()

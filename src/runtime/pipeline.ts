@@ -10,6 +10,7 @@ import type { Caller, Envelope, ErrorCode, SkillContext } from '../skill/skill-t
 import type { Skill } from '../skill/create-skill.js'
 import { describeIssues } from '../skill/compile-schema.js'
 import { checkJsonShape } from '../skill/check-json-shape.js'
+import { databaseUnavailable } from '../store/database-unavailable.js'
 import { redact, scrubText } from '../audit/redact.js'
 import { authorize } from '../policy/authorize.js'
 import { decidePolicy } from '../policy/decide-policy.js'
@@ -259,7 +260,7 @@ export class Pipeline {
         await this.#deps.audit.write({ ...row, status: 'running' })
       } catch (error) {
         this.#deps.logger.error({ err: error, callId }, 'audit write failed; call refused')
-        return failure('unavailable', `the audit log can't be written, so the call was not run: ${(error as Error).message}`, callId)
+        return failure('unavailable', `the audit log can't be written, so the call was not run: ${storeProblem(error)}`, callId)
       }
       return await this.#dispatch(skill, checked.value, ctx, row, startedAt, controller, secrets)
     } finally {
@@ -371,7 +372,7 @@ export class Pipeline {
       return { ...pending, message: `${pending.message} (no decision within ${Math.ceil(waitMs / 1000)} s of waiting)` }
     } catch (error) {
       this.#deps.logger.error({ err: error, callId: ctx.callId }, 'approval handling failed')
-      return { code: 'unavailable', message: `approvals can't be handled right now: ${errorMessage(error)}`, status: 'error' }
+      return { code: 'unavailable', message: `approvals can't be handled right now: ${storeProblem(error)}`, status: 'error' }
     }
   }
 
@@ -464,9 +465,9 @@ export class Pipeline {
       row.error_message = secrets?.size ? scrubText(envelope.error.message, secrets) : envelope.error.message
     }
     try {
-      await this.#deps.audit.write(row)
+      await this.#deps.audit.finish(row)
     } catch (error) {
-      // The running row is already durable; start-up recovery will mark it interrupted.
+      // Not even the local backlog took it: the running row stays, and recovery marks it interrupted.
       this.#deps.logger.error({ err: error, callId: row.call_id }, 'audit write of a finished call failed')
     }
     return envelope
@@ -529,6 +530,12 @@ function serialize(make: () => unknown): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/** What to tell a caller about a failed store operation: never the database's address or files. */
+function storeProblem(error: unknown): string {
+  const down = databaseUnavailable(error)
+  return down ? `the database is unavailable: ${down}; retry in a few seconds` : 'the database failed (see the server log)'
 }
 
 function errorMessage(error: unknown): string {

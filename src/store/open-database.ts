@@ -82,8 +82,11 @@ async function openPostgres(url: string): Promise<OpenedDatabase> {
     throw new StoreError(`unsupported database URL ${location}: use postgres://user:password@host:port/database`)
   }
   const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 10 })
-  // An idle client error (server restart) must not crash the process; the next query reconnects.
+  // A server restart or outage must not crash the process: idle clients report to the pool, and a
+  // checked-out client (between a transaction's statements) gets its own listener, since pg emits
+  // the error there too; the query in flight fails on its own, and the next one reconnects.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   try {
     await sql`select 1`.execute(db)

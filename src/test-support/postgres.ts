@@ -7,6 +7,9 @@ import pg from 'pg'
 
 export interface TempPostgres {
   url: string
+  /** Stop the server, keeping its data (an outage); `start` brings it back on the same port. */
+  halt(): void
+  start(): void
   stop(): void
 }
 
@@ -26,15 +29,26 @@ export async function startTempPostgres(): Promise<TempPostgres | null> {
     const result = spawnSync(file, argv, { encoding: 'utf8' })
     if (result.status !== 0) throw new Error(`${cmd} failed: ${result.stderr || result.stdout}`)
   }
+  let running = false
+  const start = () => {
+    if (running) return
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+    running = true
+  }
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+    start()
   } catch (error) {
     rmSync(dir, { recursive: true, force: true })
     throw error
   }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    halt() {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'])
+      running = false
+    },
+    start,
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])

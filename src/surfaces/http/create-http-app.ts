@@ -18,6 +18,10 @@ import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
 import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
+import { databaseUnavailable } from '../../store/database-unavailable.js'
+
+// What a 503 for a lost database asks clients to wait before retrying, in seconds.
+const RETRY_AFTER_S = 5
 
 /** The HTTP API (Hono): every route answers JSON, failures included. */
 export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpHttpSessions(plane)): Hono<HttpEnv> {
@@ -26,6 +30,13 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
+    // A lost database is the server's condition, not a bug: every route says so the same way.
+    const down = databaseUnavailable(error)
+    if (down) {
+      plane.logger.warn({ err: error, path: c.req.path }, 'request failed: the database is unavailable')
+      c.header('Retry-After', String(RETRY_AFTER_S))
+      return errorResponse(c, 503, 'unavailable', `the database is unavailable: ${down}; retry in a few seconds`)
+    }
     plane.logger.error({ err: error, path: c.req.path }, 'unhandled HTTP error')
     return errorResponse(c, 500, 'internal', 'internal error; see the server log')
   })
@@ -34,9 +45,13 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.use('/api/*', limitBody(plane.config.http.maxBodyBytes))
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
-  app.get('/api/health', (c) =>
-    c.json({ ok: true, version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }),
-  )
+  app.get('/api/health', async (c) => {
+    const health = { version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }
+    const down = await plane.checkDatabase()
+    if (!down) return c.json({ ok: true, ...health })
+    c.header('Retry-After', String(RETRY_AFTER_S))
+    return c.json({ ok: false, ...health, error: { code: 'unavailable', message: `the database is unavailable: ${down}` } }, 503)
+  })
   app.use('/api/*', auth)
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', auth)
