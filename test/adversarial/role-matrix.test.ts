@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ulid } from 'ulid'
+import { admin } from '../../src/test-support/fixtures.js'
+import type { Envelope } from '../../src/skill/skill-types.js'
+import { KEY_KINDS, helperCaller, startTarget, type KeyKind, type Target } from './harness.js'
+
+type Request = { path: string; body?: string }
+interface Entry {
+  /** Who may use the route; everyone else gets 401 (no or bad key), 403 or 404. */
+  allow: readonly KeyKind[]
+  /** A fresh, well-formed request (state it needs is made anew for every key). */
+  request(t: Target): Promise<Request> | Request
+}
+
+const KEYS = ['viewer', 'agent', 'stranger', 'operator', 'admin'] as const
+const EVERY_KEY: readonly KeyKind[] = KEYS
+const OPERATORS: readonly KeyKind[] = ['operator', 'admin']
+const ADMIN: readonly KeyKind[] = ['admin']
+
+const approvalIdOf = (envelope: Envelope): string => {
+  if (envelope.ok || envelope.error.code !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(envelope)}`)
+  return envelope.error.details!.approvalId as string
+}
+const pendingRequest = async (t: Target) => approvalIdOf(await t.plane.invoke('write_thing', { value: ulid() }, { caller: helperCaller }))
+
+/**
+ * Every route of the OpenAPI document (plus the ones it does not list) and who may use it. A route
+ * added without an entry here fails the test: decide who may use it, then add it.
+ */
+const MATRIX: Record<string, Entry> = {
+  'GET /api/health': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/api/health' }) },
+  'GET /openapi.json': { allow: ['none', ...EVERY_KEY], request: () => ({ path: '/openapi.json' }) },
+  'POST /mcp': {
+    allow: EVERY_KEY,
+    request: () => ({
+      path: '/mcp',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '1' } } }),
+    }),
+  },
+  'GET /api/skills': { allow: EVERY_KEY, request: () => ({ path: '/api/skills' }) },
+  'GET /api/skills/{key}': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo' }) },
+  'PATCH /api/skills/{key}': { allow: ADMIN, request: () => ({ path: '/api/skills/echo', body: JSON.stringify({ tags: ['matrix'] }) }) },
+  'POST /api/skills/{key}/invoke': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo/invoke', body: JSON.stringify({ input: { message: 'hi' } }) }) },
+  'GET /api/audit': { allow: OPERATORS, request: () => ({ path: '/api/audit' }) },
+  'GET /api/audit/{callId}': {
+    allow: OPERATORS,
+    request: async (t) => ({ path: `/api/audit/${(await t.plane.invoke('echo', { message: 'x' }, { caller: admin })).callId}` }),
+  },
+  'GET /api/audit/events': { allow: OPERATORS, request: () => ({ path: '/api/audit/events' }) },
+  'GET /api/agents': { allow: EVERY_KEY, request: () => ({ path: '/api/agents' }) },
+  'GET /api/agents/{id}/runs': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/runs' }) },
+  'POST /api/agents/{id}/runs': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/runs', body: JSON.stringify({ prompt: 'hello' }) }) },
+  'POST /api/agents/{id}/test-runs': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }) },
+  'GET /api/runs/{id}': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: `/api/runs/${ulid()}` }) },
+  'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
+  'GET /api/agents/{id}/skills-export': { allow: ['agent', 'admin'], request: () => ({ path: '/api/agents/helper/skills-export' }) },
+  'GET /api/sources': { allow: ADMIN, request: () => ({ path: '/api/sources' }) },
+  'POST /api/sources/reload': { allow: ADMIN, request: () => ({ path: '/api/sources/reload', body: '' }) },
+  'GET /api/approvals': { allow: EVERY_KEY, request: () => ({ path: '/api/approvals' }) },
+  // The agent asked, so it may read its own request; a stranger and a viewer may not.
+  'GET /api/approvals/{id}': { allow: ['agent', 'operator', 'admin'], request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}` }) },
+  'POST /api/approvals/{id}/approve': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }) },
+  'POST /api/approvals/{id}/reject': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/reject`, body: '{}' }) },
+  'GET /api/policies': { allow: ADMIN, request: () => ({ path: '/api/policies' }) },
+  'PUT /api/policies': { allow: ADMIN, request: () => ({ path: '/api/policies', body: JSON.stringify({ skill: 'echo', level: 'role', subject: 'viewer', decision: 'ASK' }) }) },
+  'DELETE /api/policies/{id}': {
+    allow: ADMIN,
+    request: async (t) => {
+      const set = await t.plane.policies.set({ skill: 'counted', level: 'role', subject: 'viewer', decision: 'DENY' }, admin, t.plane.now())
+      if (!set.ok) throw new Error(set.message)
+      return { path: `/api/policies/${set.policy.id}` }
+    },
+  },
+  'GET /api/sops': { allow: OPERATORS, request: () => ({ path: '/api/sops' }) },
+  'POST /api/sops': {
+    allow: ADMIN,
+    request: (t) => {
+      const sop = t.signer.sop({ id: `m${ulid().toLowerCase()}`, skills: ['wipe_things'] })
+      return { path: '/api/sops', body: JSON.stringify(sop) }
+    },
+  },
+  'POST /api/sops/{id}/revoke': {
+    allow: ADMIN,
+    request: async (t) => {
+      const sop = t.signer.sop({ id: `m${ulid().toLowerCase()}`, skills: ['wipe_things'] })
+      const registered = await t.plane.sops.register(sop.document, sop.signature, admin, t.plane.now())
+      if (!registered.ok) throw new Error(registered.message)
+      return { path: `/api/sops/${registered.value.id}/revoke`, body: '' }
+    },
+  },
+}
+
+describe('role × route matrix', () => {
+  let t: Target
+  beforeAll(async () => {
+    t = await startTarget()
+  })
+  afterAll(() => t.close())
+
+  it('has an entry for every route of the OpenAPI document', async () => {
+    const doc = JSON.parse((await t.send('GET', '/openapi.json', t.keys.admin)).text) as { paths: Record<string, Record<string, unknown>> }
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path.replace(/^\/api\/skills\/[a-z0-9_]+\/invoke$/, '/api/skills/{key}/invoke')}`),
+    )
+    const missing = [...new Set(routes)].filter((route) => !MATRIX[route])
+    expect(missing, 'routes without a matrix entry: decide who may use them').toEqual([])
+  })
+
+  it('lets exactly the allowed keys through every route', async () => {
+    const cells: string[] = []
+    const wrong: string[] = []
+    for (const [route, entry] of Object.entries(MATRIX)) {
+      const [method] = route.split(' ') as [string]
+      for (const kind of KEY_KINDS) {
+        if (kind === 'garbage' && route === 'GET /openapi.json') continue
+        const { path, body } = await entry.request(t)
+        const answer = await t.send(method, path, t.keys[kind], body)
+        const allowed = entry.allow.includes(kind)
+        const ok = allowed
+          ? answer.status !== 0 && answer.status !== 401 && answer.status !== 403 && answer.status < 500
+          : kind === 'none' || kind === 'garbage'
+            ? answer.status === 401
+            : answer.status === 403 || answer.status === 404
+        cells.push(`${route} as ${kind}: ${answer.status}`)
+        if (!ok) wrong.push(`${route} as ${kind}: expected ${allowed ? 'allowed' : 'refused'}, got ${answer.status} ${answer.text.slice(0, 160)}`)
+      }
+    }
+    console.log(`role × route matrix: ${Object.keys(MATRIX).length} routes × ${KEY_KINDS.length} keys = ${cells.length} cells, ${wrong.length} wrong`)
+    expect(wrong).toEqual([])
+  })
+})
