@@ -266,12 +266,14 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   // executable skills the caller may see that the effective policy denies.
   const templateView = (caller: Caller, agentId: string | null): TemplateView => {
     const agent = caller.kind === 'agent' ? caller.agentId : agentId
-    const denied: Record<string, string[]> = {}
+    // A Map, not an object: a category is any text a pack or MCP server chose, "__proto__" included.
+    const byCategory = new Map<string, string[]>()
     for (const skill of registry.list()) {
       if (skill.source === 'agent-skill' || (agent !== null && !catalog.isBound(agent, skill.key))) continue
       const decision = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId: agent, policies: policies.rows() })
-      if (decision.decision === 'DENY') (denied[skill.category] ??= []).push(skill.key)
+      if (decision.decision === 'DENY') byCategory.set(skill.category, [...(byCategory.get(skill.category) ?? []), skill.key])
     }
+    const denied = Object.fromEntries(byCategory)
     const info = agent ? catalog.agent(agent) : undefined
     return {
       user: { id: caller.id, name: caller.name, role: caller.kind === 'agent' ? 'agent' : caller.role },

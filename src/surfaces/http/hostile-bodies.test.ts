@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
-import { openTestPlane } from '../../test-support/fixtures.js'
+import { admin as adminCaller, openTestPlane } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../plane/skillplane.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 
@@ -32,6 +32,7 @@ describe('hostile bodies and results over HTTP', () => {
     // 200,000 levels of nesting: parses fine, overflows the stack when serialised recursively.
     pack(root, 'deep_result', `cat > /dev/null; head -c 200000 /dev/zero | tr '\\000' '['; head -c 200000 /dev/zero | tr '\\000' ']'`)
     pack(root, 'echo_input', 'cat')
+    pack(root, 'odd_category', 'cat', { category: '__proto__' })
     plane = await openTestPlane(databases[0]!, { packDirs: [root] })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     const admin = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
@@ -84,5 +85,13 @@ describe('hostile bodies and results over HTTP', () => {
     // 64 levels still pass: the input object and 63 arrays inside it.
     const ok = await post('/api/skills/echo_input/invoke', `{"input":{"a":${'['.repeat(63)}1${']'.repeat(63)}}}`)
     expect(ok.body).toMatchObject({ ok: true })
+  })
+
+  it('lists a denied skill whose category is "__proto__" for templates like any other', async () => {
+    const { plane } = await start()
+    expect(await plane.policies.set({ skill: 'odd_category', level: 'global', decision: 'DENY' }, adminCaller, plane.now())).toMatchObject({ ok: true })
+    const view = plane.templateView(adminCaller, null)
+    expect(Object.hasOwn(view.denied, '__proto__')).toBe(true)
+    expect(view.denied['__proto__']).toEqual(['odd_category'])
   })
 })
