@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Logger } from 'pino'
 import type { AuditRow } from '../store/audit-repository.js'
+import { processExists } from '../host/index.js'
 
 interface RowSink {
   upsertMany(rows: AuditRow[]): Promise<void>
@@ -149,13 +150,4 @@ async function writeFile(file: string, sink: RowSink): Promise<number> {
   }
   if (batch.length > 0) await sink.upsertMany(batch)
   return written + batch.length
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }

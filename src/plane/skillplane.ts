@@ -1,5 +1,4 @@
-import { existsSync, readFileSync, readlinkSync } from 'node:fs'
-import { hostname } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
 import pino, { type Logger } from 'pino'
@@ -11,6 +10,7 @@ import { KeyRepository } from '../store/key-repository.js'
 import { ManagerRepository } from '../store/manager-repository.js'
 import { AuditWriter } from '../audit/audit-writer.js'
 import { AuditBacklog } from '../audit/audit-backlog.js'
+import { hostIdentity, processExists } from '../host/index.js'
 import { databaseUnavailable } from '../store/database-unavailable.js'
 import { sql } from 'kysely'
 import { ApiKeys } from '../auth/api-keys.js'
@@ -150,29 +150,6 @@ export interface Skillplane {
 const HEARTBEAT_MS = 5_000
 const DEAD_AFTER_MS = 30_000
 const managerIds = monotonicFactory()
-
-/**
- * Managers with the same identity share a kernel boot and a PID namespace, so one can ask whether
- * the other's process still exists. Containers sharing a hostname differ in the namespace.
- */
-function hostIdentity(): string {
-  try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-    return `${hostname()}/${boot}/${readlinkSync('/proc/self/ns/pid')}`
-  } catch {
-    return hostname()
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 export async function createSkillplane(options: SkillplaneOptions = {}): Promise<Skillplane> {
   const logger = options.logger ?? pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? 'info' })

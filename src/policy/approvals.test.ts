@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { defineSkill } from '../skill/define-skill.js'
-import { admin, agentCaller, openTestPlane, operator, viewer, wipes } from '../test-support/fixtures.js'
+import { admin, agentCaller, approvalIdOf, openTestPlane, operator, viewer, wipes } from '../test-support/fixtures.js'
 import { sopSigner } from '../test-support/sop.js'
 import { openDatabase } from '../store/open-database.js'
 import type { Skillplane } from '../plane/skillplane.js'
@@ -15,10 +15,6 @@ import type { Caller, Envelope } from '../skill/skill-types.js'
 const admin2: Caller = { kind: 'user', id: 'u-admin2', name: 'bob', role: 'admin' }
 const helper = agentCaller('helper')
 
-const approvalIdOf = (envelope: Envelope): string => {
-  if (envelope.ok || envelope.error.code !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(envelope)}`)
-  return envelope.error.details!.approvalId as string
-}
 
 describe.each(databases)('approvals on $name', (database) => {
   const planes: Skillplane[] = []

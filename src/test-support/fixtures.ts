@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineSkill } from '../skill/define-skill.js'
 import { createSkillplane, type Skillplane } from '../plane/skillplane.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
-import type { Caller } from '../skill/skill-types.js'
+import type { Caller, Envelope } from '../skill/skill-types.js'
 import type { TestDatabase } from './databases.js'
 
 export const admin: Caller = { kind: 'user', id: 'u-admin', name: 'alice', role: 'admin' }
@@ -12,6 +12,12 @@ export const viewer: Caller = { kind: 'user', id: 'u-view', name: 'vera', role: 
 export const agentCaller = (agentId: string): Caller => ({ kind: 'agent', id: `k-${agentId}`, name: `${agentId}-key`, agentId })
 
 export const silentLogger = () => pino({ level: 'silent' })
+
+/** The approval request id of an approval_required envelope; throws on any other answer. */
+export function approvalIdOf(envelope: Envelope): string {
+  if (envelope.ok || envelope.error.code !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(envelope)}`)
+  return envelope.error.details!.approvalId as string
+}
 
 /** Skills exercising every pipeline outcome. */
 export function testSkills() {

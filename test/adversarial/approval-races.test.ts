@@ -1,19 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../../src/test-support/databases.js'
-import { admin, agentCaller, openTestPlane, operator } from '../../src/test-support/fixtures.js'
+import { admin, agentCaller, approvalIdOf, openTestPlane, operator } from '../../src/test-support/fixtures.js'
 import { sopSigner } from '../../src/test-support/sop.js'
 import type { Skillplane } from '../../src/plane/skillplane.js'
-import type { Caller, Envelope } from '../../src/skill/skill-types.js'
+import type { Caller } from '../../src/skill/skill-types.js'
 import { rounds } from './campaign.js'
 
 const helper = agentCaller('helper')
 const admin2: Caller = { kind: 'user', id: 'u-admin2', name: 'bob', role: 'admin' }
 const admin3: Caller = { kind: 'user', id: 'u-admin3', name: 'carol', role: 'admin' }
 
-const approvalIdOf = (envelope: Envelope): string => {
-  if (envelope.ok || envelope.error.code !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(envelope)}`)
-  return envelope.error.details!.approvalId as string
-}
 
 // Two managers share one database and decide the same requests at the same moment.
 describe.each(databases)('approval races on $name (two managers)', (database) => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ulid } from 'ulid'
-import { admin } from '../../src/test-support/fixtures.js'
-import type { Envelope } from '../../src/skill/skill-types.js'
+import { admin, approvalIdOf } from '../../src/test-support/fixtures.js'
 import { KEY_KINDS, helperCaller, startTarget, type KeyKind, type Target } from './harness.js'
 
 type Request = { path: string; body?: string }
@@ -17,10 +16,6 @@ const EVERY_KEY: readonly KeyKind[] = KEYS
 const OPERATORS: readonly KeyKind[] = ['operator', 'admin']
 const ADMIN: readonly KeyKind[] = ['admin']
 
-const approvalIdOf = (envelope: Envelope): string => {
-  if (envelope.ok || envelope.error.code !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(envelope)}`)
-  return envelope.error.details!.approvalId as string
-}
 const pendingRequest = async (t: Target) => approvalIdOf(await t.plane.invoke('write_thing', { value: ulid() }, { caller: helperCaller }))
 
 /**

@@ -1,17 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../../src/test-support/databases.js'
-import { admin, agentCaller, openTestPlane, wipes } from '../../src/test-support/fixtures.js'
+import { admin, agentCaller, approvalIdOf, openTestPlane, wipes } from '../../src/test-support/fixtures.js'
 import { sopSigner } from '../../src/test-support/sop.js'
 import type { Skillplane } from '../../src/plane/skillplane.js'
-import type { Caller, Envelope } from '../../src/skill/skill-types.js'
+import type { Caller } from '../../src/skill/skill-types.js'
 
 const helper = agentCaller('helper')
 const admin2: Caller = { kind: 'user', id: 'u-admin2', name: 'bob', role: 'admin' }
 
-const approvalIdOf = (envelope: Envelope): string => {
-  if (envelope.ok || envelope.error.code !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(envelope)}`)
-  return envelope.error.details!.approvalId as string
-}
 
 describe.each(databases)('SOP games on $name', (database) => {
   let plane: Skillplane | undefined

@@ -1,0 +1,2 @@
+export { hostIdentity } from './host-identity.js'
+export { processExists } from './process-exists.js'
