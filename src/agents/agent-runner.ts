@@ -395,7 +395,7 @@ export class AgentRunner {
         if (row) Object.assign(row, { status: 'denied', output: null, error: deniedReason(part.output) })
       }
     }
-    // Steps are served to viewers: secrets are redacted as in the audit log, from the raw input the
+    // Steps are served over HTTP: secrets are redacted as in the audit log, from the raw input the
     // conversation still holds (a step stored before a pause has only its redacted input).
     const rawInputs = new Map<string, unknown>()
     for (const message of responses) {

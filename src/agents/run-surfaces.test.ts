@@ -46,8 +46,12 @@ describe('agent runs over HTTP and the CLI', () => {
     }
     const started = await call('POST', '/api/agents/helper/runs', adminKey, { prompt: 'please use echo' })
     expect(started).toMatchObject({ status: 201, body: { status: 'completed', output: 'done', steps: [{ tool: 'echo', status: 'ok', callId: expect.any(String) }, { text: 'done' }] } })
-    expect((await call('GET', '/api/agents/Helper/runs', viewerKey)).body.items.map((r: { id: string }) => r.id)).toEqual([started.body.id])
-    expect(await call('GET', `/api/runs/${started.body.id}`, viewerKey)).toMatchObject({ status: 200, body: { id: started.body.id, steps: expect.any(Array) } })
+    expect((await call('GET', '/api/agents/Helper/runs', adminKey)).body.items.map((r: { id: string }) => r.id)).toEqual([started.body.id])
+    expect(await call('GET', `/api/runs/${started.body.id}`, adminKey)).toMatchObject({ status: 200, body: { id: started.body.id, steps: expect.any(Array) } })
+    // Runs hold prompts and tool results: a viewer reads them no more than the audit log.
+    const viewerRefused = { status: 403, body: { error: { code: 'denied', message: 'reading runs needs the operator role or higher' } } }
+    expect(await call('GET', '/api/agents/Helper/runs', viewerKey)).toMatchObject(viewerRefused)
+    expect(await call('GET', `/api/runs/${started.body.id}`, viewerKey)).toMatchObject(viewerRefused)
 
     expect(await call('POST', '/api/agents/helper/runs', viewerKey, { prompt: 'x' })).toMatchObject({ status: 403 })
     expect(await call('GET', `/api/runs/${started.body.id}`, otherAgentKey)).toMatchObject({ status: 404 })

@@ -24,9 +24,14 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 })
 
-// Operators and admins run agents; an agent key runs (and reads) only its own agent.
-const mayRun = (caller: Caller, agentId: string) => (caller.kind === 'user' ? caller.role !== 'viewer' : caller.agentId === agentId)
-const mayRead = (caller: Caller, agentId: string) => caller.kind === 'user' || caller.agentId === agentId
+// An agent key sees only its own agent; a user key sees every agent, but a viewer may not run or read runs.
+const maySee = (caller: Caller, agentId: string) => caller.kind === 'user' || caller.agentId === agentId
+// Runs hold prompts and tool results, as the audit does, so reading them needs what the audit needs.
+const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined => {
+  const caller = c.get('caller')
+  if (caller.kind === 'user' && caller.role === 'viewer') return errorResponse(c, 403, 'denied', `${doing} needs the operator role or higher`)
+  return undefined
+}
 
 function runFailure(c: Context<HttpEnv>, error: unknown): Response {
   if (error instanceof RunError) return errorResponse(c, error.status, error.status === 404 ? 'not_found' : 'invalid_input', error.message)
@@ -40,8 +45,9 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.post('/:id/runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !mayRead(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
-    if (!mayRun(c.get('caller'), agentId)) return errorResponse(c, 403, 'denied', 'running an agent needs the operator role or higher')
+    if (!agentId || !maySee(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    const refused = viewerRefused(c, 'running an agent')
+    if (refused) return refused
     const body = await parseBody(c, startBody, 'invalid run')
     if (!body.ok) return body.response
     try {
@@ -53,7 +59,9 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/:id/runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !mayRead(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !maySee(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    const refused = viewerRefused(c, 'reading runs')
+    if (refused) return refused
     const parsed = listQuery.safeParse(c.req.query())
     if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid runs query: ${describeZod(parsed.error)}`)
     return c.json(await plane.runs.list({ agent: agentId, ...parsed.data }))
@@ -61,8 +69,9 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.post('/:id/test-runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !mayRead(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
-    if (!mayRun(c.get('caller'), agentId)) return errorResponse(c, 403, 'denied', 'test-running an agent needs the operator role or higher')
+    if (!agentId || !maySee(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    const refused = viewerRefused(c, 'test-running an agent')
+    if (refused) return refused
     const body = await parseBody(c, testBody, 'invalid test run')
     if (!body.ok) return body.response
     try {
@@ -83,8 +92,10 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   app.get('/:id', async (c) => {
+    const refused = viewerRefused(c, 'reading runs')
+    if (refused) return refused
     const run = await plane.runs.get(c.req.param('id'))
-    if (!run || !mayRead(c.get('caller'), run.agent)) return errorResponse(c, 404, 'not_found', `no run "${c.req.param('id')}"`)
+    if (!run || !maySee(c.get('caller'), run.agent)) return errorResponse(c, 404, 'not_found', `no run "${c.req.param('id')}"`)
     return c.json(run)
   })
   return app
