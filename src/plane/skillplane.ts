@@ -37,6 +37,7 @@ import { WebhookNotifier } from '../policy/webhook-notifier.js'
 import { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
 import { loadPacks } from '../sources/packs/load-packs.js'
 import { packSkill } from '../sources/packs/pack-skill.js'
+import { ProcessGroups } from '../sources/subprocess/index.js'
 import type { Finding } from '../sources/agent-skills/finding.js'
 import { instructionTools, INSTRUCTION_TOOL_KEYS } from '../sources/agent-skills/instruction-tools.js'
 import { ActivationRepository } from '../store/activation-repository.js'
@@ -155,6 +156,8 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const logger = options.logger ?? pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? 'info' })
   const dataDir = resolve(options.dataDir ?? '.skillplane')
   const config = await resolveConfig(options.config ?? {}, { dataDir }, options.configSource ?? '(inline)')
+  const managerId = managerIds()
+  const processGroups = new ProcessGroups(join(dataDir, 'process-groups'), managerId)
 
   const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
   for (const definition of config.skills) {
@@ -191,7 +194,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
     const found = [...packs.findings]
     for (const pack of packs.packs) {
       try {
-        registry.register(packSkill(pack), { source: 'pack', origin: pack.file })
+        registry.register(packSkill(pack, processGroups), { source: 'pack', origin: pack.file })
       } catch (error) {
         // A schema ajv can't compile skips the pack, like any other bad manifest.
         found.push({ file: pack.file, line: 1, severity: 'error', message: `${(error as Error).message}; skipped` })
@@ -221,6 +224,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
       agents,
       templateView: (ctx) => templateView(ctx.caller, ctx.agent),
       categories,
+      processGroups,
     })
     for (const tool of tools) registry.register(tool, { source: 'agent-skill', origin: 'built-in (instruction skills)' })
   }
@@ -237,7 +241,6 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const sops = new Sops(new SopRepository(db), config.sopKeys, events)
   const notifier = new WebhookNotifier(config.approvals.webhookUrl, logger)
   const now = () => new Date().toISOString()
-  const managerId = managerIds()
 
   // What a template sees: the caller, the agent, config variables, and per category the
   // executable skills the caller may see that the effective policy denies.
@@ -288,6 +291,9 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   // Calls of managers that stopped are marked interrupted. A manager is alive while its heartbeat
   // is fresh; on this host, also only while its process exists, so a crash is seen at once.
   const recoverInterrupted = async (): Promise<number> => {
+    // Subprocesses a dead manager of this host left running stop before their calls are judged.
+    const killed = ProcessGroups.reap(processGroups.dir)
+    if (killed > 0) logger.warn({ groups: killed }, 'killed subprocess groups left running by a stopped manager')
     const cutoff = new Date(Date.now() - DEAD_AFTER_MS).toISOString()
     const alive = (await managers.heartbeatSince(cutoff)).filter((m) => m.hostname !== host || processExists(m.pid))
     const recovered = await auditRepo.markInterrupted([managerId, ...alive.map((m) => m.id)], now())
@@ -486,6 +492,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
         // Rows still refused stay in the backlog file for the next start.
         await backlog.flush()
         backlog.close()
+        processGroups.close()
         await managers.remove(managerId).catch(() => {})
         await database.close()
       })()

@@ -7,7 +7,7 @@ import type { ActivationRepository } from '../../store/activation-repository.js'
 import type { CatalogView, InstructionLibrary, LibrarySkill } from './instruction-library.js'
 import { escapeXml } from './escape-xml.js'
 import { skillsPrompt } from './skills-prompt.js'
-import { runProcess } from '../subprocess/run-process.js'
+import { runProcess, type ProcessGroups } from '../subprocess/index.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
 import { isInside } from '../fs/is-inside.js'
@@ -27,6 +27,8 @@ export interface InstructionToolOptions {
   templateView: (ctx: SkillContext) => TemplateView
   /** Categories of executable skills, for denied_actions.CATEGORY. */
   categories: () => string[]
+  /** Where running script groups are recorded, so a crashed manager's are killed at the next start. */
+  processGroups?: ProcessGroups
 }
 
 const SCRIPT_PATH = '/usr/local/bin:/usr/bin:/bin'
@@ -147,7 +149,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         }
         const env: Record<string, string> = { PATH: SCRIPT_PATH }
         for (const name of options.scriptEnv) if (process.env[name] !== undefined) env[name] = process.env[name]!
-        return runProcess({ file, args, cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal })
+        return runProcess({ file, args, cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal, groups: options.processGroups })
       },
     }),
   ]

@@ -1,6 +1,6 @@
 import type { SkillDefinition } from '../../skill/skill-types.js'
 import { realpathSync } from 'node:fs'
-import { runProcess } from '../subprocess/run-process.js'
+import { runProcess, type ProcessGroups } from '../subprocess/index.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import type { Pack } from './load-packs.js'
 import { isInside } from '../fs/is-inside.js'
@@ -9,9 +9,9 @@ export const MAX_PACK_OUTPUT = 16 * 1024 * 1024
 
 /**
  * A pack as a skill: input JSON on stdin, one JSON value on stdout, in the pack folder, with an
- * environment holding only the allowlisted variables.
+ * environment holding only the allowlisted variables. Running groups are recorded in `groups`.
  */
-export function packSkill(pack: Pack): SkillDefinition {
+export function packSkill(pack: Pack, groups?: ProcessGroups): SkillDefinition {
   const { manifest } = pack
   return {
     key: manifest.name,
@@ -45,6 +45,7 @@ export function packSkill(pack: Pack): SkillDefinition {
         stdin: JSON.stringify(input),
         maxOutputBytes: MAX_PACK_OUTPUT,
         signal: ctx.signal,
+        groups,
       })
       try {
         return JSON.parse(result.stdout) as unknown

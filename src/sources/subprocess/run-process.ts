@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import type { ProcessGroups } from './process-groups.js'
 
 const STDERR_KEPT = 64 * 1024
 
@@ -18,12 +19,14 @@ export interface RunProcessOptions {
   /** stdout cap: past it the group is killed and the run fails (stderr keeps its last 64 KiB). */
   maxOutputBytes: number
   signal: AbortSignal
+  /** Records the group while it runs, so it dies with the manager (and after a crash, at the next start). */
+  groups?: ProcessGroups
 }
 
 /**
  * Run an executable as a subprocess in its own process group: an abort (the call's deadline),
- * output past the cap, or its own exit kills the whole group, grandchildren included. A non-zero
- * exit fails with the last 4 KiB of stderr.
+ * output past the cap, its own exit or the death of the manager (with `groups`) kills the whole
+ * group, grandchildren included. A non-zero exit fails with the last 4 KiB of stderr.
  */
 export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
@@ -33,6 +36,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       detached: true,
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
+    if (child.pid) options.groups?.started(child.pid)
     if (options.stdin !== undefined) {
       // A process that exits without reading its input must not fail the write.
       child.stdin!.on('error', () => {})
@@ -71,12 +75,15 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
     else options.signal.addEventListener('abort', onAbort, { once: true })
     child.on('error', (error) => {
       options.signal.removeEventListener('abort', onAbort)
-      reject(new Error(`can't start it: ${error.message}`))
+      // The error names the file by its server path, which callers never see.
+      const code = (error as NodeJS.ErrnoException).code ?? 'failed'
+      reject(new Error(`can't start it (${code}): it is missing, not executable, or its #! interpreter is missing`))
     })
     child.on('exit', () => {
       // Whatever the script left running in its group goes with it; pipes that a detached
       // grandchild still holds are closed after a moment, so the call always finishes.
       killGroup()
+      if (child.pid) options.groups?.ended(child.pid)
       setTimeout(() => {
         child.stdout!.destroy()
         child.stderr!.destroy()

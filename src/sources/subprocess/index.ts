@@ -1,0 +1,2 @@
+export { runProcess, type ProcessResult, type RunProcessOptions } from './run-process.js'
+export { ProcessGroups, processStartTime } from './process-groups.js'
