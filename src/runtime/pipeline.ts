@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto'
+import { basename } from 'node:path'
 import { monotonicFactory } from 'ulid'
 import { SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import type { Logger } from 'pino'
@@ -539,7 +540,13 @@ function storeProblem(error: unknown): string {
 }
 
 function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name
+  if (error instanceof Error) {
+    // Node's file errors name the server path; callers get the file's own name only.
+    const { path, dest } = error as NodeJS.ErrnoException & { dest?: string }
+    let message = error.message || error.name
+    for (const full of [path, dest]) if (typeof full === 'string' && full.includes('/')) message = message.replaceAll(full, basename(full))
+    return message
+  }
   return typeof error === 'string' ? error : (serialize(() => error) ?? String(error))
 }
 

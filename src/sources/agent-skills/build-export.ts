@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import tar from 'tar-stream'
+import { hasOtherLinks } from '../fs/index.js'
 import type { Caller } from '../../skill/skill-types.js'
 import type { CatalogView, InstructionLibrary } from './instruction-library.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
@@ -42,7 +43,7 @@ export function buildExport(deps: ExportDeps, caller: Caller, agentId: string | 
         // The front matter as loaded, then the body rendered for this caller.
         const head = skill.head
         const rendered = renderTemplate(skill.body, view, skill.bodyLine, deps.categories)
-        if (!rendered.ok) throw new Error(`${skill.file}:${rendered.line}: ${rendered.message}`)
+        if (!rendered.ok) throw new Error(`${skill.name}/SKILL.md.template:${rendered.line}: ${rendered.message}`)
         files.set(`${skill.name}/SKILL.md`, Buffer.from(head + rendered.text))
         modes.set(`${skill.name}/SKILL.md`, 0o644)
       } else {
@@ -139,7 +140,8 @@ function walk(dir: string): string[] {
     if (entry.name === '.git' || entry.name === 'node_modules') continue
     const full = join(dir, entry.name)
     if (entry.isDirectory()) out.push(...walk(full))
-    else if (entry.isFile()) out.push(full)
+    // Files with other hard links are never shipped, as they are never served.
+    else if (entry.isFile() && !hasOtherLinks(statSync(full))) out.push(full)
   }
   return out
 }

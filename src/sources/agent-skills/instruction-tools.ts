@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync, readFileSync, accessSync, constants } from 'node:fs'
+import { readdirSync, realpathSync, statSync, readFileSync, accessSync, constants, type Stats } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { z } from 'zod'
 import { defineSkill, type DefinedSkill } from '../../skill/define-skill.js'
@@ -10,7 +10,7 @@ import { skillsPrompt } from './skills-prompt.js'
 import { runProcess, type ProcessGroups } from '../subprocess/index.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
-import { isInside } from '../fs/is-inside.js'
+import { hasOtherLinks, isInside } from '../fs/index.js'
 
 export interface InstructionToolOptions {
   library: InstructionLibrary
@@ -35,6 +35,8 @@ const SCRIPT_PATH = '/usr/local/bin:/usr/bin:/bin'
 /** The keys the tools are registered under: no other source may take them. */
 export const INSTRUCTION_TOOL_KEYS = ['list_skills', 'activate_skill', 'read_skill_resource', 'run_skill_script']
 const MAX_LISTED_FILES = 200
+// A NUL can't be in a path or an argument a process gets: say so before anything runs.
+const text = (max: number) => z.string().max(max).refine((value) => !value.includes('\0'), 'must not contain a NUL character')
 
 /** The tools through which agents use instruction skills: gated, audited and bindable like any skill. */
 export function instructionTools(options: InstructionToolOptions): DefinedSkill<any, any>[] {
@@ -83,7 +85,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         let body = skill.body
         if (skill.template) {
           const rendered = renderTemplate(skill.body, options.templateView(ctx), skill.bodyLine, options.categories())
-          if (!rendered.ok) throw new Error(`${skill.file}:${rendered.line}: ${rendered.message}`)
+          if (!rendered.ok) throw new Error(`${skill.name}/SKILL.md.template:${rendered.line}: ${rendered.message}`)
           body = rendered.text
         }
         // Recorded only once the content exists, per caller: conversation ids are the client's choice.
@@ -102,7 +104,8 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const files = listFiles(skill.dir)
         const resources = files.length ? `\n<skill_resources>\n${files.map((f) => `  <file>${escapeXml(f)}</file>`).join('\n')}\n</skill_resources>` : ''
         return {
-          content: `<skill_content name="${escapeXml(skill.name)}">\n<skill_folder>${escapeXml(skill.dir)}</skill_folder>\n${body.trim()}${resources}\n</skill_content>`,
+          // The server's own path is never shown: files are named relative to the skill's folder.
+          content: `<skill_content name="${escapeXml(skill.name)}">\n${body.trim()}${resources}\n</skill_content>`,
           alreadyActive: false,
         }
       },
@@ -113,7 +116,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       description: "Read one file from an active skill's folder (for example references/checklist.md), by its path inside that folder.",
       class: 'safe',
       ...common,
-      input: z.object({ skill: z.string().min(1).max(64), path: z.string().min(1).max(1024) }),
+      input: z.object({ skill: z.string().min(1).max(64), path: text(1024).pipe(z.string().min(1)) }),
       inputSchemaFor: (view) => schemaWith({ skill: nameSchema(view), path: { type: 'string', minLength: 1 } }, ['skill', 'path']),
       output: z.object({ path: z.string(), content: z.string(), bytes: z.number().int() }),
       run: ({ skill: name, path }, ctx) => {
@@ -121,8 +124,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const file = confine(skill.dir, path)
         // A template is rendered per caller on activation; its raw form is never handed out.
         if (file === join(realpathSync(skill.dir), 'SKILL.md.template')) throw new SkillError('denied', 'the raw SKILL.md.template is not served: activate the skill instead')
-        const stat = statSync(file)
-        if (!stat.isFile()) throw new SkillError('invalid_input', `"${path}" is not a file`)
+        const stat = fileStat(file, path)
         if (stat.size > options.maxResourceBytes) throw new SkillError('invalid_input', `"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
         return { path: relative(skill.dir, file), content: readFileSync(file, 'utf8'), bytes: stat.size }
       },
@@ -134,7 +136,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       class: 'mutating',
       timeoutMs: options.scriptTimeoutMs,
       ...common,
-      input: z.object({ skill: z.string().min(1).max(64), script: z.string().min(1).max(256), args: z.array(z.string().max(4096)).max(64).default([]) }),
+      input: z.object({ skill: z.string().min(1).max(64), script: text(256).pipe(z.string().min(1)), args: z.array(text(4096)).max(64).default([]) }),
       inputSchemaFor: (view) =>
         schemaWith({ skill: nameSchema(view), script: { type: 'string' }, args: { type: 'array', items: { type: 'string' } } }, ['skill', 'script']),
       output: z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() }),
@@ -142,6 +144,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const skill = find(ctx, name)
         const scripts = join(skill.dir, 'scripts')
         const file = confine(skill.dir, script.replace(/^scripts\//, ''), 'scripts')
+        fileStat(file, `scripts/${relative(scripts, file)}`)
         try {
           accessSync(file, constants.X_OK)
         } catch {
@@ -153,6 +156,14 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
       },
     }),
   ]
+}
+
+/** A regular file with a single name, or a refusal naming it as the caller did. */
+function fileStat(file: string, shown: string): Stats {
+  const stat = statSync(file)
+  if (!stat.isFile()) throw new SkillError('invalid_input', `"${shown}" is not a file`)
+  if (hasOtherLinks(stat)) throw new SkillError('invalid_input', `"${shown}" has other hard links, so it may be a file from outside the skill's folder; it is not served`)
+  return stat
 }
 
 /**
@@ -189,7 +200,7 @@ function listFiles(dir: string): string[] {
       if (files.length >= MAX_LISTED_FILES || entry.name === '.git' || entry.name === 'node_modules') continue
       const full = join(path, entry.name)
       if (entry.isDirectory()) walk(full)
-      else if (entry.isFile()) {
+      else if (entry.isFile() && !hasOtherLinks(statSync(full))) {
         const rel = relative(dir, full)
         if (rel !== 'SKILL.md' && rel !== 'SKILL.md.template') files.push(rel)
       }

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { parseSkillMd, type ParseResult } from './parse-skill-md.js'
+import { hasOtherLinks } from '../fs/index.js'
 
 /**
  * Parsed SKILL.md files by path, reused while a file's modification time and size are unchanged:
@@ -17,6 +18,7 @@ export class SkillFileCache {
     } catch (error) {
       return { ok: false, line: 1, message: `can't read: ${(error as NodeJS.ErrnoException).code}`, unreadable: true }
     }
+    if (hasOtherLinks(stat)) return { ok: false, line: 1, message: `has ${stat.nlink} hard links, so it may be a file from outside the skill's folder: not loaded`, unreadable: true }
     const cached = this.#entries.get(file)
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.parsed
     let text: string

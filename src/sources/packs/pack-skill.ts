@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs'
 import { runProcess, type ProcessGroups } from '../subprocess/index.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import type { Pack } from './load-packs.js'
-import { isInside } from '../fs/is-inside.js'
+import { isInside } from '../fs/index.js'
 
 export const MAX_PACK_OUTPUT = 16 * 1024 * 1024
 
@@ -30,7 +30,7 @@ export function packSkill(pack: Pack, groups?: ProcessGroups): SkillDefinition {
         entry = realpathSync(pack.entry)
         dir = realpathSync(pack.dir)
       } catch {
-        throw new SkillError('unavailable', `pack "${manifest.name}" is gone from ${pack.dir}: reload the sources`)
+        throw new SkillError('unavailable', `pack "${manifest.name}" is gone from its folder: reload the sources`)
       }
       if (entry !== pack.entry || dir !== pack.dir || !isInside(pack.root, entry)) {
         throw new SkillError('unavailable', `pack "${manifest.name}" changed on disk since it was loaded: reload the sources`)

@@ -30,6 +30,11 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
+    // A client that hung up mid-request is not a server fault, and nobody reads this answer.
+    if (c.req.raw.signal.aborted || clientHungUp(error)) {
+      plane.logger.warn({ path: c.req.path, reason: (error as Error).message }, 'the client disconnected before its request was read')
+      return errorResponse(c, 400, 'invalid_input', 'the request was cut off before its body was read')
+    }
     // A lost database is the server's condition, not a bug: every route says so the same way.
     const down = databaseUnavailable(error)
     if (down) {
@@ -80,4 +85,10 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
 
   app.get('/', (c) => c.html(landingPage(VERSION)))
   return app
+}
+
+/** Node's error for a request body whose connection closed before it was all read. */
+function clientHungUp(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  return code === 'ECONNRESET' && message === 'aborted'
 }

@@ -67,6 +67,14 @@ describe.each(databases)('HTTP API on $name', (database) => {
     const basic = await fetch(`${h.server.url}/api/skills`, { headers: { authorization: 'Basic YWxpY2U6cHc=' } })
     expect(basic.status).toBe(401)
     expect(await basic.json()).toMatchObject({ error: { code: 'unauthorized', message: expect.stringContaining('malformed Authorization header') } })
+    // A token no key could be (a quote, a comma) is a bad credential too: 401, not hono's 400.
+    for (const path of ['/api/skills', '/mcp']) {
+      for (const token of ['sp_"quoted', 'a,b', 'sp_ok\\']) {
+        const odd = await fetch(`${h.server.url}${path}`, { method: path === '/mcp' ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}` } })
+        expect({ path, token, status: odd.status, authenticate: odd.headers.get('www-authenticate') }).toEqual({ path, token, status: 401, authenticate: 'Bearer error="invalid_request"' })
+        expect(await odd.json()).toMatchObject({ error: { code: 'unauthorized', message: 'malformed Authorization header: expected Bearer <key>' } })
+      }
+    }
     await h.plane.keys.revoke('vera', h.plane.now())
     expect(await h.call('/api/skills', { key: h.keys.viewer })).toMatchObject({
       status: 401,

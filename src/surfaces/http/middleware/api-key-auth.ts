@@ -18,10 +18,11 @@ export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler<HttpEnv> {
     invalidAuthenticationHeader: { message: unauthorized('malformed Authorization header: expected Bearer <key>') },
     invalidToken: { message: unauthorized('unknown or revoked API key') },
   })
-  // hono answers a header of another scheme with 400; a bad credential is a 401 here.
+  // hono answers another scheme, or a token with characters no token68 has, with 400; a bad
+  // credential is a 401 here.
   return async (c, next) => {
     const header = c.req.header('authorization')
-    if (header !== undefined && !/^Bearer +\S+$/i.test(header.trim())) {
+    if (header !== undefined && !/^Bearer +[A-Za-z0-9._~+/-]+=*$/i.test(header.trim())) {
       c.header('WWW-Authenticate', 'Bearer error="invalid_request"')
       return c.json(unauthorized('malformed Authorization header: expected Bearer <key>'), 401)
     }
