@@ -1,4 +1,4 @@
-import { linkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -29,6 +29,9 @@ describe('path, process and template escapes over HTTP', () => {
     // Hard links inside the folder name a file from outside it (same filesystem: both under tmp).
     linkSync(join(outside, 'secret.txt'), join(root, 'ops/references/linked.txt'))
     linkSync(join(root, 'ops/scripts/ok.sh'), join(outside, 'ok-again.sh'))
+    writeFileSync(join(outside, 'SKILL.md'), md('linked'))
+    mkdirSync(join(root, 'linked'))
+    linkSync(join(outside, 'SKILL.md'), join(root, 'linked', 'SKILL.md'))
     const reader = defineSkill({
       key: 'read_config_file',
       description: 'Reads a file the server keeps (a code skill whose fs error must not name server paths)',
@@ -86,6 +89,10 @@ describe('path, process and template escapes over HTTP', () => {
     const activated = await invoke('activate_skill', { name: 'ops' })
     expect(activated.body.data.content).not.toContain('linked.txt')
     expect(activated.body.data.content).not.toContain('ok.sh')
+    // A SKILL.md with other links is not loaded at all.
+    expect(await invoke('activate_skill', { name: 'linked' })).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
+    const sources = await target.send('GET', '/api/sources', target.keys.admin)
+    expect(sources.text).toContain('hard links, so it may be a file from outside the skill')
     // The export ships what is served, and nothing else.
     const exported = await target.send('GET', '/api/agents/helper/skills-export', target.keys.admin)
     expect(exported.status).toBe(200)
