@@ -15,7 +15,7 @@ export type {
 } from './skill/index.js'
 export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput } from './config/index.js'
 export { createSkillplane, type Skillplane, type SkillplaneOptions } from './plane/index.js'
-export type { InvokeOptions } from './runtime/index.js'
+export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './runtime/index.js'
 export { SkillError, type SkillErrorCode } from './runtime/index.js'
 export { StoreError } from './store/index.js'
 export { createHttpApp } from './surfaces/http/index.js'

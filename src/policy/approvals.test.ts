@@ -34,18 +34,18 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(asked).toMatchObject({ error: { details: { approvalsRequired: 1, approverRole: 'operator', sopRequired: false } } })
     expect(await plane.audit.get(asked.callId)).toMatchObject({ status: 'approval_required', approval_id: id })
 
-    const early = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approvalId: id })
+    const early = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approval: { mode: 'use', approvalId: id } })
     expect(early).toMatchObject({ ok: false, error: { code: 'approval_required', details: { approvalId: id } } })
 
     const decided = await plane.approvals.decide({ id, caller: operator, decision: 'approve', comment: 'looks fine' })
     expect(decided).toMatchObject({ ok: true, approval: { status: 'approved', decisions: [{ approver: { name: 'oscar' }, comment: 'looks fine' }] } })
 
-    const changed = await plane.invoke('write_thing', { value: 'v2' }, { caller: helper, approvalId: id })
+    const changed = await plane.invoke('write_thing', { value: 'v2' }, { caller: helper, approval: { mode: 'use', approvalId: id } })
     expect(changed).toMatchObject({ ok: false, error: { code: 'denied', message: expect.stringContaining('other arguments') } })
-    const ran = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approvalId: id })
+    const ran = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approval: { mode: 'use', approvalId: id } })
     expect(ran).toMatchObject({ ok: true, data: { stored: 'v1' } })
     expect(await plane.audit.get(ran.callId)).toMatchObject({ status: 'ok', approval_id: id })
-    const again = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approvalId: id })
+    const again = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approval: { mode: 'use', approvalId: id } })
     expect(again).toMatchObject({ ok: false, error: { code: 'denied', message: expect.stringContaining('runs at most once') } })
 
     const view = await plane.approvals.get(id)
@@ -59,7 +59,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const plane = await open()
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'once' }, { caller: helper }))
     await plane.approvals.decide({ id, caller: admin, decision: 'approve' })
-    const results = await Promise.all(Array.from({ length: 8 }, () => plane.invoke('write_thing', { value: 'once' }, { caller: helper, approvalId: id })))
+    const results = await Promise.all(Array.from({ length: 8 }, () => plane.invoke('write_thing', { value: 'once' }, { caller: helper, approval: { mode: 'use', approvalId: id } })))
     expect(results.filter((r) => r.ok)).toHaveLength(1)
     expect(results.filter((r) => !r.ok && r.error.code === 'denied')).toHaveLength(7)
   })
@@ -94,13 +94,13 @@ describe.each(databases)('approvals on $name', (database) => {
       approval: { status: 'rejected' },
     })
     expect(await plane.approvals.decide({ id: rejected, caller: admin, decision: 'approve' })).toMatchObject({ ok: false, status: 409 })
-    expect(await plane.invoke('write_thing', { value: 'y' }, { caller: helper, approvalId: rejected })).toMatchObject({
+    expect(await plane.invoke('write_thing', { value: 'y' }, { caller: helper, approval: { mode: 'use', approvalId: rejected } })).toMatchObject({
       ok: false,
       error: { code: 'approval_rejected' },
     })
     // Another caller can't use someone else's approval, even a second key of the same agent.
     const otherKey: Caller = { kind: 'agent', id: 'k-helper-2', name: 'helper-key-2', agentId: 'helper' }
-    expect(await plane.invoke('write_thing', { value: 'x' }, { caller: otherKey, approvalId: mutating })).toMatchObject({
+    expect(await plane.invoke('write_thing', { value: 'x' }, { caller: otherKey, approval: { mode: 'use', approvalId: mutating } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('belongs to another caller') },
     })
@@ -152,9 +152,9 @@ describe.each(databases)('approvals on $name', (database) => {
       status: 409,
       message: expect.stringContaining('already decided'),
     })
-    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approvalId: id })).toMatchObject({ ok: false, error: { code: 'approval_required' } })
+    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_required' } })
     expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe-small' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
-    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approvalId: id })).toMatchObject({ ok: true, data: { wiped: 3 } })
+    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: true, data: { wiped: 3 } })
     expect(wipes.slice(before)).toEqual([3])
 
     // Outside the SOP's constraints, or citing a revoked SOP: refused.
@@ -176,14 +176,14 @@ describe.each(databases)('approvals on $name', (database) => {
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'late' }, { caller: helper }))
     await new Promise((r) => setTimeout(r, 200))
     expect(await plane.approvals.decide({ id, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, status: 409, message: expect.stringContaining('is expired') })
-    expect(await plane.invoke('write_thing', { value: 'late' }, { caller: helper, approvalId: id })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
+    expect(await plane.invoke('write_thing', { value: 'late' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
     const kinds = (await plane.events.list({ subject: `approval:${id}`, limit: 10 })).items.map((e) => e.kind)
     expect(kinds).toContain('approval.expired')
   })
 
   it('waits for the decision when asked to, and runs as soon as it is approved', async () => {
     const plane = await open()
-    const waiting = plane.invoke('write_thing', { value: 'waited' }, { caller: helper, wait: true })
+    const waiting = plane.invoke('write_thing', { value: 'waited' }, { caller: helper, approval: { mode: 'ask', wait: true } })
     let id = ''
     await waitFor(async () => {
       const pending = await plane.approvals.list({ status: 'pending', limit: 1 })
@@ -195,20 +195,20 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(result).toMatchObject({ ok: true, data: { stored: 'waited' } })
     expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'ok', approval_id: id })
 
-    const rejected = plane.invoke('write_thing', { value: 'nope' }, { caller: helper, wait: 30 })
+    const rejected = plane.invoke('write_thing', { value: 'nope' }, { caller: helper, approval: { mode: 'ask', wait: 30 } })
     await waitFor(async () => (await plane.approvals.list({ status: 'pending', limit: 1 })).items.length === 1)
     const pendingId = (await plane.approvals.list({ status: 'pending', limit: 1 })).items[0]!.id
     await plane.approvals.decide({ id: pendingId, caller: operator, decision: 'reject' })
     expect(await rejected).toMatchObject({ ok: false, error: { code: 'approval_rejected' } })
 
-    const timedOut = await plane.invoke('write_thing', { value: 'slow human' }, { caller: helper, wait: 1 })
+    const timedOut = await plane.invoke('write_thing', { value: 'slow human' }, { caller: helper, approval: { mode: 'ask', wait: 1 } })
     expect(timedOut).toMatchObject({ ok: false, error: { code: 'approval_required', message: expect.stringContaining('no decision within 1 s') } })
   })
 
   it('never waits longer than the configured bound, whatever the caller asks', async () => {
     const plane = await open({ approvals: { waitTimeoutMs: 300 } })
     // Uncapped, this would wait an hour and the test's own timeout would fail it.
-    const result = await plane.invoke('write_thing', { value: 'x' }, { caller: helper, wait: 3600 })
+    const result = await plane.invoke('write_thing', { value: 'x' }, { caller: helper, approval: { mode: 'ask', wait: 3600 } })
     expect(result).toMatchObject({ ok: false, error: { code: 'approval_required', message: expect.stringContaining('no decision within 1 s') } })
   })
 
@@ -230,11 +230,11 @@ describe.each(databases)('approvals on $name', (database) => {
     await store.db.updateTable('approvals').set({ status: 'approved' }).where('id', '=', other).execute()
     await store.close()
 
-    expect(await plane.invoke('write_thing', { value: 'other' }, { caller: helper, approvalId: id })).toMatchObject({
+    expect(await plane.invoke('write_thing', { value: 'other' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('integrity check') },
     })
-    expect(await plane.invoke('write_thing', { value: 'other' }, { caller: helper, approvalId: other })).toMatchObject({
+    expect(await plane.invoke('write_thing', { value: 'other' }, { caller: helper, approval: { mode: 'use', approvalId: other } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('lacks valid approvals') },
     })
@@ -245,7 +245,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const plane = await open({}, location)
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'once' }, { caller: helper }))
     await plane.approvals.decide({ id, caller: operator, decision: 'approve' })
-    expect(await plane.invoke('write_thing', { value: 'once' }, { caller: helper, approvalId: id })).toMatchObject({ ok: true })
+    expect(await plane.invoke('write_thing', { value: 'once' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: true })
     const shown = approvalIdOf(await plane.invoke('write_thing', { value: 'shown' }, { caller: helper }))
 
     const store = await openDatabase(location)
@@ -253,7 +253,7 @@ describe.each(databases)('approvals on $name', (database) => {
     await store.db.updateTable('approvals').set({ input: '{"value":"harmless"}' }).where('id', '=', shown).execute()
     await store.close()
 
-    expect(await plane.invoke('write_thing', { value: 'once' }, { caller: helper, approvalId: id })).toMatchObject({
+    expect(await plane.invoke('write_thing', { value: 'once' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('already used') },
     })
@@ -263,7 +263,7 @@ describe.each(databases)('approvals on $name', (database) => {
   it('counts one key once whatever name it decides under, and spends nothing on a waiting caller that left', async () => {
     const signer = sopSigner()
     const plane = await open({ sopKeys: [signer.config] })
-    const waited = await plane.invoke('write_thing', { value: 'wait' }, { caller: helper, wait: 30, signal: AbortSignal.timeout(300) })
+    const waited = await plane.invoke('write_thing', { value: 'wait' }, { caller: helper, approval: { mode: 'ask', wait: 30 }, signal: AbortSignal.timeout(300) })
     expect(waited).toMatchObject({ ok: false, error: { code: 'unavailable', message: 'the call was cancelled by its caller' } })
     expect(await plane.approvals.get((await plane.audit.get(waited.callId))!.approval_id!)).toMatchObject({ status: 'pending' })
 
@@ -299,7 +299,7 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(await plane.approvals.decide({ id, caller: lookAlike, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'pending' } })
     const twin: Caller = { kind: 'user', id: 'k-alice-2', name: 'alice', role: 'admin' }
     expect(await plane.approvals.decide({ id, caller: twin, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
-    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approvalId: id })).toMatchObject({ ok: true })
+    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: true })
   })
 
   it('re-checks at run time: an SOP revoked after approval, or re-registered after revocation, does not count', async () => {
@@ -311,7 +311,7 @@ describe.each(databases)('approvals on $name', (database) => {
     await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe' })
     expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
     await plane.sops.revoke('wipe', admin, plane.now())
-    expect(await plane.invoke('wipe_things', { count: 2 }, { caller: helper, approvalId: id })).toMatchObject({
+    expect(await plane.invoke('wipe_things', { count: 2 }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('was revoked') },
     })
@@ -327,12 +327,12 @@ describe.each(databases)('approvals on $name', (database) => {
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'x' }, { caller: helper }))
     await plane.approvals.decide({ id, caller: operator, decision: 'approve' })
     await new Promise((r) => setTimeout(r, 450))
-    expect(await plane.invoke('write_thing', { value: 'x' }, { caller: helper, approvalId: id })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
+    expect(await plane.invoke('write_thing', { value: 'x' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
 
     await plane.policies.set({ skill: 'write_thing', level: 'role', subject: 'operator', decision: 'ASK' }, admin, plane.now())
     const forAgent = approvalIdOf(await plane.invoke('write_thing', { value: 'y' }, { caller: operator, agent: 'helper' }))
     await plane.approvals.decide({ id: forAgent, caller: admin, decision: 'approve' })
-    expect(await plane.invoke('write_thing', { value: 'y' }, { caller: operator, approvalId: forAgent })).toMatchObject({
+    expect(await plane.invoke('write_thing', { value: 'y' }, { caller: operator, approval: { mode: 'use', approvalId: forAgent } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('was made for agent helper') },
     })
@@ -350,7 +350,7 @@ describe.each(databases)('approvals on $name', (database) => {
       { approvals: { expiresAfterMs: 60_000 }, skills: [defineSkill({ key: 'write_thing', description: 'now dangerous', class: 'dangerous', agents: ['Helper'], input: z.object({ value: z.string() }), run: () => 'ran' })] },
       location,
     )
-    expect(await reclassified.invoke('write_thing', { value: 'z' }, { caller: helper, approvalId: old })).toMatchObject({
+    expect(await reclassified.invoke('write_thing', { value: 'z' }, { caller: helper, approval: { mode: 'use', approvalId: old } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('weaker rules') },
     })
@@ -374,7 +374,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const second = await open({}, location)
     expect(await second.approvals.get(id)).toMatchObject({ status: 'pending' })
     expect(await second.approvals.decide({ id, caller: operator, decision: 'approve' })).toMatchObject({ ok: true })
-    expect(await second.invoke('write_thing', { value: 'persist' }, { caller: helper, approvalId: id })).toMatchObject({ ok: true })
+    expect(await second.invoke('write_thing', { value: 'persist' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: true })
   })
 
   it('applies policy overrides: strictest wins, agents can be trusted, dangerous keeps its floor; changes are audited', async () => {

@@ -1,4 +1,5 @@
-export { Pipeline, type InvokeOptions, type PipelineDeps } from './pipeline.js'
+export { Pipeline, type PipelineDeps } from './pipeline.js'
+export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './invoke-options.js'
 export { success, failure } from './envelope.js'
 export { DeadlineExceeded, ShuttingDown } from './abort-reasons.js'
 export { SkillError, isSkillError, type SkillErrorCode } from './skill-error.js'

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, waitFor } from '../test-support/databases.js'
-import { admin, agentCaller, counted, hangAborts, openTestPlane, operator, viewer } from '../test-support/fixtures.js'
+import { admin, agentCaller, counted, hangAborts, openTestPlane, operator, testSkills, viewer } from '../test-support/fixtures.js'
+import { z } from 'zod'
+import { defineSkill } from '../skill/define-skill.js'
+import { SkillError } from './skill-error.js'
 import type { Skillplane } from '../plane/skillplane.js'
 import { openDatabase } from '../store/open-database.js'
 import { AuditRepository } from '../store/audit-repository.js'
@@ -108,6 +111,26 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     const result = await plane.invoke('explode', {}, { caller: admin })
     expect(result).toMatchObject({ ok: false, error: { code: 'executor_error', message: 'skill "explode" failed: the disk is on fire' } })
     expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'error', error_code: 'executor_error' })
+  })
+
+  it('never throws, even for a result whose getter throws or an output schema that throws', async () => {
+    const trap = defineSkill({ key: 'trap', description: 'A result that throws when read', input: z.object({}), run: () => ({ get secret(): string { throw new Error('read me not') } }) })
+    const refined = defineSkill({
+      key: 'refined',
+      description: 'An output schema that throws a SkillError',
+      input: z.object({}),
+      output: z.object({ n: z.number() }).refine(() => {
+        throw new SkillError('denied', 'the output may not leave')
+      }),
+      run: () => ({ n: 1 }),
+    })
+    plane = await openTestPlane(database, { skills: [...testSkills(), trap, refined] })
+    const read = await plane.invoke('trap', {}, { caller: admin })
+    expect(read).toMatchObject({ ok: false, error: { code: 'executor_error', message: 'skill "trap" failed: read me not' } })
+    expect(await plane.audit.get(read.callId)).toMatchObject({ status: 'error', error_code: 'executor_error' })
+    const denied = await plane.invoke('refined', {}, { caller: admin })
+    expect(denied).toMatchObject({ ok: false, error: { code: 'denied', message: 'the output may not leave' } })
+    expect(await plane.audit.get(denied.callId)).toMatchObject({ status: 'denied' })
   })
 
   it('times out a hanging executor at its deadline and aborts its signal', async () => {

@@ -44,7 +44,7 @@ describe.each(databases)('approval races on $name (two managers)', (database) =>
       if (approved.ok && final === 'approved') tally.approveWon++
       // The loser hears a conflict, never a success.
       for (const outcome of [approved, rejected]) if (!outcome.ok) expect(outcome).toMatchObject({ status: 409, code: 'conflict' })
-      const ran = await b.invoke('write_thing', { value: `race-${i}` }, { caller: helper, approvalId: id })
+      const ran = await b.invoke('write_thing', { value: `race-${i}` }, { caller: helper, approval: { mode: 'use', approvalId: id } })
       if (ran.ok && final !== 'approved') tally.ranAfterReject++
     }
     console.log(`approval races on ${database.name}: ${n} rounds, ${JSON.stringify(tally)}`)

@@ -34,7 +34,7 @@ describe.each(databases)('SOP games on $name', (database) => {
     // B is what is registered now; the approvals cited A, so they count for nothing.
     expect((await plane.sops.list()).find((s) => s.id === 'wipe')).toMatchObject({ revokedAt: null })
     const before = wipes.length
-    expect(await plane.invoke('wipe_things', { count: 7 }, { caller: helper, approvalId: id })).toMatchObject({
+    expect(await plane.invoke('wipe_things', { count: 7 }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('lacks valid approvals') },
     })

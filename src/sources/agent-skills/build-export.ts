@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import tar from 'tar-stream'
 import { hasOtherLinks } from '../fs/index.js'
 import type { Caller } from '../../skill/skill-types.js'
 import type { CatalogView, InstructionLibrary } from './instruction-library.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
 import { isInside } from '../fs/is-inside.js'
+import { TEMPLATE_FILE } from './find-skill-dirs.js'
 
 export const MANIFEST = 'skillplane-manifest.json'
 
@@ -37,9 +38,9 @@ export function buildExport(deps: ExportDeps, caller: Caller, agentId: string | 
   for (const skill of skills) {
     for (const file of walk(skill.dir)) {
       const rel = relative(skill.dir, file).split(sep).join('/')
-      // A raw template is never shipped: rendered when it is the skill's file, dropped otherwise.
-      if (rel === 'SKILL.md.template' && !skill.template) continue
-      if (rel === 'SKILL.md.template') {
+      // A raw template is never shipped: rendered when it is the skill's file, dropped otherwise (a nested skill's too).
+      if (basename(rel) === TEMPLATE_FILE && !(skill.template && rel === TEMPLATE_FILE)) continue
+      if (rel === TEMPLATE_FILE) {
         // The front matter as loaded, then the body rendered for this caller.
         const head = skill.head
         const rendered = renderTemplate(skill.body, view, skill.bodyLine, deps.categories)

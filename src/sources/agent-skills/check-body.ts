@@ -8,7 +8,7 @@ const MAX_BODY_LINES = 500
 
 /**
  * Checks beyond the specification: an over-long body, and relative links (to references,
- * scripts, assets) that point at nothing or lead out of the skill's folder.
+ * scripts, assets; `{baseDir}/` is the skill's folder) that point at nothing or lead out of it.
  */
 export function checkBody(body: string, bodyLine: number, options: { file: string; dir: string }): Finding[] {
   const findings: Finding[] = []
@@ -23,7 +23,8 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
   const root = realpathSync(options.dir)
   for (const href of new Set(hrefs)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) continue
-    const path = safeDecode(href.split('#')[0]!.split('?')[0]!)
+    // Many skills write `{baseDir}/scripts/x.py` for a file of their own, the way clients substitute it.
+    const path = safeDecode(href.split('#')[0]!.split('?')[0]!).replace(/^\{baseDir\}\//, '')
     if (path === '') continue
     const line = bodyLine + Math.max(0, lines.findIndex((l) => l.includes(href)))
     const target = isAbsolute(path) ? path : resolve(options.dir, path)

@@ -5,10 +5,12 @@ export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'me
 // Client extensions skillplane honours: allowed, but flagged as outside the specification.
 const EXTENSIONS = ['disable-model-invocation']
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+// The specification's limits are in characters: code points, so an emoji counts once, not as two UTF-16 units.
+const characters = (text: string) => [...text].length
 
 /** The front matter as loaded: what the spec allows, normalised. */
 export function isValidName(name: string): boolean {
-  return name.length >= 1 && name.length <= 64 && NAME.test(name)
+  return characters(name) >= 1 && characters(name) <= 64 && NAME.test(name)
 }
 
 export interface SkillFrontMatter {
@@ -53,7 +55,7 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
   let name: string | null = folderValid ? options.folderName : null
   if (data.name === undefined) breach('name', `name is required${folderValid ? ` (using the folder name "${options.folderName}")` : ''}`)
   else if (typeof data.name !== 'string') breach('name', 'name must be a string')
-  else if (data.name.length < 1 || data.name.length > 64) breach('name', `name must be 1-64 characters, got ${data.name.length}`)
+  else if (characters(data.name) < 1 || characters(data.name) > 64) breach('name', `name must be 1-64 characters, got ${characters(data.name)}`)
   else if (!NAME.test(data.name)) {
     breach('name', `name "${data.name}" must use only a-z, 0-9 and hyphens, without a leading, trailing or doubled hyphen`)
   } else {
@@ -67,13 +69,13 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
     fatal('description', data.description === undefined ? 'description is required' : 'description must be a non-empty string')
   } else {
     description = data.description.trim()
-    if (data.description.length > 1024) breach('description', `description must be at most 1024 characters, got ${data.description.length}`)
+    if (characters(data.description) > 1024) breach('description', `description must be at most 1024 characters, got ${characters(data.description)}`)
   }
 
   if (data.license !== undefined && typeof data.license !== 'string') breach('license', 'license must be a string')
   if (data.compatibility !== undefined) {
     if (typeof data.compatibility !== 'string') breach('compatibility', 'compatibility must be a string')
-    else if (data.compatibility.length > 500) breach('compatibility', `compatibility must be at most 500 characters, got ${data.compatibility.length}`)
+    else if (characters(data.compatibility) > 500) breach('compatibility', `compatibility must be at most 500 characters, got ${characters(data.compatibility)}`)
   }
   const metadata: Record<string, string> = {}
   if (data.metadata !== undefined) {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Finding } from './finding.js'
 import { isInside } from '../fs/is-inside.js'
@@ -25,25 +25,34 @@ export interface FindOptions {
 export const DEFAULT_FIND: FindOptions = { maxDepth: 6, maxSkills: 10_000 }
 
 /**
- * Skill folders under each root: a root that holds SKILL.md is one skill, otherwise its
- * subfolders are searched (skipping .git and node_modules) down to a depth and up to a count.
- * Symlinked folders are followed only when they resolve inside the root they were found in.
+ * Skill folders under each root: every folder holding SKILL.md, the root included, skill folders
+ * searched too (skipping .git and node_modules), down to a depth and up to a count. Nothing is
+ * skipped silently: a skill past either limit, or a folder that can't be listed, is a finding of
+ * severity `skipped` (a warning when loading, an error when validating). Symlinked folders are
+ * followed only when they resolve inside the root they were found in.
  */
-export function findSkillDirs(roots: readonly string[], options: FindOptions = DEFAULT_FIND): { dirs: SkillDir[]; findings: Finding[] } {
+export function findSkillDirs(
+  roots: readonly string[],
+  options: FindOptions = DEFAULT_FIND,
+  skipped: Finding['severity'] = 'warning',
+): { dirs: SkillDir[]; findings: Finding[] } {
   const dirs: SkillDir[] = []
   const findings: Finding[] = []
   const seen = new Set<string>()
+  // Set when a skill is found with the count already reached: only then was one left out.
+  let capped = false
   for (const root of roots) {
     if (!existsSync(root) || !statSync(root).isDirectory()) {
       findings.push({ file: root, line: 1, severity: 'error', message: 'not a directory' })
       continue
     }
     const realRoot = realpathSync(root)
-    const visit = (path: string, depth: number): void => {
-      if (dirs.length >= options.maxSkills) return
+    // `real` is known for a plain subfolder of a real folder; only symlinks need resolving.
+    const visit = (path: string, depth: number, known?: string): void => {
+      if (capped) return
       let real: string
       try {
-        real = realpathSync(path)
+        real = known ?? realpathSync(path)
       } catch {
         findings.push({ file: path, line: 1, severity: 'warning', message: 'broken symlink; skipped' })
         return
@@ -54,59 +63,58 @@ export function findSkillDirs(roots: readonly string[], options: FindOptions = D
       }
       if (seen.has(real)) return
       seen.add(real)
-      const file = [SKILL_FILE, TEMPLATE_FILE].find((f) => existsSync(join(path, f)))
-      if (file === SKILL_FILE && existsSync(join(path, TEMPLATE_FILE))) {
-        findings.push({ file: join(path, TEMPLATE_FILE), line: 1, severity: 'warning', message: `ignored: ${SKILL_FILE} is in the same folder` })
+      let entries: Dirent[]
+      try {
+        entries = readdirSync(path, { withFileTypes: true })
+      } catch (error) {
+        findings.push({ file: path, line: 1, severity: skipped, message: `can't list: ${(error as NodeJS.ErrnoException).code}; not searched` })
+        return
       }
-      if (!file) {
-        const misnamed = safeList(path).find((entry) => entry.toLowerCase() === 'skill.md')
-        if (misnamed) {
-          findings.push({ file: join(path, misnamed), line: 1, severity: 'error', message: `the file must be named ${SKILL_FILE}, not ${misnamed}; skipped` })
+      const names = new Set(entries.map((entry) => entry.name))
+      const file = [SKILL_FILE, TEMPLATE_FILE].find((f) => names.has(f))
+      // Past the depth limit the walk goes on only to report what it leaves out.
+      if (depth > options.maxDepth) {
+        if (file) findings.push({ file: join(path, file), line: 1, severity: skipped, message: `${depth} levels below ${root}, deeper than the limit of ${options.maxDepth}; skipped` })
+      } else if (file) {
+        if (dirs.length >= options.maxSkills) {
+          capped = true
           return
         }
-      }
-      if (file) {
-        dirs.push({ path, real, file: join(path, file), template: file === TEMPLATE_FILE })
-        return
-      }
-      if (depth >= options.maxDepth) return
-      let entries: string[]
-      try {
-        entries = readdirSync(path)
-      } catch (error) {
-        findings.push({ file: path, line: 1, severity: 'warning', message: `can't list: ${(error as NodeJS.ErrnoException).code}` })
-        return
-      }
-      for (const entry of entries.sort()) {
-        if (SKIP.has(entry)) continue
-        const child = join(path, entry)
-        let isDir = false
-        try {
-          isDir = statSync(child).isDirectory()
-        } catch {
-          isDir = false
+        if (file === SKILL_FILE && names.has(TEMPLATE_FILE)) {
+          findings.push({ file: join(path, TEMPLATE_FILE), line: 1, severity: 'warning', message: `ignored: ${SKILL_FILE} is in the same folder` })
         }
-        if (isDir) visit(child, depth + 1)
+        dirs.push({ path, real, file: join(path, file), template: file === TEMPLATE_FILE })
+      } else {
+        const misnamed = [...names].find((name) => name.toLowerCase() === 'skill.md')
+        if (misnamed) findings.push({ file: join(path, misnamed), line: 1, severity: 'error', message: `the file must be named ${SKILL_FILE}, not ${misnamed}; skipped` })
+      }
+      // A skill's own folders are searched too: skills nested in a skill load as skills of their own.
+      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        if (SKIP.has(entry.name)) continue
+        const child = join(path, entry.name)
+        if (entry.isDirectory()) visit(child, depth + 1, join(real, entry.name))
+        else if (entry.isSymbolicLink()) {
+          let isDir: boolean
+          try {
+            isDir = statSync(child).isDirectory()
+          } catch {
+            findings.push({ file: child, line: 1, severity: 'warning', message: 'broken symlink; skipped' })
+            continue
+          }
+          if (isDir) visit(child, depth + 1)
+        }
       }
     }
     const before = dirs.length
     visit(root, 0)
-    if (dirs.length === before && !findings.some((f) => isInside(root, f.file))) {
+    if (!capped && dirs.length === before && !findings.some((f) => isInside(root, f.file))) {
       findings.push({ file: root, line: 1, severity: 'error', message: `no ${SKILL_FILE} in this folder or its subfolders` })
     }
   }
-  if (dirs.length >= options.maxSkills) {
-    findings.push({ file: roots.join(', '), line: 1, severity: 'warning', message: `stopped at ${options.maxSkills} skills` })
+  if (capped) {
+    findings.push({ file: roots.join(', '), line: 1, severity: skipped, message: `stopped at ${options.maxSkills} skills` })
   }
   return { dirs, findings }
-}
-
-function safeList(path: string): string[] {
-  try {
-    return readdirSync(path)
-  } catch {
-    return []
-  }
 }
 
 /** The name a skill must carry: its real folder's, so a symlinked alias doesn't rename it. */

@@ -91,10 +91,10 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     const { root } = fixture()
     const plane = await open(root)
     const read = (path: string) => plane.invoke('read_skill_resource', { skill: 'deploy-guide', path }, { caller: helper })
-    expect(data(await read('references/steps.md'))).toEqual({ path: 'references/steps.md', content: 'step one\n', bytes: 9 })
+    expect(data(await read('references/steps.md'))).toEqual({ path: 'references/steps.md', content: 'step one\n', bytes: 9, mimeType: 'text/markdown' })
     for (const [path, message] of [
       ['../hidden-helper/SKILL.md', 'is outside the skill\'s folder'],
-      ['/etc/passwd', 'is outside the skill\'s folder'],
+      ['/etc/passwd', '"/etc/passwd" is an absolute path'],
       ['references/leak.txt', 'is outside the skill\'s folder'],
       ['references/nope.md', 'does not exist'],
       ['references', 'is not a file'],
@@ -111,7 +111,8 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     expect(data(await run('ok.sh', ['a b', '--c']))).toEqual({ exitCode: 0, stdout: 'args: a b --c\nvisible=yes hidden=unset\n', stderr: '' })
     expect(await run('fail.sh')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('exited with 3: first problem\nbad input') } })
     expect(await run('flood.sh')).toMatchObject({ ok: false, error: { message: expect.stringContaining('more than 1048576 bytes to stdout') } })
-    expect(await run('plain.sh')).toMatchObject({ ok: false, error: { message: expect.stringContaining('scripts/plain.sh is not executable') } })
+    // Without the run bit, a .sh script runs through bash.
+    expect(await run('plain.sh')).toMatchObject({ ok: true, data: { stdout: 'not executable\n' } })
     expect(await run('../SKILL.md')).toMatchObject({ ok: false, error: { message: expect.stringContaining('outside') } })
     expect(await run('hang.sh')).toMatchObject({ ok: false, error: { code: 'timeout' } })
     // The whole process group died with the 1 s deadline: the grandchild, due to write at 1.6 s, never does.

@@ -1,11 +1,15 @@
-import { readdirSync, realpathSync, statSync, readFileSync, accessSync, constants, type Stats } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { readdirSync, realpathSync, statSync, readFileSync, type Stats } from 'node:fs'
+import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { z } from 'zod'
 import { defineSkill, type DefinedSkill } from '../../skill/define-skill.js'
 import type { Caller, SkillContext } from '../../skill/skill-types.js'
 import type { ActivationRepository } from '../../store/activation-repository.js'
 import type { CatalogView, InstructionLibrary, LibrarySkill } from './instruction-library.js'
 import { escapeXml } from './escape-xml.js'
+import { escapeWrapperTags } from './escape-wrapper-tags.js'
+import { resourceContent } from './resource-content.js'
+import { scriptCommand } from './script-command.js'
+import { TEMPLATE_FILE } from './find-skill-dirs.js'
 import { skillsPrompt } from './skills-prompt.js'
 import { runProcess, type ProcessGroups } from '../subprocess/index.js'
 import { SkillError } from '../../runtime/skill-error.js'
@@ -105,7 +109,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const resources = files.length ? `\n<skill_resources>\n${files.map((f) => `  <file>${escapeXml(f)}</file>`).join('\n')}\n</skill_resources>` : ''
         return {
           // The server's own path is never shown: files are named relative to the skill's folder.
-          content: `<skill_content name="${escapeXml(skill.name)}">\n${body.trim()}${resources}\n</skill_content>`,
+          content: `<skill_content name="${escapeXml(skill.name)}">\n${escapeWrapperTags(body.trim())}${resources}\n</skill_content>`,
           alreadyActive: false,
         }
       },
@@ -113,26 +117,27 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
     defineSkill({
       key: 'read_skill_resource',
       title: 'Read a skill resource',
-      description: "Read one file from an active skill's folder (for example references/checklist.md), by its path inside that folder.",
+      description: "Read one file from an active skill's folder (for example references/checklist.md), by its path inside that folder: text as content, binary files (images, fonts, PDFs) base64-encoded as blob.",
       class: 'safe',
       ...common,
       input: z.object({ skill: z.string().min(1).max(64), path: text(1024).pipe(z.string().min(1)) }),
       inputSchemaFor: (view) => schemaWith({ skill: nameSchema(view), path: { type: 'string', minLength: 1 } }, ['skill', 'path']),
-      output: z.object({ path: z.string(), content: z.string(), bytes: z.number().int() }),
+      // One object with content or blob (not a union), so MCP clients get an object output schema.
+      output: z.object({ path: z.string(), bytes: z.number().int(), mimeType: z.string(), content: z.string().optional(), blob: z.string().optional() }),
       run: ({ skill: name, path }, ctx) => {
         const skill = find(ctx, name)
         const file = confine(skill.dir, path)
-        // A template is rendered per caller on activation; its raw form is never handed out.
-        if (file === join(realpathSync(skill.dir), 'SKILL.md.template')) throw new SkillError('denied', 'the raw SKILL.md.template is not served: activate the skill instead')
+        // A template is rendered per caller on activation; its raw form (a nested skill's too) is never handed out.
+        if (basename(file) === TEMPLATE_FILE) throw new SkillError('denied', 'the raw SKILL.md.template is not served: activate the skill instead')
         const stat = fileStat(file, path)
         if (stat.size > options.maxResourceBytes) throw new SkillError('invalid_input', `"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
-        return { path: relative(skill.dir, file), content: readFileSync(file, 'utf8'), bytes: stat.size }
+        return resourceContent(relative(skill.dir, file), readFileSync(file))
       },
     }),
     defineSkill({
       key: 'run_skill_script',
       title: 'Run a skill script',
-      description: "Run an executable from an active skill's scripts/ folder with arguments, in the skill's folder. Changes things, so it may need approval.",
+      description: "Run a script from an active skill's scripts/ folder with arguments, in the skill's folder (.py, .sh, .js and .ts run through their interpreter). Changes things, so it may need approval.",
       class: 'mutating',
       timeoutMs: options.scriptTimeoutMs,
       ...common,
@@ -144,15 +149,12 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const skill = find(ctx, name)
         const scripts = join(skill.dir, 'scripts')
         const file = confine(skill.dir, script.replace(/^scripts\//, ''), 'scripts')
-        fileStat(file, `scripts/${relative(scripts, file)}`)
-        try {
-          accessSync(file, constants.X_OK)
-        } catch {
-          throw new SkillError('invalid_input', `scripts/${relative(scripts, file)} is not executable`)
-        }
+        const shown = `scripts/${relative(scripts, file)}`
+        fileStat(file, shown)
+        const command = scriptCommand(file, { shown, searchPath: SCRIPT_PATH })
         const env: Record<string, string> = { PATH: SCRIPT_PATH }
         for (const name of options.scriptEnv) if (process.env[name] !== undefined) env[name] = process.env[name]!
-        return runProcess({ file, args, cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal, groups: options.processGroups })
+        return runProcess({ file: command.file, args: [...command.args, ...args], cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal, groups: options.processGroups })
       },
     }),
   ]
@@ -172,6 +174,8 @@ function fileStat(file: string, shown: string): Stats {
  * anything is looked up, so refusals say nothing about the host's files.
  */
 function confine(skillDir: string, path: string, within = ''): string {
+  // Even one leading inside the folder: callers name files relative to it, never by a server path.
+  if (isAbsolute(path)) throw new SkillError('invalid_input', `"${path}" is an absolute path; name the file relative to the skill's folder`)
   let root: string
   try {
     root = realpathSync(join(skillDir, within))
@@ -202,7 +206,7 @@ function listFiles(dir: string): string[] {
       if (entry.isDirectory()) walk(full)
       else if (entry.isFile() && !hasOtherLinks(statSync(full))) {
         const rel = relative(dir, full)
-        if (rel !== 'SKILL.md' && rel !== 'SKILL.md.template') files.push(rel)
+        if (rel !== 'SKILL.md' && entry.name !== TEMPLATE_FILE) files.push(rel)
       }
     }
   }

@@ -165,7 +165,7 @@ describe('MCP import', () => {
     expect(asked).toMatchObject({ ok: false, error: { code: 'approval_required' } })
     const approvalId = (asked as unknown as { error: { details: { approvalId: string } } }).error.details.approvalId
     expect(await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })).toMatchObject({ ok: true })
-    expect(await call('remote_wipe', { target: 'cache' }, { ...agent, approvalId })).toMatchObject({ ok: true, data: { content: [{ text: 'wiped cache' }] } })
+    expect(await call('remote_wipe', { target: 'cache' }, { ...agent, approval: { mode: 'use', approvalId } })).toMatchObject({ ok: true, data: { content: [{ text: 'wiped cache' }] } })
 
     // A restart the client did not notice: the stale session is refused, and the call is sent again on a new one.
     await stop(fixture.child)

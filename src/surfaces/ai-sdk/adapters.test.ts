@@ -41,6 +41,17 @@ describe('tool adapters', () => {
     expect(JSON.stringify(bad.steps[0]!.content)).toMatch(/tool-error/)
   })
 
+  it('acts as an agent named by id, name or alias, and refuses an unknown agent instead of offering no tools', async () => {
+    const plane = await open()
+    expect(Object.keys(toAISDKTools(plane, { agent: 'Helper' })).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    expect(toOpenAITools(plane, { agent: 'helper' }).tools.map((t) => t.function.name).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    const unknown = /^unknown agent "(helpr|ghost)": the config's agents are "helper", "other"$/
+    expect(() => toAISDKTools(plane, { agent: 'helpr' })).toThrow(unknown)
+    expect(() => toOpenAITools(plane, { caller: agentCaller('ghost') })).toThrow(unknown)
+    expect(() => toAnthropicTools(plane, { caller: admin, agent: 'ghost' })).toThrow(unknown)
+    expect(() => toAISDKTools(plane, {})).toThrow('a tool adapter needs a caller, or an agent to act as')
+  })
+
   it('maps ASK to the AI SDK approval flow, and the app user’s approval to a skillplane decision', async () => {
     const plane = await open()
     const tools = toAISDKTools(plane, { caller: helper, approver: admin })

@@ -1,11 +1,15 @@
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { Caller, Envelope } from '../../skill/skill-types.js'
 import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../callable-skills.js'
+import { agentCaller } from '../../registry/agent-id.js'
 
 export interface ToolAdapterOptions {
-  /** Who calls: usually an agent (`{ kind: 'agent', ... }`), so that it sees only its bound skills. */
-  caller: Caller
-  /** For a user caller: the agent the calls are made for (id, name or alias). */
+  /**
+   * Who calls. Without it, the agent named by `agent` calls as itself (its bound skills, audited
+   * under its name); a person is `{ kind: 'user', ... }` or `await plane.keys.authenticate(key)`.
+   */
+  caller?: Caller
+  /** The agent (id, name or alias): the caller itself when no caller is given, else the agent a person's calls are for. */
   agent?: string
   /** Instruction-skill activations and approvals are kept per conversation. */
   conversationId?: string
@@ -14,10 +18,37 @@ export interface ToolAdapterOptions {
   onBehalfOf?: Caller
 }
 
+/** Adapter options with the caller settled and the agent known. */
+export type ResolvedToolOptions = Omit<ToolAdapterOptions, 'caller'> & { caller: Caller; agentId: string | null }
+
+/** Thrown when an adapter is made for an agent the config doesn't have: it would see no tools at all. */
+export class UnknownAgentError extends Error {
+  override name = 'UnknownAgentError'
+  constructor(label: string, known: string[]) {
+    super(`unknown agent "${label}": the config's agents are ${known.length ? known.map((id) => `"${id}"`).join(', ') : 'none'}`)
+  }
+}
+
+/** The caller and agent an adapter acts as; an unknown agent is an error, not an empty tool set. */
+export function resolveToolOptions(plane: Skillplane, options: ToolAdapterOptions): ResolvedToolOptions {
+  const known = () => plane.catalog.agents().map((a) => a.id)
+  const { caller } = options
+  if (caller?.kind === 'agent') {
+    if (!plane.catalog.agent(caller.agentId)) throw new UnknownAgentError(caller.agentId, known())
+    return { ...options, caller, agentId: caller.agentId }
+  }
+  if (!options.agent) {
+    if (!caller) throw new TypeError('a tool adapter needs a caller, or an agent to act as: { agent: "support-bot" }')
+    return { ...options, caller, agentId: null }
+  }
+  const agentId = plane.catalog.resolveAgent(options.agent)
+  if (!agentId) throw new UnknownAgentError(options.agent, known())
+  return { ...options, caller: caller ?? agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId), agentId }
+}
+
 /** The caller's tools by name, listed once when the adapter is made (the pipeline re-checks each call). */
-export function toolIndex(plane: Skillplane, options: ToolAdapterOptions): Map<string, CallableSkill> {
-  const agentId = options.caller.kind === 'agent' ? options.caller.agentId : options.agent ? (plane.catalog.resolveAgent(options.agent) ?? null) : null
-  return new Map(callableSkills(plane, options.caller, agentId).map((entry) => [entry.skill.toolName, entry]))
+export function toolIndex(plane: Skillplane, options: ResolvedToolOptions): Map<string, CallableSkill> {
+  return new Map(callableSkills(plane, options.caller, options.agentId).map((entry) => [entry.skill.toolName, entry]))
 }
 
 /**
@@ -28,19 +59,22 @@ export async function callTool(
   plane: Skillplane,
   entry: CallableSkill,
   args: Record<string, unknown>,
-  options: ToolAdapterOptions & { approvalId?: string; gateOnly?: boolean },
+  options: ResolvedToolOptions & { approvalId?: string; gateOnly?: boolean },
 ): Promise<Envelope> {
   const { input, edgeId } = toSkillInput(entry, args)
   return plane.invoke(entry.skill.key, input, {
     caller: options.caller,
+    // As given: an agent key naming another agent is refused (and audited) by the pipeline.
     agent: options.agent ?? null,
     conversationId: options.conversationId ?? null,
     edgeId,
     signal: options.signal,
-    resume: true,
     onBehalfOf: options.onBehalfOf ?? null,
-    ...(options.approvalId && { approvalId: options.approvalId }),
-    ...(options.gateOnly && { gateOnly: true }),
+    approval: options.gateOnly
+      ? { mode: 'check', approvalId: options.approvalId }
+      : options.approvalId
+        ? { mode: 'use', approvalId: options.approvalId }
+        : { mode: 'resume' },
   })
 }
 

@@ -1,5 +1,5 @@
 import type { Skillplane } from '../../plane/skillplane.js'
-import { callTool, failureText, parseArguments, toolIndex, type ToolAdapterOptions } from './call-tool.js'
+import { callTool, failureText, parseArguments, resolveToolOptions, toolIndex, type ToolAdapterOptions } from './call-tool.js'
 
 /** A tool in the Anthropic Messages API `tools` array. */
 export interface AnthropicTool {
@@ -25,7 +25,8 @@ export interface AnthropicToolResult {
 }
 
 /** The caller's skills as Anthropic tool JSON, and a dispatcher that runs a `tool_use` through the pipeline. */
-export function toAnthropicTools(plane: Skillplane, options: ToolAdapterOptions): { tools: AnthropicTool[]; dispatch(use: AnthropicToolUse): Promise<AnthropicToolResult> } {
+export function toAnthropicTools(plane: Skillplane, given: ToolAdapterOptions): { tools: AnthropicTool[]; dispatch(use: AnthropicToolUse): Promise<AnthropicToolResult> } {
+  const options = resolveToolOptions(plane, given)
   const index = toolIndex(plane, options)
   return {
     tools: [...index.values()].map((entry) => ({ name: entry.skill.toolName, description: entry.description, input_schema: entry.inputSchema })),

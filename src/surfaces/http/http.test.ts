@@ -149,7 +149,12 @@ describe.each(databases)('HTTP API on $name', (database) => {
     })
     expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' }, inptu: {} } })).toMatchObject({
       status: 400,
-      body: { error: { message: 'invalid request body: unknown field "inptu"' } },
+      body: { error: { message: 'invalid request body: unknown field "inptu" (the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it)' } },
+    })
+    // The skill's arguments posted bare: the answer says where they go.
+    expect(await h.call('/api/skills/echo/invoke', { body: { message: 'x' } })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/^invalid request body: unknown field "message" \(the body is \{ "input": /) } },
     })
     expect(await h.call('/api/skills/echo/invoke', { body: [1, 2] })).toMatchObject({ status: 400 })
     const big = await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x'.repeat(5000) } } })

@@ -7,9 +7,9 @@ export type ParsedBody<T> = { ok: true; value: T } | { ok: false; response: Resp
 
 /**
  * The request body as JSON (an empty body is `{}`), checked against a schema; on failure, the
- * 400 response naming what is wrong.
+ * 400 response naming what is wrong, with `hint` when the body has a field the schema doesn't.
  */
-export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'invalid request body'): Promise<ParsedBody<T>> {
+export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'invalid request body', hint?: string): Promise<ParsedBody<T>> {
   const text = await c.req.text()
   let value: unknown = {}
   if (text.trim() !== '') {
@@ -20,6 +20,9 @@ export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'inv
     }
   }
   const parsed = schema.safeParse(value)
-  if (!parsed.success) return { ok: false, response: errorResponse(c, 400, 'invalid_input', `${what}: ${describeZod(parsed.error)}`) }
+  if (!parsed.success) {
+    const unknownField = hint !== undefined && parsed.error.issues.some((issue) => issue.code === 'unrecognized_keys')
+    return { ok: false, response: errorResponse(c, 400, 'invalid_input', `${what}: ${describeZod(parsed.error)}${unknownField ? ` (${hint})` : ''}`) }
+  }
   return { ok: true, value: parsed.data }
 }

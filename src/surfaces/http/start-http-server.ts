@@ -4,6 +4,8 @@ import type { Skillplane } from '../../plane/skillplane.js'
 import { createHttpApp } from './create-http-app.js'
 import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
 
+const KEEP_ALIVE_MS = 65_000
+
 export interface HttpServer {
   url: string
   port: number
@@ -31,11 +33,21 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
             server.close(() => done())
             // Open MCP event streams would hold close() open too.
             void mcp.close()
-            // Idle keep-alive sockets would hold close() open.
-            if ('closeIdleConnections' in server) server.closeIdleConnections()
+            // Idle keep-alive sockets would hold close() open, and so would those of requests still
+            // answering once they go idle: those now close as soon as their answer is sent.
+            if ('closeIdleConnections' in server) {
+              server.keepAliveTimeout = 1
+              server.closeIdleConnections()
+            }
           }),
       })
     })
     server.once('error', onError)
+    // Clients and proxies keep idle connections for up to a minute; closing them sooner (Node's 5 s)
+    // races a client reusing one, which then fails with "other side closed".
+    if ('keepAliveTimeout' in server) {
+      server.keepAliveTimeout = KEEP_ALIVE_MS
+      server.headersTimeout = KEEP_ALIVE_MS + 1_000
+    }
   })
 }

@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../plane/skillplane.js'
 import type { Caller, Envelope } from '../../skill/skill-types.js'
-import type { InvokeOptions } from '../../runtime/pipeline.js'
+import type { InvokeOptions } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'
 import { mcpToolList, type McpToolEntry } from './mcp-tool-list.js'
 import { toCallResult } from './to-call-result.js'
@@ -38,10 +38,10 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     const entry = current().get(request.params.name) ?? null
     const { input, edgeId } = entry ? toSkillInput(entry, request.params.arguments ?? {}) : { input: request.params.arguments ?? {}, edgeId: null }
     const key = entry?.skill.key ?? request.params.name
-    const invokeOptions: InvokeOptions = { caller, conversationId: options.conversationId, edgeId, signal: extra.signal, resume: true }
+    const invokeOptions: InvokeOptions = { caller, conversationId: options.conversationId, edgeId, signal: extra.signal, approval: { mode: 'resume' } }
     let envelope = await plane.invoke(key, input, invokeOptions)
     if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
-      envelope = await plane.invoke(key, input, { ...invokeOptions, wait: true })
+      envelope = await plane.invoke(key, input, { ...invokeOptions, approval: { mode: 'resume', wait: true } })
     }
     return toCallResult(envelope, entry)
   })

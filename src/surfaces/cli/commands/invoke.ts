@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
+import { approvalFor } from '../../../runtime/index.js'
 
 export function invokeCommand(program: Command): void {
   program
@@ -20,7 +21,7 @@ export function invokeCommand(program: Command): void {
         // An MCP tool is known (and its class current) only once its server is connected.
         const skill = plane.registry.get(key)
         if (!skill || skill.source === 'mcp') await plane.connectMcp()
-        return plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation, approvalId: o.approvalId, wait })
+        return plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation, approval: approvalFor(o.approvalId, wait) })
       })
       console.log(JSON.stringify(envelope, null, 2))
       if (!envelope.ok) process.exitCode = 1

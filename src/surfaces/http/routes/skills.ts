@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import type { Skillplane } from '../../../plane/skillplane.js'
+import { approvalFor } from '../../../runtime/index.js'
 import { canSee, skillDetail, skillSummary } from '../../../registry/skill-view.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
@@ -86,7 +87,8 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.post('/:key/invoke', async (c) => {
-    const body = await parseBody(c, invokeBody)
+    // The most common first mistake: the skill's arguments posted without the `input` wrapper.
+    const body = await parseBody(c, invokeBody, 'invalid request body', 'the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it')
     if (!body.ok) return body.response
     const { input, agent, conversationId, edgeId, approvalId, wait } = body.value
     const envelope = await plane.invoke(c.req.param('key'), input, {
@@ -94,8 +96,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
       agent,
       conversationId,
       edgeId,
-      approvalId,
-      wait,
+      approval: approvalFor(approvalId, wait),
       signal: c.req.raw.signal,
     })
     return c.json(envelope, envelope.ok ? 200 : statusForCode(envelope.error.code))

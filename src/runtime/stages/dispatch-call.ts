@@ -1,0 +1,38 @@
+import { trace } from '@opentelemetry/api'
+import type { SkillContext } from '../../skill/skill-types.js'
+import type { Skill } from '../../skill/create-skill.js'
+import { DeadlineExceeded, raceAbort } from '../abort-reasons.js'
+import { isSkillError } from '../skill-error.js'
+import { errorMessage } from './error-message.js'
+import { interrupted } from './interrupted.js'
+import { refusal, type Refusal } from './refusal.js'
+
+/** What the executor returned, not yet checked. */
+export interface Dispatched {
+  data: unknown
+}
+
+/**
+ * Stage 6: run the skill's executor with its deadline, in the call's span; a throw, the deadline
+ * or an abort becomes a refusal. Executor kinds are told apart here and nowhere else.
+ */
+export async function dispatchCall(skill: Skill, input: unknown, ctx: SkillContext, controller: AbortController): Promise<Dispatched | Refusal> {
+  trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
+  const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
+  try {
+    const run = () => {
+      // A call cancelled before its turn never starts its executor.
+      if (controller.signal.aborted) throw controller.signal.reason
+      return skill.run(input, ctx)
+    }
+    return { data: await raceAbort(Promise.resolve().then(run), controller.signal) }
+  } catch (error) {
+    const reasonForAbort = controller.signal.aborted ? controller.signal.reason : undefined
+    if (reasonForAbort instanceof DeadlineExceeded) return refusal('timeout', `skill "${skill.key}": ${reasonForAbort.message}`, 'timeout')
+    if (controller.signal.aborted) return interrupted(controller.signal)
+    if (isSkillError(error)) return refusal(error.code, error.message, error.code === 'denied' ? 'denied' : 'error')
+    return refusal('executor_error', `skill "${skill.key}" failed: ${errorMessage(error)}`, 'error')
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -1,0 +1,147 @@
+import type { Logger } from 'pino'
+import type { AuditWriter } from '../../audit/audit-writer.js'
+import type { AuditRow } from '../../store/audit-repository.js'
+import type { Caller, SkillContext } from '../../skill/skill-types.js'
+import type { Skill } from '../../skill/create-skill.js'
+import { decidePolicy } from '../../policy/decide-policy.js'
+import { inputHash } from '../../policy/input-hash.js'
+import type { Policies } from '../../policy/policies.js'
+import type { Approvals, ApprovalView } from '../../policy/approvals.js'
+import type { ApprovalMode } from '../invoke-options.js'
+import { errorMessage } from './error-message.js'
+import { interrupted } from './interrupted.js'
+import { refusal, type CallStatus, type Refusal } from './refusal.js'
+import { storeProblem } from './store-problem.js'
+
+export interface GateDeps {
+  policies: Policies
+  approvals: Approvals
+  audit: AuditWriter
+  logger: Logger
+  /** How long `wait: true` waits for a decision; a caller may ask for less, never more. */
+  approvalWaitMs: number
+}
+
+export interface GateInput {
+  skill: Skill
+  /** The validated input. */
+  input: unknown
+  ctx: SkillContext
+  /** The call's audit row: the gate names the approval request it files or uses on it. */
+  row: AuditRow
+  approval: ApprovalMode
+  onBehalfOf: Caller | null | undefined
+  signal: AbortSignal
+}
+
+/** Stage 4: policy, then approval when it says ASK. Null to run now, else why not. */
+export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approval, onBehalfOf, signal }: GateInput): Promise<Refusal | null> {
+  const { approvals } = deps
+  const rows = deps.policies.rows()
+  let policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, policies: rows })
+  // The stricter of the agent's policy and the person's it acts for.
+  const behalf = onBehalfOf?.kind === 'user' ? onBehalfOf : null
+  if (behalf) {
+    const theirs = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: behalf, agentId: ctx.agent, policies: rows })
+    if (theirs.decision === 'DENY') return refusal('denied', `skill "${skill.key}" is denied for ${behalf.name}, on whose behalf the agent acts: ${theirs.reason}`, 'denied')
+    if (theirs.decision === 'ASK' && policy.decision === 'ALWAYS') policy = theirs
+  }
+  if (policy.decision === 'DENY') return refusal('denied', `skill "${skill.key}" is denied: ${policy.reason}`, 'denied')
+  let reason = policy.reason
+  if (policy.decision === 'ALWAYS') {
+    if (!skill.needsApproval) return null
+    let verdict: boolean | string
+    try {
+      verdict = await skill.needsApproval(input, ctx)
+    } catch (error) {
+      return refusal('executor_error', `needsApproval of skill "${skill.key}" failed: ${errorMessage(error)}`, 'error')
+    }
+    if (!verdict) return null
+    reason = typeof verdict === 'string' ? verdict : `skill "${skill.key}" asks for approval of this input`
+  }
+  const hash = inputHash(skill.key, input)
+  const wait = approval.mode === 'check' ? undefined : approval.wait
+  try {
+    const claim = (id: string) =>
+      approvals.claim({ id, skill: skill.key, input, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, callId: ctx.callId, requirement: policy.requirement })
+    const waitMs = typeof wait === 'number' ? Math.min(wait * 1000, deps.approvalWaitMs) : deps.approvalWaitMs
+    const findOpen = () => approvals.findOpen({ skill: skill.key, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, conversationId: ctx.conversationId })
+    const approvalId =
+      approval.mode === 'use' ? approval.approvalId : approval.mode === 'resume' ? await findOpen() : approval.mode === 'check' ? (approval.approvalId ?? (await findOpen())) : undefined
+    if (approvalId && approval.mode === 'check') {
+      // Look, never claim: claiming spends the approval.
+      const view = await approvals.get(approvalId)
+      if (view?.status === 'approved') {
+        // It runs now, on an approval: report which.
+        row.approval_id = approvalId
+        return null
+      }
+      if (view?.status === 'pending') {
+        row.approval_id = approvalId
+        return { ...refusal('approval_required', `approval request ${approvalId} is still pending`, 'approval_required', approvalDetails(view)), filed: false }
+      }
+    }
+    if (approvalId && approval.mode !== 'check') {
+      row.approval_id = approvalId
+      // A caller already gone must not spend the approval: claiming is for a call that will run.
+      if (signal.aborted) return interrupted(signal)
+      let claimed = await claim(approvalId)
+      if (!claimed.ok && claimed.code === 'approval_required' && wait) {
+        const outcome = await approvals.waitForDecision(approvalId, waitMs, signal)
+        if (signal.aborted) return interrupted(signal)
+        if (outcome !== 'pending') claimed = await claim(approvalId)
+      }
+      if (claimed.ok) return null
+      const status: CallStatus = claimed.code === 'approval_required' ? 'approval_required' : claimed.code === 'not_found' ? 'error' : 'denied'
+      return refusal(claimed.code, claimed.message, status, claimed.pending && approvalDetails(claimed.pending))
+    }
+    const request = await approvals.create({
+      skill: skill.key,
+      skillClass: skill.class,
+      inputJson: row.input,
+      inputHash: hash,
+      caller: ctx.caller,
+      agentId: ctx.agent,
+      conversationId: ctx.conversationId,
+      callId: ctx.callId,
+      reason,
+      requirement: policy.requirement,
+      onBehalfOf: behalf,
+    })
+    row.approval_id = request.id
+    const pending = refusal(
+      'approval_required',
+      `skill "${skill.key}" needs approval (${reason}): request ${request.id} waits for ` +
+        `${request.approvalsRequired} approver${request.approvalsRequired === 1 ? '' : 's'}; once approved, invoke again with approvalId "${request.id}" and the same input`,
+      'approval_required',
+      approvalDetails(request),
+    )
+    if (!wait) return pending
+    // The call is on record as waiting before it waits: a crash leaves an accurate row.
+    await deps.audit.write({ ...row, status: 'approval_required', error_code: 'approval_required', error_message: pending.message })
+    const outcome = await approvals.waitForDecision(request.id, waitMs, signal)
+    // Claim only for a caller still there: a claimed approval is spent.
+    if (signal.aborted) return interrupted(signal)
+    if (outcome === 'approved') {
+      const claimed = await claim(request.id)
+      return claimed.ok ? null : refusal(claimed.code, claimed.message, 'denied')
+    }
+    if (outcome === 'rejected') return refusal('approval_rejected', `approval request ${request.id} was rejected`, 'denied')
+    if (outcome === 'expired') return refusal('approval_expired', `approval request ${request.id} expired`, 'denied')
+    return { ...pending, message: `${pending.message} (no decision within ${Math.ceil(waitMs / 1000)} s of waiting)` }
+  } catch (error) {
+    deps.logger.error({ err: error, callId: ctx.callId }, 'approval handling failed')
+    return refusal('unavailable', `approvals can't be handled right now: ${storeProblem(error)}`, 'error')
+  }
+}
+
+function approvalDetails(request: ApprovalView): Record<string, unknown> {
+  return {
+    approvalId: request.id,
+    approvalsRequired: request.approvalsRequired,
+    approverRole: request.approverRole,
+    sopRequired: request.sopRequired,
+    reason: request.reason,
+    expiresAt: request.expiresAt,
+  }
+}

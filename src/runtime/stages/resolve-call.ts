@@ -1,0 +1,54 @@
+import type { Registry } from '../../registry/registry.js'
+import type { Catalog } from '../../registry/catalog.js'
+import type { Caller } from '../../skill/skill-types.js'
+import type { Skill } from '../../skill/create-skill.js'
+import { errorMessage } from './error-message.js'
+import { refusal, type Refusal } from './refusal.js'
+
+export interface ResolveInput {
+  registry: Registry
+  catalog: Catalog
+  key: string
+  /** The key as audited (cut to a bounded length). */
+  shownKey: string
+  caller: Caller
+  agent: string | null | undefined
+}
+
+/**
+ * The agent the call is for and the skill the key names, known even when the call is refused (the
+ * audit redacts the input by that skill's schema all the same).
+ */
+export type Resolved = { agentId: string | null; skill: Skill } | { agentId: string | null; named: Skill | undefined; refusal: Refusal }
+
+/** Stage 1: the agent the call is for and the skill, enabled, bound and available. */
+export function resolveCall({ registry, catalog, key, shownKey, caller, agent }: ResolveInput): Resolved {
+  const skill = registry.get(key)
+  let agentId: string | null = null
+  const refuse = (r: Refusal): Resolved => ({ agentId, named: skill, refusal: r })
+  if (caller.kind === 'agent') {
+    agentId = caller.agentId
+    if (agent && catalog.resolveAgent(agent) !== agentId) {
+      return refuse(refusal('denied', `an agent key acts only for its own agent "${agentId}", not "${agent}"`, 'denied'))
+    }
+  } else if (agent) {
+    agentId = catalog.resolveAgent(agent) ?? null
+    if (agentId === null) return refuse(refusal('invalid_input', `unknown agent "${agent}"`, 'error'))
+  }
+  // An agent key's registry is its bound skills: others answer exactly like unknown keys.
+  if (!skill || (caller.kind === 'agent' && !catalog.isBound(caller.agentId, skill.key))) {
+    return refuse(refusal('not_found', `no skill with key "${shownKey}"`, 'error'))
+  }
+  if (!catalog.isEnabled(skill.key)) return refuse(refusal('unavailable', `skill "${skill.key}" is disabled in the catalog`, 'error'))
+  if (skill.scope === 'host') {
+    return refuse(refusal('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error'))
+  }
+  let down: string | null
+  try {
+    down = skill.unavailable()
+  } catch (error) {
+    down = `its availability check failed: ${errorMessage(error)}`
+  }
+  if (down !== null) return refuse(refusal('unavailable', `skill "${skill.key}" is unavailable: ${down}`, 'error'))
+  return { agentId, skill }
+}
