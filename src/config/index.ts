@@ -2,3 +2,4 @@ export { defineConfig, type SkillplaneConfig, type AgentConfig, type ConfigInput
 export { resolveConfig, type ResolvedConfig } from './resolve-config.js'
 export { findConfigFile, loadConfigFile, DEFAULT_CONFIG_FILES } from './load-config.js'
 export { ConfigError } from './config-error.js'
+export { createLogger } from './create-logger.js'

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
-import pino, { type Logger } from 'pino'
+import type { Logger } from 'pino'
 import { openDatabase, type Dialect } from '../store/open-database.js'
 import { AuditRepository, type AuditQuery, type AuditRow } from '../store/audit-repository.js'
 import { CatalogRepository } from '../store/catalog-repository.js'
@@ -20,6 +20,7 @@ import { syncCatalog, type SyncReport } from '../registry/sync.js'
 import { definitionOrigin } from '../skill/define-skill.js'
 import type { Envelope } from '../skill/skill-types.js'
 import { resolveConfig, type ResolvedConfig } from '../config/resolve-config.js'
+import { createLogger } from '../config/create-logger.js'
 import type { ConfigInput } from '../config/define-config.js'
 import { Pipeline, type InvokeOptions } from '../runtime/index.js'
 import { PolicyRepository } from '../store/policy-repository.js'
@@ -153,7 +154,7 @@ const DEAD_AFTER_MS = 30_000
 const managerIds = monotonicFactory()
 
 export async function createSkillplane(options: SkillplaneOptions = {}): Promise<Skillplane> {
-  const logger = options.logger ?? pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? 'info' })
+  const logger = options.logger ?? createLogger('info')
   const dataDir = resolve(options.dataDir ?? '.skillplane')
   const config = await resolveConfig(options.config ?? {}, { dataDir }, options.configSource ?? '(inline)')
   const managerId = managerIds()

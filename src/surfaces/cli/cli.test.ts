@@ -168,6 +168,15 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(cli(location, ['skills', 'list'], wrongShape).stderr).toBe(`skillplane: config ${wrongShape}: skills[0]: not a skill made with defineSkill()\n`)
     const missing = cli(location, ['skills', 'list'], join(dir, 'missing.ts'))
     expect(missing.stderr).toBe(`skillplane: config file not found: ${join(dir, 'missing.ts')}\n`)
+    // A log level pino doesn't know is named as ours, not as the logging library's message.
+    const loud = spawnSync(process.execPath, [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, 'skills', 'list'], {
+      encoding: 'utf8',
+      env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'loud' },
+    })
+    expect({ code: loud.status, stderr: loud.stderr }).toEqual({
+      code: 1,
+      stderr: 'skillplane: SKILLPLANE_LOG_LEVEL "loud" is not a log level: use fatal, error, warn, info, debug, trace, silent\n',
+    })
   })
 
   it('serves HTTP with a printed admin key, and a call racing SIGTERM ends interrupted', async () => {

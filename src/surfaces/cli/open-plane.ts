@@ -1,7 +1,6 @@
 import { userInfo } from 'node:os'
-import pino from 'pino'
 import { createSkillplane, type Skillplane } from '../../plane/skillplane.js'
-import { findConfigFile, loadConfigFile } from '../../config/load-config.js'
+import { createLogger, findConfigFile, loadConfigFile } from '../../config/index.js'
 import type { ConfigInput } from '../../config/define-config.js'
 import type { Caller } from '../../skill/skill-types.js'
 
@@ -16,7 +15,7 @@ export async function openPlane(
   options: GlobalOptions,
   extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean; resumeRuns?: boolean } = {},
 ): Promise<Skillplane> {
-  const logger = pino({ level: process.env.SKILLPLANE_LOG_LEVEL ?? extra.logLevel ?? 'warn' }, pino.destination(2))
+  const logger = createLogger(extra.logLevel ?? 'warn', 2)
   const file = findConfigFile(options.config)
   const loaded = file ? await loadConfigFile(file) : {}
   // packs test: only the pack under test is loaded, so nothing configured competes for its name.
