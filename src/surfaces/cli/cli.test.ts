@@ -225,7 +225,7 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const run = cli(location, ['serve', '--port', String(port)])
     blocker.close()
     expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(/^skillplane: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+\n$/)
+    expect(run.stderr).toMatch(/^skillplane: port \d+ on 127\.0\.0\.1 is in use \(another skillplane serve\?\): stop that process or pick another with --port\n$/)
     const server = serve(location)
     expect((await server.ready).key).toMatch(/^sp_/)
     server.child.kill('SIGTERM')

@@ -4,6 +4,7 @@ import { openPlane } from '../open-plane.js'
 import { startHttpServer, type HttpServer } from '../../http/start-http-server.js'
 import { printSyncReport } from './sync.js'
 import { parsePort } from '../parse-options.js'
+import { CliError } from '../cli-error.js'
 import { createModel } from '../../../agents/create-model.js'
 
 export function serveCommand(program: Command): void {
@@ -28,7 +29,15 @@ export function serveCommand(program: Command): void {
             plane.logger.warn(`${(error as Error).message}; its runs will be refused until it is set`)
           }
         }
-        server = await startHttpServer(plane, { host: options.host, port: options.port })
+        try {
+          server = await startHttpServer(plane, { host: options.host, port: options.port })
+        } catch (error) {
+          // The commonest first-run failure: say what to do about it.
+          if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+            throw new CliError(`port ${options.port} on ${options.host} is in use (another skillplane serve?): stop that process or pick another with --port`)
+          }
+          throw error
+        }
         // Created only once the port is bound, so a failed start never swallows the one-time key.
         const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
         console.log(`skillplane ${plane.registry.size} skills on ${plane.dialect} (${plane.location})`)
