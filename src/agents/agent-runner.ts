@@ -104,13 +104,13 @@ export class AgentRunner {
       agents.find((a) => agentIdOf(a.name) === wanted) ??
       agents.find((a) => id !== undefined && agentIdOf(a.name) === id) ??
       agents.find((a) => [a.name, ...a.aliases].some((l) => l.toLowerCase() === wanted))
-    if (!agent) throw new RunError(`no agent "${label}" in the config`, 404)
+    if (!agent) throw new RunError(`no agent "${label}" in the config`, 'not_found')
     return overrides ? applyOverrides(agent, overrides) : agent
   }
 
   /** Start a run and drive it until it completes, fails or waits for approval. */
   async start(input: { agent: string; prompt: string; requester: Caller; overrides?: Record<string, string>; test?: boolean }): Promise<RunView> {
-    if (this.#closed) throw new RunError('skillplane is shutting down', 409)
+    if (this.#closed) throw new RunError('skillplane is shutting down; retry on another manager', 'unavailable')
     if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new RunError('the prompt is empty')
     const agent = this.agent(input.agent, input.overrides)
     // A missing key or model is an error now, not in the middle of the run.

@@ -17,13 +17,13 @@ const DEFAULT_KEY_ENV: Record<ResolvedModel['provider'], string | undefined> = {
  */
 export function createModel(agent: ResolvedAgent): LanguageModelV3 {
   const settings = agent.model
-  if (!settings) throw new RunError(`agent "${agent.name}" has no model: set agents[].model in the config ({ provider, model })`)
+  if (!settings) throw new RunError(`agent "${agent.name}" has no model: set agents[].model in the config ({ provider, model })`, 'unavailable')
   if (!('provider' in settings) || typeof (settings as { doGenerate?: unknown }).doGenerate === 'function') return settings as LanguageModelV3
   const { provider, model, baseURL } = settings as ResolvedModel
   const keyEnv = (settings as ResolvedModel).apiKeyEnv ?? DEFAULT_KEY_ENV[provider]
   const apiKey = keyEnv ? process.env[keyEnv] : undefined
   if (keyEnv && !apiKey) {
-    throw new RunError(`agent "${agent.name}": the environment variable ${keyEnv} holding the ${provider} API key is not set (model ${provider}/${model})`)
+    throw new RunError(`agent "${agent.name}": the environment variable ${keyEnv} holding the ${provider} API key is not set (model ${provider}/${model})`, 'unavailable')
   }
   switch (provider) {
     case 'openai':

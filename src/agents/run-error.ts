@@ -1,10 +1,15 @@
+import type { SkillErrorCode } from '../runtime/skill-error.js'
+
+/** What went wrong, as the codes every surface already maps: the caller's input, an unknown agent, or the server's own setup. */
+export type RunErrorCode = Extract<SkillErrorCode, 'invalid_input' | 'not_found' | 'unavailable'>
+
 /** A run that can't start or go on, with a message that says why (a missing key, an unknown agent). */
 export class RunError extends Error {
+  override name = 'RunError'
   constructor(
     message: string,
-    readonly status: 400 | 404 | 409 = 400,
+    readonly code: RunErrorCode = 'invalid_input',
   ) {
     super(message)
-    this.name = 'RunError'
   }
 }

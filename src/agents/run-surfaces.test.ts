@@ -56,7 +56,8 @@ describe('agent runs over HTTP and the CLI', () => {
     expect(await call('POST', '/api/agents/helper/runs', viewerKey, { prompt: 'x' })).toMatchObject({ status: 403 })
     expect(await call('GET', `/api/runs/${started.body.id}`, otherAgentKey)).toMatchObject({ status: 404 })
     expect(await call('POST', '/api/agents/helper/runs', adminKey, { prompt: '' })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('prompt') } } })
-    expect(await call('POST', '/api/agents/other/runs', adminKey, { prompt: 'x' })).toMatchObject({ status: 400, body: { error: { message: 'agent "Other" has no model: set agents[].model in the config ({ provider, model })' } } })
+    // The server's own setup, not the caller's input: 503, as for any skill that can't run.
+    expect(await call('POST', '/api/agents/other/runs', adminKey, { prompt: 'x' })).toMatchObject({ status: 503, body: { error: { code: 'unavailable', message: 'agent "Other" has no model: set agents[].model in the config ({ provider, model })' } } })
 
     const tested = await call('POST', '/api/agents/helper/test-runs', adminKey, { input: 'use echo now', expectTool: 'echo', set: { maxSteps: '3' } })
     expect(tested).toMatchObject({ status: 200, body: { verdict: 'pass', tools: [{ name: 'echo', called: true, ok: true }] } })

@@ -38,7 +38,7 @@ export function testRunSkill(runner: () => AgentRunner | undefined): SkillDefini
         }
         return await testRun(runner()!, { agent, input: prompt, expectTool, set, requester: ctx.caller })
       } catch (error) {
-        if (error instanceof RunError) throw new SkillError(error.status === 404 ? 'not_found' : 'invalid_input', error.message)
+        if (error instanceof RunError) throw new SkillError(error.code, error.message)
         throw error
       }
     },

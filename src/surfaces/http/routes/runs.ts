@@ -34,7 +34,7 @@ const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined
 }
 
 function runFailure(c: Context<HttpEnv>, error: unknown): Response {
-  if (error instanceof RunError) return errorResponse(c, error.status, error.status === 404 ? 'not_found' : 'invalid_input', error.message)
+  if (error instanceof RunError) return errorResponse(c, statusForCode(error.code), error.code, error.message)
   throw error
 }
 
