@@ -76,8 +76,10 @@ describe('MCP import', () => {
     expect(echo).toMatchObject({ class: 'safe', title: 'Echo text' })
     expect((echo.outputSchema as any).properties.structuredContent.required).toEqual(['echoed', 'length'])
     expect(plane.registry.get('fix_wipe')!.class).toBe('dangerous')
-    // Served again over skillplane's MCP server, the tool keeps its own output schema (its content passes through).
+    // Served again over skillplane's MCP server, the tool keeps its own output schema (its content
+    // passes through), $schema included: a draft-07 schema read as 2020-12 could fail a client's check.
     expect(mcpToolList(plane, admin).get('fix_echo')!.tool.outputSchema).toEqual({
+      $schema: 'http://json-schema.org/draft-07/schema#',
       type: 'object',
       properties: { echoed: { type: 'string' }, length: { type: 'integer' } },
       required: ['echoed', 'length'],
@@ -247,7 +249,8 @@ describe('MCP import', () => {
     }
   })
 
-  it('works end to end from the CLI with the demo config', () => {
+  // A dozen CLI processes of about a second each: the default deadline is too tight.
+  it('works end to end from the CLI with the demo config', { timeout: 60_000 }, () => {
     const data = tempDir('skillplane-mcp-cli-')
     const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, '--config', 'examples/skillplane.config.ts', '--data-dir', data, ...args], { encoding: 'utf8', cwd: ROOT })
     // A fresh data dir has no stored tool list: invoke connects the server to find the tool.

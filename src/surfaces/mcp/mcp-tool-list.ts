@@ -37,7 +37,9 @@ function outputSchemaOf(entry: CallableSkill): Record<string, unknown> | undefin
   if (entry.skill.source !== 'mcp') return schema?.type === 'object' ? schema : undefined
   const structured = (schema?.properties as Record<string, Record<string, unknown>> | undefined)?.structuredContent
   if (!structured) return undefined
-  // The $id skillplane gave it is internal; the server's own $id (if any) stays.
+  // The $id skillplane gave it is internal; the server's own $id (if any) stays, and so does the
+  // draft it declared, which the import moved to the wrapper.
   const { $id, ...rest } = structured
-  return typeof $id === 'string' && $id.startsWith('urn:skillplane:mcp:') ? rest : structured
+  const own = typeof $id === 'string' && $id.startsWith('urn:skillplane:mcp:') ? rest : structured
+  return typeof schema?.$schema === 'string' ? { $schema: schema.$schema, ...own } : own
 }
