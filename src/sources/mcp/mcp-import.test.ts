@@ -25,6 +25,7 @@ const FIXTURE_KEYS = [
   'fix_deploy_fleet',
   'fix_echo',
   'fix_fail',
+  'fix_long_job',
   'fix_picture',
   'fix_slow',
   'fix_wipe',
@@ -63,7 +64,7 @@ describe('MCP import', () => {
     const call = (key: string, input: object = {}) => plane.invoke(key, input, { caller: admin })
     const calls = async () => ((await call('fix_calls')) as { data: { structuredContent: Record<string, number> } }).data.structuredContent
 
-    // Twelve tools over three pages of tools/list, camelCase folded into the key rules; the
+    // Thirteen tools over four pages of tools/list, camelCase folded into the key rules; the
     // malformed one is reported and the rest are kept.
     const keys = plane.registry.list().filter((s) => s.source === 'mcp').map((s) => s.key)
     expect(keys).toEqual(FIXTURE_KEYS)
@@ -107,6 +108,10 @@ describe('MCP import', () => {
     // An MCP error result is an executor_error carrying the server's message; so is a JSON-RPC
     // error, and neither costs the connection.
     expect(await call('fix_fail')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('disk quota exceeded on /var') } })
+    // A tool that only answers task-based calls is listed as unavailable, with the reason, and never called.
+    const task = 'the tool requires task-based calls (execution.taskSupport "required"), which skillplane does not make yet'
+    expect(skillDetail(plane.registry.get('fix_long_job')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: task })
+    expect(await call('fix_long_job')).toMatchObject({ ok: false, error: { code: 'unavailable', message: `skill "fix_long_job" is unavailable: ${task}` } })
     expect(await call('fix_busy')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('upstream API rate limited') } })
     expect(plane.mcpServers()[0]!.state).toBe('connected')
     // An output schema with local references is checked as the server wrote it.

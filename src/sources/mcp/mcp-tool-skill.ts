@@ -34,7 +34,11 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
     input: tool.inputSchema as JsonSchema,
     output: resultSchema(tool.outputSchema as JsonSchema | undefined, `urn:skillplane:mcp:${server.name}:${encodeURIComponent(tool.name)}:output`),
     ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
-    unavailable: () => connection.unavailable(),
+    // A tool that only answers task-based calls fails every ordinary one: say so before calling it.
+    unavailable: () =>
+      tool.execution?.taskSupport === 'required'
+        ? `the tool requires task-based calls (execution.taskSupport "required"), which skillplane does not make yet`
+        : connection.unavailable(),
     run: async (input, ctx) => {
       const result = await connection.callTool(tool.name, input, ctx.signal)
       if (result.isError) {
