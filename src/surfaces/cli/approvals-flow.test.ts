@@ -42,11 +42,8 @@ async function serve(location: Location): Promise<{ url: string; key: string; ch
   return { url: /api\s+(http:\/\/\S+)\/api\/skills/.exec(out)![1]!, key: /: (sp_\S+)/.exec(out)![1]!, child }
 }
 
-// Each walk spawns twenty CLI processes of about a second each: the default deadline is too tight.
-const WALK = { timeout: 60_000 }
-
 describe.each(databases)('approvals from the CLI on $name', (database) => {
-  it('walks a mutating and a dangerous call from 202 to approval to a single run', WALK, async () => {
+  it('walks a mutating and a dangerous call from 202 to approval to a single run', async () => {
     const location = await database.create()
     const server = await serve(location)
     const agentKey = cli(location, ['keys', 'create', '--name', 'scribe-bot', '--agent', 'Notes Assistant', '--json']).json().key as string
@@ -118,7 +115,7 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     server.child.kill('SIGTERM')
   })
 
-  it('lists, validates and exports the demo instruction skills', WALK, async () => {
+  it('lists, validates and exports the demo instruction skills', async () => {
     const location = await database.create()
     cli(location, ['sync'])
     const listed = cli(location, ['skills', 'list', '--source', 'agent-skill', '--json']).json()
@@ -143,7 +140,7 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     expect(cli(location, ['skills', 'export', '--agent', 'nobody', '--out', out]).stderr).toBe('skillplane: unknown agent "nobody"\n')
   })
 
-  it('refuses tampered or foreign SOPs and self-approval, and manages policies', WALK, async () => {
+  it('refuses tampered or foreign SOPs and self-approval, and manages policies', async () => {
     const location = await database.create()
     const dir = tempDir()
     const edited = join(dir, 'edited.md')
