@@ -2,18 +2,18 @@ import { generateText, stepCountIs, type ModelMessage, type StepResult, type Too
 import { createHash } from 'node:crypto'
 import { TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import { ulid } from 'ulid'
-import type { Skillplane } from '../plane/skillplane.js'
+import type { Plane } from '../plane/index.js'
 import type { ResolvedAgent } from '../config/resolve-config.js'
 import type { Caller, CallerRole, Envelope } from '../skill/skill-types.js'
 import type { RunRepository, RunRow, RunStepRow } from '../store/run-repository.js'
 import { agentCaller, agentId as agentIdOf } from '../registry/agent-id.js'
 import { skillsPrompt } from '../sources/agent-skills/skills-prompt.js'
-import { toAISDKTools } from '../surfaces/ai-sdk/to-ai-sdk-tools.js'
+import { toAISDKTools } from '../ai-sdk/to-ai-sdk-tools.js'
 import { createModel } from './create-model.js'
 import { RunError } from './run-error.js'
 import { applyOverrides } from './apply-overrides.js'
 import { redact, scrubText } from '../audit/redact.js'
-import { TEST_RUN_KEY } from './test-run-skill.js'
+import { TEST_RUN_KEY } from './test-run-key.js'
 
 export type RunStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed'
 
@@ -70,7 +70,7 @@ const SWEEP_MS = 5_000
  * on any manager sharing the database. Every step is stored, each tool call linked to its audit row.
  */
 export class AgentRunner {
-  readonly #plane: Skillplane
+  readonly #plane: Plane
   readonly #repo: RunRepository
   readonly #sweep: NodeJS.Timeout
   readonly #unsubscribe: () => void
@@ -83,9 +83,9 @@ export class AgentRunner {
    * `resume`: this process picks up runs whose approvals were decided. Only long-lived processes
    * (serve, an app) should: a one-shot command would exit in the middle of the run it resumed.
    */
-  constructor(plane: Skillplane, repo: RunRepository, options: { resume: boolean }) {
+  constructor(plane: Plane, options: { resume: boolean }) {
     this.#plane = plane
-    this.#repo = repo
+    this.#repo = plane.runRecords
     this.#unsubscribe = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
     // Decisions made on other managers arrive through the database.
     this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)

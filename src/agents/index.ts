@@ -1,4 +1,7 @@
-// Runs are started with plane.runs and test runs with the test_run skill; these are their shapes.
-export type { AgentRunner, RunView, RunStep, RunStatus } from './agent-runner.js'
+// Agent runs and test runs: the runner a composition builds on the plane, and the shapes it returns.
+export { AgentRunner, type RunView, type RunStep, type RunStatus } from './agent-runner.js'
 export type { TestRunResult, Verdict } from './test-run.js'
 export { RunError } from './run-error.js'
+export { createModel } from './create-model.js'
+export { testRunSkill } from './test-run-skill.js'
+export { TEST_RUN_KEY } from './test-run-key.js'

@@ -3,8 +3,7 @@ import { SkillError } from '../runtime/skill-error.js'
 import type { AgentRunner } from './agent-runner.js'
 import { testRun } from './test-run.js'
 import { RunError } from './run-error.js'
-
-export const TEST_RUN_KEY = 'test_run'
+import { TEST_RUN_KEY } from './test-run-key.js'
 
 /** test_run as a skill: gated and audited like any other, and never from inside a test run. */
 export function testRunSkill(runner: () => AgentRunner | undefined): SkillDefinition {

@@ -1,1 +1,3 @@
-export { createSkillplane, type Skillplane, type SkillplaneOptions } from './skillplane.js'
+export { createPlane } from './create-plane.js'
+export type { Plane, PlaneOptions } from './plane.js'
+export type { SourcesReport } from './skill-sources.js'

@@ -1,4 +1,3 @@
-export { authorize, type AuthorizeInput } from './authorize.js'
 export { decidePolicy, POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel, type EffectiveDecision, type Requirement } from './decide-policy.js'
 export { Policies, type Policy, type PolicyInput } from './policies.js'
 export { Approvals, APPROVAL_STATUSES, type ApprovalStatus, type ApprovalView } from './approvals.js'

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { databases } from '../test-support/databases.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
-import { createSkillplane, type Skillplane } from '../plane/skillplane.js'
+import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 
 const agents = [

@@ -4,7 +4,7 @@ import { admin, agentCaller, counted, hangAborts, openTestPlane, operator, testS
 import { z } from 'zod'
 import { defineSkill } from '../skill/define-skill.js'
 import { SkillError } from './skill-error.js'
-import type { Skillplane } from '../plane/skillplane.js'
+import type { Skillplane } from '../skillplane/index.js'
 import { openDatabase } from '../store/open-database.js'
 import { AuditRepository } from '../store/audit-repository.js'
 

@@ -6,7 +6,7 @@ import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, testAgents } from '../test-support/fixtures.js'
 import { MockLanguageModelV3 } from 'ai/test'
 import { callsTool, says } from '../test-support/mock-model.js'
-import type { Skillplane } from '../plane/skillplane.js'
+import type { Skillplane } from '../skillplane/index.js'
 import { startHttpServer } from '../surfaces/http/start-http-server.js'
 
 // The API hands out proxy tracers that keep the SDK once they met one: the untraced case runs first.

@@ -1,7 +1,7 @@
 import type { Catalog } from '../../registry/catalog.js'
 import type { Caller } from '../../skill/skill-types.js'
 import type { Skill } from '../../skill/create-skill.js'
-import { authorize } from '../../policy/authorize.js'
+import { authorize } from '../../access/authorize.js'
 import { refusal, type Refusal } from './refusal.js'
 
 export const MAX_DEPTH = 8

@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os'
-import { createSkillplane, type Skillplane } from '../../plane/skillplane.js'
+import { createSkillplane, type Skillplane } from '../../skillplane/index.js'
 import { createLogger, findConfigFile, loadConfigFile } from '../../config/index.js'
 import type { ConfigInput } from '../../config/define-config.js'
 import type { Caller } from '../../skill/skill-types.js'

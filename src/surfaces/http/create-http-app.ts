@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Skillplane } from '../../skillplane/index.js'
 import { canSee } from '../../registry/skill-view.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'

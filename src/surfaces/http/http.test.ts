@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { databases, waitFor, type TestDatabase } from '../../test-support/databases.js'
 import { sopSigner } from '../../test-support/sop.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Skillplane } from '../../skillplane/index.js'
 import type { SkillplaneConfig } from '../../config/define-config.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 

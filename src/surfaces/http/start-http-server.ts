@@ -1,6 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Skillplane } from '../../skillplane/index.js'
 import { createHttpApp } from './create-http-app.js'
 import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
 

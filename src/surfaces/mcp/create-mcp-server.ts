@@ -1,12 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller, Envelope } from '../../skill/skill-types.js'
 import type { InvokeOptions } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'
 import { mcpToolList, type McpToolEntry } from './mcp-tool-list.js'
 import { toCallResult } from './to-call-result.js'
-import { toSkillInput } from '../callable-skills.js'
+import { toSkillInput } from '../../access/index.js'
 
 export interface McpServerOptions {
   caller: Caller

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/skill-types.js'
 import { createMcpServer } from './create-mcp-server.js'
 

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/skill-types.js'
-import { callableSkills, type CallableSkill } from '../callable-skills.js'
+import { callableSkills, type CallableSkill } from '../../access/index.js'
 
 export interface McpToolEntry extends CallableSkill {
   tool: Tool

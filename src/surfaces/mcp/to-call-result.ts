@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Envelope } from '../../skill/skill-types.js'
 import type { McpToolEntry } from './mcp-tool-list.js'
-import { approvalText, pendingApproval } from '../callable-skills.js'
+import { approvalText, pendingApproval } from '../../access/index.js'
 
 /**
  * An envelope as an MCP tool result: data as structured content (when the tool declares an

@@ -4,11 +4,7 @@ import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 import { parsePositiveInt } from '../parse-options.js'
-import { RunError } from '../../../agents/run-error.js'
-import type { RunView } from '../../../agents/agent-runner.js'
-import type { TestRunResult } from '../../../agents/test-run.js'
-import { TEST_RUN_KEY } from '../../../agents/test-run-skill.js'
-import { createModel } from '../../../agents/create-model.js'
+import { RunError, TEST_RUN_KEY, createModel, type RunView, type TestRunResult } from '../../../agents/index.js'
 
 /** RunErrors (no model, a missing key, an unknown agent) are one line, not a stack. */
 async function orCliError<T>(work: () => Promise<T>): Promise<T> {

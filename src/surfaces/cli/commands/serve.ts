@@ -5,7 +5,7 @@ import { startHttpServer, type HttpServer } from '../../http/start-http-server.j
 import { printSyncReport } from './sync.js'
 import { parsePort } from '../parse-options.js'
 import { CliError } from '../cli-error.js'
-import { createModel } from '../../../agents/create-model.js'
+import { createModel } from '../../../agents/index.js'
 
 export function serveCommand(program: Command): void {
   program

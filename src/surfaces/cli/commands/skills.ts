@@ -10,7 +10,7 @@ import cliProgress from 'cli-progress'
 import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
 import { writeExport } from '../../../sources/agent-skills/build-export.js'
 import type { Caller } from '../../../skill/skill-types.js'
-import type { Skillplane } from '../../../plane/skillplane.js'
+import type { Skillplane } from '../../../skillplane/index.js'
 import { agentCaller } from '../../../registry/agent-id.js'
 
 // Listing shows whether each skill could run now, so MCP servers are connected first.

@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import type { Skillplane } from '../../../plane/skillplane.js'
+import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { skillsPrompt } from '../../../sources/agent-skills/skills-prompt.js'

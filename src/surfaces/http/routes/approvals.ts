@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
-import type { Skillplane } from '../../../plane/skillplane.js'
+import type { Skillplane } from '../../../skillplane/index.js'
 import { APPROVAL_STATUSES, type ApprovalView } from '../../../policy/approvals.js'
 import type { Caller } from '../../../skill/skill-types.js'
 import type { HttpEnv } from '../http-env.js'

@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import type { Skillplane } from '../../../plane/skillplane.js'
+import type { Skillplane } from '../../../skillplane/index.js'
 import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
 import { toAuditEntry } from '../../../audit/audit-entry.js'
 import type { HttpEnv } from '../http-env.js'

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
-import type { Skillplane } from '../../../plane/skillplane.js'
+import type { Skillplane } from '../../../skillplane/index.js'
 import { POLICY_DECISIONS, POLICY_LEVELS } from '../../../policy/decide-policy.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
-import type { Skillplane } from '../../../plane/skillplane.js'
+import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { canSee, skillDetail, skillSummary } from '../../../registry/skill-view.js'
 import type { HttpEnv } from '../http-env.js'

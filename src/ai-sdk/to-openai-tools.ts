@@ -1,4 +1,4 @@
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Plane } from '../plane/index.js'
 import { callTool, failureText, parseArguments, resolveToolOptions, toolIndex, type ToolAdapterOptions } from './call-tool.js'
 
 /** A tool in the OpenAI Chat Completions `tools` array. */
@@ -22,7 +22,7 @@ export interface OpenAIToolMessage {
 }
 
 /** The caller's skills as OpenAI tool JSON, and a dispatcher that runs a model's tool call through the pipeline. */
-export function toOpenAITools(plane: Skillplane, given: ToolAdapterOptions): { tools: OpenAITool[]; dispatch(call: OpenAIToolCall): Promise<OpenAIToolMessage> } {
+export function toOpenAITools(plane: Plane, given: ToolAdapterOptions): { tools: OpenAITool[]; dispatch(call: OpenAIToolCall): Promise<OpenAIToolMessage> } {
   const options = resolveToolOptions(plane, given)
   const index = toolIndex(plane, options)
   return {

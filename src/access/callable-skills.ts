@@ -1,9 +1,18 @@
-import type { Skillplane } from '../plane/skillplane.js'
 import type { Skill } from '../skill/create-skill.js'
 import type { Caller, Envelope, JsonSchema } from '../skill/skill-types.js'
+import type { Registry } from '../registry/registry.js'
+import type { Catalog } from '../registry/catalog.js'
 import { canSee, skillSummary } from '../registry/skill-view.js'
-import { authorize } from '../policy/authorize.js'
+import type { Policies } from '../policy/policies.js'
 import { decidePolicy, type PolicyDecision } from '../policy/decide-policy.js'
+import { authorize } from './authorize.js'
+
+/** What deciding access reads: the skills, the catalog (bindings, enablement) and the policies. */
+export interface AccessSources {
+  readonly registry: Pick<Registry, 'list'>
+  readonly catalog: Catalog
+  readonly policies: Pick<Policies, 'rows'>
+}
 
 /** A skill as an LLM tool for one caller. */
 export interface CallableSkill {
@@ -23,7 +32,7 @@ export interface CallableSkill {
  * visible to it (an agent key: its bound skills), enabled, allowed for its role, not DENY by
  * policy. Host-scope skills take a required `edge_id`. The pipeline re-checks all of it per call.
  */
-export function callableSkills(plane: Skillplane, caller: Caller, agent: string | null = null): CallableSkill[] {
+export function callableSkills(plane: AccessSources, caller: Caller, agent: string | null = null): CallableSkill[] {
   const agentId = caller.kind === 'agent' ? caller.agentId : agent
   const policies = plane.policies.rows()
   const callable: CallableSkill[] = []

@@ -1,7 +1,7 @@
-import type { Skillplane } from '../../plane/skillplane.js'
-import type { Caller, Envelope } from '../../skill/skill-types.js'
-import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../callable-skills.js'
-import { agentCaller } from '../../registry/agent-id.js'
+import type { Plane } from '../plane/index.js'
+import type { Caller, Envelope } from '../skill/skill-types.js'
+import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../access/index.js'
+import { agentCaller } from '../registry/agent-id.js'
 
 export interface ToolAdapterOptions {
   /**
@@ -30,7 +30,7 @@ export class UnknownAgentError extends Error {
 }
 
 /** The caller and agent an adapter acts as; an unknown agent is an error, not an empty tool set. */
-export function resolveToolOptions(plane: Skillplane, options: ToolAdapterOptions): ResolvedToolOptions {
+export function resolveToolOptions(plane: Plane, options: ToolAdapterOptions): ResolvedToolOptions {
   const known = () => plane.catalog.agents().map((a) => a.id)
   const { caller } = options
   if (caller?.kind === 'agent') {
@@ -47,7 +47,7 @@ export function resolveToolOptions(plane: Skillplane, options: ToolAdapterOption
 }
 
 /** The caller's tools by name, listed once when the adapter is made (the pipeline re-checks each call). */
-export function toolIndex(plane: Skillplane, options: ResolvedToolOptions): Map<string, CallableSkill> {
+export function toolIndex(plane: Plane, options: ResolvedToolOptions): Map<string, CallableSkill> {
   return new Map(callableSkills(plane, options.caller, options.agentId).map((entry) => [entry.skill.toolName, entry]))
 }
 
@@ -56,7 +56,7 @@ export function toolIndex(plane: Skillplane, options: ResolvedToolOptions): Map<
  * request for exactly these arguments, so a model that calls again after approval gets its result.
  */
 export async function callTool(
-  plane: Skillplane,
+  plane: Plane,
   entry: CallableSkill,
   args: Record<string, unknown>,
   options: ResolvedToolOptions & { approvalId?: string; gateOnly?: boolean },

@@ -1,8 +1,8 @@
 import { jsonSchema, tool, type ToolSet } from 'ai'
-import type { Skillplane } from '../../plane/skillplane.js'
-import type { Caller, Envelope } from '../../skill/skill-types.js'
+import type { Plane } from '../plane/index.js'
+import type { Caller, Envelope } from '../skill/skill-types.js'
 import { callTool, failureText, resolveToolOptions, toolIndex, type ToolAdapterOptions } from './call-tool.js'
-import { pendingApproval } from '../callable-skills.js'
+import { pendingApproval } from '../access/index.js'
 
 export interface AISDKToolOptions extends ToolAdapterOptions {
   /**
@@ -35,7 +35,7 @@ export class SkillCallError extends Error {
  * the skill's own rule, for these arguments) and files the approval request when a human must
  * decide, which puts the call through the AI SDK's approval flow; `execute` runs the pipeline.
  */
-export function toAISDKTools(plane: Skillplane, given: AISDKToolOptions): ToolSet {
+export function toAISDKTools(plane: Plane, given: AISDKToolOptions): ToolSet {
   const options = { ...given, ...resolveToolOptions(plane, given) }
   const tools: ToolSet = {}
   // Tool calls the AI SDK put to its user, with the request they were asked about: executing one

@@ -1,4 +1,4 @@
-import type { Skillplane } from '../../plane/skillplane.js'
+import type { Plane } from '../plane/index.js'
 import { callTool, failureText, parseArguments, resolveToolOptions, toolIndex, type ToolAdapterOptions } from './call-tool.js'
 
 /** A tool in the Anthropic Messages API `tools` array. */
@@ -25,7 +25,7 @@ export interface AnthropicToolResult {
 }
 
 /** The caller's skills as Anthropic tool JSON, and a dispatcher that runs a `tool_use` through the pipeline. */
-export function toAnthropicTools(plane: Skillplane, given: ToolAdapterOptions): { tools: AnthropicTool[]; dispatch(use: AnthropicToolUse): Promise<AnthropicToolResult> } {
+export function toAnthropicTools(plane: Plane, given: ToolAdapterOptions): { tools: AnthropicTool[]; dispatch(use: AnthropicToolUse): Promise<AnthropicToolResult> } {
   const options = resolveToolOptions(plane, given)
   const index = toolIndex(plane, options)
   return {

@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { generateText, stepCountIs, type ModelMessage } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
-import { callsTool, says } from '../../test-support/mock-model.js'
-import { databases } from '../../test-support/databases.js'
-import { admin, agentCaller, openTestPlane } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../plane/skillplane.js'
+import { callsTool, says } from '../test-support/mock-model.js'
+import { databases } from '../test-support/databases.js'
+import { admin, agentCaller, openTestPlane } from '../test-support/fixtures.js'
+import type { Plane } from '../plane/index.js'
 import { toAISDKTools, toAnthropicTools, toOpenAITools } from './index.js'
 
 const [sqlite] = databases
 
 describe('tool adapters', () => {
-  const planes: Skillplane[] = []
+  const planes: Plane[] = []
   afterEach(async () => {
     await Promise.all(planes.splice(0).map((p) => p.close()))
   })

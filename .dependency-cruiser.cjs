@@ -1,0 +1,60 @@
+// The layers of src/, lowest first: a folder imports only from layers below its own, so folders
+// never form a cycle and the core never reaches into sources or surfaces. Tests are exempt (they
+// drive the public surfaces). A new top-level folder must be placed here before it can be imported.
+const layers = [
+  ['skill', 'version.ts'],
+  ['store', 'host', 'config'],
+  ['audit', 'auth', 'registry'],
+  ['policy'],
+  ['access'],
+  ['runtime'],
+  ['sources'],
+  ['plane'],
+  ['ai-sdk'],
+  ['agents'],
+  ['skillplane'],
+  ['surfaces'],
+  ['test-support'],
+]
+const placed = layers.flat()
+const under = (names) => `^src/(${names.map((n) => n.replace('.', '\\.')).join('|')})($|/)`
+
+module.exports = {
+  forbidden: [
+    ...layers.slice(0, -1).map((layer, i) => ({
+      name: `layer-${layer.join('-')}`,
+      comment: `${layer.join(', ')} may not import from the layers above it (${layers.slice(i + 1).flat().join(', ')})`,
+      severity: 'error',
+      from: { path: under(layer), pathNot: '\\.test\\.ts$' },
+      to: { path: under(layers.slice(i + 1).flat()) },
+    })),
+    ...layers.map((layer) => ({
+      name: `layer-${layer.join('-')}-siblings`,
+      comment: 'folders of one layer do not import each other',
+      severity: 'error',
+      from: { path: under(layer), pathNot: '\\.test\\.ts$' },
+      to: { path: under(layer), pathNot: '^src/$1($|/)' },
+    })),
+    {
+      name: 'unplaced-folder',
+      comment: 'every top-level folder of src/ has a layer in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/[^/]+/', pathNot: under(placed) },
+    },
+    {
+      name: 'no-circular',
+      comment: 'modules do not import each other in a circle',
+      severity: 'error',
+      from: { pathNot: '\\.test\\.ts$' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+}

@@ -1,0 +1,239 @@
+import { join, resolve } from 'node:path'
+import { monotonicFactory } from 'ulid'
+import { openDatabase } from '../store/open-database.js'
+import { AuditRepository } from '../store/audit-repository.js'
+import { CatalogRepository } from '../store/catalog-repository.js'
+import { AgentRepository } from '../store/agent-repository.js'
+import { KeyRepository } from '../store/key-repository.js'
+import { ManagerRepository } from '../store/manager-repository.js'
+import { PolicyRepository } from '../store/policy-repository.js'
+import { ApprovalRepository } from '../store/approval-repository.js'
+import { SopRepository } from '../store/sop-repository.js'
+import { EventRepository } from '../store/event-repository.js'
+import { SettingsRepository } from '../store/settings-repository.js'
+import { ActivationRepository } from '../store/activation-repository.js'
+import { McpToolRepository } from '../store/mcp-tool-repository.js'
+import { RunRepository } from '../store/run-repository.js'
+import { StoreError } from '../store/store-error.js'
+import { AuditWriter } from '../audit/audit-writer.js'
+import { AuditBacklog } from '../audit/audit-backlog.js'
+import { AuditEvents } from '../audit/audit-events.js'
+import { ApiKeys } from '../auth/api-keys.js'
+import { Registry } from '../registry/registry.js'
+import { Catalog } from '../registry/catalog.js'
+import { syncCatalog, type SyncReport } from '../registry/sync.js'
+import { definitionOrigin } from '../skill/define-skill.js'
+import { resolveConfig } from '../config/resolve-config.js'
+import { createLogger } from '../config/create-logger.js'
+import { Pipeline } from '../runtime/index.js'
+import { Policies } from '../policy/policies.js'
+import { Approvals } from '../policy/approvals.js'
+import { ApprovalSeal, SECRET_ENV } from '../policy/approval-seal.js'
+import { Sops } from '../policy/sop/sops.js'
+import { WebhookNotifier } from '../policy/webhook-notifier.js'
+import { ProcessGroups } from '../sources/subprocess/index.js'
+import { buildExport } from '../sources/agent-skills/build-export.js'
+import type { Plane, PlaneOptions } from './plane.js'
+import { SkillSources } from './skill-sources.js'
+import { Liveness } from './liveness.js'
+import { ChangeNotifier } from './change-notifier.js'
+import { checkDatabase } from './check-database.js'
+import { templateView } from './template-view.js'
+
+const managerIds = monotonicFactory()
+
+/** Build the plane's parts, connect them, recover what stopped managers left, and start beating. */
+export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
+  const logger = options.logger ?? createLogger('info')
+  const dataDir = resolve(options.dataDir ?? '.skillplane')
+  const config = await resolveConfig(options.config ?? {}, { dataDir }, options.configSource ?? '(inline)')
+  const managerId = managerIds()
+  const now = () => new Date().toISOString()
+  const processGroups = new ProcessGroups(join(dataDir, 'process-groups'), managerId)
+
+  const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
+  for (const definition of config.skills) registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
+  for (const { definition, origin } of options.builtIns?.(config) ?? []) {
+    if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin })
+  }
+  // The instruction tools read the catalog and activations lazily: the database opens below.
+  let catalog: Catalog | undefined
+  let activations: ActivationRepository | undefined
+  const sources = new SkillSources({
+    config,
+    registry,
+    processGroups,
+    logger,
+    catalog: () => catalog!,
+    activations: () => activations!,
+    templateView: (ctx) => view(ctx.caller, ctx.agent),
+  })
+
+  const database = await openDatabase({ dataDir, databaseUrl: options.databaseUrl })
+  const { db } = database
+  const auditRepo = new AuditRepository(db, database.sqlite)
+  const runRecords = new RunRepository(db)
+  catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
+  activations = new ActivationRepository(db)
+  const keys = new ApiKeys(new KeyRepository(db))
+  const events = new AuditEvents(new EventRepository(db))
+  const policies = new Policies(new PolicyRepository(db), events, (label) => catalog!.resolveAgent(label))
+  const sops = new Sops(new SopRepository(db), config.sopKeys, events)
+  const notifier = new WebhookNotifier(config.approvals.webhookUrl, logger)
+  const liveness = new Liveness({
+    managerId,
+    managers: new ManagerRepository(db),
+    audit: auditRepo,
+    runs: runRecords,
+    processGroupsDir: processGroups.dir,
+    logger,
+    now,
+  })
+  const view: Plane['templateView'] = (caller, agentId) => templateView({ registry, catalog: catalog!, policies, vars: config.templateVars }, caller, agentId)
+
+  // One sync at a time: MCP servers connecting in the background sync too.
+  let syncing: Promise<unknown> = Promise.resolve()
+  const sync = (syncOptions: { dryRun?: boolean; prune?: boolean } = {}): Promise<SyncReport> => {
+    const run = syncing.then(async () => {
+      const report = await syncCatalog({
+        db,
+        entries: [...registry.list(), ...sources.instructions.entries()],
+        agents: config.agents,
+        dryRun: syncOptions.dryRun ?? false,
+        prune: syncOptions.prune ?? false,
+        now: now(),
+      })
+      if (!report.dryRun) await catalog!.refresh()
+      return report
+    })
+    syncing = run.catch(() => {})
+    return run
+  }
+
+  let closed: Promise<void> | null = null
+  let recoveredCalls = 0
+  let startupSync: SyncReport | null = null
+  let seal: ApprovalSeal
+  const backlogDir = join(dataDir, 'audit-backlog')
+  try {
+    // Finished rows kept through an outage by a stopped manager land before recovery judges its calls.
+    const replayed = await AuditBacklog.replay(backlogDir, auditRepo)
+    if (replayed > 0) logger.warn({ rows: replayed }, 'wrote the finished audit rows a stopped manager had kept during a database outage')
+    recoveredCalls = await liveness.recover()
+    await sources.startMcp(new McpToolRepository(db), {
+      connect: options.connectMcp ?? true,
+      onChange: () => {
+        if (closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an MCP tool change failed'))
+      },
+      now,
+    })
+    await liveness.beat()
+    if (options.sync) startupSync = await sync()
+    await Promise.all([catalog.refresh(), policies.refresh()])
+    seal = ApprovalSeal.load(dataDir)
+    const agreed = await new SettingsRepository(db).getOrInit('approval_secret_fingerprint', seal.fingerprint())
+    if (agreed !== seal.fingerprint()) {
+      throw new StoreError(
+        `the approval secret in ${seal.source} is not the one this database's approvals are sealed with ` +
+          `(fingerprint ${seal.fingerprint()}, expected ${agreed}): managers sharing a database need the same secret; ` +
+          `copy approval-secret from the first manager's data dir, or set ${SECRET_ENV} on all of them`,
+      )
+    }
+  } catch (error) {
+    await sources.close()
+    await database.close().catch(() => {})
+    throw error
+  }
+  // Surfaces that hold tool lists (MCP sessions) hear about changes, coalesced.
+  const changes = new ChangeNotifier(logger)
+  registry.onChange = changes.changed
+  catalog.onChange = changes.changed
+  policies.onChange = changes.changed
+
+  const approvals = new Approvals(new ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, {
+    expiresAfterMs: config.approvals.expiresAfterMs,
+    pollMs: 1_000,
+    hasRun: (approvalId) => auditRepo.ranWithApproval(approvalId),
+  })
+  const backlog = new AuditBacklog(backlogDir, managerId, auditRepo, logger)
+  const writer = new AuditWriter(auditRepo, backlog)
+  const pipeline = new Pipeline({
+    registry,
+    catalog,
+    audit: writer,
+    logger,
+    policies,
+    approvals,
+    managerId,
+    maxResultBytes: config.audit.maxResultBytes,
+    approvalWaitMs: config.approvals.waitTimeoutMs,
+  })
+  // Catalog edits and policies made by other managers arrive with each heartbeat.
+  liveness.start(
+    () => Promise.all([catalog.refresh(), policies.refresh()]),
+    () => approvals.expireDue(),
+  )
+
+  return {
+    config,
+    registry,
+    catalog,
+    keys,
+    policies,
+    approvals,
+    sops,
+    events,
+    runRecords,
+    instructions: sources.instructions,
+    get packFindings() {
+      return sources.packFindings
+    },
+    async reloadSources() {
+      const reloaded = await sources.reload()
+      return { ...reloaded, sync: await sync() }
+    },
+    mcpServers: () => sources.mcpServers(),
+    connectMcp: () => sources.connectMcp(),
+    onSkillsChanged: (listener) => changes.subscribe(listener),
+    sources: () => sources.report(),
+    templateView: view,
+    exportSkills: (caller, agentId) =>
+      buildExport({ library: sources.instructions, catalog, templateView: view, categories: sources.categories() }, caller, agentId),
+    dialect: database.dialect,
+    location: database.location,
+    dataDir,
+    managerId,
+    logger,
+    startupSync,
+    recoveredCalls,
+    get auditBacklog() {
+      return backlog.size
+    },
+    checkDatabase: () => checkDatabase(db, logger),
+    invoke: (key, input, invokeOptions) => pipeline.invoke(key, input, invokeOptions),
+    sync,
+    audit: {
+      query: (query) => auditRepo.query(query),
+      get: (callId) => auditRepo.get(callId),
+    },
+    now,
+    close() {
+      closed ??= (async () => {
+        liveness.stop()
+        changes.close()
+        await pipeline.close()
+        await sources.close()
+        await syncing
+        // Webhook retries get a short grace at shutdown; they never hold the process for long.
+        await Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])])
+        // Rows still refused stay in the backlog file for the next start.
+        await backlog.flush()
+        backlog.close()
+        processGroups.close()
+        await liveness.leave()
+        await database.close()
+      })()
+      return closed
+    },
+  }
+}

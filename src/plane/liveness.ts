@@ -1,0 +1,83 @@
+import type { Logger } from 'pino'
+import type { ManagerRepository } from '../store/manager-repository.js'
+import type { AuditRepository } from '../store/audit-repository.js'
+import type { RunRepository } from '../store/run-repository.js'
+import { hostIdentity, processExists } from '../host/index.js'
+import { ProcessGroups } from '../sources/subprocess/index.js'
+
+// A manager whose heartbeat is older than this is considered dead and its running calls interrupted.
+const HEARTBEAT_MS = 5_000
+const DEAD_AFTER_MS = 30_000
+
+export interface LivenessOptions {
+  managerId: string
+  managers: ManagerRepository
+  audit: AuditRepository
+  runs: RunRepository
+  /** Where this host's managers record their subprocess groups. */
+  processGroupsDir: string
+  logger: Logger
+  now(): string
+}
+
+/**
+ * This manager's heartbeat and the recovery of its dead peers' work. A manager is alive while its
+ * heartbeat is fresh; on this host, also only while its process exists, so a crash is seen at once.
+ */
+export class Liveness {
+  readonly #o: LivenessOptions
+  readonly #host = hostIdentity()
+  readonly #started: string
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(options: LivenessOptions) {
+    this.#o = options
+    this.#started = options.now()
+  }
+
+  /** Record this manager as alive now. */
+  beat(): Promise<void> {
+    const { managerId, now } = this.#o
+    return this.#o.managers.heartbeat({ id: managerId, hostname: this.#host, pid: process.pid, started_at: this.#started, heartbeat_at: now() })
+  }
+
+  /** Mark the calls and runs of stopped managers interrupted or failed; returns the calls marked. */
+  async recover(): Promise<number> {
+    const { managers, audit, runs, logger, managerId, now } = this.#o
+    // Subprocesses a dead manager of this host left running stop before their calls are judged.
+    const killed = ProcessGroups.reap(this.#o.processGroupsDir)
+    if (killed > 0) logger.warn({ groups: killed }, 'killed subprocess groups left running by a stopped manager')
+    const cutoff = new Date(Date.now() - DEAD_AFTER_MS).toISOString()
+    const alive = (await managers.heartbeatSince(cutoff)).filter((m) => m.hostname !== this.#host || processExists(m.pid))
+    const living = [managerId, ...alive.map((m) => m.id)]
+    const recovered = await audit.markInterrupted(living, now())
+    const orphanedRuns = await runs.failOrphaned(living, now())
+    if (orphanedRuns > 0) logger.warn({ runs: orphanedRuns }, 'agent runs left running by a stopped manager were marked failed')
+    if (recovered > 0) logger.warn({ calls: recovered }, 'calls left running by a stopped manager were marked interrupted')
+    await managers.removeStale(cutoff)
+    return recovered
+  }
+
+  /**
+   * Every 5 s: the heartbeat keeps this manager's running calls safe from its peers' recovery,
+   * `refresh` picks up what other managers changed, and then dead peers are recovered.
+   */
+  start(refresh: () => Promise<unknown>, afterRecovery: () => Promise<unknown>): void {
+    this.#timer = setInterval(() => {
+      Promise.all([this.beat(), refresh()])
+        .then(() => Promise.all([this.recover(), afterRecovery()]))
+        .catch((error) => this.#o.logger.warn({ err: error }, 'heartbeat, catalog refresh or recovery failed'))
+    }, HEARTBEAT_MS)
+    this.#timer.unref()
+  }
+
+  /** Stop beating: the first step of a shutdown. */
+  stop(): void {
+    clearInterval(this.#timer)
+  }
+
+  /** Leave the managers table at the end of a clean shutdown, so peers have nothing to recover. */
+  async leave(): Promise<void> {
+    await this.#o.managers.remove(this.#o.managerId).catch(() => {})
+  }
+}

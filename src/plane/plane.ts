@@ -1,0 +1,110 @@
+import type { Logger } from 'pino'
+import type { Dialect } from '../store/open-database.js'
+import type { AuditQuery, AuditRow } from '../store/audit-repository.js'
+import type { RunRepository } from '../store/run-repository.js'
+import type { ApiKeys } from '../auth/api-keys.js'
+import type { Registry } from '../registry/registry.js'
+import type { Catalog } from '../registry/catalog.js'
+import type { SyncReport } from '../registry/sync.js'
+import type { Caller, Envelope, SkillDefinition } from '../skill/skill-types.js'
+import type { ResolvedConfig } from '../config/resolve-config.js'
+import type { ConfigInput } from '../config/define-config.js'
+import type { InvokeOptions } from '../runtime/index.js'
+import type { Policies } from '../policy/policies.js'
+import type { Approvals } from '../policy/approvals.js'
+import type { Sops } from '../policy/sop/sops.js'
+import type { AuditEvents } from '../audit/audit-events.js'
+import type { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
+import type { Finding } from '../sources/agent-skills/finding.js'
+import type { TemplateView } from '../sources/agent-skills/render-template.js'
+import type { ExportSet } from '../sources/agent-skills/build-export.js'
+import type { McpServerReport } from '../sources/mcp/mcp-source.js'
+import type { SourcesReport } from './skill-sources.js'
+
+export interface PlaneOptions {
+  /** A config object or factory (what a skillplane.config.ts exports by default). */
+  config?: ConfigInput
+  /** Where the config came from, for error messages. */
+  configSource?: string
+  /** SQLite file and other local state live here. Default `.skillplane`. */
+  dataDir?: string
+  /** postgres://… to share state between managers; SQLite under dataDir when absent. */
+  databaseUrl?: string
+  logger?: Logger
+  /** Run `sync` at start-up (what `serve` does). Default false. */
+  sync?: boolean
+  /**
+   * Connect the configured MCP servers at start (waiting for each first attempt). Default true;
+   * without it their last known tools are listed and a server connects on its first call.
+   */
+  connectMcp?: boolean
+  /** Skills what is built on the plane adds beside the config's (the agent runner's test_run). */
+  builtIns?: (config: ResolvedConfig) => Array<{ definition: SkillDefinition; origin: string }>
+}
+
+/** The control plane: skills from every source behind one pipeline, the store, and the catalog. */
+export interface Plane {
+  readonly config: ResolvedConfig
+  readonly registry: Registry
+  readonly catalog: Catalog
+  readonly keys: ApiKeys
+  readonly policies: Policies
+  readonly approvals: Approvals
+  readonly sops: Sops
+  readonly events: AuditEvents
+  /** Agent runs as stored; the agent runner built on the plane drives them. */
+  readonly runRecords: RunRepository
+  /** What loading the configured skill packs found wrong (those packs were skipped). */
+  readonly packFindings: readonly Finding[]
+  /**
+   * Load the pack folders again: added, changed and removed packs take effect at once (calls
+   * already running finish with the executor they started with), and the catalog is synced.
+   */
+  reloadSources(): Promise<{
+    added: string[]
+    removed: string[]
+    packs: string[]
+    findings: readonly Finding[]
+    mcp: McpServerReport[]
+    sync: SyncReport
+  }>
+  /** The configured MCP servers: connection state, the skills their tools became, problems. */
+  mcpServers(): McpServerReport[]
+  /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
+  connectMcp(): Promise<void>
+  /** Every configured source with what loading it found wrong, for operators. */
+  sources(): SourcesReport
+  /**
+   * Call `listener` (debounced) after skills, the catalog, bindings or policies changed, so that a
+   * surface can tell its clients their tool list may differ. Returns the unsubscribe function.
+   */
+  onSkillsChanged(listener: () => void): () => void
+  /** SKILL.md instruction skills from the configured folders. */
+  readonly instructions: InstructionLibrary
+  /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
+  templateView(caller: Caller, agentId: string | null): TemplateView
+  /** The rendered instruction-skill files an agent (as a caller) should have, with a manifest. */
+  exportSkills(caller: Caller, agentId: string | null): ExportSet
+  readonly dialect: Dialect
+  /** The database location with any password removed. */
+  readonly location: string
+  readonly dataDir: string
+  readonly managerId: string
+  readonly logger: Logger
+  /** The report of the start-up sync, when one ran. */
+  readonly startupSync: SyncReport | null
+  /** Rows a crashed predecessor left `running`, marked `interrupted` at start-up. */
+  readonly recoveredCalls: number
+  /** Finished audit rows waiting in the local backlog for the database to come back. */
+  readonly auditBacklog: number
+  /** Why the database can't serve requests now, or null when a trivial query succeeds in time. */
+  checkDatabase(): Promise<string | null>
+  invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
+  sync(options?: { dryRun?: boolean; prune?: boolean }): Promise<SyncReport>
+  audit: {
+    query(query: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }>
+    get(callId: string): Promise<AuditRow | undefined>
+  }
+  now(): string
+  close(): Promise<void>
+}

@@ -1,0 +1,176 @@
+import { existsSync } from 'node:fs'
+import type { Logger } from 'pino'
+import type { Registry } from '../registry/registry.js'
+import type { Catalog } from '../registry/catalog.js'
+import type { ResolvedConfig } from '../config/resolve-config.js'
+import type { ActivationRepository } from '../store/activation-repository.js'
+import type { McpToolRepository } from '../store/mcp-tool-repository.js'
+import type { SkillContext } from '../skill/skill-types.js'
+import { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
+import { instructionTools, INSTRUCTION_TOOL_KEYS } from '../sources/agent-skills/instruction-tools.js'
+import type { TemplateView } from '../sources/agent-skills/render-template.js'
+import type { Finding } from '../sources/agent-skills/finding.js'
+import { loadPacks } from '../sources/packs/load-packs.js'
+import { packSkill } from '../sources/packs/pack-skill.js'
+import type { ProcessGroups } from '../sources/subprocess/index.js'
+import { McpSource, type McpServerReport } from '../sources/mcp/mcp-source.js'
+
+export interface SourcesReport {
+  mcp: McpServerReport[]
+  packs: { dirs: string[]; skills: string[]; findings: readonly Finding[] }
+  instructions: { dirs: string[]; skills: string[]; findings: readonly Finding[] }
+}
+
+export interface SkillSourcesOptions {
+  config: ResolvedConfig
+  registry: Registry
+  processGroups: ProcessGroups
+  logger: Logger
+  /** Read lazily: the instruction tools are built before the database is open. */
+  catalog(): Catalog
+  activations(): ActivationRepository
+  templateView(ctx: Pick<SkillContext, 'caller' | 'agent'>): TemplateView
+}
+
+/**
+ * The skills that come from outside code: pack folders, SKILL.md folders (through the built-in
+ * instruction tools) and MCP servers. Each registers into the registry under names no other
+ * source holds.
+ */
+export class SkillSources {
+  readonly #o: SkillSourcesOptions
+  readonly instructions: InstructionLibrary
+  #packFindings: readonly Finding[] = []
+  // Names packs and MCP tools may not take once the instruction skills are loaded.
+  #instructionNames: ReadonlySet<string> = new Set()
+  #mcp: McpSource | undefined
+
+  constructor(options: SkillSourcesOptions) {
+    this.#o = options
+    const { config, registry } = options
+    this.#packFindings = this.#registerPacks()
+    const dirs = [...config.skillDirs, ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : [])]
+    this.instructions = InstructionLibrary.load(dirs, (name) => this.#takenBy(name))
+    this.#logFindings('instruction skill', this.instructions.findings)
+    this.#instructionNames = new Set(this.instructions.skills.map((s) => s.name))
+    if (this.instructions.skills.length > 0) {
+      const tools = instructionTools({
+        library: this.instructions,
+        catalog: options.catalog,
+        activations: options.activations,
+        scriptEnv: config.skillScripts.envAllow,
+        scriptTimeoutMs: config.skillScripts.timeoutMs,
+        maxResourceBytes: 256 * 1024,
+        maxScriptOutputBytes: 1024 * 1024,
+        agents: [...new Set(this.instructions.skills.flatMap((s) => s.agents))],
+        templateView: options.templateView,
+        categories: () => this.categories(),
+        processGroups: options.processGroups,
+      })
+      for (const tool of tools) registry.register(tool, { source: 'agent-skill', origin: 'built-in (instruction skills)' })
+    }
+  }
+
+  /** What loading the configured skill packs found wrong (those packs were skipped). */
+  get packFindings(): readonly Finding[] {
+    return this.#packFindings
+  }
+
+  /** Every category the registry's skills carry, sorted. */
+  categories(): string[] {
+    return [...new Set(this.#o.registry.list().map((s) => s.category))].sort()
+  }
+
+  /** Register the configured MCP servers' tools; `onChange` runs when a server's list changes. */
+  async startMcp(store: McpToolRepository, options: { connect: boolean; onChange(): void; now(): string }): Promise<void> {
+    this.#mcp = new McpSource({
+      servers: this.#o.config.mcpServers,
+      registry: this.#o.registry,
+      taken: (name) => this.#reserved(name),
+      store,
+      logger: this.#o.logger,
+      onChange: options.onChange,
+      now: options.now,
+    })
+    await this.#mcp.start({ connect: options.connect })
+  }
+
+  /** Load the pack folders again and ask the MCP servers for their lists. */
+  async reload(): Promise<{ added: string[]; removed: string[]; packs: string[]; findings: readonly Finding[]; mcp: McpServerReport[] }> {
+    const { registry } = this.#o
+    const before = new Map(registry.list().filter((s) => s.source === 'pack').map((s) => [s.key, s.origin]))
+    this.#packFindings = this.#registerPacks()
+    const after = registry.list().filter((s) => s.source === 'pack')
+    await this.#mcp?.refresh()
+    return {
+      added: after.filter((s) => !before.has(s.key)).map((s) => s.key),
+      removed: [...before.keys()].filter((key) => !registry.get(key)),
+      packs: after.map((s) => s.key),
+      findings: this.#packFindings,
+      mcp: this.mcpServers(),
+    }
+  }
+
+  mcpServers(): McpServerReport[] {
+    return this.#mcp?.status() ?? []
+  }
+
+  connectMcp(): Promise<void> {
+    return this.#mcp?.connectIdle() ?? Promise.resolve()
+  }
+
+  report(): SourcesReport {
+    const { config, registry } = this.#o
+    return {
+      mcp: this.mcpServers(),
+      packs: { dirs: config.packDirs, skills: registry.list().filter((s) => s.source === 'pack').map((s) => s.key), findings: this.#packFindings },
+      instructions: {
+        dirs: config.skillDirs.map((d) => d.path),
+        skills: this.instructions.skills.map((s) => s.name),
+        findings: this.instructions.findings,
+      },
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#mcp?.close()
+  }
+
+  // Who holds a name already, for sources that must not take it.
+  #takenBy(name: string): string | undefined {
+    const skill = this.#o.registry.get(name)
+    return skill && `skill "${skill.key}" (${skill.origin})`
+  }
+
+  // Names only instruction skills may hold: the instruction tools' (always), and the loaded skills'.
+  #reserved(name: string): string | undefined {
+    if (INSTRUCTION_TOOL_KEYS.includes(name)) return 'the instruction-skill tools'
+    if (this.#instructionNames.has(name)) return `instruction skill "${name}"`
+    return undefined
+  }
+
+  // Packs are registered as a whole set: a folder that fails to load must not cost the working packs.
+  #registerPacks(): Finding[] {
+    const { registry, config, processGroups } = this.#o
+    const packs = loadPacks(config.packDirs, (name) => {
+      if (registry.get(name)?.source !== 'pack' && this.#takenBy(name)) return this.#takenBy(name)
+      return this.#reserved(name)
+    })
+    registry.removeSource('pack')
+    const found = [...packs.findings]
+    for (const pack of packs.packs) {
+      try {
+        registry.register(packSkill(pack, processGroups), { source: 'pack', origin: pack.file })
+      } catch (error) {
+        // A schema ajv can't compile skips the pack, like any other bad manifest.
+        found.push({ file: pack.file, line: 1, severity: 'error', message: `${(error as Error).message}; skipped` })
+      }
+    }
+    this.#logFindings('skill pack', found)
+    return found
+  }
+
+  #logFindings(what: string, findings: readonly Finding[]): void {
+    for (const f of findings) this.#o.logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `${what}: ${f.message}`)
+  }
+}

@@ -1,0 +1,32 @@
+import { createPlane, type Plane, type PlaneOptions } from '../plane/index.js'
+import { AgentRunner, testRunSkill } from '../agents/index.js'
+
+export interface SkillplaneOptions extends Omit<PlaneOptions, 'builtIns'> {
+  /**
+   * Resume agent runs once their approvals are decided (here or on another manager). Default
+   * true; one-shot processes turn it off, so they never exit in the middle of a resumed run.
+   */
+  resumeRuns?: boolean
+}
+
+/** The plane with what runs on it: agent runs (started here, resumed when approvals are decided). */
+export interface Skillplane extends Plane {
+  /** Agent runs: start, list, show; runs waiting for approval resume when it is decided. */
+  readonly runs: AgentRunner
+}
+
+/** Open skillplane: the plane, then the agent runner built on it. */
+export async function createSkillplane(options: SkillplaneOptions = {}): Promise<Skillplane> {
+  let runner: AgentRunner | undefined
+  const plane = await createPlane({
+    ...options,
+    // Agents with a model can be test-run, by people and by the tools of other agents.
+    builtIns: (config) =>
+      config.agents.some((a) => a.model) ? [{ definition: testRunSkill(() => runner), origin: 'built-in (agent runner)' }] : [],
+  })
+  const runs = new AgentRunner(plane, { resume: options.resumeRuns ?? true })
+  runner = runs
+  const closePlane = plane.close
+  // The runner stops first: its runs end, stored, before the pipeline they call closes.
+  return Object.assign(plane, { runs, close: () => runs.close().then(closePlane) })
+}

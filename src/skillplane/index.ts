@@ -1,0 +1,1 @@
+export { createSkillplane, type Skillplane, type SkillplaneOptions } from './create-skillplane.js'
