@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { databases } from '../test-support/databases.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
+import type { SkillDefinition } from '../skill/skill-types.js'
 import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 
@@ -10,7 +11,7 @@ const agents = [
   { name: 'Fleet Autonomy', aliases: ['fleet'] },
   { name: 'Notes Assistant', aliases: ['notes'] },
 ]
-const skill = (key: string, extra: Partial<Parameters<typeof defineSkill>[0]> = {}) =>
+const skill = (key: string, extra: Partial<SkillDefinition> = {}) =>
   defineSkill({ key, description: `The ${key} skill`, class: 'safe', input: z.object({}), run: () => ({}), ...extra })
 
 describe.each(databases)('sync on $name', (database) => {

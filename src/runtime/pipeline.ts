@@ -194,10 +194,11 @@ export class Pipeline {
       get logger() {
         return (child ??= logger.child({ callId }))
       },
-      invoke: (key, input) =>
+      // A definition stands for its key; the callee runs as registered, whatever object was passed.
+      invoke: (skill: string | { key: string }, input: unknown): Promise<Envelope<any>> =>
         this.#track(
           this.#invoke(
-            key,
+            typeof skill === 'string' ? skill : skill.key,
             input,
             { caller, agent: agentId, conversationId: options.conversationId ?? null, edgeId: options.edgeId ?? null, signal, onBehalfOf: options.onBehalfOf ?? null },
             { callId, depth: (parent?.depth ?? 0) + 1 },

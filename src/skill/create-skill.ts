@@ -11,6 +11,7 @@ import type {
 import { compileSchema, type CompiledSchema } from './compile-schema.js'
 import { assertValidKey, skillSlug, toolName } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'
+import { definitionFields } from './definition-fields.js'
 
 const CLASSES: readonly SkillClass[] = ['safe', 'mutating', 'dangerous']
 const SCOPES: readonly SkillScope[] = ['manager', 'host']
@@ -73,8 +74,9 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
   if (definition.unavailable !== undefined && typeof definition.unavailable !== 'function') {
     throw new DefinitionError(`${where}: unavailable must be a function returning a reason or null`)
   }
-  const input = definition.input ? compileSchema(definition.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
-  const output = definition.output ? compileSchema(definition.output, 'output', `${where} output`) : null
+  const fields = definitionFields(definition, where)
+  const input = fields.input ? compileSchema(fields.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
+  const output = fields.output ? compileSchema(fields.output, 'output', `${where} output`) : null
   return {
     key: definition.key,
     slug: skillSlug(definition.key),
@@ -96,7 +98,7 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     needsApproval: (definition.needsApproval as Skill['needsApproval']) ?? null,
     unavailable: definition.unavailable ?? (() => null),
     inputSchemaFor: definition.inputSchemaFor ?? (() => input.jsonSchema),
-    run: definition.run as Skill['run'],
+    run: fields.run as Skill['run'],
   }
 }
 

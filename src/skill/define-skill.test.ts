@@ -92,7 +92,7 @@ describe('defineSkill and registration', () => {
     expect(() =>
       register(registry, defineSkill({ key: 'date_input', description: 'x', input: z.object({ when: z.date() }), run: () => 1 })),
     ).toThrow(/can't be expressed as JSON Schema/)
-    expect(() => defineSkill({ key: 'no_run', description: 'x' } as never)).toThrow('has no run function')
+    expect(() => defineSkill({ key: 'no_run', description: 'x' } as never)).toThrow('has no run (or execute) function')
     expect(() => register(registry, defineSkill({ key: 'forever', description: 'x', timeoutMs: 3e9, run: () => 1 }))).toThrow(
       'timeoutMs must be a positive number of milliseconds up to 2147483647',
     )

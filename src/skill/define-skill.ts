@@ -1,6 +1,7 @@
 import type { SchemaLike, SkillDefinition } from './skill-types.js'
 import { assertValidKey } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'
+import { definitionFields } from './definition-fields.js'
 
 // A registry-wide brand: Symbol.for survives two copies of the package (src and dist) in one process.
 const SKILL = Symbol.for('skillplane.skill')
@@ -18,9 +19,7 @@ export function defineSkill<I extends SchemaLike = SchemaLike, O extends SchemaL
     throw new DefinitionError(`defineSkill needs an object (${origin})`)
   }
   assertValidKey(definition.key, origin)
-  if (typeof definition.run !== 'function') {
-    throw new DefinitionError(`skill "${definition.key}" has no run function (${origin})`)
-  }
+  definitionFields(definition as SkillDefinition, `skill "${definition.key}" (${origin})`)
   return Object.freeze({ ...definition, [SKILL]: true as const, [ORIGIN]: origin })
 }
 

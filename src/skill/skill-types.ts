@@ -35,9 +35,16 @@ export interface SkillContext {
   edgeId: string | null
   signal: AbortSignal
   logger: SkillLogger
-  /** Call another skill through the pipeline: it is gated and audited, linked to this call. */
+  /**
+   * Call another skill through the pipeline: it is gated and audited, linked to this call. Pass the
+   * callee's definition instead of its key and its input and result are typed.
+   */
+  invoke<I extends SchemaLike, O extends SchemaLike>(skill: SkillDefinition<I, O>, input: CallInput<I>): Promise<Envelope<InferOutput<O>>>
   invoke(key: string, input: unknown): Promise<Envelope>
 }
+
+/** What a caller passes a skill: its input schema's input side (before defaults and transforms). */
+export type CallInput<S> = S extends z.ZodType ? z.input<S> : Record<string, unknown>
 
 export type ErrorCode =
   | 'not_found'
@@ -68,6 +75,14 @@ export interface SkillExample {
   output?: unknown
 }
 
+/** The executor: what a call of the skill runs once the pipeline let it through. */
+export type SkillRun<I extends SchemaLike, O extends SchemaLike> = (input: InferInput<I>, ctx: SkillContext) => Promise<InferOutput<O>> | InferOutput<O>
+
+/**
+ * A skill as code declares it. The AI SDK's and Mastra's names are accepted too: `inputSchema`
+ * for `input`, `outputSchema` for `output`, `execute` for `run` (one of each pair, checked when the
+ * skill is defined).
+ */
 export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends SchemaLike = SchemaLike> {
   /** lower_snake: the LLM tool name, the audit key and the URL segment. */
   key: string
@@ -82,7 +97,11 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
   agents?: string[]
   examples?: SkillExample[]
   input?: I
+  /** `input` under the AI SDK's name. */
+  inputSchema?: I
   output?: O
+  /** `output` under the AI SDK's name. */
+  outputSchema?: O
   /**
    * The input schema a given caller should see (an LLM's tool schema), e.g. with an enum of the
    * names it may use. Validation still uses `input`; the executor re-checks.
@@ -94,5 +113,7 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
   timeoutMs?: number
   /** Dynamic gate on top of the class; returns a reason (string) or true to ask a human. */
   needsApproval?: (input: InferInput<I>, ctx: SkillContext) => boolean | string | Promise<boolean | string>
-  run: (input: InferInput<I>, ctx: SkillContext) => Promise<InferOutput<O>> | InferOutput<O>
+  run?: SkillRun<I, O>
+  /** `run` under the AI SDK's name. */
+  execute?: SkillRun<I, O>
 }
