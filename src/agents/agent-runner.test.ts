@@ -34,7 +34,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     const [tool, text] = run.steps!
     expect(tool).toMatchObject({ kind: 'tool', tool: 'echo', input: { message: 'hi' }, status: 'ok', output: { message: 'hi', count: 1 } })
     expect(text).toMatchObject({ kind: 'text', text: 'echo said hi' })
-    expect(await plane.audit.get(tool!.callId!)).toMatchObject({ skill_key: 'echo', caller_kind: 'agent', agent_id: 'helper', conversation_id: `run:${run.id}` })
+    expect(await plane.audit.get(tool!.callId!)).toMatchObject({ skill: 'echo', caller: { kind: 'agent' }, agent: 'helper', conversationId: `run:${run.id}` })
     // The model got the agent's system prompt and only its bound skills as tools.
     const call = model.doGenerateCalls[0]!
     expect(JSON.stringify(call.prompt[0])).toContain('You help.')
@@ -130,7 +130,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     expect(plane.config.agents[0]!.systemPrompt).toBe('You help.')
     expect(await plane.runs.get(pass.runId)).toMatchObject({ test: true, overrides: { systemPrompt: 'Test prompt.' } })
 
-    expect((await plane.audit.query({ skill: 'test_run', limit: 5 })).items).toMatchObject([{ status: 'ok', caller_name: admin.name }])
+    expect((await plane.audit.query({ skill: 'test_run', limit: 5 })).items).toMatchObject([{ status: 'ok', caller: { name: admin.name } }])
     expect(await testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing' })).toMatchObject({
       verdict: 'incomplete',
       tools: [{ name: 'write_thing', called: false, ok: false }],

@@ -34,7 +34,7 @@ describe('tool adapters', () => {
     expect(offered).toMatchObject({ type: 'function', inputSchema: { type: 'object', required: ['message'] } })
     expect(JSON.stringify(model.doGenerateCalls[1]!.prompt)).toContain('"message":"hi"')
     const { items } = await plane.audit.query({ skill: 'echo', limit: 5 })
-    expect(items).toMatchObject([{ status: 'ok', caller_kind: 'agent', agent_id: 'helper', conversation_id: 'conv-1' }])
+    expect(items).toMatchObject([{ status: 'ok', caller: { kind: 'agent' }, agent: 'helper', conversationId: 'conv-1' }])
 
     // A bad input and a failing call come back to the model as tool errors naming the code.
     const bad = await generateText({ model: new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 42 }), says('sorry')] }), tools, prompt: 'x', stopWhen: stepCountIs(3) })

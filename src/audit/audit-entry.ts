@@ -19,6 +19,8 @@ export interface AuditEntry {
   durationMs: number | null
   /** The approval request this call asked for or ran with. */
   approvalId: string | null
+  /** The OpenTelemetry trace the call ran in, when one was active. */
+  traceId: string | null
 }
 
 /** The public shape of an audit row (HTTP and `skillplane audit --json`). */
@@ -41,6 +43,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     finishedAt: row.finished_at,
     durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
     approvalId: row.approval_id,
+    traceId: row.trace_id,
   }
 }
 

@@ -18,6 +18,7 @@ import { StoreError } from '../store/store-error.js'
 import { AuditWriter } from '../audit/audit-writer.js'
 import { AuditBacklog } from '../audit/audit-backlog.js'
 import { AuditEvents } from '../audit/audit-events.js'
+import { toAuditEntry } from '../audit/audit-entry.js'
 import { ApiKeys } from '../auth/api-keys.js'
 import { Registry } from '../registry/registry.js'
 import { Catalog } from '../registry/catalog.js'
@@ -213,8 +214,14 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     invoke: (key, input, invokeOptions) => pipeline.invoke(key, input, invokeOptions),
     sync,
     audit: {
-      query: (query) => auditRepo.query(query),
-      get: (callId) => auditRepo.get(callId),
+      query: async (query) => {
+        const page = await auditRepo.query(query)
+        return { items: page.items.map(toAuditEntry), nextCursor: page.nextCursor }
+      },
+      get: async (callId) => {
+        const row = await auditRepo.get(callId)
+        return row && toAuditEntry(row)
+      },
     },
     now,
     close() {

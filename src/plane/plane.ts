@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Dialect } from '../store/open-database.js'
-import type { AuditQuery, AuditRow } from '../store/audit-repository.js'
+import type { AuditQuery } from '../store/audit-repository.js'
+import type { AuditEntry } from '../audit/audit-entry.js'
 import type { RunRepository } from '../store/run-repository.js'
 import type { ApiKeys } from '../auth/api-keys.js'
 import type { Registry } from '../registry/registry.js'
@@ -101,9 +102,10 @@ export interface Plane {
   checkDatabase(): Promise<string | null>
   invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
   sync(options?: { dryRun?: boolean; prune?: boolean }): Promise<SyncReport>
+  /** Audited calls in their public shape (as HTTP and `skillplane audit --json` show them). */
   audit: {
-    query(query: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }>
-    get(callId: string): Promise<AuditRow | undefined>
+    query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>
+    get(callId: string): Promise<AuditEntry | undefined>
   }
   now(): string
   close(): Promise<void>

@@ -32,7 +32,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const asked = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, conversationId: 'c1' })
     const id = approvalIdOf(asked)
     expect(asked).toMatchObject({ error: { details: { approvalsRequired: 1, approverRole: 'operator', sopRequired: false } } })
-    expect(await plane.audit.get(asked.callId)).toMatchObject({ status: 'approval_required', approval_id: id })
+    expect(await plane.audit.get(asked.callId)).toMatchObject({ status: 'approval_required', approvalId: id })
 
     const early = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approval: { mode: 'use', approvalId: id } })
     expect(early).toMatchObject({ ok: false, error: { code: 'approval_required', details: { approvalId: id } } })
@@ -44,7 +44,7 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(changed).toMatchObject({ ok: false, error: { code: 'denied', message: expect.stringContaining('other arguments') } })
     const ran = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approval: { mode: 'use', approvalId: id } })
     expect(ran).toMatchObject({ ok: true, data: { stored: 'v1' } })
-    expect(await plane.audit.get(ran.callId)).toMatchObject({ status: 'ok', approval_id: id })
+    expect(await plane.audit.get(ran.callId)).toMatchObject({ status: 'ok', approvalId: id })
     const again = await plane.invoke('write_thing', { value: 'v1' }, { caller: helper, approval: { mode: 'use', approvalId: id } })
     expect(again).toMatchObject({ ok: false, error: { code: 'denied', message: expect.stringContaining('runs at most once') } })
 
@@ -193,7 +193,7 @@ describe.each(databases)('approvals on $name', (database) => {
     await plane.approvals.decide({ id, caller: operator, decision: 'approve' })
     const result = await waiting
     expect(result).toMatchObject({ ok: true, data: { stored: 'waited' } })
-    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'ok', approval_id: id })
+    expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'ok', approvalId: id })
 
     const rejected = plane.invoke('write_thing', { value: 'nope' }, { caller: helper, approval: { mode: 'ask', wait: 30 } })
     await waitFor(async () => (await plane.approvals.list({ status: 'pending', limit: 1 })).items.length === 1)
@@ -265,7 +265,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const plane = await open({ sopKeys: [signer.config] })
     const waited = await plane.invoke('write_thing', { value: 'wait' }, { caller: helper, approval: { mode: 'ask', wait: 30 }, signal: AbortSignal.timeout(300) })
     expect(waited).toMatchObject({ ok: false, error: { code: 'unavailable', message: 'the call was cancelled by its caller' } })
-    expect(await plane.approvals.get((await plane.audit.get(waited.callId))!.approval_id!)).toMatchObject({ status: 'pending' })
+    expect(await plane.approvals.get((await plane.audit.get(waited.callId))!.approvalId!)).toMatchObject({ status: 'pending' })
 
     const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
     await plane.sops.register(sop.document, sop.signature, admin, plane.now())

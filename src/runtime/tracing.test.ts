@@ -15,7 +15,7 @@ describe('without an OpenTelemetry SDK', () => {
     const plane = await openTestPlane(databases[0]!)
     try {
       const untraced = await plane.invoke('echo', { message: 'before' }, { caller: admin })
-      expect(await plane.audit.get(untraced.callId)).toMatchObject({ trace_id: null })
+      expect(await plane.audit.get(untraced.callId)).toMatchObject({ traceId: null })
     } finally {
       await plane.close()
     }
@@ -52,7 +52,7 @@ describe.each(databases)('tracing on $name', (database) => {
     const run = (await plane.runs.get(paused.id))!
     expect(run.traceId).toMatch(/^[0-9a-f]{32}$/)
     const { items } = await plane.audit.query({ traceId: run.traceId!, limit: 10 })
-    expect(items.map((r) => [r.skill_key, r.status])).toEqual([
+    expect(items.map((r) => [r.skill, r.status])).toEqual([
       ['echo', 'ok'],
       ['write_thing', 'approval_required'],
       ['write_thing', 'ok'],
@@ -71,7 +71,7 @@ describe.each(databases)('tracing on $name', (database) => {
     await plane.invoke('echo', { message: 'another trace' }, { caller: admin })
 
     const { items } = await plane.audit.query({ traceId, limit: 10 })
-    expect(items.map((r) => [r.skill_key, r.status])).toEqual([
+    expect(items.map((r) => [r.skill, r.status])).toEqual([
       ['parent_call', 'ok'],
       ['echo', 'ok'],
       ['echo', 'error'],
@@ -83,8 +83,8 @@ describe.each(databases)('tracing on $name', (database) => {
     const parent = byName('skill parent_call')[0]!
     expect(parent.parentSpanContext?.spanId).toBe(root.spanContext().spanId)
     const nested = byName('skill echo').find((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId)
-    expect(nested?.attributes).toMatchObject({ 'skillplane.skill': 'echo', 'skillplane.class': 'safe', 'skillplane.call_id': items[1]!.call_id })
-    expect(byName('skill echo').find((s) => s.attributes['skillplane.call_id'] === items[2]!.call_id)?.status).toMatchObject({ code: 2, message: 'invalid_input' })
+    expect(nested?.attributes).toMatchObject({ 'skillplane.skill': 'echo', 'skillplane.class': 'safe', 'skillplane.call_id': items[1]!.callId })
+    expect(byName('skill echo').find((s) => s.attributes['skillplane.call_id'] === items[2]!.callId)?.status).toMatchObject({ code: 2, message: 'invalid_input' })
 
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {

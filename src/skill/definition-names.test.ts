@@ -56,7 +56,7 @@ describe('definition names', () => {
     const outer = await plane.invoke('weather_report', { celsius: 20 }, { caller: admin })
     expect(outer).toMatchObject({ ok: true, data: { text: '20 °C is 68 °F' } })
     const child = await plane.audit.get((outer as { data: { parent: string } }).data.parent)
-    expect(child).toMatchObject({ skill_key: 'convert_celsius', parent_call_id: outer.callId, status: 'ok' })
+    expect(child).toMatchObject({ skill: 'convert_celsius', parentCallId: outer.callId, status: 'ok' })
   })
 
   it('refuses a definition that gives both names of one field, or no executor under either', () => {

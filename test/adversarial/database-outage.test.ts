@@ -72,7 +72,7 @@ describe('a PostgreSQL outage', () => {
     // Back: the backlog lands in order, and the rows say what the callers were told.
     pg.start()
     await waitFor(() => plane.auditBacklog === 0, 15_000)
-    expect(await plane.audit.get(kept.callId)).toMatchObject({ status: 'ok', result: '{"slept":1500}' })
+    expect(await plane.audit.get(kept.callId)).toMatchObject({ status: 'ok', result: { slept: 1500 } })
     expect(await plane.audit.get(keptToo.callId)).toMatchObject({ status: 'ok' })
     expect(await get(`${server.url}/api/health`)).toMatchObject({ status: 200, body: { ok: true } })
     expect(readdirSync(join(location.dataDir, 'audit-backlog'))).toEqual([])
@@ -94,7 +94,7 @@ describe('a PostgreSQL outage', () => {
     pg.start()
     const { plane: next } = await manager(location)
     expect(next.recoveredCalls).toBe(0)
-    expect(await next.audit.get(kept.callId)).toMatchObject({ status: 'ok', error_code: null })
+    expect(await next.audit.get(kept.callId)).toMatchObject({ status: 'ok', error: null })
     expect(readdirSync(join(location.dataDir, 'audit-backlog'))).toEqual([])
   })
 

@@ -106,7 +106,7 @@ describe('fuzzing every route of the OpenAPI document', () => {
     for (const call of ran) {
       const row = await t.plane.audit.get(call.callId)
       if (!row) defects.push(`no audit row for a call that ran: ${call.where}`)
-      else if (row.input !== call.input) defects.push(`audited input differs from what was sent: ${row.input.slice(0, 120)} vs ${call.input.slice(0, 120)}: ${call.where}`)
+      else if (JSON.stringify(row.input) !== call.input) defects.push(`audited input differs from what was sent: ${JSON.stringify(row.input).slice(0, 120)} vs ${call.input.slice(0, 120)}: ${call.where}`)
     }
     const health = await t.send('GET', '/api/health', null)
     await t.plane.close().catch(() => {}) // drains the audit queue; the next assertion reads the store directly

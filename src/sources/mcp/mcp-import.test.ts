@@ -142,7 +142,7 @@ describe('MCP import', () => {
     await waitFor(() => plane.mcpServers()[0]!.state === 'connected', 15_000)
     expect(await call('fix_echo', { text: 'back' })).toMatchObject({ ok: true })
     const { items } = await plane.audit.query({ skill: 'fix_crash', limit: 10 })
-    expect(items).toMatchObject([{ status: 'error', error_code: 'executor_error' }])
+    expect(items).toMatchObject([{ status: 'error', error: { code: 'executor_error' } }])
   })
 
   it('imports a Streamable HTTP server with headers, overrides a class, survives a restart and reports a refused connection', async () => {

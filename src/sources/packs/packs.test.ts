@@ -57,7 +57,7 @@ describe.each(databases)('skill packs on $name', (database) => {
     await new Promise((r) => setTimeout(r, 1_500))
     expect(existsSync(marker)).toBe(false)
     const row = (await plane.audit.query({ skill: 'echo_pack', status: 'ok', limit: 1 })).items[0]
-    expect(row).toMatchObject({ skill_key: 'echo_pack', status: 'ok' })
+    expect(row).toMatchObject({ skill: 'echo_pack', status: 'ok' })
     expect(plane.registry.get('echo_pack')).toMatchObject({ source: 'pack', origin: join(root, 'echo_pack', 'skill.json'), category: 'packs' })
   })
 })

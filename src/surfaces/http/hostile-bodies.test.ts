@@ -58,8 +58,8 @@ describe('hostile bodies and results over HTTP', () => {
     const nested = await post('/api/skills/echo_input/invoke', '{"input":{"a":[{"__proto__":{"x":1}}]}}')
     expect(nested.body.error.message).toContain('/a/0/__proto__')
     const row = await plane.audit.get(nested.body.callId)
-    expect(row).toMatchObject({ status: 'error', error_code: 'invalid_input' })
-    expect(row!.input).toBe('{"a":[{"__proto__":{"x":1}}]}')
+    expect(row).toMatchObject({ status: 'error', error: { code: 'invalid_input' } })
+    expect(JSON.stringify(row!.input)).toBe('{"a":[{"__proto__":{"x":1}}]}')
   })
 
   it('audits a result key "__proto__" byte for byte, as the client receives it', async () => {
@@ -67,7 +67,7 @@ describe('hostile bodies and results over HTTP', () => {
     const result = await post('/api/skills/hidden_result/invoke', '{"input":{}}')
     expect(result.status).toBe(200)
     expect(JSON.stringify(result.body.data)).toBe('{"shown":1,"__proto__":{"hidden":2}}')
-    expect((await plane.audit.get(result.body.callId))!.result).toBe('{"shown":1,"__proto__":{"hidden":2}}')
+    expect(JSON.stringify((await plane.audit.get(result.body.callId))!.result)).toBe('{"shown":1,"__proto__":{"hidden":2}}')
   })
 
   it('refuses too deep results and inputs, so the audit and the client agree', async () => {
@@ -75,13 +75,13 @@ describe('hostile bodies and results over HTTP', () => {
     const deep = await post('/api/skills/deep_result/invoke', '{"input":{}}')
     expect(deep.status).toBe(502)
     expect(deep.body.error).toMatchObject({ code: 'invalid_output', message: expect.stringContaining('nests deeper than 64 levels') })
-    expect(await plane.audit.get(deep.body.callId)).toMatchObject({ status: 'error', error_code: 'invalid_output' })
+    expect(await plane.audit.get(deep.body.callId)).toMatchObject({ status: 'error', error: { code: 'invalid_output' } })
 
     const deepInput = `{"input":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`
     const refused = await post('/api/skills/echo_input/invoke', deepInput)
     expect(refused.status).toBe(400)
     expect(refused.body.error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('nests deeper than 64 levels') })
-    expect(await plane.audit.get(refused.body.callId)).toMatchObject({ status: 'error', error_code: 'invalid_input' })
+    expect(await plane.audit.get(refused.body.callId)).toMatchObject({ status: 'error', error: { code: 'invalid_input' } })
     // 64 levels still pass: the input object and 63 arrays inside it.
     const ok = await post('/api/skills/echo_input/invoke', `{"input":{"a":${'['.repeat(63)}1${']'.repeat(63)}}}`)
     expect(ok.body).toMatchObject({ ok: true })

@@ -138,7 +138,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(await invoke('remote_thing', { edgeId: 'e1' })).toMatchObject({ status: 502, body: { error: { code: 'edge_unavailable' } } })
     expect(await invoke('echo', { input: { message: 'x' }, agent: 'helper', conversationId: 'c-9' })).toMatchObject({ status: 200 })
     const row = (await h.plane.audit.query({ skill: 'echo', status: 'ok', limit: 1 })).items[0]
-    expect(row).toMatchObject({ agent_id: 'helper', conversation_id: 'c-9', caller_name: 'alice' })
+    expect(row).toMatchObject({ agent: 'helper', conversationId: 'c-9', caller: { name: 'alice' } })
   })
 
   it('refuses malformed, non-JSON and oversized bodies with JSON errors', async () => {

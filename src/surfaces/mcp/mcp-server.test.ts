@@ -66,7 +66,7 @@ describe('MCP server', () => {
     expect(echoed).toMatchObject({ structuredContent: { message: 'hi', count: 1 }, content: [{ type: 'text' }] })
     expect(JSON.parse(echoed.content[0]!.text!)).toEqual({ message: 'hi', count: 1 })
     const callId = echoed._meta!['skillplane/callId'] as string
-    expect(await plane.audit.get(callId)).toMatchObject({ skill_key: 'echo', caller_kind: 'agent', agent_id: 'helper', status: 'ok' })
+    expect(await plane.audit.get(callId)).toMatchObject({ skill: 'echo', caller: { kind: 'agent' }, agent: 'helper', status: 'ok' })
 
     // Bad input, a failing skill, and tools this key may not call are error results naming the code.
     expect(await call(asAgent, 'echo', { message: '' })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^invalid_input: .*\/message/) }] })
@@ -74,7 +74,7 @@ describe('MCP server', () => {
     // A tool outside the caller's list is refused by the pipeline, and audited like any refusal.
     const hidden = await call(asAgent, 'explode')
     expect(hidden).toMatchObject({ isError: true, content: [{ text: 'not_found: no skill with key "explode"' }] })
-    expect(await plane.audit.get(hidden._meta!['skillplane/callId'] as string)).toMatchObject({ skill_key: 'explode', error_code: 'not_found' })
+    expect(await plane.audit.get(hidden._meta!['skillplane/callId'] as string)).toMatchObject({ skill: 'explode', error: { code: 'not_found' } })
     expect(await call(asAdmin, 'remote_thing', { edge_id: 'web-1' })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('edge_unavailable') }] })
   })
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander'
 import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
-import { toAuditEntry } from '../../../audit/audit-entry.js'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
@@ -39,7 +38,7 @@ export function auditCommand(program: Command): void {
         const query = parsed.query
         if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
         const page = await plane.audit.query(query)
-        const items = page.items.map(toAuditEntry)
+        const items = page.items
         if (o.json) return console.log(JSON.stringify({ items, nextCursor: page.nextCursor }, null, 2))
         if (items.length === 0) return console.log('no calls')
         console.log(

@@ -1,7 +1,6 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
-import { toAuditEntry } from '../../../audit/audit-entry.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { requireRole } from '../middleware/require-role.js'
@@ -16,7 +15,7 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
     const query = parsed.query
     if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
     const page = await plane.audit.query(query)
-    return c.json({ items: page.items.map(toAuditEntry), nextCursor: page.nextCursor })
+    return c.json(page)
   })
 
   app.get('/events', async (c) => {
@@ -29,7 +28,7 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/:callId', async (c) => {
     const row = await plane.audit.get(c.req.param('callId'))
     if (!row) return errorResponse(c, 404, 'not_found', `no call with id "${c.req.param('callId')}"`)
-    return c.json(toAuditEntry(row))
+    return c.json(row)
   })
 
   return app
