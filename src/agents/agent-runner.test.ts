@@ -12,6 +12,8 @@ import type { AgentConfig } from '../config/define-config.js'
 import type { TestRunResult } from './test-run.js'
 import { openDatabase } from '../store/open-database.js'
 import { RunRepository } from '../store/run-repository.js'
+import { agentCaller as runAs } from '../registry/agent-id.js'
+import { approvalFor } from '../runtime/index.js'
 
 
 describe.each(databases)('agent runs on $name', (database) => {
@@ -136,9 +138,25 @@ describe.each(databases)('agent runs on $name', (database) => {
       tools: [{ name: 'write_thing', called: false, ok: false }],
     })
     expect(await testRun({ agent: 'helper', input: 'x' })).toMatchObject({ verdict: 'failed', reason: expect.stringContaining('tool echo failed') })
-    expect(await testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing' })).toMatchObject({
-      verdict: 'unconfirmed',
-      approvals: [{ tool: 'write_thing', approvalId: expect.any(String) }],
+    const paused = await testRun({ agent: 'helper', input: 'x', expectTool: 'write_thing' })
+    expect(paused).toMatchObject({ verdict: 'unconfirmed', approvals: [{ tool: 'write_thing', approvalId: expect.any(String) }] })
+    // The test run is over: its request leaves the inbox instead of waiting there until it expires.
+    const withdrawnId = (paused as { approvals: Array<{ approvalId: string }> }).approvals[0]!.approvalId
+    expect(await plane.approvals.get(withdrawnId)).toMatchObject({ status: 'withdrawn', decidedAt: expect.any(String) })
+    expect((await plane.approvals.list({ status: 'pending', limit: 10 })).items.map((a) => a.id)).not.toContain(withdrawnId)
+    expect(await plane.approvals.decide({ id: withdrawnId, decision: 'approve', caller: admin })).toMatchObject({
+      ok: false,
+      code: 'conflict',
+      message: expect.stringContaining(`is withdrawn since`),
+    })
+    // Nor can the agent's own call use it, with the very input it asked for.
+    const request = (await plane.approvals.get(withdrawnId))!
+    const claimed = await plane.invoke('write_thing', request.input, { caller: runAs('helper', 'Helper'), conversationId: request.conversationId ?? undefined, approval: approvalFor(withdrawnId, undefined) })
+    expect(claimed).toMatchObject({ ok: false, error: { code: 'denied', message: expect.stringContaining('was withdrawn') } })
+    const events = (await plane.events.list({ subject: `approval:${withdrawnId}`, limit: 10 })).items
+    expect(events.find((e) => e.kind === 'approval.withdrawn')).toMatchObject({
+      actor: { id: 'system' },
+      details: { reason: expect.stringContaining('ended at this approval') },
     })
     await expect(testRun({ agent: 'helper', input: 'x', set: { temperature: '2' } })).rejects.toThrow('invalid_input: --set temperature: not a setting a test run can change')
   })

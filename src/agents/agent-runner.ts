@@ -294,6 +294,11 @@ export class AgentRunner {
           approvalId: asked.get(part.toolCall.toolCallId) ?? null,
         }))
         await this.#repo.update(row.id, { status: 'awaiting_approval', messages: JSON.stringify(all), pending: JSON.stringify(pending), updated_at: now })
+        // A test run never resumes, so its requests would only wait in inboxes until they expire.
+        if (row.test) {
+          for (const p of pending) if (p.approvalId) await plane.approvals.withdraw(p.approvalId, `test run ${row.id} ended at this approval`)
+          return
+        }
         // Decided while we were storing it: go on at once.
         void this.resumeDecided()
         return

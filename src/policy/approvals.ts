@@ -12,8 +12,8 @@ import type { WebhookNotifier } from './webhook-notifier.js'
 // The event name for every settled request (ids are the names for one request).
 const ANY = Symbol('any request')
 
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed'
-export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'rejected', 'expired', 'executed']
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'withdrawn'
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'rejected', 'expired', 'executed', 'withdrawn']
 
 export interface ApprovalView {
   id: string
@@ -239,6 +239,8 @@ export class Approvals {
         return { ok: false, code: 'approval_expired', message: `approval request ${row.id} expired at ${row.expires_at}` }
       case 'executed':
         return refuse(`approval request ${row.id} was already used by call ${row.executed_call_id}: it runs at most once`)
+      case 'withdrawn':
+        return refuse(`approval request ${row.id} was withdrawn: ask again with a new call`)
     }
     const required = input.requirement
     if (row.approvals_required < required.approvals || RANK[row.approver_role as CallerRole] < RANK[required.approverRole] || (required.sop && row.sop_required !== 1)) {
@@ -332,6 +334,16 @@ export class Approvals {
     return row
   }
 
+  /**
+   * Withdraw a pending request nobody will use (the test run that asked for it ended): it leaves
+   * approvers' inboxes and can't be decided or claimed any more. False when it was not pending.
+   */
+  async withdraw(id: string, reason: string): Promise<boolean> {
+    const row = await this.#load(id)
+    if (!row || row.status !== 'pending') return false
+    return this.#transition(row, 'withdrawn', SYSTEM_ACTOR, { reason })
+  }
+
   async #transition(row: ApprovalRow, next: ApprovalStatus, actor: Actor, details: Record<string, unknown> = {}): Promise<boolean> {
     if (!(await this.repo.transition(row.id, row.status, next, { decided_at: new Date().toISOString() }))) return false
     await this.#settled(row, next, actor, details)
@@ -343,7 +355,7 @@ export class Approvals {
     await this.events.record(`approval.${next}`, `approval:${row.id}`, actor, details, row.call_id)
     this.#decided.emit(row.id, next)
     this.#decided.emit(ANY, row.id, next)
-    if (next === 'expired') this.notifier.notify({ type: 'approval.expired', approval: toView({ ...row, status: next }, await this.repo.decisions(row.id)) })
+    if (next === 'expired' || next === 'withdrawn') this.notifier.notify({ type: `approval.${next}`, approval: toView({ ...row, status: next }, await this.repo.decisions(row.id)) })
   }
 
   /**
