@@ -33,6 +33,7 @@ function pipelineRow(label: string, m: ModeFigures): string {
 }
 
 const LOADING_TARGET = 5_000
+const VALIDATE_TARGET = 2_000
 const PACK_TARGET_RATIO = 1.2
 const MCP_TARGET_RATIO = 1.2
 const MCP_SERVER_TARGET_RATIO = 0.8
@@ -70,6 +71,7 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | ≥ ${int(PIPELINE_TARGET)} audited calls/s on one process | ${int(pipeline.sequential.pipelinePerSecond)}/s sequential, ${int(pipeline.concurrent.pipelinePerSecond)}/s with ${pipeline.concurrent.inFlight} in flight | ${yesNo(pipelineMet)}${pipelineMet && pipeline.sequential.pipelinePerSecond < PIPELINE_TARGET ? ' (concurrent only)' : ''} |
 | HTTP invoke ≥ ${HTTP_TARGET_RATIO}× a bare Hono JSON route | ${times(http.ratio)} | ${yesNo(httpMet)} |
 | ≥ ${int(LOADING_TARGET)} SKILL.md skills/s loaded cold | ${loading.map((l) => `${int(l.loadPerSecond)}/s at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.loadPerSecond >= LOADING_TARGET))} |
+| ≥ ${int(VALIDATE_TARGET)} SKILL.md skills/s validated | ${loading.map((l) => `${int(l.validatePerSecond)}/s at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.validatePerSecond >= VALIDATE_TARGET))} |
 | a reload after one change re-parses only that file | ${loading.map((l) => `${l.reloadParses} parse at ${int(l.skills)}`).join(', ')} | ${yesNo(loading.every((l) => l.reloadParses === 1))} |
 | skill pack call ≤ ${PACK_TARGET_RATIO}× spawning the script directly | ${times(pack.ratio)} | ${yesNo(pack.ratio <= PACK_TARGET_RATIO)} |
 | MCP-imported call ≤ ${MCP_TARGET_RATIO}× the same call with the SDK client | ${times(mcp.sequential.ratio)} sequential, ${times(mcp.concurrent.ratio)} with ${mcp.concurrent.inFlight} in flight | ${yesNo(Math.max(mcp.sequential.ratio, mcp.concurrent.ratio) <= MCP_TARGET_RATIO)} |
@@ -154,15 +156,18 @@ ${[mcpServer.sequential, mcpServer.concurrent].map((m, i) => `| ${i === 0 ? 'seq
 
 ## Loading SKILL.md folders
 
-Generated trees of skill folders (each a SKILL.md with front matter and a linked reference file),
-each measurement in a fresh process so its peak memory is its own. The reference is reading every
-SKILL.md without parsing it. Loading parses front matter (YAML 1.2) and applies the lenient
-rules; validating applies the strict rules plus the body and link checks. Reload: one SKILL.md
-changed, the tree loaded again with the same cache.
+Generated trees of skill folders of real size (each SKILL.md about as long as the 7.7 KB average
+of about 2,800 public ones: sections, lists, code, a table, five links; three reference files and
+two scripts beside it), each measurement in a fresh process so its peak memory is its own. The
+floor is walking the tree (every folder is listed, since nested skills must be found) and
+reading every SKILL.md without parsing it. Loading parses front matter (YAML 1.2) and applies
+the lenient rules; validating applies the strict rules plus the body and link checks (markdown
+lexed with marked, each relative link's target checked on disk). Reload: one SKILL.md changed,
+the tree loaded again with the same cache.
 
-| skills | read only /s | load /s | load ÷ read | validate /s | peak RSS load | peak RSS validate | reload ms | files re-parsed |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${loading.map((l) => `| ${int(l.skills)} | ${int(l.readPerSecond)} | ${int(l.loadPerSecond)} | ${times(l.loadPerSecond / l.readPerSecond)} | ${int(l.validatePerSecond)} | ${l.loadMaxRssMB.toFixed(0)} MB | ${l.validateMaxRssMB.toFixed(0)} MB | ${l.reloadMs.toFixed(0)} | ${l.reloadParses} |`).join('\n')}
+| skills | avg SKILL.md | walk + read /s | load /s | load ÷ floor | validate /s | peak RSS load | peak RSS validate | reload ms | files re-parsed |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${loading.map((l) => `| ${int(l.skills)} | ${(l.averageBytes / 1000).toFixed(1)} KB | ${int(l.readPerSecond)} | ${int(l.loadPerSecond)} | ${times(l.loadPerSecond / l.readPerSecond)} | ${int(l.validatePerSecond)} | ${l.loadMaxRssMB.toFixed(0)} MB | ${l.validateMaxRssMB.toFixed(0)} MB | ${l.reloadMs.toFixed(0)} | ${l.reloadParses} |`).join('\n')}
 `
 }
 

@@ -8,7 +8,9 @@ const CHILD = fileURLToPath(new URL('./skill-loading.child.mjs', import.meta.url
 
 export interface LoadingFigures {
   skills: number
-  /** Reading the files only: the reference. */
+  /** Average SKILL.md size in bytes. */
+  averageBytes: number
+  /** Walking the tree and reading each SKILL.md, nothing parsed: the floor. */
   readPerSecond: number
   loadPerSecond: number
   validatePerSecond: number
@@ -18,18 +20,36 @@ export interface LoadingFigures {
   reloadParses: number
 }
 
-/** A tree of n generated skills, each a SKILL.md with front matter, a body with a link, and a reference file. */
+/** The average size of a real SKILL.md (about 2,800 files from 19 public repositories): 7.7 KB. */
+const REAL_AVERAGE_BYTES = 7_700
+
+/** One generated SKILL.md shaped like real ones: sections, lists, code, a table and five links. */
+function skillFile(name: string, i: number): string {
+  const head =
+    `---\nname: ${name}\ndescription: Use when a task needs generated skill number ${i}, which walks through checking, changing and verifying ` +
+    `a service step by step, with the commands to run and what to look for in their output.\nlicense: Apache-2.0\n` +
+    `allowed-tools: Bash Read\nmetadata:\n  owner: bench\n  index: "${i}"\n---\n# Skill ${i}\n\n`
+  const section = (k: number) =>
+    `## Step ${k}\n\nRead [the guide](references/guide-${k % 3}.md) and run [the check](scripts/check-${k % 2}.py) before changing anything.\n\n` +
+    `1. Confirm the service is healthy and note its version.\n2. Make the change in small steps, checking each one.\n3. Verify the result and record it.\n\n` +
+    '```bash\nsystemctl status example.service --no-pager\njournalctl -u example.service --since "10 min ago" | tail -n 50\n```\n\n' +
+    `| signal | meaning | action |\n| --- | --- | --- |\n| exit 0 | healthy | go on |\n| exit 3 | stopped | start it, then check again |\n\n` +
+    `${'Some instructions that make the body as long as real ones are, with the details a model needs. '.repeat(3)}\n\n`
+  let body = head
+  for (let k = 1; body.length + section(k).length <= REAL_AVERAGE_BYTES; k++) body += section(k)
+  return body + 'More detail. '.repeat(Math.max(0, Math.floor((REAL_AVERAGE_BYTES - body.length) / 13))) + '\n'
+}
+
+/** A tree of n generated skills of real size, each with its reference files and scripts. */
 function generate(n: number): string {
   const root = mkdtempSync(join(tmpdir(), 'skillplane-bench-skills-'))
   for (let i = 0; i < n; i++) {
     const name = `generated-skill-${i}`
     mkdirSync(join(root, name, 'references'), { recursive: true })
-    writeFileSync(
-      join(root, name, 'SKILL.md'),
-      `---\nname: ${name}\ndescription: Generated skill number ${i}, for measuring how fast folders of skills load.\nlicense: Apache-2.0\nmetadata:\n  owner: bench\n  index: "${i}"\n---\n# Skill ${i}\n\n` +
-        `1. Read [the guide](references/guide.md).\n2. Do step two.\n3. Do step three.\n\n${'Some instructions that make the body realistic. '.repeat(8)}\n`,
-    )
-    writeFileSync(join(root, name, 'references', 'guide.md'), `# Guide ${i}\n`)
+    mkdirSync(join(root, name, 'scripts'), { recursive: true })
+    writeFileSync(join(root, name, 'SKILL.md'), skillFile(name, i))
+    for (let k = 0; k < 3; k++) writeFileSync(join(root, name, 'references', `guide-${k}.md`), `# Guide ${k} of skill ${i}\n`)
+    for (let k = 0; k < 2; k++) writeFileSync(join(root, name, 'scripts', `check-${k}.py`), `print("check ${k}")\n`)
   }
   return root
 }
@@ -49,6 +69,7 @@ export function runSkillLoadingBench(sizes = [1_000, 10_000]): LoadingFigures[] 
       if (load.skills !== n || validate.errors !== 0) throw new Error(`expected ${n} clean skills, got ${JSON.stringify({ load, validate })}`)
       return {
         skills: n,
+        averageBytes: read.bytes! / n,
         readPerSecond: (n / read.ms!) * 1000,
         loadPerSecond: (n / load.ms!) * 1000,
         validatePerSecond: (n / validate.ms!) * 1000,

@@ -8,10 +8,21 @@ const [root, mode] = [process.argv[2], process.argv[3]]
 const start = performance.now()
 let result = {}
 if (mode === 'read') {
-  // The reference: only reading every SKILL.md, no parsing or checks.
+  // The floor: listing every folder of the tree (nested skills must be found) and reading every
+  // SKILL.md, without parsing or checks.
   let bytes = 0
-  for (const dir of readdirSync(root)) bytes += readFileSync(join(root, dir, 'SKILL.md')).length
-  result = { skills: readdirSync(root).length, bytes }
+  let skills = 0
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name))
+      else if (entry.name === 'SKILL.md') {
+        bytes += readFileSync(join(dir, entry.name), 'utf8').length
+        skills++
+      }
+    }
+  }
+  walk(root)
+  result = { skills, bytes }
 } else if (mode === 'load') {
   const cache = new SkillFileCache()
   const { skills } = loadInstructionSkills([root], { maxDepth: 6, maxSkills: 100_000 }, cache)

@@ -16,10 +16,7 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
   if (lines.length > MAX_BODY_LINES) {
     findings.push({ file: options.file, line: bodyLine + MAX_BODY_LINES, severity: 'warning', message: `the body has ${lines.length} lines; keep it under ${MAX_BODY_LINES} and move detail to references/` })
   }
-  const hrefs: string[] = []
-  marked.walkTokens(Lexer.lex(body), (token) => {
-    if (token.type === 'link' || token.type === 'image') hrefs.push(token.href)
-  })
+  const hrefs = linkHrefs(body)
   const root = realpathSync(options.dir)
   for (const href of new Set(hrefs)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) continue
@@ -36,6 +33,27 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
     if (!isInside(root, real)) findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}" leads outside the skill's folder (${relative(root, real)})` })
   }
   return findings
+}
+
+/**
+ * The targets of the body's links and images. Lexed as marked's own `lex` does, except that inline
+ * text without a "[" is skipped: it can't hold a link to a file, and inline lexing is most of the cost.
+ */
+function linkHrefs(body: string): string[] {
+  const lexer = new Lexer()
+  lexer.blockTokens(body.replace(/\r\n|\r/g, '\n'), lexer.tokens)
+  for (let i = 0; i < lexer.inlineQueue.length; i++) {
+    const next = lexer.inlineQueue[i]!
+    if (!next.src.includes('[')) continue
+    lexer.state.inRawBlock = false
+    lexer.inlineTokens(next.src, next.tokens)
+  }
+  lexer.inlineQueue = []
+  const hrefs: string[] = []
+  marked.walkTokens(lexer.tokens, (token) => {
+    if (token.type === 'link' || token.type === 'image') hrefs.push(token.href)
+  })
+  return hrefs
 }
 
 function safeDecode(path: string): string {

@@ -19,10 +19,26 @@ export type ParseResult = { ok: true; parsed: ParsedSkillMd } | { ok: false; lin
  * YAML 1.2 through the `yaml` package, so nothing in the file is ever executed.
  */
 export function parseSkillMd(text: string): ParseResult {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
-  if (lines[0]?.trimEnd() !== '---') return { ok: false, line: 1, message: "missing front matter: SKILL.md must start with a '---' line" }
-  const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === '---')
+  const src = text.replace(/^\uFEFF/, '')
+  // Only the front matter is split into lines: bodies are long, and copying them line by line is most of a load.
+  const lines: string[] = []
+  let end = -1
+  let bodyStart = src.length
+  for (let at = 0; at <= src.length; ) {
+    const newline = src.indexOf('\n', at)
+    const next = newline === -1 ? src.length + 1 : newline + 1
+    const line = src.slice(at, newline === -1 ? src.length : newline).replace(/\r$/, '')
+    if (lines.length === 0 && line.trimEnd() !== '---') return { ok: false, line: 1, message: "missing front matter: SKILL.md must start with a '---' line" }
+    lines.push(line)
+    at = next
+    if (lines.length > 1 && line.trimEnd() === '---') {
+      end = lines.length - 1
+      bodyStart = Math.min(at, src.length)
+      break
+    }
+  }
   if (end === -1) return { ok: false, line: 1, message: "unclosed front matter: no closing '---' line" }
+  const body = src.slice(bodyStart).replace(/\r\n/g, '\n')
 
   const lineCounter = new LineCounter()
   const doc = parseDocument(lines.slice(1, end).join('\n'), { lineCounter, uniqueKeys: true, prettyErrors: false })
@@ -43,8 +59,8 @@ export function parseSkillMd(text: string): ParseResult {
     parsed: {
       data: doc.toJS() as Record<string, unknown>,
       keyLines,
-      head: lines.slice(0, end + 1).join('\n') + '\n',
-      body: lines.slice(end + 1).join('\n'),
+      head: lines.join('\n') + '\n',
+      body,
       bodyLine: end + 2,
     },
   }
