@@ -30,6 +30,7 @@ export interface AgentModelConfig {
 }
 
 export interface SkillplaneConfig {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each skill has its own schemas
   skills?: DefinedSkill<any, any>[]
   agents?: AgentConfig[]
   defaults?: {

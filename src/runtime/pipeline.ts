@@ -195,6 +195,7 @@ export class Pipeline {
         return (child ??= logger.child({ callId }))
       },
       // A definition stands for its key; the callee runs as registered, whatever object was passed.
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads type the result by the callee's output schema, which the pipeline checks
       invoke: (skill: string | { key: string }, input: unknown): Promise<Envelope<any>> =>
         this.#track(
           this.#invoke(

@@ -43,6 +43,7 @@ const MAX_LISTED_FILES = 200
 const text = (max: number) => z.string().max(max).refine((value) => !value.includes('\0'), 'must not contain a NUL character')
 
 /** The tools through which agents use instruction skills: gated, audited and bindable like any skill. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- four skills with four input schemas in one list
 export function instructionTools(options: InstructionToolOptions): DefinedSkill<any, any>[] {
   const { library } = options
   const visible = (ctx: SkillContext) => library.visibleTo(ctx.caller, ctx.agent, options.catalog())

@@ -17,12 +17,11 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
   const mcp = new McpHttpSessions(plane)
   const app = createHttpApp(plane, mcp)
   return new Promise((resolve, reject) => {
-    let server: ServerType
     const onError = (error: Error) => {
       void mcp.close()
       reject(error)
     }
-    server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
+    const server: ServerType = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
       server.off('error', onError)
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
       resolve({
