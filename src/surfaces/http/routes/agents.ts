@@ -7,6 +7,7 @@ import { exportTar } from '../../../sources/agent-skills/build-export.js'
 import type { Caller } from '../../../skill/skill-types.js'
 import { agentCaller } from '../../../registry/agent-id.js'
 import { Readable } from 'node:stream'
+import { maySeeAgent } from '../../../access/index.js'
 
 export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
@@ -23,7 +24,7 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/:id/skills-prompt', (c) => {
     const caller = c.get('caller')
     const agentId = plane.catalog.resolveAgent(c.req.param('id'))
-    if (!agentId || (caller.kind === 'agent' && caller.agentId !== agentId)) {
+    if (!agentId || !maySeeAgent(caller, agentId)) {
       return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
     }
     const skills = plane.instructions.visibleTo(caller, agentId, plane.catalog).map((s) => ({ name: s.name, description: plane.instructions.description(s, plane.catalog) }))

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
-import type { Caller } from '../../../skill/skill-types.js'
+import { maySeeAgent, runAccessRefusal } from '../../../access/index.js'
 import { RunError, createModel, TEST_RUN_KEY } from '../../../agents/index.js'
 import { statusForCode } from '../status-for-code.js'
 import type { HttpEnv } from '../http-env.js'
@@ -22,13 +22,9 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 })
 
-// An agent key sees only its own agent; a user key sees every agent, but a viewer may not run or read runs.
-const maySee = (caller: Caller, agentId: string) => caller.kind === 'user' || caller.agentId === agentId
-// Runs hold prompts and tool results, as the audit does, so reading them needs what the audit needs.
 const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined => {
-  const caller = c.get('caller')
-  if (caller.kind === 'user' && caller.role === 'viewer') return errorResponse(c, 403, 'denied', `${doing} needs the operator role or higher`)
-  return undefined
+  const reason = runAccessRefusal(c.get('caller'), doing)
+  return reason === null ? undefined : errorResponse(c, 403, 'denied', reason)
 }
 
 function runFailure(c: Context<HttpEnv>, error: unknown): Response {
@@ -43,7 +39,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.post('/:id/runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !maySee(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'running an agent')
     if (refused) return refused
     const body = await parseBody(c, startBody, 'invalid run')
@@ -57,7 +53,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/:id/runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !maySee(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
     const parsed = listQuery.safeParse(c.req.query())
@@ -67,7 +63,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.post('/:id/test-runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !maySee(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'test-running an agent')
     if (refused) return refused
     const body = await parseBody(c, testBody, 'invalid test run')
@@ -93,7 +89,7 @@ export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
     const run = await plane.runs.get(c.req.param('id'))
-    if (!run || !maySee(c.get('caller'), run.agent)) return errorResponse(c, 404, 'not_found', `no run "${c.req.param('id')}"`)
+    if (!run || !maySeeAgent(c.get('caller'), run.agent)) return errorResponse(c, 404, 'not_found', `no run "${c.req.param('id')}"`)
     return c.json(run)
   })
   return app
