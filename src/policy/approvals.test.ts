@@ -69,23 +69,23 @@ describe.each(databases)('approvals on $name', (database) => {
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 2 }, { caller: admin }))
     expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve' })).toMatchObject({
       ok: false,
-      status: 403,
+      code: 'denied',
       message: 'the requester cannot approve their own request',
     })
-    expect(await plane.approvals.decide({ id, caller: viewer, decision: 'approve' })).toMatchObject({ ok: false, status: 403 })
+    expect(await plane.approvals.decide({ id, caller: viewer, decision: 'approve' })).toMatchObject({ ok: false, code: 'denied' })
     expect(await plane.approvals.decide({ id, caller: operator, decision: 'approve' })).toMatchObject({
       ok: false,
-      status: 403,
+      code: 'denied',
       message: expect.stringContaining('needs admin'),
     })
-    expect(await plane.approvals.decide({ id, caller: helper, decision: 'approve' })).toMatchObject({ ok: false, status: 403, message: expect.stringContaining('agent keys') })
-    expect(await plane.approvals.decide({ id: 'nope', caller: admin2, decision: 'approve' })).toMatchObject({ ok: false, status: 404 })
+    expect(await plane.approvals.decide({ id, caller: helper, decision: 'approve' })).toMatchObject({ ok: false, code: 'denied', message: expect.stringContaining('agent keys') })
+    expect(await plane.approvals.decide({ id: 'nope', caller: admin2, decision: 'approve' })).toMatchObject({ ok: false, code: 'not_found' })
 
     const mutating = approvalIdOf(await plane.invoke('write_thing', { value: 'x' }, { caller: helper }))
     expect(await plane.approvals.decide({ id: mutating, caller: operator, decision: 'approve' })).toMatchObject({ ok: true })
     expect(await plane.approvals.decide({ id: mutating, caller: admin, decision: 'approve' })).toMatchObject({
       ok: false,
-      status: 409,
+      code: 'conflict',
       message: expect.stringContaining('is approved'),
     })
     const rejected = approvalIdOf(await plane.invoke('write_thing', { value: 'y' }, { caller: helper }))
@@ -93,7 +93,7 @@ describe.each(databases)('approvals on $name', (database) => {
       ok: true,
       approval: { status: 'rejected' },
     })
-    expect(await plane.approvals.decide({ id: rejected, caller: admin, decision: 'approve' })).toMatchObject({ ok: false, status: 409 })
+    expect(await plane.approvals.decide({ id: rejected, caller: admin, decision: 'approve' })).toMatchObject({ ok: false, code: 'conflict' })
     expect(await plane.invoke('write_thing', { value: 'y' }, { caller: helper, approval: { mode: 'use', approvalId: rejected } })).toMatchObject({
       ok: false,
       error: { code: 'approval_rejected' },
@@ -138,10 +138,10 @@ describe.each(databases)('approvals on $name', (database) => {
     const id = approvalIdOf(asked)
     expect(asked).toMatchObject({ error: { details: { approvalsRequired: 2, approverRole: 'admin', sopRequired: true } } })
 
-    expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve' })).toMatchObject({ ok: false, status: 400, message: expect.stringContaining('must cite a signed procedure') })
+    expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve' })).toMatchObject({ ok: false, code: 'invalid_input', message: expect.stringContaining('must cite a signed procedure') })
     expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'other-skill' })).toMatchObject({
       ok: false,
-      status: 403,
+      code: 'denied',
       message: expect.stringContaining('does not cover skill "wipe_things"'),
     })
     expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'missing' })).toMatchObject({ ok: false, message: 'no registered SOP "missing"' })
@@ -149,7 +149,7 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(first).toMatchObject({ ok: true, approval: { status: 'pending', decisions: [{ sop: { id: 'wipe-small', hash: expect.any(String) } }] } })
     expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe-small' })).toMatchObject({
       ok: false,
-      status: 409,
+      code: 'conflict',
       message: expect.stringContaining('already decided'),
     })
     expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_required' } })
@@ -175,7 +175,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const plane = await open({ approvals: { expiresAfterMs: 150 } })
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'late' }, { caller: helper }))
     await new Promise((r) => setTimeout(r, 200))
-    expect(await plane.approvals.decide({ id, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, status: 409, message: expect.stringContaining('is expired') })
+    expect(await plane.approvals.decide({ id, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, code: 'conflict', message: expect.stringContaining('is expired') })
     expect(await plane.invoke('write_thing', { value: 'late' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
     const kinds = (await plane.events.list({ subject: `approval:${id}`, limit: 10 })).items.map((e) => e.kind)
     expect(kinds).toContain('approval.expired')
@@ -257,7 +257,7 @@ describe.each(databases)('approvals on $name', (database) => {
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('already used') },
     })
-    expect(await plane.approvals.decide({ id: shown, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, status: 409, code: 'tampered' })
+    expect(await plane.approvals.decide({ id: shown, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, code: 'tampered' })
   })
 
   it('counts one key once whatever name it decides under, and spends nothing on a waiting caller that left', async () => {
@@ -275,7 +275,7 @@ describe.each(databases)('approvals on $name', (database) => {
     // The same identity under another display name is still one approver.
     expect(await plane.approvals.decide({ id, caller: { ...carol, name: 'Carol (laptop)' }, decision: 'approve', sopId: 'wipe' })).toMatchObject({
       ok: false,
-      status: 409,
+      code: 'conflict',
       message: expect.stringContaining('already decided'),
     })
     expect(await plane.approvals.get(id)).toMatchObject({ status: 'pending' })
@@ -293,7 +293,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 3 }, { caller: requester }))
     expect(await plane.approvals.decide({ id, caller: { ...requester, name: 'someone else' }, decision: 'approve', sopId: 'wipe' })).toMatchObject({
       ok: false,
-      status: 403,
+      code: 'denied',
       message: 'the requester cannot approve their own request',
     })
     expect(await plane.approvals.decide({ id, caller: lookAlike, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'pending' } })

@@ -61,7 +61,7 @@ export interface NewApproval {
   onBehalfOf?: Caller | null
 }
 
-export type DecideFailure = { ok: false; status: 400 | 403 | 404 | 409; code: string; message: string }
+export type DecideFailure = { ok: false; code: Extract<ErrorCode, 'denied' | 'not_found' | 'conflict' | 'tampered' | 'invalid_input'>; message: string }
 export type DecideResult = { ok: true; approval: ApprovalView } | DecideFailure
 export interface ClaimInput {
   id: string
@@ -159,30 +159,30 @@ export class Approvals {
    */
   async decide(input: { id: string; caller: Caller; decision: 'approve' | 'reject'; comment?: string; sopId?: string }): Promise<DecideResult> {
     const { caller } = input
-    const fail = (status: DecideFailure['status'], code: string, message: string): DecideFailure => ({ ok: false, status, code, message })
-    if (caller.kind !== 'user') return fail(403, 'denied', 'agent keys cannot decide approvals: a human must')
+    const fail = (code: DecideFailure['code'], message: string): DecideFailure => ({ ok: false, code, message })
+    if (caller.kind !== 'user') return fail('denied', 'agent keys cannot decide approvals: a human must')
     for (let attempt = 0; ; attempt++) {
       const row = await this.#load(input.id)
-      if (!row) return fail(404, 'not_found', `no approval request "${input.id}"`)
-      if (!this.seal.verify(requestFields(row), row.seal)) return fail(409, 'tampered', `approval request ${row.id} failed its integrity check`)
-      if (row.status !== 'pending') return fail(409, 'conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
-      if (input.decision === 'approve' && caller.id === row.caller_id) return fail(403, 'denied', 'the requester cannot approve their own request')
+      if (!row) return fail('not_found', `no approval request "${input.id}"`)
+      if (!this.seal.verify(requestFields(row), row.seal)) return fail('tampered', `approval request ${row.id} failed its integrity check`)
+      if (row.status !== 'pending') return fail('conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
+      if (input.decision === 'approve' && caller.id === row.caller_id) return fail('denied', 'the requester cannot approve their own request')
       if (input.decision === 'approve' && caller.id === row.on_behalf_of_id) {
-        return fail(403, 'denied', `${caller.name} had the agent make this call, so another person must approve it`)
+        return fail('denied', `${caller.name} had the agent make this call, so another person must approve it`)
       }
       if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
-        return fail(403, 'denied', `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`)
+        return fail('denied', `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`)
       }
       let sop: { id: string; hash: string } | null = null
       if (input.decision === 'approve' && row.sop_required === 1) {
-        if (!input.sopId) return fail(400, 'invalid_input', `approving dangerous skill "${row.skill_key}" must cite a signed procedure (sopId)`)
+        if (!input.sopId) return fail('invalid_input', `approving dangerous skill "${row.skill_key}" must cite a signed procedure (sopId)`)
         const cited = await this.sops.checkCitation(input.sopId, row.skill_key, JSON.parse(row.input))
-        if (!cited.ok) return fail(403, 'denied', cited.message)
+        if (!cited.ok) return fail('denied', cited.message)
         sop = cited.value
       }
       const earlier = await this.repo.decisions(row.id)
       // One decision per identity: the key id, never a display name (names can look alike).
-      if (earlier.some((d) => d.approver_id === caller.id)) return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
+      if (earlier.some((d) => d.approver_id === caller.id)) return fail('conflict', `${caller.name} has already decided request ${row.id}`)
       const decision: DecisionRow = {
         id: this.#nextId(),
         approval_id: row.id,
@@ -205,9 +205,9 @@ export class Approvals {
       if (outcome === 'changed' && attempt < 5) continue
       if (outcome === 'changed' || outcome === 'not_pending') {
         const now = await this.repo.get(row.id)
-        return fail(409, 'conflict', `approval request ${row.id} was decided by someone else meanwhile (it is ${now?.status ?? 'gone'}): reload it and decide again if it still needs you`)
+        return fail('conflict', `approval request ${row.id} was decided by someone else meanwhile (it is ${now?.status ?? 'gone'}): reload it and decide again if it still needs you`)
       }
-      if (outcome === 'duplicate') return fail(409, 'conflict', `${caller.name} has already decided request ${row.id}`)
+      if (outcome === 'duplicate') return fail('conflict', `${caller.name} has already decided request ${row.id}`)
       await this.events.record(`approval.${input.decision === 'approve' ? 'approval' : 'rejection'}`, `approval:${row.id}`, caller, { comment: decision.comment, sop }, row.call_id)
       if (next !== 'pending') await this.#settled(row, next, caller)
       const view = toView((await this.repo.get(row.id))!, decisions)

@@ -46,7 +46,18 @@ export interface SkillContext {
 /** What a caller passes a skill: its input schema's input side (before defaults and transforms). */
 export type CallInput<S> = S extends z.ZodType ? z.input<S> : Record<string, unknown>
 
+/**
+ * Every error code a caller can receive: the pipeline's (an envelope's error) and the API's own
+ * (keys, body size, decisions that conflict, an unsynced catalog). The HTTP status follows from it.
+ */
 export type ErrorCode =
+  | 'unauthorized'
+  | 'payload_too_large'
+  | 'conflict'
+  | 'tampered'
+  | 'not_synced'
+  | 'render_failed'
+  | 'internal'
   | 'not_found'
   | 'invalid_input'
   | 'denied'

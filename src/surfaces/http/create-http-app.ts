@@ -33,19 +33,19 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
     // A client that hung up mid-request is not a server fault, and nobody reads this answer.
     if (c.req.raw.signal.aborted || clientHungUp(error)) {
       plane.logger.warn({ path: c.req.path, reason: (error as Error).message }, 'the client disconnected before its request was read')
-      return errorResponse(c, 400, 'invalid_input', 'the request was cut off before its body was read')
+      return errorResponse(c, 'invalid_input', 'the request was cut off before its body was read')
     }
     // A lost database is the server's condition, not a bug: every route says so the same way.
     const down = databaseUnavailable(error)
     if (down) {
       plane.logger.warn({ err: error, path: c.req.path }, 'request failed: the database is unavailable')
       c.header('Retry-After', String(RETRY_AFTER_S))
-      return errorResponse(c, 503, 'unavailable', `the database is unavailable: ${down}; retry in a few seconds`)
+      return errorResponse(c, 'unavailable', `the database is unavailable: ${down}; retry in a few seconds`)
     }
     plane.logger.error({ err: error, path: c.req.path }, 'unhandled HTTP error')
-    return errorResponse(c, 500, 'internal', 'internal error; see the server log')
+    return errorResponse(c, 'internal', 'internal error; see the server log')
   })
-  app.notFound((c) => errorResponse(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`))
+  app.notFound((c) => errorResponse(c, 'not_found', `no route ${c.req.method} ${c.req.path}`))
 
   app.use('/api/*', limitBody(plane.config.http.maxBodyBytes))
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
@@ -78,7 +78,7 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
     const header = c.req.header('authorization')
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
     const caller = token ? await plane.keys.authenticate(token) : null
-    if (token && !caller) return errorResponse(c, 401, 'unauthorized', 'unknown or revoked API key')
+    if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key')
     const skills = caller ? plane.registry.list().filter((s) => canSee(caller, s, plane.catalog)) : []
     return c.json(buildOpenApi({ version: VERSION, skills, caller: caller ?? undefined }))
   })

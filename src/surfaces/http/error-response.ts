@@ -1,7 +1,8 @@
 import type { Context } from 'hono'
-import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import type { ErrorCode } from '../../skill/skill-types.js'
+import { statusForCode } from './status-for-code.js'
 
-/** A JSON error body for failures outside the pipeline (auth, routing, malformed requests). */
-export function errorResponse(c: Context, status: ContentfulStatusCode, code: string, message: string, details?: object) {
-  return c.json({ ok: false, error: details ? { code, message, details } : { code, message } }, status)
+/** A JSON error body, with the status its code has (failures outside the pipeline, and refusals). */
+export function errorResponse(c: Context, code: ErrorCode, message: string, details?: object) {
+  return c.json({ ok: false, error: details ? { code, message, details } : { code, message } }, statusForCode(code))
 }

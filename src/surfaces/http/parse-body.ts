@@ -16,13 +16,13 @@ export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'inv
     try {
       value = JSON.parse(text)
     } catch (error) {
-      return { ok: false, response: errorResponse(c, 400, 'invalid_input', `request body is not valid JSON: ${(error as Error).message}`) }
+      return { ok: false, response: errorResponse(c, 'invalid_input', `request body is not valid JSON: ${(error as Error).message}`) }
     }
   }
   const parsed = schema.safeParse(value)
   if (!parsed.success) {
     const unknownField = hint !== undefined && parsed.error.issues.some((issue) => issue.code === 'unrecognized_keys')
-    return { ok: false, response: errorResponse(c, 400, 'invalid_input', `${what}: ${describeZod(parsed.error)}${unknownField ? ` (${hint})` : ''}`) }
+    return { ok: false, response: errorResponse(c, 'invalid_input', `${what}: ${describeZod(parsed.error)}${unknownField ? ` (${hint})` : ''}`) }
   }
   return { ok: true, value: parsed.data }
 }

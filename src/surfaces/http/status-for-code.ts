@@ -2,6 +2,13 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { ErrorCode } from '../../skill/skill-types.js'
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  unauthorized: 401,
+  payload_too_large: 413,
+  conflict: 409,
+  tampered: 409,
+  not_synced: 409,
+  render_failed: 500,
+  internal: 500,
   invalid_input: 400,
   denied: 403,
   not_found: 404,
@@ -15,7 +22,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   unavailable: 503,
 }
 
-/** The HTTP status for a pipeline error code (DESIGN.md's public contract). */
+/** The HTTP status for an error code (DESIGN.md's public contract): one table, so code and status never disagree. */
 export function statusForCode(code: ErrorCode): ContentfulStatusCode {
   return STATUS[code]
 }

@@ -9,7 +9,7 @@ import { errorResponse } from '../error-response.js'
  */
 export function limitBody(maxBytes: number): MiddlewareHandler {
   const tooLarge: Parameters<typeof bodyLimit>[0]['onError'] = (c) =>
-    errorResponse(c, 413, 'payload_too_large', `request body exceeds the ${maxBytes}-byte limit`)
+    errorResponse(c, 'payload_too_large', `request body exceeds the ${maxBytes}-byte limit`)
   const streaming = bodyLimit({ maxSize: maxBytes, onError: tooLarge })
   return async (c, next) => {
     const length = c.req.header('content-length')

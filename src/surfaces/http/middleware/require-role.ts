@@ -11,7 +11,7 @@ export function requireRole(minimum: CallerRole): MiddlewareHandler<HttpEnv> {
     const caller = c.get('caller')
     if (caller.kind !== 'user' || RANK[caller.role] < RANK[minimum]) {
       const who = caller.kind === 'agent' ? 'an agent key' : `role ${caller.role}`
-      return errorResponse(c, 403, 'denied', `${who} may not do this: it needs the ${minimum} role or higher`)
+      return errorResponse(c, 'denied', `${who} may not do this: it needs the ${minimum} role or higher`)
     }
     await next()
   }

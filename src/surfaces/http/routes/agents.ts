@@ -25,7 +25,7 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const caller = c.get('caller')
     const agentId = plane.catalog.resolveAgent(c.req.param('id'))
     if (!agentId || !maySeeAgent(caller, agentId)) {
-      return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+      return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     }
     const skills = plane.instructions.visibleTo(caller, agentId, plane.catalog).map((s) => ({ name: s.name, description: plane.instructions.description(s, plane.catalog) }))
     return c.json({ agent: agentId, prompt: skillsPrompt(skills) })
@@ -35,20 +35,20 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const caller = c.get('caller')
     const agentId = plane.catalog.resolveAgent(c.req.param('id'))
     const mayExport = caller.kind === 'agent' ? caller.agentId === agentId : caller.role === 'admin'
-    if (!agentId || !mayExport) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !mayExport) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     // As the CLI does: rendered as the agent itself unless a user is named.
     let as: Caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
     const user = c.req.query('user')
     if (user && caller.kind === 'user') {
       const found = await plane.keys.callerFor(user)
-      if (!found) return errorResponse(c, 400, 'invalid_input', `no active key named "${user}"`)
+      if (!found) return errorResponse(c, 'invalid_input', `no active key named "${user}"`)
       as = found
     }
     let set
     try {
       set = plane.exportSkills(as, agentId)
     } catch (error) {
-      return errorResponse(c, 500, 'render_failed', (error as Error).message)
+      return errorResponse(c, 'render_failed', (error as Error).message)
     }
     // Skill content leaving the plane is on record, like an activation is.
     await plane.events.record('skills.exported', `agent:${agentId}`, caller, { as: as.name, skills: set.manifest.skills, files: set.files.size })

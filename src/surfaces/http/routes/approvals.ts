@@ -26,7 +26,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/', async (c) => {
     const parsed = listQuery.safeParse(c.req.query())
-    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
+    if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
     const caller = c.get('caller')
     const approver = caller.kind === 'user' && caller.role !== 'viewer'
     const query = {
@@ -39,7 +39,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/:id', async (c) => {
     const approval = await plane.approvals.get(c.req.param('id'))
-    if (!approval || !mayView(c.get('caller'), approval)) return errorResponse(c, 404, 'not_found', `no approval request "${c.req.param('id')}"`)
+    if (!approval || !mayView(c.get('caller'), approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
     const history = await plane.events.list({ subject: `approval:${approval.id}`, limit: 100 })
     return c.json({ ...approval, history: history.items.reverse() })
   })
@@ -49,7 +49,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
       const body = await parseBody(c, decisionBody)
       if (!body.ok) return body.response
       const result = await plane.approvals.decide({ id: c.req.param('id'), caller: c.get('caller'), decision, ...body.value })
-      if (!result.ok) return errorResponse(c, result.status, result.code, result.message)
+      if (!result.ok) return errorResponse(c, result.code, result.message)
       return c.json(result.approval)
     })
   }

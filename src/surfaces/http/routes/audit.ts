@@ -11,7 +11,7 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/', async (c) => {
     const parsed = parseAuditQuery(c.req.query())
-    if (!parsed.ok) return errorResponse(c, 400, 'invalid_input', `invalid audit query: ${parsed.message}`)
+    if (!parsed.ok) return errorResponse(c, 'invalid_input', `invalid audit query: ${parsed.message}`)
     const query = parsed.query
     if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
     const page = await plane.audit.query(query)
@@ -21,13 +21,13 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/events', async (c) => {
     const { subject, kind, cursor } = c.req.query()
     const limit = Number(c.req.query('limit') ?? 50)
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) return errorResponse(c, 400, 'invalid_input', 'limit: must be an integer from 1 to 500')
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) return errorResponse(c, 'invalid_input', 'limit: must be an integer from 1 to 500')
     return c.json(await plane.events.list({ subject, kind, cursor, limit }))
   })
 
   app.get('/:callId', async (c) => {
     const row = await plane.audit.get(c.req.param('callId'))
-    if (!row) return errorResponse(c, 404, 'not_found', `no call with id "${c.req.param('callId')}"`)
+    if (!row) return errorResponse(c, 'not_found', `no call with id "${c.req.param('callId')}"`)
     return c.json(row)
   })
 

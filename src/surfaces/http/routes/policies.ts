@@ -24,13 +24,13 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
     const body = await parseBody(c, policyBody, 'invalid policy')
     if (!body.ok) return body.response
     const result = await plane.policies.set(body.value, c.get('caller'), plane.now())
-    if (!result.ok) return errorResponse(c, 400, 'invalid_input', result.message)
+    if (!result.ok) return errorResponse(c, 'invalid_input', result.message)
     return c.json(result.policy)
   })
 
   app.delete('/:id', async (c) => {
     const cleared = await plane.policies.clear(c.req.param('id'), c.get('caller'))
-    if (!cleared) return errorResponse(c, 404, 'not_found', `no policy "${c.req.param('id')}"`)
+    if (!cleared) return errorResponse(c, 'not_found', `no policy "${c.req.param('id')}"`)
     return c.json(cleared)
   })
   return app

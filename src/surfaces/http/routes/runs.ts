@@ -3,7 +3,6 @@ import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { maySeeAgent, runAccessRefusal } from '../../../access/index.js'
 import { RunError, createModel, TEST_RUN_KEY } from '../../../agents/index.js'
-import { statusForCode } from '../status-for-code.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -24,11 +23,11 @@ const listQuery = z.strictObject({
 
 const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined => {
   const reason = runAccessRefusal(c.get('caller'), doing)
-  return reason === null ? undefined : errorResponse(c, 403, 'denied', reason)
+  return reason === null ? undefined : errorResponse(c, 'denied', reason)
 }
 
 function runFailure(c: Context<HttpEnv>, error: unknown): Response {
-  if (error instanceof RunError) return errorResponse(c, statusForCode(error.code), error.code, error.message)
+  if (error instanceof RunError) return errorResponse(c, error.code, error.message)
   throw error
 }
 
@@ -39,7 +38,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.post('/:id/runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'running an agent')
     if (refused) return refused
     const body = await parseBody(c, startBody, 'invalid run')
@@ -53,17 +52,17 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/:id/runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
     const parsed = listQuery.safeParse(c.req.query())
-    if (!parsed.success) return errorResponse(c, 400, 'invalid_input', `invalid runs query: ${describeZod(parsed.error)}`)
+    if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid runs query: ${describeZod(parsed.error)}`)
     return c.json(await plane.runs.list({ agent: agentId, ...parsed.data }))
   })
 
   app.post('/:id/test-runs', async (c) => {
     const agentId = resolve(c)
-    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 404, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'test-running an agent')
     if (refused) return refused
     const body = await parseBody(c, testBody, 'invalid test run')
@@ -77,7 +76,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     // Through the test_run skill: gated, audited and policy-bound like any other call.
     const envelope = await plane.invoke(TEST_RUN_KEY, { agent: agentId, ...body.value }, { caller: c.get('caller') })
     if (envelope.ok) return c.json(envelope.data)
-    return errorResponse(c, statusForCode(envelope.error.code), envelope.error.code, envelope.error.message)
+    return errorResponse(c, envelope.error.code, envelope.error.message)
   })
   return app
 }
@@ -89,7 +88,7 @@ export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
     const run = await plane.runs.get(c.req.param('id'))
-    if (!run || !maySeeAgent(c.get('caller'), run.agent)) return errorResponse(c, 404, 'not_found', `no run "${c.req.param('id')}"`)
+    if (!run || !maySeeAgent(c.get('caller'), run.agent)) return errorResponse(c, 'not_found', `no run "${c.req.param('id')}"`)
     return c.json(run)
   })
   return app

@@ -36,10 +36,10 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const caller = c.get('caller')
     const { class: klass, category, tag, source, agent, q, scope, available } = c.req.query()
     if (available !== undefined && available !== 'true' && available !== 'false') {
-      return errorResponse(c, 400, 'invalid_input', 'available must be true or false')
+      return errorResponse(c, 'invalid_input', 'available must be true or false')
     }
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
-    if (agent && !agentId) return errorResponse(c, 400, 'invalid_input', `unknown agent "${agent}"`)
+    if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
     const needle = q?.toLowerCase()
     // Humans see every instruction skill, disabled ones included; an agent key, what it may activate.
     const instructions = (caller.kind === 'agent' ? plane.instructions.visibleTo(caller, null, plane.catalog) : plane.instructions.skills).map((s) =>
@@ -69,7 +69,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (instruction) return c.json(instructionSummary(instruction, plane.catalog, plane.instructions.findings))
     const skill = plane.registry.get(c.req.param('key'))
     if (!skill || !canSee(c.get('caller'), skill, plane.catalog)) {
-      return errorResponse(c, 404, 'not_found', `no skill with key "${c.req.param('key')}"`)
+      return errorResponse(c, 'not_found', `no skill with key "${c.req.param('key')}"`)
     }
     return c.json(skillDetail(skill, plane.catalog, c.get('caller')))
   })
@@ -78,11 +78,11 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const key = c.req.param('key')
     const skill = plane.registry.get(key)
     const instruction = plane.instructions.get(key)
-    if (!skill && !instruction) return errorResponse(c, 404, 'not_found', `no skill with key "${key}"`)
+    if (!skill && !instruction) return errorResponse(c, 'not_found', `no skill with key "${key}"`)
     const body = await parseBody(c, editBody, 'invalid catalog edit')
     if (!body.ok) return body.response
     const row = await plane.catalog.edit(key, body.value, plane.now())
-    if (!row) return errorResponse(c, 409, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
+    if (!row) return errorResponse(c, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
     return c.json(skill ? skillDetail(skill, plane.catalog) : instructionSummary(instruction!, plane.catalog, plane.instructions.findings))
   })
 

@@ -21,13 +21,13 @@ export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
     const body = await parseBody(c, registerBody)
     if (!body.ok) return body.response
     const result = await plane.sops.register(body.value.document, body.value.signature, c.get('caller'), plane.now())
-    if (!result.ok) return errorResponse(c, 400, 'invalid_input', `SOP refused: ${result.message}`)
+    if (!result.ok) return errorResponse(c, 'invalid_input', `SOP refused: ${result.message}`)
     return c.json(result.value, 201)
   })
 
   app.post('/:id/revoke', requireRole('admin'), async (c) => {
     const revoked = await plane.sops.revoke(c.req.param('id'), c.get('caller'), plane.now())
-    if (!revoked) return errorResponse(c, 404, 'not_found', `no active SOP "${c.req.param('id')}"`)
+    if (!revoked) return errorResponse(c, 'not_found', `no active SOP "${c.req.param('id')}"`)
     return c.json({ id: c.req.param('id'), revoked: true })
   })
   return app
