@@ -44,6 +44,13 @@ export interface SkillplaneConfig {
   http?: {
     /** Largest accepted request body. Default 1 MiB. */
     maxBodyBytes?: number
+    /**
+     * Host names (no port) `/mcp` answers to. Default: localhost, 127.0.0.1 and [::1] when bound to
+     * a loopback address, any name otherwise (list the names your clients use behind a proxy).
+     */
+    allowedHosts?: string[]
+    /** Browser origins (`https://app.example.com`) allowed on `/mcp` beside those of the allowed hosts. */
+    allowedOrigins?: string[]
   }
   approvals?: {
     /** A pending request expires after this long. Default 24 h. */

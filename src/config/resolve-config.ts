@@ -10,7 +10,7 @@ export interface ResolvedConfig {
   agents: ResolvedAgent[]
   defaults: { timeoutMs: number }
   audit: { maxResultBytes: number }
-  http: { maxBodyBytes: number }
+  http: { maxBodyBytes: number; allowedHosts: string[]; allowedOrigins: string[] }
   approvals: { expiresAfterMs: number; waitTimeoutMs: number; webhookUrl?: string }
   sopKeys: Array<{ name: string; publicKey: string }>
   skillDirs: Array<{ path: string; agents: string[] }>
@@ -130,7 +130,13 @@ const schema = z.strictObject({
     .default([]),
   defaults: z.strictObject({ timeoutMs: duration.default(30_000) }).prefault({}),
   audit: z.strictObject({ maxResultBytes: positiveInt.default(65_536) }).prefault({}),
-  http: z.strictObject({ maxBodyBytes: positiveInt.default(1_048_576) }).prefault({}),
+  http: z
+    .strictObject({
+      maxBodyBytes: positiveInt.default(1_048_576),
+      allowedHosts: z.array(z.string().regex(/^[^\s/:]+$|^\[[0-9a-fA-F:.]+\]$/, 'a host name without port or scheme')).default([]),
+      allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^\s/]+$/, 'an origin such as https://app.example.com (scheme, host, optional port)')).default([]),
+    })
+    .prefault({}),
   approvals: z
     .strictObject({
       expiresAfterMs: positiveInt.default(24 * 3_600_000),

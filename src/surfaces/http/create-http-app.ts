@@ -18,13 +18,15 @@ import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
 import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
+import { checkOrigin, originRules } from './middleware/check-origin.js'
 import { databaseUnavailable } from '../../store/database-unavailable.js'
 
 // What a 503 for a lost database asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5
 
 /** The HTTP API (Hono): every route answers JSON, failures included. */
-export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpHttpSessions(plane)): Hono<HttpEnv> {
+/** `bindHost`: the interface the server listens on, for `/mcp`'s default allowed host names. */
+export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpHttpSessions(plane), options: { bindHost?: string } = {}): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const auth = apiKeyAuth(plane.keys)
 
@@ -48,6 +50,7 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.notFound((c) => errorResponse(c, 'not_found', `no route ${c.req.method} ${c.req.path}`))
 
   app.use('/api/*', limitBody(plane.config.http.maxBodyBytes))
+  app.use('/mcp', checkOrigin(originRules(plane.config.http, options.bindHost)))
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
   app.get('/api/health', async (c) => {

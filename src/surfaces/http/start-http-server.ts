@@ -2,6 +2,7 @@ import { serve, type ServerType } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Skillplane } from '../../skillplane/index.js'
 import { createHttpApp } from './create-http-app.js'
+import { originRules } from './middleware/check-origin.js'
 import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
 
 const KEEP_ALIVE_MS = 65_000
@@ -15,7 +16,10 @@ export interface HttpServer {
 /** Listen on host:port (port 0 picks a free one); resolves once the socket is bound. */
 export function startHttpServer(plane: Skillplane, options: { host: string; port: number }): Promise<HttpServer> {
   const mcp = new McpHttpSessions(plane)
-  const app = createHttpApp(plane, mcp)
+  const app = createHttpApp(plane, mcp, { bindHost: options.host })
+  if (originRules(plane.config.http, options.host).hosts === null) {
+    plane.logger.warn({ host: options.host }, '/mcp answers to any Host name on this interface: list the names clients use in http.allowedHosts')
+  }
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
       void mcp.close()
