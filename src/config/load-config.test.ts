@@ -39,7 +39,8 @@ describe('config files', () => {
     const broken = configFile('export default {\n  skills: [,\n')
     const error = await loadConfigFile(broken).catch((e) => e)
     expect(error).toBeInstanceOf(ConfigError)
-    expect(error.message).toContain(`cannot load config ${broken}:`)
+    // A syntax error names its line and column, as an editor would.
+    expect(error.message).toBe(`cannot load config ${broken}:3:1: ParseError: Unexpected token`)
     const throwing = configFile("throw new Error('no credentials in env')\nexport default {}")
     await expect(loadConfigFile(throwing)).rejects.toThrow(`cannot load config ${throwing}: no credentials in env`)
     const empty = configFile('export const x = 1')

@@ -27,12 +27,23 @@ export async function loadConfigFile(file: string): Promise<ConfigInput> {
   try {
     loaded = ((await jiti.import(file)) as { default?: unknown }).default
   } catch (error) {
-    throw new ConfigError(`cannot load config ${file}: ${firstLine((error as Error).message ?? String(error))}`)
+    const message = (error as Error).message ?? String(error)
+    throw new ConfigError(`cannot load config ${where(file, message)}: ${firstLine(message)}`)
   }
   if (loaded === undefined || loaded === null) {
     throw new ConfigError(`config ${file} has no default export: export default defineConfig({ ... })`)
   }
   return loaded as ConfigInput
+}
+
+/**
+ * The file with the line and column a syntax error names, as editors count them (the parser puts
+ * them after its message, the column counted from 0).
+ */
+function where(file: string, message: string): string {
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const at = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(message)
+  return at ? `${file}:${at[1]}:${Number(at[2]) + 1}` : file
 }
 
 function firstLine(text: string): string {

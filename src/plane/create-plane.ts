@@ -94,7 +94,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
 
   // One sync at a time: MCP servers connecting in the background sync too.
   let syncing: Promise<unknown> = Promise.resolve()
-  const sync = (syncOptions: { dryRun?: boolean; prune?: boolean } = {}): Promise<SyncReport> => {
+  const sync = (syncOptions: { dryRun?: boolean; prune?: boolean; force?: boolean } = {}): Promise<SyncReport> => {
     const run = syncing.then(async () => {
       const report = await syncCatalog({
         db,
@@ -102,6 +102,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         agents: config.agents,
         dryRun: syncOptions.dryRun ?? false,
         prune: syncOptions.prune ?? false,
+        force: syncOptions.force ?? false,
         now: now(),
       })
       if (!report.dryRun) await catalog!.refresh()

@@ -101,7 +101,8 @@ export interface Plane {
   /** Why the database can't serve requests now, or null when a trivial query succeeds in time. */
   checkDatabase(): Promise<string | null>
   invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
-  sync(options?: { dryRun?: boolean; prune?: boolean }): Promise<SyncReport>
+  /** Refused (SyncRefusedError) when a config without skills would orphan a non-empty catalog, unless `force`. */
+  sync(options?: { dryRun?: boolean; prune?: boolean; force?: boolean }): Promise<SyncReport>
   /** Audited calls in their public shape (as HTTP and `skillplane audit --json` show them). */
   audit: {
     query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>

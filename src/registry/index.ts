@@ -1,5 +1,5 @@
 export { Registry } from './registry.js'
 export { Catalog, type AgentInfo, type CatalogEdit } from './catalog.js'
-export { syncCatalog, type SyncReport, type SyncChange, type SyncWarning, type CatalogEntry } from './sync.js'
+export { syncCatalog, SyncRefusedError, type SyncReport, type SyncChange, type SyncWarning, type CatalogEntry } from './sync.js'
 export { agentId } from './agent-id.js'
 export { skillSummary, skillDetail, canSee, type SkillSummary, type SkillDetail } from './skill-view.js'

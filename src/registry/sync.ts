@@ -48,7 +48,14 @@ interface SyncInput {
   dryRun: boolean
   /** Delete catalog rows (and their bindings) whose executor is gone, instead of reporting them. */
   prune: boolean
+  /** Sync even a config without skills over a catalog that has some (every row would be orphaned). */
+  force?: boolean
   now: string
+}
+
+/** A sync refused because it would orphan the whole catalog: most often the wrong config was loaded. */
+export class SyncRefusedError extends Error {
+  override readonly name = 'SyncRefusedError'
 }
 
 /**
@@ -104,6 +111,13 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
 
     // Catalog rows.
     const rows = new Map((await catalog.list()).map((r) => [r.key, r]))
+    const present = [...rows.values()].filter((r) => r.present === 1).length
+    if (input.entries.length === 0 && present > 0 && !input.force) {
+      throw new SyncRefusedError(
+        `the config has no skills, and syncing it would orphan all ${present} skill${present === 1 ? '' : 's'} of the catalog: ` +
+          'check that the right config was loaded (--config), or sync it anyway with skillplane sync --force',
+      )
+    }
     const entries = new Map(input.entries.map((e) => [e.key, e]))
     for (const skill of input.entries) {
       const stored = rows.get(skill.key)

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -91,6 +91,22 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(cli(location, ['sync', '--json']).json().changes).toEqual([])
   })
 
+  it('refuses to sync a config without skills over a catalog that has some, unless forced', async () => {
+    const location = await database.create()
+    expect(cli(location, ['sync']).code).toBe(0)
+    const empty = join(tempDir('skillplane-empty-config-'), 'skillplane.config.ts')
+    writeFileSync(empty, 'export default {}\n')
+    for (const args of [['sync'], ['sync', '--dry-run']]) {
+      const refused = cli(location, args, empty)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toMatch(/^skillplane: the config has no skills, and syncing it would orphan all \d+ skills of the catalog: check that the right config was loaded \(--config\), or sync it anyway with skillplane sync --force\n$/)
+    }
+    expect(cli(location, ['skills', 'list', '--json']).json().length).toBeGreaterThan(0)
+    const forced = cli(location, ['sync', '--force', '--json'], empty)
+    expect(forced.code).toBe(0)
+    expect(forced.json().changes.filter((c: { kind: string }) => c.kind === 'skill_orphaned').length).toBeGreaterThan(0)
+  })
+
   it('lists and shows skills', async () => {
     const location = await database.create()
     cli(location, ['sync'])
@@ -161,7 +177,7 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     writeFileSync(broken, 'export default { skills: [ }')
     const run = cli(location, ['skills', 'list'], broken)
     expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(new RegExp(`^skillplane: cannot load config ${broken}: `))
+    expect(run.stderr).toMatch(new RegExp(`^skillplane: cannot load config ${broken}:1:28: ParseError: `))
     oneLine(run)
     const wrongShape = join(dir, 'shape.config.ts')
     writeFileSync(wrongShape, 'export default { skills: [{ key: "x" }] }')
@@ -252,6 +268,28 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(run.code).toBe(1)
     expect(run.stderr).toMatch(/^skillplane: cannot connect to the database at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db: /)
     oneLine(run)
+  })
+})
+
+describe('skillplane CLI without a config', () => {
+  it('says where it looked and creates nothing in a folder without one; opens existing state with a warning', () => {
+    const folder = tempDir('skillplane-no-config-')
+    const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
+    delete env.SKILLPLANE_DATABASE_URL
+    const run = (args: string[]) => spawnSync(process.execPath, [MAIN, ...args], { cwd: folder, encoding: 'utf8', env, timeout: 20_000 })
+    const lost = run(['skills', 'list'])
+    expect(lost.status).toBe(1)
+    expect(lost.stderr).toBe(
+      `skillplane: no config found (looked for skillplane.config.ts, skillplane.config.mts, skillplane.config.js, skillplane.config.mjs in ${realpathSync(folder)}): run skillplane in your project's folder, or pass --config FILE\n`,
+    )
+    expect(existsSync(join(folder, '.skillplane'))).toBe(false)
+    // A data dir that exists (made by an earlier run with a config) stays readable without one.
+    mkdirSync(join(folder, '.skillplane'))
+    const opened = run(['audit'])
+    expect(opened.status).toBe(0)
+    expect(opened.stderr).toContain(`skillplane: no config found (looked for skillplane.config.ts, `)
+    expect(opened.stderr).toContain(`; opening ${join(realpathSync(folder), '.skillplane')} without one`)
+    expect(opened.stdout).toBe('no calls\n')
   })
 })
 

@@ -1,6 +1,9 @@
 import { userInfo } from 'node:os'
 import { createSkillplane, type Skillplane } from '../../skillplane/index.js'
-import { createLogger, findConfigFile, loadConfigFile } from '../../config/index.js'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { createLogger, DEFAULT_CONFIG_FILES, findConfigFile, loadConfigFile } from '../../config/index.js'
+import { CliError } from './cli-error.js'
 import type { ConfigInput } from '../../config/define-config.js'
 import type { Caller } from '../../skill/skill-types.js'
 
@@ -17,6 +20,14 @@ export async function openPlane(
 ): Promise<Skillplane> {
   const logger = createLogger(extra.logLevel ?? 'warn', 2)
   const file = findConfigFile(options.config)
+  // Run in the wrong folder, a command must not start an empty skillplane there; existing state stays reachable.
+  if (!file && !extra.packDirs) {
+    const looked = `looked for ${DEFAULT_CONFIG_FILES.join(', ')} in ${process.cwd()}`
+    if (!options.databaseUrl && !existsSync(resolve(options.dataDir))) {
+      throw new CliError(`no config found (${looked}): run skillplane in your project's folder, or pass --config FILE`)
+    }
+    process.stderr.write(`skillplane: no config found (${looked}); opening ${options.databaseUrl ? 'the database' : resolve(options.dataDir)} without one\n`)
+  }
   const loaded = file ? await loadConfigFile(file) : {}
   // packs test: only the pack under test is loaded, so nothing configured competes for its name.
   const config: ConfigInput = extra.packDirs

@@ -8,10 +8,12 @@ export function syncCommand(program: Command): void {
     .description('make the catalog, agents and bindings in the store match the code and config')
     .option('--dry-run', 'show what would change without writing')
     .option('--prune', 'delete catalog rows whose executor is gone (and their bindings) instead of reporting them')
+    .option('--force', 'sync even a config without skills over a catalog that has some (orphaning them all)')
     .option('--json', 'print the report as JSON')
     .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<GlobalOptions & { dryRun?: boolean; prune?: boolean; json?: boolean }>()
-      const report = await withPlane(options, (plane) => plane.sync({ dryRun: options.dryRun ?? false, prune: options.prune ?? false }), {
+      const options = command.optsWithGlobals<GlobalOptions & { dryRun?: boolean; prune?: boolean; force?: boolean; json?: boolean }>()
+      const sync = { dryRun: options.dryRun ?? false, prune: options.prune ?? false, force: options.force ?? false }
+      const report = await withPlane(options, (plane) => plane.sync(sync), {
         connectMcp: true,
       })
       if (options.json) console.log(JSON.stringify(report, null, 2))
