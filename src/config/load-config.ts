@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { createJiti } from 'jiti'
 import type { ConfigInput } from './define-config.js'
 import { ConfigError } from './config-error.js'
 
@@ -22,6 +21,7 @@ export function findConfigFile(path: string | undefined, cwd = process.cwd()): s
 
 /** Import a TypeScript or JavaScript config file (jiti: Node 20 can't run TypeScript itself). */
 export async function loadConfigFile(file: string): Promise<ConfigInput> {
+  const { createJiti } = await import('jiti')
   const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: false })
   let loaded: unknown
   try {

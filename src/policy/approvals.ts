@@ -12,8 +12,8 @@ import type { WebhookNotifier } from './webhook-notifier.js'
 // The event name for every settled request (ids are the names for one request).
 const ANY = Symbol('any request')
 
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'withdrawn'
-export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'rejected', 'expired', 'executed', 'withdrawn']
+import { type ApprovalStatus } from './approval-status.js'
+export { APPROVAL_STATUSES, type ApprovalStatus } from './approval-status.js'
 
 export interface ApprovalView {
   id: string

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { Option } from 'commander'
-import { APPROVAL_STATUSES, type ApprovalView } from '../../../policy/approvals.js'
+import { APPROVAL_STATUSES } from '../../../policy/approval-status.js'
+import type { ApprovalView } from '../../../policy/approvals.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
