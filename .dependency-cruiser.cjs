@@ -9,7 +9,7 @@ const layers = [
   ['access'],
   ['runtime'],
   ['sources'],
-  ['plane'],
+  ['plane', 'inventory'],
   ['ai-sdk'],
   ['agents'],
   ['skillplane'],

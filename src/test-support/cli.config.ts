@@ -10,6 +10,7 @@ export default defineConfig({
       key: 'echo',
       description: 'Return the message',
       class: 'safe',
+      tags: ['greeting'],
       agents: ['Helper', 'Nobody Known'],
       input: z.object({ message: z.string().min(1) }),
       run: ({ message }) => ({ message }),

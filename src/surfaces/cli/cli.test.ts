@@ -117,6 +117,11 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(table.stdout.split('\n')[0]).toMatch(/^KEY\s+CLASS\s+SCOPE\s+SOURCE/)
     expect(table.stdout).toContain('echo')
     expect(table.stdout).not.toContain('slow')
+    // The same filters as GET /api/skills: a tag, and text in the key, title or description (any case).
+    const keys = (args: string[]) => cli(location, ['skills', 'list', '--json', ...args]).json().map((s: { key: string }) => s.key)
+    expect(keys(['--tag', 'greeting'])).toEqual(['echo'])
+    expect(keys(['--q', 'MILLISECONDS'])).toEqual(['slow'])
+    expect(keys(['--q', 'flag', '--tag', 'greeting'])).toEqual([])
     expect(cli(location, ['skills', 'show', 'echo']).stdout).toContain('"minLength": 1')
     const missing = cli(location, ['skills', 'show', 'nope'])
     expect(missing.code).toBe(1)

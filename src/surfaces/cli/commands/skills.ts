@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { skillDetail, skillSummary } from '../../../registry/skill-view.js'
+import { skillDetail } from '../../../registry/skill-view.js'
+import { listSkills } from '../../../inventory/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
@@ -24,32 +25,21 @@ export function skillsCommand(program: Command): void {
     .description('list every registered skill with its class, scope, source and bindings')
     .option('--class <class>', 'only this class (safe, mutating, dangerous)')
     .option('--category <category>', 'only this category')
+    .option('--tag <tag>', 'only skills with this tag')
     .option('--source <source>', 'only this source (code, agent-skill, pack, mcp, edge)')
     .option('--agent <agent>', 'only skills bound to this agent (name, alias or id)')
     .option('--scope <scope>', 'only this scope (manager, host)')
     .option('--available', 'only skills that could run now')
+    .option('--q <text>', 'only skills with this text in their key, title or description')
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => {
       const o = command.optsWithGlobals<
-        GlobalOptions & { class?: string; category?: string; source?: string; agent?: string; scope?: string; available?: boolean; json?: boolean }
+        GlobalOptions & { class?: string; category?: string; tag?: string; source?: string; agent?: string; scope?: string; available?: boolean; q?: string; json?: boolean }
       >()
       await withLivePlane(o, async (plane) => {
         const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
         if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
-        const list = [
-          ...plane.registry.list().map((s) => skillSummary(s, plane.catalog)),
-          ...plane.instructions.skills.map((s) => instructionSummary(s, plane.catalog, plane.instructions.findings)),
-        ]
-          .sort((a, b) => a.key.localeCompare(b.key))
-          .filter(
-            (s) =>
-              (!o.class || s.class === o.class) &&
-              (!o.category || s.category === o.category) &&
-              (!o.source || s.source === o.source) &&
-              (!o.scope || s.scope === o.scope) &&
-              (!o.available || s.available) &&
-              (!agentId || s.agents.includes(agentId)),
-          )
+        const list = listSkills(plane, localAdmin(), { class: o.class, category: o.category, tag: o.tag, source: o.source, scope: o.scope, agentId, q: o.q, available: o.available || undefined })
         if (o.json) return console.log(JSON.stringify(list, null, 2))
         if (list.length === 0) return console.log('no skills')
         console.log(

@@ -2,7 +2,8 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
-import { canSee, skillDetail, skillSummary } from '../../../registry/skill-view.js'
+import { canSee, skillDetail } from '../../../registry/skill-view.js'
+import { listSkills } from '../../../inventory/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -40,24 +41,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     }
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
-    const needle = q?.toLowerCase()
-    // Humans see every instruction skill, disabled ones included; an agent key, what it may activate.
-    const instructions = (caller.kind === 'agent' ? plane.instructions.visibleTo(caller, null, plane.catalog) : plane.instructions.skills).map((s) =>
-      instructionSummary(s, plane.catalog, plane.instructions.findings),
-    )
-    const skills = [...plane.registry.list().filter((s) => canSee(caller, s, plane.catalog)).map((s) => skillSummary(s, plane.catalog)), ...instructions]
-      .sort((a, b) => a.key.localeCompare(b.key))
-      .filter(
-        (s) =>
-          (!klass || s.class === klass) &&
-          (!category || s.category === category) &&
-          (!tag || s.tags.includes(tag)) &&
-          (!source || s.source === source) &&
-          (!scope || s.scope === scope) &&
-          (available === undefined || s.available === (available === 'true')) &&
-          (!agentId || s.agents.includes(agentId)) &&
-          (!needle || `${s.key} ${s.title} ${s.description}`.toLowerCase().includes(needle)),
-      )
+    const skills = listSkills(plane, caller, { class: klass, category, tag, source, scope, agentId, q, available: available === undefined ? undefined : available === 'true' })
     return c.json({ skills })
   })
 

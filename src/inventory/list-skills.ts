@@ -1,0 +1,57 @@
+import type { Caller } from '../skill/skill-types.js'
+import type { Registry } from '../registry/registry.js'
+import type { Catalog } from '../registry/catalog.js'
+import { canSee, skillSummary, type SkillSummary } from '../registry/skill-view.js'
+import type { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
+import { instructionSummary, type InstructionSummary } from '../sources/agent-skills/instruction-view.js'
+
+/** What a skill listing reads: every executable skill, the instruction skills, the catalog. */
+export interface InventorySources {
+  readonly registry: Pick<Registry, 'list'>
+  readonly catalog: Catalog
+  readonly instructions: InstructionLibrary
+}
+
+/** Filters of a listing; each given one must hold. `agentId` is an id (resolve names first). */
+export interface SkillFilter {
+  class?: string
+  category?: string
+  tag?: string
+  source?: string
+  scope?: string
+  agentId?: string
+  /** Text in the key, title or description (any case). */
+  q?: string
+  available?: boolean
+}
+
+/**
+ * The skills a caller may see, executable and instruction skills together, as HTTP, the CLI and
+ * the console list them: effective metadata (catalog overrides applied), filtered, by key. A person
+ * sees every skill, disabled ones included; an agent key only its bound skills and the instruction
+ * skills it may activate.
+ */
+export function listSkills(sources: InventorySources, caller: Caller, filter: SkillFilter = {}): Array<SkillSummary | InstructionSummary> {
+  const { registry, catalog, instructions } = sources
+  const instructionSkills = caller.kind === 'agent' ? instructions.visibleTo(caller, null, catalog) : instructions.skills
+  const needle = filter.q?.toLowerCase()
+  return [
+    ...registry
+      .list()
+      .filter((s) => canSee(caller, s, catalog))
+      .map((s) => skillSummary(s, catalog)),
+    ...instructionSkills.map((s) => instructionSummary(s, catalog, instructions.findings)),
+  ]
+    .sort((a, b) => a.key.localeCompare(b.key))
+    .filter(
+      (s) =>
+        (!filter.class || s.class === filter.class) &&
+        (!filter.category || s.category === filter.category) &&
+        (!filter.tag || s.tags.includes(filter.tag)) &&
+        (!filter.source || s.source === filter.source) &&
+        (!filter.scope || s.scope === filter.scope) &&
+        (filter.available === undefined || s.available === filter.available) &&
+        (!filter.agentId || s.agents.includes(filter.agentId)) &&
+        (!needle || `${s.key} ${s.title} ${s.description}`.toLowerCase().includes(needle)),
+    )
+}
