@@ -82,7 +82,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'store b', requester: operator })
     const approvalId = paused.pending[0]!.approvalId!
     expect(await plane.approvals.get(approvalId)).toMatchObject({ onBehalfOf: { id: operator.id } })
-    expect(await plane.approvals.decide({ id: approvalId, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, status: 403, message: expect.stringContaining('another person must approve it') })
+    expect(await plane.approvals.decide({ id: approvalId, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, code: 'denied', message: expect.stringContaining('another person must approve it') })
     await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     expect((await plane.runs.get(paused.id))!.output).toBe('stored b')

@@ -8,7 +8,8 @@ const instant = z
   .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO-8601 date or date-time' })
   .transform((s) => new Date(s).toISOString())
 
-const schema = z.strictObject({
+/** The audit filters, for the HTTP API's document too. */
+export const auditQuerySchema = z.strictObject({
   skill: z.string().min(1).optional(),
   status: z.enum(STATUSES).optional(),
   agent: z.string().min(1).optional(),
@@ -26,7 +27,7 @@ export type AuditQueryParse = { ok: true; query: AuditQuery } | { ok: false; mes
 /** Validate audit filters from a query string or CLI flags; errors name the parameter. */
 export function parseAuditQuery(raw: Record<string, unknown>): AuditQueryParse {
   const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined))
-  const parsed = schema.safeParse(defined)
+  const parsed = auditQuerySchema.safeParse(defined)
   if (!parsed.success) {
     return {
       ok: false,

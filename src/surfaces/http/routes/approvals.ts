@@ -1,21 +1,12 @@
 import { Hono } from 'hono'
-import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { APPROVAL_STATUSES, type ApprovalView } from '../../../policy/approvals.js'
+import type { ApprovalView } from '../../../policy/approvals.js'
+import { approvalListQuery, decisionBody } from '../request-schemas.js'
 import type { Caller } from '../../../skill/skill-types.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
-
-const listQuery = z.strictObject({
-  status: z.enum(APPROVAL_STATUSES).optional(),
-  skill: z.string().min(1).optional(),
-  agent: z.string().min(1).optional(),
-  cursor: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-})
-const decisionBody = z.strictObject({ comment: z.string().max(2000).optional(), sopId: z.string().min(1).max(64).optional() })
 
 // Approvers (operator, admin) see every request; anyone else only their own.
 const mayView = (caller: Caller, approval: ApprovalView) =>
@@ -25,7 +16,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
 
   app.get('/', async (c) => {
-    const parsed = listQuery.safeParse(c.req.query())
+    const parsed = approvalListQuery.safeParse(c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
     const caller = c.get('caller')
     const approver = caller.kind === 'user' && caller.role !== 'viewer'

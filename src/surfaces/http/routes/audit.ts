@@ -3,6 +3,8 @@ import type { Skillplane } from '../../../skillplane/index.js'
 import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
+import { eventsQuery } from '../request-schemas.js'
+import { describeZod } from '../describe-zod.js'
 import { requireRole } from '../middleware/require-role.js'
 
 export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -19,10 +21,9 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.get('/events', async (c) => {
-    const { subject, kind, cursor } = c.req.query()
-    const limit = Number(c.req.query('limit') ?? 50)
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) return errorResponse(c, 'invalid_input', 'limit: must be an integer from 1 to 500')
-    return c.json(await plane.events.list({ subject, kind, cursor, limit }))
+    const query = eventsQuery.safeParse(c.req.query())
+    if (!query.success) return errorResponse(c, 'invalid_input', describeZod(query.error))
+    return c.json(await plane.events.list(query.data))
   })
 
   app.get('/:callId', async (c) => {

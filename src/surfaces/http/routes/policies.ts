@@ -1,18 +1,10 @@
 import { Hono } from 'hono'
-import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { POLICY_DECISIONS, POLICY_LEVELS } from '../../../policy/decide-policy.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
+import { policyBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
-
-const policyBody = z.strictObject({
-  skill: z.string().min(1),
-  level: z.enum(POLICY_LEVELS),
-  subject: z.string().min(1).optional(),
-  decision: z.enum(POLICY_DECISIONS),
-})
 
 export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()

@@ -1,25 +1,12 @@
 import { Hono, type Context } from 'hono'
-import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { maySeeAgent, runAccessRefusal } from '../../../access/index.js'
 import { RunError, createModel, TEST_RUN_KEY } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
+import { runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
-
-const RUN_STATUSES = ['running', 'awaiting_approval', 'completed', 'failed'] as const
-const startBody = z.strictObject({ prompt: z.string().trim().min(1, 'must not be empty').max(100_000) })
-const testBody = z.strictObject({
-  input: z.string().trim().min(1, 'must not be empty').max(100_000),
-  expectTool: z.string().min(1).optional(),
-  set: z.record(z.string(), z.string()).optional(),
-})
-const listQuery = z.strictObject({
-  status: z.enum(RUN_STATUSES).optional(),
-  cursor: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-})
 
 const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined => {
   const reason = runAccessRefusal(c.get('caller'), doing)
@@ -41,7 +28,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'running an agent')
     if (refused) return refused
-    const body = await parseBody(c, startBody, 'invalid run')
+    const body = await parseBody(c, runStartBody, 'invalid run')
     if (!body.ok) return body.response
     try {
       return c.json(await plane.runs.start({ agent: agentId, prompt: body.value.prompt, requester: c.get('caller') }), 201)
@@ -55,7 +42,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
-    const parsed = listQuery.safeParse(c.req.query())
+    const parsed = runListQuery.safeParse(c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid runs query: ${describeZod(parsed.error)}`)
     return c.json(await plane.runs.list({ agent: agentId, ...parsed.data }))
   })
@@ -65,7 +52,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'test-running an agent')
     if (refused) return refused
-    const body = await parseBody(c, testBody, 'invalid test run')
+    const body = await parseBody(c, testRunBody, 'invalid test run')
     if (!body.ok) return body.response
     try {
       // A clear error for an agent without a usable model, before anything is audited.

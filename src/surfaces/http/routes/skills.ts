@@ -1,9 +1,10 @@
 import { Hono } from 'hono'
-import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { canSee, skillDetail } from '../../../registry/skill-view.js'
 import { listSkills } from '../../../inventory/index.js'
+import { invokeBody, skillEditBody, skillListQuery } from '../request-schemas.js'
+import { describeZod } from '../describe-zod.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -11,34 +12,14 @@ import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
 
-const invokeBody = z.strictObject({
-  input: z.unknown().optional(),
-  agent: z.string().min(1).max(200).optional(),
-  conversationId: z.string().min(1).max(200).optional(),
-  edgeId: z.string().min(1).max(200).optional(),
-  approvalId: z.string().min(1).max(64).optional(),
-  wait: z.union([z.boolean(), z.number().int().min(1).max(3600)]).optional(),
-})
-
-const editBody = z
-  .strictObject({
-    title: z.string().min(1).max(200).nullable().optional(),
-    description: z.string().min(1).max(4000).nullable().optional(),
-    systemPrompt: z.string().max(20_000).nullable().optional(),
-    tags: z.array(z.string().min(1).max(64)).max(50).nullable().optional(),
-    enabled: z.boolean().optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' })
-
 export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
 
   app.get('/', (c) => {
     const caller = c.get('caller')
-    const { class: klass, category, tag, source, agent, q, scope, available } = c.req.query()
-    if (available !== undefined && available !== 'true' && available !== 'false') {
-      return errorResponse(c, 'invalid_input', 'available must be true or false')
-    }
+    const query = skillListQuery.safeParse(c.req.query())
+    if (!query.success) return errorResponse(c, 'invalid_input', `invalid skills query: ${describeZod(query.error)}`)
+    const { class: klass, category, tag, source, agent, q, scope, available } = query.data
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
     const skills = listSkills(plane, caller, { class: klass, category, tag, source, scope, agentId, q, available: available === undefined ? undefined : available === 'true' })
@@ -63,7 +44,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const skill = plane.registry.get(key)
     const instruction = plane.instructions.get(key)
     if (!skill && !instruction) return errorResponse(c, 'not_found', `no skill with key "${key}"`)
-    const body = await parseBody(c, editBody, 'invalid catalog edit')
+    const body = await parseBody(c, skillEditBody, 'invalid catalog edit')
     if (!body.ok) return body.response
     const row = await plane.catalog.edit(key, body.value, plane.now())
     if (!row) return errorResponse(c, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)

@@ -1,16 +1,10 @@
 import { Hono } from 'hono'
-import { z } from 'zod'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
+import { sopRegisterBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
-
-const registerBody = z.strictObject({
-  document: z.string().min(1).max(1_000_000),
-  /** The JSON that `skillplane sop sign` writes to FILE.sig. */
-  signature: z.string().min(1).max(10_000),
-})
 
 export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
@@ -18,7 +12,7 @@ export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/', requireRole('operator'), async (c) => c.json({ sops: await plane.sops.list() }))
 
   app.post('/', requireRole('admin'), async (c) => {
-    const body = await parseBody(c, registerBody)
+    const body = await parseBody(c, sopRegisterBody)
     if (!body.ok) return body.response
     const result = await plane.sops.register(body.value.document, body.value.signature, c.get('caller'), plane.now())
     if (!result.ok) return errorResponse(c, 'invalid_input', `SOP refused: ${result.message}`)

@@ -1,0 +1,165 @@
+import type { z } from 'zod'
+import { auditQuerySchema } from '../../../audit/parse-audit-query.js'
+import * as schemas from '../request-schemas.js'
+
+export interface OperationSpec {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
+  /** OpenAPI path (`{param}` for path parameters), as the app serves it. */
+  path: string
+  summary: string
+  query?: z.ZodObject
+  body?: z.ZodType
+  /** The success status and what it carries (a component name, or words). */
+  ok: { status: number; description: string; component?: string; list?: { key: string; component: string } }
+  /** The error statuses it may answer, each with the Failure body. */
+  errors: number[]
+  /** No key needed. */
+  open?: boolean
+}
+
+/** Every route of the HTTP API but the per-skill invoke paths (those come from the skills). */
+export const OPERATIONS: OperationSpec[] = [
+  { method: 'get', path: '/api/health', summary: 'Liveness and database', ok: { status: 200, description: 'Healthy' }, errors: [503], open: true },
+  {
+    method: 'get',
+    path: '/api/skills',
+    summary: 'List the skills the caller may see',
+    query: schemas.skillListQuery,
+    ok: { status: 200, description: 'Skills', list: { key: 'skills', component: 'SkillSummary' } },
+    errors: [400, 401],
+  },
+  { method: 'get', path: '/api/skills/{key}', summary: 'One skill with its schemas and catalog fields', ok: { status: 200, description: 'Skill detail' }, errors: [401, 404] },
+  {
+    method: 'patch',
+    path: '/api/skills/{key}',
+    summary: 'Edit the catalog side of a skill (admin)',
+    body: schemas.skillEditBody,
+    ok: { status: 200, description: 'Updated skill' },
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: 'post',
+    path: '/api/skills/{key}/invoke',
+    summary: 'Invoke any skill',
+    body: schemas.invokeBody,
+    ok: { status: 200, description: 'Result', component: 'Success' },
+    errors: [202, 400, 401, 403, 404, 410, 413, 502, 503, 504],
+  },
+  {
+    method: 'get',
+    path: '/api/audit',
+    summary: 'Audit rows, newest first (operator or admin)',
+    query: auditQuerySchema,
+    ok: { status: 200, description: 'A page of audit entries', list: { key: 'items', component: 'AuditEntry' } },
+    errors: [400, 401, 403],
+  },
+  {
+    method: 'get',
+    path: '/api/audit/events',
+    summary: 'Audited changes that are not calls: policies, approval transitions, SOPs (operator or admin)',
+    query: schemas.eventsQuery,
+    ok: { status: 200, description: 'A page of events' },
+    errors: [400, 401, 403],
+  },
+  { method: 'get', path: '/api/audit/{callId}', summary: 'One audit entry', ok: { status: 200, description: 'Entry', component: 'AuditEntry' }, errors: [401, 403, 404] },
+  { method: 'get', path: '/api/agents', summary: 'Agents and their bound skills', ok: { status: 200, description: 'Agents' }, errors: [401] },
+  {
+    method: 'get',
+    path: '/api/agents/{id}/skills-prompt',
+    summary: 'The <available_skills> system-prompt fragment for an agent ("" when it may see none)',
+    ok: { status: 200, description: '{ agent, prompt }' },
+    errors: [401, 404],
+  },
+  {
+    method: 'get',
+    path: '/api/agents/{id}/skills-export',
+    summary: "The agent's instruction-skill files, templates rendered, as a tar (admins or the agent's own key)",
+    query: schemas.exportQuery,
+    ok: { status: 200, description: 'application/x-tar' },
+    errors: [400, 401, 404, 500],
+  },
+  {
+    method: 'post',
+    path: '/api/agents/{id}/runs',
+    summary: 'Run the agent on a prompt (operator, admin, or its own agent key); answers once it completes, fails or waits for approval',
+    body: schemas.runStartBody,
+    ok: { status: 201, description: 'The run with its steps' },
+    errors: [400, 401, 403, 404, 503],
+  },
+  {
+    method: 'get',
+    path: '/api/agents/{id}/runs',
+    summary: "The agent's runs, newest first",
+    query: schemas.runListQuery,
+    ok: { status: 200, description: '{ items, nextCursor }' },
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: 'post',
+    path: '/api/agents/{id}/test-runs',
+    summary: 'Test-run the agent with in-memory config changes (never saved) and get a verdict',
+    body: schemas.testRunBody,
+    ok: { status: 200, description: '{ output, tools, approvals, verdict, reason, runId }' },
+    errors: [202, 400, 401, 403, 404, 503],
+  },
+  { method: 'get', path: '/api/runs/{id}', summary: 'One run with its steps', ok: { status: 200, description: 'Run' }, errors: [401, 403, 404] },
+  {
+    method: 'get',
+    path: '/api/approvals',
+    summary: 'Approval requests, newest first (approvers see all, others their own)',
+    query: schemas.approvalListQuery,
+    ok: { status: 200, description: 'A page of requests' },
+    errors: [400, 401],
+  },
+  { method: 'get', path: '/api/approvals/{id}', summary: 'One request with its decisions and history', ok: { status: 200, description: 'Request' }, errors: [401, 404] },
+  {
+    method: 'post',
+    path: '/api/approvals/{id}/approve',
+    summary: 'Approve a request (dangerous: cite sopId)',
+    body: schemas.decisionBody,
+    ok: { status: 200, description: 'The request after the decision' },
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: 'post',
+    path: '/api/approvals/{id}/reject',
+    summary: 'Reject a request',
+    body: schemas.decisionBody,
+    ok: { status: 200, description: 'The request after the decision' },
+    errors: [400, 401, 403, 404, 409],
+  },
+  { method: 'get', path: '/api/policies', summary: 'Policy overrides (admin)', ok: { status: 200, description: 'Policies' }, errors: [401, 403] },
+  {
+    method: 'put',
+    path: '/api/policies',
+    summary: 'Set the override for (skill, level, subject) (admin)',
+    body: schemas.policyBody,
+    ok: { status: 200, description: 'The policy' },
+    errors: [400, 401, 403],
+  },
+  { method: 'delete', path: '/api/policies/{id}', summary: 'Clear an override (admin)', ok: { status: 200, description: 'Cleared' }, errors: [401, 403, 404] },
+  { method: 'get', path: '/api/sops', summary: 'Registered signed procedures (operator or admin)', ok: { status: 200, description: 'SOPs' }, errors: [401, 403] },
+  {
+    method: 'post',
+    path: '/api/sops',
+    summary: 'Register a signed procedure (admin)',
+    body: schemas.sopRegisterBody,
+    ok: { status: 201, description: 'Registered' },
+    errors: [400, 401, 403],
+  },
+  { method: 'post', path: '/api/sops/{id}/revoke', summary: 'Revoke a procedure (admin)', ok: { status: 200, description: 'Revoked' }, errors: [401, 403, 404] },
+  {
+    method: 'get',
+    path: '/api/sources',
+    summary: 'Configured sources: MCP servers with their connection state, pack and instruction-skill folders with their findings (admin)',
+    ok: { status: 200, description: '{ mcp, packs, instructions }' },
+    errors: [401, 403],
+  },
+  {
+    method: 'post',
+    path: '/api/sources/reload',
+    summary: 'Load the skill pack folders again, reconnect MCP servers that are down and list the tools of the rest, then sync the catalog (admin)',
+    ok: { status: 200, description: '{ added, removed, packs, findings, mcp, sync }' },
+    errors: [401, 403],
+  },
+]

@@ -1,0 +1,80 @@
+import { z } from 'zod'
+import { APPROVAL_STATUSES } from '../../policy/approval-status.js'
+import { POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/decide-policy.js'
+
+// The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
+// from them (openapi/operations.ts), so the document can't promise what a route refuses.
+
+const LIMIT = 'must be an integer from 1 to 500'
+const limit = z.coerce.number({ error: LIMIT }).int(LIMIT).min(1, LIMIT).max(500, LIMIT).default(50)
+const cursor = z.string().min(1).optional()
+
+export const skillListQuery = z.object({
+  class: z.string().optional().describe('only this class: safe, mutating or dangerous'),
+  category: z.string().optional(),
+  tag: z.string().optional(),
+  source: z.string().optional().describe('code, agent-skill, pack, mcp or edge'),
+  agent: z.string().optional().describe('only skills bound to this agent (id, name or alias)'),
+  q: z.string().optional().describe('text in the key, title or description (any case)'),
+  scope: z.string().optional().describe('manager or host'),
+  available: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+})
+
+export const invokeBody = z.strictObject({
+  input: z.unknown().optional().describe("The skill's input"),
+  agent: z.string().min(1).max(200).optional().describe('Agent the call is made for (id, name or alias)'),
+  conversationId: z.string().min(1).max(200).optional(),
+  edgeId: z.string().min(1).max(200).optional().describe('Edge to run a host-scope skill on'),
+  approvalId: z.string().min(1).max(64).optional().describe('Run with this approved request (same input only; runs once)'),
+  wait: z
+    .union([z.boolean(), z.number().int().min(1).max(3600)])
+    .optional()
+    .describe('When approval is needed, wait for the decision (true: the configured time; a number: seconds)'),
+})
+
+export const skillEditBody = z
+  .strictObject({
+    title: z.string().min(1).max(200).nullable().optional(),
+    description: z.string().min(1).max(4000).nullable().optional(),
+    systemPrompt: z.string().max(20_000).nullable().optional(),
+    tags: z.array(z.string().min(1).max(64)).max(50).nullable().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' })
+
+export const eventsQuery = z.object({ subject: z.string().optional(), kind: z.string().optional(), cursor, limit })
+
+export const runStartBody = z.strictObject({ prompt: z.string().trim().min(1, 'must not be empty').max(100_000) })
+export const testRunBody = z.strictObject({
+  input: z.string().trim().min(1, 'must not be empty').max(100_000),
+  expectTool: z.string().min(1).optional(),
+  set: z.record(z.string(), z.string()).optional().describe('Config changes for this run only: path → value'),
+})
+export const runListQuery = z.strictObject({
+  status: z.enum(['running', 'awaiting_approval', 'completed', 'failed']).optional(),
+  cursor,
+  limit,
+})
+
+export const approvalListQuery = z.strictObject({
+  status: z.enum(APPROVAL_STATUSES).optional(),
+  skill: z.string().min(1).optional(),
+  agent: z.string().min(1).optional(),
+  cursor,
+  limit,
+})
+export const decisionBody = z.strictObject({ comment: z.string().max(2000).optional(), sopId: z.string().min(1).max(64).optional() })
+
+export const policyBody = z.strictObject({
+  skill: z.string().min(1).describe('A skill key or "*"'),
+  level: z.enum(POLICY_LEVELS),
+  subject: z.string().min(1).optional(),
+  decision: z.enum(POLICY_DECISIONS),
+})
+
+export const sopRegisterBody = z.strictObject({
+  document: z.string().min(1).max(1_000_000),
+  signature: z.string().min(1).max(10_000).describe('The JSON that `skillplane sop sign` writes to FILE.sig'),
+})
+
+export const exportQuery = z.object({ user: z.string().optional().describe('Render templates for this user (admins only)') })
