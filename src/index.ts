@@ -1,4 +1,6 @@
 export { defineSkill, DefinitionError, type DefinedSkill } from './skill/index.js'
+// skillplane's own zod: schemas made with it are the ones defineSkill reads, whatever else the project installs.
+export { z } from 'zod'
 export type {
   Caller,
   CallerRole,

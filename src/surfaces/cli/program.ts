@@ -6,6 +6,7 @@ type Register = (program: Command) => void
 // Each command's module (and what it pulls in: the plane, the HTTP server, the AI SDK) loads only
 // when that command runs; help and unknown commands load them all, so they list every command.
 const COMMANDS: Record<string, () => Promise<Register>> = {
+  init: async () => (await import('./commands/init.js')).initCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   skills: async () => (await import('./commands/skills.js')).skillsCommand,
   invoke: async () => (await import('./commands/invoke.js')).invokeCommand,
