@@ -96,12 +96,13 @@ describe.each(databases)('instruction skills served on $name', (database) => {
       ['../hidden-helper/SKILL.md', 'is outside the skill\'s folder'],
       ['/etc/passwd', '"/etc/passwd" is an absolute path'],
       ['references/leak.txt', 'is outside the skill\'s folder'],
-      ['references/nope.md', 'does not exist'],
       ['references', 'is not a file'],
       ['references/big.bin', 'resources are capped at 262144'],
     ]) {
       expect(await read(path!)).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining(message!) } })
     }
+    // A file that isn't there is not found, as an MCP client reading it as a resource expects.
+    expect(await read('references/nope.md')).toMatchObject({ ok: false, error: { code: 'not_found', message: '"references/nope.md" does not exist in the skill\'s folder' } })
   })
 
   it('runs scripts in their own group with an empty environment plus the allowlist, and stops bad ones', async () => {

@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync, readFileSync, type Stats } from 'node:fs'
+import { realpathSync, statSync, readFileSync, type Stats } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { z } from 'zod'
 import { defineSkill, type DefinedSkill } from '../../skill/define-skill.js'
@@ -10,6 +10,7 @@ import { escapeWrapperTags } from './escape-wrapper-tags.js'
 import { resourceContent } from './resource-content.js'
 import { scriptCommand } from './script-command.js'
 import { TEMPLATE_FILE } from './find-skill-dirs.js'
+import { listSkillFiles } from './list-skill-files.js'
 import { skillsPrompt } from './skills-prompt.js'
 import { runProcess, type ProcessGroups } from '../subprocess/index.js'
 import { SkillError } from '../../runtime/skill-error.js'
@@ -38,7 +39,6 @@ export interface InstructionToolOptions {
 const SCRIPT_PATH = '/usr/local/bin:/usr/bin:/bin'
 /** The keys the tools are registered under: no other source may take them. */
 export const INSTRUCTION_TOOL_KEYS = ['list_skills', 'activate_skill', 'read_skill_resource', 'run_skill_script']
-const MAX_LISTED_FILES = 200
 // A NUL can't be in a path or an argument a process gets: say so before anything runs.
 const text = (max: number) => z.string().max(max).refine((value) => !value.includes('\0'), 'must not contain a NUL character')
 
@@ -106,7 +106,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
             return { content: `<skill_note name="${escapeXml(skill.name)}">Already active in this conversation: follow the instructions loaded earlier.</skill_note>`, alreadyActive: true }
           }
         }
-        const files = listFiles(skill.dir)
+        const files = listSkillFiles(skill.dir)
         const resources = files.length ? `\n<skill_resources>\n${files.map((f) => `  <file>${escapeXml(f)}</file>`).join('\n')}\n</skill_resources>` : ''
         return {
           // The server's own path is never shown: files are named relative to the skill's folder.
@@ -181,7 +181,7 @@ function confine(skillDir: string, path: string, within = ''): string {
   try {
     root = realpathSync(join(skillDir, within))
   } catch {
-    throw new SkillError('invalid_input', `"${join(within, path)}" does not exist in the skill's folder`)
+    throw new SkillError('not_found', `"${join(within, path)}" does not exist in the skill's folder`)
   }
   if (realpathSync(skillDir) !== skillDir || !isInside(skillDir, root)) throw new SkillError('denied', `the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
   const lexical = resolve(root, path)
@@ -190,27 +190,10 @@ function confine(skillDir: string, path: string, within = ''): string {
   try {
     real = realpathSync(lexical)
   } catch {
-    throw new SkillError('invalid_input', `"${path}" does not exist in the skill's folder`)
+    throw new SkillError('not_found', `"${path}" does not exist in the skill's folder`)
   }
   if (!isInside(root, real)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
   return real
 }
 
 
-/** The skill folder's files (not SKILL.md itself), relative, for the activation's resource list. */
-function listFiles(dir: string): string[] {
-  const files: string[] = []
-  const walk = (path: string) => {
-    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (files.length >= MAX_LISTED_FILES || entry.name === '.git' || entry.name === 'node_modules') continue
-      const full = join(path, entry.name)
-      if (entry.isDirectory()) walk(full)
-      else if (entry.isFile() && !hasOtherLinks(statSync(full))) {
-        const rel = relative(dir, full)
-        if (rel !== 'SKILL.md' && entry.name !== TEMPLATE_FILE) files.push(rel)
-      }
-    }
-  }
-  walk(dir)
-  return files
-}

@@ -7,6 +7,7 @@ import { VERSION } from '../../version.js'
 import { mcpToolList, type McpToolEntry } from './mcp-tool-list.js'
 import { toCallResult } from './to-call-result.js'
 import { toSkillInput } from '../../access/index.js'
+import { serveSkillResources } from './skill-resources.js'
 
 export interface McpServerOptions {
   caller: Caller
@@ -20,7 +21,10 @@ export interface McpServerOptions {
  */
 export function createMcpServer(plane: Skillplane, options: McpServerOptions): Server {
   const { caller } = options
-  const server = new Server({ name: 'skillplane', version: VERSION }, { capabilities: { tools: { listChanged: true } } })
+  const server = new Server(
+    { name: 'skillplane', version: VERSION },
+    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } } },
+  )
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: Map<string, McpToolEntry> | null = null
   let announced = ''
@@ -46,8 +50,21 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     return toCallResult(envelope, entry)
   })
 
+  const skillResources = serveSkillResources(server, plane, {
+    caller,
+    conversationId: options.conversationId,
+    mayCall: (tool) => [...current().values()].some((e) => e.skill.key === tool),
+  })
+  let resourcesShown = skillResources.signature()
+
   const unsubscribe = plane.onSkillsChanged(() => {
     tools = null
+    const resources = skillResources.signature()
+    if (resources !== resourcesShown) {
+      resourcesShown = resources
+      server.sendResourceListChanged().catch(() => {})
+      server.sendPromptListChanged().catch(() => {})
+    }
     // Only a list the client has seen can change for it.
     if (announced === '' || signature(current()) === announced) return
     announced = signature(current())

@@ -1,0 +1,101 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Prompt,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js'
+import { lookup } from 'mime-types'
+import type { Skillplane } from '../../skillplane/index.js'
+import type { Caller, Envelope } from '../../skill/skill-types.js'
+import { listSkillFiles } from '../../sources/agent-skills/index.js'
+
+const SCHEME = 'skill://'
+// The MCP specification's code for a resource that doesn't exist.
+const RESOURCE_NOT_FOUND = -32002
+
+export interface SkillResourceOptions {
+  caller: Caller
+  conversationId: string
+  /** Whether the caller's tool list holds this tool (the resources and prompts ride on it). */
+  mayCall(tool: 'activate_skill' | 'read_skill_resource'): boolean
+}
+
+/**
+ * Instruction skills as MCP resources and prompts, for clients that browse resources: each skill
+ * the caller may activate is `skill://NAME/SKILL.md` (rendered for the caller) with its files as
+ * `skill://NAME/PATH`, and a prompt NAME that activates it. Every read and prompt is a call of
+ * activate_skill or read_skill_resource through the pipeline: gated and audited like the tools.
+ */
+export function serveSkillResources(server: Server, plane: Skillplane, options: SkillResourceOptions): { signature(): string } {
+  const { caller } = options
+  const visible = () => (options.mayCall('activate_skill') ? plane.instructions.visibleTo(caller, null, plane.catalog) : [])
+  const describe = (name: string, description: string) => plane.catalog.row(name)?.description_override ?? description
+
+  const resources = (): Resource[] =>
+    visible().flatMap((skill) => [
+      { uri: `${SCHEME}${skill.name}/SKILL.md`, name: skill.name, title: skill.name, description: describe(skill.name, skill.description), mimeType: 'text/markdown' },
+      ...(options.mayCall('read_skill_resource') ? listSkillFiles(skill.dir) : []).map((path) => ({
+        uri: `${SCHEME}${skill.name}/${path.split('/').map(encodeURIComponent).join('/')}`,
+        name: `${skill.name}/${path}`,
+        mimeType: lookup(path) || 'application/octet-stream',
+      })),
+    ])
+  const prompts = (): Prompt[] =>
+    visible().map((skill) => ({ name: skill.name, title: `Use the ${skill.name} skill`, description: describe(skill.name, skill.description) }))
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources() }))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { uri } = request.params
+    const parsed = parseUri(uri)
+    // A document read, not an activation into a conversation: each read returns the instructions.
+    const call = { caller, signal: extra.signal }
+    if (parsed.path === 'SKILL.md') {
+      const data = unwrap(await plane.invoke('activate_skill', { name: parsed.skill }, call), uri) as { content: string }
+      return { contents: [{ uri, mimeType: 'text/markdown', text: data.content }] }
+    }
+    const data = unwrap(await plane.invoke('read_skill_resource', { skill: parsed.skill, path: parsed.path }, call), uri) as {
+      mimeType: string
+      content?: string
+      blob?: string
+    }
+    return { contents: [data.blob !== undefined ? { uri, mimeType: data.mimeType, blob: data.blob } : { uri, mimeType: data.mimeType, text: data.content ?? '' }] }
+  })
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: prompts() }))
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const { name } = request.params
+    // The prompt activates the skill in this session's conversation, as the tool would.
+    const envelope = await plane.invoke('activate_skill', { name }, { caller, conversationId: options.conversationId, signal: extra.signal })
+    const data = unwrap(envelope, `prompt ${name}`) as { content: string }
+    return { description: `The ${name} skill's instructions`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: data.content } }] }
+  })
+  return { signature: () => JSON.stringify([resources().map((r) => r.uri), prompts().map((p) => [p.name, p.description])]) }
+}
+
+function parseUri(uri: string): { skill: string; path: string } {
+  const rest = uri.startsWith(SCHEME) ? uri.slice(SCHEME.length) : ''
+  const slash = rest.indexOf('/')
+  if (slash <= 0 || slash === rest.length - 1) {
+    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a skill resource: they are ${SCHEME}<skill>/SKILL.md and ${SCHEME}<skill>/<path>`)
+  }
+  let path: string
+  try {
+    path = rest.slice(slash + 1).split('/').map(decodeURIComponent).join('/')
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
+  }
+  return { skill: rest.slice(0, slash), path }
+}
+
+/** The call's data, or the refusal as the MCP error a client understands. */
+function unwrap(envelope: Envelope, what: string): unknown {
+  if (envelope.ok) return envelope.data
+  const { code, message } = envelope.error
+  if (code === 'not_found') throw new McpError(RESOURCE_NOT_FOUND, `${what}: ${message}`, { callId: envelope.callId })
+  if (code === 'invalid_input') throw new McpError(ErrorCode.InvalidParams, `${what}: ${message}`, { callId: envelope.callId })
+  throw new McpError(ErrorCode.InternalError, `${what}: ${code}: ${message}`, { callId: envelope.callId })
+}
