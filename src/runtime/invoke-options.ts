@@ -1,4 +1,4 @@
-import type { Caller } from '../skill/skill-types.js'
+import type { Caller, ProgressUpdate } from '../skill/skill-types.js'
 
 /** How long to wait for an approval decision: true for the configured time, or seconds (never longer). */
 export type ApprovalWait = boolean | number
@@ -28,6 +28,8 @@ export interface InvokeOptions {
   edgeId?: string | null
   /** Aborting it cancels the call (e.g. the HTTP client went away). */
   signal?: AbortSignal
+  /** Hears the executor's progress reports while this call runs (not those of calls it makes). */
+  onProgress?: (update: ProgressUpdate) => void
   /** What to do about approval; `{ mode: 'ask' }` when absent. */
   approval?: ApprovalMode
   /**

@@ -194,6 +194,17 @@ export class Pipeline {
       get logger() {
         return (child ??= logger.child({ callId }))
       },
+      // Only while the call runs, and only numbers: a report can come from another process.
+      progress: (update) => {
+        if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return
+        const total = Number.isFinite(update.total) ? update.total : undefined
+        const message = typeof update.message === 'string' ? update.message.slice(0, 1000) : undefined
+        try {
+          options.onProgress({ progress: update.progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) })
+        } catch (error) {
+          logger.warn({ err: error, callId }, 'a progress listener failed')
+        }
+      },
       // A definition stands for its key; the callee runs as registered, whatever object was passed.
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads type the result by the callee's output schema, which the pipeline checks
       invoke: (skill: string | { key: string }, input: unknown): Promise<Envelope<any>> =>

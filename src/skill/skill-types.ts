@@ -36,6 +36,11 @@ export interface SkillContext {
   signal: AbortSignal
   logger: SkillLogger
   /**
+   * Report how far a long call has come; it reaches the caller while the call runs (an MCP
+   * client's progress notifications, which also keep its request from timing out).
+   */
+  progress(update: ProgressUpdate): void
+  /**
    * Call another skill through the pipeline: it is gated and audited, linked to this call. Pass the
    * callee's definition instead of its key and its input and result are typed.
    */
@@ -50,6 +55,13 @@ export type CallInput<S> = S extends z.ZodType ? z.input<S> : Record<string, unk
  * Every error code a caller can receive: the pipeline's (an envelope's error) and the API's own
  * (keys, body size, decisions that conflict, an unsynced catalog). The HTTP status follows from it.
  */
+/** How far a running call has come: `progress` of `total` (when known), with a word on what it does. */
+export interface ProgressUpdate {
+  progress: number
+  total?: number
+  message?: string
+}
+
 export type ErrorCode =
   | 'unauthorized'
   | 'payload_too_large'

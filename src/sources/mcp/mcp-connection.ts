@@ -5,7 +5,7 @@ import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelconte
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/resolve-config.js'
-import type { SkillLogger } from '../../skill/skill-types.js'
+import type { ProgressUpdate, SkillLogger } from '../../skill/skill-types.js'
 import { SkillError } from '../../runtime/skill-error.js'
 import { VERSION } from '../../version.js'
 import { MAX_TIMEOUT_MS } from '../../skill/create-skill.js'
@@ -118,15 +118,19 @@ export class McpConnection {
     await this.#list(client, this.#generation)
   }
 
-  /** The pipeline's deadline aborts `signal`; the SDK's own 60 s request timeout must not cut in first. */
-  async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  /**
+   * The pipeline's deadline aborts `signal`; the SDK's own 60 s request timeout must not cut in
+   * first. The server's progress notifications go to `onProgress` (asking for them sends a token).
+   */
+  async callTool(name: string, args: unknown, signal: AbortSignal, onProgress?: (update: ProgressUpdate) => void): Promise<CallToolResult> {
     if (this.#state === 'idle') await this.connect()
     for (let attempt = 0; ; attempt++) {
       const client = this.#client
       const generation = this.#generation
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
-        return (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { signal, timeout: MAX_TIMEOUT_MS })) as CallToolResult
+        const options = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
+        return (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, options)) as CallToolResult
       } catch (error) {
         if (signal.aborted) throw error
         const failure = classify(error, client)

@@ -40,7 +40,7 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
         ? `the tool requires task-based calls (execution.taskSupport "required"), which skillplane does not make yet`
         : connection.unavailable(),
     run: async (input, ctx) => {
-      const result = await connection.callTool(tool.name, input, ctx.signal)
+      const result = await connection.callTool(tool.name, input, ctx.signal, (update) => ctx.progress(update))
       if (result.isError) {
         const text = textOf(result)
         throw new Error(`MCP tool "${tool.name}" of server "${server.name}" reported an error: ${text || '(no text)'}`)

@@ -1,5 +1,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ProgressToken,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller, Envelope } from '../../skill/skill-types.js'
 import type { InvokeOptions } from '../../runtime/index.js'
@@ -42,7 +48,14 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     const entry = current().get(request.params.name) ?? null
     const { input, edgeId } = entry ? toSkillInput(entry, request.params.arguments ?? {}) : { input: request.params.arguments ?? {}, edgeId: null }
     const key = entry?.skill.key ?? request.params.name
-    const invokeOptions: InvokeOptions = { caller, conversationId: options.conversationId, edgeId, signal: extra.signal, approval: { mode: 'resume' } }
+    const invokeOptions: InvokeOptions = {
+      caller,
+      conversationId: options.conversationId,
+      edgeId,
+      signal: extra.signal,
+      approval: { mode: 'resume' },
+      onProgress: progressTo(request.params._meta?.progressToken, extra.sendNotification),
+    }
     let envelope = await plane.invoke(key, input, invokeOptions)
     if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
       envelope = await plane.invoke(key, input, { ...invokeOptions, approval: { mode: 'resume', wait: true } })
@@ -76,6 +89,20 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     onclose?.()
   }
   return server
+}
+
+/**
+ * The client's progress notifications for a call that asked for them (a progressToken), each
+ * further along than the last, as the specification requires; none for a call that didn't ask.
+ */
+function progressTo(token: ProgressToken | undefined, send: (notification: ServerNotification) => Promise<void>): InvokeOptions['onProgress'] {
+  if (token === undefined) return undefined
+  let last = -Infinity
+  return ({ progress, total, message }) => {
+    if (progress <= last) return
+    last = progress
+    send({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) } }).catch(() => {})
+  }
 }
 
 function isApprovalRequired(envelope: Envelope): boolean {
