@@ -68,7 +68,7 @@ describe('path, process and template escapes over HTTP', () => {
     const folder = await invoke('run_skill_script', { skill: 'ops', script: '.' })
     expect(folder).toMatchObject({ status: 400, body: { error: { code: 'invalid_input', message: '"scripts/" is not a file' } } })
     const missing = await invoke('run_skill_script', { skill: 'ops', script: 'scripts/nope.sh' })
-    expect(missing).toMatchObject({ status: 400, body: { error: { code: 'invalid_input', message: expect.stringContaining('does not exist') } } })
+    expect(missing).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: expect.stringContaining('does not exist') } } })
     const orphan = await invoke('run_skill_script', { skill: 'ops', script: 'orphan.sh' })
     expect(orphan).toMatchObject({ status: 502, body: { error: { code: 'executor_error', message: expect.stringContaining("can't start it (ENOENT)") } } })
     const fsError = await invoke('read_config_file', {})
