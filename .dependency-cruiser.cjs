@@ -23,7 +23,10 @@ module.exports = {
   forbidden: [
     ...layers.slice(0, -1).map((layer, i) => ({
       name: `layer-${layer.join('-')}`,
-      comment: `${layer.join(', ')} may not import from the layers above it (${layers.slice(i + 1).flat().join(', ')})`,
+      comment: `${layer.join(', ')} may not import from the layers above it (${layers
+        .slice(i + 1)
+        .flat()
+        .join(', ')})`,
       severity: 'error',
       from: { path: under(layer), pathNot: '\\.test\\.ts$' },
       to: { path: under(layers.slice(i + 1).flat()) },

@@ -34,7 +34,12 @@ export async function runPackBench(calls = 400): Promise<PackBenchResult> {
   writeFileSync(script, '#!/bin/sh\nexec /bin/cat\n')
   chmodSync(script, 0o755)
   writeFileSync(join(dir, 'skill.json'), JSON.stringify({ name: 'echo_pack', description: 'Echo', entry: 'run.sh', class: 'safe' }))
-  const plane = await createSkillplane({ config: { packDirs: [join(root, 'packs')] }, dataDir: join(root, 'data'), logger: pino({ level: 'silent' }), sync: true })
+  const plane = await createSkillplane({
+    config: { packDirs: [join(root, 'packs')] },
+    dataDir: join(root, 'data'),
+    logger: pino({ level: 'silent' }),
+    sync: true,
+  })
   try {
     const input = { n: 1, text: 'hello' }
     // Warm both paths, then alternate rounds so drift hits both alike.

@@ -192,7 +192,9 @@ console.log(`  audit: ${http.audit.okRows} ok rows for ${http.audit.responses} r
 console.log('SKILL.md loading…')
 const loading = runSkillLoadingBench()
 for (const l of loading) {
-  console.log(`  ${int(l.skills)} skills: load ${int(l.loadPerSecond)}/s, validate ${int(l.validatePerSecond)}/s, peak ${l.loadMaxRssMB.toFixed(0)} MB; reload re-parsed ${l.reloadParses} in ${l.reloadMs.toFixed(0)} ms`)
+  console.log(
+    `  ${int(l.skills)} skills: load ${int(l.loadPerSecond)}/s, validate ${int(l.validatePerSecond)}/s, peak ${l.loadMaxRssMB.toFixed(0)} MB; reload re-parsed ${l.reloadParses} in ${l.reloadMs.toFixed(0)} ms`,
+  )
 }
 
 console.log('skill pack invocation…')
@@ -202,7 +204,9 @@ console.log(`  pack ${pack.packMs.toFixed(2)} ms/call, direct spawn ${pack.direc
 console.log('MCP-imported calls…')
 const mcp = await runMcpBench()
 for (const [mode, m] of Object.entries({ sequential: mcp.sequential, concurrent: mcp.concurrent })) {
-  console.log(`  ${mode} (${m.inFlight} in flight): imported ${m.importedMs.toFixed(3)} ms/call, direct ${m.directMs.toFixed(3)}, no-op pipeline ${m.pipelineMs.toFixed(3)}, ratio ${times(m.ratio)}`)
+  console.log(
+    `  ${mode} (${m.inFlight} in flight): imported ${m.importedMs.toFixed(3)} ms/call, direct ${m.directMs.toFixed(3)}, no-op pipeline ${m.pipelineMs.toFixed(3)}, ratio ${times(m.ratio)}`,
+  )
 }
 
 console.log('MCP server tools/call…')

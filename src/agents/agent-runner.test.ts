@@ -15,7 +15,6 @@ import { RunRepository } from '../store/run-repository.js'
 import { agentCaller as runAs } from '../registry/agent-id.js'
 import { approvalFor } from '../runtime/index.js'
 
-
 describe.each(databases)('agent runs on $name', (database) => {
   const planes: Skillplane[] = []
   afterEach(async () => {
@@ -46,7 +45,12 @@ describe.each(databases)('agent runs on $name', (database) => {
 
   it('pauses for approval, resumes when it is approved, and goes on without the call when it is rejected', async () => {
     const model = new MockLanguageModelV3({
-      doGenerate: [callsTool('write_thing', { value: 'v1' }), says('stored v1'), callsTool('write_thing', { value: 'v2' }, 'call-2'), says('could not store v2')],
+      doGenerate: [
+        callsTool('write_thing', { value: 'v1' }),
+        says('stored v1'),
+        callsTool('write_thing', { value: 'v2' }, 'call-2'),
+        says('could not store v2'),
+      ],
     })
     const plane = await open(model)
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'store v1', requester: operator })
@@ -72,17 +76,27 @@ describe.each(databases)('agent runs on $name', (database) => {
   })
 
   it('makes the agent do no more than the person who started the run, who may not approve its calls', async () => {
-    const model = new MockLanguageModelV3({ doGenerate: [callsTool('write_thing', { value: 'a' }), says('ok'), callsTool('write_thing', { value: 'b' }, 'c2'), says('stored b')] })
+    const model = new MockLanguageModelV3({
+      doGenerate: [callsTool('write_thing', { value: 'a' }), says('ok'), callsTool('write_thing', { value: 'b' }, 'c2'), says('stored b')],
+    })
     const plane = await open(model)
     await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'DENY' }, admin, plane.now())
     const denied = await plane.runs.start({ agent: 'helper', prompt: 'store a', requester: operator })
-    expect(denied.steps![0]).toMatchObject({ tool: 'write_thing', status: 'error', error: expect.stringContaining(`denied for ${operator.name}, on whose behalf the agent acts`) })
+    expect(denied.steps![0]).toMatchObject({
+      tool: 'write_thing',
+      status: 'error',
+      error: expect.stringContaining(`denied for ${operator.name}, on whose behalf the agent acts`),
+    })
 
     await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'ALWAYS' }, admin, plane.now())
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'store b', requester: operator })
     const approvalId = paused.pending[0]!.approvalId!
     expect(await plane.approvals.get(approvalId)).toMatchObject({ onBehalfOf: { id: operator.id } })
-    expect(await plane.approvals.decide({ id: approvalId, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, code: 'denied', message: expect.stringContaining('another person must approve it') })
+    expect(await plane.approvals.decide({ id: approvalId, caller: operator, decision: 'approve' })).toMatchObject({
+      ok: false,
+      code: 'denied',
+      message: expect.stringContaining('another person must approve it'),
+    })
     await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     expect((await plane.runs.get(paused.id))!.output).toBe('stored b')
@@ -95,7 +109,10 @@ describe.each(databases)('agent runs on $name', (database) => {
       },
     })
     const plane = await open(broken)
-    expect(await plane.runs.start({ agent: 'helper', prompt: 'x', requester: admin })).toMatchObject({ status: 'failed', error: expect.stringContaining('the model is down') })
+    expect(await plane.runs.start({ agent: 'helper', prompt: 'x', requester: admin })).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('the model is down'),
+    })
     await expect(plane.runs.start({ agent: 'Other', prompt: 'x', requester: admin })).rejects.toThrow('agent "Other" has no model')
     await expect(plane.runs.start({ agent: 'nobody', prompt: 'x', requester: admin })).rejects.toThrow('no agent "nobody" in the config')
 
@@ -151,14 +168,20 @@ describe.each(databases)('agent runs on $name', (database) => {
     })
     // Nor can the agent's own call use it, with the very input it asked for.
     const request = (await plane.approvals.get(withdrawnId))!
-    const claimed = await plane.invoke('write_thing', request.input, { caller: runAs('helper', 'Helper'), conversationId: request.conversationId ?? undefined, approval: approvalFor(withdrawnId, undefined) })
+    const claimed = await plane.invoke('write_thing', request.input, {
+      caller: runAs('helper', 'Helper'),
+      conversationId: request.conversationId ?? undefined,
+      approval: approvalFor(withdrawnId, undefined),
+    })
     expect(claimed).toMatchObject({ ok: false, error: { code: 'denied', message: expect.stringContaining('was withdrawn') } })
     const events = (await plane.events.list({ subject: `approval:${withdrawnId}`, limit: 10 })).items
     expect(events.find((e) => e.kind === 'approval.withdrawn')).toMatchObject({
       actor: { id: 'system' },
       details: { reason: expect.stringContaining('ended at this approval') },
     })
-    await expect(testRun({ agent: 'helper', input: 'x', set: { temperature: '2' } })).rejects.toThrow('invalid_input: --set temperature: not a setting a test run can change')
+    await expect(testRun({ agent: 'helper', input: 'x', set: { temperature: '2' } })).rejects.toThrow(
+      'invalid_input: --set temperature: not a setting a test run can change',
+    )
   })
 
   it('redacts secrets in stored steps as the audit log does', async () => {
@@ -194,7 +217,11 @@ describe.each(databases)('agent runs on $name', (database) => {
     await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     const resumed = (await plane.runs.get(paused.id))!
-    expect(resumed.steps![0]).toMatchObject({ status: 'ok', input: { user: 'bob', password: '[REDACTED]' }, output: { said: 'password of bob is now [REDACTED]' } })
+    expect(resumed.steps![0]).toMatchObject({
+      status: 'ok',
+      input: { user: 'bob', password: '[REDACTED]' },
+      output: { said: 'password of bob is now [REDACTED]' },
+    })
     expect(JSON.stringify(resumed)).not.toContain('Sup3rSecretPw')
   })
 
@@ -203,8 +230,26 @@ describe.each(databases)('agent runs on $name', (database) => {
     const db = await openDatabase(location)
     const now = new Date().toISOString()
     await new RunRepository(db.db).insert({
-      id: '01ORPHAN00000000000000000A', agent_id: 'helper', requester_id: 'u', requester_name: 'u', requester_kind: 'user', requester_role: 'admin', status: 'running', prompt: 'x', output: null,
-      error: null, trace_id: null, messages: '[]', pending: null, test: 0, overrides: null, manager_id: 'a-manager-that-died', model_steps: 0, created_at: now, updated_at: now, finished_at: null,
+      id: '01ORPHAN00000000000000000A',
+      agent_id: 'helper',
+      requester_id: 'u',
+      requester_name: 'u',
+      requester_kind: 'user',
+      requester_role: 'admin',
+      status: 'running',
+      prompt: 'x',
+      output: null,
+      error: null,
+      trace_id: null,
+      messages: '[]',
+      pending: null,
+      test: 0,
+      overrides: null,
+      manager_id: 'a-manager-that-died',
+      model_steps: 0,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
     })
     await db.close()
     const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model: new MockLanguageModelV3() }] }, location)
@@ -230,7 +275,9 @@ describe('model providers', () => {
   })
 
   /** A fake provider endpoint on 127.0.0.1 that records requests and answers with `reply`. */
-  async function fakeProvider(reply: (path: string) => unknown): Promise<{ url: string; requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }>; close(): void }> {
+  async function fakeProvider(
+    reply: (path: string) => unknown,
+  ): Promise<{ url: string; requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }>; close(): void }> {
     const requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }> = []
     const server = createServer((req, res) => {
       let raw = ''
@@ -248,7 +295,14 @@ describe('model providers', () => {
     {
       provider: 'openai-compatible' as const,
       keyHeader: (h: IncomingMessage['headers']) => h.authorization,
-      reply: { id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hello from the fake' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+      reply: {
+        id: 'c1',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hello from the fake' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      },
       path: '/v1/chat/completions',
       tools: (body: any) => body.tools.map((t: any) => t.function.name),
       expectedKey: 'Bearer sk-fake',
@@ -256,7 +310,16 @@ describe('model providers', () => {
     {
       provider: 'anthropic' as const,
       keyHeader: (h: IncomingMessage['headers']) => h['x-api-key'],
-      reply: { id: 'm1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hello from the fake' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } },
+      reply: {
+        id: 'm1',
+        type: 'message',
+        role: 'assistant',
+        model: 'm',
+        content: [{ type: 'text', text: 'hello from the fake' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
       path: '/v1/messages',
       tools: (body: any) => body.tools.map((t: any) => t.name),
       expectedKey: 'sk-fake',

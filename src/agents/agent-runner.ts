@@ -190,7 +190,9 @@ export class AgentRunner {
     const requests = await Promise.all(pending.map((p) => (p.approvalId ? this.#plane.approvals.get(p.approvalId) : undefined)))
     if (requests.some((r) => r?.status === 'pending')) return false
     // One manager resumes it.
-    if (!(await this.#repo.transition(id, 'awaiting_approval', 'running', { pending: null, manager_id: this.#plane.managerId, updated_at: this.#plane.now() }))) {
+    if (
+      !(await this.#repo.transition(id, 'awaiting_approval', 'running', { pending: null, manager_id: this.#plane.managerId, updated_at: this.#plane.now() }))
+    ) {
       return false
     }
     if (this.#closed) {
@@ -249,7 +251,9 @@ export class AgentRunner {
         onCall: (event) => calls.set(event.toolCallId, event.envelope),
         onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
         // The person who started the run: the agent does no more than they may, and they can't approve its calls.
-        ...(row.requester_kind === 'user' && { onBehalfOf: { kind: 'user', id: row.requester_id, name: row.requester_name, role: row.requester_role as CallerRole } }),
+        ...(row.requester_kind === 'user' && {
+          onBehalfOf: { kind: 'user', id: row.requester_id, name: row.requester_name, role: row.requester_role as CallerRole },
+        }),
       })
       if (row.test) delete tools[TEST_RUN_KEY]
       const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
@@ -261,25 +265,30 @@ export class AgentRunner {
       const parent = row.trace_id
         ? trace.setSpanContext(context.active(), { traceId: row.trace_id, spanId: runSpanId(row.id), traceFlags: TraceFlags.SAMPLED, isRemote: true })
         : context.active()
-      const result = await tracer.startActiveSpan(`agent run ${agent.name}`, { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } }, parent, async (span) => {
-        const spanContext = span.spanContext()
-        if (!row.trace_id && isSpanContextValid(spanContext)) {
-          row.trace_id = spanContext.traceId
-          await this.#repo.update(row.id, { trace_id: row.trace_id })
-        }
-        try {
-          return await generateText({
-            model: createModel(agent),
-            system: this.#systemPrompt(agent, caller),
-            messages,
-            tools,
-            stopWhen: stepCountIs(left),
-            abortSignal: this.#stop.signal,
-          })
-        } finally {
-          span.end()
-        }
-      })
+      const result = await tracer.startActiveSpan(
+        `agent run ${agent.name}`,
+        { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } },
+        parent,
+        async (span) => {
+          const spanContext = span.spanContext()
+          if (!row.trace_id && isSpanContextValid(spanContext)) {
+            row.trace_id = spanContext.traceId
+            await this.#repo.update(row.id, { trace_id: row.trace_id })
+          }
+          try {
+            return await generateText({
+              model: createModel(agent),
+              system: this.#systemPrompt(agent, caller),
+              messages,
+              tools,
+              stopWhen: stepCountIs(left),
+              abortSignal: this.#stop.signal,
+            })
+          } finally {
+            span.end()
+          }
+        },
+      )
       const all = [...messages, ...result.response.messages]
       row.model_steps += result.steps.length
       await this.#repo.update(row.id, { model_steps: row.model_steps })
@@ -318,7 +327,8 @@ export class AgentRunner {
   #redactStep(row: RunStepRow, rawInputs: ReadonlyMap<string, unknown>): void {
     const skill = row.tool_name ? this.#plane.registry.get(row.tool_name) : undefined
     const secrets = new Set<string>()
-    const raw = row.tool_call_id !== null && rawInputs.has(row.tool_call_id) ? rawInputs.get(row.tool_call_id) : row.input !== null ? JSON.parse(row.input) : undefined
+    const raw =
+      row.tool_call_id !== null && rawInputs.has(row.tool_call_id) ? rawInputs.get(row.tool_call_id) : row.input !== null ? JSON.parse(row.input) : undefined
     if (raw !== undefined) row.input = JSON.stringify(redact(raw, skill?.input.jsonSchema, { collect: secrets }) ?? null)
     if (row.output !== null) row.output = JSON.stringify(redact(JSON.parse(row.output), skill?.output?.jsonSchema, { scrub: secrets }))
     if (row.error !== null) row.error = scrubText(row.error, secrets)

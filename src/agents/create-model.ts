@@ -23,7 +23,10 @@ export function createModel(agent: ResolvedAgent): LanguageModelV3 {
   const keyEnv = (settings as ResolvedModel).apiKeyEnv ?? DEFAULT_KEY_ENV[provider]
   const apiKey = keyEnv ? process.env[keyEnv] : undefined
   if (keyEnv && !apiKey) {
-    throw new RunError(`agent "${agent.name}": the environment variable ${keyEnv} holding the ${provider} API key is not set (model ${provider}/${model})`, 'unavailable')
+    throw new RunError(
+      `agent "${agent.name}": the environment variable ${keyEnv} holding the ${provider} API key is not set (model ${provider}/${model})`,
+      'unavailable',
+    )
   }
   switch (provider) {
     case 'openai':

@@ -21,8 +21,20 @@ describe('agent runs over HTTP and the CLI', () => {
     process.env.SKILLPLANE_TEST_PROVIDER_KEY = 'sk-fake'
     plane = await createSkillplane({
       config: {
-        skills: [defineSkill({ key: 'echo', description: 'Echo', class: 'safe', agents: ['Helper'], input: { type: 'object', properties: { message: { type: 'string' } } }, run: (i) => i })],
-        agents: [{ ...testAgents![0]!, model: { provider: 'openai-compatible', model: 'fake-model', baseURL: fake.url, apiKeyEnv: 'SKILLPLANE_TEST_PROVIDER_KEY' } }, testAgents![1]!],
+        skills: [
+          defineSkill({
+            key: 'echo',
+            description: 'Echo',
+            class: 'safe',
+            agents: ['Helper'],
+            input: { type: 'object', properties: { message: { type: 'string' } } },
+            run: (i) => i,
+          }),
+        ],
+        agents: [
+          { ...testAgents![0]!, model: { provider: 'openai-compatible', model: 'fake-model', baseURL: fake.url, apiKeyEnv: 'SKILLPLANE_TEST_PROVIDER_KEY' } },
+          testAgents![1]!,
+        ],
       },
       dataDir: tempDir(),
       logger: silentLogger(),
@@ -38,14 +50,22 @@ describe('agent runs over HTTP and the CLI', () => {
   })
 
   it('starts, lists and shows runs and test runs over HTTP, for the keys that may', async () => {
-    const key = async (role: 'admin' | 'viewer' | 'agent', agentId?: string) => (await plane.keys.create({ name: `${role}-${agentId ?? 'x'}`, role, agentId }, plane.now())).key
+    const key = async (role: 'admin' | 'viewer' | 'agent', agentId?: string) =>
+      (await plane.keys.create({ name: `${role}-${agentId ?? 'x'}`, role, agentId }, plane.now())).key
     const [adminKey, viewerKey, otherAgentKey] = await Promise.all([key('admin'), key('viewer'), key('agent', 'other')])
     const call = async (method: string, path: string, token: string, body?: unknown) => {
-      const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
       return { status: response.status, body: (await response.json()) as any }
     }
     const started = await call('POST', '/api/agents/helper/runs', adminKey, { prompt: 'please use echo' })
-    expect(started).toMatchObject({ status: 201, body: { status: 'completed', output: 'done', steps: [{ tool: 'echo', status: 'ok', callId: expect.any(String) }, { text: 'done' }] } })
+    expect(started).toMatchObject({
+      status: 201,
+      body: { status: 'completed', output: 'done', steps: [{ tool: 'echo', status: 'ok', callId: expect.any(String) }, { text: 'done' }] },
+    })
     expect((await call('GET', '/api/agents/Helper/runs', adminKey)).body.items.map((r: { id: string }) => r.id)).toEqual([started.body.id])
     expect(await call('GET', `/api/runs/${started.body.id}`, adminKey)).toMatchObject({ status: 200, body: { id: started.body.id, steps: expect.any(Array) } })
     // Runs hold prompts and tool results: a viewer reads them no more than the audit log.
@@ -55,9 +75,15 @@ describe('agent runs over HTTP and the CLI', () => {
 
     expect(await call('POST', '/api/agents/helper/runs', viewerKey, { prompt: 'x' })).toMatchObject({ status: 403 })
     expect(await call('GET', `/api/runs/${started.body.id}`, otherAgentKey)).toMatchObject({ status: 404 })
-    expect(await call('POST', '/api/agents/helper/runs', adminKey, { prompt: '' })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('prompt') } } })
+    expect(await call('POST', '/api/agents/helper/runs', adminKey, { prompt: '' })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringContaining('prompt') } },
+    })
     // The server's own setup, not the caller's input: 503, as for any skill that can't run.
-    expect(await call('POST', '/api/agents/other/runs', adminKey, { prompt: 'x' })).toMatchObject({ status: 503, body: { error: { code: 'unavailable', message: 'agent "Other" has no model: set agents[].model in the config ({ provider, model })' } } })
+    expect(await call('POST', '/api/agents/other/runs', adminKey, { prompt: 'x' })).toMatchObject({
+      status: 503,
+      body: { error: { code: 'unavailable', message: 'agent "Other" has no model: set agents[].model in the config ({ provider, model })' } },
+    })
 
     const tested = await call('POST', '/api/agents/helper/test-runs', adminKey, { input: 'use echo now', expectTool: 'echo', set: { maxSteps: '3' } })
     expect(tested).toMatchObject({ status: 200, body: { verdict: 'pass', tools: [{ name: 'echo', called: true, ok: true }] } })
@@ -70,8 +96,11 @@ describe('agent runs over HTTP and the CLI', () => {
     const cli = (...args: string[]) => run(args, { SKILLPLANE_TEST_PROVIDER_URL: fake.url, SKILLPLANE_TEST_PROVIDER_KEY: 'sk-fake' })
     const run = (args: string[], env: Record<string, string>) =>
       new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, [MAIN, '--config', CONFIG, '--data-dir', data, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-          resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          [MAIN, '--config', CONFIG, '--data-dir', data, ...args],
+          { cwd: ROOT, env: { ...process.env, ...env } },
+          (error, stdout, stderr) => resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         )
       })
     const ran = await cli('run', '--agent', 'helper', 'please use echo', '--json')

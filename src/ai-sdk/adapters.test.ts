@@ -37,14 +37,23 @@ describe('tool adapters', () => {
     expect(items).toMatchObject([{ status: 'ok', caller: { kind: 'agent' }, agent: 'helper', conversationId: 'conv-1' }])
 
     // A bad input and a failing call come back to the model as tool errors naming the code.
-    const bad = await generateText({ model: new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 42 }), says('sorry')] }), tools, prompt: 'x', stopWhen: stepCountIs(3) })
+    const bad = await generateText({
+      model: new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 42 }), says('sorry')] }),
+      tools,
+      prompt: 'x',
+      stopWhen: stepCountIs(3),
+    })
     expect(JSON.stringify(bad.steps[0]!.content)).toMatch(/tool-error/)
   })
 
   it('acts as an agent named by id, name or alias, and refuses an unknown agent instead of offering no tools', async () => {
     const plane = await open()
     expect(Object.keys(toAISDKTools(plane, { agent: 'Helper' })).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
-    expect(toOpenAITools(plane, { agent: 'helper' }).tools.map((t) => t.function.name).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    expect(
+      toOpenAITools(plane, { agent: 'helper' })
+        .tools.map((t) => t.function.name)
+        .sort(),
+    ).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
     const unknown = /^unknown agent "(helpr|ghost)": the config's agents are "helper", "other"$/
     expect(() => toAISDKTools(plane, { agent: 'helpr' })).toThrow(unknown)
     expect(() => toOpenAITools(plane, { caller: agentCaller('ghost') })).toThrow(unknown)
@@ -76,12 +85,17 @@ describe('tool adapters', () => {
 
   it('asks skillplane’s gate for these arguments: the skill’s own rule decides, and a check that passes leaves no trace', async () => {
     const plane = await open()
-    const needsApproval = toAISDKTools(plane, { caller: admin }).bulk_delete!.needsApproval as unknown as (input: unknown, options: { toolCallId: string; messages: [] }) => Promise<boolean>
+    const needsApproval = toAISDKTools(plane, { caller: admin }).bulk_delete!.needsApproval as unknown as (
+      input: unknown,
+      options: { toolCallId: string; messages: [] },
+    ) => Promise<boolean>
     const ids = (n: number) => ({ ids: Array.from({ length: n }, (_, i) => `id${i}`) })
     expect(await needsApproval(ids(2), { toolCallId: 'a', messages: [] })).toBe(false)
     expect((await plane.audit.query({ skill: 'bulk_delete', limit: 5 })).items).toEqual([])
     expect(await needsApproval(ids(11), { toolCallId: 'b', messages: [] })).toBe(true)
-    expect((await plane.approvals.list({ status: 'pending', limit: 5 })).items).toMatchObject([{ skill: 'bulk_delete', reason: 'a batch of 11 items exceeds the limit of 10' }])
+    expect((await plane.approvals.list({ status: 'pending', limit: 5 })).items).toMatchObject([
+      { skill: 'bulk_delete', reason: 'a batch of 11 items exceeds the limit of 10' },
+    ])
     // Asking again finds the same request instead of filing another.
     expect(await needsApproval(ids(11), { toolCallId: 'c', messages: [] })).toBe(true)
     expect((await plane.approvals.list({ limit: 5 })).items).toHaveLength(1)
@@ -92,7 +106,11 @@ describe('tool adapters', () => {
     const tools = toAISDKTools(plane, { caller: helper })
     const execute = tools.write_thing!.execute!
     const run = () => Promise.resolve(execute({ value: 'v2' }, { toolCallId: 't1', messages: [] }))
-    await expect(run()).rejects.toMatchObject({ name: 'SkillCallError', code: 'approval_required', message: expect.stringContaining('a human must approve request') })
+    await expect(run()).rejects.toMatchObject({
+      name: 'SkillCallError',
+      code: 'approval_required',
+      message: expect.stringContaining('a human must approve request'),
+    })
     const [pending] = (await plane.approvals.list({ status: 'pending', limit: 5 })).items
     await expect(run()).rejects.toMatchObject({ approvalId: pending!.id })
     await plane.approvals.decide({ id: pending!.id, caller: admin, decision: 'approve' })
@@ -103,20 +121,37 @@ describe('tool adapters', () => {
     const plane = await open()
     const openai = toOpenAITools(plane, { caller: helper })
     expect(openai.tools.map((t) => t.function.name).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
-    expect(openai.tools.find((t) => t.function.name === 'echo')).toMatchObject({ type: 'function', function: { parameters: { type: 'object', required: ['message'] } } })
+    expect(openai.tools.find((t) => t.function.name === 'echo')).toMatchObject({
+      type: 'function',
+      function: { parameters: { type: 'object', required: ['message'] } },
+    })
     expect(await openai.dispatch({ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"message":"hi"}' } })).toEqual({
       role: 'tool',
       tool_call_id: 'c1',
       content: '{"message":"hi","count":1}',
     })
-    expect((await openai.dispatch({ id: 'c2', function: { name: 'echo', arguments: '{"message":' } })).content).toMatch(/^invalid_input: the tool arguments are not JSON/)
+    expect((await openai.dispatch({ id: 'c2', function: { name: 'echo', arguments: '{"message":' } })).content).toMatch(
+      /^invalid_input: the tool arguments are not JSON/,
+    )
     expect((await openai.dispatch({ id: 'c3', function: { name: 'explode', arguments: '{}' } })).content).toBe('not_found: no tool "explode" for this caller')
-    expect((await openai.dispatch({ id: 'c4', function: { name: 'write_thing', arguments: '{"value":"x"}' } })).content).toMatch(/^approval_required: .*request \w+/)
+    expect((await openai.dispatch({ id: 'c4', function: { name: 'write_thing', arguments: '{"value":"x"}' } })).content).toMatch(
+      /^approval_required: .*request \w+/,
+    )
 
     const anthropic = toAnthropicTools(plane, { caller: admin })
     expect(anthropic.tools.find((t) => t.name === 'remote_thing')).toMatchObject({ input_schema: { required: ['edge_id'] } })
-    expect(await anthropic.dispatch({ type: 'tool_use', id: 'u1', name: 'echo', input: { message: 'yo' } })).toEqual({ type: 'tool_result', tool_use_id: 'u1', content: '{"message":"yo","count":1}' })
-    expect(await anthropic.dispatch({ id: 'u2', name: 'explode', input: {} })).toMatchObject({ is_error: true, content: expect.stringContaining('executor_error') })
-    expect(await anthropic.dispatch({ id: 'u3', name: 'echo', input: [1] })).toMatchObject({ is_error: true, content: 'invalid_input: the tool arguments must be a JSON object' })
+    expect(await anthropic.dispatch({ type: 'tool_use', id: 'u1', name: 'echo', input: { message: 'yo' } })).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'u1',
+      content: '{"message":"yo","count":1}',
+    })
+    expect(await anthropic.dispatch({ id: 'u2', name: 'explode', input: {} })).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining('executor_error'),
+    })
+    expect(await anthropic.dispatch({ id: 'u3', name: 'echo', input: [1] })).toMatchObject({
+      is_error: true,
+      content: 'invalid_input: the tool arguments must be a JSON object',
+    })
   })
 })

@@ -63,7 +63,12 @@ export function toAISDKTools(plane: Plane, given: AISDKToolOptions): ToolSet {
         const approvalId = pendingApproval(envelope)
         // Executing a call the AI SDK asked about means its user approved: that person decides here too.
         if (approvalId && options.approver && approvalId === asked.get(toolCallId)) {
-          const decided = await plane.approvals.decide({ id: approvalId, caller: options.approver, decision: 'approve', comment: 'approved in the AI SDK tool-approval flow' })
+          const decided = await plane.approvals.decide({
+            id: approvalId,
+            caller: options.approver,
+            decision: 'approve',
+            comment: 'approved in the AI SDK tool-approval flow',
+          })
           if (decided.ok) envelope = await callTool(plane, entry, args, { ...callOptions, approvalId })
         }
         asked.delete(toolCallId)

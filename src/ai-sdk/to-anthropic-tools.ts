@@ -25,7 +25,10 @@ export interface AnthropicToolResult {
 }
 
 /** The caller's skills as Anthropic tool JSON, and a dispatcher that runs a `tool_use` through the pipeline. */
-export function toAnthropicTools(plane: Plane, given: ToolAdapterOptions): { tools: AnthropicTool[]; dispatch(use: AnthropicToolUse): Promise<AnthropicToolResult> } {
+export function toAnthropicTools(
+  plane: Plane,
+  given: ToolAdapterOptions,
+): { tools: AnthropicTool[]; dispatch(use: AnthropicToolUse): Promise<AnthropicToolResult> } {
   const options = resolveToolOptions(plane, given)
   const index = toolIndex(plane, options)
   return {

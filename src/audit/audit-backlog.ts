@@ -51,7 +51,8 @@ export class AuditBacklog {
 
   /** Keep a row the database refused; it is written once the database is back. */
   add(row: AuditRow): void {
-    if (this.#pending === 0) this.logger.warn({ dir: this.#dir }, 'the database refused a finished audit row: keeping finished rows in a local backlog until it is back')
+    if (this.#pending === 0)
+      this.logger.warn({ dir: this.#dir }, 'the database refused a finished audit row: keeping finished rows in a local backlog until it is back')
     mkdirSync(this.#dir, { recursive: true })
     appendFileSync(this.#file, JSON.stringify(row) + '\n')
     this.#pending++

@@ -15,7 +15,10 @@ export const auditQuerySchema = z.strictObject({
   agent: z.string().min(1).optional(),
   caller: z.string().min(1).optional(),
   parentCallId: z.string().min(1).optional(),
-  traceId: z.string().regex(/^[0-9a-f]{32}$/, 'must be a 32-hex-digit trace id').optional(),
+  traceId: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, 'must be a 32-hex-digit trace id')
+    .optional(),
   from: instant.optional(),
   to: instant.optional(),
   cursor: z.string().min(1).optional(),

@@ -52,7 +52,9 @@ function walk(value: unknown, schema: JsonSchema | undefined, depth: number, opt
   const additional = schema && isObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined
   const out: Record<string, unknown> = {}
   for (const [name, child] of Object.entries(value)) {
-    const copy = isSecretName(name) ? hide(child, options) : walk(child, Object.hasOwn(properties ?? {}, name) ? properties![name] : additional, depth + 1, options)
+    const copy = isSecretName(name)
+      ? hide(child, options)
+      : walk(child, Object.hasOwn(properties ?? {}, name) ? properties![name] : additional, depth + 1, options)
     // Not `out[name] = …`: for a "__proto__" key that sets the prototype, hiding the value from the copy.
     Object.defineProperty(out, name, { value: copy, enumerable: true, writable: true, configurable: true })
   }
@@ -72,7 +74,10 @@ function hide(value: unknown, options: RedactOptions, depth = 0): string {
 }
 
 function isSecretName(name: string): boolean {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/)
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
   return words.some((w, i) => SECRET_WORDS.has(w) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${w}`)))
 }
 

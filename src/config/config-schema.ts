@@ -32,7 +32,10 @@ const duration = positiveInt.max(2_147_483_647)
 // One object shape, so that an error names its field; which transport it is follows from command or url.
 const mcpServer = z
   .strictObject({
-    name: z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)').max(32),
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)')
+      .max(32),
     agents: z.array(z.string().min(1)).default([]),
     tools: z
       .record(
@@ -70,12 +73,16 @@ const mcpServer = z
 export const modelSettings = z
   .strictObject({
     provider: z.enum(['openai', 'anthropic', 'openai-compatible'], 'unknown provider: use openai, anthropic or openai-compatible'),
-    model: z.string().trim().min(1, 'the provider\'s model id is required'),
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+    model: z.string().trim().min(1, "the provider's model id is required"),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+      .optional(),
     baseURL: z.url({ protocol: /^https?$/ }).optional(),
   })
   .superRefine((model, ctx) => {
-    if (model.provider === 'openai-compatible' && !model.baseURL) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
+    if (model.provider === 'openai-compatible' && !model.baseURL)
+      ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
   })
 
 /** The config: what a skillplane.config.ts exports (its input side) and what the plane runs with (its output). */
@@ -99,7 +106,8 @@ export const configSchema = z.strictObject({
             if (value === undefined || isLanguageModel(value)) return value as LanguageModelV3 | undefined
             const parsed = modelSettings.safeParse(value)
             if (parsed.success) return parsed.data
-            for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] as (string | number)[] })
+            for (const issue of parsed.error.issues)
+              ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] as (string | number)[] })
             return z.NEVER
           }),
         systemPrompt: z.string().optional(),
@@ -126,7 +134,10 @@ export const configSchema = z.strictObject({
   skillDirs: z
     .array(
       z.union([
-        z.string().min(1).transform((path): SkillDirConfig => ({ path, agents: [] })),
+        z
+          .string()
+          .min(1)
+          .transform((path): SkillDirConfig => ({ path, agents: [] })),
         z.strictObject({ path: z.string().min(1), agents: z.array(z.string().min(1)).default([]) }).transform((dir): SkillDirConfig => dir),
       ]),
     )
@@ -147,7 +158,7 @@ export const configSchema = z.strictObject({
     // Server "a" with tool "b_x" and server "a_b" with tool "x" would both be a_b_x.
     .refine(
       (servers) => !servers.some((a) => servers.some((b) => b.name.startsWith(`${a.name}_`))),
-      'an MCP server name must not be another one\'s followed by _ (their skill keys could collide)',
+      "an MCP server name must not be another one's followed by _ (their skill keys could collide)",
     ),
   sopKeys: z
     .array(

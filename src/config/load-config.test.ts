@@ -48,13 +48,20 @@ describe('config files', () => {
   })
 
   it('names the field of a config with the wrong shape', async () => {
-    await expect(resolveConfig({ skills: [{ key: 'x' }] } as never, env, 'c.ts')).rejects.toThrow(
-      'config c.ts: skills[0]: not a skill made with defineSkill()',
-    )
+    await expect(resolveConfig({ skills: [{ key: 'x' }] } as never, env, 'c.ts')).rejects.toThrow('config c.ts: skills[0]: not a skill made with defineSkill()')
     await expect(resolveConfig({ defaults: { timeoutMs: -1 } }, env, 'c.ts')).rejects.toThrow(/config c\.ts: defaults\.timeoutMs: Too small/)
     await expect(resolveConfig({ agnets: [] } as never, env, 'c.ts')).rejects.toThrow(/config c\.ts: \(root\): Unrecognized key: "agnets"/)
     await expect(
-      resolveConfig({ agents: [{ name: 'A', aliases: ['x'] }, { name: 'B', aliases: ['X'] }] }, env, 'c.ts'),
+      resolveConfig(
+        {
+          agents: [
+            { name: 'A', aliases: ['x'] },
+            { name: 'B', aliases: ['X'] },
+          ],
+        },
+        env,
+        'c.ts',
+      ),
     ).rejects.toThrow('agent name or alias "X" is used by both "A" and "B"')
     await expect(resolveConfig({ mcpServers: [{ name: 'Files', command: 'x' }] }, env, 'c.ts')).rejects.toThrow(
       'config c.ts: mcpServers[0].name: must be lower_snake (it prefixes the skill keys)',
@@ -72,16 +79,38 @@ describe('config files', () => {
     await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', tools: { t: { class: 'risky' } } }] } as never, env, 'c.ts')).rejects.toThrow(
       /mcpServers\[0\]\.tools\.t\.class: /,
     )
-    await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x' }, { name: 'a', url: 'http://h/mcp' }] }, env, 'c.ts')).rejects.toThrow(
-      'mcpServers: MCP server names must be unique',
-    )
-    await expect(resolveConfig({ mcpServers: [{ name: 'gh', command: 'x' }, { name: 'gh_enterprise', command: 'y' }] }, env, 'c.ts')).rejects.toThrow(
-      "mcpServers: an MCP server name must not be another one's followed by _",
-    )
     await expect(
-      resolveConfig(() => {
-        throw new Error('boom')
-      }, env, 'c.ts'),
+      resolveConfig(
+        {
+          mcpServers: [
+            { name: 'a', command: 'x' },
+            { name: 'a', url: 'http://h/mcp' },
+          ],
+        },
+        env,
+        'c.ts',
+      ),
+    ).rejects.toThrow('mcpServers: MCP server names must be unique')
+    await expect(
+      resolveConfig(
+        {
+          mcpServers: [
+            { name: 'gh', command: 'x' },
+            { name: 'gh_enterprise', command: 'y' },
+          ],
+        },
+        env,
+        'c.ts',
+      ),
+    ).rejects.toThrow("mcpServers: an MCP server name must not be another one's followed by _")
+    await expect(
+      resolveConfig(
+        () => {
+          throw new Error('boom')
+        },
+        env,
+        'c.ts',
+      ),
     ).rejects.toThrow('config c.ts: its factory function threw: boom')
   })
 
@@ -90,7 +119,16 @@ describe('config files', () => {
     expect(config.agents).toEqual([{ name: '/tmp/data', aliases: [], description: '', maxSteps: 10 }])
     expect(config.audit.maxResultBytes).toBe(65_536)
     expect(config.http.maxBodyBytes).toBe(1_048_576)
-    const servers = await resolveConfig({ mcpServers: [{ name: 'a', command: 'x' }, { name: 'b', url: 'http://h/mcp' }] }, env, 'c.ts')
+    const servers = await resolveConfig(
+      {
+        mcpServers: [
+          { name: 'a', command: 'x' },
+          { name: 'b', url: 'http://h/mcp' },
+        ],
+      },
+      env,
+      'c.ts',
+    )
     expect(servers.mcpServers).toEqual([
       { name: 'a', transport: 'stdio', command: 'x', args: [], env: {}, agents: [], tools: {}, connectTimeoutMs: 10_000 },
       { name: 'b', transport: 'http', url: 'http://h/mcp', headers: {}, agents: [], tools: {}, connectTimeoutMs: 10_000 },

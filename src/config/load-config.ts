@@ -47,5 +47,10 @@ function where(file: string, message: string): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? text
+  )
 }

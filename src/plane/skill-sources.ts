@@ -98,7 +98,12 @@ export class SkillSources {
   /** Load the pack folders again and ask the MCP servers for their lists. */
   async reload(): Promise<{ added: string[]; removed: string[]; packs: string[]; findings: readonly Finding[]; mcp: McpServerReport[] }> {
     const { registry } = this.#o
-    const before = new Map(registry.list().filter((s) => s.source === 'pack').map((s) => [s.key, s.origin]))
+    const before = new Map(
+      registry
+        .list()
+        .filter((s) => s.source === 'pack')
+        .map((s) => [s.key, s.origin]),
+    )
     this.#packFindings = this.#registerPacks()
     const after = registry.list().filter((s) => s.source === 'pack')
     await this.#mcp?.refresh()
@@ -123,7 +128,14 @@ export class SkillSources {
     const { config, registry } = this.#o
     return {
       mcp: this.mcpServers(),
-      packs: { dirs: config.packDirs, skills: registry.list().filter((s) => s.source === 'pack').map((s) => s.key), findings: this.#packFindings },
+      packs: {
+        dirs: config.packDirs,
+        skills: registry
+          .list()
+          .filter((s) => s.source === 'pack')
+          .map((s) => s.key),
+        findings: this.#packFindings,
+      },
       instructions: {
         dirs: config.skillDirs.map((d) => d.path),
         skills: this.instructions.skills.map((s) => s.name),

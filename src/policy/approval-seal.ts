@@ -45,7 +45,9 @@ export class ApprovalSeal {
   }
 
   seal(fields: Record<string, unknown>): string {
-    return createHmac('sha256', this.secret).update(canonicalize(fields) ?? '').digest('hex')
+    return createHmac('sha256', this.secret)
+      .update(canonicalize(fields) ?? '')
+      .digest('hex')
   }
 
   verify(fields: Record<string, unknown>, seal: string): boolean {

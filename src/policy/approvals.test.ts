@@ -15,7 +15,6 @@ import type { Caller, Envelope } from '../skill/skill-types.js'
 const admin2: Caller = { kind: 'user', id: 'u-admin2', name: 'bob', role: 'admin' }
 const helper = agentCaller('helper')
 
-
 describe.each(databases)('approvals on $name', (database) => {
   const planes: Skillplane[] = []
   afterEach(async () => {
@@ -59,7 +58,9 @@ describe.each(databases)('approvals on $name', (database) => {
     const plane = await open()
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'once' }, { caller: helper }))
     await plane.approvals.decide({ id, caller: admin, decision: 'approve' })
-    const results = await Promise.all(Array.from({ length: 8 }, () => plane.invoke('write_thing', { value: 'once' }, { caller: helper, approval: { mode: 'use', approvalId: id } })))
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => plane.invoke('write_thing', { value: 'once' }, { caller: helper, approval: { mode: 'use', approvalId: id } })),
+    )
     expect(results.filter((r) => r.ok)).toHaveLength(1)
     expect(results.filter((r) => !r.ok && r.error.code === 'denied')).toHaveLength(7)
   })
@@ -78,7 +79,11 @@ describe.each(databases)('approvals on $name', (database) => {
       code: 'denied',
       message: expect.stringContaining('needs admin'),
     })
-    expect(await plane.approvals.decide({ id, caller: helper, decision: 'approve' })).toMatchObject({ ok: false, code: 'denied', message: expect.stringContaining('agent keys') })
+    expect(await plane.approvals.decide({ id, caller: helper, decision: 'approve' })).toMatchObject({
+      ok: false,
+      code: 'denied',
+      message: expect.stringContaining('agent keys'),
+    })
     expect(await plane.approvals.decide({ id: 'nope', caller: admin2, decision: 'approve' })).toMatchObject({ ok: false, code: 'not_found' })
 
     const mutating = approvalIdOf(await plane.invoke('write_thing', { value: 'x' }, { caller: helper }))
@@ -111,7 +116,10 @@ describe.each(databases)('approvals on $name', (database) => {
     const stranger = sopSigner('stranger')
     const plane = await open({ sopKeys: [signer.config] })
     const good = signer.sop({ id: 'wipe-small', skills: ['wipe_things'], constraints: { wipe_things: { properties: { count: { maximum: 5 } } } } })
-    expect(await plane.sops.register(good.document, good.signature, admin, plane.now())).toMatchObject({ ok: true, value: { id: 'wipe-small', keyName: 'ops-lead' } })
+    expect(await plane.sops.register(good.document, good.signature, admin, plane.now())).toMatchObject({
+      ok: true,
+      value: { id: 'wipe-small', keyName: 'ops-lead' },
+    })
     const other = signer.sop({ id: 'other-skill', skills: ['write_thing'] })
     await plane.sops.register(other.document, other.signature, admin, plane.now())
 
@@ -138,13 +146,20 @@ describe.each(databases)('approvals on $name', (database) => {
     const id = approvalIdOf(asked)
     expect(asked).toMatchObject({ error: { details: { approvalsRequired: 2, approverRole: 'admin', sopRequired: true } } })
 
-    expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve' })).toMatchObject({ ok: false, code: 'invalid_input', message: expect.stringContaining('must cite a signed procedure') })
+    expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve' })).toMatchObject({
+      ok: false,
+      code: 'invalid_input',
+      message: expect.stringContaining('must cite a signed procedure'),
+    })
     expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'other-skill' })).toMatchObject({
       ok: false,
       code: 'denied',
       message: expect.stringContaining('does not cover skill "wipe_things"'),
     })
-    expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'missing' })).toMatchObject({ ok: false, message: 'no registered SOP "missing"' })
+    expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'missing' })).toMatchObject({
+      ok: false,
+      message: 'no registered SOP "missing"',
+    })
     const first = await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe-small' })
     expect(first).toMatchObject({ ok: true, approval: { status: 'pending', decisions: [{ sop: { id: 'wipe-small', hash: expect.any(String) } }] } })
     expect(await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe-small' })).toMatchObject({
@@ -152,9 +167,18 @@ describe.each(databases)('approvals on $name', (database) => {
       code: 'conflict',
       message: expect.stringContaining('already decided'),
     })
-    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_required' } })
-    expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe-small' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
-    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: true, data: { wiped: 3 } })
+    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({
+      ok: false,
+      error: { code: 'approval_required' },
+    })
+    expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe-small' })).toMatchObject({
+      ok: true,
+      approval: { status: 'approved' },
+    })
+    expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({
+      ok: true,
+      data: { wiped: 3 },
+    })
     expect(wipes.slice(before)).toEqual([3])
 
     // Outside the SOP's constraints, or citing a revoked SOP: refused.
@@ -175,8 +199,15 @@ describe.each(databases)('approvals on $name', (database) => {
     const plane = await open({ approvals: { expiresAfterMs: 150 } })
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'late' }, { caller: helper }))
     await new Promise((r) => setTimeout(r, 200))
-    expect(await plane.approvals.decide({ id, caller: operator, decision: 'approve' })).toMatchObject({ ok: false, code: 'conflict', message: expect.stringContaining('is expired') })
-    expect(await plane.invoke('write_thing', { value: 'late' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
+    expect(await plane.approvals.decide({ id, caller: operator, decision: 'approve' })).toMatchObject({
+      ok: false,
+      code: 'conflict',
+      message: expect.stringContaining('is expired'),
+    })
+    expect(await plane.invoke('write_thing', { value: 'late' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
+      ok: false,
+      error: { code: 'approval_expired' },
+    })
     const kinds = (await plane.events.list({ subject: `approval:${id}`, limit: 10 })).items.map((e) => e.kind)
     expect(kinds).toContain('approval.expired')
   })
@@ -225,7 +256,19 @@ describe.each(databases)('approvals on $name', (database) => {
     await store.db.updateTable('approvals').set({ input_hash: otherRow.input_hash }).where('id', '=', id).execute()
     await store.db
       .insertInto('approval_decisions')
-      .values({ id: 'forged', approval_id: other, approver_id: 'u-x', approver_name: 'mallory', approver_role: 'admin', decision: 'approve', comment: null, sop_id: null, sop_hash: null, created_at: 'x', seal: '00'.repeat(32) })
+      .values({
+        id: 'forged',
+        approval_id: other,
+        approver_id: 'u-x',
+        approver_name: 'mallory',
+        approver_role: 'admin',
+        decision: 'approve',
+        comment: null,
+        sop_id: null,
+        sop_hash: null,
+        created_at: 'x',
+        seal: '00'.repeat(32),
+      })
       .execute()
     await store.db.updateTable('approvals').set({ status: 'approved' }).where('id', '=', other).execute()
     await store.close()
@@ -263,7 +306,11 @@ describe.each(databases)('approvals on $name', (database) => {
   it('counts one key once whatever name it decides under, and spends nothing on a waiting caller that left', async () => {
     const signer = sopSigner()
     const plane = await open({ sopKeys: [signer.config] })
-    const waited = await plane.invoke('write_thing', { value: 'wait' }, { caller: helper, approval: { mode: 'ask', wait: 30 }, signal: AbortSignal.timeout(300) })
+    const waited = await plane.invoke(
+      'write_thing',
+      { value: 'wait' },
+      { caller: helper, approval: { mode: 'ask', wait: 30 }, signal: AbortSignal.timeout(300) },
+    )
     expect(waited).toMatchObject({ ok: false, error: { code: 'unavailable', message: 'the call was cancelled by its caller' } })
     expect(await plane.approvals.get((await plane.audit.get(waited.callId))!.approvalId!)).toMatchObject({ status: 'pending' })
 
@@ -296,7 +343,10 @@ describe.each(databases)('approvals on $name', (database) => {
       code: 'denied',
       message: 'the requester cannot approve their own request',
     })
-    expect(await plane.approvals.decide({ id, caller: lookAlike, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'pending' } })
+    expect(await plane.approvals.decide({ id, caller: lookAlike, decision: 'approve', sopId: 'wipe' })).toMatchObject({
+      ok: true,
+      approval: { status: 'pending' },
+    })
     const twin: Caller = { kind: 'user', id: 'k-alice-2', name: 'alice', role: 'admin' }
     expect(await plane.approvals.decide({ id, caller: twin, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
     expect(await plane.invoke('wipe_things', { count: 3 }, { caller: requester, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: true })
@@ -309,7 +359,10 @@ describe.each(databases)('approvals on $name', (database) => {
     await plane.sops.register(sop.document, sop.signature, admin, plane.now())
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 2 }, { caller: helper }))
     await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe' })
-    expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
+    expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({
+      ok: true,
+      approval: { status: 'approved' },
+    })
     await plane.sops.revoke('wipe', admin, plane.now())
     expect(await plane.invoke('wipe_things', { count: 2 }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
       ok: false,
@@ -327,7 +380,10 @@ describe.each(databases)('approvals on $name', (database) => {
     const id = approvalIdOf(await plane.invoke('write_thing', { value: 'x' }, { caller: helper }))
     await plane.approvals.decide({ id, caller: operator, decision: 'approve' })
     await new Promise((r) => setTimeout(r, 450))
-    expect(await plane.invoke('write_thing', { value: 'x' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({ ok: false, error: { code: 'approval_expired' } })
+    expect(await plane.invoke('write_thing', { value: 'x' }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
+      ok: false,
+      error: { code: 'approval_expired' },
+    })
 
     await plane.policies.set({ skill: 'write_thing', level: 'role', subject: 'operator', decision: 'ASK' }, admin, plane.now())
     const forAgent = approvalIdOf(await plane.invoke('write_thing', { value: 'y' }, { caller: operator, agent: 'helper' }))
@@ -340,14 +396,38 @@ describe.each(databases)('approvals on $name', (database) => {
 
     // The skill became dangerous after one operator approved it: that approval no longer suffices.
     const stricter = await open(
-      { approvals: { expiresAfterMs: 60_000 }, skills: [defineSkill({ key: 'write_thing', description: 'now dangerous', class: 'mutating', agents: ['Helper'], input: z.object({ value: z.string() }), run: () => 'ran' })] },
+      {
+        approvals: { expiresAfterMs: 60_000 },
+        skills: [
+          defineSkill({
+            key: 'write_thing',
+            description: 'now dangerous',
+            class: 'mutating',
+            agents: ['Helper'],
+            input: z.object({ value: z.string() }),
+            run: () => 'ran',
+          }),
+        ],
+      },
       location,
     )
     const old = approvalIdOf(await stricter.invoke('write_thing', { value: 'z' }, { caller: helper }))
     await stricter.approvals.decide({ id: old, caller: operator, decision: 'approve' })
     await stricter.close()
     const reclassified = await open(
-      { approvals: { expiresAfterMs: 60_000 }, skills: [defineSkill({ key: 'write_thing', description: 'now dangerous', class: 'dangerous', agents: ['Helper'], input: z.object({ value: z.string() }), run: () => 'ran' })] },
+      {
+        approvals: { expiresAfterMs: 60_000 },
+        skills: [
+          defineSkill({
+            key: 'write_thing',
+            description: 'now dangerous',
+            class: 'dangerous',
+            agents: ['Helper'],
+            input: z.object({ value: z.string() }),
+            run: () => 'ran',
+          }),
+        ],
+      },
       location,
     )
     expect(await reclassified.invoke('write_thing', { value: 'z' }, { caller: helper, approval: { mode: 'use', approvalId: old } })).toMatchObject({
@@ -388,7 +468,10 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(code(await plane.invoke('write_thing', { value: 'a' }, { caller: operator }))).toBe('approval_required')
     expect(code(await plane.invoke('write_thing', { value: 'a' }, { caller: admin }))).toBe('ok')
 
-    expect(await set({ skill: 'write_thing', level: 'agent', subject: 'Helper', decision: 'ALWAYS' })).toMatchObject({ ok: true, policy: { subject: 'helper' } })
+    expect(await set({ skill: 'write_thing', level: 'agent', subject: 'Helper', decision: 'ALWAYS' })).toMatchObject({
+      ok: true,
+      policy: { subject: 'helper' },
+    })
     expect(code(await plane.invoke('write_thing', { value: 'a' }, { caller: helper }))).toBe('ok')
     await set({ skill: '*', level: 'global', decision: 'DENY' })
     expect(code(await plane.invoke('write_thing', { value: 'a' }, { caller: helper }))).toBe('denied')
@@ -400,9 +483,15 @@ describe.each(databases)('approvals on $name', (database) => {
     await set({ skill: 'wipe_things', level: 'user', subject: 'alice', decision: 'ALWAYS' })
     expect(code(await plane.invoke('wipe_things', {}, { caller: admin }))).toBe('approval_required')
 
-    expect(await set({ skill: 'write_thing', level: 'agent', subject: 'ghost', decision: 'ASK' })).toMatchObject({ ok: false, message: 'unknown agent "ghost"' })
+    expect(await set({ skill: 'write_thing', level: 'agent', subject: 'ghost', decision: 'ASK' })).toMatchObject({
+      ok: false,
+      message: 'unknown agent "ghost"',
+    })
     expect(await set({ skill: 'Bad-Key', level: 'global', decision: 'ASK' })).toMatchObject({ ok: false })
-    expect(await set({ skill: 'x', level: 'role', subject: 'root', decision: 'ASK' })).toMatchObject({ ok: false, message: expect.stringContaining('role must be one of') })
+    expect(await set({ skill: 'x', level: 'role', subject: 'root', decision: 'ASK' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('role must be one of'),
+    })
 
     const kinds = (await plane.events.list({ kind: 'policy.set', limit: 20 })).items.map((e) => e.details.decision)
     expect(kinds.sort()).toEqual(['ALWAYS', 'ALWAYS', 'ASK', 'DENY'])
@@ -415,7 +504,10 @@ describe.each(databases)('approvals on $name', (database) => {
     const many = Array.from({ length: 12 }, (_, i) => `id-${i}`)
     const asked = await plane.invoke('bulk_delete', { ids: many }, { caller: operator })
     expect(asked).toMatchObject({ ok: false, error: { code: 'approval_required', details: { reason: 'a batch of 12 items exceeds the limit of 10' } } })
-    expect(await plane.approvals.get(approvalIdOf(asked))).toMatchObject({ reason: 'a batch of 12 items exceeds the limit of 10', requester: { name: 'oscar' } })
+    expect(await plane.approvals.get(approvalIdOf(asked))).toMatchObject({
+      reason: 'a batch of 12 items exceeds the limit of 10',
+      requester: { name: 'oscar' },
+    })
   })
 
   it('posts webhook events for created and decided requests, retrying a failing endpoint', async () => {

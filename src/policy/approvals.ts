@@ -144,7 +144,14 @@ export class Approvals {
     return row ? toView(row, await this.repo.decisions(id)) : undefined
   }
 
-  async list(q: { status?: ApprovalStatus; skill?: string; agent?: string; requester?: string; cursor?: string; limit: number }): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
+  async list(q: {
+    status?: ApprovalStatus
+    skill?: string
+    agent?: string
+    requester?: string
+    cursor?: string
+    limit: number
+  }): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
     await this.expireDue()
     const rows = await this.repo.list(q)
     const page = rows.slice(0, q.limit)
@@ -165,13 +172,17 @@ export class Approvals {
       const row = await this.#load(input.id)
       if (!row) return fail('not_found', `no approval request "${input.id}"`)
       if (!this.seal.verify(requestFields(row), row.seal)) return fail('tampered', `approval request ${row.id} failed its integrity check`)
-      if (row.status !== 'pending') return fail('conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
+      if (row.status !== 'pending')
+        return fail('conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
       if (input.decision === 'approve' && caller.id === row.caller_id) return fail('denied', 'the requester cannot approve their own request')
       if (input.decision === 'approve' && caller.id === row.on_behalf_of_id) {
         return fail('denied', `${caller.name} had the agent make this call, so another person must approve it`)
       }
       if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
-        return fail('denied', `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`)
+        return fail(
+          'denied',
+          `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`,
+        )
       }
       let sop: { id: string; hash: string } | null = null
       if (input.decision === 'approve' && row.sop_required === 1) {
@@ -199,16 +210,29 @@ export class Approvals {
       decision.seal = this.seal.seal(decisionFields(row, decision))
       const decisions = [...earlier, decision]
       const next: ApprovalStatus =
-        input.decision === 'reject' ? 'rejected' : (await this.#validApprovals(row, decisions, JSON.parse(row.input))).count >= row.approvals_required ? 'approved' : 'pending'
+        input.decision === 'reject'
+          ? 'rejected'
+          : (await this.#validApprovals(row, decisions, JSON.parse(row.input))).count >= row.approvals_required
+            ? 'approved'
+            : 'pending'
       const outcome = await this.repo.decide(decision, earlier.length, next, decision.created_at)
       // Someone else decided between our read and our write: judge again with what they added.
       if (outcome === 'changed' && attempt < 5) continue
       if (outcome === 'changed' || outcome === 'not_pending') {
         const now = await this.repo.get(row.id)
-        return fail('conflict', `approval request ${row.id} was decided by someone else meanwhile (it is ${now?.status ?? 'gone'}): reload it and decide again if it still needs you`)
+        return fail(
+          'conflict',
+          `approval request ${row.id} was decided by someone else meanwhile (it is ${now?.status ?? 'gone'}): reload it and decide again if it still needs you`,
+        )
       }
       if (outcome === 'duplicate') return fail('conflict', `${caller.name} has already decided request ${row.id}`)
-      await this.events.record(`approval.${input.decision === 'approve' ? 'approval' : 'rejection'}`, `approval:${row.id}`, caller, { comment: decision.comment, sop }, row.call_id)
+      await this.events.record(
+        `approval.${input.decision === 'approve' ? 'approval' : 'rejection'}`,
+        `approval:${row.id}`,
+        caller,
+        { comment: decision.comment, sop },
+        row.call_id,
+      )
       if (next !== 'pending') await this.#settled(row, next, caller)
       const view = toView((await this.repo.get(row.id))!, decisions)
       this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
@@ -228,11 +252,17 @@ export class Approvals {
     if (!this.seal.verify(requestFields(row), row.seal)) return refuse(`approval request ${row.id} failed its integrity check`)
     if (row.skill_key !== input.skill) return refuse(`approval request ${row.id} is for skill "${row.skill_key}", not "${input.skill}"`)
     if (row.caller_id !== input.caller.id) return refuse(`approval request ${row.id} belongs to another caller`)
-    if (row.agent_id !== input.agentId) return refuse(`approval request ${row.id} was made for agent ${row.agent_id ?? '(none)'}, not ${input.agentId ?? '(none)'}`)
+    if (row.agent_id !== input.agentId)
+      return refuse(`approval request ${row.id} was made for agent ${row.agent_id ?? '(none)'}, not ${input.agentId ?? '(none)'}`)
     if (row.input_hash !== input.inputHash) return refuse(`approval request ${row.id} was made for other arguments: a changed input needs a new approval`)
     switch (row.status as ApprovalStatus) {
       case 'pending':
-        return { ok: false, code: 'approval_required', message: `approval request ${row.id} is still pending`, pending: toView(row, await this.repo.decisions(row.id)) }
+        return {
+          ok: false,
+          code: 'approval_required',
+          message: `approval request ${row.id} is still pending`,
+          pending: toView(row, await this.repo.decisions(row.id)),
+        }
       case 'rejected':
         return { ok: false, code: 'approval_rejected', message: `approval request ${row.id} was rejected` }
       case 'expired':
@@ -243,7 +273,11 @@ export class Approvals {
         return refuse(`approval request ${row.id} was withdrawn: ask again with a new call`)
     }
     const required = input.requirement
-    if (row.approvals_required < required.approvals || RANK[row.approver_role as CallerRole] < RANK[required.approverRole] || (required.sop && row.sop_required !== 1)) {
+    if (
+      row.approvals_required < required.approvals ||
+      RANK[row.approver_role as CallerRole] < RANK[required.approverRole] ||
+      (required.sop && row.sop_required !== 1)
+    ) {
       return refuse(`approval request ${row.id} was granted under weaker rules than skill "${row.skill_key}" needs now: request a new approval`)
     }
     // Defence in depth against a row edited back to "approved": the audit log remembers runs.
@@ -256,7 +290,11 @@ export class Approvals {
       return refuse(`approval request ${row.id} was already used by another call: it runs at most once`)
     }
     await this.events.record('approval.executed', `approval:${row.id}`, input.caller, {}, input.callId)
-    this.notifier.notify({ type: 'approval.executed', callId: input.callId, approval: toView({ ...row, status: 'executed', executed_call_id: input.callId }, await this.repo.decisions(row.id)) })
+    this.notifier.notify({
+      type: 'approval.executed',
+      callId: input.callId,
+      approval: toView({ ...row, status: 'executed', executed_call_id: input.callId }, await this.repo.decisions(row.id)),
+    })
     return { ok: true }
   }
 
@@ -355,7 +393,8 @@ export class Approvals {
     await this.events.record(`approval.${next}`, `approval:${row.id}`, actor, details, row.call_id)
     this.#decided.emit(row.id, next)
     this.#decided.emit(ANY, row.id, next)
-    if (next === 'expired' || next === 'withdrawn') this.notifier.notify({ type: `approval.${next}`, approval: toView({ ...row, status: next }, await this.repo.decisions(row.id)) })
+    if (next === 'expired' || next === 'withdrawn')
+      this.notifier.notify({ type: `approval.${next}`, approval: toView({ ...row, status: next }, await this.repo.decisions(row.id)) })
   }
 
   /**

@@ -1,4 +1,12 @@
-export { decidePolicy, POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel, type EffectiveDecision, type Requirement } from './decide-policy.js'
+export {
+  decidePolicy,
+  POLICY_DECISIONS,
+  POLICY_LEVELS,
+  type PolicyDecision,
+  type PolicyLevel,
+  type EffectiveDecision,
+  type Requirement,
+} from './decide-policy.js'
 export { Policies, type Policy, type PolicyInput } from './policies.js'
 export { Approvals, APPROVAL_STATUSES, type ApprovalStatus, type ApprovalView } from './approvals.js'
 export { ApprovalSeal, SECRET_ENV } from './approval-seal.js'

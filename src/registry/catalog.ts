@@ -37,11 +37,7 @@ export class Catalog {
   ) {}
 
   async refresh(): Promise<void> {
-    const [rows, agents, bindings] = await Promise.all([
-      this.catalogRepo.list(),
-      this.agentRepo.list(),
-      this.agentRepo.listBindings(),
-    ])
+    const [rows, agents, bindings] = await Promise.all([this.catalogRepo.list(), this.agentRepo.list(), this.agentRepo.listBindings()])
     const signature = JSON.stringify([rows, agents, bindings])
     const changed = signature !== this.#signature
     this.#signature = signature

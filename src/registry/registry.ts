@@ -19,8 +19,7 @@ export class Registry {
     const existing = this.#skills.get(definition.key)
     if (existing) {
       throw new DefinitionError(
-        `duplicate skill key "${definition.key}": defined by ${existing.source} at ${existing.origin} ` +
-          `and by ${options.source} at ${options.origin}`,
+        `duplicate skill key "${definition.key}": defined by ${existing.source} at ${existing.origin} ` + `and by ${options.source} at ${options.origin}`,
       )
     }
     const skill = createSkill(definition, { ...options, defaultTimeoutMs: this.#defaultTimeoutMs })

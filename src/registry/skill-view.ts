@@ -51,10 +51,7 @@ export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
 }
 
 /** Edges are not connectable yet, so host-scope skills are never available. */
-export function availability(
-  enabled: boolean,
-  skill: Pick<Skill, 'scope' | 'unavailable'>,
-): { available: boolean; unavailableReason: string | null } {
+export function availability(enabled: boolean, skill: Pick<Skill, 'scope' | 'unavailable'>): { available: boolean; unavailableReason: string | null } {
   if (!enabled) return { available: false, unavailableReason: 'disabled in the catalog' }
   if (skill.scope === 'host') return { available: false, unavailableReason: 'runs on edge agents and no edge is connected' }
   let down: string | null

@@ -190,9 +190,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
       }
     }
     const pruned = new Set(report.changes.filter((c) => c.kind === 'skill_pruned').map((c) => c.subject))
-    const existing = new Set(
-      (await agentsRepo.listBindings()).filter((b) => !pruned.has(b.skill_key)).map((b) => `${b.agent_id}\u0000${b.skill_key}`),
-    )
+    const existing = new Set((await agentsRepo.listBindings()).filter((b) => !pruned.has(b.skill_key)).map((b) => `${b.agent_id}\u0000${b.skill_key}`))
     for (const pair of desired) {
       if (existing.has(pair)) continue
       const [id, key] = pair.split('\u0000') as [string, string]
@@ -214,10 +212,9 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
   return input.dryRun ? run(input.db) : input.db.transaction().execute(run)
 }
 
-function codeColumns(skill: CatalogEntry): Pick<
-  CatalogRow,
-  'source' | 'origin' | 'class' | 'scope' | 'category' | 'code_title' | 'code_description' | 'code_tags'
-> {
+function codeColumns(
+  skill: CatalogEntry,
+): Pick<CatalogRow, 'source' | 'origin' | 'class' | 'scope' | 'category' | 'code_title' | 'code_description' | 'code_tags'> {
   return {
     source: skill.source,
     origin: skill.origin,

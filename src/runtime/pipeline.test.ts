@@ -112,7 +112,16 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
   })
 
   it('never throws, even for a result whose getter throws or an output schema that throws', async () => {
-    const trap = defineSkill({ key: 'trap', description: 'A result that throws when read', input: z.object({}), run: () => ({ get secret(): string { throw new Error('read me not') } }) })
+    const trap = defineSkill({
+      key: 'trap',
+      description: 'A result that throws when read',
+      input: z.object({}),
+      run: () => ({
+        get secret(): string {
+          throw new Error('read me not')
+        },
+      }),
+    })
     const refined = defineSkill({
       key: 'refined',
       description: 'An output schema that throws a SkillError',
@@ -224,11 +233,7 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
 
   it('redacts secrets in audited input and results', async () => {
     plane = await openTestPlane(database)
-    const result = await plane.invoke(
-      'login',
-      { user: 'bob', pin: '1234', password: 'hunter2', nested: { apiKey: 'k-9', note: 'keep' } },
-      { caller: admin },
-    )
+    const result = await plane.invoke('login', { user: 'bob', pin: '1234', password: 'hunter2', nested: { apiKey: 'k-9', note: 'keep' } }, { caller: admin })
     expect(result).toMatchObject({ ok: true, data: { user: 'bob', sessionToken: 'tok-123' } })
     const row = await plane.audit.get(result.callId)
     expect(row!.input).toEqual({

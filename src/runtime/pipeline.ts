@@ -128,7 +128,17 @@ export class Pipeline {
     const { caller } = options
     const approval = options.approval ?? ASK
     const input = rawInput ?? {}
-    const row = openRow({ callId, parentCallId: parent?.callId ?? null, key, caller, conversationId: options.conversationId, edgeId: options.edgeId, managerId: deps.managerId, startedAt, traceId })
+    const row = openRow({
+      callId,
+      parentCallId: parent?.callId ?? null,
+      key,
+      caller,
+      conversationId: options.conversationId,
+      edgeId: options.edgeId,
+      managerId: deps.managerId,
+      startedAt,
+      traceId,
+    })
     const secrets = new Set<string>()
     const finish = (status: Refusal['status'], envelope: Envelope, outputSchema?: Record<string, unknown>) =>
       finishCall(deps, { row, startedAt, status, envelope, outputSchema, secrets })
@@ -161,7 +171,15 @@ export class Pipeline {
     this.#inFlight.set(callId, controller)
     const ctx = this.#context(callId, parent, caller, agentId, options, controller.signal)
     try {
-      const gate = await gateCall(deps, { skill: resolved.skill, input: validated.value, ctx, row, approval, onBehalfOf: options.onBehalfOf, signal: controller.signal })
+      const gate = await gateCall(deps, {
+        skill: resolved.skill,
+        input: validated.value,
+        ctx,
+        row,
+        approval,
+        onBehalfOf: options.onBehalfOf,
+        signal: controller.signal,
+      })
       if (gate) return refuse(gate)
       if (approval.mode === 'check') return success({ wouldRun: true, approvalId: row.approval_id }, callId)
 
@@ -212,7 +230,14 @@ export class Pipeline {
           this.#invoke(
             typeof skill === 'string' ? skill : skill.key,
             input,
-            { caller, agent: agentId, conversationId: options.conversationId ?? null, edgeId: options.edgeId ?? null, signal, onBehalfOf: options.onBehalfOf ?? null },
+            {
+              caller,
+              agent: agentId,
+              conversationId: options.conversationId ?? null,
+              edgeId: options.edgeId ?? null,
+              signal,
+              onBehalfOf: options.onBehalfOf ?? null,
+            },
             { callId, depth: (parent?.depth ?? 0) + 1 },
           ),
         ),

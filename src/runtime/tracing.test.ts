@@ -84,7 +84,10 @@ describe.each(databases)('tracing on $name', (database) => {
     expect(parent.parentSpanContext?.spanId).toBe(root.spanContext().spanId)
     const nested = byName('skill echo').find((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId)
     expect(nested?.attributes).toMatchObject({ 'skillplane.skill': 'echo', 'skillplane.class': 'safe', 'skillplane.call_id': items[1]!.callId })
-    expect(byName('skill echo').find((s) => s.attributes['skillplane.call_id'] === items[2]!.callId)?.status).toMatchObject({ code: 2, message: 'invalid_input' })
+    expect(byName('skill echo').find((s) => s.attributes['skillplane.call_id'] === items[2]!.callId)?.status).toMatchObject({
+      code: 2,
+      message: 'invalid_input',
+    })
 
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {

@@ -120,10 +120,7 @@ function compileJsonSchema(schema: JsonSchema, where: string): CompiledSchema {
 
 function fromAjv(error: ErrorObject): SchemaIssue {
   const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined
-  const extra =
-    error.keyword === 'additionalProperties'
-      ? (error.params as { additionalProperty?: string }).additionalProperty
-      : undefined
+  const extra = error.keyword === 'additionalProperties' ? (error.params as { additionalProperty?: string }).additionalProperty : undefined
   const path = missing !== undefined || extra !== undefined ? `${error.instancePath}/${escapePointer(missing ?? extra!)}` : error.instancePath
   return { path, rule: error.keyword, message: error.message ?? error.keyword }
 }

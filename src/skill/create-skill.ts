@@ -1,13 +1,4 @@
-import type {
-  Caller,
-  JsonSchema,
-  SkillClass,
-  SkillContext,
-  SkillDefinition,
-  SkillExample,
-  SkillScope,
-  SkillSource,
-} from './skill-types.js'
+import type { Caller, JsonSchema, SkillClass, SkillContext, SkillDefinition, SkillExample, SkillScope, SkillSource } from './skill-types.js'
 import { compileSchema, type CompiledSchema } from './compile-schema.js'
 import { assertValidKey, skillSlug, toolName } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'

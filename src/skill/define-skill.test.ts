@@ -6,8 +6,7 @@ import { Registry } from '../registry/registry.js'
 import { definitionOrigin } from './define-skill.js'
 
 const logger = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() })
-const register = (registry: Registry, def: DefinedSkill<any, any>) =>
-  registry.register(def, { source: 'code', origin: definitionOrigin(def) })
+const register = (registry: Registry, def: DefinedSkill<any, any>) => registry.register(def, { source: 'code', origin: definitionOrigin(def) })
 
 describe('defineSkill and registration', () => {
   it('derives the JSON Schema, slug, tool name and title from one definition', () => {
@@ -41,18 +40,12 @@ describe('defineSkill and registration', () => {
     expect(skill.origin).toMatch(/define-skill\.test\.ts:\d+$/)
   })
 
-  it.each([
-    ['CamelCase'],
-    ['has-hyphen'],
-    ['_leading'],
-    ['trailing_'],
-    ['double__underscore'],
-    ['9starts_with_digit'],
-    ['a'.repeat(65)],
-    [''],
-  ])('rejects the key %j with a message naming the rules', (key) => {
-    expect(() => defineSkill({ key, description: 'x', run: () => null })).toThrow(/invalid skill key .* lower_snake/)
-  })
+  it.each([['CamelCase'], ['has-hyphen'], ['_leading'], ['trailing_'], ['double__underscore'], ['9starts_with_digit'], ['a'.repeat(65)], ['']])(
+    'rejects the key %j with a message naming the rules',
+    (key) => {
+      expect(() => defineSkill({ key, description: 'x', run: () => null })).toThrow(/invalid skill key .* lower_snake/)
+    },
+  )
 
   it('names both definitions when two skills share a key', () => {
     const registry = new Registry({ logger: logger(), defaultTimeoutMs: 1000 })
@@ -83,15 +76,18 @@ describe('defineSkill and registration', () => {
   it('refuses bad definitions with a clear error', () => {
     const registry = new Registry({ logger: logger(), defaultTimeoutMs: 1000 })
     expect(() => register(registry, defineSkill({ key: 'no_desc', description: ' ', run: () => 1 }))).toThrow('description is required')
+    expect(() => register(registry, defineSkill({ key: 'bad_class', description: 'x', class: 'risky' as 'safe', run: () => 1 }))).toThrow(
+      'class must be one of safe, mutating, dangerous, got "risky"',
+    )
     expect(() =>
-      register(registry, defineSkill({ key: 'bad_class', description: 'x', class: 'risky' as 'safe', run: () => 1 })),
-    ).toThrow('class must be one of safe, mutating, dangerous, got "risky"')
-    expect(() =>
-      register(registry, defineSkill({ key: 'bad_schema', description: 'x', input: { type: 'object', properties: { a: { type: 'nonsense' } } }, run: () => 1 })),
+      register(
+        registry,
+        defineSkill({ key: 'bad_schema', description: 'x', input: { type: 'object', properties: { a: { type: 'nonsense' } } }, run: () => 1 }),
+      ),
     ).toThrow(/bad_schema.*invalid JSON Schema/)
-    expect(() =>
-      register(registry, defineSkill({ key: 'date_input', description: 'x', input: z.object({ when: z.date() }), run: () => 1 })),
-    ).toThrow(/can't be expressed as JSON Schema/)
+    expect(() => register(registry, defineSkill({ key: 'date_input', description: 'x', input: z.object({ when: z.date() }), run: () => 1 }))).toThrow(
+      /can't be expressed as JSON Schema/,
+    )
     expect(() => defineSkill({ key: 'no_run', description: 'x' } as never)).toThrow('has no run (or execute) function')
     expect(() => register(registry, defineSkill({ key: 'forever', description: 'x', timeoutMs: 3e9, run: () => 1 }))).toThrow(
       'timeoutMs must be a positive number of milliseconds up to 2147483647',

@@ -7,13 +7,9 @@ import { definitionFields } from './definition-fields.js'
 const SKILL = Symbol.for('skillplane.skill')
 const ORIGIN = Symbol.for('skillplane.origin')
 
-export type DefinedSkill<I extends SchemaLike = SchemaLike, O extends SchemaLike = SchemaLike> = Readonly<
-  SkillDefinition<I, O>
-> & { readonly [SKILL]: true }
+export type DefinedSkill<I extends SchemaLike = SchemaLike, O extends SchemaLike = SchemaLike> = Readonly<SkillDefinition<I, O>> & { readonly [SKILL]: true }
 
-export function defineSkill<I extends SchemaLike = SchemaLike, O extends SchemaLike = SchemaLike>(
-  definition: SkillDefinition<I, O>,
-): DefinedSkill<I, O> {
+export function defineSkill<I extends SchemaLike = SchemaLike, O extends SchemaLike = SchemaLike>(definition: SkillDefinition<I, O>): DefinedSkill<I, O> {
   const origin = callerLocation()
   if (definition === null || typeof definition !== 'object') {
     throw new DefinitionError(`defineSkill needs an object (${origin})`)

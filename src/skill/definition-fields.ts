@@ -2,7 +2,10 @@ import type { SchemaLike, SkillDefinition, SkillRun } from './skill-types.js'
 import { DefinitionError } from './definition-error.js'
 
 /** The input, output and executor of a definition, under either name (ours or the AI SDK's). */
-export function definitionFields(definition: SkillDefinition, where: string): { input?: SchemaLike; output?: SchemaLike; run: SkillRun<SchemaLike, SchemaLike> } {
+export function definitionFields(
+  definition: SkillDefinition,
+  where: string,
+): { input?: SchemaLike; output?: SchemaLike; run: SkillRun<SchemaLike, SchemaLike> } {
   const input = one(definition, 'input', 'inputSchema', where)
   const output = one(definition, 'output', 'outputSchema', where)
   const run = one(definition, 'run', 'execute', where)

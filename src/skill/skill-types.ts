@@ -14,9 +14,7 @@ export type InferOutput<S> = S extends z.ZodType ? z.input<S> : unknown
 export type CallerRole = 'viewer' | 'operator' | 'admin'
 
 /** Who is calling: a human (by API key or local CLI) or an agent key. */
-export type Caller =
-  | { kind: 'user'; id: string; name: string; role: CallerRole }
-  | { kind: 'agent'; id: string; name: string; agentId: string }
+export type Caller = { kind: 'user'; id: string; name: string; role: CallerRole } | { kind: 'agent'; id: string; name: string; agentId: string }
 
 export interface SkillLogger {
   debug(obj: object | string, msg?: string): void
@@ -88,9 +86,7 @@ export interface EnvelopeError {
   details?: Record<string, unknown>
 }
 
-export type Envelope<T = unknown> =
-  | { ok: true; data: T; callId: string }
-  | { ok: false; error: EnvelopeError; callId: string }
+export type Envelope<T = unknown> = { ok: true; data: T; callId: string } | { ok: false; error: EnvelopeError; callId: string }
 
 export interface SkillExample {
   title?: string

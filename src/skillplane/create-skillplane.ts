@@ -21,8 +21,7 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const plane = await createPlane({
     ...options,
     // Agents with a model can be test-run, by people and by the tools of other agents.
-    builtIns: (config) =>
-      config.agents.some((a) => a.model) ? [{ definition: testRunSkill(() => runner), origin: 'built-in (agent runner)' }] : [],
+    builtIns: (config) => (config.agents.some((a) => a.model) ? [{ definition: testRunSkill(() => runner), origin: 'built-in (agent runner)' }] : []),
   })
   const runs = new AgentRunner(plane, { resume: options.resumeRuns ?? true })
   runner = runs

@@ -16,5 +16,4 @@ export class ActivationRepository {
       .executeTakeFirst()
     return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1
   }
-
 }

@@ -28,7 +28,11 @@ export class AgentRepository {
   }
 
   async setDeclared(id: string, declared: boolean, now: string): Promise<void> {
-    await this.db.updateTable('agents').set({ declared: declared ? 1 : 0, updated_at: now }).where('id', '=', id).execute()
+    await this.db
+      .updateTable('agents')
+      .set({ declared: declared ? 1 : 0, updated_at: now })
+      .where('id', '=', id)
+      .execute()
   }
 
   listBindings(): Promise<BindingRow[]> {

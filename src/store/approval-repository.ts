@@ -27,7 +27,10 @@ export class ApprovalRepository {
     if (q.skill) query = query.where('skill_key', '=', q.skill)
     if (q.agent) query = query.where('agent_id', '=', q.agent)
     if (q.cursor) query = query.where('id', '<', q.cursor)
-    return query.orderBy('id', 'desc').limit(q.limit + 1).execute()
+    return query
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1)
+      .execute()
   }
 
   /** Move a request from one status to another; false when it was no longer in `from` (a race lost). */
@@ -42,7 +45,14 @@ export class ApprovalRepository {
   }
 
   /** The newest pending or approved (unused) request for exactly this call, if one is still open. */
-  findOpen(q: { skill: string; inputHash: string; callerId: string; agentId: string | null; conversationId: string | null; now: string }): Promise<ApprovalRow | undefined> {
+  findOpen(q: {
+    skill: string
+    inputHash: string
+    callerId: string
+    agentId: string | null
+    conversationId: string | null
+    now: string
+  }): Promise<ApprovalRow | undefined> {
     let query = this.db
       .selectFrom('approvals')
       .selectAll()
@@ -74,8 +84,14 @@ export class ApprovalRepository {
   async decide(row: DecisionRow, seen: number, next: string, decidedAt: string): Promise<DecideOutcome> {
     const steps = (db: Kysely<Database>) => ({
       lock: db.updateTable('approvals').set({ status: 'pending' }).where('id', '=', row.approval_id).where('status', '=', 'pending'),
-      count: db.selectFrom('approval_decisions').select((eb) => eb.fn.countAll<string | number>().as('count')).where('approval_id', '=', row.approval_id),
-      insert: db.insertInto('approval_decisions').values(row).onConflict((oc) => oc.columns(['approval_id', 'approver_id']).doNothing()),
+      count: db
+        .selectFrom('approval_decisions')
+        .select((eb) => eb.fn.countAll<string | number>().as('count'))
+        .where('approval_id', '=', row.approval_id),
+      insert: db
+        .insertInto('approval_decisions')
+        .values(row)
+        .onConflict((oc) => oc.columns(['approval_id', 'approver_id']).doNothing()),
       settle: db.updateTable('approvals').set({ status: next, decided_at: decidedAt }).where('id', '=', row.approval_id),
     })
     const sqlite = this.sqlite

@@ -70,11 +70,7 @@ describe.each(databases)('audit store on $name', (database) => {
     expect((await repo.query({ caller: 'bob', limit: 100 })).items).toHaveLength(10)
     expect((await repo.query({ caller: 'k2', limit: 100 })).items).toHaveLength(10)
     const window = await repo.query({ from: '2026-01-01T00:00:05.000Z', to: '2026-01-01T00:00:08.000Z', limit: 100 })
-    expect(window.items.map((r) => r.started_at)).toEqual([
-      '2026-01-01T00:00:07.000Z',
-      '2026-01-01T00:00:06.000Z',
-      '2026-01-01T00:00:05.000Z',
-    ])
+    expect(window.items.map((r) => r.started_at)).toEqual(['2026-01-01T00:00:07.000Z', '2026-01-01T00:00:06.000Z', '2026-01-01T00:00:05.000Z'])
     const first = await repo.query({ skill: 'even', limit: 4 })
     const second = await repo.query({ skill: 'even', limit: 4, cursor: first.nextCursor! })
     expect(first.items.map((r) => r.call_id.slice(-2))).toEqual(['28', '26', '24', '22'])

@@ -23,17 +23,7 @@ export interface AuditQuery {
 
 // Rows per INSERT: 22 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
-const FINAL_COLUMNS = [
-  'status',
-  'result',
-  'result_truncated',
-  'error_code',
-  'error_message',
-  'finished_at',
-  'duration_ms',
-  'approval_id',
-  'trace_id',
-] as const
+const FINAL_COLUMNS = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id'] as const
 
 const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'call_id',
@@ -110,11 +100,7 @@ export class AuditRepository {
         await db
           .insertInto('audit_calls')
           .values(rows.slice(i, i + CHUNK))
-          .onConflict((oc) =>
-            oc.column('call_id').doUpdateSet((eb) =>
-              Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
-            ),
-          )
+          .onConflict((oc) => oc.column('call_id').doUpdateSet((eb) => Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))))
           .execute()
       }
     }
@@ -128,9 +114,7 @@ export class AuditRepository {
       .selectFrom('audit_calls')
       .select('call_id')
       .where('approval_id', '=', approvalId)
-      .where((eb) =>
-        eb.or([eb('status', 'in', ['running', 'ok', 'timeout']), eb('error_code', 'in', ['executor_error', 'invalid_output'])]),
-      )
+      .where((eb) => eb.or([eb('status', 'in', ['running', 'ok', 'timeout']), eb('error_code', 'in', ['executor_error', 'invalid_output'])]))
       .executeTakeFirst()
     return row !== undefined
   }
@@ -152,7 +136,10 @@ export class AuditRepository {
     // A trace reads in the order its calls were made; everything else newest first.
     const ascending = q.traceId !== undefined
     if (q.cursor) query = query.where('call_id', ascending ? '>' : '<', q.cursor)
-    const rows = await query.orderBy('call_id', ascending ? 'asc' : 'desc').limit(q.limit + 1).execute()
+    const rows = await query
+      .orderBy('call_id', ascending ? 'asc' : 'desc')
+      .limit(q.limit + 1)
+      .execute()
     const items = rows.slice(0, q.limit)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.call_id : null }
   }

@@ -16,7 +16,11 @@ export class CatalogRepository {
 
   async insert(row: CatalogRow): Promise<void> {
     // Another manager may have synced the same row a moment ago: first writer wins.
-    await this.db.insertInto('skills').values(row).onConflict((oc) => oc.column('key').doNothing()).execute()
+    await this.db
+      .insertInto('skills')
+      .values(row)
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute()
   }
 
   /** Delete a row and every binding to it. */

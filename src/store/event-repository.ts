@@ -16,7 +16,10 @@ export class EventRepository {
     if (q.subject) query = query.where('subject', '=', q.subject)
     if (q.kind) query = query.where('kind', '=', q.kind)
     if (q.cursor) query = query.where('id', '<', q.cursor)
-    const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute()
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1)
+      .execute()
     const items = rows.slice(0, q.limit)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.id : null }
   }

@@ -11,12 +11,7 @@ export class KeyRepository {
   }
 
   findActiveByHash(hash: string): Promise<KeyRow | undefined> {
-    return this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('key_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst()
+    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst()
   }
 
   list(): Promise<KeyRow[]> {
@@ -34,7 +29,10 @@ export class KeyRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
     return Number(row.n)
   }
 }

@@ -21,7 +21,10 @@ export class RunRepository {
     if (q.agentId) query = query.where('agent_id', '=', q.agentId)
     if (q.status) query = query.where('status', '=', q.status)
     if (q.cursor) query = query.where('id', '<', q.cursor)
-    return query.orderBy('id', 'desc').limit(q.limit + 1).execute()
+    return query
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1)
+      .execute()
   }
 
   async update(id: string, changes: Partial<RunRow>): Promise<void> {
@@ -30,7 +33,12 @@ export class RunRepository {
 
   /** Move a run between statuses; false when another manager got there first. */
   async transition(id: string, from: string, to: string, changes: Partial<RunRow> = {}): Promise<boolean> {
-    const result = await this.db.updateTable('agent_runs').set({ ...changes, status: to }).where('id', '=', id).where('status', '=', from).executeTakeFirst()
+    const result = await this.db
+      .updateTable('agent_runs')
+      .set({ ...changes, status: to })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst()
     return Number(result.numUpdatedRows) === 1
   }
 

@@ -7,7 +7,11 @@ export class SettingsRepository {
 
   /** The stored value, storing `value` first when none exists (the first manager decides). */
   async getOrInit(key: string, value: string): Promise<string> {
-    await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doNothing()).execute()
+    await this.db
+      .insertInto('settings')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute()
     const row = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow()
     return row.value
   }

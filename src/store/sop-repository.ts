@@ -38,9 +38,19 @@ export class SopRepository {
   /** Revoke the registered revision of this SOP; its content hash stays revoked for good. */
   revoke(id: string, now: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.updateTable('sops').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).returning('hash').executeTakeFirst()
+      const row = await trx
+        .updateTable('sops')
+        .set({ revoked_at: now })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returning('hash')
+        .executeTakeFirst()
       if (!row) return false
-      await trx.insertInto('sop_revocations').values({ hash: row.hash, sop_id: id, revoked_at: now }).onConflict((oc) => oc.column('hash').doNothing()).execute()
+      await trx
+        .insertInto('sop_revocations')
+        .values({ hash: row.hash, sop_id: id, revoked_at: now })
+        .onConflict((oc) => oc.column('hash').doNothing())
+        .execute()
       return true
     })
   }

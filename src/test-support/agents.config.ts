@@ -6,7 +6,12 @@ export default defineConfig({
   agents: [
     {
       name: 'Helper',
-      model: { provider: 'openai-compatible', model: 'fake-model', baseURL: process.env.SKILLPLANE_TEST_PROVIDER_URL ?? 'http://127.0.0.1:9/v1', apiKeyEnv: 'SKILLPLANE_TEST_PROVIDER_KEY' },
+      model: {
+        provider: 'openai-compatible',
+        model: 'fake-model',
+        baseURL: process.env.SKILLPLANE_TEST_PROVIDER_URL ?? 'http://127.0.0.1:9/v1',
+        apiKeyEnv: 'SKILLPLANE_TEST_PROVIDER_KEY',
+      },
       systemPrompt: 'You help.',
     },
   ],

@@ -48,7 +48,5 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
 /** Both dialects; PostgreSQL only when the global setup found or started a server. */
 export const databases: TestDatabase[] = [
   { name: 'sqlite', create: async () => ({ dataDir: tempDir() }) },
-  ...(postgresUrl
-    ? [{ name: 'postgres' as const, create: async () => ({ dataDir: tempDir(), databaseUrl: await createTestDatabase(postgresUrl) }) }]
-    : []),
+  ...(postgresUrl ? [{ name: 'postgres' as const, create: async () => ({ dataDir: tempDir(), databaseUrl: await createTestDatabase(postgresUrl) }) }] : []),
 ]

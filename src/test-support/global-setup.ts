@@ -23,8 +23,14 @@ export default async function setup(project: TestProject) {
     if (process.env.SKILLPLANE_REQUIRE_POSTGRES === '1') {
       throw new Error('SKILLPLANE_REQUIRE_POSTGRES=1 but no PostgreSQL server is available')
     }
-    console.warn('\n' + '!'.repeat(78) + '\n!! PostgreSQL is not available: the PostgreSQL variants of the store tests are SKIPPED.\n' +
-      '!! Install postgresql (initdb, pg_ctl) or set SKILLPLANE_TEST_DATABASE_URL.\n' + '!'.repeat(78) + '\n')
+    console.warn(
+      '\n' +
+        '!'.repeat(78) +
+        '\n!! PostgreSQL is not available: the PostgreSQL variants of the store tests are SKIPPED.\n' +
+        '!! Install postgresql (initdb, pg_ctl) or set SKILLPLANE_TEST_DATABASE_URL.\n' +
+        '!'.repeat(78) +
+        '\n',
+    )
   }
   project.provide('postgresUrl', url)
   return () => server?.stop()

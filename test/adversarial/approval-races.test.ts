@@ -10,7 +10,6 @@ const helper = agentCaller('helper')
 const admin2: Caller = { kind: 'user', id: 'u-admin2', name: 'bob', role: 'admin' }
 const admin3: Caller = { kind: 'user', id: 'u-admin3', name: 'carol', role: 'admin' }
 
-
 // Two managers share one database and decide the same requests at the same moment.
 describe.each(databases)('approval races on $name (two managers)', (database) => {
   const planes: Skillplane[] = []

@@ -64,10 +64,17 @@ describe('a PostgreSQL outage', () => {
     await new Promise((r) => setTimeout(r, 1_100))
     for (const path of ['/api/audit', '/api/approvals', '/api/skills', '/api/runs']) {
       const answer = await get(`${server.url}${path}`, key)
-      expect(answer, path).toMatchObject({ status: 503, retryAfter: '5', body: { ok: false, error: { code: 'unavailable', message: expect.stringContaining('the database is unavailable') } } })
+      expect(answer, path).toMatchObject({
+        status: 503,
+        retryAfter: '5',
+        body: { ok: false, error: { code: 'unavailable', message: expect.stringContaining('the database is unavailable') } },
+      })
     }
     const refused = await plane.invoke('slow', { ms: 1 }, { caller: admin })
-    expect(refused).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining("the audit log can't be written, so the call was not run") } })
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: 'unavailable', message: expect.stringContaining("the audit log can't be written, so the call was not run") },
+    })
 
     // Back: the backlog lands in order, and the rows say what the callers were told.
     pg.start()
@@ -143,7 +150,9 @@ describe('a PostgreSQL outage', () => {
     const lost = rows.filter((r) => !r).length
     const notOk = rows.filter((r) => r && r.status !== 'ok').length
     const stuck = (await plane.audit.query({ status: 'running', limit: 500 })).items.length
-    console.log(`PostgreSQL outage under load: ${outages} outage(s), ${JSON.stringify(figures)}, 200 invokes ${answered.length}, rows lost ${lost}, rows not ok ${notOk}, rows stuck running ${stuck}`)
+    console.log(
+      `PostgreSQL outage under load: ${outages} outage(s), ${JSON.stringify(figures)}, 200 invokes ${answered.length}, rows lost ${lost}, rows not ok ${notOk}, rows stuck running ${stuck}`,
+    )
     expect(figures).toMatchObject({ other5xx: 0, otherStatus: 0 })
     expect(figures.unavailable503).toBeGreaterThan(0)
     expect({ lost, notOk, stuck }).toEqual({ lost: 0, notOk: 0, stuck: 0 })

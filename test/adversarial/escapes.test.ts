@@ -39,7 +39,13 @@ describe('path, process and template escapes over HTTP', () => {
       input: z.object({}),
       run: async () => (await import('node:fs/promises')).readFile(join(outside, 'no-such-dir', 'app.conf'), 'utf8'),
     })
-    target = await startTarget({ skillDirs: [{ path: root, agents: ['Helper'] }, { path: broken, agents: [] }], skills: [...testSkills(), reader] })
+    target = await startTarget({
+      skillDirs: [
+        { path: root, agents: ['Helper'] },
+        { path: broken, agents: [] },
+      ],
+      skills: [...testSkills(), reader],
+    })
   })
   afterAll(() => target.close())
 
@@ -72,7 +78,10 @@ describe('path, process and template escapes over HTTP', () => {
     const orphan = await invoke('run_skill_script', { skill: 'ops', script: 'orphan.sh' })
     expect(orphan).toMatchObject({ status: 502, body: { error: { code: 'executor_error', message: expect.stringContaining("can't start it (ENOENT)") } } })
     const fsError = await invoke('read_config_file', {})
-    expect(fsError).toMatchObject({ status: 502, body: { error: { code: 'executor_error', message: expect.stringContaining("ENOENT: no such file or directory, open 'app.conf'") } } })
+    expect(fsError).toMatchObject({
+      status: 502,
+      body: { error: { code: 'executor_error', message: expect.stringContaining("ENOENT: no such file or directory, open 'app.conf'") } },
+    })
     const template = await invoke('activate_skill', { name: 'broken' })
     expect(template).toMatchObject({ status: 502, body: { error: { message: expect.stringContaining('broken/SKILL.md.template:') } } })
     const activated = await invoke('activate_skill', { name: 'ops' })
@@ -85,7 +94,10 @@ describe('path, process and template escapes over HTTP', () => {
     expect(read).toMatchObject({ status: 400, body: { error: { code: 'invalid_input', message: expect.stringContaining('has other hard links') } } })
     expect(JSON.stringify(read.body)).not.toContain('the host secret')
     const run = await invoke('run_skill_script', { skill: 'ops', script: 'ok.sh' })
-    expect(run).toMatchObject({ status: 400, body: { error: { code: 'invalid_input', message: expect.stringContaining('"scripts/ok.sh" has other hard links') } } })
+    expect(run).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: expect.stringContaining('"scripts/ok.sh" has other hard links') } },
+    })
     const activated = await invoke('activate_skill', { name: 'ops' })
     expect(activated.body.data.content).not.toContain('linked.txt')
     expect(activated.body.data.content).not.toContain('ok.sh')

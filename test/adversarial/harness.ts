@@ -28,11 +28,17 @@ export interface Target {
 export async function startTarget(config: SkillplaneConfig = {}): Promise<Target> {
   const signer = sopSigner()
   const packs = tempDir('skillplane-adversarial-packs-')
-  for (const [name, skillClass] of [['echo_input', 'safe'], ['file_ticket', 'mutating']] as const) {
+  for (const [name, skillClass] of [
+    ['echo_input', 'safe'],
+    ['file_ticket', 'mutating'],
+  ] as const) {
     mkdirSync(join(packs, name))
     writeFileSync(join(packs, name, 'run.sh'), '#!/bin/sh\nexec cat\n')
     chmodSync(join(packs, name, 'run.sh'), 0o755)
-    writeFileSync(join(packs, name, 'skill.json'), JSON.stringify({ name, description: `Echoes its input (${skillClass})`, entry: 'run.sh', class: skillClass }))
+    writeFileSync(
+      join(packs, name, 'skill.json'),
+      JSON.stringify({ name, description: `Echoes its input (${skillClass})`, entry: 'run.sh', class: skillClass }),
+    )
   }
   const plane = await openTestPlane(databases[0]!, {
     packDirs: [packs],
@@ -69,7 +75,12 @@ export async function startTarget(config: SkillplaneConfig = {}): Promise<Target
           },
           body: method === 'GET' || method === 'HEAD' ? undefined : body,
         })
-        return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text(), retryAfter: response.headers.get('retry-after') }
+        return {
+          status: response.status,
+          type: response.headers.get('content-type') ?? '',
+          text: await response.text(),
+          retryAfter: response.headers.get('retry-after'),
+        }
       } catch {
         return { status: 0, type: '', text: '', retryAfter: null }
       }

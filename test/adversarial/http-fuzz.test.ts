@@ -14,7 +14,33 @@ interface Operation {
 const KEY_NAMES = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 2, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty') },
-  { weight: 3, arbitrary: fc.constantFrom('input', 'agent', 'conversationId', 'edgeId', 'wait', 'approvalId', 'comment', 'sopId', 'prompt', 'message', 'count', 'value', 'ms', 'ids', 'skill', 'level', 'subject', 'decision', 'document', 'signature', 'tags', 'enabled') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      'input',
+      'agent',
+      'conversationId',
+      'edgeId',
+      'wait',
+      'approvalId',
+      'comment',
+      'sopId',
+      'prompt',
+      'message',
+      'count',
+      'value',
+      'ms',
+      'ids',
+      'skill',
+      'level',
+      'subject',
+      'decision',
+      'document',
+      'signature',
+      'tags',
+      'enabled',
+    ),
+  },
 )
 const SCALARS = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -26,7 +52,12 @@ const SCALARS = fc.oneof(
   fc.constantFrom(-1, 0, 1, 2 ** 53, -(2 ** 31), 1e308),
 )
 const { json: VALUE } = fc.letrec((tie) => ({
-  json: fc.oneof({ depthSize: 'small', withCrossShrink: true }, SCALARS, fc.array(tie('json'), { maxLength: 5 }), fc.dictionary(KEY_NAMES, tie('json'), { maxKeys: 5 })),
+  json: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    SCALARS,
+    fc.array(tie('json'), { maxLength: 5 }),
+    fc.dictionary(KEY_NAMES, tie('json'), { maxKeys: 5 }),
+  ),
 }))
 // Inputs with credential-like names are redacted in the audit on purpose: not compared.
 const SECRET_LOOKING = /pass|secret|token|key|auth|credential|cookie|pwd|session|login|leaky/i
@@ -47,13 +78,41 @@ const BODY = fc.oneof(
   { weight: 2, arbitrary: fc.string({ maxLength: 200 }) },
   { weight: 1, arbitrary: fc.constantFrom('', '{', '[]', 'null', '"x"', '{"input": {', '\u0000', nested(70), nested(20_000)) },
   // The raw text of a __proto__ key: JSON.stringify of a generated object can't produce it.
-  { weight: 1, arbitrary: fc.constantFrom('{"input":{"value":"ok","__proto__":{"value":"hidden"}}}', '{"__proto__":{"input":{}}}', '{"input":{"constructor":{"prototype":{"x":1}}}}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{"input":{"value":"ok","__proto__":{"value":"hidden"}}}',
+      '{"__proto__":{"input":{}}}',
+      '{"input":{"constructor":{"prototype":{"x":1}}}}',
+    ),
+  },
 )
 const SEGMENT = fc.oneof(
   { weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent) },
-  { weight: 2, arbitrary: fc.constantFrom('echo', 'echo_input', 'file_ticket', 'helper', 'write_thing', 'fleet', '..', '%2e%2e', '%2F', '%00', 'a'.repeat(300), '__proto__', 'constructor') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'echo',
+      'echo_input',
+      'file_ticket',
+      'helper',
+      'write_thing',
+      'fleet',
+      '..',
+      '%2e%2e',
+      '%2F',
+      '%00',
+      'a'.repeat(300),
+      '__proto__',
+      'constructor',
+    ),
+  },
 )
-const QUERY = fc.dictionary(fc.constantFrom('limit', 'cursor', 'status', 'skill', 'agent', 'caller', 'from', 'to', 'traceId', 'q', 'tag', 'category', 'wait', '__proto__'), fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '0', '501', '1e9', 'NaN', '2026-13-45', 'running')), { maxKeys: 3 })
+const QUERY = fc.dictionary(
+  fc.constantFrom('limit', 'cursor', 'status', 'skill', 'agent', 'caller', 'from', 'to', 'traceId', 'q', 'tag', 'category', 'wait', '__proto__'),
+  fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '0', '501', '1e9', 'NaN', '2026-13-45', 'running')),
+  { maxKeys: 3 },
+)
 // Mostly real keys of every kind, so requests get past authentication and reach the routes.
 const HEADER_KEYS = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...KEY_KINDS.filter((k) => k !== 'none' && k !== 'garbage')) },
@@ -106,14 +165,23 @@ describe('fuzzing every route of the OpenAPI document', () => {
     for (const call of ran) {
       const row = await t.plane.audit.get(call.callId)
       if (!row) defects.push(`no audit row for a call that ran: ${call.where}`)
-      else if (JSON.stringify(row.input) !== call.input) defects.push(`audited input differs from what was sent: ${JSON.stringify(row.input).slice(0, 120)} vs ${call.input.slice(0, 120)}: ${call.where}`)
+      else if (JSON.stringify(row.input) !== call.input)
+        defects.push(`audited input differs from what was sent: ${JSON.stringify(row.input).slice(0, 120)} vs ${call.input.slice(0, 120)}: ${call.where}`)
     }
     const health = await t.send('GET', '/api/health', null)
     await t.plane.close().catch(() => {}) // drains the audit queue; the next assertion reads the store directly
     const reopened = await import('../../src/store/open-database.js').then((m) => m.openDatabase({ dataDir: t.plane.dataDir }))
     let stuck = -1
     await waitFor(async () => {
-      stuck = Number((await reopened.db.selectFrom('audit_calls').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'running').executeTakeFirstOrThrow()).n)
+      stuck = Number(
+        (
+          await reopened.db
+            .selectFrom('audit_calls')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', 'running')
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
       return stuck === 0
     }, 5_000).catch(() => {})
     await reopened.close()

@@ -64,7 +64,10 @@ describe('kill -9 of a manager with calls and subprocesses in flight', () => {
     writeFileSync(join(root, 'skills', 'side-effects', 'scripts', 'slow.sh'), body('script'))
     chmodSync(join(root, 'skills', 'side-effects', 'scripts', 'slow.sh'), 0o755)
     const config = join(root, 'skillplane.config.mjs')
-    writeFileSync(config, `export default ${JSON.stringify({ packDirs: [join(root, 'packs')], skillDirs: [join(root, 'skills')], skillScripts: { timeoutMs: 20_000 } })}\n`)
+    writeFileSync(
+      config,
+      `export default ${JSON.stringify({ packDirs: [join(root, 'packs')], skillDirs: [join(root, 'skills')], skillScripts: { timeoutMs: 20_000 } })}\n`,
+    )
     const dataDir = join(root, 'data')
 
     const first = serve(dataDir, config)
@@ -94,7 +97,8 @@ describe('kill -9 of a manager with calls and subprocesses in flight', () => {
     const second = serve(dataDir, config)
     const restarted = await second.ready
     const audit = async (status: string) =>
-      ((await (await fetch(`${restarted.url}/api/audit?status=${status}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { items: unknown[] }).items.length
+      ((await (await fetch(`${restarted.url}/api/audit?status=${status}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { items: unknown[] })
+        .items.length
     const interrupted = await audit('interrupted')
     const stuck = await audit('running')
     console.log(

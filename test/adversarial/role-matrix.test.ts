@@ -29,13 +29,21 @@ const MATRIX: Record<string, Entry> = {
     allow: EVERY_KEY,
     request: () => ({
       path: '/mcp',
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '1' } },
+      }),
     }),
   },
   'GET /api/skills': { allow: EVERY_KEY, request: () => ({ path: '/api/skills' }) },
   'GET /api/skills/{key}': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo' }) },
   'PATCH /api/skills/{key}': { allow: ADMIN, request: () => ({ path: '/api/skills/echo', body: JSON.stringify({ tags: ['matrix'] }) }) },
-  'POST /api/skills/{key}/invoke': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo/invoke', body: JSON.stringify({ input: { message: 'hi' } }) }) },
+  'POST /api/skills/{key}/invoke': {
+    allow: ['viewer', 'agent', 'operator', 'admin'],
+    request: () => ({ path: '/api/skills/echo/invoke', body: JSON.stringify({ input: { message: 'hi' } }) }),
+  },
   'GET /api/audit': { allow: OPERATORS, request: () => ({ path: '/api/audit' }) },
   'GET /api/audit/{callId}': {
     allow: OPERATORS,
@@ -44,8 +52,14 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/audit/events': { allow: OPERATORS, request: () => ({ path: '/api/audit/events' }) },
   'GET /api/agents': { allow: EVERY_KEY, request: () => ({ path: '/api/agents' }) },
   'GET /api/agents/{id}/runs': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/runs' }) },
-  'POST /api/agents/{id}/runs': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/runs', body: JSON.stringify({ prompt: 'hello' }) }) },
-  'POST /api/agents/{id}/test-runs': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }) },
+  'POST /api/agents/{id}/runs': {
+    allow: ['agent', 'operator', 'admin'],
+    request: () => ({ path: '/api/agents/helper/runs', body: JSON.stringify({ prompt: 'hello' }) }),
+  },
+  'POST /api/agents/{id}/test-runs': {
+    allow: ['agent', 'operator', 'admin'],
+    request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }),
+  },
   'GET /api/runs/{id}': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: `/api/runs/${ulid()}` }) },
   'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
   'GET /api/agents/{id}/skills-export': { allow: ['agent', 'admin'], request: () => ({ path: '/api/agents/helper/skills-export' }) },
@@ -57,7 +71,10 @@ const MATRIX: Record<string, Entry> = {
   'POST /api/approvals/{id}/approve': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }) },
   'POST /api/approvals/{id}/reject': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/reject`, body: '{}' }) },
   'GET /api/policies': { allow: ADMIN, request: () => ({ path: '/api/policies' }) },
-  'PUT /api/policies': { allow: ADMIN, request: () => ({ path: '/api/policies', body: JSON.stringify({ skill: 'echo', level: 'role', subject: 'viewer', decision: 'ASK' }) }) },
+  'PUT /api/policies': {
+    allow: ADMIN,
+    request: () => ({ path: '/api/policies', body: JSON.stringify({ skill: 'echo', level: 'role', subject: 'viewer', decision: 'ASK' }) }),
+  },
   'DELETE /api/policies/{id}': {
     allow: ADMIN,
     request: async (t) => {

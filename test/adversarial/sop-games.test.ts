@@ -8,7 +8,6 @@ import type { Caller } from '../../src/skill/skill-types.js'
 const helper = agentCaller('helper')
 const admin2: Caller = { kind: 'user', id: 'u-admin2', name: 'bob', role: 'admin' }
 
-
 describe.each(databases)('SOP games on $name', (database) => {
   let plane: Skillplane | undefined
   afterEach(async () => {
@@ -23,7 +22,10 @@ describe.each(databases)('SOP games on $name', (database) => {
     expect(await plane.sops.register(a.document, a.signature, admin, plane.now())).toMatchObject({ ok: true })
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 7 }, { caller: helper }))
     await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe' })
-    expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true, approval: { status: 'approved' } })
+    expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({
+      ok: true,
+      approval: { status: 'approved' },
+    })
 
     expect(await plane.sops.revoke('wipe', admin, plane.now())).toBe(true)
     expect(await plane.sops.register(b.document, b.signature, admin, plane.now())).toMatchObject({ ok: true })

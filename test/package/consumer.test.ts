@@ -8,11 +8,20 @@ const ROOT = join(import.meta.dirname, '../..')
 
 /** Run a command in the project the way a user types it, with npm and npx from PATH. */
 function sh(cwd: string, command: string, args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SKILLPLANE_LOG_LEVEL: 'warn',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  }
   for (const name of ['SKILLPLANE_DATABASE_URL', 'SKILLPLANE_CONFIG', 'SKILLPLANE_DATA_DIR']) delete env[name]
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, timeout: 120_000 })
   // npm's own warnings about this machine's npm config are not skillplane's output.
-  const stderr = result.stderr.split('\n').filter((line) => !/^npm warn /i.test(line)).join('\n')
+  const stderr = result.stderr
+    .split('\n')
+    .filter((line) => !/^npm warn /i.test(line))
+    .join('\n')
   return { code: result.status, stdout: result.stdout, stderr }
 }
 
@@ -33,7 +42,9 @@ describe('skillplane as a dependency of another project', () => {
     writeFileSync(join(project, 'skills/greet.ts'), '// mine\n' + readFileSync(join(project, 'skills/greet.ts'), 'utf8'))
     const again = sh(project, 'npx', ['--no-install', 'skillplane', 'init'])
     expect(again.code).toBe(1)
-    expect(again.stderr).toBe('skillplane: skillplane.config.ts, skills/greet.ts, .agents/skills/team-conventions/SKILL.md already exist: pass --force to overwrite\n')
+    expect(again.stderr).toBe(
+      'skillplane: skillplane.config.ts, skills/greet.ts, .agents/skills/team-conventions/SKILL.md already exist: pass --force to overwrite\n',
+    )
     expect(readFileSync(join(project, 'skills/greet.ts'), 'utf8')).toMatch(/^\/\/ mine\n/)
 
     const validate = sh(project, 'npx', ['--no-install', 'skillplane', 'skills', 'validate', '.agents/skills'])

@@ -26,7 +26,10 @@ export function generateSigningKeys(): { publicKey: string; privateKey: string }
 
 /** Short stable id of a public key: the first 16 hex digits of SHA-256 over its DER form. */
 export function keyFingerprint(key: KeyObject): string {
-  return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16)
+  return createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16)
 }
 
 export function loadPublicKey(pem: string): KeyObject {

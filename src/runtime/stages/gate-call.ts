@@ -43,7 +43,8 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
   const behalf = onBehalfOf?.kind === 'user' ? onBehalfOf : null
   if (behalf) {
     const theirs = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: behalf, agentId: ctx.agent, policies: rows })
-    if (theirs.decision === 'DENY') return refusal('denied', `skill "${skill.key}" is denied for ${behalf.name}, on whose behalf the agent acts: ${theirs.reason}`, 'denied')
+    if (theirs.decision === 'DENY')
+      return refusal('denied', `skill "${skill.key}" is denied for ${behalf.name}, on whose behalf the agent acts: ${theirs.reason}`, 'denied')
     if (theirs.decision === 'ASK' && policy.decision === 'ALWAYS') policy = theirs
   }
   if (policy.decision === 'DENY') return refusal('denied', `skill "${skill.key}" is denied: ${policy.reason}`, 'denied')
@@ -63,11 +64,26 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
   const wait = approval.mode === 'check' ? undefined : approval.wait
   try {
     const claim = (id: string) =>
-      approvals.claim({ id, skill: skill.key, input, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, callId: ctx.callId, requirement: policy.requirement })
+      approvals.claim({
+        id,
+        skill: skill.key,
+        input,
+        inputHash: hash,
+        caller: ctx.caller,
+        agentId: ctx.agent,
+        callId: ctx.callId,
+        requirement: policy.requirement,
+      })
     const waitMs = typeof wait === 'number' ? Math.min(wait * 1000, deps.approvalWaitMs) : deps.approvalWaitMs
     const findOpen = () => approvals.findOpen({ skill: skill.key, inputHash: hash, caller: ctx.caller, agentId: ctx.agent, conversationId: ctx.conversationId })
     const approvalId =
-      approval.mode === 'use' ? approval.approvalId : approval.mode === 'resume' ? await findOpen() : approval.mode === 'check' ? (approval.approvalId ?? (await findOpen())) : undefined
+      approval.mode === 'use'
+        ? approval.approvalId
+        : approval.mode === 'resume'
+          ? await findOpen()
+          : approval.mode === 'check'
+            ? (approval.approvalId ?? (await findOpen()))
+            : undefined
     if (approvalId && approval.mode === 'check') {
       // Look, never claim: claiming spends the approval.
       const view = await approvals.get(approvalId)

@@ -8,14 +8,17 @@ import { loadInstructionSkills } from './load-instruction-skills.js'
 
 const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
 
-
 const skill = (name: string, extra = '', body = '# Steps\n\nDo the thing.\n') => `---\nname: ${name}\ndescription: Does ${name} things\n${extra}---\n${body}`
 const messages = (root: string) => validateSkills([root]).findings.map((f) => `${f.file.slice(root.length + 1)}:${f.line}: ${f.severity}: ${f.message}`)
 
 describe('SKILL.md validation', () => {
   it('accepts a valid skill, with a BOM and CRLF line ends', () => {
     const root = tree({
-      'good/SKILL.md': skill('good', 'license: MIT\nmetadata:\n  owner: ops\nallowed-tools: Bash(git:*) Read\ncompatibility: needs git\n', 'See [refs](references/a.md).\n'),
+      'good/SKILL.md': skill(
+        'good',
+        'license: MIT\nmetadata:\n  owner: ops\nallowed-tools: Bash(git:*) Read\ncompatibility: needs git\n',
+        'See [refs](references/a.md).\n',
+      ),
       'good/references/a.md': '# A\n',
       'crlf/SKILL.md': '\uFEFF---\r\nname: crlf\r\ndescription: Windows line ends\r\n---\r\nBody\r\n',
     })
@@ -31,7 +34,7 @@ describe('SKILL.md validation', () => {
       'dash/SKILL.md': '---\nname: dash\ndescription: before --- after\n---\nbody\n',
     })
     expect(messages(root)).toEqual([
-      "bad-yaml/SKILL.md:3: error: front matter is not valid YAML: Missing closing \"quote",
+      'bad-yaml/SKILL.md:3: error: front matter is not valid YAML: Missing closing "quote',
       'list/SKILL.md:2: error: front matter must be a mapping of keys to values',
       "none/SKILL.md:1: error: missing front matter: SKILL.md must start with a '---' line",
       "open/SKILL.md:1: error: unclosed front matter: no closing '---' line",
@@ -75,7 +78,11 @@ describe('SKILL.md validation', () => {
   it('warns on long bodies, links to missing files and links that leave the folder', () => {
     const outside = tree({ 'secret.txt': 'shh' })
     const root = tree({
-      'linky/SKILL.md': skill('linky', '', 'Read [missing](references/nope.md), [up](../other/x.md) and [web](https://example.com).\n\n```\n[in code](ignored.md)\n```\n'),
+      'linky/SKILL.md': skill(
+        'linky',
+        '',
+        'Read [missing](references/nope.md), [up](../other/x.md) and [web](https://example.com).\n\n```\n[in code](ignored.md)\n```\n',
+      ),
       'other/x.md': 'x',
       'longbody/SKILL.md': skill('longbody', '', 'line\n'.repeat(520)),
       'escape/SKILL.md': skill('escape', '', 'See [notes](notes.txt).\n'),
@@ -111,11 +118,23 @@ describe('loading skill folders', () => {
       '.agents/skills/project-helper/SKILL.md': skill('project-helper'),
       'skillplane.config.mjs': 'export default { projectSkills: true }\n',
     })
-    const run = spawnSync(process.execPath, [MAIN, '--data-dir', join(project, 'data'), 'skills', 'list', '--source', 'agent-skill', '--json'], { cwd: project, encoding: 'utf8' })
+    const run = spawnSync(process.execPath, [MAIN, '--data-dir', join(project, 'data'), 'skills', 'list', '--source', 'agent-skill', '--json'], {
+      cwd: project,
+      encoding: 'utf8',
+    })
     expect(run.stderr).toBe('')
-    expect(JSON.parse(run.stdout).map((s: { key: string }) => s.key)).toEqual(['activate_skill', 'list_skills', 'project-helper', 'read_skill_resource', 'run_skill_script'])
+    expect(JSON.parse(run.stdout).map((s: { key: string }) => s.key)).toEqual([
+      'activate_skill',
+      'list_skills',
+      'project-helper',
+      'read_skill_resource',
+      'run_skill_script',
+    ])
     writeFileSync(join(project, 'skillplane.config.mjs'), 'export default {}\n')
-    const off = spawnSync(process.execPath, [MAIN, '--data-dir', join(project, 'data'), 'skills', 'list', '--source', 'agent-skill', '--json'], { cwd: project, encoding: 'utf8' })
+    const off = spawnSync(process.execPath, [MAIN, '--data-dir', join(project, 'data'), 'skills', 'list', '--source', 'agent-skill', '--json'], {
+      cwd: project,
+      encoding: 'utf8',
+    })
     expect(JSON.parse(off.stdout)).toEqual([])
   })
 
@@ -153,7 +172,9 @@ describe('loading skill folders', () => {
     symlinkSync(join(elsewhere, 'stray'), join(root, 'stray'))
     const { skills, findings } = loadInstructionSkills([root])
     expect(skills.map((s) => s.name).sort()).toEqual(['d', 'real'])
-    expect(findings).toEqual([expect.objectContaining({ file: join(root, 'stray'), severity: 'error', message: expect.stringContaining('symlink resolves outside') })])
+    expect(findings).toEqual([
+      expect.objectContaining({ file: join(root, 'stray'), severity: 'error', message: expect.stringContaining('symlink resolves outside') }),
+    ])
     expect(loadInstructionSkills([root], { maxDepth: 2, maxSkills: 100 }).skills.map((s) => s.name)).toEqual(['real'])
     const capped = loadInstructionSkills([root], { maxDepth: 6, maxSkills: 1 })
     expect(capped.skills).toHaveLength(1)

@@ -14,7 +14,12 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
   const findings: Finding[] = []
   const lines = body.split('\n')
   if (lines.length > MAX_BODY_LINES) {
-    findings.push({ file: options.file, line: bodyLine + MAX_BODY_LINES, severity: 'warning', message: `the body has ${lines.length} lines; keep it under ${MAX_BODY_LINES} and move detail to references/` })
+    findings.push({
+      file: options.file,
+      line: bodyLine + MAX_BODY_LINES,
+      severity: 'warning',
+      message: `the body has ${lines.length} lines; keep it under ${MAX_BODY_LINES} and move detail to references/`,
+    })
   }
   const hrefs = linkHrefs(body)
   const root = realpathSync(options.dir)
@@ -23,14 +28,20 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
     // Many skills write `{baseDir}/scripts/x.py` for a file of their own, the way clients substitute it.
     const path = safeDecode(href.split('#')[0]!.split('?')[0]!).replace(/^\{baseDir\}\//, '')
     if (path === '') continue
-    const line = bodyLine + Math.max(0, lines.findIndex((l) => l.includes(href)))
+    const line =
+      bodyLine +
+      Math.max(
+        0,
+        lines.findIndex((l) => l.includes(href)),
+      )
     const target = isAbsolute(path) ? path : resolve(options.dir, path)
     if (!existsSync(target)) {
       findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}", which does not exist` })
       continue
     }
     const real = realpathSync(target)
-    if (!isInside(root, real)) findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}" leads outside the skill's folder (${relative(root, real)})` })
+    if (!isInside(root, real))
+      findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}" leads outside the skill's folder (${relative(root, real)})` })
   }
   return findings
 }

@@ -44,7 +44,12 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
 
   for (const key of Object.keys(data)) {
     if (EXTENSIONS.includes(key)) {
-      findings.push({ file: options.file, line: lineOf(key), severity: 'warning', message: `"${key}" is a client extension, not in the specification; skillplane honours it` })
+      findings.push({
+        file: options.file,
+        line: lineOf(key),
+        severity: 'warning',
+        message: `"${key}" is a client extension, not in the specification; skillplane honours it`,
+      })
     } else if (!(SPEC_KEYS as readonly string[]).includes(key)) {
       breach(key, `unknown front-matter key "${key}": the specification allows ${SPEC_KEYS.join(', ')}`)
     }
@@ -75,11 +80,13 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
   if (data.license !== undefined && typeof data.license !== 'string') breach('license', 'license must be a string')
   if (data.compatibility !== undefined) {
     if (typeof data.compatibility !== 'string') breach('compatibility', 'compatibility must be a string')
-    else if (characters(data.compatibility) > 500) breach('compatibility', `compatibility must be at most 500 characters, got ${characters(data.compatibility)}`)
+    else if (characters(data.compatibility) > 500)
+      breach('compatibility', `compatibility must be at most 500 characters, got ${characters(data.compatibility)}`)
   }
   const metadata: Record<string, string> = {}
   if (data.metadata !== undefined) {
-    if (typeof data.metadata !== 'object' || data.metadata === null || Array.isArray(data.metadata)) breach('metadata', 'metadata must be a map of strings to strings')
+    if (typeof data.metadata !== 'object' || data.metadata === null || Array.isArray(data.metadata))
+      breach('metadata', 'metadata must be a map of strings to strings')
     else {
       for (const [key, value] of Object.entries(data.metadata)) {
         // defineProperty: a "__proto__" key must stay a key, not become the map's prototype.

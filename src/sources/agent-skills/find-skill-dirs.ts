@@ -74,7 +74,13 @@ export function findSkillDirs(
       const file = [SKILL_FILE, TEMPLATE_FILE].find((f) => names.has(f))
       // Past the depth limit the walk goes on only to report what it leaves out.
       if (depth > options.maxDepth) {
-        if (file) findings.push({ file: join(path, file), line: 1, severity: skipped, message: `${depth} levels below ${root}, deeper than the limit of ${options.maxDepth}; skipped` })
+        if (file)
+          findings.push({
+            file: join(path, file),
+            line: 1,
+            severity: skipped,
+            message: `${depth} levels below ${root}, deeper than the limit of ${options.maxDepth}; skipped`,
+          })
       } else if (file) {
         if (dirs.length >= options.maxSkills) {
           capped = true
@@ -86,7 +92,8 @@ export function findSkillDirs(
         dirs.push({ path, real, file: join(path, file), template: file === TEMPLATE_FILE })
       } else {
         const misnamed = [...names].find((name) => name.toLowerCase() === 'skill.md')
-        if (misnamed) findings.push({ file: join(path, misnamed), line: 1, severity: 'error', message: `the file must be named ${SKILL_FILE}, not ${misnamed}; skipped` })
+        if (misnamed)
+          findings.push({ file: join(path, misnamed), line: 1, severity: 'error', message: `the file must be named ${SKILL_FILE}, not ${misnamed}; skipped` })
       }
       // A skill's own folders are searched too: skills nested in a skill load as skills of their own.
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {

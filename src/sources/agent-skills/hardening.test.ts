@@ -47,21 +47,30 @@ describe.each(databases)('instruction skills hold their boundaries on $name', (d
       const r = await plane.invoke('read_skill_resource', { skill: 'guide', path }, { caller: helper })
       return r.ok ? 'ok' : r.error.message
     }
-    expect(await read('../../../../../../etc/hostname')).toBe(await read('../../../../../../etc/no-such-file').then((m) => m.replace('no-such-file', 'hostname')))
+    expect(await read('../../../../../../etc/hostname')).toBe(
+      await read('../../../../../../etc/no-such-file').then((m) => m.replace('no-such-file', 'hostname')),
+    )
   })
 
   it('kills what a script leaves running after it exits', async () => {
     const marker = join(tempDir(), 'marker')
     const root = tree({ 'bg/SKILL.md': md('bg'), 'bg/scripts/bg.sh': `#!/bin/sh\n(sleep 0.5; echo alive > ${marker}) &\necho started\n` }, ['bg/scripts/bg.sh'])
     const plane = await open({ skillDirs: [{ path: root, agents: ['Helper'] }] })
-    expect(await plane.invoke('run_skill_script', { skill: 'bg', script: 'bg.sh' }, { caller: operator })).toMatchObject({ ok: true, data: { stdout: 'started\n' } })
+    expect(await plane.invoke('run_skill_script', { skill: 'bg', script: 'bg.sh' }, { caller: operator })).toMatchObject({
+      ok: true,
+      data: { stdout: 'started\n' },
+    })
     await new Promise((r) => setTimeout(r, 900))
     expect(existsSync(marker)).toBe(false)
   })
 
   it('keeps bindings to their own folder, and skips a skill whose name a code skill has', async () => {
     const shared = tempDir('skillplane-prefix-')
-    for (const [dir, name] of [['skills', 'public-guide'], ['skills-private', 'secret-ops'], ['skills-private', 'echo']]) {
+    for (const [dir, name] of [
+      ['skills', 'public-guide'],
+      ['skills-private', 'secret-ops'],
+      ['skills-private', 'echo'],
+    ]) {
       mkdirSync(join(shared, dir!, name!), { recursive: true })
       writeFileSync(join(shared, dir!, name!, 'SKILL.md'), md(name!))
     }
@@ -73,7 +82,9 @@ describe.each(databases)('instruction skills hold their boundaries on $name', (d
     })
     const listed = await plane.invoke('list_skills', {}, { caller: helper })
     expect(listed).toMatchObject({ ok: true, data: { skills: [{ name: 'public-guide' }] } })
-    expect(plane.instructions.findings).toContainEqual(expect.objectContaining({ severity: 'error', message: expect.stringMatching(/^name "echo" is taken by skill "echo"/) }))
+    expect(plane.instructions.findings).toContainEqual(
+      expect.objectContaining({ severity: 'error', message: expect.stringMatching(/^name "echo" is taken by skill "echo"/) }),
+    )
   })
 
   it('renders before recording an activation, and keeps activations per caller', async () => {
@@ -82,14 +93,23 @@ describe.each(databases)('instruction skills hold their boundaries on $name', (d
     const braces = { kind: 'agent' as const, id: 'k-braces', name: 'x {{y}}', agentId: 'helper' }
     expect(await plane.invoke('activate_skill', { name: 'tpl' }, { caller: braces, conversationId: 'c1' })).toMatchObject({ ok: false })
     expect(await plane.invoke('activate_skill', { name: 'tpl' }, { caller: braces, conversationId: 'c1' })).toMatchObject({ ok: false })
-    expect(await plane.invoke('activate_skill', { name: 'tpl' }, { caller: helper, conversationId: 'c1' })).toMatchObject({ ok: true, data: { alreadyActive: false } })
+    expect(await plane.invoke('activate_skill', { name: 'tpl' }, { caller: helper, conversationId: 'c1' })).toMatchObject({
+      ok: true,
+      data: { alreadyActive: false },
+    })
     const other = { ...helper, id: 'k-other' }
-    expect(await plane.invoke('activate_skill', { name: 'tpl' }, { caller: other, conversationId: 'c1' })).toMatchObject({ ok: true, data: { alreadyActive: false } })
+    expect(await plane.invoke('activate_skill', { name: 'tpl' }, { caller: other, conversationId: 'c1' })).toMatchObject({
+      ok: true,
+      data: { alreadyActive: false },
+    })
   })
 
   it('never uses an invalid name as a path, and never writes or deletes outside the export folder', async () => {
     const root = tree({ 'good-folder/SKILL.md': '---\nname: ../../escape\ndescription: Bad name\n---\nBody\n' })
-    const plane = await open({ skillDirs: [{ path: root, agents: ['Helper'] }], skills: [defineSkill({ key: 'noop', description: 'x', class: 'safe', input: z.object({}), run: () => null })] })
+    const plane = await open({
+      skillDirs: [{ path: root, agents: ['Helper'] }],
+      skills: [defineSkill({ key: 'noop', description: 'x', class: 'safe', input: z.object({}), run: () => null })],
+    })
     expect(plane.instructions.skills.map((s) => s.name)).toEqual(['good-folder'])
     const base = tempDir('skillplane-out-')
     const out = join(base, 'out')
@@ -121,8 +141,10 @@ describe('strict edges', () => {
     const root = tree({ 'lower/skill.md': md('lower') })
     const empty = tree({ 'README.md': 'nothing' })
     const report = validateSkills([root, empty])
-    expect(report.findings.map((f) => f.message).sort()).toEqual(['no SKILL.md in this folder or its subfolders', 'the file must be named SKILL.md, not skill.md; skipped'])
+    expect(report.findings.map((f) => f.message).sort()).toEqual([
+      'no SKILL.md in this folder or its subfolders',
+      'the file must be named SKILL.md, not skill.md; skipped',
+    ])
     expect(report.errors).toBe(2)
   })
 })
-

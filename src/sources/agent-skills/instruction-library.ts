@@ -66,9 +66,7 @@ export class InstructionLibrary {
    */
   visibleTo(caller: Caller, agentId: string | null, catalog: CatalogView): LibrarySkill[] {
     const agent = caller.kind === 'agent' ? caller.agentId : agentId
-    return this.skills.filter(
-      (s) => catalog.isEnabled(s.name) && (agent === null || (catalog.isBound(agent, s.name) && !s.disableModelInvocation)),
-    )
+    return this.skills.filter((s) => catalog.isEnabled(s.name) && (agent === null || (catalog.isBound(agent, s.name) && !s.disableModelInvocation)))
   }
 
   /** The description agents see: the catalog's override when an operator set one. */

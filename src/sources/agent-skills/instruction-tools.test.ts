@@ -8,8 +8,8 @@ import type { Skillplane } from '../../skillplane/index.js'
 import type { Envelope } from '../../skill/skill-types.js'
 import { carriesSkillContent } from './skills-prompt.js'
 
-
-const md = (name: string, description: string, body: string, extra = '') => `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n${extra}---\n${body}`
+const md = (name: string, description: string, body: string, extra = '') =>
+  `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n${extra}---\n${body}`
 const data = <T>(envelope: Envelope): T => {
   if (!envelope.ok) throw new Error(`expected ok, got ${JSON.stringify(envelope.error)}`)
   return envelope.data as T
@@ -68,7 +68,9 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     )
     expect(data<{ skills: unknown[] }>(await plane.invoke('list_skills', {}, { caller: admin })).skills).toHaveLength(2)
 
-    const first = data<{ content: string; alreadyActive: boolean }>(await plane.invoke('activate_skill', { name: 'deploy-guide' }, { caller: helper, conversationId: 'conv-1' }))
+    const first = data<{ content: string; alreadyActive: boolean }>(
+      await plane.invoke('activate_skill', { name: 'deploy-guide' }, { caller: helper, conversationId: 'conv-1' }),
+    )
     expect(first.alreadyActive).toBe(false)
     expect(first.content).toContain('<skill_content name="deploy-guide">')
     expect(first.content).toContain('# Deploy\n\nRead references/steps.md first.')
@@ -81,10 +83,15 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     await plane.close()
 
     const again = await open(root, location)
-    const second = data<{ content: string; alreadyActive: boolean }>(await again.invoke('activate_skill', { name: 'deploy-guide' }, { caller: helper, conversationId: 'conv-1' }))
+    const second = data<{ content: string; alreadyActive: boolean }>(
+      await again.invoke('activate_skill', { name: 'deploy-guide' }, { caller: helper, conversationId: 'conv-1' }),
+    )
     expect(second).toMatchObject({ alreadyActive: true })
     expect(carriesSkillContent(second.content)).toBe(false)
-    expect(data<{ alreadyActive: boolean }>(await again.invoke('activate_skill', { name: 'deploy-guide' }, { caller: helper, conversationId: 'conv-2' })).alreadyActive).toBe(false)
+    expect(
+      data<{ alreadyActive: boolean }>(await again.invoke('activate_skill', { name: 'deploy-guide' }, { caller: helper, conversationId: 'conv-2' }))
+        .alreadyActive,
+    ).toBe(false)
   })
 
   it('reads resources inside the folder only, with a size cap', async () => {
@@ -93,16 +100,19 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     const read = (path: string) => plane.invoke('read_skill_resource', { skill: 'deploy-guide', path }, { caller: helper })
     expect(data(await read('references/steps.md'))).toEqual({ path: 'references/steps.md', content: 'step one\n', bytes: 9, mimeType: 'text/markdown' })
     for (const [path, message] of [
-      ['../hidden-helper/SKILL.md', 'is outside the skill\'s folder'],
+      ['../hidden-helper/SKILL.md', "is outside the skill's folder"],
       ['/etc/passwd', '"/etc/passwd" is an absolute path'],
-      ['references/leak.txt', 'is outside the skill\'s folder'],
+      ['references/leak.txt', "is outside the skill's folder"],
       ['references', 'is not a file'],
       ['references/big.bin', 'resources are capped at 262144'],
     ]) {
       expect(await read(path!)).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining(message!) } })
     }
     // A file that isn't there is not found, as an MCP client reading it as a resource expects.
-    expect(await read('references/nope.md')).toMatchObject({ ok: false, error: { code: 'not_found', message: '"references/nope.md" does not exist in the skill\'s folder' } })
+    expect(await read('references/nope.md')).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', message: '"references/nope.md" does not exist in the skill\'s folder' },
+    })
   })
 
   it('runs scripts in their own group with an empty environment plus the allowlist, and stops bad ones', async () => {
@@ -110,7 +120,10 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     const plane = await open(root)
     const run = (script: string, args: string[] = []) => plane.invoke('run_skill_script', { skill: 'deploy-guide', script, args }, { caller: operator })
     expect(data(await run('ok.sh', ['a b', '--c']))).toEqual({ exitCode: 0, stdout: 'args: a b --c\nvisible=yes hidden=unset\n', stderr: '' })
-    expect(await run('fail.sh')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('exited with 3: first problem\nbad input') } })
+    expect(await run('fail.sh')).toMatchObject({
+      ok: false,
+      error: { code: 'executor_error', message: expect.stringContaining('exited with 3: first problem\nbad input') },
+    })
     expect(await run('flood.sh')).toMatchObject({ ok: false, error: { message: expect.stringContaining('more than 1048576 bytes to stdout') } })
     // Without the run bit, a .sh script runs through bash.
     expect(await run('plain.sh')).toMatchObject({ ok: true, data: { stdout: 'not executable\n' } })
@@ -158,7 +171,10 @@ describe.each(databases)('instruction skills served on $name', (database) => {
       diagnostics: [],
     })
     expect(listed.body.skills.find((s: { key: string }) => s.key === 'hidden-helper').diagnostics).toEqual([
-      expect.objectContaining({ severity: 'warning', message: '"disable-model-invocation" is a client extension, not in the specification; skillplane honours it' }),
+      expect.objectContaining({
+        severity: 'warning',
+        message: '"disable-model-invocation" is a client extension, not in the specification; skillplane honours it',
+      }),
     ])
     // The tool schema an agent sees names only the skills it may use.
     expect((await get('/api/skills/activate_skill', agentKey)).body.inputSchema).toEqual({
@@ -182,6 +198,12 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     })
     expect(outside.status).toBe(400)
     const asAgent = await get('/api/skills?source=agent-skill', agentKey)
-    expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['activate_skill', 'deploy-guide', 'list_skills', 'read_skill_resource', 'run_skill_script'])
+    expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual([
+      'activate_skill',
+      'deploy-guide',
+      'list_skills',
+      'read_skill_resource',
+      'run_skill_script',
+    ])
   })
 })

@@ -40,7 +40,11 @@ const SCRIPT_PATH = '/usr/local/bin:/usr/bin:/bin'
 /** The keys the tools are registered under: no other source may take them. */
 export const INSTRUCTION_TOOL_KEYS = ['list_skills', 'activate_skill', 'read_skill_resource', 'run_skill_script']
 // A NUL can't be in a path or an argument a process gets: say so before anything runs.
-const text = (max: number) => z.string().max(max).refine((value) => !value.includes('\0'), 'must not contain a NUL character')
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !value.includes('\0'), 'must not contain a NUL character')
 
 /** The tools through which agents use instruction skills: gated, audited and bindable like any skill. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- four skills with four input schemas in one list
@@ -79,7 +83,8 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
     defineSkill({
       key: 'activate_skill',
       title: 'Activate a skill',
-      description: 'Load the full instructions of one skill by name. Its resources are listed, not included: read them with read_skill_resource when the instructions say so.',
+      description:
+        'Load the full instructions of one skill by name. Its resources are listed, not included: read them with read_skill_resource when the instructions say so.',
       class: 'safe',
       ...common,
       input: z.object({ name: z.string().min(1).max(64) }),
@@ -103,7 +108,10 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
             activated_at: new Date().toISOString(),
           })
           if (!first) {
-            return { content: `<skill_note name="${escapeXml(skill.name)}">Already active in this conversation: follow the instructions loaded earlier.</skill_note>`, alreadyActive: true }
+            return {
+              content: `<skill_note name="${escapeXml(skill.name)}">Already active in this conversation: follow the instructions loaded earlier.</skill_note>`,
+              alreadyActive: true,
+            }
           }
         }
         const files = listSkillFiles(skill.dir)
@@ -118,7 +126,8 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
     defineSkill({
       key: 'read_skill_resource',
       title: 'Read a skill resource',
-      description: "Read one file from an active skill's folder (for example references/checklist.md), by its path inside that folder: text as content, binary files (images, fonts, PDFs) base64-encoded as blob.",
+      description:
+        "Read one file from an active skill's folder (for example references/checklist.md), by its path inside that folder: text as content, binary files (images, fonts, PDFs) base64-encoded as blob.",
       class: 'safe',
       ...common,
       input: z.object({ skill: z.string().min(1).max(64), path: text(1024).pipe(z.string().min(1)) }),
@@ -131,14 +140,16 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         // A template is rendered per caller on activation; its raw form (a nested skill's too) is never handed out.
         if (basename(file) === TEMPLATE_FILE) throw new SkillError('denied', 'the raw SKILL.md.template is not served: activate the skill instead')
         const stat = fileStat(file, path)
-        if (stat.size > options.maxResourceBytes) throw new SkillError('invalid_input', `"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
+        if (stat.size > options.maxResourceBytes)
+          throw new SkillError('invalid_input', `"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
         return resourceContent(relative(skill.dir, file), readFileSync(file))
       },
     }),
     defineSkill({
       key: 'run_skill_script',
       title: 'Run a skill script',
-      description: "Run a script from an active skill's scripts/ folder with arguments, in the skill's folder (.py, .sh, .js and .ts run through their interpreter). Changes things, so it may need approval.",
+      description:
+        "Run a script from an active skill's scripts/ folder with arguments, in the skill's folder (.py, .sh, .js and .ts run through their interpreter). Changes things, so it may need approval.",
       class: 'mutating',
       timeoutMs: options.scriptTimeoutMs,
       ...common,
@@ -155,7 +166,15 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const command = scriptCommand(file, { shown, searchPath: SCRIPT_PATH })
         const env: Record<string, string> = { PATH: SCRIPT_PATH }
         for (const name of options.scriptEnv) if (process.env[name] !== undefined) env[name] = process.env[name]!
-        return runProcess({ file: command.file, args: [...command.args, ...args], cwd: skill.dir, env, maxOutputBytes: options.maxScriptOutputBytes, signal: ctx.signal, groups: options.processGroups })
+        return runProcess({
+          file: command.file,
+          args: [...command.args, ...args],
+          cwd: skill.dir,
+          env,
+          maxOutputBytes: options.maxScriptOutputBytes,
+          signal: ctx.signal,
+          groups: options.processGroups,
+        })
       },
     }),
   ]
@@ -165,7 +184,8 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
 function fileStat(file: string, shown: string): Stats {
   const stat = statSync(file)
   if (!stat.isFile()) throw new SkillError('invalid_input', `"${shown}" is not a file`)
-  if (hasOtherLinks(stat)) throw new SkillError('invalid_input', `"${shown}" has other hard links, so it may be a file from outside the skill's folder; it is not served`)
+  if (hasOtherLinks(stat))
+    throw new SkillError('invalid_input', `"${shown}" has other hard links, so it may be a file from outside the skill's folder; it is not served`)
   return stat
 }
 
@@ -183,7 +203,8 @@ function confine(skillDir: string, path: string, within = ''): string {
   } catch {
     throw new SkillError('not_found', `"${join(within, path)}" does not exist in the skill's folder`)
   }
-  if (realpathSync(skillDir) !== skillDir || !isInside(skillDir, root)) throw new SkillError('denied', `the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
+  if (realpathSync(skillDir) !== skillDir || !isInside(skillDir, root))
+    throw new SkillError('denied', `the skill's ${within || 'folder'} is no longer inside the folder it was loaded from`)
   const lexical = resolve(root, path)
   if (!isInside(root, lexical)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
   let real: string
@@ -195,5 +216,3 @@ function confine(skillDir: string, path: string, within = ''): string {
   if (!isInside(root, real)) throw new SkillError('invalid_input', `"${path}" is outside the skill's folder and can't be used`)
   return real
 }
-
-

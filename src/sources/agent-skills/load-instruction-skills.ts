@@ -40,10 +40,23 @@ export function loadInstructionSkills(
     findings.push(...checked.findings)
     // Its error findings say why (no description, no usable name): it is skipped.
     if (!checked.frontMatter) continue
-    const skill: InstructionSkill = { ...checked.frontMatter, dir: dir.real, file: dir.file, template: dir.template, head: parsed.parsed.head, body: parsed.parsed.body, bodyLine: parsed.parsed.bodyLine }
+    const skill: InstructionSkill = {
+      ...checked.frontMatter,
+      dir: dir.real,
+      file: dir.file,
+      template: dir.template,
+      head: parsed.parsed.head,
+      body: parsed.parsed.body,
+      bodyLine: parsed.parsed.bodyLine,
+    }
     const first = byName.get(skill.name)
     if (first) {
-      findings.push({ file: dir.file, line: parsed.parsed.keyLines.name ?? 1, severity: 'warning', message: `skill "${skill.name}" is shadowed by ${first.file}, found first; skipped` })
+      findings.push({
+        file: dir.file,
+        line: parsed.parsed.keyLines.name ?? 1,
+        severity: 'warning',
+        message: `skill "${skill.name}" is shadowed by ${first.file}, found first; skipped`,
+      })
       continue
     }
     byName.set(skill.name, skill)

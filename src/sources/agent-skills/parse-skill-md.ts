@@ -24,7 +24,7 @@ export function parseSkillMd(text: string): ParseResult {
   const lines: string[] = []
   let end = -1
   let bodyStart = src.length
-  for (let at = 0; at <= src.length; ) {
+  for (let at = 0; at <= src.length;) {
     const newline = src.indexOf('\n', at)
     const next = newline === -1 ? src.length + 1 : newline + 1
     const line = src.slice(at, newline === -1 ? src.length : newline).replace(/\r$/, '')

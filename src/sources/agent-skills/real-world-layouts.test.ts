@@ -26,7 +26,10 @@ describe('skill folders as published', () => {
       'suite/variants/inner/references/x.md': 'x\n',
       'suite/variants/personal/SKILL.md.template': skill('personal', 'Hello {{user.name}}\n'),
     })
-    expect(loadInstructionSkills([root])).toEqual({ skills: [expect.objectContaining({ name: 'suite' }), expect.objectContaining({ name: 'inner' }), expect.objectContaining({ name: 'personal' })], findings: [] })
+    expect(loadInstructionSkills([root])).toEqual({
+      skills: [expect.objectContaining({ name: 'suite' }), expect.objectContaining({ name: 'inner' }), expect.objectContaining({ name: 'personal' })],
+      findings: [],
+    })
     // A root that is itself a skill is searched too.
     expect(loadInstructionSkills([join(root, 'suite')]).skills.map((s) => s.name)).toEqual(['suite', 'inner', 'personal'])
     expect(validateSkills([root])).toMatchObject({ skills: 3, errors: 0, warnings: 0 })
@@ -34,7 +37,10 @@ describe('skill folders as published', () => {
     const plane = await openTestPlane(sqlite!, { skillDirs: [{ path: root, agents: ['Helper'] }] })
     planes.push(plane)
     const helper = agentCaller('helper')
-    expect(await plane.invoke('activate_skill', { name: 'inner' }, { caller: helper })).toMatchObject({ ok: true, data: { content: expect.stringContaining('<file>references/x.md</file>') } })
+    expect(await plane.invoke('activate_skill', { name: 'inner' }, { caller: helper })).toMatchObject({
+      ok: true,
+      data: { content: expect.stringContaining('<file>references/x.md</file>') },
+    })
     const raw = await plane.invoke('read_skill_resource', { skill: 'suite', path: 'variants/personal/SKILL.md.template' }, { caller: helper })
     expect(raw).toMatchObject({ ok: false, error: { code: 'denied', message: 'the raw SKILL.md.template is not served: activate the skill instead' } })
     const suite = await plane.invoke('activate_skill', { name: 'suite' }, { caller: helper })
@@ -67,7 +73,9 @@ describe('skill folders as published', () => {
     const root = tree({ 'one/SKILL.md': skill('one'), 'two/SKILL.md': skill('two') })
     const capped = validateSkills([root], { maxDepth: 6, maxSkills: 1 })
     expect(capped).toMatchObject({ skills: 1, errors: 1, findings: [{ file: root, severity: 'error', message: 'stopped at 1 skills' }] })
-    expect(loadInstructionSkills([root], { maxDepth: 6, maxSkills: 1 }).findings).toEqual([expect.objectContaining({ severity: 'warning', message: 'stopped at 1 skills' })])
+    expect(loadInstructionSkills([root], { maxDepth: 6, maxSkills: 1 }).findings).toEqual([
+      expect.objectContaining({ severity: 'warning', message: 'stopped at 1 skills' }),
+    ])
     expect(validateSkills([root], { maxDepth: 6, maxSkills: 2 })).toMatchObject({ skills: 2, errors: 0, findings: [] })
   })
 
@@ -89,9 +97,12 @@ describe('skill folders as published', () => {
     ])
   })
 
-  it('resolves {baseDir}/ links in the skill\'s own folder', () => {
+  it("resolves {baseDir}/ links in the skill's own folder", () => {
     const root = tree({
-      'runner/SKILL.md': skill('runner', 'Run `python3` on [the script]({baseDir}/scripts/run.py), see ![chart]({baseDir}/assets/chart%20one.png).\n\nAlso [gone]({baseDir}/references/nope.md) and [up]({baseDir}/../other/x.md).\n'),
+      'runner/SKILL.md': skill(
+        'runner',
+        'Run `python3` on [the script]({baseDir}/scripts/run.py), see ![chart]({baseDir}/assets/chart%20one.png).\n\nAlso [gone]({baseDir}/references/nope.md) and [up]({baseDir}/../other/x.md).\n',
+      ),
       'runner/scripts/run.py': 'print(1)\n',
       'runner/assets/chart one.png': 'png',
       'other/x.md': 'x',

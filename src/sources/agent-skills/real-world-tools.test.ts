@@ -45,7 +45,12 @@ describe.each(databases)('real-world skills through the tools on $name', (databa
     const read = async (path: string) => data<Record<string, unknown>>(await plane.invoke('read_skill_resource', { skill: 'brand', path }, { caller: helper }))
     expect(await read('references/guide.md')).toEqual({ path: 'references/guide.md', bytes: 19, mimeType: 'text/markdown', content: '# Guide: café ☕\n' })
     expect(await read('references/NOTES')).toEqual({ path: 'references/NOTES', bytes: 12, mimeType: 'text/plain', content: 'plain notes\n' })
-    const mimeTypes = { 'assets/logo.png': 'image/png', 'assets/font.woff2': 'font/woff2', 'assets/blob.dat': 'application/octet-stream', 'assets/latin1.txt': 'text/plain' }
+    const mimeTypes = {
+      'assets/logo.png': 'image/png',
+      'assets/font.woff2': 'font/woff2',
+      'assets/blob.dat': 'application/octet-stream',
+      'assets/latin1.txt': 'text/plain',
+    }
     for (const [path, content] of Object.entries(files)) {
       const answer = await read(path)
       expect(answer).toEqual({ path, bytes: content.length, mimeType: mimeTypes[path as keyof typeof mimeTypes], blob: content.toString('base64') })
@@ -58,7 +63,7 @@ describe.each(databases)('real-world skills through the tools on $name', (databa
     })
   })
 
-  it('refuses every absolute path, even one inside the skill\'s folder, naming it as given', async () => {
+  it("refuses every absolute path, even one inside the skill's folder, naming it as given", async () => {
     const root = tree({ 'ops/SKILL.md': skill('ops'), 'ops/references/a.md': 'a\n', 'ops/scripts/ok.sh': '#!/bin/sh\necho ok\n' }, ['ops/scripts/ok.sh'])
     const plane = await open(root)
     for (const [tool, input, given] of [
@@ -124,7 +129,10 @@ describe.each(databases)('real-world skills through the tools on $name', (databa
     expect(data(await run('direct.py'))).toMatchObject({ stdout: 'run directly\n' })
     expect(await run('notes.rb')).toMatchObject({
       ok: false,
-      error: { code: 'invalid_input', message: 'scripts/notes.rb is not executable, and only .py, .sh, .js, .mjs, .cjs and .ts scripts run through an interpreter' },
+      error: {
+        code: 'invalid_input',
+        message: 'scripts/notes.rb is not executable, and only .py, .sh, .js, .mjs, .cjs and .ts scripts run through an interpreter',
+      },
     })
     expect(await run('boom.py')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('exited with 1: bad input') } })
     expect(data(await run('background.sh'))).toMatchObject({ stdout: 'started\n' })
@@ -153,6 +161,9 @@ describe('a script whose interpreter is missing', () => {
     // sh stands in when bash is the one missing.
     const onlySh = tempDir('skillplane-only-sh-')
     symlinkSync('/bin/sh', join(onlySh, 'sh'))
-    expect(scriptCommand(join(root, 'scripts/x.sh'), { shown: 'scripts/x.sh', searchPath: `${empty}:${onlySh}` })).toEqual({ file: join(onlySh, 'sh'), args: [join(root, 'scripts/x.sh')] })
+    expect(scriptCommand(join(root, 'scripts/x.sh'), { shown: 'scripts/x.sh', searchPath: `${empty}:${onlySh}` })).toEqual({
+      file: join(onlySh, 'sh'),
+      args: [join(root, 'scripts/x.sh')],
+    })
   })
 })

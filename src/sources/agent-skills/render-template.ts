@@ -19,7 +19,10 @@ const GONE = '\u0000gone\u0000'
 
 /** Check a template without a caller (the validator): any vars.NAME and any category are accepted. */
 export function checkTemplate(template: string, firstLine = 1): Rendered {
-  const anyVars = new Proxy({}, { has: () => true, get: () => 'x', getOwnPropertyDescriptor: () => ({ value: 'x', enumerable: true, configurable: true }) }) as Record<string, string>
+  const anyVars = new Proxy(
+    {},
+    { has: () => true, get: () => 'x', getOwnPropertyDescriptor: () => ({ value: 'x', enumerable: true, configurable: true }) },
+  ) as Record<string, string>
   const view: TemplateView = { user: { id: 'u', name: 'u', role: 'viewer' }, agent: { id: 'a', name: 'a' }, vars: anyVars, denied: {} }
   return renderTemplate(template, view, firstLine, ['*'])
 }
@@ -53,7 +56,11 @@ export function renderTemplate(template: string, view: TemplateView, firstLine =
   const text = rendered.replace(new RegExp(`(\\n\\n|^)${GONE}\\n\\n`, 'g'), '$1').replaceAll(`${GONE}\n`, '')
   const leftover = text.indexOf('{{')
   if (leftover !== -1) {
-    return { ok: false, line: firstLine + text.slice(0, leftover).split('\n').length - 1, message: 'a "{{" is left over after rendering (a value put into the template contains one)' }
+    return {
+      ok: false,
+      line: firstLine + text.slice(0, leftover).split('\n').length - 1,
+      message: 'a "{{" is left over after rendering (a value put into the template contains one)',
+    }
   }
   return { ok: true, text }
 }
@@ -71,7 +78,8 @@ function checkTokens(tokens: Token[], view: TemplateView, categories: readonly s
   }
   for (const [type, value, start, , children] of tokens) {
     if (type === 'name' || type === '&' || type === '#' || type === '^') {
-      if (!known(value)) return { offset: start, message: `unknown template variable "${value}": use user.id, user.name, user.role, agent.id, agent.name or vars.NAME` }
+      if (!known(value))
+        return { offset: start, message: `unknown template variable "${value}": use user.id, user.name, user.role, agent.id, agent.name or vars.NAME` }
       if (children) {
         // Only a section that renders its value opens its fields; an inverted one renders when it is empty.
         const inner = checkTokens(children, view, categories, type === '#' ? [...scopes, value] : scopes)
@@ -80,7 +88,10 @@ function checkTokens(tokens: Token[], view: TemplateView, categories: readonly s
     } else if (type === '>') {
       const category = value.slice(DENIED.length)
       if (!value.startsWith(DENIED) || !category || !(categories.includes(category) || categories.includes('*'))) {
-        return { offset: start, message: `unknown partial "${value}": the built-in one is denied_actions.CATEGORY, with a category of executable skills (${categories.join(', ') || 'none'})` }
+        return {
+          offset: start,
+          message: `unknown partial "${value}": the built-in one is denied_actions.CATEGORY, with a category of executable skills (${categories.join(', ') || 'none'})`,
+        }
       }
     }
   }

@@ -42,7 +42,11 @@ export function scriptCommand(file: string, options: { shown: string; searchPath
   if (NODE.includes(extension)) return { file: process.execPath, args: [file] }
   if (extension === '.ts') {
     const tsx = tsxLoader()
-    if (!tsx) throw new SkillError('unavailable', `${options.shown} is TypeScript, which needs tsx, and tsx is not installed with skillplane: ship it as JavaScript, or make it executable with a #! line`)
+    if (!tsx)
+      throw new SkillError(
+        'unavailable',
+        `${options.shown} is TypeScript, which needs tsx, and tsx is not installed with skillplane: ship it as JavaScript, or make it executable with a #! line`,
+      )
     return { file: process.execPath, args: ['--import', tsx, file] }
   }
   throw new SkillError('invalid_input', `${options.shown} is not executable, and only ${RUNNABLE} scripts run through an interpreter`)

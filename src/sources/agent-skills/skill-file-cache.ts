@@ -18,7 +18,8 @@ export class SkillFileCache {
     } catch (error) {
       return { ok: false, line: 1, message: `can't read: ${(error as NodeJS.ErrnoException).code}`, unreadable: true }
     }
-    if (hasOtherLinks(stat)) return { ok: false, line: 1, message: `has ${stat.nlink} hard links, so it may be a file from outside the skill's folder: not loaded`, unreadable: true }
+    if (hasOtherLinks(stat))
+      return { ok: false, line: 1, message: `has ${stat.nlink} hard links, so it may be a file from outside the skill's folder: not loaded`, unreadable: true }
     const cached = this.#entries.get(file)
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.parsed
     let text: string

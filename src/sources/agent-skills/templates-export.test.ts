@@ -30,11 +30,22 @@ describe('SKILL.md.template rendering', () => {
   })
 
   it('refuses unknown variables and partials, broken tags and leftover placeholders, naming the line', () => {
-    expect(renderTemplate('line\n{{user.email}}\n', view(), 10)).toEqual({ ok: false, line: 11, message: expect.stringContaining('unknown template variable "user.email"') })
+    expect(renderTemplate('line\n{{user.email}}\n', view(), 10)).toEqual({
+      ok: false,
+      line: 11,
+      message: expect.stringContaining('unknown template variable "user.email"'),
+    })
     expect(renderTemplate('{{vars.region}}', view())).toMatchObject({ ok: false, message: expect.stringContaining('"vars.region"') })
-    expect(renderTemplate('{{> denied_actions.nothere}}', view(), 1, ['storage'])).toMatchObject({ ok: false, message: expect.stringContaining('unknown partial') })
+    expect(renderTemplate('{{> denied_actions.nothere}}', view(), 1, ['storage'])).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('unknown partial'),
+    })
     expect(renderTemplate('a\n{{#agent}}\nno close\n', view(), 1)).toMatchObject({ ok: false, message: expect.stringContaining('template syntax') })
-    expect(renderTemplate('{{vars.site}}', { ...view(), vars: { site: '{{oops}}' } })).toEqual({ ok: false, line: 1, message: 'a "{{" is left over after rendering (a value put into the template contains one)' })
+    expect(renderTemplate('{{vars.site}}', { ...view(), vars: { site: '{{oops}}' } })).toEqual({
+      ok: false,
+      line: 1,
+      message: 'a "{{" is left over after rendering (a value put into the template contains one)',
+    })
     expect(checkTemplate('{{vars.anything}} {{> denied_actions.any}}')).toMatchObject({ ok: true })
     expect(checkTemplate('{{nope}}')).toMatchObject({ ok: false })
   })
@@ -52,7 +63,8 @@ describe.each(databases)('templates and export on $name', (database) => {
   const skillsRoot = () => {
     const root = tempDir('skillplane-tmpl-')
     const files: Record<string, string> = {
-      'ops-guide/SKILL.md.template': '---\nname: ops-guide\ndescription: How to operate\n---\n# Hello {{user.name}}\n{{> denied_actions.general}}\nDo things.\n',
+      'ops-guide/SKILL.md.template':
+        '---\nname: ops-guide\ndescription: How to operate\n---\n# Hello {{user.name}}\n{{> denied_actions.general}}\nDo things.\n',
       'ops-guide/scripts/run.sh': '#!/bin/sh\necho hi\n',
       'plain/SKILL.md': '---\nname: plain\ndescription: Plain skill\n---\nBody\n',
     }
@@ -80,7 +92,9 @@ describe.each(databases)('templates and export on $name', (database) => {
     const first = writeExport(plane.exportSkills(helper, 'helper'), out)
     expect(first.written.sort()).toEqual(['ops-guide/SKILL.md', 'ops-guide/scripts/run.sh', 'plain/SKILL.md'])
     expect(existsSync(join(out, 'ops-guide/SKILL.md.template'))).toBe(false)
-    expect(readFileSync(join(out, 'ops-guide/SKILL.md'), 'utf8')).toBe('---\nname: ops-guide\ndescription: How to operate\n---\n# Hello helper-key\nDo things.\n')
+    expect(readFileSync(join(out, 'ops-guide/SKILL.md'), 'utf8')).toBe(
+      '---\nname: ops-guide\ndescription: How to operate\n---\n# Hello helper-key\nDo things.\n',
+    )
     expect(statSync(join(out, 'ops-guide/scripts/run.sh')).mode & 0o111).not.toBe(0)
     const manifest = JSON.parse(readFileSync(join(out, MANIFEST), 'utf8'))
     expect(Object.keys(manifest.files)).toEqual(['ops-guide/scripts/run.sh', 'ops-guide/SKILL.md', 'plain/SKILL.md'])

@@ -14,7 +14,10 @@ export interface ValidationReport {
 }
 
 /** Apply the specification strictly, plus checks of the body and its links, to every skill under the paths. */
-export function validateSkills(paths: readonly string[], options: FindOptions & { onProgress?: (done: number, total: number) => void } = DEFAULT_FIND): ValidationReport {
+export function validateSkills(
+  paths: readonly string[],
+  options: FindOptions & { onProgress?: (done: number, total: number) => void } = DEFAULT_FIND,
+): ValidationReport {
   // A skill the search leaves out is an error here: a tree is never reported clean while skills went unchecked.
   const found = findSkillDirs(paths, options, 'error')
   const findings: Finding[] = [...found.findings]

@@ -278,7 +278,10 @@ export class McpConnection {
     this.#reason = reason
     // Once per outage, not once per retry.
     if (wasConnected || this.#failures === 0) {
-      this.#hooks.logger.warn({ server: this.server.name, reason }, wasConnected ? 'MCP server disconnected' : 'MCP server is not reachable; retrying with backoff')
+      this.#hooks.logger.warn(
+        { server: this.server.name, reason },
+        wasConnected ? 'MCP server disconnected' : 'MCP server is not reachable; retrying with backoff',
+      )
     }
     if (options.retryNow === false) return
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.#failures++) * (0.8 + Math.random() * 0.4)
@@ -346,7 +349,8 @@ async function endClient(client: Client): Promise<void> {
 function describe(error: unknown): string {
   let text: string
   if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) text = `HTTP ${error.code}: ${error.message}`
-  else if (error instanceof z.ZodError) text = `a malformed result (${error.issues.length} schema problem${error.issues.length === 1 ? '' : 's'}, first at ${error.issues[0]?.path.join('.') || '(root)'}: ${error.issues[0]?.message})`
+  else if (error instanceof z.ZodError)
+    text = `a malformed result (${error.issues.length} schema problem${error.issues.length === 1 ? '' : 's'}, first at ${error.issues[0]?.path.join('.') || '(root)'}: ${error.issues[0]?.message})`
   else if (error instanceof Error) {
     const cause = (error as { cause?: { message?: string } }).cause
     text = cause?.message && !error.message.includes(cause.message) ? `${error.message} (${cause.message})` : error.message

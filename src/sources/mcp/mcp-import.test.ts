@@ -66,7 +66,10 @@ describe('MCP import', () => {
 
     // Thirteen tools over four pages of tools/list, camelCase folded into the key rules; the
     // malformed one is reported and the rest are kept.
-    const keys = plane.registry.list().filter((s) => s.source === 'mcp').map((s) => s.key)
+    const keys = plane.registry
+      .list()
+      .filter((s) => s.source === 'mcp')
+      .map((s) => s.key)
     expect(keys).toEqual(FIXTURE_KEYS)
     expect(plane.mcpServers()[0]!.problems).toEqual([expect.stringMatching(/^tool "bad_tool" is malformed \(inputSchema\.type: .*\); skipped$/)])
     const deploy = skillDetail(plane.registry.get('fix_deploy_fleet')!, plane.catalog)
@@ -91,7 +94,15 @@ describe('MCP import', () => {
       ok: true,
       data: { content: [{ type: 'text', text: 'hello' }], structuredContent: { echoed: 'hello', length: 5 } },
     })
-    expect(await call('fix_picture')).toMatchObject({ ok: true, data: { content: [{ type: 'image', mimeType: 'image/png' }, { type: 'text', text: 'a dot' }] } })
+    expect(await call('fix_picture')).toMatchObject({
+      ok: true,
+      data: {
+        content: [
+          { type: 'image', mimeType: 'image/png' },
+          { type: 'text', text: 'a dot' },
+        ],
+      },
+    })
 
     // The nested schema is enforced before the server sees the call.
     const bad = await call('fix_deploy_fleet', { region: 'eu-west', groups: [{ name: 'web', size: 0 }] })
@@ -107,12 +118,18 @@ describe('MCP import', () => {
     expect(wipe).toMatchObject({ ok: false, error: { code: 'approval_required' } })
     // An MCP error result is an executor_error carrying the server's message; so is a JSON-RPC
     // error, and neither costs the connection.
-    expect(await call('fix_fail')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('disk quota exceeded on /var') } })
+    expect(await call('fix_fail')).toMatchObject({
+      ok: false,
+      error: { code: 'executor_error', message: expect.stringContaining('disk quota exceeded on /var') },
+    })
     // A tool that only answers task-based calls is listed as unavailable, with the reason, and never called.
     const task = 'the tool requires task-based calls (execution.taskSupport "required"), which skillplane does not make yet'
     expect(skillDetail(plane.registry.get('fix_long_job')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: task })
     expect(await call('fix_long_job')).toMatchObject({ ok: false, error: { code: 'unavailable', message: `skill "fix_long_job" is unavailable: ${task}` } })
-    expect(await call('fix_busy')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('upstream API rate limited') } })
+    expect(await call('fix_busy')).toMatchObject({
+      ok: false,
+      error: { code: 'executor_error', message: expect.stringContaining('upstream API rate limited') },
+    })
     expect(plane.mcpServers()[0]!.state).toBe('connected')
     // An output schema with local references is checked as the server wrote it.
     expect(await call('fix_address')).toMatchObject({ ok: true, data: { structuredContent: { home: { city: 'Oslo' } } } })
@@ -150,7 +167,12 @@ describe('MCP import', () => {
     children.push(fixture.child)
     const plane = await open({
       mcpServers: [
-        { name: 'remote', url: fixture.url, headers: { 'x-fixture-token': 'let-me-in' }, tools: { wipe: { class: 'mutating', agents: ['Other'] }, nosuch: { class: 'safe' } } },
+        {
+          name: 'remote',
+          url: fixture.url,
+          headers: { 'x-fixture-token': 'let-me-in' },
+          tools: { wipe: { class: 'mutating', agents: ['Other'] }, nosuch: { class: 'safe' } },
+        },
         { name: 'locked', url: fixture.url },
       ],
     })
@@ -172,7 +194,10 @@ describe('MCP import', () => {
     expect(asked).toMatchObject({ ok: false, error: { code: 'approval_required' } })
     const approvalId = (asked as unknown as { error: { details: { approvalId: string } } }).error.details.approvalId
     expect(await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })).toMatchObject({ ok: true })
-    expect(await call('remote_wipe', { target: 'cache' }, { ...agent, approval: { mode: 'use', approvalId } })).toMatchObject({ ok: true, data: { content: [{ text: 'wiped cache' }] } })
+    expect(await call('remote_wipe', { target: 'cache' }, { ...agent, approval: { mode: 'use', approvalId } })).toMatchObject({
+      ok: true,
+      data: { content: [{ text: 'wiped cache' }] },
+    })
 
     // A restart the client did not notice: the stale session is refused, and the call is sent again on a new one.
     await stop(fixture.child)
@@ -182,7 +207,10 @@ describe('MCP import', () => {
 
     // Down: the call is refused as unavailable (never sent), and it comes back once the server does.
     await stop(restarted.child)
-    expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('did not take the call, so it did not run') } })
+    expect(await call('remote_echo', { text: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'unavailable', message: expect.stringContaining('did not take the call, so it did not run') },
+    })
     expect(plane.mcpServers()[0]!.state).toMatch(/down|connecting/)
     expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
     const again = await startHttpFixture(fixture.port)
@@ -206,9 +234,19 @@ describe('MCP import', () => {
     const plane = await openTestPlane(database, { mcpServers: [stdioServer({ command: '/nonexistent/mcp-server' })] }, location)
     planes.push(plane)
     const [status] = plane.mcpServers()
-    expect(status).toMatchObject({ state: expect.stringMatching(/down|connecting/), reason: expect.stringContaining('ENOENT'), skills: expect.arrayContaining(['fix_echo']) })
-    expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('ENOENT') })
-    expect(await plane.invoke('fix_echo', { text: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('ENOENT') } })
+    expect(status).toMatchObject({
+      state: expect.stringMatching(/down|connecting/),
+      reason: expect.stringContaining('ENOENT'),
+      skills: expect.arrayContaining(['fix_echo']),
+    })
+    expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({
+      available: false,
+      unavailableReason: expect.stringContaining('ENOENT'),
+    })
+    expect(await plane.invoke('fix_echo', { text: 'x' }, { caller: admin })).toMatchObject({
+      ok: false,
+      error: { code: 'unavailable', message: expect.stringContaining('ENOENT') },
+    })
     // Everything else keeps working.
     expect(await plane.invoke('echo', { message: 'still here' }, { caller: admin })).toMatchObject({ ok: true })
   })
@@ -229,13 +267,18 @@ describe('MCP import', () => {
       const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
       const viewerKey = (await plane.keys.create({ name: 'v', role: 'viewer' }, plane.now())).key
       const get = (path: string, key = adminKey, init: RequestInit = {}) =>
-        fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+        fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as any,
+        }))
 
       const skills = await get('/api/skills?source=mcp')
       expect(skills.status).toBe(200)
       expect(skills.body.skills.map((s: { key: string }) => s.key)).toContain('fix_deploy_fleet')
       expect(skills.body.skills.find((s: { key: string }) => s.key === 'fix_wipe')).toMatchObject({ source: 'mcp', class: 'dangerous', available: true })
-      expect((await get('/api/skills/fix_echo/invoke', adminKey, { method: 'POST', body: JSON.stringify({ input: { text: 'via http' } }) })).body).toMatchObject({
+      expect(
+        (await get('/api/skills/fix_echo/invoke', adminKey, { method: 'POST', body: JSON.stringify({ input: { text: 'via http' } }) })).body,
+      ).toMatchObject({
         ok: true,
         data: { structuredContent: { echoed: 'via http' } },
       })
@@ -256,7 +299,8 @@ describe('MCP import', () => {
 
   it('works end to end from the CLI with the demo config', () => {
     const data = tempDir('skillplane-mcp-cli-')
-    const run = (...args: string[]) => spawnSync(process.execPath, [MAIN, '--config', 'examples/skillplane.config.ts', '--data-dir', data, ...args], { encoding: 'utf8', cwd: ROOT })
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [MAIN, '--config', 'examples/skillplane.config.ts', '--data-dir', data, ...args], { encoding: 'utf8', cwd: ROOT })
     // A fresh data dir has no stored tool list: invoke connects the server to find the tool.
     const opened = run('invoke', 'tickets_open', '--input', '{"title":"disk almost full","host":"web-1"}')
     expect(JSON.parse(opened.stdout)).toMatchObject({ ok: true, data: { structuredContent: { ticket: { id: 1, severity: 'low', status: 'open' } } } })

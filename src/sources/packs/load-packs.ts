@@ -42,7 +42,12 @@ export function loadPacks(roots: readonly string[], taken: (name: string) => str
           pack = loadOne(dir, file, realRoot, findings)
         } catch (error) {
           // An unreadable manifest (a directory named skill.json, no permission) skips that pack only.
-          findings.push({ file, line: 1, severity: 'error', message: `can't read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; skipped` })
+          findings.push({
+            file,
+            line: 1,
+            severity: 'error',
+            message: `can't read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; skipped`,
+          })
           return
         }
         if (!pack) return

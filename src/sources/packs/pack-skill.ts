@@ -52,7 +52,9 @@ export function packSkill(pack: Pack, groups?: ProcessGroups): SkillDefinition {
       } catch {
         const preview = result.stdout.trim().slice(0, 200)
         const stderr = result.stderr.slice(-4096).trim()
-        throw new Error(`stdout is not one JSON value${preview ? ` (it starts: ${JSON.stringify(preview)})` : ' (it is empty)'}${stderr ? `; stderr: ${stderr}` : ''}`)
+        throw new Error(
+          `stdout is not one JSON value${preview ? ` (it starts: ${JSON.stringify(preview)})` : ' (it is empty)'}${stderr ? `; stderr: ${stderr}` : ''}`,
+        )
       }
     },
   }

@@ -30,7 +30,9 @@ describe.each(databases)('skill packs on $name', (database) => {
     const root = tempDir('skillplane-packs-')
     const marker = join(tempDir(), 'grandchild')
     pack(root, 'echo_pack', '/bin/cat', { schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } } })
-    pack(root, 'env_pack', 'printf \'{"allowed":"%s","forbidden":"%s","home":"%s"}\' "$ALLOWED" "${FORBIDDEN:-unset}" "${HOME:-unset}"', { env_allow: ['ALLOWED'] })
+    pack(root, 'env_pack', 'printf \'{"allowed":"%s","forbidden":"%s","home":"%s"}\' "$ALLOWED" "${FORBIDDEN:-unset}" "${HOME:-unset}"', {
+      env_allow: ['ALLOWED'],
+    })
     pack(root, 'crash_pack', 'echo "first line" >&2\necho "the real reason" >&2\nexit 7')
     pack(root, 'flood_pack', '/usr/bin/head -c 17000000 /dev/zero')
     pack(root, 'text_pack', 'echo "this is not json"\necho "a warning" >&2')
@@ -45,8 +47,14 @@ describe.each(databases)('skill packs on $name', (database) => {
     expect(await call('echo_pack', { n: 3 })).toMatchObject({ ok: true, data: { n: 3 } })
     expect(await call('echo_pack', { n: 'x' })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('/n') } })
     expect(await call('env_pack')).toMatchObject({ ok: true, data: { allowed: 'yes', forbidden: 'unset', home: 'unset' } })
-    expect(await call('crash_pack')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('exited with 7: first line\nthe real reason') } })
-    expect(await call('flood_pack')).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('more than 16777216 bytes to stdout') } })
+    expect(await call('crash_pack')).toMatchObject({
+      ok: false,
+      error: { code: 'executor_error', message: expect.stringContaining('exited with 7: first line\nthe real reason') },
+    })
+    expect(await call('flood_pack')).toMatchObject({
+      ok: false,
+      error: { code: 'executor_error', message: expect.stringContaining('more than 16777216 bytes to stdout') },
+    })
     expect(await call('text_pack')).toMatchObject({
       ok: false,
       error: { code: 'executor_error', message: expect.stringContaining('stdout is not one JSON value (it starts: "this is not json"); stderr: a warning') },
@@ -111,11 +119,16 @@ describe.each(databases)('pack boundaries on $name', (database) => {
       expect(await plane.invoke('noisy_pack', {}, { caller: admin })).toMatchObject({ ok: true, data: { ok: true } })
       renameSync(join(root, 'swap_pack'), join(root, 'swap_old'))
       symlinkSync(join(outside, 'swap_pack'), join(root, 'swap_pack'))
-      expect(await plane.invoke('swap_pack', {}, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('changed on disk') } })
+      expect(await plane.invoke('swap_pack', {}, { caller: admin })).toMatchObject({
+        ok: false,
+        error: { code: 'unavailable', message: expect.stringContaining('changed on disk') },
+      })
       mkdirSync(join(root, 'broken', 'skill.json'), { recursive: true })
       const result = await plane.reloadSources()
       expect(result.packs).toContain('noisy_pack')
-      expect(result.findings).toContainEqual(expect.objectContaining({ file: join(root, 'broken', 'skill.json'), message: expect.stringContaining("can't read") }))
+      expect(result.findings).toContainEqual(
+        expect.objectContaining({ file: join(root, 'broken', 'skill.json'), message: expect.stringContaining("can't read") }),
+      )
     } finally {
       await plane.close()
     }

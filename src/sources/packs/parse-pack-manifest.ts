@@ -45,7 +45,9 @@ export function parsePackManifest(text: string): ParsedManifest {
     return {
       ok: false,
       message: parsed.error.issues
-        .map((i) => (i.code === 'unrecognized_keys' ? `unknown field ${i.keys.map((k) => `"${k}"`).join(', ')}` : `field "${i.path.join('.') || '(root)'}": ${i.message}`))
+        .map((i) =>
+          i.code === 'unrecognized_keys' ? `unknown field ${i.keys.map((k) => `"${k}"`).join(', ')}` : `field "${i.path.join('.') || '(root)'}": ${i.message}`,
+        )
         .join('; '),
     }
   }

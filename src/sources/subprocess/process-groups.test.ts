@@ -47,7 +47,11 @@ describe('process groups of a dead manager', () => {
     const plane = await createSkillplane({ dataDir, logger: silentLogger() })
     try {
       await waitFor(() => !processExists(recorded), 2_000)
-      expect({ recorded: processExists(recorded), reused: processExists(reused), ended: processExists(ended) }).toEqual({ recorded: false, reused: true, ended: true })
+      expect({ recorded: processExists(recorded), reused: processExists(reused), ended: processExists(ended) }).toEqual({
+        recorded: false,
+        reused: true,
+        ended: true,
+      })
       expect(existsSync(join(dir, file!))).toBe(false)
     } finally {
       await plane.close()

@@ -61,7 +61,11 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     const asked = await invoke(agentKey, 'notes_add', { input: { title: 'Rotate keys', tags: ['ops'] } })
     expect(asked).toMatchObject({ status: 202, body: { error: { code: 'approval_required' } } })
     const id = asked.body.error.details.approvalId
-    expect(cli(location, ['approvals', 'list', '--status', 'pending', '--json']).json().items.map((a: { id: string }) => a.id)).toEqual([id])
+    expect(
+      cli(location, ['approvals', 'list', '--status', 'pending', '--json'])
+        .json()
+        .items.map((a: { id: string }) => a.id),
+    ).toEqual([id])
     const approved = cli(location, ['approvals', 'approve', id, '--comment', 'fine by me'])
     expect(approved.code).toBe(0)
     expect(approved.stdout).toContain(`${id}: notes_add (mutating) is approved`)
@@ -85,7 +89,9 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     expect(await waiting).toMatchObject({ status: 200, body: { ok: true, data: { title: 'Waited for' } } })
 
     // Dangerous: a registered, signed SOP and two distinct admins.
-    expect(cli(location, ['sop', 'register', SOP]).stdout).toContain('registered SOP purge-old-notes "Purge notes older than a month" for notes_purge (signed by "ops-lead")')
+    expect(cli(location, ['sop', 'register', SOP]).stdout).toContain(
+      'registered SOP purge-old-notes "Purge notes older than a month" for notes_purge (signed by "ops-lead")',
+    )
     const purge = await invoke(agentKey, 'notes_purge', { input: { olderThanDays: 30 } })
     expect(purge).toMatchObject({ status: 202, body: { error: { details: { approvalsRequired: 2, sopRequired: true } } } })
     const purgeId = purge.body.error.details.approvalId
@@ -136,7 +142,9 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     expect(cli(location, ['skills', 'export', '--agent', 'notes', '--out', out]).stdout).toBe(`${out}: unchanged\n`)
     cli(location, ['policies', 'set', '--skill', 'notes_purge', '--level', 'agent', '--subject', 'notes', '--decision', 'DENY'])
     expect(cli(location, ['skills', 'export', '--agent', 'notes', '--out', out]).stdout).toContain('+ notebook-housekeeping/SKILL.md')
-    expect(readFileSync(join(out, 'notebook-housekeeping/SKILL.md'), 'utf8')).toContain('These actions are unavailable and should not be attempted: notes_purge.')
+    expect(readFileSync(join(out, 'notebook-housekeeping/SKILL.md'), 'utf8')).toContain(
+      'These actions are unavailable and should not be attempted: notes_purge.',
+    )
     expect(cli(location, ['skills', 'export', '--agent', 'nobody', '--out', out]).stderr).toBe('skillplane: unknown agent "nobody"\n')
   })
 
@@ -167,16 +175,16 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     expect(asked.code).toBe(1)
     const id = asked.json().error.details.approvalId
     cli(location, ['sop', 'register', SOP])
-    expect(cli(location, ['approvals', 'approve', id, '--sop', 'purge-old-notes']).stderr).toBe(
-      'skillplane: the requester cannot approve their own request\n',
-    )
+    expect(cli(location, ['approvals', 'approve', id, '--sop', 'purge-old-notes']).stderr).toBe('skillplane: the requester cannot approve their own request\n')
 
     const set = cli(location, ['policies', 'set', '--skill', 'notes_add', '--level', 'role', '--subject', 'admin', '--decision', 'ASK', '--json'])
     expect(set.code).toBe(0)
     const policyId = set.json().id
     expect(cli(location, ['invoke', 'notes_add', '--input', '{"title":"x"}']).json()).toMatchObject({ error: { code: 'approval_required' } })
     expect(cli(location, ['policies', 'list']).stdout).toMatch(/notes_add\s+role\s+admin\s+ASK/)
-    expect(cli(location, ['policies', 'set', '--skill', 'notes_add', '--level', 'planet', '--decision', 'ASK']).stderr).toContain('Allowed choices are global, agent, role, user')
+    expect(cli(location, ['policies', 'set', '--skill', 'notes_add', '--level', 'planet', '--decision', 'ASK']).stderr).toContain(
+      'Allowed choices are global, agent, role, user',
+    )
     expect(cli(location, ['policies', 'clear', policyId]).stdout).toContain(`cleared policy ${policyId}`)
     expect(cli(location, ['invoke', 'notes_add', '--input', '{"title":"x"}']).json()).toMatchObject({ ok: true })
   })

@@ -36,7 +36,17 @@ afterEach(() => {
 function serve(location: { dataDir: string; databaseUrl?: string }) {
   const child = spawn(
     process.execPath,
-    [MAIN, 'serve', '--port', '0', '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : [])],
+    [
+      MAIN,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      location.dataDir,
+      '--config',
+      CONFIG,
+      ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []),
+    ],
     { env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   servers.add(child)
@@ -99,7 +109,9 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     for (const args of [['sync'], ['sync', '--dry-run']]) {
       const refused = cli(location, args, empty)
       expect(refused.code).toBe(1)
-      expect(refused.stderr).toMatch(/^skillplane: the config has no skills, and syncing it would orphan all \d+ skills of the catalog: check that the right config was loaded \(--config\), or sync it anyway with skillplane sync --force\n$/)
+      expect(refused.stderr).toMatch(
+        /^skillplane: the config has no skills, and syncing it would orphan all \d+ skills of the catalog: check that the right config was loaded \(--config\), or sync it anyway with skillplane sync --force\n$/,
+      )
     }
     expect(cli(location, ['skills', 'list', '--json']).json().length).toBeGreaterThan(0)
     const forced = cli(location, ['sync', '--force', '--json'], empty)
@@ -118,7 +130,10 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(table.stdout).toContain('echo')
     expect(table.stdout).not.toContain('slow')
     // The same filters as GET /api/skills: a tag, and text in the key, title or description (any case).
-    const keys = (args: string[]) => cli(location, ['skills', 'list', '--json', ...args]).json().map((s: { key: string }) => s.key)
+    const keys = (args: string[]) =>
+      cli(location, ['skills', 'list', '--json', ...args])
+        .json()
+        .map((s: { key: string }) => s.key)
     expect(keys(['--tag', 'greeting'])).toEqual(['echo'])
     expect(keys(['--q', 'MILLISECONDS'])).toEqual(['slow'])
     expect(keys(['--q', 'flag', '--tag', 'greeting'])).toEqual([])
@@ -169,7 +184,7 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(again.stderr).toBe('skillplane: no active key with id or name "ci"\n')
     const badRole = cli(location, ['keys', 'create', '--name', 'x', '--role', 'root'])
     expect(badRole.code).toBe(1)
-    expect(badRole.stderr).toContain("Allowed choices are viewer, operator, admin")
+    expect(badRole.stderr).toContain('Allowed choices are viewer, operator, admin')
     const ghost = cli(location, ['keys', 'create', '--name', 'x', '--agent', 'ghost'])
     expect(ghost.stderr).toBe('skillplane: unknown agent "ghost": declare it in the config and run skillplane sync\n')
     expect(cli(location, ['keys', 'create', '--name', 'x']).stderr).toContain('give --role viewer|operator|admin, or --agent NAME')
@@ -246,7 +261,9 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const run = cli(location, ['serve', '--port', String(port)])
     blocker.close()
     expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(/^skillplane: port \d+ on 127\.0\.0\.1 is in use \(another skillplane serve\?\): stop that process or pick another with --port\n$/)
+    expect(run.stderr).toMatch(
+      /^skillplane: port \d+ on 127\.0\.0\.1 is in use \(another skillplane serve\?\): stop that process or pick another with --port\n$/,
+    )
     const server = serve(location)
     expect((await server.ready).key).toMatch(/^sp_/)
     server.child.kill('SIGTERM')
@@ -265,7 +282,11 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(approve.code).toBe(1)
     expect(approve.stderr).toMatch(/^skillplane: approval request \S+ is expired since .*: it can't be decided any more\n$/)
     expect(cli(location, ['invoke', 'set_flag', '--input', '{"on":true}', '--approval-id', id]).json()).toMatchObject({ error: { code: 'approval_expired' } })
-    expect(cli(location, ['approvals', 'list', '--status', 'expired', '--json']).json().items.map((a: { id: string }) => a.id)).toEqual([id])
+    expect(
+      cli(location, ['approvals', 'list', '--status', 'expired', '--json'])
+        .json()
+        .items.map((a: { id: string }) => a.id),
+    ).toEqual([id])
   })
 
   it('fails fast with one line when the database cannot be reached', async () => {

@@ -3,7 +3,12 @@ export function formatTable(header: string[], rows: string[][]): string {
   const all = [header, ...rows]
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
   return all
-    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n')
 }
 

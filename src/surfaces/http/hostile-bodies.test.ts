@@ -38,7 +38,11 @@ describe('hostile bodies and results over HTTP', () => {
     const admin = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
     const operator = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     const post = async (path: string, raw: string, key = admin) => {
-      const response = await fetch(server!.url + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: raw })
+      const response = await fetch(server!.url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: raw,
+      })
       return { status: response.status, body: (await response.json()) as any }
     }
     return { ran, post, admin, operator, plane: plane! }

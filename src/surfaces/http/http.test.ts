@@ -71,7 +71,12 @@ describe.each(databases)('HTTP API on $name', (database) => {
     for (const path of ['/api/skills', '/mcp']) {
       for (const token of ['sp_"quoted', 'a,b', 'sp_ok\\']) {
         const odd = await fetch(`${h.server.url}${path}`, { method: path === '/mcp' ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}` } })
-        expect({ path, token, status: odd.status, authenticate: odd.headers.get('www-authenticate') }).toEqual({ path, token, status: 401, authenticate: 'Bearer error="invalid_request"' })
+        expect({ path, token, status: odd.status, authenticate: odd.headers.get('www-authenticate') }).toEqual({
+          path,
+          token,
+          status: 401,
+          authenticate: 'Bearer error="invalid_request"',
+        })
         expect(await odd.json()).toMatchObject({ error: { code: 'unauthorized', message: 'malformed Authorization header: expected Bearer <key>' } })
       }
     }
@@ -114,8 +119,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
 
   it('maps every pipeline outcome to its HTTP status with the envelope', async () => {
     h = await start(database)
-    const invoke = (key: string, body: unknown, who: keyof Harness['keys'] = 'admin') =>
-      h.call(`/api/skills/${key}/invoke`, { body, key: h.keys[who] })
+    const invoke = (key: string, body: unknown, who: keyof Harness['keys'] = 'admin') => h.call(`/api/skills/${key}/invoke`, { body, key: h.keys[who] })
     expect(await invoke('echo', { input: { message: 'hi' } })).toMatchObject({
       status: 200,
       body: { ok: true, data: { message: 'hi', count: 1 }, callId: expect.any(String) },
@@ -149,7 +153,12 @@ describe.each(databases)('HTTP API on $name', (database) => {
     })
     expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' }, inptu: {} } })).toMatchObject({
       status: 400,
-      body: { error: { message: 'invalid request body: unknown field "inptu" (the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it)' } },
+      body: {
+        error: {
+          message:
+            'invalid request body: unknown field "inptu" (the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it)',
+        },
+      },
     })
     // The skill's arguments posted bare: the answer says where they go.
     expect(await h.call('/api/skills/echo/invoke', { body: { message: 'x' } })).toMatchObject({
@@ -214,11 +223,17 @@ describe.each(databases)('HTTP API on $name', (database) => {
     })
     expect((await h.call('/api/skills?tag=demo')).body.skills.map((s: { key: string }) => s.key)).toEqual(['echo'])
     await h.call('/api/skills/echo', { method: 'PATCH', body: { enabled: false } })
-    expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' } } })).toMatchObject({ status: 503, body: { error: { code: 'unavailable' } } })
+    expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' } } })).toMatchObject({
+      status: 503,
+      body: { error: { code: 'unavailable' } },
+    })
     const reset = await h.call('/api/skills/echo', { method: 'PATCH', body: { description: null, enabled: true } })
     expect(reset.body).toMatchObject({ description: 'Return the message', enabled: true })
     expect(await h.call('/api/skills/echo', { method: 'PATCH', body: { enabled: 'yes' } })).toMatchObject({ status: 400 })
-    expect(await h.call('/api/skills/echo', { method: 'PATCH', body: {} })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('nothing to change') } } })
+    expect(await h.call('/api/skills/echo', { method: 'PATCH', body: {} })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringContaining('nothing to change') } },
+    })
     expect(await h.call('/api/skills/echo', { method: 'PATCH', body: { enabled: false }, key: h.keys.operator })).toMatchObject({ status: 403 })
   })
 
@@ -226,7 +241,14 @@ describe.each(databases)('HTTP API on $name', (database) => {
     h = await start(database)
     const all = await h.call('/api/agents')
     expect(all.body.agents).toEqual([
-      { id: 'helper', name: 'Helper', aliases: ['helper', 'h'], description: 'The test agent', declared: true, skills: ['echo', 'parent_call', 'wipe_things', 'write_thing'] },
+      {
+        id: 'helper',
+        name: 'Helper',
+        aliases: ['helper', 'h'],
+        description: 'The test agent',
+        declared: true,
+        skills: ['echo', 'parent_call', 'wipe_things', 'write_thing'],
+      },
       { id: 'other', name: 'Other', aliases: [], description: 'Bound to nothing', declared: true, skills: [] },
     ])
     expect((await h.call('/api/agents', { key: h.keys.helper })).body.agents.map((a: { id: string }) => a.id)).toEqual(['helper'])
@@ -284,7 +306,12 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(await h.call(`/api/audit/${ran.body.callId}`)).toMatchObject({ body: { approvalId: id, status: 'ok' } })
     const detail = await h.call(`/api/approvals/${id}`)
     expect(detail.body).toMatchObject({ status: 'executed', executedCallId: ran.body.callId })
-    expect(detail.body.history.map((e: { kind: string }) => e.kind)).toEqual(['approval.created', 'approval.approval', 'approval.approved', 'approval.executed'])
+    expect(detail.body.history.map((e: { kind: string }) => e.kind)).toEqual([
+      'approval.created',
+      'approval.approval',
+      'approval.approved',
+      'approval.executed',
+    ])
     const events = await h.call(`/api/audit/events?subject=approval:${id}`, { key: h.keys.operator })
     expect(events.body.items).toHaveLength(4)
     expect(await h.call('/api/audit/events', { key: h.keys.viewer })).toMatchObject({ status: 403 })
@@ -355,7 +382,10 @@ describe.each(databases)('HTTP API on $name', (database) => {
     const asked = await h.call('/api/skills/wipe_things/invoke', { body: { input: { count: 2 } }, key: h.keys.helper })
     expect(asked).toMatchObject({ status: 202, body: { error: { details: { approvalsRequired: 2, sopRequired: true } } } })
     const id = asked.body.error.details.approvalId
-    expect(await h.call(`/api/approvals/${id}/approve`, { body: {} })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('must cite') } } })
+    expect(await h.call(`/api/approvals/${id}/approve`, { body: {} })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringContaining('must cite') } },
+    })
     expect(await h.call(`/api/approvals/${id}/approve`, { body: { sopId: 'wipe-procedure' }, key: h.keys.operator })).toMatchObject({ status: 403 })
     expect(await h.call(`/api/approvals/${id}/approve`, { body: { sopId: 'wipe-procedure' } })).toMatchObject({ status: 200, body: { status: 'pending' } })
     expect(await h.call(`/api/approvals/${id}/approve`, { body: { sopId: 'wipe-procedure' } })).toMatchObject({ status: 409 })

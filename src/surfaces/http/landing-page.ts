@@ -3,25 +3,35 @@ import { html } from 'hono/html'
 /** The root page until the console lands: where to go next. `html` escapes interpolations. */
 export function landingPage(version: string) {
   return html`<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <title>skillplane</title>
-    <style>
-      body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; }
-      code { background: #f2f2f2; padding: 0 .25rem; }
-    </style>
-  </head>
-  <body>
-    <h1>skillplane <small>${version}</small></h1>
-    <p>The control plane is running. Every API route takes <code>Authorization: Bearer &lt;key&gt;</code>.</p>
-    <ul>
-      <li><a href="/api/health">/api/health</a>: liveness (no key needed)</li>
-      <li><code>GET /api/skills</code>: the skills your key may see</li>
-      <li><code>POST /api/skills/{key}/invoke</code>: run one</li>
-      <li><code>GET /api/audit</code>: every call</li>
-      <li><a href="/openapi.json">/openapi.json</a>: the OpenAPI 3.1 document</li>
-    </ul>
-  </body>
-</html>`
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>skillplane</title>
+        <style>
+          body {
+            font:
+              16px/1.5 system-ui,
+              sans-serif;
+            max-width: 44rem;
+            margin: 3rem auto;
+            padding: 0 1rem;
+          }
+          code {
+            background: #f2f2f2;
+            padding: 0 0.25rem;
+          }
+        </style>
+      </head>
+      <body>
+        <h1>skillplane <small>${version}</small></h1>
+        <p>The control plane is running. Every API route takes <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+        <ul>
+          <li><a href="/api/health">/api/health</a>: liveness (no key needed)</li>
+          <li><code>GET /api/skills</code>: the skills your key may see</li>
+          <li><code>POST /api/skills/{key}/invoke</code>: run one</li>
+          <li><code>GET /api/audit</code>: every call</li>
+          <li><a href="/openapi.json">/openapi.json</a>: the OpenAPI 3.1 document</li>
+        </ul>
+      </body>
+    </html>`
 }

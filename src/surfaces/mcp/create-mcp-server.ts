@@ -101,7 +101,10 @@ function progressTo(token: ProgressToken | undefined, send: (notification: Serve
   return ({ progress, total, message }) => {
     if (progress <= last) return
     last = progress
-    send({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) } }).catch(() => {})
+    send({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) },
+    }).catch(() => {})
   }
 }
 

@@ -9,16 +9,25 @@ import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
 import { createHttpApp } from '../http/create-http-app.js'
 
 const [sqlite] = databases
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+})
 
 /** POST /mcp over a real socket with exactly these headers (fetch would not let Host be set). */
 function post(server: HttpServer, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let body = ''
-      res.on('data', (chunk) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, body }))
-    })
+    const req = request(
+      `${server.url}/mcp`,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let body = ''
+        res.on('data', (chunk) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, body }))
+      },
+    )
     req.on('error', reject)
     req.end(INITIALIZE)
   })
@@ -45,7 +54,10 @@ describe('/mcp DNS-rebinding protection', () => {
     // A rebinding page reaches 127.0.0.1 under its own name: refused before the key is even looked at.
     const rebound = await post(server, { host: `attacker.example:${port}` })
     expect(rebound.status).toBe(403)
-    expect(JSON.parse(rebound.body)).toMatchObject({ ok: false, error: { code: 'denied', message: `Host "attacker.example:${port}" is not a name this server answers to on /mcp (http.allowedHosts)` } })
+    expect(JSON.parse(rebound.body)).toMatchObject({
+      ok: false,
+      error: { code: 'denied', message: `Host "attacker.example:${port}" is not a name this server answers to on /mcp (http.allowedHosts)` },
+    })
     expect((await post(server, { ...auth, host: 'attacker.example' })).status).toBe(403)
     const foreign = await post(server, { ...auth, host: `127.0.0.1:${port}`, origin: 'https://attacker.example' })
     expect(foreign.status).toBe(403)
@@ -71,8 +83,12 @@ describe('/mcp DNS-rebinding protection', () => {
     expect((await post(server, { ...auth, host: 'MCP.example.com' })).status).toBe(200)
     expect((await post(server, { ...auth, host: 'mcp.example.com', origin: 'https://console.example.com' })).status).toBe(200)
     expect((await post(server, { ...auth, host: 'mcp.example.com', origin: 'https://other.example.com' })).status).toBe(403)
-    await expect(openTestPlane(sqlite!, { http: { allowedHosts: ['https://mcp.example.com'] } })).rejects.toThrow(/http\.allowedHosts\[0\].*a host name without port or scheme/)
-    await expect(openTestPlane(sqlite!, { http: { allowedOrigins: ['console.example.com'] } })).rejects.toThrow(/http\.allowedOrigins\[0\].*an origin such as https:\/\/app\.example\.com/)
+    await expect(openTestPlane(sqlite!, { http: { allowedHosts: ['https://mcp.example.com'] } })).rejects.toThrow(
+      /http\.allowedHosts\[0\].*a host name without port or scheme/,
+    )
+    await expect(openTestPlane(sqlite!, { http: { allowedOrigins: ['console.example.com'] } })).rejects.toThrow(
+      /http\.allowedOrigins\[0\].*an origin such as https:\/\/app\.example\.com/,
+    )
   })
 
   it('accepts any name on another interface unless names are configured, but still only same-origin pages', async () => {

@@ -86,7 +86,9 @@ export class McpHttpSessions {
       await server.connect(transport)
       // No await from making room to being in use: concurrent initialisations can't overshoot a cap or reclaim this one.
       if (opening && !this.#makeRoom(caller.id)) {
-        response = jsonRpcError(503, -32000, `too many MCP sessions (${this.#limits.maxSessions}), all in use; retry shortly`, { 'retry-after': String(RETRY_AFTER_S) })
+        response = jsonRpcError(503, -32000, `too many MCP sessions (${this.#limits.maxSessions}), all in use; retry shortly`, {
+          'retry-after': String(RETRY_AFTER_S),
+        })
       } else {
         if (opening) this.#sessions.set(sessionId, session)
         response = await this.#serve(sessionId, session, request, body)

@@ -69,13 +69,22 @@ describe('MCP server', () => {
     expect(await plane.audit.get(callId)).toMatchObject({ skill: 'echo', caller: { kind: 'agent' }, agent: 'helper', status: 'ok' })
 
     // Bad input, a failing skill, and tools this key may not call are error results naming the code.
-    expect(await call(asAgent, 'echo', { message: '' })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^invalid_input: .*\/message/) }] })
-    expect(await call(asAdmin, 'explode')).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('executor_error: skill "explode" failed: the disk is on fire') }] })
+    expect(await call(asAgent, 'echo', { message: '' })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^invalid_input: .*\/message/) }],
+    })
+    expect(await call(asAdmin, 'explode')).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('executor_error: skill "explode" failed: the disk is on fire') }],
+    })
     // A tool outside the caller's list is refused by the pipeline, and audited like any refusal.
     const hidden = await call(asAgent, 'explode')
     expect(hidden).toMatchObject({ isError: true, content: [{ text: 'not_found: no skill with key "explode"' }] })
     expect(await plane.audit.get(hidden._meta!['skillplane/callId'] as string)).toMatchObject({ skill: 'explode', error: { code: 'not_found' } })
-    expect(await call(asAdmin, 'remote_thing', { edge_id: 'web-1' })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('edge_unavailable') }] })
+    expect(await call(asAdmin, 'remote_thing', { edge_id: 'web-1' })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('edge_unavailable') }],
+    })
   })
 
   it('answers approval_required with the request and resumes it when the same call comes again', async () => {
@@ -133,7 +142,12 @@ describe('MCP server', () => {
     const post = (key: string | null, headers: Record<string, string> = {}) =>
       fetch(`${server.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key && { authorization: `Bearer ${key}` }), ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(key && { authorization: `Bearer ${key}` }),
+          ...headers,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       })
     expect((await post(adminKey, { 'mcp-session-id': sessionId })).status).toBe(404)

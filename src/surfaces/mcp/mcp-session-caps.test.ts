@@ -53,7 +53,10 @@ describe('MCP session caps', () => {
       return { status: response.status, headers: response.headers, text: await response.text() }
     }
     const initialize = (key: string) =>
-      post(key, { method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'caps-test', version: '1.0.0' } } })
+      post(key, {
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'caps-test', version: '1.0.0' } },
+      })
     /** A new session of this key: its id. */
     const open = async (key: string) => {
       const answer = await initialize(key)

@@ -19,7 +19,11 @@ describe('instruction skills as MCP resources and prompts', () => {
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {})
   })
 
-  async function setup(): Promise<{ plane: Skillplane; server: HttpServer; key: (name: string, role: 'admin' | 'agent', agentId?: string) => Promise<string> }> {
+  async function setup(): Promise<{
+    plane: Skillplane
+    server: HttpServer
+    key: (name: string, role: 'admin' | 'agent', agentId?: string) => Promise<string>
+  }> {
     const root = tree({
       'deploy-guide/SKILL.md': '---\nname: deploy-guide\ndescription: Ship safely\n---\n# Deploy\n\nRead references/steps.md first.\n',
       'deploy-guide/references/steps.md': 'step one\n',
@@ -52,7 +56,9 @@ describe('instruction skills as MCP resources and prompts', () => {
       ['skill://deploy-guide/references/steps.md', 'text/markdown'],
     ])
     const skillMd = await helper.readResource({ uri: 'skill://deploy-guide/SKILL.md' })
-    expect(skillMd.contents).toEqual([{ uri: 'skill://deploy-guide/SKILL.md', mimeType: 'text/markdown', text: expect.stringContaining('<skill_content name="deploy-guide">\n# Deploy') }])
+    expect(skillMd.contents).toEqual([
+      { uri: 'skill://deploy-guide/SKILL.md', mimeType: 'text/markdown', text: expect.stringContaining('<skill_content name="deploy-guide">\n# Deploy') },
+    ])
     // A document read gives the instructions every time, not the once-per-conversation note.
     expect((await helper.readResource({ uri: 'skill://deploy-guide/SKILL.md' })).contents[0]).toMatchObject({ text: expect.stringContaining('# Deploy') })
     expect((await helper.readResource({ uri: 'skill://deploy-guide/references/steps.md' })).contents).toEqual([
@@ -74,7 +80,10 @@ describe('instruction skills as MCP resources and prompts', () => {
     expect(missing.code).toBe(-32002)
     const escape = await helper.readResource({ uri: 'skill://deploy-guide/..%2F..%2F..%2Fetc%2Fpasswd' }).catch((e) => e)
     expect(escape).toMatchObject({ code: -32602, message: expect.stringContaining("outside the skill's folder") })
-    expect(await helper.readResource({ uri: 'https://example.com/x' }).catch((e) => e)).toMatchObject({ code: -32602, message: expect.stringContaining('is not a skill resource') })
+    expect(await helper.readResource({ uri: 'https://example.com/x' }).catch((e) => e)).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('is not a skill resource'),
+    })
 
     // Each read and prompt is an audited call of the instruction tools, by this key.
     const audited = (await plane.audit.query({ caller: 'helper-key', limit: 50 })).items.map((e) => [e.skill, e.status])

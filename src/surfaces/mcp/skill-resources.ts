@@ -38,7 +38,13 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
 
   const resources = (): Resource[] =>
     visible().flatMap((skill) => [
-      { uri: `${SCHEME}${skill.name}/SKILL.md`, name: skill.name, title: skill.name, description: describe(skill.name, skill.description), mimeType: 'text/markdown' },
+      {
+        uri: `${SCHEME}${skill.name}/SKILL.md`,
+        name: skill.name,
+        title: skill.name,
+        description: describe(skill.name, skill.description),
+        mimeType: 'text/markdown',
+      },
       ...(options.mayCall('read_skill_resource') ? listSkillFiles(skill.dir) : []).map((path) => ({
         uri: `${SCHEME}${skill.name}/${path.split('/').map(encodeURIComponent).join('/')}`,
         name: `${skill.name}/${path}`,
@@ -63,7 +69,9 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       content?: string
       blob?: string
     }
-    return { contents: [data.blob !== undefined ? { uri, mimeType: data.mimeType, blob: data.blob } : { uri, mimeType: data.mimeType, text: data.content ?? '' }] }
+    return {
+      contents: [data.blob !== undefined ? { uri, mimeType: data.mimeType, blob: data.blob } : { uri, mimeType: data.mimeType, text: data.content ?? '' }],
+    }
   })
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: prompts() }))
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
@@ -84,7 +92,11 @@ function parseUri(uri: string): { skill: string; path: string } {
   }
   let path: string
   try {
-    path = rest.slice(slash + 1).split('/').map(decodeURIComponent).join('/')
+    path = rest
+      .slice(slash + 1)
+      .split('/')
+      .map(decodeURIComponent)
+      .join('/')
   } catch {
     throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
   }

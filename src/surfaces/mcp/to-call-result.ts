@@ -24,9 +24,9 @@ export function toCallResult(envelope: Envelope, entry: McpToolEntry | null): Ca
   const approvalId = pendingApproval(envelope)
   const text = approvalId
     ? `${approvalText(error.details!, approvalId)}\n\nAn approver decides with \`skillplane approvals approve ${approvalId}\` or ` +
-        `POST /api/approvals/${approvalId}/approve. Once it is approved, call this tool again with exactly the same arguments: ` +
-        `the approved request is resumed and runs once.`
-      : `${error.code}: ${error.message}`
+      `POST /api/approvals/${approvalId}/approve. Once it is approved, call this tool again with exactly the same arguments: ` +
+      `the approved request is resumed and runs once.`
+    : `${error.code}: ${error.message}`
   return {
     isError: true,
     content: [{ type: 'text', text }],

@@ -19,7 +19,9 @@ export function approvalsCommand(program: Command): void {
     .option('--limit <n>', 'rows (1-500)', parsePositiveInt, 50)
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => {
-      const o = command.optsWithGlobals<GlobalOptions & { status?: (typeof APPROVAL_STATUSES)[number]; skill?: string; agent?: string; limit: number; json?: boolean }>()
+      const o = command.optsWithGlobals<
+        GlobalOptions & { status?: (typeof APPROVAL_STATUSES)[number]; skill?: string; agent?: string; limit: number; json?: boolean }
+      >()
       const page = await withPlane(o, (plane) =>
         plane.approvals.list({
           status: o.status,
@@ -70,17 +72,13 @@ export function approvalsCommand(program: Command): void {
       .description(`${decision} a request as the local admin${decision === 'approve' ? ' (dangerous skills: cite --sop)' : ''}`)
       .option('--comment <text>', 'why')
     if (decision === 'approve') sub.option('--sop <id>', 'the signed procedure this approval follows (required for dangerous skills)')
-    sub
-      .option('--json', 'print JSON')
-      .action(async (id: string, _o: unknown, command: Command) => {
-        const o = command.optsWithGlobals<GlobalOptions & { comment?: string; sop?: string; json?: boolean }>()
-        const result = await withPlane(o, (plane) =>
-          plane.approvals.decide({ id, caller: localAdmin(), decision, comment: o.comment, sopId: o.sop }),
-        )
-        if (!result.ok) throw new CliError(result.message)
-        if (o.json) return console.log(JSON.stringify(result.approval, null, 2))
-        printApproval(result.approval)
-      })
+    sub.option('--json', 'print JSON').action(async (id: string, _o: unknown, command: Command) => {
+      const o = command.optsWithGlobals<GlobalOptions & { comment?: string; sop?: string; json?: boolean }>()
+      const result = await withPlane(o, (plane) => plane.approvals.decide({ id, caller: localAdmin(), decision, comment: o.comment, sopId: o.sop }))
+      if (!result.ok) throw new CliError(result.message)
+      if (o.json) return console.log(JSON.stringify(result.approval, null, 2))
+      printApproval(result.approval)
+    })
   }
 }
 
@@ -88,10 +86,14 @@ function printApproval(a: ApprovalView): void {
   console.log(`${a.id}: ${a.skill} (${a.class}) is ${a.status}`)
   console.log(`  requested by ${a.requester.name}${a.agent ? ` for agent ${a.agent}` : ''} at ${a.createdAt} (call ${a.callId}); expires ${a.expiresAt}`)
   console.log(`  reason: ${a.reason}`)
-  console.log(`  needs ${a.approvalsRequired} approval${a.approvalsRequired === 1 ? '' : 's'} by ${a.approverRole}${a.sopRequired ? ', each citing a signed procedure' : ''}`)
+  console.log(
+    `  needs ${a.approvalsRequired} approval${a.approvalsRequired === 1 ? '' : 's'} by ${a.approverRole}${a.sopRequired ? ', each citing a signed procedure' : ''}`,
+  )
   console.log(`  input: ${JSON.stringify(a.input)}`)
   for (const d of a.decisions) {
-    console.log(`  ${d.decision} by ${d.approver.name} (${d.approver.role}) at ${d.createdAt}${d.sop ? ` citing SOP ${d.sop.id}` : ''}${d.comment ? `: ${d.comment}` : ''}`)
+    console.log(
+      `  ${d.decision} by ${d.approver.name} (${d.approver.role}) at ${d.createdAt}${d.sop ? ` citing SOP ${d.sop.id}` : ''}${d.comment ? `: ${d.comment}` : ''}`,
+    )
   }
   if (a.executedCallId) console.log(`  executed by call ${a.executedCallId}`)
 }

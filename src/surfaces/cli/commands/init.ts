@@ -16,7 +16,9 @@ export function initCommand(program: Command): void {
       const existing = paths.filter((path) => existsSync(join(root, path)))
       // All or nothing: a half-written scaffold is worse than none.
       if (existing.length > 0 && !options.force) {
-        throw new CliError(`${existing.map((p) => join(relative(process.cwd(), root) || '.', p)).join(', ')} already exist${existing.length === 1 ? 's' : ''}: pass --force to overwrite`)
+        throw new CliError(
+          `${existing.map((p) => join(relative(process.cwd(), root) || '.', p)).join(', ')} already exist${existing.length === 1 ? 's' : ''}: pass --force to overwrite`,
+        )
       }
       for (const path of paths) {
         mkdirSync(dirname(join(root, path)), { recursive: true })

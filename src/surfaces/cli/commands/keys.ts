@@ -59,4 +59,3 @@ export function keysCommand(program: Command): void {
       console.log(`revoked ${n} key${n === 1 ? '' : 's'}`)
     })
 }
-

@@ -16,7 +16,12 @@ export function policiesCommand(program: Command): void {
       const list = await withPlane(o, async (plane) => plane.policies.list())
       if (o.json) return console.log(JSON.stringify(list, null, 2))
       if (list.length === 0) return console.log('no policy overrides: every skill follows its class default')
-      console.log(formatTable(['ID', 'SKILL', 'LEVEL', 'SUBJECT', 'DECISION', 'BY'], list.map((p) => [p.id, p.skill, p.level, p.subject, p.decision, p.createdBy])))
+      console.log(
+        formatTable(
+          ['ID', 'SKILL', 'LEVEL', 'SUBJECT', 'DECISION', 'BY'],
+          list.map((p) => [p.id, p.skill, p.level, p.subject, p.decision, p.createdBy]),
+        ),
+      )
     })
 
   policies

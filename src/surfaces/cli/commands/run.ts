@@ -19,7 +19,10 @@ async function orCliError<T>(work: () => Promise<T>): Promise<T> {
 function printRun(run: RunView): void {
   for (const step of run.steps ?? []) {
     if (step.kind === 'text') console.log(`  ${step.text}`)
-    else console.log(`  → ${step.tool} ${truncate(JSON.stringify(step.input ?? {}), 80)}: ${step.status}${step.error ? ` (${truncate(step.error, 100)})` : ''}${step.callId ? ` [call ${step.callId}]` : ''}`)
+    else
+      console.log(
+        `  → ${step.tool} ${truncate(JSON.stringify(step.input ?? {}), 80)}: ${step.status}${step.error ? ` (${truncate(step.error, 100)})` : ''}${step.callId ? ` [call ${step.callId}]` : ''}`,
+      )
   }
   console.log(`run ${run.id} (${run.agent}): ${run.status}`)
   if (run.output) console.log(run.output)
@@ -31,14 +34,17 @@ function printRun(run: RunView): void {
 export function runCommand(program: Command): void {
   program
     .command('run')
-    .description("run an agent on a prompt with its model and bound skills (exit 0 completed, 1 failed, 2 waiting for approval)")
+    .description('run an agent on a prompt with its model and bound skills (exit 0 completed, 1 failed, 2 waiting for approval)')
     .requiredOption('--agent <agent>', 'the agent (name, alias or id)')
     .argument('<prompt>', 'what to ask it')
     .option('--json', 'print the run as JSON')
     .action(async (prompt: string, _o: unknown, command: Command) => {
       const o = command.optsWithGlobals<GlobalOptions & { agent: string; json?: boolean }>()
       // Synced first, so that the agent's bindings (its tools) are there on a fresh data dir.
-      const run = await withPlane(o, (plane) => orCliError(() => plane.runs.start({ agent: o.agent, prompt, requester: localAdmin() })), { connectMcp: true, sync: true })
+      const run = await withPlane(o, (plane) => orCliError(() => plane.runs.start({ agent: o.agent, prompt, requester: localAdmin() })), {
+        connectMcp: true,
+        sync: true,
+      })
       if (o.json) console.log(JSON.stringify(run, null, 2))
       else printRun(run)
       process.exitCode = run.status === 'completed' ? 0 : run.status === 'failed' ? 1 : 2
@@ -90,7 +96,11 @@ export function runCommand(program: Command): void {
         async (plane) => {
           await orCliError(async () => createModel(plane.runs.agent(o.agent)))
           // Through the test_run skill, so that policy and the audit log see it.
-          return plane.invoke(TEST_RUN_KEY, { agent: o.agent, input: o.input, ...(o.expectTool && { expectTool: o.expectTool }), set: o.set }, { caller: localAdmin() })
+          return plane.invoke(
+            TEST_RUN_KEY,
+            { agent: o.agent, input: o.input, ...(o.expectTool && { expectTool: o.expectTool }), set: o.set },
+            { caller: localAdmin() },
+          )
         },
         { connectMcp: true, sync: true },
       )

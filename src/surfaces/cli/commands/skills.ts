@@ -34,12 +34,31 @@ export function skillsCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => {
       const o = command.optsWithGlobals<
-        GlobalOptions & { class?: string; category?: string; tag?: string; source?: string; agent?: string; scope?: string; available?: boolean; q?: string; json?: boolean }
+        GlobalOptions & {
+          class?: string
+          category?: string
+          tag?: string
+          source?: string
+          agent?: string
+          scope?: string
+          available?: boolean
+          q?: string
+          json?: boolean
+        }
       >()
       await withLivePlane(o, async (plane) => {
         const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
         if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
-        const list = listSkills(plane, localAdmin(), { class: o.class, category: o.category, tag: o.tag, source: o.source, scope: o.scope, agentId, q: o.q, available: o.available || undefined })
+        const list = listSkills(plane, localAdmin(), {
+          class: o.class,
+          category: o.category,
+          tag: o.tag,
+          source: o.source,
+          scope: o.scope,
+          agentId,
+          q: o.q,
+          available: o.available || undefined,
+        })
         if (o.json) return console.log(JSON.stringify(list, null, 2))
         if (list.length === 0) return console.log('no skills')
         console.log(
@@ -97,7 +116,10 @@ export function skillsCommand(program: Command): void {
     .option('--json', 'print { skills, errors, warnings, findings } as JSON')
     .action((paths: string[], o: { json?: boolean }) => {
       // A bar only where someone watches a long run; pipes and CI get the plain report.
-      const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic) : null
+      const bar =
+        process.stderr.isTTY && !o.json
+          ? new cliProgress.SingleBar({ stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+          : null
       let started = false
       const report = validateSkills(paths, {
         maxDepth: 6,
@@ -113,14 +135,16 @@ export function skillsCommand(program: Command): void {
       if (o.json) console.log(JSON.stringify(report, null, 2))
       else {
         for (const finding of report.findings) console.log(formatFinding(finding))
-        console.log(`${report.skills} skill${report.skills === 1 ? '' : 's'} checked: ${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}`)
+        console.log(
+          `${report.skills} skill${report.skills === 1 ? '' : 's'} checked: ${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}`,
+        )
       }
       if (report.errors > 0) process.exitCode = 1
     })
 
   skills
     .command('export')
-    .description("write the instruction-skill files an agent should have (templates rendered) to a folder, with a manifest")
+    .description('write the instruction-skill files an agent should have (templates rendered) to a folder, with a manifest')
     .requiredOption('--agent <agent>', 'the agent (name, alias or id)')
     .option('--user <key>', 'render as this user (key name or id); default: as the agent itself')
     .requiredOption('--out <dir>', 'the folder to write')
@@ -136,7 +160,12 @@ export function skillsCommand(program: Command): void {
           caller = user
         }
         const set = plane.exportSkills(caller, agentId)
-        await plane.events.record('skills.exported', `agent:${agentId}`, localAdmin(), { as: caller.name, skills: set.manifest.skills, files: set.files.size, to: resolve(o.out) })
+        await plane.events.record('skills.exported', `agent:${agentId}`, localAdmin(), {
+          as: caller.name,
+          skills: set.manifest.skills,
+          files: set.files.size,
+          to: resolve(o.out),
+        })
         return writeExport(set, o.out)
       })
       if (result.written.length === 0 && result.removed.length === 0) return console.log(`${o.out}: unchanged`)

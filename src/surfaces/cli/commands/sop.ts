@@ -77,7 +77,12 @@ export function sopCommand(program: Command): void {
       const list = await withPlane(o, (plane) => plane.sops.list())
       if (o.json) return console.log(JSON.stringify(list, null, 2))
       if (list.length === 0) return console.log('no SOPs registered')
-      console.log(formatTable(['ID', 'TITLE', 'SKILLS', 'KEY', 'REGISTERED', 'REVOKED'], list.map((s) => [s.id, s.title, s.skills.join(','), s.keyName, s.registeredAt, s.revokedAt ?? '-'])))
+      console.log(
+        formatTable(
+          ['ID', 'TITLE', 'SKILLS', 'KEY', 'REGISTERED', 'REVOKED'],
+          list.map((s) => [s.id, s.title, s.skills.join(','), s.keyName, s.registeredAt, s.revokedAt ?? '-']),
+        ),
+      )
     })
 
   sop

@@ -17,7 +17,11 @@ export interface OriginRules {
  * interface to any Host (its operator lists the names clients use in `http.allowedHosts`).
  */
 export function originRules(config: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] }, bindHost?: string): OriginRules {
-  const hosts = config.allowedHosts?.length ? config.allowedHosts.map((h) => h.toLowerCase()) : bindHost === undefined || LOOPBACK_BINDS.has(bindHost) ? LOOPBACK_NAMES : null
+  const hosts = config.allowedHosts?.length
+    ? config.allowedHosts.map((h) => h.toLowerCase())
+    : bindHost === undefined || LOOPBACK_BINDS.has(bindHost)
+      ? LOOPBACK_NAMES
+      : null
   return { hosts, origins: config.allowedOrigins ?? [] }
 }
 

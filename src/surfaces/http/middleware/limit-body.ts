@@ -8,8 +8,7 @@ import { errorResponse } from '../error-response.js'
  * stream per call; it is kept for chunked bodies, whose size is only known while reading.
  */
 export function limitBody(maxBytes: number): MiddlewareHandler {
-  const tooLarge: Parameters<typeof bodyLimit>[0]['onError'] = (c) =>
-    errorResponse(c, 'payload_too_large', `request body exceeds the ${maxBytes}-byte limit`)
+  const tooLarge: Parameters<typeof bodyLimit>[0]['onError'] = (c) => errorResponse(c, 'payload_too_large', `request body exceeds the ${maxBytes}-byte limit`)
   const streaming = bodyLimit({ maxSize: maxBytes, onError: tooLarge })
   return async (c, next) => {
     const length = c.req.header('content-length')

@@ -97,7 +97,11 @@ function operation(spec: OperationSpec): Operation {
   const queryProps = (query?.properties ?? {}) as Record<string, JsonSchema>
   const required = new Set((query?.required as string[] | undefined) ?? [])
   const { ok } = spec
-  const content = ok.component ? json(ref(ok.component)) : ok.list ? json({ type: 'object', properties: { [ok.list.key]: { type: 'array', items: ref(ok.list.component) } } }) : undefined
+  const content = ok.component
+    ? json(ref(ok.component))
+    : ok.list
+      ? json({ type: 'object', properties: { [ok.list.key]: { type: 'array', items: ref(ok.list.component) } } })
+      : undefined
   return {
     summary: spec.summary,
     ...(spec.open && { security: [] }),

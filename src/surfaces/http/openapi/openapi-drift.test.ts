@@ -31,7 +31,11 @@ describe('/openapi.json is generated from the routes', () => {
     // The run prompt's cap (it drifted once): what the document allows, the route accepts, and one more is refused.
     const prompt = document.paths['/api/agents/{id}/runs']!.post.requestBody.content['application/json'].schema.properties.prompt
     expect(prompt).toMatchObject({ type: 'string', minLength: 1, maxLength: 100_000 })
-    const tooLong = await app.request('/api/agents/helper/runs', { method: 'POST', headers: auth, body: JSON.stringify({ prompt: 'x'.repeat(prompt.maxLength + 1) }) })
+    const tooLong = await app.request('/api/agents/helper/runs', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ prompt: 'x'.repeat(prompt.maxLength + 1) }),
+    })
     expect(tooLong.status).toBe(400)
     expect(await tooLong.json()).toMatchObject({ error: { code: 'invalid_input', message: expect.stringContaining('prompt: Too big') } })
 

@@ -28,7 +28,13 @@ export const OPERATIONS: OperationSpec[] = [
     ok: { status: 200, description: 'Skills', list: { key: 'skills', component: 'SkillSummary' } },
     errors: [400, 401],
   },
-  { method: 'get', path: '/api/skills/{key}', summary: 'One skill with its schemas and catalog fields', ok: { status: 200, description: 'Skill detail' }, errors: [401, 404] },
+  {
+    method: 'get',
+    path: '/api/skills/{key}',
+    summary: 'One skill with its schemas and catalog fields',
+    ok: { status: 200, description: 'Skill detail' },
+    errors: [401, 404],
+  },
   {
     method: 'patch',
     path: '/api/skills/{key}',
@@ -61,7 +67,13 @@ export const OPERATIONS: OperationSpec[] = [
     ok: { status: 200, description: 'A page of events' },
     errors: [400, 401, 403],
   },
-  { method: 'get', path: '/api/audit/{callId}', summary: 'One audit entry', ok: { status: 200, description: 'Entry', component: 'AuditEntry' }, errors: [401, 403, 404] },
+  {
+    method: 'get',
+    path: '/api/audit/{callId}',
+    summary: 'One audit entry',
+    ok: { status: 200, description: 'Entry', component: 'AuditEntry' },
+    errors: [401, 403, 404],
+  },
   { method: 'get', path: '/api/agents', summary: 'Agents and their bound skills', ok: { status: 200, description: 'Agents' }, errors: [401] },
   {
     method: 'get',
@@ -111,7 +123,13 @@ export const OPERATIONS: OperationSpec[] = [
     ok: { status: 200, description: 'A page of requests' },
     errors: [400, 401],
   },
-  { method: 'get', path: '/api/approvals/{id}', summary: 'One request with its decisions and history', ok: { status: 200, description: 'Request' }, errors: [401, 404] },
+  {
+    method: 'get',
+    path: '/api/approvals/{id}',
+    summary: 'One request with its decisions and history',
+    ok: { status: 200, description: 'Request' },
+    errors: [401, 404],
+  },
   {
     method: 'post',
     path: '/api/approvals/{id}/approve',
@@ -138,7 +156,13 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [400, 401, 403],
   },
   { method: 'delete', path: '/api/policies/{id}', summary: 'Clear an override (admin)', ok: { status: 200, description: 'Cleared' }, errors: [401, 403, 404] },
-  { method: 'get', path: '/api/sops', summary: 'Registered signed procedures (operator or admin)', ok: { status: 200, description: 'SOPs' }, errors: [401, 403] },
+  {
+    method: 'get',
+    path: '/api/sops',
+    summary: 'Registered signed procedures (operator or admin)',
+    ok: { status: 200, description: 'SOPs' },
+    errors: [401, 403],
+  },
   {
     method: 'post',
     path: '/api/sops',
@@ -147,7 +171,13 @@ export const OPERATIONS: OperationSpec[] = [
     ok: { status: 201, description: 'Registered' },
     errors: [400, 401, 403],
   },
-  { method: 'post', path: '/api/sops/{id}/revoke', summary: 'Revoke a procedure (admin)', ok: { status: 200, description: 'Revoked' }, errors: [401, 403, 404] },
+  {
+    method: 'post',
+    path: '/api/sops/{id}/revoke',
+    summary: 'Revoke a procedure (admin)',
+    ok: { status: 200, description: 'Revoked' },
+    errors: [401, 403, 404],
+  },
   {
     method: 'get',
     path: '/api/sources',

@@ -27,7 +27,9 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!agentId || !maySeeAgent(caller, agentId)) {
       return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     }
-    const skills = plane.instructions.visibleTo(caller, agentId, plane.catalog).map((s) => ({ name: s.name, description: plane.instructions.description(s, plane.catalog) }))
+    const skills = plane.instructions
+      .visibleTo(caller, agentId, plane.catalog)
+      .map((s) => ({ name: s.name, description: plane.instructions.description(s, plane.catalog) }))
     return c.json({ agent: agentId, prompt: skillsPrompt(skills) })
   })
   // The same file set as `skillplane skills export`, as a tar stream (admins, or the agent's own key).

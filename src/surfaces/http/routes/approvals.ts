@@ -9,8 +9,7 @@ import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 
 // Approvers (operator, admin) see every request; anyone else only their own.
-const mayView = (caller: Caller, approval: ApprovalView) =>
-  (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
+const mayView = (caller: Caller, approval: ApprovalView) => (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
 
 export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()

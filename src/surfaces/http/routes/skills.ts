@@ -22,7 +22,16 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const { class: klass, category, tag, source, agent, q, scope, available } = query.data
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
-    const skills = listSkills(plane, caller, { class: klass, category, tag, source, scope, agentId, q, available: available === undefined ? undefined : available === 'true' })
+    const skills = listSkills(plane, caller, {
+      class: klass,
+      category,
+      tag,
+      source,
+      scope,
+      agentId,
+      q,
+      available: available === undefined ? undefined : available === 'true',
+    })
     return c.json({ skills })
   })
 
@@ -53,7 +62,12 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.post('/:key/invoke', async (c) => {
     // The most common first mistake: the skill's arguments posted without the `input` wrapper.
-    const body = await parseBody(c, invokeBody, 'invalid request body', 'the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it')
+    const body = await parseBody(
+      c,
+      invokeBody,
+      'invalid request body',
+      'the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it',
+    )
     if (!body.ok) return body.response
     const { input, agent, conversationId, edgeId, approvalId, wait } = body.value
     const envelope = await plane.invoke(c.req.param('key'), input, {
