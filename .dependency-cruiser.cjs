@@ -17,6 +17,8 @@ const layers = [
   ['test-support'],
 ]
 const placed = layers.flat()
+// A folder's face; sources and surfaces hold one folder per source or surface, each with its own.
+const FACE = '^src/(?:(?:sources|surfaces)/[^/]+|[^/]+)/index\\.ts$'
 const under = (names) => `^src/(${names.map((n) => n.replace('.', '\\.')).join('|')})($|/)`
 
 module.exports = {
@@ -44,6 +46,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^src/[^/]+/', pathNot: under(placed) },
+    },
+    {
+      name: 'through-faces',
+      comment: 'another folder is reached through its index.ts, its face, never by one of its files',
+      severity: 'error',
+      from: { path: '^src/(?!sources/|surfaces/)([^/]+)/', pathNot: ['\\.test\\.ts$', '^src/test-support/'] },
+      to: { path: '^src/', pathNot: ['^src/$1/', FACE, '^src/version\\.ts$'] },
+    },
+    {
+      name: 'through-faces-nested',
+      comment: 'a source or surface reaches another folder through its index.ts, its face',
+      severity: 'error',
+      from: { path: '^src/(sources|surfaces)/([^/]+)/', pathNot: '\\.test\\.ts$' },
+      // The CLI finds the config file without loading the config schema, so --help stays light.
+      to: { path: '^src/', pathNot: ['^src/$1/$2/', FACE, '^src/version\\.ts$', '^src/config/load-config\\.ts$'] },
     },
     {
       name: 'no-circular',

@@ -1,4 +1,4 @@
-import type { Caller, CallerRole, SkillClass } from '../skill/skill-types.js'
+import type { Caller, CallerRole, SkillClass } from '../skill/index.js'
 
 const ROLE_MAY_RUN: Record<CallerRole, readonly SkillClass[]> = {
   viewer: ['safe'],

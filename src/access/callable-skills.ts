@@ -1,10 +1,6 @@
-import type { Skill } from '../skill/create-skill.js'
-import type { Caller, Envelope, JsonSchema } from '../skill/skill-types.js'
-import type { Registry } from '../registry/registry.js'
-import type { Catalog } from '../registry/catalog.js'
-import { canSee, skillSummary } from '../registry/skill-view.js'
-import type { Policies } from '../policy/policies.js'
-import { decidePolicy, type PolicyDecision } from '../policy/decide-policy.js'
+import type { Skill, Caller, Envelope, JsonSchema } from '../skill/index.js'
+import { type Registry, type Catalog, canSee, skillSummary } from '../registry/index.js'
+import { type Policies, decidePolicy, type PolicyDecision } from '../policy/index.js'
 import { authorize } from './authorize.js'
 
 /** What deciding access reads: the skills, the catalog (bindings, enablement) and the policies. */

@@ -1,4 +1,4 @@
-import type { Caller } from '../skill/skill-types.js'
+import type { Caller } from '../skill/index.js'
 
 /** Whether a caller may see an agent at all: an agent key only its own agent, a person every agent. */
 export function maySeeAgent(caller: Caller, agentId: string): boolean {

@@ -1,4 +1,4 @@
-import type { ResolvedAgent, ResolvedModel } from '../config/resolve-config.js'
+import type { ResolvedAgent, ResolvedModel } from '../config/index.js'
 import { RunError } from './run-error.js'
 
 // What a test run may change, and how each value is read. Never where requests go or which key

@@ -2,7 +2,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import type { ResolvedAgent, ResolvedModel } from '../config/resolve-config.js'
+import type { ResolvedAgent, ResolvedModel } from '../config/index.js'
 import { RunError } from './run-error.js'
 
 const DEFAULT_KEY_ENV: Record<ResolvedModel['provider'], string | undefined> = {

@@ -1,4 +1,4 @@
-import type { SkillErrorCode } from '../runtime/skill-error.js'
+import type { SkillErrorCode } from '../runtime/index.js'
 
 /** What went wrong, as the codes every surface already maps: the caller's input, an unknown agent, or the server's own setup. */
 export type RunErrorCode = Extract<SkillErrorCode, 'invalid_input' | 'not_found' | 'unavailable'>

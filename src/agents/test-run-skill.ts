@@ -1,5 +1,5 @@
-import type { SkillDefinition } from '../skill/skill-types.js'
-import { SkillError } from '../runtime/skill-error.js'
+import type { SkillDefinition } from '../skill/index.js'
+import { SkillError } from '../runtime/index.js'
 import type { AgentRunner } from './agent-runner.js'
 import { testRun } from './test-run.js'
 import { RunError } from './run-error.js'

@@ -1,4 +1,4 @@
-import type { Caller } from '../skill/skill-types.js'
+import type { Caller } from '../skill/index.js'
 import type { AgentRunner, RunView } from './agent-runner.js'
 
 export type Verdict = 'pass' | 'failed' | 'incomplete' | 'unconfirmed'

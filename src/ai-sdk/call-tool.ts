@@ -1,7 +1,7 @@
 import type { Plane } from '../plane/index.js'
-import type { Caller, Envelope } from '../skill/skill-types.js'
+import type { Caller, Envelope } from '../skill/index.js'
 import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../access/index.js'
-import { agentCaller } from '../registry/agent-id.js'
+import { agentCaller } from '../registry/index.js'
 
 export interface ToolAdapterOptions {
   /**

@@ -1,6 +1,6 @@
 import { jsonSchema, tool, type ToolSet } from 'ai'
 import type { Plane } from '../plane/index.js'
-import type { Caller, Envelope } from '../skill/skill-types.js'
+import type { Caller, Envelope } from '../skill/index.js'
 import { callTool, failureText, resolveToolOptions, toolIndex, type ToolAdapterOptions } from './call-tool.js'
 import { pendingApproval } from '../access/index.js'
 

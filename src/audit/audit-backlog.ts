@@ -2,7 +2,7 @@ import { appendFileSync, createReadStream, existsSync, mkdirSync, readdirSync, r
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Logger } from 'pino'
-import type { AuditRow } from '../store/audit-repository.js'
+import type { AuditRow } from '../store/index.js'
 import { processExists } from '../host/index.js'
 
 interface RowSink {

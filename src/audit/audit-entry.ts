@@ -1,4 +1,4 @@
-import type { AuditRow } from '../store/audit-repository.js'
+import type { AuditRow } from '../store/index.js'
 
 export interface AuditEntry {
   callId: string

@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid'
-import type { EventRepository, EventRow } from '../store/event-repository.js'
+import type { EventRepository, EventRow } from '../store/index.js'
 
 export interface Actor {
   id: string

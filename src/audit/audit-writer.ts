@@ -1,4 +1,4 @@
-import type { AuditRepository, AuditRow } from '../store/audit-repository.js'
+import type { AuditRepository, AuditRow } from '../store/index.js'
 import type { AuditBacklog } from './audit-backlog.js'
 
 interface Pending {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { AuditQuery } from '../store/audit-repository.js'
+import type { AuditQuery } from '../store/index.js'
 
 const STATUSES = ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required'] as const
 

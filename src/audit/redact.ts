@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../skill/skill-types.js'
+import type { JsonSchema } from '../skill/index.js'
 
 export const REDACTED = '[REDACTED]'
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { ulid } from 'ulid'
-import type { KeyRepository, KeyRow } from '../store/key-repository.js'
-import type { Caller, CallerRole } from '../skill/skill-types.js'
+import type { KeyRepository, KeyRow } from '../store/index.js'
+import type { Caller, CallerRole } from '../skill/index.js'
 
 export type KeyRole = CallerRole | 'agent'
 const PREFIX = 'sp_'

@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto'
 import { z } from 'zod'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
-import { isDefinedSkill, type DefinedSkill } from '../skill/define-skill.js'
+import { isDefinedSkill, type DefinedSkill } from '../skill/index.js'
 
 // One schema gives both the types a config file is written in (z.input) and the resolved config
 // the plane runs with (z.output, defaults filled in): the two can't disagree.

@@ -1,9 +1,6 @@
-import type { Caller } from '../skill/skill-types.js'
-import type { Registry } from '../registry/registry.js'
-import type { Catalog } from '../registry/catalog.js'
-import { canSee, skillSummary, type SkillSummary } from '../registry/skill-view.js'
-import type { InstructionLibrary } from '../sources/agent-skills/instruction-library.js'
-import { instructionSummary, type InstructionSummary } from '../sources/agent-skills/instruction-view.js'
+import type { Caller } from '../skill/index.js'
+import { type Registry, type Catalog, canSee, skillSummary, type SkillSummary } from '../registry/index.js'
+import { type InstructionLibrary, instructionSummary, type InstructionSummary } from '../sources/agent-skills/index.js'
 
 /** What a skill listing reads: every executable skill, the instruction skills, the catalog. */
 export interface InventorySources {

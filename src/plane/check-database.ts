@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely'
-import type { Database } from '../store/database.js'
+import { type Database, databaseUnavailable } from '../store/index.js'
 import type { Logger } from 'pino'
-import { databaseUnavailable } from '../store/database-unavailable.js'
 
 const LATE = 'no answer within 2 s'
 

@@ -1,39 +1,31 @@
 import { join, resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
-import { openDatabase } from '../store/open-database.js'
-import { AuditRepository } from '../store/audit-repository.js'
-import { CatalogRepository } from '../store/catalog-repository.js'
-import { AgentRepository } from '../store/agent-repository.js'
-import { KeyRepository } from '../store/key-repository.js'
-import { ManagerRepository } from '../store/manager-repository.js'
-import { PolicyRepository } from '../store/policy-repository.js'
-import { ApprovalRepository } from '../store/approval-repository.js'
-import { SopRepository } from '../store/sop-repository.js'
-import { EventRepository } from '../store/event-repository.js'
-import { SettingsRepository } from '../store/settings-repository.js'
-import { ActivationRepository } from '../store/activation-repository.js'
-import { McpToolRepository } from '../store/mcp-tool-repository.js'
-import { RunRepository } from '../store/run-repository.js'
-import { StoreError } from '../store/store-error.js'
-import { AuditWriter } from '../audit/audit-writer.js'
-import { AuditBacklog } from '../audit/audit-backlog.js'
-import { AuditEvents } from '../audit/audit-events.js'
-import { toAuditEntry } from '../audit/audit-entry.js'
-import { ApiKeys } from '../auth/api-keys.js'
-import { Registry } from '../registry/registry.js'
-import { Catalog } from '../registry/catalog.js'
-import { syncCatalog, type SyncReport } from '../registry/sync.js'
-import { definitionOrigin } from '../skill/define-skill.js'
-import { resolveConfig } from '../config/resolve-config.js'
-import { createLogger } from '../config/create-logger.js'
+import {
+  openDatabase,
+  AuditRepository,
+  CatalogRepository,
+  AgentRepository,
+  KeyRepository,
+  ManagerRepository,
+  PolicyRepository,
+  ApprovalRepository,
+  SopRepository,
+  EventRepository,
+  SettingsRepository,
+  ActivationRepository,
+  McpToolRepository,
+  RunRepository,
+  StoreError,
+} from '../store/index.js'
+import { AuditWriter, AuditBacklog, AuditEvents, toAuditEntry } from '../audit/index.js'
+import { ApiKeys } from '../auth/index.js'
+import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
+import { definitionOrigin } from '../skill/index.js'
+import { resolveConfig, createLogger } from '../config/index.js'
 import { Pipeline } from '../runtime/index.js'
-import { Policies } from '../policy/policies.js'
-import { Approvals } from '../policy/approvals.js'
-import { ApprovalSeal, SECRET_ENV } from '../policy/approval-seal.js'
-import { Sops } from '../policy/sop/sops.js'
-import { WebhookNotifier } from '../policy/webhook-notifier.js'
+import { Policies, Approvals, ApprovalSeal, SECRET_ENV, Sops, WebhookNotifier } from '../policy/index.js'
 import { ProcessGroups } from '../sources/subprocess/index.js'
-import { buildExport } from '../sources/agent-skills/build-export.js'
+import { buildExport } from '../sources/agent-skills/index.js'
 import type { Plane, PlaneOptions } from './plane.js'
 import { SkillSources } from './skill-sources.js'
 import { Liveness } from './liveness.js'

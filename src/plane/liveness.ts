@@ -1,7 +1,5 @@
 import type { Logger } from 'pino'
-import type { ManagerRepository } from '../store/manager-repository.js'
-import type { AuditRepository } from '../store/audit-repository.js'
-import type { RunRepository } from '../store/run-repository.js'
+import type { ManagerRepository, AuditRepository, RunRepository } from '../store/index.js'
 import { hostIdentity, processExists } from '../host/index.js'
 import { ProcessGroups } from '../sources/subprocess/index.js'
 

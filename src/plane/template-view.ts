@@ -1,9 +1,7 @@
-import type { Registry } from '../registry/registry.js'
-import type { Catalog } from '../registry/catalog.js'
-import type { Policies } from '../policy/policies.js'
-import { decidePolicy } from '../policy/decide-policy.js'
-import type { Caller } from '../skill/skill-types.js'
-import type { TemplateView } from '../sources/agent-skills/render-template.js'
+import type { Registry, Catalog } from '../registry/index.js'
+import { type Policies, decidePolicy } from '../policy/index.js'
+import type { Caller } from '../skill/index.js'
+import type { TemplateView } from '../sources/agent-skills/index.js'
 
 /**
  * What a SKILL.md.template sees: the caller, the agent, config variables, and per category the

@@ -1,5 +1,5 @@
-import type { Caller, SkillClass } from '../skill/skill-types.js'
-import type { PolicyRow } from '../store/policy-repository.js'
+import type { Caller, SkillClass } from '../skill/index.js'
+import type { PolicyRow } from '../store/index.js'
 
 export type PolicyDecision = 'ALWAYS' | 'ASK' | 'DENY'
 export type PolicyLevel = 'global' | 'agent' | 'role' | 'user'

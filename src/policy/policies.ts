@@ -1,7 +1,7 @@
 import { ulid } from 'ulid'
-import type { PolicyRepository, PolicyRow } from '../store/policy-repository.js'
-import type { Actor, AuditEvents } from '../audit/audit-events.js'
-import { isValidKey } from '../skill/skill-key.js'
+import type { PolicyRepository, PolicyRow } from '../store/index.js'
+import type { Actor, AuditEvents } from '../audit/index.js'
+import { isValidKey } from '../skill/index.js'
 import { POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel } from './decide-policy.js'
 
 const ROLES = ['viewer', 'operator', 'admin', 'agent']

@@ -1,4 +1,4 @@
-import type { SkillLogger } from '../skill/skill-types.js'
+import type { SkillLogger } from '../skill/index.js'
 
 export interface WebhookEvent {
   type: string

@@ -1,4 +1,4 @@
-import type { Caller } from '../skill/skill-types.js'
+import type { Caller } from '../skill/index.js'
 
 /** An agent's id: the kebab-case slug of its name ("Fleet Autonomy" → "fleet-autonomy"). */
 export function agentId(name: string): string {

@@ -1,5 +1,4 @@
-import type { CatalogRepository, CatalogRow } from '../store/catalog-repository.js'
-import type { AgentRepository, AgentRow } from '../store/agent-repository.js'
+import type { CatalogRepository, CatalogRow, AgentRepository, AgentRow } from '../store/index.js'
 
 export interface AgentInfo {
   id: string

@@ -1,6 +1,4 @@
-import { createSkill, type Skill, type CreateSkillOptions } from '../skill/create-skill.js'
-import { DefinitionError } from '../skill/definition-error.js'
-import type { SkillDefinition, SkillLogger } from '../skill/skill-types.js'
+import { createSkill, type Skill, type CreateSkillOptions, DefinitionError, type SkillDefinition, type SkillLogger } from '../skill/index.js'
 
 /** The in-memory set of skills and their executors. Sources register; only the pipeline executes. */
 export class Registry {

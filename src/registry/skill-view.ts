@@ -1,5 +1,4 @@
-import type { Skill } from '../skill/create-skill.js'
-import type { Caller, JsonSchema } from '../skill/skill-types.js'
+import type { Skill, Caller, JsonSchema } from '../skill/index.js'
 import type { Catalog } from './catalog.js'
 
 export interface SkillSummary {

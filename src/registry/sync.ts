@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { Database } from '../store/database.js'
-import { AgentRepository, type AgentRow } from '../store/agent-repository.js'
-import { CatalogRepository, type CatalogRow } from '../store/catalog-repository.js'
-import type { Skill } from '../skill/create-skill.js'
+import { type Database, AgentRepository, type AgentRow, CatalogRepository, type CatalogRow } from '../store/index.js'
+import type { Skill } from '../skill/index.js'
 
 /** What sync needs of a skill: its code-side metadata and declared bindings (executable or instruction). */
 export type CatalogEntry = Pick<Skill, 'key' | 'source' | 'origin' | 'class' | 'scope' | 'category' | 'title' | 'description' | 'tags' | 'agents'>

@@ -1,4 +1,4 @@
-import type { Envelope, EnvelopeError, ErrorCode } from '../skill/skill-types.js'
+import type { Envelope, EnvelopeError, ErrorCode } from '../skill/index.js'
 
 export function success<T>(data: T, callId: string): Envelope<T> {
   return { ok: true, data, callId }

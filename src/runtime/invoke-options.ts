@@ -1,4 +1,4 @@
-import type { Caller, ProgressUpdate } from '../skill/skill-types.js'
+import type { Caller, ProgressUpdate } from '../skill/index.js'
 
 /** How long to wait for an approval decision: true for the configured time, or seconds (never longer). */
 export type ApprovalWait = boolean | number

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../skill/skill-types.js'
+import type { ErrorCode } from '../skill/index.js'
 
 export type SkillErrorCode = Extract<ErrorCode, 'invalid_input' | 'not_found' | 'denied' | 'unavailable'>
 

@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { defineSkill, type DefinedSkill } from './define-skill.js'
+import { defineSkill, type DefinedSkill, definitionOrigin } from './define-skill.js'
 import { DefinitionError } from './definition-error.js'
 import { Registry } from '../registry/registry.js'
-import { definitionOrigin } from './define-skill.js'
 
 const logger = () => ({ debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() })
 const register = (registry: Registry, def: DefinedSkill<any, any>) => registry.register(def, { source: 'code', origin: definitionOrigin(def) })

@@ -4,3 +4,6 @@ export { compileSchema, describeIssues, isZodSchema, type CompiledSchema, type S
 export { isValidKey, assertValidKey, skillSlug, toolName } from './skill-key.js'
 export { DefinitionError } from './definition-error.js'
 export type * from './skill-types.js'
+export { MAX_KEY_LENGTH } from './skill-key.js'
+export { MAX_TIMEOUT_MS } from './create-skill.js'
+export { checkJsonShape } from './check-json-shape.js'

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
-import { isValidKey } from '../../skill/skill-key.js'
-import { compileSchema } from '../../skill/compile-schema.js'
+import { isValidKey, compileSchema } from '../../skill/index.js'
 
 export interface SopDocument {
   id: string

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto'
-import type { SopRepository, SopRow } from '../../store/sop-repository.js'
-import type { Actor, AuditEvents } from '../../audit/audit-events.js'
-import { compileSchema, describeIssues } from '../../skill/compile-schema.js'
+import type { SopRepository, SopRow } from '../../store/index.js'
+import type { Actor, AuditEvents } from '../../audit/index.js'
+import { compileSchema, describeIssues } from '../../skill/index.js'
 import { parseSop, type SopDocument } from './parse-sop.js'
 import { keyFingerprint, loadPublicKey, parseSignature, verifyDocument, type SopSignature } from './sop-signature.js'
 

@@ -1,7 +1,6 @@
-import type { Catalog } from '../../registry/catalog.js'
-import type { Caller } from '../../skill/skill-types.js'
-import type { Skill } from '../../skill/create-skill.js'
-import { authorize } from '../../access/authorize.js'
+import type { Catalog } from '../../registry/index.js'
+import type { Caller, Skill } from '../../skill/index.js'
+import { authorize } from '../../access/index.js'
 import { refusal, type Refusal } from './refusal.js'
 
 export const MAX_DEPTH = 8

@@ -1,6 +1,5 @@
 import { trace } from '@opentelemetry/api'
-import type { SkillContext } from '../../skill/skill-types.js'
-import type { Skill } from '../../skill/create-skill.js'
+import type { SkillContext, Skill } from '../../skill/index.js'
 import { DeadlineExceeded, raceAbort } from '../abort-reasons.js'
 import { isSkillError } from '../skill-error.js'
 import { errorMessage } from './error-message.js'

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
-import type { AuditWriter } from '../../audit/audit-writer.js'
-import type { AuditRow } from '../../store/audit-repository.js'
-import type { Caller } from '../../skill/skill-types.js'
+import type { AuditWriter } from '../../audit/index.js'
+import type { AuditRow } from '../../store/index.js'
+import type { Caller } from '../../skill/index.js'
 import { refusal, type Refusal } from './refusal.js'
 import { storeProblem } from './store-problem.js'
 

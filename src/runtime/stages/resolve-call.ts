@@ -1,7 +1,5 @@
-import type { Registry } from '../../registry/registry.js'
-import type { Catalog } from '../../registry/catalog.js'
-import type { Caller } from '../../skill/skill-types.js'
-import type { Skill } from '../../skill/create-skill.js'
+import type { Registry, Catalog } from '../../registry/index.js'
+import type { Caller, Skill } from '../../skill/index.js'
 import { errorMessage } from './error-message.js'
 import { refusal, type Refusal } from './refusal.js'
 

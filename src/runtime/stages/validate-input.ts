@@ -1,6 +1,4 @@
-import type { Skill } from '../../skill/create-skill.js'
-import { describeIssues } from '../../skill/compile-schema.js'
-import { checkJsonShape } from '../../skill/check-json-shape.js'
+import { type Skill, describeIssues, checkJsonShape } from '../../skill/index.js'
 import { errorMessage } from './error-message.js'
 import { refusal, type Refusal } from './refusal.js'
 

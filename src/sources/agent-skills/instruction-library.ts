@@ -1,10 +1,9 @@
 import { resolve } from 'node:path'
-import type { Caller } from '../../skill/skill-types.js'
-import type { CatalogEntry } from '../../registry/sync.js'
-import type { Finding } from './finding.js'
+import type { Caller } from '../../skill/index.js'
+import type { CatalogEntry } from '../../registry/index.js'
+import type { Finding, Finding as LoadFinding } from './finding.js'
 import { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
-import type { Finding as LoadFinding } from './finding.js'
-import { isInside } from '../fs/is-inside.js'
+import { isInside } from '../fs/index.js'
 
 export interface SkillDirConfig {
   path: string

@@ -1,5 +1,4 @@
-import type { Catalog } from '../../registry/catalog.js'
-import { availability, type SkillSummary } from '../../registry/skill-view.js'
+import { type Catalog, availability, type SkillSummary } from '../../registry/index.js'
 import type { Finding } from './finding.js'
 import type { LibrarySkill } from './instruction-library.js'
 

@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs'
 import { createRequire } from 'node:module'
 import { extname } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { SkillError } from '../../runtime/skill-error.js'
+import { SkillError } from '../../runtime/index.js'
 import { findOnPath } from '../subprocess/index.js'
 
 export interface ScriptCommand {

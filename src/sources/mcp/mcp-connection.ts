@@ -4,11 +4,10 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
-import type { ResolvedMcpServer } from '../../config/resolve-config.js'
-import type { ProgressUpdate, SkillLogger } from '../../skill/skill-types.js'
-import { SkillError } from '../../runtime/skill-error.js'
+import type { ResolvedMcpServer } from '../../config/index.js'
+import { type ProgressUpdate, type SkillLogger, MAX_TIMEOUT_MS } from '../../skill/index.js'
+import { SkillError } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'
-import { MAX_TIMEOUT_MS } from '../../skill/create-skill.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 
 /** idle: not connected yet, and connects on its first call (a one-shot CLI command). */

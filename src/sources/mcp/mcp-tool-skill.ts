@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { ResolvedMcpServer } from '../../config/resolve-config.js'
-import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/skill-types.js'
+import type { ResolvedMcpServer } from '../../config/index.js'
+import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/index.js'
 import type { McpConnection } from './mcp-connection.js'
 
 const MAX_ERROR_TEXT = 4096

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { MAX_KEY_LENGTH } from '../../skill/skill-key.js'
+import { MAX_KEY_LENGTH } from '../../skill/index.js'
 
 /**
  * The skill key of an MCP tool: `<server>_<tool>` in lower_snake (camelCase split, other characters

@@ -1,8 +1,8 @@
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { Finding } from '../agent-skills/finding.js'
+import type { Finding } from '../agent-skills/index.js'
 import { parsePackManifest, type PackManifest } from './parse-pack-manifest.js'
-import { isInside } from '../fs/is-inside.js'
+import { isInside } from '../fs/index.js'
 
 export const MANIFEST = 'skill.json'
 const SKIP = new Set(['.git', 'node_modules'])

@@ -1,7 +1,7 @@
-import type { SkillDefinition } from '../../skill/skill-types.js'
+import type { SkillDefinition } from '../../skill/index.js'
 import { realpathSync } from 'node:fs'
 import { runProcess, type ProcessGroups } from '../subprocess/index.js'
-import { SkillError } from '../../runtime/skill-error.js'
+import { SkillError } from '../../runtime/index.js'
 import type { Pack } from './load-packs.js'
 import { isInside } from '../fs/index.js'
 

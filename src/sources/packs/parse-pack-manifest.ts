@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { isValidKey } from '../../skill/skill-key.js'
+import { isValidKey } from '../../skill/index.js'
 
 /** skill.json: a subprocess skill. */
 export interface PackManifest {

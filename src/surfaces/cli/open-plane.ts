@@ -2,10 +2,9 @@ import { userInfo } from 'node:os'
 import type { Skillplane } from '../../skillplane/index.js'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { DEFAULT_CONFIG_FILES, findConfigFile, loadConfigFile } from '../../config/load-config.js'
+import { DEFAULT_CONFIG_FILES, findConfigFile, loadConfigFile, type ConfigInput } from '../../config/index.js'
 import { CliError } from './cli-error.js'
-import type { ConfigInput } from '../../config/define-config.js'
-import type { Caller } from '../../skill/skill-types.js'
+import type { Caller } from '../../skill/index.js'
 
 export interface GlobalOptions {
   dataDir: string
@@ -19,7 +18,7 @@ export async function openPlane(
   extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean; resumeRuns?: boolean } = {},
 ): Promise<Skillplane> {
   // Loaded here, not at start: `--help`, `--version` and usage errors never pay for the whole plane.
-  const [{ createLogger }, { createSkillplane }] = await Promise.all([import('../../config/create-logger.js'), import('../../skillplane/index.js')])
+  const [{ createLogger }, { createSkillplane }] = await Promise.all([import('../../config/index.js'), import('../../skillplane/index.js')])
   const logger = createLogger(extra.logLevel ?? 'warn', 2)
   const file = findConfigFile(options.config)
   // Run in the wrong folder, a command must not start an empty skillplane there; existing state stays reachable.

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
-import { canSee } from '../../registry/skill-view.js'
+import { canSee } from '../../registry/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
@@ -17,9 +17,9 @@ import { sopRoutes } from './routes/sops.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
-import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
+import { McpHttpSessions } from '../mcp/index.js'
 import { checkOrigin, originRules } from './middleware/check-origin.js'
-import { databaseUnavailable } from '../../store/database-unavailable.js'
+import { databaseUnavailable } from '../../store/index.js'
 
 // What a 503 for a lost database asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5

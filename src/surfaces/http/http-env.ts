@@ -1,4 +1,4 @@
-import type { Caller } from '../../skill/skill-types.js'
+import type { Caller } from '../../skill/index.js'
 
 /** Hono variables set by the auth middleware. */
 export interface HttpEnv {

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { APPROVAL_STATUSES } from '../../policy/approval-status.js'
-import { POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/decide-policy.js'
+import { APPROVAL_STATUSES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
 
 // The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
 // from them (openapi/operations.ts), so the document can't promise what a route refuses.

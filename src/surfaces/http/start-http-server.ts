@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Skillplane } from '../../skillplane/index.js'
 import { createHttpApp } from './create-http-app.js'
 import { originRules } from './middleware/check-origin.js'
-import { McpHttpSessions } from '../mcp/mcp-http-sessions.js'
+import { McpHttpSessions } from '../mcp/index.js'
 
 const KEEP_ALIVE_MS = 65_000
 

@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import type { ErrorCode } from '../../skill/skill-types.js'
+import type { ErrorCode } from '../../skill/index.js'
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   unauthorized: 401,

@@ -7,7 +7,7 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../skillplane/index.js'
-import type { Caller, Envelope } from '../../skill/skill-types.js'
+import type { Caller, Envelope } from '../../skill/index.js'
 import type { InvokeOptions } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'
 import { mcpToolList, type McpToolEntry } from './mcp-tool-list.js'

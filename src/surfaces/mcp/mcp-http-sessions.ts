@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../skillplane/index.js'
-import type { Caller } from '../../skill/skill-types.js'
+import type { Caller } from '../../skill/index.js'
 import { createMcpServer } from './create-mcp-server.js'
 
 interface Session {

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../skillplane/index.js'
-import type { Caller } from '../../skill/skill-types.js'
+import type { Caller } from '../../skill/index.js'
 import { callableSkills, type CallableSkill } from '../../access/index.js'
 
 export interface McpToolEntry extends CallableSkill {

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { lookup } from 'mime-types'
 import type { Skillplane } from '../../skillplane/index.js'
-import type { Caller, Envelope } from '../../skill/skill-types.js'
+import type { Caller, Envelope } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
 
 const SCHEME = 'skill://'

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { Envelope } from '../../skill/skill-types.js'
+import type { Envelope } from '../../skill/index.js'
 import type { McpToolEntry } from './mcp-tool-list.js'
 import { approvalText, pendingApproval } from '../../access/index.js'
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
+import { parseAuditQuery } from '../../../audit/index.js'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander'
-import type { KeyRole } from '../../../auth/api-keys.js'
+import type { KeyRole } from '../../../auth/index.js'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'

@@ -3,9 +3,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ulid } from 'ulid'
 import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
-import { createMcpServer } from '../../mcp/create-mcp-server.js'
-import type { Caller } from '../../../skill/skill-types.js'
-import { agentCaller } from '../../../registry/agent-id.js'
+import { createMcpServer } from '../../mcp/index.js'
+import type { Caller } from '../../../skill/index.js'
+import { agentCaller } from '../../../registry/index.js'
 
 export function mcpCommand(program: Command): void {
   program

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { isValidKey } from '../../../skill/skill-key.js'
-import { formatFinding } from '../../../sources/agent-skills/finding.js'
+import { isValidKey } from '../../../skill/index.js'
+import { formatFinding } from '../../../sources/agent-skills/index.js'
 import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
-import { isInside } from '../../../sources/fs/is-inside.js'
+import { isInside } from '../../../sources/fs/index.js'
 
 const SCRIPT = `#!/usr/bin/env node
 // A skill pack: the input arrives as JSON on stdin; print one JSON value on stdout.

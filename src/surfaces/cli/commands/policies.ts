@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander'
-import { POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel } from '../../../policy/decide-policy.js'
+import { POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel } from '../../../policy/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'

@@ -1,5 +1,4 @@
-import type { Command } from 'commander'
-import { Option } from 'commander'
+import { type Command, Option } from 'commander'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'

@@ -1,18 +1,14 @@
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { skillDetail } from '../../../registry/skill-view.js'
+import { skillDetail, agentCaller } from '../../../registry/index.js'
 import { listSkills } from '../../../inventory/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
-import { validateSkills } from '../../../sources/agent-skills/validate-skills.js'
-import { formatFinding } from '../../../sources/agent-skills/finding.js'
+import { validateSkills, formatFinding, instructionSummary, writeExport } from '../../../sources/agent-skills/index.js'
 import cliProgress from 'cli-progress'
-import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
-import { writeExport } from '../../../sources/agent-skills/build-export.js'
-import type { Caller } from '../../../skill/skill-types.js'
+import type { Caller } from '../../../skill/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { agentCaller } from '../../../registry/agent-id.js'
 
 // Listing shows whether each skill could run now, so MCP servers are connected first.
 const withLivePlane = <T>(o: GlobalOptions, fn: (plane: Skillplane) => Promise<T>) => withPlane(o, fn, { connectMcp: true })

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { generateSigningKeys, signDocument } from '../../../policy/sop/sop-signature.js'
-import { parseSop } from '../../../policy/sop/parse-sop.js'
+import { generateSigningKeys, signDocument, parseSop } from '../../../policy/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'

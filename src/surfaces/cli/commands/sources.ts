@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
-import { formatFinding } from '../../../sources/agent-skills/finding.js'
+import { formatFinding } from '../../../sources/agent-skills/index.js'
 
 export function sourcesCommand(program: Command): void {
   program

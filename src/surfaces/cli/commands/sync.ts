@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import type { SyncReport } from '../../../registry/sync.js'
+import type { SyncReport } from '../../../registry/index.js'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 
 export function syncCommand(program: Command): void {

@@ -1,6 +1,6 @@
 import { bearerAuth } from 'hono/bearer-auth'
 import type { MiddlewareHandler } from 'hono'
-import type { ApiKeys } from '../../../auth/api-keys.js'
+import type { ApiKeys } from '../../../auth/index.js'
 import type { HttpEnv } from '../http-env.js'
 
 const unauthorized = (message: string) => ({ ok: false, error: { code: 'unauthorized', message } })

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono'
-import type { CallerRole } from '../../../skill/skill-types.js'
+import type { CallerRole } from '../../../skill/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import type { Skill } from '../../../skill/create-skill.js'
-import type { Caller, JsonSchema } from '../../../skill/skill-types.js'
+import type { Skill, Caller, JsonSchema } from '../../../skill/index.js'
 import { invokeBody } from '../request-schemas.js'
 import { OPERATIONS, type OperationSpec } from './operations.js'
 

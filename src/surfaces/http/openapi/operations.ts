@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { auditQuerySchema } from '../../../audit/parse-audit-query.js'
+import { auditQuerySchema } from '../../../audit/index.js'
 import * as schemas from '../request-schemas.js'
 
 export interface OperationSpec {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { parseAuditQuery } from '../../../audit/parse-audit-query.js'
+import { parseAuditQuery } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { eventsQuery } from '../request-schemas.js'

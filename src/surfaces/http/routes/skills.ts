@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
-import { canSee, skillDetail } from '../../../registry/skill-view.js'
+import { canSee, skillDetail } from '../../../registry/index.js'
 import { listSkills } from '../../../inventory/index.js'
 import { invokeBody, skillEditBody, skillListQuery } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
@@ -10,7 +10,7 @@ import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
-import { instructionSummary } from '../../../sources/agent-skills/instruction-view.js'
+import { instructionSummary } from '../../../sources/agent-skills/index.js'
 
 export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()

@@ -1,0 +1,3 @@
+// skillplane as an MCP server: per-caller servers, and the sessions of /mcp over Streamable HTTP.
+export { createMcpServer, type McpServerOptions } from './create-mcp-server.js'
+export { McpHttpSessions } from './mcp-http-sessions.js'
