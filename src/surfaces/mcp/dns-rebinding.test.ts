@@ -56,7 +56,7 @@ describe('/mcp DNS-rebinding protection', () => {
     expect(rebound.status).toBe(403)
     expect(JSON.parse(rebound.body)).toMatchObject({
       ok: false,
-      error: { code: 'denied', message: `Host "attacker.example:${port}" is not a name this server answers to on /mcp (http.allowedHosts)` },
+      error: { code: 'denied', message: `Host "attacker.example:${port}" is not a name this server answers to on /mcp: list it in http.allowedHosts` },
     })
     expect((await post(server, { ...auth, host: 'attacker.example' })).status).toBe(403)
     const foreign = await post(server, { ...auth, host: `127.0.0.1:${port}`, origin: 'https://attacker.example' })
@@ -91,19 +91,31 @@ describe('/mcp DNS-rebinding protection', () => {
     )
   })
 
-  it('accepts any name on another interface unless names are configured, but still only same-origin pages', async () => {
-    const plane = await openTestPlane(sqlite!)
-    cleanup.push(() => plane.close())
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
-    const app = createHttpApp(plane, undefined, { bindHost: '0.0.0.0' })
-    const send = (headers: Record<string, string>) =>
-      app.request('http://skillplane.internal/mcp', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body: INITIALIZE,
-      })
-    expect((await send({ host: 'skillplane.internal' })).status).toBe(200)
-    expect((await send({ host: 'skillplane.internal', origin: 'http://skillplane.internal' })).status).toBe(200)
-    expect((await send({ host: 'skillplane.internal', origin: 'https://attacker.example' })).status).toBe(403)
+  it('answers to its addresses on another interface, and to a DNS name only once it is listed', async () => {
+    const open = async (config: SkillplaneConfig = {}) => {
+      const plane = await openTestPlane(sqlite!, config)
+      cleanup.push(() => plane.close())
+      const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      const app = createHttpApp(plane, undefined, { bindHost: '0.0.0.0' })
+      return (host: string, headers: Record<string, string> = {}) =>
+        app.request(`http://${host}/mcp`, {
+          method: 'POST',
+          headers: { host, authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: INITIALIZE,
+        })
+    }
+    const send = await open()
+    expect((await send('192.0.2.10:7420')).status).toBe(200)
+    expect((await send('[2001:db8::1]:7420')).status).toBe(200)
+    // A rebinding page sends its own name as Host and Origin: refused, with the setting to change.
+    const rebound = await send('attacker.example:7420', { origin: 'http://attacker.example:7420' })
+    expect(rebound.status).toBe(403)
+    expect(await rebound.json()).toMatchObject({
+      error: { message: 'Host "attacker.example:7420" is not a name this server answers to on /mcp: list it in http.allowedHosts' },
+    })
+    expect((await send('192.0.2.10:7420', { origin: 'http://attacker.example' })).status).toBe(403)
+    const listed = await open({ http: { allowedHosts: ['skillplane.internal'] } })
+    expect((await listed('skillplane.internal:7420', { origin: 'http://skillplane.internal:7420' })).status).toBe(200)
+    expect((await listed('192.0.2.10:7420')).status).toBe(403)
   })
 })

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import type { MiddlewareHandler } from 'hono'
 import { errorResponse } from '../error-response.js'
 
@@ -5,7 +6,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
 const LOOPBACK_BINDS = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
 
 export interface OriginRules {
-  /** Host names (no port) the server answers to; null accepts any Host. */
+  /** Host names (no port) the server answers to; null: any IP address and localhost, no other name. */
   hosts: readonly string[] | null
   /** Whole origins (`https://app.example.com`) accepted beside those of the allowed hosts. */
   origins: readonly string[]
@@ -14,7 +15,8 @@ export interface OriginRules {
 /**
  * The rules for a server bound to `bindHost` (unknown: an app embedding skillplane). Configured
  * names win; otherwise a loopback server answers to loopback names only, and a server on another
- * interface to any Host (its operator lists the names clients use in `http.allowedHosts`).
+ * interface to its addresses (any IP literal) but to no DNS name until it is listed in
+ * `http.allowedHosts`: a rebinding page always arrives under a DNS name of the attacker's.
  */
 export function originRules(config: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] }, bindHost?: string): OriginRules {
   const hosts = config.allowedHosts?.length
@@ -35,19 +37,23 @@ export function checkOrigin(rules: OriginRules): MiddlewareHandler {
     // A request made in-process (app.request) has no Host header: its URL names the host.
     const given = c.req.header('host') ?? new URL(c.req.url).host
     const host = hostnameOf(`http://${given}`)
-    if (host === null || (rules.hosts !== null && !rules.hosts.includes(host))) {
-      return errorResponse(c, 'denied', `Host ${JSON.stringify(given)} is not a name this server answers to on ${c.req.path} (http.allowedHosts)`)
+    if (host === null || !answersTo(rules, host)) {
+      return errorResponse(c, 'denied', `Host ${JSON.stringify(given)} is not a name this server answers to on ${c.req.path}: list it in http.allowedHosts`)
     }
     const origin = c.req.header('origin')
     if (origin !== undefined && !rules.origins.includes(origin)) {
       const from = hostnameOf(origin)
-      const allowed = rules.hosts ?? [host]
-      if (from === null || !allowed.includes(from)) {
+      if (from === null || !answersTo(rules, from)) {
         return errorResponse(c, 'denied', `requests from origin ${JSON.stringify(origin)} are refused on ${c.req.path} (http.allowedOrigins)`)
       }
     }
     return next()
   }
+}
+
+function answersTo(rules: OriginRules, hostname: string): boolean {
+  if (rules.hosts !== null) return rules.hosts.includes(hostname)
+  return hostname === 'localhost' || isIP(hostname.replace(/^\[(.*)\]$/, '$1')) !== 0
 }
 
 function hostnameOf(url: string): string | null {
