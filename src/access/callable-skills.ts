@@ -1,5 +1,6 @@
 import type { Skill, Caller, Envelope, JsonSchema } from '../skill/index.js'
-import { type Registry, type Catalog, canSee, skillSummary } from '../registry/index.js'
+import { type Registry, type Catalog, skillSummary } from '../registry/index.js'
+import { canSee } from './can-see.js'
 import { type Policies, decidePolicy, type PolicyDecision } from '../policy/index.js'
 import { authorize } from './authorize.js'
 

@@ -1,4 +1,5 @@
 // Who may see and call what: every surface asks here, and the pipeline re-checks per call.
 export { authorize, type AuthorizeInput } from './authorize.js'
+export { canSee, mayActivate, type BindingView } from './can-see.js'
 export { maySeeAgent, runAccessRefusal } from './run-access.js'
 export { callableSkills, toSkillInput, approvalText, pendingApproval, type CallableSkill, type AccessSources } from './callable-skills.js'

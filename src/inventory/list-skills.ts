@@ -1,5 +1,6 @@
 import type { Caller } from '../skill/index.js'
-import { type Registry, type Catalog, canSee, skillSummary, type SkillSummary } from '../registry/index.js'
+import { type Registry, type Catalog, skillSummary, type SkillSummary } from '../registry/index.js'
+import { canSee } from '../access/index.js'
 import { type InstructionLibrary, instructionSummary, type InstructionSummary } from '../sources/agent-skills/index.js'
 
 /** What a skill listing reads: every executable skill, the instruction skills, the catalog. */

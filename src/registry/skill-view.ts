@@ -82,8 +82,3 @@ export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller): Sk
     },
   }
 }
-
-/** Whether a caller may see a skill at all: agent keys see only their bound skills. */
-export function canSee(caller: Caller, skill: Skill, catalog: Catalog): boolean {
-  return caller.kind !== 'agent' || catalog.isBound(caller.agentId, skill.key)
-}

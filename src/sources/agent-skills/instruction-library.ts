@@ -4,6 +4,7 @@ import type { CatalogEntry } from '../../registry/index.js'
 import type { Finding, Finding as LoadFinding } from './finding.js'
 import { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
 import { isInside } from '../fs/index.js'
+import { mayActivate } from '../../access/index.js'
 
 export interface SkillDirConfig {
   path: string
@@ -59,13 +60,9 @@ export class InstructionLibrary {
     return this.#byName.get(name)
   }
 
-  /**
-   * What a caller may see: for an agent (its own key, or a human acting for it) the enabled skills
-   * bound to it that don't opt out of model invocation; for a human alone, every enabled skill.
-   */
+  /** The skills a caller (acting for an agent, or not) may activate: access decides which. */
   visibleTo(caller: Caller, agentId: string | null, catalog: CatalogView): LibrarySkill[] {
-    const agent = caller.kind === 'agent' ? caller.agentId : agentId
-    return this.skills.filter((s) => catalog.isEnabled(s.name) && (agent === null || (catalog.isBound(agent, s.name) && !s.disableModelInvocation)))
+    return this.skills.filter((s) => mayActivate(caller, agentId, s, catalog))
   }
 
   /** The description agents see: the catalog's override when an operator set one. */

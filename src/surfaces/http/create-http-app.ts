@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
-import { canSee } from '../../registry/index.js'
+import { canSee } from '../../access/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'

@@ -18,7 +18,7 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
   const mcp = new McpHttpSessions(plane)
   const app = createHttpApp(plane, mcp, { bindHost: options.host })
   if (originRules(plane.config.http, options.host).hosts === null) {
-    plane.logger.warn({ host: options.host }, '/mcp answers to this host\'s addresses only, no DNS name: list the names clients use in http.allowedHosts')
+    plane.logger.warn({ host: options.host }, "/mcp answers to this host's addresses only, no DNS name: list the names clients use in http.allowedHosts")
   }
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
