@@ -10,6 +10,8 @@ export interface Example {
   line: number
   /** Why the block is not run, when an HTML comment `<!-- doc-test: skip (reason) -->` precedes it. */
   skip: string | null
+  /** A "$ command" line of a transcript: its output shows stderr too. */
+  transcript: boolean
 }
 
 /**
@@ -34,17 +36,32 @@ export function examplesIn(file: string, section: string): Example[] {
       if (marker) skip = marker[1]!
       continue
     }
-    if (token.type !== 'code' || (token as Tokens.Code).lang !== 'sh') continue
+    if (token.type !== 'code') continue
+    const code = token as Tokens.Code
+    // A transcript: "$ command" lines, each followed by its output.
+    if (!code.lang && code.text.startsWith('$ ')) {
+      const line = text.slice(0, start).split('\n').length + 1
+      let current: Example | null = null
+      code.text.split('\n').forEach((row, n) => {
+        if (row.startsWith('$ ')) {
+          current = { command: row.slice(2), output: '', line: line + n, skip, transcript: true }
+          examples.push(current)
+        } else if (current) current.output = current.output ? `${current.output}\n${row}` : row
+      })
+      skip = null
+      continue
+    }
+    if (code.lang !== 'sh') continue
     const next = tokens[i + 1]
     const output = next?.type === 'code' && (next as Tokens.Code).lang !== 'sh' ? (next as Tokens.Code).text : null
-    examples.push({ command: (token as Tokens.Code).text, output, line: text.slice(0, start).split('\n').length, skip })
+    examples.push({ command: (token as Tokens.Code).text, output, line: text.slice(0, start).split('\n').length, skip, transcript: false })
     skip = null
   }
   return examples
 }
 
 const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g
-const TIME = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\b/g
+const TIME = /\b\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?Z| \d\d:\d\d)\b/g
 const KEY = /\bsp_[A-Za-z0-9_-]{20,}/g
 
 /**
@@ -119,7 +136,9 @@ export class OutputMatcher {
     if (doc === '…') return null
     if (typeof doc === 'string' && typeof actual === 'string') {
       if (doc === actual) return null
-      if (normal(doc) !== normal(actual)) return `${path}: documented ${JSON.stringify(doc)}, got ${JSON.stringify(actual)}`
+      // A documented "…" stands for text left out.
+      const shortened = doc.includes('…') && new RegExp(`^${escape(normal(doc)).replace(/…/g, '[\\s\\S]*')}$`).test(normal(actual))
+      if (!shortened && normal(doc) !== normal(actual)) return `${path}: documented ${JSON.stringify(doc)}, got ${JSON.stringify(actual)}`
       this.#remember(doc, actual)
       return null
     }
