@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDir } from '../../src/test-support/databases.js'
@@ -16,7 +16,7 @@ function sh(cwd: string, command: string, args: string[]) {
     npm_config_update_notifier: 'false',
   }
   for (const name of ['SKILLPLANE_DATABASE_URL', 'SKILLPLANE_CONFIG', 'SKILLPLANE_DATA_DIR']) delete env[name]
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, timeout: 120_000 })
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, timeout: 240_000 })
   // npm's own warnings about this machine's npm config are not skillplane's output.
   const stderr = result.stderr
     .split('\n')
@@ -26,12 +26,21 @@ function sh(cwd: string, command: string, args: string[]) {
 }
 
 describe('skillplane as a dependency of another project', () => {
-  it('installs from a checkout, scaffolds with init and runs the scaffold', () => {
+  // Slow (npm compiles better-sqlite3 from source in the fresh project): one test, a long deadline.
+  it('installs the packed tarball in a fresh project, scaffolds with init and runs the scaffold', { timeout: 600_000 }, () => {
+    // What a newcomer installs: the tarball alone, with its own dependencies, not a link to this checkout.
+    // --ignore-scripts: dist/ is built already (pretest), and rebuilding it here would race tests that run it.
+    const packDir = tempDir('skillplane-pack-')
+    const packed = sh(ROOT, 'npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir])
+    expect(packed.code).toBe(0)
+    const tarball = join(packDir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename)
     const project = tempDir('skillplane-consumer-')
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-    const install = sh(project, 'npm', ['install', '--offline', ROOT])
+    // The dependencies come from npm's cache (filled by the checkout's npm ci), the registry only for what is missing.
+    const install = sh(project, 'npm', ['install', '--prefer-offline', tarball])
     expect(install.stderr.split('\n').filter((l) => /ERR!/.test(l))).toEqual([])
     expect(install.code).toBe(0)
+    expect(lstatSync(join(project, 'node_modules/skillplane')).isSymbolicLink()).toBe(false)
 
     const init = sh(project, 'npx', ['--no-install', 'skillplane', 'init'])
     expect(init.stderr).toBe('')
@@ -48,6 +57,7 @@ describe('skillplane as a dependency of another project', () => {
     expect(readFileSync(join(project, 'skills/greet.ts'), 'utf8')).toMatch(/^\/\/ mine\n/)
 
     const validate = sh(project, 'npx', ['--no-install', 'skillplane', 'skills', 'validate', '.agents/skills'])
+    expect(validate.stdout).toBe('1 skill checked: 0 errors, 0 warnings\n')
     expect(validate.code).toBe(0)
     const list = sh(project, 'npx', ['--no-install', 'skillplane', 'skills', 'list', '--json'])
     expect(list.stderr).toBe('')
