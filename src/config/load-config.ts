@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { isAbsolute, resolve } from 'node:path'
 import type { ConfigInput } from './define-config.js'
 import { ConfigError } from './config-error.js'
 
@@ -37,13 +37,14 @@ export async function loadConfigFile(file: string): Promise<ConfigInput> {
 }
 
 /**
- * The file with the line and column a syntax error names, as editors count them (the parser puts
- * them after its message, the column counted from 0).
+ * The config file, and where the parser stopped when it names a place (the config itself or a file
+ * it imports, such as a skill), as editors count it: the parser counts columns from 0.
  */
 function where(file: string, message: string): string {
-  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  const at = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(message)
-  return at ? `${file}:${at[1]}:${Number(at[2]) + 1}` : file
+  const at = /(\S+):(\d+):(\d+)\s*$/.exec(message)
+  if (!at || !isAbsolute(at[1]!)) return file
+  const place = `${at[1]}:${at[2]}:${Number(at[3]) + 1}`
+  return at[1] === file ? place : `${file}: ${place}`
 }
 
 function firstLine(text: string): string {
