@@ -3,7 +3,7 @@ import { CommanderError } from 'commander'
 import { createProgram } from './program.js'
 
 try {
-  await (await createProgram(process.argv)).exitOverride().parseAsync(process.argv)
+  await createProgram().exitOverride().parseAsync(process.argv)
 } catch (error) {
   if (error instanceof CommanderError) {
     // Commander already printed its message (or the help/version text).

@@ -2,7 +2,9 @@ import { userInfo } from 'node:os'
 import type { Skillplane } from '../../skillplane/index.js'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { DEFAULT_CONFIG_FILES, findConfigFile, loadConfigFile, type ConfigInput } from '../../config/index.js'
+import type { ConfigInput } from '../../config/index.js'
+// Finding the config file needs neither the config schema nor the loader (its leaf module, not the face).
+import { DEFAULT_CONFIG_FILES, findConfigFile, loadConfigFile } from '../../config/load-config.js'
 import { CliError } from './cli-error.js'
 import type { Caller } from '../../skill/index.js'
 

@@ -1,8 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { CliError } from '../cli-error.js'
-import { INIT_FILES, INIT_NEXT_STEPS } from '../init-files.js'
 
 export function initCommand(program: Command): void {
   program
@@ -10,21 +6,5 @@ export function initCommand(program: Command): void {
     .description('scaffold skillplane in this project: a config, one code skill and one SKILL.md skill')
     .option('--force', 'overwrite files that exist')
     .option('--dir <dir>', 'the project folder', '.')
-    .action((options: { force?: boolean; dir: string }) => {
-      const root = resolve(options.dir)
-      const paths = Object.keys(INIT_FILES)
-      const existing = paths.filter((path) => existsSync(join(root, path)))
-      // All or nothing: a half-written scaffold is worse than none.
-      if (existing.length > 0 && !options.force) {
-        throw new CliError(
-          `${existing.map((p) => join(relative(process.cwd(), root) || '.', p)).join(', ')} already exist${existing.length === 1 ? 's' : ''}: pass --force to overwrite`,
-        )
-      }
-      for (const path of paths) {
-        mkdirSync(dirname(join(root, path)), { recursive: true })
-        writeFileSync(join(root, path), INIT_FILES[path]!)
-        console.log(`${existing.includes(path) ? '~' : '+'} ${path}`)
-      }
-      console.log(`\n${INIT_NEXT_STEPS}`)
-    })
+    .action(async (options: { force?: boolean; dir: string }) => (await import('../actions/init.js')).init(options))
 }

@@ -1,47 +1,9 @@
 import type { Command } from 'commander'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { ulid } from 'ulid'
-import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
-import { CliError } from '../cli-error.js'
-import { createMcpServer } from '../../mcp/index.js'
-import type { Caller } from '../../../skill/index.js'
-import { agentCaller } from '../../../registry/index.js'
 
 export function mcpCommand(program: Command): void {
   program
     .command('mcp')
     .description('serve the skills as an MCP server on stdin/stdout (for Claude Desktop and other MCP clients)')
     .option('--agent <agent>', 'act as this agent (name, alias or id): only its bound skills are listed')
-    .action(async (_o: unknown, command: Command) => {
-      const o = command.optsWithGlobals<GlobalOptions & { agent?: string }>()
-      // stdout carries JSON-RPC only: logs go to stderr (openPlane's logger writes there).
-      const plane = await openPlane(o, { sync: true, connectMcp: true, resumeRuns: true })
-      let caller: Caller = localAdmin()
-      if (o.agent) {
-        const agentId = plane.catalog.resolveAgent(o.agent)
-        if (!agentId) {
-          await plane.close()
-          throw new CliError(`unknown agent "${o.agent}"`)
-        }
-        caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
-      }
-      const server = createMcpServer(plane, { caller, conversationId: `mcp-stdio:${ulid()}` })
-      let stopping = false
-      const stop = async () => {
-        if (stopping) return
-        stopping = true
-        await server.close().catch(() => {})
-        await plane.close()
-        process.exit(0)
-      }
-      server.onclose = ((previous) => () => {
-        previous?.()
-        void stop()
-      })(server.onclose)
-      process.once('SIGINT', () => void stop())
-      process.once('SIGTERM', () => void stop())
-      // The client closing our stdin is the end of the session.
-      process.stdin.once('end', () => void stop())
-      await server.connect(new StdioServerTransport())
-    })
+    .action(async (_o: unknown, command: Command) => (await import('../actions/mcp.js')).mcp(command.optsWithGlobals()))
 }

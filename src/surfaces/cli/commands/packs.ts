@@ -1,21 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { isValidKey } from '../../../skill/index.js'
-import { formatFinding } from '../../../sources/agent-skills/index.js'
-import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
-import { CliError } from '../cli-error.js'
-import { isInside } from '../../../sources/fs/index.js'
-
-const SCRIPT = `#!/usr/bin/env node
-// A skill pack: the input arrives as JSON on stdin; print one JSON value on stdout.
-let text = ''
-process.stdin.on('data', (chunk) => (text += chunk))
-process.stdin.on('end', () => {
-  const input = JSON.parse(text)
-  process.stdout.write(JSON.stringify({ greeting: \`Hello, \${input.name}!\` }))
-})
-`
 
 export function packsCommand(program: Command): void {
   const packs = program.command('packs').description('skill packs: executables that become skills')
@@ -24,55 +7,11 @@ export function packsCommand(program: Command): void {
     .command('new <name>')
     .description('scaffold a working pack (skill.json and a small Node script) in a new folder')
     .option('--dir <dir>', 'where to create the pack folder', '.')
-    .action((name: string, o: { dir: string }) => {
-      if (!isValidKey(name)) throw new CliError(`pack names are lower_snake skill keys, got "${name}"`)
-      const folder = resolve(o.dir, name)
-      if (existsSync(folder)) throw new CliError(`${folder} exists already`)
-      mkdirSync(folder, { recursive: true })
-      const manifest = {
-        name,
-        description: `Greet someone by name (scaffolded by skillplane packs new; describe what ${name} does)`,
-        schema: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1 } } },
-        output_schema: { type: 'object', required: ['greeting'], properties: { greeting: { type: 'string' } } },
-        entry: 'run.mjs',
-        // The environment is empty but for this list: PATH lets "#!/usr/bin/env node" find node.
-        env_allow: ['PATH'],
-        timeout_seconds: 30,
-        class: 'safe',
-        category: 'packs',
-        tags: [],
-      }
-      writeFileSync(join(folder, 'skill.json'), JSON.stringify(manifest, null, 2) + '\n')
-      writeFileSync(join(folder, 'run.mjs'), SCRIPT, { mode: 0o755 })
-      console.log(`created ${folder}: skill.json and run.mjs`)
-      console.log(`try: skillplane packs test ${folder} --input '{"name":"Ada"}'`)
-    })
+    .action(async (name: string, o: { dir: string }) => (await import('../actions/packs.js')).packsNew(name, o))
 
   packs
     .command('test <path>')
     .description('run one pack through the pipeline (validation, policy, audit) as the local admin')
     .option('--input <json>', 'the input as JSON', '{}')
-    .action(async (path: string, _o: unknown, command: Command) => {
-      const o = command.optsWithGlobals<GlobalOptions & { input: string }>()
-      let input: unknown
-      try {
-        input = JSON.parse(o.input)
-      } catch (error) {
-        throw new CliError(`--input is not valid JSON: ${(error as Error).message}`)
-      }
-      const folder = resolve(path)
-      if (!existsSync(join(folder, 'skill.json'))) throw new CliError(`no skill.json in ${folder}`)
-      const plane = await openPlane(o, { packDirs: [folder] })
-      try {
-        const problems = plane.packFindings.filter((f) => isInside(folder, f.file))
-        for (const finding of problems) console.error(formatFinding(finding))
-        const pack = plane.registry.list().find((s) => s.source === 'pack' && s.origin === join(folder, 'skill.json'))
-        if (!pack) throw new CliError(`the pack in ${basename(folder)} did not load${problems.length ? '' : ' (is its name taken?)'}`)
-        const envelope = await plane.invoke(pack.key, input, { caller: localAdmin() })
-        console.log(JSON.stringify(envelope, null, 2))
-        if (!envelope.ok) process.exitCode = 1
-      } finally {
-        await plane.close()
-      }
-    })
+    .action(async (path: string, _o: unknown, command: Command) => (await import('../actions/packs.js')).packsTest(path, command.optsWithGlobals()))
 }

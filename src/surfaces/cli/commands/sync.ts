@@ -1,6 +1,4 @@
 import type { Command } from 'commander'
-import type { SyncReport } from '../../../registry/index.js'
-import { withPlane, type GlobalOptions } from '../open-plane.js'
 
 export function syncCommand(program: Command): void {
   program
@@ -10,22 +8,5 @@ export function syncCommand(program: Command): void {
     .option('--prune', 'delete catalog rows whose executor is gone (and their bindings) instead of reporting them')
     .option('--force', 'sync even a config without skills over a catalog that has some (orphaning them all)')
     .option('--json', 'print the report as JSON')
-    .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<GlobalOptions & { dryRun?: boolean; prune?: boolean; force?: boolean; json?: boolean }>()
-      const sync = { dryRun: options.dryRun ?? false, prune: options.prune ?? false, force: options.force ?? false }
-      const report = await withPlane(options, (plane) => plane.sync(sync), {
-        connectMcp: true,
-      })
-      if (options.json) console.log(JSON.stringify(report, null, 2))
-      else printSyncReport(report)
-    })
-}
-
-export function printSyncReport(report: SyncReport, options: { quietWhenEmpty?: boolean } = {}): void {
-  for (const change of report.changes) console.log(change.message)
-  for (const warning of report.warnings) console.log(warning.message)
-  if (options.quietWhenEmpty && report.changes.length === 0) return
-  const verb = report.dryRun ? 'would change' : 'changed'
-  const n = report.changes.length
-  console.log(`sync: ${verb} ${n} ${n === 1 ? 'thing' : 'things'}, ${report.warnings.length} warning(s)${report.dryRun ? ' (dry run, nothing written)' : ''}`)
+    .action(async (_options: unknown, command: Command) => (await import('../actions/sync.js')).sync(command.optsWithGlobals()))
 }

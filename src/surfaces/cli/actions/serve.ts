@@ -1,0 +1,56 @@
+import { type GlobalOptions, openPlane } from '../open-plane.js'
+import { startHttpServer, type HttpServer } from '../../http/index.js'
+import { printSyncReport } from './sync.js'
+import { CliError } from '../cli-error.js'
+import { createModel } from '../../../agents/index.js'
+
+export async function serve(options: GlobalOptions & { port: number; host: string }): Promise<void> {
+  const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true })
+  // A skill's stray promise must not take the control plane down with it.
+  process.on('unhandledRejection', (error) => plane.logger.error({ err: error }, 'unhandled rejection (a skill left a promise unhandled)'))
+  let server: HttpServer | undefined
+  try {
+    if (plane.startupSync) printSyncReport(plane.startupSync, { quietWhenEmpty: true })
+    // Say now which agents can't run (a missing API key), not at their first run.
+    for (const agent of plane.config.agents.filter((a) => a.model)) {
+      try {
+        createModel(agent)
+      } catch (error) {
+        plane.logger.warn(`${(error as Error).message}; its runs will be refused until it is set`)
+      }
+    }
+    try {
+      server = await startHttpServer(plane, { host: options.host, port: options.port })
+    } catch (error) {
+      // The commonest first-run failure: say what to do about it.
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new CliError(`port ${options.port} on ${options.host} is in use (another skillplane serve?): stop that process or pick another with --port`)
+      }
+      throw error
+    }
+    // Created only once the port is bound, so a failed start never swallows the one-time key.
+    const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
+    console.log(`skillplane ${plane.registry.size} skills on ${plane.dialect} (${plane.location})`)
+    console.log(`console  ${server.url}/`)
+    console.log(`api      ${server.url}/api/skills`)
+    if (admin) {
+      console.log(`admin key (shown once; store it now): ${admin.key}`)
+      console.log(`try: curl -H "Authorization: Bearer ${admin.key}" ${server.url}/api/skills`)
+    } else {
+      console.log('keys exist already; make another with: skillplane keys create --name NAME --role admin')
+    }
+  } catch (error) {
+    await server?.close()
+    await plane.close()
+    throw error
+  }
+  const stop = async (signal: string) => {
+    plane.logger.info({ signal }, 'shutting down')
+    const closed = server?.close()
+    await plane.close()
+    await closed
+    process.exit(0)
+  }
+  process.once('SIGINT', () => void stop('SIGINT'))
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+}

@@ -1,0 +1,30 @@
+import cliProgress from 'cli-progress'
+// The leaf modules, not the agent-skills face (which loads the whole runtime): validating needs no plane.
+import { validateSkills } from '../../../sources/agent-skills/validate-skills.js'
+import { formatFinding } from '../../../sources/agent-skills/finding.js'
+
+export function skillsValidate(paths: string[], o: { json?: boolean }): void {
+  // A bar only where someone watches a long run; pipes and CI get the plain report.
+  const bar =
+    process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic) : null
+  let started = false
+  const report = validateSkills(paths, {
+    maxDepth: 6,
+    maxSkills: 100_000,
+    onProgress: (done, total) => {
+      if (!bar || total < 200) return
+      if (!started) bar.start(total, 0)
+      started = true
+      bar.update(done)
+    },
+  })
+  if (started) bar?.stop()
+  if (o.json) console.log(JSON.stringify(report, null, 2))
+  else {
+    for (const finding of report.findings) console.log(formatFinding(finding))
+    console.log(
+      `${report.skills} skill${report.skills === 1 ? '' : 's'} checked: ${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}`,
+    )
+  }
+  if (report.errors > 0) process.exitCode = 1
+}

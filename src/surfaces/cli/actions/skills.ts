@@ -1,0 +1,109 @@
+import { resolve } from 'node:path'
+import { skillDetail, agentCaller } from '../../../registry/index.js'
+import { listSkills } from '../../../inventory/index.js'
+import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
+import { formatTable, truncate } from '../format-table.js'
+import { CliError } from '../cli-error.js'
+import { instructionSummary, writeExport } from '../../../sources/agent-skills/index.js'
+import type { Caller } from '../../../skill/index.js'
+import type { Skillplane } from '../../../skillplane/index.js'
+
+// Listing shows whether each skill could run now, so MCP servers are connected first.
+const withLivePlane = <T>(o: GlobalOptions, fn: (plane: Skillplane) => Promise<T>) => withPlane(o, fn, { connectMcp: true })
+
+export async function skillsList(
+  o: GlobalOptions & {
+    class?: string
+    category?: string
+    tag?: string
+    source?: string
+    agent?: string
+    scope?: string
+    available?: boolean
+    q?: string
+    json?: boolean
+  },
+): Promise<void> {
+  await withLivePlane(o, async (plane) => {
+    const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
+    if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
+    const list = listSkills(plane, localAdmin(), {
+      class: o.class,
+      category: o.category,
+      tag: o.tag,
+      source: o.source,
+      scope: o.scope,
+      agentId,
+      q: o.q,
+      available: o.available || undefined,
+    })
+    if (o.json) return console.log(JSON.stringify(list, null, 2))
+    if (list.length === 0) return console.log('no skills')
+    console.log(
+      formatTable(
+        ['KEY', 'CLASS', 'SCOPE', 'SOURCE', 'CATEGORY', 'AVAILABLE', 'AGENTS', 'DESCRIPTION'],
+        list.map((s) => [
+          s.key,
+          s.class,
+          s.scope,
+          s.source,
+          s.category,
+          s.available ? 'yes' : s.enabled ? 'no' : 'disabled',
+          s.agents.join(',') || '-',
+          truncate(s.description, 60),
+        ]),
+      ),
+    )
+  })
+}
+
+export async function skillsShow(key: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
+  await withLivePlane(o, async (plane) => {
+    const instruction = plane.instructions.get(key)
+    if (instruction) {
+      const summary = instructionSummary(instruction, plane.catalog, plane.instructions.findings)
+      if (o.json) return console.log(JSON.stringify(summary, null, 2))
+      console.log(`${summary.key}: instruction skill (${instruction.template ? 'SKILL.md.template' : 'SKILL.md'}) in ${summary.folder}`)
+      console.log(`  ${summary.description}`)
+      console.log(`  agents ${summary.agents.join(', ') || '-'}; enabled ${summary.enabled ? 'yes' : 'no'}`)
+      for (const d of summary.diagnostics) console.log(`  ${d.severity}: line ${d.line}: ${d.message}`)
+      return
+    }
+    const skill = plane.registry.get(key)
+    if (!skill) throw new CliError(`no skill with key "${key}"`)
+    const d = skillDetail(skill, plane.catalog)
+    if (o.json) return console.log(JSON.stringify(d, null, 2))
+    console.log(`${d.key}: ${d.title}`)
+    console.log(`  ${d.description}`)
+    console.log(`  class ${d.class}, scope ${d.scope}, source ${d.source} (${d.origin}), category ${d.category}`)
+    console.log(`  tags ${d.tags.join(', ') || '-'}; agents ${d.agents.join(', ') || '-'}; enabled ${d.enabled ? 'yes' : 'no'}; timeout ${d.timeoutMs} ms`)
+    if (d.systemPrompt) console.log(`  system prompt: ${d.systemPrompt}`)
+    console.log(`input schema:\n${JSON.stringify(d.inputSchema, null, 2)}`)
+    if (d.outputSchema) console.log(`output schema:\n${JSON.stringify(d.outputSchema, null, 2)}`)
+  })
+}
+
+export async function skillsExport(o: GlobalOptions & { agent: string; user?: string; out: string }): Promise<void> {
+  const result = await withPlane(o, async (plane) => {
+    const agentId = plane.catalog.resolveAgent(o.agent)
+    if (!agentId) throw new CliError(`unknown agent "${o.agent}"`)
+    let caller: Caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
+    if (o.user) {
+      const user = await plane.keys.callerFor(o.user)
+      if (!user) throw new CliError(`no active key named "${o.user}"`)
+      caller = user
+    }
+    const set = plane.exportSkills(caller, agentId)
+    await plane.events.record('skills.exported', `agent:${agentId}`, localAdmin(), {
+      as: caller.name,
+      skills: set.manifest.skills,
+      files: set.files.size,
+      to: resolve(o.out),
+    })
+    return writeExport(set, o.out)
+  })
+  if (result.written.length === 0 && result.removed.length === 0) return console.log(`${o.out}: unchanged`)
+  for (const path of result.written) console.log(`+ ${path}`)
+  for (const path of result.removed) console.log(`- ${path}`)
+  console.log(`${o.out}: ${result.written.length} written, ${result.removed.length} removed`)
+}
