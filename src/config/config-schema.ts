@@ -121,7 +121,15 @@ export const configSchema = z.strictObject({
     .strictObject({
       maxBodyBytes: positiveInt.default(1_048_576),
       allowedHosts: z.array(z.string().regex(/^[^\s/:]+$|^\[[0-9a-fA-F:.]+\]$/, 'a host name without port or scheme')).default([]),
-      allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^\s/]+$/, 'an origin such as https://app.example.com (scheme, host, optional port)')).default([]),
+      // As browsers send them: lower case, no default port.
+      allowedOrigins: z
+        .array(
+          z
+            .string()
+            .regex(/^https?:\/\/[^\s/]+$/, 'an origin such as https://app.example.com (scheme, host, optional port)')
+            .transform((o) => new URL(o).origin),
+        )
+        .default([]),
     })
     .prefault({}),
   approvals: z

@@ -49,10 +49,6 @@ export interface SkillContext {
 /** What a caller passes a skill: its input schema's input side (before defaults and transforms). */
 export type CallInput<S> = S extends z.ZodType ? z.input<S> : Record<string, unknown>
 
-/**
- * Every error code a caller can receive: the pipeline's (an envelope's error) and the API's own
- * (keys, body size, decisions that conflict, an unsynced catalog). The HTTP status follows from it.
- */
 /** How far a running call has come: `progress` of `total` (when known), with a word on what it does. */
 export interface ProgressUpdate {
   progress: number
@@ -60,6 +56,10 @@ export interface ProgressUpdate {
   message?: string
 }
 
+/**
+ * Every error code a caller can receive: the pipeline's (an envelope's error) and the API's own
+ * (keys, body size, decisions that conflict, an unsynced catalog). The HTTP status follows from it.
+ */
 export type ErrorCode =
   | 'unauthorized'
   | 'payload_too_large'

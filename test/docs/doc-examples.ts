@@ -88,7 +88,7 @@ export class OutputMatcher {
   /** Null when the actual output is what the documentation shows, else what differs. */
   compare(documented: string, printed: string): string | null {
     // npm run's own lines ("> skillplane@0.1.0 cli", the command) are not the program's output.
-    const actual = printed.replace(/^(?:> .*\n)+\n?/gm, '')
+    const actual = printed.replace(/^> skillplane@[^\n]*\n> [^\n]*\n\n?/gm, '')
     const doc = parseJson(documented)
     if (doc.ok) {
       const real = parseJson(actual)

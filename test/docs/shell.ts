@@ -13,13 +13,14 @@ export class Shell {
     this.#bash.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.#stderr += chunk))
   }
 
-  /** Run a script (in a subshell for `set -e`, its variables kept) and return what it printed. */
+  /** Run a script in this shell (its variables kept) and return what it printed; any failing command fails it. */
   async run(script: string, timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
     const marker = `__done_${randomUUID()}__`
     this.#stdout = ''
     this.#stderr = ''
     // pipefail, and stop at the first failing command, as a reader would; the exit code follows the marker.
-    this.#bash.stdin.write(`set -o pipefail\n{\n${script}\n} ; echo "${marker}$?"\n`)
+    // The first failing command's status, not just the last one's: an ERR trap records it.
+    this.#bash.stdin.write(`set -o pipefail\n__rc=0\ntrap '__s=$?; [ $__rc -eq 0 ] && __rc=$__s' ERR\n{\n${script}\n}\ntrap - ERR\necho "${marker}$__rc"\n`)
     const deadline = Date.now() + timeoutMs
     while (!this.#stdout.includes(marker)) {
       if (Date.now() > deadline) throw new Error(`no end of: ${script}\n${this.#stdout}\n${this.#stderr}`)

@@ -107,6 +107,29 @@ describe.each(databases)('reloading packs on $name', (database) => {
   })
 })
 
+describe.each(databases)('reloading to nothing on $name', (database) => {
+  it('refuses, with 409, a reload that would orphan the whole catalog', async () => {
+    const root = tempDir('skillplane-reload-empty-')
+    pack(root, 'only_pack', 'echo \'{"v":1}\'')
+    const plane = await openTestPlane(database, { skills: [], agents: [], packDirs: [root] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      rmSync(join(root, 'only_pack'), { recursive: true })
+      const response = await fetch(`${server.url}/api/sources/reload`, { method: 'POST', headers: { authorization: `Bearer ${adminKey}` } })
+      expect(response.status).toBe(409)
+      expect(await response.json()).toMatchObject({
+        ok: false,
+        error: { code: 'conflict', message: expect.stringContaining('the config has no skills, and syncing it would orphan all 1 skill of the catalog') },
+      })
+      expect(plane.catalog.row('only_pack')).toMatchObject({ present: 1 })
+    } finally {
+      await server.close()
+      await plane.close()
+    }
+  })
+})
+
 describe.each(databases)('pack boundaries on $name', (database) => {
   it('refuses a pack swapped after loading, keeps working packs when a folder breaks, and counts only stdout', async () => {
     const root = tempDir('skillplane-packedge-')

@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import { canSee } from '../../access/index.js'
+import { SyncRefusedError } from '../../registry/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
@@ -74,7 +75,15 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.route('/api/sops', sopRoutes(plane))
   app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
-  app.post('/api/sources/reload', requireRole('admin'), async (c) => c.json(await plane.reloadSources()))
+  app.post('/api/sources/reload', requireRole('admin'), async (c) => {
+    try {
+      return c.json(await plane.reloadSources())
+    } catch (error) {
+      // The reloaded sources hold no skill at all: the catalog is kept, not orphaned.
+      if (error instanceof SyncRefusedError) return errorResponse(c, 'conflict', error.message)
+      throw error
+    }
+  })
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
   app.get('/openapi.json', async (c) => {

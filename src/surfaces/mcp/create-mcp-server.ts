@@ -72,16 +72,17 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
 
   const unsubscribe = plane.onSkillsChanged(() => {
     tools = null
+    // Only a list the client has seen can change for it.
+    if (announced !== '' && signature(current()) !== announced) {
+      announced = signature(current())
+      server.sendToolListChanged().catch(() => {})
+    }
     const resources = skillResources.signature()
     if (resources !== resourcesShown) {
       resourcesShown = resources
       server.sendResourceListChanged().catch(() => {})
       server.sendPromptListChanged().catch(() => {})
     }
-    // Only a list the client has seen can change for it.
-    if (announced === '' || signature(current()) === announced) return
-    announced = signature(current())
-    server.sendToolListChanged().catch(() => {})
   })
   const onclose = server.onclose
   server.onclose = () => {

@@ -77,7 +77,7 @@ describe('/mcp DNS-rebinding protection', () => {
   })
 
   it('answers to the configured names and origins instead, and says what to set on a bad config', async () => {
-    const { server, key, port } = await serve({ http: { allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://console.example.com'] } })
+    const { server, key, port } = await serve({ http: { allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://Console.example.com:443'] } })
     const auth = { authorization: `Bearer ${key}` }
     expect((await post(server, { ...auth, host: `127.0.0.1:${port}` })).status).toBe(403)
     expect((await post(server, { ...auth, host: 'MCP.example.com' })).status).toBe(200)

@@ -34,7 +34,6 @@ export interface SkillResourceOptions {
 export function serveSkillResources(server: Server, plane: Skillplane, options: SkillResourceOptions): { signature(): string } {
   const { caller } = options
   const visible = () => (options.mayCall('activate_skill') ? plane.instructions.visibleTo(caller, null, plane.catalog) : [])
-  const describe = (name: string, description: string) => plane.catalog.row(name)?.description_override ?? description
 
   const resources = (): Resource[] =>
     visible().flatMap((skill) => [
@@ -42,7 +41,7 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
         uri: `${SCHEME}${skill.name}/SKILL.md`,
         name: skill.name,
         title: skill.name,
-        description: describe(skill.name, skill.description),
+        description: plane.instructions.description(skill, plane.catalog),
         mimeType: 'text/markdown',
       },
       ...(options.mayCall('read_skill_resource') ? listSkillFiles(skill.dir) : []).map((path) => ({
@@ -52,7 +51,7 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       })),
     ])
   const prompts = (): Prompt[] =>
-    visible().map((skill) => ({ name: skill.name, title: `Use the ${skill.name} skill`, description: describe(skill.name, skill.description) }))
+    visible().map((skill) => ({ name: skill.name, title: `Use the ${skill.name} skill`, description: plane.instructions.description(skill, plane.catalog) }))
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources() }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {

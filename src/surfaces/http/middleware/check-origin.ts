@@ -43,7 +43,8 @@ export function checkOrigin(rules: OriginRules): MiddlewareHandler {
     const origin = c.req.header('origin')
     if (origin !== undefined && !rules.origins.includes(origin)) {
       const from = hostnameOf(origin)
-      if (from === null || !answersTo(rules, from)) {
+      // With no names listed, a page must come from the very address the request was sent to.
+      if (from === null || (rules.hosts === null ? from !== host : !rules.hosts.includes(from))) {
         return errorResponse(c, 'denied', `requests from origin ${JSON.stringify(origin)} are refused on ${c.req.path} (http.allowedOrigins)`)
       }
     }
