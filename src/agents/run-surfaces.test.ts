@@ -117,5 +117,12 @@ describe('agent runs over HTTP and the CLI', () => {
     const keyless = await run(['run', '--agent', 'helper', 'hi'], { SKILLPLANE_TEST_PROVIDER_URL: fake.url, SKILLPLANE_TEST_PROVIDER_KEY: '' })
     expect(keyless.status).toBe(1)
     expect(keyless.stderr).toContain('the environment variable SKILLPLANE_TEST_PROVIDER_KEY holding the openai-compatible API key is not set')
+    // A setting a test run can't change is named first: fixing the key would not help that run.
+    const refusedSet = await run(['test-run', '--agent', 'helper', '--input', 'x', '--set', 'model.baseURL=http://example.com/v1'], {
+      SKILLPLANE_TEST_PROVIDER_URL: fake.url,
+      SKILLPLANE_TEST_PROVIDER_KEY: '',
+    })
+    expect(refusedSet.status).toBe(1)
+    expect(refusedSet.stderr).toContain('--set model.baseURL: not a setting a test run can change')
   })
 })

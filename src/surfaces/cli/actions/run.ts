@@ -62,7 +62,8 @@ export async function testRun(o: GlobalOptions & { agent: string; input: string;
   const envelope = await withPlane(
     o,
     async (plane) => {
-      await orCliError(async () => createModel(plane.runs.agent(o.agent)))
+      // The changes first (a refused one is the clearer error), then a usable model.
+      await orCliError(async () => createModel(plane.runs.agent(o.agent, o.set)))
       // Through the test_run skill, so that policy and the audit log see it.
       return plane.invoke(
         TEST_RUN_KEY,

@@ -55,8 +55,8 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     const body = await parseBody(c, testRunBody, 'invalid test run')
     if (!body.ok) return body.response
     try {
-      // A clear error for an agent without a usable model, before anything is audited.
-      createModel(plane.runs.agent(agentId))
+      // A clear error for a refused change or an agent without a usable model, before anything is audited.
+      createModel(plane.runs.agent(agentId, body.value.set))
     } catch (error) {
       return runFailure(c, error)
     }
