@@ -14,8 +14,9 @@ import { RunError } from './run-error.js'
 import { applyOverrides } from './apply-overrides.js'
 import { redact, scrubText } from '../audit/index.js'
 import { TEST_RUN_KEY } from './test-run-key.js'
+import type { RunStatus } from './run-status.js'
 
-export type RunStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed'
+export type { RunStatus } from './run-status.js'
 
 export interface RunStep {
   index: number

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RUN_STATUSES } from '../../agents/index.js'
 import { APPROVAL_STATUSES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
 
 // The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
@@ -50,7 +51,7 @@ export const testRunBody = z.strictObject({
   set: z.record(z.string(), z.string()).optional().describe('Config changes for this run only: path → value'),
 })
 export const runListQuery = z.strictObject({
-  status: z.enum(['running', 'awaiting_approval', 'completed', 'failed']).optional(),
+  status: z.enum(RUN_STATUSES).optional(),
   cursor,
   limit,
 })

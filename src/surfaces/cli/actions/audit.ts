@@ -21,8 +21,8 @@ export async function audit(o: GlobalOptions & Record<string, string | boolean |
     const query = parsed.query
     if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
     const page = await plane.audit.query(query)
-    const items = page.items
-    if (o.json) return console.log(JSON.stringify({ items, nextCursor: page.nextCursor }, null, 2))
+    const { items } = page
+    if (o.json) return console.log(JSON.stringify(page, null, 2))
     if (items.length === 0) return console.log('no calls')
     console.log(
       formatTable(

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander'
 import { CliError } from '../cli-error.js'
 import { parsePositiveInt } from '../parse-options.js'
+import { RUN_STATUSES } from '../../../agents/run-status.js'
 
 export function runCommand(program: Command): void {
   program
@@ -16,7 +17,7 @@ export function runCommand(program: Command): void {
     .command('list')
     .description('runs, newest first')
     .option('--agent <agent>', 'only this agent')
-    .addOption(new Option('--status <status>', 'only this status').choices(['running', 'awaiting_approval', 'completed', 'failed']))
+    .addOption(new Option('--status <status>', 'only this status').choices(RUN_STATUSES))
     .option('--limit <n>', 'rows (1-500)', parsePositiveInt, 50)
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => (await import('../actions/run.js')).runsList(command.optsWithGlobals()))
