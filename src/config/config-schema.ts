@@ -1,0 +1,204 @@
+import { createPublicKey } from 'node:crypto'
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { z } from 'zod'
+import { isDefinedSkill, type DefinedSkill } from '../skill/define-skill.js'
+
+// The one statement of the config's shape: its input side types skillplane.config.ts
+// (define-config.ts), its output side, with defaults filled in, is the resolved config (resolve-config.ts).
+// Each object's fields are a shape constant that types its schema, so that the published declarations
+// keep their doc comments (tsc drops comments from inferred types); nested objects are documented on their field.
+
+const positiveInt = z.number().int().positive()
+// setTimeout's ceiling: longer durations fire at once.
+const duration = positiveInt.max(2_147_483_647)
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+const httpUrl = z.url({ protocol: /^https?$/ })
+
+const modelSettingsShape = {
+  /** openai, anthropic or openai-compatible. */
+  provider: z.enum(['openai', 'anthropic', 'openai-compatible'], 'unknown provider: use openai, anthropic or openai-compatible'),
+  /** The provider's model id, e.g. "gpt-4.1-mini" or "claude-sonnet-4-5". */
+  model: z.string().trim().min(1, "the provider's model id is required"),
+  /**
+   * The environment variable holding the API key. Default OPENAI_API_KEY or ANTHROPIC_API_KEY;
+   * none for openai-compatible (a local server may need no key).
+   */
+  apiKeyEnv: envName.optional(),
+  /** The API's base URL: required for openai-compatible, optional otherwise (a proxy). */
+  baseURL: httpUrl.optional(),
+}
+
+export const modelSettingsSchema: z.ZodObject<typeof modelSettingsShape, z.core.$strict> = z.strictObject(modelSettingsShape).superRefine((model, ctx) => {
+  if (model.provider === 'openai-compatible' && !model.baseURL) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
+})
+
+const languageModel = z.custom<LanguageModelV3>(
+  (value) => typeof value === 'object' && value !== null && 'specificationVersion' in value && typeof (value as { doGenerate?: unknown }).doGenerate === 'function',
+)
+
+// An AI SDK model object as it is, or provider settings whose errors name their field (a union would say only "Invalid input").
+const agentModel = z.custom<z.input<typeof languageModel> | z.input<typeof modelSettingsSchema>>().transform((value, ctx) => {
+  const model = languageModel.safeParse(value)
+  return model.success ? model.data : parseWithin(modelSettingsSchema, value, ctx)
+})
+
+const agentShape = {
+  /** Display name, e.g. "Fleet Autonomy"; its id is the kebab-case slug ("fleet-autonomy"). */
+  name: z.string().trim().min(1).max(100),
+  /** Other names it answers to, case-insensitively. Default none. */
+  aliases: z.array(z.string().trim().min(1).max(100)).default([]),
+  description: z.string().default(''),
+  /** The model the agent runs with (`skillplane run`), or an AI SDK language model object. */
+  model: agentModel.optional(),
+  /** Its instructions; the instruction-skill catalog it may use is appended. */
+  systemPrompt: z.string().optional(),
+  /** Most model steps (tool rounds) in one run. Default 10. */
+  maxSteps: z.number().int().min(1).max(100).default(10),
+}
+
+export const agentSchema: z.ZodObject<typeof agentShape, z.core.$strict> = z.strictObject(agentShape)
+
+const mcpServerCommon = {
+  /** lower_snake: the prefix of its skill keys and their category. */
+  name: z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)').max(32),
+  /** Agents bound to every tool of this server. */
+  agents: z.array(z.string().min(1)).default([]),
+  /** Per tool (by the server's tool name): a class instead of the one its annotations imply, more agents. */
+  tools: z
+    .record(z.string().min(1), z.strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }))
+    .default({}),
+  /** Deadline of one call. Default: `defaults.timeoutMs`. */
+  timeoutMs: duration.optional(),
+  /** How long connecting (and listing tools) may take. Default 10 000. */
+  connectTimeoutMs: duration.default(10_000),
+}
+
+const stdioServerShape = {
+  ...mcpServerCommon,
+  /** The program to start (no shell; found on PATH). */
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  /** Variables for the server, besides PATH, HOME, USER, LOGNAME, SHELL and TERM. */
+  env: z.record(envName, z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+}
+
+const httpServerShape = {
+  ...mcpServerCommon,
+  /** The MCP endpoint; credentials belong in headers. */
+  url: httpUrl.refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)'),
+  /** Sent with every request; never shown. */
+  headers: z.record(z.string(), z.string()).optional(),
+}
+
+/** A local server started as a subprocess (stdio). */
+export const stdioServerSchema: z.ZodObject<typeof stdioServerShape, z.core.$strict> = z.strictObject(stdioServerShape)
+/** A remote server (Streamable HTTP). */
+export const httpServerSchema: z.ZodObject<typeof httpServerShape, z.core.$strict> = z.strictObject(httpServerShape)
+
+// Validated as one object, so that an error names its field; which transport it is follows from command or url.
+const anyMcpServer = stdioServerSchema
+  .extend(httpServerSchema.shape)
+  .partial({ command: true, url: true })
+  .superRefine((server, ctx) => {
+    if ((server.command === undefined) === (server.url === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give either command (a stdio server) or url (a Streamable HTTP server)' })
+    }
+    const wrong = server.url !== undefined ? (['args', 'env', 'cwd'] as const) : (['headers'] as const)
+    for (const field of wrong) {
+      if (server[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `does not apply to a ${server.url ? 'url' : 'command'} server` })
+    }
+  })
+  .transform(({ command, args, env, cwd, url, headers, ...common }) =>
+    url !== undefined
+      ? { ...common, transport: 'http' as const, url, headers: headers ?? {} }
+      : { ...common, transport: 'stdio' as const, command: command!, args: args ?? [], env: env ?? {}, ...(cwd && { cwd }) },
+  )
+
+export const mcpServerSchema = z
+  .custom<z.input<typeof stdioServerSchema> | z.input<typeof httpServerSchema>>()
+  .transform((value, ctx) => parseWithin(anyMcpServer, value, ctx))
+
+const configShape = {
+  /** The code skills, made with defineSkill(). */
+  skills: z
+    // DefinedSkill<any, any>: a skill's run() takes its own input type, so no narrower element type admits them all.
+    .array(z.custom<DefinedSkill<any, any>>(isDefinedSkill, { message: 'not a skill made with defineSkill()' }))
+    .default([]),
+  /** Named consumers of skills; an agent with a `model` can be run. */
+  agents: z.array(agentSchema).default([]),
+  /** `timeoutMs`: the deadline of a call when the skill sets none. Default 30 000. */
+  defaults: z.strictObject({ timeoutMs: duration.default(30_000) }).prefault({}),
+  /** `maxResultBytes`: results larger than this (UTF-8 bytes of their JSON) are stored truncated. Default 65 536. */
+  audit: z.strictObject({ maxResultBytes: positiveInt.default(65_536) }).prefault({}),
+  /** `maxBodyBytes`: the largest accepted request body. Default 1 MiB. */
+  http: z.strictObject({ maxBodyBytes: positiveInt.default(1_048_576) }).prefault({}),
+  /**
+   * `expiresAfterMs`: a pending request expires after this long (default 24 h); `waitTimeoutMs`: how
+   * long a call with `wait: true` waits for the decision (default 180 000); `webhookUrl`: receives a
+   * JSON POST when a request is created and when it is decided.
+   */
+  approvals: z
+    .strictObject({ expiresAfterMs: positiveInt.default(24 * 3_600_000), waitTimeoutMs: duration.default(180_000), webhookUrl: httpUrl.optional() })
+    .prefault({}),
+  /**
+   * Folders of SKILL.md instruction skills (a skill folder, or a folder of them), relative to the
+   * working directory; `agents` may see every skill under that folder.
+   */
+  skillDirs: z
+    .array(
+      z.union([
+        z.string().min(1).transform((path) => ({ path, agents: [] as string[] })),
+        z.strictObject({ path: z.string().min(1), agents: z.array(z.string().min(1)).default([]) }),
+      ]),
+    )
+    .default([]),
+  /** Also load the project's conventional `.agents/skills` folder. Default false. */
+  projectSkills: z.boolean().default(false),
+  /** Folders of skill packs (folders with skill.json), relative to the working directory. */
+  packDirs: z.array(z.string().min(1)).default([]),
+  /** Variables SKILL.md.template files may use as {{vars.NAME}}. */
+  templateVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).default({}),
+  /**
+   * How run_skill_script runs an instruction skill's scripts: `envAllow`, the environment variables
+   * passed through besides a minimal PATH (default none); `timeoutMs`, the deadline of one run (default 60 000).
+   */
+  skillScripts: z.strictObject({ envAllow: z.array(envName).default([]), timeoutMs: duration.default(60_000) }).prefault({}),
+  /** MCP servers whose tools become skills keyed `<name>_<tool>`, gated and audited like any other. */
+  mcpServers: z
+    .array(mcpServerSchema)
+    .default([])
+    .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must be unique')
+    // Server "a" with tool "b_x" and server "a_b" with tool "x" would both be a_b_x.
+    .refine(
+      (servers) => !servers.some((a) => servers.some((b) => b.name.startsWith(`${a.name}_`))),
+      "an MCP server name must not be another one's followed by _ (their skill keys could collide)",
+    ),
+  /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
+  sopKeys: z
+    .array(
+      z.strictObject({
+        name: z.string().trim().min(1).max(100),
+        publicKey: z.string().refine(isEd25519PublicKey, { message: 'not an Ed25519 public key in PEM form' }),
+      }),
+    )
+    .default([]),
+}
+
+export const configSchema: z.ZodObject<typeof configShape, z.core.$strict> = z.strictObject(configShape)
+
+/** Parse with `schema` inside a transform, its errors reported at the transform's path. */
+function parseWithin<S extends z.ZodType>(schema: S, value: unknown, ctx: z.RefinementCtx): z.output<S> {
+  const parsed = schema.safeParse(value)
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+  return z.NEVER
+}
+
+function isEd25519PublicKey(pem: string): boolean {
+  try {
+    return createPublicKey(pem).asymmetricKeyType === 'ed25519'
+  } catch {
+    return false
+  }
+}
