@@ -14,6 +14,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       // A `let` set once after closures that read it later were made (lazy wiring) stays a `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // `interface X extends Y {}` names a derived type so that editors and declarations show the name.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
     },
   },
   {

@@ -12,7 +12,7 @@ describe('the config schema', () => {
     >()
     // Resolved: defaults filled in, shapes normalised.
     expectTypeOf<ResolvedConfig['http']>().toEqualTypeOf<{ maxBodyBytes: number; allowedHosts: string[]; allowedOrigins: string[] }>()
-    expectTypeOf<ResolvedConfig['skillDirs']>().toEqualTypeOf<Array<{ path: string; agents: string[] }>>()
+    expectTypeOf<ResolvedConfig['skillDirs']>().toExtend<Array<{ path: string; agents: string[] }>>()
     expectTypeOf<ResolvedConfig['agents'][number]['maxSteps']>().toEqualTypeOf<number>()
   })
 

@@ -1,60 +1,110 @@
 import { createPublicKey } from 'node:crypto'
-import { z } from 'zod'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { z } from 'zod'
 import { isDefinedSkill, type DefinedSkill } from '../skill/index.js'
 
-// One schema gives both the types a config file is written in (z.input) and the resolved config
-// the plane runs with (z.output, defaults filled in): the two can't disagree.
-
-/** How a configured MCP server is reached, once resolved: a subprocess (stdio) or a URL. */
-export type ResolvedMcpServer =
-  | (McpServerCommon & { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string })
-  | (McpServerCommon & { transport: 'http'; url: string; headers: Record<string, string> })
-
-/** A folder of SKILL.md instruction skills and the agents bound to every skill in it. */
-interface SkillDirConfig {
-  path: string
-  agents: string[]
-}
-
-interface McpServerCommon {
-  name: string
-  agents: string[]
-  tools: Record<string, { class?: 'safe' | 'mutating' | 'dangerous'; agents: string[] }>
-  timeoutMs?: number
-  connectTimeoutMs: number
-}
+// The one statement of the config's shape: its input side types skillplane.config.ts
+// (define-config.ts), its output side, with defaults filled in, is the resolved config (resolve-config.ts).
+// Each object's fields are a shape constant that types its schema, so that the published declarations
+// keep their doc comments (tsc drops comments from inferred types); nested objects are documented on their field.
 
 const positiveInt = z.number().int().positive()
 // setTimeout's ceiling: longer durations fire at once.
 const duration = positiveInt.max(2_147_483_647)
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+const httpUrl = z.url({ protocol: /^https?$/ })
 
-// One object shape, so that an error names its field; which transport it is follows from command or url.
-const mcpServer = z
-  .strictObject({
-    name: z
-      .string()
-      .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)')
-      .max(32),
-    agents: z.array(z.string().min(1)).default([]),
-    tools: z
-      .record(
-        z.string().min(1),
-        z.strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }),
-      )
-      .default({}),
-    timeoutMs: duration.optional(),
-    connectTimeoutMs: duration.default(10_000),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
-    cwd: z.string().min(1).optional(),
-    url: z
-      .url({ protocol: /^https?$/ })
-      .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)')
-      .optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-  })
+const modelSettingsShape = {
+  /** openai, anthropic or openai-compatible. */
+  provider: z.enum(['openai', 'anthropic', 'openai-compatible'], 'unknown provider: use openai, anthropic or openai-compatible'),
+  /** The provider's model id, e.g. "gpt-4.1-mini" or "claude-sonnet-4-5". */
+  model: z.string().trim().min(1, "the provider's model id is required"),
+  /**
+   * The environment variable holding the API key. Default OPENAI_API_KEY or ANTHROPIC_API_KEY;
+   * none for openai-compatible (a local server may need no key).
+   */
+  apiKeyEnv: envName.optional(),
+  /** The API's base URL: required for openai-compatible, optional otherwise (a proxy). */
+  baseURL: httpUrl.optional(),
+}
+
+export const modelSettingsSchema: z.ZodObject<typeof modelSettingsShape, z.core.$strict> = z.strictObject(modelSettingsShape).superRefine((model, ctx) => {
+  if (model.provider === 'openai-compatible' && !model.baseURL)
+    ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
+})
+
+const languageModel = z.custom<LanguageModelV3>(
+  (value) =>
+    typeof value === 'object' && value !== null && 'specificationVersion' in value && typeof (value as { doGenerate?: unknown }).doGenerate === 'function',
+)
+
+// An AI SDK model object as it is, or provider settings whose errors name their field (a union would say only "Invalid input").
+const agentModel = z.custom<z.input<typeof languageModel> | z.input<typeof modelSettingsSchema>>().transform((value, ctx) => {
+  const model = languageModel.safeParse(value)
+  return model.success ? model.data : parseWithin(modelSettingsSchema, value, ctx)
+})
+
+const agentShape = {
+  /** Display name, e.g. "Fleet Autonomy"; its id is the kebab-case slug ("fleet-autonomy"). */
+  name: z.string().trim().min(1).max(100),
+  /** Other names it answers to, case-insensitively. Default none. */
+  aliases: z.array(z.string().trim().min(1).max(100)).default([]),
+  description: z.string().default(''),
+  /** The model the agent runs with (`skillplane run`), or an AI SDK language model object. */
+  model: agentModel.optional(),
+  /** Its instructions; the instruction-skill catalog it may use is appended. */
+  systemPrompt: z.string().optional(),
+  /** Most model steps (tool rounds) in one run. Default 10. */
+  maxSteps: z.number().int().min(1).max(100).default(10),
+}
+
+export const agentSchema: z.ZodObject<typeof agentShape, z.core.$strict> = z.strictObject(agentShape)
+
+const mcpServerCommon = {
+  /** lower_snake: the prefix of its skill keys and their category. */
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)')
+    .max(32),
+  /** Agents bound to every tool of this server. */
+  agents: z.array(z.string().min(1)).default([]),
+  /** Per tool (by the server's tool name): a class instead of the one its annotations imply, more agents. */
+  tools: z
+    .record(z.string().min(1), z.strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }))
+    .default({}),
+  /** Deadline of one call. Default: `defaults.timeoutMs`. */
+  timeoutMs: duration.optional(),
+  /** How long connecting (and listing tools) may take. Default 10 000. */
+  connectTimeoutMs: duration.default(10_000),
+}
+
+const stdioServerShape = {
+  ...mcpServerCommon,
+  /** The program to start (no shell; found on PATH). */
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  /** Variables for the server, besides PATH, HOME, USER, LOGNAME, SHELL and TERM. */
+  env: z.record(envName, z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+}
+
+const httpServerShape = {
+  ...mcpServerCommon,
+  /** The MCP endpoint; credentials belong in headers. */
+  url: httpUrl.refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)'),
+  /** Sent with every request; never shown. */
+  headers: z.record(z.string(), z.string()).optional(),
+}
+
+/** A local server started as a subprocess (stdio). */
+export const stdioServerSchema: z.ZodObject<typeof stdioServerShape, z.core.$strict> = z.strictObject(stdioServerShape)
+/** A remote server (Streamable HTTP). */
+export const httpServerSchema: z.ZodObject<typeof httpServerShape, z.core.$strict> = z.strictObject(httpServerShape)
+
+// Validated as one object, so that an error names its field; which transport it is follows from command or url.
+const anyMcpServer = stdioServerSchema
+  .extend(httpServerSchema.shape)
+  .partial({ command: true, url: true })
   .superRefine((server, ctx) => {
     if ((server.command === undefined) === (server.url === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'give either command (a stdio server) or url (a Streamable HTTP server)' })
@@ -64,59 +114,34 @@ const mcpServer = z
       if (server[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `does not apply to a ${server.url ? 'url' : 'command'} server` })
     }
   })
-  .transform(({ command, args, env, cwd, url, headers, ...common }): ResolvedMcpServer =>
+  .transform(({ command, args, env, cwd, url, headers, ...common }) =>
     url !== undefined
-      ? { ...common, transport: 'http', url, headers: headers ?? {} }
-      : { ...common, transport: 'stdio', command: command!, args: args ?? [], env: env ?? {}, ...(cwd && { cwd }) },
+      ? { ...common, transport: 'http' as const, url, headers: headers ?? {} }
+      : { ...common, transport: 'stdio' as const, command: command!, args: args ?? [], env: env ?? {}, ...(cwd && { cwd }) },
   )
 
-export const modelSettings = z
-  .strictObject({
-    provider: z.enum(['openai', 'anthropic', 'openai-compatible'], 'unknown provider: use openai, anthropic or openai-compatible'),
-    model: z.string().trim().min(1, "the provider's model id is required"),
-    apiKeyEnv: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
-      .optional(),
-    baseURL: z.url({ protocol: /^https?$/ }).optional(),
-  })
-  .superRefine((model, ctx) => {
-    if (model.provider === 'openai-compatible' && !model.baseURL)
-      ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
-  })
+export const mcpServerSchema = z
+  .custom<z.input<typeof stdioServerSchema> | z.input<typeof httpServerSchema>>()
+  .transform((value, ctx) => parseWithin(anyMcpServer, value, ctx))
 
-/** The config: what a skillplane.config.ts exports (its input side) and what the plane runs with (its output). */
-export const configSchema = z.strictObject({
+const configShape = {
+  /** The code skills, made with defineSkill(). */
   skills: z
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each skill has its own schemas
-    .array(z.custom<DefinedSkill<any, any>>((value) => isDefinedSkill(value), { message: 'not a skill made with defineSkill()' }))
+    // DefinedSkill<any, any>: a skill's run() takes its own input type, so no narrower element type admits them all.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    .array(z.custom<DefinedSkill<any, any>>(isDefinedSkill, { message: 'not a skill made with defineSkill()' }))
     .default([]),
-  agents: z
-    .array(
-      z.strictObject({
-        name: z.string().trim().min(1).max(100),
-        aliases: z.array(z.string().trim().min(1).max(100)).default([]),
-        description: z.string().default(''),
-        // An AI SDK model object, or provider settings whose errors name their field.
-        model: z
-          // Typed for the config's author; checked below, so an error names the field it is about.
-          .custom<AgentModelConfig | LanguageModelV3>(() => true)
-          .optional()
-          .transform((value, ctx): ResolvedModel | LanguageModelV3 | undefined => {
-            if (value === undefined || isLanguageModel(value)) return value as LanguageModelV3 | undefined
-            const parsed = modelSettings.safeParse(value)
-            if (parsed.success) return parsed.data
-            for (const issue of parsed.error.issues)
-              ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] as (string | number)[] })
-            return z.NEVER
-          }),
-        systemPrompt: z.string().optional(),
-        maxSteps: z.number().int().min(1).max(100).default(10),
-      }),
-    )
-    .default([]),
+  /** Named consumers of skills; an agent with a `model` can be run. */
+  agents: z.array(agentSchema).default([]),
+  /** `timeoutMs`: the deadline of a call when the skill sets none. Default 30 000. */
   defaults: z.strictObject({ timeoutMs: duration.default(30_000) }).prefault({}),
+  /** `maxResultBytes`: results larger than this (UTF-8 bytes of their JSON) are stored truncated. Default 65 536. */
   audit: z.strictObject({ maxResultBytes: positiveInt.default(65_536) }).prefault({}),
+  /**
+   * `maxBodyBytes`: the largest accepted request body (default 1 MiB). `allowedHosts`: host names
+   * `/mcp` answers besides loopback ones (DNS-rebinding defence); `allowedOrigins`: browser origins
+   * `/mcp` accepts besides the page's own address.
+   */
   http: z
     .strictObject({
       maxBodyBytes: positiveInt.default(1_048_576),
@@ -132,35 +157,43 @@ export const configSchema = z.strictObject({
         .default([]),
     })
     .prefault({}),
+  /**
+   * `expiresAfterMs`: a pending request expires after this long (default 24 h); `waitTimeoutMs`: how
+   * long a call with `wait: true` waits for the decision (default 180 000); `webhookUrl`: receives a
+   * JSON POST when a request is created and when it is decided.
+   */
   approvals: z
-    .strictObject({
-      expiresAfterMs: positiveInt.default(24 * 3_600_000),
-      waitTimeoutMs: duration.default(180_000),
-      webhookUrl: z.url({ protocol: /^https?$/ }).optional(),
-    })
+    .strictObject({ expiresAfterMs: positiveInt.default(24 * 3_600_000), waitTimeoutMs: duration.default(180_000), webhookUrl: httpUrl.optional() })
     .prefault({}),
+  /**
+   * Folders of SKILL.md instruction skills (a skill folder, or a folder of them), relative to the
+   * working directory; `agents` may see every skill under that folder.
+   */
   skillDirs: z
     .array(
       z.union([
         z
           .string()
           .min(1)
-          .transform((path): SkillDirConfig => ({ path, agents: [] })),
-        z.strictObject({ path: z.string().min(1), agents: z.array(z.string().min(1)).default([]) }).transform((dir): SkillDirConfig => dir),
+          .transform((path) => ({ path, agents: [] as string[] })),
+        z.strictObject({ path: z.string().min(1), agents: z.array(z.string().min(1)).default([]) }),
       ]),
     )
     .default([]),
+  /** Also load the project's conventional `.agents/skills` folder. Default false. */
   projectSkills: z.boolean().default(false),
+  /** Folders of skill packs (folders with skill.json), relative to the working directory. */
   packDirs: z.array(z.string().min(1)).default([]),
+  /** Variables SKILL.md.template files may use as {{vars.NAME}}. */
   templateVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).default({}),
-  skillScripts: z
-    .strictObject({
-      envAllow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
-      timeoutMs: duration.default(60_000),
-    })
-    .prefault({}),
+  /**
+   * How run_skill_script runs an instruction skill's scripts: `envAllow`, the environment variables
+   * passed through besides a minimal PATH (default none); `timeoutMs`, the deadline of one run (default 60 000).
+   */
+  skillScripts: z.strictObject({ envAllow: z.array(envName).default([]), timeoutMs: duration.default(60_000) }).prefault({}),
+  /** MCP servers whose tools become skills keyed `<name>_<tool>`, gated and audited like any other. */
   mcpServers: z
-    .array(mcpServer)
+    .array(mcpServerSchema)
     .default([])
     .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must be unique')
     // Server "a" with tool "b_x" and server "a_b" with tool "x" would both be a_b_x.
@@ -168,6 +201,7 @@ export const configSchema = z.strictObject({
       (servers) => !servers.some((a) => servers.some((b) => b.name.startsWith(`${a.name}_`))),
       "an MCP server name must not be another one's followed by _ (their skill keys could collide)",
     ),
+  /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z
     .array(
       z.strictObject({
@@ -176,10 +210,16 @@ export const configSchema = z.strictObject({
       }),
     )
     .default([]),
-})
+}
 
-function isLanguageModel(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && 'specificationVersion' in value && typeof (value as { doGenerate?: unknown }).doGenerate === 'function'
+export const configSchema: z.ZodObject<typeof configShape, z.core.$strict> = z.strictObject(configShape)
+
+/** Parse with `schema` inside a transform, its errors reported at the transform's path. */
+function parseWithin<S extends z.ZodType>(schema: S, value: unknown, ctx: z.RefinementCtx): z.output<S> {
+  const parsed = schema.safeParse(value)
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+  return z.NEVER
 }
 
 function isEd25519PublicKey(pem: string): boolean {
@@ -189,18 +229,3 @@ function isEd25519PublicKey(pem: string): boolean {
     return false
   }
 }
-
-/** A config file's default export, as its author writes it. */
-export type SkillplaneConfig = z.input<typeof configSchema>
-/** One agent of the config, as written. */
-export type AgentConfig = NonNullable<SkillplaneConfig['agents']>[number]
-/** An agent's model as provider settings (the alternative is an AI SDK model object). */
-export type AgentModelConfig = z.input<typeof modelSettings>
-export type ModelProvider = AgentModelConfig['provider']
-/** One MCP server of the config, as written: `command` for stdio, or `url`. */
-export type McpServerConfig = NonNullable<SkillplaneConfig['mcpServers']>[number]
-
-/** The config the plane runs with: validated, defaults filled in. */
-export type ResolvedConfig = z.output<typeof configSchema>
-export type ResolvedAgent = ResolvedConfig['agents'][number]
-export type ResolvedModel = z.output<typeof modelSettings>

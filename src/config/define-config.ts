@@ -1,6 +1,20 @@
-import type { SkillplaneConfig } from './config-schema.js'
+import type { z } from 'zod'
+import type { agentSchema, configSchema, httpServerSchema, stdioServerSchema } from './config-schema.js'
 
-export type { SkillplaneConfig, AgentConfig, AgentModelConfig, ModelProvider, McpServerConfig } from './config-schema.js'
+// Named interfaces over the schema's input side, so that editors show their names, not the expansion.
+// (The members restated here only name the element types; `extends` checks they match the schema.)
+
+/** What skillplane.config.ts exports (or its factory returns): every field optional, unknown fields refused. */
+export interface SkillplaneConfig extends z.input<typeof configSchema> {
+  agents?: AgentConfig[]
+  mcpServers?: McpServerConfig[]
+}
+
+/** A named consumer of skills; with a `model` it can be run. */
+export interface AgentConfig extends z.input<typeof agentSchema> {}
+
+/** A local server started as a subprocess (`command`: stdio), or a remote one (`url`: Streamable HTTP). */
+export type McpServerConfig = z.input<typeof stdioServerSchema> | z.input<typeof httpServerSchema>
 
 export interface ConfigEnvironment {
   /** The resolved data directory, for skills that keep files of their own. */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { MockLanguageModelV3 } from 'ai/test'
+import { z } from 'zod'
 import { tempDir } from '../test-support/databases.js'
+import { defineSkill } from '../skill/define-skill.js'
 import { findConfigFile, loadConfigFile } from './load-config.js'
 import { resolveConfig } from './resolve-config.js'
 import { ConfigError } from './config-error.js'
@@ -112,6 +115,32 @@ describe('config files', () => {
         'c.ts',
       ),
     ).rejects.toThrow('config c.ts: its factory function threw: boom')
+  })
+
+  it("names the field of an agent's model settings, inside the list of agents", async () => {
+    const agents = (model: unknown) => ({ agents: [{ name: 'A' }, { name: 'B', model }] }) as never
+    await expect(resolveConfig(agents({ provider: 'mistral', model: '' }), env, 'c.ts')).rejects.toThrow(
+      "config c.ts: agents[1].model.provider: unknown provider: use openai, anthropic or openai-compatible; agents[1].model.model: the provider's model id is required",
+    )
+    await expect(resolveConfig(agents({ provider: 'openai-compatible', model: 'llama' }), env, 'c.ts')).rejects.toThrow(
+      'config c.ts: agents[1].model.baseURL: openai-compatible needs the base URL of its API',
+    )
+    await expect(resolveConfig(agents({ provider: 'openai', model: 'm', apiKey: 'sk-1' }), env, 'c.ts')).rejects.toThrow(
+      'config c.ts: agents[1].model: Unrecognized key: "apiKey"',
+    )
+    await expect(resolveConfig(agents('gpt-4.1-mini'), env, 'c.ts')).rejects.toThrow(
+      'config c.ts: agents[1].model: Invalid input: expected object, received string',
+    )
+    const settings = await resolveConfig(agents({ provider: 'anthropic', model: 'claude-sonnet-4-5', apiKeyEnv: 'MY_KEY' }), env, 'c.ts')
+    expect(settings.agents[1]!.model).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5', apiKeyEnv: 'MY_KEY' })
+  })
+
+  it('keeps skills and AI SDK model objects as the very objects the config holds', async () => {
+    const skill = defineSkill({ key: 'echo', description: 'Echo', input: z.object({ message: z.string() }), run: ({ message }) => message })
+    const model = new MockLanguageModelV3()
+    const config = await resolveConfig({ skills: [skill], agents: [{ name: 'A', model }] }, env, 'c.ts')
+    expect(config.skills[0]).toBe(skill)
+    expect(config.agents[0]!.model).toBe(model)
   })
 
   it('passes the data dir to a factory and fills defaults', async () => {

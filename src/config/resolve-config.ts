@@ -1,8 +1,21 @@
+import type { z } from 'zod'
 import type { ConfigEnvironment, ConfigInput } from './define-config.js'
+import { configSchema, type agentSchema, type mcpServerSchema, type modelSettingsSchema } from './config-schema.js'
 import { ConfigError } from './config-error.js'
-import { configSchema, type ResolvedConfig } from './config-schema.js'
 
-export type { ResolvedConfig, ResolvedAgent, ResolvedModel, ResolvedMcpServer } from './config-schema.js'
+// Named interfaces over the schema's output side: the config with its defaults filled in.
+// (The members restated here only name the element types; `extends` checks they match the schema.)
+
+export interface ResolvedConfig extends z.output<typeof configSchema> {
+  agents: ResolvedAgent[]
+  mcpServers: ResolvedMcpServer[]
+}
+
+export interface ResolvedAgent extends z.output<typeof agentSchema> {}
+
+export interface ResolvedModel extends z.output<typeof modelSettingsSchema> {}
+
+export type ResolvedMcpServer = z.output<typeof mcpServerSchema>
 
 /** Validate a config (object or factory) and fill in defaults; errors name the field. */
 export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, source: string): Promise<ResolvedConfig> {
@@ -22,7 +35,7 @@ export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, 
     const problems = parsed.error.issues.map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`)
     throw new ConfigError(`config ${source}: ${problems.join('; ')}`)
   }
-  const resolved = parsed.data
+  const resolved: ResolvedConfig = parsed.data
   checkAgents(resolved.agents, source)
   return resolved
 }
