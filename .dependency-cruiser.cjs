@@ -9,7 +9,7 @@ const layers = [
   ['access'],
   ['runtime'],
   ['sources'],
-  ['plane', 'inventory'],
+  ['plane', 'inventory', 'edge'],
   ['ai-sdk'],
   ['agents'],
   ['skillplane'],

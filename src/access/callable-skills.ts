@@ -1,4 +1,4 @@
-import type { Skill, Caller, Envelope, JsonSchema } from '../skill/index.js'
+import type { Skill, Caller, EdgeInfo, Envelope, JsonSchema } from '../skill/index.js'
 import { type Registry, type Catalog, skillSummary } from '../registry/index.js'
 import { canSee } from './can-see.js'
 import { type Policies, decidePolicy, type PolicyDecision } from '../policy/index.js'
@@ -9,6 +9,8 @@ export interface AccessSources {
   readonly registry: Pick<Registry, 'list'>
   readonly catalog: Catalog
   readonly policies: Pick<Policies, 'rows'>
+  /** The enrolled edges offering a host-scope skill. */
+  readonly edges?: { offering(skillKey: string): EdgeInfo[] }
 }
 
 /** A skill as an LLM tool for one caller. */
@@ -36,13 +38,24 @@ export function callableSkills(plane: AccessSources, caller: Caller, agent: stri
   for (const skill of plane.registry.list()) {
     if (!canSee(caller, skill, plane.catalog) || !plane.catalog.isEnabled(skill.key)) continue
     if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.catalog.isBound(a, k) }) !== null) continue
-    const { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
+    let { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
+    // A host skill lists the edges this caller may run it on; when policies deny every one, it is not listed.
+    let edges: string[] = []
+    if (skill.scope === 'host') {
+      const decided = (plane.edges?.offering(skill.key) ?? []).map((edge) => ({
+        edge,
+        decision: decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge, policies }).decision,
+      }))
+      const allowed = decided.filter((d) => d.decision !== 'DENY')
+      edges = allowed.map((d) => d.edge.name)
+      if (decided.length > 0) decision = allowed.some((d) => d.decision === 'ALWAYS') ? 'ALWAYS' : allowed.length ? 'ASK' : 'DENY'
+    }
     if (decision === 'DENY') continue
     const summary = skillSummary(skill, plane.catalog)
     let inputSchema = skill.inputSchemaFor({ caller, agent: agentId })
     const wrapped = inputSchema.type !== 'object'
     if (wrapped) inputSchema = { type: 'object', properties: { input: inputSchema }, required: ['input'] }
-    if (skill.scope === 'host') inputSchema = withEdgeId(inputSchema)
+    if (skill.scope === 'host') inputSchema = withEdgeId(inputSchema, edges)
     callable.push({ skill, title: summary.title, description: summary.description, inputSchema, wrapped, decision })
   }
   return callable
@@ -60,12 +73,13 @@ export function toSkillInput(entry: CallableSkill, args: Record<string, unknown>
   return { input: entry.wrapped ? rest.input : rest, edgeId }
 }
 
-function withEdgeId(schema: JsonSchema): JsonSchema {
+function withEdgeId(schema: JsonSchema, edges: string[]): JsonSchema {
   const properties = (schema.properties as Record<string, unknown> | undefined) ?? {}
   const required = (schema.required as string[] | undefined) ?? []
+  const edgeId = { type: 'string', description: 'The edge (host) to run on, by name.', ...(edges.length > 0 && { enum: edges }) }
   return {
     ...schema,
-    properties: { ...properties, edge_id: { type: 'string', description: 'The edge (host) to run on.' } },
+    properties: { ...properties, edge_id: edgeId },
     required: [...required.filter((r) => r !== 'edge_id'), 'edge_id'],
   }
 }

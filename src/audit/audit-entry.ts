@@ -7,7 +7,9 @@ export interface AuditEntry {
   caller: { id: string; name: string; kind: string; role: string }
   agent: string | null
   conversationId: string | null
+  /** The edge a host-scope call ran on: its id and its name at the time. */
   edgeId: string | null
+  edgeName: string | null
   status: string
   input: unknown
   /** The result, or for a truncated one the first bytes of its JSON as a string. */
@@ -34,6 +36,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     agent: row.agent_id,
     conversationId: row.conversation_id,
     edgeId: row.edge_id,
+    edgeName: row.edge_name,
     status: row.status,
     input: parse(row.input),
     result: row.result === null ? null : truncated ? row.result : parse(row.result),

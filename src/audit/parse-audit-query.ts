@@ -14,6 +14,7 @@ export const auditQuerySchema = z.strictObject({
   status: z.enum(STATUSES).optional(),
   agent: z.string().min(1).optional(),
   caller: z.string().min(1).optional(),
+  edge: z.string().min(1).optional().describe('Edge id or name'),
   parentCallId: z.string().min(1).optional(),
   traceId: z
     .string()

@@ -201,6 +201,11 @@ const configShape = {
       (servers) => !servers.some((a) => servers.some((b) => b.name.startsWith(`${a.name}_`))),
       "an MCP server name must not be another one's followed by _ (their skill keys could collide)",
     ),
+  /**
+   * Edge agents: `heartbeatMs`, how often the manager pings each edge (a silent one is dropped after
+   * two missed pings; default 10 000); `maxInFlight`, the calls one edge runs at once (default 64).
+   */
+  edges: z.strictObject({ heartbeatMs: z.number().int().min(100).max(60_000).default(10_000), maxInFlight: positiveInt.max(10_000).default(64) }).prefault({}),
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z
     .array(

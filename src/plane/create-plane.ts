@@ -15,8 +15,11 @@ import {
   ActivationRepository,
   McpToolRepository,
   RunRepository,
+  EdgeRepository,
   StoreError,
+  type Listener,
 } from '../store/index.js'
+import { sql } from 'kysely'
 import { AuditWriter, AuditBacklog, AuditEvents, toAuditEntry } from '../audit/index.js'
 import { ApiKeys } from '../auth/index.js'
 import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
@@ -26,6 +29,7 @@ import { Pipeline } from '../runtime/index.js'
 import { Policies, Approvals, ApprovalSeal, SECRET_ENV, Sops, WebhookNotifier } from '../policy/index.js'
 import { ProcessGroups } from '../sources/subprocess/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
+import { Edges } from '../sources/edge/index.js'
 import type { Plane, PlaneOptions } from './plane.js'
 import { SkillSources } from './skill-sources.js'
 import { Liveness } from './liveness.js'
@@ -34,6 +38,8 @@ import { checkDatabase } from './check-database.js'
 import { templateView } from './template-view.js'
 
 const managerIds = monotonicFactory()
+// The PostgreSQL channel managers signal each other on about edges and relayed calls.
+const EDGE_CHANNEL = 'skillplane_edges'
 
 /** Build the plane's parts, connect them, recover what stopped managers left, and start beating. */
 export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
@@ -45,7 +51,17 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   const processGroups = new ProcessGroups(join(dataDir, 'process-groups'), managerId)
 
   const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
-  for (const definition of config.skills) registry.register(definition, { source: 'code', origin: definitionOrigin(definition) })
+  // Edges are created once the database is open; a host-scope code skill asks them whether it can run.
+  let edges: Edges | undefined
+  for (const definition of config.skills) {
+    const origin = definitionOrigin(definition)
+    if (definition.scope !== 'host') registry.register(definition, { source: 'code', origin })
+    else
+      registry.register(
+        { ...definition, unavailable: () => edges?.unavailable(definition.key) ?? definition.unavailable?.() ?? null },
+        { source: 'code', origin },
+      )
+  }
   for (const { definition, origin } of options.builtIns?.(config) ?? []) {
     if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin })
   }
@@ -70,12 +86,13 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   activations = new ActivationRepository(db)
   const keys = new ApiKeys(new KeyRepository(db))
   const events = new AuditEvents(new EventRepository(db))
+  const managers = new ManagerRepository(db)
   const policies = new Policies(new PolicyRepository(db), events, (label) => catalog!.resolveAgent(label))
   const sops = new Sops(new SopRepository(db), config.sopKeys, events)
   const notifier = new WebhookNotifier(config.approvals.webhookUrl, logger)
   const liveness = new Liveness({
     managerId,
-    managers: new ManagerRepository(db),
+    managers,
     audit: auditRepo,
     runs: runRecords,
     processGroupsDir: processGroups.dir,
@@ -105,6 +122,22 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   }
 
   let closed: Promise<void> | null = null
+  edges = new Edges({
+    repo: new EdgeRepository(db),
+    registry,
+    events,
+    managerId,
+    logger,
+    heartbeatMs: config.edges.heartbeatMs,
+    maxInFlight: config.edges.maxInFlight,
+    ...(database.listen && { signal: (message) => sql`select pg_notify(${EDGE_CHANNEL}, ${JSON.stringify(message)})`.execute(db).then(() => {}) }),
+    managerAlive: (id) => managers.isAlive(id, new Date(Date.now() - 30_000).toISOString()),
+    onSkillsChanged: () => {
+      if (closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an edge skill change failed'))
+    },
+    now,
+  })
+  let listener: Listener | undefined
   let recoveredCalls = 0
   let startupSync: SyncReport | null = null
   let seal: ApprovalSeal
@@ -122,6 +155,12 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       now,
     })
     await liveness.beat()
+    await edges.refresh()
+    listener = await database.listen?.(
+      EDGE_CHANNEL,
+      (payload) => edges!.receive(payload),
+      () => void edges!.refresh(),
+    )
     if (options.sync) startupSync = await sync()
     await Promise.all([catalog.refresh(), policies.refresh()])
     seal = ApprovalSeal.load(dataDir)
@@ -135,6 +174,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     }
   } catch (error) {
     await sources.close()
+    await edges.close()
+    await listener?.close()
     await database.close().catch(() => {})
     throw error
   }
@@ -161,10 +202,11 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     managerId,
     maxResultBytes: config.audit.maxResultBytes,
     approvalWaitMs: config.approvals.waitTimeoutMs,
+    edges,
   })
   // Catalog edits and policies made by other managers arrive with each heartbeat.
   liveness.start(
-    () => Promise.all([catalog.refresh(), policies.refresh()]),
+    () => Promise.all([catalog.refresh(), policies.refresh(), edges.refresh()]),
     () => approvals.expireDue(),
   )
 
@@ -186,6 +228,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       const reloaded = await sources.reload()
       return { ...reloaded, sync: await sync() }
     },
+    edges,
     mcpServers: () => sources.mcpServers(),
     connectMcp: () => sources.connectMcp(),
     onSkillsChanged: (listener) => changes.subscribe(listener),
@@ -222,6 +265,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         liveness.stop()
         changes.close()
         await pipeline.close()
+        await edges!.close()
+        await listener?.close()
         await sources.close()
         await syncing
         // Webhook retries get a short grace at shutdown; they never hold the process for long.

@@ -9,6 +9,7 @@ import type { InvokeOptions } from '../runtime/index.js'
 import type { Policies, Approvals, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
 import type { McpServerReport } from '../sources/mcp/index.js'
+import type { Edges } from '../sources/edge/index.js'
 import type { SourcesReport } from './skill-sources.js'
 
 export interface PlaneOptions {
@@ -58,6 +59,8 @@ export interface Plane {
     mcp: McpServerReport[]
     sync: SyncReport
   }>
+  /** Edge agents: enrollment, their directory, and their tunnels to this manager. */
+  readonly edges: Edges
   /** The configured MCP servers: connection state, the skills their tools became, problems. */
   mcpServers(): McpServerReport[]
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */

@@ -25,6 +25,8 @@ export interface ApprovalView {
   /** The person who had the agent make the call, when an agent run did. */
   onBehalfOf: { id: string; name: string } | null
   agent: string | null
+  /** The edge a host-scope call would run on. */
+  edge: { id: string; name: string } | null
   conversationId: string | null
   callId: string
   reason: string
@@ -58,6 +60,8 @@ export interface NewApproval {
   requirement: Requirement
   /** The person who had the agent make this call. */
   onBehalfOf?: Caller | null
+  /** The edge a host-scope call would run on (its input hash covers it too). */
+  edge?: { id: string; name: string } | null
 }
 
 export type DecideFailure = { ok: false; code: Extract<ErrorCode, 'denied' | 'not_found' | 'conflict' | 'tampered' | 'invalid_input'>; message: string }
@@ -129,6 +133,8 @@ export class Approvals {
       seal: '',
       on_behalf_of_id: request.onBehalfOf?.id ?? null,
       on_behalf_of_name: request.onBehalfOf?.name ?? null,
+      edge_id: request.edge?.id ?? null,
+      edge_name: request.edge?.name ?? null,
     }
     row.seal = this.seal.seal(requestFields(row))
     await this.repo.insert(row)
@@ -441,6 +447,7 @@ function requestFields(row: ApprovalRow): Record<string, unknown> {
     expiresAt: row.expires_at,
     // Only present when set, so that seals of requests made before the column existed still verify.
     ...(row.on_behalf_of_id !== null && { onBehalfOf: row.on_behalf_of_id, onBehalfOfName: row.on_behalf_of_name }),
+    ...(row.edge_id !== null && { edge: row.edge_id, edgeName: row.edge_name }),
   }
 }
 
@@ -467,6 +474,7 @@ function toView(row: ApprovalRow, decisions: DecisionRow[]): ApprovalView {
     requester: { id: row.caller_id, name: row.caller_name, kind: row.caller_kind },
     onBehalfOf: row.on_behalf_of_id === null ? null : { id: row.on_behalf_of_id, name: row.on_behalf_of_name ?? '' },
     agent: row.agent_id,
+    edge: row.edge_id === null ? null : { id: row.edge_id, name: row.edge_name ?? '' },
     conversationId: row.conversation_id,
     callId: row.call_id,
     reason: row.reason,

@@ -1,10 +1,10 @@
-import type { Caller, SkillClass } from '../skill/index.js'
+import type { Caller, EdgeInfo, SkillClass } from '../skill/index.js'
 import type { PolicyRow } from '../store/index.js'
 
 export type PolicyDecision = 'ALWAYS' | 'ASK' | 'DENY'
-export type PolicyLevel = 'global' | 'agent' | 'role' | 'user'
+export type PolicyLevel = 'global' | 'agent' | 'role' | 'user' | 'edge'
 export const POLICY_DECISIONS: readonly PolicyDecision[] = ['ALWAYS', 'ASK', 'DENY']
-export const POLICY_LEVELS: readonly PolicyLevel[] = ['global', 'agent', 'role', 'user']
+export const POLICY_LEVELS: readonly PolicyLevel[] = ['global', 'agent', 'role', 'user', 'edge']
 
 const STRICTNESS: Record<PolicyDecision, number> = { ALWAYS: 0, ASK: 1, DENY: 2 }
 
@@ -29,6 +29,8 @@ export interface DecideInput {
   skillClass: SkillClass
   caller: Caller
   agentId: string | null
+  /** The edge a host-scope call runs on: edge policies (by name, id or `label=value`) apply to it. */
+  edge?: EdgeInfo | null
   policies: readonly PolicyRow[]
 }
 
@@ -50,7 +52,7 @@ export function decidePolicy(input: DecideInput): EffectiveDecision {
         ? 'mutating skill requested by an agent'
         : `${skillClass} skill`
 
-  const applicable = input.policies.filter((p) => (p.skill_key === input.skill || p.skill_key === '*') && applies(p, caller, input.agentId))
+  const applicable = input.policies.filter((p) => (p.skill_key === input.skill || p.skill_key === '*') && applies(p, caller, input.agentId, input.edge ?? null))
   if (applicable.length > 0) {
     const strictest = applicable.reduce((a, b) => (STRICTNESS[b.decision as PolicyDecision] > STRICTNESS[a.decision as PolicyDecision] ? b : a))
     decision = strictest.decision as PolicyDecision
@@ -63,7 +65,7 @@ export function decidePolicy(input: DecideInput): EffectiveDecision {
   return { decision, reason, requirement }
 }
 
-function applies(policy: PolicyRow, caller: Caller, agentId: string | null): boolean {
+function applies(policy: PolicyRow, caller: Caller, agentId: string | null, edge: EdgeInfo | null): boolean {
   switch (policy.level) {
     case 'global':
       return true
@@ -74,7 +76,16 @@ function applies(policy: PolicyRow, caller: Caller, agentId: string | null): boo
     case 'user':
       // User overrides name human keys; an agent key that happens to share the name is not that user.
       return caller.kind === 'user' && (policy.subject === caller.id || policy.subject === caller.name)
+    case 'edge':
+      return edge !== null && edgeMatches(policy.subject, edge)
     default:
       return false
   }
+}
+
+/** An edge policy's subject: the edge's name or id, or `label=value` for every edge carrying that label. */
+export function edgeMatches(subject: string, edge: EdgeInfo): boolean {
+  const eq = subject.indexOf('=')
+  if (eq === -1) return subject === edge.name || subject === edge.id
+  return edge.labels[subject.slice(0, eq)] === subject.slice(eq + 1)
 }

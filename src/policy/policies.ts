@@ -5,11 +5,12 @@ import { isValidKey } from '../skill/index.js'
 import { POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel } from './decide-policy.js'
 
 const ROLES = ['viewer', 'operator', 'admin', 'agent']
+const EDGE_SUBJECT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}(=[A-Za-z0-9_.-]{0,63})?$/
 
 export interface PolicyInput {
   skill: string
   level: PolicyLevel
-  /** Agent (id, name or alias), role, or key id/name; ignored for the global level. */
+  /** Agent (id, name or alias), role, key id/name, or edge (name, id or `label=value`); ignored for the global level. */
   subject?: string
   decision: PolicyDecision
 }
@@ -69,6 +70,9 @@ export class Policies {
         subject = id
       }
       if (input.level === 'role' && !ROLES.includes(subject)) return { ok: false, message: `role must be one of ${ROLES.join(', ')}` }
+      if (input.level === 'edge' && !EDGE_SUBJECT.test(subject)) {
+        return { ok: false, message: `an edge policy names an edge (its name or id) or a label as label=value, got ${JSON.stringify(subject)}` }
+      }
     }
     const existing = await this.repo.find(input.skill, input.level, subject)
     const row: PolicyRow = {

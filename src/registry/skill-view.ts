@@ -11,7 +11,7 @@ export interface SkillSummary {
   tags: string[]
   source: Skill['source']
   enabled: boolean
-  /** Whether a call could run now: enabled, and for host scope an edge connected. */
+  /** Whether a call could run now: enabled, and for host scope an online edge offering it. */
   available: boolean
   /** Why not, when it is not. */
   unavailableReason: string | null
@@ -49,10 +49,9 @@ export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
   }
 }
 
-/** Edges are not connectable yet, so host-scope skills are never available. */
-export function availability(enabled: boolean, skill: Pick<Skill, 'scope' | 'unavailable'>): { available: boolean; unavailableReason: string | null } {
+/** Whether a call could run now; a host-scope skill's check asks the edges offering it. */
+export function availability(enabled: boolean, skill: Pick<Skill, 'unavailable'>): { available: boolean; unavailableReason: string | null } {
   if (!enabled) return { available: false, unavailableReason: 'disabled in the catalog' }
-  if (skill.scope === 'host') return { available: false, unavailableReason: 'runs on edge agents and no edge is connected' }
   let down: string | null
   try {
     down = skill.unavailable()

@@ -4,11 +4,12 @@ import { SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemet
 import type { Logger } from 'pino'
 import type { Registry, Catalog } from '../registry/index.js'
 import { type AuditWriter, redact } from '../audit/index.js'
-import type { Caller, Envelope, SkillContext } from '../skill/index.js'
+import type { Caller, Envelope, NestedCallOptions, SkillContext } from '../skill/index.js'
 import type { Policies, Approvals } from '../policy/index.js'
 import { ShuttingDown } from './abort-reasons.js'
 import { failure, success } from './envelope.js'
 import type { ApprovalMode, InvokeOptions } from './invoke-options.js'
+import type { EdgeRouter } from './edge-router.js'
 import {
   authoriseCall,
   dispatchCall,
@@ -37,6 +38,8 @@ export interface PipelineDeps {
   maxResultBytes: number
   /** How long `wait: true` waits for an approval decision. */
   approvalWaitMs: number
+  /** Where host-scope calls go; without it they answer edge_unavailable. */
+  edges?: EdgeRouter
 }
 
 interface Parent {
@@ -131,7 +134,6 @@ export class Pipeline {
       key,
       caller,
       conversationId: options.conversationId,
-      edgeId: options.edgeId,
       managerId: deps.managerId,
       startedAt,
       traceId,
@@ -146,13 +148,25 @@ export class Pipeline {
       return approval.mode === 'check' && !filed ? Promise.resolve(envelope) : finish(r.status, envelope)
     }
 
-    const resolved = resolveCall({ registry: deps.registry, catalog: deps.catalog, key, shownKey: row.skill_key, caller, agent: options.agent })
+    const resolved = resolveCall({
+      registry: deps.registry,
+      catalog: deps.catalog,
+      key,
+      shownKey: row.skill_key,
+      caller,
+      agent: options.agent,
+      edgeRef: options.edgeId,
+      edges: deps.edges,
+    })
     const inputJson = serialize(() => redact(input, ('skill' in resolved ? resolved.skill : resolved.named)?.input.jsonSchema, { collect: secrets }))
     row.input = inputJson ?? '"[input is not JSON]"'
     if (this.#closing) return refuse(refusal('unavailable', 'skillplane is shutting down; retry on another manager', 'interrupted'))
     row.agent_id = resolved.agentId
     if ('refusal' in resolved) return refuse(resolved.refusal)
     const agentId = resolved.agentId
+    const edge = resolved.edge
+    row.edge_id = edge?.id ?? null
+    row.edge_name = edge?.name ?? null
 
     const validated = validateInput(resolved.skill, input, inputJson)
     if (isRefusal(validated)) return refuse(validated)
@@ -166,7 +180,7 @@ export class Pipeline {
     if (outer?.aborted) forward()
     else outer?.addEventListener('abort', forward, { once: true })
     this.#inFlight.set(callId, controller)
-    const ctx = this.#context(callId, parent, caller, agentId, options, controller.signal)
+    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, controller.signal)
     try {
       const gate = await gateCall(deps, {
         skill: resolved.skill,
@@ -176,6 +190,7 @@ export class Pipeline {
         approval,
         onBehalfOf: options.onBehalfOf,
         signal: controller.signal,
+        edge,
       })
       if (gate) return refuse(gate)
       if (approval.mode === 'check') return success({ wouldRun: true, approvalId: row.approval_id }, callId)
@@ -184,7 +199,13 @@ export class Pipeline {
       // Without its running row the call never ran, so it has no final row either.
       if (unrecorded) return failure(unrecorded.code, unrecorded.message, callId)
 
-      const dispatched = await dispatchCall(resolved.skill, validated.value, ctx, controller)
+      const dispatched = await dispatchCall(
+        resolved.skill,
+        validated.value,
+        ctx,
+        controller,
+        edge && deps.edges ? { router: deps.edges, target: edge } : undefined,
+      )
       if (isRefusal(dispatched)) return finish(dispatched.status, failure(dispatched.code, dispatched.message, callId, dispatched.details))
       const output = validateOutput(resolved.skill, dispatched.data)
       if (isRefusal(output)) return finish(output.status, failure(output.code, output.message, callId, output.details))
@@ -195,7 +216,15 @@ export class Pipeline {
     }
   }
 
-  #context(callId: string, parent: Parent | null, caller: Caller, agentId: string | null, options: InvokeOptions, signal: AbortSignal): SkillContext {
+  #context(
+    callId: string,
+    parent: Parent | null,
+    caller: Caller,
+    agentId: string | null,
+    edgeId: string | null,
+    options: InvokeOptions,
+    signal: AbortSignal,
+  ): SkillContext {
     const logger = this.#deps.logger
     let child: Logger | undefined
     return {
@@ -204,7 +233,7 @@ export class Pipeline {
       caller,
       agent: agentId,
       conversationId: options.conversationId ?? null,
-      edgeId: options.edgeId ?? null,
+      edgeId,
       signal,
       get logger() {
         return (child ??= logger.child({ callId }))
@@ -222,7 +251,7 @@ export class Pipeline {
       },
       // A definition stands for its key; the callee runs as registered, whatever object was passed.
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads type the result by the callee's output schema, which the pipeline checks
-      invoke: (skill: string | { key: string }, input: unknown): Promise<Envelope<any>> =>
+      invoke: (skill: string | { key: string }, input: unknown, nested?: NestedCallOptions): Promise<Envelope<any>> =>
         this.#track(
           this.#invoke(
             typeof skill === 'string' ? skill : skill.key,
@@ -231,7 +260,8 @@ export class Pipeline {
               caller,
               agent: agentId,
               conversationId: options.conversationId ?? null,
-              edgeId: options.edgeId ?? null,
+              // An edge is named per call: a nested call runs on the manager unless it names one.
+              edgeId: nested?.edgeId ?? null,
               signal,
               onBehalfOf: options.onBehalfOf ?? null,
             },

@@ -5,6 +5,13 @@ export type SkillScope = 'manager' | 'host'
 export type SkillSource = 'code' | 'agent-skill' | 'pack' | 'mcp' | 'edge'
 export type JsonSchema = Record<string, unknown>
 
+/** An edge (a remote host running `skillplane edge`) as calls and policies name it. */
+export interface EdgeInfo {
+  id: string
+  name: string
+  labels: Record<string, string>
+}
+
 /** A zod schema or a plain JSON Schema object (for skills that come from data). */
 export type SchemaLike = z.ZodType | JsonSchema
 
@@ -30,6 +37,7 @@ export interface SkillContext {
   /** Agent id the call is made for, when any. */
   agent: string | null
   conversationId: string | null
+  /** The edge a host-scope call runs on (its id); null on the manager. */
   edgeId: string | null
   signal: AbortSignal
   logger: SkillLogger
@@ -42,8 +50,17 @@ export interface SkillContext {
    * Call another skill through the pipeline: it is gated and audited, linked to this call. Pass the
    * callee's definition instead of its key and its input and result are typed.
    */
-  invoke<I extends SchemaLike, O extends SchemaLike>(skill: SkillDefinition<I, O>, input: CallInput<I>): Promise<Envelope<InferOutput<O>>>
-  invoke(key: string, input: unknown): Promise<Envelope>
+  invoke<I extends SchemaLike, O extends SchemaLike>(
+    skill: SkillDefinition<I, O>,
+    input: CallInput<I>,
+    options?: NestedCallOptions,
+  ): Promise<Envelope<InferOutput<O>>>
+  invoke(key: string, input: unknown, options?: NestedCallOptions): Promise<Envelope>
+}
+
+export interface NestedCallOptions {
+  /** The edge (id or name) a host-scope skill runs on. */
+  edgeId?: string
 }
 
 /** What a caller passes a skill: its input schema's input side (before defaults and transforms). */

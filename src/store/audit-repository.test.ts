@@ -15,6 +15,7 @@ const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
   agent_id: n % 5 ? null : 'helper',
   conversation_id: null,
   edge_id: null,
+  edge_name: null,
   manager_id: 'm1',
   input: '{}',
   result: null,

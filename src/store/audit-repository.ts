@@ -11,6 +11,8 @@ export interface AuditQuery {
   /** Caller id or caller name. */
   caller?: string
   parentCallId?: string
+  /** Edge id or name. */
+  edge?: string
   /** The calls of one trace (an agent run), oldest first. */
   traceId?: string
   /** ISO timestamps, inclusive from, exclusive to, on started_at. */
@@ -21,7 +23,7 @@ export interface AuditQuery {
   limit: number
 }
 
-// Rows per INSERT: 22 columns × 400 stays under both dialects' bound-parameter limits.
+// Rows per INSERT: 23 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
 const FINAL_COLUMNS = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id'] as const
 
@@ -36,6 +38,7 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'agent_id',
   'conversation_id',
   'edge_id',
+  'edge_name',
   'manager_id',
   'input',
   'result',
@@ -128,6 +131,7 @@ export class AuditRepository {
     if (q.skill) query = query.where('skill_key', '=', q.skill)
     if (q.status) query = query.where('status', '=', q.status)
     if (q.agent) query = query.where('agent_id', '=', q.agent)
+    if (q.edge) query = query.where((eb) => eb.or([eb('edge_id', '=', q.edge!), eb('edge_name', '=', q.edge!)]))
     if (q.caller) query = query.where((eb) => eb.or([eb('caller_id', '=', q.caller!), eb('caller_name', '=', q.caller!)]))
     if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
     if (q.traceId) query = query.where('trace_id', '=', q.traceId)

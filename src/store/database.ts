@@ -60,6 +60,7 @@ export interface AuditCallsTable {
   agent_id: string | null
   conversation_id: string | null
   edge_id: string | null
+  edge_name: string | null
   manager_id: string
   input: string
   result: string | null
@@ -122,6 +123,9 @@ export interface ApprovalsTable {
   /** The person who had an agent make the call (an agent run): they may not approve it. */
   on_behalf_of_id: string | null
   on_behalf_of_name: string | null
+  /** The edge a host-scope call runs on: the approval holds for that edge only. */
+  edge_id: string | null
+  edge_name: string | null
 }
 
 export interface ApprovalDecisionsTable {
@@ -240,7 +244,48 @@ export interface AgentRunStepsTable {
   created_at: string
 }
 
+export interface EdgesTable {
+  id: string
+  name: string
+  /** JSON object of string labels. */
+  labels: string
+  token_hash: string
+  created_by: string
+  created_at: string
+  revoked_at: string | null
+  hostname: string | null
+  os: string | null
+  arch: string | null
+  version: string | null
+  /** JSON array of the skills it last offered. */
+  skills: string
+  /** The manager holding its connection; null while it is offline. */
+  manager_id: string | null
+  connected_at: string | null
+  last_seen_at: string | null
+}
+
+/** A call for an edge that another manager holds, relayed through the database. */
+export interface EdgeCallsTable {
+  id: string
+  edge_id: string
+  /** The manager holding the edge's connection, which runs the call. */
+  holder_id: string
+  /** The manager whose pipeline made the call, which waits for the result. */
+  caller_manager_id: string
+  skill_key: string
+  input: string
+  timeout_ms: number
+  /** pending → taken → done, or cancelled. */
+  state: string
+  /** The edge's answer as JSON, once done. */
+  result: string | null
+  created_at: string
+}
+
 export interface Database {
+  edges: EdgesTable
+  edge_calls: EdgeCallsTable
   agent_runs: AgentRunsTable
   agent_run_steps: AgentRunStepsTable
   mcp_tools: McpToolsTable

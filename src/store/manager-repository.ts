@@ -18,6 +18,11 @@ export class ManagerRepository {
     return this.db.selectFrom('managers').select(['id', 'hostname', 'pid']).where('heartbeat_at', '>=', cutoff).execute()
   }
 
+  async isAlive(id: string, cutoff: string): Promise<boolean> {
+    const row = await this.db.selectFrom('managers').select('id').where('id', '=', id).where('heartbeat_at', '>=', cutoff).executeTakeFirst()
+    return row !== undefined
+  }
+
   async removeStale(cutoff: string): Promise<void> {
     await this.db.deleteFrom('managers').where('heartbeat_at', '<', cutoff).execute()
   }

@@ -5,6 +5,7 @@ import pg from 'pg'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely'
 import type { Database } from './database.js'
 import { StoreError } from './store-error.js'
+import { listen, type Listener } from './pg-listener.js'
 import * as initial from './migrations/0001-initial.js'
 import * as policiesApprovals from './migrations/0002-policies-approvals.js'
 import * as settings from './migrations/0003-settings.js'
@@ -15,6 +16,7 @@ import * as auditTraceId from './migrations/0007-audit-trace-id.js'
 import * as agentRuns from './migrations/0008-agent-runs.js'
 import * as onBehalfOf from './migrations/0009-approvals-on-behalf-of.js'
 import * as sopRevocations from './migrations/0010-sop-revocations.js'
+import * as edges from './migrations/0011-edges.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -25,6 +27,8 @@ export interface OpenedDatabase {
   location: string
   /** The SQLite connection under Kysely, for the audit log's prepared-statement fast path. */
   sqlite?: SQLite.Database
+  /** PostgreSQL only: hear a channel's notifications (managers signal each other this way). */
+  listen?(channel: string, onPayload: (payload: string) => void, onReconnect: () => void): Promise<Listener>
   close(): Promise<void>
 }
 
@@ -39,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_agent_runs': agentRuns,
   '0009_approvals_on_behalf_of': onBehalfOf,
   '0010_sop_revocations': sopRevocations,
+  '0011_edges': edges,
 }
 
 export interface OpenDatabaseOptions {
@@ -94,7 +99,13 @@ async function openPostgres(url: string): Promise<OpenedDatabase> {
     await db.destroy().catch(() => {})
     throw new StoreError(`cannot connect to the database at ${location}: ${describePgError(error)}`)
   }
-  return { db, dialect: 'postgres', location, close: () => db.destroy() }
+  return {
+    db,
+    dialect: 'postgres',
+    location,
+    listen: (channel, onPayload, onReconnect) => listen(url, channel, onPayload, onReconnect),
+    close: () => db.destroy(),
+  }
 }
 
 async function migrate(opened: OpenedDatabase): Promise<void> {

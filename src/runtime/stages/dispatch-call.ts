@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api'
-import type { SkillContext, Skill } from '../../skill/index.js'
+import type { EdgeInfo, SkillContext, Skill } from '../../skill/index.js'
 import { DeadlineExceeded, raceAbort } from '../abort-reasons.js'
+import { EdgeUnavailable, type EdgeRouter } from '../edge-router.js'
 import { isSkillError } from '../skill-error.js'
 import { errorMessage } from './error-message.js'
 import { interrupted } from './interrupted.js'
@@ -15,13 +16,23 @@ export interface Dispatched {
  * Stage 6: run the skill's executor with its deadline, in the call's span; a throw, the deadline
  * or an abort becomes a refusal. Executor kinds are told apart here and nowhere else.
  */
-export async function dispatchCall(skill: Skill, input: unknown, ctx: SkillContext, controller: AbortController): Promise<Dispatched | Refusal> {
+export async function dispatchCall(
+  skill: Skill,
+  input: unknown,
+  ctx: SkillContext,
+  controller: AbortController,
+  edge?: { router: EdgeRouter; target: EdgeInfo },
+): Promise<Dispatched | Refusal> {
   trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
   const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
   try {
     const run = () => {
       // A call cancelled before its turn never starts its executor.
       if (controller.signal.aborted) throw controller.signal.reason
+      if (edge) {
+        const call = { callId: ctx.callId, timeoutMs: skill.timeoutMs, signal: controller.signal, progress: ctx.progress }
+        return edge.router.dispatch(edge.target, skill, input, call)
+      }
       return skill.run(input, ctx)
     }
     return { data: await raceAbort(Promise.resolve().then(run), controller.signal) }
@@ -29,6 +40,7 @@ export async function dispatchCall(skill: Skill, input: unknown, ctx: SkillConte
     const reasonForAbort = controller.signal.aborted ? controller.signal.reason : undefined
     if (reasonForAbort instanceof DeadlineExceeded) return refusal('timeout', `skill "${skill.key}": ${reasonForAbort.message}`, 'timeout')
     if (controller.signal.aborted) return interrupted(controller.signal)
+    if (error instanceof EdgeUnavailable) return refusal('edge_unavailable', error.message, 'error')
     if (isSkillError(error)) return refusal(error.code, error.message, error.code === 'denied' ? 'denied' : 'error')
     return refusal('executor_error', `skill "${skill.key}" failed: ${errorMessage(error)}`, 'error')
   } finally {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { AuditWriter } from '../../audit/index.js'
 import type { AuditRow } from '../../store/index.js'
-import type { Caller, SkillContext, Skill } from '../../skill/index.js'
+import type { Caller, EdgeInfo, SkillContext, Skill } from '../../skill/index.js'
 import { decidePolicy, inputHash, type Policies, type Approvals, type ApprovalView } from '../../policy/index.js'
 import type { ApprovalMode } from '../invoke-options.js'
 import { errorMessage } from './error-message.js'
@@ -28,17 +28,19 @@ export interface GateInput {
   approval: ApprovalMode
   onBehalfOf: Caller | null | undefined
   signal: AbortSignal
+  /** The edge a host-scope call runs on: edge policies apply, and an approval holds for it only. */
+  edge: EdgeInfo | null
 }
 
 /** Stage 4: policy, then approval when it says ASK. Null to run now, else why not. */
-export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approval, onBehalfOf, signal }: GateInput): Promise<Refusal | null> {
+export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approval, onBehalfOf, signal, edge }: GateInput): Promise<Refusal | null> {
   const { approvals } = deps
   const rows = deps.policies.rows()
-  let policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, policies: rows })
+  let policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, edge, policies: rows })
   // The stricter of the agent's policy and the person's it acts for.
   const behalf = onBehalfOf?.kind === 'user' ? onBehalfOf : null
   if (behalf) {
-    const theirs = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: behalf, agentId: ctx.agent, policies: rows })
+    const theirs = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: behalf, agentId: ctx.agent, edge, policies: rows })
     if (theirs.decision === 'DENY')
       return refusal('denied', `skill "${skill.key}" is denied for ${behalf.name}, on whose behalf the agent acts: ${theirs.reason}`, 'denied')
     if (theirs.decision === 'ASK' && policy.decision === 'ALWAYS') policy = theirs
@@ -56,7 +58,8 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
     if (!verdict) return null
     reason = typeof verdict === 'string' ? verdict : `skill "${skill.key}" asks for approval of this input`
   }
-  const hash = inputHash(skill.key, input)
+  // The same input on another edge is another call: it needs its own approval.
+  const hash = inputHash(skill.key, edge ? { input, edge: edge.id } : input)
   const wait = approval.mode === 'check' ? undefined : approval.wait
   try {
     const claim = (id: string) =>
@@ -119,6 +122,7 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
       reason,
       requirement: policy.requirement,
       onBehalfOf: behalf,
+      edge: edge && { id: edge.id, name: edge.name },
     })
     row.approval_id = request.id
     const pending = refusal(

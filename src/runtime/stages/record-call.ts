@@ -18,7 +18,6 @@ export interface RowInput {
   key: unknown
   caller: Caller
   conversationId: string | null | undefined
-  edgeId: string | null | undefined
   managerId: string
   startedAt: number
   traceId: string | null
@@ -37,7 +36,8 @@ export function openRow(call: RowInput): AuditRow {
     caller_role: caller.kind === 'agent' ? 'agent' : caller.role,
     agent_id: null,
     conversation_id: call.conversationId ?? null,
-    edge_id: call.edgeId ?? null,
+    edge_id: null,
+    edge_name: null,
     manager_id: call.managerId,
     input: '{}',
     result: null,

@@ -1,5 +1,6 @@
 import type { Registry, Catalog } from '../../registry/index.js'
-import type { Caller, Skill } from '../../skill/index.js'
+import type { Caller, EdgeInfo, Skill } from '../../skill/index.js'
+import type { EdgeRouter } from '../edge-router.js'
 import { errorMessage } from './error-message.js'
 import { refusal, type Refusal } from './refusal.js'
 
@@ -11,16 +12,20 @@ export interface ResolveInput {
   shownKey: string
   caller: Caller
   agent: string | null | undefined
+  /** The edge the call names (id or name), for host-scope skills. */
+  edgeRef: string | null | undefined
+  edges: EdgeRouter | undefined
 }
 
 /**
  * The agent the call is for and the skill the key names, known even when the call is refused (the
  * audit redacts the input by that skill's schema all the same).
  */
-export type Resolved = { agentId: string | null; skill: Skill } | { agentId: string | null; named: Skill | undefined; refusal: Refusal }
+export type Resolved =
+  { agentId: string | null; skill: Skill; edge: EdgeInfo | null } | { agentId: string | null; named: Skill | undefined; refusal: Refusal; edge?: undefined }
 
-/** Stage 1: the agent the call is for and the skill, enabled, bound and available. */
-export function resolveCall({ registry, catalog, key, shownKey, caller, agent }: ResolveInput): Resolved {
+/** Stage 1: the agent the call is for and the skill, enabled, bound and available; for host scope, the edge it runs on. */
+export function resolveCall({ registry, catalog, key, shownKey, caller, agent, edgeRef, edges }: ResolveInput): Resolved {
   const skill = registry.get(key)
   let agentId: string | null = null
   const refuse = (r: Refusal): Resolved => ({ agentId, named: skill, refusal: r })
@@ -39,7 +44,13 @@ export function resolveCall({ registry, catalog, key, shownKey, caller, agent }:
   }
   if (!catalog.isEnabled(skill.key)) return refuse(refusal('unavailable', `skill "${skill.key}" is disabled in the catalog`, 'error'))
   if (skill.scope === 'host') {
-    return refuse(refusal('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error'))
+    if (!edges) return refuse(refusal('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error'))
+    const resolved = edges.resolve(edgeRef ?? null, skill)
+    if ('code' in resolved) return refuse(refusal(resolved.code, resolved.message, 'error'))
+    return { agentId, skill, edge: resolved.edge }
+  }
+  if (edgeRef) {
+    return refuse(refusal('invalid_input', `skill "${skill.key}" runs on the manager: edgeId applies to host-scope skills only`, 'error'))
   }
   let down: string | null
   try {
@@ -48,5 +59,5 @@ export function resolveCall({ registry, catalog, key, shownKey, caller, agent }:
     down = `its availability check failed: ${errorMessage(error)}`
   }
   if (down !== null) return refuse(refusal('unavailable', `skill "${skill.key}" is unavailable: ${down}`, 'error'))
-  return { agentId, skill }
+  return { agentId, skill, edge: null }
 }

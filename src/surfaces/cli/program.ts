@@ -14,6 +14,7 @@ import { packsCommand } from './commands/packs.js'
 import { sourcesCommand } from './commands/sources.js'
 import { mcpCommand } from './commands/mcp.js'
 import { runCommand } from './commands/run.js'
+import { edgeCommand, edgesCommand } from './commands/edges.js'
 
 /**
  * The whole command tree. commands/ only declares (names, options, help) and so loads in
@@ -43,6 +44,8 @@ export function createProgram(): Command {
     sourcesCommand,
     mcpCommand,
     runCommand,
+    edgesCommand,
+    edgeCommand,
   ])
     register(program)
   return program

@@ -15,6 +15,7 @@ import { agentRoutes } from './routes/agents.js'
 import { approvalRoutes } from './routes/approvals.js'
 import { policyRoutes } from './routes/policies.js'
 import { sopRoutes } from './routes/sops.js'
+import { edgeRoutes } from './routes/edges.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
@@ -73,6 +74,7 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.route('/api/approvals', approvalRoutes(plane))
   app.route('/api/policies', policyRoutes(plane))
   app.route('/api/sops', sopRoutes(plane))
+  app.route('/api/edges', edgeRoutes(plane))
   app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
   app.post('/api/sources/reload', requireRole('admin'), async (c) => {

@@ -78,3 +78,8 @@ export const sopRegisterBody = z.strictObject({
 })
 
 export const exportQuery = z.object({ user: z.string().optional().describe('Render templates for this user (admins only)') })
+
+export const enrollEdgeBody = z.strictObject({
+  name: z.string().min(1).max(63).describe('lower-case letters, digits and -'),
+  labels: z.record(z.string(), z.string()).optional().describe('Set by the admin; policies match them (`env=prod`)'),
+})

@@ -4,6 +4,7 @@ import type { Skillplane } from '../../skillplane/index.js'
 import { createHttpApp } from './create-http-app.js'
 import { originRules } from './middleware/check-origin.js'
 import { McpHttpSessions } from '../mcp/index.js'
+import { CONNECT_PATH } from '../../sources/edge/index.js'
 
 const KEEP_ALIVE_MS = 65_000
 
@@ -46,6 +47,11 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
       })
     })
     server.once('error', onError)
+    // Edges dial in over WebSocket; no other path upgrades.
+    server.on('upgrade', (request, socket, head) => {
+      if (new URL(request.url ?? '/', 'http://x').pathname === CONNECT_PATH) plane.edges.handleUpgrade(request, socket, head)
+      else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    })
     // Clients and proxies keep idle connections for up to a minute; closing them sooner (Node's 5 s)
     // races a client reusing one, which then fails with "other side closed".
     if ('keepAliveTimeout' in server) {

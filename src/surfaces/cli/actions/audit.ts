@@ -9,6 +9,7 @@ export async function audit(o: GlobalOptions & Record<string, string | boolean |
     status: o.status,
     agent: o.agent,
     caller: o.caller,
+    edge: o.edge,
     parentCallId: o.parent,
     traceId: o.traceId,
     from: o.from,

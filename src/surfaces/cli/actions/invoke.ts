@@ -5,7 +5,7 @@ import { approvalFor } from '../../../runtime/index.js'
 
 export async function invoke(
   key: string,
-  o: GlobalOptions & { input: string; agent?: string; conversation?: string; approvalId?: string; wait?: string | true },
+  o: GlobalOptions & { input: string; agent?: string; edge?: string; conversation?: string; approvalId?: string; wait?: string | true },
 ): Promise<void> {
   const input = parseInput(o.input)
   const wait = o.wait === undefined || o.wait === true ? o.wait : parseSeconds(o.wait)
@@ -13,7 +13,13 @@ export async function invoke(
     // An MCP tool is known (and its class current) only once its server is connected.
     const skill = plane.registry.get(key)
     if (!skill || skill.source === 'mcp') await plane.connectMcp()
-    return plane.invoke(key, input, { caller: localAdmin(), agent: o.agent, conversationId: o.conversation, approval: approvalFor(o.approvalId, wait) })
+    return plane.invoke(key, input, {
+      caller: localAdmin(),
+      agent: o.agent,
+      edgeId: o.edge,
+      conversationId: o.conversation,
+      approval: approvalFor(o.approvalId, wait),
+    })
   })
   console.log(JSON.stringify(envelope, null, 2))
   if (!envelope.ok) process.exitCode = 1

@@ -8,6 +8,7 @@ export function auditCommand(program: Command): void {
     .option('--status <status>', 'running, ok, error, denied, timeout, interrupted or approval_required')
     .option('--agent <agent>', 'only calls made for this agent')
     .option('--caller <caller>', 'only this caller (key id or name)')
+    .option('--edge <edge>', 'only calls that ran on this edge (id or name)')
     .option('--parent <callId>', 'only calls made by this call through ctx.invoke')
     .option('--trace-id <id>', 'only the calls of this OpenTelemetry trace, oldest first')
     .option('--from <time>', 'started at or after (ISO-8601)')

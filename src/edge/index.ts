@@ -1,0 +1,1 @@
+export { EdgeAgent, EdgeRefused, type EdgeAgentOptions } from './edge-agent.js'

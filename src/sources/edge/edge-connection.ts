@@ -1,0 +1,133 @@
+import type { WebSocket } from 'ws'
+import type { Logger } from 'pino'
+import type { ProgressUpdate } from '../../skill/index.js'
+import { EdgeUnavailable, SkillError } from '../../runtime/index.js'
+import { CLOSE, fromEdge, parseFrame, type FromEdge } from './protocol.js'
+
+export interface EdgeCallOptions {
+  callId: string
+  timeoutMs: number
+  signal: AbortSignal
+  progress(update: ProgressUpdate): void
+}
+
+interface Pending {
+  key: string
+  resolve(data: unknown): void
+  reject(error: Error): void
+  progress(update: ProgressUpdate): void
+}
+
+/** One edge's tunnel on this manager: calls out, answers back, and the end of all of them when it drops. */
+export class EdgeConnection {
+  readonly #socket: WebSocket
+  readonly #pending = new Map<string, Pending>()
+  readonly #logger: Logger
+  readonly #maxInFlight: number
+  #answeredPing = true
+  #closed: string | null = null
+
+  constructor(
+    socket: WebSocket,
+    readonly edgeId: string,
+    readonly name: string,
+    readonly connectedAt: string,
+    options: { logger: Logger; maxInFlight: number; onClose(connection: EdgeConnection, reason: string): void },
+  ) {
+    this.#socket = socket
+    this.#logger = options.logger
+    this.#maxInFlight = options.maxInFlight
+    socket.on('message', (data, isBinary) => this.#receive(isBinary ? null : data))
+    socket.on('pong', () => (this.#answeredPing = true))
+    socket.on('error', (error) => this.#logger.warn({ edge: name, err: error }, 'edge connection error'))
+    socket.on('close', (code, reason) => {
+      const why = this.#closed ?? `the connection closed (${code}${reason.length ? ` ${reason.toString('utf8')}` : ''})`
+      this.#closed = why
+      this.#failAll(why)
+      options.onClose(this, why)
+    })
+  }
+
+  get inFlight(): number {
+    return this.#pending.size
+  }
+
+  /** Send a call and wait for its answer; an abort tells the edge to stop and rejects at once. */
+  call(key: string, input: unknown, options: EdgeCallOptions): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new EdgeUnavailable(`edge "${this.name}" disconnected: ${this.#closed}`))
+    if (this.#pending.size >= this.#maxInFlight) {
+      return Promise.reject(new SkillError('unavailable', `edge "${this.name}" already runs ${this.#maxInFlight} calls, its limit: retry later`))
+    }
+    const { callId: id, signal } = options
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.#pending.delete(id)) return
+        this.#send({ type: 'cancel', id, reason: String((signal.reason as Error | undefined)?.message ?? 'cancelled') })
+        reject(signal.reason as Error)
+      }
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          signal.removeEventListener('abort', onAbort)
+          fn(value)
+        }
+      this.#pending.set(id, { key, resolve: settle(resolve), reject: settle(reject), progress: options.progress })
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.#send({ type: 'call', id, key, input, timeoutMs: options.timeoutMs })
+    })
+  }
+
+  /** One heartbeat: a connection that did not answer the last ping is dead. */
+  heartbeat(): void {
+    if (!this.#answeredPing) {
+      this.#closed ??= 'no heartbeat answer: the connection is dead'
+      this.#socket.terminate()
+      return
+    }
+    this.#answeredPing = false
+    this.#socket.ping()
+  }
+
+  close(code: number, reason: string): void {
+    this.#closed ??= reason
+    this.#socket.close(code, reason.slice(0, 120))
+    // A peer that never answers the close handshake is cut off.
+    setTimeout(() => this.#socket.terminate(), 2_000).unref()
+  }
+
+  #send(message: object): void {
+    this.#socket.send(JSON.stringify(message))
+  }
+
+  #receive(data: unknown): void {
+    const parsed = data === null ? ({ ok: false, reason: 'a binary frame' } as const) : parseFrame(fromEdge, data)
+    if (!parsed.ok) {
+      this.#logger.warn({ edge: this.name, reason: parsed.reason }, 'edge sent a malformed message; closing its connection')
+      this.close(CLOSE.malformed, `protocol error: ${parsed.reason}`)
+      return
+    }
+    this.#answer(parsed.value)
+  }
+
+  #answer(message: FromEdge): void {
+    const pending = this.#pending.get(message.id)
+    // Only calls it was sent, and only once: a late answer after a cancel is dropped.
+    if (!pending) return
+    if (message.type === 'progress') {
+      pending.progress({ progress: message.progress, total: message.total, message: message.message })
+      return
+    }
+    this.#pending.delete(message.id)
+    if (message.ok) return pending.resolve(message.data)
+    const { code, message: text } = message.error
+    if (code === 'invalid_input' || code === 'not_found' || code === 'unavailable') pending.reject(new SkillError(code, `on edge "${this.name}": ${text}`))
+    else pending.reject(new Error(`on edge "${this.name}": ${text}`))
+  }
+
+  #failAll(why: string): void {
+    for (const [id, pending] of this.#pending) {
+      this.#pending.delete(id)
+      pending.reject(new EdgeUnavailable(`edge "${this.name}" disconnected mid-call (${why}): the outcome on the edge is unknown`))
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer, type WebSocket } from 'ws'
+import type { Logger } from 'pino'
+import type { EdgeRepository, EdgeRow } from '../../store/index.js'
+import { EdgeConnection } from './edge-connection.js'
+import { edgeIdOf, tokenMatches } from './edge-token.js'
+import { CLOSE, MAX_FRAME_BYTES, helloMessage, parseFrame, type HelloMessage, type OfferedSkill } from './protocol.js'
+
+const HELLO_TIMEOUT_MS = 10_000
+
+export interface EdgeHubOptions {
+  repo: EdgeRepository
+  managerId: string
+  logger: Logger
+  heartbeatMs: number
+  maxInFlight: number
+  /** Why this manager won't take a skill from an edge (a key another source holds), or null. */
+  refuse(skill: OfferedSkill): string | null
+  /** An edge connected or disconnected here. */
+  onChange(): void
+  now(): string
+}
+
+/**
+ * The manager's end of the tunnels: it authenticates an edge's WebSocket upgrade by its token,
+ * takes its hello (identity checked against the token), keeps the connection, and pings it.
+ */
+export class EdgeHub {
+  readonly #o: EdgeHubOptions
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })
+  readonly #connections = new Map<string, EdgeConnection>()
+  readonly #timer: NodeJS.Timeout
+  #closing = false
+
+  constructor(options: EdgeHubOptions) {
+    this.#o = options
+    this.#timer = setInterval(() => this.#beat(), options.heartbeatMs)
+    this.#timer.unref()
+  }
+
+  /** The edge's connection on this manager, if it holds one. */
+  connection(edgeId: string): EdgeConnection | undefined {
+    return this.#connections.get(edgeId)
+  }
+
+  get connectedIds(): string[] {
+    return [...this.#connections.keys()]
+  }
+
+  /** Close an edge's connection here (its token was revoked). */
+  disconnect(edgeId: string, code: number, reason: string): void {
+    this.#connections.get(edgeId)?.close(code, reason)
+  }
+
+  /** An HTTP upgrade request: the tunnel of an edge with a valid token, anything else answered and closed. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => {})
+    if (this.#closing) return reject(socket, 503, 'skillplane is shutting down')
+    const header = request.headers.authorization ?? ''
+    const token = header.startsWith('Bearer ') ? header.slice(7).trim() : ''
+    const edgeId = edgeIdOf(token)
+    if (!edgeId) return reject(socket, 401, 'an edge authenticates with its enrollment token: Authorization: Bearer spe_…')
+    this.#o.repo.get(edgeId).then(
+      (row) => {
+        if (!row || !tokenMatches(token, row.token_hash)) return reject(socket, 401, 'unknown edge token')
+        if (row.revoked_at !== null) return reject(socket, 401, `edge "${row.name}" was revoked at ${row.revoked_at}`)
+        this.#wss.handleUpgrade(request, socket, head, (ws) => this.#greet(ws, row))
+      },
+      (error: unknown) => {
+        this.#o.logger.error({ err: error }, 'edge authentication failed: the database did not answer')
+        reject(socket, 503, 'the database is unavailable')
+      },
+    )
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true
+    clearInterval(this.#timer)
+    for (const connection of this.#connections.values()) connection.close(CLOSE.goingAway, 'the manager is shutting down')
+    await Promise.all(
+      [...this.#connections.values()].map((c) => this.#o.repo.disconnected(c.edgeId, this.#o.managerId, c.connectedAt, this.#o.now()).catch(() => {})),
+    )
+    this.#connections.clear()
+    this.#wss.close()
+  }
+
+  // The first message must be the hello, in time; everything it claims about identity must match the token.
+  #greet(ws: WebSocket, row: EdgeRow): void {
+    const { logger } = this.#o
+    const timer = setTimeout(() => ws.close(CLOSE.malformed, 'no hello within 10 s'), HELLO_TIMEOUT_MS)
+    ws.once('message', (data, isBinary) => {
+      clearTimeout(timer)
+      const parsed = isBinary ? ({ ok: false, reason: 'a binary frame' } as const) : parseFrame(helloMessage, data)
+      if (!parsed.ok) {
+        logger.warn({ edge: row.name, reason: parsed.reason }, 'edge hello refused')
+        return ws.close(CLOSE.malformed, `protocol error: ${parsed.reason}`.slice(0, 120))
+      }
+      const hello = parsed.value
+      const claim = identityProblem(hello, row)
+      if (claim) {
+        logger.warn({ edge: row.name, claim }, 'edge claimed another identity; refused')
+        return ws.close(CLOSE.revoked, claim.slice(0, 120))
+      }
+      this.#accept(ws, row, hello).catch((error: unknown) => {
+        logger.error({ err: error, edge: row.name }, 'recording an edge connection failed')
+        ws.close(1011, 'the manager could not record the connection')
+      })
+    })
+  }
+
+  async #accept(ws: WebSocket, row: EdgeRow, hello: HelloMessage): Promise<void> {
+    const { repo, managerId, logger } = this.#o
+    const now = this.#o.now()
+    const refused = hello.skills.flatMap((skill) => {
+      const reason = this.#o.refuse(skill)
+      return reason ? [{ key: skill.key, reason }] : []
+    })
+    const offered = hello.skills.filter((s) => !refused.some((r) => r.key === s.key))
+    // A second connection of the same edge replaces the first (a reconnect seen before the old one timed out).
+    this.#connections.get(row.id)?.close(CLOSE.replaced, 'replaced by a newer connection of this edge')
+    const connection = new EdgeConnection(ws, row.id, row.name, now, {
+      logger,
+      maxInFlight: this.#o.maxInFlight,
+      onClose: (closed, reason) => {
+        if (this.#connections.get(closed.edgeId) === closed) this.#connections.delete(closed.edgeId)
+        logger.info({ edge: closed.name, reason }, 'edge disconnected')
+        repo
+          .disconnected(closed.edgeId, managerId, closed.connectedAt, this.#o.now())
+          .catch((error: unknown) => logger.warn({ err: error }, 'recording an edge disconnection failed'))
+          .finally(() => this.#o.onChange())
+      },
+    })
+    this.#connections.set(row.id, connection)
+    await repo.connected(row.id, {
+      hostname: hello.hostname,
+      os: hello.os,
+      arch: hello.arch,
+      version: hello.version,
+      skills: JSON.stringify(offered),
+      manager_id: managerId,
+      connected_at: now,
+      last_seen_at: now,
+    })
+    ws.send(JSON.stringify({ type: 'welcome', edgeId: row.id, name: row.name, managerId, heartbeatMs: this.#o.heartbeatMs, refused }))
+    logger.info({ edge: row.name, hostname: hello.hostname, skills: offered.length, refused: refused.length }, 'edge connected')
+    for (const r of refused) logger.warn({ edge: row.name, skill: r.key }, `edge skill refused: ${r.reason}`)
+    this.#o.onChange()
+  }
+
+  #beat(): void {
+    for (const connection of this.#connections.values()) connection.heartbeat()
+    this.#o.repo
+      .seen(this.connectedIds, this.#o.managerId, this.#o.now())
+      .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'recording edge heartbeats failed'))
+  }
+}
+
+function identityProblem(hello: HelloMessage, row: EdgeRow): string | null {
+  if (hello.edgeId !== undefined && hello.edgeId !== row.id) return `this token belongs to edge ${row.id} ("${row.name}"), not ${hello.edgeId}`
+  if (hello.name !== undefined && hello.name !== row.name) return `this token belongs to edge "${row.name}", not "${hello.name}"`
+  return null
+}
+
+function reject(socket: Duplex, status: number, message: string): void {
+  const reason = { 401: 'Unauthorized', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error'
+  const body = JSON.stringify({ ok: false, error: { code: status === 401 ? 'unauthorized' : 'unavailable', message } })
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+}

@@ -1,0 +1,205 @@
+import type { Logger } from 'pino'
+import type { EdgeRepository, EdgeCallRow } from '../../store/index.js'
+import { EdgeUnavailable, SkillError, isSkillError } from '../../runtime/index.js'
+import type { EdgeCallOptions, EdgeConnection } from './edge-connection.js'
+
+/** A manager's signal to another: a call for it to run, a result or cancellation for a call, or edges changed. */
+export interface RelaySignal {
+  to: string | '*'
+  kind: 'call' | 'result' | 'cancel' | 'edges'
+  id?: string
+}
+
+export interface EdgeRelayOptions {
+  repo: EdgeRepository
+  managerId: string
+  logger: Logger
+  /** Tell other managers (PostgreSQL NOTIFY); absent on SQLite, where both sides poll instead. */
+  signal?: (message: RelaySignal) => Promise<void>
+  /** How often a waiting side looks at the table without a signal. */
+  pollMs: number
+  /** Whether a manager is still alive (its heartbeat is fresh). */
+  managerAlive(managerId: string): Promise<boolean>
+  /** This manager's connection to an edge, for calls relayed to it. */
+  connection(edgeId: string): EdgeConnection | undefined
+}
+
+type Answer = { ok: true; data: unknown } | { ok: false; kind: 'skill' | 'edge' | 'error'; code?: string; message: string }
+
+// How often a caller checks that the manager holding the edge is still alive.
+const HOLDER_CHECK_MS = 2_000
+
+/**
+ * Calls for an edge another manager holds go through the shared database: the caller's manager
+ * writes the request, the holder runs it over its tunnel and writes the answer back. Signals make
+ * it prompt on PostgreSQL; polling is the fallback (and SQLite's way, between processes on one host).
+ */
+export class EdgeRelay {
+  readonly #o: EdgeRelayOptions
+  readonly #waiting = new Map<string, () => void>()
+  readonly #running = new Map<string, AbortController>()
+  #timer: NodeJS.Timeout | undefined
+  #taking = false
+  #takeAgain = false
+
+  constructor(options: EdgeRelayOptions) {
+    this.#o = options
+  }
+
+  /** Start taking the calls addressed to this manager (while it holds edges). */
+  start(holdsEdges: () => boolean): void {
+    // Without signals (SQLite) the holder polls; with them, a slow poll only catches a missed one.
+    const every = this.#o.signal ? Math.max(this.#o.pollMs, 1_000) : this.#o.pollMs
+    this.#timer = setInterval(() => {
+      if (holdsEdges()) this.#take()
+    }, every)
+    this.#timer.unref()
+  }
+
+  /** A signal from another manager. */
+  receive(message: RelaySignal): void {
+    if (message.to !== this.#o.managerId && message.to !== '*') return
+    if (message.kind === 'call') this.#take()
+    else if (message.kind === 'result' && message.id) this.#waiting.get(message.id)?.()
+    else if (message.kind === 'cancel' && message.id) this.#running.get(message.id)?.abort(new Error('the caller cancelled the call'))
+  }
+
+  /** Run a call on an edge held by `holderId`, through the database. */
+  async call(holderId: string, edgeId: string, edgeName: string, key: string, input: unknown, options: EdgeCallOptions): Promise<unknown> {
+    const { repo, managerId } = this.#o
+    const id = options.callId
+    await repo.insertCall({
+      id,
+      edge_id: edgeId,
+      holder_id: holderId,
+      caller_manager_id: managerId,
+      skill_key: key,
+      input: JSON.stringify(input ?? null),
+      timeout_ms: options.timeoutMs,
+      state: 'pending',
+      result: null,
+      created_at: new Date().toISOString(),
+    })
+    await this.#signal({ to: holderId, kind: 'call', id })
+    try {
+      const answer = await this.#await(id, holderId, edgeName, options.signal)
+      return unwrap(answer, edgeName)
+    } finally {
+      await repo.deleteCall(id).catch(() => {})
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#timer)
+    for (const controller of this.#running.values()) controller.abort(new Error('the manager is shutting down'))
+  }
+
+  async #await(id: string, holderId: string, edgeName: string, signal: AbortSignal): Promise<Answer> {
+    const { repo, pollMs } = this.#o
+    let lastHolderCheck = Date.now()
+    for (;;) {
+      if (signal.aborted) {
+        await repo.cancel(id).catch(() => {})
+        await this.#signal({ to: holderId, kind: 'cancel', id })
+        throw signal.reason
+      }
+      const row = await repo.getCall(id)
+      if (row?.state === 'done' && row.result !== null) return JSON.parse(row.result) as Answer
+      if (!row) throw new EdgeUnavailable(`the relayed call for edge "${edgeName}" vanished: its outcome is unknown`)
+      if (Date.now() - lastHolderCheck >= HOLDER_CHECK_MS) {
+        lastHolderCheck = Date.now()
+        if (!(await this.#o.managerAlive(holderId))) {
+          throw new EdgeUnavailable(
+            `manager ${holderId}, which held edge "${edgeName}", stopped answering${row.state === 'taken' ? ' mid-call: the outcome on the edge is unknown' : ' before the call started'}`,
+          )
+        }
+      }
+      // Woken by a result signal, an abort, or the poll interval.
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer)
+          signal.removeEventListener('abort', done)
+          this.#waiting.delete(id)
+          resolve()
+        }
+        const timer = setTimeout(done, this.#o.signal ? Math.max(pollMs, 500) : pollMs)
+        signal.addEventListener('abort', done, { once: true })
+        this.#waiting.set(id, done)
+      })
+    }
+  }
+
+  // One look at the table at a time; a signal arriving meanwhile gets another look after it.
+  #take(): void {
+    if (this.#taking) {
+      this.#takeAgain = true
+      return
+    }
+    this.#taking = true
+    void this.#takeCalls().finally(() => {
+      this.#taking = false
+      if (this.#takeAgain) {
+        this.#takeAgain = false
+        this.#take()
+      }
+    })
+  }
+
+  async #takeCalls(): Promise<void> {
+    const { repo, managerId, logger } = this.#o
+    try {
+      for (const row of await repo.takeCalls(managerId)) void this.#run(row)
+      if (this.#running.size > 0) {
+        for (const { id } of await repo.cancelledCalls(managerId)) this.#running.get(id)?.abort(new Error('the caller cancelled the call'))
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'taking relayed edge calls failed')
+    }
+  }
+
+  async #run(row: EdgeCallRow): Promise<void> {
+    const controller = new AbortController()
+    this.#running.set(row.id, controller)
+    let answer: Answer
+    try {
+      const connection = this.#o.connection(row.edge_id)
+      if (!connection) throw new EdgeUnavailable(`the manager it was sent to no longer holds the edge's connection`)
+      const data = await connection.call(row.skill_key, JSON.parse(row.input), {
+        callId: row.id,
+        timeoutMs: row.timeout_ms,
+        signal: controller.signal,
+        progress: () => {},
+      })
+      answer = { ok: true, data }
+    } catch (error) {
+      const message = (error as Error).message
+      answer =
+        error instanceof EdgeUnavailable
+          ? { ok: false, kind: 'edge', message }
+          : isSkillError(error)
+            ? { ok: false, kind: 'skill', code: error.code, message }
+            : { ok: false, kind: 'error', message }
+    } finally {
+      this.#running.delete(row.id)
+    }
+    if (controller.signal.aborted) return
+    try {
+      if (await this.#o.repo.answer(row.id, JSON.stringify(answer))) await this.#signal({ to: row.caller_manager_id, kind: 'result', id: row.id })
+    } catch (error) {
+      this.#o.logger.warn({ err: error, callId: row.id }, 'answering a relayed edge call failed')
+    }
+  }
+
+  async #signal(message: RelaySignal): Promise<void> {
+    await this.#o.signal?.(message).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'signalling another manager failed'))
+  }
+}
+
+function unwrap(answer: Answer, edgeName: string): unknown {
+  if (answer.ok) return answer.data
+  if (answer.kind === 'edge') throw new EdgeUnavailable(`edge "${edgeName}": ${answer.message}`)
+  if (answer.kind === 'skill' && (answer.code === 'invalid_input' || answer.code === 'not_found' || answer.code === 'unavailable')) {
+    throw new SkillError(answer.code, answer.message)
+  }
+  throw new Error(answer.message)
+}

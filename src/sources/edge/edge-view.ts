@@ -1,0 +1,80 @@
+import type { EdgeRow } from '../../store/index.js'
+import type { EdgeInfo } from '../../skill/index.js'
+import type { OfferedSkill } from './protocol.js'
+
+/** An edge as the API, the CLI and the console show it. */
+export interface EdgeView {
+  id: string
+  name: string
+  /** Set at enrollment by an admin: what policies match (`env=prod`). */
+  labels: Record<string, string>
+  hostname: string | null
+  os: string | null
+  arch: string | null
+  version: string | null
+  online: boolean
+  /** The manager holding its connection, while online. */
+  managerId: string | null
+  connectedSince: string | null
+  /** Its last heartbeat (or when it went offline). */
+  lastSeenAt: string | null
+  /** What it offers, with the class it declares and whether each can run there now. */
+  skills: Array<{ key: string; class: string; available: boolean; unavailableReason: string | null }>
+  createdAt: string
+  createdBy: string
+  revokedAt: string | null
+}
+
+/** The edge row with its parsed JSON, as the directory keeps it. */
+export interface EdgeRecord {
+  row: EdgeRow
+  info: EdgeInfo
+  skills: OfferedSkill[]
+}
+
+export function toRecord(row: EdgeRow): EdgeRecord {
+  return {
+    row,
+    info: { id: row.id, name: row.name, labels: parseObject(row.labels) as Record<string, string> },
+    skills: parseArray(row.skills) as OfferedSkill[],
+  }
+}
+
+export function toEdgeView(record: EdgeRecord, online: boolean): EdgeView {
+  const { row } = record
+  return {
+    id: row.id,
+    name: row.name,
+    labels: record.info.labels,
+    hostname: row.hostname,
+    os: row.os,
+    arch: row.arch,
+    version: row.version,
+    online,
+    managerId: online ? row.manager_id : null,
+    connectedSince: online ? row.connected_at : null,
+    lastSeenAt: row.last_seen_at,
+    skills: record.skills.map((s) => ({ key: s.key, class: s.class, available: !s.unavailable, unavailableReason: s.unavailable ?? null })),
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    revokedAt: row.revoked_at,
+  }
+}
+
+function parseObject(json: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(json) as unknown
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+function parseArray(json: string): unknown[] {
+  try {
+    const value = JSON.parse(json) as unknown
+    return Array.isArray(value) ? value : []
+  } catch {
+    return []
+  }
+}

@@ -1,0 +1,311 @@
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { monotonicFactory } from 'ulid'
+import type { Logger } from 'pino'
+import type { EdgeRepository } from '../../store/index.js'
+import type { Registry } from '../../registry/index.js'
+import type { Actor, AuditEvents } from '../../audit/index.js'
+import type { EdgeInfo, Skill, SkillDefinition } from '../../skill/index.js'
+import { EdgeUnavailable, type EdgeCall, type EdgeResolution, type EdgeRouter } from '../../runtime/index.js'
+import { EdgeHub } from './edge-hub.js'
+import { EdgeRelay, type RelaySignal } from './edge-relay.js'
+import { hashEdgeToken, newEdgeToken } from './edge-token.js'
+import { toEdgeView, toRecord, type EdgeRecord, type EdgeView } from './edge-view.js'
+import { CLOSE, edgeName, labels as labelsSchema, type OfferedSkill } from './protocol.js'
+import { hostSkills } from './host-skills/index.js'
+
+const edgeIds = monotonicFactory()
+// The package's own definitions of the built-in host skills: their schemas and classes win over what an edge declares.
+const BUILT_INS = new Map<string, SkillDefinition>(hostSkills({ allowRead: [], allowShell: true }).map((d) => [d.key, d]))
+
+export interface EdgesOptions {
+  repo: EdgeRepository
+  registry: Registry
+  events: AuditEvents
+  managerId: string
+  logger: Logger
+  heartbeatMs: number
+  maxInFlight: number
+  /** Signal other managers (PostgreSQL); absent on SQLite. */
+  signal?: (message: RelaySignal) => Promise<void>
+  managerAlive(managerId: string): Promise<boolean>
+  /** The host skills edges offer changed (the catalog should sync). */
+  onSkillsChanged(): void
+  now(): string
+}
+
+export type EnrollResult = { ok: true; edge: EdgeView; token: string } | { ok: false; code: 'invalid_input' | 'conflict'; message: string }
+
+/**
+ * Edges: enrollment, the directory of enrolled edges (who holds each one's connection, what it
+ * offers), the host-scope skills they bring into the registry, and the pipeline's route to them,
+ * over this manager's tunnel or relayed through the database to the manager that holds it.
+ */
+export class Edges implements EdgeRouter {
+  readonly #o: EdgesOptions
+  readonly #hub: EdgeHub
+  readonly #relay: EdgeRelay
+  #records = new Map<string, EdgeRecord>()
+  #byName = new Map<string, EdgeRecord>()
+  #skillsSignature = ''
+  #refreshing: Promise<void> | null = null
+  #again = false
+
+  constructor(options: EdgesOptions) {
+    this.#o = options
+    this.#hub = new EdgeHub({
+      repo: options.repo,
+      managerId: options.managerId,
+      logger: options.logger,
+      heartbeatMs: options.heartbeatMs,
+      maxInFlight: options.maxInFlight,
+      refuse: (skill) => this.#refusal(skill),
+      onChange: () => {
+        void this.refresh()
+        void this.#signal({ to: '*', kind: 'edges' })
+      },
+      now: options.now,
+    })
+    this.#relay = new EdgeRelay({
+      repo: options.repo,
+      managerId: options.managerId,
+      logger: options.logger,
+      signal: options.signal,
+      pollMs: 50,
+      managerAlive: options.managerAlive,
+      connection: (id) => this.#hub.connection(id),
+    })
+    this.#relay.start(() => this.#hub.connectedIds.length > 0)
+  }
+
+  /** Take an edge's WebSocket upgrade (the HTTP server hands over requests to the connect path). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.#hub.handleUpgrade(request, socket, head)
+  }
+
+  /** A signal from another manager. */
+  receive(payload: string): void {
+    let message: RelaySignal
+    try {
+      message = JSON.parse(payload) as RelaySignal
+    } catch {
+      return
+    }
+    if (message.kind === 'edges') void this.refresh()
+    else this.#relay.receive(message)
+  }
+
+  /** Enroll an edge: its token is returned once and stored only as a hash. */
+  async enroll(input: { name: string; labels?: Record<string, string> }, actor: Actor): Promise<EnrollResult> {
+    const name = edgeName.safeParse(input.name)
+    if (!name.success) return { ok: false, code: 'invalid_input', message: `name: ${name.error.issues[0]!.message}` }
+    const labels = labelsSchema.safeParse(input.labels ?? {})
+    if (!labels.success) {
+      const issue = labels.error.issues[0]!
+      return { ok: false, code: 'invalid_input', message: `labels${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}` }
+    }
+    const existing = await this.#o.repo.findByName(name.data)
+    if (existing && existing.revoked_at === null)
+      return { ok: false, code: 'conflict', message: `an edge named "${name.data}" is already enrolled (${existing.id})` }
+    const id = edgeIds()
+    const token = newEdgeToken(id)
+    const row = {
+      id,
+      name: name.data,
+      labels: JSON.stringify(labels.data),
+      token_hash: hashEdgeToken(token),
+      created_by: actor.name,
+      created_at: this.#o.now(),
+      revoked_at: null,
+      hostname: null,
+      os: null,
+      arch: null,
+      version: null,
+      skills: '[]',
+      manager_id: null,
+      connected_at: null,
+      last_seen_at: null,
+    }
+    // A revoked edge's name can be enrolled again: the new edge is another one (its audit rows keep their id).
+    if (existing) await this.#o.repo.rename(existing.id, `${existing.name}~${existing.id.toLowerCase()}`)
+    await this.#o.repo.insert(row)
+    await this.#o.events.record('edge.enrolled', `edge:${id}`, actor, { name: row.name, labels: labels.data })
+    await this.refresh()
+    return { ok: true, edge: toEdgeView(toRecord(row), false), token }
+  }
+
+  list(): EdgeView[] {
+    return [...this.#records.values()].map((r) => toEdgeView(r, this.#online(r)))
+  }
+
+  get(idOrName: string): EdgeView | undefined {
+    const record = this.#find(idOrName, true)
+    return record && toEdgeView(record, this.#online(record))
+  }
+
+  /** Revoke an edge: its token stops working and its connection is closed at once, on whichever manager holds it. */
+  async revoke(idOrName: string, actor: Actor): Promise<EdgeView | undefined> {
+    const row = await this.#o.repo.revoke(idOrName, this.#o.now())
+    if (!row) return undefined
+    this.#hub.disconnect(row.id, CLOSE.revoked, 'this edge was revoked')
+    await this.#o.events.record('edge.revoked', `edge:${row.id}`, actor, { name: row.name })
+    await this.#signal({ to: '*', kind: 'edges' })
+    await this.refresh()
+    return toEdgeView(toRecord(row), false)
+  }
+
+  /** Read the edges again (what other managers changed) and bring the registry's host skills up to date. */
+  refresh(): Promise<void> {
+    if (this.#refreshing) {
+      this.#again = true
+      return this.#refreshing
+    }
+    this.#refreshing = this.#load().finally(() => {
+      this.#refreshing = null
+      if (this.#again) {
+        this.#again = false
+        void this.refresh()
+      }
+    })
+    return this.#refreshing
+  }
+
+  /** Enrolled edges offering a skill (for the `edge_id` a tool lists). */
+  offering(skillKey: string): EdgeInfo[] {
+    return [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skillKey)).map((r) => r.info)
+  }
+
+  resolve(ref: string | null, skill: Skill): EdgeResolution {
+    const offering = [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skill.key))
+    const names = offering.map((r) => `${r.info.name}${this.#online(r) ? '' : ' (offline)'}`).join(', ')
+    if (!ref) {
+      return {
+        code: 'invalid_input',
+        message: `skill "${skill.key}" runs on an edge: name one with edgeId${names ? ` (edges offering it: ${names})` : ' (no enrolled edge offers it)'}`,
+      }
+    }
+    const record = this.#find(ref, false)
+    if (!record) return { code: 'not_found', message: `no enrolled edge "${ref.slice(0, 100)}"` }
+    const offer = record.skills.find((s) => s.key === skill.key)
+    if (!offer)
+      return {
+        code: 'invalid_input',
+        message: `edge "${record.info.name}" does not offer skill "${skill.key}"${names ? ` (edges offering it: ${names})` : ''}`,
+      }
+    if (!this.#online(record)) {
+      const seen = record.row.last_seen_at ? `last seen ${record.row.last_seen_at}` : 'it has never connected'
+      return { code: 'edge_unavailable', message: `edge "${record.info.name}" is offline (${seen})` }
+    }
+    if (offer.unavailable) return { code: 'edge_unavailable', message: `skill "${skill.key}" can't run on edge "${record.info.name}": ${offer.unavailable}` }
+    return { edge: record.info }
+  }
+
+  dispatch(edge: EdgeInfo, skill: Skill, input: unknown, call: EdgeCall): Promise<unknown> {
+    const local = this.#hub.connection(edge.id)
+    if (local) return local.call(skill.key, input, call)
+    const holder = this.#records.get(edge.id)?.row.manager_id
+    if (!holder || holder === this.#o.managerId) return Promise.reject(new EdgeUnavailable(`edge "${edge.name}" disconnected before the call was sent`))
+    return this.#relay.call(holder, edge.id, edge.name, skill.key, input, call)
+  }
+
+  /** Why a skill has no edge to run on now, or null when one online edge can run it. */
+  unavailable(skillKey: string): string | null {
+    const offering = [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skillKey))
+    if (offering.length === 0) return 'no enrolled edge offers it'
+    const online = offering.filter((r) => this.#online(r))
+    if (online.length === 0) return `no edge offering it is online (${offering.map((r) => r.info.name).join(', ')})`
+    const reasons = online.map((r) => r.skills.find((s) => s.key === skillKey)!.unavailable).filter((u): u is string => !!u)
+    return reasons.length === online.length ? `on every online edge offering it: ${reasons[0]}` : null
+  }
+
+  async close(): Promise<void> {
+    this.#relay.close()
+    await this.#hub.close()
+  }
+
+  async #load(): Promise<void> {
+    const rows = await this.#o.repo.list()
+    this.#records = new Map(rows.map((row) => [row.id, toRecord(row)]))
+    this.#byName = new Map([...this.#records.values()].filter((r) => r.row.revoked_at === null).map((r) => [r.info.name, r]))
+    // A connection whose edge was revoked (by another manager or the CLI) ends here too.
+    for (const id of this.#hub.connectedIds) {
+      if (this.#records.get(id)?.row.revoked_at != null) this.#hub.disconnect(id, CLOSE.revoked, 'this edge was revoked')
+    }
+    this.#registerSkills()
+  }
+
+  // The registry holds one host skill per key any enrolled edge offers: the package's definition for
+  // built-ins, else the first edge's (by enrollment) announcement. Edges running a key share its schema.
+  #registerSkills(): void {
+    const { registry, logger } = this.#o
+    const chosen = new Map<string, OfferedSkill>()
+    for (const record of this.#records.values()) {
+      if (record.row.revoked_at !== null) continue
+      for (const offer of record.skills) if (!chosen.has(offer.key) && this.#refusal(offer) === null) chosen.set(offer.key, offer)
+    }
+    const signature = JSON.stringify([...chosen.values()].map((o) => [o.key, BUILT_INS.has(o.key) ? 'built-in' : o]))
+    if (signature === this.#skillsSignature) return
+    this.#skillsSignature = signature
+    registry.removeSource('edge')
+    for (const offer of chosen.values()) {
+      if (registry.get(offer.key)) continue
+      try {
+        registry.register(this.#definition(offer), { source: 'edge', origin: BUILT_INS.has(offer.key) ? 'built-in host skill' : 'edge announcement' })
+      } catch (error) {
+        logger.warn({ skill: offer.key, err: error }, 'an edge skill could not be registered')
+      }
+    }
+    this.#o.onSkillsChanged()
+  }
+
+  #definition(offer: OfferedSkill): SkillDefinition {
+    const unavailable = () => this.unavailable(offer.key)
+    const builtIn = BUILT_INS.get(offer.key)
+    if (builtIn) return { ...builtIn, unavailable }
+    return {
+      key: offer.key,
+      title: offer.title,
+      description: offer.description,
+      class: offer.class,
+      scope: 'host',
+      category: offer.category ?? 'host',
+      tags: offer.tags ?? [],
+      input: offer.inputSchema,
+      ...(offer.outputSchema && { output: offer.outputSchema }),
+      ...(offer.timeoutMs && { timeoutMs: offer.timeoutMs }),
+      unavailable,
+      // Never called: the pipeline dispatches host-scope skills to their edge.
+      run: () => {
+        throw new EdgeUnavailable(`skill "${offer.key}" runs on edges`)
+      },
+    }
+  }
+
+  // A key another source holds for the manager can't come from an edge.
+  #refusal(skill: OfferedSkill): string | null {
+    const held = this.#o.registry.get(skill.key)
+    if (!held || held.source === 'edge' || held.scope === 'host') return null
+    return `the key "${skill.key}" is a ${held.source} skill of the manager (${held.origin})`
+  }
+
+  #find(ref: string, includeRevoked: boolean): EdgeRecord | undefined {
+    const record = this.#records.get(ref) ?? this.#byName.get(ref)
+    if (record && (includeRevoked || record.row.revoked_at === null)) return record
+    if (includeRevoked) return [...this.#records.values()].find((r) => r.info.name === ref)
+    return undefined
+  }
+
+  #online(record: EdgeRecord): boolean {
+    if (record.row.revoked_at !== null) return false
+    if (this.#hub.connection(record.row.id)) return true
+    const holder = record.row.manager_id
+    if (!holder || holder === this.#o.managerId) return false
+    // Another manager's edge is online while that manager keeps its heartbeat fresh.
+    const seen = record.row.last_seen_at ? Date.parse(record.row.last_seen_at) : 0
+    return Date.now() - seen < this.#o.heartbeatMs * 3 + 5_000
+  }
+
+  async #signal(message: RelaySignal): Promise<void> {
+    await this.#o.signal?.(message).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'signalling other managers failed'))
+  }
+}

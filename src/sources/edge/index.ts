@@ -1,0 +1,6 @@
+export { Edges, type EdgesOptions, type EnrollResult } from './edges.js'
+export type { EdgeView } from './edge-view.js'
+export type { RelaySignal } from './edge-relay.js'
+export { CONNECT_PATH, PROTOCOL_VERSION, MAX_FRAME_BYTES, CLOSE, edgeName, labels as edgeLabels, type EdgeErrorCode, type OfferedSkill } from './protocol.js'
+export * as edgeProtocol from './protocol.js'
+export { hostSkills, HOST_SKILL_KEYS, type HostSkillOptions } from './host-skills/index.js'

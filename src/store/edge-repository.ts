@@ -1,0 +1,119 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { Database, EdgeCallsTable, EdgesTable } from './database.js'
+
+export type EdgeRow = Selectable<EdgesTable>
+export type EdgeCallRow = Selectable<EdgeCallsTable>
+
+/** Enrolled edges, who holds their connection, and the calls relayed between managers for them. */
+export class EdgeRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: EdgeRow): Promise<void> {
+    await this.db.insertInto('edges').values(row).execute()
+  }
+
+  list(): Promise<EdgeRow[]> {
+    return this.db.selectFrom('edges').selectAll().orderBy('created_at').orderBy('id').execute()
+  }
+
+  get(id: string): Promise<EdgeRow | undefined> {
+    return this.db.selectFrom('edges').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
+  findByName(name: string): Promise<EdgeRow | undefined> {
+    return this.db.selectFrom('edges').selectAll().where('name', '=', name).executeTakeFirst()
+  }
+
+  async rename(id: string, name: string): Promise<void> {
+    await this.db.updateTable('edges').set({ name }).where('id', '=', id).execute()
+  }
+
+  /** Revoke an active edge by id or name; the revoked row, or undefined when none was active. */
+  async revoke(idOrName: string, now: string): Promise<EdgeRow | undefined> {
+    const row = await this.db
+      .selectFrom('edges')
+      .selectAll()
+      .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    if (!row) return undefined
+    const result = await this.db
+      .updateTable('edges')
+      .set({ revoked_at: now, manager_id: null })
+      .where('id', '=', row.id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1 ? { ...row, revoked_at: now, manager_id: null } : undefined
+  }
+
+  /** Record a connection this manager took: what the edge announced and that this manager holds it. */
+  async connected(
+    id: string,
+    fields: Pick<EdgeRow, 'hostname' | 'os' | 'arch' | 'version' | 'skills' | 'manager_id' | 'connected_at' | 'last_seen_at'>,
+  ): Promise<void> {
+    await this.db.updateTable('edges').set(fields).where('id', '=', id).where('revoked_at', 'is', null).execute()
+  }
+
+  /** This manager's connection ended; a newer one (another manager's, say) is left alone. */
+  async disconnected(id: string, managerId: string, connectedAt: string, now: string): Promise<void> {
+    await this.db
+      .updateTable('edges')
+      .set({ manager_id: null, last_seen_at: now })
+      .where('id', '=', id)
+      .where('manager_id', '=', managerId)
+      .where('connected_at', '=', connectedAt)
+      .execute()
+  }
+
+  /** The heartbeat of every edge this manager holds, in one statement. */
+  async seen(ids: string[], managerId: string, now: string): Promise<void> {
+    if (ids.length === 0) return
+    await this.db.updateTable('edges').set({ last_seen_at: now }).where('id', 'in', ids).where('manager_id', '=', managerId).execute()
+  }
+
+  async insertCall(row: EdgeCallRow): Promise<void> {
+    await this.db.insertInto('edge_calls').values(row).execute()
+  }
+
+  /** Take the pending calls addressed to this manager (each taken once, whoever else looks). */
+  async takeCalls(holderId: string): Promise<EdgeCallRow[]> {
+    const pending = await this.db.selectFrom('edge_calls').selectAll().where('holder_id', '=', holderId).where('state', '=', 'pending').execute()
+    const taken: EdgeCallRow[] = []
+    for (const row of pending) {
+      const result = await this.db.updateTable('edge_calls').set({ state: 'taken' }).where('id', '=', row.id).where('state', '=', 'pending').executeTakeFirst()
+      if (Number(result.numUpdatedRows) === 1) taken.push({ ...row, state: 'taken' })
+    }
+    return taken
+  }
+
+  /** Calls whose caller asked to cancel them, among those this manager runs. */
+  cancelledCalls(holderId: string): Promise<Array<Pick<EdgeCallRow, 'id'>>> {
+    return this.db.selectFrom('edge_calls').select('id').where('holder_id', '=', holderId).where('state', '=', 'cancelled').execute()
+  }
+
+  /** The answer to a relayed call; false when it was cancelled or gone meanwhile. */
+  async answer(id: string, result: string): Promise<boolean> {
+    const updated = await this.db.updateTable('edge_calls').set({ state: 'done', result }).where('id', '=', id).where('state', '=', 'taken').executeTakeFirst()
+    return Number(updated.numUpdatedRows) === 1
+  }
+
+  async cancel(id: string): Promise<void> {
+    await this.db.updateTable('edge_calls').set({ state: 'cancelled' }).where('id', '=', id).where('state', 'in', ['pending', 'taken']).execute()
+  }
+
+  getCall(id: string): Promise<EdgeCallRow | undefined> {
+    return this.db.selectFrom('edge_calls').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
+  async deleteCall(id: string): Promise<void> {
+    await this.db.deleteFrom('edge_calls').where('id', '=', id).execute()
+  }
+
+  /** Relayed calls of managers that are gone, and those left over longer than any deadline. */
+  async sweepCalls(livingManagerIds: string[], before: string): Promise<void> {
+    await this.db
+      .deleteFrom('edge_calls')
+      .where((eb) => eb.or([eb('created_at', '<', before), ...(livingManagerIds.length ? [eb('caller_manager_id', 'not in', livingManagerIds)] : [])]))
+      .execute()
+  }
+}
