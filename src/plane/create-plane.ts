@@ -122,6 +122,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   }
 
   let closed: Promise<void> | null = null
+  let started = false
   edges = new Edges({
     repo: new EdgeRepository(db),
     registry,
@@ -132,8 +133,9 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     maxInFlight: config.edges.maxInFlight,
     ...(database.listen && { signal: (message) => sql`select pg_notify(${EDGE_CHANNEL}, ${JSON.stringify(message)})`.execute(db).then(() => {}) }),
     managerAlive: (id) => managers.isAlive(id, new Date(Date.now() - 30_000).toISOString()),
+    // The start-up refresh registers what edges offered before; later changes sync the catalog.
     onSkillsChanged: () => {
-      if (closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an edge skill change failed'))
+      if (started && closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an edge skill change failed'))
     },
     now,
   })
@@ -179,6 +181,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     await database.close().catch(() => {})
     throw error
   }
+  started = true
   // Surfaces that hold tool lists (MCP sessions) hear about changes, coalesced.
   const changes = new ChangeNotifier(logger)
   registry.onChange = changes.changed

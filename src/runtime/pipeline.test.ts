@@ -221,13 +221,21 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     })
   })
 
-  it('refuses disabled skills and host-scope skills without an edge', async () => {
+  it('refuses disabled skills, and host-scope skills naming no edge or an unknown one', async () => {
     plane = await openTestPlane(database)
     await plane.catalog.edit('echo', { enabled: false }, plane.now())
     expect(await plane.invoke('echo', { message: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
     expect(await plane.invoke('remote_thing', {}, { caller: admin, edgeId: 'edge-1' })).toMatchObject({
       ok: false,
-      error: { code: 'edge_unavailable' },
+      error: { code: 'not_found', message: 'no enrolled edge "edge-1"' },
+    })
+    expect(await plane.invoke('remote_thing', {}, { caller: admin })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: 'skill "remote_thing" runs on an edge: name one with edgeId (no enrolled edge offers it)' },
+    })
+    expect(await plane.invoke('echo', { message: 'x' }, { caller: admin, edgeId: 'edge-1' })).toMatchObject({
+      ok: false,
+      error: { code: 'unavailable' },
     })
   })
 

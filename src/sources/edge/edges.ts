@@ -9,7 +9,7 @@ import type { EdgeInfo, Skill, SkillDefinition } from '../../skill/index.js'
 import { EdgeUnavailable, type EdgeCall, type EdgeResolution, type EdgeRouter } from '../../runtime/index.js'
 import { EdgeHub } from './edge-hub.js'
 import { EdgeRelay, type RelaySignal } from './edge-relay.js'
-import { hashEdgeToken, newEdgeToken } from './edge-token.js'
+import { edgeIdOf, hashEdgeToken, newEdgeToken, tokenMatches } from './edge-token.js'
 import { toEdgeView, toRecord, type EdgeRecord, type EdgeView } from './edge-view.js'
 import { CLOSE, edgeName, labels as labelsSchema, type OfferedSkill } from './protocol.js'
 import { hostSkills } from './host-skills/index.js'
@@ -47,9 +47,10 @@ export class Edges implements EdgeRouter {
   readonly #relay: EdgeRelay
   #records = new Map<string, EdgeRecord>()
   #byName = new Map<string, EdgeRecord>()
-  #skillsSignature = ''
+  #skillsSignature = '[]'
   #refreshing: Promise<void> | null = null
   #again = false
+  #closed = false
 
   constructor(options: EdgesOptions) {
     this.#o = options
@@ -134,6 +135,13 @@ export class Edges implements EdgeRouter {
     return { ok: true, edge: toEdgeView(toRecord(row), false), token }
   }
 
+  /** Whether a token is an active edge's (a supervisor keeping a token across restarts checks it). */
+  async tokenValid(token: string): Promise<boolean> {
+    const id = edgeIdOf(token)
+    const row = id ? await this.#o.repo.get(id) : undefined
+    return row !== undefined && row.revoked_at === null && tokenMatches(token, row.token_hash)
+  }
+
   list(): EdgeView[] {
     return [...this.#records.values()].map((r) => toEdgeView(r, this.#online(r)))
   }
@@ -156,17 +164,20 @@ export class Edges implements EdgeRouter {
 
   /** Read the edges again (what other managers changed) and bring the registry's host skills up to date. */
   refresh(): Promise<void> {
+    if (this.#closed) return Promise.resolve()
     if (this.#refreshing) {
       this.#again = true
       return this.#refreshing
     }
-    this.#refreshing = this.#load().finally(() => {
-      this.#refreshing = null
-      if (this.#again) {
-        this.#again = false
-        void this.refresh()
-      }
-    })
+    this.#refreshing = this.#load()
+      .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'reading the edges failed'))
+      .finally(() => {
+        this.#refreshing = null
+        if (this.#again) {
+          this.#again = false
+          void this.refresh()
+        }
+      })
     return this.#refreshing
   }
 
@@ -219,6 +230,7 @@ export class Edges implements EdgeRouter {
   }
 
   async close(): Promise<void> {
+    this.#closed = true
     this.#relay.close()
     await this.#hub.close()
   }

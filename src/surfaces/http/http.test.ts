@@ -102,7 +102,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(mutating.body.skills.map((s: { key: string }) => s.key)).toEqual(['bulk_delete', 'write_thing'])
     const unavailable = await h.call('/api/skills?available=false')
     expect(unavailable.body.skills).toEqual([
-      expect.objectContaining({ key: 'remote_thing', scope: 'host', available: false, unavailableReason: 'runs on edge agents and no edge is connected' }),
+      expect.objectContaining({ key: 'remote_thing', scope: 'host', available: false, unavailableReason: 'no enrolled edge offers it' }),
     ])
     expect((await h.call('/api/skills?scope=host')).body.skills.map((s: { key: string }) => s.key)).toEqual(['remote_thing'])
     expect(await h.call('/api/skills?available=maybe')).toMatchObject({ status: 400 })
@@ -139,7 +139,10 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(await invoke('explode', {})).toMatchObject({ status: 502, body: { error: { code: 'executor_error' } } })
     expect(await invoke('bad_output', {})).toMatchObject({ status: 502, body: { error: { code: 'invalid_output' } } })
     expect(await invoke('hang', {})).toMatchObject({ status: 504, body: { error: { code: 'timeout' } } })
-    expect(await invoke('remote_thing', { edgeId: 'e1' })).toMatchObject({ status: 502, body: { error: { code: 'edge_unavailable' } } })
+    expect(await invoke('remote_thing', { edgeId: 'e1' })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found', message: 'no enrolled edge "e1"' } },
+    })
     expect(await invoke('echo', { input: { message: 'x' }, agent: 'helper', conversationId: 'c-9' })).toMatchObject({ status: 200 })
     const row = (await h.plane.audit.query({ skill: 'echo', status: 'ok', limit: 1 })).items[0]
     expect(row).toMatchObject({ agent: 'helper', conversationId: 'c-9', caller: { name: 'alice' } })

@@ -83,7 +83,7 @@ describe('MCP server', () => {
     expect(await plane.audit.get(hidden._meta!['skillplane/callId'] as string)).toMatchObject({ skill: 'explode', error: { code: 'not_found' } })
     expect(await call(asAdmin, 'remote_thing', { edge_id: 'web-1' })).toMatchObject({
       isError: true,
-      content: [{ text: expect.stringContaining('edge_unavailable') }],
+      content: [{ text: 'not_found: no enrolled edge "web-1"' }],
     })
   })
 

@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { createLogger } from '../../../config/index.js'
+import { createLogger, resolveConfig } from '../../../config/index.js'
+import { findConfigFile, loadConfigFile } from '../../../config/load-config.js'
 import { EdgeAgent, EdgeRefused } from '../../../edge/index.js'
 import { edgeLabels, hostSkills } from '../../../sources/edge/index.js'
 import { loadPacks, packSkill } from '../../../sources/packs/index.js'
@@ -12,6 +13,8 @@ import { parseLabels } from '../parse-labels.js'
 export const REFUSED_EXIT = 3
 
 export async function edge(o: {
+  dataDir: string
+  config?: string
   manager: string
   token?: string
   name?: string
@@ -46,6 +49,12 @@ export async function edge(o: {
     definition,
     origin: 'built-in host skill',
   }))
+  // The config's host-scope code skills run here too (the manager knows them from the same config).
+  const file = findConfigFile(o.config)
+  if (file) {
+    const config = await resolveConfig(await loadConfigFile(file), { dataDir: resolve(o.dataDir) }, file)
+    for (const definition of config.skills) if (definition.scope === 'host') skills.push({ definition, origin: file })
+  }
   const builtIn = new Set(skills.map((s) => s.definition.key))
   const packs = loadPacks(
     (o.packs ?? []).map((dir) => resolve(dir)),

@@ -3,12 +3,14 @@ import { startHttpServer, type HttpServer } from '../../http/index.js'
 import { printSyncReport } from './sync.js'
 import { CliError } from '../cli-error.js'
 import { createModel } from '../../../agents/index.js'
+import { startLocalEdge, type LocalEdge } from '../local-edge.js'
 
-export async function serve(options: GlobalOptions & { port: number; host: string }): Promise<void> {
+export async function serve(options: GlobalOptions & { port: number; host: string; edge?: string }): Promise<void> {
   const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true })
   // A skill's stray promise must not take the control plane down with it.
   process.on('unhandledRejection', (error) => plane.logger.error({ err: error }, 'unhandled rejection (a skill left a promise unhandled)'))
   let server: HttpServer | undefined
+  let edge: LocalEdge | undefined
   try {
     if (plane.startupSync) printSyncReport(plane.startupSync, { quietWhenEmpty: true })
     // Say now which agents can't run (a missing API key), not at their first run.
@@ -39,13 +41,19 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     } else {
       console.log('keys exist already; make another with: skillplane keys create --name NAME --role admin')
     }
+    if (options.edge) {
+      edge = await startLocalEdge(plane, server.url, options.edge, options)
+      console.log(`edge     ${options.edge} (this host, pid ${edge.pid}): host skills run with --edge ${options.edge}`)
+    }
   } catch (error) {
+    edge?.stop()
     await server?.close()
     await plane.close()
     throw error
   }
   const stop = async (signal: string) => {
     plane.logger.info({ signal }, 'shutting down')
+    edge?.stop()
     const closed = server?.close()
     await plane.close()
     await closed

@@ -1,0 +1,248 @@
+import { existsSync, writeFileSync, chmodSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { cli, enrollAndStart, slowPack, startEdge, startManager, tempDir, waitFor, type Manager } from './edge-harness.js'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A raw tunnel client: what a hand-made (or hostile) edge can send. */
+function rawEdge(manager: Manager, token: string): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
+  const ws = new WebSocket(`${manager.url.replace('http', 'ws')}/api/edges/connect`, { headers: { authorization: `Bearer ${token}` } })
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+  return new Promise((resolve, reject) => {
+    ws.on('open', () => resolve({ ws, closed }))
+    ws.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)))
+    ws.on('error', reject)
+  })
+}
+
+const hello = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    type: 'hello',
+    protocol: 1,
+    hostname: 'raw',
+    os: 'test',
+    arch: 'x64',
+    version: '0',
+    labels: {},
+    skills: [{ key: 'raw_noop', description: 'Does nothing', class: 'safe', inputSchema: { type: 'object' } }],
+    ...extra,
+  })
+
+describe('edges', () => {
+  it('enrolls an edge, which dials in and runs host skills called over HTTP, MCP and the CLI, audited with the edge', async () => {
+    const location = { dataDir: tempDir() }
+    const manager = await startManager(location)
+    const viewer = (await manager.plane.keys.create({ name: 'v', role: 'viewer' }, manager.plane.now())).key
+    expect((await manager.api('POST', '/api/edges', { name: 'web-1' }, viewer)).status).toBe(403)
+    expect(await manager.api('POST', '/api/edges', { name: 'Web 1!' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_input' } } })
+    expect(await manager.api('POST', '/api/edges', { name: 'web-1', labels: { env: 'prod prod' } })).toMatchObject({ status: 400 })
+
+    const readable = tempDir('skillplane-edge-read-')
+    writeFileSync(join(readable, 'app.log'), 'one\ntwo\nthree\n')
+    const pack = slowPack()
+    const { id } = await enrollAndStart(manager, 'web-1', {
+      labels: { env: 'prod' },
+      args: ['--allow-read', readable, '--packs', pack.dir, '--label', 'team=ops'],
+    })
+    expect(await manager.api('POST', '/api/edges', { name: 'web-1' })).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } })
+
+    const listed = await manager.api('GET', '/api/edges')
+    const row = listed.body.edges.find((e: { name: string }) => e.name === 'web-1')
+    expect(row).toMatchObject({
+      id,
+      online: true,
+      labels: { env: 'prod' },
+      managerId: manager.plane.managerId,
+      os: expect.any(String),
+      version: expect.any(String),
+    })
+    expect(row.skills.map((s: { key: string }) => s.key)).toEqual(expect.arrayContaining(['probe_tcp', 'tail_file', 'host_load', 'restart_service', 'slow_op']))
+    expect(row.skills.map((s: { key: string }) => s.key)).not.toContain('run_command')
+    expect((await manager.api('GET', '/api/edges/web-1')).body.id).toBe(id)
+    expect((await manager.api('GET', '/api/skills/probe_tcp')).body).toMatchObject({ scope: 'host', source: 'edge', available: true })
+
+    const port = Number(new URL(manager.url).port)
+    expect(await manager.invoke('probe_tcp', { input: { host: '127.0.0.1', port }, edgeId: 'web-1' })).toMatchObject({
+      status: 200,
+      body: { ok: true, data: { open: true } },
+    })
+    expect(await manager.invoke('tail_file', { input: { path: join(readable, 'app.log'), lines: 2 }, edgeId: id })).toMatchObject({
+      body: { ok: true, data: { lines: ['two', 'three'] } },
+    })
+    expect(await manager.invoke('tail_file', { input: { path: '/etc/passwd' }, edgeId: 'web-1' })).toMatchObject({ body: { ok: false } })
+    expect(await manager.invoke('slow_op', { input: { ms: 10 }, edgeId: 'web-1' })).toMatchObject({ body: { ok: true, data: { slept: 10 } } })
+    // Naming no edge, an unknown one, or giving an edge to a manager skill are the caller's mistakes.
+    expect(await manager.invoke('probe_tcp', { input: { host: '127.0.0.1', port } })).toMatchObject({
+      status: 400,
+      body: { error: { message: 'skill "probe_tcp" runs on an edge: name one with edgeId (edges offering it: web-1)' } },
+    })
+    expect(await manager.invoke('probe_tcp', { input: { host: '127.0.0.1', port }, edgeId: 'nope' })).toMatchObject({ status: 404 })
+    expect(await manager.invoke('probe_tcp', { input: { host: '127.0.0.1', port: 'x' }, edgeId: 'web-1' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input' } },
+    })
+
+    // MCP: the tool takes edge_id, listing the edges that offer it.
+    const client = new Client({ name: 'test', version: '1' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${manager.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${manager.adminKey}` } } }),
+    )
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'probe_tcp')!
+    expect(tool.inputSchema.properties!.edge_id).toMatchObject({ enum: ['web-1'] })
+    expect(tool.inputSchema.required).toContain('edge_id')
+    const called = await client.callTool({ name: 'probe_tcp', arguments: { host: '127.0.0.1', port, edge_id: 'web-1' } })
+    expect(called.isError).toBeFalsy()
+    await client.close()
+
+    // The CLI is another process: its call is relayed through the database to the manager holding the edge.
+    const viaCli = cli(location, ['invoke', 'probe_tcp', '--edge', 'web-1', '--input', JSON.stringify({ host: '127.0.0.1', port })])
+    expect(viaCli.stderr).toBe('')
+    expect(JSON.parse(viaCli.stdout)).toMatchObject({ ok: true, data: { open: true } })
+
+    const audited = await manager.api('GET', '/api/audit?edge=web-1&limit=50')
+    expect(audited.body.items.length).toBeGreaterThanOrEqual(6)
+    expect(audited.body.items.every((e: { edgeId: string; edgeName: string }) => e.edgeId === id && e.edgeName === 'web-1')).toBe(true)
+    expect(JSON.parse(cli(location, ['edges', 'list', '--json']).stdout).edges[0]).toMatchObject({ name: 'web-1', online: true })
+  })
+
+  it('carries the deadline and cancellation to the edge, which stops the work there', async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    const pack = slowPack(1)
+    await enrollAndStart(manager, 'slow-1', { args: ['--packs', pack.dir] })
+    const timedOut = await manager.invoke('slow_op', { input: { ms: 3_000, marker: 'deadline' }, edgeId: 'slow-1' })
+    expect(timedOut).toMatchObject({ status: 504, body: { error: { code: 'timeout' } } })
+
+    const controller = new AbortController()
+    const pending = manager.invoke('slow_op', { input: { ms: 900, marker: 'cancelled' }, edgeId: 'slow-1' }, { signal: controller.signal }).catch(() => null)
+    await sleep(300)
+    controller.abort()
+    await pending
+    await waitFor(async () => (await manager.plane.audit.query({ skill: 'slow_op', status: 'interrupted', limit: 5 })).items.length === 1)
+    // Past both calls' sleep: neither side effect happened, because the edge killed the pack.
+    await sleep(3_200)
+    expect(existsSync(join(pack.trace, 'deadline'))).toBe(false)
+    expect(existsSync(join(pack.trace, 'cancelled'))).toBe(false)
+  })
+
+  it('ends a call whose edge is killed mid-call edge_unavailable with a final audit row; an offline edge says when it was last seen', async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    const pack = slowPack()
+    const { edge } = await enrollAndStart(manager, 'doomed', { args: ['--packs', pack.dir] })
+    const call = manager.invoke('slow_op', { input: { ms: 5_000 }, edgeId: 'doomed' })
+    await sleep(500)
+    edge.child.kill('SIGKILL')
+    const ended = await call
+    expect(ended).toMatchObject({ status: 502, body: { ok: false, error: { code: 'edge_unavailable' } } })
+    expect(ended.body.error.message).toMatch(/^edge "doomed" disconnected mid-call \(.*\): the outcome on the edge is unknown$/)
+    const row = await manager.plane.audit.get(ended.body.callId)
+    expect(row).toMatchObject({ status: 'error', error: { code: 'edge_unavailable' }, edgeName: 'doomed', finishedAt: expect.any(String) })
+    await waitFor(() => manager.plane.edges.get('doomed')?.online === false)
+    const offline = await manager.invoke('slow_op', { input: { ms: 1 }, edgeId: 'doomed' })
+    expect(offline).toMatchObject({ status: 502, body: { error: { code: 'edge_unavailable' } } })
+    expect(offline.body.error.message).toMatch(/^edge "doomed" is offline \(last seen \d{4}-\d\d-\d\dT/)
+  })
+
+  it('reconnects an edge after its manager restarts, and calls work again', async () => {
+    const location = { dataDir: tempDir() }
+    const first = await startManager(location)
+    const port = Number(new URL(first.url).port)
+    const { edge } = await enrollAndStart(first, 'steady')
+    await first.close()
+    const second = await startManager(location, {}, port)
+    await waitFor(() => second.plane.edges.get('steady')?.online === true, 20_000)
+    expect(await second.invoke('host_load', { input: {}, edgeId: 'steady' })).toMatchObject({ body: { ok: true, data: { cpus: expect.any(Number) } } })
+    expect(edge.child.exitCode).toBeNull()
+  })
+
+  it('refuses a revoked token at once, a forged identity and a wrong secret', async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    const { token, edge, id } = await enrollAndStart(manager, 'gone')
+    const other = await manager.api('POST', '/api/edges', { name: 'other' })
+    expect((await manager.api('DELETE', '/api/edges/gone')).body).toMatchObject({ id, revokedAt: expect.any(String) })
+    expect(await edge.exited).toBe(3)
+    expect(edge.output()).toContain('this edge was revoked')
+    expect((await manager.api('DELETE', '/api/edges/gone')).status).toBe(404)
+    const again = startEdge([manager.url], token)
+    expect(await again.exited).toBe(3)
+    expect(again.output()).toMatch(/refused this edge's token: edge "gone" was revoked at/)
+
+    // The other edge's token, claiming to be someone else, is closed before it is welcomed.
+    const forged = await rawEdge(manager, other.body.token)
+    forged.ws.send(hello({ edgeId: id }))
+    expect(await forged.closed).toMatchObject({ code: 4401, reason: expect.stringContaining(`this token belongs to edge ${other.body.edge.id}`) })
+    const renamed = await rawEdge(manager, other.body.token)
+    renamed.ws.send(hello({ name: 'gone' }))
+    expect((await renamed.closed).code).toBe(4401)
+    const wrongSecret = other.body.token.slice(0, -4) + 'AAAA'
+    await expect(rawEdge(manager, wrongSecret)).rejects.toThrow('HTTP 401')
+    await expect(rawEdge(manager, 'sp_not_an_edge_token')).rejects.toThrow('HTTP 401')
+    expect(manager.plane.edges.get('other')?.online).toBe(false)
+  })
+
+  it('closes a connection that sends a malformed or oversized frame, failing its calls cleanly, and keeps serving', async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    const { token } = (await manager.api('POST', '/api/edges', { name: 'raw' })).body
+    const edge = await rawEdge(manager, token)
+    edge.ws.send(hello())
+    await waitFor(() => manager.plane.edges.get('raw')?.online === true)
+    const calls: string[] = []
+    edge.ws.on('message', (data) => calls.push(String(data)))
+    const pending = manager.invoke('raw_noop', { input: {}, edgeId: 'raw' })
+    await waitFor(() => calls.some((c) => c.includes('"type":"call"')))
+    edge.ws.send('{"type":"result","id":42}')
+    expect(await edge.closed).toMatchObject({ code: 4400, reason: expect.stringContaining('protocol error: a malformed "result" message') })
+    expect(await pending).toMatchObject({ status: 502, body: { error: { code: 'edge_unavailable' } } })
+
+    const big = await rawEdge(manager, token)
+    big.ws.send(hello())
+    await waitFor(() => manager.plane.edges.get('raw')?.online === true)
+    big.ws.send('x'.repeat(5 * 1024 * 1024))
+    expect((await big.closed).code).toBe(1009)
+    const garbage = await rawEdge(manager, token)
+    garbage.ws.send('not json at all')
+    expect((await garbage.closed).code).toBe(4400)
+    expect((await manager.api('GET', '/api/health')).status).toBe(200)
+  })
+
+  it('asks for approval of restart_service on env=prod edges only, and binds the approval to that edge', async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    // A systemctl that records its arguments: restart_service runs it on the edge.
+    const bin = tempDir('skillplane-edge-bin-')
+    const log = join(bin, 'calls')
+    writeFileSync(join(bin, 'systemctl'), `#!/bin/sh\necho "$@" >> ${log}\n[ "$2" = show ] || [ "$1" = show ] && echo active\nexit 0\n`)
+    chmodSync(join(bin, 'systemctl'), 0o755)
+    const env = { PATH: `${bin}:${process.env.PATH}` }
+    await enrollAndStart(manager, 'prod-1', { labels: { env: 'prod' }, env })
+    await enrollAndStart(manager, 'dev-1', { labels: { env: 'dev' }, env })
+    expect(await manager.api('PUT', '/api/policies', { skill: 'restart_service', level: 'edge', subject: 'env=prod', decision: 'ASK' })).toMatchObject({
+      status: 200,
+    })
+    expect(await manager.api('PUT', '/api/policies', { skill: 'restart_service', level: 'edge', subject: 'bad subject', decision: 'ASK' })).toMatchObject({
+      status: 400,
+    })
+    const operator = (await manager.plane.keys.create({ name: 'op', role: 'operator' }, manager.plane.now())).key
+    const approver = (await manager.plane.keys.create({ name: 'boss', role: 'admin' }, manager.plane.now())).key
+
+    expect(await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'dev-1' }, { key: operator })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    })
+    const asked = await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'prod-1' }, { key: operator })
+    expect(asked).toMatchObject({ status: 202, body: { error: { code: 'approval_required' } } })
+    const approvalId = asked.body.error.details.approvalId
+    expect((await manager.api('GET', `/api/approvals/${approvalId}`)).body).toMatchObject({ edge: { name: 'prod-1' }, input: { unit: 'nginx.service' } })
+    expect(await manager.api('POST', `/api/approvals/${approvalId}/approve`, {}, approver)).toMatchObject({ status: 200 })
+    // The approval holds for the edge it was asked for: the same input on another edge is another call.
+    expect(await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'dev-1', approvalId }, { key: operator })).toMatchObject({
+      body: { ok: false, error: { code: 'denied', message: expect.stringContaining('other arguments') } },
+    })
+    expect(await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'prod-1', approvalId }, { key: operator })).toMatchObject({
+      status: 200,
+      body: { ok: true, data: { unit: 'nginx.service' } },
+    })
+  })
+})
