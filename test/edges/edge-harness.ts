@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach } from 'vitest'
@@ -134,16 +134,24 @@ export function slowPack(timeoutSeconds = 20): { dir: string; trace: string } {
   return { dir: join(root, 'packs'), trace }
 }
 
-/** The CLI as a separate process on the same data dir (another manager, as far as edges go). */
-export function cli(location: { dataDir: string; databaseUrl?: string }, args: string[]) {
+/**
+ * The CLI as a separate process on the same data dir (another manager, as far as edges go); run
+ * asynchronously, since the manager in this process must keep answering meanwhile.
+ */
+export function cli(location: { dataDir: string; databaseUrl?: string }, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const config = join(tempDir('skillplane-edge-cli-'), 'skillplane.config.mjs')
   writeFileSync(config, 'export default {}\n')
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
     [MAIN, '--data-dir', location.dataDir, '--config', config, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), ...args],
-    { encoding: 'utf8', env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }, timeout: 30_000 },
+    { env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })))
 }
 
 export { waitFor, tempDir }

@@ -99,14 +99,14 @@ describe('edges', () => {
     await client.close()
 
     // The CLI is another process: its call is relayed through the database to the manager holding the edge.
-    const viaCli = cli(location, ['invoke', 'probe_tcp', '--edge', 'web-1', '--input', JSON.stringify({ host: '127.0.0.1', port })])
+    const viaCli = await cli(location, ['invoke', 'probe_tcp', '--edge', 'web-1', '--input', JSON.stringify({ host: '127.0.0.1', port })])
     expect(viaCli.stderr).toBe('')
     expect(JSON.parse(viaCli.stdout)).toMatchObject({ ok: true, data: { open: true } })
 
     const audited = await manager.api('GET', '/api/audit?edge=web-1&limit=50')
     expect(audited.body.items.length).toBeGreaterThanOrEqual(6)
     expect(audited.body.items.every((e: { edgeId: string; edgeName: string }) => e.edgeId === id && e.edgeName === 'web-1')).toBe(true)
-    expect(JSON.parse(cli(location, ['edges', 'list', '--json']).stdout).edges[0]).toMatchObject({ name: 'web-1', online: true })
+    expect(JSON.parse((await cli(location, ['edges', 'list', '--json'])).stdout).edges[0]).toMatchObject({ name: 'web-1', online: true })
   })
 
   it('carries the deadline and cancellation to the edge, which stops the work there', async () => {
@@ -217,6 +217,7 @@ describe('edges', () => {
     chmodSync(join(bin, 'systemctl'), 0o755)
     const env = { PATH: `${bin}:${process.env.PATH}` }
     await enrollAndStart(manager, 'prod-1', { labels: { env: 'prod' }, env })
+    await enrollAndStart(manager, 'prod-2', { labels: { env: 'prod' }, env })
     await enrollAndStart(manager, 'dev-1', { labels: { env: 'dev' }, env })
     expect(await manager.api('PUT', '/api/policies', { skill: 'restart_service', level: 'edge', subject: 'env=prod', decision: 'ASK' })).toMatchObject({
       status: 200,
@@ -237,7 +238,7 @@ describe('edges', () => {
     expect((await manager.api('GET', `/api/approvals/${approvalId}`)).body).toMatchObject({ edge: { name: 'prod-1' }, input: { unit: 'nginx.service' } })
     expect(await manager.api('POST', `/api/approvals/${approvalId}/approve`, {}, approver)).toMatchObject({ status: 200 })
     // The approval holds for the edge it was asked for: the same input on another edge is another call.
-    expect(await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'dev-1', approvalId }, { key: operator })).toMatchObject({
+    expect(await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'prod-2', approvalId }, { key: operator })).toMatchObject({
       body: { ok: false, error: { code: 'denied', message: expect.stringContaining('other arguments') } },
     })
     expect(await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'prod-1', approvalId }, { key: operator })).toMatchObject({

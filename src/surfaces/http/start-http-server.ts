@@ -1,5 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { Skillplane } from '../../skillplane/index.js'
 import { createHttpApp } from './create-http-app.js'
 import { originRules } from './middleware/check-origin.js'
@@ -21,6 +22,8 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
   if (originRules(plane.config.http, options.host).hosts === null) {
     plane.logger.warn({ host: options.host }, "/mcp answers to this host's addresses only, no DNS name: list the names clients use in http.allowedHosts")
   }
+  // Upgraded sockets would hold close() open: closing the server ends them (their edges reconnect elsewhere).
+  const tunnels = new Set<Duplex>()
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
       void mcp.close()
@@ -35,6 +38,7 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done())
+            for (const socket of tunnels) socket.destroy()
             // Open MCP event streams would hold close() open too.
             void mcp.close()
             // Idle keep-alive sockets would hold close() open, and so would those of requests still
@@ -49,8 +53,12 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
     server.once('error', onError)
     // Edges dial in over WebSocket; no other path upgrades.
     server.on('upgrade', (request, socket, head) => {
-      if (new URL(request.url ?? '/', 'http://x').pathname === CONNECT_PATH) plane.edges.handleUpgrade(request, socket, head)
-      else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      if (new URL(request.url ?? '/', 'http://x').pathname !== CONNECT_PATH) {
+        return socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      }
+      tunnels.add(socket)
+      socket.once('close', () => tunnels.delete(socket))
+      plane.edges.handleUpgrade(request, socket, head)
     })
     // Clients and proxies keep idle connections for up to a minute; closing them sooner (Node's 5 s)
     // races a client reusing one, which then fails with "other side closed".
