@@ -132,7 +132,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     heartbeatMs: config.edges.heartbeatMs,
     maxInFlight: config.edges.maxInFlight,
     ...(database.listen && { signal: (message) => sql`select pg_notify(${EDGE_CHANNEL}, ${JSON.stringify(message)})`.execute(db).then(() => {}) }),
-    managerAlive: (id) => managers.isAlive(id, new Date(Date.now() - 30_000).toISOString()),
+    managerAlive: (id) => liveness.isAlive(id),
     // The start-up refresh registers what edges offered before; later changes sync the catalog.
     onSkillsChanged: () => {
       if (started && closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an edge skill change failed'))

@@ -39,6 +39,12 @@ export class Liveness {
     return this.#o.managers.heartbeat({ id: managerId, hostname: this.#host, pid: process.pid, started_at: this.#started, heartbeat_at: now() })
   }
 
+  /** Whether a peer is alive: its heartbeat fresh and, on this host, its process still there (a crash is seen at once). */
+  async isAlive(managerId: string): Promise<boolean> {
+    const row = await this.#o.managers.findAlive(managerId, new Date(Date.now() - DEAD_AFTER_MS).toISOString())
+    return row !== undefined && (row.hostname !== this.#host || processExists(row.pid))
+  }
+
   /** Mark the calls and runs of stopped managers interrupted or failed; returns the calls marked. */
   async recover(): Promise<number> {
     const { managers, audit, runs, logger, managerId, now } = this.#o

@@ -18,9 +18,9 @@ export class ManagerRepository {
     return this.db.selectFrom('managers').select(['id', 'hostname', 'pid']).where('heartbeat_at', '>=', cutoff).execute()
   }
 
-  async isAlive(id: string, cutoff: string): Promise<boolean> {
-    const row = await this.db.selectFrom('managers').select('id').where('id', '=', id).where('heartbeat_at', '>=', cutoff).executeTakeFirst()
-    return row !== undefined
+  /** The manager's row while its heartbeat is fresh. */
+  findAlive(id: string, cutoff: string): Promise<Pick<ManagersTable, 'id' | 'hostname' | 'pid'> | undefined> {
+    return this.db.selectFrom('managers').select(['id', 'hostname', 'pid']).where('id', '=', id).where('heartbeat_at', '>=', cutoff).executeTakeFirst()
   }
 
   async removeStale(cutoff: string): Promise<void> {

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { databases } from '../../src/test-support/databases.js'
+import { MAIN, slowPack, startEdge, startManager, tempDir, waitFor } from './edge-harness.js'
+
+const postgres = databases.find((d) => d.name === 'postgres')
+
+/** `skillplane serve` as a real process on the shared database, so that it can be killed. */
+function serveProcess(location: { dataDir: string; databaseUrl?: string }, config: string) {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'serve', '--port', '0', '--data-dir', location.dataDir, '--config', config, '--database-url', location.databaseUrl!],
+    {
+      env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let out = ''
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      out += chunk
+      const url = /api\s+(http:\/\/\S+)\/api\/skills/.exec(out)?.[1]
+      if (url) resolve(url)
+    })
+    child.on('exit', () => reject(new Error(`serve exited early: ${out}`)))
+  })
+  return { child, ready }
+}
+
+describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
+  it('routes a call from another manager to the one holding the edge; that manager killed mid-call ends it edge_unavailable, and the edge moves on', async () => {
+    const location = await postgres!.create()
+    const pack = slowPack()
+    const config = join(tempDir('skillplane-edge-pg-'), 'skillplane.config.mjs')
+    writeFileSync(config, `export default ${JSON.stringify({ edges: { heartbeatMs: 500 } })}\n`)
+    // One data dir for both: managers sharing a database share its approval secret.
+    const holder = serveProcess(location, config)
+    const holderUrl = await holder.ready
+    try {
+      const caller = await startManager(location)
+      const enrolled = await caller.api('POST', '/api/edges', { name: 'far', labels: { env: 'prod' } })
+      // The edge knows both managers and dials the first.
+      const edge = startEdge([holderUrl, caller.url], enrolled.body.token, ['--packs', pack.dir])
+      await waitFor(() => caller.plane.edges.get('far')?.online === true, 20_000).catch(() => {
+        throw new Error(`the edge did not come online: ${edge.output()}`)
+      })
+      expect(caller.plane.edges.get('far')!.managerId).not.toBe(caller.plane.managerId)
+
+      const relayed = await caller.invoke('slow_op', { input: { ms: 5 }, edgeId: 'far' })
+      expect(relayed).toMatchObject({ status: 200, body: { ok: true, data: { slept: 5 } } })
+      expect(await caller.plane.audit.get(relayed.body.callId)).toMatchObject({ status: 'ok', edgeName: 'far', edgeId: enrolled.body.edge.id })
+      // Refusals the edge makes travel back as they are.
+      expect(await caller.invoke('slow_op', { input: { ms: -1 }, edgeId: 'far' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_input' } } })
+
+      const pending = caller.invoke('slow_op', { input: { ms: 8_000, marker: 'orphan' }, edgeId: 'far' })
+      await new Promise((r) => setTimeout(r, 700))
+      holder.child.kill('SIGKILL')
+      const ended = await pending
+      expect(ended).toMatchObject({ status: 502, body: { error: { code: 'edge_unavailable' } } })
+      expect(ended.body.error.message).toMatch(/^manager \S+, which held edge "far", stopped answering mid-call: the outcome on the edge is unknown$/)
+      expect(await caller.plane.audit.get(ended.body.callId)).toMatchObject({
+        status: 'error',
+        error: { code: 'edge_unavailable' },
+        finishedAt: expect.any(String),
+      })
+
+      // The edge reconnects to the manager still alive, and calls run there.
+      await waitFor(() => caller.plane.edges.get('far')?.managerId === caller.plane.managerId, 30_000)
+      expect(await caller.invoke('slow_op', { input: { ms: 1 }, edgeId: 'far' })).toMatchObject({ body: { ok: true } })
+    } finally {
+      holder.child.kill('SIGKILL')
+    }
+  })
+})
