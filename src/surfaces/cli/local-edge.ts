@@ -7,7 +7,8 @@ import { findConfigFile } from '../../config/load-config.js'
 import type { GlobalOptions } from './open-plane.js'
 
 export interface LocalEdge {
-  pid: number | undefined
+  /** Whether it came online within 10 s of starting. */
+  online: boolean
   stop(): void
 }
 
@@ -41,8 +42,11 @@ export async function startLocalEdge(plane: Skillplane, url: string, name: strin
   child.on('exit', (code, signal) => {
     if (!stopping) plane.logger.warn({ edge: name, code, signal }, 'the local edge process exited')
   })
+  // The demo's first host-skill call should find it connected.
+  const deadline = Date.now() + 10_000
+  while (!plane.edges.get(name)?.online && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50))
   return {
-    pid: child.pid,
+    online: plane.edges.get(name)?.online === true,
     stop() {
       stopping = true
       child.kill('SIGTERM')

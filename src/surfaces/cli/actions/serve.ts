@@ -43,7 +43,7 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     }
     if (options.edge) {
       edge = await startLocalEdge(plane, server.url, options.edge, options)
-      console.log(`edge     ${options.edge} (this host, pid ${edge.pid}): host skills run with --edge ${options.edge}`)
+      console.log(`edge     ${options.edge} (this host): ${edge.online ? 'online' : 'not online yet'}; host skills take edgeId "${options.edge}"`)
     }
   } catch (error) {
     edge?.stop()
