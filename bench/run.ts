@@ -8,6 +8,7 @@ import { runSkillLoadingBench, type LoadingFigures } from './skill-loading.bench
 import { runPackBench, type PackBenchResult } from './pack.bench.js'
 import { runMcpBench, type McpBenchResult } from './mcp.bench.js'
 import { runMcpServerBench, type McpServerBenchResult } from './mcp-server.bench.js'
+import { runEdgeBench, type EdgeBenchResult } from './edge.bench.js'
 
 const PIPELINE_TARGET = 20_000
 const HTTP_TARGET_RATIO = 0.5
@@ -37,6 +38,7 @@ const VALIDATE_TARGET = 2_000
 const PACK_TARGET_RATIO = 1.2
 const MCP_TARGET_RATIO = 1.2
 const MCP_SERVER_TARGET_RATIO = 0.8
+const EDGE_TARGET_RATIO = 0.7
 
 function report(
   pipeline: PipelineBenchResult,
@@ -45,6 +47,7 @@ function report(
   pack: PackBenchResult,
   mcp: McpBenchResult,
   mcpServer: McpServerBenchResult,
+  edge: EdgeBenchResult,
   context: { date: string; load: number[] },
 ): string {
   const cpu = cpus()
@@ -154,6 +157,23 @@ calls per side in four alternating rounds, on 127.0.0.1.
 | --- | --- | --- | --- | --- |
 ${[mcpServer.sequential, mcpServer.concurrent].map((m, i) => `| ${i === 0 ? 'sequential' : 'concurrent'} | ${m.inFlight} | ${int(m.skillplanePerSecond)} | ${int(m.barePerSecond)} | ${times(m.ratio)} |`).join('\n')}
 
+## Edge round trip
+
+A host-scope no-op skill called through the whole pipeline (validation, policy, the durable
+\`running\` and final audit rows) and the tunnel to a real \`skillplane edge\` process (schema
+checks on both sides), against a bare \`ws\` server in the same process and an echoing ws client
+process sending the same payload back, ${int(edge.calls)} calls per side in four alternating rounds.
+
+| mode | in flight | skillplane calls/s | bare ws echo calls/s | skillplane ÷ bare |
+| --- | --- | --- | --- | --- |
+${[edge.sequential, edge.concurrent].map((m, i) => `| ${i === 0 ? 'sequential' : 'concurrent'} | ${m.inFlight} | ${int(m.skillplanePerSecond)} | ${int(m.barePerSecond)} | ${times(m.ratio)} |`).join('\n')}
+
+Target ≥ ${EDGE_TARGET_RATIO}×: ${Math.min(edge.sequential.ratio, edge.concurrent.ratio) >= EDGE_TARGET_RATIO ? 'met' : 'not met'}. A call from
+another manager on the same SQLite file (as \`skillplane invoke --edge\` is) is relayed through the
+\`edge_calls\` table, polled every 50 ms on SQLite: ${edge.relayedMs.toFixed(1)} ms per call against
+${edge.localMs.toFixed(2)} ms on the manager holding the edge (+${(edge.relayedMs - edge.localMs).toFixed(1)} ms). On PostgreSQL
+the steps are signalled with NOTIFY instead (not measured here: the bench needs no database server).
+
 ## Loading SKILL.md folders
 
 Generated trees of skill folders of real size (each SKILL.md about as long as the 7.7 KB average
@@ -215,7 +235,16 @@ for (const [mode, m] of Object.entries({ sequential: mcpServer.sequential, concu
   console.log(`  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ${int(m.barePerSecond)}/s, ratio ${times(m.ratio)}`)
 }
 
-writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, context))
+console.log('edge round trip…')
+const edge = await runEdgeBench()
+for (const [mode, m] of Object.entries({ sequential: edge.sequential, concurrent: edge.concurrent })) {
+  console.log(
+    `  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ws ${int(m.barePerSecond)}/s, ratio ${times(m.ratio)}`,
+  )
+}
+console.log(`  relayed through SQLite ${edge.relayedMs.toFixed(1)} ms/call, same manager ${edge.localMs.toFixed(2)} ms/call`)
+
+writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, edge, context))
 console.log(`wrote ${RESULTS}`)
 if (!pipeline.audit.complete || !http.audit.complete) {
   console.error('audit check failed: some calls have no ok audit row')
