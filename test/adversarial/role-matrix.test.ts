@@ -83,6 +83,24 @@ const MATRIX: Record<string, Entry> = {
       return { path: `/api/policies/${set.policy.id}` }
     },
   },
+  'GET /api/edges': { allow: OPERATORS, request: () => ({ path: '/api/edges' }) },
+  'POST /api/edges': { allow: ADMIN, request: () => ({ path: '/api/edges', body: JSON.stringify({ name: `m-${ulid().toLowerCase()}` }) }) },
+  'GET /api/edges/{id}': {
+    allow: OPERATORS,
+    request: async (t) => {
+      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      if (!enrolled.ok) throw new Error(enrolled.message)
+      return { path: `/api/edges/${enrolled.edge.id}` }
+    },
+  },
+  'DELETE /api/edges/{id}': {
+    allow: ADMIN,
+    request: async (t) => {
+      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      if (!enrolled.ok) throw new Error(enrolled.message)
+      return { path: `/api/edges/${enrolled.edge.id}` }
+    },
+  },
   'GET /api/sops': { allow: OPERATORS, request: () => ({ path: '/api/sops' }) },
   'POST /api/sops': {
     allow: ADMIN,
