@@ -119,9 +119,7 @@ export class EdgeConnection {
     }
     this.#pending.delete(message.id)
     if (message.ok) return pending.resolve(message.data)
-    const { code, message: text } = message.error
-    if (code === 'invalid_input' || code === 'not_found' || code === 'unavailable') pending.reject(new SkillError(code, `on edge "${this.name}": ${text}`))
-    else pending.reject(new Error(`on edge "${this.name}": ${text}`))
+    pending.reject(edgeFailure(message.error.code, `on edge "${this.name}": ${message.error.message}`))
   }
 
   #failAll(why: string): void {
@@ -130,4 +128,9 @@ export class EdgeConnection {
       pending.reject(new EdgeUnavailable(`edge "${this.name}" disconnected mid-call (${why}): the outcome on the edge is unknown`))
     }
   }
+}
+
+/** What an edge's refusal becomes in the pipeline: its own code where the pipeline has one for it, else a failure (executor_error). */
+export function edgeFailure(code: string | undefined, message: string): Error {
+  return code === 'invalid_input' || code === 'not_found' || code === 'unavailable' ? new SkillError(code, message) : new Error(message)
 }

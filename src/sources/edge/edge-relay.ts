@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { EdgeRepository, EdgeCallRow } from '../../store/index.js'
-import { EdgeUnavailable, SkillError, isSkillError } from '../../runtime/index.js'
-import type { EdgeCallOptions, EdgeConnection } from './edge-connection.js'
+import { EdgeUnavailable, isSkillError } from '../../runtime/index.js'
+import { edgeFailure, type EdgeCallOptions, type EdgeConnection } from './edge-connection.js'
 
 /** A manager's signal to another: a call for it to run, a result or cancellation for a call, or edges changed. */
 export interface RelaySignal {
@@ -198,8 +198,5 @@ export class EdgeRelay {
 function unwrap(answer: Answer, edgeName: string): unknown {
   if (answer.ok) return answer.data
   if (answer.kind === 'edge') throw new EdgeUnavailable(`edge "${edgeName}": ${answer.message}`)
-  if (answer.kind === 'skill' && (answer.code === 'invalid_input' || answer.code === 'not_found' || answer.code === 'unavailable')) {
-    throw new SkillError(answer.code, answer.message)
-  }
-  throw new Error(answer.message)
+  throw edgeFailure(answer.kind === 'skill' ? answer.code : undefined, answer.message)
 }

@@ -183,11 +183,11 @@ export class Edges implements EdgeRouter {
 
   /** Enrolled edges offering a skill (for the `edge_id` a tool lists). */
   offering(skillKey: string): EdgeInfo[] {
-    return [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skillKey)).map((r) => r.info)
+    return this.#offering(skillKey).map((r) => r.info)
   }
 
   resolve(ref: string | null, skill: Skill): EdgeResolution {
-    const offering = [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skill.key))
+    const offering = this.#offering(skill.key)
     const names = offering.map((r) => `${r.info.name}${this.#online(r) ? '' : ' (offline)'}`).join(', ')
     if (!ref) {
       return {
@@ -221,7 +221,7 @@ export class Edges implements EdgeRouter {
 
   /** Why a skill has no edge to run on now, or null when one online edge can run it. */
   unavailable(skillKey: string): string | null {
-    const offering = [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skillKey))
+    const offering = this.#offering(skillKey)
     if (offering.length === 0) return 'no enrolled edge offers it'
     const online = offering.filter((r) => this.#online(r))
     if (online.length === 0) return `no edge offering it is online (${offering.map((r) => r.info.name).join(', ')})`
@@ -298,6 +298,11 @@ export class Edges implements EdgeRouter {
     const held = this.#o.registry.get(skill.key)
     if (!held || held.source === 'edge' || held.scope === 'host') return null
     return `the key "${skill.key}" is a ${held.source} skill of the manager (${held.origin})`
+  }
+
+  // Enrolled (not revoked) edges whose last announcement offers the key.
+  #offering(skillKey: string): EdgeRecord[] {
+    return [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skillKey))
   }
 
   #find(ref: string, includeRevoked: boolean): EdgeRecord | undefined {
