@@ -83,6 +83,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   const auditRepo = new AuditRepository(db, database.sqlite)
   const runRecords = new RunRepository(db)
   catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
+  registry.classOverride = (key) => catalog!.classOverride(key)
   activations = new ActivationRepository(db)
   const keys = new ApiKeys(new KeyRepository(db))
   const events = new AuditEvents(new EventRepository(db))
@@ -165,6 +166,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     )
     if (options.sync) startupSync = await sync()
     await Promise.all([catalog.refresh(), policies.refresh()])
+    registry.reapplyClasses()
     seal = ApprovalSeal.load(dataDir)
     const agreed = await new SettingsRepository(db).getOrInit('approval_secret_fingerprint', seal.fingerprint())
     if (agreed !== seal.fingerprint()) {
@@ -185,7 +187,10 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   // Surfaces that hold tool lists (MCP sessions) hear about changes, coalesced.
   const changes = new ChangeNotifier(logger)
   registry.onChange = changes.changed
-  catalog.onChange = changes.changed
+  catalog.onChange = () => {
+    registry.reapplyClasses()
+    changes.changed()
+  }
   policies.onChange = changes.changed
 
   const approvals = new Approvals(new ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, {

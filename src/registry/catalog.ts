@@ -1,3 +1,4 @@
+import type { SkillClass } from '../skill/index.js'
 import type { CatalogRepository, CatalogRow, AgentRepository, AgentRow } from '../store/index.js'
 
 export interface AgentInfo {
@@ -13,6 +14,8 @@ export interface CatalogEdit {
   description?: string | null
   systemPrompt?: string | null
   tags?: string[] | null
+  /** Raise the class above the declared one; null goes back to the declared class. */
+  class?: SkillClass | null
   enabled?: boolean
 }
 
@@ -59,6 +62,10 @@ export class Catalog {
     return this.#rows.get(key)
   }
 
+  classOverride(key: string): SkillClass | null {
+    return (this.#rows.get(key)?.class_override as SkillClass | null | undefined) ?? null
+  }
+
   /** A skill without a row yet (registered after the last sync) counts as enabled. */
   isEnabled(key: string): boolean {
     return (this.#rows.get(key)?.enabled ?? 1) === 1
@@ -98,11 +105,13 @@ export class Catalog {
       ...(edit.description !== undefined && { description_override: edit.description }),
       ...(edit.systemPrompt !== undefined && { system_prompt: edit.systemPrompt }),
       ...(edit.tags !== undefined && { tags_override: edit.tags === null ? null : JSON.stringify(edit.tags) }),
+      ...(edit.class !== undefined && { class_override: edit.class }),
       ...(edit.enabled !== undefined && { enabled: edit.enabled ? 1 : 0 }),
       updated_at: now,
     })
     const row = await this.catalogRepo.get(key)
     if (row) this.#rows.set(key, row)
+    this.onChange()
     return row
   }
 }

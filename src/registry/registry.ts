@@ -1,4 +1,13 @@
-import { createSkill, type Skill, type CreateSkillOptions, DefinitionError, type SkillDefinition, type SkillLogger } from '../skill/index.js'
+import {
+  createSkill,
+  type Skill,
+  type CreateSkillOptions,
+  DefinitionError,
+  type SkillDefinition,
+  type SkillLogger,
+  type SkillClass,
+  CLASSES,
+} from '../skill/index.js'
 
 /** The in-memory set of skills and their executors. Sources register; only the pipeline executes. */
 export class Registry {
@@ -7,6 +16,8 @@ export class Registry {
   readonly #defaultTimeoutMs: number
   /** Called after the set of skills changed. */
   onChange: () => void = () => {}
+  /** The catalog's raise of a skill's class, if any; applied at registration and by reapplyClasses. */
+  classOverride: (key: string) => SkillClass | null = () => null
 
   constructor(options: { logger: SkillLogger; defaultTimeoutMs: number }) {
     this.#logger = options.logger
@@ -27,9 +38,22 @@ export class Registry {
         `skill "${skill.key}" declares no class; registered as safe. Declare class: 'safe' | 'mutating' | 'dangerous'`,
       )
     }
+    // Applied before the skill is reachable, so a re-registered skill (an edge reconnecting) never runs below its raise.
+    skill.class = this.#effectiveClass(skill)
     this.#skills.set(skill.key, skill)
     this.onChange()
     return skill
+  }
+
+  /** After catalog edits: every skill's class is its raise or, without one, its declared class. */
+  reapplyClasses(): void {
+    for (const skill of this.#skills.values()) skill.class = this.#effectiveClass(skill)
+  }
+
+  /** The stricter of the declared class and the raise: a definition that later declares more wins. */
+  #effectiveClass(skill: Skill): SkillClass {
+    const raised = this.classOverride(skill.key)
+    return raised && CLASSES.indexOf(raised) > CLASSES.indexOf(skill.declaredClass) ? raised : skill.declaredClass
   }
 
   /** Drop every skill a source registered (before it registers its current set again). */

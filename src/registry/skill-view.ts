@@ -5,7 +5,9 @@ export interface SkillSummary {
   key: string
   title: string
   description: string
+  /** In effect: the declared class or an admin's raise of it. */
   class: Skill['class']
+  declaredClass: Skill['class']
   scope: Skill['scope']
   category: string
   tags: string[]
@@ -28,7 +30,7 @@ export interface SkillDetail extends SkillSummary {
   outputSchema: JsonSchema | null
   examples: Skill['examples']
   /** Catalog overrides in effect, so an operator sees where a value comes from. */
-  overrides: { title: boolean; description: boolean; tags: boolean }
+  overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
 }
 
 /** The effective view of a skill: code metadata with catalog overrides applied. */
@@ -39,6 +41,7 @@ export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
     title: row?.title_override ?? skill.title,
     description: row?.description_override ?? skill.description,
     class: skill.class,
+    declaredClass: skill.declaredClass,
     scope: skill.scope,
     category: skill.category,
     tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
@@ -78,6 +81,7 @@ export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller): Sk
       title: row?.title_override != null,
       description: row?.description_override != null,
       tags: row?.tags_override != null,
+      class: row?.class_override != null,
     },
   }
 }

@@ -3,7 +3,7 @@ import { type Database, AgentRepository, type AgentRow, CatalogRepository, type 
 import type { Skill } from '../skill/index.js'
 
 /** What sync needs of a skill: its code-side metadata and declared bindings (executable or instruction). */
-export type CatalogEntry = Pick<Skill, 'key' | 'source' | 'origin' | 'class' | 'scope' | 'category' | 'title' | 'description' | 'tags' | 'agents'>
+export type CatalogEntry = Pick<Skill, 'key' | 'source' | 'origin' | 'declaredClass' | 'scope' | 'category' | 'title' | 'description' | 'tags' | 'agents'>
 import { agentId } from './agent-id.js'
 
 export type SyncChangeKind =
@@ -121,7 +121,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
       const stored = rows.get(skill.key)
       const code = codeColumns(skill)
       if (!stored) {
-        report.changes.push({ kind: 'skill_created', subject: skill.key, message: `+ skill ${skill.key} (${skill.source}, ${skill.class})` })
+        report.changes.push({ kind: 'skill_created', subject: skill.key, message: `+ skill ${skill.key} (${skill.source}, ${skill.declaredClass})` })
         await apply(() =>
           catalog.insert({
             key: skill.key,
@@ -130,6 +130,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
             description_override: null,
             system_prompt: null,
             tags_override: null,
+            class_override: null,
             enabled: 1,
             present: 1,
             created_at: input.now,
@@ -216,7 +217,7 @@ function codeColumns(
   return {
     source: skill.source,
     origin: skill.origin,
-    class: skill.class,
+    class: skill.declaredClass,
     scope: skill.scope,
     category: skill.category,
     code_title: skill.title,

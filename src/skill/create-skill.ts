@@ -4,7 +4,8 @@ import { assertValidKey, skillSlug, toolName } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'
 import { definitionFields } from './definition-fields.js'
 
-const CLASSES: readonly SkillClass[] = ['safe', 'mutating', 'dangerous']
+/** In order of strictness. */
+export const CLASSES: readonly SkillClass[] = ['safe', 'mutating', 'dangerous']
 const SCOPES: readonly SkillScope[] = ['manager', 'host']
 const EMPTY_OBJECT: JsonSchema = { type: 'object', properties: {} }
 // Node fires longer timers at once: this is the largest deadline setTimeout honours.
@@ -17,7 +18,10 @@ export interface Skill {
   toolName: string
   title: string
   description: string
+  /** The class in effect: the declared one, or an admin's raise of it through the catalog. */
   class: SkillClass
+  /** The class the definition declares (safe when it omits one). */
+  declaredClass: SkillClass
   /** false when the definition omitted `class` and it defaulted to safe. */
   classDeclared: boolean
   scope: SkillScope
@@ -75,6 +79,7 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     title: definition.title ?? titleFromKey(definition.key),
     description: definition.description.trim(),
     class: definition.class ?? 'safe',
+    declaredClass: definition.class ?? 'safe',
     classDeclared: definition.class !== undefined,
     scope,
     category: definition.category ?? 'general',

@@ -15,6 +15,8 @@ export interface SkillsTable {
   description_override: string | null
   system_prompt: string | null
   tags_override: string | null
+  /** Set by an admin to raise the class above the declared one. */
+  class_override: string | null
   enabled: number
   /** 1 while the registry has an executor for this row. */
   present: number

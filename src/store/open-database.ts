@@ -17,6 +17,7 @@ import * as agentRuns from './migrations/0008-agent-runs.js'
 import * as onBehalfOf from './migrations/0009-approvals-on-behalf-of.js'
 import * as sopRevocations from './migrations/0010-sop-revocations.js'
 import * as edges from './migrations/0011-edges.js'
+import * as classOverride from './migrations/0012-class-override.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_approvals_on_behalf_of': onBehalfOf,
   '0010_sop_revocations': sopRevocations,
   '0011_edges': edges,
+  '0012_class_override': classOverride,
 }
 
 export interface OpenDatabaseOptions {

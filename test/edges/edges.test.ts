@@ -246,4 +246,42 @@ describe('edges', () => {
       body: { ok: true, data: { unit: 'nginx.service' } },
     })
   })
+  it('shows the class an edge declares; an admin raises it through the catalog, the gate follows, and a reconnect keeps it', async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    const pack = slowPack()
+    const { token, edge } = await enrollAndStart(manager, 'pack-1', { args: ['--packs', pack.dir] })
+    const operator = (await manager.plane.keys.create({ name: 'op', role: 'operator' }, manager.plane.now())).key
+    const call = (key = operator) => manager.invoke('slow_op', { input: { ms: 1 }, edgeId: 'pack-1' }, { key })
+    await waitFor(async () => (await manager.api('GET', '/api/skills/slow_op')).status === 200)
+    expect((await manager.api('GET', '/api/skills/slow_op')).body).toMatchObject({ class: 'safe', declaredClass: 'safe', overrides: { class: false } })
+    expect(await call()).toMatchObject({ status: 200, body: { ok: true } })
+
+    expect(await manager.api('PATCH', '/api/skills/slow_op', { class: 'dangerous' })).toMatchObject({
+      status: 200,
+      body: { class: 'dangerous', declaredClass: 'safe', overrides: { class: true } },
+    })
+    // Operators may not call a dangerous skill at all; an admin's call needs two approvers.
+    expect(await call()).toMatchObject({ status: 403, body: { error: { code: 'denied', message: expect.stringContaining('dangerous') } } })
+    expect(await call(manager.adminKey)).toMatchObject({ status: 202, body: { error: { code: 'approval_required' } } })
+    // The declared class is a floor, and a class must be one of the three.
+    expect(await manager.api('PATCH', '/api/skills/restart_service', { class: 'safe' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: expect.stringContaining('declares mutating; the catalog can raise a class, not lower it') } },
+    })
+    expect(await manager.api('PATCH', '/api/skills/slow_op', { class: 'harmless' })).toMatchObject({ status: 400 })
+
+    // The edge comes back announcing safe again: the raise still holds.
+    edge.child.kill('SIGKILL')
+    await waitFor(() => manager.plane.edges.get('pack-1')?.online === false, 15_000)
+    startEdge([manager.url], token, ['--packs', pack.dir])
+    await waitFor(() => manager.plane.edges.get('pack-1')?.online === true, 15_000)
+    expect(await call(manager.adminKey)).toMatchObject({ status: 202, body: { error: { code: 'approval_required' } } })
+    expect((await manager.api('GET', '/api/skills?class=dangerous')).body.skills.map((s: { key: string }) => s.key)).toContain('slow_op')
+
+    expect(await manager.api('PATCH', '/api/skills/slow_op', { class: null })).toMatchObject({
+      status: 200,
+      body: { class: 'safe', overrides: { class: false } },
+    })
+    expect(await call()).toMatchObject({ status: 200, body: { ok: true } })
+  })
 })

@@ -76,7 +76,7 @@ export class InstructionLibrary {
       key: s.name,
       source: 'agent-skill',
       origin: s.file,
-      class: 'safe',
+      declaredClass: 'safe',
       scope: 'manager',
       category: 'instructions',
       title: s.name,

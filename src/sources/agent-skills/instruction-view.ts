@@ -20,6 +20,7 @@ export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findin
     title: row?.title_override ?? skill.name,
     description: row?.description_override ?? skill.description,
     class: 'safe',
+    declaredClass: 'safe',
     scope: 'manager',
     category: 'instructions',
     tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : [],

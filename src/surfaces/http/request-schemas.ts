@@ -38,6 +38,7 @@ export const skillEditBody = z
     description: z.string().min(1).max(4000).nullable().optional(),
     systemPrompt: z.string().max(20_000).nullable().optional(),
     tags: z.array(z.string().min(1).max(64)).max(50).nullable().optional(),
+    class: z.enum(['safe', 'mutating', 'dangerous']).nullable().optional(),
     enabled: z.boolean().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' })

@@ -75,7 +75,8 @@ export async function skillsShow(key: string, o: GlobalOptions & { json?: boolea
     if (o.json) return console.log(JSON.stringify(d, null, 2))
     console.log(`${d.key}: ${d.title}`)
     console.log(`  ${d.description}`)
-    console.log(`  class ${d.class}, scope ${d.scope}, source ${d.source} (${d.origin}), category ${d.category}`)
+    const klass = d.class === d.declaredClass ? d.class : `${d.class} (raised in the catalog; declared ${d.declaredClass})`
+    console.log(`  class ${klass}, scope ${d.scope}, source ${d.source} (${d.origin}), category ${d.category}`)
     console.log(`  tags ${d.tags.join(', ') || '-'}; agents ${d.agents.join(', ') || '-'}; enabled ${d.enabled ? 'yes' : 'no'}; timeout ${d.timeoutMs} ms`)
     if (d.systemPrompt) console.log(`  system prompt: ${d.systemPrompt}`)
     console.log(`input schema:\n${JSON.stringify(d.inputSchema, null, 2)}`)

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { CLASSES, type Skill, type SkillClass } from '../../../skill/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { skillDetail } from '../../../registry/index.js'
@@ -56,6 +57,8 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!skill && !instruction) return errorResponse(c, 'not_found', `no skill with key "${key}"`)
     const body = await parseBody(c, skillEditBody, 'invalid catalog edit')
     if (!body.ok) return body.response
+    const refused = classEditRefusal(body.value.class, skill)
+    if (refused) return errorResponse(c, 'invalid_input', `invalid catalog edit: ${refused}`)
     const row = await plane.catalog.edit(key, body.value, plane.now())
     if (!row) return errorResponse(c, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
     return c.json(skill ? skillDetail(skill, plane.catalog) : instructionSummary(instruction!, plane.catalog, plane.instructions.findings))
@@ -83,4 +86,14 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   return app
+}
+
+/** The declared class is a floor: an admin may raise a skill's class (an edge's pack, say), never lower it. */
+function classEditRefusal(klass: SkillClass | null | undefined, skill: Skill | undefined): string | null {
+  if (klass === undefined || klass === null) return null
+  if (!skill) return 'class: an instruction skill has no class (it is activated, not invoked)'
+  if (CLASSES.indexOf(klass) < CLASSES.indexOf(skill.declaredClass)) {
+    return `class: "${skill.key}" declares ${skill.declaredClass}; the catalog can raise a class, not lower it below the declared one`
+  }
+  return null
 }
