@@ -54,6 +54,11 @@ const agentShape = {
   model: agentModel.optional(),
   /** Its instructions; the instruction-skill catalog it may use is appended. */
   systemPrompt: z.string().optional(),
+  /**
+   * Skills bound to it by key, beside the ones whose definitions name it in `agents`: the way to bind
+   * skills whose definitions you don't write (an edge's host skills, a pack, an MCP tool). Default none.
+   */
+  skills: z.array(z.string().min(1)).default([]),
   /** Most model steps (tool rounds) in one run. Default 10. */
   maxSteps: z.number().int().min(1).max(100).default(10),
 }

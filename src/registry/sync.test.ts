@@ -61,6 +61,28 @@ describe.each(databases)('sync on $name', (database) => {
     expect(p.catalog.boundSkills('fleet-autonomy')).toEqual(['a_skill'])
   })
 
+  it('binds the skills an agent names by key, warns of keys no source offers, and drops a binding the agent no longer names', async () => {
+    const location = await database.create()
+    const named = [{ name: 'Fleet Autonomy', skills: ['their_skill', 'not_yet'] }]
+    const p = await plane(location, { agents: named, skills: [skill('their_skill'), skill('other_skill')] })
+    const report = await p.sync()
+    expect(report.changes.map((c) => c.message)).toContain('+ binding Fleet Autonomy → their_skill')
+    expect(report.warnings).toEqual([
+      expect.objectContaining({
+        kind: 'unknown_skill',
+        subject: 'not_yet',
+        message: expect.stringContaining('names skill "not_yet", which no source offers now'),
+      }),
+    ])
+    expect(p.catalog.boundSkills('fleet-autonomy')).toEqual(['their_skill'])
+    await p.close()
+    const again = await plane(location, { agents: [{ name: 'Fleet Autonomy', skills: ['other_skill'] }], skills: [skill('their_skill'), skill('other_skill')] })
+    expect((await again.sync()).changes.map((c) => c.message)).toEqual([
+      '+ binding Fleet Autonomy → other_skill',
+      '- binding Fleet Autonomy → their_skill (no longer declared in code or config)',
+    ])
+  })
+
   it('corrects drift: bindings no longer declared in code are removed, catalog overrides survive', async () => {
     const location = await database.create()
     const first = await plane(location, { agents, skills: [skill('one', { agents: ['fleet'] }), skill('two', { agents: ['fleet'] })] })
@@ -75,7 +97,7 @@ describe.each(databases)('sync on $name', (database) => {
     const report = await second.sync()
     expect(report.changes.map((c) => c.message)).toEqual([
       '~ skill one: code description changed',
-      '- binding Fleet Autonomy → one (no longer declared in code)',
+      '- binding Fleet Autonomy → one (no longer declared in code or config)',
     ])
     const row = second.catalog.row('one')!
     expect(row.description_override).toBe('Edited by an operator')

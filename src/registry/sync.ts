@@ -18,7 +18,7 @@ export type SyncChangeKind =
   | 'binding_created'
   | 'binding_removed'
 
-export type SyncWarningKind = 'unknown_agent' | 'orphan_row'
+export type SyncWarningKind = 'unknown_agent' | 'unknown_skill' | 'orphan_row'
 
 export interface SyncChange {
   kind: SyncChangeKind
@@ -42,7 +42,7 @@ interface SyncInput {
   db: Kysely<Database>
   entries: readonly CatalogEntry[]
   /** The agents the config declares. */
-  agents: ReadonlyArray<{ name: string; aliases: string[]; description: string }>
+  agents: ReadonlyArray<{ name: string; aliases: string[]; description: string; skills?: readonly string[] }>
   dryRun: boolean
   /** Delete catalog rows (and their bindings) whose executor is gone, instead of reporting them. */
   prune: boolean
@@ -188,6 +188,17 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
         desired.add(`${id}\u0000${skill.key}`)
       }
     }
+    for (const agent of input.agents) {
+      for (const key of agent.skills ?? []) {
+        if (entries.has(key)) desired.add(`${agentId(agent.name)}\u0000${key}`)
+        else
+          report.warnings.push({
+            kind: 'unknown_skill',
+            subject: key,
+            message: `! agent ${agent.name} names skill "${key}", which no source offers now; bound once one does`,
+          })
+      }
+    }
     const pruned = new Set(report.changes.filter((c) => c.kind === 'skill_pruned').map((c) => c.subject))
     const existing = new Set((await agentsRepo.listBindings()).filter((b) => !pruned.has(b.skill_key)).map((b) => `${b.agent_id}\u0000${b.skill_key}`))
     for (const pair of desired) {
@@ -202,7 +213,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
       report.changes.push({
         kind: 'binding_removed',
         subject: `${id}/${key}`,
-        message: `- binding ${declared.get(id)} → ${key} (no longer declared in code)`,
+        message: `- binding ${declared.get(id)} → ${key} (no longer declared in code or config)`,
       })
       await apply(() => agentsRepo.unbind(id, key))
     }

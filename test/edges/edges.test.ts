@@ -1,7 +1,11 @@
 import { existsSync, writeFileSync, chmodSync } from 'node:fs'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import { MockLanguageModelV3 } from 'ai/test'
+import { callsTool, says } from '../../src/test-support/mock-model.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { cli, enrollAndStart, slowPack, startEdge, startManager, tempDir, waitFor, type Manager } from './edge-harness.js'
@@ -283,5 +287,28 @@ describe('edges', () => {
       body: { class: 'safe', overrides: { class: false } },
     })
     expect(await call()).toMatchObject({ status: 200, body: { ok: true } })
+  })
+  it('lets an agent run call a host skill bound to it by key, naming the edge', async () => {
+    const target = createServer().listen(0, '127.0.0.1')
+    await once(target, 'listening')
+    const port = (target.address() as AddressInfo).port
+    const model = new MockLanguageModelV3({ doGenerate: [callsTool('probe_tcp', { host: '127.0.0.1', port, edge_id: 'ops-1' }), says('the port is open')] })
+    const manager = await startManager({ dataDir: tempDir() }, { agents: [{ name: 'Ops', model, skills: ['probe_tcp'] }] })
+    await enrollAndStart(manager, 'ops-1')
+    await waitFor(() => manager.plane.catalog.isBound('ops', 'probe_tcp'))
+    const run = await manager.api('POST', '/api/agents/ops/runs', { prompt: 'is the port open?' })
+    expect(run).toMatchObject({
+      status: 201,
+      body: {
+        status: 'completed',
+        output: 'the port is open',
+        steps: [{ tool: 'probe_tcp', status: 'ok', output: { open: true } }, { text: 'the port is open' }],
+      },
+    })
+    // The model saw the edges it may name, and the call is audited with its edge.
+    const tool = model.doGenerateCalls[0]!.tools!.find((t) => t.name === 'probe_tcp') as { inputSchema: any }
+    expect(tool.inputSchema.properties.edge_id).toMatchObject({ enum: ['ops-1'] })
+    expect((await manager.api('GET', `/api/audit/${run.body.steps[0].callId}`)).body).toMatchObject({ agent: 'ops', edgeName: 'ops-1', status: 'ok' })
+    target.close()
   })
 })
