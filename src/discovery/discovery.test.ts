@@ -7,6 +7,7 @@ import { defineSkill } from '../skill/index.js'
 import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import type { SkillplaneConfig } from '../config/index.js'
 import type { Caller } from '../skill/index.js'
+import { startHttpServer } from '../surfaces/http/index.js'
 
 const noop = () => ({ ok: true })
 
@@ -192,6 +193,29 @@ describe.each(databases)('discovery on $name', (database) => {
       origin: 'test',
     })
     expect(keys(await discover(plane, admin, { query: 'joined after start' }))[0]).toBe('late_arrival')
+  })
+
+  it('answers GET /api/skills/search for the key that asks, audited, and names a bad parameter', async () => {
+    const plane = await open()
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const { key: fleetKey } = await plane.keys.create({ name: 'fleet-key', role: 'agent', agentId: 'fleet' }, plane.now())
+      const { key: adminKey } = await plane.keys.create({ name: 'admin-key', role: 'admin' }, plane.now())
+      const get = async (query: string, key = adminKey) => {
+        const response = await fetch(`${server.url}/api/skills/search?${query}`, { headers: { authorization: `Bearer ${key}` } })
+        return { status: response.status, body: (await response.json()) as any }
+      }
+      expect(await get('q=cost+report+per+team&limit=1')).toMatchObject({ status: 200, body: { results: [{ key: 'billing_report' }], omitted: 0 } })
+      expect((await get('q=cost+report+per+team', fleetKey)).body.results.map((r: { key: string }) => r.key)).toEqual(['detect_orphans', 'delete_volume'])
+      expect(await get('limit=2')).toMatchObject({ status: 400, body: { error: { code: 'invalid_input', message: expect.stringContaining('q') } } })
+      expect(await get('q=x&limit=many')).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('limit') } } })
+      expect(await get('q=x&limit=500')).toMatchObject({ status: 400 })
+      expect(await get('q=cost&agent=Idle&excludeBound=true', fleetKey)).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+      const audited = await plane.audit.query({ skill: 'discover_skills', limit: 10 })
+      expect(audited.items.map((e) => e.input)).toEqual(expect.arrayContaining([{ query: 'cost report per team', limit: 1 }]))
+    } finally {
+      await server.close()
+    }
   })
 
   it('fuses a semantic leg when an embedding model is configured', async () => {
