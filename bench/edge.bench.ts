@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import pg from 'pg'
 import pino from 'pino'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { createSkillplane, type Skillplane } from '../src/index.js'
+import { createSkillplane, defineSkill, type Skillplane } from '../src/index.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { createTestDatabase, startTempPostgres } from '../src/test-support/postgres.js'
 import { BENCH_CALLER } from './support.js'
@@ -28,6 +28,12 @@ export interface EdgeModeFigures {
   skillplanePerSecond: number
   barePerSecond: number
   ratio: number
+  /** The same pipeline running a manager-scope no-op: its audit commits are the bulk of an edge call. */
+  pipelinePerSecond: number
+  /** Pipeline and bare echo one after the other (their times added): what the edge call would cost with a free tunnel. */
+  floorPerSecond: number
+  /** skillplane ÷ that floor. */
+  ofFloor: number
 }
 
 /** A call made on another manager, relayed through the database to the one holding the edge, mean ms, against the same call on the holder. */
@@ -182,7 +188,14 @@ async function timeCalls(target: Skillplane, edgeId: string, n: number): Promise
 
 /** A host-scope no-op skill through the whole pipeline to a real `skillplane edge` process, against a bare ws echo. */
 async function runTunnel(dir: string, config: string, calls: number): Promise<Omit<EdgeBenchResult, 'postgres' | 'fleet'>> {
-  const plane = await createSkillplane({ config: {}, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }), sync: true })
+  const managerNoop = defineSkill({
+    key: 'manager_noop',
+    description: 'Returns its input, on the manager',
+    class: 'safe',
+    input: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+    run: (input) => ({ n: (input as { n: number }).n }),
+  })
+  const plane = await createSkillplane({ config: { skills: [managerNoop] }, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }), sync: true })
   const http = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   const enrolled = await plane.edges.enroll({ name: 'bench' }, BENCH_CALLER)
   if (!enrolled.ok) throw new Error(enrolled.message)
@@ -195,17 +208,34 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
       const envelope = await plane.invoke('edge_noop', { n }, { caller: BENCH_CALLER, edgeId: 'bench' })
       if (!envelope.ok) throw new Error(`edge call failed: ${JSON.stringify(envelope.error)}`)
     }
+    const pipelineOnly = async (n: number) => {
+      const envelope = await plane.invoke('manager_noop', { n }, { caller: BENCH_CALLER })
+      if (!envelope.ok) throw new Error(`manager call failed: ${JSON.stringify(envelope.error)}`)
+    }
     const mode = async (inFlight: number): Promise<EdgeModeFigures> => {
       await rate(bare.call, 300, inFlight)
       await rate(ours, 300, inFlight)
+      await rate(pipelineOnly, 300, inFlight)
       const ourRates: number[] = []
       const bareRates: number[] = []
+      const pipelineRates: number[] = []
       for (let round = 0; round < 4; round++) {
         bareRates.push(await rate(bare.call, calls / 4, inFlight))
         ourRates.push(await rate(ours, calls / 4, inFlight))
+        pipelineRates.push(await rate(pipelineOnly, calls / 4, inFlight))
       }
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-      return { inFlight, skillplanePerSecond: mean(ourRates), barePerSecond: mean(bareRates), ratio: mean(ourRates) / mean(bareRates) }
+      const [skillplanePerSecond, barePerSecond, pipelinePerSecond] = [mean(ourRates), mean(bareRates), mean(pipelineRates)]
+      const floorPerSecond = 1 / (1 / pipelinePerSecond + 1 / barePerSecond)
+      return {
+        inFlight,
+        skillplanePerSecond,
+        barePerSecond,
+        ratio: skillplanePerSecond / barePerSecond,
+        pipelinePerSecond,
+        floorPerSecond,
+        ofFloor: skillplanePerSecond / floorPerSecond,
+      }
     }
     const sequential = await mode(1)
     const concurrent = await mode(16)
