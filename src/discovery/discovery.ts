@@ -6,7 +6,7 @@ import type { Policies } from '../policy/index.js'
 import { callAccess, mayActivate, type AccessView, type BindingView } from '../access/index.js'
 import type { DiscoveryRepository } from '../store/index.js'
 import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
-import { SkillIndex } from './skill-index.js'
+import { SkillIndex, matchedFields } from './skill-index.js'
 import { skillDocument, type SkillDocument, keyText } from './skill-document.js'
 import { RelationGraph } from './relation-graph.js'
 import { ConversationLog } from './conversation-log.js'
@@ -76,7 +76,13 @@ interface Candidate {
   score: number
   why: string[]
   pinned?: boolean
+  /** The lexical match, turned into words only for the results shown. */
+  match?: Record<string, string[]>
 }
+
+// Lexical and usage hits beyond these can't make a top 50; scoring them all only feeds the GC.
+const LEXICAL_TOP = 200
+const USAGE_TOP = 200
 
 /**
  * Discovery: ranks the skills a caller may use for a request, from the words of each skill, the
@@ -92,6 +98,7 @@ export class Discovery {
   readonly #now: () => number
   #dirty = true
   #documents = new Map<string, SkillDocument>()
+  #titles = new Map<string, string>()
   #examplesSeen: string | undefined
   #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string }> = []
   #pendingRelations: Array<{ from: string; to: string }> = []
@@ -227,6 +234,7 @@ export class Discovery {
     this.#index.sync(documents.values())
     this.#relations.setDeclared(related)
     this.#documents = documents
+    this.#titles = new Map([...documents.values()].map((doc) => [doc.title.toLowerCase(), doc.id]))
     this.#semantic?.sync(documents.values())
   }
 
@@ -240,13 +248,10 @@ export class Discovery {
         .map((key) => ({ key, score: 1, why: ['selected by key'], pinned: true }))
     }
     const candidates = new Map<string, Candidate>()
-    const lexical = this.#index.lexical(query)
+    const lexical = this.#index.lexical(query, LEXICAL_TOP)
     const topLexical = lexical[0]?.score ?? 1
-    for (const hit of lexical) {
-      const why = [...hit.fields].map(([field, terms]) => `${field}: ${terms.join(', ')}`)
-      candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [`matched ${why.join('; ')}`] })
-    }
-    const usage = this.#index.usage(query, this.#now(), this.#o.halfLifeMs)
+    for (const hit of lexical) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], match: hit.match })
+    const usage = this.#index.usage(query, this.#now(), this.#o.halfLifeMs).slice(0, USAGE_TOP)
     const topUsage = usage[0]?.score ?? 1
     for (const hit of usage) {
       if (!this.#documents.has(hit.key)) continue
@@ -269,8 +274,7 @@ export class Discovery {
   #exact(query: string): string | undefined {
     const wanted = query.toLowerCase().replace(/[\s-]+/g, '_')
     if (this.#documents.has(wanted)) return wanted
-    for (const doc of this.#documents.values()) if (doc.title.toLowerCase() === query.toLowerCase()) return doc.id
-    return undefined
+    return this.#titles.get(query.toLowerCase())
   }
 
   #permitted(caller: Caller, agentId: string | null, candidate: Candidate, excludeBound: boolean): DiscoveredSkill | undefined {
@@ -296,7 +300,7 @@ export class Discovery {
       title: row?.title_override ?? skill.title,
       description: trim(row?.description_override ?? skill.description),
       score: candidate.score,
-      why: candidate.why,
+      why: reasons(candidate),
       kind: 'skill',
       class: skill.class,
       needsApproval: access.decision === 'ASK',
@@ -315,13 +319,17 @@ export class Discovery {
       title: skill.name,
       description: trim(this.#o.instructions().description(skill, catalog)),
       score: candidate.score,
-      why: candidate.why,
+      why: reasons(candidate),
       kind: 'instruction',
       class: 'safe',
       needsApproval: false,
       arguments: 'none: activate it with activate_skill { name }',
     }
   }
+}
+
+function reasons(candidate: Candidate): string[] {
+  return candidate.match ? [matchedFields(candidate.match), ...candidate.why] : candidate.why
 }
 
 function bindingAssumed(catalog: Catalog): BindingView {

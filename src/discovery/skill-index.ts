@@ -1,4 +1,4 @@
-import MiniSearch, { type SearchResult } from 'minisearch'
+import MiniSearch from 'minisearch'
 import { DOCUMENT_FIELDS, type SkillDocument } from './skill-document.js'
 import { processTerm, tokenize } from './tokenize.js'
 
@@ -26,8 +26,8 @@ export interface UsageExample {
 export interface LexicalHit {
   key: string
   score: number
-  /** field → the query words it matched. */
-  fields: Map<string, string[]>
+  /** Matched term → the fields it matched in (MiniSearch's own record; read only for results shown). */
+  match: Record<string, string[]>
 }
 
 export interface UsageHit {
@@ -87,8 +87,10 @@ export class SkillIndex {
     return this.#signatures.has(key)
   }
 
-  lexical(query: string): LexicalHit[] {
-    return this.#skills.search(query, { boost: FIELD_BOOST, combineWith: 'OR', prefix: prefixLongWords, fuzzy: fuzzyLongWords }).map(toLexicalHit)
+  /** The best `top` skills by their words; MiniSearch ranks every match, only these are kept. */
+  lexical(query: string, top: number): LexicalHit[] {
+    const results = this.#skills.search(query, { boost: FIELD_BOOST, combineWith: 'OR', prefix: prefixLongWords, fuzzy: fuzzyLongWords })
+    return results.slice(0, top).map((r) => ({ key: r.id as string, score: r.score, match: r.match }))
   }
 
   addExample(example: UsageExample): void {
@@ -119,14 +121,15 @@ export class SkillIndex {
   }
 }
 
-// Typing a word's start finds it ("restar" → restart); longer words forgive one typo.
-const prefixLongWords = (term: string) => term.length >= 4
+// The last word may be unfinished ("restar" → restart), as in a search box; longer words forgive one typo.
+const prefixLongWords = (term: string, i: number, terms: string[]) => i === terms.length - 1 && term.length >= 4
 const fuzzyLongWords = (term: string) => (term.length >= 6 ? 1 : 0)
 
-function toLexicalHit(result: SearchResult): LexicalHit {
+/** Which words matched in which fields, for a result's `why`. */
+export function matchedFields(match: Record<string, string[]>): string {
   const fields = new Map<string, string[]>()
-  for (const [term, matched] of Object.entries(result.match)) {
+  for (const [term, matched] of Object.entries(match)) {
     for (const field of matched) fields.set(field, [...(fields.get(field) ?? []), term])
   }
-  return { key: result.id as string, score: result.score, fields }
+  return `matched ${[...fields].map(([field, terms]) => `${field}: ${terms.join(', ')}`).join('; ')}`
 }
