@@ -121,7 +121,9 @@ export class Discovery {
   /** Load the evidence other managers (or earlier runs) stored since the last look. */
   async refresh(): Promise<void> {
     // A minute of overlap: rows committed late by another manager are not missed (ids dedupe).
-    const since = this.#examplesSeen && new Date(Date.parse(this.#examplesSeen) - 60_000).toISOString()
+    // Evidence older than seven half-lives weighs under 1% and is not loaded at all.
+    const oldest = this.#now() - 7 * this.#o.halfLifeMs
+    const since = new Date(Math.max(oldest, this.#examplesSeen ? Date.parse(this.#examplesSeen) - 60_000 : 0)).toISOString()
     const rows = await this.#o.repo.examplesSince(since)
     for (const row of rows) this.#index.addExample({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
     if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at

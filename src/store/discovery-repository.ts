@@ -18,11 +18,9 @@ export class DiscoveryRepository {
       .execute()
   }
 
-  /** Examples recorded at or after `since` (every one without it). */
-  examplesSince(since?: string): Promise<ExampleRow[]> {
-    let query = this.db.selectFrom('discovery_examples').selectAll()
-    if (since) query = query.where('created_at', '>=', since)
-    return query.orderBy('created_at').execute()
+  /** Examples recorded at or after `since`. */
+  examplesSince(since: string): Promise<ExampleRow[]> {
+    return this.db.selectFrom('discovery_examples').selectAll().where('created_at', '>=', since).orderBy('created_at').execute()
   }
 
   /** Count one more time `to` followed `from`. */
