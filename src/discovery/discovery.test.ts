@@ -157,8 +157,11 @@ describe.each(databases)('discovery on $name', (database) => {
     expect((await plane.invoke('fail_always', {}, { caller: admin, conversationId: 'conv-1' })).ok).toBe(false)
     expect((await plane.invoke('billing_report', { month: '2026-11' }, { caller: admin, conversationId: 'conv-1' })).ok).toBe(true)
     const after = await discover(plane, admin, { query: 'reclaim wasted disk monthly please' })
-    expect(after.results[0]).toMatchObject({ key: 'billing_report', why: expect.arrayContaining(['used for 1 similar request']) })
-    expect(after.results.find((r) => r.key === 'fail_always')?.why ?? []).not.toContain('used for 1 similar request')
+    expect(after.results[0]).toMatchObject({
+      key: 'billing_report',
+      why: expect.arrayContaining([expect.stringMatching(/^asked for like this before \(.*; 1 stored request\)$/)]),
+    })
+    expect((after.results.find((r) => r.key === 'fail_always')?.why ?? []).join()).not.toContain('asked for like this before')
     // A call in another conversation, or of a skill never offered, teaches nothing.
     await plane.invoke('rotate_logs', { path: '/var/log' }, { caller: admin, conversationId: 'conv-2' })
     expect(plane.discovery.stats().examples).toBe(1)

@@ -7,7 +7,8 @@ import { callAccess, mayActivate, type AccessView, type BindingView } from '../a
 import type { DiscoveryRepository } from '../store/index.js'
 import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
 import { SkillIndex, matchedFields } from './skill-index.js'
-import { skillDocument, type SkillDocument, keyText } from './skill-document.js'
+import { skillDocument, type BaseDocument, keyText } from './skill-document.js'
+import { UsageLog } from './usage-log.js'
 import { RelationGraph } from './relation-graph.js'
 import { ConversationLog } from './conversation-log.js'
 import { argumentSummary } from './argument-summary.js'
@@ -16,8 +17,8 @@ import type { Embedder } from './embedder.js'
 import { SemanticIndex } from './semantic-index.js'
 
 export const DISCOVER_KEY = 'discover_skills'
-/** How much stored usage counts against the words of the skill itself (the top of each leg is 1). */
-const USAGE_WEIGHT = 1.5
+// Usage fields move between age buckets over days: putting them in the right bucket hourly is plenty.
+const REBUCKET_MS = 60 * 60 * 1000
 const DEFAULT_LIMIT = 5
 const DESCRIPTION_CHARS = 240
 
@@ -80,9 +81,8 @@ interface Candidate {
   match?: Record<string, string[]>
 }
 
-// Lexical and usage hits beyond these can't make a top 50; scoring them all only feeds the GC.
+// Hits beyond these can't make a top 50; scoring them all only feeds the GC.
 const LEXICAL_TOP = 200
-const USAGE_TOP = 200
 
 /**
  * Discovery: ranks the skills a caller may use for a request, from the words of each skill, the
@@ -92,12 +92,16 @@ const USAGE_TOP = 200
 export class Discovery {
   readonly #o: DiscoveryOptions
   readonly #index = new SkillIndex()
+  readonly #usage = new UsageLog()
+  /** Skills whose stored requests changed since they were last indexed. */
+  readonly #usageChanged = new Set<string>()
+  #bucketedAt = 0
   readonly #relations = new RelationGraph()
   readonly #log = new ConversationLog()
   readonly #semantic: SemanticIndex | undefined
   readonly #now: () => number
   #dirty = true
-  #documents = new Map<string, SkillDocument>()
+  #documents = new Map<string, BaseDocument>()
   #titles = new Map<string, string>()
   #examplesSeen: string | undefined
   #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string }> = []
@@ -125,7 +129,9 @@ export class Discovery {
     const oldest = this.#now() - 7 * this.#o.halfLifeMs
     const since = new Date(Math.max(oldest, this.#examplesSeen ? Date.parse(this.#examplesSeen) - 60_000 : 0)).toISOString()
     const rows = await this.#o.repo.examplesSince(since)
-    for (const row of rows) this.#index.addExample({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
+    for (const row of rows) {
+      if (this.#usage.add({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })) this.#usageChanged.add(row.skill_key)
+    }
     if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
     this.#relations.setLearned(await this.#o.repo.relations())
   }
@@ -139,7 +145,7 @@ export class Discovery {
   /** Index sizes, for benchmarks and the inventory. */
   stats(): { skills: number; examples: number } {
     this.#sync()
-    return { skills: this.#index.size, examples: this.#index.examples }
+    return { skills: this.#index.size, examples: this.#usage.size }
   }
 
   async discover(caller: Caller, options: DiscoverOptions): Promise<DiscoveryAnswer> {
@@ -170,7 +176,8 @@ export class Discovery {
     const at = new Date(this.#now()).toISOString()
     for (const query of queries) {
       const example = { id: ulid(), skill: call.key, query, at: Date.parse(at) }
-      this.#index.addExample(example)
+      this.#usage.add(example)
+      this.#usageChanged.add(call.key)
       this.#pendingExamples.push({ id: example.id, skill_key: call.key, query, created_at: at })
     }
     if (previous && previous !== call.key) {
@@ -200,9 +207,25 @@ export class Discovery {
   }
 
   #sync(): void {
-    if (!this.#dirty) return
-    this.#dirty = false
-    const documents = new Map<string, SkillDocument>()
+    const now = this.#now()
+    const rebucket = now - this.#bucketedAt > REBUCKET_MS
+    if (this.#dirty) {
+      this.#dirty = false
+      this.#rebuild()
+    } else if (rebucket) {
+      for (const key of this.#usage.skills()) this.#usageChanged.add(key)
+    } else if (this.#usageChanged.size === 0) return
+    if (rebucket) this.#bucketedAt = now
+    for (const key of this.#usageChanged) {
+      const base = this.#documents.get(key)
+      if (base) this.#index.upsert({ ...base, ...this.#usage.fields(key, now, this.#o.halfLifeMs) })
+    }
+    this.#usageChanged.clear()
+  }
+
+  /** Every skill's document again (skills, the catalog or instruction skills changed); the index keeps what is unchanged. */
+  #rebuild(): void {
+    const documents = new Map<string, BaseDocument>()
     const related = new Map<string, Skill['related']>()
     for (const skill of this.#o.registry.list()) {
       if (skill.key === DISCOVER_KEY) continue
@@ -233,7 +256,9 @@ export class Discovery {
         args: '',
       })
     }
-    this.#index.sync(documents.values())
+    const now = this.#now()
+    this.#index.sync([...documents.values()].map((base) => ({ ...base, ...this.#usage.fields(base.id, now, this.#o.halfLifeMs) })))
+    this.#usageChanged.clear()
     this.#relations.setDeclared(related)
     this.#documents = documents
     this.#titles = new Map([...documents.values()].map((doc) => [doc.title.toLowerCase(), doc.id]))
@@ -253,15 +278,6 @@ export class Discovery {
     const lexical = this.#index.lexical(query, LEXICAL_TOP)
     const topLexical = lexical[0]?.score ?? 1
     for (const hit of lexical) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], match: hit.match })
-    const usage = this.#index.usage(query, this.#now(), this.#o.halfLifeMs).slice(0, USAGE_TOP)
-    const topUsage = usage[0]?.score ?? 1
-    for (const hit of usage) {
-      if (!this.#documents.has(hit.key)) continue
-      const candidate = candidates.get(hit.key) ?? { key: hit.key, score: 0, why: [] }
-      candidate.score += (USAGE_WEIGHT * hit.score) / topUsage
-      candidate.why.push(`used for ${hit.examples} similar request${hit.examples === 1 ? '' : 's'}`)
-      candidates.set(hit.key, candidate)
-    }
     let ranked = [...candidates.values()].sort((a, b) => b.score - a.score)
     if (this.#semantic) ranked = fuseRanks(ranked, await this.#semantic.rank(query))
     const exact = this.#exact(query)
@@ -302,7 +318,7 @@ export class Discovery {
       title: row?.title_override ?? skill.title,
       description: trim(row?.description_override ?? skill.description),
       score: candidate.score,
-      why: reasons(candidate),
+      why: this.#reasons(candidate),
       kind: 'skill',
       class: skill.class,
       needsApproval: access.decision === 'ASK',
@@ -321,17 +337,17 @@ export class Discovery {
       title: skill.name,
       description: trim(this.#o.instructions().description(skill, catalog)),
       score: candidate.score,
-      why: reasons(candidate),
+      why: this.#reasons(candidate),
       kind: 'instruction',
       class: 'safe',
       needsApproval: false,
       arguments: 'none: activate it with activate_skill { name }',
     }
   }
-}
 
-function reasons(candidate: Candidate): string[] {
-  return candidate.match ? [matchedFields(candidate.match), ...candidate.why] : candidate.why
+  #reasons(candidate: Candidate): string[] {
+    return candidate.match ? [...matchedFields(candidate.match, this.#usage.count(candidate.key)), ...candidate.why] : candidate.why
+  }
 }
 
 function bindingAssumed(catalog: Catalog): BindingView {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { DiscoveryRepository } from '../store/index.js'
 import type { Embedder } from './embedder.js'
-import type { SkillDocument } from './skill-document.js'
+import type { BaseDocument } from './skill-document.js'
 
 const BATCH = 64
 const QUERY_CACHE = 500
@@ -27,7 +27,7 @@ export class SemanticIndex {
   ) {}
 
   /** Embed what is new or changed, in the background; drop what is gone. */
-  sync(documents: Iterable<SkillDocument>): void {
+  sync(documents: Iterable<BaseDocument>): void {
     const wanted = new Map<string, { hash: string; text: string }>()
     for (const doc of documents) {
       const text = `${doc.key}: ${doc.title}. ${doc.description} ${doc.tags}`.slice(0, 4_000)

@@ -1,7 +1,11 @@
 import type { JsonSchema, Skill } from '../skill/index.js'
+import { USAGE_FIELDS, type UsageFields } from './usage-log.js'
 
-/** What discovery indexes of one skill: each field is searched with its own weight. */
-export interface SkillDocument {
+/** What discovery indexes of one skill, its stored requests included: each field is searched with its own weight. */
+export interface SkillDocument extends BaseDocument, UsageFields {}
+
+/** The skill's own text, without its usage. */
+export interface BaseDocument {
   id: string
   key: string
   title: string
@@ -13,7 +17,7 @@ export interface SkillDocument {
   args: string
 }
 
-export const DOCUMENT_FIELDS = ['key', 'title', 'description', 'prompt', 'tags', 'category', 'source', 'args'] as const
+export const DOCUMENT_FIELDS = ['key', 'title', 'description', 'prompt', 'tags', 'category', 'source', 'args', ...USAGE_FIELDS] as const
 
 /** Names and descriptions of arguments, nested ones included, bounded so a huge schema can't swamp the index. */
 export function argumentText(schema: JsonSchema, limit = 2_000): string {
@@ -56,7 +60,7 @@ export interface DocumentOverrides {
   systemPrompt: string | null
 }
 
-export function skillDocument(skill: Skill, effective: DocumentOverrides): SkillDocument {
+export function skillDocument(skill: Skill, effective: DocumentOverrides): BaseDocument {
   let args = argsCache.get(skill)
   if (args === undefined) argsCache.set(skill, (args = argumentText(skill.input.jsonSchema)))
   return {

@@ -1,8 +1,15 @@
 import MiniSearch from 'minisearch'
 import { DOCUMENT_FIELDS, type SkillDocument } from './skill-document.js'
 import { processTerm, tokenize } from './tokenize.js'
+import { USAGE_FIELDS } from './usage-log.js'
 
-/** Field weights: a word in the key or title says more about a skill than one in an argument. */
+/** How much a skill's stored requests count against its own description (the newest bucket). */
+export const USAGE_BOOST = 1.5
+
+/**
+ * Field weights: a word in the key or title says more about a skill than one in an argument; the
+ * stored requests weigh by age, halving per bucket.
+ */
 const FIELD_BOOST: Record<(typeof DOCUMENT_FIELDS)[number], number> = {
   key: 3,
   title: 2,
@@ -12,15 +19,10 @@ const FIELD_BOOST: Record<(typeof DOCUMENT_FIELDS)[number], number> = {
   category: 0.7,
   source: 0.5,
   args: 0.6,
-}
-
-/** A usage example: a request that led to a call of the skill. */
-export interface UsageExample {
-  id: string
-  skill: string
-  query: string
-  /** ms since the epoch. */
-  at: number
+  usage0: USAGE_BOOST,
+  usage1: USAGE_BOOST / 2,
+  usage2: USAGE_BOOST / 4,
+  usage3: USAGE_BOOST / 8,
 }
 
 export interface LexicalHit {
@@ -30,106 +32,70 @@ export interface LexicalHit {
   match: Record<string, string[]>
 }
 
-export interface UsageHit {
-  key: string
-  score: number
-  /** How many stored requests matched. */
-  examples: number
-}
-
 const options = { tokenize, processTerm }
 
 /**
- * The search structures behind discovery: one MiniSearch index of skill documents and one of
- * usage examples (each a document of its own, so every stored request counts), both updated in
- * place as skills and examples come and go.
+ * The search structure behind discovery: one MiniSearch index of skill documents (their own text
+ * and every request that led to their calls, as fields of their own), updated in place as skills
+ * and evidence come and go.
  */
 export class SkillIndex {
   readonly #skills = new MiniSearch<SkillDocument>({ fields: [...DOCUMENT_FIELDS], ...options })
   readonly #signatures = new Map<string, string>()
-  readonly #examples = new MiniSearch<{ id: string; query: string }>({ fields: ['query'], ...options })
-  readonly #exampleSkill = new Map<string, { skill: string; at: number }>()
 
   /** Make the index hold exactly these documents, touching only the ones that changed. */
-  sync(documents: Iterable<SkillDocument>): { added: number; changed: number; removed: number } {
+  sync(documents: Iterable<SkillDocument>): void {
     const seen = new Set<string>()
-    let added = 0
-    let changed = 0
     for (const doc of documents) {
       seen.add(doc.id)
-      const signature = JSON.stringify(doc)
-      const before = this.#signatures.get(doc.id)
-      if (before === signature) continue
-      if (before === undefined) {
-        this.#skills.add(doc)
-        added++
-      } else {
-        this.#skills.replace(doc)
-        changed++
-      }
-      this.#signatures.set(doc.id, signature)
+      this.upsert(doc)
     }
-    let removed = 0
     for (const id of this.#signatures.keys()) {
       if (seen.has(id)) continue
       this.#skills.discard(id)
       this.#signatures.delete(id)
-      removed++
     }
-    return { added, changed, removed }
+  }
+
+  /** Add or replace one document; unchanged, it is left alone. */
+  upsert(doc: SkillDocument): void {
+    const signature = JSON.stringify(doc)
+    const before = this.#signatures.get(doc.id)
+    if (before === signature) return
+    if (before === undefined) this.#skills.add(doc)
+    else this.#skills.replace(doc)
+    this.#signatures.set(doc.id, signature)
   }
 
   get size(): number {
     return this.#signatures.size
   }
 
-  has(key: string): boolean {
-    return this.#signatures.has(key)
-  }
-
-  /** The best `top` skills by their words; MiniSearch ranks every match, only these are kept. */
+  /** The best `top` skills; MiniSearch ranks every match, only these are kept. */
   lexical(query: string, top: number): LexicalHit[] {
-    const results = this.#skills.search(query, { boost: FIELD_BOOST, combineWith: 'OR', prefix: prefixLongWords, fuzzy: fuzzyLongWords })
+    const results = this.#skills.search(query, { boost: FIELD_BOOST, combineWith: 'OR', prefix: prefixLastWord, fuzzy: fuzzyLongWords })
     return results.slice(0, top).map((r) => ({ key: r.id as string, score: r.score, match: r.match }))
-  }
-
-  addExample(example: UsageExample): void {
-    if (this.#exampleSkill.has(example.id)) return
-    this.#examples.add({ id: example.id, query: example.query })
-    this.#exampleSkill.set(example.id, { skill: example.skill, at: example.at })
-  }
-
-  get examples(): number {
-    return this.#exampleSkill.size
-  }
-
-  /**
-   * Skills by the stored requests like this one: each matching request adds its score, weighted by
-   * its age (halved every `halfLifeMs`), to its skill.
-   */
-  usage(query: string, now: number, halfLifeMs: number): UsageHit[] {
-    const bySkill = new Map<string, UsageHit>()
-    for (const hit of this.#examples.search(query, { combineWith: 'OR' })) {
-      const example = this.#exampleSkill.get(hit.id as string)!
-      const weight = Math.pow(0.5, Math.max(0, now - example.at) / halfLifeMs)
-      const entry = bySkill.get(example.skill) ?? { key: example.skill, score: 0, examples: 0 }
-      entry.score += hit.score * weight
-      entry.examples++
-      bySkill.set(example.skill, entry)
-    }
-    return [...bySkill.values()].sort((a, b) => b.score - a.score)
   }
 }
 
 // The last word may be unfinished ("restar" → restart), as in a search box; longer words forgive one typo.
-const prefixLongWords = (term: string, i: number, terms: string[]) => i === terms.length - 1 && term.length >= 4
+const prefixLastWord = (term: string, i: number, terms: string[]) => i === terms.length - 1 && term.length >= 4
 const fuzzyLongWords = (term: string) => (term.length >= 6 ? 1 : 0)
 
-/** Which words matched in which fields, for a result's `why`. */
-export function matchedFields(match: Record<string, string[]>): string {
+const USAGE = new Set<string>(USAGE_FIELDS)
+
+/** Which words matched in which of the skill's own fields, and how many in its stored requests, for `why`. */
+export function matchedFields(match: Record<string, string[]>, stored: number): string[] {
   const fields = new Map<string, string[]>()
+  const usage = new Set<string>()
   for (const [term, matched] of Object.entries(match)) {
-    for (const field of matched) fields.set(field, [...(fields.get(field) ?? []), term])
+    for (const field of matched) {
+      if (USAGE.has(field)) usage.add(term)
+      else fields.set(field, [...(fields.get(field) ?? []), term])
+    }
   }
-  return `matched ${[...fields].map(([field, terms]) => `${field}: ${terms.join(', ')}`).join('; ')}`
+  const why: string[] = []
+  if (fields.size) why.push(`matched ${[...fields].map(([field, terms]) => `${field}: ${terms.join(', ')}`).join('; ')}`)
+  if (usage.size) why.push(`asked for like this before (${[...usage].join(', ')}; ${stored} stored request${stored === 1 ? '' : 's'})`)
+  return why
 }
