@@ -373,6 +373,7 @@ const SET_TITLES: Record<SetName, string> = { metatoolSingle: 'MetaTool single-t
 const FIGURES = Object.keys(FIGURE_NAMES) as FigureName[]
 const pct = (n: number) => n.toFixed(2)
 const yesNo = (met: boolean) => (met ? '**yes**' : '**no**')
+const signedMB = (mb: number) => `${mb < 0 ? '−' : '+'}${Math.abs(mb).toFixed(1)} MB`
 const atLeast = (c: Comparison) => FIGURES.every((f) => c.skillplane[f] >= c.reference[f])
 
 /** The published reference figures beside the reference BM25's own, one row per published figure. */
@@ -464,7 +465,7 @@ pipeline, audit included) after a warm-up.
 | p50 latency | ${s.p50Ms.toFixed(2)} ms | | |
 | p99 latency | ${s.p99Ms.toFixed(2)} ms | < ${TARGETS.p99Ms} ms | ${yesNo(s.p99Ms < TARGETS.p99Ms)} |
 | index build | ${s.index ? `${s.index.buildMs.toFixed(0)} ms (the engine’s own figure)` : `not measured alone: plane start ${s.startMs.toFixed(0)} ms (registration, catalog sync, an eager build) + first query ${s.firstQueryMs.toFixed(0)} ms`} | < ${TARGETS.indexMs} ms | ${indexMet(s)} |
-| memory | ${s.index?.bytes !== undefined ? `${(s.index.bytes / 2 ** 20).toFixed(1)} MB index (the engine’s figure); ` : ''}heap +${s.startHeapMB.toFixed(1)} MB starting the plane with its skills, +${s.queryHeapMB.toFixed(1)} MB building the index and answering the first query | | |
+| memory | ${s.index?.bytes !== undefined ? `${(s.index.bytes / 2 ** 20).toFixed(1)} MB index (the engine’s figure); ` : ''}heap ${signedMB(s.startHeapMB)} starting the plane with its skills, ${signedMB(s.queryHeapMB)} building the index and answering the first query | | |
 `
 }
 
