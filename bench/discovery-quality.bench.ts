@@ -17,6 +17,8 @@ const LIMIT = 10
 /** The history-feeding discover asks for as many results as discover_skills gives, so the labelled skill is among them as often as can be. */
 const FEED_LIMIT = 50
 const SEED = 13
+/** The longest query discover_skills takes: 4 MetaTool queries and one LiveMCPBench task are longer. */
+const MAX_QUERY = 1_000
 const SPEED_SKILLS = 10_000
 const SPEED_QUERIES = 1_000
 const SPEED_WARMUP = 50
@@ -224,7 +226,7 @@ function referenceRankings(set: RetrievalSet, queries: readonly LabelledQuery[],
   }))
 }
 
-function scoreReference(set: RetrievalSet, queries: readonly LabelledQuery[] = set.queries, depth = Infinity): RetrievalFigures {
+function scoreReference(set: RetrievalSet, queries: readonly LabelledQuery[], depth: number): RetrievalFigures {
   return scoreRankings(referenceRankings(set, queries, depth))
 }
 
@@ -312,10 +314,15 @@ async function measureSpeed(tools: readonly CatalogTool[], queries: readonly str
 export function runReferenceBench(): Record<SetName, RetrievalFigures> {
   const data = loadDiscoveryData()
   return {
-    metatoolSingle: scoreReference(data.metatoolSingle),
-    metatoolMulti: scoreReference(data.metatoolMulti),
-    liveMcpBench: scoreReference(data.liveMcpBench),
+    metatoolSingle: scoreReference(data.metatoolSingle, data.metatoolSingle.queries, Infinity),
+    metatoolMulti: scoreReference(data.metatoolMulti, data.metatoolMulti.queries, Infinity),
+    liveMcpBench: scoreReference(data.liveMcpBench, data.liveMcpBench.queries, Infinity),
   }
+}
+
+/** A query as an agent would ask it: its first MAX_QUERY characters, to both rankers alike. */
+function asked(queries: readonly LabelledQuery[]): LabelledQuery[] {
+  return queries.map((q) => ({ ...q, query: q.query.slice(0, MAX_QUERY) }))
 }
 
 export async function runDiscoveryQualityBench(log: (line: string) => void = () => {}): Promise<DiscoveryQualityResult> {
@@ -323,7 +330,8 @@ export async function runDiscoveryQualityBench(log: (line: string) => void = () 
   const reference = runReferenceBench()
   const compare = async (catalog: BenchCatalog, set: RetrievalSet): Promise<Comparison> => {
     log(`  ${set.name}: ${set.queries.length} queries over ${set.tools.length} skills`)
-    return { skillplane: await scoreSkillplane(catalog, set.queries), reference: scoreReference(set, set.queries, LIMIT) }
+    const queries = asked(set.queries)
+    return { skillplane: await scoreSkillplane(catalog, queries), reference: scoreReference(set, queries, LIMIT) }
   }
 
   const metatool = await openCatalog(catalogSkills(data.metatoolSingle.tools))
@@ -341,7 +349,7 @@ export async function runDiscoveryQualityBench(log: (line: string) => void = () 
     await metatool.close()
   }
 
-  const split = shuffled(data.metatoolSingle.queries, mulberry32(SEED))
+  const split = shuffled(asked(data.metatoolSingle.queries), mulberry32(SEED))
   const history = split.slice(0, split.length >> 1)
   const heldOut = split.slice(split.length >> 1)
   const learning = await openCatalog(catalogSkills(data.metatoolSingle.tools))
@@ -364,7 +372,7 @@ export async function runDiscoveryQualityBench(log: (line: string) => void = () 
   log(`  speed: ${SPEED_SKILLS.toLocaleString('en-US')} skills, ${SPEED_QUERIES} queries`)
   const speed = await measureSpeed(
     [...data.metatoolSingle.tools, ...data.liveMcpBench.tools],
-    [...data.metatoolSingle.queries, ...data.liveMcpBench.queries].map((q) => q.query),
+    asked([...data.metatoolSingle.queries, ...data.liveMcpBench.queries]).map((q) => q.query),
   )
   return { reference, withoutHistory, withHistory, speed }
 }
@@ -426,7 +434,8 @@ export function discoveryQualityReport(r: DiscoveryQualityResult): string {
 \`discover_skills\` (limit ${LIMIT}) over public tool-retrieval data (bench/data/README.md), scored per
 query with binary relevance and averaged, in percent: Acc@1, Recall@k (relevant in the top k ÷
 relevant), nDCG@k (log2 discount), MRR (to depth ${LIMIT} on both rankers), all-relevant-in-top-5.
-Beside it, a plain Okapi BM25 of the bench's own (bench/reference-bm25.ts) on the same queries.
+Beside it, a plain Okapi BM25 of the bench's own (bench/reference-bm25.ts) on the same queries,
+each cut to its first ${MAX_QUERY.toLocaleString('en-US')} characters for both (the most \`discover_skills\` takes; 5 queries are longer).
 Each catalog's tools are code skills (key from the tool name, its description; LiveMCPBench tools
 also their argument names as input schema, their server's category and name as a tag).
 
