@@ -9,6 +9,7 @@ const layers = [
   ['access'],
   ['runtime'],
   ['sources'],
+  ['discovery'],
   ['plane', 'inventory', 'edge'],
   ['ai-sdk'],
   ['agents'],

@@ -1,17 +1,27 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import pg from 'pg'
 import pino from 'pino'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { createSkillplane } from '../src/index.js'
+import { createSkillplane, type Skillplane } from '../src/index.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
+import { createTestDatabase, startTempPostgres } from '../src/test-support/postgres.js'
 import { BENCH_CALLER } from './support.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
+const FLEET_CHILD = fileURLToPath(new URL('./edge-fleet.child.mjs', import.meta.url))
+// Heartbeats far more often than the default 10 s, so that a few seconds hold enough rounds to
+// measure; not so often that a busy machine makes an edge miss one (it would be dropped).
+const FLEET = { edges: 100, heartbeatMs: 500, beatsPerWindow: 10, windows: 2 }
+// The manager's own tick (src/plane/liveness.ts), which reloads the edge directory, and the edges' default heartbeat.
+const LIVENESS_MS = 5_000
+const DEFAULT_HEARTBEAT_MS = 10_000
 
 export interface EdgeModeFigures {
   inFlight: number
@@ -20,13 +30,73 @@ export interface EdgeModeFigures {
   ratio: number
 }
 
+/** A call made on another manager, relayed through the database to the one holding the edge, mean ms, against the same call on the holder. */
+export interface RelayFigures {
+  relayedMs: number
+  localMs: number
+}
+
+/** The manager of the many-edges measurement in one state: memory after GC, CPU per heartbeat round. */
+export interface FleetState {
+  heapUsed: number
+  /** V8's heap as committed: it shrinks when the process idles and grows in bursts, by tens of MB. */
+  heapTotal: number
+  rss: number
+  cpuMicrosPerBeat: number
+  /** CPU of one reload of the edge directory, as the manager's own tick does every 5 s. */
+  reloadMicros: number
+  /** Edges that reconnected during the windows (a missed heartbeat): 0 for a clean measurement. */
+  reconnected: number
+}
+
+export interface FleetFigures {
+  edges: number
+  heartbeatMs: number
+  beatsPerWindow: number
+  windows: number
+  /** Time for all but the first edge to connect (one process for all of them). */
+  connectSeconds: number
+  online: number
+  calledEdge: string
+  callMs: number
+  none: FleetState
+  one: FleetState
+  all: FleetState
+  /** Each edge's share of the difference to the manager with no edge. */
+  perEdge: EdgeShare
+  /** The same against the manager with one edge: what one more edge costs, one-time costs left out. */
+  perEdgeAfterFirst: EdgeShare
+  /** The CPU figures taken apart, from the steps none → one (fixed) and one → all (per edge). */
+  cpu: {
+    /** Holding any edge at all, whatever the heartbeat (on SQLite, looking for relayed calls every 50 ms). */
+    holdingMicrosPerSecond: number
+    /** One more edge per heartbeat round, less its share of the directory reload. */
+    heartbeatMicrosPerEdge: number
+    /** One more edge in each reload of the edge directory (every 5 s, whatever the heartbeat). */
+    reloadMicrosPerEdge: number
+    /** All of it for this many edges at the default heartbeat, in % of one core. */
+    defaultHeartbeatCorePercent: number
+  }
+}
+
+export interface EdgeShare {
+  heapKB: number
+  rssKB: number
+  /** RSS less V8's committed heap: sockets, buffers and native memory, without V8's resizing. */
+  outsideHeapKB: number
+  cpuMicrosPerBeat: number
+}
+
 export interface EdgeBenchResult {
   calls: number
   sequential: EdgeModeFigures
   concurrent: EdgeModeFigures
-  /** One call relayed through SQLite to the manager holding the edge (another process's path), mean ms, against the same-manager call. */
+  /** Relayed through SQLite (another process on the same file, as `skillplane invoke --edge` is). */
   relayedMs: number
   localMs: number
+  /** Relayed through PostgreSQL between two managers, or why it was not measured. */
+  postgres: RelayFigures | { skipped: string }
+  fleet: FleetFigures
 }
 
 async function rate(call: (n: number) => Promise<unknown>, calls: number, inFlight: number): Promise<number> {
@@ -73,9 +143,7 @@ async function startBareEcho(): Promise<{ call(n: number): Promise<unknown>; clo
   }
 }
 
-/** A host-scope no-op skill through the whole pipeline to a real `skillplane edge` process, against a bare ws echo. */
-export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'skillplane-bench-edge-'))
+function writeEdgeConfig(dir: string): string {
   const config = join(dir, 'edge.config.mjs')
   writeFileSync(
     config,
@@ -83,26 +151,46 @@ export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
       `export default { skills: [defineSkill({ key: 'edge_noop', description: 'Returns its input', class: 'safe', scope: 'host', ` +
       `input: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, run: (input) => ({ n: input.n }) })] }\n`,
   )
+  return config
+}
+
+/** A real `skillplane edge` process offering the config's no-op, connected to one manager. */
+function spawnEdge(config: string, dataDir: string, manager: string, token: string): ChildProcess {
+  return spawn(process.execPath, [MAIN, '--config', config, '--data-dir', dataDir, 'edge', '--manager', manager, '--log-level', 'error'], {
+    env: { ...process.env, SKILLPLANE_EDGE_TOKEN: token },
+    stdio: 'ignore',
+  })
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${timeoutMs / 1000} s`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** Mean ms of n sequential calls of the no-op on this edge, made on this manager. */
+async function timeCalls(target: Skillplane, edgeId: string, n: number): Promise<number> {
+  const start = performance.now()
+  for (let i = 0; i < n; i++) {
+    const envelope = await target.invoke('edge_noop', { n: i }, { caller: BENCH_CALLER, edgeId })
+    if (!envelope.ok) throw new Error(`edge call failed: ${JSON.stringify(envelope.error)}`)
+  }
+  return (performance.now() - start) / n
+}
+
+/** A host-scope no-op skill through the whole pipeline to a real `skillplane edge` process, against a bare ws echo. */
+async function runTunnel(dir: string, config: string, calls: number): Promise<Omit<EdgeBenchResult, 'postgres' | 'fleet'>> {
   const plane = await createSkillplane({ config: {}, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }), sync: true })
   const http = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   const enrolled = await plane.edges.enroll({ name: 'bench' }, BENCH_CALLER)
   if (!enrolled.ok) throw new Error(enrolled.message)
-  const edge: ChildProcess = spawn(
-    process.execPath,
-    [MAIN, '--config', config, '--data-dir', join(dir, 'edge'), 'edge', '--manager', http.url, '--log-level', 'error'],
-    {
-      env: { ...process.env, SKILLPLANE_EDGE_TOKEN: enrolled.token },
-      stdio: 'ignore',
-    },
-  )
+  const edge = spawnEdge(config, join(dir, 'edge'), http.url, enrolled.token)
   const bare = await startBareEcho()
-  let other: Awaited<ReturnType<typeof createSkillplane>> | undefined
+  let other: Skillplane | undefined
   try {
-    const deadline = Date.now() + 15_000
-    while (!plane.edges.get('bench')?.online || !plane.registry.get('edge_noop')) {
-      if (Date.now() > deadline) throw new Error('the bench edge did not connect')
-      await new Promise((r) => setTimeout(r, 20))
-    }
+    await waitFor(() => plane.edges.get('bench')?.online === true && plane.registry.get('edge_noop') !== undefined, 'the bench edge connecting')
     const ours = async (n: number) => {
       const envelope = await plane.invoke('edge_noop', { n }, { caller: BENCH_CALLER, edgeId: 'bench' })
       if (!envelope.ok) throw new Error(`edge call failed: ${JSON.stringify(envelope.error)}`)
@@ -123,16 +211,8 @@ export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
     const concurrent = await mode(16)
     // Another manager on the same SQLite file (what `skillplane invoke --edge` is): its calls are relayed.
     other = await createSkillplane({ config: {}, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }) })
-    const timeCalls = async (target: typeof plane, n: number) => {
-      const start = performance.now()
-      for (let i = 0; i < n; i++) {
-        const envelope = await target.invoke('edge_noop', { n: i }, { caller: BENCH_CALLER, edgeId: 'bench' })
-        if (!envelope.ok) throw new Error(`edge call failed: ${JSON.stringify(envelope.error)}`)
-      }
-      return (performance.now() - start) / n
-    }
-    const relayedMs = await timeCalls(other, 40)
-    const localMs = await timeCalls(plane, 200)
+    const relayedMs = await timeCalls(other, 'bench', 40)
+    const localMs = await timeCalls(plane, 'bench', 200)
     return { calls, sequential, concurrent, relayedMs, localMs }
   } finally {
     edge.kill()
@@ -140,6 +220,119 @@ export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
     await bare.close()
     await http.close()
     await plane.close()
+  }
+}
+
+/** A fresh PostgreSQL database found as the tests find one (SKILLPLANE_TEST_DATABASE_URL, else a temporary cluster), or why there is none. */
+async function openPostgres(): Promise<{ url: string; close(): Promise<void> } | { skipped: string }> {
+  const serverUrl = process.env.SKILLPLANE_TEST_DATABASE_URL
+  if (serverUrl) {
+    let url: string
+    try {
+      url = await createTestDatabase(serverUrl)
+    } catch (error) {
+      return { skipped: `the server at SKILLPLANE_TEST_DATABASE_URL did not take a new database: ${(error as Error).message}` }
+    }
+    return { url, close: () => dropDatabase(serverUrl, new URL(url).pathname.slice(1)) }
+  }
+  try {
+    const server = await startTempPostgres()
+    if (!server)
+      return {
+        skipped:
+          'no PostgreSQL: no initdb on PATH or in /usr/lib/postgresql (or no postgres user to run it as root), and SKILLPLANE_TEST_DATABASE_URL is not set',
+      }
+    return { url: server.url, close: async () => server.stop() }
+  } catch (error) {
+    return { skipped: `a temporary PostgreSQL did not start: ${(error as Error).message}` }
+  }
+}
+
+async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl })
+  await client.connect()
+  try {
+    await client.query(`drop database if exists ${name}`)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Two managers on one PostgreSQL database, the edge on the first: calls made on the second are relayed (edge_calls + NOTIFY). */
+async function runPostgresRelay(dir: string, config: string): Promise<RelayFigures | { skipped: string }> {
+  const database = await openPostgres()
+  if ('skipped' in database) return database
+  // One data dir for both: managers sharing a database share its approval secret.
+  const location = { dataDir: join(dir, 'pg-data'), databaseUrl: database.url }
+  let holder: Skillplane | undefined
+  let caller: Skillplane | undefined
+  let http: Awaited<ReturnType<typeof startHttpServer>> | undefined
+  let edge: ChildProcess | undefined
+  try {
+    holder = await createSkillplane({ config: {}, ...location, logger: pino({ level: 'silent' }) })
+    http = await startHttpServer(holder, { host: '127.0.0.1', port: 0 })
+    caller = await createSkillplane({ config: {}, ...location, logger: pino({ level: 'silent' }) })
+    const enrolled = await holder.edges.enroll({ name: 'bench-pg' }, BENCH_CALLER)
+    if (!enrolled.ok) throw new Error(enrolled.message)
+    edge = spawnEdge(config, join(dir, 'pg-edge'), http.url, enrolled.token)
+    const [a, b] = [holder, caller]
+    await waitFor(
+      () => b.edges.get('bench-pg')?.managerId === a.managerId && b.registry.get('edge_noop') !== undefined,
+      'the edge connecting to the first manager, seen from the second',
+    )
+    await timeCalls(b, 'bench-pg', 20)
+    await timeCalls(a, 'bench-pg', 20)
+    const relayed: number[] = []
+    const local: number[] = []
+    for (let round = 0; round < 4; round++) {
+      relayed.push(await timeCalls(b, 'bench-pg', 50))
+      local.push(await timeCalls(a, 'bench-pg', 50))
+    }
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length
+    return { relayedMs: mean(relayed), localMs: mean(local) }
+  } finally {
+    edge?.kill()
+    await caller?.close()
+    await http?.close()
+    await holder?.close()
+    await database.close()
+  }
+}
+
+/** One manager (SQLite) in a process of its own with 100 edges connected: memory per edge and the heartbeat's CPU. */
+async function runFleet(dir: string): Promise<FleetFigures> {
+  const args = [FLEET.edges, FLEET.heartbeatMs, FLEET.beatsPerWindow, FLEET.windows].map(String)
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', FLEET_CHILD, join(dir, 'fleet'), ...args], { timeout: 120_000 })
+  const raw = JSON.parse(stdout) as Omit<FleetFigures, 'perEdge' | 'perEdgeAfterFirst' | 'cpu'>
+  const share = (from: FleetState, edges: number): EdgeShare => ({
+    heapKB: (raw.all.heapUsed - from.heapUsed) / edges / 1024,
+    rssKB: (raw.all.rss - from.rss) / edges / 1024,
+    outsideHeapKB: (raw.all.rss - raw.all.heapTotal - (from.rss - from.heapTotal)) / edges / 1024,
+    cpuMicrosPerBeat: (raw.all.cpuMicrosPerBeat - from.cpuMicrosPerBeat) / edges,
+  })
+  const perEdgeAfterFirst = share(raw.one, raw.edges - 1)
+  const reloadMicrosPerEdge = (raw.all.reloadMicros - raw.one.reloadMicros) / (raw.edges - 1)
+  const heartbeatMicrosPerEdge = perEdgeAfterFirst.cpuMicrosPerBeat - (reloadMicrosPerEdge * raw.heartbeatMs) / LIVENESS_MS
+  const holdingMicrosPerSecond = ((raw.one.cpuMicrosPerBeat - raw.none.cpuMicrosPerBeat) * 1000) / raw.heartbeatMs
+  const perSecondAtDefault =
+    holdingMicrosPerSecond + raw.edges * ((heartbeatMicrosPerEdge * 1000) / DEFAULT_HEARTBEAT_MS + (reloadMicrosPerEdge * 1000) / LIVENESS_MS)
+  return {
+    ...raw,
+    perEdge: share(raw.none, raw.edges),
+    perEdgeAfterFirst,
+    cpu: { holdingMicrosPerSecond, heartbeatMicrosPerEdge, reloadMicrosPerEdge, defaultHeartbeatCorePercent: perSecondAtDefault / 10_000 },
+  }
+}
+
+export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'skillplane-bench-edge-'))
+  try {
+    const config = writeEdgeConfig(dir)
+    const tunnel = await runTunnel(dir, config, calls)
+    const postgres = await runPostgresRelay(dir, config)
+    const fleet = await runFleet(dir)
+    return { ...tunnel, postgres, fleet }
+  } finally {
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -1,16 +1,21 @@
 import type { Skill, Caller, EdgeInfo, Envelope, JsonSchema } from '../skill/index.js'
 import { type Registry, type Catalog, skillSummary } from '../registry/index.js'
-import { canSee } from './can-see.js'
+import { canSee, type BindingView } from './can-see.js'
 import { type Policies, decidePolicy, type PolicyDecision } from '../policy/index.js'
 import { authorize } from './authorize.js'
 
-/** What deciding access reads: the skills, the catalog (bindings, enablement) and the policies. */
-export interface AccessSources {
-  readonly registry: Pick<Registry, 'list'>
-  readonly catalog: Catalog
+/** What deciding one skill's access reads: bindings and enablement, the policies, the edges. */
+export interface AccessView {
+  readonly catalog: BindingView
   readonly policies: Pick<Policies, 'rows'>
   /** The enrolled edges offering a host-scope skill. */
   readonly edges?: { offering(skillKey: string): EdgeInfo[] }
+}
+
+/** What listing a caller's skills reads: the skills, the catalog and the policies. */
+export interface AccessSources extends AccessView {
+  readonly registry: Pick<Registry, 'list'>
+  readonly catalog: Catalog
 }
 
 /** A skill as an LLM tool for one caller. */
@@ -36,29 +41,47 @@ export function callableSkills(plane: AccessSources, caller: Caller, agent: stri
   const policies = plane.policies.rows()
   const callable: CallableSkill[] = []
   for (const skill of plane.registry.list()) {
-    if (!canSee(caller, skill, plane.catalog) || !plane.catalog.isEnabled(skill.key)) continue
-    if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.catalog.isBound(a, k) }) !== null) continue
-    let { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
-    // A host skill lists the edges this caller may run it on; when policies deny every one, it is not listed.
-    let edges: string[] = []
-    if (skill.scope === 'host') {
-      const decided = (plane.edges?.offering(skill.key) ?? []).map((edge) => ({
-        edge,
-        decision: decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge, policies }).decision,
-      }))
-      const allowed = decided.filter((d) => d.decision !== 'DENY')
-      edges = allowed.map((d) => d.edge.name)
-      if (decided.length > 0) decision = allowed.some((d) => d.decision === 'ALWAYS') ? 'ALWAYS' : allowed.length ? 'ASK' : 'DENY'
-    }
-    if (decision === 'DENY') continue
+    const access = callAccess(plane, caller, agentId, skill, policies)
+    if (!access) continue
     const summary = skillSummary(skill, plane.catalog)
     let inputSchema = skill.inputSchemaFor({ caller, agent: agentId })
     const wrapped = inputSchema.type !== 'object'
     if (wrapped) inputSchema = { type: 'object', properties: { input: inputSchema }, required: ['input'] }
-    if (skill.scope === 'host') inputSchema = withEdgeId(inputSchema, edges)
-    callable.push({ skill, title: summary.title, description: summary.description, inputSchema, wrapped, decision })
+    if (skill.scope === 'host') inputSchema = withEdgeId(inputSchema, access.edges)
+    callable.push({ skill, title: summary.title, description: summary.description, inputSchema, wrapped, decision: access.decision })
   }
   return callable
+}
+
+/** How one caller may call one skill: null when it may not (unseen, disabled, its role, DENY). */
+export interface CallAccess {
+  decision: Exclude<PolicyDecision, 'DENY'>
+  /** For a host skill, the edges this caller may run it on. */
+  edges: string[]
+}
+
+export function callAccess(
+  plane: AccessView,
+  caller: Caller,
+  agentId: string | null,
+  skill: Skill,
+  policies: ReturnType<AccessView['policies']['rows']> = plane.policies.rows(),
+): CallAccess | null {
+  if (!canSee(caller, skill, plane.catalog) || !plane.catalog.isEnabled(skill.key)) return null
+  if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.catalog.isBound(a, k) }) !== null) return null
+  let { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
+  // A host skill lists the edges this caller may run it on; when policies deny every one, it is not listed.
+  let edges: string[] = []
+  if (skill.scope === 'host') {
+    const decided = (plane.edges?.offering(skill.key) ?? []).map((edge) => ({
+      edge,
+      decision: decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge, policies }).decision,
+    }))
+    const allowed = decided.filter((d) => d.decision !== 'DENY')
+    edges = allowed.map((d) => d.edge.name)
+    if (decided.length > 0) decision = allowed.some((d) => d.decision === 'ALWAYS') ? 'ALWAYS' : allowed.length ? 'ASK' : 'DENY'
+  }
+  return decision === 'DENY' ? null : { decision, edges }
 }
 
 /** Tool arguments back into the skill's input and the edge to run on. */

@@ -2,4 +2,14 @@
 export { authorize, type AuthorizeInput } from './authorize.js'
 export { canSee, mayActivate, type BindingView } from './can-see.js'
 export { maySeeAgent, runAccessRefusal } from './run-access.js'
-export { callableSkills, toSkillInput, approvalText, pendingApproval, type CallableSkill, type AccessSources } from './callable-skills.js'
+export {
+  callableSkills,
+  callAccess,
+  type CallAccess,
+  toSkillInput,
+  approvalText,
+  pendingApproval,
+  type CallableSkill,
+  type AccessSources,
+  type AccessView,
+} from './callable-skills.js'

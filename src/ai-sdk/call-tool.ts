@@ -2,6 +2,7 @@ import type { Plane } from '../plane/index.js'
 import type { Caller, Envelope } from '../skill/index.js'
 import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../access/index.js'
 import { agentCaller } from '../registry/index.js'
+import { listedTools } from '../discovery/index.js'
 
 export interface ToolAdapterOptions {
   /**
@@ -48,7 +49,9 @@ export function resolveToolOptions(plane: Plane, options: ToolAdapterOptions): R
 
 /** The caller's tools by name, listed once when the adapter is made (the pipeline re-checks each call). */
 export function toolIndex(plane: Plane, options: ResolvedToolOptions): Map<string, CallableSkill> {
-  return new Map(callableSkills(plane, options.caller, options.agentId).map((entry) => [entry.skill.toolName, entry]))
+  return new Map(
+    listedTools(callableSkills(plane, options.caller, options.agentId), plane.config.discovery).tools.map((entry) => [entry.skill.toolName, entry]),
+  )
 }
 
 /**

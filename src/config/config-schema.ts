@@ -1,5 +1,5 @@
 import { createPublicKey } from 'node:crypto'
-import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider'
 import { z } from 'zod'
 import { isDefinedSkill, type DefinedSkill } from '../skill/index.js'
 
@@ -37,6 +37,25 @@ const languageModel = z.custom<LanguageModelV3>(
   (value) =>
     typeof value === 'object' && value !== null && 'specificationVersion' in value && typeof (value as { doGenerate?: unknown }).doGenerate === 'function',
 )
+
+const embeddingModelObject = z.custom<EmbeddingModelV3>(
+  (value) => typeof value === 'object' && value !== null && 'specificationVersion' in value && typeof (value as { doEmbed?: unknown }).doEmbed === 'function',
+)
+const embeddingSettingsSchema = z
+  .strictObject({
+    provider: z.enum(['openai', 'openai-compatible']),
+    model: z.string().min(1),
+    apiKeyEnv: envName.optional(),
+    baseURL: z.url({ protocol: /^https?$/ }).optional(),
+  })
+  .superRefine((model, ctx) => {
+    if (model.provider === 'openai-compatible' && !model.baseURL)
+      ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
+  })
+const embeddingSetting = z.custom<z.input<typeof embeddingModelObject> | z.input<typeof embeddingSettingsSchema>>().transform((value, ctx) => {
+  const model = embeddingModelObject.safeParse(value)
+  return model.success ? model.data : parseWithin(embeddingSettingsSchema, value, ctx)
+})
 
 // An AI SDK model object as it is, or provider settings whose errors name their field (a union would say only "Invalid input").
 const agentModel = z.custom<z.input<typeof languageModel> | z.input<typeof modelSettingsSchema>>().transform((value, ctx) => {
@@ -211,6 +230,21 @@ const configShape = {
    * two missed pings; default 10 000); `maxInFlight`, the calls one edge runs at once (default 64).
    */
   edges: z.strictObject({ heartbeatMs: z.number().int().min(100).max(60_000).default(10_000), maxInFlight: positiveInt.max(10_000).default(64) }).prefault({}),
+  /**
+   * Skill discovery (`discover_skills`): `usageHalfLifeDays`, how fast usage evidence fades (default 30);
+   * `embedding`, an optional embedding model for a semantic leg (provider settings or an AI SDK
+   * embedding model object); `toolThreshold`, how many callable tools an MCP session or agent run
+   * may have before it gets a core set plus discovery instead (default 64); `coreTools`, the skills
+   * always in that core set.
+   */
+  discovery: z
+    .strictObject({
+      usageHalfLifeDays: z.number().positive().max(3650).default(30),
+      embedding: embeddingSetting.optional(),
+      toolThreshold: positiveInt.max(100_000).default(64),
+      coreTools: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z
     .array(

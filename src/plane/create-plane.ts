@@ -17,6 +17,7 @@ import {
   RunRepository,
   EdgeRepository,
   StoreError,
+  DiscoveryRepository,
   type Listener,
 } from '../store/index.js'
 import { sql } from 'kysely'
@@ -30,6 +31,7 @@ import { Policies, Approvals, ApprovalSeal, SECRET_ENV, Sops, WebhookNotifier } 
 import { ProcessGroups } from '../sources/subprocess/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
 import { Edges } from '../sources/edge/index.js'
+import { Discovery, discoverSkillsSkill, createEmbedder } from '../discovery/index.js'
 import type { Plane, PlaneOptions } from './plane.js'
 import { SkillSources } from './skill-sources.js'
 import { Liveness } from './liveness.js'
@@ -62,6 +64,15 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         { source: 'code', origin },
       )
   }
+  let discovery: Discovery | undefined
+  registry.register(
+    discoverSkillsSkill(
+      () => discovery!,
+      () => catalog!,
+      config.agents.map((a) => a.name),
+    ),
+    { source: 'code', origin: 'built-in (discovery)' },
+  )
   for (const { definition, origin } of options.builtIns?.(config) ?? []) {
     if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin })
   }
@@ -140,6 +151,17 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     },
     now,
   })
+  discovery = new Discovery({
+    registry,
+    catalog,
+    policies,
+    edges,
+    instructions: () => sources.instructions,
+    repo: new DiscoveryRepository(db),
+    logger,
+    halfLifeMs: config.discovery.usageHalfLifeDays * 24 * 60 * 60 * 1000,
+    ...(config.discovery.embedding && { embedder: createEmbedder(config.discovery.embedding) }),
+  })
   let listener: Listener | undefined
   let recoveredCalls = 0
   let startupSync: SyncReport | null = null
@@ -165,7 +187,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       () => void edges!.refresh(),
     )
     if (options.sync) startupSync = await sync()
-    await Promise.all([catalog.refresh(), policies.refresh()])
+    await Promise.all([catalog.refresh(), policies.refresh(), discovery.refresh()])
     registry.reapplyClasses()
     seal = ApprovalSeal.load(dataDir)
     const agreed = await new SettingsRepository(db).getOrInit('approval_secret_fingerprint', seal.fingerprint())
@@ -177,6 +199,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       )
     }
   } catch (error) {
+    await discovery.close()
     await sources.close()
     await edges.close()
     await listener?.close()
@@ -186,9 +209,13 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   started = true
   // Surfaces that hold tool lists (MCP sessions) hear about changes, coalesced.
   const changes = new ChangeNotifier(logger)
-  registry.onChange = changes.changed
+  registry.onChange = () => {
+    discovery.markDirty()
+    changes.changed()
+  }
   catalog.onChange = () => {
     registry.reapplyClasses()
+    discovery.markDirty()
     changes.changed()
   }
   policies.onChange = changes.changed
@@ -211,10 +238,11 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     maxResultBytes: config.audit.maxResultBytes,
     approvalWaitMs: config.approvals.waitTimeoutMs,
     edges,
+    onCallOk: (call) => discovery.observe(call),
   })
   // Catalog edits and policies made by other managers arrive with each heartbeat.
   liveness.start(
-    () => Promise.all([catalog.refresh(), policies.refresh(), edges.refresh()]),
+    () => Promise.all([catalog.refresh(), policies.refresh(), edges.refresh(), discovery.refresh()]),
     () => approvals.expireDue(),
   )
 
@@ -232,8 +260,10 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     get packFindings() {
       return sources.packFindings
     },
+    discovery,
     async reloadSources() {
       const reloaded = await sources.reload()
+      discovery.markDirty()
       return { ...reloaded, sync: await sync() }
     },
     edges,
@@ -277,6 +307,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         await listener?.close()
         await sources.close()
         await syncing
+        await discovery!.close()
         // Webhook retries get a short grace at shutdown; they never hold the process for long.
         await Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])])
         // Rows still refused stay in the backlog file for the next start.

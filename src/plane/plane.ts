@@ -10,6 +10,7 @@ import type { Policies, Approvals, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
 import type { McpServerReport } from '../sources/mcp/index.js'
 import type { Edges } from '../sources/edge/index.js'
+import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from './skill-sources.js'
 
 export interface PlaneOptions {
@@ -61,6 +62,8 @@ export interface Plane {
   }>
   /** Edge agents: enrollment, their directory, and their tunnels to this manager. */
   readonly edges: Edges
+  /** Skill discovery: what `discover_skills` ranks with, and what it learned. */
+  readonly discovery: Discovery
   /** The configured MCP servers: connection state, the skills their tools became, problems. */
   mcpServers(): McpServerReport[]
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */

@@ -109,8 +109,10 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
 
     // Catalog rows.
     const rows = new Map((await catalog.list()).map((r) => [r.key, r]))
-    const present = [...rows.values()].filter((r) => r.present === 1).length
-    if (input.entries.length === 0 && present > 0 && !input.force) {
+    // Built-in skills (discover_skills, test_run) are there whatever the config says: they don't count here.
+    const builtIn = (origin: string) => origin.startsWith('built-in')
+    const present = [...rows.values()].filter((r) => r.present === 1 && !builtIn(r.origin)).length
+    if (!input.entries.some((e) => !builtIn(e.origin)) && present > 0 && !input.force) {
       throw new SyncRefusedError(
         `the config has no skills, and syncing it would orphan all ${present} skill${present === 1 ? '' : 's'} of the catalog: ` +
           'check that the right config was loaded (--config), or sync it anyway with skillplane sync --force',

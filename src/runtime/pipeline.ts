@@ -40,6 +40,8 @@ export interface PipelineDeps {
   approvalWaitMs: number
   /** Where host-scope calls go; without it they answer edge_unavailable. */
   edges?: EdgeRouter
+  /** Told of each call that ended ok, after its final row (discovery learns from them). */
+  onCallOk?: (call: { key: string; conversationId: string | null }) => void
 }
 
 interface Parent {
@@ -209,7 +211,15 @@ export class Pipeline {
       if (isRefusal(dispatched)) return finish(dispatched.status, failure(dispatched.code, dispatched.message, callId, dispatched.details))
       const output = validateOutput(resolved.skill, dispatched.data)
       if (isRefusal(output)) return finish(output.status, failure(output.code, output.message, callId, output.details))
-      return finish('ok', success(output.value === undefined ? null : output.value, callId), resolved.skill.output?.jsonSchema)
+      const done = await finish('ok', success(output.value === undefined ? null : output.value, callId), resolved.skill.output?.jsonSchema)
+      if (done.ok && deps.onCallOk) {
+        try {
+          deps.onCallOk({ key: resolved.skill.key, conversationId: options.conversationId ?? null })
+        } catch (error) {
+          deps.logger.warn({ err: error, callId }, 'a call observer failed')
+        }
+      }
+      return done
     } finally {
       outer?.removeEventListener('abort', forward)
       this.#inFlight.delete(callId)

@@ -1,4 +1,15 @@
-import type { Caller, JsonSchema, SkillClass, SkillContext, SkillDefinition, SkillExample, SkillScope, SkillSource } from './skill-types.js'
+import {
+  RELATION_KINDS,
+  type Caller,
+  type JsonSchema,
+  type SkillClass,
+  type SkillContext,
+  type SkillDefinition,
+  type SkillExample,
+  type SkillRelations,
+  type SkillScope,
+  type SkillSource,
+} from './skill-types.js'
 import { compileSchema, type CompiledSchema } from './compile-schema.js'
 import { assertValidKey, skillSlug, toolName } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'
@@ -29,6 +40,8 @@ export interface Skill {
   tags: string[]
   agents: string[]
   examples: SkillExample[]
+  /** Declared relations (keys), each list deduplicated. */
+  related: Required<SkillRelations>
   source: SkillSource
   /** Where it came from: file:line for code, a manifest path for data sources. */
   origin: string
@@ -69,6 +82,7 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
   if (definition.unavailable !== undefined && typeof definition.unavailable !== 'function') {
     throw new DefinitionError(`${where}: unavailable must be a function returning a reason or null`)
   }
+  const related = relationsOf(definition.related, where)
   const fields = definitionFields(definition, where)
   const input = fields.input ? compileSchema(fields.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
   const output = fields.output ? compileSchema(fields.output, 'output', `${where} output`) : null
@@ -86,6 +100,7 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     tags: [...new Set(definition.tags ?? [])],
     agents: [...new Set(definition.agents ?? [])],
     examples: definition.examples ?? [],
+    related,
     source: options.source,
     origin: options.origin,
     timeoutMs,
@@ -96,6 +111,23 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     inputSchemaFor: definition.inputSchemaFor ?? (() => input.jsonSchema),
     run: fields.run as Skill['run'],
   }
+}
+
+function relationsOf(related: SkillRelations | undefined, where: string): Required<SkillRelations> {
+  if (related !== undefined && (typeof related !== 'object' || related === null || Array.isArray(related))) {
+    throw new DefinitionError(`${where}: related must be an object of ${RELATION_KINDS.join(', ')}, each a list of skill keys`)
+  }
+  const out = { requires: [], enhances: [], composes: [], succeeds: [] } as Required<SkillRelations>
+  for (const [kind, keys] of Object.entries(related ?? {})) {
+    if (!(RELATION_KINDS as readonly string[]).includes(kind)) {
+      throw new DefinitionError(`${where}: related.${kind} is not a relation: use ${RELATION_KINDS.join(', ')}`)
+    }
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' || k === '')) {
+      throw new DefinitionError(`${where}: related.${kind} must be a list of skill keys`)
+    }
+    out[kind as keyof SkillRelations] = [...new Set(keys as string[])]
+  }
+  return out
 }
 
 function titleFromKey(key: string): string {

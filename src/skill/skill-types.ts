@@ -105,6 +105,20 @@ export interface EnvelopeError {
 
 export type Envelope<T = unknown> = { ok: true; data: T; callId: string } | { ok: false; error: EnvelopeError; callId: string }
 
+/** Declared relations between skills, by key: discovery offers a found skill's relations too. */
+export interface SkillRelations {
+  /** Skills this one needs to have run first, or alongside. */
+  requires?: string[]
+  /** Skills whose results this one makes better. */
+  enhances?: string[]
+  /** Skills this one is usually composed with. */
+  composes?: string[]
+  /** Skills this one usually follows. */
+  succeeds?: string[]
+}
+
+export const RELATION_KINDS = ['requires', 'enhances', 'composes', 'succeeds'] as const
+
 export interface SkillExample {
   title?: string
   input: Record<string, unknown>
@@ -132,6 +146,8 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
   /** Agents this skill is bound to, by name or alias. */
   agents?: string[]
   examples?: SkillExample[]
+  /** Skills discovery should offer beside this one, by key (see {@link SkillRelations}). */
+  related?: SkillRelations
   input?: I
   /** `input` under the AI SDK's name. */
   inputSchema?: I

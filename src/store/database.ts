@@ -285,7 +285,35 @@ export interface EdgeCallsTable {
   created_at: string
 }
 
+/** A request that led to a call of a skill: discovery's usage evidence. */
+export interface DiscoveryExamplesTable {
+  id: string
+  skill_key: string
+  query: string
+  created_at: string
+}
+
+/** Learned: `to_key` called after `from_key` in one conversation, `weight` times. */
+export interface SkillRelationsTable {
+  from_key: string
+  to_key: string
+  weight: number
+  updated_at: string
+}
+
+/** A skill's text embedding for one model; re-embedded when the text's hash changes. */
+export interface SkillEmbeddingsTable {
+  skill_key: string
+  model: string
+  text_hash: string
+  /** JSON array of numbers. */
+  vector: string
+}
+
 export interface Database {
+  discovery_examples: DiscoveryExamplesTable
+  skill_relations: SkillRelationsTable
+  skill_embeddings: SkillEmbeddingsTable
   edges: EdgesTable
   edge_calls: EdgeCallsTable
   agent_runs: AgentRunsTable

@@ -18,6 +18,7 @@ import * as onBehalfOf from './migrations/0009-approvals-on-behalf-of.js'
 import * as sopRevocations from './migrations/0010-sop-revocations.js'
 import * as edges from './migrations/0011-edges.js'
 import * as classOverride from './migrations/0012-class-override.js'
+import * as discovery from './migrations/0013-discovery.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_sop_revocations': sopRevocations,
   '0011_edges': edges,
   '0012_class_override': classOverride,
+  '0013_discovery': discovery,
 }
 
 export interface OpenDatabaseOptions {

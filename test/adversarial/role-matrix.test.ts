@@ -38,6 +38,7 @@ const MATRIX: Record<string, Entry> = {
     }),
   },
   'GET /api/skills': { allow: EVERY_KEY, request: () => ({ path: '/api/skills' }) },
+  'GET /api/skills/search': { allow: EVERY_KEY, request: () => ({ path: '/api/skills/search?q=echo' }) },
   'GET /api/skills/{key}': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo' }) },
   'PATCH /api/skills/{key}': { allow: ADMIN, request: () => ({ path: '/api/skills/echo', body: JSON.stringify({ tags: ['matrix'] }) }) },
   'POST /api/skills/{key}/invoke': {

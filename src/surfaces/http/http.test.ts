@@ -107,9 +107,10 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect((await h.call('/api/skills?scope=host')).body.skills.map((s: { key: string }) => s.key)).toEqual(['remote_thing'])
     expect(await h.call('/api/skills?available=maybe')).toMatchObject({ status: 400 })
     const byAgent = await h.call('/api/skills?agent=Helper')
-    expect(byAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    // discover_skills is bound to every agent: what it finds is what the agent may call anyway.
+    expect(byAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['discover_skills', 'echo', 'parent_call', 'wipe_things', 'write_thing'])
     const asAgent = await h.call('/api/skills', { key: h.keys.helper })
-    expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+    expect(asAgent.body.skills.map((s: { key: string }) => s.key)).toEqual(['discover_skills', 'echo', 'parent_call', 'wipe_things', 'write_thing'])
     expect(await h.call('/api/skills/explode', { key: h.keys.helper })).toMatchObject({ status: 404 })
     expect(await h.call('/api/skills?agent=ghost')).toMatchObject({ status: 400, body: { error: { message: 'unknown agent "ghost"' } } })
     const detail = await h.call('/api/skills/echo')
@@ -250,9 +251,9 @@ describe.each(databases)('HTTP API on $name', (database) => {
         aliases: ['helper', 'h'],
         description: 'The test agent',
         declared: true,
-        skills: ['echo', 'parent_call', 'wipe_things', 'write_thing'],
+        skills: ['discover_skills', 'echo', 'parent_call', 'wipe_things', 'write_thing'],
       },
-      { id: 'other', name: 'Other', aliases: [], description: 'Bound to nothing', declared: true, skills: [] },
+      { id: 'other', name: 'Other', aliases: [], description: 'Bound to nothing', declared: true, skills: ['discover_skills'] },
     ])
     expect((await h.call('/api/agents', { key: h.keys.helper })).body.agents.map((a: { id: string }) => a.id)).toEqual(['helper'])
   })
@@ -274,6 +275,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(full.components.schemas.echo_input).toMatchObject({ required: ['message'], properties: { message: { type: 'string', minLength: 1 } } })
     const agentView = (await h.call('/openapi.json', { key: h.keys.helper })).body
     expect(Object.keys(agentView.paths).filter((p) => p.endsWith('/invoke') && !p.includes('{'))).toEqual([
+      '/api/skills/discover_skills/invoke',
       '/api/skills/echo/invoke',
       '/api/skills/parent_call/invoke',
       '/api/skills/wipe_things/invoke',

@@ -20,6 +20,17 @@ export const skillListQuery = z.object({
   available: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
 })
 
+const intParam = (min: number, max: number) => z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max))
+
+export const skillSearchQuery = z.strictObject({
+  q: z.string().min(1, 'is required: what the skill should do, in plain words').max(1_000).describe('the task in plain words, or select:key1,key2'),
+  limit: intParam(1, 50).optional().describe('most results, 1–50 (default 5)'),
+  maxTokens: intParam(50, 100_000).optional().describe('cut the list to about this many tokens'),
+  agent: z.string().optional().describe('discover for this agent (id, name or alias)'),
+  excludeBound: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().describe("admins: skills the agent isn't bound to yet"),
+  conversationId: z.string().min(1).max(200).optional().describe('a later call in this conversation teaches discovery'),
+})
+
 export const invokeBody = z.strictObject({
   input: z.unknown().optional().describe("The skill's input"),
   agent: z.string().min(1).max(200).optional().describe('Agent the call is made for (id, name or alias)'),

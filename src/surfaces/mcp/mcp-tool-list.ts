@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/index.js'
 import { callableSkills, type CallableSkill } from '../../access/index.js'
+import { listedTools } from '../../discovery/index.js'
 
 export interface McpToolEntry extends CallableSkill {
   tool: Tool
@@ -10,7 +11,7 @@ export interface McpToolEntry extends CallableSkill {
 /** The tools a caller may call, by name, as MCP tools with annotations from the class. */
 export function mcpToolList(plane: Skillplane, caller: Caller): Map<string, McpToolEntry> {
   const tools = new Map<string, McpToolEntry>()
-  for (const entry of callableSkills(plane, caller)) {
+  for (const entry of listedTools(callableSkills(plane, caller), plane.config.discovery).tools) {
     const { skill } = entry
     const output = outputSchemaOf(entry)
     tools.set(skill.toolName, {

@@ -6,6 +6,7 @@ import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 import { instructionSummary, writeExport } from '../../../sources/agent-skills/index.js'
 import type { Caller } from '../../../skill/index.js'
+import { DISCOVER_KEY, type DiscoveryAnswer } from '../../../discovery/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 
 // Listing shows whether each skill could run now, so MCP servers are connected first.
@@ -54,6 +55,31 @@ export async function skillsList(
         ]),
       ),
     )
+  })
+}
+
+export async function skillsSearch(
+  query: string,
+  o: GlobalOptions & { limit?: number; maxTokens?: number; agent?: string; excludeBound?: boolean; json?: boolean },
+): Promise<void> {
+  await withLivePlane(o, async (plane) => {
+    const envelope = await plane.invoke(
+      DISCOVER_KEY,
+      { query, limit: o.limit, maxTokens: o.maxTokens, agent: o.agent, excludeBound: o.excludeBound },
+      { caller: localAdmin() },
+    )
+    if (!envelope.ok) throw new CliError(envelope.error.message)
+    const answer = envelope.data as DiscoveryAnswer
+    if (o.json) return console.log(JSON.stringify(answer, null, 2))
+    if (answer.results.length === 0) return console.log('no skills found')
+    for (const r of answer.results) {
+      const approval = r.needsApproval ? ', needs approval' : ''
+      console.log(`${r.key} (${r.score.toFixed(2)}): ${r.title} [${r.kind === 'instruction' ? 'instruction skill' : r.class}${approval}]`)
+      console.log(`  ${truncate(r.description, 100)}`)
+      console.log(`  arguments: ${r.arguments}`)
+      console.log(`  why: ${r.why.join('; ')}`)
+    }
+    if (answer.omitted) console.log(`(${answer.omitted} more left out by --max-tokens)`)
   })
 }
 

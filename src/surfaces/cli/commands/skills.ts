@@ -18,6 +18,16 @@ export function skillsCommand(program: Command): void {
     .action(async (_o: unknown, command: Command) => (await import('../actions/skills.js')).skillsList(command.optsWithGlobals()))
 
   skills
+    .command('search <query>')
+    .description('find the skills that fit a task in plain words (discover_skills), best first')
+    .option('--limit <n>', 'most results (default 5)', (v) => Number(v))
+    .option('--max-tokens <n>', 'cut the list to about this many tokens', (v) => Number(v))
+    .option('--agent <agent>', 'what this agent may use (name, alias or id)')
+    .option('--exclude-bound', "with --agent: what it could use but isn't bound to yet")
+    .option('--json', 'print { results, omitted } as JSON')
+    .action(async (query: string, _o: unknown, command: Command) => (await import('../actions/skills.js')).skillsSearch(query, command.optsWithGlobals()))
+
+  skills
     .command('show <key>')
     .description('show one skill with its schemas')
     .option('--json', 'print JSON')

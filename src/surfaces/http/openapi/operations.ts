@@ -30,6 +30,14 @@ export const OPERATIONS: OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/api/skills/search',
+    summary: 'Discover the skills the caller may use for a task (discover_skills), best first',
+    query: schemas.skillSearchQuery,
+    ok: { status: 200, description: '{ results, omitted }' },
+    errors: [400, 401, 403],
+  },
+  {
+    method: 'get',
     path: '/api/skills/{key}',
     summary: 'One skill with its schemas and catalog fields',
     ok: { status: 200, description: 'Skill detail' },

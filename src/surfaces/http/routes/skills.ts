@@ -5,7 +5,8 @@ import { approvalFor } from '../../../runtime/index.js'
 import { skillDetail } from '../../../registry/index.js'
 import { canSee } from '../../../access/index.js'
 import { listSkills } from '../../../inventory/index.js'
-import { invokeBody, skillEditBody, skillListQuery } from '../request-schemas.js'
+import { invokeBody, skillEditBody, skillListQuery, skillSearchQuery } from '../request-schemas.js'
+import { DISCOVER_KEY } from '../../../discovery/index.js'
 import { describeZod } from '../describe-zod.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
@@ -35,6 +36,19 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
       available: available === undefined ? undefined : available === 'true',
     })
     return c.json({ skills })
+  })
+
+  // Through the discover_skills skill, so a search is audited and can teach discovery like any call.
+  app.get('/search', async (c) => {
+    const query = skillSearchQuery.safeParse(c.req.query())
+    if (!query.success) return errorResponse(c, 'invalid_input', `invalid search: ${describeZod(query.error)}`)
+    const { q, limit, maxTokens, agent, excludeBound, conversationId } = query.data
+    const envelope = await plane.invoke(
+      DISCOVER_KEY,
+      { query: q, limit, maxTokens, agent, excludeBound: excludeBound === undefined ? undefined : excludeBound === 'true' },
+      { caller: c.get('caller'), conversationId, signal: c.req.raw.signal },
+    )
+    return envelope.ok ? c.json(envelope.data as object) : c.json(envelope, statusForCode(envelope.error.code))
   })
 
   app.get('/:key', (c) => {

@@ -1,0 +1,345 @@
+import { ulid } from 'ulid'
+import type { Logger } from 'pino'
+import type { Caller, Skill } from '../skill/index.js'
+import { type Registry, type Catalog, availability } from '../registry/index.js'
+import type { Policies } from '../policy/index.js'
+import { callAccess, mayActivate, type AccessView, type BindingView } from '../access/index.js'
+import type { DiscoveryRepository } from '../store/index.js'
+import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
+import { SkillIndex } from './skill-index.js'
+import { skillDocument, type SkillDocument, keyText } from './skill-document.js'
+import { RelationGraph } from './relation-graph.js'
+import { ConversationLog } from './conversation-log.js'
+import { argumentSummary } from './argument-summary.js'
+import { fuseRanks } from './fuse-ranks.js'
+import type { Embedder } from './embedder.js'
+import { SemanticIndex } from './semantic-index.js'
+
+export const DISCOVER_KEY = 'discover_skills'
+/** How much stored usage counts against the words of the skill itself (the top of each leg is 1). */
+const USAGE_WEIGHT = 1.5
+const DEFAULT_LIMIT = 5
+const DESCRIPTION_CHARS = 240
+
+export interface DiscoverOptions {
+  query: string
+  /** Most results; default 5. */
+  limit?: number
+  /** Cut the list to about this many tokens (characters ÷ 4). */
+  maxTokens?: number
+  /** The agent to discover for (a person acting for it); an agent key always discovers for itself. */
+  agent?: string | null
+  /** Skills the agent could use but isn't bound to (for admins binding skills). */
+  excludeBound?: boolean
+}
+
+export interface DiscoveredSkill {
+  key: string
+  title: string
+  description: string
+  /** 0–1, relative to the best result of this query. */
+  score: number
+  /** Why it ranks: the fields its words matched, usage evidence, a relation. */
+  why: string[]
+  kind: 'skill' | 'instruction'
+  class: Skill['class']
+  /** A call would wait for approval (by class or policy) before it runs. */
+  needsApproval: boolean
+  /** Its arguments, compactly: `name: type` with `?` for optional ones. */
+  arguments: string
+  /** For a host skill, the edges this caller may run it on. */
+  edges?: string[]
+}
+
+export interface DiscoveryAnswer {
+  results: DiscoveredSkill[]
+  /** Results the caller may use that `maxTokens` left out. */
+  omitted: number
+}
+
+export interface DiscoveryOptions {
+  registry: Pick<Registry, 'list' | 'get'>
+  catalog: Catalog
+  policies: Pick<Policies, 'rows'>
+  edges?: AccessView['edges']
+  instructions: () => InstructionLibrary
+  repo: DiscoveryRepository
+  logger: Logger
+  /** Usage evidence halves in weight every this many ms. */
+  halfLifeMs: number
+  embedder?: Embedder
+  now?: () => number
+}
+
+interface Candidate {
+  key: string
+  score: number
+  why: string[]
+  pinned?: boolean
+}
+
+/**
+ * Discovery: ranks the skills a caller may use for a request, from the words of each skill, the
+ * requests that led to its calls before, its relations and (optionally) embeddings; learns from
+ * the calls that follow a discovery in the same conversation.
+ */
+export class Discovery {
+  readonly #o: DiscoveryOptions
+  readonly #index = new SkillIndex()
+  readonly #relations = new RelationGraph()
+  readonly #log = new ConversationLog()
+  readonly #semantic: SemanticIndex | undefined
+  readonly #now: () => number
+  #dirty = true
+  #documents = new Map<string, SkillDocument>()
+  #examplesSeen: string | undefined
+  #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string }> = []
+  #pendingRelations: Array<{ from: string; to: string }> = []
+  #flushing: Promise<void> = Promise.resolve()
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(options: DiscoveryOptions) {
+    this.#o = options
+    this.#now = options.now ?? Date.now
+    this.#semantic = options.embedder && new SemanticIndex(options.embedder, options.repo, options.logger)
+    this.#timer = setInterval(() => void this.flush(), 1_000)
+    this.#timer.unref()
+  }
+
+  /** Skills, the catalog or instruction skills changed: the next query re-indexes what differs. */
+  markDirty(): void {
+    this.#dirty = true
+  }
+
+  /** Load the evidence other managers (or earlier runs) stored since the last look. */
+  async refresh(): Promise<void> {
+    // A minute of overlap: rows committed late by another manager are not missed (ids dedupe).
+    const since = this.#examplesSeen && new Date(Date.parse(this.#examplesSeen) - 60_000).toISOString()
+    const rows = await this.#o.repo.examplesSince(since)
+    for (const row of rows) this.#index.addExample({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
+    if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
+    this.#relations.setLearned(await this.#o.repo.relations())
+  }
+
+  /** The index is current and, with an embedder, every skill has its vector (tests, benchmarks). */
+  async ready(): Promise<void> {
+    this.#sync()
+    await this.#semantic?.ready()
+  }
+
+  /** Index sizes, for benchmarks and the inventory. */
+  stats(): { skills: number; examples: number } {
+    this.#sync()
+    return { skills: this.#index.size, examples: this.#index.examples }
+  }
+
+  async discover(caller: Caller, options: DiscoverOptions): Promise<DiscoveryAnswer> {
+    this.#sync()
+    const agentId = caller.kind === 'agent' ? caller.agentId : (options.agent ?? null)
+    const ranked = await this.#rank(options.query.trim())
+    const limit = options.limit ?? DEFAULT_LIMIT
+    const results: DiscoveredSkill[] = []
+    for (const candidate of ranked) {
+      if (results.length === limit) break
+      const result = this.#permitted(caller, agentId, candidate, options.excludeBound === true)
+      if (result) results.push(result)
+    }
+    const top = results[0]?.score ?? 1
+    for (const result of results) result.score = Math.round((result.score / (top || 1)) * 1000) / 1000
+    return cutToBudget(results, options.maxTokens)
+  }
+
+  /** A discovery's results, for learning when one of them is called next in the conversation. */
+  remember(conversationId: string | null, query: string, keys: string[]): void {
+    if (conversationId && keys.length) this.#log.offer(conversationId, query, keys, this.#now())
+  }
+
+  /** An ok call: a skill offered earlier in its conversation learns the request; a sequence teaches a relation. */
+  observe(call: { key: string; conversationId: string | null }): void {
+    if (!call.conversationId || call.key === DISCOVER_KEY) return
+    const { queries, previous } = this.#log.called(call.conversationId, call.key, this.#now())
+    const at = new Date(this.#now()).toISOString()
+    for (const query of queries) {
+      const example = { id: ulid(), skill: call.key, query, at: Date.parse(at) }
+      this.#index.addExample(example)
+      this.#pendingExamples.push({ id: example.id, skill_key: call.key, query, created_at: at })
+    }
+    if (previous && previous !== call.key) {
+      this.#relations.learn(previous, call.key)
+      this.#pendingRelations.push({ from: previous, to: call.key })
+    }
+  }
+
+  /** Store what was learned; runs every second and at close. */
+  flush(): Promise<void> {
+    const examples = this.#pendingExamples.splice(0)
+    const relations = this.#pendingRelations.splice(0)
+    if (!examples.length && !relations.length) return this.#flushing
+    const at = new Date(this.#now()).toISOString()
+    this.#flushing = this.#flushing
+      .then(async () => {
+        await this.#o.repo.addExamples(examples)
+        await this.#o.repo.addRelations(relations, at)
+      })
+      .catch((error) => this.#o.logger.warn({ err: error, examples: examples.length }, 'discovery could not store what it learned'))
+    return this.#flushing
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer)
+    await this.flush()
+  }
+
+  #sync(): void {
+    if (!this.#dirty) return
+    this.#dirty = false
+    const documents = new Map<string, SkillDocument>()
+    const related = new Map<string, Skill['related']>()
+    for (const skill of this.#o.registry.list()) {
+      if (skill.key === DISCOVER_KEY) continue
+      const row = this.#o.catalog.row(skill.key)
+      documents.set(
+        skill.key,
+        skillDocument(skill, {
+          title: row?.title_override ?? skill.title,
+          description: row?.description_override ?? skill.description,
+          tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
+          systemPrompt: row?.system_prompt ?? null,
+        }),
+      )
+      related.set(skill.key, skill.related)
+    }
+    const library = this.#o.instructions()
+    for (const skill of library.skills) {
+      if (documents.has(skill.name)) continue
+      documents.set(skill.name, {
+        id: skill.name,
+        key: keyText(skill.name),
+        title: skill.name,
+        description: library.description(skill, this.#o.catalog),
+        prompt: this.#o.catalog.row(skill.name)?.system_prompt ?? '',
+        tags: '',
+        category: 'instructions',
+        source: 'agent-skill',
+        args: '',
+      })
+    }
+    this.#index.sync(documents.values())
+    this.#relations.setDeclared(related)
+    this.#documents = documents
+    this.#semantic?.sync(documents.values())
+  }
+
+  async #rank(query: string): Promise<Candidate[]> {
+    if (/^select:/i.test(query)) {
+      return query
+        .slice('select:'.length)
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== '')
+        .map((key) => ({ key, score: 1, why: ['selected by key'], pinned: true }))
+    }
+    const candidates = new Map<string, Candidate>()
+    const lexical = this.#index.lexical(query)
+    const topLexical = lexical[0]?.score ?? 1
+    for (const hit of lexical) {
+      const why = [...hit.fields].map(([field, terms]) => `${field}: ${terms.join(', ')}`)
+      candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [`matched ${why.join('; ')}`] })
+    }
+    const usage = this.#index.usage(query, this.#now(), this.#o.halfLifeMs)
+    const topUsage = usage[0]?.score ?? 1
+    for (const hit of usage) {
+      if (!this.#documents.has(hit.key)) continue
+      const candidate = candidates.get(hit.key) ?? { key: hit.key, score: 0, why: [] }
+      candidate.score += (USAGE_WEIGHT * hit.score) / topUsage
+      candidate.why.push(`used for ${hit.examples} similar request${hit.examples === 1 ? '' : 's'}`)
+      candidates.set(hit.key, candidate)
+    }
+    let ranked = [...candidates.values()].sort((a, b) => b.score - a.score)
+    if (this.#semantic) ranked = fuseRanks(ranked, await this.#semantic.rank(query))
+    const exact = this.#exact(query)
+    if (exact) {
+      ranked = ranked.filter((c) => c.key !== exact)
+      ranked.unshift({ key: exact, score: (ranked[0]?.score ?? 1) * 1.5 || 1, why: ['exact key'], pinned: true })
+    }
+    return this.#relations.expand(ranked)
+  }
+
+  /** The key a query names exactly: the key itself, its tool name or its title, in any case. */
+  #exact(query: string): string | undefined {
+    const wanted = query.toLowerCase().replace(/[\s-]+/g, '_')
+    if (this.#documents.has(wanted)) return wanted
+    for (const doc of this.#documents.values()) if (doc.title.toLowerCase() === query.toLowerCase()) return doc.id
+    return undefined
+  }
+
+  #permitted(caller: Caller, agentId: string | null, candidate: Candidate, excludeBound: boolean): DiscoveredSkill | undefined {
+    const skill = this.#o.registry.get(candidate.key)
+    const catalog = this.#o.catalog
+    if (!skill) {
+      const instruction = this.#o.instructions().get(candidate.key)
+      return instruction && this.#instructionResult(caller, agentId, instruction, candidate, excludeBound)
+    }
+    if (skill.key === DISCOVER_KEY) return undefined
+    if (excludeBound && agentId && catalog.isBound(agentId, skill.key)) return undefined
+    // For a binding not made yet, ask as if it were: what would the agent be allowed once bound?
+    const sources: AccessView = {
+      catalog: excludeBound ? bindingAssumed(catalog) : catalog,
+      policies: this.#o.policies,
+      edges: this.#o.edges,
+    }
+    const access = callAccess(sources, excludeBound && agentId ? { kind: 'agent', id: agentId, name: agentId, agentId } : caller, agentId, skill)
+    if (!access || !availability(true, skill).available) return undefined
+    const row = catalog.row(skill.key)
+    return {
+      key: skill.key,
+      title: row?.title_override ?? skill.title,
+      description: trim(row?.description_override ?? skill.description),
+      score: candidate.score,
+      why: candidate.why,
+      kind: 'skill',
+      class: skill.class,
+      needsApproval: access.decision === 'ASK',
+      arguments: argumentSummary(skill.input.jsonSchema, skill.scope === 'host' ? access.edges : undefined),
+      ...(skill.scope === 'host' && { edges: access.edges }),
+    }
+  }
+
+  #instructionResult(caller: Caller, agentId: string | null, skill: LibrarySkill, candidate: Candidate, excludeBound: boolean): DiscoveredSkill | undefined {
+    const catalog = this.#o.catalog
+    if (excludeBound) {
+      if (!agentId || catalog.isBound(agentId, skill.name) || !catalog.isEnabled(skill.name)) return undefined
+    } else if (!mayActivate(caller, agentId, skill, catalog)) return undefined
+    return {
+      key: skill.name,
+      title: skill.name,
+      description: trim(this.#o.instructions().description(skill, catalog)),
+      score: candidate.score,
+      why: candidate.why,
+      kind: 'instruction',
+      class: 'safe',
+      needsApproval: false,
+      arguments: 'none: activate it with activate_skill { name }',
+    }
+  }
+}
+
+function bindingAssumed(catalog: Catalog): BindingView {
+  return { isEnabled: (key) => catalog.isEnabled(key), isBound: () => true }
+}
+
+function trim(text: string): string {
+  return text.length <= DESCRIPTION_CHARS ? text : `${text.slice(0, DESCRIPTION_CHARS - 1).trimEnd()}…`
+}
+
+function cutToBudget(results: DiscoveredSkill[], maxTokens: number | undefined): DiscoveryAnswer {
+  if (maxTokens === undefined) return { results, omitted: 0 }
+  let used = 0
+  const kept: DiscoveredSkill[] = []
+  for (const result of results) {
+    used += Math.ceil(JSON.stringify(result).length / 4)
+    if (used > maxTokens) break
+    kept.push(result)
+  }
+  return { results: kept, omitted: results.length - kept.length }
+}

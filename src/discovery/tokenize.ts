@@ -1,0 +1,20 @@
+// Words too common in requests and descriptions to tell skills apart.
+const STOP_WORDS = new Set(
+  'a an and are as at be been but by can could do does for from get has have how i if in into is it its me my of on or our please should so some than that the their them then there these this those to use using was we what when where which who why will with would you your'.split(
+    ' ',
+  ),
+)
+
+/** Words of a text: split at anything not a letter or digit and at camelCase humps. */
+export function tokenize(text: string): string[] {
+  return text
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== '')
+}
+
+/** A word as indexed and searched: lower case, stop words dropped. */
+export function processTerm(term: string): string | null {
+  const lower = term.toLowerCase()
+  return STOP_WORDS.has(lower) ? null : lower
+}

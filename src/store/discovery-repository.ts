@@ -1,0 +1,56 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { Database, DiscoveryExamplesTable, SkillEmbeddingsTable, SkillRelationsTable } from './database.js'
+
+export type ExampleRow = Selectable<DiscoveryExamplesTable>
+export type RelationRow = Selectable<SkillRelationsTable>
+export type EmbeddingRow = Selectable<SkillEmbeddingsTable>
+
+/** Discovery's evidence: usage examples, learned relations and skill embeddings. */
+export class DiscoveryRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async addExamples(rows: ExampleRow[]): Promise<void> {
+    if (rows.length === 0) return
+    await this.db
+      .insertInto('discovery_examples')
+      .values(rows)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute()
+  }
+
+  /** Examples recorded at or after `since` (every one without it). */
+  examplesSince(since?: string): Promise<ExampleRow[]> {
+    let query = this.db.selectFrom('discovery_examples').selectAll()
+    if (since) query = query.where('created_at', '>=', since)
+    return query.orderBy('created_at').execute()
+  }
+
+  /** Count one more time `to` followed `from`. */
+  async addRelations(pairs: Array<{ from: string; to: string }>, now: string): Promise<void> {
+    for (const { from, to } of pairs) {
+      await this.db
+        .insertInto('skill_relations')
+        .values({ from_key: from, to_key: to, weight: 1, updated_at: now })
+        .onConflict((oc) => oc.columns(['from_key', 'to_key']).doUpdateSet((eb) => ({ weight: eb('skill_relations.weight', '+', 1), updated_at: now })))
+        .execute()
+    }
+  }
+
+  relations(): Promise<RelationRow[]> {
+    return this.db.selectFrom('skill_relations').selectAll().execute()
+  }
+
+  embeddings(model: string): Promise<EmbeddingRow[]> {
+    return this.db.selectFrom('skill_embeddings').selectAll().where('model', '=', model).execute()
+  }
+
+  async putEmbeddings(rows: EmbeddingRow[]): Promise<void> {
+    for (const row of rows) {
+      await this.db
+        .insertInto('skill_embeddings')
+        .values(row)
+        .onConflict((oc) => oc.columns(['skill_key', 'model']).doUpdateSet({ text_hash: row.text_hash, vector: row.vector }))
+        .execute()
+    }
+  }
+}
