@@ -9,6 +9,7 @@ import { runPackBench, type PackBenchResult } from './pack.bench.js'
 import { runMcpBench, type McpBenchResult } from './mcp.bench.js'
 import { runMcpServerBench, type McpServerBenchResult } from './mcp-server.bench.js'
 import { runEdgeBench, type EdgeBenchResult, type EdgeShare, type FleetFigures, type FleetState } from './edge.bench.js'
+import { discoveryQualityReport, discoveryTargetRows, runDiscoveryQualityBench, type DiscoveryQualityResult } from './discovery-quality.bench.js'
 
 const PIPELINE_TARGET = 20_000
 const HTTP_TARGET_RATIO = 0.5
@@ -73,6 +74,7 @@ function report(
   mcp: McpBenchResult,
   mcpServer: McpServerBenchResult,
   edge: EdgeBenchResult,
+  discovery: DiscoveryQualityResult,
   context: { date: string; load: number[] },
 ): string {
   const cpu = cpus()
@@ -104,6 +106,7 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | skill pack call ≤ ${PACK_TARGET_RATIO}× spawning the script directly | ${times(pack.ratio)} | ${yesNo(pack.ratio <= PACK_TARGET_RATIO)} |
 | MCP-imported call ≤ ${MCP_TARGET_RATIO}× the same call with the SDK client | ${times(mcp.sequential.ratio)} sequential, ${times(mcp.concurrent.ratio)} with ${mcp.concurrent.inFlight} in flight | ${yesNo(Math.max(mcp.sequential.ratio, mcp.concurrent.ratio) <= MCP_TARGET_RATIO)} |
 | MCP tools/call over Streamable HTTP ≥ ${MCP_SERVER_TARGET_RATIO}× a bare MCP SDK server | ${times(mcpServer.sequential.ratio)} sequential, ${times(mcpServer.concurrent.ratio)} with ${mcpServer.concurrent.inFlight} in flight | ${yesNo(Math.min(mcpServer.sequential.ratio, mcpServer.concurrent.ratio) >= MCP_SERVER_TARGET_RATIO)} |
+${discoveryTargetRows(discovery).join('\n')}
 | every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
 
 ## Pipeline overhead
@@ -257,7 +260,8 @@ the tree loaded again with the same cache.
 | skills | avg SKILL.md | walk + read /s | load /s | load ÷ floor | validate /s | peak RSS load | peak RSS validate | reload ms | files re-parsed |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${loading.map((l) => `| ${int(l.skills)} | ${(l.averageBytes / 1000).toFixed(1)} KB | ${int(l.readPerSecond)} | ${int(l.loadPerSecond)} | ${times(l.loadPerSecond / l.readPerSecond)} | ${int(l.validatePerSecond)} | ${l.loadMaxRssMB.toFixed(0)} MB | ${l.validateMaxRssMB.toFixed(0)} MB | ${l.reloadMs.toFixed(0)} | ${l.reloadParses} |`).join('\n')}
-`
+
+${discoveryQualityReport(discovery)}`
 }
 
 const context = { date: new Date().toISOString(), load: loadavg() }
@@ -321,7 +325,16 @@ console.log(
     `less the directory reload), ${fleet.cpu.defaultHeartbeatCorePercent.toFixed(2)} % of a core at the default heartbeat; a call with all connected ${fleet.callMs.toFixed(2)} ms`,
 )
 
-writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, edge, context))
+console.log('discovery quality and speed…')
+const discovery = await runDiscoveryQualityBench((line) => console.log(line))
+const single = discovery.withoutHistory.metatoolSingle
+console.log(
+  `  MetaTool single Recall@5 ${single.skillplane.recall5.toFixed(2)} vs BM25 ${single.reference.recall5.toFixed(2)}; ` +
+    `held-out with history Recall@5 ${discovery.withHistory.skillplane.recall5.toFixed(2)}, nDCG@5 ${discovery.withHistory.skillplane.ndcg5.toFixed(2)}; ` +
+    `p99 ${discovery.speed.p99Ms.toFixed(2)} ms over ${int(discovery.speed.skills)} skills`,
+)
+
+writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, edge, discovery, context))
 console.log(`wrote ${RESULTS}`)
 if (!pipeline.audit.complete || !http.audit.complete) {
   console.error('audit check failed: some calls have no ok audit row')
