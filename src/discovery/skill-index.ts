@@ -4,7 +4,7 @@ import { processTerm, tokenize } from './tokenize.js'
 import { USAGE_FIELDS } from './usage-log.js'
 
 /** How much a skill's stored requests count against its own description (the newest bucket). */
-export const USAGE_BOOST = 1.5
+export const USAGE_BOOST = 3
 
 /**
  * Field weights: a word in the key or title says more about a skill than one in an argument; the
@@ -40,8 +40,10 @@ const options = { tokenize, processTerm }
  * and evidence come and go.
  */
 export class SkillIndex {
-  readonly #skills = new MiniSearch<SkillDocument>({ fields: [...DOCUMENT_FIELDS], ...options })
-  readonly #signatures = new Map<string, string>()
+  // Documents are removed with remove(), which needs the document as indexed and is synchronous:
+  // discard() would leave vacuuming to run in the background, where it breaks on the adds that follow.
+  readonly #skills = new MiniSearch<SkillDocument>({ fields: [...DOCUMENT_FIELDS], ...options, autoVacuum: false })
+  readonly #docs = new Map<string, SkillDocument>()
 
   /** Make the index hold exactly these documents, touching only the ones that changed. */
   sync(documents: Iterable<SkillDocument>): void {
@@ -50,25 +52,24 @@ export class SkillIndex {
       seen.add(doc.id)
       this.upsert(doc)
     }
-    for (const id of this.#signatures.keys()) {
+    for (const [id, doc] of this.#docs) {
       if (seen.has(id)) continue
-      this.#skills.discard(id)
-      this.#signatures.delete(id)
+      this.#skills.remove(doc)
+      this.#docs.delete(id)
     }
   }
 
   /** Add or replace one document; unchanged, it is left alone. */
   upsert(doc: SkillDocument): void {
-    const signature = JSON.stringify(doc)
-    const before = this.#signatures.get(doc.id)
-    if (before === signature) return
-    if (before === undefined) this.#skills.add(doc)
-    else this.#skills.replace(doc)
-    this.#signatures.set(doc.id, signature)
+    const before = this.#docs.get(doc.id)
+    if (before && DOCUMENT_FIELDS.every((field) => before[field] === doc[field])) return
+    if (before) this.#skills.remove(before)
+    this.#skills.add(doc)
+    this.#docs.set(doc.id, doc)
   }
 
   get size(): number {
-    return this.#signatures.size
+    return this.#docs.size
   }
 
   /** The best `top` skills; MiniSearch ranks every match, only these are kept. */

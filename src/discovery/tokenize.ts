@@ -1,3 +1,5 @@
+import { stemmer } from 'stemmer'
+
 // Words too common in requests and descriptions to tell skills apart.
 const STOP_WORDS = new Set(
   'a an and are as at be been but by can could do does for from get has have how i if in into is it its me my of on or our please should so some than that the their them then there these this those to use using was we what when where which who why will with would you your'.split(
@@ -13,8 +15,8 @@ export function tokenize(text: string): string[] {
     .filter((word) => word !== '')
 }
 
-/** A word as indexed and searched: lower case, stop words dropped. */
+/** A word as indexed and searched: lower case, stop words dropped, stemmed (Porter), so "restarts" finds "restart". */
 export function processTerm(term: string): string | null {
   const lower = term.toLowerCase()
-  return STOP_WORDS.has(lower) ? null : lower
+  return STOP_WORDS.has(lower) ? null : stemmer(lower)
 }
