@@ -20,11 +20,13 @@ export interface LargeCatalog {
   core: Set<string>
 }
 
-/** How a tool surface shows a caller's callable skills: all of them, or a core set plus discovery. */
+/** How a tool surface shows a caller's callable skills: all of them, or (when it may call discover_skills) a core set plus discovery. */
 export function largeCatalog(callable: ReadonlyArray<{ skill: { key: string } }>, settings: CatalogSettings, mode: DiscoveryMode = 'auto'): LargeCatalog {
   const others = callable.filter((entry) => entry.skill.key !== DISCOVER_KEY).length
+  // A caller denied discover_skills could find nothing: it gets every tool.
+  const canDiscover = others < callable.length
   return {
-    discovering: mode === 'auto' ? others > settings.toolThreshold : mode,
+    discovering: canDiscover && (mode === 'auto' ? others > settings.toolThreshold : mode),
     core: new Set([DISCOVER_KEY, ...settings.coreTools, ...INSTRUCTION_TOOL_KEYS]),
   }
 }

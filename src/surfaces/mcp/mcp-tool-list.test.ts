@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { databases, waitFor } from '../../test-support/databases.js'
-import { openTestPlane } from '../../test-support/fixtures.js'
+import { admin, openTestPlane } from '../../test-support/fixtures.js'
 import type { SkillplaneConfig } from '../../config/define-config.js'
 import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
 
@@ -111,5 +111,12 @@ describe('MCP tool lists of large catalogs', () => {
       isError: true,
       content: [{ text: 'not_found: no skill with key "call_skill"' }],
     })
+  })
+
+  it('lists every callable tool to a caller denied discover_skills, which could find nothing', async () => {
+    const { plane, server, agentKey } = await setup({ toolThreshold: 3 })
+    await plane.policies.set({ skill: 'discover_skills', level: 'agent', subject: 'helper', decision: 'DENY' }, admin, plane.now())
+    const client = await connect(server, agentKey.key)
+    expect(names((await client.listTools()).tools)).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
   })
 })
