@@ -75,6 +75,43 @@ describe.each(databases)('agent runs on $name', (database) => {
     expect((await plane.audit.query({ skill: 'write_thing', status: 'ok', limit: 10 })).items).toHaveLength(1)
   })
 
+  it('gives an agent with more skills than the threshold a core set, and the tools it finds for its next steps, across a pause', async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        callsTool('discover_skills', { query: 'return the message', limit: 1 }),
+        callsTool('echo', { message: 'found' }, 'call-2'),
+        callsTool('discover_skills', { query: 'a mutating skill', limit: 1 }, 'call-3'),
+        callsTool('write_thing', { value: 'v1' }, 'call-4'),
+        says('stored'),
+      ],
+    })
+    const plane = await openTestPlane(database, {
+      discovery: { toolThreshold: 3 },
+      agents: [{ ...testAgents![0]!, model, systemPrompt: 'You help.' }, testAgents![1]!],
+    })
+    planes.push(plane)
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'echo, then store v1', requester: admin })
+    expect(paused.steps).toMatchObject([
+      { tool: 'discover_skills', status: 'ok' },
+      { tool: 'echo', status: 'ok', output: { message: 'found', count: 1 } },
+      { tool: 'discover_skills', status: 'ok' },
+      { tool: 'write_thing', status: 'awaiting_approval' },
+    ])
+    await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: operator, decision: 'approve' })
+    await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
+    expect((await plane.runs.get(paused.id))!.output).toBe('stored')
+    // Each step offered the core set and what was found before it; the resumed run still had both finds.
+    const offered = model.doGenerateCalls.map((call) => call.tools!.map((t) => t.name).sort())
+    expect(offered).toEqual([
+      ['discover_skills'],
+      ['discover_skills', 'echo'],
+      ['discover_skills', 'echo'],
+      ['discover_skills', 'echo', 'write_thing'],
+      ['discover_skills', 'echo', 'write_thing'],
+    ])
+    expect(JSON.stringify(model.doGenerateCalls[0]!.prompt[0])).toContain('You have more tools than are shown to you')
+  })
+
   it('makes the agent do no more than the person who started the run, who may not approve its calls', async () => {
     const model = new MockLanguageModelV3({
       doGenerate: [callsTool('write_thing', { value: 'a' }), says('ok'), callsTool('write_thing', { value: 'b' }, 'c2'), says('stored b')],

@@ -8,7 +8,7 @@ import type { Caller, CallerRole, Envelope } from '../skill/index.js'
 import type { RunRepository, RunRow, RunStepRow } from '../store/index.js'
 import { agentCaller, agentId as agentIdOf } from '../registry/index.js'
 import { skillsPrompt } from '../sources/agent-skills/index.js'
-import { toAISDKTools } from '../ai-sdk/index.js'
+import { toAISDKToolLoop } from '../ai-sdk/index.js'
 import { createModel } from './create-model.js'
 import { RunError } from './run-error.js'
 import { applyOverrides } from './apply-overrides.js'
@@ -62,6 +62,10 @@ interface Pending {
 }
 
 const tracer = trace.getTracer('skillplane')
+/** What a model with a large catalog is told: most of its tools are found, not shown. */
+const DISCOVERING =
+  'You have more tools than are shown to you. When none of the tools you see fits, call discover_skills with the task in plain words: ' +
+  'the tools it finds are yours to call from your next step on.'
 const SWEEP_MS = 5_000
 
 /**
@@ -245,7 +249,8 @@ export class AgentRunner {
     const asked = new Map<string, string>()
     // Everything after the run is marked running is inside the try: a run never stays running on an error.
     try {
-      const tools: ToolSet = toAISDKTools(plane, {
+      // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
+      const { tools, activeTools, prepareStep } = toAISDKToolLoop(plane, {
         caller,
         // Test runs are marked so that a test run can't start another one.
         conversationId: `${row.test ? 'test-run' : 'run'}:${row.id}`,
@@ -279,9 +284,11 @@ export class AgentRunner {
           try {
             return await generateText({
               model: createModel(agent),
-              system: this.#systemPrompt(agent, caller),
+              system: this.#systemPrompt(agent, caller, prepareStep !== undefined),
               messages,
               tools,
+              activeTools,
+              prepareStep,
               stopWhen: stepCountIs(left),
               abortSignal: this.#stop.signal,
             })
@@ -335,13 +342,13 @@ export class AgentRunner {
     if (row.error !== null) row.error = scrubText(row.error, secrets)
   }
 
-  #systemPrompt(agent: ResolvedAgent, caller: Caller): string {
+  #systemPrompt(agent: ResolvedAgent, caller: Caller, discovering: boolean): string {
     const { instructions, catalog } = this.#plane
     const id = agentIdOf(agent.name)
     const skills = instructions.visibleTo(caller, id, catalog).map((s) => ({ name: s.name, description: instructions.description(s, catalog) }))
     const base = agent.systemPrompt ?? `You are ${agent.name}.${agent.description ? ` ${agent.description}.` : ''} Use the tools you have to do what is asked.`
     const catalogText = skillsPrompt(skills)
-    return catalogText ? `${base}\n\n${catalogText}` : base
+    return [base, catalogText, discovering && DISCOVERING].filter(Boolean).join('\n\n')
   }
 
   /** Store the model's text and each tool call with its outcome, updating calls made before a pause. */

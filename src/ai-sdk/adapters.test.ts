@@ -2,10 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { generateText, stepCountIs, type ModelMessage } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { callsTool, says } from '../test-support/mock-model.js'
-import { databases } from '../test-support/databases.js'
+import { databases, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, openTestPlane } from '../test-support/fixtures.js'
 import type { Plane } from '../plane/index.js'
-import { toAISDKTools, toAnthropicTools, toOpenAITools } from './index.js'
+import type { SkillplaneConfig } from '../config/index.js'
+import { toAISDKToolLoop, toAISDKTools, toAnthropicTools, toOpenAITools } from './index.js'
 
 const [sqlite] = databases
 
@@ -14,8 +15,8 @@ describe('tool adapters', () => {
   afterEach(async () => {
     await Promise.all(planes.splice(0).map((p) => p.close()))
   })
-  const open = async () => {
-    const plane = await openTestPlane(sqlite!)
+  const open = async (config: SkillplaneConfig = {}) => {
+    const plane = await openTestPlane(sqlite!, config)
     planes.push(plane)
     return plane
   }
@@ -152,6 +153,98 @@ describe('tool adapters', () => {
     expect(await anthropic.dispatch({ id: 'u3', name: 'echo', input: [1] })).toMatchObject({
       is_error: true,
       content: 'invalid_input: the tool arguments must be a JSON object',
+    })
+  })
+
+  describe('large catalogs (the Helper agent may call 4 skills: past a threshold of 3)', () => {
+    const offered = (model: MockLanguageModelV3) => model.doGenerateCalls.map((call) => call.tools!.map((t) => t.name).sort())
+
+    it('AI SDK: the model starts with the core set, and each tool discover_skills finds is active from the next step on', async () => {
+      const plane = await open({ discovery: { toolThreshold: 3 } })
+      const loop = toAISDKToolLoop(plane, { caller: helper, conversationId: 'conv-d' })
+      // Every tool is in the set (a found one must be callable), but only the core set is active.
+      expect(Object.keys(loop.tools).sort()).toEqual(['discover_skills', 'echo', 'parent_call', 'wipe_things', 'write_thing'])
+      expect(loop.activeTools).toEqual(['discover_skills'])
+      const model = new MockLanguageModelV3({
+        doGenerate: [callsTool('discover_skills', { query: 'return the message', limit: 1 }), callsTool('echo', { message: 'found' }, 'call-2'), says('done')],
+      })
+      const result = await generateText({ model, ...loop, prompt: 'echo found', stopWhen: stepCountIs(5) })
+      expect(result.text).toBe('done')
+      expect(offered(model)).toEqual([['discover_skills'], ['discover_skills', 'echo'], ['discover_skills', 'echo']])
+      expect(result.steps[1]!.toolResults).toMatchObject([{ toolName: 'echo', output: { message: 'found', count: 1 } }])
+
+      // The next turn carries the conversation, and with it what was found; a tool never found stays out of reach.
+      const next = new MockLanguageModelV3({ doGenerate: [callsTool('wipe_things', { count: 1 }, 'call-3'), says('could not')] })
+      const messages: ModelMessage[] = [{ role: 'user', content: 'echo found' }, ...result.response.messages, { role: 'user', content: 'now wipe' }]
+      const second = await generateText({ model: next, ...loop, messages, stopWhen: stepCountIs(5) })
+      expect(offered(next)[0]).toEqual(['discover_skills', 'echo'])
+      expect(second.steps[0]!.content).toMatchObject([
+        { type: 'tool-call', toolName: 'wipe_things', invalid: true },
+        { type: 'tool-error', toolName: 'wipe_things' },
+      ])
+      expect((await plane.audit.query({ skill: 'wipe_things', limit: 5 })).items).toEqual([])
+    })
+
+    it('AI SDK: a new loop starts with the caller’s most used skills; discovery can be forced on or off', async () => {
+      const plane = await open({ discovery: { toolThreshold: 3 } })
+      for (const message of ['a', 'b']) expect(await plane.invoke('echo', { message }, { caller: helper })).toMatchObject({ ok: true })
+      await waitFor(async () => (await plane.audit.query({ caller: helper.id, status: 'ok', limit: 5 })).items.length === 2)
+      const model = new MockLanguageModelV3({ doGenerate: [says('hello')] })
+      await generateText({ model, ...toAISDKToolLoop(plane, { caller: helper }), prompt: 'hi' })
+      expect(offered(model)).toEqual([['discover_skills', 'echo']])
+
+      const off = toAISDKToolLoop(plane, { caller: helper, discovery: false })
+      expect(off).toEqual({ tools: expect.any(Object) })
+      expect(Object.keys(off.tools).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+      const small = await open()
+      expect(toAISDKToolLoop(small, { caller: helper }).activeTools).toBeUndefined()
+      expect(toAISDKToolLoop(small, { caller: helper, discovery: true })).toMatchObject({ activeTools: ['discover_skills'], prepareStep: expect.any(Function) })
+    })
+
+    it('OpenAI: lists the core set and dispatches any of the caller’s tools', async () => {
+      const plane = await open({ discovery: { toolThreshold: 3, coreTools: ['write_thing'] } })
+      const openai = toOpenAITools(plane, { caller: helper })
+      expect(openai.tools.map((t) => t.function.name)).toEqual(['discover_skills', 'write_thing'])
+      expect(await openai.dispatch({ id: 'c1', function: { name: 'echo', arguments: '{"message":"unlisted"}' } })).toMatchObject({
+        content: '{"message":"unlisted","count":1}',
+      })
+      expect((await openai.dispatch({ id: 'c2', function: { name: 'explode', arguments: '{}' } })).content).toBe('not_found: no tool "explode" for this caller')
+    })
+
+    it('Anthropic: defers all but the core set, and discover_skills answers with tool references', async () => {
+      const plane = await open({ discovery: { toolThreshold: 3 } })
+      const anthropic = toAnthropicTools(plane, { caller: helper })
+      expect(anthropic.tools.map((t) => [t.name, t.defer_loading ?? false])).toEqual([
+        ['discover_skills', false],
+        ['echo', true],
+        ['parent_call', true],
+        ['wipe_things', true],
+        ['write_thing', true],
+      ])
+      expect(anthropic.tools.find((t) => t.name === 'echo')).toEqual({
+        name: 'echo',
+        description: 'Return the message',
+        input_schema: expect.objectContaining({ type: 'object', required: ['message'] }),
+        defer_loading: true,
+      })
+      expect(await anthropic.dispatch({ type: 'tool_use', id: 'u1', name: 'discover_skills', input: { query: 'return the message', limit: 1 } })).toEqual({
+        type: 'tool_result',
+        tool_use_id: 'u1',
+        content: [{ type: 'tool_reference', tool_name: 'echo' }],
+      })
+      // Nothing found to load: the answer reads as it is.
+      const none = await anthropic.dispatch({ id: 'u2', name: 'discover_skills', input: { query: 'zebra' } })
+      expect(JSON.parse(none.content as string)).toEqual({ results: [], omitted: 0 })
+      // A loaded tool is called like any other.
+      expect(await anthropic.dispatch({ id: 'u3', name: 'echo', input: { message: 'loaded' } })).toEqual({
+        type: 'tool_result',
+        tool_use_id: 'u3',
+        content: '{"message":"loaded","count":1}',
+      })
+      // Below the threshold, or with discovery off, nothing is deferred and discover_skills is no tool.
+      const plain = toAnthropicTools(plane, { caller: helper, discovery: false })
+      expect(plain.tools.map((t) => t.name)).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
+      expect(plain.tools.some((t) => t.defer_loading)).toBe(false)
     })
   })
 })

@@ -2,7 +2,7 @@ import type { Plane } from '../plane/index.js'
 import type { Caller, Envelope } from '../skill/index.js'
 import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../access/index.js'
 import { agentCaller } from '../registry/index.js'
-import { listedTools } from '../discovery/index.js'
+import { DISCOVER_KEY, largeCatalog, type DiscoveryMode } from '../discovery/index.js'
 
 export interface ToolAdapterOptions {
   /**
@@ -17,6 +17,12 @@ export interface ToolAdapterOptions {
   signal?: AbortSignal
   /** The person the agent acts for: their role and policies apply too, and they can't approve its calls. */
   onBehalfOf?: Caller
+  /**
+   * A large catalog: `'auto'` (the default) past `discovery.toolThreshold` callable skills, `true`
+   * always, `false` never. Discovering, the model is given discover_skills and the core set, and
+   * finds the rest.
+   */
+  discovery?: DiscoveryMode
 }
 
 /** Adapter options with the caller settled and the agent known. */
@@ -47,11 +53,25 @@ export function resolveToolOptions(plane: Plane, options: ToolAdapterOptions): R
   return { ...options, caller: caller ?? agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId), agentId }
 }
 
-/** The caller's tools by name, listed once when the adapter is made (the pipeline re-checks each call). */
-export function toolIndex(plane: Plane, options: ResolvedToolOptions): Map<string, CallableSkill> {
-  return new Map(
-    listedTools(callableSkills(plane, options.caller, options.agentId), plane.config.discovery).tools.map((entry) => [entry.skill.toolName, entry]),
-  )
+/** The tools an adapter gives a caller, made once when the adapter is made (the pipeline re-checks each call). */
+export interface CallerTools {
+  /** Every tool the caller may call, by name; discover_skills only when discovering. */
+  all: Map<string, CallableSkill>
+  /** A large catalog: the model starts with the core set and finds the rest with discover_skills. */
+  discovering: boolean
+  /** The core set's tool names (discover_skills, `discovery.coreTools`, the instruction-skill tools) among them. */
+  core: string[]
+}
+
+export function callerTools(plane: Plane, options: ResolvedToolOptions): CallerTools {
+  const callable = callableSkills(plane, options.caller, options.agentId)
+  const { discovering, core } = largeCatalog(callable, plane.config.discovery, options.discovery)
+  const all = new Map(callable.filter((entry) => discovering || entry.skill.key !== DISCOVER_KEY).map((entry) => [entry.skill.toolName, entry]))
+  return {
+    all,
+    discovering,
+    core: [...all.values()].filter((entry) => core.has(entry.skill.key)).map((entry) => entry.skill.toolName),
+  }
 }
 
 /**

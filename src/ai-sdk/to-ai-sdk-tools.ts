@@ -1,8 +1,9 @@
-import { jsonSchema, tool, type ToolSet } from 'ai'
+import { jsonSchema, tool, type ModelMessage, type PrepareStepFunction, type ToolSet } from 'ai'
 import type { Plane } from '../plane/index.js'
 import type { Caller, Envelope } from '../skill/index.js'
-import { callTool, failureText, resolveToolOptions, toolIndex, type ToolAdapterOptions } from './call-tool.js'
+import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
 import { pendingApproval } from '../access/index.js'
+import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'
 
 export interface AISDKToolOptions extends ToolAdapterOptions {
   /**
@@ -30,18 +31,38 @@ export class SkillCallError extends Error {
   }
 }
 
+/** What generateText, streamText or a ToolLoopAgent take for a caller's tools: spread it into their settings. */
+export interface AISDKToolLoop {
+  /** Every tool the caller may call (with discover_skills when discovering). */
+  tools: ToolSet
+  /** Discovering: the tools of the first step, the core set. */
+  activeTools?: string[]
+  /** Discovering: each step's tools, the core set, the caller's most used skills, and the tools discover_skills found so far in the messages. */
+  prepareStep?: PrepareStepFunction<ToolSet>
+}
+
 /**
  * The skills a caller may call as AI SDK tools. `needsApproval` asks skillplane's gate (policy and
  * the skill's own rule, for these arguments) and files the approval request when a human must
  * decide, which puts the call through the AI SDK's approval flow; `execute` runs the pipeline.
+ * For a large catalog, use toAISDKToolLoop: this set then holds every tool, and shows them all.
  */
 export function toAISDKTools(plane: Plane, given: AISDKToolOptions): ToolSet {
+  return toAISDKToolLoop(plane, given).tools
+}
+
+/**
+ * The caller's tools and, for a large catalog (see `discovery`), the `activeTools` and
+ * `prepareStep` that show the model only the core set plus what discover_skills has found.
+ */
+export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToolLoop {
   const options = { ...given, ...resolveToolOptions(plane, given) }
+  const { all, discovering, core } = callerTools(plane, options)
   const tools: ToolSet = {}
   // Tool calls the AI SDK put to its user, with the request they were asked about: executing one
   // means that user approved that request, and no other.
   const asked = new Map<string, string>()
-  for (const [name, entry] of toolIndex(plane, options)) {
+  for (const [name, entry] of all) {
     tools[name] = tool({
       description: entry.description,
       inputSchema: jsonSchema<Record<string, unknown>>(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
@@ -78,5 +99,32 @@ export function toAISDKTools(plane: Plane, given: AISDKToolOptions): ToolSet {
       },
     })
   }
-  return tools
+  if (!discovering) return { tools }
+  return { tools, activeTools: core, prepareStep: activeStep(plane, options, tools, core) }
+}
+
+/** Each step's active tools: the core set, the caller's most used skills (read once), and what discover_skills found in the messages. */
+function activeStep(plane: Plane, options: ResolvedToolOptions, tools: ToolSet, core: string[]): PrepareStepFunction<ToolSet> {
+  let mostUsed: Promise<string[]> | undefined
+  return async ({ messages }) => {
+    mostUsed ??= plane.discovery.mostUsed(options.caller.id).catch((error: unknown) => {
+      plane.logger.warn({ err: error }, "reading the caller's most used skills failed; its steps start with the core set alone")
+      return []
+    })
+    const wanted = new Set([...core, ...(await mostUsed), ...foundIn(messages)])
+    // Tool names are skill keys. The set as it is now: an app (a test run) may have taken tools out.
+    return { activeTools: Object.keys(tools).filter((name) => wanted.has(name)) }
+  }
+}
+
+/** The skills discover_skills found in a conversation, from its results in the tool messages. */
+function foundIn(messages: ModelMessage[]): string[] {
+  const found: string[] = []
+  for (const message of messages) {
+    if (message.role !== 'tool') continue
+    for (const part of message.content) {
+      if (part.type === 'tool-result' && part.toolName === DISCOVER_KEY && part.output.type === 'json') found.push(...foundKeys(part.output.value))
+    }
+  }
+  return found
 }

@@ -1,5 +1,5 @@
 import type { Plane } from '../plane/index.js'
-import { callTool, failureText, parseArguments, resolveToolOptions, toolIndex, type ToolAdapterOptions } from './call-tool.js'
+import { callerTools, callTool, failureText, parseArguments, resolveToolOptions, type ToolAdapterOptions } from './call-tool.js'
 
 /** A tool in the OpenAI Chat Completions `tools` array. */
 export interface OpenAITool {
@@ -21,18 +21,22 @@ export interface OpenAIToolMessage {
   content: string
 }
 
-/** The caller's skills as OpenAI tool JSON, and a dispatcher that runs a model's tool call through the pipeline. */
+/**
+ * The caller's skills as OpenAI tool JSON, and a dispatcher that runs a model's tool call through
+ * the pipeline. Discovering, the JSON holds only the core set; dispatch runs any of the caller's tools.
+ */
 export function toOpenAITools(plane: Plane, given: ToolAdapterOptions): { tools: OpenAITool[]; dispatch(call: OpenAIToolCall): Promise<OpenAIToolMessage> } {
   const options = resolveToolOptions(plane, given)
-  const index = toolIndex(plane, options)
+  const { all, discovering, core } = callerTools(plane, options)
+  const listed = discovering ? core.map((name) => all.get(name)!) : [...all.values()]
   return {
-    tools: [...index.values()].map((entry) => ({
+    tools: listed.map((entry) => ({
       type: 'function',
       function: { name: entry.skill.toolName, description: entry.description, parameters: entry.inputSchema },
     })),
     async dispatch(call) {
       const reply = (content: string): OpenAIToolMessage => ({ role: 'tool', tool_call_id: call.id, content })
-      const entry = index.get(call.function?.name)
+      const entry = all.get(call.function?.name)
       if (!entry) return reply(`not_found: no tool "${call.function?.name}" for this caller`)
       const parsed = parseArguments(call.function.arguments)
       if (!parsed.ok) return reply(parsed.message)

@@ -4,7 +4,7 @@ import type { Caller, Skill } from '../skill/index.js'
 import { type Registry, type Catalog, availability } from '../registry/index.js'
 import type { Policies } from '../policy/index.js'
 import { callAccess, mayActivate, type AccessView, type BindingView } from '../access/index.js'
-import type { DiscoveryRepository } from '../store/index.js'
+import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
 import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
 import { SkillIndex, matchedFields } from './skill-index.js'
 import { skillDocument, type BaseDocument, keyText } from './skill-document.js'
@@ -21,6 +21,9 @@ export const DISCOVER_KEY = 'discover_skills'
 const REBUCKET_MS = 60 * 60 * 1000
 const DEFAULT_LIMIT = 5
 const DESCRIPTION_CHARS = 240
+/** A large catalog's core set holds the caller's most used skills: this many, over this many days. */
+const MOST_USED = 10
+const MOST_USED_DAYS = 7
 
 export interface DiscoverOptions {
   query: string
@@ -65,6 +68,8 @@ export interface DiscoveryOptions {
   edges?: AccessView['edges']
   instructions: () => InstructionLibrary
   repo: DiscoveryRepository
+  /** The audit log, for the skills a caller uses most. */
+  audit: Pick<AuditRepository, 'mostCalled'>
   logger: Logger
   /** Usage evidence halves in weight every this many ms. */
   halfLifeMs: number
@@ -162,6 +167,20 @@ export class Discovery {
     const top = results[0]?.score ?? 1
     for (const result of results) result.score = Math.round((result.score / (top || 1)) * 1000) / 1000
     return cutToBudget(results, options.maxTokens)
+  }
+
+  /**
+   * The skills a caller (by id: an API key, `agent:<id>`) called ok most in the last 7 days, at
+   * most 10, most first: a large catalog lists them beside its core set. One indexed query.
+   */
+  async mostUsed(callerId: string): Promise<string[]> {
+    const since = this.#now() - MOST_USED_DAYS * 24 * 60 * 60 * 1000
+    // One more, as discover_skills itself may be among them.
+    const rows = await this.#o.audit.mostCalled({ callerId, since, limit: MOST_USED + 1 })
+    return rows
+      .map((row) => row.skill)
+      .filter((key) => key !== DISCOVER_KEY)
+      .slice(0, MOST_USED)
   }
 
   /** A discovery's results, for learning when one of them is called next in the conversation. */

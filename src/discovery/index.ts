@@ -2,4 +2,5 @@
 export { Discovery, DISCOVER_KEY, type DiscoverOptions, type DiscoveredSkill, type DiscoveryAnswer, type DiscoveryOptions } from './discovery.js'
 export { discoverSkillsSkill } from './discover-skills-skill.js'
 export { createEmbedder, type Embedder, type EmbeddingSettings } from './embedder.js'
-export { listedTools } from './listed-tools.js'
+export { largeCatalog, type CatalogSettings, type DiscoveryMode, type LargeCatalog } from './large-catalog.js'
+export { foundKeys } from './found-keys.js'

@@ -158,6 +158,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     edges,
     instructions: () => sources.instructions,
     repo: new DiscoveryRepository(db),
+    audit: auditRepo,
     logger,
     halfLifeMs: config.discovery.usageHalfLifeDays * 24 * 60 * 60 * 1000,
     ...(config.discovery.embedding && { embedder: createEmbedder(config.discovery.embedding) }),

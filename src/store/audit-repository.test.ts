@@ -3,6 +3,7 @@ import { databases } from '../test-support/databases.js'
 import { openDatabase, type OpenedDatabase } from './open-database.js'
 import { AuditRepository, type AuditRow } from './audit-repository.js'
 import { AuditWriter } from '../audit/audit-writer.js'
+import { ulid } from 'ulid'
 
 const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
   call_id: `01J${String(n).padStart(23, '0')}`,
@@ -79,6 +80,44 @@ describe.each(databases)('audit store on $name', (database) => {
     const last = await repo.query({ skill: 'even', limit: 100, cursor: second.nextCursor! })
     expect(last.items).toHaveLength(7)
     expect(last.nextCursor).toBeNull()
+  })
+
+  it('counts the skills one caller called ok most since a moment, most first', async () => {
+    opened = await openDatabase(await database.create())
+    const repo = new AuditRepository(opened.db, opened.sqlite)
+    const now = Date.UTC(2026, 5, 1)
+    const day = 24 * 60 * 60 * 1000
+    const call = (skill: string, at: number, extra: Partial<AuditRow> = {}) =>
+      row(0, { call_id: ulid(at), skill_key: skill, caller_id: 'k1', status: 'ok', ...extra })
+    await repo.upsertMany([
+      call('echo', now - day),
+      call('echo', now - 2 * day),
+      call('echo', now - 3 * day),
+      call('probe', now - day),
+      call('probe', now - day),
+      call('alpha', now - day),
+      // Older than the window, failed, or another caller's: none of them count.
+      call('old', now - 8 * day),
+      call('old', now - 9 * day),
+      call('old', now - 10 * day),
+      call('failing', now - day, { status: 'error' }),
+      call('failing', now - day, { status: 'error' }),
+      call('failing', now - day, { status: 'error' }),
+      call('theirs', now - day, { caller_id: 'k2' }),
+      call('theirs', now - day, { caller_id: 'k2' }),
+      call('theirs', now - day, { caller_id: 'k2' }),
+    ])
+    const since = now - 7 * day
+    expect(await repo.mostCalled({ callerId: 'k1', since, limit: 10 })).toEqual([
+      { skill: 'echo', calls: 3 },
+      { skill: 'probe', calls: 2 },
+      { skill: 'alpha', calls: 1 },
+    ])
+    expect(await repo.mostCalled({ callerId: 'k1', since, limit: 2 })).toEqual([
+      { skill: 'echo', calls: 3 },
+      { skill: 'probe', calls: 2 },
+    ])
+    expect(await repo.mostCalled({ callerId: 'nobody', since, limit: 10 })).toEqual([])
   })
 
   it('keeps audit rows out of a concurrent transaction that rolls back', async () => {

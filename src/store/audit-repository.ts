@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { encodeTime } from 'ulid'
 import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
 
@@ -146,6 +147,25 @@ export class AuditRepository {
       .execute()
     const items = rows.slice(0, q.limit)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.call_id : null }
+  }
+
+  /**
+   * The skills one caller called ok most often since a moment (ms since the epoch), most first.
+   * Call ids are ULIDs, time first: the caller's index on (caller_id, call_id) bounds the scan.
+   */
+  async mostCalled(q: { callerId: string; since: number; limit: number }): Promise<Array<{ skill: string; calls: number }>> {
+    const rows = await this.db
+      .selectFrom('audit_calls')
+      .select((eb) => ['skill_key', eb.fn.countAll<number | string | bigint>().as('calls')])
+      .where('caller_id', '=', q.callerId)
+      .where('call_id', '>=', `${encodeTime(q.since, 10)}${'0'.repeat(16)}`)
+      .where('status', '=', 'ok')
+      .groupBy('skill_key')
+      .orderBy('calls', 'desc')
+      .orderBy('skill_key')
+      .limit(q.limit)
+      .execute()
+    return rows.map((row) => ({ skill: row.skill_key, calls: Number(row.calls) }))
   }
 
   /** Rows still `running` whose manager is not alive were cut off by a crash. */

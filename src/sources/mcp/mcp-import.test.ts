@@ -82,7 +82,7 @@ describe('MCP import', () => {
     expect(plane.registry.get('fix_wipe')!.class).toBe('dangerous')
     // Served again over skillplane's MCP server, the tool keeps its own output schema (its content
     // passes through), $schema included: a draft-07 schema read as 2020-12 could fail a client's check.
-    expect(mcpToolList(plane, admin).get('fix_echo')!.tool.outputSchema).toEqual({
+    expect(mcpToolList(plane, admin, { mostUsed: [], found: new Set() }).callable.get('fix_echo')!.tool.outputSchema).toEqual({
       $schema: 'http://json-schema.org/draft-07/schema#',
       type: 'object',
       properties: { echoed: { type: 'string' }, length: { type: 'integer' } },

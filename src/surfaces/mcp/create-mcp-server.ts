@@ -10,7 +10,9 @@ import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller, Envelope } from '../../skill/index.js'
 import type { InvokeOptions } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'
-import { mcpToolList, type McpToolEntry } from './mcp-tool-list.js'
+import { mcpToolList, type McpToolList } from './mcp-tool-list.js'
+import { CALL_SKILL, readCallSkill } from './call-skill-tool.js'
+import { DISCOVER_KEY, foundKeys } from '../../discovery/index.js'
 import { toCallResult } from './to-call-result.js'
 import { toSkillInput } from '../../access/index.js'
 import { serveSkillResources } from './skill-resources.js'
@@ -22,7 +24,8 @@ export interface McpServerOptions {
 }
 
 /**
- * An MCP server (official SDK) for one caller: tools/list is what that caller may call, tools/call
+ * An MCP server (official SDK) for one caller: tools/list is what that caller may call (past
+ * `discovery.toolThreshold`, a core set that grows with what discover_skills finds), tools/call
  * runs the pipeline, and a change to that list is announced with notifications/tools/list_changed.
  */
 export function createMcpServer(plane: Skillplane, options: McpServerOptions): Server {
@@ -32,22 +35,56 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } } },
   )
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
-  let tools: Map<string, McpToolEntry> | null = null
+  let tools: McpToolList | null = null
   let announced = ''
-  const current = () => (tools ??= mcpToolList(plane, caller))
-  const signature = (list: Map<string, McpToolEntry>) => JSON.stringify([...list.values()].map((e) => e.tool))
+  // Past the threshold the list also holds the caller's most used skills (read once per session)
+  // and the skills its discover_skills calls found in this session.
+  let mostUsed: readonly string[] = []
+  let mostUsedRead: Promise<void> | undefined
+  const found = new Set<string>()
+  const current = () => (tools ??= mcpToolList(plane, caller, { mostUsed, found }))
+  const signature = (list: McpToolList) => JSON.stringify(list.listed)
+  const listed = async () => {
+    if (current().discovering) {
+      mostUsedRead ??= plane.discovery.mostUsed(caller.id).then(
+        (keys) => {
+          mostUsed = keys
+          tools = null
+        },
+        (error: unknown) => plane.logger.warn({ err: error }, 'reading the most used skills of an MCP caller failed; listing the core set without them'),
+      )
+      await mostUsedRead
+    }
+    return current()
+  }
+  // Only a list the client has seen can change for it.
+  const announceChange = () => {
+    if (announced === '' || signature(current()) === announced) return
+    announced = signature(current())
+    server.sendToolListChanged().catch(() => {})
+  }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const list = current()
+    const list = await listed()
     announced = signature(list)
-    return { tools: [...list.values()].map((e) => e.tool) }
+    return { tools: list.listed }
   })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    // A tool not in this caller's list still goes through the pipeline, so the refusal is audited.
-    const entry = current().get(request.params.name) ?? null
-    const { input, edgeId } = entry ? toSkillInput(entry, request.params.arguments ?? {}) : { input: request.params.arguments ?? {}, edgeId: null }
-    const key = entry?.skill.key ?? request.params.name
+    const list = current()
+    let name = request.params.name
+    let args = request.params.arguments ?? {}
+    if (list.discovering && name === CALL_SKILL) {
+      const parsed = readCallSkill(args)
+      if (!parsed.ok) return { isError: true, content: [{ type: 'text', text: parsed.message }], _meta: { 'skillplane/error': 'invalid_input' } }
+      // Keys are tool names: call_skill takes the same path as a call of the tool itself.
+      ;({ key: name, args } = parsed)
+    }
+    // Any tool the caller may call runs, listed or not; one it may not still goes through the
+    // pipeline, so the refusal is audited.
+    const entry = list.callable.get(name) ?? null
+    const { input, edgeId } = entry ? toSkillInput(entry, args) : { input: args, edgeId: null }
+    const key = entry?.skill.key ?? name
     const invokeOptions: InvokeOptions = {
       caller,
       conversationId: options.conversationId,
@@ -60,23 +97,27 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
       envelope = await plane.invoke(key, input, { ...invokeOptions, approval: { mode: 'resume', wait: true } })
     }
+    if (envelope.ok && key === DISCOVER_KEY) {
+      const before = found.size
+      for (const skill of foundKeys(envelope.data)) found.add(skill)
+      if (found.size > before) {
+        tools = null
+        announceChange()
+      }
+    }
     return toCallResult(envelope, entry)
   })
 
   const skillResources = serveSkillResources(server, plane, {
     caller,
     conversationId: options.conversationId,
-    mayCall: (tool) => [...current().values()].some((e) => e.skill.key === tool),
+    mayCall: (tool) => current().callable.has(tool),
   })
   let resourcesShown = skillResources.signature()
 
   const unsubscribe = plane.onSkillsChanged(() => {
     tools = null
-    // Only a list the client has seen can change for it.
-    if (announced !== '' && signature(current()) !== announced) {
-      announced = signature(current())
-      server.sendToolListChanged().catch(() => {})
-    }
+    announceChange()
     const resources = skillResources.signature()
     if (resources !== resourcesShown) {
       resourcesShown = resources
