@@ -7,7 +7,7 @@ import { callAccess, mayActivate, type AccessView, type BindingView } from '../a
 import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
 import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
 import { SkillIndex, matchedFields } from './skill-index.js'
-import { skillDocument, type BaseDocument, keyText } from './skill-document.js'
+import { skillDocument, type BaseDocument } from './skill-document.js'
 import { UsageLog } from './usage-log.js'
 import { RelationGraph } from './relation-graph.js'
 import { ConversationLog } from './conversation-log.js'
@@ -265,7 +265,7 @@ export class Discovery {
       if (documents.has(skill.name)) continue
       documents.set(skill.name, {
         id: skill.name,
-        key: keyText(skill.name),
+        key: skill.name,
         title: skill.name,
         description: library.description(skill, this.#o.catalog),
         prompt: this.#o.catalog.row(skill.name)?.system_prompt ?? '',

@@ -45,12 +45,6 @@ export function argumentText(schema: JsonSchema, limit = 2_000): string {
   return parts.join(' ').slice(0, limit)
 }
 
-/** A key's words as well as the key: `detect_orphans` is found by "detect" and "orphans". */
-export function keyText(key: string): string {
-  const words = key.split(/[_\-.]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean)
-  return words.length > 1 ? `${key} ${words.join(' ')}` : key
-}
-
 const argsCache = new WeakMap<Skill, string>()
 
 export interface DocumentOverrides {
@@ -65,7 +59,8 @@ export function skillDocument(skill: Skill, effective: DocumentOverrides): BaseD
   if (args === undefined) argsCache.set(skill, (args = argumentText(skill.input.jsonSchema)))
   return {
     id: skill.key,
-    key: keyText(skill.key),
+    // The tokenizer splits it at `_`, `-` and camelCase humps: detect_orphans is found by "orphans".
+    key: skill.key,
     title: effective.title,
     description: effective.description,
     prompt: effective.systemPrompt ?? '',
