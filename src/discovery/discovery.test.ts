@@ -221,6 +221,17 @@ describe.each(databases)('discovery on $name', (database) => {
     }
   })
 
+  it('leaves out, in a large catalog, the words most skills hold, unless the query has nothing else', async () => {
+    const many = Array.from({ length: 1_200 }, (_, i) =>
+      defineSkill({ key: `report_${i}`, description: `Data report number ${i}${i === 7 ? ' about zebras' : ''}`, class: 'safe', run: noop }),
+    )
+    const plane = await open({ skills: many, agents: [] })
+    const zebra = await discover(plane, admin, { query: 'data about zebras', limit: 3 })
+    expect(zebra.results[0]).toMatchObject({ key: 'report_7', why: ['matched description: about, zebra'] })
+    // Every word common: they are kept, so the query still finds something.
+    expect((await discover(plane, admin, { query: 'data report', limit: 3 })).results).toHaveLength(3)
+  })
+
   it('fuses a semantic leg when an embedding model is configured', async () => {
     // Two-dimensional "meanings": money-ish texts point one way, machine-ish texts the other.
     const meaning = (text: string) => (/cost|money|budget|billing|spend/i.test(text) ? [1, 0] : [0, 1])
