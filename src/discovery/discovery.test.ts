@@ -119,6 +119,13 @@ describe.each(databases)('discovery on $name', (database) => {
     expect((await discover(plane, fleet, { query: 'delete_volume' })).results[0]).toMatchObject({ key: 'delete_volume', needsApproval: true })
     await plane.policies.set({ skill: 'delete_volume', level: 'agent', subject: 'fleet', decision: 'DENY' }, admin, plane.now())
     expect(keys(await discover(plane, fleet, { query: 'delete_volume' }))).not.toContain('delete_volume')
+    // A skill the agent may not use brings none of its relations along, and names none of them.
+    plane.registry.register(
+      defineSkill({ key: 'secret_ledger', description: 'The secret ledger', class: 'safe', related: { composes: ['rotate_logs'] }, run: noop }),
+      { source: 'code', origin: 'test' },
+    )
+    expect(keys(await discover(plane, admin, { query: 'secret ledger' }))).toEqual(['secret_ledger', 'rotate_logs'])
+    expect(keys(await discover(plane, fleet, { query: 'secret ledger' }))).toEqual([])
     // Disabled in the catalog: gone for everyone.
     await plane.catalog.edit('rotate_logs', { enabled: false }, plane.now())
     expect(keys(await discover(plane, admin, { query: 'rotate logs' }))).not.toContain('rotate_logs')

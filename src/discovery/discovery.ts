@@ -101,6 +101,7 @@ export class Discovery {
   /** Skills whose stored requests changed since they were last indexed. */
   readonly #usageChanged = new Set<string>()
   #bucketedAt = 0
+  #prunedAt = 0
   readonly #relations = new RelationGraph()
   readonly #log = new ConversationLog()
   readonly #semantic: SemanticIndex | undefined
@@ -133,6 +134,12 @@ export class Discovery {
     // Evidence older than seven half-lives weighs under 1% and is not loaded at all.
     const oldest = this.#now() - 7 * this.#o.halfLifeMs
     const since = new Date(Math.max(oldest, this.#examplesSeen ? Date.parse(this.#examplesSeen) - 60_000 : 0)).toISOString()
+    // Hourly, what weighs nothing any more is forgotten, here and in the database.
+    if (this.#now() - this.#prunedAt > REBUCKET_MS) {
+      this.#prunedAt = this.#now()
+      this.#usage.prune(oldest)
+      await this.#o.repo.deleteExamplesBefore(new Date(oldest).toISOString())
+    }
     const rows = await this.#o.repo.examplesSince(since)
     for (const row of rows) {
       if (this.#usage.add({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })) this.#usageChanged.add(row.skill_key)
@@ -156,12 +163,19 @@ export class Discovery {
   async discover(caller: Caller, options: DiscoverOptions): Promise<DiscoveryAnswer> {
     this.#sync()
     const agentId = caller.kind === 'agent' ? caller.agentId : (options.agent ?? null)
-    const ranked = await this.#rank(options.query.trim())
+    const excludeBound = options.excludeBound === true
+    const checked = new Map<string, boolean>()
+    const mayUse = (key: string) => {
+      let may = checked.get(key)
+      if (may === undefined) checked.set(key, (may = this.#permitted(caller, agentId, { key, score: 0, why: [] }, excludeBound) !== undefined))
+      return may
+    }
+    const ranked = await this.#rank(options.query.trim(), mayUse)
     const limit = options.limit ?? DEFAULT_LIMIT
     const results: DiscoveredSkill[] = []
     for (const candidate of ranked) {
       if (results.length === limit) break
-      const result = this.#permitted(caller, agentId, candidate, options.excludeBound === true)
+      const result = mayUse(candidate.key) ? this.#permitted(caller, agentId, candidate, excludeBound) : undefined
       if (result) results.push(result)
     }
     const top = results[0]?.score ?? 1
@@ -205,18 +219,26 @@ export class Discovery {
     }
   }
 
-  /** Store what was learned; runs every second and at close. */
+  /** Store what was learned; runs every second and at close. A failed write is tried again next time. */
   flush(): Promise<void> {
     const examples = this.#pendingExamples.splice(0)
     const relations = this.#pendingRelations.splice(0)
     if (!examples.length && !relations.length) return this.#flushing
     const at = new Date(this.#now()).toISOString()
-    this.#flushing = this.#flushing
-      .then(async () => {
+    this.#flushing = this.#flushing.then(async () => {
+      try {
         await this.#o.repo.addExamples(examples)
+      } catch (error) {
+        this.#pendingExamples.unshift(...examples)
+        this.#o.logger.warn({ err: error, examples: examples.length }, 'discovery could not store what it learned; it tries again in a second')
+      }
+      try {
         await this.#o.repo.addRelations(relations, at)
-      })
-      .catch((error) => this.#o.logger.warn({ err: error, examples: examples.length }, 'discovery could not store what it learned'))
+      } catch (error) {
+        this.#pendingRelations.unshift(...relations)
+        this.#o.logger.warn({ err: error, relations: relations.length }, 'discovery could not store learned relations; it tries again in a second')
+      }
+    })
     return this.#flushing
   }
 
@@ -229,8 +251,8 @@ export class Discovery {
     const now = this.#now()
     const rebucket = now - this.#bucketedAt > REBUCKET_MS
     if (this.#dirty) {
-      this.#dirty = false
       this.#rebuild()
+      this.#dirty = false
     } else if (rebucket) {
       for (const key of this.#usage.skills()) this.#usageChanged.add(key)
     } else if (this.#usageChanged.size === 0) return
@@ -284,7 +306,7 @@ export class Discovery {
     this.#semantic?.sync(documents.values())
   }
 
-  async #rank(query: string): Promise<Candidate[]> {
+  async #rank(query: string, mayUse: (key: string) => boolean): Promise<Candidate[]> {
     if (/^select:/i.test(query)) {
       return query
         .slice('select:'.length)
@@ -304,7 +326,7 @@ export class Discovery {
       ranked = ranked.filter((c) => c.key !== exact)
       ranked.unshift({ key: exact, score: (ranked[0]?.score ?? 1) * 1.5 || 1, why: ['exact key'], pinned: true })
     }
-    return this.#relations.expand(ranked)
+    return this.#relations.expand(ranked, mayUse)
   }
 
   /** The key a query names exactly: the key itself, its tool name or its title, in any case. */
@@ -341,7 +363,7 @@ export class Discovery {
       kind: 'skill',
       class: skill.class,
       needsApproval: access.decision === 'ASK',
-      arguments: argumentSummary(skill.input.jsonSchema, skill.scope === 'host' ? access.edges : undefined),
+      arguments: argumentSummary(skill.inputSchemaFor({ caller, agent: agentId }), skill.scope === 'host' ? access.edges : undefined),
       ...(skill.scope === 'host' && { edges: access.edges }),
     }
   }

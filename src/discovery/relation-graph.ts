@@ -50,12 +50,15 @@ export class RelationGraph {
     if (this.#counts.get(pair) === LEARNED_MIN_WEIGHT) this.#rebuildLearned()
   }
 
-  /** The ranking with each top result's relations added (or raised) at their expanded score. */
-  expand<T extends Ranked>(ranked: T[]): T[] {
+  /**
+   * The ranking with each top result's relations added (or raised) at their expanded score. Only
+   * skills the caller may use seed an expansion: a hidden skill must not surface through its relations.
+   */
+  expand<T extends Ranked>(ranked: T[], mayUse: (key: string) => boolean): T[] {
     if (this.#declared.size === 0 && this.#learned.size === 0) return ranked
     const byKey = new Map(ranked.map((r) => [r.key, r]))
     const added: Ranked[] = []
-    for (const seed of ranked.slice(0, SEEDS)) {
+    for (const seed of ranked.filter((r) => mayUse(r.key)).slice(0, SEEDS)) {
       let frontier = [seed.key]
       const seen = new Set(frontier)
       for (let depth = 1; depth <= MAX_DEPTH && frontier.length; depth++) {

@@ -7,6 +7,9 @@ import type { BaseDocument } from './skill-document.js'
 const BATCH = 64
 const QUERY_CACHE = 500
 const TOP = 50
+// A hung embedding API costs a query the semantic leg, never its answer.
+const QUERY_TIMEOUT_MS = 5_000
+const BATCH_TIMEOUT_MS = 60_000
 
 /**
  * Skill embeddings for the semantic leg: each skill's text embedded once and stored, again only
@@ -47,7 +50,7 @@ export class SemanticIndex {
     let vector = this.#queries.get(query)
     if (!vector) {
       try {
-        ;[vector] = await this.embedder.embed([query])
+        ;[vector] = await this.embedder.embed([query], AbortSignal.timeout(QUERY_TIMEOUT_MS))
       } catch (error) {
         this.logger.warn({ err: error, embedder: this.embedder.id }, 'discovery could not embed a query; ranking by words and usage alone')
         return []
@@ -69,7 +72,10 @@ export class SemanticIndex {
       const missing = [...this.#wanted].filter(([key, { hash }]) => this.#vectors.get(key)?.hash !== hash)
       for (let i = 0; i < missing.length; i += BATCH) {
         const batch = missing.slice(i, i + BATCH)
-        const vectors = await this.embedder.embed(batch.map(([, { text }]) => text))
+        const vectors = await this.embedder.embed(
+          batch.map(([, { text }]) => text),
+          AbortSignal.timeout(BATCH_TIMEOUT_MS),
+        )
         const rows = batch.map(([key, { hash }], j) => ({ skill_key: key, model: this.embedder.id, text_hash: hash, vector: JSON.stringify(vectors[j]) }))
         await this.repo.putEmbeddings(rows)
         batch.forEach(([key, { hash }], j) => this.#wanted.get(key)?.hash === hash && this.#vectors.set(key, { hash, vector: vectors[j]! }))

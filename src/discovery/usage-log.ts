@@ -12,7 +12,10 @@ const BUCKETS = [1, 2, 4, 7] as const
 export const USAGE_FIELDS = ['usage0', 'usage1', 'usage2', 'usage3'] as const
 export type UsageFields = Record<(typeof USAGE_FIELDS)[number], string>
 
-/** Every stored request per skill, for indexing as the skill's usage fields. */
+/** The newest requests kept per skill: plenty of evidence, and a caller looping calls can't grow it without bound. */
+export const MAX_PER_SKILL = 500
+
+/** The stored requests per skill (the newest, up to a cap), for indexing as the skill's usage fields. */
 export class UsageLog {
   readonly #bySkill = new Map<string, UsageExample[]>()
   readonly #ids = new Set<string>()
@@ -22,9 +25,25 @@ export class UsageLog {
     if (this.#ids.has(example.id)) return false
     this.#ids.add(example.id)
     const list = this.#bySkill.get(example.skill)
-    if (list) list.push(example)
-    else this.#bySkill.set(example.skill, [example])
+    if (!list) this.#bySkill.set(example.skill, [example])
+    else {
+      list.push(example)
+      if (list.length > MAX_PER_SKILL) {
+        list.sort((a, b) => a.at - b.at)
+        for (const dropped of list.splice(0, list.length - MAX_PER_SKILL)) this.#ids.delete(dropped.id)
+      }
+    }
     return true
+  }
+
+  /** Forget requests older than `before` (ms): they no longer weigh anything. */
+  prune(before: number): void {
+    for (const [skill, list] of this.#bySkill) {
+      const kept = list.filter((e) => e.at >= before)
+      for (const e of list) if (e.at < before) this.#ids.delete(e.id)
+      if (kept.length) this.#bySkill.set(skill, kept)
+      else this.#bySkill.delete(skill)
+    }
   }
 
   get size(): number {

@@ -243,7 +243,14 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   })
   // Catalog edits and policies made by other managers arrive with each heartbeat.
   liveness.start(
-    () => Promise.all([catalog.refresh(), policies.refresh(), edges.refresh(), discovery.refresh()]),
+    () =>
+      Promise.all([
+        catalog.refresh(),
+        policies.refresh(),
+        edges.refresh(),
+        // Discovery's evidence is no reason to skip the heartbeat's recovery and expiry.
+        discovery.refresh().catch((error) => logger.warn({ err: error }, 'discovery could not load the evidence other managers stored')),
+      ]),
     () => approvals.expireDue(),
   )
 

@@ -23,6 +23,11 @@ export class DiscoveryRepository {
     return this.db.selectFrom('discovery_examples').selectAll().where('created_at', '>=', since).orderBy('created_at').execute()
   }
 
+  /** Delete examples recorded before `before`: they weigh nothing any more. */
+  async deleteExamplesBefore(before: string): Promise<void> {
+    await this.db.deleteFrom('discovery_examples').where('created_at', '<', before).execute()
+  }
+
   /** Count one more time `to` followed `from`. */
   async addRelations(pairs: Array<{ from: string; to: string }>, now: string): Promise<void> {
     for (const { from, to } of pairs) {
