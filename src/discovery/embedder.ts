@@ -1,5 +1,5 @@
 import { embedMany, type EmbeddingModel } from 'ai'
-import type { EmbeddingModelV3 } from '@ai-sdk/provider'
+import type { ResolvedConfig } from '../config/index.js'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 
@@ -9,8 +9,8 @@ export interface Embedder {
   embed(values: string[], signal?: AbortSignal): Promise<number[][]>
 }
 
-/** `discovery.embedding` in the config: provider settings, or an AI SDK embedding model object. */
-export type EmbeddingSettings = { provider: 'openai' | 'openai-compatible'; model: string; apiKeyEnv?: string; baseURL?: string } | EmbeddingModelV3
+/** `discovery.embedding` as the config resolved it: provider settings, or an AI SDK embedding model object. */
+export type EmbeddingSettings = NonNullable<ResolvedConfig['discovery']['embedding']>
 
 /** The embedder for the config's settings; an unset API key variable is an error naming it. */
 export function createEmbedder(settings: EmbeddingSettings): Embedder {

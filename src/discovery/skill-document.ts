@@ -19,12 +19,15 @@ export interface BaseDocument {
 
 export const DOCUMENT_FIELDS = ['key', 'title', 'description', 'prompt', 'tags', 'category', 'source', 'args', ...USAGE_FIELDS] as const
 
+// Enough for any real skill's arguments; a huge schema can't swamp a document.
+const ARGUMENT_CHARS = 2_000
+
 /** Names and descriptions of arguments, nested ones included, bounded so a huge schema can't swamp the index. */
-export function argumentText(schema: JsonSchema, limit = 2_000): string {
+export function argumentText(schema: JsonSchema): string {
   const parts: string[] = []
   let size = 0
   const visit = (node: unknown, depth: number) => {
-    if (size > limit || depth > 6 || typeof node !== 'object' || node === null) return
+    if (size > ARGUMENT_CHARS || depth > 6 || typeof node !== 'object' || node === null) return
     const n = node as Record<string, unknown>
     if (typeof n.description === 'string' && depth > 0) push(n.description)
     const properties = n.properties
@@ -42,7 +45,7 @@ export function argumentText(schema: JsonSchema, limit = 2_000): string {
     size += text.length + 1
   }
   visit(schema, 0)
-  return parts.join(' ').slice(0, limit)
+  return parts.join(' ').slice(0, ARGUMENT_CHARS)
 }
 
 const argsCache = new WeakMap<Skill, string>()

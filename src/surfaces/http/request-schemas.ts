@@ -5,8 +5,12 @@ import { APPROVAL_STATUSES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy
 // The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
 // from them (openapi/operations.ts), so the document can't promise what a route refuses.
 
-const LIMIT = 'must be an integer from 1 to 500'
-const limit = z.coerce.number({ error: LIMIT }).int(LIMIT).min(1, LIMIT).max(500, LIMIT).default(50)
+/** A whole number in [min, max] from a query string, with one message for every way it can be wrong. */
+const bounded = (min: number, max: number) => {
+  const message = `must be an integer from ${min} to ${max}`
+  return z.coerce.number({ error: message }).int(message).min(min, message).max(max, message)
+}
+const limit = bounded(1, 500).default(50)
 const cursor = z.string().min(1).optional()
 
 export const skillListQuery = z.object({
@@ -20,12 +24,10 @@ export const skillListQuery = z.object({
   available: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
 })
 
-const intParam = (min: number, max: number) => z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max))
-
 export const skillSearchQuery = z.strictObject({
   q: z.string().min(1, 'is required: what the skill should do, in plain words').max(1_000).describe('the task in plain words, or select:key1,key2'),
-  limit: intParam(1, 50).optional().describe('most results, 1–50 (default 5)'),
-  maxTokens: intParam(50, 100_000).optional().describe('cut the list to about this many tokens'),
+  limit: bounded(1, 50).optional().describe('most results, 1–50 (default 5)'),
+  maxTokens: bounded(50, 100_000).optional().describe('cut the list to about this many tokens'),
   agent: z.string().optional().describe('discover for this agent (id, name or alias)'),
   excludeBound: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().describe("admins: skills the agent isn't bound to yet"),
   conversationId: z.string().min(1).max(200).optional().describe('a later call in this conversation teaches discovery'),

