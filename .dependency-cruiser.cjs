@@ -5,7 +5,7 @@ const layers = [
   ['skill', 'version.ts'],
   ['store', 'host', 'config'],
   ['audit', 'auth', 'registry'],
-  ['policy'],
+  ['policy', 'secrets'],
   ['access'],
   ['runtime'],
   ['sources'],

@@ -32,6 +32,24 @@ export function scrubText(text: string, secrets: ReadonlySet<string>): string {
   return out
 }
 
+/**
+ * A copy of `value` with every known secret value blanked out of its strings (keys included),
+ * nothing else changed: what a caller gets back from a skill that was given secrets.
+ */
+export function scrubValue(value: unknown, secrets: ReadonlySet<string>, depth = 0): unknown {
+  if (secrets.size === 0) return value
+  if (typeof value === 'string') return scrubText(value, secrets)
+  if (value === null || typeof value !== 'object') return value
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return scrubValue((value as { toJSON(): unknown }).toJSON(), secrets, depth)
+  if (depth > MAX_DEPTH) return '[TOO DEEP]'
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, secrets, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [name, child] of Object.entries(value)) {
+    Object.defineProperty(out, scrubText(name, secrets), { value: scrubValue(child, secrets, depth + 1), enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
 const MAX_DEPTH = 64
 
 function walk(value: unknown, schema: JsonSchema | undefined, depth: number, options: RedactOptions): unknown {

@@ -100,6 +100,7 @@ export class EdgeAgent {
         ...(skill.output && { outputSchema: skill.output.jsonSchema }),
         timeoutMs: skill.timeoutMs,
         unavailable,
+        ...(skill.secrets.length > 0 && { secrets: skill.secrets }),
       }
     })
   }
@@ -250,6 +251,20 @@ export class EdgeAgent {
       edgeId: this.connected?.edgeId ?? null,
       signal,
       logger,
+      secrets: {
+        get: (name) => {
+          const value = call.secrets?.[name]
+          if (value === undefined) throw new Error(`the manager sent no secret ${JSON.stringify(name)} with this call: declare it in the skill's secrets`)
+          return value
+        },
+        // The manager scrubs the values it sent from what comes back.
+        conceal: () => {},
+      },
+      settings: {
+        get: (name) => {
+          throw new Error(`settings are resolved on the manager; a skill running on an edge can't read ${JSON.stringify(name)}`)
+        },
+      },
       progress: (update) => {
         if (!Number.isFinite(update?.progress)) return
         reply({

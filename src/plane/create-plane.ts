@@ -18,6 +18,7 @@ import {
   EdgeRepository,
   StoreError,
   DiscoveryRepository,
+  ConnectionValueRepository,
   type Listener,
 } from '../store/index.js'
 import { sql } from 'kysely'
@@ -32,6 +33,9 @@ import { ProcessGroups } from '../sources/subprocess/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
 import { Edges } from '../sources/edge/index.js'
 import { Discovery, discoverSkillsSkill, createEmbedder } from '../discovery/index.js'
+import { Connections, SecretsKey, SECRETS_KEY_ENV } from '../secrets/index.js'
+import { subjectsOf } from '../runtime/index.js'
+import { valueStore } from './value-store.js'
 import type { Plane, PlaneOptions } from './plane.js'
 import { SkillSources } from './skill-sources.js'
 import { Liveness } from './liveness.js'
@@ -135,6 +139,14 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
 
   let closed: Promise<void> | null = null
   let started = false
+  let secretsKey: SecretsKey
+  try {
+    secretsKey = SecretsKey.load(dataDir)
+  } catch (error) {
+    await database.close().catch(() => {})
+    throw error
+  }
+  const connections = new Connections({ repo: new ConnectionValueRepository(db), key: secretsKey, events, now })
   edges = new Edges({
     repo: new EdgeRepository(db),
     registry,
@@ -150,6 +162,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       if (started && closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an edge skill change failed'))
     },
     now,
+    sealer: secretsKey,
   })
   discovery = new Discovery({
     registry,
@@ -190,8 +203,18 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     if (options.sync) startupSync = await sync()
     await Promise.all([catalog.refresh(), policies.refresh(), discovery.refresh()])
     registry.reapplyClasses()
+    const settingsRepo = new SettingsRepository(db)
+    const keyAgreed = await settingsRepo.getOrInit('secrets_key_fingerprint', secretsKey.fingerprint())
+    if (keyAgreed !== secretsKey.fingerprint()) {
+      throw new StoreError(
+        `the secrets key in ${secretsKey.source} is not the one this database's secrets are encrypted with ` +
+          `(fingerprint ${secretsKey.fingerprint()}, expected ${keyAgreed}): managers sharing a database need the same key; ` +
+          `copy secrets-key from the first manager's data dir, or set ${SECRETS_KEY_ENV} on all of them`,
+      )
+    }
+    await connections.refresh()
     seal = ApprovalSeal.load(dataDir)
-    const agreed = await new SettingsRepository(db).getOrInit('approval_secret_fingerprint', seal.fingerprint())
+    const agreed = await settingsRepo.getOrInit('approval_secret_fingerprint', seal.fingerprint())
     if (agreed !== seal.fingerprint()) {
       throw new StoreError(
         `the approval secret in ${seal.source} is not the one this database's approvals are sealed with ` +
@@ -220,6 +243,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     changes.changed()
   }
   policies.onChange = changes.changed
+  // A secret set or deleted changes connection states in every tool list.
+  connections.onChange = changes.changed
 
   const approvals = new Approvals(new ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, {
     expiresAfterMs: config.approvals.expiresAfterMs,
@@ -239,6 +264,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     maxResultBytes: config.audit.maxResultBytes,
     approvalWaitMs: config.approvals.waitTimeoutMs,
     edges,
+    connections,
     onCallOk: (call) => discovery.observe(call),
   })
   // Catalog edits and policies made by other managers arrive with each heartbeat.
@@ -248,6 +274,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         catalog.refresh(),
         policies.refresh(),
         edges.refresh(),
+        connections.refresh(),
         // Discovery's evidence is no reason to skip the heartbeat's recovery and expiry.
         discovery.refresh().catch((error) => logger.warn({ err: error }, 'discovery could not load the evidence other managers stored')),
       ]),
@@ -269,6 +296,9 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       return sources.packFindings
     },
     discovery,
+    secrets: valueStore(connections, 'secret', (agent) => catalog!.resolveAgent(agent)),
+    settings: valueStore(connections, 'setting', (agent) => catalog!.resolveAgent(agent)),
+    connectionState: (skill, { caller, agentId, onBehalfOf }) => connections.state(skill, subjectsOf(caller, agentId, onBehalfOf)),
     async reloadSources() {
       const reloaded = await sources.reload()
       discovery.markDirty()

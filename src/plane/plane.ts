@@ -12,6 +12,18 @@ import type { McpServerReport } from '../sources/mcp/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from './skill-sources.js'
+import type { ConnectionState, ConnectionValueInfo, ValueOwner } from '../secrets/index.js'
+import type { Skill } from '../skill/index.js'
+
+/** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
+export interface ValueStore {
+  /** Store a value (a new version); throws ConnectionValueError naming what is wrong. `by` is audited (default: the library). */
+  set(name: string, value: string, owner?: ValueOwner, by?: Caller): Promise<ConnectionValueInfo>
+  /** Remove one owner's value; null when there was none. */
+  delete(name: string, owner?: ValueOwner, by?: Caller): Promise<ConnectionValueInfo | null>
+  /** Every stored value: names, owners, versions (a setting's value too; never a secret's). */
+  list(): Promise<ConnectionValueInfo[]>
+}
 
 export interface PlaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
@@ -60,6 +72,12 @@ export interface Plane {
     mcp: McpServerReport[]
     sync: SyncReport
   }>
+  /** Secrets skills declare (`ctx.secrets`), encrypted at rest; values are never read back. */
+  readonly secrets: ValueStore
+  /** Settings skills declare (`ctx.settings`): plain values such as an organisation name. */
+  readonly settings: ValueStore
+  /** Whether a skill can run for a caller (and the agent it acts for), or which secrets and settings it still needs. */
+  connectionState(skill: Skill, subjects: { caller: Caller; agentId: string | null; onBehalfOf?: Caller | null }): ConnectionState
   /** Edge agents: enrollment, their directory, and their tunnels to this manager. */
   readonly edges: Edges
   /** Skill discovery: what `discover_skills` ranks with, and what it learned. */

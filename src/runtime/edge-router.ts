@@ -10,6 +10,8 @@ export interface EdgeCall {
   /** Aborted when the call is cancelled or times out: the edge is told to stop the work. */
   signal: AbortSignal
   progress(update: ProgressUpdate): void
+  /** The secrets the skill declares, opened for this call: sent with it and never otherwise. */
+  secrets: ReadonlyMap<string, string>
 }
 
 /**

@@ -3,8 +3,9 @@ import { monotonicFactory } from 'ulid'
 import { SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import type { Logger } from 'pino'
 import type { Registry, Catalog } from '../registry/index.js'
-import { type AuditWriter, redact } from '../audit/index.js'
+import { type AuditWriter, redact, scrubText } from '../audit/index.js'
 import type { Caller, Envelope, NestedCallOptions, SkillContext } from '../skill/index.js'
+import type { Connections } from '../secrets/index.js'
 import type { Policies, Approvals } from '../policy/index.js'
 import { ShuttingDown } from './abort-reasons.js'
 import { failure, success } from './envelope.js'
@@ -12,6 +13,9 @@ import type { ApprovalMode, InvokeOptions } from './invoke-options.js'
 import type { EdgeRouter } from './edge-router.js'
 import {
   authoriseCall,
+  connectCall,
+  subjectsOf,
+  type Connected,
   dispatchCall,
   finishCall,
   gateCall,
@@ -40,6 +44,8 @@ export interface PipelineDeps {
   approvalWaitMs: number
   /** Where host-scope calls go; without it they answer edge_unavailable. */
   edges?: EdgeRouter
+  /** Where declared secrets and settings are read; without it a skill that declares one can't run. */
+  connections?: Pick<Connections, 'resolve'>
   /** Told of each call that ended ok, after its final row (discovery learns from them). */
   onCallOk?: (call: { key: string; conversationId: string | null }) => void
 }
@@ -141,8 +147,10 @@ export class Pipeline {
       traceId,
     })
     const secrets = new Set<string>()
+    // Secret values given to the executor: scrubbed from what the caller gets back, too.
+    const injected = new Set<string>()
     const finish = (status: Refusal['status'], envelope: Envelope, outputSchema?: Record<string, unknown>) =>
-      finishCall(deps, { row, startedAt, status, envelope, outputSchema, secrets })
+      finishCall(deps, { row, startedAt, status, envelope, outputSchema, secrets, injected })
     const refuse = (r: Refusal) => {
       const envelope = failure(r.code, r.message, callId, r.details)
       // A gate-only check leaves no row unless it filed an approval request.
@@ -176,13 +184,17 @@ export class Pipeline {
     const denied = authoriseCall({ catalog: deps.catalog, skill: resolved.skill, caller, agentId, onBehalfOf: options.onBehalfOf, depth: parent?.depth ?? 0 })
     if (denied) return refuse(denied)
 
+    const connected = await connectCall(deps.connections, resolved.skill, subjectsOf(caller, agentId, options.onBehalfOf))
+    if (isRefusal(connected)) return refuse(connected)
+    for (const value of connected.secrets.values()) conceal(injected, value)
+
     const controller = new AbortController()
     const outer = options.signal
     const forward = () => controller.abort(outer?.reason)
     if (outer?.aborted) forward()
     else outer?.addEventListener('abort', forward, { once: true })
     this.#inFlight.set(callId, controller)
-    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, controller.signal)
+    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, controller.signal, resolved.skill.key, connected, injected)
     try {
       const gate = await gateCall(deps, {
         skill: resolved.skill,
@@ -206,7 +218,7 @@ export class Pipeline {
         validated.value,
         ctx,
         controller,
-        edge && deps.edges ? { router: deps.edges, target: edge } : undefined,
+        edge && deps.edges ? { router: deps.edges, target: edge, secrets: connected.secrets } : undefined,
       )
       if (isRefusal(dispatched)) return finish(dispatched.status, failure(dispatched.code, dispatched.message, callId, dispatched.details))
       const output = validateOutput(resolved.skill, dispatched.data)
@@ -234,9 +246,17 @@ export class Pipeline {
     edgeId: string | null,
     options: InvokeOptions,
     signal: AbortSignal,
+    key: string,
+    connected: Connected,
+    injected: Set<string>,
   ): SkillContext {
     const logger = this.#deps.logger
     let child: Logger | undefined
+    const declared = (kind: 'secret' | 'setting', values: ReadonlyMap<string, string>) => (name: string) => {
+      const value = values.get(name)
+      if (value === undefined) throw new Error(`skill "${key}" did not declare the ${kind} ${JSON.stringify(name)}: list it in its ${kind}s`)
+      return value
+    }
     return {
       callId,
       parentCallId: parent?.callId ?? null,
@@ -248,11 +268,14 @@ export class Pipeline {
       get logger() {
         return (child ??= logger.child({ callId }))
       },
+      secrets: { get: declared('secret', connected.secrets), conceal: (derived) => conceal(injected, derived) },
+      settings: { get: declared('setting', connected.settings) },
       // Only while the call runs, and only numbers: a report can come from another process.
       progress: (update) => {
         if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return
         const total = Number.isFinite(update.total) ? update.total : undefined
-        const message = typeof update.message === 'string' ? update.message.slice(0, 1000) : undefined
+        const text = typeof update.message === 'string' ? update.message.slice(0, 1000) : undefined
+        const message = text !== undefined && injected.size > 0 ? scrubText(text, injected) : text
         try {
           options.onProgress({ progress: update.progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) })
         } catch (error) {
@@ -280,4 +303,13 @@ export class Pipeline {
         ),
     }
   }
+}
+
+// Shorter values would blank out ordinary words; the forms a client library sends a secret in are scrubbed too.
+function conceal(injected: Set<string>, value: string): void {
+  if (typeof value !== 'string' || value.length < 4) return
+  injected.add(value)
+  injected.add(Buffer.from(value).toString('base64'))
+  const encoded = encodeURIComponent(value)
+  if (encoded !== value) injected.add(encoded)
 }

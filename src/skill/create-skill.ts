@@ -51,6 +51,12 @@ export interface Skill {
   needsApproval: ((input: unknown, ctx: SkillContext) => boolean | string | Promise<boolean | string>) | null
   /** Why the executor can't run now, or null when it can. */
   unavailable: () => string | null
+  /** Secret names it needs, resolved per caller before each call. */
+  secrets: string[]
+  /** Setting names it needs, resolved the same way. */
+  settings: string[]
+  /** Global values its source still waits for (an MCP server's), or null. */
+  awaiting: () => { secrets?: string[]; settings?: string[] } | null
   /** The input schema as one caller should see it (defaults to input.jsonSchema). */
   inputSchemaFor: (view: { caller: Caller; agent: string | null }) => JsonSchema
   run: (input: unknown, ctx: SkillContext) => unknown
@@ -82,6 +88,11 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
   if (definition.unavailable !== undefined && typeof definition.unavailable !== 'function') {
     throw new DefinitionError(`${where}: unavailable must be a function returning a reason or null`)
   }
+  if (definition.awaiting !== undefined && typeof definition.awaiting !== 'function') {
+    throw new DefinitionError(`${where}: awaiting must be a function returning the missing secrets and settings, or null`)
+  }
+  const secrets = namesOf(definition.secrets, 'secrets', where)
+  const settings = namesOf(definition.settings, 'settings', where)
   const related = relationsOf(definition.related, where)
   const fields = definitionFields(definition, where)
   const input = fields.input ? compileSchema(fields.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
@@ -108,9 +119,26 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     output,
     needsApproval: (definition.needsApproval as Skill['needsApproval']) ?? null,
     unavailable: definition.unavailable ?? (() => null),
+    secrets,
+    settings,
+    awaiting: definition.awaiting ?? (() => null),
     inputSchemaFor: definition.inputSchemaFor ?? (() => input.jsonSchema),
     run: fields.run as Skill['run'],
   }
+}
+
+// The names secrets and settings are stored under: what `skillplane secrets set NAME` takes.
+const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
+
+function namesOf(names: unknown, field: string, where: string): string[] {
+  if (names === undefined) return []
+  if (!Array.isArray(names)) throw new DefinitionError(`${where}: ${field} must be a list of names`)
+  for (const name of names) {
+    if (typeof name !== 'string' || !VALUE_NAME.test(name)) {
+      throw new DefinitionError(`${where}: ${field} entry ${JSON.stringify(name)} is not a valid name (letters, digits and _, not starting with a digit)`)
+    }
+  }
+  return [...new Set(names as string[])]
 }
 
 function relationsOf(related: SkillRelations | undefined, where: string): Required<SkillRelations> {

@@ -41,6 +41,10 @@ export interface SkillContext {
   edgeId: string | null
   signal: AbortSignal
   logger: SkillLogger
+  /** The secrets the skill declares, resolved for this caller before it ran (user, then agent, then global). */
+  secrets: SkillSecrets
+  /** The settings the skill declares, resolved the same way. */
+  settings: SkillSettings
   /**
    * Report how far a long call has come; it reaches the caller while the call runs (an MCP
    * client's progress notifications, which also keep its request from timing out).
@@ -56,6 +60,21 @@ export interface SkillContext {
     options?: NestedCallOptions,
   ): Promise<Envelope<InferOutput<O>>>
   invoke(key: string, input: unknown, options?: NestedCallOptions): Promise<Envelope>
+}
+
+/** A skill's declared settings for this call. */
+export interface SkillSettings {
+  /** The value; throws for a name the skill did not declare. */
+  get(name: string): string
+}
+
+/** A skill's declared secrets for this call. Their values are scrubbed from everything the call returns or records. */
+export interface SkillSecrets extends SkillSettings {
+  /**
+   * Scrub this text too: a value derived from a secret (a Basic authorization's base64, a signed
+   * URL) that a remote service could echo back.
+   */
+  conceal(derived: string): void
 }
 
 export interface NestedCallOptions {
@@ -96,6 +115,8 @@ export type ErrorCode =
   | 'executor_error'
   | 'invalid_output'
   | 'unavailable'
+  | 'needs_auth'
+  | 'needs_input'
 
 export interface EnvelopeError {
   code: ErrorCode
@@ -161,6 +182,18 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
   inputSchemaFor?: (view: { caller: Caller; agent: string | null }) => JsonSchema
   /** Why the executor can't run now (its server is down, say), or null when it can. */
   unavailable?: () => string | null
+  /**
+   * Secrets the skill needs, by name (e.g. `GITHUB_TOKEN`): resolved for the caller before it runs and
+   * read with `ctx.secrets.get`; while one is missing a call answers `needs_auth` and runs nothing.
+   */
+  secrets?: string[]
+  /** Settings (plain values such as an organisation name) it needs, read with `ctx.settings.get`; missing → `needs_input`. */
+  settings?: string[]
+  /**
+   * Global values the skill's source waits for before it can connect (an MCP server's header
+   * secret), or null when it has them: shown as the skill's connection state, and calls refused.
+   */
+  awaiting?: () => { secrets?: string[]; settings?: string[] } | null
   /** Deadline for one call; default from the config (30 s). */
   timeoutMs?: number
   /** Dynamic gate on top of the class; returns a reason (string) or true to ask a human. */

@@ -282,6 +282,8 @@ export interface EdgeCallsTable {
   state: string
   /** The edge's answer as JSON, once done. */
   result: string | null
+  /** Sealed with the secrets key, bound to the call id; null when the call carries none. */
+  secrets: string | null
   created_at: string
 }
 
@@ -310,7 +312,20 @@ export interface SkillEmbeddingsTable {
   vector: string
 }
 
+/** A secret or setting as stored: `sealed` is AES-256-GCM ciphertext, never the value. */
+export interface ConnectionValuesTable {
+  kind: string
+  name: string
+  scope: string
+  subject: string
+  version: number
+  sealed: string
+  updated_at: string
+  updated_by: string
+}
+
 export interface Database {
+  connection_values: ConnectionValuesTable
   discovery_examples: DiscoveryExamplesTable
   skill_relations: SkillRelationsTable
   skill_embeddings: SkillEmbeddingsTable

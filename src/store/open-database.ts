@@ -19,6 +19,7 @@ import * as sopRevocations from './migrations/0010-sop-revocations.js'
 import * as edges from './migrations/0011-edges.js'
 import * as classOverride from './migrations/0012-class-override.js'
 import * as discovery from './migrations/0013-discovery.js'
+import * as connectionValues from './migrations/0014-connection-values.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_edges': edges,
   '0012_class_override': classOverride,
   '0013_discovery': discovery,
+  '0014_connection_values': connectionValues,
 }
 
 export interface OpenDatabaseOptions {

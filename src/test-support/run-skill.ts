@@ -20,6 +20,17 @@ export async function runSkill(skill: DefinedSkill<any, any>, input: unknown, si
     signal,
     logger: silentLogger(),
     progress: () => {},
+    secrets: {
+      get: (name) => {
+        throw new Error(`runSkill gives no secrets (asked for ${name})`)
+      },
+      conceal: () => {},
+    },
+    settings: {
+      get: (name) => {
+        throw new Error(`runSkill gives no settings (asked for ${name})`)
+      },
+    },
     invoke: () => {
       throw new Error('invoke is not available in runSkill')
     },

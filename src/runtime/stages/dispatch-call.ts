@@ -21,7 +21,7 @@ export async function dispatchCall(
   input: unknown,
   ctx: SkillContext,
   controller: AbortController,
-  edge?: { router: EdgeRouter; target: EdgeInfo },
+  edge?: { router: EdgeRouter; target: EdgeInfo; secrets: ReadonlyMap<string, string> },
 ): Promise<Dispatched | Refusal> {
   trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
   const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
@@ -30,7 +30,7 @@ export async function dispatchCall(
       // A call cancelled before its turn never starts its executor.
       if (controller.signal.aborted) throw controller.signal.reason
       if (edge) {
-        const call = { callId: ctx.callId, timeoutMs: skill.timeoutMs, signal: controller.signal, progress: ctx.progress }
+        const call = { callId: ctx.callId, timeoutMs: skill.timeoutMs, signal: controller.signal, progress: ctx.progress, secrets: edge.secrets }
         return edge.router.dispatch(edge.target, skill, input, call)
       }
       return skill.run(input, ctx)

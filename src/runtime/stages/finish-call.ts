@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
-import { type AuditWriter, redact, scrubText } from '../../audit/index.js'
+import { type AuditWriter, redact, scrubText, scrubValue } from '../../audit/index.js'
 import type { AuditRow } from '../../store/index.js'
-import type { Envelope } from '../../skill/index.js'
+import type { Envelope, EnvelopeError } from '../../skill/index.js'
 import { failure } from '../envelope.js'
 import type { CallStatus } from './refusal.js'
 import { serialize } from './serialize.js'
@@ -21,10 +21,23 @@ export interface FinishInput {
   outputSchema?: Record<string, unknown>
   /** Secret input values, scrubbed from what is stored of the result and the error. */
   secrets?: ReadonlySet<string>
+  /**
+   * Secret values skillplane gave the executor: scrubbed from the envelope the caller gets too,
+   * even when a remote service echoed them back.
+   */
+  injected?: ReadonlySet<string>
 }
 
 /** Stage 8: the final audit row, committed (or kept in the backlog) before the envelope returns. */
-export async function finishCall(deps: FinishDeps, { row: running, startedAt, status, envelope, outputSchema, secrets }: FinishInput): Promise<Envelope> {
+export async function finishCall(deps: FinishDeps, input: FinishInput): Promise<Envelope> {
+  const { row: running, startedAt, status, outputSchema, injected } = input
+  let { envelope, secrets } = input
+  if (injected?.size) {
+    envelope = envelope.ok
+      ? { ...envelope, data: scrubValue(envelope.data, injected) }
+      : { ...envelope, error: scrubValue(envelope.error, injected) as EnvelopeError }
+    secrets = secrets?.size ? new Set([...secrets, ...injected]) : injected
+  }
   const finishedAt = Date.now()
   const row: AuditRow = { ...running, status, finished_at: new Date(finishedAt).toISOString(), duration_ms: finishedAt - startedAt }
   if (envelope.ok) {

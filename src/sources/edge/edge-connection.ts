@@ -9,6 +9,8 @@ export interface EdgeCallOptions {
   timeoutMs: number
   signal: AbortSignal
   progress(update: ProgressUpdate): void
+  /** Secrets the skill declared, opened for this call: sent with it only. */
+  secrets?: ReadonlyMap<string, string>
 }
 
 interface Pending {
@@ -73,7 +75,7 @@ export class EdgeConnection {
         }
       this.#pending.set(id, { key, resolve: settle(resolve), reject: settle(reject), progress: options.progress })
       signal.addEventListener('abort', onAbort, { once: true })
-      this.#send({ type: 'call', id, key, input, timeoutMs: options.timeoutMs })
+      this.#send({ type: 'call', id, key, input, timeoutMs: options.timeoutMs, ...(options.secrets?.size && { secrets: Object.fromEntries(options.secrets) }) })
     })
   }
 

@@ -22,6 +22,14 @@ export interface EdgeRelayOptions {
   managerAlive(managerId: string): Promise<boolean>
   /** This manager's connection to an edge, for calls relayed to it. */
   connection(edgeId: string): EdgeConnection | undefined
+  /** Seals a relayed call's secrets in the table (every manager holds the same key). */
+  sealer?: Sealer
+}
+
+/** Symmetric encryption bound to a label (the secrets key). */
+export interface Sealer {
+  seal(value: string, boundTo: string): string
+  open(sealed: string, boundTo: string): string | null
 }
 
 type Answer = { ok: true; data: unknown } | { ok: false; kind: 'skill' | 'edge' | 'error'; code?: string; message: string }
@@ -75,6 +83,7 @@ export class EdgeRelay {
       caller_manager_id: managerId,
       skill_key: key,
       input: JSON.stringify(input ?? null),
+      secrets: this.#sealSecrets(id, options.secrets),
       timeout_ms: options.timeoutMs,
       state: 'pending',
       result: null,
@@ -169,6 +178,7 @@ export class EdgeRelay {
         timeoutMs: row.timeout_ms,
         signal: controller.signal,
         progress: () => {},
+        secrets: this.#openSecrets(row),
       })
       answer = { ok: true, data }
     } catch (error) {
@@ -188,6 +198,19 @@ export class EdgeRelay {
     } catch (error) {
       this.#o.logger.warn({ err: error, callId: row.id }, 'answering a relayed edge call failed')
     }
+  }
+
+  #sealSecrets(id: string, secrets: ReadonlyMap<string, string> | undefined): string | null {
+    if (!secrets?.size) return null
+    if (!this.#o.sealer) throw new EdgeUnavailable('this manager cannot relay a call that carries secrets (no secrets key)')
+    return this.#o.sealer.seal(JSON.stringify(Object.fromEntries(secrets)), `edge call ${id}`)
+  }
+
+  #openSecrets(row: EdgeCallRow): Map<string, string> | undefined {
+    if (row.secrets === null) return undefined
+    const json = this.#o.sealer?.open(row.secrets, `edge call ${row.id}`)
+    if (json == null) throw new Error("the relayed call's secrets could not be opened here: managers sharing a database need the same secrets key")
+    return new Map(Object.entries(JSON.parse(json) as Record<string, string>))
   }
 
   async #signal(message: RelaySignal): Promise<void> {

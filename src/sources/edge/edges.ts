@@ -8,7 +8,7 @@ import type { Actor, AuditEvents } from '../../audit/index.js'
 import type { EdgeInfo, Skill, SkillDefinition } from '../../skill/index.js'
 import { EdgeUnavailable, type EdgeCall, type EdgeResolution, type EdgeRouter } from '../../runtime/index.js'
 import { EdgeHub } from './edge-hub.js'
-import { EdgeRelay, type RelaySignal } from './edge-relay.js'
+import { EdgeRelay, type RelaySignal, type Sealer } from './edge-relay.js'
 import { edgeIdOf, hashEdgeToken, newEdgeToken, tokenMatches } from './edge-token.js'
 import { toEdgeView, toRecord, type EdgeRecord, type EdgeView } from './edge-view.js'
 import { CLOSE, edgeName, labels as labelsSchema, type OfferedSkill } from './protocol.js'
@@ -32,6 +32,8 @@ export interface EdgesOptions {
   /** The host skills edges offer changed (the catalog should sync). */
   onSkillsChanged(): void
   now(): string
+  /** Seals the secrets of calls relayed through the database. */
+  sealer?: Sealer
 }
 
 export type EnrollResult = { ok: true; edge: EdgeView; token: string } | { ok: false; code: 'invalid_input' | 'conflict'; message: string }
@@ -75,6 +77,7 @@ export class Edges implements EdgeRouter {
       pollMs: 50,
       managerAlive: options.managerAlive,
       connection: (id) => this.#hub.connection(id),
+      sealer: options.sealer,
     })
     this.#relay.start(() => this.#hub.connectedIds.length > 0)
   }
@@ -285,6 +288,7 @@ export class Edges implements EdgeRouter {
       input: offer.inputSchema,
       ...(offer.outputSchema && { output: offer.outputSchema }),
       ...(offer.timeoutMs && { timeoutMs: offer.timeoutMs }),
+      ...(offer.secrets && { secrets: offer.secrets }),
       unavailable,
       // Never called: the pipeline dispatches host-scope skills to their edge.
       run: () => {

@@ -30,6 +30,7 @@ export const edgeName = z
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'an edge name: lower-case letters, digits and -, at most 63, starting with a letter or digit')
 
 const jsonObject = z.record(z.string(), z.unknown())
+const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a secret name (letters, digits and _)')
 
 export const offeredSkill = z.strictObject({
   key: z.string().max(MAX_KEY_LENGTH).refine(isValidKey, 'a skill key (lower_snake)'),
@@ -43,6 +44,8 @@ export const offeredSkill = z.strictObject({
   timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
   /** Why the skill can't run on this edge now (a missing program, no --allow-read roots). */
   unavailable: text(500).nullable().optional(),
+  /** Secrets the skill needs: the manager resolves them per caller and sends them with each call. */
+  secrets: z.array(secretName).max(32).optional(),
 })
 export type OfferedSkill = z.infer<typeof offeredSkill>
 
@@ -100,6 +103,8 @@ export const callMessage = z.strictObject({
   key: z.string(),
   input: z.unknown(),
   timeoutMs: z.number().int().positive(),
+  /** The secrets the skill declared, opened for this call only: an edge holds none between calls. */
+  secrets: z.record(secretName, text(65_536)).optional(),
 })
 export type CallMessage = z.infer<typeof callMessage>
 

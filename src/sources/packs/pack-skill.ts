@@ -22,6 +22,7 @@ export function packSkill(pack: Pack, groups?: ProcessGroups): SkillDefinition {
     input: manifest.schema,
     ...(manifest.output_schema && { output: manifest.output_schema }),
     timeoutMs: manifest.timeout_seconds * 1000,
+    secrets: manifest.secrets,
     run: async (input, ctx) => {
       // The folder may have changed since loading: run only what still resolves inside the root.
       let entry: string
@@ -37,6 +38,8 @@ export function packSkill(pack: Pack, groups?: ProcessGroups): SkillDefinition {
       }
       const env: Record<string, string> = {}
       for (const name of manifest.env_allow) if (process.env[name] !== undefined) env[name] = process.env[name]!
+      // Opened for this call only; a secret wins over an inherited variable of the same name.
+      for (const name of manifest.secrets) env[name] = ctx.secrets.get(name)
       const result = await runProcess({
         file: entry,
         args: [],

@@ -8,6 +8,8 @@ export interface PackManifest {
   schema: Record<string, unknown>
   entry: string
   env_allow: string[]
+  /** Secrets from skillplane's store, given to the process as environment variables of the same names. */
+  secrets: string[]
   timeout_seconds: number
   class?: 'safe' | 'mutating' | 'dangerous'
   category?: string
@@ -23,6 +25,10 @@ const manifest = z.strictObject({
   schema: jsonSchema.default({ type: 'object' }),
   entry: z.string().min(1),
   env_allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names')).default([]),
+  secrets: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be secret names (letters, digits and _, used as environment variable names)'))
+    .max(32)
+    .default([]),
   timeout_seconds: z.number().positive().max(86_400).default(30),
   class: z.enum(['safe', 'mutating', 'dangerous']).optional(),
   category: z.string().min(1).max(64).optional(),

@@ -20,6 +20,9 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   executor_error: 502,
   invalid_output: 502,
   unavailable: 503,
+  // Failed Dependency: nothing ran; the caller (or an admin) has to set a secret or setting first.
+  needs_auth: 424,
+  needs_input: 424,
 }
 
 /** The HTTP status for an error code (DESIGN.md's public contract): one table, so code and status never disagree. */

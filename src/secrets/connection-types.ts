@@ -1,0 +1,52 @@
+export type ValueKind = 'secret' | 'setting'
+export type ValueScope = 'global' | 'agent' | 'user'
+
+/** Whose value to set or delete: the agent (id) or the user (name); neither for the global value. */
+export interface ValueOwner {
+  agent?: string | null
+  user?: string | null
+}
+
+/** Who a call is resolved for: user values win over agent values, agent values over global ones. */
+export interface Subjects {
+  agent: string | null
+  user: string | null
+}
+
+/** What a skill needs before it can run: secrets (credentials) and settings (plain values). */
+export interface ConnectionNeeds {
+  secrets: readonly string[]
+  settings: readonly string[]
+  /** Global values the skill's source itself waits for (an MCP server's header secret). */
+  awaiting?: () => { secrets?: string[]; settings?: string[] } | null
+}
+
+/**
+ * Whether a skill can run for a caller: `needs_auth` when a secret is missing, `needs_input` when
+ * only settings are.
+ */
+export type ConnectionStateName = 'ready' | 'needs_auth' | 'needs_input'
+
+export interface ConnectionState {
+  state: ConnectionStateName
+  /** What is missing for this caller, by name (empty lists when ready). */
+  missing: { secrets: string[]; settings: string[] }
+}
+
+/** A stored value as listings show it: a setting's value is shown, a secret's never. */
+export interface ConnectionValueInfo {
+  kind: ValueKind
+  name: string
+  scope: ValueScope
+  /** The agent id or user name; null for the global value. */
+  subject: string | null
+  version: number
+  updatedAt: string
+  updatedBy: string
+  /** Settings only. */
+  value?: string
+}
+
+export const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
+export const MAX_VALUE_BYTES = 65_536
+export const READY: ConnectionState = Object.freeze({ state: 'ready', missing: Object.freeze({ secrets: [], settings: [] }) }) as ConnectionState

@@ -1,0 +1,175 @@
+import type { ConnectionValueMeta, ConnectionValueRepository, ConnectionValueId } from '../store/index.js'
+import type { Actor, AuditEvents } from '../audit/index.js'
+import type { SecretsKey } from './secrets-key.js'
+import { ConnectionValueError } from './connection-value-error.js'
+import {
+  MAX_VALUE_BYTES,
+  READY,
+  VALUE_NAME,
+  type ConnectionNeeds,
+  type ConnectionState,
+  type ConnectionValueInfo,
+  type Subjects,
+  type ValueKind,
+  type ValueOwner,
+  type ValueScope,
+} from './connection-types.js'
+
+export interface ConnectionsDeps {
+  repo: ConnectionValueRepository
+  key: SecretsKey
+  events: AuditEvents
+  now: () => string
+}
+
+/** What resolving a skill's needs for one call found: the values, and what is missing. */
+export interface Resolved {
+  secrets: Map<string, string>
+  settings: Map<string, string>
+  missing: ConnectionState['missing']
+}
+
+/**
+ * Secrets and settings skills are connected with. Values are sealed in the database and opened
+ * only for a call that declared them; what exists (names and owners, never values) is kept in
+ * memory so listings can tell each caller whether a skill is ready without reading the database.
+ */
+export class Connections {
+  readonly #deps: ConnectionsDeps
+  #present = new Set<string>()
+  onChange: (() => void) | null = null
+
+  constructor(deps: ConnectionsDeps) {
+    this.#deps = deps
+  }
+
+  /** Reload which values exist (other managers and the CLI change them); tells listeners when that changed. */
+  async refresh(): Promise<void> {
+    const rows = await this.#deps.repo.list()
+    const next = new Set(rows.map(presenceKey))
+    const changed = next.size !== this.#present.size || [...next].some((k) => !this.#present.has(k))
+    this.#present = next
+    if (changed) this.onChange?.()
+  }
+
+  async set(kind: ValueKind, name: string, value: unknown, owner: ValueOwner, actor: Actor): Promise<ConnectionValueInfo> {
+    const id = identity(kind, name, owner)
+    if (typeof value !== 'string' || value === '') throw new ConnectionValueError(`the value of ${kind} ${name} must be a non-empty string`)
+    if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new ConnectionValueError(`the value of ${kind} ${name} is larger than ${MAX_VALUE_BYTES} bytes`)
+    const updatedAt = this.#deps.now()
+    const version = await this.#deps.repo.put(id, this.#deps.key.seal(value, boundTo(id)), updatedAt, actor.name)
+    // By name only: the value is never audited.
+    await this.#deps.events.record(`${kind}.set`, `${kind}:${name}`, actor, { scope: id.scope, subject: id.subject || null, version })
+    await this.refresh()
+    return { ...info({ ...id, version, updated_at: updatedAt, updated_by: actor.name }), ...(kind === 'setting' && { value }) }
+  }
+
+  async delete(kind: ValueKind, name: string, owner: ValueOwner, actor: Actor): Promise<ConnectionValueInfo | null> {
+    const deleted = await this.#deps.repo.delete(identity(kind, name, owner))
+    if (!deleted) return null
+    await this.#deps.events.record(`${kind}.delete`, `${kind}:${name}`, actor, {
+      scope: deleted.scope,
+      subject: deleted.subject || null,
+      version: deleted.version,
+    })
+    await this.refresh()
+    return info(deleted)
+  }
+
+  /** Every stored value of a kind, never a secret's value. */
+  async list(kind: ValueKind): Promise<ConnectionValueInfo[]> {
+    const rows = (await this.#deps.repo.list()).filter((r) => r.kind === kind)
+    if (kind === 'secret') return rows.map(info)
+    const values = await this.#deps.repo.withValues(kind)
+    const byKey = new Map(values.map((r) => [presenceKey(r), this.#open(r)]))
+    return rows.map((r) => ({ ...info(r), value: byKey.get(presenceKey(r)) ?? '[unreadable]' }))
+  }
+
+  /**
+   * Whether a skill can run for a caller, from what exists (no database read): what its source
+   * waits for first, then its own declared values.
+   */
+  state(needs: ConnectionNeeds, subjects: Subjects): ConnectionState {
+    const waiting = awaitingOf(needs)
+    if (waiting) return { state: waiting.secrets.length > 0 ? 'needs_auth' : 'needs_input', missing: waiting }
+    if (needs.secrets.length === 0 && needs.settings.length === 0) return READY
+    const secrets = needs.secrets.filter((name) => !this.#has('secret', name, subjects))
+    const settings = needs.settings.filter((name) => !this.#has('setting', name, subjects))
+    if (secrets.length === 0 && settings.length === 0) return READY
+    return { state: secrets.length > 0 ? 'needs_auth' : 'needs_input', missing: { secrets, settings } }
+  }
+
+  /** The values a call needs, read and opened now, each from the most specific owner that has it. */
+  async resolve(needs: ConnectionNeeds, subjects: Subjects): Promise<Resolved> {
+    const [secrets, settings] = await Promise.all([this.#resolve('secret', needs.secrets, subjects), this.#resolve('setting', needs.settings, subjects)])
+    return {
+      secrets,
+      settings,
+      missing: { secrets: needs.secrets.filter((n) => !secrets.has(n)), settings: needs.settings.filter((n) => !settings.has(n)) },
+    }
+  }
+
+  async #resolve(kind: ValueKind, names: readonly string[], subjects: Subjects): Promise<Map<string, string>> {
+    const out = new Map<string, string>()
+    if (names.length === 0) return out
+    const rows = await this.#deps.repo.candidates(kind, names, subjects)
+    const rank = { user: 0, agent: 1, global: 2 } as Record<string, number>
+    rows.sort((a, b) => rank[a.scope]! - rank[b.scope]!)
+    for (const row of rows) {
+      if (out.has(row.name)) continue
+      const value = this.#open(row)
+      // A value sealed for another row, or under another key, counts as missing rather than leaking garbage.
+      if (value !== null) out.set(row.name, value)
+    }
+    return out
+  }
+
+  #open(row: ConnectionValueId & { sealed: string }): string | null {
+    return this.#deps.key.open(row.sealed, boundTo(row))
+  }
+
+  #has(kind: ValueKind, name: string, subjects: Subjects): boolean {
+    return (
+      (subjects.user !== null && this.#present.has(presenceKey({ kind, name, scope: 'user', subject: subjects.user }))) ||
+      (subjects.agent !== null && this.#present.has(presenceKey({ kind, name, scope: 'agent', subject: subjects.agent }))) ||
+      this.#present.has(presenceKey({ kind, name, scope: 'global', subject: '' }))
+    )
+  }
+}
+
+/** What a skill's source still waits for (global values it connects with), or null. */
+export function awaitingOf(needs: ConnectionNeeds): ConnectionState['missing'] | null {
+  const awaiting = needs.awaiting?.()
+  const secrets = awaiting?.secrets ?? []
+  const settings = awaiting?.settings ?? []
+  return secrets.length > 0 || settings.length > 0 ? { secrets: [...secrets], settings: [...settings] } : null
+}
+
+function identity(kind: ValueKind, name: string, owner: ValueOwner): ConnectionValueId {
+  if (typeof name !== 'string' || !VALUE_NAME.test(name)) {
+    throw new ConnectionValueError(`${kind} name ${JSON.stringify(name)} is not valid: use letters, digits and _ (not first), up to 128 characters`)
+  }
+  if (owner.agent && owner.user) throw new ConnectionValueError(`a ${kind} belongs to an agent or a user, not both`)
+  const scope: ValueScope = owner.user ? 'user' : owner.agent ? 'agent' : 'global'
+  return { kind, name, scope, subject: owner.user ?? owner.agent ?? '' }
+}
+
+function boundTo(id: ConnectionValueId): string {
+  return JSON.stringify([id.kind, id.name, id.scope, id.subject])
+}
+
+function presenceKey(id: ConnectionValueId): string {
+  return `${id.kind}\0${id.name}\0${id.scope}\0${id.subject}`
+}
+
+function info(row: ConnectionValueMeta): ConnectionValueInfo {
+  return {
+    kind: row.kind as ValueKind,
+    name: row.name,
+    scope: row.scope as ValueScope,
+    subject: row.subject === '' ? null : row.subject,
+    version: Number(row.version),
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+  }
+}

@@ -1,0 +1,15 @@
+export { SecretsKey, SECRETS_KEY_ENV } from './secrets-key.js'
+export { Connections, awaitingOf, type ConnectionsDeps, type Resolved } from './connections.js'
+export { ConnectionValueError } from './connection-value-error.js'
+export {
+  VALUE_NAME,
+  READY,
+  type ValueKind,
+  type ValueScope,
+  type ValueOwner,
+  type Subjects,
+  type ConnectionNeeds,
+  type ConnectionState,
+  type ConnectionStateName,
+  type ConnectionValueInfo,
+} from './connection-types.js'

@@ -1,0 +1,200 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { databases, tempDir } from '../test-support/databases.js'
+import { admin, agentCaller, openTestPlane, operator, testSkills } from '../test-support/fixtures.js'
+import { defineSkill } from '../skill/define-skill.js'
+import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { silentLogger } from '../test-support/fixtures.js'
+import { SECRETS_KEY_ENV } from './secrets-key.js'
+
+const TOKEN = 'ghp_live_token_0123456789abcdef'
+const ORG_TOKEN = 'agent-scoped-token-ABCDEF'
+const USER_TOKEN = 'alices-own-token-XYZ987'
+
+// Echoes its secret back, as a careless remote service would, in the result, an error and progress.
+const echoToken = defineSkill({
+  key: 'echo_token',
+  description: 'Calls a service with the token and returns what it answered',
+  class: 'safe',
+  agents: ['Helper'],
+  secrets: ['GITHUB_TOKEN'],
+  settings: ['GITHUB_ORG'],
+  input: z.object({ fail: z.boolean().default(false) }),
+  run: ({ fail }, ctx) => {
+    const token = ctx.secrets.get('GITHUB_TOKEN')
+    ctx.secrets.conceal(`Basic ${Buffer.from(`user:${token}`).toString('base64')}`)
+    if (fail) throw new Error(`401 from the service: bad credentials ${token}`)
+    return {
+      org: ctx.settings.get('GITHUB_ORG'),
+      echoed: token,
+      header: `Basic ${Buffer.from(`user:${token}`).toString('base64')}`,
+      nested: { [token]: [token] },
+    }
+  },
+})
+
+const undeclared = defineSkill({
+  key: 'peek_secret',
+  description: 'Reads a secret it did not declare',
+  class: 'safe',
+  secrets: ['GITHUB_TOKEN'],
+  run: (_input, ctx) => ctx.secrets.get('AWS_SECRET'),
+})
+
+const tokenLength = defineSkill({
+  key: 'token_length',
+  description: 'Tells which token it was given, by its length',
+  class: 'safe',
+  agents: ['Helper'],
+  secrets: ['GITHUB_TOKEN'],
+  run: (_input, ctx) => ctx.secrets.get('GITHUB_TOKEN').length,
+})
+
+const writeWithToken = defineSkill({
+  key: 'write_with_token',
+  description: 'A mutating skill that needs a token',
+  class: 'mutating',
+  agents: ['Helper'],
+  secrets: ['DEPLOY_TOKEN'],
+  run: () => ({ done: true }),
+})
+
+describe.each(databases)('secrets and settings on $name', (database) => {
+  const planes: Skillplane[] = []
+  afterEach(async () => {
+    await Promise.all(planes.splice(0).map((p) => p.close()))
+  })
+  const open = async (location?: { dataDir: string; databaseUrl?: string }) => {
+    const plane = await openTestPlane(database, { skills: [...testSkills(), echoToken, undeclared, writeWithToken, tokenLength] }, location)
+    planes.push(plane)
+    return plane
+  }
+
+  it('refuses a call with needs_auth naming the secret until it is set, without running or asking anyone', async () => {
+    const plane = await open()
+    const skill = plane.registry.get('echo_token')!
+    expect(plane.connectionState(skill, { caller: admin, agentId: null })).toEqual({
+      state: 'needs_auth',
+      missing: { secrets: ['GITHUB_TOKEN'], settings: ['GITHUB_ORG'] },
+    })
+    const refused = await plane.invoke('echo_token', {}, { caller: admin })
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: 'needs_auth',
+        message: expect.stringContaining('skillplane secrets set GITHUB_TOKEN'),
+        details: { missing: { secrets: ['GITHUB_TOKEN'] } },
+      },
+    })
+    expect(await plane.audit.get(refused.callId)).toMatchObject({ status: 'error', error: { code: 'needs_auth' } })
+
+    // A mutating call an agent makes is refused before an approval request is filed.
+    const agentCall = await plane.invoke('write_with_token', {}, { caller: agentCaller('helper') })
+    expect(agentCall).toMatchObject({ ok: false, error: { code: 'needs_auth' } })
+    expect((await plane.approvals.list({ status: 'pending', limit: 10 })).items).toHaveLength(0)
+
+    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    expect(plane.connectionState(skill, { caller: admin, agentId: null })).toEqual({ state: 'needs_input', missing: { secrets: [], settings: ['GITHUB_ORG'] } })
+    expect(await plane.invoke('echo_token', {}, { caller: admin })).toMatchObject({
+      ok: false,
+      error: { code: 'needs_input', message: expect.stringContaining('skillplane settings set GITHUB_ORG') },
+    })
+    await plane.settings.set('GITHUB_ORG', 'acme')
+    expect(plane.connectionState(skill, { caller: admin, agentId: null })).toMatchObject({ state: 'ready' })
+  })
+
+  it('scrubs an injected secret from the result, the error, the audit and the database, even when echoed back', async () => {
+    const dataDir = tempDir()
+    const location = { ...(await database.create()), dataDir }
+    const plane = await open(location)
+    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    await plane.settings.set('GITHUB_ORG', 'acme')
+    const ok = await plane.invoke('echo_token', {}, { caller: admin })
+    expect(ok).toMatchObject({ ok: true, data: { org: 'acme', echoed: '[REDACTED]', header: '[REDACTED]', nested: { '[REDACTED]': ['[REDACTED]'] } } })
+    const failed = await plane.invoke('echo_token', { fail: true }, { caller: admin })
+    expect(failed).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('bad credentials [REDACTED]') } })
+    const rows = await plane.audit.query({ limit: 10 })
+    expect(JSON.stringify(rows)).not.toContain(TOKEN)
+    expect(JSON.stringify(await plane.secrets.list())).not.toContain(TOKEN)
+    expect(JSON.stringify(await plane.events.list({ limit: 50 }))).not.toContain(TOKEN)
+    await plane.close()
+    if (database.name === 'sqlite') {
+      // Not in any file of the data dir: the database, its WAL, the backlog.
+      for (const file of readdirSync(dataDir, { recursive: true, withFileTypes: true })) {
+        if (!file.isFile()) continue
+        const bytes = readFileSync(join(file.parentPath, file.name))
+        expect(bytes.includes(TOKEN), file.name).toBe(false)
+        expect(bytes.includes(Buffer.from(TOKEN).toString('base64')), file.name).toBe(false)
+      }
+    }
+  })
+
+  it('resolves a user value before an agent value before the global one, and versions each change', async () => {
+    const plane = await open()
+    const first = await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    expect(first).toMatchObject({ name: 'GITHUB_TOKEN', scope: 'global', subject: null, version: 1 })
+    expect(first).not.toHaveProperty('value')
+    expect(await plane.secrets.set('GITHUB_TOKEN', `${TOKEN}-rotated`)).toMatchObject({ version: 2 })
+    await plane.secrets.set('GITHUB_TOKEN', ORG_TOKEN, { agent: 'Helper' })
+    await plane.secrets.set('GITHUB_TOKEN', USER_TOKEN, { user: 'alice' })
+    await plane.settings.set('GITHUB_ORG', 'acme')
+    // The three tokens differ in length: the executor reports which one it was given.
+    const seen = async (caller: typeof admin, agent?: string) => plane.invoke('token_length', {}, { caller, ...(agent && { agent }) })
+    expect(await seen(admin)).toMatchObject({ ok: true, data: USER_TOKEN.length })
+    expect(await seen(admin, 'Helper')).toMatchObject({ ok: true, data: USER_TOKEN.length })
+    expect(await seen(operator, 'Helper')).toMatchObject({ ok: true, data: ORG_TOKEN.length })
+    expect(await seen(agentCaller('helper'))).toMatchObject({ ok: true, data: ORG_TOKEN.length })
+    expect(await seen(operator)).toMatchObject({ ok: true, data: TOKEN.length + '-rotated'.length })
+    const list = await plane.secrets.list()
+    expect(list.map((s) => [s.scope, s.subject, s.version])).toEqual([
+      ['agent', 'helper', 1],
+      ['global', null, 2],
+      ['user', 'alice', 1],
+    ])
+    expect(JSON.stringify(list)).not.toMatch(/token-|rotated|XYZ987/)
+    expect((await plane.settings.list())[0]).toMatchObject({ name: 'GITHUB_ORG', value: 'acme' })
+    const events = await plane.events.list({ limit: 50 })
+    expect(events.items.filter((e) => e.kind === 'secret.set').map((e) => e.subject)).toEqual(Array(4).fill('secret:GITHUB_TOKEN'))
+    expect(await plane.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toMatchObject({ scope: 'user', version: 1 })
+    expect(await plane.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toBeNull()
+  })
+
+  it('rejects bad names, empty values, unknown agents and undeclared reads with clear errors', async () => {
+    const plane = await open()
+    await expect(plane.secrets.set('bad-name', 'x')).rejects.toThrow(/secret name "bad-name" is not valid/)
+    await expect(plane.secrets.set('OK', '')).rejects.toThrow(/must be a non-empty string/)
+    await expect(plane.secrets.set('OK', 'x'.repeat(70_000))).rejects.toThrow(/larger than 65536 bytes/)
+    await expect(plane.secrets.set('OK', 'v', { agent: 'Nobody' })).rejects.toThrow(/unknown agent "Nobody"/)
+    await expect(plane.secrets.set('OK', 'v', { agent: 'Helper', user: 'alice' })).rejects.toThrow(/not both/)
+    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    expect(await plane.invoke('peek_secret', {}, { caller: admin })).toMatchObject({
+      ok: false,
+      error: { code: 'executor_error', message: expect.stringContaining('did not declare the secret "AWS_SECRET"') },
+    })
+  })
+
+  it('refuses a definition whose secrets are not names', async () => {
+    const bad = defineSkill({ key: 'bad_decl', description: 'x', secrets: ['has space'], run: () => null })
+    await expect(openTestPlane(database, { skills: [bad] })).rejects.toThrow(/skill "bad_decl".*secrets entry "has space" is not a valid name/)
+  })
+})
+
+describe('the secrets key', () => {
+  it('refuses to start a manager whose key is not the one the database was sealed with', async () => {
+    const location = await databases[0]!.create()
+    const first = await createSkillplane({ ...location, logger: silentLogger(), config: { skills: [echoToken] } })
+    await first.secrets.set('GITHUB_TOKEN', TOKEN)
+    await first.close()
+    await expect(createSkillplane({ ...location, logger: silentLogger(), config: { skills: [echoToken] } }).then((p) => p.close())).resolves.toBeUndefined()
+    process.env[SECRETS_KEY_ENV] = 'ab'.repeat(32)
+    try {
+      await expect(createSkillplane({ ...location, logger: silentLogger(), config: { skills: [echoToken] } })).rejects.toThrow(
+        /the secrets key in SKILLPLANE_SECRETS_KEY is not the one this database's secrets are encrypted with/,
+      )
+    } finally {
+      delete process.env[SECRETS_KEY_ENV]
+    }
+  })
+})

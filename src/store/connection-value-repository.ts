@@ -1,0 +1,77 @@
+import { sql, type Kysely, type Selectable } from 'kysely'
+import type { ConnectionValuesTable, Database } from './database.js'
+
+export type ConnectionValueRow = Selectable<ConnectionValuesTable>
+/** A stored value's identity: what it is, its name, and whose it is. */
+export type ConnectionValueId = Pick<ConnectionValueRow, 'kind' | 'name' | 'scope' | 'subject'>
+/** A stored value without its ciphertext: what listings and the connection state read. */
+export type ConnectionValueMeta = Omit<ConnectionValueRow, 'sealed'>
+
+export class ConnectionValueRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Every value's identity and version, never its ciphertext. */
+  list(): Promise<ConnectionValueMeta[]> {
+    return this.db
+      .selectFrom('connection_values')
+      .select(['kind', 'name', 'scope', 'subject', 'version', 'updated_at', 'updated_by'])
+      .orderBy('kind')
+      .orderBy('name')
+      .orderBy('scope')
+      .orderBy('subject')
+      .execute()
+  }
+
+  /** The rows of these names that could apply to a caller, in one query. */
+  candidates(kind: string, names: readonly string[], subjects: { agent: string | null; user: string | null }): Promise<ConnectionValueRow[]> {
+    if (names.length === 0) return Promise.resolve([])
+    return this.db
+      .selectFrom('connection_values')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('name', 'in', names)
+      .where((eb) =>
+        eb.or([
+          eb('scope', '=', 'global'),
+          ...(subjects.agent !== null ? [eb.and([eb('scope', '=', 'agent'), eb('subject', '=', subjects.agent)])] : []),
+          ...(subjects.user !== null ? [eb.and([eb('scope', '=', 'user'), eb('subject', '=', subjects.user)])] : []),
+        ]),
+      )
+      .execute()
+  }
+
+  /** Every row of a kind with its ciphertext (settings are listed with their values). */
+  withValues(kind: string): Promise<ConnectionValueRow[]> {
+    return this.db.selectFrom('connection_values').selectAll().where('kind', '=', kind).execute()
+  }
+
+  /** Store a value, one version above the one it replaces (the old ciphertext is gone); returns the new version. */
+  async put(id: ConnectionValueId, sealed: string, updatedAt: string, updatedBy: string): Promise<number> {
+    const row = await this.db
+      .insertInto('connection_values')
+      .values({ ...id, version: 1, sealed, updated_at: updatedAt, updated_by: updatedBy })
+      .onConflict((oc) =>
+        oc.columns(['kind', 'name', 'scope', 'subject']).doUpdateSet({
+          // One statement, so two managers rotating at once get distinct versions.
+          version: sql<number>`connection_values.version + 1`,
+          sealed,
+          updated_at: updatedAt,
+          updated_by: updatedBy,
+        }),
+      )
+      .returning('version')
+      .executeTakeFirstOrThrow()
+    return Number(row.version)
+  }
+
+  async delete(id: ConnectionValueId): Promise<ConnectionValueMeta | undefined> {
+    return this.db
+      .deleteFrom('connection_values')
+      .where('kind', '=', id.kind)
+      .where('name', '=', id.name)
+      .where('scope', '=', id.scope)
+      .where('subject', '=', id.subject)
+      .returning(['kind', 'name', 'scope', 'subject', 'version', 'updated_at', 'updated_by'])
+      .executeTakeFirst()
+  }
+}
