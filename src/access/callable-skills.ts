@@ -1,4 +1,4 @@
-import type { Skill, Caller, EdgeInfo, Envelope, JsonSchema } from '../skill/index.js'
+import type { Skill, Caller, ConnectionState, EdgeInfo, Envelope, JsonSchema } from '../skill/index.js'
 import { type Registry, type Catalog, skillSummary } from '../registry/index.js'
 import { canSee, type BindingView } from './can-see.js'
 import { type Policies, decidePolicy, type PolicyDecision } from '../policy/index.js'
@@ -10,6 +10,8 @@ export interface AccessView {
   readonly policies: Pick<Policies, 'rows'>
   /** The enrolled edges offering a host-scope skill. */
   readonly edges?: { offering(skillKey: string): EdgeInfo[] }
+  /** A skill's connection state for a caller (and the agent it acts for); ready without it. */
+  connectionState?(skill: Skill, subjects: { caller: Caller; agentId: string | null }): ConnectionState
 }
 
 /** What listing a caller's skills reads: the skills, the catalog and the policies. */
@@ -29,6 +31,8 @@ export interface CallableSkill {
   wrapped: boolean
   /** ALWAYS or ASK (DENY is never listed). */
   decision: Exclude<PolicyDecision, 'DENY'>
+  /** Whether its secrets and settings are set for this caller; a tool that is not ready says so in its description. */
+  connection: ConnectionState
 }
 
 /**
@@ -43,12 +47,13 @@ export function callableSkills(plane: AccessSources, caller: Caller, agent: stri
   for (const skill of plane.registry.list()) {
     const access = callAccess(plane, caller, agentId, skill, policies)
     if (!access) continue
-    const summary = skillSummary(skill, plane.catalog)
+    const summary = skillSummary(skill, plane.catalog, plane.connectionState?.(skill, { caller, agentId }))
     let inputSchema = skill.inputSchemaFor({ caller, agent: agentId })
     const wrapped = inputSchema.type !== 'object'
     if (wrapped) inputSchema = { type: 'object', properties: { input: inputSchema }, required: ['input'] }
     if (skill.scope === 'host') inputSchema = withEdgeId(inputSchema, access.edges)
-    callable.push({ skill, title: summary.title, description: summary.description, inputSchema, wrapped, decision: access.decision })
+    const description = summary.connection.state === 'ready' ? summary.description : `${summary.description}\n\n${connectionNote(summary.connection)}`
+    callable.push({ skill, title: summary.title, description, inputSchema, wrapped, decision: access.decision, connection: summary.connection })
   }
   return callable
 }
@@ -82,6 +87,12 @@ export function callAccess(
     if (decided.length > 0) decision = allowed.some((d) => d.decision === 'ALWAYS') ? 'ALWAYS' : allowed.length ? 'ASK' : 'DENY'
   }
   return decision === 'DENY' ? null : { decision, edges }
+}
+
+/** A line for a model (or a person) on why a tool can't run yet and what an admin has to set. */
+export function connectionNote(connection: ConnectionState): string {
+  const names = [...connection.missing.secrets.map((n) => `the secret ${n}`), ...connection.missing.settings.map((n) => `the setting ${n}`)]
+  return `Not connected yet (${connection.state}): it needs ${names.join(' and ')}, which an admin sets in skillplane; calling it now changes nothing.`
 }
 
 /** Tool arguments back into the skill's input and the edge to run on. */

@@ -13,6 +13,9 @@ const positiveInt = z.number().int().positive()
 const duration = positiveInt.max(2_147_483_647)
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const httpUrl = z.url({ protocol: /^https?$/ })
+/** A value in the config, or a reference to a secret in skillplane's store, opened when it is used. */
+const secretRef = z.strictObject({ secret: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a secret name (letters, digits and _)') })
+const valueOrSecret = z.union([z.string(), secretRef], { error: 'must be a string or { secret: NAME }' })
 
 const modelSettingsShape = {
   /** openai, anthropic or openai-compatible. */
@@ -107,8 +110,8 @@ const stdioServerShape = {
   /** The program to start (no shell; found on PATH). */
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
-  /** Variables for the server, besides PATH, HOME, USER, LOGNAME, SHELL and TERM. */
-  env: z.record(envName, z.string()).optional(),
+  /** Variables for the server, besides PATH, HOME, USER, LOGNAME, SHELL and TERM; `{ secret: NAME }` reads the global secret. */
+  env: z.record(envName, valueOrSecret).optional(),
   cwd: z.string().min(1).optional(),
 }
 
@@ -116,8 +119,8 @@ const httpServerShape = {
   ...mcpServerCommon,
   /** The MCP endpoint; credentials belong in headers. */
   url: httpUrl.refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)'),
-  /** Sent with every request; never shown. */
-  headers: z.record(z.string(), z.string()).optional(),
+  /** Sent with every request; never shown. `{ secret: NAME }` reads the global secret at each connection. */
+  headers: z.record(z.string(), valueOrSecret).optional(),
 }
 
 /** A local server started as a subprocess (stdio). */

@@ -1,6 +1,6 @@
 import { ulid } from 'ulid'
 import type { Logger } from 'pino'
-import type { Caller, Skill } from '../skill/index.js'
+import { READY_CONNECTION, type Caller, type ConnectionState, type Skill } from '../skill/index.js'
 import { type Registry, type Catalog, availability } from '../registry/index.js'
 import type { Policies } from '../policy/index.js'
 import { callAccess, mayActivate, type AccessView, type BindingView } from '../access/index.js'
@@ -53,6 +53,8 @@ export interface DiscoveredSkill {
   arguments: string
   /** For a host skill, the edges this caller may run it on. */
   edges?: string[]
+  /** Whether the secrets and settings it needs are set for this caller; when not, which are missing. */
+  connection: ConnectionState
 }
 
 export interface DiscoveryAnswer {
@@ -66,6 +68,7 @@ export interface DiscoveryOptions {
   catalog: Catalog
   policies: Pick<Policies, 'rows'>
   edges?: AccessView['edges']
+  connectionState?: AccessView['connectionState']
   instructions: () => InstructionLibrary
   repo: DiscoveryRepository
   /** The audit log, for the skills a caller uses most. */
@@ -365,6 +368,7 @@ export class Discovery {
       needsApproval: access.decision === 'ASK',
       arguments: argumentSummary(skill.inputSchemaFor({ caller, agent: agentId }), skill.scope === 'host' ? access.edges : undefined),
       ...(skill.scope === 'host' && { edges: access.edges }),
+      connection: this.#o.connectionState?.(skill, { caller, agentId }) ?? READY_CONNECTION,
     }
   }
 
@@ -383,6 +387,7 @@ export class Discovery {
       class: 'safe',
       needsApproval: false,
       arguments: 'none: activate it with activate_skill { name }',
+      connection: READY_CONNECTION,
     }
   }
 

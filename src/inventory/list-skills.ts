@@ -1,4 +1,4 @@
-import type { Caller } from '../skill/index.js'
+import type { Caller, ConnectionState, Skill } from '../skill/index.js'
 import { type Registry, type Catalog, skillSummary, type SkillSummary } from '../registry/index.js'
 import { canSee } from '../access/index.js'
 import { type InstructionLibrary, instructionSummary, type InstructionSummary } from '../sources/agent-skills/index.js'
@@ -8,6 +8,8 @@ export interface InventorySources {
   readonly registry: Pick<Registry, 'list'>
   readonly catalog: Catalog
   readonly instructions: InstructionLibrary
+  /** A skill's connection state for a caller; every skill is ready without it. */
+  connectionState?(skill: Skill, subjects: { caller: Caller; agentId: string | null }): ConnectionState
 }
 
 /** Filters of a listing; each given one must hold. `agentId` is an id (resolve names first). */
@@ -21,6 +23,8 @@ export interface SkillFilter {
   /** Text in the key, title or description (any case). */
   q?: string
   available?: boolean
+  /** Connection state for the caller listing. */
+  connection?: ConnectionState['state']
 }
 
 /**
@@ -37,7 +41,7 @@ export function listSkills(sources: InventorySources, caller: Caller, filter: Sk
     ...registry
       .list()
       .filter((s) => canSee(caller, s, catalog))
-      .map((s) => skillSummary(s, catalog)),
+      .map((s) => skillSummary(s, catalog, sources.connectionState?.(s, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null }))),
     ...instructionSkills.map((s) => instructionSummary(s, catalog, instructions.findings)),
   ]
     .sort((a, b) => a.key.localeCompare(b.key))
@@ -49,6 +53,7 @@ export function listSkills(sources: InventorySources, caller: Caller, filter: Sk
         (!filter.source || s.source === filter.source) &&
         (!filter.scope || s.scope === filter.scope) &&
         (filter.available === undefined || s.available === filter.available) &&
+        (!filter.connection || s.connection.state === filter.connection) &&
         (!filter.agentId || s.agents.includes(filter.agentId)) &&
         (!needle || `${s.key} ${s.title} ${s.description}`.toLowerCase().includes(needle)),
     )

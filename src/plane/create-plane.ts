@@ -169,6 +169,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     catalog,
     policies,
     edges,
+    connectionState: (skill, { caller, agentId }) => connections.state(skill, subjectsOf(caller, agentId, null)),
     instructions: () => sources.instructions,
     repo: new DiscoveryRepository(db),
     audit: auditRepo,
@@ -188,6 +189,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     recoveredCalls = await liveness.recover()
     await sources.startMcp(new McpToolRepository(db), {
       connect: options.connectMcp ?? true,
+      // Global values only: one connection serves every caller.
+      secrets: async (names) => (await connections.resolve({ secrets: names, settings: [] }, { agent: null, user: null })).secrets,
       onChange: () => {
         if (closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an MCP tool change failed'))
       },
@@ -243,8 +246,11 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     changes.changed()
   }
   policies.onChange = changes.changed
-  // A secret set or deleted changes connection states in every tool list.
-  connections.onChange = changes.changed
+  // A secret set or deleted changes connection states in every tool list, and may be what a server waited for.
+  connections.onChange = () => {
+    changes.changed()
+    sources.retryMcpSecrets().catch((error) => logger.warn({ err: error }, 'reconnecting MCP servers after a secret change failed'))
+  }
 
   const approvals = new Approvals(new ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, {
     expiresAfterMs: config.approvals.expiresAfterMs,

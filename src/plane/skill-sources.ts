@@ -76,7 +76,10 @@ export class SkillSources {
   }
 
   /** Register the configured MCP servers' tools; `onChange` runs when a server's list changes. */
-  async startMcp(store: McpToolRepository, options: { connect: boolean; onChange(): void; now(): string }): Promise<void> {
+  async startMcp(
+    store: McpToolRepository,
+    options: { connect: boolean; onChange(): void; now(): string; secrets?(names: string[]): Promise<Map<string, string>> },
+  ): Promise<void> {
     this.#mcp = new McpSource({
       servers: this.#o.config.mcpServers,
       registry: this.#o.registry,
@@ -85,6 +88,7 @@ export class SkillSources {
       logger: this.#o.logger,
       onChange: options.onChange,
       now: options.now,
+      secrets: options.secrets,
     })
     await this.#mcp.start({ connect: options.connect })
   }
@@ -112,6 +116,11 @@ export class SkillSources {
 
   mcpServers(): McpServerReport[] {
     return this.#mcp?.status() ?? []
+  }
+
+  /** Connect the MCP servers that waited for secrets (secrets changed). */
+  retryMcpSecrets(): Promise<void> {
+    return this.#mcp?.retryWaiting() ?? Promise.resolve()
   }
 
   connectMcp(): Promise<void> {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
+import { copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
@@ -441,6 +441,8 @@ describe.each(databases)('approvals on $name', (database) => {
     await (await open({}, location)).close()
     planes.length = 0
     const otherDir = tempDir()
+    // The same secrets key, so that only the approval secret differs.
+    copyFileSync(join(location.dataDir, 'secrets-key'), join(otherDir, 'secrets-key'))
     const mismatch = database.name === 'postgres' ? { dataDir: otherDir, databaseUrl: location.databaseUrl } : location
     if (database.name === 'sqlite') writeFileSync(join(location.dataDir, 'approval-secret'), 'ab'.repeat(32))
     await expect(openTestPlane(database, {}, mismatch)).rejects.toThrow(/approval secret in .* is not the one this database's approvals are sealed with/)

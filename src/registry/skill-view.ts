@@ -1,4 +1,4 @@
-import type { Skill, Caller, JsonSchema } from '../skill/index.js'
+import { READY_CONNECTION, type Skill, type Caller, type ConnectionState, type JsonSchema } from '../skill/index.js'
 import type { Catalog } from './catalog.js'
 
 export interface SkillSummary {
@@ -17,6 +17,8 @@ export interface SkillSummary {
   available: boolean
   /** Why not, when it is not. */
   unavailableReason: string | null
+  /** Whether the secrets and settings it needs are set for the caller listing it, and which are missing. */
+  connection: ConnectionState
   agents: string[]
 }
 
@@ -29,12 +31,14 @@ export interface SkillDetail extends SkillSummary {
   inputSchema: JsonSchema
   outputSchema: JsonSchema | null
   examples: Skill['examples']
+  /** The secrets and settings it declares, by name. */
+  needs: { secrets: string[]; settings: string[] }
   /** Catalog overrides in effect, so an operator sees where a value comes from. */
   overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
 }
 
-/** The effective view of a skill: code metadata with catalog overrides applied. */
-export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
+/** The effective view of a skill: code metadata with catalog overrides applied, and its connection state for the viewer. */
+export function skillSummary(skill: Skill, catalog: Catalog, connection: ConnectionState = READY_CONNECTION): SkillSummary {
   const row = catalog.row(skill.key)
   return {
     key: skill.key,
@@ -48,6 +52,7 @@ export function skillSummary(skill: Skill, catalog: Catalog): SkillSummary {
     source: skill.source,
     enabled: catalog.isEnabled(skill.key),
     ...availability(catalog.isEnabled(skill.key), skill),
+    connection,
     agents: catalog.agentsBoundTo(skill.key),
   }
 }
@@ -65,10 +70,10 @@ export function availability(enabled: boolean, skill: Pick<Skill, 'unavailable'>
 }
 
 /** With a caller, the input schema is the one that caller sees (an enum of what it may name, say). */
-export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller): SkillDetail {
+export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller, connection?: ConnectionState): SkillDetail {
   const row = catalog.row(skill.key)
   return {
-    ...skillSummary(skill, catalog),
+    ...skillSummary(skill, catalog, connection),
     slug: skill.slug,
     toolName: skill.toolName,
     origin: skill.origin,
@@ -77,6 +82,7 @@ export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller): Sk
     inputSchema: caller ? skill.inputSchemaFor({ caller, agent: caller.kind === 'agent' ? caller.agentId : null }) : skill.input.jsonSchema,
     outputSchema: skill.output?.jsonSchema ?? null,
     examples: skill.examples,
+    needs: { secrets: [...skill.secrets], settings: [...skill.settings] },
     overrides: {
       title: row?.title_override != null,
       description: row?.description_override != null,

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../skill/index.js'
 
-export type SkillErrorCode = Extract<ErrorCode, 'invalid_input' | 'not_found' | 'denied' | 'unavailable'>
+export type SkillErrorCode = Extract<ErrorCode, 'invalid_input' | 'not_found' | 'denied' | 'unavailable' | 'needs_auth'>
 
 // A registry-wide brand, like defineSkill's: two copies of the package still recognise each other.
 const BRAND = Symbol.for('skillplane.skill-error')

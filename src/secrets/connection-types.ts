@@ -1,3 +1,4 @@
+export type { ConnectionState, ConnectionStateName } from '../skill/index.js'
 export type ValueKind = 'secret' | 'setting'
 export type ValueScope = 'global' | 'agent' | 'user'
 
@@ -21,18 +22,6 @@ export interface ConnectionNeeds {
   awaiting?: () => { secrets?: string[]; settings?: string[] } | null
 }
 
-/**
- * Whether a skill can run for a caller: `needs_auth` when a secret is missing, `needs_input` when
- * only settings are.
- */
-export type ConnectionStateName = 'ready' | 'needs_auth' | 'needs_input'
-
-export interface ConnectionState {
-  state: ConnectionStateName
-  /** What is missing for this caller, by name (empty lists when ready). */
-  missing: { secrets: string[]; settings: string[] }
-}
-
 /** A stored value as listings show it: a setting's value is shown, a secret's never. */
 export interface ConnectionValueInfo {
   kind: ValueKind
@@ -49,4 +38,3 @@ export interface ConnectionValueInfo {
 
 export const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
 export const MAX_VALUE_BYTES = 65_536
-export const READY: ConnectionState = Object.freeze({ state: 'ready', missing: Object.freeze({ secrets: [], settings: [] }) }) as ConnectionState

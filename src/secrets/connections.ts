@@ -1,10 +1,10 @@
 import type { ConnectionValueMeta, ConnectionValueRepository, ConnectionValueId } from '../store/index.js'
 import type { Actor, AuditEvents } from '../audit/index.js'
+import { READY_CONNECTION } from '../skill/index.js'
 import type { SecretsKey } from './secrets-key.js'
 import { ConnectionValueError } from './connection-value-error.js'
 import {
   MAX_VALUE_BYTES,
-  READY,
   VALUE_NAME,
   type ConnectionNeeds,
   type ConnectionState,
@@ -92,10 +92,10 @@ export class Connections {
   state(needs: ConnectionNeeds, subjects: Subjects): ConnectionState {
     const waiting = awaitingOf(needs)
     if (waiting) return { state: waiting.secrets.length > 0 ? 'needs_auth' : 'needs_input', missing: waiting }
-    if (needs.secrets.length === 0 && needs.settings.length === 0) return READY
+    if (needs.secrets.length === 0 && needs.settings.length === 0) return READY_CONNECTION
     const secrets = needs.secrets.filter((name) => !this.#has('secret', name, subjects))
     const settings = needs.settings.filter((name) => !this.#has('setting', name, subjects))
-    if (secrets.length === 0 && settings.length === 0) return READY
+    if (secrets.length === 0 && settings.length === 0) return READY_CONNECTION
     return { state: secrets.length > 0 ? 'needs_auth' : 'needs_input', missing: { secrets, settings } }
   }
 

@@ -3,7 +3,6 @@ export { Connections, awaitingOf, type ConnectionsDeps, type Resolved } from './
 export { ConnectionValueError } from './connection-value-error.js'
 export {
   VALUE_NAME,
-  READY,
   type ValueKind,
   type ValueScope,
   type ValueOwner,

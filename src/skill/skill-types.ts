@@ -62,6 +62,18 @@ export interface SkillContext {
   invoke(key: string, input: unknown, options?: NestedCallOptions): Promise<Envelope>
 }
 
+/**
+ * Whether a skill can run for a caller: `needs_auth` when a secret it needs is missing,
+ * `needs_input` when only settings are.
+ */
+export type ConnectionStateName = 'ready' | 'needs_auth' | 'needs_input'
+
+export interface ConnectionState {
+  state: ConnectionStateName
+  /** What is missing for this caller, by name (empty lists when ready). */
+  missing: { secrets: string[]; settings: string[] }
+}
+
 /** A skill's declared settings for this call. */
 export interface SkillSettings {
   /** The value; throws for a name the skill did not declare. */

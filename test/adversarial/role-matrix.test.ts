@@ -84,6 +84,26 @@ const MATRIX: Record<string, Entry> = {
       return { path: `/api/policies/${set.policy.id}` }
     },
   },
+  ...Object.fromEntries(
+    (['secret', 'setting'] as const).flatMap((kind) => [
+      [`GET /api/${kind}s`, { allow: ADMIN, request: () => ({ path: `/api/${kind}s` }) }],
+      [
+        `PUT /api/${kind}s/{name}`,
+        { allow: ADMIN, request: () => ({ path: `/api/${kind}s/MATRIX_${kind.toUpperCase()}`, body: JSON.stringify({ value: 'v-1234' }) }) },
+      ],
+      [
+        `DELETE /api/${kind}s/{name}`,
+        {
+          allow: ADMIN,
+          request: async (t: Target) => {
+            const name = `M_${ulid()}`
+            await (kind === 'secret' ? t.plane.secrets : t.plane.settings).set(name, 'v-1234')
+            return { path: `/api/${kind}s/${name}` }
+          },
+        },
+      ],
+    ]),
+  ),
   'GET /api/edges': { allow: OPERATORS, request: () => ({ path: '/api/edges' }) },
   'POST /api/edges': { allow: ADMIN, request: () => ({ path: '/api/edges', body: JSON.stringify({ name: `m-${ulid().toLowerCase()}` }) }) },
   'GET /api/edges/{id}': {

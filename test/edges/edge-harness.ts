@@ -155,3 +155,28 @@ export function cli(location: { dataDir: string; databaseUrl?: string }, args: s
 }
 
 export { waitFor, tempDir }
+
+/**
+ * Two packs for an edge: `probe_token` declares the secret PROBE_TOKEN and reports it back (its
+ * length, and the value, as a careless program would); `env_names` declares none and lists the
+ * environment it was given.
+ */
+export function secretPacks(): string {
+  const root = join(tempDir('skillplane-edge-secret-packs-'), 'packs')
+  const pack = (name: string, manifest: object, body: string) => {
+    mkdirSync(join(root, name), { recursive: true })
+    writeFileSync(
+      join(root, name, 'run.mjs'),
+      `#!${process.execPath}\nprocess.stdin.resume()\nprocess.stdin.on('end', () => process.stdout.write(JSON.stringify(${body})))\n`,
+    )
+    chmodSync(join(root, name, 'run.mjs'), 0o755)
+    writeFileSync(join(root, name, 'skill.json'), JSON.stringify({ name, entry: 'run.mjs', class: 'safe', schema: { type: 'object' }, ...manifest }))
+  }
+  pack(
+    'probe_token',
+    { description: 'Reports the token it was given', secrets: ['PROBE_TOKEN'] },
+    '{ length: process.env.PROBE_TOKEN.length, echoed: process.env.PROBE_TOKEN }',
+  )
+  pack('env_names', { description: 'Lists the names of its environment variables' }, 'Object.keys(process.env)')
+  return root
+}

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { databases } from '../../src/test-support/databases.js'
-import { MAIN, slowPack, startEdge, startManager, tempDir, waitFor } from './edge-harness.js'
+import { MAIN, secretPacks, slowPack, startEdge, startManager, tempDir, waitFor } from './edge-harness.js'
 
 const postgres = databases.find((d) => d.name === 'postgres')
 
@@ -42,7 +42,7 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
       const caller = await startManager(location)
       const enrolled = await caller.api('POST', '/api/edges', { name: 'far', labels: { env: 'prod' } })
       // The edge knows both managers and dials the first.
-      const edge = startEdge([holderUrl, caller.url], enrolled.body.token, ['--packs', pack.dir])
+      const edge = startEdge([holderUrl, caller.url], enrolled.body.token, ['--packs', pack.dir, '--packs', secretPacks()])
       await waitFor(() => caller.plane.edges.get('far')?.online === true, 20_000).catch(() => {
         throw new Error(`the edge did not come online: ${edge.output()}`)
       })
@@ -51,6 +51,10 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
       const relayed = await caller.invoke('slow_op', { input: { ms: 5 }, edgeId: 'far' })
       expect(relayed).toMatchObject({ status: 200, body: { ok: true, data: { slept: 5 } } })
       expect(await caller.plane.audit.get(relayed.body.callId)).toMatchObject({ status: 'ok', edgeName: 'far', edgeId: enrolled.body.edge.id })
+      // A secret travels to the holder sealed in the shared table, and is gone from it after the call.
+      await caller.plane.secrets.set('PROBE_TOKEN', 'relayed-token-0123')
+      const secret = await caller.invoke('probe_token', { input: {}, edgeId: 'far' })
+      expect(secret).toMatchObject({ status: 200, body: { ok: true, data: { length: 'relayed-token-0123'.length, echoed: '[REDACTED]' } } })
       // Refusals the edge makes travel back as they are.
       expect(await caller.invoke('slow_op', { input: { ms: -1 }, edgeId: 'far' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_input' } } })
 

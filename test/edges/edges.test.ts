@@ -8,7 +8,7 @@ import { MockLanguageModelV3 } from 'ai/test'
 import { callsTool, says } from '../../src/test-support/mock-model.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { cli, enrollAndStart, slowPack, startEdge, startManager, tempDir, waitFor, type Manager } from './edge-harness.js'
+import { cli, enrollAndStart, secretPacks, slowPack, startEdge, startManager, tempDir, waitFor, type Manager } from './edge-harness.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -310,5 +310,23 @@ describe('edges', () => {
     expect(tool.inputSchema.properties.edge_id).toMatchObject({ enum: ['ops-1'] })
     expect((await manager.api('GET', `/api/audit/${run.body.steps[0].callId}`)).body).toMatchObject({ agent: 'ops', edgeName: 'ops-1', status: 'ok' })
     target.close()
+  })
+
+  it('sends an edge pack the secrets it declares with each call only, and scrubs them from what comes back', async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    await enrollAndStart(manager, 'vault-1', { args: ['--packs', secretPacks()] })
+    await waitFor(() => manager.plane.registry.get('probe_token') !== undefined)
+    const refused = await manager.invoke('probe_token', { input: {}, edgeId: 'vault-1' })
+    expect(refused).toMatchObject({ status: 424, body: { ok: false, error: { code: 'needs_auth', details: { missing: { secrets: ['PROBE_TOKEN'] } } } } })
+
+    const token = 'edge-token-0123456789'
+    await manager.plane.secrets.set('PROBE_TOKEN', token)
+    const ran = await manager.invoke('probe_token', { input: {}, edgeId: 'vault-1' })
+    expect(ran).toMatchObject({ status: 200, body: { ok: true, data: { length: token.length, echoed: '[REDACTED]' } } })
+    // Another pack on the same edge never sees it: the edge holds no secret between calls.
+    const other = await manager.invoke('env_names', { input: {}, edgeId: 'vault-1' })
+    expect(other.status).toBe(200)
+    expect(other.body.data).not.toContain('PROBE_TOKEN')
+    expect(JSON.stringify((await manager.api('GET', '/api/audit?limit=10')).body)).not.toContain(token)
   })
 })

@@ -1,4 +1,5 @@
 import { type Catalog, availability, type SkillSummary } from '../../registry/index.js'
+import { READY_CONNECTION } from '../../skill/index.js'
 import type { Finding } from './finding.js'
 import type { LibrarySkill } from './instruction-library.js'
 
@@ -27,6 +28,8 @@ export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findin
     source: 'agent-skill',
     enabled: catalog.isEnabled(skill.name),
     ...availability(catalog.isEnabled(skill.name), ALWAYS_AVAILABLE),
+    // Instructions need no secrets of their own; the skills they call declare theirs.
+    connection: READY_CONNECTION,
     agents: catalog.agentsBoundTo(skill.name),
     folder: skill.dir,
     template: skill.template,

@@ -10,8 +10,11 @@ import { SkillError } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 
-/** idle: not connected yet, and connects on its first call (a one-shot CLI command). */
-export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'closed'
+/**
+ * idle: not connected yet, and connects on its first call (a one-shot CLI command); needs_auth:
+ * a secret its headers or environment name is not set.
+ */
+export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'needs_auth' | 'closed'
 
 export interface McpServerStatus {
   name: string
@@ -35,7 +38,11 @@ interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
   onTools(tools: Tool[], problems: ToolProblem[]): void
   logger: SkillLogger
+  /** Open the global secrets the server's headers or environment name; without it none can be. */
+  secrets?(names: string[]): Promise<Map<string, string>>
 }
+
+type Configured = string | { secret: string }
 
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 30_000
@@ -74,6 +81,10 @@ export class McpConnection {
   #lastExitStderr: string | null = null
   #connecting: Promise<void> | null = null
   #listing = 0
+  /** Secrets named in the config and not set, as of the last attempt. */
+  #missing: string[] = []
+  /** The values of the named secrets the current connection was made with. */
+  #opened = new Map<string, string>()
 
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
@@ -82,7 +93,7 @@ export class McpConnection {
 
   /** Why a call can't go to this server now, or null when it can. */
   unavailable(): string | null {
-    if (this.#state === 'connected' || this.#state === 'idle') return null
+    if (this.#state === 'connected' || this.#state === 'idle' || this.#state === 'needs_auth') return null
     return `MCP server "${this.server.name}" is ${this.#state === 'connecting' ? 'connecting' : 'not connected'}: ${this.#reason}`
   }
 
@@ -98,6 +109,16 @@ export class McpConnection {
       retryAt: this.#state === 'down' && this.#retryAt ? new Date(this.#retryAt).toISOString() : null,
       stderr: this.#lastExitStderr ?? (this.#stderr.text.trim() || null),
     }
+  }
+
+  /** The secrets the server waits for (named in its config, not set), as of its last attempt. */
+  missingSecrets(): string[] {
+    return this.#state === 'needs_auth' ? this.#missing : []
+  }
+
+  /** The secret values its connection was made with: a tool result echoing one is scrubbed. */
+  secretValues(): Iterable<string> {
+    return this.#opened.values()
   }
 
   /** Connect now unless connected (a first attempt, or an operator's retry); resolves when settled. */
@@ -126,6 +147,7 @@ export class McpConnection {
     for (let attempt = 0; ; attempt++) {
       const client = this.#client
       const generation = this.#generation
+      if (this.#state === 'needs_auth') throw new SkillError('needs_auth', this.#reason!)
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
         const options = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
@@ -189,6 +211,10 @@ export class McpConnection {
     }
     this.#pending = client
     try {
+      if (!(await this.#openSecrets(generation))) {
+        this.#pending = null
+        return
+      }
       await client.connect(this.#transport(), { timeout: this.server.connectTimeoutMs })
       const listed = await listAllTools(client, this.server.connectTimeoutMs)
       if (generation !== this.#generation) {
@@ -214,13 +240,35 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Open the secrets the config names, fresh for each connection (a rotated token is picked up on
+   * reconnecting). One missing: the server waits in needs_auth and is tried again when secrets change.
+   */
+  async #openSecrets(generation: number): Promise<boolean> {
+    const names = [...new Set(Object.values(configured(this.server)).flatMap((v) => (typeof v === 'string' ? [] : [v.secret])))]
+    if (names.length === 0) return true
+    const opened = this.#hooks.secrets ? await this.#hooks.secrets(names) : new Map<string, string>()
+    if (generation !== this.#generation) return false
+    this.#missing = names.filter((n) => !opened.has(n))
+    if (this.#missing.length > 0) {
+      this.#state = 'needs_auth'
+      this.#reason = `its config names the secret${this.#missing.length === 1 ? '' : 's'} ${this.#missing.join(', ')}, not set: an admin sets it with skillplane secrets set ${this.#missing[0]}`
+      this.#hooks.logger.warn({ server: this.server.name, missing: this.#missing }, 'MCP server waits for secrets')
+      return false
+    }
+    this.#opened = opened
+    return true
+  }
+
   #transport(): Transport {
     const { server } = this
+    const value = (v: Configured) => (typeof v === 'string' ? v : this.#opened.get(v.secret)!)
+    const values = (record: Record<string, Configured>) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, value(v)]))
     if (server.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: sharedSignalFetch })
+      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: values(server.headers) }, fetch: sharedSignalFetch })
     }
     // The SDK passes only a minimal environment (PATH, HOME, USER, ...) plus what the config sets.
-    const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' })
+    const transport = new StdioClientTransport({ command: server.command, args: server.args, env: values(server.env), cwd: server.cwd, stderr: 'pipe' })
     // One buffer per process: a restarted server must not write into its predecessor's tail.
     const tail = { text: '' }
     this.#stderr = tail
@@ -360,4 +408,8 @@ function describe(error: unknown): string {
 
 function scrubCredentials(text: string): string {
   return text.replace(/\/\/[^/@\s]*@/g, '//')
+}
+
+function configured(server: ResolvedMcpServer): Record<string, Configured> {
+  return server.transport === 'http' ? server.headers : server.env
 }

@@ -225,6 +225,42 @@ describe('MCP import', () => {
     expect(await slow).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('whether the tool ran is unknown') } })
   })
 
+  it('connects a server whose header is a secret once the secret is set, and waits in needs_auth while it is not', async () => {
+    const fixture = await startHttpFixture()
+    children.push(fixture.child)
+    const location = await sqlite!.create()
+    const config = { mcpServers: [{ name: 'remote', url: fixture.url, headers: { 'x-fixture-token': { secret: 'FIXTURE_TOKEN' } } }] }
+    const plane = await openTestPlane(sqlite!, config, location)
+    planes.push(plane)
+    expect(plane.mcpServers()[0]).toMatchObject({ state: 'needs_auth', reason: expect.stringContaining('skillplane secrets set FIXTURE_TOKEN'), skills: [] })
+
+    await plane.secrets.set('FIXTURE_TOKEN', 'let-me-in')
+    await waitFor(() => plane.mcpServers()[0]!.state === 'connected')
+    const echoed = await plane.invoke('remote_echo', { text: 'let-me-in, said the header' }, { caller: operator })
+    // The server's credential is scrubbed from what comes back, like any injected secret.
+    expect(echoed).toMatchObject({ ok: true, data: { structuredContent: { echoed: '[REDACTED], said the header' } } })
+    await planes.pop()!.close()
+
+    // Deleted: the next start knows the tools it had, lists them as needs_auth, and refuses their calls without sending them.
+    const again = await openTestPlane(sqlite!, config, location)
+    planes.push(again)
+    await again.secrets.delete('FIXTURE_TOKEN')
+    await again.close()
+    const third = await openTestPlane(sqlite!, config, location)
+    planes.push(third)
+    const skill = third.registry.get('remote_echo')!
+    expect(skillSummary(skill, third.catalog, third.connectionState(skill, { caller: admin, agentId: null }))).toMatchObject({
+      available: true,
+      connection: { state: 'needs_auth', missing: { secrets: ['FIXTURE_TOKEN'] } },
+    })
+    expect(await third.invoke('remote_echo', { text: 'x' }, { caller: admin })).toMatchObject({
+      ok: false,
+      error: { code: 'needs_auth', details: { missing: { secrets: ['FIXTURE_TOKEN'] } } },
+    })
+    const listed = mcpToolList(third, admin, { mostUsed: [], found: new Set() }).listed.find((t) => t.name === 'remote_echo')
+    expect(listed?.description).toContain('Not connected yet (needs_auth): it needs the secret FIXTURE_TOKEN')
+  })
+
   it.each(databases)('keeps the last known tools of a server that is down ($name), listed as unavailable', async (database) => {
     const location = await database.create()
     const first = await openTestPlane(database, { mcpServers: [stdioServer()] }, location)

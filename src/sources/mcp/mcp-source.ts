@@ -25,6 +25,8 @@ export interface McpSourceOptions {
   /** After start, each time a server's skills changed (a connection, a list change). */
   onChange(): void
   now(): string
+  /** Open global secrets that servers' headers or environments name. */
+  secrets?(names: string[]): Promise<Map<string, string>>
 }
 
 /**
@@ -45,6 +47,7 @@ export class McpSource {
       const connection: McpConnection = new McpConnection(server, {
         logger: options.logger,
         onTools: (tools, problems) => this.#apply(connection, tools, problems, true),
+        secrets: options.secrets,
       })
       return connection
     })
@@ -83,6 +86,11 @@ export class McpSource {
   /** Connect the servers not connected yet (a one-shot command that needs their tools after all). */
   async connectIdle(): Promise<void> {
     await Promise.all(this.#connections.filter((c) => c.status().state === 'idle').map((c) => c.connect()))
+  }
+
+  /** Try the servers that wait for secrets again (secrets changed). */
+  async retryWaiting(): Promise<void> {
+    await Promise.all(this.#connections.filter((c) => c.status().state === 'needs_auth').map((c) => c.connect()))
   }
 
   /** Reconnect servers that are down and list the tools of those that are up. */

@@ -39,7 +39,13 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
       tool.execution?.taskSupport === 'required'
         ? `the tool requires task-based calls (execution.taskSupport "required"), which skillplane does not make yet`
         : connection.unavailable(),
+    awaiting: () => {
+      const secrets = connection.missingSecrets()
+      return secrets.length > 0 ? { secrets } : null
+    },
     run: async (input, ctx) => {
+      // A server that echoes its credentials back gets them scrubbed like any injected secret.
+      for (const value of connection.secretValues()) ctx.secrets.conceal(value)
       const result = await connection.callTool(tool.name, input, ctx.signal, (update) => ctx.progress(update))
       if (result.isError) {
         const text = textOf(result)

@@ -9,6 +9,7 @@ import { syncCommand } from './commands/sync.js'
 import { keysCommand } from './commands/keys.js'
 import { approvalsCommand } from './commands/approvals.js'
 import { policiesCommand } from './commands/policies.js'
+import { secretsCommand } from './commands/secrets.js'
 import { sopCommand } from './commands/sop.js'
 import { packsCommand } from './commands/packs.js'
 import { sourcesCommand } from './commands/sources.js'
@@ -39,6 +40,7 @@ export function createProgram(): Command {
     keysCommand,
     approvalsCommand,
     policiesCommand,
+    secretsCommand,
     sopCommand,
     packsCommand,
     sourcesCommand,

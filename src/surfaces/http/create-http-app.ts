@@ -14,6 +14,7 @@ import { auditRoutes } from './routes/audit.js'
 import { agentRoutes } from './routes/agents.js'
 import { approvalRoutes } from './routes/approvals.js'
 import { policyRoutes } from './routes/policies.js'
+import { connectionValueRoutes } from './routes/connection-values.js'
 import { sopRoutes } from './routes/sops.js'
 import { edgeRoutes } from './routes/edges.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
@@ -73,6 +74,8 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.route('/api/runs', runRoutes(plane))
   app.route('/api/approvals', approvalRoutes(plane))
   app.route('/api/policies', policyRoutes(plane))
+  app.route('/api/secrets', connectionValueRoutes(plane, 'secret'))
+  app.route('/api/settings', connectionValueRoutes(plane, 'setting'))
   app.route('/api/sops', sopRoutes(plane))
   app.route('/api/edges', edgeRoutes(plane))
   app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))

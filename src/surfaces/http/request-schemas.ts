@@ -22,6 +22,10 @@ export const skillListQuery = z.object({
   q: z.string().optional().describe('text in the key, title or description (any case)'),
   scope: z.string().optional().describe('manager or host'),
   available: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  connection: z
+    .enum(['ready', 'needs_auth', 'needs_input'], { error: 'must be ready, needs_auth or needs_input' })
+    .optional()
+    .describe('only skills in this connection state for the caller'),
 })
 
 export const skillSearchQuery = z.strictObject({
@@ -84,6 +88,16 @@ export const policyBody = z.strictObject({
   level: z.enum(POLICY_LEVELS),
   subject: z.string().min(1).optional(),
   decision: z.enum(POLICY_DECISIONS),
+})
+
+export const valueOwnerQuery = z.strictObject({
+  agent: z.string().min(1).optional().describe("The agent's own value (name, alias or id)"),
+  user: z.string().min(1).optional().describe("A user's own value (their API key's name)"),
+})
+
+export const valueBody = z.strictObject({
+  value: z.string().min(1).max(65_536).describe('The value; a secret is encrypted at rest and never returned'),
+  ...valueOwnerQuery.shape,
 })
 
 export const sopRegisterBody = z.strictObject({

@@ -49,7 +49,7 @@ export async function skillsList(
           s.scope,
           s.source,
           s.category,
-          s.available ? 'yes' : s.enabled ? 'no' : 'disabled',
+          !s.enabled ? 'disabled' : !s.available ? 'no' : s.connection.state === 'ready' ? 'yes' : s.connection.state,
           s.agents.join(',') || '-',
           truncate(s.description, 60),
         ]),
@@ -97,13 +97,21 @@ export async function skillsShow(key: string, o: GlobalOptions & { json?: boolea
     }
     const skill = plane.registry.get(key)
     if (!skill) throw new CliError(`no skill with key "${key}"`)
-    const d = skillDetail(skill, plane.catalog)
+    const d = skillDetail(skill, plane.catalog, undefined, plane.connectionState(skill, { caller: localAdmin(), agentId: null }))
     if (o.json) return console.log(JSON.stringify(d, null, 2))
     console.log(`${d.key}: ${d.title}`)
     console.log(`  ${d.description}`)
     const klass = d.class === d.declaredClass ? d.class : `${d.class} (raised in the catalog; declared ${d.declaredClass})`
     console.log(`  class ${klass}, scope ${d.scope}, source ${d.source} (${d.origin}), category ${d.category}`)
     console.log(`  tags ${d.tags.join(', ') || '-'}; agents ${d.agents.join(', ') || '-'}; enabled ${d.enabled ? 'yes' : 'no'}; timeout ${d.timeoutMs} ms`)
+    if (d.needs.secrets.length > 0 || d.needs.settings.length > 0) {
+      const missing = [...d.connection.missing.secrets, ...d.connection.missing.settings]
+      console.log(
+        `  needs secrets ${d.needs.secrets.join(', ') || '-'}; settings ${d.needs.settings.join(', ') || '-'}: ${d.connection.state}${missing.length ? ` (missing ${missing.join(', ')} for you)` : ''}`,
+      )
+    } else if (d.connection.state !== 'ready') {
+      console.log(`  ${d.connection.state}: its source waits for ${[...d.connection.missing.secrets, ...d.connection.missing.settings].join(', ')}`)
+    }
     if (d.systemPrompt) console.log(`  system prompt: ${d.systemPrompt}`)
     console.log(`input schema:\n${JSON.stringify(d.inputSchema, null, 2)}`)
     if (d.outputSchema) console.log(`output schema:\n${JSON.stringify(d.outputSchema, null, 2)}`)

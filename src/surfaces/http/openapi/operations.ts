@@ -164,6 +164,34 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [400, 401, 403],
   },
   { method: 'delete', path: '/api/policies/{id}', summary: 'Clear an override (admin)', ok: { status: 200, description: 'Cleared' }, errors: [401, 403, 404] },
+  ...(['secret', 'setting'] as const).flatMap((kind): OperationSpec[] => [
+    {
+      method: 'get',
+      path: `/api/${kind}s`,
+      summary:
+        kind === 'secret'
+          ? 'Secrets: names, owners (global, agent, user), versions, when set; never values (admin)'
+          : 'Settings with their values, owners and versions (admin)',
+      ok: { status: 200, description: `{ ${kind}s }` },
+      errors: [401, 403],
+    },
+    {
+      method: 'put',
+      path: `/api/${kind}s/{name}`,
+      summary: `Set a ${kind} (a new version), globally or for one agent or user (admin)`,
+      body: schemas.valueBody,
+      ok: { status: 200, description: `The ${kind} as listed${kind === 'secret' ? ', without its value' : ''}` },
+      errors: [400, 401, 403],
+    },
+    {
+      method: 'delete',
+      path: `/api/${kind}s/{name}`,
+      summary: `Delete one owner's ${kind} (admin)`,
+      query: schemas.valueOwnerQuery,
+      ok: { status: 200, description: 'The deleted entry' },
+      errors: [400, 401, 403, 404],
+    },
+  ]),
   {
     method: 'get',
     path: '/api/edges',

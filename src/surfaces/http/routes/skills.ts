@@ -22,7 +22,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const caller = c.get('caller')
     const query = skillListQuery.safeParse(c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid skills query: ${describeZod(query.error)}`)
-    const { class: klass, category, tag, source, agent, q, scope, available } = query.data
+    const { class: klass, category, tag, source, agent, q, scope, available, connection } = query.data
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
     const skills = listSkills(plane, caller, {
@@ -34,6 +34,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
       agentId,
       q,
       available: available === undefined ? undefined : available === 'true',
+      connection,
     })
     return c.json({ skills })
   })
@@ -61,7 +62,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!skill || !canSee(c.get('caller'), skill, plane.catalog)) {
       return errorResponse(c, 'not_found', `no skill with key "${c.req.param('key')}"`)
     }
-    return c.json(skillDetail(skill, plane.catalog, c.get('caller')))
+    return c.json(skillDetail(skill, plane.catalog, caller, plane.connectionState(skill, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null })))
   })
 
   app.patch('/:key', requireRole('admin'), async (c) => {
@@ -75,7 +76,11 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (refused) return errorResponse(c, 'invalid_input', `invalid catalog edit: ${refused}`)
     const row = await plane.catalog.edit(key, body.value, plane.now())
     if (!row) return errorResponse(c, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
-    return c.json(skill ? skillDetail(skill, plane.catalog) : instructionSummary(instruction!, plane.catalog, plane.instructions.findings))
+    return c.json(
+      skill
+        ? skillDetail(skill, plane.catalog, undefined, plane.connectionState(skill, { caller: c.get('caller'), agentId: null }))
+        : instructionSummary(instruction!, plane.catalog, plane.instructions.findings),
+    )
   })
 
   app.post('/:key/invoke', async (c) => {

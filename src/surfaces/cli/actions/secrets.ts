@@ -1,0 +1,59 @@
+import { read } from 'read'
+import type { ConnectionValueInfo, ValueKind } from '../../../secrets/index.js'
+import { localAdmin, withPlane, type GlobalOptions } from '../open-plane.js'
+import { formatTable } from '../format-table.js'
+import { CliError } from '../cli-error.js'
+
+type OwnerOptions = GlobalOptions & { agent?: string; user?: string; json?: boolean }
+
+export async function valueSet(kind: ValueKind, name: string, given: string | undefined, o: OwnerOptions): Promise<void> {
+  const value = given ?? (await readValue(kind, name))
+  const set = await withPlane(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).set(name, value, owner(o), localAdmin()))
+  if (o.json) return console.log(JSON.stringify(set, null, 2))
+  console.log(`set ${kind} ${set.name} (${whose(set)}, version ${set.version})`)
+}
+
+export async function valueList(kind: ValueKind, o: OwnerOptions): Promise<void> {
+  const list = await withPlane(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).list())
+  if (o.json) return console.log(JSON.stringify(list, null, 2))
+  if (list.length === 0) return console.log(`no ${kind}s`)
+  const head = ['NAME', 'OWNER', 'VERSION', 'SET AT', 'SET BY']
+  const rows = list.map((v) => [v.name, whose(v), String(v.version), v.updatedAt, v.updatedBy])
+  console.log(
+    kind === 'setting'
+      ? formatTable(
+          [...head, 'VALUE'],
+          rows.map((r, i) => [...r, list[i]!.value ?? '']),
+        )
+      : formatTable(head, rows),
+  )
+}
+
+export async function valueDelete(kind: ValueKind, name: string, o: OwnerOptions): Promise<void> {
+  const deleted = await withPlane(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).delete(name, owner(o), localAdmin()))
+  if (!deleted) throw new CliError(`no ${kind} ${name} for ${o.user ? `user ${o.user}` : o.agent ? `agent ${o.agent}` : 'everyone (global)'}`)
+  console.log(`deleted ${kind} ${deleted.name} (${whose(deleted)}, version ${deleted.version})`)
+}
+
+function owner(o: OwnerOptions): { agent?: string; user?: string } {
+  if (o.agent && o.user) throw new CliError('give --agent or --user, not both')
+  return { ...(o.agent && { agent: o.agent }), ...(o.user && { user: o.user }) }
+}
+
+function whose(v: ConnectionValueInfo): string {
+  return v.scope === 'global' ? 'global' : `${v.scope} ${v.subject}`
+}
+
+/** Piped stdin (one trailing newline dropped), else a prompt that does not echo a secret. */
+async function readValue(kind: ValueKind, name: string): Promise<string> {
+  if (!process.stdin.isTTY) {
+    let text = ''
+    for await (const chunk of process.stdin) text += String(chunk)
+    const value = text.replace(/\r?\n$/, '')
+    if (value === '') throw new CliError(`no value on stdin for ${kind} ${name}: pipe it in, e.g. printf %s "$TOKEN" | skillplane ${kind}s set ${name}`)
+    return value
+  }
+  const value = await read({ prompt: `${kind} ${name}: `, silent: kind === 'secret', replace: kind === 'secret' ? '*' : undefined, output: process.stderr })
+  if (value === '') throw new CliError(`no value given for ${kind} ${name}`)
+  return value
+}
