@@ -15,13 +15,13 @@ interface Run {
   json(): any
 }
 
-function cli(location: { dataDir: string; databaseUrl?: string }, args: string[], config = CONFIG): Run {
+function cli(location: { dataDir: string; databaseUrl?: string }, args: string[], config = CONFIG, input?: string): Run {
   const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
   delete env.SKILLPLANE_DATABASE_URL
   const result = spawnSync(
     process.execPath,
     [MAIN, '--data-dir', location.dataDir, '--config', config, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), ...args],
-    { encoding: 'utf8', env, timeout: 20_000 },
+    { encoding: 'utf8', env, timeout: 20_000, ...(input !== undefined && { input }) },
   )
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
 }
@@ -117,6 +117,34 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const forced = cli(location, ['sync', '--force', '--json'], empty)
     expect(forced.code).toBe(0)
     expect(forced.json().changes.filter((c: { kind: string }) => c.kind === 'skill_orphaned').length).toBeGreaterThan(0)
+  })
+
+  it('sets secrets from stdin only, lists them without values, and deletes them', async () => {
+    const location = await database.create()
+    const value = 'cli-secret-value-9876'
+    const set = cli(location, ['secrets', 'set', 'DEPLOY_TOKEN'], CONFIG, `${value}\n`)
+    expect(set.stdout).toBe('set secret DEPLOY_TOKEN (global, version 1)\n')
+    expect(cli(location, ['secrets', 'set', 'DEPLOY_TOKEN', '--user', 'alice'], CONFIG, value).stdout).toContain('(user alice, version 1)')
+    const asArgument = cli(location, ['secrets', 'set', 'DEPLOY_TOKEN', value])
+    expect(asArgument.code).not.toBe(0)
+    expect(asArgument.stderr).toMatch(/too many arguments/)
+    const empty = cli(location, ['secrets', 'set', 'DEPLOY_TOKEN'], CONFIG, '')
+    expect(empty.code).toBe(1)
+    expect(empty.stderr).toContain('no value on stdin for secret DEPLOY_TOKEN')
+    oneLine(empty)
+    const bad = cli(location, ['secrets', 'set', 'deploy-token'], CONFIG, value)
+    expect(bad.stderr).toContain('secret name "deploy-token" is not valid')
+    oneLine(bad)
+    const list = cli(location, ['secrets', 'list'])
+    expect(list.stdout).toMatch(/DEPLOY_TOKEN\s+global\s+1/)
+    expect(list.stdout).toMatch(/DEPLOY_TOKEN\s+user alice\s+1/)
+    expect(list.stdout + cli(location, ['secrets', 'list', '--json']).stdout).not.toContain(value)
+    expect(cli(location, ['settings', 'set', 'REGION', 'eu-west']).stdout).toContain('set setting REGION (global, version 1)')
+    expect(cli(location, ['settings', 'list']).stdout).toMatch(/REGION\s+global\s+1\s+\S+\s+\S+\s+eu-west/)
+    expect(cli(location, ['secrets', 'delete', 'DEPLOY_TOKEN', '--user', 'alice']).stdout).toContain('deleted secret DEPLOY_TOKEN (user alice, version 1)')
+    const again = cli(location, ['secrets', 'delete', 'DEPLOY_TOKEN', '--user', 'alice'])
+    expect(again.stderr).toContain('no secret DEPLOY_TOKEN for user alice')
+    oneLine(again)
   })
 
   it('lists and shows skills', async () => {

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { databases, waitFor, type TestDatabase } from '../../test-support/databases.js'
 import { sopSigner } from '../../test-support/sop.js'
-import { openTestPlane } from '../../test-support/fixtures.js'
+import { openTestPlane, testSkills } from '../../test-support/fixtures.js'
+import { defineSkill } from '../../skill/define-skill.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { SkillplaneConfig } from '../../config/define-config.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
@@ -429,5 +430,53 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(page.status).toBe(200)
     expect(page.type).toContain('text/html')
     expect(page.body).toContain('/openapi.json')
+  })
+
+  it('takes secrets and settings from admins and never gives a secret back; a call without one answers 424 needs_auth', async () => {
+    const whoami = defineSkill({
+      key: 'whoami_upstream',
+      description: 'Asks the upstream service who the token belongs to',
+      class: 'safe',
+      secrets: ['UPSTREAM_TOKEN'],
+      run: (_input, ctx) => ({ token: ctx.secrets.get('UPSTREAM_TOKEN'), length: ctx.secrets.get('UPSTREAM_TOKEN').length }),
+    })
+    h = await start(database, { skills: [...testSkills(), whoami] })
+    const refused = await h.call('/api/skills/whoami_upstream/invoke', { body: { input: {} }, key: h.keys.operator })
+    expect(refused).toMatchObject({ status: 424, body: { ok: false, error: { code: 'needs_auth', details: { missing: { secrets: ['UPSTREAM_TOKEN'] } } } } })
+    const listed = await h.call('/api/skills?connection=needs_auth', { key: h.keys.operator })
+    expect(listed.body.skills.map((s: { key: string }) => s.key)).toEqual(['whoami_upstream'])
+    expect((await h.call('/api/skills/whoami_upstream', { key: h.keys.operator })).body).toMatchObject({
+      connection: { state: 'needs_auth' },
+      needs: { secrets: ['UPSTREAM_TOKEN'], settings: [] },
+    })
+
+    // Only admins; the value goes in and never comes out.
+    const put = (body: unknown, key = h.keys.admin) => h.call('/api/secrets/UPSTREAM_TOKEN', { method: 'PUT', body, key })
+    expect((await put({ value: 'global-token-1' }, h.keys.operator)).status).toBe(403)
+    expect(await put({ value: 'global-token-1' })).toMatchObject({ status: 200, body: { name: 'UPSTREAM_TOKEN', scope: 'global', version: 1 } })
+    expect(await put({ value: 'oscars-token-22', user: 'oscar' })).toMatchObject({ status: 200, body: { scope: 'user', subject: 'oscar' } })
+    expect(await put({ value: '' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_input' } } })
+    expect(await put({ value: 'x', agent: 'nobody' })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringContaining('unknown agent "nobody"') } },
+    })
+    expect(await h.call('/api/secrets/bad-name', { method: 'PUT', body: { value: 'x' } })).toMatchObject({ status: 400 })
+    const list = await h.call('/api/secrets')
+    expect(list.body.secrets).toHaveLength(2)
+    expect(JSON.stringify(list.body)).not.toMatch(/global-token-1|oscars-token-22/)
+
+    // The key's user name picks its own value; the result never carries it.
+    const asOscar = await h.call('/api/skills/whoami_upstream/invoke', { body: { input: {} }, key: h.keys.operator })
+    expect(asOscar).toMatchObject({ status: 200, body: { ok: true, data: { token: '[REDACTED]', length: 'oscars-token-22'.length } } })
+    const asVera = await h.call('/api/skills/whoami_upstream/invoke', { body: { input: {} }, key: h.keys.viewer })
+    expect(asVera).toMatchObject({ status: 200, body: { ok: true, data: { length: 'global-token-1'.length } } })
+    const audit = await h.call('/api/audit?skill=whoami_upstream')
+    expect(JSON.stringify(audit.body)).not.toMatch(/global-token-1|oscars-token-22/)
+
+    expect(await h.call('/api/settings/REGION', { method: 'PUT', body: { value: 'eu-west' } })).toMatchObject({ status: 200, body: { value: 'eu-west' } })
+    expect((await h.call('/api/settings')).body.settings).toEqual([expect.objectContaining({ name: 'REGION', value: 'eu-west' })])
+    expect(await h.call('/api/secrets/UPSTREAM_TOKEN?user=oscar', { method: 'DELETE' })).toMatchObject({ status: 200, body: { scope: 'user' } })
+    expect(await h.call('/api/secrets/UPSTREAM_TOKEN?user=oscar', { method: 'DELETE' })).toMatchObject({ status: 404 })
+    expect(await h.call('/api/secrets/UPSTREAM_TOKEN?owner=x', { method: 'DELETE' })).toMatchObject({ status: 400 })
   })
 })
