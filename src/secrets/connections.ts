@@ -1,11 +1,10 @@
 import type { ConnectionValueMeta, ConnectionValueRepository, ConnectionValueId } from '../store/index.js'
 import type { Actor, AuditEvents } from '../audit/index.js'
-import { READY_CONNECTION } from '../skill/index.js'
+import { READY_CONNECTION, VALUE_NAME, VALUE_NAME_RULE } from '../skill/index.js'
 import type { SecretsKey } from './secrets-key.js'
 import { ConnectionValueError } from './connection-value-error.js'
 import {
   MAX_VALUE_BYTES,
-  VALUE_NAME,
   type ConnectionNeeds,
   type ConnectionState,
   type ConnectionValueInfo,
@@ -147,7 +146,7 @@ export function awaitingOf(needs: ConnectionNeeds): ConnectionState['missing'] |
 
 function identity(kind: ValueKind, name: string, owner: ValueOwner): ConnectionValueId {
   if (typeof name !== 'string' || !VALUE_NAME.test(name)) {
-    throw new ConnectionValueError(`${kind} name ${JSON.stringify(name)} is not valid: use letters, digits and _ (not first), up to 128 characters`)
+    throw new ConnectionValueError(`${kind} name ${JSON.stringify(name)} is not valid (${VALUE_NAME_RULE})`)
   }
   if (owner.agent && owner.user) throw new ConnectionValueError(`a ${kind} belongs to an agent or a user, not both`)
   const scope: ValueScope = owner.user ? 'user' : owner.agent ? 'agent' : 'global'

@@ -1,5 +1,6 @@
 import { read } from 'read'
 import type { ConnectionValueInfo, ValueKind } from '../../../secrets/index.js'
+import { VALUE_NAME, VALUE_NAME_RULE } from '../../../skill/index.js'
 import { localAdmin, withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'
@@ -7,6 +8,8 @@ import { CliError } from '../cli-error.js'
 type OwnerOptions = GlobalOptions & { agent?: string; user?: string; json?: boolean }
 
 export async function valueSet(kind: ValueKind, name: string, given: string | undefined, o: OwnerOptions): Promise<void> {
+  // Named before the value is asked for, so a typo doesn't cost a pasted secret.
+  if (!VALUE_NAME.test(name)) throw new CliError(`${kind} name ${JSON.stringify(name)} is not valid (${VALUE_NAME_RULE})`)
   const value = given ?? (await readValue(kind, name))
   const set = await withPlane(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).set(name, value, owner(o), localAdmin()))
   if (o.json) return console.log(JSON.stringify(set, null, 2))
