@@ -14,8 +14,12 @@ const duration = positiveInt.max(2_147_483_647)
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const httpUrl = z.url({ protocol: /^https?$/ })
 /** A value in the config, or a reference to a secret in skillplane's store, opened when it is used. */
-const secretRef = z.strictObject({ secret: z.string().regex(VALUE_NAME, `a secret name (${VALUE_NAME_RULE})`) })
-const valueOrSecret = z.union([z.string(), secretRef], { error: 'must be a string or { secret: NAME }' })
+// `prefix` puts the fixed part of a header before the secret (`Bearer `), so the secret is only the token.
+const secretRef = z.strictObject({
+  secret: z.string().regex(VALUE_NAME, `a secret name (${VALUE_NAME_RULE})`),
+  prefix: z.string().max(64).optional(),
+})
+const valueOrSecret = z.union([z.string(), secretRef], { error: 'must be a string or { secret: NAME, prefix? }' })
 
 const modelSettingsShape = {
   /** openai, anthropic or openai-compatible. */

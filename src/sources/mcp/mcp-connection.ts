@@ -42,7 +42,7 @@ interface Hooks {
   secrets?(names: string[]): Promise<Map<string, string>>
 }
 
-type Configured = string | { secret: string }
+type Configured = string | { secret: string; prefix?: string }
 
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 30_000
@@ -262,7 +262,7 @@ export class McpConnection {
 
   #transport(): Transport {
     const { server } = this
-    const value = (v: Configured) => (typeof v === 'string' ? v : this.#opened.get(v.secret)!)
+    const value = (v: Configured) => (typeof v === 'string' ? v : (v.prefix ?? '') + this.#opened.get(v.secret)!)
     const values = (record: Record<string, Configured>) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, value(v)]))
     if (server.transport === 'http') {
       return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: values(server.headers) }, fetch: sharedSignalFetch })

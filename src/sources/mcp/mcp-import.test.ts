@@ -229,7 +229,7 @@ describe('MCP import', () => {
     const fixture = await startHttpFixture()
     children.push(fixture.child)
     const location = await sqlite!.create()
-    const config = { mcpServers: [{ name: 'remote', url: fixture.url, headers: { 'x-fixture-token': { secret: 'FIXTURE_TOKEN' } } }] }
+    const config = { mcpServers: [{ name: 'remote', url: fixture.url, headers: { authorization: { secret: 'FIXTURE_TOKEN', prefix: 'Bearer ' } } }] }
     const plane = await openTestPlane(sqlite!, config, location)
     planes.push(plane)
     expect(plane.mcpServers()[0]).toMatchObject({ state: 'needs_auth', reason: expect.stringContaining('skillplane secrets set FIXTURE_TOKEN'), skills: [] })
