@@ -96,7 +96,11 @@ export const valueOwnerQuery = z.strictObject({
 })
 
 export const valueBody = z.strictObject({
-  value: z.string().min(1, 'must not be empty').max(65_536, 'must be at most 65536 characters').describe('The value; a secret is encrypted at rest and never returned'),
+  value: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(65_536, 'must be at most 65536 characters')
+    .describe('The value; a secret is encrypted at rest and never returned'),
   ...valueOwnerQuery.shape,
 })
 
