@@ -455,7 +455,10 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect((await put({ value: 'global-token-1' }, h.keys.operator)).status).toBe(403)
     expect(await put({ value: 'global-token-1' })).toMatchObject({ status: 200, body: { name: 'UPSTREAM_TOKEN', scope: 'global', version: 1 } })
     expect(await put({ value: 'oscars-token-22', user: 'oscar' })).toMatchObject({ status: 200, body: { scope: 'user', subject: 'oscar' } })
-    expect(await put({ value: '' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_input' } } })
+    expect(await put({ value: '' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: 'invalid secret: value: must not be empty' } },
+    })
     expect(await put({ value: 'x', agent: 'nobody' })).toMatchObject({
       status: 400,
       body: { error: { message: expect.stringContaining('unknown agent "nobody"') } },
