@@ -149,6 +149,12 @@ function identity(kind: ValueKind, name: string, owner: ValueOwner): ConnectionV
     throw new ConnectionValueError(`${kind} name ${JSON.stringify(name)} is not valid (${VALUE_NAME_RULE})`)
   }
   if (owner.agent && owner.user) throw new ConnectionValueError(`a ${kind} belongs to an agent or a user, not both`)
+  // An empty owner (an unset shell variable) must not quietly become everyone's value.
+  for (const [field, given] of Object.entries(owner)) {
+    if (given !== undefined && given !== null && (typeof given !== 'string' || given.trim() === '')) {
+      throw new ConnectionValueError(`the ${field} of a ${kind} must be a non-empty name (leave it out for the global value)`)
+    }
+  }
   const scope: ValueScope = owner.user ? 'user' : owner.agent ? 'agent' : 'global'
   return { kind, name, scope, subject: owner.user ?? owner.agent ?? '' }
 }
