@@ -118,9 +118,9 @@ export class SkillSources {
     return this.#mcp?.status() ?? []
   }
 
-  /** Connect the MCP servers that waited for secrets (secrets changed). */
+  /** Secrets changed: connect the MCP servers that waited for them, reconnect those whose values changed. */
   retryMcpSecrets(): Promise<void> {
-    return this.#mcp?.retryWaiting() ?? Promise.resolve()
+    return this.#mcp?.secretsChanged() ?? Promise.resolve()
   }
 
   connectMcp(): Promise<void> {

@@ -35,7 +35,8 @@ export interface Resolved {
  */
 export class Connections {
   readonly #deps: ConnectionsDeps
-  #present = new Set<string>()
+  // Which values exist, with their versions: a rotation is a change too (an MCP server reconnects).
+  #present = new Map<string, number>()
   onChange: (() => void) | null = null
 
   constructor(deps: ConnectionsDeps) {
@@ -45,8 +46,8 @@ export class Connections {
   /** Reload which values exist (other managers and the CLI change them); tells listeners when that changed. */
   async refresh(): Promise<void> {
     const rows = await this.#deps.repo.list()
-    const next = new Set(rows.map(presenceKey))
-    const changed = next.size !== this.#present.size || [...next].some((k) => !this.#present.has(k))
+    const next = new Map(rows.map((row) => [presenceKey(row), Number(row.version)]))
+    const changed = next.size !== this.#present.size || [...next].some(([k, version]) => this.#present.get(k) !== version)
     this.#present = next
     if (changed) this.onChange?.()
   }
