@@ -8,6 +8,8 @@ import { defineSkill } from '../skill/define-skill.js'
 import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { SECRETS_KEY_ENV } from './secrets-key.js'
+import { toAISDKTools } from '../ai-sdk/index.js'
+import { listSkills } from '../inventory/index.js'
 
 const TOKEN = 'ghp_live_token_0123456789abcdef'
 const ORG_TOKEN = 'agent-scoped-token-ABCDEF'
@@ -215,6 +217,24 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     expect(events.items.filter((e) => e.kind === 'secret.set').map((e) => e.subject)).toEqual(Array(4).fill('secret:GITHUB_TOKEN'))
     expect(await plane.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toMatchObject({ scope: 'user', version: 1 })
     expect(await plane.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toBeNull()
+  })
+
+  it('shows the state a call would meet: a run acting for a person sees their value, a listing for an agent sees its value', async () => {
+    const plane = await open()
+    const helper = agentCaller('helper')
+    const alice = { ...operator, id: 'k-alice', name: 'alice' }
+    await plane.secrets.set('GITHUB_TOKEN', USER_TOKEN, { user: 'alice' })
+    const described = (onBehalfOf?: typeof alice) =>
+      (toAISDKTools(plane, { caller: helper, ...(onBehalfOf && { onBehalfOf }) }) as Record<string, { description?: string }>).token_length?.description
+    expect(described()).toContain('Not connected yet (needs_auth)')
+    expect(described(alice)).not.toContain('Not connected')
+    expect(await plane.invoke('token_length', {}, { caller: helper, onBehalfOf: alice })).toMatchObject({ ok: true, data: USER_TOKEN.length })
+
+    await plane.secrets.set('DEPLOY_TOKEN', ORG_TOKEN, { agent: 'Helper' })
+    const state = (filter: { agentId?: string }) =>
+      listSkills(plane, operator, filter).find((s) => s.key === 'write_with_token') as { connection?: { state: string } }
+    expect(state({}).connection?.state).toBe('needs_auth')
+    expect(state({ agentId: 'helper' }).connection?.state).toBe('ready')
   })
 
   it('rejects bad names, empty values, unknown agents and undeclared reads with clear errors', async () => {
