@@ -31,6 +31,8 @@ export const edgeName = z
 
 const jsonObject = z.record(z.string(), z.unknown())
 const secretName = z.string().regex(VALUE_NAME, `a secret name (${VALUE_NAME_RULE})`)
+/** The secret names an admin grants an edge. */
+export const secretGrants = z.array(secretName).max(64, 'at most 64 secrets')
 
 export const offeredSkill = z.strictObject({
   key: z.string().max(MAX_KEY_LENGTH).refine(isValidKey, 'a skill key (lower_snake)'),
