@@ -240,6 +240,7 @@ describe.each(databases)('secrets and settings on $name', (database) => {
   it('rejects bad names, empty values, unknown agents and undeclared reads with clear errors', async () => {
     const plane = await open()
     await expect(plane.secrets.set('bad-name', 'x')).rejects.toThrow(/secret name "bad-name" is not valid/)
+    await expect(plane.secrets.set('__proto__', 'x')).rejects.toThrow(/secret name "__proto__" is not valid/)
     await expect(plane.secrets.set('OK', '')).rejects.toThrow(/must be a non-empty string/)
     await expect(plane.secrets.set('OK', 'x'.repeat(70_000))).rejects.toThrow(/larger than 65536 bytes/)
     await expect(plane.secrets.set('OK', 'v', { agent: 'Nobody' })).rejects.toThrow(/unknown agent "Nobody"/)
