@@ -57,21 +57,19 @@ export class Connections {
     if (typeof value !== 'string' || value === '') throw new ConnectionValueError(`the value of ${kind} ${name} must be a non-empty string`)
     if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new ConnectionValueError(`the value of ${kind} ${name} is larger than ${MAX_VALUE_BYTES} bytes`)
     const updatedAt = this.#deps.now()
-    const version = await this.#deps.repo.put(id, this.#deps.key.seal(value, boundTo(id)), updatedAt, actor.name)
-    // By name only: the value is never audited.
-    await this.#deps.events.record(`${kind}.set`, `${kind}:${name}`, actor, { scope: id.scope, subject: id.subject || null, version })
+    // By name only: the value is never audited. The event commits with the change, or neither does.
+    const version = await this.#deps.repo.put(id, this.#deps.key.seal(value, boundTo(id)), updatedAt, actor.name, (v) =>
+      this.#deps.events.row(`${kind}.set`, `${kind}:${name}`, actor, { scope: id.scope, subject: id.subject || null, version: v }),
+    )
     await this.refresh()
     return { ...info({ ...id, version, updated_at: updatedAt, updated_by: actor.name }), ...(kind === 'setting' && { value }) }
   }
 
   async delete(kind: ValueKind, name: string, owner: ValueOwner, actor: Actor): Promise<ConnectionValueInfo | null> {
-    const deleted = await this.#deps.repo.delete(identity(kind, name, owner))
+    const deleted = await this.#deps.repo.delete(identity(kind, name, owner), (row) =>
+      this.#deps.events.row(`${kind}.delete`, `${kind}:${name}`, actor, { scope: row.scope, subject: row.subject || null, version: Number(row.version) }),
+    )
     if (!deleted) return null
-    await this.#deps.events.record(`${kind}.delete`, `${kind}:${name}`, actor, {
-      scope: deleted.scope,
-      subject: deleted.subject || null,
-      version: deleted.version,
-    })
     await this.refresh()
     return info(deleted)
   }
