@@ -46,8 +46,18 @@ export interface PipelineDeps {
   edges?: EdgeRouter
   /** Where declared secrets and settings are read; without it a skill that declares one can't run. */
   connections?: Pick<Connections, 'resolve'>
+  /** Shared memory and learnings for a call's `ctx`; without them `ctx.memory` and `ctx.learn` refuse. */
+  callServices?: (call: CallOrigin) => Pick<SkillContext, 'memory' | 'learn'>
   /** Told of each call that ended ok, after its final row (discovery learns from them). */
   onCallOk?: (call: { key: string; conversationId: string | null }) => void
+}
+
+/** Who a call's `ctx` acts for: what memory writes and learnings are recorded with. */
+export interface CallOrigin {
+  callId: string
+  skill: string
+  caller: Caller
+  agentId: string | null
 }
 
 interface Parent {
@@ -68,6 +78,11 @@ const pooledRandom = () => {
   return pool[poolAt++]! / 256
 }
 const tracer = trace.getTracer('skillplane')
+const unserved = () => Promise.reject(new Error('shared memory and learnings are not available here'))
+const UNSERVED: Pick<SkillContext, 'memory' | 'learn'> = {
+  memory: { get: unserved, set: unserved, delete: unserved, list: unserved },
+  learn: unserved,
+}
 
 /**
  * The one invoke pipeline. It runs the stages in order (resolve, validate input, authorise, gate,
@@ -270,6 +285,7 @@ export class Pipeline {
       },
       secrets: { get: declared('secret', connected.secrets), conceal: (derived) => conceal(injected, derived) },
       settings: { get: declared('setting', connected.settings) },
+      ...(this.#deps.callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED),
       // Only while the call runs, and only numbers: a report can come from another process.
       progress: (update) => {
         if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return
