@@ -111,3 +111,11 @@ export const enrollEdgeBody = z.strictObject({
   name: z.string().min(1).max(63).describe('lower-case letters, digits and -'),
   labels: z.record(z.string(), z.string()).optional().describe('Set by the admin; policies match them (`env=prod`)'),
 })
+
+export const learningListQuery = z.strictObject({
+  status: z.enum(['active', 'deprecated']).optional().describe('only learnings in this state'),
+  category: z.enum(['discovery', 'pattern']).optional(),
+  agent: z.string().min(1).optional().describe('only those made for this agent (id, name or alias)'),
+  skill: z.string().min(1).optional().describe('only those this skill made'),
+  limit: bounded(1, 1_000).default(100).describe('most learnings, newest first (1–1000, default 100)'),
+})
