@@ -2,7 +2,7 @@ import type { SkillDefinition } from '../skill/index.js'
 import { SkillError } from '../runtime/index.js'
 import type { SharedMemory } from './memory.js'
 import { MemoryError } from './memory-error.js'
-import { MEMORY_LIMITS, POOL_NAME } from './memory-limits.js'
+import { MEMORY_LIMITS, POOL_NAME, type MemorySizeLimits } from './memory-limits.js'
 
 export const MEMORY_SKILL_KEYS = ['memory_get', 'memory_set', 'memory_delete'] as const
 
@@ -14,7 +14,7 @@ const pool = { type: 'string', pattern: POOL_NAME.source, description: 'The pool
  * safe, writing and deleting are mutating (an agent's write needs approval unless a policy says
  * otherwise). Bound to no agent: an agent gets them by listing them in its `skills`.
  */
-export function memorySkills(memory: () => SharedMemory): SkillDefinition[] {
+export function memorySkills(memory: () => SharedMemory, limits: MemorySizeLimits): SkillDefinition[] {
   const refuse = (error: unknown): never => {
     throw error instanceof MemoryError ? new SkillError('invalid_input', error.message) : error
   }
@@ -39,7 +39,7 @@ export function memorySkills(memory: () => SharedMemory): SkillDefinition[] {
     {
       key: 'memory_set',
       title: 'Write shared memory',
-      description: `Store a JSON value under a key in shared memory for other skills and runs, replacing any value there; with ttlSeconds it vanishes after that long. Values up to ${MEMORY_LIMITS.valueBytes / 1024} KiB.`,
+      description: `Store a JSON value under a key in shared memory for other skills and runs, replacing any value there; with ttlSeconds it vanishes after that long. Values up to ${limits.maxValueBytes} bytes of JSON.`,
       class: 'mutating',
       category: 'memory',
       tags: ['memory', 'state'],

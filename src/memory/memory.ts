@@ -1,12 +1,13 @@
 import type { MemoryRepository, MemoryKeyRow } from '../store/index.js'
 import type { MemoryKeyInfo, SkillMemory } from '../skill/index.js'
 import { MemoryError } from './memory-error.js'
-import { DEFAULT_POOL, MEMORY_LIMITS, POOL_NAME } from './memory-limits.js'
+import { DEFAULT_POOL, MEMORY_LIMITS, POOL_NAME, type MemorySizeLimits } from './memory-limits.js'
 
 export interface MemoryDeps {
   repo: MemoryRepository
   /** The time TTLs are measured against (tests pass a fake). */
   clock: () => Date
+  limits: MemorySizeLimits
 }
 
 /** Shared memory as the plane's API offers it: a skill's view, acting as someone, and the sweep. */
@@ -50,7 +51,7 @@ export class Memory implements SharedMemory {
   }
 
   as(actor: string): SkillMemory {
-    const { repo } = this.#deps
+    const { repo, limits } = this.#deps
     const now = () => this.#deps.clock()
     return {
       get: async (key, options) => {
@@ -62,7 +63,8 @@ export class Memory implements SharedMemory {
         checkKey(key)
         const text = serialize(key, value)
         const bytes = Buffer.byteLength(text)
-        if (bytes > MEMORY_LIMITS.valueBytes) throw new MemoryError(`the value of "${key}" is ${bytes} bytes of JSON; the most is ${MEMORY_LIMITS.valueBytes}`)
+        if (bytes > limits.maxValueBytes)
+          throw new MemoryError(`the value of "${key}" is ${bytes} bytes of JSON; the most is ${limits.maxValueBytes} (memory.maxValueBytes)`)
         const at = now()
         const ttl = options?.ttlSeconds
         if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > MEMORY_LIMITS.ttlSeconds)) {
@@ -71,10 +73,13 @@ export class Memory implements SharedMemory {
         const expiresAt = ttl === undefined ? null : new Date(at.getTime() + ttl * 1000).toISOString()
         const stored = await repo.put(
           { pool, key, value: text, bytes, expires_at: expiresAt, updated_at: at.toISOString(), updated_by: actor },
-          MEMORY_LIMITS.entriesPerPool,
+          limits.maxEntriesPerPool,
           at.toISOString(),
         )
-        if (!stored) throw new MemoryError(`memory pool "${pool}" is full (${MEMORY_LIMITS.entriesPerPool} entries): delete entries or use another pool`)
+        if (!stored)
+          throw new MemoryError(
+            `memory pool "${pool}" is full (${limits.maxEntriesPerPool} entries, memory.maxEntriesPerPool): delete entries or use another pool`,
+          )
         return { key, pool, bytes, expiresAt }
       },
       delete: async (key, options) => repo.delete(poolOf(options), checkKey(key), now().toISOString()),

@@ -86,7 +86,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   // Memory and learnings open with the database below; their skills reach them lazily.
   let memory: Memory | undefined
   let learnings: Learnings | undefined
-  for (const definition of [...memorySkills(() => memory!), recallSkill(() => learnings!)]) {
+  for (const definition of [...memorySkills(() => memory!, config.memory), recallSkill(() => learnings!)]) {
     if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin: 'built-in (memory and learnings)' })
   }
   for (const { definition, origin } of options.builtIns?.(config) ?? []) {
@@ -159,7 +159,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     throw error
   }
   const connections = new Connections({ repo: new ConnectionValueRepository(db), key: secretsKey, events, now })
-  memory = new Memory({ repo: new MemoryRepository(db, database.dialect), clock })
+  memory = new Memory({ repo: new MemoryRepository(db, database.dialect), clock, limits: config.memory })
   learnings = new Learnings({
     repo: new LearningRepository(db),
     leases: new LeaseRepository(db),
