@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { databases, waitFor } from '../test-support/databases.js'
 import { openDatabase } from '../store/open-database.js'
-import { admin, agentCaller, approvalIdOf, operator, silentLogger, testAgents, testSkills, viewer } from '../test-support/fixtures.js'
+import { admin, agentCaller, approvalIdOf, operator, silentLogger, testSkills, viewer } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
 import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
@@ -42,7 +42,10 @@ describe.each(databases)('shared memory on $name', (database) => {
     const plane = await createSkillplane({
       config: {
         skills: [...testSkills(), rememberCity, recallCity, hugeMemory],
-        agents: [{ ...testAgents[0]!, skills: ['memory_get', 'memory_set', 'memory_delete'] }, testAgents[1]!],
+        agents: [
+          { name: 'Helper', aliases: ['helper'], skills: ['memory_get', 'memory_set', 'memory_delete'] },
+          { name: 'Other', aliases: [] },
+        ],
         ...config,
       },
       ...(location ?? (await database.create())),
