@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
-import { databases } from '../test-support/databases.js'
+import { databases, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, operator, silentLogger, testSkills } from '../test-support/fixtures.js'
 import { callsTool, says } from '../test-support/mock-model.js'
 import { defineSkill } from '../skill/define-skill.js'
@@ -133,6 +133,15 @@ describe.each(databases)('learnings on $name', (database) => {
     // Deprecated learnings are not recalled.
     expect((await plane.learnings.recall('faint')).map((l) => l.id)).toEqual([])
   })
+
+  it('sweeps on the heartbeat: an old faint learning is deprecated without anyone asking', async () => {
+    const plane = await open()
+    const { id } = await plane.learnings.record({ category: 'discovery', title: 'Stale', content: 'old news', importance: 0.08 }, byAdmin)
+    advance(31 * DAY)
+    await waitFor(async () => (await plane.learnings.get(id))!.status === 'deprecated', 15_000)
+    // The heartbeat took the day's lease: nobody sweeps again today.
+    expect(await plane.learnings.dailySweep()).toBe(false)
+  }, 20_000)
 
   it('recalls active learnings by words and importance, never disproved ones, and counts them as used by the conversation', async () => {
     const plane = await open()

@@ -45,6 +45,7 @@ export interface RecalledLearning extends Learning {
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const SWEEP_LEASE = 'learnings_decay'
+const TRY_EVERY_MS = 60_000
 // Recall ranks at most this many active learnings, the most important first.
 const RECALL_POOL = 5_000
 // A use no run reported back on within this long is forgotten by the daily sweep.
@@ -59,6 +60,7 @@ const CATEGORIES = new Set(['discovery', 'pattern'])
 export class Learnings {
   readonly #deps: LearningsDeps
   readonly #nextId = monotonicFactory()
+  #triedAt = 0
 
   constructor(deps: LearningsDeps) {
     this.#deps = deps
@@ -208,8 +210,8 @@ export class Learnings {
   }
 
   /**
-   * The daily sweep, on whichever manager takes the day's lease first (the heartbeat asks every
-   * few seconds); false when another manager has it or it ran less than a day ago.
+   * The daily sweep, on whichever manager takes the day's lease first; false when another manager
+   * has it or it ran less than a day ago.
    */
   async dailySweep(): Promise<boolean> {
     const now = this.#deps.clock()
@@ -218,6 +220,13 @@ export class Learnings {
     const deprecated = await this.sweep()
     if (deprecated > 0) this.#deps.logger.info({ deprecated }, 'deprecated learnings whose importance decayed away')
     return true
+  }
+
+  /** The heartbeat's attempt: at most once a minute per manager, so idle managers don't write every few seconds. */
+  async dailySweepDue(): Promise<void> {
+    if (Date.now() - this.#triedAt < TRY_EVERY_MS) return
+    this.#triedAt = Date.now()
+    await this.dailySweep()
   }
 
   /** Change a learning from its importance now; retried when another manager changed it meanwhile. */

@@ -317,7 +317,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         approvals.expireDue(),
         // Housekeeping never holds up the heartbeat's own work.
         memoryOf.sweepDue().catch((error) => logger.warn({ err: error }, 'sweeping expired memory entries failed')),
-        learningsOf.dailySweep().catch((error) => logger.warn({ err: error }, 'the daily learnings sweep failed')),
+        learningsOf.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily learnings sweep failed')),
       ]),
   )
 

@@ -266,7 +266,9 @@ export class Pipeline {
     injected: Set<string>,
   ): SkillContext {
     const logger = this.#deps.logger
+    const callServices = this.#deps.callServices
     let child: Logger | undefined
+    let services: Pick<SkillContext, 'memory' | 'learn'> | undefined
     const declared = (kind: 'secret' | 'setting', values: ReadonlyMap<string, string>) => (name: string) => {
       const value = values.get(name)
       if (value === undefined) throw new Error(`skill "${key}" did not declare the ${kind} ${JSON.stringify(name)}: list it in its ${kind}s`)
@@ -285,7 +287,11 @@ export class Pipeline {
       },
       secrets: { get: declared('secret', connected.secrets), conceal: (derived) => conceal(injected, derived) },
       settings: { get: declared('setting', connected.settings) },
-      ...(this.#deps.callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED),
+      // Made on first use: most calls never touch memory or learnings.
+      get memory() {
+        return (services ??= callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED).memory
+      },
+      learn: (learning) => (services ??= callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED).learn(learning),
       // Only while the call runs, and only numbers: a report can come from another process.
       progress: (update) => {
         if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return
