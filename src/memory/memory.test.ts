@@ -224,3 +224,23 @@ describe.each(databases)('shared memory on $name', (database) => {
     })
   })
 })
+
+describe.runIf(databases.some((d) => d.name === 'postgres'))('shared memory with two managers on PostgreSQL', () => {
+  const postgres = databases.find((d) => d.name === 'postgres')!
+  it('holds the per-pool cap when both fill one pool at once, and each sees the other’s entries', async () => {
+    // One data dir for both: managers sharing a database share its keys.
+    const location = await postgres.create()
+    const open = () => createSkillplane({ config: { memory: { maxValueBytes: 1_000, maxEntriesPerPool: 5 } }, ...location, logger: silentLogger() })
+    const [a, b] = [await open(), await open()]
+    try {
+      const writes = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).memory.set(`k${String(i).padStart(2, '0')}`, i))
+      const settled = await Promise.allSettled(writes)
+      expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(5)
+      for (const r of settled) if (r.status === 'rejected') expect(String(r.reason)).toMatch(/memory pool "default" is full \(5 entries/)
+      expect(await a.memory.list()).toHaveLength(5)
+      expect(await b.memory.list()).toEqual(await a.memory.list())
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+})
