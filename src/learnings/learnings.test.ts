@@ -204,6 +204,23 @@ describe.each(databases)('learnings on $name', (database) => {
     expect((await plane.learnings.get(disproved.id))!.importance).toBe(0.05)
   })
 
+  it('keeps the prompt’s learnings to five and to its token budget, and leaves out a learning that does not fit', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [says('ok'), says('ok')] })
+    const plane = await open({ agents: [{ name: 'Helper', aliases: ['helper'], model }] })
+    for (let i = 0; i < 7; i++) await plane.learnings.record({ category: 'pattern', title: `Short ${i}`, content: 'brief', importance: 0.5 + i / 100 }, byAdmin)
+    await plane.runs.start({ agent: 'helper', prompt: 'go', requester: operator })
+    const first = JSON.stringify(model.doGenerateCalls[0]!.prompt[0])
+    expect(first.match(/<learning /g)).toHaveLength(5)
+    expect(first).toContain('Short 6')
+    expect(first).not.toContain('Short 1')
+    // A learning longer than the whole budget is skipped; the others still fit.
+    await plane.learnings.record({ category: 'pattern', title: 'Huge', content: 'x'.repeat(3_000), importance: 1 }, byAdmin)
+    await plane.runs.start({ agent: 'helper', prompt: 'go', requester: operator })
+    const second = JSON.stringify(model.doGenerateCalls[1]!.prompt[0])
+    expect(second).not.toContain('Huge')
+    expect(second.match(/<learning /g)).toHaveLength(4)
+  })
+
   it('does not reinforce learnings when the run fails, nor for a test run, and caps reinforcement at 1', async () => {
     let fail = true
     const model = new MockLanguageModelV3({
