@@ -10,6 +10,7 @@ const layers = [
   ['runtime'],
   ['sources'],
   ['discovery'],
+  ['memory', 'learnings'],
   ['plane', 'inventory', 'edge'],
   ['ai-sdk'],
   ['agents'],

@@ -14,6 +14,10 @@ export type {
   SkillExample,
   SkillScope,
   SkillSource,
+  SkillMemory,
+  MemoryKeyInfo,
+  MemoryPoolOption,
+  LearningInput,
 } from './skill/index.js'
 export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput } from './config/index.js'
 export { createSkillplane, type Skillplane, type SkillplaneOptions } from './skillplane/index.js'
@@ -21,6 +25,8 @@ export { createPlane, type Plane, type PlaneOptions } from './plane/index.js'
 export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './runtime/index.js'
 export { SkillError, type SkillErrorCode } from './runtime/index.js'
 export { StoreError } from './store/index.js'
+export { MemoryError, type SharedMemory } from './memory/index.js'
+export { LearningError, type Learning, type LearningListQuery, type LearningOrigin, type RecalledLearning } from './learnings/index.js'
 export { createHttpApp } from './surfaces/http/index.js'
 export * from './ai-sdk/index.js'
 export { RunError, type AgentRunner, type RunView, type RunStep, type RunStatus, type TestRunResult, type Verdict } from './agents/index.js'

@@ -15,6 +15,7 @@ import { applyOverrides } from './apply-overrides.js'
 import { redact, scrubText } from '../audit/index.js'
 import { TEST_RUN_KEY } from './test-run-key.js'
 import type { RunStatus } from './run-status.js'
+import { learningsPrompt, PROMPT_LEARNINGS } from './learnings-prompt.js'
 
 export type { RunStatus } from './run-status.js'
 
@@ -247,13 +248,14 @@ export class AgentRunner {
     const caller = agentCaller(id, agent.name)
     const calls = new Map<string, Envelope>()
     const asked = new Map<string, string>()
+    const conversationId = `${row.test ? 'test-run' : 'run'}:${row.id}`
     // Everything after the run is marked running is inside the try: a run never stays running on an error.
     try {
       // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
       const { tools, activeTools, prepareStep } = toAISDKToolLoop(plane, {
         caller,
         // Test runs are marked so that a test run can't start another one.
-        conversationId: `${row.test ? 'test-run' : 'run'}:${row.id}`,
+        conversationId,
         onCall: (event) => calls.set(event.toolCallId, event.envelope),
         onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
         // The person who started the run: the agent does no more than they may, and they can't approve its calls.
@@ -263,6 +265,9 @@ export class AgentRunner {
       })
       if (row.test) delete tools[TEST_RUN_KEY]
       const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
+      const learned = learningsPrompt(await plane.learnings.top(id, PROMPT_LEARNINGS))
+      // A test run's success says nothing about its learnings: only real runs reinforce them.
+      if (!row.test) await plane.learnings.used(conversationId, learned.included)
       const existing = await this.#repo.steps(row.id)
       // maxSteps bounds the whole run, pauses included.
       const left = agent.maxSteps - row.model_steps
@@ -284,7 +289,7 @@ export class AgentRunner {
           try {
             return await generateText({
               model: createModel(agent),
-              system: this.#systemPrompt(agent, caller, prepareStep !== undefined),
+              system: this.#systemPrompt(agent, caller, prepareStep !== undefined, learned.text),
               messages,
               tools,
               activeTools,
@@ -321,6 +326,12 @@ export class AgentRunner {
         return
       }
       await this.#repo.update(row.id, { status: 'completed', output: result.text, messages: JSON.stringify(all), updated_at: now, finished_at: now })
+      if (!row.test) {
+        // The run is done either way: a failed reinforcement is logged, never the run's failure.
+        await plane.learnings
+          .reinforce(conversationId)
+          .catch((error) => plane.logger.warn({ err: error, runId: row.id }, 'reinforcing the learnings a successful run used failed'))
+      }
     } catch (error) {
       await this.#fail(row, error)
     }
@@ -330,6 +341,7 @@ export class AgentRunner {
     const now = this.#plane.now()
     const message = error instanceof Error ? error.message : String(error)
     await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
+    await this.#plane.learnings.forget(`${row.test ? 'test-run' : 'run'}:${row.id}`).catch(() => {})
   }
 
   #redactStep(row: RunStepRow, rawInputs: ReadonlyMap<string, unknown>): void {
@@ -342,13 +354,13 @@ export class AgentRunner {
     if (row.error !== null) row.error = scrubText(row.error, secrets)
   }
 
-  #systemPrompt(agent: ResolvedAgent, caller: Caller, discovering: boolean): string {
+  #systemPrompt(agent: ResolvedAgent, caller: Caller, discovering: boolean, learned: string): string {
     const { instructions, catalog } = this.#plane
     const id = agentIdOf(agent.name)
     const skills = instructions.visibleTo(caller, id, catalog).map((s) => ({ name: s.name, description: instructions.description(s, catalog) }))
     const base = agent.systemPrompt ?? `You are ${agent.name}.${agent.description ? ` ${agent.description}.` : ''} Use the tools you have to do what is asked.`
     const catalogText = skillsPrompt(skills)
-    return [base, catalogText, discovering && DISCOVERING].filter(Boolean).join('\n\n')
+    return [base, catalogText, learned, discovering && DISCOVERING].filter(Boolean).join('\n\n')
   }
 
   /** Store the model's text and each tool call with its outcome, updating calls made before a pause. */

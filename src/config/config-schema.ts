@@ -252,6 +252,13 @@ const configShape = {
       coreTools: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),
+  /**
+   * Shared memory (`ctx.memory`, memory_get/memory_set): `maxValueBytes`, the largest value (UTF-8
+   * bytes of its JSON; default 65 536); `maxEntriesPerPool`, the most live entries one pool holds (default 10 000).
+   */
+  memory: z
+    .strictObject({ maxValueBytes: positiveInt.max(16 * 1024 * 1024).default(65_536), maxEntriesPerPool: positiveInt.max(10_000_000).default(10_000) })
+    .prefault({}),
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z
     .array(

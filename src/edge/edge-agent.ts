@@ -276,9 +276,13 @@ export class EdgeAgent {
         })
       },
       invoke: () => Promise.reject(new Error('a skill running on an edge cannot call other skills')),
+      memory: { get: onManager, set: onManager, delete: onManager, list: onManager },
+      learn: onManager,
     }
   }
 }
+
+const onManager = () => Promise.reject(new Error('shared memory and learnings live on the manager; a skill running on an edge cannot use them'))
 
 function runUntilAborted<T>(value: T | Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -19,6 +19,9 @@ import {
   StoreError,
   DiscoveryRepository,
   ConnectionValueRepository,
+  MemoryRepository,
+  LearningRepository,
+  LeaseRepository,
   type Listener,
 } from '../store/index.js'
 import { sql } from 'kysely'
@@ -35,6 +38,8 @@ import { Edges } from '../sources/edge/index.js'
 import { Discovery, discoverSkillsSkill, createEmbedder } from '../discovery/index.js'
 import { Connections, SecretsKey, SECRETS_KEY_ENV } from '../secrets/index.js'
 import { subjectsOf } from '../runtime/index.js'
+import { Memory, memorySkills } from '../memory/index.js'
+import { Learnings, recallSkill } from '../learnings/index.js'
 import { valueStore } from './value-store.js'
 import type { Plane, PlaneOptions } from './plane.js'
 import { SkillSources } from './skill-sources.js'
@@ -54,6 +59,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   const config = await resolveConfig(options.config ?? {}, { dataDir }, options.configSource ?? '(inline)')
   const managerId = managerIds()
   const now = () => new Date().toISOString()
+  const clock = options.clock ?? (() => new Date())
   const processGroups = new ProcessGroups(join(dataDir, 'process-groups'), managerId)
 
   const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
@@ -77,6 +83,12 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     ),
     { source: 'code', origin: 'built-in (discovery)' },
   )
+  // Memory and learnings open with the database below; their skills reach them lazily.
+  let memory: Memory | undefined
+  let learnings: Learnings | undefined
+  for (const definition of [...memorySkills(() => memory!, config.memory), recallSkill(() => learnings!)]) {
+    if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin: 'built-in (memory and learnings)' })
+  }
   for (const { definition, origin } of options.builtIns?.(config) ?? []) {
     if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin })
   }
@@ -147,6 +159,18 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     throw error
   }
   const connections = new Connections({ repo: new ConnectionValueRepository(db), key: secretsKey, events, now })
+  memory = new Memory({ repo: new MemoryRepository(db, database.dialect), clock, limits: config.memory })
+  learnings = new Learnings({
+    repo: new LearningRepository(db),
+    leases: new LeaseRepository(db),
+    events,
+    clock,
+    managerId,
+    logger,
+    resolveAgent: (label) => catalog!.resolveAgent(label),
+  })
+  const memoryOf = memory
+  const learningsOf = learnings
   edges = new Edges({
     repo: new EdgeRepository(db),
     registry,
@@ -273,6 +297,10 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     edges,
     connections,
     onCallOk: (call) => discovery.observe(call),
+    callServices: ({ callId, skill, caller, agentId }) => ({
+      memory: memoryOf.as(caller.name),
+      learn: (learning) => learningsOf.record(learning, { skill, agentId, callId, caller: { id: caller.id, name: caller.name } }),
+    }),
   })
   // Catalog edits and policies made by other managers arrive with each heartbeat.
   liveness.start(
@@ -285,7 +313,13 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         // Discovery's evidence is no reason to skip the heartbeat's recovery and expiry.
         discovery.refresh().catch((error) => logger.warn({ err: error }, 'discovery could not load the evidence other managers stored')),
       ]),
-    () => approvals.expireDue(),
+    () =>
+      Promise.all([
+        approvals.expireDue(),
+        // Housekeeping never holds up the heartbeat's own work.
+        memoryOf.sweepDue().catch((error) => logger.warn({ err: error }, 'sweeping expired memory entries failed')),
+        learningsOf.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily learnings sweep failed')),
+      ]),
   )
 
   return {
@@ -305,6 +339,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     discovery,
     secrets: valueStore(connections, 'secret', (agent) => catalog!.resolveAgent(agent)),
     settings: valueStore(connections, 'setting', (agent) => catalog!.resolveAgent(agent)),
+    memory,
+    learnings,
     connectionState: (skill, { caller, agentId, onBehalfOf }) => connections.state(skill, subjectsOf(caller, agentId, onBehalfOf)),
     async reloadSources() {
       const reloaded = await sources.reload()

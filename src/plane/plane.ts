@@ -14,6 +14,8 @@ import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from './skill-sources.js'
 import type { ConnectionState, ConnectionValueInfo, ValueOwner } from '../secrets/index.js'
 import type { Skill } from '../skill/index.js'
+import type { SharedMemory } from '../memory/index.js'
+import type { Learnings } from '../learnings/index.js'
 
 /** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
 export interface ValueStore {
@@ -42,6 +44,8 @@ export interface PlaneOptions {
    * without it their last known tools are listed and a server connects on its first call.
    */
   connectMcp?: boolean
+  /** The time memory TTLs and learning decay are measured against; tests pass a fake. Default: the system clock. */
+  clock?: () => Date
   /** Skills what is built on the plane adds beside the config's (the agent runner's test_run). */
   builtIns?: (config: ResolvedConfig) => Array<{ definition: SkillDefinition; origin: string }>
 }
@@ -76,6 +80,10 @@ export interface Plane {
   readonly secrets: ValueStore
   /** Settings skills declare (`ctx.settings`): plain values such as an organisation name. */
   readonly settings: ValueStore
+  /** Shared memory (`ctx.memory`): one per store, read and written by every skill and run. */
+  readonly memory: SharedMemory
+  /** Learnings skills left (`ctx.learn`): list, recall, verify, disprove; decayed daily by one manager. */
+  readonly learnings: Learnings
   /** Whether a skill can run for a caller (and the agent it acts for), or which secrets and settings it still needs. */
   connectionState(skill: Skill, subjects: { caller: Caller; agentId: string | null; onBehalfOf?: Caller | null }): ConnectionState
   /** Edge agents: enrollment, their directory, and their tunnels to this manager. */

@@ -40,6 +40,10 @@ describe.each(databases)('sync on $name', (database) => {
       '+ skill detect_orphans (code, safe)',
       '+ skill discover_skills (code, safe)',
       '+ skill list_notes (code, safe)',
+      '+ skill memory_delete (code, mutating)',
+      '+ skill memory_get (code, safe)',
+      '+ skill memory_set (code, mutating)',
+      '+ skill recall_learnings (code, safe)',
       '+ binding Fleet Autonomy → detect_orphans',
       '+ binding Notes Assistant → detect_orphans',
       '+ binding Fleet Autonomy → discover_skills',
@@ -51,7 +55,7 @@ describe.each(databases)('sync on $name', (database) => {
     expect(p.catalog.row('detect_orphans')).toBeUndefined()
 
     const applied = await p.sync()
-    expect(applied.changes).toHaveLength(10)
+    expect(applied.changes).toHaveLength(14)
     expect(own(p.catalog.boundSkills('notes-assistant'))).toEqual(['detect_orphans', 'list_notes'])
     expect(p.catalog.resolveAgent('FLEET')).toBe('fleet-autonomy')
     expect((await p.sync()).changes).toEqual([])

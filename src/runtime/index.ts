@@ -1,4 +1,4 @@
-export { Pipeline, type PipelineDeps } from './pipeline.js'
+export { Pipeline, type PipelineDeps, type CallOrigin } from './pipeline.js'
 export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './invoke-options.js'
 export { success, failure } from './envelope.js'
 export { DeadlineExceeded, ShuttingDown } from './abort-reasons.js'

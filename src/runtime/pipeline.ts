@@ -46,8 +46,18 @@ export interface PipelineDeps {
   edges?: EdgeRouter
   /** Where declared secrets and settings are read; without it a skill that declares one can't run. */
   connections?: Pick<Connections, 'resolve'>
+  /** Shared memory and learnings for a call's `ctx`; without them `ctx.memory` and `ctx.learn` refuse. */
+  callServices?: (call: CallOrigin) => Pick<SkillContext, 'memory' | 'learn'>
   /** Told of each call that ended ok, after its final row (discovery learns from them). */
   onCallOk?: (call: { key: string; conversationId: string | null }) => void
+}
+
+/** Who a call's `ctx` acts for: what memory writes and learnings are recorded with. */
+export interface CallOrigin {
+  callId: string
+  skill: string
+  caller: Caller
+  agentId: string | null
 }
 
 interface Parent {
@@ -70,6 +80,11 @@ const pooledRandom = () => {
   return pool[poolAt++]! / 256
 }
 const tracer = trace.getTracer('skillplane')
+const unserved = () => Promise.reject(new Error('shared memory and learnings are not available here'))
+const UNSERVED: Pick<SkillContext, 'memory' | 'learn'> = {
+  memory: { get: unserved, set: unserved, delete: unserved, list: unserved },
+  learn: unserved,
+}
 
 /**
  * The one invoke pipeline. It runs the stages in order (resolve, validate input, authorise, gate,
@@ -265,7 +280,9 @@ export class Pipeline {
     injected: Set<string>,
   ): SkillContext {
     const logger = this.#deps.logger
+    const callServices = this.#deps.callServices
     let child: Logger | undefined
+    let services: Pick<SkillContext, 'memory' | 'learn'> | undefined
     const declared = (kind: 'secret' | 'setting') => (name: string) => {
       if (!opened.values) throw new Error(`skill "${key}": ${kind}s are opened once the call has passed the gate (needsApproval can't read them)`)
       const value = (kind === 'secret' ? opened.values.secrets : opened.values.settings).get(name)
@@ -285,6 +302,11 @@ export class Pipeline {
       },
       secrets: { get: declared('secret'), conceal: (derived) => conceal(injected, derived) },
       settings: { get: declared('setting') },
+      // Made on first use: most calls never touch memory or learnings.
+      get memory() {
+        return (services ??= callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED).memory
+      },
+      learn: (learning) => (services ??= callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED).learn(learning),
       // Only while the call runs, and only numbers: a report can come from another process.
       progress: (update) => {
         if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return

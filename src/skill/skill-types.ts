@@ -45,6 +45,10 @@ export interface SkillContext {
   secrets: SkillSecrets
   /** The settings the skill declares, resolved the same way. */
   settings: SkillSettings
+  /** Shared memory: JSON values in named pools that other skills and runs read too, optionally expiring. */
+  memory: SkillMemory
+  /** Leave a note for later calls, stored with this skill, agent and call; agents recall the important ones. */
+  learn(learning: LearningInput): Promise<{ id: string }>
   /**
    * Report how far a long call has come; it reaches the caller while the call runs (an MCP
    * client's progress notifications, which also keep its request from timing out).
@@ -87,6 +91,47 @@ export interface SkillSecrets extends SkillSettings {
    * URL) that a remote service could echo back.
    */
   conceal(derived: string): void
+}
+
+/** Which pool of shared memory an operation uses; default `default`. */
+export interface MemoryPoolOption {
+  pool?: string
+}
+
+/** An entry as listed: its key and bookkeeping, without its value. */
+export interface MemoryKeyInfo {
+  key: string
+  bytes: number
+  /** ISO time the entry vanishes, or null. */
+  expiresAt: string | null
+  updatedAt: string
+  updatedBy: string
+}
+
+/** Shared memory as a skill sees it. Bad keys, pools and values, and a full pool, throw a MemoryError naming what is wrong. */
+export interface SkillMemory {
+  /** The value, or undefined when there is none (or it expired). */
+  get(key: string, options?: MemoryPoolOption): Promise<unknown>
+  /** Store a JSON value; with `ttlSeconds` it vanishes after that long. */
+  set(
+    key: string,
+    value: unknown,
+    options?: MemoryPoolOption & { ttlSeconds?: number },
+  ): Promise<{ key: string; pool: string; bytes: number; expiresAt: string | null }>
+  /** Remove an entry; true when there was one. */
+  delete(key: string, options?: MemoryPoolOption): Promise<boolean>
+  /** Keys starting with `prefix`, in key order (at most `limit`, default 100). */
+  list(prefix?: string, options?: MemoryPoolOption & { limit?: number }): Promise<MemoryKeyInfo[]>
+}
+
+/** What a skill learned: a `discovery` (a fact about the world) or a `pattern` (a way of doing things that worked). */
+export interface LearningInput {
+  category: 'discovery' | 'pattern'
+  title: string
+  content: string
+  tags?: string[]
+  /** 0–1; default 0.5. It decays with time, and grows when runs that used it succeed. */
+  importance?: number
 }
 
 export interface NestedCallOptions {

@@ -326,7 +326,61 @@ export interface ConnectionValuesTable {
   updated_by: string
 }
 
+/** A value in shared memory: JSON text in a named pool, gone after expires_at (null: never). */
+export interface MemoryEntriesTable {
+  pool: string
+  key: string
+  value: string
+  bytes: number
+  expires_at: string | null
+  updated_at: string
+  updated_by: string
+}
+
+/** A note a skill left for later calls; `importance` holds as of `importance_at` and decays from there. */
+export interface LearningsTable {
+  id: string
+  /** discovery or pattern */
+  category: string
+  title: string
+  content: string
+  /** JSON array of strings. */
+  tags: string
+  importance: number
+  importance_at: string
+  /** active or deprecated */
+  status: string
+  /** null, verified or disproved (by an admin) */
+  verification: string | null
+  skill_key: string | null
+  agent_id: string | null
+  call_id: string | null
+  caller_id: string
+  caller_name: string
+  created_at: string
+  updated_at: string
+}
+
+/** A learning given to a conversation (an agent run): reinforced when that run succeeds. */
+export interface LearningUsesTable {
+  conversation_id: string
+  learning_id: string
+  used_at: string
+}
+
+/** A periodic job one manager took: nobody takes it again before due_at. */
+export interface LeasesTable {
+  name: string
+  holder: string
+  taken_at: string
+  due_at: string
+}
+
 export interface Database {
+  memory_entries: MemoryEntriesTable
+  learnings: LearningsTable
+  learning_uses: LearningUsesTable
+  leases: LeasesTable
   connection_values: ConnectionValuesTable
   discovery_examples: DiscoveryExamplesTable
   skill_relations: SkillRelationsTable

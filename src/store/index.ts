@@ -21,3 +21,6 @@ export { EdgeRepository, type EdgeRow, type EdgeCallRow } from './edge-repositor
 export type { Listener } from './pg-listener.js'
 export { DiscoveryRepository, type ExampleRow, type RelationRow, type EmbeddingRow } from './discovery-repository.js'
 export { ConnectionValueRepository, type ConnectionValueRow, type ConnectionValueId, type ConnectionValueMeta } from './connection-value-repository.js'
+export { MemoryRepository, type MemoryEntryRow, type MemoryKeyRow } from './memory-repository.js'
+export { LearningRepository, type LearningRow, type LearningQuery } from './learning-repository.js'
+export { LeaseRepository } from './lease-repository.js'

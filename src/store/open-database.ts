@@ -20,6 +20,7 @@ import * as edges from './migrations/0011-edges.js'
 import * as classOverride from './migrations/0012-class-override.js'
 import * as discovery from './migrations/0013-discovery.js'
 import * as connectionValues from './migrations/0014-connection-values.js'
+import * as memoryLearnings from './migrations/0015-memory-learnings.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_class_override': classOverride,
   '0013_discovery': discovery,
   '0014_connection_values': connectionValues,
+  '0015_memory_learnings': memoryLearnings,
 }
 
 export interface OpenDatabaseOptions {

@@ -3,6 +3,8 @@ import type { DefinedSkill } from '../skill/define-skill.js'
 import type { SkillContext } from '../skill/skill-types.js'
 import { admin, silentLogger } from './fixtures.js'
 
+const unavailable = () => Promise.reject(new Error('runSkill gives no shared memory or learnings'))
+
 /**
  * Run a code skill's executor the way a pipeline would, without one: the input parsed by its zod
  * schema (defaults applied, bad input throws), a minimal context, the result checked against its
@@ -34,6 +36,8 @@ export async function runSkill(skill: DefinedSkill<any, any>, input: unknown, si
     invoke: () => {
       throw new Error('invoke is not available in runSkill')
     },
+    memory: { get: unavailable, set: unavailable, delete: unavailable, list: unavailable },
+    learn: unavailable,
   }
   const result = await skill.run!(parsed as never, ctx)
   return (skill.output as z.ZodType).parse(result)

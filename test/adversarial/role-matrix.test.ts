@@ -104,6 +104,22 @@ const MATRIX: Record<string, Entry> = {
       ],
     ]),
   ),
+  'GET /api/learnings': { allow: ADMIN, request: () => ({ path: '/api/learnings' }) },
+  ...Object.fromEntries(
+    (['verify', 'disprove'] as const).map((action) => [
+      `POST /api/learnings/{id}/${action}`,
+      {
+        allow: ADMIN,
+        request: async (t: Target) => {
+          const { id } = await t.plane.learnings.record(
+            { category: 'pattern', title: 'matrix', content: 'a learning' },
+            { skill: null, agentId: null, callId: null, caller: admin },
+          )
+          return { path: `/api/learnings/${id}/${action}` }
+        },
+      },
+    ]),
+  ),
   'GET /api/edges': { allow: OPERATORS, request: () => ({ path: '/api/edges' }) },
   'POST /api/edges': { allow: ADMIN, request: () => ({ path: '/api/edges', body: JSON.stringify({ name: `m-${ulid().toLowerCase()}` }) }) },
   'GET /api/edges/{id}': {

@@ -153,7 +153,16 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const location = await database.create()
     cli(location, ['sync'])
     const list = cli(location, ['skills', 'list', '--json']).json()
-    expect(list.map((s: { key: string }) => s.key)).toEqual(['discover_skills', 'echo', 'set_flag', 'slow'])
+    expect(list.map((s: { key: string }) => s.key)).toEqual([
+      'discover_skills',
+      'echo',
+      'memory_delete',
+      'memory_get',
+      'memory_set',
+      'recall_learnings',
+      'set_flag',
+      'slow',
+    ])
     expect(list[0]).toMatchObject({ class: 'safe', source: 'code', agents: ['helper'] })
     const table = cli(location, ['skills', 'list', '--agent', 'helper'])
     expect(table.stdout.split('\n')[0]).toMatch(/^KEY\s+CLASS\s+SCOPE\s+SOURCE/)
@@ -260,7 +269,16 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const { url, key } = await server.ready
     const auth = { authorization: `Bearer ${key}` }
     const skills = await getJson(`${url}/api/skills`, auth)
-    expect(skills.skills.map((s: { key: string }) => s.key)).toEqual(['discover_skills', 'echo', 'set_flag', 'slow'])
+    expect(skills.skills.map((s: { key: string }) => s.key)).toEqual([
+      'discover_skills',
+      'echo',
+      'memory_delete',
+      'memory_get',
+      'memory_set',
+      'recall_learnings',
+      'set_flag',
+      'slow',
+    ])
     const racing = fetch(`${url}/api/skills/slow/invoke`, { method: 'POST', headers: auth, body: JSON.stringify({ input: { ms: 30_000 } }) })
     await waitFor(async () => (await getJson(`${url}/api/audit?status=running`, auth)).items.length === 1)
     server.child.kill('SIGTERM')

@@ -10,6 +10,7 @@ import { keysCommand } from './commands/keys.js'
 import { approvalsCommand } from './commands/approvals.js'
 import { policiesCommand } from './commands/policies.js'
 import { secretsCommand } from './commands/secrets.js'
+import { learningsCommand } from './commands/learnings.js'
 import { sopCommand } from './commands/sop.js'
 import { packsCommand } from './commands/packs.js'
 import { sourcesCommand } from './commands/sources.js'
@@ -41,6 +42,7 @@ export function createProgram(): Command {
     approvalsCommand,
     policiesCommand,
     secretsCommand,
+    learningsCommand,
     sopCommand,
     packsCommand,
     sourcesCommand,

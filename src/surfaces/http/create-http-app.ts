@@ -15,6 +15,7 @@ import { agentRoutes } from './routes/agents.js'
 import { approvalRoutes } from './routes/approvals.js'
 import { policyRoutes } from './routes/policies.js'
 import { connectionValueRoutes } from './routes/connection-values.js'
+import { learningRoutes } from './routes/learnings.js'
 import { sopRoutes } from './routes/sops.js'
 import { edgeRoutes } from './routes/edges.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
@@ -76,6 +77,7 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.route('/api/policies', policyRoutes(plane))
   app.route('/api/secrets', connectionValueRoutes(plane, 'secret'))
   app.route('/api/settings', connectionValueRoutes(plane, 'setting'))
+  app.route('/api/learnings', learningRoutes(plane))
   app.route('/api/sops', sopRoutes(plane))
   app.route('/api/edges', edgeRoutes(plane))
   app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))

@@ -100,7 +100,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
       agents: ['helper'],
     })
     const mutating = await h.call('/api/skills?class=mutating')
-    expect(mutating.body.skills.map((s: { key: string }) => s.key)).toEqual(['bulk_delete', 'write_thing'])
+    expect(mutating.body.skills.map((s: { key: string }) => s.key)).toEqual(['bulk_delete', 'memory_delete', 'memory_set', 'write_thing'])
     const unavailable = await h.call('/api/skills?available=false')
     expect(unavailable.body.skills).toEqual([
       expect.objectContaining({ key: 'remote_thing', scope: 'host', available: false, unavailableReason: 'no enrolled edge offers it' }),

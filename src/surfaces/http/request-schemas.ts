@@ -120,3 +120,11 @@ export const enrollEdgeBody = z.strictObject({
 export const edgeSecretsBody = z.strictObject({
   secrets: z.array(z.string()).describe('Every secret name the edge may receive (replaces the list); its packs get the ones they declare, per call'),
 })
+
+export const learningListQuery = z.strictObject({
+  status: z.enum(['active', 'deprecated']).optional().describe('only learnings in this state'),
+  category: z.enum(['discovery', 'pattern']).optional(),
+  agent: z.string().min(1).optional().describe('only those made for this agent (id, name or alias)'),
+  skill: z.string().min(1).optional().describe('only those this skill made'),
+  limit: bounded(1, 1_000).default(100).describe('most learnings, newest first (1–1000, default 100)'),
+})

@@ -194,6 +194,24 @@ export const OPERATIONS: OperationSpec[] = [
   ]),
   {
     method: 'get',
+    path: '/api/learnings',
+    summary: 'Learnings skills left, newest first, with their importance now (admin)',
+    query: schemas.learningListQuery,
+    ok: { status: 200, description: '{ learnings }' },
+    errors: [400, 401, 403],
+  },
+  ...(['verify', 'disprove'] as const).map((action): OperationSpec => ({
+    method: 'post',
+    path: `/api/learnings/{id}/${action}`,
+    summary:
+      action === 'verify'
+        ? 'Verify a learning: importance +0.15 (at most 1), active again if deprecated; audited (admin)'
+        : 'Disprove a learning: importance 0.05, no longer recalled or put in prompts; audited (admin)',
+    ok: { status: 200, description: 'The learning as changed' },
+    errors: [401, 403, 404],
+  })),
+  {
+    method: 'get',
     path: '/api/edges',
     summary: 'Enrolled edges: labels, host, online, the manager holding the connection, skills offered (operator or admin)',
     ok: { status: 200, description: '{ edges }' },

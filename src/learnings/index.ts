@@ -1,0 +1,5 @@
+export { Learnings, type LearningsDeps, type LearningOrigin, type LearningListQuery, type RecalledLearning } from './learnings.js'
+export { LearningError } from './learning-error.js'
+export { DECAY, decayed, isDeprecated } from './decay.js'
+export { LEARNING_LIMITS, type Learning } from './learning.js'
+export { recallSkill, RECALL_KEY } from './recall-skill.js'
