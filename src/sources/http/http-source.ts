@@ -55,7 +55,13 @@ export class HttpSource {
           const { document, url } = await loadOpenApi(source.spec)
           return { source, ...openApiOperations(source, document, url), failed: false }
         } catch (error) {
-          return { source, operations: [], baseUrl: null, problems: [`the document ${source.spec} could not be read: ${(error as Error).message}`], failed: true }
+          return {
+            source,
+            operations: [],
+            baseUrl: null,
+            problems: [`the document ${source.spec} could not be read: ${(error as Error).message}`],
+            failed: true,
+          }
         }
       }),
     )
@@ -69,7 +75,10 @@ export class HttpSource {
     this.#http = http
     this.#openapi = loaded.map(({ source, operations, baseUrl, problems, failed }) => {
       const registered = this.#registerAll(
-        operations.map((operation) => ({ operation, origin: `OpenAPI source "${source.name}", ${operation.method} ${new URL(operation.url.replace(/\{[^{}]*\}/g, 'x')).pathname}` })),
+        operations.map((operation) => ({
+          operation,
+          origin: `OpenAPI source "${source.name}", ${operation.method} ${new URL(operation.url.replace(/\{[^{}]*\}/g, 'x')).pathname}`,
+        })),
         problems,
       )
       return { name: source.name, spec: source.spec, baseUrl, state: failed ? 'failed' : 'loaded', ...registered }

@@ -34,7 +34,11 @@ interface Operation {
  * their names) and, when it takes a JSON body, a `body` property holding it. What can't become a
  * skill is a problem, never a failure of the others.
  */
-export function openApiOperations(source: ResolvedOpenApiSource, document: OpenApiDocument, specUrl: URL | null): { operations: HttpOperation[]; baseUrl: string | null; problems: string[] } {
+export function openApiOperations(
+  source: ResolvedOpenApiSource,
+  document: OpenApiDocument,
+  specUrl: URL | null,
+): { operations: HttpOperation[]; baseUrl: string | null; problems: string[] } {
   const problems: string[] = []
   const v30 = document.openapi.startsWith('3.0')
   const base = source.baseUrl ?? serverUrl(document.servers, specUrl)

@@ -28,7 +28,11 @@ export function operationSkill(operation: HttpOperation): SkillDefinition {
   }
 }
 
-function buildRequest(op: HttpOperation, input: Record<string, unknown>, ctx: SkillContext): { method: string; url: URL; headers: Record<string, string>; body?: string } {
+function buildRequest(
+  op: HttpOperation,
+  input: Record<string, unknown>,
+  ctx: SkillContext,
+): { method: string; url: URL; headers: Record<string, string>; body?: string } {
   const path = new Map(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.property]))
   // Each placeholder is replaced as one encoded segment: a value can't add path segments or leave the host.
   const url = new URL(op.url.replace(/\{([^{}]*)\}/g, (_, name: string) => encodeURIComponent(scalar(input[path.get(name) ?? name], name))))
@@ -70,7 +74,8 @@ function buildRequest(op: HttpOperation, input: Record<string, unknown>, ctx: Sk
 
 function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
   if (Array.isArray(value)) for (const item of value) params.append(name, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item))
-  else if (typeof value === 'object') for (const [k, v] of Object.entries(value as Record<string, unknown>)) params.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v))
+  else if (typeof value === 'object')
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) params.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v))
   else params.append(name, String(value))
 }
 
@@ -87,6 +92,8 @@ function resultOf(response: EgressResponse): unknown {
   try {
     return JSON.parse(text) as unknown
   } catch {
-    throw new EgressError(`${response.url.origin}${response.url.pathname} answered ${response.contentType} that is not JSON (it starts: ${JSON.stringify(text.slice(0, 200))})`)
+    throw new EgressError(
+      `${response.url.origin}${response.url.pathname} answered ${response.contentType} that is not JSON (it starts: ${JSON.stringify(text.slice(0, 200))})`,
+    )
   }
 }
