@@ -165,7 +165,10 @@ const lowerSnake = z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be 
 // A URL that may carry {name} placeholders in its path; credentials belong in headers.
 const urlTemplate = z
   .string()
-  .refine((url) => /^https?:\/\/[^/?#{}]+(?:[/?#]|$)/i.test(url) && URL.canParse(url.replace(/\{[^{}]*\}/g, 'x')), 'an http(s) URL; {name} placeholders only in its path')
+  .refine(
+    (url) => /^https?:\/\/[^/?#{}]+(?:[/?#]|$)/i.test(url) && URL.canParse(url.replace(/\{[^{}]*\}/g, 'x')),
+    'an http(s) URL; {name} placeholders only in its path',
+  )
   .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)')
 const egressShape = {
   /** Hosts calls may reach (host or host:port, *.suffix for subdomains). Default: the host of the URL. */
@@ -216,7 +219,8 @@ export const httpSkillSchema: z.ZodObject<typeof httpSkillShape, z.core.$strict>
   }
   if (/[?#].*\{/.test(skill.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'placeholders belong in the path; use query for parameters' })
   const named = (list: string[], path: string) => {
-    for (const name of list) if (!Object.hasOwn(properties, name)) ctx.addIssue({ code: 'custom', path: [path], message: `"${name}" is not a property of input` })
+    for (const name of list)
+      if (!Object.hasOwn(properties, name)) ctx.addIssue({ code: 'custom', path: [path], message: `"${name}" is not a property of input` })
   }
   named(skill.query, 'query')
   if (skill.body !== undefined) {

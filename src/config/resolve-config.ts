@@ -1,6 +1,13 @@
 import type { z } from 'zod'
 import type { ConfigEnvironment, ConfigInput } from './define-config.js'
-import { configSchema, type agentSchema, type httpSkillSchema, type mcpServerSchema, type modelSettingsSchema, type openApiSourceSchema } from './config-schema.js'
+import {
+  configSchema,
+  type agentSchema,
+  type httpSkillSchema,
+  type mcpServerSchema,
+  type modelSettingsSchema,
+  type openApiSourceSchema,
+} from './config-schema.js'
 import { ConfigError } from './config-error.js'
 
 // Named interfaces over the schema's output side: the config with its defaults filled in.

@@ -106,7 +106,14 @@ export class SkillSources {
   }
 
   /** Load the pack folders and OpenAPI documents again and ask the MCP servers for their lists. */
-  async reload(): Promise<{ added: string[]; removed: string[]; packs: string[]; findings: readonly Finding[]; mcp: McpServerReport[]; openapi: OpenApiReport[] }> {
+  async reload(): Promise<{
+    added: string[]
+    removed: string[]
+    packs: string[]
+    findings: readonly Finding[]
+    mcp: McpServerReport[]
+    openapi: OpenApiReport[]
+  }> {
     const { registry } = this.#o
     const reloaded = (s: { source: string }) => s.source === 'pack' || s.source === 'http'
     const before = new Set(
