@@ -27,7 +27,9 @@ export async function sources(o: GlobalOptions & { json?: boolean }): Promise<vo
     )
     for (const s of report.openapi) for (const problem of s.problems) console.log(`${s.name}: ${problem}`)
   }
-  console.log(`\nHTTP skills: ${report.http.skills.length}`)
+  // The packs line follows the HTTP line directly, or a blank line when there is none.
+  const http = report.http.skills.length > 0 || report.http.problems.length > 0
+  console.log(http ? `\nHTTP skills: ${report.http.skills.length}` : '')
   for (const problem of report.http.problems) console.log(problem)
   console.log(`packs: ${report.packs.skills.length} from ${report.packs.dirs.join(', ') || '(no packDirs)'}`)
   for (const finding of report.packs.findings) console.log(formatFinding(finding))
