@@ -2,7 +2,7 @@ import { EgressError } from './egress-error.js'
 import { hostAllowed } from './allow-hosts.js'
 
 /** Same-host redirects followed before a call gives up. */
-export const MAX_REDIRECTS = 3
+const MAX_REDIRECTS = 3
 // Enough of an error body to say what went wrong.
 const ERROR_BODY_BYTES = 2048
 

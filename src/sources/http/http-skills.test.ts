@@ -75,6 +75,15 @@ describe('declarative HTTP skills (httpSkills)', () => {
       data: { method: 'GET', raw: '/echo/things/a%2Fb%20c%3F?format=json&tags=red&tags=blue', body: null, key: '[REDACTED]' },
     })
     expect(service.received.at(-1)!.headers).toMatchObject({ 'x-api-key': API_KEY, 'x-client': 'skillplane' })
+    // A dot segment would climb out of the path the config names.
+    const sent = service.received.length
+    for (const id of ['..', '.', '']) {
+      expect(await plane.invoke('echo_get', { id }, { caller: admin })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_input', message: `path parameter "id" can't be "${id}"` },
+      })
+    }
+    expect(service.received.length).toBe(sent)
     expect(JSON.stringify(await plane.audit.query({ limit: 10 }))).not.toContain(API_KEY)
 
     // POST: the input not used in the path is the body.

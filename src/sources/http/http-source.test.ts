@@ -271,6 +271,24 @@ describe('OpenAPI sources', () => {
     expect(await plane.invoke('inv_get_health', {}, { caller: admin })).toMatchObject({ ok: true })
   })
 
+  it('reads the documents again on reload: operations added and removed take effect', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'spec.json')
+    const spec = JSON.parse(SPEC) as { paths: Record<string, unknown> }
+    writeFileSync(file, JSON.stringify({ ...spec, paths: { '/health': spec.paths['/health'] } }))
+    const plane = await open({ openapi: [inventory({ spec: file })] })
+    expect(plane.sources().openapi[0]!.skills).toEqual(['inv_get_health'])
+    writeFileSync(file, JSON.stringify({ ...spec, paths: { '/motd': spec.paths['/motd'] } }))
+    const reloaded = await plane.reloadSources()
+    expect(reloaded).toMatchObject({ added: ['inv_get_motd'], removed: ['inv_get_health'], openapi: [{ name: 'inv', skills: ['inv_get_motd'] }] })
+    expect(plane.registry.get('inv_get_health')).toBeUndefined()
+    expect(await plane.invoke('inv_get_motd', {}, { caller: admin })).toMatchObject({ ok: true, data: 'hello from the depot' })
+    // A document broken since keeps nothing of its operations, and says why.
+    writeFileSync(file, '{')
+    expect((await plane.reloadSources()).openapi[0]).toMatchObject({ state: 'failed', skills: [] })
+    expect(plane.registry.get('inv_get_motd')).toBeUndefined()
+  })
+
   it('rejects a bad openapi config naming the field', async () => {
     await expect(open({ openapi: [{ name: 'Bad-Name', spec: 'x.json' }] })).rejects.toThrow('openapi[0].name: must be lower_snake')
     await expect(open({ openapi: [inventory({ auth: { type: 'header', secret: 'INV_TOKEN' } })] })).rejects.toThrow(

@@ -6,7 +6,7 @@ import { hostOf } from './allow-hosts.js'
 import { egressFetch } from './egress-fetch.js'
 
 /** The largest OpenAPI document read. */
-export const MAX_SPEC_BYTES = 16 * 1024 * 1024
+const MAX_SPEC_BYTES = 16 * 1024 * 1024
 const SPEC_TIMEOUT_MS = 15_000
 
 export interface OpenApiDocument {

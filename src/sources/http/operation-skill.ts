@@ -80,8 +80,12 @@ function appendQuery(params: URLSearchParams, name: string, value: unknown): voi
 }
 
 function scalar(value: unknown, name: string): string {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value)
-  throw new SkillError('invalid_input', `path parameter "${name}" needs a string, number or boolean`)
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw new SkillError('invalid_input', `path parameter "${name}" needs a string, number or boolean`)
+  }
+  // URLs resolve "." and ".." segments (encoded or not): such a value would reach another path.
+  if (value === '.' || value === '..' || value === '') throw new SkillError('invalid_input', `path parameter "${name}" can't be "${value}"`)
+  return String(value)
 }
 
 /** A JSON body as its value, an empty one as null, anything else as text. */
