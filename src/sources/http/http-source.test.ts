@@ -5,6 +5,7 @@ import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, approvalIdOf, openTestPlane } from '../../test-support/fixtures.js'
 import type { SkillplaneConfig } from '../../config/index.js'
 import type { Skillplane } from '../../skillplane/index.js'
+import { startHttpServer } from '../../surfaces/http/index.js'
 import { startTestService, TEST_TOKEN, type Received } from './test-service.js'
 
 const SPEC_FILE = join(import.meta.dirname, 'fixtures/inventory.openapi.json')
@@ -287,6 +288,42 @@ describe('OpenAPI sources', () => {
     writeFileSync(file, '{')
     expect((await plane.reloadSources()).openapi[0]).toMatchObject({ state: 'failed', skills: [] })
     expect(plane.registry.get('inv_get_motd')).toBeUndefined()
+  })
+
+  it('over HTTP: 424 until an admin sets the secret, then the value for each caller, never shown', async () => {
+    const plane = await open({ openapi: [inventory({ include: ['whoAmI'] })] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const adminKey = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+      const operatorKey = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+      const call = async (path: string, key: string, init: { method?: string; body?: unknown } = {}) => {
+        const response = await fetch(server.url + path, {
+          method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+        })
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+      }
+      expect((await call('/api/sources', adminKey)).body.openapi).toMatchObject([{ name: 'inv', state: 'loaded', skills: ['inv_who_am_i'] }])
+      expect(await call('/api/skills/inv_who_am_i/invoke', operatorKey, { body: { input: {} } })).toMatchObject({
+        status: 424,
+        body: { ok: false, error: { code: 'needs_auth', details: { missing: { secrets: ['INV_TOKEN'] } } } },
+      })
+      expect((await call('/api/secrets/INV_TOKEN', adminKey, { method: 'PUT', body: { value: TEST_TOKEN } })).status).toBe(200)
+      expect(await call('/api/skills/inv_who_am_i/invoke', operatorKey, { body: { input: {} } })).toMatchObject({
+        status: 200,
+        body: { ok: true, data: { authorization: 'Bearer [REDACTED]' } },
+      })
+      // A user's own value wins for that user: the service sees it (and refuses it), the error never shows it.
+      expect((await call('/api/secrets/INV_TOKEN', adminKey, { method: 'PUT', body: { value: 'oscars-own-token', user: 'oscar' } })).status).toBe(200)
+      const asOscar = await call('/api/skills/inv_who_am_i/invoke', operatorKey, { body: { input: {} } })
+      expect(asOscar).toMatchObject({ status: 502, body: { ok: false, error: { code: 'executor_error', message: expect.stringContaining('HTTP 401') } } })
+      expect(service.received.at(-1)!.headers.authorization).toBe('Bearer oscars-own-token')
+      expect(await call('/api/skills/inv_who_am_i/invoke', adminKey, { body: { input: {} } })).toMatchObject({ status: 200 })
+      expect(JSON.stringify((await call('/api/audit?limit=50', adminKey)).body)).not.toMatch(/oscars-own-token|inv-secret-token/)
+    } finally {
+      await server.close()
+    }
   })
 
   it('rejects a bad openapi config naming the field', async () => {
