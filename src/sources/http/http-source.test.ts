@@ -326,6 +326,32 @@ describe('OpenAPI sources', () => {
     }
   })
 
+  it('sends header, query and basic credentials, scrubbed in every form the service could echo', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'echo.json')
+    const operation = { operationId: 'echo', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] }
+    writeFileSync(file, JSON.stringify({ openapi: '3.0.3', servers: [{ url: service.url }], paths: { '/echo/{id}': { get: operation } } }))
+    const secret = 'p@ss word/&=+?'
+    const plane = await ready({
+      openapi: [
+        { name: 'by_header', spec: file, auth: { type: 'header', name: 'X-Api-Key', secret: 'ECHO_SECRET' } },
+        { name: 'by_query', spec: file, auth: { type: 'query', name: 'api_key', secret: 'ECHO_SECRET' } },
+        { name: 'by_basic', spec: file, auth: { type: 'basic', secret: 'ECHO_SECRET' } },
+      ],
+    })
+    await plane.secrets.set('ECHO_SECRET', secret)
+    expect(await plane.invoke('by_header_echo', { id: '1' }, { caller: admin })).toMatchObject({ ok: true, data: { key: '[REDACTED]', auth: null } })
+    expect(service.received.at(-1)!.headers['x-api-key']).toBe(secret)
+    const byQuery = await plane.invoke('by_query_echo', { id: '1' }, { caller: admin })
+    expect(byQuery).toMatchObject({ ok: true, data: { query: [['api_key', '[REDACTED]']], raw: '/echo/1?api_key=[REDACTED]' } })
+    expect(new URL(service.received.at(-1)!.url, 'http://x').searchParams.get('api_key')).toBe(secret)
+    const basic = Buffer.from(secret).toString('base64')
+    expect(await plane.invoke('by_basic_echo', { id: '1' }, { caller: admin })).toMatchObject({ ok: true, data: { auth: 'Basic [REDACTED]' } })
+    expect(service.received.at(-1)!.headers.authorization).toBe(`Basic ${basic}`)
+    const audit = JSON.stringify(await plane.audit.query({ limit: 20 }))
+    for (const form of [secret, basic, encodeURIComponent(secret), new URLSearchParams({ k: secret }).toString().slice(2)]) expect(audit).not.toContain(form)
+  })
+
   it('rejects a bad openapi config naming the field', async () => {
     await expect(open({ openapi: [{ name: 'Bad-Name', spec: 'x.json' }] })).rejects.toThrow('openapi[0].name: must be lower_snake')
     await expect(open({ openapi: [inventory({ auth: { type: 'header', secret: 'INV_TOKEN' } })] })).rejects.toThrow(

@@ -42,7 +42,7 @@ function buildRequest(
     const value = input[p.property]
     if (value === undefined || value === null) continue
     if (p.in === 'query') appendQuery(url.searchParams, p.name, value)
-    else if (p.in === 'header') headers[p.name.toLowerCase()] = typeof value === 'object' ? JSON.stringify(value) : scalar(value, p.name)
+    else if (p.in === 'header') headers[p.name.toLowerCase()] = typeof value === 'object' ? JSON.stringify(value) : String(value)
   }
   if (op.auth) {
     const secret = ctx.secrets.get(op.auth.secret)
