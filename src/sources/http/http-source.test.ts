@@ -248,8 +248,23 @@ describe('OpenAPI sources', () => {
         paths: { '/a': { get: { operationId: 'a', parameters: [{ $ref: '#/components/parameters/Missing' }] } } },
       }),
     )
+    const tree = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } }
+    writeFileSync(
+      join(dir, 'refs.json'),
+      JSON.stringify({
+        openapi: '3.1.0',
+        servers: [{ url: service.url }],
+        components: { schemas: { Tree: tree } },
+        paths: {
+          '/tree': { post: { operationId: 'plant', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } } } } },
+          '/other': { post: { operationId: 'peek', requestBody: { content: { 'application/json': { schema: { $ref: '/etc/passwd' } } } } } },
+          '/health': { get: { operationId: 'health' } },
+        },
+      }),
+    )
     const plane = await open({
       openapi: [
+        { name: 'refs', spec: join(dir, 'refs.json') },
         { name: 'broken', spec: join(dir, 'broken.yaml') },
         { name: 'old', spec: join(dir, 'swagger.json') },
         { name: 'dangling', spec: join(dir, 'dangling.json') },
@@ -269,6 +284,15 @@ describe('OpenAPI sources', () => {
     expect(report.gone!.problems).toEqual([expect.stringContaining('no such file or directory')])
     expect(report.offline!.problems).toEqual([expect.stringContaining('GET http://127.0.0.1:9/openapi.json failed')])
     expect(report.inv).toMatchObject({ state: 'loaded', skills: ['inv_get_health'] })
+    // A recursive schema and a reference to another file cost their operations only.
+    expect(report.refs).toMatchObject({
+      state: 'loaded',
+      skills: ['refs_health'],
+      problems: [
+        `operation "plant": its schema refers to itself (#/components/schemas/Tree), which a skill's input schema can't hold; skipped`,
+        `operation "peek": its schema refers to another document (/etc/passwd), which is not read; bundle the document first; skipped`,
+      ],
+    })
     expect(await plane.invoke('inv_get_health', {}, { caller: admin })).toMatchObject({ ok: true })
   })
 

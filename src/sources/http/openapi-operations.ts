@@ -148,7 +148,8 @@ function inputOf(op: Operation, pathParameters: Parameter[], v30: boolean): { sc
   }
   const schema = { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false }
   const ref = JSON.stringify(schema).match(/"\$ref":"([^"]*)"/)
-  if (ref) throw new Error(`its schema refers to itself (${ref[1]}), which a skill's input schema can't hold`)
+  if (ref?.[1]!.startsWith('#')) throw new Error(`its schema refers to itself (${ref[1]}), which a skill's input schema can't hold`)
+  if (ref) throw new Error(`its schema refers to another document (${ref[1]}), which is not read; bundle the document first`)
   return { schema, parameters, body }
 }
 
