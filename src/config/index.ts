@@ -1,4 +1,13 @@
-export { defineConfig, type SkillplaneConfig, type AgentConfig, type McpServerConfig, type ConfigInput, type ConfigEnvironment } from './define-config.js'
+export {
+  defineConfig,
+  type SkillplaneConfig,
+  type AgentConfig,
+  type McpServerConfig,
+  type HttpSkillConfig,
+  type OpenApiSourceConfig,
+  type ConfigInput,
+  type ConfigEnvironment,
+} from './define-config.js'
 export {
   resolveConfig,
   type ResolvedConfig,
