@@ -145,6 +145,49 @@ describe('OpenAPI sources', () => {
     ])
   })
 
+  it('reads OpenAPI 3.0 schemas as JSON Schema: nullable and boolean exclusive bounds rewritten', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'v30.yaml')
+    writeFileSync(
+      file,
+      [
+        'openapi: 3.0.3',
+        `servers: [{ url: '${service.url}/echo' }]`,
+        'paths:',
+        '  /orders:',
+        '    post:',
+        '      operationId: placeOrder',
+        '      requestBody:',
+        '        content:',
+        '          application/json:',
+        '            schema:',
+        '              type: object',
+        '              properties:',
+        '                note: { type: string, nullable: true }',
+        '                size: { type: number, minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false }',
+      ].join('\n'),
+    )
+    const plane = await open({ openapi: [{ name: 'shop', spec: file }] })
+    expect(plane.registry.get('shop_place_order')!.input.jsonSchema).toEqual({
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        body: {
+          type: 'object',
+          properties: { note: { type: ['string', 'null'] }, size: { type: 'number', exclusiveMinimum: 0, maximum: 10 } },
+        },
+      },
+    })
+    expect(await plane.invoke('shop_place_order', { body: { note: null, size: 0 } }, { caller: admin })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringContaining('/body/size') },
+    })
+    expect(await plane.invoke('shop_place_order', { body: { note: null, size: 2 } }, { caller: admin })).toMatchObject({
+      ok: true,
+      data: { method: 'POST', path: '/echo/orders', body: { note: null, size: 2 } },
+    })
+  })
+
   it('sends path, query, header and body parameters', async () => {
     const plane = await ready({ openapi: [inventory()] })
     const listed = await plane.invoke('inv_list_items', { tag: 'a b&c', limit: 1, 'X-Trace': 't-1' }, { caller: admin })
