@@ -11,7 +11,7 @@ export interface AccessView {
   /** The enrolled edges offering a host-scope skill. */
   readonly edges?: { offering(skillKey: string): EdgeInfo[] }
   /** A skill's connection state for a caller (and the agent it acts for); ready without it. */
-  connectionState?(skill: Skill, subjects: { caller: Caller; agentId: string | null }): ConnectionState
+  connectionState?(skill: Skill, subjects: { caller: Caller; agentId: string | null; onBehalfOf?: Caller | null }): ConnectionState
 }
 
 /** What listing a caller's skills reads: the skills, the catalog and the policies. */
@@ -40,14 +40,15 @@ export interface CallableSkill {
  * visible to it (an agent key: its bound skills), enabled, allowed for its role, not DENY by
  * policy. Host-scope skills take a required `edge_id`. The pipeline re-checks all of it per call.
  */
-export function callableSkills(plane: AccessSources, caller: Caller, agent: string | null = null): CallableSkill[] {
+export function callableSkills(plane: AccessSources, caller: Caller, agent: string | null = null, onBehalfOf: Caller | null = null): CallableSkill[] {
   const agentId = caller.kind === 'agent' ? caller.agentId : agent
   const policies = plane.policies.rows()
   const callable: CallableSkill[] = []
   for (const skill of plane.registry.list()) {
     const access = callAccess(plane, caller, agentId, skill, policies)
     if (!access) continue
-    const summary = skillSummary(skill, plane.catalog, plane.connectionState?.(skill, { caller, agentId }))
+    // A run acting for a person meets that person's values, as its calls will.
+    const summary = skillSummary(skill, plane.catalog, plane.connectionState?.(skill, { caller, agentId, onBehalfOf }))
     let inputSchema = skill.inputSchemaFor({ caller, agent: agentId })
     const wrapped = inputSchema.type !== 'object'
     if (wrapped) inputSchema = { type: 'object', properties: { input: inputSchema }, required: ['input'] }

@@ -64,7 +64,7 @@ export interface CallerTools {
 }
 
 export function callerTools(plane: Plane, options: ResolvedToolOptions): CallerTools {
-  const callable = callableSkills(plane, options.caller, options.agentId)
+  const callable = callableSkills(plane, options.caller, options.agentId, options.onBehalfOf ?? null)
   const { discovering, core } = largeCatalog(callable, plane.config.discovery, options.discovery)
   const all = new Map(callable.filter((entry) => discovering || entry.skill.key !== DISCOVER_KEY).map((entry) => [entry.skill.toolName, entry]))
   return {

@@ -26,7 +26,12 @@ export class AuditEvents {
   constructor(private readonly repo: EventRepository) {}
 
   async record(kind: string, subject: string, actor: Actor, details: Record<string, unknown>, callId: string | null = null): Promise<void> {
-    await this.repo.insert({
+    await this.repo.insert(this.row(kind, subject, actor, details, callId))
+  }
+
+  /** The row `record` writes, for a repository that writes it in the same transaction as the change it records. */
+  row(kind: string, subject: string, actor: Actor, details: Record<string, unknown>, callId: string | null = null): EventRow {
+    return {
       id: this.#nextId(),
       kind,
       subject,
@@ -35,7 +40,7 @@ export class AuditEvents {
       call_id: callId,
       details: JSON.stringify(details),
       created_at: new Date().toISOString(),
-    })
+    }
   }
 
   async list(q: { subject?: string; kind?: string; cursor?: string; limit: number }): Promise<{ items: AuditEvent[]; nextCursor: string | null }> {

@@ -28,8 +28,13 @@ export function redact(value: unknown, schema?: JsonSchema | null, options: Reda
 /** A string with every known secret value blanked out. */
 export function scrubText(text: string, secrets: ReadonlySet<string>): string {
   let out = text
-  for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED)
+  // Longest first: a secret that contains another must not be cut in two, leaving its rest.
+  for (const secret of longestFirst(secrets)) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED)
   return out
+}
+
+function longestFirst(secrets: ReadonlySet<string>): Iterable<string> {
+  return secrets.size < 2 ? secrets : [...secrets].sort((a, b) => b.length - a.length)
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto'
 import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider'
 import { z } from 'zod'
-import { isDefinedSkill, type DefinedSkill } from '../skill/index.js'
+import { isDefinedSkill, VALUE_NAME, VALUE_NAME_RULE, type DefinedSkill } from '../skill/index.js'
 
 // The one statement of the config's shape: its input side types skillplane.config.ts
 // (define-config.ts), its output side, with defaults filled in, is the resolved config (resolve-config.ts).
@@ -14,8 +14,12 @@ const duration = positiveInt.max(2_147_483_647)
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const httpUrl = z.url({ protocol: /^https?$/ })
 /** A value in the config, or a reference to a secret in skillplane's store, opened when it is used. */
-const secretRef = z.strictObject({ secret: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a secret name (letters, digits and _)') })
-const valueOrSecret = z.union([z.string(), secretRef], { error: 'must be a string or { secret: NAME }' })
+// `prefix` puts the fixed part of a header before the secret (`Bearer `), so the secret is only the token.
+const secretRef = z.strictObject({
+  secret: z.string().regex(VALUE_NAME, `a secret name (${VALUE_NAME_RULE})`),
+  prefix: z.string().max(64).optional(),
+})
+const valueOrSecret = z.union([z.string(), secretRef], { error: 'must be a string or { secret: NAME, prefix? }' })
 
 const modelSettingsShape = {
   /** openai, anthropic or openai-compatible. */

@@ -48,7 +48,7 @@ describe('config types, derived from the one schema', () => {
     expectTypeOf<ResolvedAgent['model']>().toEqualTypeOf<LanguageModelV3 | ResolvedModel | undefined>()
     expectTypeOf<ResolvedModel['provider']>().toEqualTypeOf<'openai' | 'anthropic' | 'openai-compatible'>()
     expectTypeOf<Extract<ResolvedMcpServer, { transport: 'stdio' }>['args']>().toEqualTypeOf<string[]>()
-    expectTypeOf<Extract<ResolvedMcpServer, { transport: 'http' }>['headers']>().toEqualTypeOf<Record<string, string | { secret: string }>>()
+    expectTypeOf<Extract<ResolvedMcpServer, { transport: 'http' }>['headers']>().toEqualTypeOf<Record<string, string | { secret: string; prefix?: string }>>()
     expect(resolved.agents[0]!.model).toBe(model)
   })
 })

@@ -41,7 +41,10 @@ export function listSkills(sources: InventorySources, caller: Caller, filter: Sk
     ...registry
       .list()
       .filter((s) => canSee(caller, s, catalog))
-      .map((s) => skillSummary(s, catalog, sources.connectionState?.(s, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null }))),
+      // Listing for an agent (`agent` filter) shows the state calls made for that agent would meet.
+      .map((s) =>
+        skillSummary(s, catalog, sources.connectionState?.(s, { caller, agentId: caller.kind === 'agent' ? caller.agentId : (filter.agentId ?? null) })),
+      ),
     ...instructionSkills.map((s) => instructionSummary(s, catalog, instructions.findings)),
   ]
     .sort((a, b) => a.key.localeCompare(b.key))

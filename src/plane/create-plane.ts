@@ -183,6 +183,17 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   let seal: ApprovalSeal
   const backlogDir = join(dataDir, 'audit-backlog')
   try {
+    // Before anything runs with secrets (MCP servers connect with them): a manager with another key stops here.
+    const settingsRepo = new SettingsRepository(db)
+    const keyAgreed = await settingsRepo.getOrInit('secrets_key_fingerprint', secretsKey.fingerprint())
+    if (keyAgreed !== secretsKey.fingerprint()) {
+      throw new StoreError(
+        `the secrets key in ${secretsKey.source} is not the one this database's secrets are encrypted with ` +
+          `(fingerprint ${secretsKey.fingerprint()}, expected ${keyAgreed}): managers sharing a database need the same key; ` +
+          `copy secrets-key from the first manager's data dir, or set ${SECRETS_KEY_ENV} on all of them`,
+      )
+    }
+    await connections.refresh()
     // Finished rows kept through an outage by a stopped manager land before recovery judges its calls.
     const replayed = await AuditBacklog.replay(backlogDir, auditRepo)
     if (replayed > 0) logger.warn({ rows: replayed }, 'wrote the finished audit rows a stopped manager had kept during a database outage')
@@ -207,16 +218,6 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     if (options.sync) startupSync = await sync()
     await Promise.all([catalog.refresh(), policies.refresh(), discovery.refresh()])
     registry.reapplyClasses()
-    const settingsRepo = new SettingsRepository(db)
-    const keyAgreed = await settingsRepo.getOrInit('secrets_key_fingerprint', secretsKey.fingerprint())
-    if (keyAgreed !== secretsKey.fingerprint()) {
-      throw new StoreError(
-        `the secrets key in ${secretsKey.source} is not the one this database's secrets are encrypted with ` +
-          `(fingerprint ${secretsKey.fingerprint()}, expected ${keyAgreed}): managers sharing a database need the same key; ` +
-          `copy secrets-key from the first manager's data dir, or set ${SECRETS_KEY_ENV} on all of them`,
-      )
-    }
-    await connections.refresh()
     seal = ApprovalSeal.load(dataDir)
     const agreed = await settingsRepo.getOrInit('approval_secret_fingerprint', seal.fingerprint())
     if (agreed !== seal.fingerprint()) {

@@ -33,8 +33,8 @@ export interface SkillSourcesOptions {
 
 /**
  * The skills that come from outside code: pack folders, SKILL.md folders (through the built-in
- * instruction tools), HTTP skills and OpenAPI documents, and MCP servers. Each registers into the registry under names no other
- * source holds.
+ * instruction tools), HTTP skills and OpenAPI documents, and MCP servers. Each registers into
+ * the registry under names no other source holds.
  */
 export class SkillSources {
   readonly #o: SkillSourcesOptions
@@ -140,9 +140,9 @@ export class SkillSources {
     return this.#mcp?.status() ?? []
   }
 
-  /** Connect the MCP servers that waited for secrets (secrets changed). */
+  /** Secrets changed: connect the MCP servers that waited for them, reconnect those whose values changed. */
   retryMcpSecrets(): Promise<void> {
-    return this.#mcp?.retryWaiting() ?? Promise.resolve()
+    return this.#mcp?.secretsChanged() ?? Promise.resolve()
   }
 
   connectMcp(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { EdgeInfo, ProgressUpdate, Skill } from '../skill/index.js'
 
 /** The edge a host-scope call names, or why it can't run there. */
-export type EdgeResolution = { edge: EdgeInfo } | { code: 'invalid_input' | 'not_found' | 'edge_unavailable'; message: string }
+export type EdgeResolution = { edge: EdgeInfo } | { code: 'invalid_input' | 'not_found' | 'edge_unavailable' | 'denied'; message: string }
 
 export interface EdgeCall {
   callId: string

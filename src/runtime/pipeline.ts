@@ -53,6 +53,8 @@ export interface PipelineDeps {
 interface Parent {
   callId: string
   depth: number
+  /** Secret values the parent was given: a child that receives one (in its input, say) must not record it either. */
+  scrub: ReadonlySet<string>
 }
 
 const ASK: ApprovalMode = { mode: 'ask' }
@@ -147,8 +149,8 @@ export class Pipeline {
       traceId,
     })
     const secrets = new Set<string>()
-    // Secret values given to the executor: scrubbed from what the caller gets back, too.
-    const injected = new Set<string>()
+    // Secret values given to the executor (or to its parent): scrubbed from what the caller gets back, too.
+    const injected = new Set<string>(parent?.scrub)
     const finish = (status: Refusal['status'], envelope: Envelope, outputSchema?: Record<string, unknown>) =>
       finishCall(deps, { row, startedAt, status, envelope, outputSchema, secrets, injected })
     const refuse = (r: Refusal) => {
@@ -168,7 +170,12 @@ export class Pipeline {
       edgeRef: options.edgeId,
       edges: deps.edges,
     })
-    const inputJson = serialize(() => redact(input, ('skill' in resolved ? resolved.skill : resolved.named)?.input.jsonSchema, { collect: secrets }))
+    const inputJson = serialize(() =>
+      redact(input, ('skill' in resolved ? resolved.skill : resolved.named)?.input.jsonSchema, {
+        collect: secrets,
+        ...(injected.size > 0 && { scrub: injected }),
+      }),
+    )
     row.input = inputJson ?? '"[input is not JSON]"'
     if (this.#closing) return refuse(refusal('unavailable', 'skillplane is shutting down; retry on another manager', 'interrupted'))
     row.agent_id = resolved.agentId
@@ -184,9 +191,11 @@ export class Pipeline {
     const denied = authoriseCall({ catalog: deps.catalog, skill: resolved.skill, caller, agentId, onBehalfOf: options.onBehalfOf, depth: parent?.depth ?? 0 })
     if (denied) return refuse(denied)
 
-    const connected = await connectCall(deps.connections, resolved.skill, subjectsOf(caller, agentId, options.onBehalfOf))
-    if (isRefusal(connected)) return refuse(connected)
-    for (const value of connected.secrets.values()) conceal(injected, value)
+    // Checked before the gate, so nobody approves a call that can't run; opened for the executor only after it.
+    const subjects = subjectsOf(caller, agentId, options.onBehalfOf)
+    const present = await connectCall(deps.connections, resolved.skill, subjects)
+    if (isRefusal(present)) return refuse(present)
+    const opened: { values: Connected | null } = { values: null }
 
     const controller = new AbortController()
     const outer = options.signal
@@ -194,7 +203,7 @@ export class Pipeline {
     if (outer?.aborted) forward()
     else outer?.addEventListener('abort', forward, { once: true })
     this.#inFlight.set(callId, controller)
-    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, controller.signal, resolved.skill.key, connected, injected)
+    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, controller.signal, resolved.skill.key, opened, injected)
     try {
       const gate = await gateCall(deps, {
         skill: resolved.skill,
@@ -208,6 +217,11 @@ export class Pipeline {
       })
       if (gate) return refuse(gate)
       if (approval.mode === 'check') return success({ wouldRun: true, approvalId: row.approval_id }, callId)
+      // Opened again: a value rotated or deleted while the call waited for approval is not used.
+      const connected = present.secrets.size + present.settings.size === 0 ? present : await connectCall(deps.connections, resolved.skill, subjects)
+      if (isRefusal(connected)) return refuse(connected)
+      for (const value of connected.secrets.values()) conceal(injected, value)
+      opened.values = connected
 
       const unrecorded = await recordCall(deps, row)
       // Without its running row the call never ran, so it has no final row either.
@@ -247,13 +261,14 @@ export class Pipeline {
     options: InvokeOptions,
     signal: AbortSignal,
     key: string,
-    connected: Connected,
+    opened: { values: Connected | null },
     injected: Set<string>,
   ): SkillContext {
     const logger = this.#deps.logger
     let child: Logger | undefined
-    const declared = (kind: 'secret' | 'setting', values: ReadonlyMap<string, string>) => (name: string) => {
-      const value = values.get(name)
+    const declared = (kind: 'secret' | 'setting') => (name: string) => {
+      if (!opened.values) throw new Error(`skill "${key}": ${kind}s are opened once the call has passed the gate (needsApproval can't read them)`)
+      const value = (kind === 'secret' ? opened.values.secrets : opened.values.settings).get(name)
       if (value === undefined) throw new Error(`skill "${key}" did not declare the ${kind} ${JSON.stringify(name)}: list it in its ${kind}s`)
       return value
     }
@@ -268,8 +283,8 @@ export class Pipeline {
       get logger() {
         return (child ??= logger.child({ callId }))
       },
-      secrets: { get: declared('secret', connected.secrets), conceal: (derived) => conceal(injected, derived) },
-      settings: { get: declared('setting', connected.settings) },
+      secrets: { get: declared('secret'), conceal: (derived) => conceal(injected, derived) },
+      settings: { get: declared('setting') },
       // Only while the call runs, and only numbers: a report can come from another process.
       progress: (update) => {
         if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return
@@ -298,7 +313,7 @@ export class Pipeline {
               signal,
               onBehalfOf: options.onBehalfOf ?? null,
             },
-            { callId, depth: (parent?.depth ?? 0) + 1 },
+            { callId, depth: (parent?.depth ?? 0) + 1, scrub: injected },
           ),
         ),
     }

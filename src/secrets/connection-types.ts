@@ -36,5 +36,4 @@ export interface ConnectionValueInfo {
   value?: string
 }
 
-export const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
 export const MAX_VALUE_BYTES = 65_536

@@ -1,11 +1,10 @@
 import type { ConnectionValueMeta, ConnectionValueRepository, ConnectionValueId } from '../store/index.js'
 import type { Actor, AuditEvents } from '../audit/index.js'
-import { READY_CONNECTION } from '../skill/index.js'
+import { READY_CONNECTION, VALUE_NAME, VALUE_NAME_RULE } from '../skill/index.js'
 import type { SecretsKey } from './secrets-key.js'
 import { ConnectionValueError } from './connection-value-error.js'
 import {
   MAX_VALUE_BYTES,
-  VALUE_NAME,
   type ConnectionNeeds,
   type ConnectionState,
   type ConnectionValueInfo,
@@ -36,7 +35,8 @@ export interface Resolved {
  */
 export class Connections {
   readonly #deps: ConnectionsDeps
-  #present = new Set<string>()
+  // Which values exist, with their versions: a rotation is a change too (an MCP server reconnects).
+  #present = new Map<string, number>()
   onChange: (() => void) | null = null
 
   constructor(deps: ConnectionsDeps) {
@@ -46,8 +46,8 @@ export class Connections {
   /** Reload which values exist (other managers and the CLI change them); tells listeners when that changed. */
   async refresh(): Promise<void> {
     const rows = await this.#deps.repo.list()
-    const next = new Set(rows.map(presenceKey))
-    const changed = next.size !== this.#present.size || [...next].some((k) => !this.#present.has(k))
+    const next = new Map(rows.map((row) => [presenceKey(row), Number(row.version)]))
+    const changed = next.size !== this.#present.size || [...next].some(([k, version]) => this.#present.get(k) !== version)
     this.#present = next
     if (changed) this.onChange?.()
   }
@@ -57,21 +57,19 @@ export class Connections {
     if (typeof value !== 'string' || value === '') throw new ConnectionValueError(`the value of ${kind} ${name} must be a non-empty string`)
     if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new ConnectionValueError(`the value of ${kind} ${name} is larger than ${MAX_VALUE_BYTES} bytes`)
     const updatedAt = this.#deps.now()
-    const version = await this.#deps.repo.put(id, this.#deps.key.seal(value, boundTo(id)), updatedAt, actor.name)
-    // By name only: the value is never audited.
-    await this.#deps.events.record(`${kind}.set`, `${kind}:${name}`, actor, { scope: id.scope, subject: id.subject || null, version })
+    // By name only: the value is never audited. The event commits with the change, or neither does.
+    const version = await this.#deps.repo.put(id, this.#deps.key.seal(value, boundTo(id)), updatedAt, actor.name, (v) =>
+      this.#deps.events.row(`${kind}.set`, `${kind}:${name}`, actor, { scope: id.scope, subject: id.subject || null, version: v }),
+    )
     await this.refresh()
     return { ...info({ ...id, version, updated_at: updatedAt, updated_by: actor.name }), ...(kind === 'setting' && { value }) }
   }
 
   async delete(kind: ValueKind, name: string, owner: ValueOwner, actor: Actor): Promise<ConnectionValueInfo | null> {
-    const deleted = await this.#deps.repo.delete(identity(kind, name, owner))
+    const deleted = await this.#deps.repo.delete(identity(kind, name, owner), (row) =>
+      this.#deps.events.row(`${kind}.delete`, `${kind}:${name}`, actor, { scope: row.scope, subject: row.subject || null, version: Number(row.version) }),
+    )
     if (!deleted) return null
-    await this.#deps.events.record(`${kind}.delete`, `${kind}:${name}`, actor, {
-      scope: deleted.scope,
-      subject: deleted.subject || null,
-      version: deleted.version,
-    })
     await this.refresh()
     return info(deleted)
   }
@@ -147,9 +145,15 @@ export function awaitingOf(needs: ConnectionNeeds): ConnectionState['missing'] |
 
 function identity(kind: ValueKind, name: string, owner: ValueOwner): ConnectionValueId {
   if (typeof name !== 'string' || !VALUE_NAME.test(name)) {
-    throw new ConnectionValueError(`${kind} name ${JSON.stringify(name)} is not valid: use letters, digits and _ (not first), up to 128 characters`)
+    throw new ConnectionValueError(`${kind} name ${JSON.stringify(name)} is not valid (${VALUE_NAME_RULE})`)
   }
   if (owner.agent && owner.user) throw new ConnectionValueError(`a ${kind} belongs to an agent or a user, not both`)
+  // An empty owner (an unset shell variable) must not quietly become everyone's value.
+  for (const [field, given] of Object.entries(owner)) {
+    if (given !== undefined && given !== null && (typeof given !== 'string' || given.trim() === '')) {
+      throw new ConnectionValueError(`the ${field} of a ${kind} must be a non-empty name (leave it out for the global value)`)
+    }
+  }
   const scope: ValueScope = owner.user ? 'user' : owner.agent ? 'agent' : 'global'
   return { kind, name, scope, subject: owner.user ?? owner.agent ?? '' }
 }

@@ -2,7 +2,6 @@ export { SecretsKey, SECRETS_KEY_ENV } from './secrets-key.js'
 export { Connections, awaitingOf, type ConnectionsDeps, type Resolved } from './connections.js'
 export { ConnectionValueError } from './connection-value-error.js'
 export {
-  VALUE_NAME,
   type ValueKind,
   type ValueScope,
   type ValueOwner,

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const KEY_FILE = 'secrets-key'
@@ -27,10 +27,17 @@ export class SecretsKey {
     }
     const file = join(dataDir, KEY_FILE)
     mkdirSync(dataDir, { recursive: true })
-    try {
-      writeFileSync(file, randomBytes(32).toString('hex') + '\n', { flag: 'wx', mode: 0o600 })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    // Written whole under another name, then linked: a manager starting at the same moment never reads a half-written key.
+    if (!existsSync(file)) {
+      const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`
+      writeFileSync(draft, randomBytes(32).toString('hex') + '\n', { flag: 'wx', mode: 0o600 })
+      try {
+        linkSync(draft, file)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      } finally {
+        unlinkSync(draft)
+      }
     }
     const hex = readFileSync(file, 'utf8').trim()
     if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} is not a 64-digit hex key`)

@@ -8,6 +8,8 @@ import { defineSkill } from '../skill/define-skill.js'
 import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { SECRETS_KEY_ENV } from './secrets-key.js'
+import { toAISDKTools } from '../ai-sdk/index.js'
+import { listSkills } from '../inventory/index.js'
 
 const TOKEN = 'ghp_live_token_0123456789abcdef'
 const ORG_TOKEN = 'agent-scoped-token-ABCDEF'
@@ -61,13 +63,50 @@ const writeWithToken = defineSkill({
   run: () => ({ done: true }),
 })
 
+// Hands its token to another skill inside that skill's input: the child's audit row must not keep it.
+const childEcho = defineSkill({
+  key: 'child_echo',
+  description: 'Returns what it was sent',
+  class: 'safe',
+  input: z.object({ url: z.string() }),
+  run: ({ url }) => ({ fetched: url }),
+})
+const passToken = defineSkill({
+  key: 'pass_token',
+  description: 'Calls child_echo with a URL that carries its token',
+  class: 'safe',
+  secrets: ['GITHUB_TOKEN'],
+  run: async (_input, ctx) => ctx.invoke(childEcho, { url: `https://api.example.com/?t=${ctx.secrets.get('GITHUB_TOKEN')}` }),
+})
+// Tries to read its secret while the gate decides.
+const gatedToken = defineSkill({
+  key: 'gated_token',
+  description: 'Reads its secret in needsApproval',
+  class: 'safe',
+  secrets: ['GITHUB_TOKEN'],
+  needsApproval: (_input, ctx) => `about to use ${ctx.secrets.get('GITHUB_TOKEN')}`,
+  run: () => 'ran',
+})
+// Two secrets, one inside the other: the longer must be scrubbed whole.
+const twoTokens = defineSkill({
+  key: 'two_tokens',
+  description: 'Returns the longer of two tokens',
+  class: 'safe',
+  secrets: ['SHORT_TOKEN', 'LONG_TOKEN'],
+  run: (_input, ctx) => `${ctx.secrets.get('SHORT_TOKEN').length}:${ctx.secrets.get('LONG_TOKEN')}`,
+})
+
 describe.each(databases)('secrets and settings on $name', (database) => {
   const planes: Skillplane[] = []
   afterEach(async () => {
     await Promise.all(planes.splice(0).map((p) => p.close()))
   })
   const open = async (location?: { dataDir: string; databaseUrl?: string }) => {
-    const plane = await openTestPlane(database, { skills: [...testSkills(), echoToken, undeclared, writeWithToken, tokenLength] }, location)
+    const plane = await openTestPlane(
+      database,
+      { skills: [...testSkills(), echoToken, undeclared, writeWithToken, tokenLength, childEcho, passToken, gatedToken, twoTokens] },
+      location,
+    )
     planes.push(plane)
     return plane
   }
@@ -131,6 +170,25 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     }
   })
 
+  it('keeps a secret a skill hands to a nested call out of the child audit row and result, scrubs the longer of two nested secrets whole, and opens none for needsApproval', async () => {
+    const plane = await open()
+    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    const parent = await plane.invoke('pass_token', {}, { caller: admin })
+    expect(parent).toMatchObject({ ok: true, data: { ok: true, data: { fetched: 'https://api.example.com/?t=[REDACTED]' } } })
+    const child = (await plane.audit.query({ skill: 'child_echo', limit: 5 })).items[0]!
+    expect(child.parentCallId).toBe(parent.callId)
+    expect(JSON.stringify(child)).not.toContain(TOKEN)
+    expect(child.input).toEqual({ url: 'https://api.example.com/?t=[REDACTED]' })
+
+    const gated = await plane.invoke('gated_token', {}, { caller: admin })
+    expect(gated).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('opened once the call has passed the gate') } })
+    expect(JSON.stringify(await plane.approvals.list({ limit: 10 }))).not.toContain(TOKEN)
+
+    await plane.secrets.set('SHORT_TOKEN', 'abcd1234')
+    await plane.secrets.set('LONG_TOKEN', 'abcd1234-and-the-rest')
+    expect(await plane.invoke('two_tokens', {}, { caller: admin })).toMatchObject({ ok: true, data: '8:[REDACTED]' })
+  })
+
   it('resolves a user value before an agent value before the global one, and versions each change', async () => {
     const plane = await open()
     const first = await plane.secrets.set('GITHUB_TOKEN', TOKEN)
@@ -161,13 +219,37 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     expect(await plane.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toBeNull()
   })
 
+  it('shows the state a call would meet: a run acting for a person sees their value, a listing for an agent sees its value', async () => {
+    const plane = await open()
+    const helper = agentCaller('helper')
+    const alice = { ...operator, id: 'k-alice', name: 'alice' }
+    await plane.secrets.set('GITHUB_TOKEN', USER_TOKEN, { user: 'alice' })
+    const described = (onBehalfOf?: typeof alice) =>
+      (toAISDKTools(plane, { caller: helper, ...(onBehalfOf && { onBehalfOf }) }) as Record<string, { description?: string }>).token_length?.description
+    expect(described()).toContain('Not connected yet (needs_auth)')
+    expect(described(alice)).not.toContain('Not connected')
+    expect(await plane.invoke('token_length', {}, { caller: helper, onBehalfOf: alice })).toMatchObject({ ok: true, data: USER_TOKEN.length })
+
+    await plane.secrets.set('DEPLOY_TOKEN', ORG_TOKEN, { agent: 'Helper' })
+    const state = (filter: { agentId?: string }) =>
+      listSkills(plane, operator, filter).find((s) => s.key === 'write_with_token') as { connection?: { state: string } }
+    expect(state({}).connection?.state).toBe('needs_auth')
+    expect(state({ agentId: 'helper' }).connection?.state).toBe('ready')
+  })
+
   it('rejects bad names, empty values, unknown agents and undeclared reads with clear errors', async () => {
     const plane = await open()
     await expect(plane.secrets.set('bad-name', 'x')).rejects.toThrow(/secret name "bad-name" is not valid/)
+    await expect(plane.secrets.set('__proto__', 'x')).rejects.toThrow(/secret name "__proto__" is not valid/)
     await expect(plane.secrets.set('OK', '')).rejects.toThrow(/must be a non-empty string/)
     await expect(plane.secrets.set('OK', 'x'.repeat(70_000))).rejects.toThrow(/larger than 65536 bytes/)
     await expect(plane.secrets.set('OK', 'v', { agent: 'Nobody' })).rejects.toThrow(/unknown agent "Nobody"/)
     await expect(plane.secrets.set('OK', 'v', { agent: 'Helper', user: 'alice' })).rejects.toThrow(/not both/)
+    // An empty owner is refused, not taken for the global value.
+    await expect(plane.secrets.set('OK', 'v', { user: '' })).rejects.toThrow(/the user of a secret must be a non-empty name/)
+    await expect(plane.secrets.set('OK', 'v', { agent: ' ' })).rejects.toThrow(/the agent of a secret must be a non-empty name/)
+    await expect(plane.secrets.delete('OK', { user: '' })).rejects.toThrow(/must be a non-empty name/)
+    expect(await plane.secrets.list()).toEqual([])
     await plane.secrets.set('GITHUB_TOKEN', TOKEN)
     expect(await plane.invoke('peek_secret', {}, { caller: admin })).toMatchObject({
       ok: false,

@@ -14,6 +14,7 @@ import { compileSchema, type CompiledSchema } from './compile-schema.js'
 import { assertValidKey, skillSlug, toolName } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'
 import { definitionFields } from './definition-fields.js'
+import { VALUE_NAME, VALUE_NAME_RULE } from './value-name.js'
 
 /** In order of strictness. */
 export const CLASSES: readonly SkillClass[] = ['safe', 'mutating', 'dangerous']
@@ -127,15 +128,12 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
   }
 }
 
-// The names secrets and settings are stored under: what `skillplane secrets set NAME` takes.
-const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
-
 function namesOf(names: unknown, field: string, where: string): string[] {
   if (names === undefined) return []
   if (!Array.isArray(names)) throw new DefinitionError(`${where}: ${field} must be a list of names`)
   for (const name of names) {
     if (typeof name !== 'string' || !VALUE_NAME.test(name)) {
-      throw new DefinitionError(`${where}: ${field} entry ${JSON.stringify(name)} is not a valid name (letters, digits and _, not starting with a digit)`)
+      throw new DefinitionError(`${where}: ${field} entry ${JSON.stringify(name)} is not a valid name (${VALUE_NAME_RULE})`)
     }
   }
   return [...new Set(names as string[])]

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { ConnectionValuesTable, Database } from './database.js'
+import type { EventRow } from './event-repository.js'
 
 export type ConnectionValueRow = Selectable<ConnectionValuesTable>
 /** A stored value's identity: what it is, its name, and whose it is. */
@@ -45,9 +46,20 @@ export class ConnectionValueRepository {
     return this.db.selectFrom('connection_values').selectAll().where('kind', '=', kind).execute()
   }
 
-  /** Store a value, one version above the one it replaces (the old ciphertext is gone); returns the new version. */
-  async put(id: ConnectionValueId, sealed: string, updatedAt: string, updatedBy: string): Promise<number> {
-    const row = await this.db
+  /**
+   * Store a value, one version above the one it replaces (the old ciphertext is gone), with its
+   * audit event in the same transaction; returns the new version.
+   */
+  async put(id: ConnectionValueId, sealed: string, updatedAt: string, updatedBy: string, event: (version: number) => EventRow): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const version = await this.#upsert(trx, id, sealed, updatedAt, updatedBy)
+      await trx.insertInto('audit_events').values(event(version)).execute()
+      return version
+    })
+  }
+
+  async #upsert(db: Kysely<Database>, id: ConnectionValueId, sealed: string, updatedAt: string, updatedBy: string): Promise<number> {
+    const row = await db
       .insertInto('connection_values')
       .values({ ...id, version: 1, sealed, updated_at: updatedAt, updated_by: updatedBy })
       .onConflict((oc) =>
@@ -64,14 +76,19 @@ export class ConnectionValueRepository {
     return Number(row.version)
   }
 
-  async delete(id: ConnectionValueId): Promise<ConnectionValueMeta | undefined> {
-    return this.db
-      .deleteFrom('connection_values')
-      .where('kind', '=', id.kind)
-      .where('name', '=', id.name)
-      .where('scope', '=', id.scope)
-      .where('subject', '=', id.subject)
-      .returning(['kind', 'name', 'scope', 'subject', 'version', 'updated_at', 'updated_by'])
-      .executeTakeFirst()
+  /** Delete a value with its audit event in the same transaction; undefined (and no event) when there was none. */
+  async delete(id: ConnectionValueId, event: (deleted: ConnectionValueMeta) => EventRow): Promise<ConnectionValueMeta | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await trx
+        .deleteFrom('connection_values')
+        .where('kind', '=', id.kind)
+        .where('name', '=', id.name)
+        .where('scope', '=', id.scope)
+        .where('subject', '=', id.subject)
+        .returning(['kind', 'name', 'scope', 'subject', 'version', 'updated_at', 'updated_by'])
+        .executeTakeFirst()
+      if (deleted) await trx.insertInto('audit_events').values(event(deleted)).execute()
+      return deleted
+    })
   }
 }

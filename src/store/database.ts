@@ -261,6 +261,8 @@ export interface EdgesTable {
   version: string | null
   /** JSON array of the skills it last offered. */
   skills: string
+  /** JSON array of the secret names an admin granted it (calls of its packs may carry those). */
+  secrets: string
   /** The manager holding its connection; null while it is offline. */
   manager_id: string | null
   connected_at: string | null

@@ -24,6 +24,11 @@ export class EdgeRepository {
     return this.db.selectFrom('edges').selectAll().where('name', '=', name).executeTakeFirst()
   }
 
+  /** Replace an active edge's granted secret names; the row, or undefined when none is active. */
+  async grantSecrets(id: string, secrets: string): Promise<EdgeRow | undefined> {
+    return this.db.updateTable('edges').set({ secrets }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst()
+  }
+
   async rename(id: string, name: string): Promise<void> {
     await this.db.updateTable('edges').set({ name }).where('id', '=', id).execute()
   }

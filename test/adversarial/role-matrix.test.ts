@@ -114,6 +114,14 @@ const MATRIX: Record<string, Entry> = {
       return { path: `/api/edges/${enrolled.edge.id}` }
     },
   },
+  'PUT /api/edges/{id}/secrets': {
+    allow: ADMIN,
+    request: async (t) => {
+      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      if (!enrolled.ok) throw new Error(enrolled.message)
+      return { path: `/api/edges/${enrolled.edge.id}/secrets`, body: JSON.stringify({ secrets: ['DEPLOY_TOKEN'] }) }
+    },
+  },
   'DELETE /api/edges/{id}': {
     allow: ADMIN,
     request: async (t) => {

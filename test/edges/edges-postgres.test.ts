@@ -40,7 +40,7 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
     const holderUrl = await holder.ready
     try {
       const caller = await startManager(location)
-      const enrolled = await caller.api('POST', '/api/edges', { name: 'far', labels: { env: 'prod' } })
+      const enrolled = await caller.api('POST', '/api/edges', { name: 'far', labels: { env: 'prod' }, secrets: ['PROBE_TOKEN'] })
       // The edge knows both managers and dials the first.
       const edge = startEdge([holderUrl, caller.url], enrolled.body.token, ['--packs', pack.dir, '--packs', secretPacks()])
       await waitFor(() => caller.plane.edges.get('far')?.online === true, 20_000).catch(() => {

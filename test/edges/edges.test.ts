@@ -312,10 +312,25 @@ describe('edges', () => {
     target.close()
   })
 
-  it('sends an edge pack the secrets it declares with each call only, and scrubs them from what comes back', async () => {
+  it('sends an edge pack the secrets it declares and the edge is granted, with each call only, and scrubs them from what comes back', async () => {
     const manager = await startManager({ dataDir: tempDir() })
     await enrollAndStart(manager, 'vault-1', { args: ['--packs', secretPacks()] })
     await waitFor(() => manager.plane.registry.get('probe_token') !== undefined)
+    await manager.plane.secrets.set('PROBE_TOKEN', 'not-for-this-edge-yet')
+    // The edge's announcement asks for PROBE_TOKEN; without an admin's grant the call is refused before anything runs.
+    const ungranted = await manager.invoke('probe_token', { input: {}, edgeId: 'vault-1' })
+    expect(ungranted).toMatchObject({
+      status: 403,
+      body: { ok: false, error: { code: 'denied', message: expect.stringContaining('edge "vault-1" declares the secret PROBE_TOKEN') } },
+    })
+    expect(ungranted.body.error.message).toContain('skillplane edges secrets vault-1 PROBE_TOKEN')
+    expect((await manager.api('PUT', '/api/edges/vault-1/secrets', { secrets: ['bad-name'] })).status).toBe(400)
+    expect((await manager.api('PUT', '/api/edges/nope/secrets', { secrets: [] })).status).toBe(404)
+    expect(await manager.api('PUT', '/api/edges/vault-1/secrets', { secrets: ['PROBE_TOKEN'] })).toMatchObject({
+      status: 200,
+      body: { name: 'vault-1', secrets: ['PROBE_TOKEN'] },
+    })
+    await manager.plane.secrets.delete('PROBE_TOKEN')
     const refused = await manager.invoke('probe_token', { input: {}, edgeId: 'vault-1' })
     expect(refused).toMatchObject({ status: 424, body: { ok: false, error: { code: 'needs_auth', details: { missing: { secrets: ['PROBE_TOKEN'] } } } } })
 

@@ -46,7 +46,7 @@ export function resolveCall({ registry, catalog, key, shownKey, caller, agent, e
   if (skill.scope === 'host') {
     if (!edges) return refuse(refusal('edge_unavailable', `skill "${skill.key}" runs on edge agents and no edge is connected`, 'error'))
     const resolved = edges.resolve(edgeRef ?? null, skill)
-    if ('code' in resolved) return refuse(refusal(resolved.code, resolved.message, 'error'))
+    if ('code' in resolved) return refuse(refusal(resolved.code, resolved.message, resolved.code === 'denied' ? 'denied' : 'error'))
     return { agentId, skill, edge: resolved.edge }
   }
   if (edgeRef) {

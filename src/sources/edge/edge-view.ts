@@ -18,6 +18,8 @@ export interface EdgeView {
   connectedSince: string | null
   /** Its last heartbeat (or when it went offline). */
   lastSeenAt: string | null
+  /** The secret names an admin granted it: calls of its packs carry those they declare, no others. */
+  secrets: string[]
   /** What it offers, with the class it declares and whether each can run there now. */
   skills: Array<{ key: string; class: string; available: boolean; unavailableReason: string | null }>
   createdAt: string
@@ -30,6 +32,7 @@ export interface EdgeRecord {
   row: EdgeRow
   info: EdgeInfo
   skills: OfferedSkill[]
+  secrets: string[]
 }
 
 export function toRecord(row: EdgeRow): EdgeRecord {
@@ -37,6 +40,7 @@ export function toRecord(row: EdgeRow): EdgeRecord {
     row,
     info: { id: row.id, name: row.name, labels: parseObject(row.labels) as Record<string, string> },
     skills: parseArray(row.skills) as OfferedSkill[],
+    secrets: parseArray(row.secrets).filter((s): s is string => typeof s === 'string'),
   }
 }
 
@@ -54,6 +58,7 @@ export function toEdgeView(record: EdgeRecord, online: boolean): EdgeView {
     managerId: online ? row.manager_id : null,
     connectedSince: online ? row.connected_at : null,
     lastSeenAt: row.last_seen_at,
+    secrets: record.secrets,
     skills: record.skills.map((s) => ({ key: s.key, class: s.class, available: !s.unavailable, unavailableReason: s.unavailable ?? null })),
     createdAt: row.created_at,
     createdBy: row.created_by,

@@ -11,7 +11,7 @@ import { EdgeHub } from './edge-hub.js'
 import { EdgeRelay, type RelaySignal, type Sealer } from './edge-relay.js'
 import { edgeIdOf, hashEdgeToken, newEdgeToken, tokenMatches } from './edge-token.js'
 import { toEdgeView, toRecord, type EdgeRecord, type EdgeView } from './edge-view.js'
-import { CLOSE, edgeName, labels as labelsSchema, type OfferedSkill } from './protocol.js'
+import { CLOSE, edgeName, labels as labelsSchema, secretGrants, type OfferedSkill } from './protocol.js'
 import { hostSkills } from './host-skills/index.js'
 
 const edgeIds = monotonicFactory()
@@ -100,7 +100,7 @@ export class Edges implements EdgeRouter {
   }
 
   /** Enroll an edge: its token is returned once and stored only as a hash. */
-  async enroll(input: { name: string; labels?: Record<string, string> }, actor: Actor): Promise<EnrollResult> {
+  async enroll(input: { name: string; labels?: Record<string, string>; secrets?: string[] }, actor: Actor): Promise<EnrollResult> {
     const name = edgeName.safeParse(input.name)
     if (!name.success) return { ok: false, code: 'invalid_input', message: `name: ${name.error.issues[0]!.message}` }
     const labels = labelsSchema.safeParse(input.labels ?? {})
@@ -108,6 +108,8 @@ export class Edges implements EdgeRouter {
       const issue = labels.error.issues[0]!
       return { ok: false, code: 'invalid_input', message: `labels${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}` }
     }
+    const secrets = secretGrants.safeParse(input.secrets ?? [])
+    if (!secrets.success) return { ok: false, code: 'invalid_input', message: `secrets: ${secrets.error.issues[0]!.message}` }
     const existing = await this.#o.repo.findByName(name.data)
     if (existing && existing.revoked_at === null)
       return { ok: false, code: 'conflict', message: `an edge named "${name.data}" is already enrolled (${existing.id})` }
@@ -126,6 +128,7 @@ export class Edges implements EdgeRouter {
       arch: null,
       version: null,
       skills: '[]',
+      secrets: JSON.stringify([...new Set(secrets.data)].sort()),
       manager_id: null,
       connected_at: null,
       last_seen_at: null,
@@ -133,7 +136,7 @@ export class Edges implements EdgeRouter {
     // A revoked edge's name can be enrolled again: the new edge is another one (its audit rows keep their id).
     if (existing) await this.#o.repo.rename(existing.id, `${existing.name}~${existing.id.toLowerCase()}`)
     await this.#o.repo.insert(row)
-    await this.#o.events.record('edge.enrolled', `edge:${id}`, actor, { name: row.name, labels: labels.data })
+    await this.#o.events.record('edge.enrolled', `edge:${id}`, actor, { name: row.name, labels: labels.data, secrets: JSON.parse(row.secrets) })
     await this.refresh()
     return { ok: true, edge: toEdgeView(toRecord(row), false), token }
   }
@@ -155,6 +158,28 @@ export class Edges implements EdgeRouter {
   }
 
   /** Revoke an edge: its token stops working and its connection is closed at once, on whichever manager holds it. */
+  /**
+   * The secret names an edge may receive (replacing its list): a call of a pack on it carries the
+   * declared ones it is granted, and one declaring any other is refused before it runs.
+   */
+  async grantSecrets(
+    idOrName: string,
+    names: unknown,
+    actor: Actor,
+  ): Promise<{ ok: true; edge: EdgeView } | { ok: false; code: 'invalid_input' | 'not_found'; message: string }> {
+    const parsed = secretGrants.safeParse(names)
+    if (!parsed.success) return { ok: false, code: 'invalid_input', message: `secrets: ${parsed.error.issues[0]!.message}` }
+    const record = this.#find(idOrName, false)
+    if (!record) return { ok: false, code: 'not_found', message: `no enrolled edge "${idOrName.slice(0, 100)}"` }
+    const granted = [...new Set(parsed.data)].sort()
+    const row = await this.#o.repo.grantSecrets(record.row.id, JSON.stringify(granted))
+    if (!row) return { ok: false, code: 'not_found', message: `no enrolled edge "${idOrName.slice(0, 100)}"` }
+    await this.#o.events.record('edge.secrets', `edge:${row.id}`, actor, { name: row.name, secrets: granted })
+    await this.#signal({ to: '*', kind: 'edges' })
+    await this.refresh()
+    return { ok: true, edge: toEdgeView(toRecord(row), this.#online(this.#records.get(row.id) ?? record)) }
+  }
+
   async revoke(idOrName: string, actor: Actor): Promise<EdgeView | undefined> {
     const row = await this.#o.repo.revoke(idOrName, this.#o.now())
     if (!row) return undefined
@@ -211,10 +236,22 @@ export class Edges implements EdgeRouter {
       return { code: 'edge_unavailable', message: `edge "${record.info.name}" is offline (${seen})` }
     }
     if (offer.unavailable) return { code: 'edge_unavailable', message: `skill "${skill.key}" can't run on edge "${record.info.name}": ${offer.unavailable}` }
+    // An edge's announcement names the secrets it wants; only an admin's grant lets them go there.
+    const ungranted = (offer.secrets ?? []).filter((name) => !record.secrets.includes(name))
+    if (ungranted.length > 0) {
+      return {
+        code: 'denied',
+        message: `edge "${record.info.name}" declares the secret${ungranted.length === 1 ? '' : 's'} ${ungranted.join(', ')} for skill "${skill.key}" but is not granted ${ungranted.length === 1 ? 'it' : 'them'}: an admin grants ${ungranted.length === 1 ? 'it' : 'them'} with skillplane edges secrets ${record.info.name} ${[...record.secrets, ...ungranted].join(' ')}`,
+      }
+    }
     return { edge: record.info }
   }
 
-  dispatch(edge: EdgeInfo, skill: Skill, input: unknown, call: EdgeCall): Promise<unknown> {
+  dispatch(edge: EdgeInfo, skill: Skill, input: unknown, given: EdgeCall): Promise<unknown> {
+    // Only what this edge's own pack declares and it is granted (resolve refused the rest), never another edge's list.
+    const record = this.#records.get(edge.id)
+    const wanted = new Set((record?.skills.find((s) => s.key === skill.key)?.secrets ?? []).filter((n) => record!.secrets.includes(n)))
+    const call: EdgeCall = { ...given, secrets: new Map([...given.secrets].filter(([name]) => wanted.has(name))) }
     const local = this.#hub.connection(edge.id)
     if (local) return local.call(skill.key, input, call)
     const holder = this.#records.get(edge.id)?.row.manager_id

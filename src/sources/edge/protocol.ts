@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { MAX_KEY_LENGTH, MAX_TIMEOUT_MS, isValidKey } from '../../skill/index.js'
+import { MAX_KEY_LENGTH, MAX_TIMEOUT_MS, VALUE_NAME, VALUE_NAME_RULE, isValidKey } from '../../skill/index.js'
 
 /** The tunnel's messages, one JSON object per WebSocket text frame, checked on both sides. */
 export const PROTOCOL_VERSION = 1
@@ -30,7 +30,9 @@ export const edgeName = z
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'an edge name: lower-case letters, digits and -, at most 63, starting with a letter or digit')
 
 const jsonObject = z.record(z.string(), z.unknown())
-const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a secret name (letters, digits and _)')
+const secretName = z.string().regex(VALUE_NAME, `a secret name (${VALUE_NAME_RULE})`)
+/** The secret names an admin grants an edge. */
+export const secretGrants = z.array(secretName).max(64, 'at most 64 secrets')
 
 export const offeredSkill = z.strictObject({
   key: z.string().max(MAX_KEY_LENGTH).refine(isValidKey, 'a skill key (lower_snake)'),

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import { type ProgressUpdate, type SkillLogger, MAX_TIMEOUT_MS } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
+import { scrubText } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 
@@ -42,7 +43,7 @@ interface Hooks {
   secrets?(names: string[]): Promise<Map<string, string>>
 }
 
-type Configured = string | { secret: string }
+type Configured = string | { secret: string; prefix?: string }
 
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 30_000
@@ -107,7 +108,7 @@ export class McpConnection {
       reason: this.#state === 'connected' ? null : this.#reason,
       connectedAt: this.#state === 'connected' && this.#connectedAt ? new Date(this.#connectedAt).toISOString() : null,
       retryAt: this.#state === 'down' && this.#retryAt ? new Date(this.#retryAt).toISOString() : null,
-      stderr: this.#lastExitStderr ?? (this.#stderr.text.trim() || null),
+      stderr: this.#clean(this.#lastExitStderr ?? this.#stderr.text.trim()) || null,
     }
   }
 
@@ -121,6 +122,22 @@ export class McpConnection {
     return this.#opened.values()
   }
 
+  // A server's error text (an HTTP 401 body, its stderr) may quote the credential it was sent; any viewer sees the reason.
+  #describe(error: unknown): string {
+    return describe(error, (text) => this.#clean(text))
+  }
+
+  #clean(text: string): string {
+    if (this.#opened.size === 0) return text
+    const values = new Set<string>()
+    for (const value of this.#opened.values()) {
+      if (value.length < 4) continue
+      values.add(value)
+      values.add(Buffer.from(value).toString('base64'))
+    }
+    return scrubText(text, values)
+  }
+
   /** Connect now unless connected (a first attempt, or an operator's retry); resolves when settled. */
   connect(): Promise<void> {
     if (this.#state === 'closed' || this.#state === 'connected') return Promise.resolve()
@@ -129,6 +146,20 @@ export class McpConnection {
       this.#connecting = null
     })
     return this.#connecting
+  }
+
+  /**
+   * Secrets changed somewhere: a server waiting for them tries again, and one whose connection
+   * was made with a value that is now rotated or deleted reconnects with what is set now.
+   */
+  async secretsChanged(): Promise<void> {
+    const names = this.#secretNames()
+    if (names.length === 0 || this.#state === 'closed' || this.#state === 'idle' || this.#state === 'connecting') return
+    if (this.#state === 'needs_auth') return this.connect()
+    const current = this.#hooks.secrets ? await this.#hooks.secrets(names) : new Map<string, string>()
+    if (names.every((name) => current.get(name) === this.#opened.get(name))) return
+    if (this.#state === 'connected') this.#lost(this.#generation, 'its secrets changed; reconnecting with the values set now', { retryNow: false })
+    await this.connect()
   }
 
   /** List the tools again (an operator's reload), reconnecting when down. */
@@ -166,16 +197,16 @@ export class McpConnection {
             }
             throw new SkillError('unavailable', `${server} refused the call twice (unknown session), so it did not run`)
           case 'refused':
-            this.#lost(generation, `it refused the connection: ${describe(error)}`)
-            throw new SkillError('unavailable', `${server} did not take the call, so it did not run: ${describe(error)}`)
+            this.#lost(generation, `it refused the connection: ${this.#describe(error)}`)
+            throw new SkillError('unavailable', `${server} did not take the call, so it did not run: ${this.#describe(error)}`)
           case 'rejected':
-            throw new SkillError('unavailable', `${server} turned the request down, so it did not run: ${describe(error)}`)
+            throw new SkillError('unavailable', `${server} turned the request down, so it did not run: ${this.#describe(error)}`)
           case 'lost':
-            this.#lost(generation, `the connection failed: ${describe(error)}`)
-            throw new Error(`${server} lost the connection during the call, so whether the tool ran is unknown: ${describe(error)}`)
+            this.#lost(generation, `the connection failed: ${this.#describe(error)}`)
+            throw new Error(`${server} lost the connection during the call, so whether the tool ran is unknown: ${this.#describe(error)}`)
           case 'answered':
             // A JSON-RPC error, a malformed result or a server-side HTTP error: the connection is fine.
-            throw new Error(`${server} answered with an error: ${describe(error)}`)
+            throw new Error(`${server} answered with an error: ${this.#describe(error)}`)
         }
       }
     }
@@ -236,7 +267,7 @@ export class McpConnection {
     } catch (error) {
       if (this.#pending === client) this.#pending = null
       await endClient(client)
-      this.#lost(generation, `can't connect: ${describe(error)}`)
+      this.#lost(generation, `can't connect: ${this.#describe(error)}`)
     }
   }
 
@@ -245,7 +276,7 @@ export class McpConnection {
    * reconnecting). One missing: the server waits in needs_auth and is tried again when secrets change.
    */
   async #openSecrets(generation: number): Promise<boolean> {
-    const names = [...new Set(Object.values(configured(this.server)).flatMap((v) => (typeof v === 'string' ? [] : [v.secret])))]
+    const names = this.#secretNames()
     if (names.length === 0) return true
     const opened = this.#hooks.secrets ? await this.#hooks.secrets(names) : new Map<string, string>()
     if (generation !== this.#generation) return false
@@ -260,9 +291,13 @@ export class McpConnection {
     return true
   }
 
+  #secretNames(): string[] {
+    return [...new Set(Object.values(configured(this.server)).flatMap((v) => (typeof v === 'string' ? [] : [v.secret])))]
+  }
+
   #transport(): Transport {
     const { server } = this
-    const value = (v: Configured) => (typeof v === 'string' ? v : this.#opened.get(v.secret)!)
+    const value = (v: Configured) => (typeof v === 'string' ? v : (v.prefix ?? '') + this.#opened.get(v.secret)!)
     const values = (record: Record<string, Configured>) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, value(v)]))
     if (server.transport === 'http') {
       return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: values(server.headers) }, fetch: sharedSignalFetch })
@@ -290,7 +325,7 @@ export class McpConnection {
       const listed = await listAllTools(client, this.server.connectTimeoutMs)
       if (generation === this.#generation && listing === this.#listing) this.#hooks.onTools(listed.tools, listed.problems)
     } catch (error) {
-      this.#lost(generation, `listing tools failed: ${describe(error)}`)
+      this.#lost(generation, `listing tools failed: ${this.#describe(error)}`)
     }
   }
 
@@ -303,7 +338,7 @@ export class McpConnection {
     } catch (error) {
       // A server busy with a long call may miss one ping; a refused or closed connection is gone at once.
       if (classify(error, client) === 'answered' && ++this.#missedPings < PINGS_MISSED) return
-      this.#lost(generation, `it stopped answering pings: ${describe(error)}`)
+      this.#lost(generation, `it stopped answering pings: ${this.#describe(error)}`)
     }
   }
 
@@ -393,7 +428,7 @@ async function endClient(client: Client): Promise<void> {
 }
 
 /** An error as one short line, without credentials that URLs in it carry. */
-function describe(error: unknown): string {
+function describe(error: unknown, clean: (text: string) => string = (text) => text): string {
   let text: string
   if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) text = `HTTP ${error.code}: ${error.message}`
   else if (error instanceof z.ZodError)
@@ -402,7 +437,8 @@ function describe(error: unknown): string {
     const cause = (error as { cause?: { message?: string } }).cause
     text = cause?.message && !error.message.includes(cause.message) ? `${error.message} (${cause.message})` : error.message
   } else text = String(error)
-  text = scrubCredentials(text.replace(/\s+/g, ' ').trim())
+  // Scrubbed before it is cut, so no part of a secret survives at the cut.
+  text = clean(scrubCredentials(text.replace(/\s+/g, ' ').trim()))
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text
 }
 

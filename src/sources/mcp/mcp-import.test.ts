@@ -229,16 +229,28 @@ describe('MCP import', () => {
     const fixture = await startHttpFixture()
     children.push(fixture.child)
     const location = await sqlite!.create()
-    const config = { mcpServers: [{ name: 'remote', url: fixture.url, headers: { 'x-fixture-token': { secret: 'FIXTURE_TOKEN' } } }] }
+    const config = { mcpServers: [{ name: 'remote', url: fixture.url, headers: { authorization: { secret: 'FIXTURE_TOKEN', prefix: 'Bearer ' } } }] }
     const plane = await openTestPlane(sqlite!, config, location)
     planes.push(plane)
     expect(plane.mcpServers()[0]).toMatchObject({ state: 'needs_auth', reason: expect.stringContaining('skillplane secrets set FIXTURE_TOKEN'), skills: [] })
+
+    // A wrong token is refused with the server's body, which quotes it: the reason anyone may read doesn't.
+    await plane.secrets.set('FIXTURE_TOKEN', 'wrong-token-4321')
+    await waitFor(() => plane.mcpServers()[0]!.state === 'down')
+    expect(plane.mcpServers()[0]!.reason).toContain('bad credentials: Bearer [REDACTED]')
+    expect(JSON.stringify(plane.sources())).not.toContain('wrong-token-4321')
 
     await plane.secrets.set('FIXTURE_TOKEN', 'let-me-in')
     await waitFor(() => plane.mcpServers()[0]!.state === 'connected')
     const echoed = await plane.invoke('remote_echo', { text: 'let-me-in, said the header' }, { caller: operator })
     // The server's credential is scrubbed from what comes back, like any injected secret.
     expect(echoed).toMatchObject({ ok: true, data: { structuredContent: { echoed: '[REDACTED], said the header' } } })
+    // Rotated while connected: the server is reconnected with the new value (here a wrong one, which it refuses).
+    await plane.secrets.set('FIXTURE_TOKEN', 'rotated-but-wrong-9876')
+    await waitFor(() => plane.mcpServers()[0]!.state === 'down')
+    expect(plane.mcpServers()[0]!.reason).toContain('Bearer [REDACTED]')
+    await plane.secrets.set('FIXTURE_TOKEN', 'let-me-in')
+    await waitFor(() => plane.mcpServers()[0]!.state === 'connected')
     await planes.pop()!.close()
 
     // Deleted: the next start knows the tools it had, lists them as needs_auth, and refuses their calls without sending them.

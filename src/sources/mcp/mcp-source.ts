@@ -88,9 +88,9 @@ export class McpSource {
     await Promise.all(this.#connections.filter((c) => c.status().state === 'idle').map((c) => c.connect()))
   }
 
-  /** Try the servers that wait for secrets again (secrets changed). */
-  async retryWaiting(): Promise<void> {
-    await Promise.all(this.#connections.filter((c) => c.status().state === 'needs_auth').map((c) => c.connect()))
+  /** Secrets changed: servers waiting for them connect, and servers whose values changed reconnect. */
+  async secretsChanged(): Promise<void> {
+    await Promise.all(this.#connections.map((c) => c.secretsChanged()))
   }
 
   /** Reconnect servers that are down and list the tools of those that are up. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { isValidKey } from '../../skill/index.js'
+import { VALUE_NAME, VALUE_NAME_RULE, isValidKey } from '../../skill/index.js'
 
 /** skill.json: a subprocess skill. */
 export interface PackManifest {
@@ -26,7 +26,7 @@ const manifest = z.strictObject({
   entry: z.string().min(1),
   env_allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names')).default([]),
   secrets: z
-    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be secret names (letters, digits and _, used as environment variable names)'))
+    .array(z.string().regex(VALUE_NAME, `must be secret names (${VALUE_NAME_RULE}; used as environment variable names)`))
     .max(32)
     .default([]),
   timeout_seconds: z.number().positive().max(86_400).default(30),

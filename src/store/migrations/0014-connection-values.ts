@@ -20,9 +20,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   // A call relayed to the manager holding its edge carries its secrets sealed, never in the clear.
   await db.schema.alterTable('edge_calls').addColumn('secrets', 'text').execute()
+  // The secret names an admin lets each edge receive: an edge's own announcement can't ask for more.
+  await db.schema
+    .alterTable('edges')
+    .addColumn('secrets', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('edges').dropColumn('secrets').execute()
   await db.schema.alterTable('edge_calls').dropColumn('secrets').execute()
   await db.schema.dropTable('connection_values').execute()
 }

@@ -135,6 +135,8 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const bad = cli(location, ['secrets', 'set', 'deploy-token'], CONFIG, value)
     expect(bad.stderr).toContain('secret name "deploy-token" is not valid')
     oneLine(bad)
+    // A bad name is refused before any value is read.
+    expect(cli(location, ['secrets', 'set', 'deploy-token'], CONFIG, '').stderr).toContain('secret name "deploy-token" is not valid')
     const list = cli(location, ['secrets', 'list'])
     expect(list.stdout).toMatch(/DEPLOY_TOKEN\s+global\s+1/)
     expect(list.stdout).toMatch(/DEPLOY_TOKEN\s+user alice\s+1/)

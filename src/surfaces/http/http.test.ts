@@ -455,12 +455,19 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect((await put({ value: 'global-token-1' }, h.keys.operator)).status).toBe(403)
     expect(await put({ value: 'global-token-1' })).toMatchObject({ status: 200, body: { name: 'UPSTREAM_TOKEN', scope: 'global', version: 1 } })
     expect(await put({ value: 'oscars-token-22', user: 'oscar' })).toMatchObject({ status: 200, body: { scope: 'user', subject: 'oscar' } })
-    expect(await put({ value: '' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_input' } } })
+    expect(await put({ value: '' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: 'invalid secret: value: must not be empty' } },
+    })
     expect(await put({ value: 'x', agent: 'nobody' })).toMatchObject({
       status: 400,
       body: { error: { message: expect.stringContaining('unknown agent "nobody"') } },
     })
     expect(await h.call('/api/secrets/bad-name', { method: 'PUT', body: { value: 'x' } })).toMatchObject({ status: 400 })
+    // A value mistyped without quotes is not quoted back in the error.
+    const malformed = await h.call('/api/secrets/UPSTREAM_TOKEN', { method: 'PUT', raw: '{"value": ghp_unquoted_secret_123}' })
+    expect(malformed).toMatchObject({ status: 400, body: { error: { message: 'request body is not valid JSON' } } })
+    expect(JSON.stringify(malformed.body)).not.toContain('ghp_unquoted')
     const list = await h.call('/api/secrets')
     expect(list.body.secrets).toHaveLength(2)
     expect(JSON.stringify(list.body)).not.toMatch(/global-token-1|oscars-token-22/)

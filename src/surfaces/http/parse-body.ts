@@ -15,8 +15,9 @@ export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'inv
   if (text.trim() !== '') {
     try {
       value = JSON.parse(text)
-    } catch (error) {
-      return { ok: false, response: errorResponse(c, 'invalid_input', `request body is not valid JSON: ${(error as Error).message}`) }
+    } catch {
+      // JSON.parse's message quotes the body around the fault, which may be a secret being set.
+      return { ok: false, response: errorResponse(c, 'invalid_input', 'request body is not valid JSON') }
     }
   }
   const parsed = schema.safeParse(value)

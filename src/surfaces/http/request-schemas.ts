@@ -96,7 +96,11 @@ export const valueOwnerQuery = z.strictObject({
 })
 
 export const valueBody = z.strictObject({
-  value: z.string().min(1).max(65_536).describe('The value; a secret is encrypted at rest and never returned'),
+  value: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(65_536, 'must be at most 65536 characters')
+    .describe('The value; a secret is encrypted at rest and never returned'),
   ...valueOwnerQuery.shape,
 })
 
@@ -110,4 +114,9 @@ export const exportQuery = z.object({ user: z.string().optional().describe('Rend
 export const enrollEdgeBody = z.strictObject({
   name: z.string().min(1).max(63).describe('lower-case letters, digits and -'),
   labels: z.record(z.string(), z.string()).optional().describe('Set by the admin; policies match them (`env=prod`)'),
+  secrets: z.array(z.string()).optional().describe('Secret names calls of its packs may carry (see PUT /api/edges/{id}/secrets)'),
+})
+
+export const edgeSecretsBody = z.strictObject({
+  secrets: z.array(z.string()).describe('Every secret name the edge may receive (replaces the list); its packs get the ones they declare, per call'),
 })

@@ -4,9 +4,9 @@ import { CliError } from '../cli-error.js'
 import { edgeLabels, type EdgeView } from '../../../sources/edge/index.js'
 import { parseLabels } from '../parse-labels.js'
 
-export async function edgesEnroll(o: GlobalOptions & { name: string; label?: string[]; json?: boolean }): Promise<void> {
+export async function edgesEnroll(o: GlobalOptions & { name: string; label?: string[]; secret?: string[]; json?: boolean }): Promise<void> {
   const labels = parseLabels(o.label ?? [], edgeLabels)
-  const result = await withPlane(o, (plane) => plane.edges.enroll({ name: o.name, labels }, localAdmin()))
+  const result = await withPlane(o, (plane) => plane.edges.enroll({ name: o.name, labels, secrets: o.secret ?? [] }, localAdmin()))
   if (!result.ok) throw new CliError(result.message)
   if (o.json) return console.log(JSON.stringify({ edge: result.edge, token: result.token }, null, 2))
   console.log(`enrolled edge "${result.edge.name}" (id ${result.edge.id})`)
@@ -33,6 +33,7 @@ export async function edgesShow(idOrName: string, o: GlobalOptions & { json?: bo
   console.log(`${edge.name} (${edge.id}) ${status(edge)}`)
   console.log(`  host: ${edge.hostname ?? '-'} · ${edge.os ?? '-'} · ${edge.arch ?? '-'} · skillplane ${edge.version ?? '-'}`)
   console.log(`  labels: ${labelText(edge.labels)}`)
+  console.log(`  secrets it may receive: ${edge.secrets.length > 0 ? edge.secrets.join(', ') : 'none'}`)
   console.log(`  manager: ${edge.managerId ?? '-'} · connected since ${edge.connectedSince ?? '-'} · last seen ${edge.lastSeenAt ?? 'never'}`)
   if (edge.skills.length === 0) return console.log('  skills: none announced yet')
   console.log(
@@ -44,6 +45,19 @@ export async function edgesShow(idOrName: string, o: GlobalOptions & { json?: bo
       .map((line) => `  ${line}`)
       .join('\n'),
   )
+}
+
+export async function edgesSecrets(idOrName: string, names: string[], o: GlobalOptions & { none?: boolean; json?: boolean }): Promise<void> {
+  if (o.none && names.length > 0) throw new CliError('give secret names or --none, not both')
+  const edge = await withPlane(o, async (plane) => {
+    if (names.length === 0 && !o.none) return plane.edges.get(idOrName) ?? null
+    const result = await plane.edges.grantSecrets(idOrName, names, localAdmin())
+    if (!result.ok) throw new CliError(result.message)
+    return result.edge
+  })
+  if (!edge) throw new CliError(`no edge "${idOrName}"`)
+  if (o.json) return console.log(JSON.stringify({ name: edge.name, secrets: edge.secrets }, null, 2))
+  console.log(`edge "${edge.name}" may receive: ${edge.secrets.length > 0 ? edge.secrets.join(', ') : 'no secrets'}`)
 }
 
 export async function edgesRevoke(idOrName: string, o: GlobalOptions): Promise<void> {

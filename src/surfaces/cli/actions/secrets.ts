@@ -1,5 +1,6 @@
 import { read } from 'read'
 import type { ConnectionValueInfo, ValueKind } from '../../../secrets/index.js'
+import { VALUE_NAME, VALUE_NAME_RULE } from '../../../skill/index.js'
 import { localAdmin, withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'
@@ -7,8 +8,11 @@ import { CliError } from '../cli-error.js'
 type OwnerOptions = GlobalOptions & { agent?: string; user?: string; json?: boolean }
 
 export async function valueSet(kind: ValueKind, name: string, given: string | undefined, o: OwnerOptions): Promise<void> {
+  // Named before the value is asked for, so a typo doesn't cost a pasted secret.
+  if (!VALUE_NAME.test(name)) throw new CliError(`${kind} name ${JSON.stringify(name)} is not valid (${VALUE_NAME_RULE})`)
+  const whom = owner(o)
   const value = given ?? (await readValue(kind, name))
-  const set = await withPlane(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).set(name, value, owner(o), localAdmin()))
+  const set = await withPlane(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).set(name, value, whom, localAdmin()))
   if (o.json) return console.log(JSON.stringify(set, null, 2))
   console.log(`set ${kind} ${set.name} (${whose(set)}, version ${set.version})`)
 }
@@ -36,8 +40,15 @@ export async function valueDelete(kind: ValueKind, name: string, o: OwnerOptions
 }
 
 function owner(o: OwnerOptions): { agent?: string; user?: string } {
-  if (o.agent && o.user) throw new CliError('give --agent or --user, not both')
-  return { ...(o.agent && { agent: o.agent }), ...(o.user && { user: o.user }) }
+  if (o.agent !== undefined && o.user !== undefined) throw new CliError('give --agent or --user, not both')
+  for (const [flag, given] of [
+    ['--agent', o.agent],
+    ['--user', o.user],
+  ] as const) {
+    // `--user "$U"` with U unset must not write everyone's value.
+    if (given !== undefined && given.trim() === '') throw new CliError(`${flag} is empty: name the owner, or leave ${flag} out for the global value`)
+  }
+  return { ...(o.agent !== undefined && { agent: o.agent }), ...(o.user !== undefined && { user: o.user }) }
 }
 
 function whose(v: ConnectionValueInfo): string {

@@ -10,6 +10,7 @@ export function edgesCommand(program: Command): void {
     .description('enroll an edge; its token is printed once and stored only as a hash')
     .requiredOption('--name <name>', 'the edge name (lower-case letters, digits, -)')
     .option('--label <key=value>', 'a label policies can match (repeatable), e.g. env=prod', collect)
+    .option('--secret <name>', 'a secret name calls of its packs may carry (repeatable; see edges secrets)', collect)
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => (await import('../actions/edges.js')).edgesEnroll(command.optsWithGlobals()))
 
@@ -24,6 +25,15 @@ export function edgesCommand(program: Command): void {
     .description('show one edge with the skills it offers')
     .option('--json', 'print JSON')
     .action(async (idOrName: string, _o: unknown, command: Command) => (await import('../actions/edges.js')).edgesShow(idOrName, command.optsWithGlobals()))
+
+  edges
+    .command('secrets <idOrName> [names...]')
+    .description('show, or replace, the secret names an edge may receive: its packs get the declared ones it is granted, per call')
+    .option('--none', 'grant none')
+    .option('--json', 'print JSON')
+    .action(async (idOrName: string, names: string[], _o: unknown, command: Command) =>
+      (await import('../actions/edges.js')).edgesSecrets(idOrName, names, command.optsWithGlobals()),
+    )
 
   edges
     .command('revoke <idOrName>')

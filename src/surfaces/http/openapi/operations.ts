@@ -215,6 +215,14 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [401, 403, 404],
   },
   {
+    method: 'put',
+    path: '/api/edges/{id}/secrets',
+    summary: 'Set the secret names an edge may receive; calls of its packs carry the declared ones, per call (admin)',
+    body: schemas.edgeSecretsBody,
+    ok: { status: 200, description: 'The edge' },
+    errors: [400, 401, 403, 404],
+  },
+  {
     method: 'delete',
     path: '/api/edges/{id}',
     summary: 'Revoke an edge: its token stops working and its connection closes at once (admin)',

@@ -3,7 +3,7 @@ import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
-import { enrollEdgeBody } from '../request-schemas.js'
+import { edgeSecretsBody, enrollEdgeBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
 export function edgeRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -22,6 +22,13 @@ export function edgeRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/:id', requireRole('operator'), (c) => {
     const edge = plane.edges.get(c.req.param('id'))
     return edge ? c.json(edge) : errorResponse(c, 'not_found', `no edge "${c.req.param('id')}"`)
+  })
+
+  app.put('/:id/secrets', requireRole('admin'), async (c) => {
+    const body = await parseBody(c, edgeSecretsBody, 'invalid secret grant')
+    if (!body.ok) return body.response
+    const result = await plane.edges.grantSecrets(c.req.param('id'), body.value.secrets, c.get('caller'))
+    return result.ok ? c.json(result.edge) : errorResponse(c, result.code, result.message)
   })
 
   app.delete('/:id', requireRole('admin'), async (c) => {
