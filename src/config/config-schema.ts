@@ -155,6 +155,119 @@ export const mcpServerSchema = z
   .custom<z.input<typeof stdioServerSchema> | z.input<typeof httpServerSchema>>()
   .transform((value, ctx) => parseWithin(anyMcpServer, value, ctx))
 
+const skillClass = z.enum(['safe', 'mutating', 'dangerous'])
+const httpMethod = z
+  .string()
+  .transform((m) => m.toUpperCase())
+  .pipe(z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], 'a method: GET, HEAD, POST, PUT, PATCH or DELETE'))
+// A host name (or *.suffix) with an optional port, as Host headers name them.
+const allowHost = z
+  .string()
+  .toLowerCase()
+  .regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/, 'a host name with an optional port (example.com, *.example.com, 127.0.0.1:8080)')
+const lowerSnake = z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake')
+// A URL that may carry {name} placeholders in its path; credentials belong in headers.
+const urlTemplate = z
+  .string()
+  .refine(
+    (url) => /^https?:\/\/[^/?#{}]+(?:[/?#]|$)/i.test(url) && URL.canParse(url.replace(/\{[^{}]*\}/g, 'x')),
+    'an http(s) URL; {name} placeholders only in its path',
+  )
+  .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)')
+const egressShape = {
+  /** Hosts calls may reach (host or host:port, *.suffix for subdomains). Default: the host of the URL. */
+  allowHosts: z.array(allowHost).optional(),
+  /** Deadline of one call. Default: `defaults.timeoutMs`. */
+  timeoutMs: duration.optional(),
+  /** A larger response body fails the call. Default 1 048 576. */
+  maxResponseBytes: positiveInt.max(256 * 1024 * 1024).default(1_048_576),
+  /** Agents bound to the skills. */
+  agents: z.array(z.string().min(1)).default([]),
+}
+
+const httpSkillShape = {
+  ...egressShape,
+  /** lower_snake skill key. */
+  key: lowerSnake.max(64),
+  title: z.string().trim().min(1).max(200).optional(),
+  description: z.string().trim().min(1, 'a description is required: it is what an LLM reads'),
+  method: httpMethod,
+  /** The URL; `{name}` in its path takes the input property `name`, URL-encoded. */
+  url: urlTemplate,
+  /** Input properties sent as query parameters (arrays repeat the parameter; absent ones are left out). */
+  query: z.array(z.string().min(1)).default([]),
+  /** Request headers; `{ secret: NAME }` reads the secret for the caller at each call (the skill declares it). */
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name'), valueOrSecret).default({}),
+  /**
+   * The JSON body: a list of input properties, or `{ bodyField: inputProperty }`. Default for POST,
+   * PUT and PATCH: the input properties not used in the path or query; none for the other methods.
+   */
+  body: z.union([z.array(z.string().min(1)), z.record(z.string().min(1), z.string().min(1))]).optional(),
+  /** The input's JSON Schema (an object schema). Default: no properties. */
+  input: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {}, additionalProperties: false }),
+  /** Default from the method: GET and HEAD safe, DELETE dangerous, others mutating. */
+  class: skillClass.optional(),
+  category: z.string().trim().min(1).max(100).default('http'),
+  tags: z.array(z.string().min(1)).default([]),
+}
+
+/** A declarative HTTP call as a skill. */
+export const httpSkillSchema: z.ZodObject<typeof httpSkillShape, z.core.$strict> = z.strictObject(httpSkillShape).superRefine((skill, ctx) => {
+  const input = skill.input as { type?: unknown; properties?: Record<string, unknown>; required?: unknown }
+  if (input.type !== 'object') ctx.addIssue({ code: 'custom', path: ['input', 'type'], message: 'the input schema must be of type "object"' })
+  const properties = input.properties ?? {}
+  const required = Array.isArray(input.required) ? input.required : []
+  for (const [, name] of skill.url.matchAll(/\{([^{}]*)\}/g)) {
+    if (!Object.hasOwn(properties, name!) || !required.includes(name))
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `the placeholder {${name}} must be a required property of input` })
+  }
+  if (/[?#].*\{/.test(skill.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'placeholders belong in the path; use query for parameters' })
+  const named = (list: string[], path: string) => {
+    for (const name of list)
+      if (!Object.hasOwn(properties, name)) ctx.addIssue({ code: 'custom', path: [path], message: `"${name}" is not a property of input` })
+  }
+  named(skill.query, 'query')
+  if (skill.body !== undefined) {
+    if (skill.method === 'GET' || skill.method === 'HEAD') ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${skill.method} request has no body` })
+    named(Array.isArray(skill.body) ? skill.body : Object.values(skill.body), 'body')
+  }
+})
+
+const openApiAuth = z.strictObject({
+  /** bearer: Authorization: Bearer VALUE; header: header `name`; query: query parameter `name`; basic: the secret holds user:password. */
+  type: z.enum(['bearer', 'header', 'query', 'basic'], 'an auth type: bearer, header, query or basic'),
+  secret: secretRef.shape.secret,
+  name: z.string().min(1).optional(),
+})
+
+const openApiSourceShape = {
+  ...egressShape,
+  /** lower_snake: the prefix of its skill keys (unless `prefix` is given) and their category. */
+  name: lowerSnake.max(32),
+  /** The OpenAPI 3.0 or 3.1 document (JSON or YAML): a file path (relative to the working directory) or an http(s) URL. */
+  spec: z.string().min(1),
+  /** Where calls go. Default: the document's first server (relative to the spec URL). */
+  baseUrl: httpUrl.refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: use auth').optional(),
+  /** The credential sent with every operation except those whose `security` is `[]`. */
+  auth: openApiAuth
+    .refine((auth) => (auth.type === 'header' || auth.type === 'query') === (auth.name !== undefined), {
+      message: 'name (the header or query parameter) is required for header and query auth, and only for them',
+      path: ['name'],
+    })
+    .optional(),
+  /** Only operations whose operationId or a tag is listed. Default all. */
+  include: z.array(z.string().min(1)).optional(),
+  /** Leave out operations whose operationId or a tag is listed (wins over include). */
+  exclude: z.array(z.string().min(1)).default([]),
+  /** Per operationId: a class instead of the one its method implies. */
+  classes: z.record(z.string().min(1), skillClass).default({}),
+  /** The prefix of skill keys. Default: name. */
+  prefix: lowerSnake.max(32).optional(),
+}
+
+/** An OpenAPI document whose operations become skills. */
+export const openApiSourceSchema: z.ZodObject<typeof openApiSourceShape, z.core.$strict> = z.strictObject(openApiSourceShape)
+
 const configShape = {
   /** The code skills, made with defineSkill(). */
   skills: z
@@ -232,6 +345,16 @@ const configShape = {
       (servers) => !servers.some((a) => servers.some((b) => b.name.startsWith(`${a.name}_`))),
       "an MCP server name must not be another one's followed by _ (their skill keys could collide)",
     ),
+  /** Declarative HTTP skills: a method and URL with path, query, header and body mapping. (`http` holds the server's own settings.) */
+  httpSkills: z
+    .array(httpSkillSchema)
+    .default([])
+    .refine((skills) => new Set(skills.map((s) => s.key)).size === skills.length, 'HTTP skill keys must be unique'),
+  /** OpenAPI documents whose operations become skills keyed `<prefix>_<operation_id>`. */
+  openapi: z
+    .array(openApiSourceSchema)
+    .default([])
+    .refine((sources) => new Set(sources.map((s) => s.name)).size === sources.length, 'OpenAPI source names must be unique'),
   /**
    * Edge agents: `heartbeatMs`, how often the manager pings each edge (a silent one is dropped after
    * two missed pings; default 10 000); `maxInFlight`, the calls one edge runs at once (default 64).

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { agentSchema, configSchema, httpServerSchema, stdioServerSchema } from './config-schema.js'
+import type { agentSchema, configSchema, httpServerSchema, httpSkillSchema, openApiSourceSchema, stdioServerSchema } from './config-schema.js'
 
 // Named interfaces over the schema's input side, so that editors show their names, not the expansion.
 // (The members restated here only name the element types; `extends` checks they match the schema.)
@@ -8,6 +8,8 @@ import type { agentSchema, configSchema, httpServerSchema, stdioServerSchema } f
 export interface SkillplaneConfig extends z.input<typeof configSchema> {
   agents?: AgentConfig[]
   mcpServers?: McpServerConfig[]
+  httpSkills?: HttpSkillConfig[]
+  openapi?: OpenApiSourceConfig[]
 }
 
 /** A named consumer of skills; with a `model` it can be run. */
@@ -15,6 +17,12 @@ export interface AgentConfig extends z.input<typeof agentSchema> {}
 
 /** A local server started as a subprocess (`command`: stdio), or a remote one (`url`: Streamable HTTP). */
 export type McpServerConfig = z.input<typeof stdioServerSchema> | z.input<typeof httpServerSchema>
+
+/** A declarative HTTP call as a skill (docs/http-skills.md). */
+export interface HttpSkillConfig extends z.input<typeof httpSkillSchema> {}
+
+/** An OpenAPI document whose operations become skills (docs/http-skills.md). */
+export interface OpenApiSourceConfig extends z.input<typeof openApiSourceSchema> {}
 
 export interface ConfigEnvironment {
   /** The resolved data directory, for skills that keep files of their own. */

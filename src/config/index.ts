@@ -1,5 +1,22 @@
-export { defineConfig, type SkillplaneConfig, type AgentConfig, type McpServerConfig, type ConfigInput, type ConfigEnvironment } from './define-config.js'
-export { resolveConfig, type ResolvedConfig, type ResolvedAgent, type ResolvedMcpServer, type ResolvedModel } from './resolve-config.js'
+export {
+  defineConfig,
+  type SkillplaneConfig,
+  type AgentConfig,
+  type McpServerConfig,
+  type HttpSkillConfig,
+  type OpenApiSourceConfig,
+  type ConfigInput,
+  type ConfigEnvironment,
+} from './define-config.js'
+export {
+  resolveConfig,
+  type ResolvedConfig,
+  type ResolvedAgent,
+  type ResolvedMcpServer,
+  type ResolvedModel,
+  type ResolvedHttpSkill,
+  type ResolvedOpenApiSource,
+} from './resolve-config.js'
 export { findConfigFile, loadConfigFile, DEFAULT_CONFIG_FILES } from './load-config.js'
 export { ConfigError } from './config-error.js'
 export { createLogger } from './create-logger.js'

@@ -1,6 +1,13 @@
 import type { z } from 'zod'
 import type { ConfigEnvironment, ConfigInput } from './define-config.js'
-import { configSchema, type agentSchema, type mcpServerSchema, type modelSettingsSchema } from './config-schema.js'
+import {
+  configSchema,
+  type agentSchema,
+  type httpSkillSchema,
+  type mcpServerSchema,
+  type modelSettingsSchema,
+  type openApiSourceSchema,
+} from './config-schema.js'
 import { ConfigError } from './config-error.js'
 
 // Named interfaces over the schema's output side: the config with its defaults filled in.
@@ -9,6 +16,8 @@ import { ConfigError } from './config-error.js'
 export interface ResolvedConfig extends z.output<typeof configSchema> {
   agents: ResolvedAgent[]
   mcpServers: ResolvedMcpServer[]
+  httpSkills: ResolvedHttpSkill[]
+  openapi: ResolvedOpenApiSource[]
 }
 
 export interface ResolvedAgent extends z.output<typeof agentSchema> {}
@@ -16,6 +25,10 @@ export interface ResolvedAgent extends z.output<typeof agentSchema> {}
 export interface ResolvedModel extends z.output<typeof modelSettingsSchema> {}
 
 export type ResolvedMcpServer = z.output<typeof mcpServerSchema>
+
+export interface ResolvedHttpSkill extends z.output<typeof httpSkillSchema> {}
+
+export interface ResolvedOpenApiSource extends z.output<typeof openApiSourceSchema> {}
 
 /** Validate a config (object or factory) and fill in defaults; errors name the field. */
 export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, source: string): Promise<ResolvedConfig> {

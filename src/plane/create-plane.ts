@@ -222,6 +222,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     const replayed = await AuditBacklog.replay(backlogDir, auditRepo)
     if (replayed > 0) logger.warn({ rows: replayed }, 'wrote the finished audit rows a stopped manager had kept during a database outage')
     recoveredCalls = await liveness.recover()
+    await sources.startHttp()
     await sources.startMcp(new McpToolRepository(db), {
       connect: options.connectMcp ?? true,
       // Global values only: one connection serves every caller.

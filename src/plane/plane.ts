@@ -9,6 +9,7 @@ import type { InvokeOptions } from '../runtime/index.js'
 import type { Policies, Approvals, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
 import type { McpServerReport } from '../sources/mcp/index.js'
+import type { OpenApiReport } from '../sources/http/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from './skill-sources.js'
@@ -65,8 +66,8 @@ export interface Plane {
   /** What loading the configured skill packs found wrong (those packs were skipped). */
   readonly packFindings: readonly Finding[]
   /**
-   * Load the pack folders again: added, changed and removed packs take effect at once (calls
-   * already running finish with the executor they started with), and the catalog is synced.
+   * Load the pack folders and OpenAPI documents again: added, changed and removed skills take effect
+   * at once (calls already running finish with the executor they started with), and the catalog is synced.
    */
   reloadSources(): Promise<{
     added: string[]
@@ -74,6 +75,7 @@ export interface Plane {
     packs: string[]
     findings: readonly Finding[]
     mcp: McpServerReport[]
+    openapi: OpenApiReport[]
     sync: SyncReport
   }>
   /** Secrets skills declare (`ctx.secrets`), encrypted at rest; values are never read back. */

@@ -8,9 +8,14 @@ import { InstructionLibrary, instructionTools, INSTRUCTION_TOOL_KEYS, type Templ
 import { loadPacks, packSkill } from '../sources/packs/index.js'
 import type { ProcessGroups } from '../sources/subprocess/index.js'
 import { McpSource, type McpServerReport } from '../sources/mcp/index.js'
+import { HttpSource, type HttpSkillsReport, type OpenApiReport } from '../sources/http/index.js'
 
 export interface SourcesReport {
   mcp: McpServerReport[]
+  /** The config's httpSkills that became skills, and those that could not. */
+  http: HttpSkillsReport
+  /** Each OpenAPI source: its base URL, whether its document loaded, its skills and problems. */
+  openapi: OpenApiReport[]
   packs: { dirs: string[]; skills: string[]; findings: readonly Finding[] }
   instructions: { dirs: string[]; skills: string[]; findings: readonly Finding[] }
 }
@@ -28,8 +33,8 @@ export interface SkillSourcesOptions {
 
 /**
  * The skills that come from outside code: pack folders, SKILL.md folders (through the built-in
- * instruction tools) and MCP servers. Each registers into the registry under names no other
- * source holds.
+ * instruction tools), HTTP skills and OpenAPI documents, and MCP servers. Each registers into
+ * the registry under names no other source holds.
  */
 export class SkillSources {
   readonly #o: SkillSourcesOptions
@@ -38,6 +43,7 @@ export class SkillSources {
   // Names packs and MCP tools may not take once the instruction skills are loaded.
   #instructionNames: ReadonlySet<string> = new Set()
   #mcp: McpSource | undefined
+  readonly #http: HttpSource
 
   constructor(options: SkillSourcesOptions) {
     this.#o = options
@@ -47,6 +53,7 @@ export class SkillSources {
     this.instructions = InstructionLibrary.load(dirs, (name) => this.#takenBy(name))
     this.#logFindings('instruction skill', this.instructions.findings)
     this.#instructionNames = new Set(this.instructions.skills.map((s) => s.name))
+    this.#http = new HttpSource({ skills: config.httpSkills, openapi: config.openapi, registry, taken: (name) => this.#reserved(name), logger: options.logger })
     if (this.instructions.skills.length > 0) {
       const tools = instructionTools({
         library: this.instructions,
@@ -75,6 +82,11 @@ export class SkillSources {
     return [...new Set(this.#o.registry.list().map((s) => s.category))].sort()
   }
 
+  /** Register the config's HTTP skills and the operations of its OpenAPI documents (read now). */
+  startHttp(): Promise<void> {
+    return this.#http.load()
+  }
+
   /** Register the configured MCP servers' tools; `onChange` runs when a server's list changes. */
   async startMcp(
     store: McpToolRepository,
@@ -93,24 +105,34 @@ export class SkillSources {
     await this.#mcp.start({ connect: options.connect })
   }
 
-  /** Load the pack folders again and ask the MCP servers for their lists. */
-  async reload(): Promise<{ added: string[]; removed: string[]; packs: string[]; findings: readonly Finding[]; mcp: McpServerReport[] }> {
+  /** Load the pack folders and OpenAPI documents again and ask the MCP servers for their lists. */
+  async reload(): Promise<{
+    added: string[]
+    removed: string[]
+    packs: string[]
+    findings: readonly Finding[]
+    mcp: McpServerReport[]
+    openapi: OpenApiReport[]
+  }> {
     const { registry } = this.#o
-    const before = new Map(
+    const reloaded = (s: { source: string }) => s.source === 'pack' || s.source === 'http'
+    const before = new Set(
       registry
         .list()
-        .filter((s) => s.source === 'pack')
-        .map((s) => [s.key, s.origin]),
+        .filter(reloaded)
+        .map((s) => s.key),
     )
     this.#packFindings = this.#registerPacks()
-    const after = registry.list().filter((s) => s.source === 'pack')
+    await this.#http.load()
+    const after = registry.list().filter(reloaded)
     await this.#mcp?.refresh()
     return {
       added: after.filter((s) => !before.has(s.key)).map((s) => s.key),
-      removed: [...before.keys()].filter((key) => !registry.get(key)),
-      packs: after.map((s) => s.key),
+      removed: [...before].filter((key) => !registry.get(key)),
+      packs: after.filter((s) => s.source === 'pack').map((s) => s.key),
       findings: this.#packFindings,
       mcp: this.mcpServers(),
+      openapi: this.#http.report().openapi,
     }
   }
 
@@ -131,6 +153,7 @@ export class SkillSources {
     const { config, registry } = this.#o
     return {
       mcp: this.mcpServers(),
+      ...this.#http.report(),
       packs: {
         dirs: config.packDirs,
         skills: registry

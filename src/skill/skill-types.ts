@@ -2,7 +2,7 @@ import type { z } from 'zod'
 
 export type SkillClass = 'safe' | 'mutating' | 'dangerous'
 export type SkillScope = 'manager' | 'host'
-export type SkillSource = 'code' | 'agent-skill' | 'pack' | 'mcp' | 'edge'
+export type SkillSource = 'code' | 'agent-skill' | 'pack' | 'mcp' | 'http' | 'edge'
 export type JsonSchema = Record<string, unknown>
 
 /** An edge (a remote host running `skillplane edge`) as calls and policies name it. */

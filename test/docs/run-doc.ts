@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { extractExamples, type DocExample } from './extract-examples.js'
 import { Bindings, compareOutput } from './match-output.js'
@@ -11,6 +12,8 @@ const CONFIG = join(ROOT, 'examples/skillplane.config.ts')
 /** The values the docs show, which a run replaces by its own. */
 const DOC_URL = 'http://127.0.0.1:7420'
 const DOC_ROOT = '/path/to/skillplane'
+/** Where the docs show the demo's depot service; a run gets a free port of its own. */
+const DOC_DEPOT = 'http://127.0.0.1:7421'
 
 export interface Mismatch {
   where: string
@@ -48,6 +51,15 @@ interface Server {
   adminKey: string
   startup: string
   process: ChildProcess
+}
+
+/** A port nothing listens on now, for the demo's depot service. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
 
 /** Starts `serve` as `npm start` does, on a free port, and reads the URL and admin key it prints. */
@@ -105,8 +117,10 @@ export async function runDoc(file: string, markdown: string, options: { server?:
   const env: NodeJS.ProcessEnv = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('SKILLPLANE_') && !/_API_KEY$/.test(k) && k !== 'FORCE_COLOR'),
   )
+  const depot = `http://127.0.0.1:${await freePort()}`
   Object.assign(env, {
     SKILLPLANE_DATA_DIR: dataDir,
+    SKILLPLANE_DEMO_API_PORT: new URL(depot).port,
     NO_COLOR: '1',
     DOC_WORK: work,
     DOC_STATE: state,
@@ -120,6 +134,7 @@ export async function runDoc(file: string, markdown: string, options: { server?:
   const asDocumented = (text: string) => {
     let out = text
     if (server) out = out.split(server.url).join(DOC_URL)
+    out = out.split(depot).join(DOC_DEPOT)
     out = out.split(dataDir).join(`${DOC_ROOT}/.skillplane`).split(work).join(DOC_ROOT).split(tmp).join('/tmp').split(ROOT).join(DOC_ROOT)
     return out.split(`local:${user}`).join('local:root')
   }

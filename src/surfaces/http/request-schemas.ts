@@ -17,7 +17,7 @@ export const skillListQuery = z.object({
   class: z.string().optional().describe('only this class: safe, mutating or dangerous'),
   category: z.string().optional(),
   tag: z.string().optional(),
-  source: z.string().optional().describe('code, agent-skill, pack, mcp or edge'),
+  source: z.string().optional().describe('code, agent-skill, pack, mcp, http or edge'),
   agent: z.string().optional().describe('only skills bound to this agent (id, name or alias)'),
   q: z.string().optional().describe('text in the key, title or description (any case)'),
   scope: z.string().optional().describe('manager or host'),

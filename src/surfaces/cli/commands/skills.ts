@@ -9,7 +9,7 @@ export function skillsCommand(program: Command): void {
     .option('--class <class>', 'only this class (safe, mutating, dangerous)')
     .option('--category <category>', 'only this category')
     .option('--tag <tag>', 'only skills with this tag')
-    .option('--source <source>', 'only this source (code, agent-skill, pack, mcp, edge)')
+    .option('--source <source>', 'only this source (code, agent-skill, pack, mcp, http, edge)')
     .option('--agent <agent>', 'only skills bound to this agent (name, alias or id)')
     .option('--scope <scope>', 'only this scope (manager, host)')
     .option('--available', 'only skills that could run now')

@@ -272,15 +272,17 @@ export const OPERATIONS: OperationSpec[] = [
   {
     method: 'get',
     path: '/api/sources',
-    summary: 'Configured sources: MCP servers with their connection state, pack and instruction-skill folders with their findings (admin)',
-    ok: { status: 200, description: '{ mcp, packs, instructions }' },
+    summary:
+      'Configured sources: MCP servers with their connection state, HTTP skills and OpenAPI sources with their problems, pack and instruction-skill folders with their findings (admin)',
+    ok: { status: 200, description: '{ mcp, http, openapi, packs, instructions }' },
     errors: [401, 403],
   },
   {
     method: 'post',
     path: '/api/sources/reload',
-    summary: 'Load the skill pack folders again, reconnect MCP servers that are down and list the tools of the rest, then sync the catalog (admin)',
-    ok: { status: 200, description: '{ added, removed, packs, findings, mcp, sync }' },
+    summary:
+      'Load the skill pack folders and OpenAPI documents again, reconnect MCP servers that are down and list the tools of the rest, then sync the catalog (admin)',
+    ok: { status: 200, description: '{ added, removed, packs, findings, mcp, openapi, sync }' },
     errors: [401, 403],
   },
 ]

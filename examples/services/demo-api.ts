@@ -1,0 +1,65 @@
+// The demo's "depot" service: an inventory API on 127.0.0.1 for the HTTP skill `service_status`
+// and the OpenAPI source `inventory` (openapi/inventory.yaml). Items live in memory.
+// GET /status is public; /items needs `Authorization: Bearer demo-token`.
+import { createServer } from 'node:http'
+
+export const DEMO_TOKEN = 'demo-token'
+
+/**
+ * Listen on 127.0.0.1:port and return the base URL. When the port is taken (the demo's server
+ * already runs it, and a CLI command loads the same config), the running service is used.
+ */
+export async function startDemoApi(port: number): Promise<string> {
+  interface Item {
+    sku: string
+    name: string
+    quantity: number
+    location?: string
+  }
+  const items = new Map<string, Item>([
+    ['bolt-m6', { sku: 'bolt-m6', name: 'Bolt M6', quantity: 40, location: 'A1' }],
+    ['fan-80', { sku: 'fan-80', name: 'Case fan 80 mm', quantity: 3, location: 'B2' }],
+  ])
+  const server = createServer(async (req, res) => {
+    let body = ''
+    for await (const chunk of req) body += String(chunk)
+    const url = new URL(req.url!, 'http://depot')
+    const send = (status: number, value?: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' })
+      res.end(value === undefined ? '' : JSON.stringify(value))
+    }
+    if (url.pathname === '/status' && req.method === 'GET') return send(200, { service: 'depot', status: 'ok', items: items.size })
+    if (!url.pathname.startsWith('/items')) return send(404, { error: 'no such path' })
+    if (req.headers.authorization !== `Bearer ${DEMO_TOKEN}`) return send(401, { error: 'a valid bearer token is required' })
+    if (url.pathname === '/items' && req.method === 'GET') {
+      const location = url.searchParams.get('location')
+      return send(200, { items: [...items.values()].filter((i) => !location || i.location === location) })
+    }
+    if (url.pathname === '/items' && req.method === 'POST') {
+      let item: Item
+      try {
+        item = JSON.parse(body) as Item
+      } catch {
+        return send(400, { error: 'the body is not JSON' })
+      }
+      if (items.has(item.sku)) return send(409, { error: `item ${item.sku} exists` })
+      items.set(item.sku, item)
+      return send(201, item)
+    }
+    const sku = decodeURIComponent(url.pathname.slice('/items/'.length))
+    if (!items.has(sku)) return send(404, { error: `no item ${sku}` })
+    if (req.method === 'GET') return send(200, items.get(sku))
+    if (req.method === 'DELETE') {
+      items.delete(sku)
+      return send(204)
+    }
+    send(405, { error: 'method not allowed' })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)))
+    server.listen(port, '127.0.0.1', resolve)
+  })
+  // A one-shot CLI command must not stay up for it.
+  server.unref()
+  return `http://127.0.0.1:${port}`
+}

@@ -1,0 +1,201 @@
+import type { ResolvedOpenApiSource } from '../../config/index.js'
+import type { JsonSchema } from '../../skill/index.js'
+import { hostAllowed, hostOf } from './allow-hosts.js'
+import { classOfMethod, type HttpOperation, type InputParameter } from './http-operation.js'
+import type { OpenApiDocument } from './load-openapi.js'
+import { operationKey } from './operation-key.js'
+
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const
+// Headers the request itself sets; OpenAPI says parameters with these names are ignored.
+const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
+
+interface Parameter {
+  name: string
+  in: string
+  required?: boolean
+  description?: string
+  schema?: JsonSchema
+  content?: Record<string, { schema?: JsonSchema }>
+}
+
+interface Operation {
+  operationId?: string
+  summary?: string
+  description?: string
+  tags?: string[]
+  parameters?: Parameter[]
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> }
+  security?: unknown[]
+  servers?: OpenApiDocument['servers']
+}
+
+/**
+ * One operation per skill: its input an object of the path, query and header parameters (by
+ * their names) and, when it takes a JSON body, a `body` property holding it. What can't become a
+ * skill is a problem, never a failure of the others.
+ */
+export function openApiOperations(
+  source: ResolvedOpenApiSource,
+  document: OpenApiDocument,
+  specUrl: URL | null,
+): { operations: HttpOperation[]; baseUrl: string | null; problems: string[] } {
+  const problems: string[] = []
+  const v30 = document.openapi.startsWith('3.0')
+  const base = source.baseUrl ?? serverUrl(document.servers, specUrl)
+  if (!base) return { operations: [], baseUrl: null, problems: ['no base URL: the document names no absolute server URL; set baseUrl'] }
+  const allowHosts = source.allowHosts ?? [hostOf(base)]
+  const prefix = source.prefix ?? source.name
+  const operations: HttpOperation[] = []
+  const seen = new Map<string, string>()
+  const mentioned = new Set<string>()
+  const matches = (list: readonly string[], op: Operation) => {
+    const hits = list.filter((entry) => entry === op.operationId || (op.tags ?? []).includes(entry))
+    for (const hit of hits) mentioned.add(hit)
+    return hits.length > 0
+  }
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (item === null || typeof item !== 'object') continue
+    for (const method of METHODS) {
+      const op = item[method] as Operation | undefined
+      if (!op || typeof op !== 'object') continue
+      const METHOD = method.toUpperCase()
+      const label = op.operationId ? `operation "${op.operationId}"` : `${METHOD} ${path}`
+      if (op.operationId && source.classes[op.operationId]) mentioned.add(op.operationId)
+      const excluded = matches(source.exclude, op)
+      if (source.include && !matches(source.include, op)) continue
+      if (excluded) continue
+      const key = operationKey(prefix, op.operationId ?? `${method}_${path}`)
+      if (seen.has(key)) {
+        problems.push(`${label}: its key "${key}" is also ${seen.get(key)}'s; skipped`)
+        continue
+      }
+      seen.set(key, label)
+      const serverBase = source.baseUrl ?? serverUrl(op.servers ?? (item.servers as OpenApiDocument['servers']), specUrl) ?? base
+      if (!hostAllowed(new URL(serverBase), allowHosts)) {
+        problems.push(`${label}: its server ${new URL(serverBase).host} is not in allowHosts (${allowHosts.join(', ')}); skipped`)
+        continue
+      }
+      try {
+        const input = inputOf(op, [...((item.parameters as Parameter[] | undefined) ?? [])], v30)
+        const security = op.security ?? document.security
+        const isPublic = Array.isArray(security) && security.length === 0
+        const description = (op.description ?? op.summary ?? '').trim() || `${METHOD} ${path} of the "${source.name}" API.`
+        const summary = op.summary?.trim()
+        operations.push({
+          key,
+          ...(summary && summary !== description && { title: summary.slice(0, 200) }),
+          description,
+          class: (op.operationId && source.classes[op.operationId]) || classOfMethod(METHOD),
+          category: source.name,
+          tags: ['openapi', ...(op.tags ?? [])],
+          agents: source.agents,
+          input: input.schema,
+          method: METHOD,
+          url: `${serverBase.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`,
+          parameters: input.parameters,
+          headers: {},
+          body: input.body ? { property: 'body' } : null,
+          ...(source.auth && !isPublic && { auth: source.auth }),
+          allowHosts,
+          maxResponseBytes: source.maxResponseBytes,
+          ...(source.timeoutMs && { timeoutMs: source.timeoutMs }),
+        })
+      } catch (error) {
+        problems.push(`${label}: ${(error as Error).message}; skipped`)
+      }
+    }
+  }
+  for (const [list, entries] of [
+    ['include', source.include ?? []],
+    ['exclude', source.exclude],
+    ['classes', Object.keys(source.classes)],
+  ] as const) {
+    for (const entry of entries) if (!mentioned.has(entry)) problems.push(`config ${list}: no operation has the operationId or tag "${entry}"`)
+  }
+  return { operations, baseUrl: base, problems }
+}
+
+function inputOf(op: Operation, pathParameters: Parameter[], v30: boolean): { schema: JsonSchema; parameters: InputParameter[]; body: boolean } {
+  const byPlace = new Map<string, Parameter>()
+  for (const p of [...pathParameters, ...(op.parameters ?? [])]) if (p && typeof p === 'object') byPlace.set(`${p.in}:${p.name}`, p)
+  const properties: Record<string, JsonSchema> = {}
+  const required: string[] = []
+  const parameters: InputParameter[] = []
+  for (const p of byPlace.values()) {
+    if (p.in === 'cookie') {
+      if (p.required) throw new Error(`it needs the cookie "${p.name}", which skillplane does not send`)
+      continue
+    }
+    if (p.in === 'header' && RESERVED_HEADERS.has(p.name.toLowerCase())) continue
+    if (p.in !== 'path' && p.in !== 'query' && p.in !== 'header') throw new Error(`parameter "${p.name}" is in "${p.in}", not path, query or header`)
+    if (Object.hasOwn(properties, p.name)) throw new Error(`two parameters are named "${p.name}"`)
+    const schema = normalize(p.schema ?? jsonContent(p.content)?.schema ?? { type: 'string' }, v30)
+    properties[p.name] = p.description && schema.description === undefined ? { ...schema, description: p.description } : schema
+    if (p.required || p.in === 'path') required.push(p.name)
+    parameters.push({ property: p.name, in: p.in, name: p.name })
+  }
+  let body = false
+  if (op.requestBody) {
+    const content = jsonContent(op.requestBody.content)
+    if (content) {
+      if (Object.hasOwn(properties, 'body')) throw new Error('a parameter is named "body", which holds the request body')
+      properties.body = normalize(content.schema ?? {}, v30)
+      if (op.requestBody.required) required.push('body')
+      body = true
+    } else if (op.requestBody.required) {
+      throw new Error(`its request body is ${Object.keys(op.requestBody.content ?? {}).join(', ') || 'of no media type'}; only JSON bodies are sent`)
+    }
+  }
+  const schema = { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false }
+  const ref = JSON.stringify(schema).match(/"\$ref":"([^"]*)"/)
+  if (ref?.[1]!.startsWith('#')) throw new Error(`its schema refers to itself (${ref[1]}), which a skill's input schema can't hold`)
+  if (ref) throw new Error(`its schema refers to another document (${ref[1]}), which is not read; bundle the document first`)
+  return { schema, parameters, body }
+}
+
+function jsonContent(content: Record<string, { schema?: JsonSchema }> | undefined): { schema?: JsonSchema } | undefined {
+  const type = Object.keys(content ?? {}).find((t) => /^application\/(?:[\w.+-]*\+)?json\b/i.test(t))
+  return type === undefined ? undefined : content![type]
+}
+
+/** The first server's URL with its variables at their defaults, made absolute against the spec's URL. */
+function serverUrl(servers: OpenApiDocument['servers'], specUrl: URL | null): string | null {
+  const server = servers?.[0]
+  if (!server || typeof server.url !== 'string') return null
+  const url = server.url.replace(/\{([^{}]*)\}/g, (whole, name: string) => server.variables?.[name]?.default ?? whole)
+  try {
+    const absolute = specUrl ? new URL(url, specUrl) : new URL(url)
+    return /^https?:$/.test(absolute.protocol) ? absolute.href : null
+  } catch {
+    return null
+  }
+}
+
+/** A copy of an OpenAPI schema as JSON Schema 2020-12: 3.0's `nullable` and boolean exclusive bounds rewritten. */
+function normalize(schema: JsonSchema, v30: boolean): JsonSchema {
+  const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema
+  if (v30) rewrite30(copy)
+  return copy
+}
+
+function rewrite30(schema: unknown): void {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return
+  const s = schema as Record<string, unknown>
+  if (s.nullable === true) {
+    if (typeof s.type === 'string') s.type = [s.type, 'null']
+    if (Array.isArray(s.enum) && !s.enum.includes(null)) s.enum = [...s.enum, null]
+  }
+  delete s.nullable
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (s[flag] === true) {
+      s[flag] = s[bound]
+      delete s[bound]
+    } else if (s[flag] === false) delete s[flag]
+  }
+  for (const key of ['items', 'additionalProperties', 'not']) rewrite30(s[key])
+  for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[key])) for (const sub of s[key]) rewrite30(sub)
+  for (const key of ['properties', 'patternProperties']) if (s[key] && typeof s[key] === 'object') for (const sub of Object.values(s[key])) rewrite30(sub)
+}

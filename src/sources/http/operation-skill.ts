@@ -1,0 +1,103 @@
+import type { SkillContext, SkillDefinition } from '../../skill/index.js'
+import { SkillError } from '../../runtime/index.js'
+import { EgressError } from './egress-error.js'
+import { egressFetch, type EgressResponse } from './egress-fetch.js'
+import { secretsOf, type HttpOperation } from './http-operation.js'
+
+/**
+ * An HTTP operation as a skill. It declares the secrets its headers and auth name, so the pipeline
+ * answers needs_auth until they are set and scrubs their values from whatever comes back.
+ */
+export function operationSkill(operation: HttpOperation): SkillDefinition {
+  return {
+    key: operation.key,
+    ...(operation.title && { title: operation.title }),
+    description: operation.description,
+    class: operation.class,
+    category: operation.category,
+    tags: operation.tags,
+    agents: operation.agents,
+    input: operation.input,
+    secrets: secretsOf(operation),
+    ...(operation.timeoutMs && { timeoutMs: operation.timeoutMs }),
+    run: async (input, ctx) => {
+      const request = buildRequest(operation, input as Record<string, unknown>, ctx)
+      const response = await egressFetch({ ...request, signal: ctx.signal }, operation)
+      return resultOf(response)
+    },
+  }
+}
+
+function buildRequest(
+  op: HttpOperation,
+  input: Record<string, unknown>,
+  ctx: SkillContext,
+): { method: string; url: URL; headers: Record<string, string>; body?: string } {
+  const path = new Map(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.property]))
+  // Each placeholder is replaced as one encoded segment: a value can't add path segments or leave the host.
+  const url = new URL(op.url.replace(/\{([^{}]*)\}/g, (_, name: string) => encodeURIComponent(scalar(input[path.get(name) ?? name], name))))
+  const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' }
+  for (const [name, value] of Object.entries(op.headers)) headers[name.toLowerCase()] = typeof value === 'string' ? value : ctx.secrets.get(value.secret)
+  for (const p of op.parameters) {
+    const value = input[p.property]
+    if (value === undefined || value === null) continue
+    if (p.in === 'query') appendQuery(url.searchParams, p.name, value)
+    else if (p.in === 'header') headers[p.name.toLowerCase()] = typeof value === 'object' ? JSON.stringify(value) : String(value)
+  }
+  if (op.auth) {
+    const secret = ctx.secrets.get(op.auth.secret)
+    if (op.auth.type === 'bearer') headers.authorization = `Bearer ${secret}`
+    else if (op.auth.type === 'header') headers[op.auth.name!.toLowerCase()] = secret
+    else if (op.auth.type === 'query') {
+      url.searchParams.set(op.auth.name!, secret)
+      // The encoded form is what a URL in an error or an echo would show.
+      ctx.secrets.conceal(new URLSearchParams([['', secret]]).toString().slice(1))
+    } else {
+      const basic = Buffer.from(secret).toString('base64')
+      ctx.secrets.conceal(basic)
+      headers.authorization = `Basic ${basic}`
+    }
+  }
+  let body: string | undefined
+  if (op.body) {
+    const value =
+      'property' in op.body
+        ? input[op.body.property]
+        : Object.fromEntries(Object.entries(op.body.fields).flatMap(([field, property]) => (input[property] === undefined ? [] : [[field, input[property]]])))
+    if (value !== undefined) {
+      body = JSON.stringify(value)
+      headers['content-type'] = 'application/json'
+    }
+  }
+  return { method: op.method, url, headers, ...(body !== undefined && { body }) }
+}
+
+function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
+  if (Array.isArray(value)) for (const item of value) params.append(name, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item))
+  else if (typeof value === 'object')
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) params.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v))
+  else params.append(name, String(value))
+}
+
+function scalar(value: unknown, name: string): string {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw new SkillError('invalid_input', `path parameter "${name}" needs a string, number or boolean`)
+  }
+  // URLs resolve "." and ".." segments (encoded or not): such a value would reach another path.
+  if (value === '.' || value === '..' || value === '') throw new SkillError('invalid_input', `path parameter "${name}" can't be "${value}"`)
+  return String(value)
+}
+
+/** A JSON body as its value, an empty one as null, anything else as text. */
+function resultOf(response: EgressResponse): unknown {
+  if (response.body.length === 0) return null
+  const text = response.body.toString('utf8')
+  if (!/^application\/(?:[\w.+-]*\+)?json\b/i.test(response.contentType)) return text
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new EgressError(
+      `${response.url.origin}${response.url.pathname} answered ${response.contentType} that is not JSON (it starts: ${JSON.stringify(text.slice(0, 200))})`,
+    )
+  }
+}
