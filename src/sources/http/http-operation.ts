@@ -1,7 +1,7 @@
 import type { JsonSchema, SkillClass } from '../../skill/index.js'
 
 /** A header value as written, or a secret opened for the caller at each call. */
-export type HeaderValue = string | { secret: string }
+export type HeaderValue = string | { secret: string; prefix?: string }
 
 /** How a source authenticates: the secret's value as a bearer token, a header, a query parameter or Basic user:password. */
 export interface HttpAuth {

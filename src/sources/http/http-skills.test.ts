@@ -114,7 +114,8 @@ describe('declarative HTTP skills (httpSkills)', () => {
   })
 
   it('keeps to its egress rules: allowed hosts, same-origin redirects, a size cap, the deadline', async () => {
-    const auth = { Authorization: { secret: 'INV_AUTH' } }
+    // The fixed part of the header in the config, the token alone in the secret.
+    const auth = { Authorization: { secret: 'INV_AUTH', prefix: 'Bearer ' } }
     const plane = await open({
       httpSkills: [
         { key: 'fenced', description: 'A host not allowed', method: 'GET', url: `${service.url}/echo`, allowHosts: ['api.example.com', '*.example.org'] },
@@ -124,7 +125,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
         { key: 'too_slow', description: 'Too slow', method: 'GET', url: `${service.url}/api/slow`, headers: auth, timeoutMs: 200 },
       ],
     })
-    await plane.secrets.set('INV_AUTH', `Bearer ${TEST_TOKEN}`)
+    await plane.secrets.set('INV_AUTH', TEST_TOKEN)
     const before = service.received.length
     expect(await plane.invoke('fenced', {}, { caller: admin })).toMatchObject({
       ok: false,

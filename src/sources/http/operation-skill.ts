@@ -37,7 +37,8 @@ function buildRequest(
   // Each placeholder is replaced as one encoded segment: a value can't add path segments or leave the host.
   const url = new URL(op.url.replace(/\{([^{}]*)\}/g, (_, name: string) => encodeURIComponent(scalar(input[path.get(name) ?? name], name))))
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.8' }
-  for (const [name, value] of Object.entries(op.headers)) headers[name.toLowerCase()] = typeof value === 'string' ? value : ctx.secrets.get(value.secret)
+  for (const [name, value] of Object.entries(op.headers))
+    headers[name.toLowerCase()] = typeof value === 'string' ? value : (value.prefix ?? '') + ctx.secrets.get(value.secret)
   for (const p of op.parameters) {
     const value = input[p.property]
     if (value === undefined || value === null) continue
