@@ -99,6 +99,7 @@ describe.each(databases)('learnings on $name', (database) => {
       [{ category: 'pattern', title: 't'.repeat(201), content: 'c' }, /title is 201 characters; the most is 200/],
       [{ category: 'pattern', title: 't', content: 'c', tags: ['ok', 7] }, /tags\[1\] must be a non-empty string/],
       [{ category: 'pattern', title: 't', content: 'c', importance: 1.5 }, /importance must be a number from 0 to 1/],
+      [{ category: 'pattern', title: 'red \u001b[31malert', content: 'c' }, /title must not contain control characters/],
       ['just text', /a learning is an object/],
     ]
     for (const [input, message] of bad) {
@@ -161,6 +162,9 @@ describe.each(databases)('learnings on $name', (database) => {
     expect(learnings[0]!.score).toBeGreaterThanOrEqual(learnings[1]!.score)
     expect((await plane.learnings.recall('restart', { category: 'discovery' })).map((l) => l.id)).toEqual([a.id])
 
+    // A person naming an agent run's conversation doesn't count as that run's use.
+    await plane.invoke('recall_learnings', { query: 'restart the database' }, { caller: admin, conversationId: 'run:someone-elses' })
+    expect(await plane.learnings.reinforce('run:someone-elses')).toBe(0)
     // The conversation used both: a success there reinforces each once.
     expect(await plane.learnings.reinforce('conv-1')).toBe(2)
     expect(await plane.learnings.reinforce('conv-1')).toBe(0)

@@ -198,15 +198,16 @@ export class Learnings {
   async sweep(): Promise<number> {
     const now = this.#deps.clock()
     const at = now.toISOString()
-    const deprecated: string[] = []
+    let deprecated = 0
     for (const row of await this.#deps.repo.active()) {
       const current = decayed(Number(row.importance), daysBetween(row.importance_at, now))
-      if (isDeprecated(current, daysBetween(row.created_at, now))) deprecated.push(row.id)
-      else if (current !== Number(row.importance)) await this.#deps.repo.update(row.id, row, { importance: current, importance_at: at, updated_at: at })
+      // Each row only as it was read: a verify or reinforcement landing meanwhile wins over the sweep.
+      if (isDeprecated(current, daysBetween(row.created_at, now))) {
+        if (await this.#deps.repo.update(row.id, row, { status: 'deprecated', importance: current, importance_at: at, updated_at: at })) deprecated++
+      } else if (current !== Number(row.importance)) await this.#deps.repo.update(row.id, row, { importance: current, importance_at: at, updated_at: at })
     }
-    await this.#deps.repo.deprecate(deprecated, at)
     await this.#deps.repo.deleteUsesBefore(new Date(now.getTime() - USE_KEPT_DAYS * DAY_MS).toISOString())
-    return deprecated.length
+    return deprecated
   }
 
   /**
@@ -256,6 +257,8 @@ function checkLearning(input: unknown): Pick<LearningRow, 'category' | 'title' |
     throw new LearningError(`category must be "discovery" or "pattern", not ${JSON.stringify(category)}`)
   const text = (name: string, value: unknown, max: number): string => {
     if (typeof value !== 'string' || value.trim() === '') throw new LearningError(`${name} must be a non-empty string`)
+    // Titles and tags are printed on admins' terminals: no control characters (content may have line breaks).
+    if (name !== 'content' && /[\u0000-\u001f\u007f]/.test(value)) throw new LearningError(`${name} must not contain control characters`)
     if (value.length > max) throw new LearningError(`${name} is ${value.length} characters; the most is ${max}`)
     return value
   }

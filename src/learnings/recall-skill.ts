@@ -33,7 +33,9 @@ export function recallSkill(learnings: () => Learnings): SkillDefinition {
     run: async (input, ctx) => {
       const { query, limit, category } = input as { query: string; limit?: number; category?: string }
       try {
-        const found = await learnings().recall(query, { limit, category, conversationId: ctx.conversationId })
+        // Only an agent's own calls count as a run's use: anyone else naming a run's conversation id could reinforce what they like.
+        const usedBy = ctx.caller.kind === 'agent' ? ctx.conversationId : null
+        const found = await learnings().recall(query, { limit, category, conversationId: usedBy })
         return {
           learnings: found.map((l) => ({
             id: l.id,

@@ -24,6 +24,18 @@ const recallCity = defineSkill({
   class: 'safe',
   run: async (_input, ctx) => ({ city: (await ctx.memory.get('city', { pool: 'travel' })) ?? null }),
 })
+// Stores what a service answered, which quotes its token, in memory and as a learning.
+const keepAnswer = defineSkill({
+  key: 'keep_answer',
+  description: 'Keeps a service answer that echoes the token',
+  class: 'safe',
+  secrets: ['SERVICE_TOKEN'],
+  run: async (_input, ctx) => {
+    const answer = `401: bad token ${ctx.secrets.get('SERVICE_TOKEN')}`
+    await ctx.memory.set('last_answer', { answer })
+    return ctx.learn({ category: 'discovery', title: 'The service rejects tokens', content: answer, tags: [ctx.secrets.get('SERVICE_TOKEN')] })
+  },
+})
 const hugeMemory = defineSkill({
   key: 'huge_memory',
   description: 'Stores too much',
@@ -41,7 +53,7 @@ describe.each(databases)('shared memory on $name', (database) => {
   const open = async (config: SkillplaneConfig = {}, location?: { dataDir: string; databaseUrl?: string }) => {
     const plane = await createSkillplane({
       config: {
-        skills: [...testSkills(), rememberCity, recallCity, hugeMemory],
+        skills: [...testSkills(), rememberCity, recallCity, hugeMemory, keepAnswer],
         agents: [
           { name: 'Helper', aliases: ['helper'], skills: ['memory_get', 'memory_set', 'memory_delete'] },
           { name: 'Other', aliases: [] },
@@ -109,8 +121,23 @@ describe.each(databases)('shared memory on $name', (database) => {
     expect(await plane.memory.get('k', { pool: 'team-b' })).toBeUndefined()
     expect((await plane.memory.list('k', { pool: 'team-a' })).map((e) => e.key)).toEqual(['k', 'k3'])
     expect((await plane.memory.list('', { pool: 'team-a', limit: 2 })).map((e) => e.key)).toEqual(['K2', 'k'])
+    // A prefix is counted in characters on both databases, astral ones included.
+    await plane.memory.set('🚀launch', 1, { pool: 'team-a' })
+    expect((await plane.memory.list('🚀', { pool: 'team-a' })).map((e) => e.key)).toEqual(['🚀launch'])
     expect(await plane.memory.delete('k', { pool: 'team-a' })).toBe(true)
     expect(await plane.memory.get('k')).toBe('default value')
+  })
+
+  it('keeps a call’s secrets out of what it stores in memory and learns', async () => {
+    const plane = await open()
+    await plane.secrets.set('SERVICE_TOKEN', 'svc-token-0123456789')
+    expect(await plane.invoke('keep_answer', {}, { caller: admin })).toMatchObject({ ok: true })
+    expect(await plane.memory.get('last_answer')).toEqual({ answer: '401: bad token [REDACTED]' })
+    const [learning] = await plane.learnings.list()
+    expect(learning).toMatchObject({ content: '401: bad token [REDACTED]', tags: ['[REDACTED]'] })
+    const read = await plane.invoke('memory_get', { key: 'last_answer' }, { caller: viewer })
+    expect(read).toMatchObject({ ok: true })
+    expect(JSON.stringify(read)).not.toContain('svc-token')
   })
 
   it('caps value sizes and entries per pool, with errors naming the cap', async () => {

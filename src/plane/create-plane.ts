@@ -25,7 +25,7 @@ import {
   type Listener,
 } from '../store/index.js'
 import { sql } from 'kysely'
-import { AuditWriter, AuditBacklog, AuditEvents, toAuditEntry } from '../audit/index.js'
+import { AuditWriter, AuditBacklog, AuditEvents, scrubValue, toAuditEntry } from '../audit/index.js'
 import { ApiKeys } from '../auth/index.js'
 import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
 import { definitionOrigin } from '../skill/index.js'
@@ -298,10 +298,20 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     edges,
     connections,
     onCallOk: (call) => discovery.observe(call),
-    callServices: ({ callId, skill, caller, agentId }) => ({
-      memory: memoryOf.as(caller.name),
-      learn: (learning) => learningsOf.record(learning, { skill, agentId, callId, caller: { id: caller.id, name: caller.name } }),
-    }),
+    callServices: ({ callId, skill, caller, agentId, scrub }) => {
+      const memory = memoryOf.as(caller.name)
+      // Memory and learnings outlive the call and reach other callers and prompts: the call's secrets are scrubbed first.
+      const clean = <T>(value: T): T => (scrub.size > 0 ? (scrubValue(value, scrub) as T) : value)
+      return {
+        memory: {
+          get: (key, options) => memory.get(key, options),
+          set: (key, value, options) => memory.set(clean(key), clean(value), options),
+          delete: (key, options) => memory.delete(key, options),
+          list: (prefix, options) => memory.list(prefix, options),
+        },
+        learn: (learning) => learningsOf.record(clean(learning), { skill, agentId, callId, caller: { id: caller.id, name: caller.name } }),
+      }
+    },
   })
   // Catalog edits and policies made by other managers arrive with each heartbeat.
   liveness.start(

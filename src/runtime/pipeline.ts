@@ -58,6 +58,8 @@ export interface CallOrigin {
   skill: string
   caller: Caller
   agentId: string | null
+  /** The secret values the call was given: they must not land in shared memory or a learning. */
+  scrub: ReadonlySet<string>
 }
 
 interface Parent {
@@ -304,9 +306,9 @@ export class Pipeline {
       settings: { get: declared('setting') },
       // Made on first use: most calls never touch memory or learnings.
       get memory() {
-        return (services ??= callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED).memory
+        return (services ??= callServices?.({ callId, skill: key, caller, agentId, scrub: injected }) ?? UNSERVED).memory
       },
-      learn: (learning) => (services ??= callServices?.({ callId, skill: key, caller, agentId }) ?? UNSERVED).learn(learning),
+      learn: (learning) => (services ??= callServices?.({ callId, skill: key, caller, agentId, scrub: injected }) ?? UNSERVED).learn(learning),
       // Only while the call runs, and only numbers: a report can come from another process.
       progress: (update) => {
         if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return

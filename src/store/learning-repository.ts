@@ -68,11 +68,6 @@ export class LearningRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
-  async deprecate(ids: string[], now: string): Promise<void> {
-    if (ids.length === 0) return
-    await this.db.updateTable('learnings').set({ status: 'deprecated', updated_at: now }).where('id', 'in', ids).where('status', '=', 'active').execute()
-  }
-
   async addUses(conversationId: string, ids: string[], now: string): Promise<void> {
     if (ids.length === 0) return
     await this.db

@@ -29,7 +29,8 @@ export class MemoryRepository {
       .select(['pool', 'key', 'bytes', 'expires_at', 'updated_at', 'updated_by'])
       .where('pool', '=', pool)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    if (prefix !== '') query = query.where(sql<string>`substr(key, 1, ${prefix.length})`, '=', prefix)
+    // Both databases count characters (code points), not UTF-16 units.
+    if (prefix !== '') query = query.where(sql<string>`substr(key, 1, ${[...prefix].length})`, '=', prefix)
     return query.orderBy('key').limit(limit).execute()
   }
 
