@@ -1,7 +1,7 @@
 // The demo's "depot" service: an inventory API on 127.0.0.1 for the HTTP skill `service_status`
 // and the OpenAPI source `inventory` (openapi/inventory.yaml). Items live in memory.
 // GET /status is public; /items needs `Authorization: Bearer demo-token`.
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 
 export const DEMO_TOKEN = 'demo-token'
 
@@ -20,7 +20,14 @@ export async function startDemoApi(port: number): Promise<string> {
     ['bolt-m6', { sku: 'bolt-m6', name: 'Bolt M6', quantity: 40, location: 'A1' }],
     ['fan-80', { sku: 'fan-80', name: 'Case fan 80 mm', quantity: 3, location: 'B2' }],
   ])
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    // The service runs inside the demo manager: whatever a request does, it must not end the process.
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: 'the depot failed on this request' }))
+    })
+  })
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body = ''
     for await (const chunk of req) body += String(chunk)
     const url = new URL(req.url!, 'http://depot')
@@ -46,7 +53,12 @@ export async function startDemoApi(port: number): Promise<string> {
       items.set(item.sku, item)
       return send(201, item)
     }
-    const sku = decodeURIComponent(url.pathname.slice('/items/'.length))
+    let sku: string
+    try {
+      sku = decodeURIComponent(url.pathname.slice('/items/'.length))
+    } catch {
+      return send(400, { error: 'the item path is not valid percent-encoding' })
+    }
     if (!items.has(sku)) return send(404, { error: `no item ${sku}` })
     if (req.method === 'GET') return send(200, items.get(sku))
     if (req.method === 'DELETE') {
@@ -54,7 +66,7 @@ export async function startDemoApi(port: number): Promise<string> {
       return send(204)
     }
     send(405, { error: 'method not allowed' })
-  })
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)))
     server.listen(port, '127.0.0.1', resolve)

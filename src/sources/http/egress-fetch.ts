@@ -5,6 +5,8 @@ import { hostAllowed } from './allow-hosts.js'
 const MAX_REDIRECTS = 3
 // Enough of an error body to say what went wrong.
 const ERROR_BODY_BYTES = 2048
+// Read this much more before cutting, so a secret echoed across the cut is scrubbed whole (values are at most 64 KiB).
+const ERROR_BODY_SLACK = 65_536
 
 export interface EgressRequest {
   method: string
@@ -12,6 +14,8 @@ export interface EgressRequest {
   headers: Record<string, string>
   body?: string
   signal: AbortSignal
+  /** Scrubs the secrets the request carries from text quoted back (an error body), before it is cut. */
+  clean?: (text: string) => string
 }
 
 export interface EgressLimits {
@@ -65,7 +69,8 @@ export async function egressFetch(request: EgressRequest, limits: EgressLimits):
     }
     const contentType = response.headers.get('content-type') ?? ''
     if (response.status < 200 || response.status >= 300) {
-      const text = (await readBody(response, ERROR_BODY_BYTES, true)).toString('utf8').trim()
+      const read = (await readBody(response, ERROR_BODY_BYTES + ERROR_BODY_SLACK, true)).toString('utf8')
+      const text = cut((request.clean ?? ((t: string) => t))(read).trim(), ERROR_BODY_BYTES)
       throw new EgressError(
         `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} from ${method} ${url.origin}${url.pathname}${text ? `: ${text}` : ''}`,
       )
@@ -99,4 +104,8 @@ async function readBody(response: Response, max: number, truncate: boolean): Pro
     chunks.push(Buffer.from(value))
   }
   return Buffer.concat(chunks)
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
 }

@@ -5,7 +5,7 @@ import { databases } from '../../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, testSkills } from '../../test-support/fixtures.js'
 import type { SkillplaneConfig } from '../../config/index.js'
 import type { Skillplane } from '../../skillplane/index.js'
-import { startTestService, TEST_TOKEN, type Received } from './test-service.js'
+import { startTestService, TEST_TOKEN, type Received } from '../../test-support/http-test-service.js'
 
 const SPEC = readFileSync(join(import.meta.dirname, 'fixtures/inventory.openapi.json'), 'utf8')
 const API_KEY = 'echo-api-key-55aa0c'
@@ -123,6 +123,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
         { key: 'hop', description: 'Redirected on host', method: 'GET', url: `${service.url}/api/hop`, headers: auth },
         { key: 'huge', description: 'Too large', method: 'GET', url: `${service.url}/api/huge`, headers: auth, maxResponseBytes: 4096 },
         { key: 'too_slow', description: 'Too slow', method: 'GET', url: `${service.url}/api/slow`, headers: auth, timeoutMs: 200 },
+        { key: 'fail_long', description: 'Echoes the token where the error is cut', method: 'GET', url: `${service.url}/api/fail-long`, headers: auth },
       ],
     })
     await plane.secrets.set('INV_AUTH', TEST_TOKEN)
@@ -146,6 +147,10 @@ describe('declarative HTTP skills (httpSkills)', () => {
     })
     const slow = await plane.invoke('too_slow', {}, { caller: admin })
     expect(slow, JSON.stringify(slow)).toMatchObject({ ok: false, error: { code: 'timeout' } })
+    // Scrubbed before the error body is cut: not even the token's first characters are left at the cut.
+    const failed = await plane.invoke('fail_long', {}, { caller: admin })
+    expect(failed).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('HTTP 500') } })
+    expect(JSON.stringify(failed) + JSON.stringify(await plane.audit.get(failed.callId))).not.toContain(TEST_TOKEN.slice(0, 8))
   })
 
   it('reports a key another source holds, and registers the rest', async () => {

@@ -1,4 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
@@ -6,7 +9,7 @@ import { admin, approvalIdOf, openTestPlane } from '../../test-support/fixtures.
 import type { SkillplaneConfig } from '../../config/index.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import { startHttpServer } from '../../surfaces/http/index.js'
-import { startTestService, TEST_TOKEN, type Received } from './test-service.js'
+import { startTestService, TEST_TOKEN, type Received } from '../../test-support/http-test-service.js'
 
 const SPEC_FILE = join(import.meta.dirname, 'fixtures/inventory.openapi.json')
 const SPEC = readFileSync(SPEC_FILE, 'utf8')
@@ -274,9 +277,59 @@ describe('OpenAPI sources', () => {
     // A base URL outside the allowlist: every call is refused before it leaves.
     const fenced = await open({ openapi: [inventory({ name: 'fenced', allowHosts: ['api.example.com'] })] })
     expect(fenced.sources().openapi[0]!.skills).toEqual([])
-    expect(fenced.sources().openapi[0]!.problems).toContain(
-      `operation "listItems": its server 127.0.0.1:${new URL(service.url).port} is not in allowHosts (api.example.com); skipped`,
+    expect(fenced.sources().openapi[0]!.problems).toEqual([
+      `the document's server 127.0.0.1:${new URL(service.url).port} is not in allowHosts (api.example.com)`,
+    ])
+
+    // A document fetched from a URL can't send the credential elsewhere by naming another server.
+    const elsewhere = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: { title: 't', version: '1' },
+          servers: [{ url: 'http://169.254.169.254/' }],
+          paths: { '/x': { get: { operationId: 'x' } } },
+        }),
+      )
+    }).listen(0, '127.0.0.1')
+    await once(elsewhere, 'listening')
+    try {
+      const specHost = `127.0.0.1:${(elsewhere.address() as AddressInfo).port}`
+      const hijack = await open({ openapi: [{ name: 'hijack', spec: `http://${specHost}/openapi.json`, auth: { type: 'bearer', secret: 'INV_TOKEN' } }] })
+      expect(hijack.sources().openapi[0]).toMatchObject({
+        skills: [],
+        problems: [`the document's server 169.254.169.254 is not in the host the document came from (${specHost}); set baseUrl or allowHosts`],
+      })
+    } finally {
+      elsewhere.close()
+    }
+  })
+
+  it('skips an operation whose schema expands past the budget once references are resolved', async () => {
+    const dir = tempDir()
+    // Each level refers to the next twice: 16 levels are a 2 KB document and a 130,000-node schema.
+    const schemas: Record<string, unknown> = { L16: { type: 'string' } }
+    for (let i = 15; i >= 0; i--)
+      schemas[`L${i}`] = { type: 'object', properties: { a: { $ref: `#/components/schemas/L${i + 1}` }, b: { $ref: `#/components/schemas/L${i + 1}` } } }
+    writeFileSync(
+      join(dir, 'fanout.json'),
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'fan-out', version: '1' },
+        servers: [{ url: service.url }],
+        components: { schemas },
+        paths: {
+          '/bomb': { post: { operationId: 'bomb', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/L0' } } } } } },
+          '/fine': { get: { operationId: 'fine' } },
+        },
+      }),
     )
+    const plane = await open({ openapi: [{ name: 'fan', spec: join(dir, 'fanout.json') }] })
+    expect(plane.sources().openapi[0]).toMatchObject({
+      skills: ['fan_fine'],
+      problems: ['operation "bomb": its schema expands to more than 20000 nodes (or 64 levels) once its references are resolved; skipped'],
+    })
   })
 
   it('reports a spec that fails to load as a problem of its source, and starts anyway', async () => {

@@ -43,7 +43,12 @@ export function openApiOperations(
   const v30 = document.openapi.startsWith('3.0')
   const base = source.baseUrl ?? serverUrl(document.servers, specUrl)
   if (!base) return { operations: [], baseUrl: null, problems: ['no base URL: the document names no absolute server URL; set baseUrl'] }
-  const allowHosts = source.allowHosts ?? [hostOf(base)]
+  // A document fetched from a URL doesn't pick where credentials go: by default its servers must be on its own host.
+  const allowHosts = source.allowHosts ?? [source.baseUrl || !specUrl || specUrl.protocol === 'file:' ? hostOf(base) : specUrl.host]
+  if (!hostAllowed(new URL(base), allowHosts)) {
+    const why = source.allowHosts ? `allowHosts (${allowHosts.join(', ')})` : `the host the document came from (${allowHosts[0]}); set baseUrl or allowHosts`
+    return { operations: [], baseUrl: base, problems: [`the document's server ${new URL(base).host} is not in ${why}`] }
+  }
   const prefix = source.prefix ?? source.name
   const operations: HttpOperation[] = []
   const seen = new Map<string, string>()
@@ -60,7 +65,8 @@ export function openApiOperations(
       if (!op || typeof op !== 'object') continue
       const METHOD = method.toUpperCase()
       const label = op.operationId ? `operation "${op.operationId}"` : `${METHOD} ${path}`
-      if (op.operationId && source.classes[op.operationId]) mentioned.add(op.operationId)
+      const pinned = op.operationId !== undefined && Object.hasOwn(source.classes, op.operationId) ? source.classes[op.operationId] : undefined
+      if (pinned) mentioned.add(op.operationId!)
       const excluded = matches(source.exclude, op)
       if (source.include && !matches(source.include, op)) continue
       if (excluded) continue
@@ -85,7 +91,7 @@ export function openApiOperations(
           key,
           ...(summary && summary !== description && { title: summary.slice(0, 200) }),
           description,
-          class: (op.operationId && source.classes[op.operationId]) || classOfMethod(METHOD),
+          class: pinned ?? classOfMethod(METHOD),
           category: source.name,
           tags: ['openapi', ...(op.tags ?? [])],
           agents: source.agents,
@@ -129,6 +135,7 @@ function inputOf(op: Operation, pathParameters: Parameter[], v30: boolean): { sc
     if (p.in === 'header' && RESERVED_HEADERS.has(p.name.toLowerCase())) continue
     if (p.in !== 'path' && p.in !== 'query' && p.in !== 'header') throw new Error(`parameter "${p.name}" is in "${p.in}", not path, query or header`)
     if (Object.hasOwn(properties, p.name)) throw new Error(`two parameters are named "${p.name}"`)
+    if (p.name === '__proto__') throw new Error('a parameter is named "__proto__", which can\'t be an input property')
     const schema = normalize(p.schema ?? jsonContent(p.content)?.schema ?? { type: 'string' }, v30)
     properties[p.name] = p.description && schema.description === undefined ? { ...schema, description: p.description } : schema
     if (p.required || p.in === 'path') required.push(p.name)
@@ -173,9 +180,24 @@ function serverUrl(servers: OpenApiDocument['servers'], specUrl: URL | null): st
 
 /** A copy of an OpenAPI schema as JSON Schema 2020-12: 3.0's `nullable` and boolean exclusive bounds rewritten. */
 function normalize(schema: JsonSchema, v30: boolean): JsonSchema {
+  // Resolved references share objects: a small document can expand into an enormous schema, which every tool list would carry.
+  if (!withinBudget(schema, { left: MAX_SCHEMA_NODES }, 0)) {
+    throw new Error(`its schema expands to more than ${MAX_SCHEMA_NODES} nodes (or ${MAX_SCHEMA_DEPTH} levels) once its references are resolved`)
+  }
   const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema
   if (v30) rewrite30(copy)
   return copy
+}
+
+const MAX_SCHEMA_NODES = 20_000
+const MAX_SCHEMA_DEPTH = 64
+
+/** Whether a value has at most `budget.left` nodes counted as its copy would have them (shared ones each time). */
+function withinBudget(value: unknown, budget: { left: number }, depth: number): boolean {
+  if (--budget.left < 0 || depth > MAX_SCHEMA_DEPTH) return false
+  if (value === null || typeof value !== 'object') return true
+  for (const child of Array.isArray(value) ? value : Object.values(value)) if (!withinBudget(child, budget, depth + 1)) return false
+  return true
 }
 
 function rewrite30(schema: unknown): void {

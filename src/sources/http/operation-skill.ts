@@ -1,5 +1,6 @@
 import type { SkillContext, SkillDefinition } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
+import { scrubText } from '../../audit/index.js'
 import { EgressError } from './egress-error.js'
 import { egressFetch, type EgressResponse } from './egress-fetch.js'
 import { secretsOf, type HttpOperation } from './http-operation.js'
@@ -21,9 +22,36 @@ export function operationSkill(operation: HttpOperation): SkillDefinition {
     secrets: secretsOf(operation),
     ...(operation.timeoutMs && { timeoutMs: operation.timeoutMs }),
     run: async (input, ctx) => {
-      const request = buildRequest(operation, input as Record<string, unknown>, ctx)
-      const response = await egressFetch({ ...request, signal: ctx.signal }, operation)
-      return resultOf(response)
+      const sent = new Set<string>()
+      const request = buildRequest(operation, input as Record<string, unknown>, secretsSent(ctx, sent))
+      // What the service quotes back is scrubbed before it is cut, so no part of a secret survives at the cut.
+      const clean = (text: string) => (sent.size > 0 ? scrubText(text, sent) : text)
+      const response = await egressFetch({ ...request, signal: ctx.signal, clean }, operation)
+      return resultOf(response, clean)
+    },
+  }
+}
+
+// Shorter values are not scrubbed anywhere (they would blank ordinary words).
+const MIN_SCRUB = 4
+
+/** ctx.secrets, remembering each value it opens (and the forms a service may echo) in `sent`. */
+function secretsSent(ctx: SkillContext, sent: Set<string>): Pick<SkillContext, 'secrets'> {
+  const remember = (text: string) => {
+    if (text.length < MIN_SCRUB) return
+    sent.add(text)
+    ctx.secrets.conceal(text)
+  }
+  return {
+    secrets: {
+      get: (name) => {
+        const value = ctx.secrets.get(name)
+        remember(value)
+        remember(Buffer.from(value).toString('base64'))
+        remember(encodeURIComponent(value))
+        return value
+      },
+      conceal: remember,
     },
   }
 }
@@ -31,7 +59,7 @@ export function operationSkill(operation: HttpOperation): SkillDefinition {
 function buildRequest(
   op: HttpOperation,
   input: Record<string, unknown>,
-  ctx: SkillContext,
+  ctx: Pick<SkillContext, 'secrets'>,
 ): { method: string; url: URL; headers: Record<string, string>; body?: string } {
   const path = new Map(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.property]))
   // Each placeholder is replaced as one encoded segment: a value can't add path segments or leave the host.
@@ -56,6 +84,9 @@ function buildRequest(
     } else {
       const basic = Buffer.from(secret).toString('base64')
       ctx.secrets.conceal(basic)
+      // user:password: the password alone may be echoed too.
+      const password = secret.slice(secret.indexOf(':') + 1)
+      if (secret.includes(':')) ctx.secrets.conceal(password)
       headers.authorization = `Basic ${basic}`
     }
   }
@@ -90,7 +121,7 @@ function scalar(value: unknown, name: string): string {
 }
 
 /** A JSON body as its value, an empty one as null, anything else as text. */
-function resultOf(response: EgressResponse): unknown {
+function resultOf(response: EgressResponse, clean: (text: string) => string): unknown {
   if (response.body.length === 0) return null
   const text = response.body.toString('utf8')
   if (!/^application\/(?:[\w.+-]*\+)?json\b/i.test(response.contentType)) return text
@@ -98,7 +129,7 @@ function resultOf(response: EgressResponse): unknown {
     return JSON.parse(text) as unknown
   } catch {
     throw new EgressError(
-      `${response.url.origin}${response.url.pathname} answered ${response.contentType} that is not JSON (it starts: ${JSON.stringify(text.slice(0, 200))})`,
+      `${response.url.origin}${response.url.pathname} answered ${response.contentType} that is not JSON (it starts: ${JSON.stringify(clean(text).slice(0, 200))})`,
     )
   }
 }

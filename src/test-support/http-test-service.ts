@@ -45,6 +45,8 @@ export async function startTestService(spec: string): Promise<{ url: string; rec
     if (req.headers.authorization !== `Bearer ${TEST_TOKEN}`) return json(401, { error: 'bad or missing token' })
     if (path === '/whoami') return json(200, { authorization: req.headers.authorization, trace: req.headers['x-trace'] ?? null })
     if (path === '/fail') return json(500, { error: `token ${TEST_TOKEN} is not allowed here` })
+    // The token echoed right where an error body is cut.
+    if (path === '/fail-long') return void res.writeHead(500, { 'content-type': 'text/plain' }).end(`${'x'.repeat(2040)}${TEST_TOKEN} was refused`)
     if (path === '/elsewhere') return void res.writeHead(302, { location: `http://localhost:${(server.address() as AddressInfo).port}/api/items` }).end()
     if (path === '/hop') return void res.writeHead(302, { location: '/api/items' }).end()
     if (path === '/huge') {
