@@ -33,14 +33,21 @@ export class LearningRepository {
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
   }
 
-  /** Active learnings nobody disproved (for one agent: its own and those no agent made), highest stored importance first. */
+  /**
+   * Active learnings nobody disproved, highest stored importance first. For one agent's prompt:
+   * its own, and of those no agent made, the ones recorded by the program itself (outside any call)
+   * or verified by an admin: a call by anyone, a viewer too, may have made the others.
+   */
   usable(limit: number, agentId?: string): Promise<LearningRow[]> {
     let query = this.db
       .selectFrom('learnings')
       .selectAll()
       .where('status', '=', 'active')
       .where((eb) => eb.or([eb('verification', 'is', null), eb('verification', '!=', 'disproved')]))
-    if (agentId !== undefined) query = query.where((eb) => eb.or([eb('agent_id', '=', agentId), eb('agent_id', 'is', null)]))
+    if (agentId !== undefined)
+      query = query.where((eb) =>
+        eb.or([eb('agent_id', '=', agentId), eb.and([eb('agent_id', 'is', null), eb.or([eb('call_id', 'is', null), eb('verification', '=', 'verified')])])]),
+      )
     return query.orderBy('importance', 'desc').orderBy('id').limit(limit).execute()
   }
 
