@@ -377,10 +377,15 @@ const configShape = {
     .prefault({}),
   /**
    * Shared memory (`ctx.memory`, memory_get/memory_set): `maxValueBytes`, the largest value (UTF-8
-   * bytes of its JSON; default 65 536); `maxEntriesPerPool`, the most live entries one pool holds (default 10 000).
+   * bytes of its JSON; default 65 536); `maxEntriesPerPool`, the most live entries one pool holds (default 10 000);
+   * `maxPools`, the most pools holding entries at once (default 100).
    */
   memory: z
-    .strictObject({ maxValueBytes: positiveInt.max(16 * 1024 * 1024).default(65_536), maxEntriesPerPool: positiveInt.max(10_000_000).default(10_000) })
+    .strictObject({
+      maxValueBytes: positiveInt.max(16 * 1024 * 1024).default(65_536),
+      maxEntriesPerPool: positiveInt.max(10_000_000).default(10_000),
+      maxPools: positiveInt.max(100_000).default(100),
+    })
     .prefault({}),
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z

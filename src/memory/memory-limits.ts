@@ -18,4 +18,6 @@ export interface MemorySizeLimits {
   maxValueBytes: number
   /** Live entries in one pool. */
   maxEntriesPerPool: number
+  /** Pools holding live entries: with the two caps above, the whole memory is bounded. */
+  maxPools: number
 }

@@ -140,6 +140,18 @@ describe.each(databases)('shared memory on $name', (database) => {
     expect(JSON.stringify(read)).not.toContain('svc-token')
   })
 
+  it('caps the pools holding entries, so the whole memory is bounded', async () => {
+    const plane = await open({ memory: { maxPools: 2 } })
+    await plane.memory.set('k', 1, { pool: 'one' })
+    await plane.memory.set('k', 2, { pool: 'two', ttlSeconds: 5 })
+    await expect(plane.memory.set('k', 3, { pool: 'three' })).rejects.toThrow('memory already holds 2 pools (memory.maxPools)')
+    // Pools in use still take entries; a pool whose entries all expired frees its place.
+    await plane.memory.set('more', 1, { pool: 'one' })
+    advance(6)
+    await plane.memory.set('k', 3, { pool: 'three' })
+    expect(await plane.memory.get('k', { pool: 'three' })).toBe(3)
+  })
+
   it('caps value sizes and entries per pool, with errors naming the cap', async () => {
     const plane = await open({ memory: { maxValueBytes: 100, maxEntriesPerPool: 3 } })
     await expect(plane.memory.set('big', 'x'.repeat(200))).rejects.toThrow(/"big" is 202 bytes of JSON; the most is 100 \(memory.maxValueBytes\)/)

@@ -73,13 +73,15 @@ export class Memory implements SharedMemory {
         const expiresAt = ttl === undefined ? null : new Date(at.getTime() + ttl * 1000).toISOString()
         const stored = await repo.put(
           { pool, key, value: text, bytes, expires_at: expiresAt, updated_at: at.toISOString(), updated_by: actor },
-          limits.maxEntriesPerPool,
+          { maxEntries: limits.maxEntriesPerPool, maxPools: limits.maxPools },
           at.toISOString(),
         )
-        if (!stored)
+        if (stored === 'pool_full')
           throw new MemoryError(
             `memory pool "${pool}" is full (${limits.maxEntriesPerPool} entries, memory.maxEntriesPerPool): delete entries or use another pool`,
           )
+        if (stored === 'too_many_pools')
+          throw new MemoryError(`memory already holds ${limits.maxPools} pools (memory.maxPools): use one of them, or empty one first`)
         return { key, pool, bytes, expiresAt }
       },
       delete: async (key, options) => repo.delete(poolOf(options), checkKey(key), now().toISOString()),

@@ -35,11 +35,12 @@ export class MemoryRepository {
   }
 
   /**
-   * Store an entry unless that would put more than `maxEntries` live entries in its pool: one pool
-   * at a time (a PostgreSQL advisory lock; SQLite writes one transaction at a time), so two
-   * managers filling a pool at once can't pass the cap together. Returns false when the pool is full.
+   * Store an entry unless that would put more than `maxEntries` live entries in its pool, or start
+   * a pool past `maxPools`: one pool at a time, and one new pool at a time (PostgreSQL advisory
+   * locks, the pool's first; SQLite writes one transaction at a time), so two managers can't pass a
+   * cap together. Returns what stopped it, or 'stored'.
    */
-  put(row: MemoryEntryRow, maxEntries: number, now: string): Promise<boolean> {
+  put(row: MemoryEntryRow, caps: { maxEntries: number; maxPools: number }, now: string): Promise<'stored' | 'pool_full' | 'too_many_pools'> {
     return this.db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`skillplane_memory:${row.pool}`}))`.execute(trx)
       await trx.deleteFrom('memory_entries').where('pool', '=', row.pool).where('expires_at', '<=', now).execute()
@@ -50,7 +51,16 @@ export class MemoryRepository {
           .select((eb) => eb.fn.countAll<number>().as('count'))
           .where('pool', '=', row.pool)
           .executeTakeFirstOrThrow()
-        if (Number(count) >= maxEntries) return false
+        if (Number(count) >= caps.maxEntries) return 'pool_full'
+        if (Number(count) === 0) {
+          if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('skillplane_memory_pools'))`.execute(trx)
+          const pools = await trx
+            .selectFrom('memory_entries')
+            .select((eb) => eb.fn.count<number>('pool').distinct().as('count'))
+            .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+            .executeTakeFirstOrThrow()
+          if (Number(pools.count) >= caps.maxPools) return 'too_many_pools'
+        }
       }
       await trx
         .insertInto('memory_entries')
@@ -61,7 +71,7 @@ export class MemoryRepository {
             .doUpdateSet({ value: row.value, bytes: row.bytes, expires_at: row.expires_at, updated_at: row.updated_at, updated_by: row.updated_by }),
         )
         .execute()
-      return true
+      return 'stored'
     })
   }
 
