@@ -48,6 +48,13 @@ const SWEEP_LEASE = 'learnings_decay'
 const TRY_EVERY_MS = 60_000
 // Recall ranks at most this many active learnings, the most important first.
 const RECALL_POOL = 5_000
+
+interface RecallDoc {
+  id: string
+  title: string
+  content: string
+  tags: string
+}
 // A use no run reported back on within this long is forgotten by the daily sweep.
 const USE_KEPT_DAYS = 30
 const CATEGORIES = new Set(['discovery', 'pattern'])
@@ -61,6 +68,9 @@ export class Learnings {
   readonly #deps: LearningsDeps
   readonly #nextId = monotonicFactory()
   #triedAt = 0
+  // A learning's text never changes once recorded: the recall index keeps it, and each call reads only which are usable and how important.
+  #indexedIds = new Set<string>()
+  readonly #recallIndex = new MiniSearch<RecallDoc>({ fields: ['title', 'content', 'tags'], tokenize, processTerm })
 
   constructor(deps: LearningsDeps) {
     this.#deps = deps
@@ -140,28 +150,48 @@ export class Learnings {
   async recall(query: string, options: { limit?: number; category?: string; conversationId?: string | null } = {}): Promise<RecalledLearning[]> {
     if (typeof query !== 'string' || query.trim() === '') throw new LearningError('the query is empty')
     const now = this.#deps.clock()
-    const rows = (await this.#deps.repo.usable(RECALL_POOL)).filter((r) => options.category === undefined || r.category === options.category)
-    const index = new MiniSearch<{ id: string; title: string; content: string; tags: string }>({
-      fields: ['title', 'content', 'tags'],
-      tokenize,
-      processTerm,
-    })
-    index.addAll(rows.map((r) => ({ id: r.id, title: r.title, content: r.content, tags: (JSON.parse(r.tags) as string[]).join(' ') })))
-    const byId = new Map(rows.map((r) => [r.id, r]))
-    const found = index
-      .search(query, { boost: { title: 2, tags: 1.5 }, prefix: (term) => term.length > 3, fuzzy: (term) => (term.length > 4 ? 0.2 : false) })
-      .map((hit) => {
-        const learning = toLearning(byId.get(hit.id as string)!, now)
-        return { ...learning, score: round(hit.score * (0.5 + learning.importance)) }
+    const usable = await this.#usableIndexed()
+    const ranked = this.#recallIndex
+      .search(query, {
+        boost: { title: 2, tags: 1.5 },
+        prefix: (term) => term.length > 3,
+        fuzzy: (term) => (term.length > 4 ? 0.2 : false),
+        filter: (hit) => {
+          const meta = usable.get(hit.id as string)
+          return meta !== undefined && (options.category === undefined || meta.category === options.category)
+        },
       })
-      .sort((a, b) => b.score - a.score)
+      .map((hit) => {
+        const meta = usable.get(hit.id as string)!
+        return { id: meta.id, score: round(hit.score * (0.5 + round(decayed(Number(meta.importance), daysBetween(meta.importance_at, now))))) }
+      })
+      .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
       .slice(0, options.limit ?? 5)
+    const rows = new Map((await this.#deps.repo.byIds(ranked.map((r) => r.id))).map((row) => [row.id, row]))
+    const found = ranked.filter((r) => rows.has(r.id)).map((r) => ({ ...toLearning(rows.get(r.id)!, now), score: r.score }))
     if (options.conversationId)
       await this.used(
         options.conversationId,
         found.map((l) => l.id),
       )
     return found
+  }
+
+  /** The usable learnings now, by id, with the recall index holding exactly their text. */
+  async #usableIndexed(): Promise<Map<string, { id: string; category: string; importance: number; importance_at: string }>> {
+    const usable = new Map((await this.#deps.repo.usableMeta(RECALL_POOL)).map((m) => [m.id, m]))
+    const index = this.#recallIndex
+    const missing = [...usable.keys()].filter((id) => !index.has(id))
+    if (missing.length > 0) {
+      const rows = await this.#deps.repo.byIds(missing)
+      index.addAll(rows.filter((r) => !index.has(r.id)).map((r) => ({ id: r.id, title: r.title, content: r.content, tags: (JSON.parse(r.tags) as string[]).join(' ') })))
+    }
+    // Deprecated and disproved ones leave the index too, so it holds no more than the usable set.
+    const gone: string[] = []
+    for (const id of this.#indexedIds) if (!usable.has(id)) gone.push(id)
+    for (const id of gone) if (index.has(id)) index.discard(id)
+    this.#indexedIds = new Set([...usable.keys()].filter((id) => index.has(id)))
+    return usable
   }
 
   /** An agent's most important usable learnings now: its own and those no agent made. */

@@ -51,6 +51,27 @@ export class LearningRepository {
     return query.orderBy('importance', 'desc').orderBy('id').limit(limit).execute()
   }
 
+  /** What ranking usable learnings needs, without their text (`usable` with no agent, lighter). */
+  usableMeta(limit: number): Promise<Array<Pick<LearningRow, 'id' | 'category' | 'importance' | 'importance_at'>>> {
+    return this.db
+      .selectFrom('learnings')
+      .select(['id', 'category', 'importance', 'importance_at'])
+      .where('status', '=', 'active')
+      .where((eb) => eb.or([eb('verification', 'is', null), eb('verification', '!=', 'disproved')]))
+      .orderBy('importance', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .execute()
+  }
+
+  /** Learnings by id (their text never changes once recorded). */
+  async byIds(ids: readonly string[]): Promise<LearningRow[]> {
+    const rows: LearningRow[] = []
+    // In slices: both databases cap the parameters of one statement.
+    for (let i = 0; i < ids.length; i += 500) rows.push(...(await this.db.selectFrom('learnings').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute()))
+    return rows
+  }
+
   /** Every active learning's decay inputs, for the daily sweep. */
   active(): Promise<Array<Pick<LearningRow, 'id' | 'importance' | 'importance_at' | 'created_at'>>> {
     return this.db.selectFrom('learnings').select(['id', 'importance', 'importance_at', 'created_at']).where('status', '=', 'active').execute()
