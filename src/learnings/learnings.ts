@@ -184,7 +184,9 @@ export class Learnings {
     const missing = [...usable.keys()].filter((id) => !index.has(id))
     if (missing.length > 0) {
       const rows = await this.#deps.repo.byIds(missing)
-      index.addAll(rows.filter((r) => !index.has(r.id)).map((r) => ({ id: r.id, title: r.title, content: r.content, tags: (JSON.parse(r.tags) as string[]).join(' ') })))
+      index.addAll(
+        rows.filter((r) => !index.has(r.id)).map((r) => ({ id: r.id, title: r.title, content: r.content, tags: (JSON.parse(r.tags) as string[]).join(' ') })),
+      )
     }
     // Deprecated and disproved ones leave the index too, so it holds no more than the usable set.
     const gone: string[] = []
@@ -288,6 +290,7 @@ function checkLearning(input: unknown): Pick<LearningRow, 'category' | 'title' |
   const text = (name: string, value: unknown, max: number): string => {
     if (typeof value !== 'string' || value.trim() === '') throw new LearningError(`${name} must be a non-empty string`)
     // Titles and tags are printed on admins' terminals: no control characters (content may have line breaks).
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
     if (name !== 'content' && /[\u0000-\u001f\u007f]/.test(value)) throw new LearningError(`${name} must not contain control characters`)
     if (value.length > max) throw new LearningError(`${name} is ${value.length} characters; the most is ${max}`)
     return value

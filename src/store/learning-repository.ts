@@ -68,7 +68,14 @@ export class LearningRepository {
   async byIds(ids: readonly string[]): Promise<LearningRow[]> {
     const rows: LearningRow[] = []
     // In slices: both databases cap the parameters of one statement.
-    for (let i = 0; i < ids.length; i += 500) rows.push(...(await this.db.selectFrom('learnings').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute()))
+    for (let i = 0; i < ids.length; i += 500)
+      rows.push(
+        ...(await this.db
+          .selectFrom('learnings')
+          .selectAll()
+          .where('id', 'in', ids.slice(i, i + 500))
+          .execute()),
+      )
     return rows
   }
 
