@@ -1,4 +1,4 @@
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import { canSee } from '../../access/index.js'
@@ -57,13 +57,17 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.use('/mcp', checkOrigin(originRules(plane.config.http, options.bindHost)))
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
-  app.get('/api/health', async (c) => {
+  const health = async (c: Context<HttpEnv>) => {
     const health = { version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }
     const down = await plane.checkDatabase()
     if (!down) return c.json({ ok: true, ...health })
     c.header('Retry-After', String(RETRY_AFTER_S))
     return c.json({ ok: false, ...health, error: { code: 'unavailable', message: `the database is unavailable: ${down}` } }, 503)
-  })
+  }
+  app.get('/api/health', health)
+  // For load balancers and probes: ready takes traffic only while the database answers; live only says the process serves.
+  app.get('/api/health/ready', health)
+  app.get('/api/health/live', (c) => c.json({ ok: true, version: VERSION, manager: plane.managerId }))
   app.use('/api/*', auth)
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', auth)

@@ -22,6 +22,22 @@ export const OPERATIONS: OperationSpec[] = [
   { method: 'get', path: '/api/health', summary: 'Liveness and database', ok: { status: 200, description: 'Healthy' }, errors: [503], open: true },
   {
     method: 'get',
+    path: '/api/health/live',
+    summary: 'Liveness probe: the process is up and serving (never reads the database)',
+    ok: { status: 200, description: 'Live' },
+    errors: [],
+    open: true,
+  },
+  {
+    method: 'get',
+    path: '/api/health/ready',
+    summary: 'Readiness probe: 503 while the database is unreachable',
+    ok: { status: 200, description: 'Ready' },
+    errors: [503],
+    open: true,
+  },
+  {
+    method: 'get',
     path: '/api/skills',
     summary: 'List the skills the caller may see',
     query: schemas.skillListQuery,
