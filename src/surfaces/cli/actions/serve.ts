@@ -42,6 +42,7 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     console.log(`skillplane ${plane.registry.size} skills on ${plane.dialect} (${plane.location})`)
     console.log(`console  ${server.url}/`)
     console.log(`api      ${server.url}/api/skills`)
+    if (server.metricsUrl) console.log(`metrics  ${server.metricsUrl}`)
     if (admin) {
       console.log(`admin key (shown once; store it now): ${admin.key}`)
       console.log(`try: curl -H "Authorization: Bearer ${admin.key}" ${server.url}/api/skills`)

@@ -10,7 +10,8 @@ export interface OperationSpec {
   query?: z.ZodObject
   body?: z.ZodType
   /** The success status and what it carries (a component name, or words). */
-  ok: { status: number; description: string; component?: string; list?: { key: string; component: string } }
+  /** `text`: a plain-text body rather than JSON. */
+  ok: { status: number; description: string; component?: string; list?: { key: string; component: string }; text?: boolean }
   /** The error statuses it may answer, each with the Failure body. */
   errors: number[]
   /** No key needed. */
@@ -299,6 +300,13 @@ export const OPERATIONS: OperationSpec[] = [
     summary:
       'Load the skill pack folders and OpenAPI documents again, reconnect MCP servers that are down and list the tools of the rest, then sync the catalog (admin)',
     ok: { status: 200, description: '{ added, removed, packs, findings, mcp, openapi, sync }' },
+    errors: [401, 403],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics in the text exposition format (admin; served without a key on metrics.listen instead when that is set)',
+    ok: { status: 200, description: 'Calls, latency, pending approvals, audit queue, MCP, edges and process metrics', text: true },
     errors: [401, 403],
   },
 ]
