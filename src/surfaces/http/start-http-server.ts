@@ -24,7 +24,12 @@ export async function startHttpServer(plane: Skillplane, options: { host: string
   const metrics = plane.config.metrics.enabled ? new PlaneMetrics(plane, mcp) : undefined
   const app = createHttpApp(plane, mcp, { bindHost: options.host, metrics })
   const listen = metrics && plane.config.metrics.listen
-  const metricsServer = listen ? await startMetricsServer(metrics, listen, plane.logger) : null
+  const metricsServer = listen
+    ? await startMetricsServer(metrics, listen, plane.logger).catch(async (error: unknown) => {
+        await mcp.close()
+        throw error
+      })
+    : null
   if (originRules(plane.config.http, options.host).hosts === null) {
     plane.logger.warn({ host: options.host }, "/mcp answers to this host's addresses only, no DNS name: list the names clients use in http.allowedHosts")
   }

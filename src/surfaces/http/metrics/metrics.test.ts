@@ -109,6 +109,17 @@ describe('/metrics on its own address', () => {
     await expect(fetch(server.metricsUrl!)).rejects.toThrow()
   })
 
+  it('names metrics.listen when its port is taken', async () => {
+    const { server } = await start(databases[0]!, { metrics: { listen: '127.0.0.1:0' } })
+    const taken = server.metricsUrl!.replace('http://', '').replace('/metrics', '')
+    const plane = await openTestPlane(databases[0]!, { metrics: { listen: taken } })
+    try {
+      await expect(startHttpServer(plane, { host: '127.0.0.1', port: 0 })).rejects.toThrow(`metrics.listen ${taken} can't be used: listen EADDRINUSE`)
+    } finally {
+      await plane.close()
+    }
+  })
+
   it('is off with metrics.enabled false', async () => {
     const { server, keyFor } = await start(databases[0]!, { metrics: { enabled: false } })
     expect(server.metricsUrl).toBeNull()

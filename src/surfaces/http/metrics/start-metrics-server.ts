@@ -25,9 +25,11 @@ export function startMetricsServer(metrics: PlaneMetrics, listen: string, logger
     )
   })
   return new Promise((resolve, reject) => {
-    server.once('error', reject)
+    // Named, so a busy metrics port is not mistaken for the main one.
+    const onError = (error: Error) => reject(new Error(`metrics.listen ${listen} can't be used: ${error.message}`))
+    server.once('error', onError)
     server.listen(Number(listen.slice(split + 1)), host, () => {
-      server.off('error', reject)
+      server.off('error', onError)
       const { address, family, port } = server.address() as AddressInfo
       resolve({
         url: `http://${family === 'IPv6' ? `[${address}]` : address}:${port}/metrics`,
