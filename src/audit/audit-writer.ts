@@ -13,8 +13,10 @@ interface Pending {
  */
 export class AuditWriter {
   #queue: Pending[] = []
+  #inFlight = 0
   #scheduled = false
   #flushing: Promise<void> | null = null
+  readonly #finished = new Set<(row: AuditRow) => void>()
 
   constructor(
     private readonly repository: AuditRepository,
@@ -26,6 +28,7 @@ export class AuditWriter {
    * backlog (behind the rows already there, so they land in order) and written once it is back.
    */
   async finish(row: AuditRow): Promise<'written' | 'kept'> {
+    for (const listener of this.#finished) listener(row)
     if (this.backlog && this.backlog.size > 0) {
       this.backlog.add(row)
       return 'kept'
@@ -38,6 +41,17 @@ export class AuditWriter {
       this.backlog.add(row)
       return 'kept'
     }
+  }
+
+  /** Called with each finished call's row as it is handed to the writer. Returns the unsubscribe function. */
+  onFinish(listener: (row: AuditRow) => void): () => void {
+    this.#finished.add(listener)
+    return () => this.#finished.delete(listener)
+  }
+
+  /** Rows queued or being committed now. */
+  get depth(): number {
+    return this.#queue.length + this.#inFlight
   }
 
   write(row: AuditRow): Promise<void> {
@@ -65,6 +79,7 @@ export class AuditWriter {
     this.#scheduled = false
     const batch = this.#queue
     this.#queue = []
+    this.#inFlight = batch.length
     // The same call can be queued twice only if a writer re-finishes it; the last version wins.
     const rows = new Map<string, AuditRow>()
     for (const pending of batch) rows.set(pending.row.call_id, pending.row)
@@ -78,6 +93,7 @@ export class AuditWriter {
     )
     await this.#flushing
     this.#flushing = null
+    this.#inFlight = 0
     if (this.#queue.length > 0) this.#schedule()
   }
 }

@@ -302,6 +302,20 @@ const configShape = {
     })
     .prefault({}),
   /**
+   * Prometheus metrics at `/metrics`. `enabled` (default true); `listen`: a separate address such as
+   * `127.0.0.1:9464` that serves them without a key; without it the main server serves them to admin keys.
+   */
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      listen: z
+        .string()
+        .regex(/^(?:[^\s/:[\]]+|\[[0-9a-fA-F:.]+\]):\d{1,5}$/, 'host:port, such as 127.0.0.1:9464 or [::1]:9464')
+        .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65_535, 'the port is at most 65535')
+        .optional(),
+    })
+    .prefault({}),
+  /**
    * `expiresAfterMs`: a pending request expires after this long (default 24 h); `waitTimeoutMs`: how
    * long a call with `wait: true` waits for the decision (default 180 000); `webhookUrl`: receives a
    * JSON POST when a request is created and when it is decided.

@@ -376,6 +376,10 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     get auditBacklog() {
       return backlog.size
     },
+    get auditQueue() {
+      return writer.depth
+    },
+    onCallFinished: (listener) => writer.onFinish((row) => listener({ skill: row.skill_key, status: row.status, durationMs: row.duration_ms })),
     checkDatabase: () => checkDatabase(db, logger),
     invoke: (key, input, invokeOptions) => pipeline.invoke(key, input, invokeOptions),
     sync,

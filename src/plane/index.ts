@@ -1,3 +1,3 @@
 export { createPlane } from './create-plane.js'
-export type { Plane, PlaneOptions } from './plane.js'
+export type { Plane, PlaneOptions, FinishedCall } from './plane.js'
 export type { SourcesReport } from './skill-sources.js'

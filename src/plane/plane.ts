@@ -121,6 +121,10 @@ export interface Plane {
   readonly recoveredCalls: number
   /** Finished audit rows waiting in the local backlog for the database to come back. */
   readonly auditBacklog: number
+  /** Audit rows queued for the database or being committed now (the group commit's depth). */
+  readonly auditQueue: number
+  /** Call `listener` as each call finishes (for metrics). Returns the unsubscribe function. */
+  onCallFinished(listener: (call: FinishedCall) => void): () => void
   /** Why the database can't serve requests now, or null when a trivial query succeeds in time. */
   checkDatabase(): Promise<string | null>
   invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
@@ -133,4 +137,12 @@ export interface Plane {
   }
   now(): string
   close(): Promise<void>
+}
+
+/** What a finished call reports to `onCallFinished` listeners. */
+export interface FinishedCall {
+  skill: string
+  /** The audit row's status: ok, error, denied, approval_required, … */
+  status: string
+  durationMs: number | null
 }

@@ -149,6 +149,11 @@ export class Approvals {
     return row ? toView(row, await this.repo.decisions(id)) : undefined
   }
 
+  /** How many requests wait for decisions now. */
+  pendingCount(): Promise<number> {
+    return this.repo.countPending(new Date().toISOString())
+  }
+
   async list(q: {
     status?: ApprovalStatus
     skill?: string

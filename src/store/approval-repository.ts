@@ -66,6 +66,17 @@ export class ApprovalRepository {
     return query.orderBy('id', 'desc').limit(1).executeTakeFirst()
   }
 
+  /** Requests still waiting for decisions. */
+  async countPending(now: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('approvals')
+      .select((eb) => eb.fn.countAll<string | number>().as('count'))
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow()
+    return Number(row.count)
+  }
+
   /** Pending or approved-but-unused requests past their expiry. */
   dueForExpiry(now: string): Promise<ApprovalRow[]> {
     return this.db.selectFrom('approvals').selectAll().where('status', 'in', ['pending', 'approved']).where('expires_at', '<=', now).execute()

@@ -61,6 +61,9 @@ describe('a PostgreSQL outage', () => {
     const health = await get(`${server.url}/api/health`)
     expect(health).toMatchObject({ status: 503, retryAfter: '5', body: { ok: false, database: 'postgres', error: { code: 'unavailable' } } })
     expect(health.body.error.message).not.toContain('127.0.0.1')
+    // A readiness probe takes the manager out of rotation; the liveness probe keeps it from being restarted.
+    expect(await get(`${server.url}/api/health/ready`)).toMatchObject({ status: 503, retryAfter: '5', body: { ok: false, error: { code: 'unavailable' } } })
+    expect(await get(`${server.url}/api/health/live`)).toMatchObject({ status: 200, body: { ok: true } })
     await new Promise((r) => setTimeout(r, 1_100))
     for (const path of ['/api/audit', '/api/approvals', '/api/skills', '/api/runs']) {
       const answer = await get(`${server.url}${path}`, key)
@@ -82,6 +85,7 @@ describe('a PostgreSQL outage', () => {
     expect(await plane.audit.get(kept.callId)).toMatchObject({ status: 'ok', result: { slept: 1500 } })
     expect(await plane.audit.get(keptToo.callId)).toMatchObject({ status: 'ok' })
     expect(await get(`${server.url}/api/health`)).toMatchObject({ status: 200, body: { ok: true } })
+    expect(await get(`${server.url}/api/health/ready`)).toMatchObject({ status: 200, body: { ok: true, database: 'postgres' } })
     expect(readdirSync(join(location.dataDir, 'audit-backlog'))).toEqual([])
   })
 

@@ -24,6 +24,9 @@ const pendingRequest = async (t: Target) => approvalIdOf(await t.plane.invoke('w
  */
 const MATRIX: Record<string, Entry> = {
   'GET /api/health': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/api/health' }) },
+  'GET /api/health/live': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/api/health/live' }) },
+  'GET /api/health/ready': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/api/health/ready' }) },
+  'GET /metrics': { allow: ADMIN, request: () => ({ path: '/metrics' }) },
   'GET /openapi.json': { allow: ['none', ...EVERY_KEY], request: () => ({ path: '/openapi.json' }) },
   'POST /mcp': {
     allow: EVERY_KEY,

@@ -1,4 +1,4 @@
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import { canSee } from '../../access/index.js'
@@ -24,13 +24,21 @@ import { landingPage } from './landing-page.js'
 import { McpHttpSessions } from '../mcp/index.js'
 import { checkOrigin, originRules } from './middleware/check-origin.js'
 import { databaseUnavailable } from '../../store/index.js'
+import { PlaneMetrics } from './metrics/index.js'
 
 // What a 503 for a lost database asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5
 
 /** The HTTP API (Hono): every route answers JSON, failures included. */
-/** `bindHost`: the interface the server listens on, for `/mcp`'s default allowed host names. */
-export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpHttpSessions(plane), options: { bindHost?: string } = {}): Hono<HttpEnv> {
+/**
+ * `bindHost`: the interface the server listens on, for `/mcp`'s default allowed host names.
+ * `metrics`: the plane's metrics, served at `/metrics` to admin keys unless `metrics.listen` serves them elsewhere.
+ */
+export function createHttpApp(
+  plane: Skillplane,
+  mcp: McpHttpSessions = new McpHttpSessions(plane),
+  options: { bindHost?: string; metrics?: PlaneMetrics } = {},
+): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const auth = apiKeyAuth(plane.keys)
 
@@ -57,16 +65,25 @@ export function createHttpApp(plane: Skillplane, mcp: McpHttpSessions = new McpH
   app.use('/mcp', checkOrigin(originRules(plane.config.http, options.bindHost)))
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
-  app.get('/api/health', async (c) => {
+  const health = async (c: Context<HttpEnv>) => {
     const health = { version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }
     const down = await plane.checkDatabase()
     if (!down) return c.json({ ok: true, ...health })
     c.header('Retry-After', String(RETRY_AFTER_S))
     return c.json({ ok: false, ...health, error: { code: 'unavailable', message: `the database is unavailable: ${down}` } }, 503)
-  })
+  }
+  app.get('/api/health', health)
+  // For load balancers and probes: ready takes traffic only while the database answers; live only says the process serves.
+  app.get('/api/health/ready', health)
+  app.get('/api/health/live', (c) => c.json({ ok: true, version: VERSION, manager: plane.managerId }))
   app.use('/api/*', auth)
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', auth)
+  const { enabled, listen } = plane.config.metrics
+  if (enabled && !listen) {
+    const metrics = options.metrics ?? new PlaneMetrics(plane, mcp)
+    app.get('/metrics', auth, requireRole('admin'), async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
+  }
   app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))

@@ -60,6 +60,8 @@ describe.each(databases)('HTTP API on $name', (database) => {
   it('answers health without a key and 401 with a JSON body for missing, unknown or revoked keys', async () => {
     h = await start(database)
     expect(await h.call('/api/health', { key: null })).toMatchObject({ status: 200, body: { ok: true, database: database.name } })
+    expect(await h.call('/api/health/ready', { key: null })).toMatchObject({ status: 200, body: { ok: true, database: database.name } })
+    expect(await h.call('/api/health/live', { key: null })).toMatchObject({ status: 200, body: { ok: true, manager: h.plane.managerId } })
     expect(await h.call('/api/skills', { key: null })).toMatchObject({
       status: 401,
       body: { ok: false, error: { code: 'unauthorized', message: expect.stringContaining('missing API key') } },

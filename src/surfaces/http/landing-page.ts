@@ -26,7 +26,10 @@ export function landingPage(version: string) {
         <h1>skillplane <small>${version}</small></h1>
         <p>The control plane is running. Every API route takes <code>Authorization: Bearer &lt;key&gt;</code>.</p>
         <ul>
-          <li><a href="/api/health">/api/health</a>: liveness (no key needed)</li>
+          <li>
+            <a href="/api/health">/api/health</a>: health and database (no key needed); <code>/api/health/live</code> and <code>/api/health/ready</code> for
+            probes
+          </li>
           <li><code>GET /api/skills</code>: the skills your key may see</li>
           <li><code>POST /api/skills/{key}/invoke</code>: run one</li>
           <li><code>GET /api/audit</code>: every call</li>

@@ -6,19 +6,30 @@ import { createHttpApp } from './create-http-app.js'
 import { originRules } from './middleware/check-origin.js'
 import { McpHttpSessions } from '../mcp/index.js'
 import { CONNECT_PATH } from '../../sources/edge/index.js'
+import { PlaneMetrics, startMetricsServer } from './metrics/index.js'
 
 const KEEP_ALIVE_MS = 65_000
 
 export interface HttpServer {
   url: string
   port: number
+  /** Where `/metrics` is served without a key, when `metrics.listen` is set. */
+  metricsUrl: string | null
   close(): Promise<void>
 }
 
 /** Listen on host:port (port 0 picks a free one); resolves once the socket is bound. */
-export function startHttpServer(plane: Skillplane, options: { host: string; port: number }): Promise<HttpServer> {
+export async function startHttpServer(plane: Skillplane, options: { host: string; port: number }): Promise<HttpServer> {
   const mcp = new McpHttpSessions(plane)
-  const app = createHttpApp(plane, mcp, { bindHost: options.host })
+  const metrics = plane.config.metrics.enabled ? new PlaneMetrics(plane, mcp) : undefined
+  const app = createHttpApp(plane, mcp, { bindHost: options.host, metrics })
+  const listen = metrics && plane.config.metrics.listen
+  const metricsServer = listen
+    ? await startMetricsServer(metrics, listen, plane.logger).catch(async (error: unknown) => {
+        await mcp.close()
+        throw error
+      })
+    : null
   if (originRules(plane.config.http, options.host).hosts === null) {
     plane.logger.warn({ host: options.host }, "/mcp answers to this host's addresses only, no DNS name: list the names clients use in http.allowedHosts")
   }
@@ -27,6 +38,7 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
       void mcp.close()
+      void metricsServer?.close()
       reject(error)
     }
     const server: ServerType = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
@@ -35,9 +47,11 @@ export function startHttpServer(plane: Skillplane, options: { host: string; port
       resolve({
         url: `http://${host}:${info.port}`,
         port: info.port,
+        metricsUrl: metricsServer?.url ?? null,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done())
+            void metricsServer?.close()
             for (const socket of tunnels) socket.destroy()
             // Open MCP event streams would hold close() open too.
             void mcp.close()

@@ -4,9 +4,16 @@ import { printSyncReport } from './sync.js'
 import { CliError } from '../cli-error.js'
 import { createModel } from '../../../agents/index.js'
 import { startLocalEdge, type LocalEdge } from '../local-edge.js'
+import { startOtlpTracing } from '../otlp-tracing.js'
 
 export async function serve(options: GlobalOptions & { port: number; host: string; edge?: string }): Promise<void> {
-  const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true })
+  // Registered before the plane opens, so the runs it resumes are traced too.
+  const tracing = startOtlpTracing()
+  const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true }).catch(async (error: unknown) => {
+    await tracing?.shutdown()
+    throw error
+  })
+  if (tracing) plane.logger.info('exporting traces over OTLP')
   // A skill's stray promise must not take the control plane down with it.
   process.on('unhandledRejection', (error) => plane.logger.error({ err: error }, 'unhandled rejection (a skill left a promise unhandled)'))
   let server: HttpServer | undefined
@@ -35,6 +42,7 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     console.log(`skillplane ${plane.registry.size} skills on ${plane.dialect} (${plane.location})`)
     console.log(`console  ${server.url}/`)
     console.log(`api      ${server.url}/api/skills`)
+    if (server.metricsUrl) console.log(`metrics  ${server.metricsUrl}`)
     if (admin) {
       console.log(`admin key (shown once; store it now): ${admin.key}`)
       console.log(`try: curl -H "Authorization: Bearer ${admin.key}" ${server.url}/api/skills`)
@@ -49,6 +57,7 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     edge?.stop()
     await server?.close()
     await plane.close()
+    await tracing?.shutdown()
     throw error
   }
   const stop = async (signal: string) => {
@@ -57,6 +66,8 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     const closed = server?.close()
     await plane.close()
     await closed
+    // The spans of the last calls are still batched.
+    await tracing?.shutdown().catch((error: unknown) => plane.logger.warn({ err: error }, 'the last spans could not be exported'))
     process.exit(0)
   }
   process.once('SIGINT', () => void stop('SIGINT'))

@@ -101,7 +101,9 @@ function operation(spec: OperationSpec): Operation {
     ? json(ref(ok.component))
     : ok.list
       ? json({ type: 'object', properties: { [ok.list.key]: { type: 'array', items: ref(ok.list.component) } } })
-      : undefined
+      : ok.text
+        ? { 'text/plain': { schema: { type: 'string' } } }
+        : undefined
   return {
     summary: spec.summary,
     ...(spec.open && { security: [] }),

@@ -10,7 +10,8 @@ export interface OperationSpec {
   query?: z.ZodObject
   body?: z.ZodType
   /** The success status and what it carries (a component name, or words). */
-  ok: { status: number; description: string; component?: string; list?: { key: string; component: string } }
+  /** `text`: a plain-text body rather than JSON. */
+  ok: { status: number; description: string; component?: string; list?: { key: string; component: string }; text?: boolean }
   /** The error statuses it may answer, each with the Failure body. */
   errors: number[]
   /** No key needed. */
@@ -20,6 +21,22 @@ export interface OperationSpec {
 /** Every route of the HTTP API but the per-skill invoke paths (those come from the skills). */
 export const OPERATIONS: OperationSpec[] = [
   { method: 'get', path: '/api/health', summary: 'Liveness and database', ok: { status: 200, description: 'Healthy' }, errors: [503], open: true },
+  {
+    method: 'get',
+    path: '/api/health/live',
+    summary: 'Liveness probe: the process is up and serving (never reads the database)',
+    ok: { status: 200, description: 'Live' },
+    errors: [],
+    open: true,
+  },
+  {
+    method: 'get',
+    path: '/api/health/ready',
+    summary: 'Readiness probe: 503 while the database is unreachable',
+    ok: { status: 200, description: 'Ready' },
+    errors: [503],
+    open: true,
+  },
   {
     method: 'get',
     path: '/api/skills',
@@ -283,6 +300,13 @@ export const OPERATIONS: OperationSpec[] = [
     summary:
       'Load the skill pack folders and OpenAPI documents again, reconnect MCP servers that are down and list the tools of the rest, then sync the catalog (admin)',
     ok: { status: 200, description: '{ added, removed, packs, findings, mcp, openapi, sync }' },
+    errors: [401, 403],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics in the text exposition format (admin; served without a key on metrics.listen instead when that is set)',
+    ok: { status: 200, description: 'Calls, latency, pending approvals, audit queue, MCP, edges and process metrics', text: true },
     errors: [401, 403],
   },
 ]

@@ -1,0 +1,104 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Skillplane } from '../../../skillplane/index.js'
+import type { McpHttpSessions } from '../../mcp/index.js'
+
+// Calls to skills the registry does not hold share one label value, so callers can't grow the series.
+const UNKNOWN_SKILL = '(unknown)'
+const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+
+/**
+ * The plane's Prometheus metrics, in a registry of its own: counters move as calls finish, gauges
+ * are read at scrape time. Process metrics start with the first scrape, so unscraped planes pay nothing.
+ */
+export class PlaneMetrics {
+  readonly #registry = new Registry()
+  #processMetrics = false
+
+  constructor(plane: Skillplane, mcp: McpHttpSessions) {
+    const registers = [this.#registry]
+    const calls = new Counter({
+      name: 'skillplane_calls_total',
+      help: 'Finished skill calls by skill and audit status',
+      labelNames: ['skill', 'status'],
+      registers,
+    })
+    const duration = new Histogram({
+      name: 'skillplane_call_duration_seconds',
+      help: 'Skill call latency by skill',
+      labelNames: ['skill'],
+      buckets: DURATION_BUCKETS_S,
+      registers,
+    })
+    plane.onCallFinished(({ skill, status, durationMs }) => {
+      const label = plane.registry.get(skill) ? skill : UNKNOWN_SKILL
+      calls.inc({ skill: label, status })
+      if (durationMs !== null) duration.observe({ skill: label }, durationMs / 1000)
+    })
+    new Gauge({
+      name: 'skillplane_approvals_pending',
+      help: 'Approval requests waiting for decisions (absent while the database is unavailable)',
+      registers,
+      async collect() {
+        try {
+          this.set(await plane.approvals.pendingCount())
+        } catch (error) {
+          this.reset()
+          plane.logger.warn({ err: error }, 'metrics: pending approvals could not be counted')
+        }
+      },
+    })
+    new Gauge({
+      name: 'skillplane_audit_queue_depth',
+      help: 'Audit rows queued for the database or being committed',
+      registers,
+      collect() {
+        this.set(plane.auditQueue)
+      },
+    })
+    new Gauge({
+      name: 'skillplane_audit_backlog',
+      help: 'Finished audit rows kept locally until the database is back',
+      registers,
+      collect() {
+        this.set(plane.auditBacklog)
+      },
+    })
+    new Gauge({
+      name: 'skillplane_mcp_servers_connected',
+      help: 'Configured MCP servers connected now',
+      registers,
+      collect() {
+        this.set(plane.mcpServers().filter((s) => s.state === 'connected').length)
+      },
+    })
+    new Gauge({
+      name: 'skillplane_mcp_sessions',
+      help: 'Open MCP sessions on /mcp',
+      registers,
+      collect() {
+        this.set(mcp.size)
+      },
+    })
+    new Gauge({
+      name: 'skillplane_edges_online',
+      help: 'Enrolled edges online now',
+      registers,
+      collect() {
+        this.set(plane.edges.list().filter((e) => e.online).length)
+      },
+    })
+  }
+
+  get contentType(): string {
+    return this.#registry.contentType
+  }
+
+  /** The exposition text. */
+  scrape(): Promise<string> {
+    if (!this.#processMetrics) {
+      this.#processMetrics = true
+      collectDefaultMetrics({ register: this.#registry })
+    }
+    return this.#registry.metrics()
+  }
+}
