@@ -66,13 +66,14 @@ export class AuditRetention {
 
   /** The heartbeat's attempt: at most once a minute per manager, so idle managers don't write every few seconds. */
   async dailySweepDue(): Promise<void> {
-    if (!this.enabled || Date.now() - this.#triedAt < TRY_EVERY_MS) return
+    if (Date.now() - this.#triedAt < TRY_EVERY_MS) return
     this.#triedAt = Date.now()
     await this.dailySweep()
   }
 
   /** The daily sweep, on whichever manager takes the day's lease first; null when another has it or it ran within a day. */
   async dailySweep(): Promise<SweepReport | null> {
+    if (!this.enabled) return null
     const now = this.deps.clock()
     const taken = await this.deps.leases.claim(SWEEP_LEASE, this.deps.managerId, now.toISOString(), new Date(now.getTime() + DAY_MS).toISOString())
     return taken ? this.sweep() : null

@@ -410,6 +410,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         }
       },
       sweep: () => retention.sweep(),
+      dailySweep: () => retention.dailySweep(),
     },
     now,
     close() {

@@ -134,6 +134,8 @@ export interface Plane {
     pages(range: { since?: string; until?: string }): AsyncGenerator<AuditEntry[]>
     /** Apply `audit.retentionDays` / `audit.maxRows` now (the daily sweep does it on one manager). */
     sweep(): Promise<SweepReport>
+    /** The heartbeat's daily sweep: runs only on the manager that takes the day's lease; null elsewhere or within a day. */
+    dailySweep(): Promise<SweepReport | null>
   }
   now(): string
   close(): Promise<void>
