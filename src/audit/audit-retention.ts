@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { AuditRepository, AuditRow, LeaseRepository, SettingsRepository } from '../store/index.js'
 import { toAuditEntry } from './audit-entry.js'
-import { SYSTEM_ACTOR, type AuditEvents } from './audit-events.js'
+import { SYSTEM_ACTOR, type Actor, type AuditEvents } from './audit-events.js'
 
 export interface RetentionPolicy {
   retentionDays?: number | undefined
@@ -35,6 +35,8 @@ const TRY_EVERY_MS = 60_000
 /** Audit retention: the configured policy, recorded when it changes, and the daily sweep on one manager. */
 export class AuditRetention {
   #triedAt = 0
+  // One sweep at a time in this process: a manual one and the daily one would export the same rows twice.
+  #sweeping: Promise<unknown> = Promise.resolve()
 
   constructor(
     private readonly deps: {
@@ -79,8 +81,14 @@ export class AuditRetention {
     return taken ? this.sweep() : null
   }
 
-  /** Delete what the policy no longer keeps, exporting it first when configured; audited as `audit.sweep`. */
-  async sweep(): Promise<SweepReport> {
+  /** Delete what the policy no longer keeps, exporting it first when configured; audited as `audit.sweep` by `by`. */
+  sweep(by: Actor = SYSTEM_ACTOR): Promise<SweepReport> {
+    const run = this.#sweeping.then(() => this.#sweep(by))
+    this.#sweeping = run.catch(() => {})
+    return run
+  }
+
+  async #sweep(by: Actor): Promise<SweepReport> {
     const { retentionDays, maxRows, exportDir } = this.deps.policy
     const now = this.deps.clock()
     const cutoff = retentionDays === undefined ? null : new Date(now.getTime() - retentionDays * DAY_MS).toISOString()
@@ -102,7 +110,7 @@ export class AuditRetention {
     }
     if (report.error) this.deps.logger.error({ file: report.file }, report.error)
     else if (report.deleted > 0) this.deps.logger.info({ deleted: report.deleted, cutoff, file: report.file }, 'swept old audit rows')
-    await this.deps.events.record('audit.sweep', 'audit', SYSTEM_ACTOR, { ...report, retentionDays: retentionDays ?? null, maxRows: maxRows ?? null })
+    await this.deps.events.record('audit.sweep', 'audit', by, { ...report, retentionDays: retentionDays ?? null, maxRows: maxRows ?? null })
     return report
   }
 

@@ -409,7 +409,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
           after = rows[rows.length - 1]!.call_id
         }
       },
-      sweep: () => retention.sweep(),
+      sweep: (by) => retention.sweep(by),
       dailySweep: () => retention.dailySweep(),
     },
     now,
