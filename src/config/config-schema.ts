@@ -287,7 +287,7 @@ const configShape = {
   audit: z
     .strictObject({
       maxResultBytes: positiveInt.default(65_536),
-      retentionDays: positiveInt.optional(),
+      retentionDays: positiveInt.max(36_500).optional(),
       maxRows: positiveInt.optional(),
       exportDir: z.string().min(1).optional(),
     })

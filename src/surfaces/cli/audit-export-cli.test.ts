@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -57,6 +58,19 @@ describe.each(databases)('skillplane audit export on $name', (database) => {
     const toFile = cli(location, ['audit', 'export', '--since', since.slice(0, 10), '--out', out])
     expect(toFile).toMatchObject({ code: 0, stdout: '', stderr: `exported 1200 calls to ${out}\n` })
     expect(lines(readFileSync(out, 'utf8'))).toEqual(stored)
+    // A reader that stops early (`| head`) ends the export quietly.
+    const child = spawn(
+      process.execPath,
+      [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), 'audit', 'export'],
+      {
+        env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' },
+      },
+    )
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdout.once('data', () => child.stdout.destroy())
+    const [code] = (await once(child, 'exit')) as [number | null]
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
     // Nothing in range: empty output, not an error.
     expect(cli(location, ['audit', 'export', '--since', '2001-01-01', '--until', '2001-01-02'])).toMatchObject({ code: 0, stdout: '' })
   })

@@ -13,13 +13,19 @@ export async function auditExport(o: GlobalOptions & { since?: string; until?: s
   const count = await withPlane(o, async (plane) => {
     const file = path === undefined ? undefined : await create(path)
     let written = 0
+    // A reader that goes away (`| head`) ends the export quietly, other stdout errors are reported; kept till exit.
+    let stdoutError: NodeJS.ErrnoException | undefined
+    const onStdoutError = (error: NodeJS.ErrnoException) => (stdoutError ??= error)
+    if (!file) process.stdout.on('error', onStdoutError)
     try {
       for await (const page of plane.audit.pages({ ...(since && { since }), ...(until && { until }) })) {
         const text = page.map((entry) => JSON.stringify(entry) + '\n').join('')
         if (file) await file.write(text)
-        else if (!process.stdout.write(text)) await once(process.stdout, 'drain')
+        else if (!process.stdout.write(text)) await once(process.stdout, 'drain').catch(() => {})
+        if (stdoutError) break
         written += page.length
       }
+      if (stdoutError && stdoutError.code !== 'EPIPE') throw new CliError(`can't write to stdout: ${stdoutError.message}`)
       await file?.sync()
     } catch (error) {
       // A partial file would pass for a complete export.
