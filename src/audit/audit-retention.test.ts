@@ -186,7 +186,23 @@ describe.each(databases)('audit retention on $name', (database) => {
     await expect(open({ retentionDays: 0 })).rejects.toThrow(/audit\.retentionDays/)
     await expect(open({ maxRows: 2.5 } as never)).rejects.toThrow(/audit\.maxRows/)
     await expect(open({ exportDir: '' })).rejects.toThrow(/audit\.exportDir/)
+    await expect(open({ retentionDays: 40_000 })).rejects.toThrow(/audit\.retentionDays/)
   })
+
+  it.runIf(database.name === 'sqlite')(
+    'sweeps from the heartbeat once retention is due',
+    async () => {
+      time = Date.now()
+      const plane = await open({ retentionDays: 1 })
+      await calls(plane, 3)
+      time += 2 * DAY
+      // The heartbeat beats every 5 s and tries the daily sweep.
+      await waitFor(async () => (await events(plane, 'audit.sweep')).length === 1, 12_000)
+      expect((await events(plane, 'audit.sweep'))[0]).toMatchObject({ actor: { id: 'system' }, details: { deleted: 3 } })
+      expect(await all(plane)).toEqual([])
+    },
+    15_000,
+  )
 })
 
 describe.runIf(databases.some((d) => d.name === 'postgres'))('the daily audit sweep with two managers on PostgreSQL', () => {
