@@ -136,6 +136,15 @@ describe.each(databases)('audit retention on $name', (database) => {
     time -= 40 * DAY
     expect(await plane.audit.sweep()).toMatchObject({ deleted: 0, exported: 0, file: null })
     expect(readdirSync(exportDir)).toHaveLength(2)
+    // Two sweeps at the same moment: the second file never replaces the first.
+    await calls(plane, 6)
+    const third = await plane.audit.sweep()
+    await calls(plane, 2)
+    const fourth = await plane.audit.sweep()
+    expect([third.exported, fourth.exported]).toEqual([2, 2])
+    expect(fourth.file).toBe(third.file!.replace(/\.jsonl$/, '-2.jsonl'))
+    expect(readdirSync(exportDir)).toHaveLength(4)
+    expect(readFileSync(third.file!, 'utf8').trimEnd().split('\n')).toHaveLength(2)
   })
 
   it('deletes nothing when the export fails, and audits the failed sweep', async () => {

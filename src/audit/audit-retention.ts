@@ -1,7 +1,7 @@
-import { open, unlink } from 'node:fs/promises'
+import { open, unlink, type FileHandle } from 'node:fs/promises'
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import type { AuditRepository, AuditRow, LeaseRepository, SettingsRepository } from '../store/index.js'
 import { toAuditEntry } from './audit-entry.js'
@@ -98,13 +98,13 @@ export class AuditRetention {
     if (exportDir === undefined) {
       for await (const batch of this.#due(cutoff, excess)) report.deleted += await this.deps.repo.deleteCalls(batch.map((r) => r.call_id))
     } else {
-      const file = join(exportDir, `audit-${now.toISOString().replaceAll(':', '-')}-${this.deps.managerId}.jsonl`)
+      const base = join(exportDir, `audit-${now.toISOString().replaceAll(':', '-')}-${this.deps.managerId}`)
       try {
-        report.exported = await this.#export(file, cutoff, excess)
-        if (report.exported > 0) report.file = file
+        const exported = await this.#export(base, cutoff, excess)
+        report.exported = exported.count
+        report.file = exported.file
       } catch (error) {
-        report.error = `exporting to ${file} failed, so nothing was deleted: ${error instanceof Error ? error.message : String(error)}`
-        await unlink(file).catch(() => {})
+        report.error = `exporting to ${base}.jsonl failed, so nothing was deleted: ${error instanceof Error ? error.message : String(error)}`
       }
       if (report.file) report.deleted = await this.#deleteExported(report.file)
     }
@@ -145,27 +145,36 @@ export class AuditRetention {
     }
   }
 
-  /** Write every due row to a new file and fsync it (and its folder) before anything is deleted. */
-  async #export(file: string, cutoff: string | null, excess: number): Promise<number> {
+  /** Write every due row to a new file and fsync it (and its folder) before anything is deleted; no file when none is due. */
+  async #export(base: string, cutoff: string | null, excess: number): Promise<{ file: string | null; count: number }> {
+    const { file, handle } = await create(base)
     let count = 0
-    const handle = await open(file, 'wx', 0o600)
     try {
-      for await (const batch of this.#due(cutoff, excess)) {
-        await handle.write(batch.map((row) => JSON.stringify(toAuditEntry(row)) + '\n').join(''))
-        count += batch.length
+      try {
+        for await (const batch of this.#due(cutoff, excess)) {
+          await handle.write(batch.map((row) => JSON.stringify(toAuditEntry(row)) + '\n').join(''))
+          count += batch.length
+        }
+        await handle.sync()
+      } finally {
+        await handle.close()
       }
-      await handle.sync()
-    } finally {
-      await handle.close()
+      if (count === 0) {
+        await unlink(file)
+        return { file: null, count }
+      }
+      const dir = await open(dirname(file), 'r')
+      try {
+        await dir.sync()
+      } finally {
+        await dir.close()
+      }
+      return { file, count }
+    } catch (error) {
+      // Only the file this sweep created: a partial one would pass for a complete export.
+      await unlink(file).catch(() => {})
+      throw error
     }
-    const dir = await open(join(file, '..'), 'r')
-    try {
-      await dir.sync()
-    } finally {
-      await dir.close()
-    }
-    if (count === 0) await unlink(file)
-    return count
   }
 
   /** Delete exactly the calls the file holds, a batch per statement: a row that finished after the export stays. */
@@ -181,5 +190,17 @@ export class AuditRetention {
       }
     }
     return deleted + (await this.deps.repo.deleteCalls(ids))
+  }
+}
+
+/** A new file named after the sweep, never over an earlier one (two sweeps in one millisecond get -2, -3, …). */
+async function create(base: string): Promise<{ file: string; handle: FileHandle }> {
+  for (let n = 1; ; n++) {
+    const file = `${base}${n === 1 ? '' : `-${n}`}.jsonl`
+    try {
+      return { file, handle: await open(file, 'wx', 0o600) }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
   }
 }
