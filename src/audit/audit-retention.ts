@@ -1,7 +1,7 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises'
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
 import type { AuditRepository, AuditRow, LeaseRepository, SettingsRepository } from '../store/index.js'
 import { toAuditEntry } from './audit-entry.js'
@@ -10,7 +10,7 @@ import { SYSTEM_ACTOR, type Actor, type AuditEvents } from './audit-events.js'
 export interface RetentionPolicy {
   retentionDays?: number | undefined
   maxRows?: number | undefined
-  /** Absolute: rows about to be deleted are written here as JSON lines first. */
+  /** Rows about to be deleted are written here as JSON lines first; relative to the working directory. */
   exportDir?: string | undefined
 }
 
@@ -35,6 +35,7 @@ const TRY_EVERY_MS = 60_000
 /** Audit retention: the configured policy, recorded when it changes, and the daily sweep on one manager. */
 export class AuditRetention {
   #triedAt = 0
+  readonly #exportDir: string | undefined
   // One sweep at a time in this process: a manual one and the daily one would export the same rows twice.
   #sweeping: Promise<unknown> = Promise.resolve()
 
@@ -49,13 +50,15 @@ export class AuditRetention {
       managerId: string
       logger: Logger
     },
-  ) {}
+  ) {
+    this.#exportDir = deps.policy.exportDir === undefined ? undefined : resolve(deps.policy.exportDir)
+  }
 
   get enabled(): boolean {
     return this.deps.policy.retentionDays !== undefined || this.deps.policy.maxRows !== undefined
   }
 
-  /** At start: store the policy and audit it when it differs from the one stored last (once across managers). */
+  /** At start: store the policy as configured and audit it when it differs from the one stored last (once across managers). */
   async recordPolicy(): Promise<void> {
     const { retentionDays = null, maxRows = null, exportDir = null } = this.deps.policy
     const policy = { retentionDays, maxRows, exportDir }
@@ -89,7 +92,8 @@ export class AuditRetention {
   }
 
   async #sweep(by: Actor): Promise<SweepReport> {
-    const { retentionDays, maxRows, exportDir } = this.deps.policy
+    const { retentionDays, maxRows } = this.deps.policy
+    const exportDir = this.#exportDir
     const now = this.deps.clock()
     const cutoff = retentionDays === undefined ? null : new Date(now.getTime() - retentionDays * DAY_MS).toISOString()
     // Counted once: the cap is what stands beyond maxRows now, less what the age rule removes.

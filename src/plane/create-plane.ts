@@ -174,7 +174,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     leases: new LeaseRepository(db),
     settings: new SettingsRepository(db),
     events,
-    policy: { ...config.audit, ...(config.audit.exportDir !== undefined && { exportDir: resolve(config.audit.exportDir) }) },
+    policy: config.audit,
     clock,
     managerId,
     logger,
