@@ -6,3 +6,4 @@ export { AuditEvents, SYSTEM_ACTOR, type Actor, type AuditEvent } from './audit-
 export { AuditBacklog } from './audit-backlog.js'
 export { auditQuerySchema } from './parse-audit-query.js'
 export { scrubText, scrubValue } from './redact.js'
+export { AuditRetention, type RetentionPolicy, type SweepReport } from './audit-retention.js'

@@ -279,8 +279,19 @@ const configShape = {
   agents: z.array(agentSchema).default([]),
   /** `timeoutMs`: the deadline of a call when the skill sets none. Default 30 000. */
   defaults: z.strictObject({ timeoutMs: duration.default(30_000) }).prefault({}),
-  /** `maxResultBytes`: results larger than this (UTF-8 bytes of their JSON) are stored truncated. Default 65 536. */
-  audit: z.strictObject({ maxResultBytes: positiveInt.default(65_536) }).prefault({}),
+  /**
+   * `maxResultBytes`: results larger than this (UTF-8 bytes of their JSON) are stored truncated. Default 65 536.
+   * Retention (all optional; none set keeps every row): `retentionDays` deletes calls started longer ago, `maxRows`
+   * then deletes the oldest beyond that many, daily on one manager; `exportDir` receives them as JSON lines first.
+   */
+  audit: z
+    .strictObject({
+      maxResultBytes: positiveInt.default(65_536),
+      retentionDays: positiveInt.max(36_500).optional(),
+      maxRows: positiveInt.optional(),
+      exportDir: z.string().min(1).optional(),
+    })
+    .prefault({}),
   /**
    * `maxBodyBytes`: the largest accepted request body (default 1 MiB). `allowedHosts`: host names
    * `/mcp` answers besides loopback ones (DNS-rebinding defence); `allowedOrigins`: browser origins

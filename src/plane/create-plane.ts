@@ -25,7 +25,7 @@ import {
   type Listener,
 } from '../store/index.js'
 import { sql } from 'kysely'
-import { AuditWriter, AuditBacklog, AuditEvents, scrubValue, toAuditEntry } from '../audit/index.js'
+import { AuditWriter, AuditBacklog, AuditEvents, AuditRetention, scrubValue, toAuditEntry } from '../audit/index.js'
 import { ApiKeys } from '../auth/index.js'
 import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
 import { definitionOrigin } from '../skill/index.js'
@@ -169,6 +169,16 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     logger,
     resolveAgent: (label) => catalog!.resolveAgent(label),
   })
+  const retention = new AuditRetention({
+    repo: auditRepo,
+    leases: new LeaseRepository(db),
+    settings: new SettingsRepository(db),
+    events,
+    policy: config.audit,
+    clock,
+    managerId,
+    logger,
+  })
   const memoryOf = memory
   const learningsOf = learnings
   edges = new Edges({
@@ -239,6 +249,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       (payload) => edges!.receive(payload),
       () => void edges!.refresh(),
     )
+    await retention.recordPolicy()
     if (options.sync) startupSync = await sync()
     await Promise.all([catalog.refresh(), policies.refresh(), discovery.refresh()])
     registry.reapplyClasses()
@@ -330,6 +341,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         // Housekeeping never holds up the heartbeat's own work.
         memoryOf.sweepDue().catch((error) => logger.warn({ err: error }, 'sweeping expired memory entries failed')),
         learningsOf.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily learnings sweep failed')),
+        retention.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily audit retention sweep failed')),
       ]),
   )
 
@@ -392,6 +404,17 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         const row = await auditRepo.get(callId)
         return row && toAuditEntry(row)
       },
+      async *pages(range) {
+        let after: string | null = null
+        for (;;) {
+          const rows = await auditRepo.page({ from: range.since, to: range.until, after, limit: 500 })
+          if (rows.length > 0) yield rows.map(toAuditEntry)
+          if (rows.length < 500) return
+          after = rows[rows.length - 1]!.call_id
+        }
+      },
+      sweep: (by) => retention.sweep(by),
+      dailySweep: () => retention.dailySweep(),
     },
     now,
     close() {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Dialect, AuditQuery, RunRepository } from '../store/index.js'
-import type { AuditEntry, AuditEvents } from '../audit/index.js'
+import type { Actor, AuditEntry, AuditEvents, SweepReport } from '../audit/index.js'
 import type { ApiKeys } from '../auth/index.js'
 import type { Registry, Catalog, SyncReport } from '../registry/index.js'
 import type { Caller, Envelope, SkillDefinition } from '../skill/index.js'
@@ -134,6 +134,12 @@ export interface Plane {
   audit: {
     query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>
     get(callId: string): Promise<AuditEntry | undefined>
+    /** Calls started in [since, until), oldest first, a page at a time (for export: never all in memory). */
+    pages(range: { since?: string; until?: string }): AsyncGenerator<AuditEntry[]>
+    /** Apply `audit.retentionDays` / `audit.maxRows` now (the daily sweep does it on one manager); audited as `by`. */
+    sweep(by?: Actor): Promise<SweepReport>
+    /** The heartbeat's daily sweep: runs only on the manager that takes the day's lease; null elsewhere or within a day. */
+    dailySweep(): Promise<SweepReport | null>
   }
   now(): string
   close(): Promise<void>

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { ExpressionBuilder, Kysely } from 'kysely'
 import { encodeTime } from 'ulid'
 import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
@@ -23,6 +23,30 @@ export interface AuditQuery {
   cursor?: string
   limit: number
 }
+
+/** A page of rows in call order for export and retention: started_at in [from, to), after a call id. */
+export interface AuditPageQuery {
+  from?: string
+  to?: string
+  after?: string | null
+  limit: number
+}
+
+// A row retention keeps: its call is still running, or an approval still pending or approved names it
+// (approvals check the log for "already ran", so that evidence stays while the approval can be used).
+const removable = (eb: ExpressionBuilder<Database, 'audit_calls'>) =>
+  eb.and([
+    eb('audit_calls.status', '!=', 'running'),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('approvals')
+          .select('approvals.id')
+          .whereRef('approvals.id', '=', 'audit_calls.approval_id')
+          .where('approvals.status', 'in', ['pending', 'approved']),
+      ),
+    ),
+  ])
 
 // Rows per INSERT: 23 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
@@ -166,6 +190,31 @@ export class AuditRepository {
       .limit(q.limit)
       .execute()
     return rows.map((row) => ({ skill: row.skill_key, calls: Number(row.calls) }))
+  }
+
+  /** Rows oldest call first, one page; `removable` keeps to rows retention may delete. */
+  async page(q: AuditPageQuery & { removable?: boolean }): Promise<AuditRow[]> {
+    let query = this.db.selectFrom('audit_calls').selectAll()
+    if (q.from) query = query.where('started_at', '>=', q.from)
+    if (q.to) query = query.where('started_at', '<', q.to)
+    if (q.after) query = query.where('call_id', '>', q.after)
+    if (q.removable) query = query.where(removable)
+    return query.orderBy('call_id', 'asc').limit(q.limit).execute()
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('audit_calls')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  /** Delete these calls in one statement, skipping any that became unremovable meanwhile; how many went. */
+  async deleteCalls(callIds: string[]): Promise<number> {
+    if (callIds.length === 0) return 0
+    const result = await this.db.deleteFrom('audit_calls').where('call_id', 'in', callIds).where(removable).executeTakeFirst()
+    return Number(result.numDeletedRows)
   }
 
   /** Rows still `running` whose manager is not alive were cut off by a crash. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 
 export function auditCommand(program: Command): void {
-  program
+  const audit = program
     .command('audit')
     .description('list audited calls, newest first')
     .option('--skill <key>', 'only this skill')
@@ -17,4 +17,11 @@ export function auditCommand(program: Command): void {
     .option('--cursor <callId>', 'continue after this call id (from the previous page)')
     .option('--json', 'print JSON ({ items, nextCursor })')
     .action(async (_o: unknown, command: Command) => (await import('../actions/audit.js')).audit(command.optsWithGlobals()))
+  audit
+    .command('export')
+    .description('write audited calls as JSON lines (the shape of GET /api/audit items), oldest first')
+    .option('--since <time>', 'started at or after (ISO-8601)')
+    .option('--until <time>', 'started before (ISO-8601)')
+    .option('--out <file>', 'write to this new file instead of stdout')
+    .action(async (_o: unknown, command: Command) => (await import('../actions/audit-export.js')).auditExport(command.optsWithGlobals()))
 }

@@ -93,6 +93,14 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [400, 401, 403],
   },
   {
+    method: 'post',
+    path: '/api/audit/sweep',
+    summary:
+      'Apply audit retention now (audit.retentionDays, audit.maxRows; exported to audit.exportDir first when set): { cutoff, deleted, exported, file, error }; audited (admin)',
+    ok: { status: 200, description: 'The sweep report' },
+    errors: [401, 403],
+  },
+  {
     method: 'get',
     path: '/api/audit/{callId}',
     summary: 'One audit entry',

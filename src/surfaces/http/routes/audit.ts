@@ -26,6 +26,11 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(await plane.events.list(query.data))
   })
 
+  app.post('/sweep', requireRole('admin'), async (c) => {
+    const caller = c.get('caller')
+    return c.json(await plane.audit.sweep({ id: caller.id, name: caller.name }))
+  })
+
   app.get('/:callId', async (c) => {
     const row = await plane.audit.get(c.req.param('callId'))
     if (!row) return errorResponse(c, 'not_found', `no call with id "${c.req.param('callId')}"`)

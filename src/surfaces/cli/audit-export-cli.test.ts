@@ -1,0 +1,103 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { databases, tempDir } from '../../test-support/databases.js'
+import { admin, silentLogger, testSkills } from '../../test-support/fixtures.js'
+import { createSkillplane } from '../../skillplane/index.js'
+import type { AuditEntry } from '../../audit/index.js'
+
+const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
+const CONFIG = join(import.meta.dirname, '../../test-support/cli.config.ts')
+
+function cli(location: { dataDir: string; databaseUrl?: string }, args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
+  delete env.SKILLPLANE_DATABASE_URL
+  const result = spawnSync(
+    process.execPath,
+    [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), ...args],
+    { encoding: 'utf8', env, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+  )
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+const lines = (text: string): AuditEntry[] =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as AuditEntry)
+
+describe.each(databases)('skillplane audit export on $name', (database) => {
+  it('writes the calls in [--since, --until) as JSON lines, oldest first, across pages, to stdout or a new file', async () => {
+    const location = await database.create()
+    const plane = await createSkillplane({ config: { skills: testSkills() }, ...location, logger: silentLogger() })
+    // More than one page (500 rows) of calls, spread over a few milliseconds.
+    for (let i = 0; i < 1_200; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) => plane.invoke('echo', { message: `m${i + j}` }, { caller: admin })))
+    }
+    const stored: AuditEntry[] = []
+    for await (const page of plane.audit.pages({})) stored.push(...page)
+    await plane.close()
+    expect(stored).toHaveLength(1_200)
+
+    const everything = cli(location, ['audit', 'export'])
+    expect(everything).toMatchObject({ code: 0, stderr: '' })
+    expect(lines(everything.stdout)).toEqual(stored)
+
+    const since = stored[300]!.startedAt
+    const until = stored[1_000]!.startedAt
+    expect(since < until).toBe(true)
+    const range = cli(location, ['audit', 'export', '--since', since, '--until', until])
+    expect(range.code).toBe(0)
+    const expected = stored.filter((e) => e.startedAt >= since && e.startedAt < until)
+    expect(expected.length).toBeGreaterThan(500)
+    expect(lines(range.stdout)).toEqual(expected)
+
+    const out = join(tempDir(), 'calls.jsonl')
+    const toFile = cli(location, ['audit', 'export', '--since', since.slice(0, 10), '--out', out])
+    expect(toFile).toMatchObject({ code: 0, stdout: '', stderr: `exported 1200 calls to ${out}\n` })
+    expect(lines(readFileSync(out, 'utf8'))).toEqual(stored)
+    // A reader that stops early (`| head`) ends the export quietly.
+    const child = spawn(
+      process.execPath,
+      [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), 'audit', 'export'],
+      {
+        env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' },
+      },
+    )
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdout.once('data', () => child.stdout.destroy())
+    const [code] = (await once(child, 'exit')) as [number | null]
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+    // Nothing in range: empty output, not an error.
+    expect(cli(location, ['audit', 'export', '--since', '2001-01-01', '--until', '2001-01-02'])).toMatchObject({ code: 0, stdout: '' })
+  })
+
+  it('names what is wrong with bad dates, an empty range and an existing --out file', async () => {
+    const location = await database.create()
+    const plane = await createSkillplane({ config: { skills: testSkills() }, ...location, logger: silentLogger() })
+    await plane.close()
+    expect(cli(location, ['audit', 'export', '--since', 'yesterday'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'skillplane: --since: must be an ISO-8601 date or date-time (like 2026-01-31 or 2026-01-31T12:00:00Z), not "yesterday"\n',
+    })
+    expect(cli(location, ['audit', 'export', '--until', '2026-02-30T25:00'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^skillplane: --until: must be/),
+    })
+    expect(cli(location, ['audit', 'export', '--since', '2026-03-01', '--until', '2026-02-01'])).toMatchObject({
+      code: 1,
+      stderr: 'skillplane: --since (2026-03-01T00:00:00.000Z) must be before --until (2026-02-01T00:00:00.000Z)\n',
+    })
+    const existing = join(tempDir(), 'kept.jsonl')
+    writeFileSync(existing, 'an earlier export\n')
+    expect(cli(location, ['audit', 'export', '--out', existing])).toMatchObject({
+      code: 1,
+      stderr: `skillplane: --out ${existing} already exists: choose a new file\n`,
+    })
+    expect(readFileSync(existing, 'utf8')).toBe('an earlier export\n')
+  })
+})
