@@ -4,6 +4,7 @@ import { openDatabase, type OpenedDatabase } from './open-database.js'
 import { AuditRepository, type AuditRow } from './audit-repository.js'
 import { AuditWriter } from '../audit/audit-writer.js'
 import { ulid } from 'ulid'
+import { CompiledQuery, sql } from 'kysely'
 
 const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
   call_id: `01J${String(n).padStart(23, '0')}`,
@@ -142,5 +143,59 @@ describe.each(databases)('audit store on $name', (database) => {
     await opened.close()
     await expect(writer.write(row(1))).rejects.toThrow()
     opened = await openDatabase(await database.create())
+  })
+
+  it('answers the caller, edge and date filters from indexes (the plan names them), and a caller matches by id or name', async () => {
+    opened = await openDatabase(await database.create())
+    const repo = new AuditRepository(opened.db, opened.sqlite)
+    const rows = Array.from({ length: 5000 }, (_, i) =>
+      row(i, { caller_id: `k${i % 500}`, caller_name: `user${i % 500}`, edge_id: i % 100 ? null : `e${i % 7}`, edge_name: i % 100 ? null : `edge${i % 7}` }),
+    )
+    await repo.upsertMany(rows)
+    await sql`analyze`.execute(opened.db)
+    // Each query the repository runs is explained as it runs.
+    const plans: string[] = []
+    const explained = opened.db.withPlugin({
+      transformQuery: ({ node, queryId }) => {
+        const { sql: text, parameters } = opened.db.getExecutor().compileQuery(node, queryId)
+        const explain = opened.dialect === 'sqlite' ? 'explain query plan ' : 'explain '
+        plans.push(
+          opened.db
+            .executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + text, [...parameters]))
+            .then((r) => r.rows.map((p) => String(p.detail ?? p['QUERY PLAN'])).join('\n')) as unknown as string,
+        )
+        return node
+      },
+      transformResult: async ({ result }) => result,
+    })
+    const explainedRepo = new AuditRepository(explained)
+    const planOf = async (q: Parameters<AuditRepository['query']>[0]) => {
+      plans.length = 0
+      const page = await explainedRepo.query(q)
+      return { page, plan: (await Promise.all(plans)).join('\n') }
+    }
+
+    const byName = await planOf({ caller: 'user7', limit: 5 })
+    expect(byName.plan).toContain('audit_calls_caller_name_idx')
+    expect(byName.plan).toContain('audit_calls_caller_id_idx')
+    expect(byName.page.items.map((r) => r.caller_name)).toEqual(Array(5).fill('user7'))
+    // Each side walks its index in call order: nothing is sorted.
+    expect(byName.plan).not.toMatch(/TEMP B-TREE|Sort/)
+    // A person named like another caller's key id: both match, newest first, each row once.
+    await repo.upsertMany([row(5001, { caller_id: 'k9', caller_name: 'k7' }), row(5002, { caller_id: 'k7', caller_name: 'k7' })])
+    const both = await planOf({ caller: 'k7', limit: 4 })
+    expect(both.page.items.map((r) => r.call_id)).toEqual([row(5002).call_id, row(5001).call_id, row(4507).call_id, row(4007).call_id])
+    const rest = await planOf({ caller: 'k7', limit: 20, cursor: both.page.nextCursor! })
+    expect(rest.page.items).toHaveLength(8)
+    expect(rest.page.nextCursor).toBeNull()
+
+    const byEdge = await planOf({ edge: 'edge3', limit: 50 })
+    expect(byEdge.plan).toContain('audit_calls_edge_name_idx')
+    expect(byEdge.page.items.every((r) => r.edge_name === 'edge3')).toBe(true)
+    expect(byEdge.page.items.length).toBeGreaterThan(0)
+
+    const window = await planOf({ from: '2026-01-01T00:10:00.000Z', to: '2026-01-01T00:10:05.000Z', limit: 50 })
+    expect(window.plan).toContain('audit_calls_started_at_idx')
+    expect(window.page.items).toHaveLength(5)
   })
 })
