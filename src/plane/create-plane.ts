@@ -372,6 +372,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     mcpServers: () => sources.mcpServers(),
     connectMcp: () => sources.connectMcp(),
     onSkillsChanged: (listener) => changes.subscribe(listener),
+    skillsVersion: () => changes.version,
     sources: () => sources.report(),
     templateView: view,
     exportSkills: (caller, agentId) =>
