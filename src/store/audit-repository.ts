@@ -24,6 +24,19 @@ export interface AuditQuery {
   limit: number
 }
 
+// A call id is stamped with its start time (ULID; later only while the clock steps back), so a date
+// range also bounds the ids, and its first page walks the primary key instead of sorting the range.
+// The slack keeps rows whose id and start differ: older rows (id taken a moment before the start),
+// and calls made while the clock stepped back by less than TO_SLACK_MS.
+const FROM_SLACK_MS = 1_000
+const TO_SLACK_MS = 10_000
+const idBound = (at: string, slackMs: number) => {
+  const ms = Date.parse(at)
+  // An unparsable date bounds nothing (ULIDs start with 0–7).
+  if (Number.isNaN(ms)) return slackMs < 0 ? '0' : '8'
+  return `${encodeTime(Math.min(Math.max(ms + slackMs, 0), 2 ** 48 - 1), 10)}${(slackMs < 0 ? '0' : 'Z').repeat(16)}`
+}
+
 // Rows per INSERT: 23 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
 const FINAL_COLUMNS = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id'] as const
@@ -150,8 +163,8 @@ export class AuditRepository {
         if (q.agent) query = query.where('agent_id', '=', q.agent)
         if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
         if (q.traceId) query = query.where('trace_id', '=', q.traceId)
-        if (q.from) query = query.where('started_at', '>=', q.from)
-        if (q.to) query = query.where('started_at', '<', q.to)
+        if (q.from) query = query.where('started_at', '>=', q.from).where('call_id', '>=', idBound(q.from, -FROM_SLACK_MS))
+        if (q.to) query = query.where('started_at', '<', q.to).where('call_id', '<', idBound(q.to, TO_SLACK_MS))
         if (q.cursor) query = query.where('call_id', ascending ? '>' : '<', q.cursor)
         return query
           .orderBy('call_id', ascending ? 'asc' : 'desc')
