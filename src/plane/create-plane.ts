@@ -317,8 +317,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       }
     },
   })
-  // Catalog edits and policies made by other managers arrive with each heartbeat.
-  // The catalog and policies reload only when their tables' versions moved (one small read).
+  // Catalog edits and policies made by other managers arrive with each heartbeat, reloaded only when their tables' versions moved.
   liveness.start(
     async () => {
       const moved = await watch.look()
