@@ -200,5 +200,14 @@ describe.each(databases)('audit store on $name', (database) => {
     expect(window.plan).toMatch(/call_id>\? AND call_id<\?|audit_calls_started_at_idx|audit_calls_pkey/)
     expect(window.plan).not.toMatch(/Seq Scan|SCAN audit_calls$/m)
     expect(window.page.items).toHaveLength(5)
+    // Ids and starts a little apart still match on startedAt: an id taken just before its start
+    // (rows written before ids were stamped with it), and one stamped while the clock stepped back.
+    const start = Date.UTC(2027, 0, 1)
+    const early = row(6001, { call_id: `${encodeTime(start - 500, 10)}${'1'.repeat(16)}`, started_at: new Date(start).toISOString() })
+    const late = row(6002, { call_id: `${encodeTime(start + 5_000, 10)}${'2'.repeat(16)}`, started_at: new Date(start + 1).toISOString() })
+    await repo.upsertMany([early, late])
+    const around = { from: new Date(start).toISOString(), to: new Date(start + 2).toISOString(), limit: 10 }
+    expect((await repo.query(around)).items.map((r) => r.call_id)).toEqual([late.call_id, early.call_id])
+    expect((await repo.query({ ...around, to: new Date(start + 1).toISOString() })).items.map((r) => r.call_id)).toEqual([early.call_id])
   })
 })
