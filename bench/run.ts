@@ -9,6 +9,7 @@ import { runPackBench, type PackBenchResult } from './pack.bench.js'
 import { runMcpBench, type McpBenchResult } from './mcp.bench.js'
 import { runMcpServerBench, type McpServerBenchResult } from './mcp-server.bench.js'
 import { runEdgeBench, type EdgeBenchResult, type EdgeShare, type FleetFigures, type FleetState } from './edge.bench.js'
+import { printScale, runScaleBench, scaleReport, scaleTargetRows, type ScaleBenchResult } from './scale.bench.js'
 import { discoveryQualityReport, discoveryTargetRows, runDiscoveryQualityBench, type DiscoveryQualityResult } from './discovery-quality.bench.js'
 
 const PIPELINE_TARGET = 20_000
@@ -75,6 +76,7 @@ function report(
   mcpServer: McpServerBenchResult,
   edge: EdgeBenchResult,
   discovery: DiscoveryQualityResult,
+  scale: ScaleBenchResult,
   context: { date: string; load: number[] },
 ): string {
   const cpu = cpus()
@@ -107,6 +109,7 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | MCP-imported call ≤ ${MCP_TARGET_RATIO}× the same call with the SDK client | ${times(mcp.sequential.ratio)} sequential, ${times(mcp.concurrent.ratio)} with ${mcp.concurrent.inFlight} in flight | ${yesNo(Math.max(mcp.sequential.ratio, mcp.concurrent.ratio) <= MCP_TARGET_RATIO)} |
 | MCP tools/call over Streamable HTTP ≥ ${MCP_SERVER_TARGET_RATIO}× a bare MCP SDK server | ${times(mcpServer.sequential.ratio)} sequential, ${times(mcpServer.concurrent.ratio)} with ${mcpServer.concurrent.inFlight} in flight | ${yesNo(Math.min(mcpServer.sequential.ratio, mcpServer.concurrent.ratio) >= MCP_SERVER_TARGET_RATIO)} |
 ${discoveryTargetRows(discovery).join('\n')}
+${scaleTargetRows(scale).join('\n')}
 | every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
 
 ## Pipeline overhead
@@ -261,7 +264,9 @@ the tree loaded again with the same cache.
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${loading.map((l) => `| ${int(l.skills)} | ${(l.averageBytes / 1000).toFixed(1)} KB | ${int(l.readPerSecond)} | ${int(l.loadPerSecond)} | ${times(l.loadPerSecond / l.readPerSecond)} | ${int(l.validatePerSecond)} | ${l.loadMaxRssMB.toFixed(0)} MB | ${l.validateMaxRssMB.toFixed(0)} MB | ${l.reloadMs.toFixed(0)} | ${l.reloadParses} |`).join('\n')}
 
-${discoveryQualityReport(discovery)}`
+${discoveryQualityReport(discovery)}
+
+${scaleReport(scale)}`
 }
 
 const context = { date: new Date().toISOString(), load: loadavg() }
@@ -334,7 +339,11 @@ console.log(
     `query p99 ${discovery.speed.engineP99Ms.toFixed(2)} ms (through the pipeline ${discovery.speed.p99Ms.toFixed(2)} ms) over ${int(discovery.speed.skills)} skills`,
 )
 
-writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, edge, discovery, context))
+console.log('10,000 skills and 1,000 agents; a large audit table…')
+const scale = await runScaleBench()
+printScale(scale)
+
+writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, edge, discovery, scale, context))
 console.log(`wrote ${RESULTS}`)
 if (!pipeline.audit.complete || !http.audit.complete) {
   console.error('audit check failed: some calls have no ok audit row')

@@ -5,6 +5,7 @@ export class ChangeNotifier {
   readonly #listeners = new Set<() => void>()
   readonly #logger: Logger
   #timer: NodeJS.Timeout | undefined
+  #version = 0
 
   constructor(logger: Logger) {
     this.#logger = logger
@@ -16,8 +17,14 @@ export class ChangeNotifier {
     return () => this.#listeners.delete(listener)
   }
 
+  /** Moves at once with every change (listeners hear later): what caches of tool lists check. */
+  get version(): number {
+    return this.#version
+  }
+
   /** Something changed: listeners hear once within 20 ms, however many changes arrive. */
   readonly changed = (): void => {
+    this.#version++
     if (this.#timer || this.#listeners.size === 0) return
     this.#timer = setTimeout(() => {
       this.#timer = undefined

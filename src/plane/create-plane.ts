@@ -7,6 +7,7 @@ import {
   AgentRepository,
   KeyRepository,
   ManagerRepository,
+  ChangeVersionRepository,
   PolicyRepository,
   ApprovalRepository,
   SopRepository,
@@ -44,6 +45,7 @@ import { valueStore } from './value-store.js'
 import type { Plane, PlaneOptions } from './plane.js'
 import { SkillSources } from './skill-sources.js'
 import { Liveness } from './liveness.js'
+import { ChangeWatch } from './change-watch.js'
 import { ChangeNotifier } from './change-notifier.js'
 import { checkDatabase } from './check-database.js'
 import { templateView } from './template-view.js'
@@ -115,6 +117,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   const keys = new ApiKeys(new KeyRepository(db))
   const events = new AuditEvents(new EventRepository(db))
   const managers = new ManagerRepository(db)
+  const watch = new ChangeWatch(new ChangeVersionRepository(db))
   const policies = new Policies(new PolicyRepository(db), events, (label) => catalog!.resolveAgent(label))
   const sops = new Sops(new SopRepository(db), config.sopKeys, events)
   const notifier = new WebhookNotifier(config.approvals.webhookUrl, logger)
@@ -251,6 +254,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     )
     await retention.recordPolicy()
     if (options.sync) startupSync = await sync()
+    await watch.look()
     await Promise.all([catalog.refresh(), policies.refresh(), discovery.refresh()])
     registry.reapplyClasses()
     seal = ApprovalSeal.load(dataDir)
@@ -324,17 +328,22 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       }
     },
   })
-  // Catalog edits and policies made by other managers arrive with each heartbeat.
+  // Catalog edits and policies made by other managers arrive with each heartbeat, reloaded only when their tables' versions moved.
   liveness.start(
-    () =>
-      Promise.all([
-        catalog.refresh(),
-        policies.refresh(),
+    async () => {
+      const moved = await watch.look()
+      await Promise.all([
+        moved('skills', 'agents', 'bindings') && catalog.refresh(),
+        moved('policies') && policies.refresh(),
         edges.refresh(),
         connections.refresh(),
         // Discovery's evidence is no reason to skip the heartbeat's recovery and expiry.
         discovery.refresh().catch((error) => logger.warn({ err: error }, 'discovery could not load the evidence other managers stored')),
-      ]),
+      ]).catch((error: unknown) => {
+        watch.forget()
+        throw error
+      })
+    },
     () =>
       Promise.all([
         approvals.expireDue(),
@@ -374,6 +383,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     mcpServers: () => sources.mcpServers(),
     connectMcp: () => sources.connectMcp(),
     onSkillsChanged: (listener) => changes.subscribe(listener),
+    skillsVersion: () => changes.version,
     sources: () => sources.report(),
     templateView: view,
     exportSkills: (caller, agentId) =>

@@ -103,6 +103,8 @@ export interface Plane {
    * surface can tell its clients their tool list may differ. Returns the unsubscribe function.
    */
   onSkillsChanged(listener: () => void): () => void
+  /** A number that moves at once whenever skills, the catalog, bindings, policies or connection values change: a cache of what they decide keeps it and is stale when it moved. */
+  skillsVersion(): number
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */

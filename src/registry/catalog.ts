@@ -29,6 +29,8 @@ export class Catalog {
   #agents = new Map<string, AgentInfo>()
   #labels = new Map<string, string>()
   #bindings = new Map<string, Set<string>>()
+  /** The same bindings by skill, sorted agent ids: listings look a skill's agents up, never scan. */
+  #bySkill = new Map<string, string[]>()
   #signature = ''
   /** Called after a refresh that found something different (an edit, a sync, another manager). */
   onChange: () => void = () => {}
@@ -50,11 +52,16 @@ export class Catalog {
       for (const label of [agent.id, agent.name, ...agent.aliases]) this.#labels.set(label.toLowerCase(), agent.id)
     }
     this.#bindings = new Map()
+    this.#bySkill = new Map()
     for (const b of bindings) {
       let set = this.#bindings.get(b.agent_id)
       if (!set) this.#bindings.set(b.agent_id, (set = new Set()))
       set.add(b.skill_key)
+      let ids = this.#bySkill.get(b.skill_key)
+      if (!ids) this.#bySkill.set(b.skill_key, (ids = []))
+      ids.push(b.agent_id)
     }
+    for (const ids of this.#bySkill.values()) ids.sort()
     if (changed) this.onChange()
   }
 
@@ -93,9 +100,7 @@ export class Catalog {
   }
 
   agentsBoundTo(key: string): string[] {
-    const ids: string[] = []
-    for (const [agentId, keys] of this.#bindings) if (keys.has(key)) ids.push(agentId)
-    return ids.sort()
+    return [...(this.#bySkill.get(key) ?? [])]
   }
 
   async edit(key: string, edit: CatalogEdit, now: string): Promise<CatalogRow | undefined> {

@@ -150,8 +150,9 @@ export class Pipeline {
 
   async #call(key: string, rawInput: unknown, options: InvokeOptions, parent: Parent | null, traceId: string | null): Promise<Envelope> {
     const deps = this.#deps
-    const callId = this.#nextId()
+    // The id carries the start time: date ranges of the audit log bound ids by it.
     const startedAt = Date.now()
+    const callId = this.#nextId(startedAt)
     const { caller } = options
     const approval = options.approval ?? ASK
     const input = rawInput ?? {}

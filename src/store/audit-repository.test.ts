@@ -3,10 +3,12 @@ import { databases } from '../test-support/databases.js'
 import { openDatabase, type OpenedDatabase } from './open-database.js'
 import { AuditRepository, type AuditRow } from './audit-repository.js'
 import { AuditWriter } from '../audit/audit-writer.js'
-import { ulid } from 'ulid'
+import { encodeTime, ulid } from 'ulid'
+import { CompiledQuery, sql } from 'kysely'
 
 const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
-  call_id: `01J${String(n).padStart(23, '0')}`,
+  // Stamped with its start, as the pipeline stamps ids.
+  call_id: `${encodeTime(Date.UTC(2026, 0, 1, 0, 0, n), 10)}${String(n).padStart(16, '0')}`,
   parent_call_id: null,
   skill_key: n % 2 ? 'odd' : 'even',
   caller_id: n % 3 ? 'k1' : 'k2',
@@ -142,5 +144,70 @@ describe.each(databases)('audit store on $name', (database) => {
     await opened.close()
     await expect(writer.write(row(1))).rejects.toThrow()
     opened = await openDatabase(await database.create())
+  })
+
+  it('answers the caller, edge and date filters from indexes (the plan names them), and a caller matches by id or name', async () => {
+    opened = await openDatabase(await database.create())
+    const repo = new AuditRepository(opened.db, opened.sqlite)
+    const rows = Array.from({ length: 5000 }, (_, i) =>
+      row(i, { caller_id: `k${i % 500}`, caller_name: `user${i % 500}`, edge_id: i % 100 ? null : `e${i % 7}`, edge_name: i % 100 ? null : `edge${i % 7}` }),
+    )
+    await repo.upsertMany(rows)
+    await sql`analyze`.execute(opened.db)
+    // Each query the repository runs is explained as it runs.
+    const plans: string[] = []
+    const explained = opened.db.withPlugin({
+      transformQuery: ({ node, queryId }) => {
+        const { sql: text, parameters } = opened.db.getExecutor().compileQuery(node, queryId)
+        const explain = opened.dialect === 'sqlite' ? 'explain query plan ' : 'explain '
+        plans.push(
+          opened.db
+            .executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + text, [...parameters]))
+            .then((r) => r.rows.map((p) => String(p.detail ?? p['QUERY PLAN'])).join('\n')) as unknown as string,
+        )
+        return node
+      },
+      transformResult: async ({ result }) => result,
+    })
+    const explainedRepo = new AuditRepository(explained)
+    const planOf = async (q: Parameters<AuditRepository['query']>[0]) => {
+      plans.length = 0
+      const page = await explainedRepo.query(q)
+      return { page, plan: (await Promise.all(plans)).join('\n') }
+    }
+
+    const byName = await planOf({ caller: 'user7', limit: 5 })
+    expect(byName.plan).toContain('audit_calls_caller_name_idx')
+    expect(byName.plan).toContain('audit_calls_caller_id_idx')
+    expect(byName.page.items.map((r) => r.caller_name)).toEqual(Array(5).fill('user7'))
+    // Each side walks its index in call order: nothing is sorted.
+    expect(byName.plan).not.toMatch(/TEMP B-TREE|Sort/)
+    // A person named like another caller's key id: both match, newest first, each row once.
+    await repo.upsertMany([row(5001, { caller_id: 'k9', caller_name: 'k7' }), row(5002, { caller_id: 'k7', caller_name: 'k7' })])
+    const both = await planOf({ caller: 'k7', limit: 4 })
+    expect(both.page.items.map((r) => r.call_id)).toEqual([row(5002).call_id, row(5001).call_id, row(4507).call_id, row(4007).call_id])
+    const rest = await planOf({ caller: 'k7', limit: 20, cursor: both.page.nextCursor! })
+    expect(rest.page.items).toHaveLength(8)
+    expect(rest.page.nextCursor).toBeNull()
+
+    const byEdge = await planOf({ edge: 'edge3', limit: 50 })
+    expect(byEdge.plan).toContain('audit_calls_edge_name_idx')
+    expect(byEdge.page.items.every((r) => r.edge_name === 'edge3')).toBe(true)
+    expect(byEdge.page.items.length).toBeGreaterThan(0)
+
+    const window = await planOf({ from: '2026-01-01T00:10:00.000Z', to: '2026-01-01T00:10:05.000Z', limit: 50 })
+    // Ids carry the start time: the range is a range of the key (or of started_at's index), never a scan.
+    expect(window.plan).toMatch(/call_id>\? AND call_id<\?|audit_calls_started_at_idx|audit_calls_pkey/)
+    expect(window.plan).not.toMatch(/Seq Scan|SCAN audit_calls$/m)
+    expect(window.page.items).toHaveLength(5)
+    // Ids and starts a little apart still match on startedAt: an id taken just before its start
+    // (rows written before ids were stamped with it), and one stamped while the clock stepped back.
+    const start = Date.UTC(2027, 0, 1)
+    const early = row(6001, { call_id: `${encodeTime(start - 500, 10)}${'1'.repeat(16)}`, started_at: new Date(start).toISOString() })
+    const late = row(6002, { call_id: `${encodeTime(start + 5_000, 10)}${'2'.repeat(16)}`, started_at: new Date(start + 1).toISOString() })
+    await repo.upsertMany([early, late])
+    const around = { from: new Date(start).toISOString(), to: new Date(start + 2).toISOString(), limit: 10 }
+    expect((await repo.query(around)).items.map((r) => r.call_id)).toEqual([late.call_id, early.call_id])
+    expect((await repo.query({ ...around, to: new Date(start + 1).toISOString() })).items.map((r) => r.call_id)).toEqual([early.call_id])
   })
 })

@@ -48,6 +48,19 @@ const removable = (eb: ExpressionBuilder<Database, 'audit_calls'>) =>
     ),
   ])
 
+// A call id is stamped with its start time (ULID; later only while the clock steps back), so a date
+// range also bounds the ids, and its first page walks the primary key instead of sorting the range.
+// The slack keeps rows whose id and start differ: older rows (id taken a moment before the start),
+// and calls made while the clock stepped back by less than TO_SLACK_MS.
+const FROM_SLACK_MS = 1_000
+const TO_SLACK_MS = 10_000
+const idBound = (at: string, slackMs: number) => {
+  const ms = Date.parse(at)
+  // An unparsable date bounds nothing (ULIDs start with 0–7).
+  if (Number.isNaN(ms)) return slackMs < 0 ? '0' : '8'
+  return `${encodeTime(Math.min(Math.max(ms + slackMs, 0), 2 ** 48 - 1), 10)}${(slackMs < 0 ? '0' : 'Z').repeat(16)}`
+}
+
 // Rows per INSERT: 23 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
 const FINAL_COLUMNS = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id'] as const
@@ -152,23 +165,38 @@ export class AuditRepository {
   }
 
   async query(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
-    let query = this.db.selectFrom('audit_calls').selectAll()
-    if (q.skill) query = query.where('skill_key', '=', q.skill)
-    if (q.status) query = query.where('status', '=', q.status)
-    if (q.agent) query = query.where('agent_id', '=', q.agent)
-    if (q.edge) query = query.where((eb) => eb.or([eb('edge_id', '=', q.edge!), eb('edge_name', '=', q.edge!)]))
-    if (q.caller) query = query.where((eb) => eb.or([eb('caller_id', '=', q.caller!), eb('caller_name', '=', q.caller!)]))
-    if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
-    if (q.traceId) query = query.where('trace_id', '=', q.traceId)
-    if (q.from) query = query.where('started_at', '>=', q.from)
-    if (q.to) query = query.where('started_at', '<', q.to)
     // A trace reads in the order its calls were made; everything else newest first.
     const ascending = q.traceId !== undefined
-    if (q.cursor) query = query.where('call_id', ascending ? '>' : '<', q.cursor)
-    const rows = await query
-      .orderBy('call_id', ascending ? 'asc' : 'desc')
-      .limit(q.limit + 1)
-      .execute()
+    // Caller and edge match an id or a name: one query per combination, each an ordered walk of
+    // its own index, merged here; a single OR would read every matching row and sort them.
+    const choices: Array<Array<['caller_id' | 'caller_name' | 'edge_id' | 'edge_name', string]>> = [[]]
+    for (const [value, columns] of [
+      [q.caller, ['caller_id', 'caller_name']],
+      [q.edge, ['edge_id', 'edge_name']],
+    ] as const) {
+      if (value === undefined || value === '') continue
+      const next = choices.flatMap((chosen) => columns.map((column) => [...chosen, [column, value] as [typeof column, string]]))
+      choices.splice(0, choices.length, ...next)
+    }
+    const pages = await Promise.all(
+      choices.map((chosen) => {
+        let query = this.db.selectFrom('audit_calls').selectAll()
+        for (const [column, value] of chosen) query = query.where(column, '=', value)
+        if (q.skill) query = query.where('skill_key', '=', q.skill)
+        if (q.status) query = query.where('status', '=', q.status)
+        if (q.agent) query = query.where('agent_id', '=', q.agent)
+        if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
+        if (q.traceId) query = query.where('trace_id', '=', q.traceId)
+        if (q.from) query = query.where('started_at', '>=', q.from).where('call_id', '>=', idBound(q.from, -FROM_SLACK_MS))
+        if (q.to) query = query.where('started_at', '<', q.to).where('call_id', '<', idBound(q.to, TO_SLACK_MS))
+        if (q.cursor) query = query.where('call_id', ascending ? '>' : '<', q.cursor)
+        return query
+          .orderBy('call_id', ascending ? 'asc' : 'desc')
+          .limit(q.limit + 1)
+          .execute()
+      }),
+    )
+    const rows = pages.length === 1 ? pages[0]! : merged(pages, ascending, q.limit + 1)
     const items = rows.slice(0, q.limit)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.call_id : null }
   }
@@ -232,4 +260,13 @@ export class AuditRepository {
     const result = await query.executeTakeFirst()
     return Number(result.numUpdatedRows)
   }
+}
+
+/** The first `limit` rows of several pages in call order, each row once (an id can equal a name). */
+function merged(pages: AuditRow[][], ascending: boolean, limit: number): AuditRow[] {
+  const byId = new Map<string, AuditRow>()
+  for (const page of pages) for (const row of page) byId.set(row.call_id, row)
+  const rows = [...byId.values()].sort((a, b) => (a.call_id < b.call_id ? -1 : a.call_id > b.call_id ? 1 : 0))
+  if (!ascending) rows.reverse()
+  return rows.slice(0, limit)
 }

@@ -376,7 +376,14 @@ export interface LeasesTable {
   due_at: string
 }
 
+/** A version per watched table, bumped by a trigger on every write (migration 0017). */
+export interface ChangeVersionsTable {
+  name: string
+  version: number | string | bigint
+}
+
 export interface Database {
+  change_versions: ChangeVersionsTable
   memory_entries: MemoryEntriesTable
   learnings: LearningsTable
   learning_uses: LearningUsesTable

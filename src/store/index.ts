@@ -24,3 +24,4 @@ export { ConnectionValueRepository, type ConnectionValueRow, type ConnectionValu
 export { MemoryRepository, type MemoryEntryRow, type MemoryKeyRow } from './memory-repository.js'
 export { LearningRepository, type LearningRow, type LearningQuery } from './learning-repository.js'
 export { LeaseRepository } from './lease-repository.js'
+export { ChangeVersionRepository } from './change-version-repository.js'

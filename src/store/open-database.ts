@@ -21,6 +21,7 @@ import * as classOverride from './migrations/0012-class-override.js'
 import * as discovery from './migrations/0013-discovery.js'
 import * as connectionValues from './migrations/0014-connection-values.js'
 import * as memoryLearnings from './migrations/0015-memory-learnings.js'
+import * as changeVersions from './migrations/0017-change-versions-audit-indexes.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_discovery': discovery,
   '0014_connection_values': connectionValues,
   '0015_memory_learnings': memoryLearnings,
+  '0017_change_versions_audit_indexes': changeVersions,
 }
 
 export interface OpenDatabaseOptions {
@@ -122,6 +124,8 @@ async function migrate(opened: OpenedDatabase): Promise<void> {
     provider: { getMigrations: async () => MIGRATIONS },
     migrationTableName: 'skillplane_migrations',
     migrationLockTableName: 'skillplane_migrations_lock',
+    // Branches add migrations independently: one merged later with a lower number still runs.
+    allowUnorderedMigrations: true,
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {

@@ -28,6 +28,9 @@ import { PlaneMetrics } from './metrics/index.js'
 
 // What a 503 for a lost database asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5
+// Skills per /openapi.json?page=N, and how many callers' documents are kept.
+const OPENAPI_PAGE_SIZE = 500
+const OPENAPI_DOCUMENTS_KEPT = 32
 
 /** The HTTP API (Hono): every route answers JSON, failures included. */
 /**
@@ -110,13 +113,35 @@ export function createHttpApp(
   })
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
+  // Each caller's document (per tag or page) is kept until skills, the catalog or policies change.
+  const documents = new Map<string, { version: number; text: string }>()
   app.get('/openapi.json', async (c) => {
     const header = c.req.header('authorization')
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
     const caller = token ? await plane.keys.authenticate(token) : null
     if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key')
-    const skills = caller ? plane.registry.list().filter((s) => canSee(caller, s, plane.catalog)) : []
-    return c.json(buildOpenApi({ version: VERSION, skills, caller: caller ?? undefined }))
+    const { tag, page: pageText } = c.req.query()
+    if (pageText !== undefined && !/^[1-9]\d{0,5}$/.test(pageText))
+      return errorResponse(c, 'invalid_input', `page must be a whole number from 1, got ${JSON.stringify(pageText)}`)
+    const key = JSON.stringify([caller, tag ?? null, pageText ?? null])
+    const version = plane.skillsVersion()
+    const kept = documents.get(key)
+    if (kept?.version === version) return c.body(kept.text, 200, { 'content-type': 'application/json' })
+    let skills = caller ? plane.registry.list().filter((s) => canSee(caller, s, plane.catalog) && (tag === undefined || s.category === tag)) : []
+    let paging: { page: number; pages: number; skills: number; pageSize: number } | undefined
+    if (pageText !== undefined) {
+      const page = Number(pageText)
+      const pages = Math.max(1, Math.ceil(skills.length / OPENAPI_PAGE_SIZE))
+      if (page > pages) return errorResponse(c, 'invalid_input', `page ${page} is past the last page, ${pages}`)
+      paging = { page, pages, skills: skills.length, pageSize: OPENAPI_PAGE_SIZE }
+      skills = [...skills].sort((a, b) => (a.key < b.key ? -1 : 1)).slice((page - 1) * OPENAPI_PAGE_SIZE, page * OPENAPI_PAGE_SIZE)
+    }
+    const document = buildOpenApi({ version: VERSION, skills, caller: caller ?? undefined })
+    const text = JSON.stringify(paging ? { ...document, 'x-skillplane-page': paging } : document)
+    // Bounded: the oldest document goes first.
+    if (documents.size >= OPENAPI_DOCUMENTS_KEPT) documents.delete(documents.keys().next().value!)
+    documents.set(key, { version, text })
+    return c.body(text, 200, { 'content-type': 'application/json' })
   })
 
   app.get('/', (c) => c.html(landingPage(VERSION)))

@@ -1,6 +1,9 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { databases, waitFor, type TestDatabase } from '../../test-support/databases.js'
+import $RefParser from '@apidevtools/json-schema-ref-parser'
+import { databases, tree, waitFor, type TestDatabase } from '../../test-support/databases.js'
 import { sopSigner } from '../../test-support/sop.js'
 import { openTestPlane, testSkills } from '../../test-support/fixtures.js'
 import { defineSkill } from '../../skill/define-skill.js'
@@ -285,6 +288,73 @@ describe.each(databases)('HTTP API on $name', (database) => {
       '/api/skills/write_thing/invoke',
     ])
     expect(await h.call('/openapi.json', { key: 'sp_bogus' })).toMatchObject({ status: 401 })
+  })
+
+  it('keeps each caller’s /openapi.json until skills, the catalog or policies change; invokes refer to shared parts; pages and tags', async () => {
+    let builds = 0
+    const counted = defineSkill({
+      key: 'schema_counted',
+      description: 'Counts how often its schema is built',
+      class: 'safe',
+      category: 'tally',
+      inputSchemaFor: () => {
+        builds++
+        return { type: 'object', properties: { n: { type: 'number' } } }
+      },
+      run: () => ({}),
+    })
+    const packs = tree({ 'later/skill.json': JSON.stringify({ name: 'later', description: 'Added later', entry: 'run.sh', class: 'safe' }) })
+    h = await start(database, { skills: [...testSkills(), counted], packDirs: [packs] })
+    const first = await h.call('/openapi.json')
+    const built = builds
+    expect(built).toBeGreaterThan(0)
+    expect(await h.call('/openapi.json')).toEqual(first)
+    expect(builds).toBe(built)
+
+    // Every $ref resolves, and each invoke's error responses are one shared object each.
+    const result = await new Validator().validate(structuredClone(first.body))
+    expect(result.errors ?? []).toEqual([])
+    const resolved = (await $RefParser.dereference(structuredClone(first.body))) as any
+    expect(resolved.paths['/api/skills/schema_counted/invoke'].post.responses['413']).toMatchObject({
+      description: 'Request body too large',
+      content: { 'application/json': { schema: { required: ['ok', 'error'] } } },
+    })
+    expect(first.body.paths['/api/skills/echo/invoke'].post.responses['503']).toEqual({ $ref: '#/components/responses/Invoke503' })
+    expect(first.body.paths['/api/skills/echo/invoke'].post.requestBody.content['application/json'].schema.properties.agent).toEqual({
+      $ref: '#/components/schemas/Invoke_agent',
+    })
+
+    // A catalog edit and a reloaded source each make the next request build afresh.
+    expect(await h.call('/api/skills/echo', { method: 'PATCH', body: { title: 'Echo anew' } })).toMatchObject({ status: 200 })
+    await h.call('/openapi.json')
+    expect(builds).toBe(built + 1)
+    await h.call('/openapi.json')
+    expect(builds).toBe(built + 1)
+    writeFileSync(join(packs, 'later/run.sh'), '#!/bin/sh\necho {}\n', { mode: 0o755 })
+    expect(await h.call('/api/sources/reload', { method: 'POST' })).toMatchObject({ status: 200, body: { added: ['later'] } })
+    expect(Object.keys((await h.call('/openapi.json')).body.paths)).toContain('/api/skills/later/invoke')
+    expect(builds).toBe(built + 2)
+    // Another caller has a document of its own.
+    await h.call('/openapi.json', { key: h.keys.operator })
+    expect(builds).toBe(built + 3)
+
+    const tally = (await h.call('/openapi.json?tag=tally')).body
+    expect(Object.keys(tally.paths).filter((p) => p.startsWith('/api/skills/') && p.endsWith('/invoke') && !p.includes('{'))).toEqual([
+      '/api/skills/schema_counted/invoke',
+    ])
+    expect(tally.paths['/api/health']).toBeDefined()
+    const page = await h.call('/openapi.json?page=1')
+    expect(page.body['x-skillplane-page']).toMatchObject({ page: 1, pages: 1, pageSize: 500 })
+    // Every skill the first document had, and the reloaded one.
+    expect(page.body['x-skillplane-page'].skills).toBe(Object.keys(first.body.paths).filter((p) => p.endsWith('/invoke') && !p.includes('{')).length + 1)
+    expect(await h.call('/openapi.json?page=2')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: 'page 2 is past the last page, 1' } },
+    })
+    expect(await h.call('/openapi.json?page=0')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: 'page must be a whole number from 1, got "0"' } },
+    })
   })
 
   it('runs the approval flow: 202 with an approval id, decide, resume once with the same input', async () => {

@@ -26,6 +26,17 @@ const ERROR_TEXT: Record<number, string> = {
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: json(ref('Failure')) }]))
 
+const INVOKE_ERRORS = [202, 400, 401, 403, 404, 410, 413, 502, 503, 504]
+// Every invoke operation answers these: described once, referenced by each skill's operation.
+const INVOKE_RESPONSES: Record<string, unknown> = {
+  InvokeResult: { description: 'Result', content: json(ref('Success')) },
+  ...Object.fromEntries(Object.entries(errors(...INVOKE_ERRORS)).map(([status, response]) => [`Invoke${status}`, response])),
+}
+const invokeResponses = {
+  200: { $ref: '#/components/responses/InvokeResult' },
+  ...Object.fromEntries(INVOKE_ERRORS.map((s) => [String(s), { $ref: `#/components/responses/Invoke${s}` }])),
+}
+
 const COMPONENT_SCHEMAS: Record<string, unknown> = {
   Failure: {
     type: 'object',
@@ -131,12 +142,15 @@ export function buildOpenApi(options: { version: string; skills: Skill[]; caller
   // A skill's own invoke path: the same body, its input schema in place of "any input".
   const extras = (jsonSchemaOf(invokeBody).properties ?? {}) as Record<string, unknown>
   const { input: _input, ...invokeExtras } = extras
+  // The body's other fields are the same for every skill: each a shared schema, referenced.
+  for (const [name, schema] of Object.entries(invokeExtras)) schemas[`Invoke_${name}`] = schema
+  const extraRefs = Object.fromEntries(Object.keys(invokeExtras).map((name) => [name, ref(`Invoke_${name}`)]))
 
   for (const skill of options.skills) {
     const inputName = `${skill.key}_input`
     // $id makes a schema's own "#/$defs/..." references resolve inside it, not against this document.
     schemas[inputName] = { $id: `urn:skillplane:skill:${skill.key}:input`, ...inputOf(skill) }
-    const body: JsonSchema = { type: 'object', additionalProperties: false, properties: { input: ref(inputName), ...invokeExtras } }
+    const body: JsonSchema = { type: 'object', additionalProperties: false, properties: { input: ref(inputName), ...extraRefs } }
     const operation = invokeOperation(`${skill.title} (${skill.class})`, body, skill)
     if (skill.output) {
       const outputName = `${skill.key}_output`
@@ -157,6 +171,7 @@ export function buildOpenApi(options: { version: string; skills: Skill[]; caller
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'A key from `skillplane keys create`' } },
       schemas,
+      responses: INVOKE_RESPONSES,
     },
   }
 }
@@ -168,6 +183,6 @@ function invokeOperation(summary: string, body: JsonSchema, skill: Skill): Opera
     operationId: `invoke_${skill.key}`,
     tags: [skill.category],
     requestBody: { required: false, content: json(body) },
-    responses: { 200: { description: 'Result', content: json(ref('Success')) }, ...errors(202, 400, 401, 403, 404, 410, 413, 502, 503, 504) },
+    responses: { ...invokeResponses },
   }
 }

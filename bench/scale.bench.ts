@@ -1,0 +1,308 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import pino from 'pino'
+import { monotonicFactory } from 'ulid'
+import { createSkillplane, defineSkill, z } from '../src/index.js'
+import { startHttpServer } from '../src/surfaces/http/index.js'
+import { AuditRepository, openDatabase, type AuditQuery } from '../src/store/index.js'
+
+export interface AuditFilterFigure {
+  filter: string
+  ms: number
+  rows: number
+}
+
+export interface ScaleBenchResult {
+  skills: number
+  agents: number
+  startupMs: number
+  /** Event-loop delay while idle over `heartbeats` heartbeats, after start-up. */
+  loop: { maxMs: number; p99Ms: number; seconds: number; stalls: string[] }
+  /** The reference: the same process's event loop, idle as long, before any plane is open (the machine's own noise). */
+  bareLoop: { maxMs: number; p99Ms: number; seconds: number; stalls: string[] }
+  /** The reference: one full reload of the catalog and policies, what every heartbeat did before. */
+  fullReloadMs: number
+  listing: { ms: number; skills: number }
+  /** The reference: every skill's agents found by scanning every agent's bindings, as before. */
+  listingScanMs: number
+  openapi: { firstMs: number; cachedMs: number; bytes: number; pageMs: number; pageBytes: number; pages: number }
+  audit: { rows: number; buildMs: number; filters: AuditFilterFigure[]; unfilteredMs: number; oldCallerOrMs: number }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+async function timed<T>(work: () => Promise<T>, rounds: number): Promise<{ ms: number; value: T }> {
+  let value = await work()
+  const samples: number[] = []
+  for (let i = 0; i < rounds; i++) {
+    const start = performance.now()
+    value = await work()
+    samples.push(performance.now() - start)
+  }
+  return { ms: median(samples), value }
+}
+
+function skillsAndAgents(skills: number, agents: number) {
+  const input = z.object({ query: z.string().min(1).describe('What to look up'), limit: z.number().int().min(1).max(100).optional() })
+  const defined = Array.from({ length: skills }, (_, i) =>
+    defineSkill({
+      key: `skill_${String(i).padStart(5, '0')}`,
+      description: `Looks up thing number ${i} in the scale benchmark`,
+      class: 'safe',
+      category: `category_${i % 50}`,
+      input,
+      run: ({ query }) => ({ query }),
+    }),
+  )
+  // Each agent bound to 10 skills: 10,000 bindings in all.
+  const declared = Array.from({ length: agents }, (_, i) => ({
+    name: `agent_${i}`,
+    description: `Scale benchmark agent ${i}`,
+    skills: Array.from({ length: 10 }, (_, j) => defined[(i * 10 + j) % skills]!.key),
+  }))
+  return { defined, declared }
+}
+
+/** The event loop's delay over an idle stretch, and when it was held up over 10 ms (seconds in). */
+async function idleLoop(seconds: number): Promise<ScaleBenchResult['loop']> {
+  const delay = monitorEventLoopDelay({ resolution: 5 })
+  delay.enable()
+  const stalls: string[] = []
+  const start = performance.now()
+  let last = start
+  const probe = setInterval(() => {
+    const now = performance.now()
+    if (now - last > 15) stalls.push(`${((now - start) / 1000).toFixed(1)} s: ${(now - last - 5).toFixed(0)} ms`)
+    last = now
+  }, 5)
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+  clearInterval(probe)
+  delay.disable()
+  return { maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, seconds, stalls }
+}
+
+/** Ten thousand skills and a thousand agents on one manager (SQLite): stalls, listing, OpenAPI. */
+async function measurePlane(skills: number, agents: number, idleSeconds: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-scale-'))
+  const { defined, declared } = skillsAndAgents(skills, agents)
+  const started = performance.now()
+  const plane = await createSkillplane({ config: { skills: defined, agents: declared }, dataDir, logger: pino({ level: 'silent' }), sync: true })
+  const startupMs = performance.now() - started
+  const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+  try {
+    const key = (await plane.keys.create({ name: 'bench', role: 'admin' }, plane.now())).key
+    const get = async (path: string) => {
+      const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${key}` } })
+      const text = await response.text()
+      if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 200)}`)
+      return text
+    }
+
+    // Idle with heartbeats running: the longest the event loop was held up.
+    const loop = await idleLoop(idleSeconds)
+
+    const reloads: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now()
+      await plane.catalog.refresh()
+      await plane.policies.refresh()
+      reloads.push(performance.now() - start)
+    }
+
+    const listing = await timed(() => get('/api/skills'), 5)
+    const listed = (JSON.parse(listing.value) as { skills: unknown[] }).skills.length
+    const scan = await timed(async () => {
+      let bound = 0
+      const ids = plane.catalog.agents().map((a) => a.id)
+      for (const skill of plane.registry.list()) for (const id of ids) if (plane.catalog.isBound(id, skill.key)) bound++
+      return bound
+    }, 5)
+
+    // The first document after a change is built; later ones come from memory until the next change.
+    const firstSamples: number[] = []
+    let bytes = 0
+    for (let i = 0; i < 3; i++) {
+      await plane.catalog.edit('skill_00000', { title: `Retitled ${i}` }, plane.now())
+      const start = performance.now()
+      bytes = Buffer.byteLength(await get('/openapi.json'))
+      firstSamples.push(performance.now() - start)
+    }
+    const cached = await timed(() => get('/openapi.json'), 5)
+    await plane.catalog.edit('skill_00000', { title: 'Retitled again' }, plane.now())
+    const page = await timed(() => get('/openapi.json?page=1'), 1)
+    const pages = (JSON.parse(page.value) as { 'x-skillplane-page': { pages: number } })['x-skillplane-page'].pages
+    return {
+      startupMs,
+      loop,
+      fullReloadMs: median(reloads),
+      listing: { ms: listing.ms, skills: listed },
+      listingScanMs: scan.ms,
+      openapi: { firstMs: median(firstSamples), cachedMs: cached.ms, bytes, pageMs: page.ms, pageBytes: Buffer.byteLength(page.value), pages },
+    }
+  } finally {
+    await server.close()
+    await plane.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** A large audit table (SQLite, every migration applied), then each documented filter's first page. */
+async function measureAudit(rows: number): Promise<ScaleBenchResult['audit']> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-audit-'))
+  const opened = await openDatabase({ dataDir })
+  try {
+    const sqlite = opened.sqlite!
+    const insert = sqlite.prepare(
+      `insert into audit_calls (call_id, parent_call_id, skill_key, caller_id, caller_name, caller_kind, caller_role, agent_id, conversation_id, edge_id, edge_name,
+        manager_id, input, result, result_truncated, error_code, error_message, status, started_at, finished_at, duration_ms, approval_id, trace_id)
+       values (?, ?, ?, ?, ?, 'user', 'admin', ?, null, ?, ?, 'm1', '{"query":"x"}', '{"ok":true}', 0, null, null, ?, ?, ?, 1.5, null, ?)`,
+    )
+    const nextId = monotonicFactory()
+    // Rows a millisecond apart, ending now: a year of calls at a steady rate looks the same to an index.
+    const first = Date.now() - rows
+    const build = performance.now()
+    const ids: string[] = []
+    sqlite.transaction(() => {
+      for (let i = 0; i < rows; i++) {
+        const at = first + i
+        const id = nextId(at)
+        if (i % 100_000 === 0) ids.push(id)
+        const startedAt = new Date(at).toISOString()
+        insert.run(
+          id,
+          i % 10 === 0 && i > 0 ? ids[ids.length - 1]! : null,
+          `skill_${String(i % 100).padStart(5, '0')}`,
+          `k${i % 1000}`,
+          `user${i % 1000}`,
+          i % 5 === 0 ? `agent_${i % 200}` : null,
+          i % 50 === 0 ? `e${i % 7}` : null,
+          i % 50 === 0 ? `edge${i % 7}` : null,
+          i % 20 === 0 ? 'error' : 'ok',
+          startedAt,
+          startedAt,
+          i % 100 === 0 ? `${(i % 10_000).toString(16).padStart(32, '0')}` : null,
+        )
+      }
+    })()
+    sqlite.exec('analyze')
+    const buildMs = performance.now() - build
+    const repo = new AuditRepository(opened.db, sqlite)
+    const page = async (q: Omit<AuditQuery, 'limit'>) => (await repo.query({ ...q, limit: 50 })).items.length
+    const at = (fraction: number) => new Date(first + Math.floor(rows * fraction)).toISOString()
+    const filters: Array<[string, Omit<AuditQuery, 'limit'>]> = [
+      ['skill', { skill: 'skill_00042' }],
+      ['status', { status: 'error' }],
+      ['agent', { agent: 'agent_5' }],
+      ['caller by key id', { caller: 'k417' }],
+      ['caller by name', { caller: 'user417' }],
+      ['edge by name', { edge: 'edge3' }],
+      ['parentCallId', { parentCallId: ids[Math.floor(ids.length / 2)]! }],
+      ['traceId', { traceId: `${(300).toString(16).padStart(32, '0')}` }],
+      ['from (the last tenth)', { from: at(0.9) }],
+      ['to (before the first tenth)', { to: at(0.1) }],
+      ['from–to (a window mid-table)', { from: at(0.5), to: at(0.51) }],
+      ['caller + from–to', { caller: 'user417', from: at(0.2), to: at(0.6) }],
+    ]
+    const figures: AuditFilterFigure[] = []
+    for (const [filter, q] of filters) {
+      const { ms, value } = await timed(() => page(q), 5)
+      figures.push({ filter, ms, rows: value })
+    }
+    const unfiltered = await timed(() => page({}), 5)
+    // What the caller filter compiled to before: one OR over id and name.
+    const oldOr = sqlite.prepare('select * from audit_calls where (caller_id = ? or caller_name = ?) order by call_id desc limit 51')
+    const oldCallerOr = await timed(async () => oldOr.all('user417', 'user417').length, 3)
+    return { rows, buildMs, filters: figures, unfilteredMs: unfiltered.ms, oldCallerOrMs: oldCallerOr.ms }
+  } finally {
+    await opened.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+export async function runScaleBench(options: { skills?: number; agents?: number; idleSeconds?: number; auditRows?: number } = {}): Promise<ScaleBenchResult> {
+  const skills = options.skills ?? 10_000
+  const agents = options.agents ?? 1_000
+  const bareLoop = await idleLoop(options.idleSeconds ?? 12)
+  const plane = await measurePlane(skills, agents, options.idleSeconds ?? 12)
+  const audit = await measureAudit(options.auditRows ?? 250_000)
+  return { skills, agents, bareLoop, ...plane, audit }
+}
+
+export function printScale(r: ScaleBenchResult, log: (line: string) => void = console.log): void {
+  const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`
+  log(`  ${r.skills} skills, ${r.agents} agents: start-up ${ms(r.startupMs)}`)
+  log(
+    `  event loop idle ${r.loop.seconds} s with heartbeats: max delay ${ms(r.loop.maxMs)}, p99 ${ms(r.loop.p99Ms)} (target ≤ 10 ms; a full reload, as every heartbeat did before: ${ms(r.fullReloadMs)})`,
+  )
+  if (r.loop.stalls.length > 0) log(`    held up over 10 ms at: ${r.loop.stalls.join(', ')}`)
+  log(`  bare event loop, same process, idle as long before any plane: max ${ms(r.bareLoop.maxMs)}, p99 ${ms(r.bareLoop.p99Ms)} (the machine's noise)`)
+  log(
+    `  GET /api/skills: ${ms(r.listing.ms)} for ${r.listing.skills} skills (target < 50 ms); agents by scanning every agent's bindings: ${ms(r.listingScanMs)}`,
+  )
+  log(
+    `  /openapi.json: built ${ms(r.openapi.firstMs)}, ${mb(r.openapi.bytes)}; from memory ${ms(r.openapi.cachedMs)} (${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× faster); ` +
+      `?page=1 of ${r.openapi.pages} ${ms(r.openapi.pageMs)}, ${mb(r.openapi.pageBytes)} (targets < 100 ms, < 5 MB a page)`,
+  )
+  log(
+    `  audit: ${r.audit.rows.toLocaleString('en-US')} rows built in ${(r.audit.buildMs / 1000).toFixed(1)} s; unfiltered first page ${ms(r.audit.unfilteredMs)} (the reference)`,
+  )
+  for (const f of r.audit.filters)
+    log(`    ${f.filter}: ${ms(f.ms)} (${f.rows} rows, ${(f.ms / r.audit.unfilteredMs).toFixed(1)}× the reference; target < 10 ms)`)
+  log(`    caller as one OR of id and name, as before: ${ms(r.audit.oldCallerOrMs)}`)
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const arg = (name: string) => {
+    const found = process.argv.find((a) => a.startsWith(`--${name}=`))
+    return found ? Number(found.split('=')[1]) : undefined
+  }
+  printScale(await runScaleBench({ skills: arg('skills'), agents: arg('agents'), idleSeconds: arg('idle'), auditRows: arg('audit-rows') }))
+}
+
+const TARGET = { stallMs: 10, listingMs: 50, openapiMs: 100, pageBytes: 5 * 2 ** 20, auditMs: 10 }
+
+/** Rows of results.md's target table. */
+export function scaleTargetRows(r: ScaleBenchResult): string[] {
+  const yesNo = (met: boolean) => (met ? '**yes**' : '**no**')
+  const slowest = Math.max(...r.audit.filters.map((f) => f.ms))
+  return [
+    `| no event-loop stall over ${TARGET.stallMs} ms idle with ${r.skills.toLocaleString('en-US')} skills | max ${r.loop.maxMs.toFixed(1)} ms (the bare loop in the same run: ${r.bareLoop.maxMs.toFixed(1)} ms) | ${yesNo(r.loop.maxMs <= TARGET.stallMs)} |`,
+    `| \`GET /api/skills\` under ${TARGET.listingMs} ms (${r.agents.toLocaleString('en-US')} agents) | ${r.listing.ms.toFixed(1)} ms | ${yesNo(r.listing.ms < TARGET.listingMs)} |`,
+    `| \`/openapi.json\` under ${TARGET.openapiMs} ms and 5 MB a page | built ${r.openapi.firstMs.toFixed(0)} ms, from memory ${r.openapi.cachedMs.toFixed(0)} ms; a page ${(r.openapi.pageBytes / 2 ** 20).toFixed(1)} MB | ${yesNo(r.openapi.cachedMs < TARGET.openapiMs && r.openapi.pageBytes < TARGET.pageBytes)} |`,
+    `| every audit filter's first page under ${TARGET.auditMs} ms (${r.audit.rows.toLocaleString('en-US')} rows) | slowest ${slowest.toFixed(2)} ms | ${yesNo(slowest < TARGET.auditMs)} |`,
+  ]
+}
+
+/** The section of results.md. */
+export function scaleReport(r: ScaleBenchResult): string {
+  const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`
+  return `## ${r.skills.toLocaleString('en-US')} skills and ${r.agents.toLocaleString('en-US')} agents
+
+One manager on SQLite with ${r.skills.toLocaleString('en-US')} code skills (zod input) and ${r.agents.toLocaleString('en-US')} agents bound to 10 skills each;
+start-up with the sync took ${ms(r.startupMs)}. The HTTP client runs in the same process.
+
+| measure | figure | reference (same run) |
+| --- | --- | --- |
+| event loop, idle ${r.loop.seconds} s with heartbeats (\`monitorEventLoopDelay\`) | max ${ms(r.loop.maxMs)}, p99 ${ms(r.loop.p99Ms)} | the bare loop, idle as long before any plane: max ${ms(r.bareLoop.maxMs)}, p99 ${ms(r.bareLoop.p99Ms)}; a full reload of the catalog and policies, what every heartbeat did before: ${ms(r.fullReloadMs)} |
+| \`GET /api/skills\` (${r.listing.skills.toLocaleString('en-US')} skills) | ${ms(r.listing.ms)} | finding each skill's agents by scanning every agent's bindings, as before: ${ms(r.listingScanMs)} |
+| \`/openapi.json\`, built after a change | ${ms(r.openapi.firstMs)}, ${mb(r.openapi.bytes)} | |
+| \`/openapi.json\`, from memory | ${ms(r.openapi.cachedMs)} | built ÷ from memory: ${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× |
+| \`/openapi.json?page=1\` (of ${r.openapi.pages}) | ${ms(r.openapi.pageMs)}, ${mb(r.openapi.pageBytes)} | |
+
+Held up over 10 ms while idle: ${r.loop.stalls.length === 0 ? 'never' : r.loop.stalls.join(', ')}; the bare loop: ${r.bareLoop.stalls.length === 0 ? 'never' : r.bareLoop.stalls.join(', ')} (seconds into the idle time; heartbeats every 5 s).
+
+### Audit filters on ${r.audit.rows.toLocaleString('en-US')} rows
+
+Rows built straight into a migrated SQLite file in ${(r.audit.buildMs / 1000).toFixed(1)} s (then \`ANALYZE\`), 1,000 callers, 100 skills; each
+filter's first page of 50 through \`AuditRepository.query\`, median of 5. The reference is the unfiltered first page
+(${ms(r.audit.unfilteredMs)}); the caller filter as it compiled before (one OR of id and name): ${ms(r.audit.oldCallerOrMs)}.
+
+| filter | first page | rows | ÷ reference |
+| --- | --- | --- | --- |
+${r.audit.filters.map((f) => `| ${f.filter} | ${ms(f.ms)} | ${f.rows} | ${(f.ms / r.audit.unfilteredMs).toFixed(1)}× |`).join('\n')}`
+}

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { databases, waitFor } from '../test-support/databases.js'
+import { admin, openTestPlane, testAgents } from '../test-support/fixtures.js'
+import { listSkills } from '../inventory/index.js'
+import { ChangeVersionRepository, openDatabase } from '../store/index.js'
+import type { Skillplane } from '../skillplane/index.js'
+
+const open: Skillplane[] = []
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((plane) => plane.close()))
+})
+
+const helperBoundTo = (skills: string[]) => [{ ...testAgents![0]!, skills }, testAgents![1]!]
+const agentsOf = (plane: Skillplane, key: string) => listSkills(plane, admin).find((s) => s.key === key)!.agents
+
+describe.each(databases)('changes made by another manager ($name)', (database) => {
+  it('arrive within a heartbeat: bindings (bind and unbind) and catalog edits', async () => {
+    const location = await database.create()
+    const a = await openTestPlane(database, { agents: helperBoundTo(['explode']) }, location)
+    open.push(a)
+    expect(agentsOf(a, 'explode')).toEqual(['helper'])
+    expect(agentsOf(a, 'hang')).toEqual([])
+
+    // The other manager declares Helper with hang instead of explode, and retitles echo.
+    const b = await openTestPlane(database, { agents: helperBoundTo(['hang']) }, location)
+    open.push(b)
+    expect(agentsOf(b, 'explode')).toEqual([])
+    await b.catalog.edit('echo', { title: 'Echo, retitled elsewhere' }, new Date().toISOString())
+
+    await waitFor(() => agentsOf(a, 'hang').includes('helper') && a.catalog.row('echo')?.title_override === 'Echo, retitled elsewhere', 12_000)
+    expect(agentsOf(a, 'explode')).toEqual([])
+    expect(a.catalog.agentsBoundTo('hang')).toEqual(['helper'])
+    const forHelper = listSkills(a, admin, { agentId: 'helper' }).map((s) => s.key)
+    expect(forHelper).toContain('hang')
+    expect(forHelper).not.toContain('explode')
+  }, 20_000)
+
+  it('bump the version of exactly the tables written, in the writing transaction', async () => {
+    const location = await database.create()
+    const plane = await openTestPlane(database, {}, location)
+    open.push(plane)
+    const opened = await openDatabase(location)
+    try {
+      const versions = new ChangeVersionRepository(opened.db)
+      const before = await versions.read()
+      expect([...before.keys()].sort()).toEqual(['agents', 'bindings', 'policies', 'skills'])
+      await plane.catalog.edit('echo', { title: 'Echo again' }, new Date().toISOString())
+      const after = await versions.read()
+      expect(after.get('skills')).toBeGreaterThan(before.get('skills')!)
+      for (const table of ['agents', 'bindings', 'policies']) expect(after.get(table)).toBe(before.get(table))
+      // A rolled-back write leaves the version where it was.
+      await opened.db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.deleteFrom('bindings').execute()
+          throw new Error('roll back')
+        })
+        .catch(() => {})
+      expect((await versions.read()).get('bindings')).toBe(before.get('bindings'))
+    } finally {
+      await opened.close()
+    }
+  })
+})
