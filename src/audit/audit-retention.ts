@@ -110,7 +110,14 @@ export class AuditRetention {
       } catch (error) {
         report.error = `exporting to ${base}.jsonl failed, so nothing was deleted: ${error instanceof Error ? error.message : String(error)}`
       }
-      if (report.file) report.deleted = await this.#deleteExported(report.file)
+      if (report.file) {
+        try {
+          report.deleted = await this.#deleteExported(report.file, report.exported)
+        } catch (error) {
+          // The file holds every row, deleted or not: nothing is lost, and the sweep is still recorded.
+          report.error = `deleting the rows exported to ${report.file} failed partway: ${error instanceof Error ? error.message : String(error)}`
+        }
+      }
     }
     if (report.error) this.deps.logger.error({ file: report.file }, report.error)
     else if (report.deleted > 0) this.deps.logger.info({ deleted: report.deleted, cutoff, file: report.file }, 'swept old audit rows')
@@ -156,7 +163,8 @@ export class AuditRetention {
     try {
       try {
         for await (const batch of this.#due(cutoff, excess)) {
-          await handle.write(batch.map((row) => JSON.stringify(toAuditEntry(row)) + '\n').join(''))
+          // writeFile loops until every byte is written, where a single write may stop short on a nearly full disk.
+          await handle.writeFile(batch.map((row) => JSON.stringify(toAuditEntry(row)) + '\n').join(''))
           count += batch.length
         }
         await handle.sync()
@@ -182,11 +190,15 @@ export class AuditRetention {
   }
 
   /** Delete exactly the calls the file holds, a batch per statement: a row that finished after the export stays. */
-  async #deleteExported(file: string): Promise<number> {
+  async #deleteExported(file: string, exported: number): Promise<number> {
+    // Read back whole before anything is deleted: a file that doesn't hold every exported row deletes nothing.
+    const all: string[] = []
+    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) all.push((JSON.parse(line) as { callId: string }).callId)
+    if (all.length !== exported) throw new Error(`the file holds ${all.length} rows, not the ${exported} exported; nothing was deleted`)
     let deleted = 0
     let ids: string[] = []
-    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-      ids.push((JSON.parse(line) as { callId: string }).callId)
+    for (const id of all) {
+      ids.push(id)
       if (ids.length === BATCH) {
         deleted += await this.deps.repo.deleteCalls(ids)
         ids = []

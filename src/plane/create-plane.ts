@@ -349,8 +349,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         approvals.expireDue(),
         // Housekeeping never holds up the heartbeat's own work.
         memoryOf.sweepDue().catch((error) => logger.warn({ err: error }, 'sweeping expired memory entries failed')),
-        learningsOf.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily learnings sweep failed')),
-        retention.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily audit retention sweep failed')),
+        options.dailySweeps !== false && learningsOf.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily learnings sweep failed')),
+        options.dailySweeps !== false && retention.dailySweepDue().catch((error) => logger.warn({ err: error }, 'the daily audit retention sweep failed')),
       ]),
   )
 

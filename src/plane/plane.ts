@@ -47,6 +47,12 @@ export interface PlaneOptions {
   connectMcp?: boolean
   /** The time memory TTLs and learning decay are measured against; tests pass a fake. Default: the system clock. */
   clock?: () => Date
+  /**
+   * Whether this process takes part in the daily sweeps (learnings decay, audit retention) under
+   * their leases. Default true; the CLI's commands other than `serve` say false, so a command run
+   * from another folder never takes the day's sweep with its own working directory.
+   */
+  dailySweeps?: boolean
   /** Skills what is built on the plane adds beside the config's (the agent runner's test_run). */
   builtIns?: (config: ResolvedConfig) => Array<{ definition: SkillDefinition; origin: string }>
 }

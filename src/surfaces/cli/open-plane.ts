@@ -17,7 +17,7 @@ export interface GlobalOptions {
 /** Load the config and open the store the way every command does; logs go to stderr. */
 export async function openPlane(
   options: GlobalOptions,
-  extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean; resumeRuns?: boolean } = {},
+  extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean; resumeRuns?: boolean; dailySweeps?: boolean } = {},
 ): Promise<Skillplane> {
   // Loaded here, not at start: `--help`, `--version` and usage errors never pay for the whole plane.
   const [{ createLogger }, { createSkillplane }] = await Promise.all([import('../../config/index.js'), import('../../skillplane/index.js')])
@@ -50,6 +50,8 @@ export async function openPlane(
     connectMcp: extra.connectMcp ?? false,
     // Only long-lived commands (serve, mcp) carry on runs whose approvals were decided.
     resumeRuns: extra.resumeRuns ?? false,
+    // Only serve takes the day's sweeps: a one-shot or stdio command may run from any folder.
+    dailySweeps: extra.dailySweeps ?? false,
   })
 }
 

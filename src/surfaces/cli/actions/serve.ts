@@ -9,10 +9,12 @@ import { startOtlpTracing } from '../otlp-tracing.js'
 export async function serve(options: GlobalOptions & { port: number; host: string; edge?: string }): Promise<void> {
   // Registered before the plane opens, so the runs it resumes are traced too.
   const tracing = startOtlpTracing()
-  const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true }).catch(async (error: unknown) => {
-    await tracing?.shutdown()
-    throw error
-  })
+  const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true, dailySweeps: true }).catch(
+    async (error: unknown) => {
+      await tracing?.shutdown()
+      throw error
+    },
+  )
   if (tracing) plane.logger.info('exporting traces over OTLP')
   // A skill's stray promise must not take the control plane down with it.
   process.on('unhandledRejection', (error) => plane.logger.error({ err: error }, 'unhandled rejection (a skill left a promise unhandled)'))
