@@ -61,4 +61,39 @@ describe.each(databases)('changes made by another manager ($name)', (database) =
       await opened.close()
     }
   })
+
+  it.runIf(database.name === 'postgres')(
+    'holds every version row while a sync runs, so two syncs writing tables in other orders queue instead of deadlocking',
+    async () => {
+      const location = await database.create()
+      const plane = await openTestPlane(database, {}, location)
+      open.push(plane)
+      const first = await openDatabase(location)
+      const second = await openDatabase(location)
+      try {
+        let release!: () => void
+        const held = new Promise<void>((resolve) => (release = resolve))
+        let locked!: () => void
+        const taken = new Promise<void>((resolve) => (locked = resolve))
+        const holder = first.db.transaction().execute(async (trx) => {
+          await new ChangeVersionRepository(trx).lockAll()
+          locked()
+          await held
+        })
+        await taken
+        // Another transaction can't take any of them (here: the one a bindings write would lock) until the first ends.
+        await expect(
+          second.db
+            .transaction()
+            .execute((trx) => trx.selectFrom('change_versions').select('name').where('name', '=', 'bindings').forUpdate().noWait().execute()),
+        ).rejects.toThrow(/could not obtain lock/)
+        release()
+        await holder
+        await expect(second.db.transaction().execute((trx) => new ChangeVersionRepository(trx).lockAll())).resolves.toBeUndefined()
+      } finally {
+        await first.close()
+        await second.close()
+      }
+    },
+  )
 })

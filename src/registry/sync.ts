@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { type Database, AgentRepository, type AgentRow, CatalogRepository, type CatalogRow } from '../store/index.js'
+import { type Database, AgentRepository, type AgentRow, CatalogRepository, type CatalogRow, ChangeVersionRepository } from '../store/index.js'
 import type { Skill } from '../skill/index.js'
 
 /** What sync needs of a skill: its code-side metadata and declared bindings (executable or instruction). */
@@ -221,7 +221,12 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
     }
     return report
   }
-  return input.dryRun ? run(input.db) : input.db.transaction().execute(run)
+  return input.dryRun
+    ? run(input.db)
+    : input.db.transaction().execute(async (trx) => {
+        await new ChangeVersionRepository(trx).lockAll()
+        return run(trx)
+      })
 }
 
 function codeColumns(

@@ -223,8 +223,9 @@ export class AuditRepository {
   /** Rows oldest call first, one page; `removable` keeps to rows retention may delete. */
   async page(q: AuditPageQuery & { removable?: boolean }): Promise<AuditRow[]> {
     let query = this.db.selectFrom('audit_calls').selectAll()
-    if (q.from) query = query.where('started_at', '>=', q.from)
-    if (q.to) query = query.where('started_at', '<', q.to)
+    // The id bounds let a page stop walking the key at the range's end, as query() does.
+    if (q.from) query = query.where('started_at', '>=', q.from).where('call_id', '>=', idBound(q.from, -FROM_SLACK_MS))
+    if (q.to) query = query.where('started_at', '<', q.to).where('call_id', '<', idBound(q.to, TO_SLACK_MS))
     if (q.after) query = query.where('call_id', '>', q.after)
     if (q.removable) query = query.where(removable)
     return query.orderBy('call_id', 'asc').limit(q.limit).execute()
