@@ -222,14 +222,12 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   try {
     // Before anything runs with secrets (MCP servers connect with them): a manager with another key stops here.
     const settingsRepo = new SettingsRepository(db)
-    const keyAgreed = await settingsRepo.getOrInit('secrets_key_fingerprint', secretsKey.fingerprint())
-    if (keyAgreed !== secretsKey.fingerprint()) {
-      throw new StoreError(
-        `the secrets key in ${secretsKey.source} is not the one this database's secrets are encrypted with ` +
-          `(fingerprint ${secretsKey.fingerprint()}, expected ${keyAgreed}): managers sharing a database need the same key; ` +
-          `copy secrets-key from the first manager's data dir, or set ${SECRETS_KEY_ENV} on all of them`,
-      )
-    }
+    await agreeOnFingerprint(settingsRepo, 'secrets_key_fingerprint', secretsKey, {
+      what: 'secrets key',
+      sealed: "this database's secrets are encrypted with",
+      file: 'secrets-key',
+      env: SECRETS_KEY_ENV,
+    })
     await connections.refresh()
     // Finished rows kept through an outage by a stopped manager land before recovery judges its calls.
     const replayed = await AuditBacklog.replay(backlogDir, auditRepo)
@@ -258,14 +256,12 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     await Promise.all([catalog.refresh(), policies.refresh(), discovery.refresh()])
     registry.reapplyClasses()
     seal = ApprovalSeal.load(dataDir)
-    const agreed = await settingsRepo.getOrInit('approval_secret_fingerprint', seal.fingerprint())
-    if (agreed !== seal.fingerprint()) {
-      throw new StoreError(
-        `the approval secret in ${seal.source} is not the one this database's approvals are sealed with ` +
-          `(fingerprint ${seal.fingerprint()}, expected ${agreed}): managers sharing a database need the same secret; ` +
-          `copy approval-secret from the first manager's data dir, or set ${SECRET_ENV} on all of them`,
-      )
-    }
+    await agreeOnFingerprint(settingsRepo, 'approval_secret_fingerprint', seal, {
+      what: 'approval secret',
+      sealed: "this database's approvals are sealed with",
+      file: 'approval-secret',
+      env: SECRET_ENV,
+    })
   } catch (error) {
     await discovery.close()
     await sources.close()
@@ -449,4 +445,24 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       return closed
     },
   }
+}
+
+/**
+ * The first manager records its key's fingerprint; every later one must hold the same key, or
+ * stop before it seals or opens anything the others could not read.
+ */
+async function agreeOnFingerprint(
+  settings: SettingsRepository,
+  setting: string,
+  key: { fingerprint(): string; source: string },
+  words: { what: string; sealed: string; file: string; env: string },
+): Promise<void> {
+  const agreed = await settings.getOrInit(setting, key.fingerprint())
+  if (agreed === key.fingerprint()) return
+  const same = words.what.endsWith('key') ? 'key' : 'secret'
+  throw new StoreError(
+    `the ${words.what} in ${key.source} is not the one ${words.sealed} ` +
+      `(fingerprint ${key.fingerprint()}, expected ${agreed}): managers sharing a database need the same ${same}; ` +
+      `copy ${words.file} from the first manager's data dir, or set ${words.env} on all of them`,
+  )
 }

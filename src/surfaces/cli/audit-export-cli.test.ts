@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -6,21 +6,10 @@ import { describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, silentLogger, testSkills } from '../../test-support/fixtures.js'
 import { createSkillplane } from '../../skillplane/index.js'
+import { CLI_MAIN, CLI_TEST_CONFIG, runCli } from '../../test-support/run-cli.js'
 import type { AuditEntry } from '../../audit/index.js'
 
-const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
-const CONFIG = join(import.meta.dirname, '../../test-support/cli.config.ts')
-
-function cli(location: { dataDir: string; databaseUrl?: string }, args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
-  delete env.SKILLPLANE_DATABASE_URL
-  const result = spawnSync(
-    process.execPath,
-    [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), ...args],
-    { encoding: 'utf8', env, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
-  )
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+const cli = (location: { dataDir: string; databaseUrl?: string }, args: string[]) => runCli(location, args, { timeoutMs: 30000 })
 
 const lines = (text: string): AuditEntry[] =>
   text
@@ -61,7 +50,16 @@ describe.each(databases)('skillplane audit export on $name', (database) => {
     // A reader that stops early (`| head`) ends the export quietly.
     const child = spawn(
       process.execPath,
-      [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), 'audit', 'export'],
+      [
+        CLI_MAIN,
+        '--data-dir',
+        location.dataDir,
+        '--config',
+        CLI_TEST_CONFIG,
+        ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []),
+        'audit',
+        'export',
+      ],
       {
         env: { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' },
       },

@@ -4,27 +4,13 @@ import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor, type TestDatabase } from '../../test-support/databases.js'
+import { CLI_MAIN, CLI_TEST_CONFIG, runCli, type CliRun } from '../../test-support/run-cli.js'
 
-const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
-const CONFIG = join(import.meta.dirname, '../../test-support/cli.config.ts')
+const MAIN = CLI_MAIN
+const CONFIG = CLI_TEST_CONFIG
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-  json(): any
-}
-
-function cli(location: { dataDir: string; databaseUrl?: string }, args: string[], config = CONFIG, input?: string): Run {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
-  delete env.SKILLPLANE_DATABASE_URL
-  const result = spawnSync(
-    process.execPath,
-    [MAIN, '--data-dir', location.dataDir, '--config', config, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), ...args],
-    { encoding: 'utf8', env, timeout: 20_000, ...(input !== undefined && { input }) },
-  )
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
-}
+const cli = (location: { dataDir: string; databaseUrl?: string }, args: string[], config = CONFIG, input?: string): CliRun =>
+  runCli(location, args, { config, ...(input !== undefined && { input }) })
 
 const servers = new Set<ChildProcess>()
 afterEach(() => {
@@ -71,7 +57,7 @@ function serve(location: { dataDir: string; databaseUrl?: string }) {
   return { child, ready, exited, output: () => out }
 }
 
-const oneLine = (run: Run) => {
+const oneLine = (run: CliRun) => {
   expect(run.stderr.trim().split('\n')).toHaveLength(1)
   expect(run.stderr).not.toMatch(/\n\s+at /)
 }

@@ -1,23 +1,10 @@
-import { spawnSync } from 'node:child_process'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { databases } from '../../test-support/databases.js'
 import { admin, silentLogger } from '../../test-support/fixtures.js'
 import { createSkillplane } from '../../skillplane/index.js'
+import { runCli } from '../../test-support/run-cli.js'
 
-const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
-const CONFIG = join(import.meta.dirname, '../../test-support/cli.config.ts')
-
-function cli(location: { dataDir: string; databaseUrl?: string }, args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
-  delete env.SKILLPLANE_DATABASE_URL
-  const result = spawnSync(
-    process.execPath,
-    [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []), ...args],
-    { encoding: 'utf8', env, timeout: 20_000 },
-  )
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+const cli = (location: { dataDir: string; databaseUrl?: string }, args: string[]) => runCli(location, args)
 
 describe.each(databases)('skillplane learnings on $name', (database) => {
   it('lists learnings, verifies and disproves one, audited, and names what is wrong', async () => {
