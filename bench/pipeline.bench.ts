@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { openDatabase, type AuditRow } from '../src/store/index.js'
 import { BENCH_CALLER, NOOP_KEY, noopWork, openBenchPlane, round, sumCounts } from './support.js'
 
 export interface PipelineBenchOptions {
@@ -24,6 +28,12 @@ export interface ModeFigures {
   overheadMicros: number
   /** Pipeline throughput as a fraction of the bare call's. */
   ratio: number
+  /** The floor: plain better-sqlite3 committing the same two rows per call on the same table (batched as the group commit batches). */
+  floorPerSecond: number
+  /** Pipeline throughput as a fraction of the floor's. */
+  floorRatio: number
+  /** Per-call latency of the pipeline and of the floor, in ms (sequential mode only). */
+  latency?: { p50Ms: number; p99Ms: number; floorP50Ms: number; floorP99Ms: number }
 }
 
 export interface PipelineBenchResult {
@@ -49,14 +59,17 @@ interface Run {
  * Calls `call` for `ms` milliseconds with `inFlight` callers awaiting one call at a time each;
  * the same harness measures both sides, so its own cost cancels out of the overhead.
  */
-async function drive(ms: number, inFlight: number, call: (n: number) => Promise<boolean>): Promise<Run> {
+async function drive(ms: number, inFlight: number, call: (n: number) => Promise<boolean>, latencies?: number[]): Promise<Run> {
   let calls = 0
   let failures = 0
   const start = performance.now()
   const deadline = start + ms
   const worker = async () => {
-    while (performance.now() < deadline) {
+    for (let now = performance.now(); now < deadline;) {
       if (!(await call(calls++))) failures++
+      const end = performance.now()
+      latencies?.push(end - now)
+      now = end
     }
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
@@ -71,10 +84,15 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-function figures(inFlight: number, ms: number, pipeline: Run[], bare: Run[]): ModeFigures {
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0
+
+function figures(inFlight: number, ms: number, pipeline: Run[], bare: Run[], floor: Run[]): ModeFigures {
   const pipelinePerSecond = median(pipeline.map(perSecond))
   const barePerSecond = median(bare.map(perSecond))
+  const floorPerSecond = median(floor.map(perSecond))
   return {
+    floorPerSecond: round(floorPerSecond),
+    floorRatio: pipelinePerSecond / floorPerSecond,
     inFlight,
     roundSeconds: ms / 1000,
     pipelineCalls: pipeline.reduce((sum, run) => sum + run.calls, 0),
@@ -85,10 +103,72 @@ function figures(inFlight: number, ms: number, pipeline: Run[], bare: Run[]): Mo
   }
 }
 
-/** A no-op skill through the whole pipeline (SQLite audit) against a bare call of the same function. */
+/**
+ * SQLite's floor for the pipeline's audit: the same two commits per call (the running row, then
+ * its finish) with plain better-sqlite3 statements on a database made by the same migrations and
+ * opened the same way, `batch` calls per commit as the group commit batches them.
+ */
+async function openFloor() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-floor-'))
+  const opened = await openDatabase({ dataDir, walCheckpointer: { onError: (message) => console.error(message) } })
+  const sqlite = opened.sqlite!
+  const columns = Object.keys(runningRow('', 0))
+  const insert = sqlite.prepare(`insert into audit_calls (${columns.join(', ')}) values (${columns.map((c) => '@' + c).join(', ')})`)
+  const finish = sqlite.prepare(
+    `update audit_calls set status = @status, result = @result, finished_at = @finished_at, duration_ms = @duration_ms where call_id = @call_id and status = 'running'`,
+  )
+  const start = sqlite.transaction((rows: AuditRow[]) => rows.forEach((row) => insert.run(row)))
+  const end = sqlite.transaction((rows: AuditRow[]) => rows.forEach((row) => finish.run(row)))
+  let next = 0
+  return {
+    /** `batch` calls: their running rows in one commit, then their final rows in another. */
+    calls(batch: number): void {
+      const rows = Array.from({ length: batch }, () => runningRow(`01FLOOR${String(next++).padStart(19, '0')}`, Date.now()))
+      start(rows)
+      for (const row of rows) Object.assign(row, { status: 'ok', result: row.input, finished_at: new Date().toISOString(), duration_ms: 0.01 })
+      end(rows)
+    },
+    async close() {
+      await opened.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+// The row the pipeline writes for a bench call, field for field.
+function runningRow(callId: string, startedAt: number): AuditRow {
+  return {
+    call_id: callId,
+    parent_call_id: null,
+    skill_key: NOOP_KEY,
+    caller_id: BENCH_CALLER.id,
+    caller_name: BENCH_CALLER.name,
+    caller_kind: BENCH_CALLER.kind,
+    caller_role: 'admin',
+    agent_id: null,
+    conversation_id: null,
+    edge_id: null,
+    edge_name: null,
+    manager_id: '01MANAGER0000000000000000',
+    input: '{"n":1}',
+    result: null,
+    result_truncated: 0,
+    error_code: null,
+    error_message: null,
+    status: 'running',
+    started_at: new Date(startedAt).toISOString(),
+    finished_at: null,
+    duration_ms: null,
+    approval_id: null,
+    trace_id: null,
+  }
+}
+
+/** A no-op skill through the whole pipeline (SQLite audit) against a bare call of the same function and SQLite's floor. */
 export async function runPipelineBench(options: PipelineBenchOptions = {}): Promise<PipelineBenchResult> {
   const { warmupMs = 1_000, sequentialMs = 1_500, concurrentMs = 2_500, concurrency = 64, rounds = 3 } = options
   const bench = await openBenchPlane()
+  const floor = await openFloor()
   try {
     const { plane } = bench
     const viaPipeline = async (n: number) => (await plane.invoke(NOOP_KEY, { n }, { caller: BENCH_CALLER })).ok
@@ -96,17 +176,39 @@ export async function runPipelineBench(options: PipelineBenchOptions = {}): Prom
 
     let pipelineCalls = 0
     // Alternating the two sides spreads the machine's noise over both.
+    // The floor runs its batches back to back: no event loop, no pipeline, only the commits.
+    const viaFloor = (inFlight: number) => async () => {
+      floor.calls(inFlight)
+      return true
+    }
     const measure = async (ms: number, inFlight: number, times: number) => {
       const bareRuns: Run[] = []
       const pipelineRuns: Run[] = []
+      const floorRuns: Run[] = []
+      const pipelineLatencies: number[] = []
+      const floorLatencies: number[] = []
+      const sequential = inFlight === 1
       for (let i = 0; i < times; i++) {
         bareRuns.push(await drive(ms, inFlight, bare))
-        pipelineRuns.push(await drive(ms, inFlight, viaPipeline))
+        const floorRun = await drive(ms, 1, viaFloor(inFlight), sequential ? floorLatencies : undefined)
+        floorRuns.push({ ...floorRun, calls: floorRun.calls * inFlight })
+        pipelineRuns.push(await drive(ms, inFlight, viaPipeline, sequential ? pipelineLatencies : undefined))
       }
       pipelineCalls += pipelineRuns.reduce((sum, run) => sum + run.calls, 0)
       const failures = [...bareRuns, ...pipelineRuns].reduce((sum, run) => sum + run.failures, 0)
       if (failures > 0) throw new Error(`${failures} calls failed`)
-      return figures(inFlight, ms, pipelineRuns, bareRuns)
+      const result = figures(inFlight, ms, pipelineRuns, bareRuns, floorRuns)
+      if (sequential) {
+        pipelineLatencies.sort((a, b) => a - b)
+        floorLatencies.sort((a, b) => a - b)
+        result.latency = {
+          p50Ms: round(quantile(pipelineLatencies, 0.5), 3),
+          p99Ms: round(quantile(pipelineLatencies, 0.99), 3),
+          floorP50Ms: round(quantile(floorLatencies, 0.5), 3),
+          floorP99Ms: round(quantile(floorLatencies, 0.99), 3),
+        }
+      }
+      return result
     }
 
     await measure(warmupMs, concurrency, 1)
@@ -124,6 +226,7 @@ export async function runPipelineBench(options: PipelineBenchOptions = {}): Prom
       audit: { calls: pipelineCalls, rows, okRows, complete: rows === pipelineCalls && okRows === pipelineCalls },
     }
   } finally {
+    await floor.close()
     await bench.close()
   }
 }

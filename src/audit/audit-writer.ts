@@ -16,6 +16,9 @@ export class AuditWriter {
   #inFlight = 0
   #scheduled = false
   #flushing: Promise<void> | null = null
+  // Rows in the last batch: a writer alone commits at the end of the current job (no turn of the
+  // event loop in between); once rows arrive together it waits a turn to gather them.
+  #lastBatch = 2
   readonly #finished = new Set<(row: AuditRow) => void>()
 
   constructor(
@@ -72,13 +75,15 @@ export class AuditWriter {
   #schedule(): void {
     if (this.#scheduled || this.#flushing) return
     this.#scheduled = true
-    setImmediate(() => void this.#flush())
+    if (this.#lastBatch === 1) queueMicrotask(() => void this.#flush())
+    else setImmediate(() => void this.#flush())
   }
 
   async #flush(): Promise<void> {
     this.#scheduled = false
     const batch = this.#queue
     this.#queue = []
+    this.#lastBatch = batch.length
     this.#inFlight = batch.length
     // The same call can be queued twice only if a writer re-finishes it; the last version wins.
     const rows = new Map<string, AuditRow>()

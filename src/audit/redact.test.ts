@@ -38,4 +38,17 @@ describe('redact', () => {
     expect(redact({ 'X-Api-Key': 'a', SESSION_TOKEN: 'b', privateKey: 'c' })).toEqual({ 'X-Api-Key': REDACTED, SESSION_TOKEN: REDACTED, privateKey: REDACTED })
     expect(redact({ name: 'x', passage: 'keep' })).toEqual({ name: 'x', passage: 'keep' })
   })
+
+  it('serialises to the same JSON whether or not anything needed hiding, and still hides what is deep, dated or marked', () => {
+    const clean = { query: 'x', filters: [{ field: 'a', values: [1, 2] }], nested: { page: 2 } }
+    expect(JSON.stringify(redact(clean))).toBe(JSON.stringify(clean))
+    // A secret name found only after many clean ones, a date, a secret schema on a scalar, scrubbing.
+    expect(redact({ a: [{ b: { c: 1, password: 'p' } }] })).toEqual({ a: [{ b: { c: 1, password: REDACTED } }] })
+    expect(redact({ at: new Date(0) })).toEqual({ at: '1970-01-01T00:00:00.000Z' })
+    expect(redact('1234', { type: 'string', writeOnly: true })).toBe(REDACTED)
+    expect(redact({ note: 'the code is 12345' }, null, { scrub: new Set(['12345']) })).toEqual({ note: `the code is ${REDACTED}` })
+    let deep: unknown = 'bottom'
+    for (let i = 0; i < 70; i++) deep = { next: deep }
+    expect(JSON.stringify(redact(deep))).toContain('[TOO DEEP]')
+  })
 })

@@ -22,7 +22,28 @@ export interface RedactOptions {
  * and any known secret value appearing inside a string.
  */
 export function redact(value: unknown, schema?: JsonSchema | null, options: RedactOptions = {}): unknown {
+  // Most inputs hold nothing to hide: then the value itself is the copy (JSON of it is the same).
+  if (!options.scrub?.size && clean(value, schema ?? undefined, 0)) return value
   return walk(value, schema ?? undefined, 0, options)
+}
+
+/** Whether walk() would return an equal value: no secret names or schemas, nothing to convert, not too deep. */
+function clean(value: unknown, schema: JsonSchema | undefined, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return !(schema && isSecretSchema(schema))
+  if (depth > MAX_DEPTH || (schema && isSecretSchema(schema)) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false
+  if (Array.isArray(value)) {
+    const items = schema && isObject(schema.items) ? (schema.items as JsonSchema) : undefined
+    return value.every((item) => clean(item, items, depth + 1))
+  }
+  const properties = schema && isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : undefined
+  const additional = schema && isObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined
+  for (const name in value) {
+    if (!Object.hasOwn(value, name)) continue
+    if (isSecretName(name)) return false
+    const child = (value as Record<string, unknown>)[name]
+    if (!clean(child, properties && Object.hasOwn(properties, name) ? properties[name] : additional, depth + 1)) return false
+  }
+  return true
 }
 
 /** A string with every known secret value blanked out. */
@@ -96,7 +117,21 @@ function hide(value: unknown, options: RedactOptions, depth = 0): string {
   return REDACTED
 }
 
+// Property names repeat from call to call: each is judged once (bounded, since callers choose them).
+const judged = new Map<string, boolean>()
+const JUDGED_MAX = 10_000
+
 function isSecretName(name: string): boolean {
+  let secret = judged.get(name)
+  if (secret === undefined) {
+    secret = judgeName(name)
+    if (judged.size >= JUDGED_MAX) judged.clear()
+    judged.set(name, secret)
+  }
+  return secret
+}
+
+function judgeName(name: string): boolean {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()

@@ -107,7 +107,14 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     templateView: (ctx) => view(ctx.caller, ctx.agent),
   })
 
-  const database = await openDatabase({ dataDir, databaseUrl: options.databaseUrl })
+  const database = await openDatabase({
+    dataDir,
+    databaseUrl: options.databaseUrl,
+    // Long-lived planes (the ones that take part in daily sweeps) keep checkpoints off the call path.
+    ...(options.dailySweeps !== false && {
+      walCheckpointer: { onError: (message: string) => logger.warn({ err: message }, 'the WAL checkpoint worker failed; checkpoints run inside commits') },
+    }),
+  })
   const { db } = database
   const auditRepo = new AuditRepository(db, database.sqlite)
   const runRecords = new RunRepository(db)

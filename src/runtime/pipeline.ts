@@ -8,6 +8,7 @@ import type { Caller, Envelope, NestedCallOptions, SkillContext } from '../skill
 import type { Connections } from '../secrets/index.js'
 import type { Policies, Approvals } from '../policy/index.js'
 import { ShuttingDown } from './abort-reasons.js'
+import { CallCancel } from './call-cancel.js'
 import { failure, success } from './envelope.js'
 import type { ApprovalMode, InvokeOptions } from './invoke-options.js'
 import type { EdgeRouter } from './edge-router.js'
@@ -96,7 +97,7 @@ const UNSERVED: Pick<SkillContext, 'memory' | 'learn'> = {
 export class Pipeline {
   readonly #deps: PipelineDeps
   readonly #nextId = monotonicFactory(pooledRandom)
-  readonly #inFlight = new Map<string, AbortController>()
+  readonly #inFlight = new Map<string, CallCancel>()
   #active = 0
   #idle: (() => void) | null = null
   #closing = false
@@ -112,7 +113,7 @@ export class Pipeline {
   /** Refuse new calls, interrupt running ones and wait (bounded) until every call has its final row. */
   async close(graceMs = 5_000): Promise<void> {
     this.#closing = true
-    for (const controller of this.#inFlight.values()) controller.abort(new ShuttingDown())
+    for (const cancel of this.#inFlight.values()) cancel.abort(new ShuttingDown())
     if (this.#active === 0) return
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, graceMs)
@@ -141,6 +142,8 @@ export class Pipeline {
     const span = tracer.startSpan(`skill ${name}`, { attributes: { 'skillplane.skill': name } })
     const spanContext = span.spanContext()
     const traceId = isSpanContextValid(spanContext) ? spanContext.traceId : null
+    // No tracer and no trace to join: the span is a no-op, so the call skips the context switch.
+    if (traceId === null && !span.isRecording()) return this.#call(key, rawInput, options, parent, null)
     const envelope = await context.with(trace.setSpan(context.active(), span), () => this.#call(key, rawInput, options, parent, traceId))
     span.setAttribute('skillplane.call_id', envelope.callId)
     if (!envelope.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: envelope.error.code })
@@ -215,13 +218,13 @@ export class Pipeline {
     if (isRefusal(present)) return refuse(present)
     const opened: { values: Connected | null } = { values: null }
 
-    const controller = new AbortController()
+    const cancel = new CallCancel()
     const outer = options.signal
-    const forward = () => controller.abort(outer?.reason)
+    const forward = () => cancel.abort(outer?.reason)
     if (outer?.aborted) forward()
     else outer?.addEventListener('abort', forward, { once: true })
-    this.#inFlight.set(callId, controller)
-    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, controller.signal, resolved.skill.key, opened, injected)
+    this.#inFlight.set(callId, cancel)
+    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, cancel, resolved.skill.key, opened, injected)
     try {
       const gate = await gateCall(deps, {
         skill: resolved.skill,
@@ -230,7 +233,7 @@ export class Pipeline {
         row,
         approval,
         onBehalfOf: options.onBehalfOf,
-        signal: controller.signal,
+        cancel,
         edge,
       })
       if (gate) return refuse(gate)
@@ -249,7 +252,7 @@ export class Pipeline {
         resolved.skill,
         validated.value,
         ctx,
-        controller,
+        cancel,
         edge && deps.edges ? { router: deps.edges, target: edge, secrets: connected.secrets } : undefined,
       )
       if (isRefusal(dispatched)) return finish(dispatched.status, failure(dispatched.code, dispatched.message, callId, dispatched.details))
@@ -277,7 +280,7 @@ export class Pipeline {
     agentId: string | null,
     edgeId: string | null,
     options: InvokeOptions,
-    signal: AbortSignal,
+    cancel: CallCancel,
     key: string,
     opened: { values: Connected | null },
     injected: Set<string>,
@@ -299,7 +302,9 @@ export class Pipeline {
       agent: agentId,
       conversationId: options.conversationId ?? null,
       edgeId,
-      signal,
+      get signal() {
+        return cancel.signal
+      },
       get logger() {
         return (child ??= logger.child({ callId }))
       },
@@ -335,7 +340,7 @@ export class Pipeline {
               conversationId: options.conversationId ?? null,
               // An edge is named per call: a nested call runs on the manager unless it names one.
               edgeId: nested?.edgeId ?? null,
-              signal,
+              signal: cancel.signal,
               onBehalfOf: options.onBehalfOf ?? null,
             },
             { callId, depth: (parent?.depth ?? 0) + 1, scrub: injected },

@@ -150,7 +150,13 @@ describe.each(databases)('audit store on $name', (database) => {
     opened = await openDatabase(await database.create())
     const repo = new AuditRepository(opened.db, opened.sqlite)
     const rows = Array.from({ length: 5000 }, (_, i) =>
-      row(i, { caller_id: `k${i % 500}`, caller_name: `user${i % 500}`, edge_id: i % 100 ? null : `e${i % 7}`, edge_name: i % 100 ? null : `edge${i % 7}` }),
+      row(i, {
+        status: 'ok',
+        caller_id: `k${i % 500}`,
+        caller_name: `user${i % 500}`,
+        edge_id: i % 100 ? null : `e${i % 7}`,
+        edge_name: i % 100 ? null : `edge${i % 7}`,
+      }),
     )
     await repo.upsertMany(rows)
     await sql`analyze`.execute(opened.db)
@@ -190,6 +196,28 @@ describe.each(databases)('audit store on $name', (database) => {
     expect(rest.page.items).toHaveLength(8)
     expect(rest.page.nextCursor).toBeNull()
 
+    // Status and the sparse columns have partial indexes; an `ok` filter walks the key.
+    await repo.upsertMany([
+      row(5003, { status: 'error', error_code: 'executor_error', trace_id: 't1', parent_call_id: row(5001).call_id, approval_id: 'ap1' }),
+      row(5004, { status: 'running', trace_id: 't1' }),
+    ])
+    const errors = await planOf({ status: 'error', limit: 5 })
+    expect(errors.plan).toContain('audit_calls_status_idx')
+    expect(errors.page.items.map((r) => r.call_id)).toEqual([row(5003).call_id])
+    const oks = await planOf({ status: 'ok', limit: 5 })
+    expect(oks.plan).not.toMatch(/TEMP B-TREE|Sort/)
+    expect(oks.page.items.map((r) => r.status)).toEqual(Array(5).fill('ok'))
+    for (const [q, index] of [
+      [{ traceId: 't1', limit: 5 }, 'audit_calls_trace_id_idx'],
+      [{ parentCallId: row(5001).call_id, limit: 5 }, 'audit_calls_parent_call_id_idx'],
+      [{ agent: 'helper', limit: 5 }, 'audit_calls_agent_id_idx'],
+    ] as const) {
+      const found = await planOf(q)
+      expect(found.plan).toContain(index)
+      expect(found.page.items.length).toBeGreaterThan(0)
+    }
+    expect(await repo.ranWithApproval('ap1')).toBe(true)
+
     const byEdge = await planOf({ edge: 'edge3', limit: 50 })
     expect(byEdge.plan).toContain('audit_calls_edge_name_idx')
     expect(byEdge.page.items.every((r) => r.edge_name === 'edge3')).toBe(true)
@@ -209,5 +237,29 @@ describe.each(databases)('audit store on $name', (database) => {
     const around = { from: new Date(start).toISOString(), to: new Date(start + 2).toISOString(), limit: 10 }
     expect((await repo.query(around)).items.map((r) => r.call_id)).toEqual([late.call_id, early.call_id])
     expect((await repo.query({ ...around, to: new Date(start + 1).toISOString() })).items.map((r) => r.call_id)).toEqual([early.call_id])
+  })
+
+  it('finishes a running row without touching what it keeps, and a row marked interrupted meanwhile takes the whole final row', async () => {
+    opened = await openDatabase(await database.create())
+    const repo = new AuditRepository(opened.db, opened.sqlite)
+    const final = { status: 'ok', result: '{"done":true}', finished_at: '2026-01-01T01:00:00.000Z', duration_ms: 2 }
+    await repo.upsertMany([row(1, { approval_id: 'ap1', trace_id: 't1' }), row(2)])
+    await repo.upsertMany([row(1, { approval_id: 'ap1', trace_id: 't1', ...final })])
+    expect(await repo.get(row(1).call_id)).toMatchObject({ ...final, approval_id: 'ap1', trace_id: 't1', error_code: null, result_truncated: 0 })
+    // A manager judged dead finishes after all: its row says what happened, with no stale error left.
+    expect(await repo.markInterrupted(['other'], '2026-01-01T00:30:00.000Z')).toBe(1)
+    expect(await repo.get(row(2).call_id)).toMatchObject({ status: 'interrupted', error_code: 'unavailable' })
+    await repo.upsertMany([row(2, final)])
+    expect(await repo.get(row(2).call_id)).toMatchObject({ ...final, error_code: null, error_message: null })
+    // An error and a cut result are written too.
+    await repo.upsertMany([row(3)])
+    await repo.upsertMany([row(3, { ...final, status: 'error', result: 'cut', result_truncated: 1, error_code: 'executor_error', error_message: 'boom' })])
+    expect(await repo.get(row(3).call_id)).toMatchObject({
+      status: 'error',
+      result: 'cut',
+      result_truncated: 1,
+      error_code: 'executor_error',
+      error_message: 'boom',
+    })
   })
 })

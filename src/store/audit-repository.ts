@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { encodeTime } from 'ulid'
 import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
@@ -61,6 +61,9 @@ const idBound = (at: string, slackMs: number) => {
   return `${encodeTime(Math.min(Math.max(ms + slackMs, 0), 2 ** 48 - 1), 10)}${(slackMs < 0 ? '0' : 'Z').repeat(16)}`
 }
 
+// The condition of the status index, repeated in queries as a literal so SQLite can use the index.
+const NOT_OK = sql<boolean>`status <> 'ok'`
+
 // Rows per INSERT: 23 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
 const FINAL_COLUMNS = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id'] as const
@@ -114,15 +117,29 @@ export class AuditRepository {
     if (sqlite) {
       // The hot path on SQLite: prepared statements run per row inside one transaction, instead of
       // building, compiling and preparing a fresh multi-row statement through Kysely per batch.
-      // Finishing a running row is a plain update by key, cheaper than an insert that conflicts.
-      const finish = sqlite.prepare(`update audit_calls set ${FINAL_COLUMNS.map((c) => `${c} = @${c}`).join(', ')} where call_id = @call_id`)
+      // Finishing a running row sets only what a finish changes from it: a column in SET has its
+      // indexes rewritten even when its value stays, so approval and trace ids are left alone.
+      const finishers = new Map<string, SQLite.Statement>()
+      const finish = (row: AuditRow) => {
+        const columns = ['status', 'result', 'finished_at', 'duration_ms']
+        if (row.result_truncated) columns.push('result_truncated')
+        if (row.error_code !== null || row.error_message !== null) columns.push('error_code', 'error_message')
+        const shape = columns.join()
+        let statement = finishers.get(shape)
+        if (!statement) {
+          statement = sqlite.prepare(`update audit_calls set ${columns.map((c) => `${c} = @${c}`).join(', ')} where call_id = @call_id and status = 'running'`)
+          finishers.set(shape, statement)
+        }
+        return statement.run(row).changes > 0
+      }
       const upsert = sqlite.prepare(
         `insert into audit_calls (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => '@' + c).join(', ')}) ` +
           `on conflict (call_id) do update set ${FINAL_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
       )
       this.#writeBatch = sqlite.transaction((rows: AuditRow[]) => {
         for (const row of rows) {
-          if (row.status !== 'running' && finish.run(row).changes > 0) continue
+          // Anything else (a new row, one marked interrupted meanwhile) takes the whole upsert.
+          if (row.status !== 'running' && finish(row)) continue
           upsert.run(row)
         }
       })
@@ -183,7 +200,8 @@ export class AuditRepository {
         let query = this.db.selectFrom('audit_calls').selectAll()
         for (const [column, value] of chosen) query = query.where(column, '=', value)
         if (q.skill) query = query.where('skill_key', '=', q.skill)
-        if (q.status) query = query.where('status', '=', q.status)
+        // SQLite uses a partial index only when the query repeats its condition word for word.
+        if (q.status) query = query.where('status', '=', q.status).$if(q.status !== 'ok', (qb) => qb.where(NOT_OK))
         if (q.agent) query = query.where('agent_id', '=', q.agent)
         if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
         if (q.traceId) query = query.where('trace_id', '=', q.traceId)
@@ -257,6 +275,7 @@ export class AuditRepository {
         finished_at: now,
       })
       .where('status', '=', 'running')
+      .where(NOT_OK)
     if (aliveManagerIds.length > 0) query = query.where('manager_id', 'not in', aliveManagerIds)
     const result = await query.executeTakeFirst()
     return Number(result.numUpdatedRows)

@@ -5,6 +5,7 @@ import pg from 'pg'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely'
 import type { Database } from './database.js'
 import { StoreError } from './store-error.js'
+import { WalCheckpointer } from './wal-checkpointer.js'
 import { listen, type Listener } from './pg-listener.js'
 import * as initial from './migrations/0001-initial.js'
 import * as policiesApprovals from './migrations/0002-policies-approvals.js'
@@ -22,6 +23,7 @@ import * as discovery from './migrations/0013-discovery.js'
 import * as connectionValues from './migrations/0014-connection-values.js'
 import * as memoryLearnings from './migrations/0015-memory-learnings.js'
 import * as changeVersions from './migrations/0017-change-versions-audit-indexes.js'
+import * as auditLeanIndexes from './migrations/0018-audit-lean-indexes.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -54,18 +56,30 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_connection_values': connectionValues,
   '0015_memory_learnings': memoryLearnings,
   '0017_change_versions_audit_indexes': changeVersions,
+  '0018_audit_lean_indexes': auditLeanIndexes,
 }
 
 export interface OpenDatabaseOptions {
   /** postgres://… selects PostgreSQL; otherwise SQLite under dataDir. */
   databaseUrl?: string
   dataDir: string
+  /**
+   * SQLite only: checkpoint the WAL on a worker thread instead of inside commits (for processes
+   * that live long and write much, such as a serving manager); told of the worker's failures.
+   */
+  walCheckpointer?: { onError(message: string): void }
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
   const opened = options.databaseUrl ? await openPostgres(options.databaseUrl) : openSqlite(options.dataDir)
   try {
     await migrate(opened)
+    if (opened.sqlite && options.walCheckpointer) {
+      const checkpointer = new WalCheckpointer(opened.sqlite, options.walCheckpointer.onError)
+      const close = opened.close
+      // The worker's connection goes first, so the last one to close cleans up the WAL.
+      opened.close = () => checkpointer.close().then(close)
+    }
   } catch (error) {
     await opened.close().catch(() => {})
     throw error instanceof StoreError ? error : new StoreError(`migrating ${opened.location} failed: ${(error as Error).message}`)

@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api'
 import type { EdgeInfo, SkillContext, Skill } from '../../skill/index.js'
-import { DeadlineExceeded, raceAbort } from '../abort-reasons.js'
+import { DeadlineExceeded } from '../abort-reasons.js'
+import type { CallCancel } from '../call-cancel.js'
 import { EdgeUnavailable, type EdgeRouter } from '../edge-router.js'
 import { isSkillError } from '../skill-error.js'
 import { errorMessage } from './error-message.js'
@@ -20,26 +21,26 @@ export async function dispatchCall(
   skill: Skill,
   input: unknown,
   ctx: SkillContext,
-  controller: AbortController,
+  cancel: CallCancel,
   edge?: { router: EdgeRouter; target: EdgeInfo; secrets: ReadonlyMap<string, string> },
 ): Promise<Dispatched | Refusal> {
   trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
-  const timer = setTimeout(() => controller.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
+  const timer = setTimeout(() => cancel.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
   try {
     const run = () => {
       // A call cancelled before its turn never starts its executor.
-      if (controller.signal.aborted) throw controller.signal.reason
+      if (cancel.aborted) throw cancel.reason
       if (edge) {
-        const call = { callId: ctx.callId, timeoutMs: skill.timeoutMs, signal: controller.signal, progress: ctx.progress, secrets: edge.secrets }
+        const call = { callId: ctx.callId, timeoutMs: skill.timeoutMs, signal: cancel.signal, progress: ctx.progress, secrets: edge.secrets }
         return edge.router.dispatch(edge.target, skill, input, call)
       }
       return skill.run(input, ctx)
     }
-    return { data: await raceAbort(Promise.resolve().then(run), controller.signal) }
+    return { data: await cancel.race(Promise.resolve().then(run)) }
   } catch (error) {
-    const reasonForAbort = controller.signal.aborted ? controller.signal.reason : undefined
+    const reasonForAbort = cancel.aborted ? cancel.reason : undefined
     if (reasonForAbort instanceof DeadlineExceeded) return refusal('timeout', `skill "${skill.key}": ${reasonForAbort.message}`, 'timeout')
-    if (controller.signal.aborted) return interrupted(controller.signal)
+    if (cancel.aborted) return interrupted(cancel)
     if (error instanceof EdgeUnavailable) return refusal('edge_unavailable', error.message, 'error')
     if (isSkillError(error)) return refusal(error.code, error.message, error.code === 'denied' ? 'denied' : 'error')
     return refusal('executor_error', `skill "${skill.key}" failed: ${errorMessage(error)}`, 'error')

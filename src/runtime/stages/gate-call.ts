@@ -3,6 +3,7 @@ import type { AuditWriter } from '../../audit/index.js'
 import type { AuditRow } from '../../store/index.js'
 import type { Caller, EdgeInfo, SkillContext, Skill } from '../../skill/index.js'
 import { decidePolicy, inputHash, type Policies, type Approvals, type ApprovalView } from '../../policy/index.js'
+import type { CallCancel } from '../call-cancel.js'
 import type { ApprovalMode } from '../invoke-options.js'
 import { errorMessage } from './error-message.js'
 import { interrupted } from './interrupted.js'
@@ -27,13 +28,14 @@ export interface GateInput {
   row: AuditRow
   approval: ApprovalMode
   onBehalfOf: Caller | null | undefined
-  signal: AbortSignal
+  /** Read only while waiting for a decision. */
+  cancel: CallCancel
   /** The edge a host-scope call runs on: edge policies apply, and an approval holds for it only. */
   edge: EdgeInfo | null
 }
 
 /** Stage 4: policy, then approval when it says ASK. Null to run now, else why not. */
-export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approval, onBehalfOf, signal, edge }: GateInput): Promise<Refusal | null> {
+export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approval, onBehalfOf, cancel, edge }: GateInput): Promise<Refusal | null> {
   const { approvals } = deps
   const rows = deps.policies.rows()
   let policy = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: ctx.caller, agentId: ctx.agent, edge, policies: rows })
@@ -99,11 +101,11 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
     if (approvalId && approval.mode !== 'check') {
       row.approval_id = approvalId
       // A caller already gone must not spend the approval: claiming is for a call that will run.
-      if (signal.aborted) return interrupted(signal)
+      if (cancel.aborted) return interrupted(cancel)
       let claimed = await claim(approvalId)
       if (!claimed.ok && claimed.code === 'approval_required' && wait) {
-        const outcome = await approvals.waitForDecision(approvalId, waitMs, signal)
-        if (signal.aborted) return interrupted(signal)
+        const outcome = await approvals.waitForDecision(approvalId, waitMs, cancel.signal)
+        if (cancel.aborted) return interrupted(cancel)
         if (outcome !== 'pending') claimed = await claim(approvalId)
       }
       if (claimed.ok) return null
@@ -135,9 +137,9 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
     if (!wait) return pending
     // The call is on record as waiting before it waits: a crash leaves an accurate row.
     await deps.audit.write({ ...row, status: 'approval_required', error_code: 'approval_required', error_message: pending.message })
-    const outcome = await approvals.waitForDecision(request.id, waitMs, signal)
+    const outcome = await approvals.waitForDecision(request.id, waitMs, cancel.signal)
     // Claim only for a caller still there: a claimed approval is spent.
-    if (signal.aborted) return interrupted(signal)
+    if (cancel.aborted) return interrupted(cancel)
     if (outcome === 'approved') {
       const claimed = await claim(request.id)
       return claimed.ok ? null : refusal(claimed.code, claimed.message, 'denied')
