@@ -19,8 +19,8 @@ const POOL_PER_MANAGER = 10
 const CONNECTIONS = 48
 // Alternating rounds (1, 2, 3 managers, again and again) so that a neighbour's load on a shared
 // machine falls on every configuration alike; each figure is the median of its rounds.
-const ROUNDS = 3
-const RUN_SECONDS = 3
+const ROUNDS = 5
+const RUN_SECONDS = 2
 const FLOOR_SECONDS = 2
 export const MANAGERS_TARGET_RATIO = 1.6
 
@@ -32,6 +32,8 @@ export interface CpuShares {
   postgres: number
   /** Everything busy on the machine, other processes included. */
   machine: number
+  /** Share of the run during which some runnable task waited for a CPU (Linux pressure stall information), or null. */
+  waitingForCpu: number | null
 }
 
 export interface ManagersRun {
@@ -40,7 +42,7 @@ export interface ManagersRun {
   requests: number
   /** Median of the rounds. */
   callsPerSecond: number
-  /** callsPerSecond ÷ the one-manager median. */
+  /** Median over the rounds of this configuration's calls/s ÷ the one manager's in the same round. */
   ratio: number
   /** Each round's calls/s, in order. */
   roundRates: number[]
@@ -193,7 +195,17 @@ interface CpuMark {
   children: number
   postgres: number
   machine: number
+  stallMicros: number | null
   at: number
+}
+
+/** Total µs some task has waited for a CPU (/proc/pressure/cpu), or null without PSI. */
+function cpuStallMicros(): number | null {
+  try {
+    return Number(/^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? NaN) || null
+  } catch {
+    return null
+  }
 }
 
 function cpuMark(managers: Manager[], database: string): CpuMark | null {
@@ -203,6 +215,7 @@ function cpuMark(managers: Manager[], database: string): CpuMark | null {
     children: reapedChildTicks(),
     postgres: postgresTicks(database),
     machine: machineBusyTicks(),
+    stallMicros: cpuStallMicros(),
     at: performance.now(),
   }
 }
@@ -216,6 +229,7 @@ function cpuShares(start: CpuMark | null, end: CpuMark | null): CpuShares | null
     loadGenerator: cores(end.children - start.children),
     postgres: cores(end.postgres - start.postgres),
     machine: cores(end.machine - start.machine),
+    waitingForCpu: start.stallMicros === null || end.stallMicros === null ? null : round((end.stallMicros - start.stallMicros) / 1e6 / seconds, 2),
   }
 }
 
@@ -331,7 +345,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function average(shares: Array<CpuShares | null>): CpuShares | null {
   if (shares.some((s) => s === null)) return null
   const mean = (pick: (s: CpuShares) => number) => round(shares.reduce((sum, s) => sum + pick(s!), 0) / shares.length, 2)
-  return { managers: mean((s) => s.managers), loadGenerator: mean((s) => s.loadGenerator), postgres: mean((s) => s.postgres), machine: mean((s) => s.machine) }
+  const stalls = shares.map((s) => s!.waitingForCpu)
+  return {
+    managers: mean((s) => s.managers),
+    loadGenerator: mean((s) => s.loadGenerator),
+    postgres: mean((s) => s.postgres),
+    machine: mean((s) => s.machine),
+    waitingForCpu: stalls.some((w) => w === null) ? null : mean((s) => s.waitingForCpu!),
+  }
 }
 
 /** One, two and three `skillplane serve` processes on one fresh PostgreSQL database, loaded together over HTTP. */
@@ -379,7 +400,7 @@ export async function runManagersBench(): Promise<ManagersBenchResult> {
         managers: n,
         requests: mine.reduce((sum, m) => sum + m.requests, 0),
         callsPerSecond: round(rate),
-        ratio: round(rate / median(rounds[0]!.map((m) => m.callsPerSecond)), 2),
+        ratio: round(median(mine.map((m, r) => m.callsPerSecond / rounds[0]![r]!.callsPerSecond)), 2),
         roundRates: mine.map((m) => round(m.callsPerSecond)),
         latencyP50Ms: middle.report.latency.p50,
         latencyP99Ms: middle.report.latency.p99,
@@ -408,12 +429,16 @@ function boundText(r: ManagersBenchFigures): string {
   const ceilingRatio = ceiling / one.callsPerSecond
   const ours = two.cpu.managers + two.cpu.loadGenerator + two.cpu.postgres
   const others = Math.max(0, two.cpu.machine - ours)
+  const othersOne = Math.max(0, one.cpu.machine - (one.cpu.managers + one.cpu.loadGenerator + one.cpu.postgres))
+  const left = ((r.cores - othersOne) * 1e6) / one.cpuMicrosPerCall / one.callsPerSecond
   const lines = [
     `- **CPU.** One audited call costs ${int(one.cpuMicrosPerCall)} µs of CPU in the one-manager runs (managers, load generator and PostgreSQL together): ` +
-      `${r.cores} cores hold at most ${int(ceiling)} calls/s at that cost, **${ceilingRatio.toFixed(2)}× one manager**, however many managers share them` +
-      (ceilingRatio < MANAGERS_TARGET_RATIO ? `: the ${MANAGERS_TARGET_RATIO}× target is out of reach on this machine by CPU alone.` : '.'),
+      `${r.cores} cores hold at most ${int(ceiling)} calls/s at that cost, **${ceilingRatio.toFixed(2)}× one manager**, however many managers share them; ` +
+      `less the ${othersOne.toFixed(2)} cores other processes took meanwhile, ${left.toFixed(2)}×` +
+      (Math.min(ceilingRatio, left) < MANAGERS_TARGET_RATIO ? `: the ${MANAGERS_TARGET_RATIO}× target is out of reach on this machine by CPU alone.` : '.'),
     `- **The machine.** During the two-manager runs ${two.cpu.machine.toFixed(2)} of ${r.cores} cores were busy: ${ours.toFixed(2)} for this bench's processes, ` +
-      `${others.toFixed(2)} for other processes on the machine${others >= 0.2 ? ' (a shared machine: its neighbours take cores the managers would use)' : ''}.`,
+      `${others.toFixed(2)} for other processes on the machine${others >= 0.2 ? ' (a shared machine: its neighbours take cores the managers would use)' : ''}` +
+      (two.cpu.waitingForCpu === null ? '.' : `; some runnable task was waiting for a CPU ${(two.cpu.waitingForCpu * 100).toFixed(0)} % of the time.`),
     `- **PostgreSQL.** Plain \`pg\` doing only the two commits per call reached ${int(two.floor.callsPerSecond)} calls/s with the two-manager pool ` +
       `(its backends on ${two.floor.postgresCores?.toFixed(2) ?? '—'} cores, the client on ${two.floor.clientCores.toFixed(2)}); two managers reached ` +
       `${((two.callsPerSecond / two.floor.callsPerSecond) * 100).toFixed(0)} % of that, their group commit putting several calls' rows in one commit.`,
@@ -425,7 +450,8 @@ export function printManagers(r: ManagersBenchResult, log: (line: string) => voi
   if ('skipped' in r) return log(`  skipped: ${r.skipped}`)
   for (const run of r.runs) {
     const cpu = run.cpu
-      ? `; CPU cores: managers ${run.cpu.managers}, load generator ${run.cpu.loadGenerator}, PostgreSQL ${run.cpu.postgres}, machine ${run.cpu.machine} of ${r.cores}`
+      ? `; CPU cores: managers ${run.cpu.managers}, load generator ${run.cpu.loadGenerator}, PostgreSQL ${run.cpu.postgres}, machine ${run.cpu.machine} of ${r.cores}` +
+        (run.cpu.waitingForCpu === null ? '' : `, a task waiting for a CPU ${(run.cpu.waitingForCpu * 100).toFixed(0)} % of the time`)
       : ''
     log(
       `  ${run.managers} manager${run.managers > 1 ? 's' : ''}: ${int(run.callsPerSecond)} audited calls/s (${run.ratio.toFixed(2)}×), p99 ${run.latencyP99Ms} ms${cpu}; ` +
@@ -462,7 +488,8 @@ own data dir, on one fresh PostgreSQL database. One autocannon process drives
 managers, as a load balancer would; a round gives each of the three configurations a fixed number
 of requests (about ${RUN_SECONDS} s), all answered before the next starts, and ${r.rounds} alternating rounds follow a warm-up, so
 that a neighbour's load falls on every configuration alike. Figures are the median round's (each
-round's calls/s in the last column); CPU is read from /proc over each run and averaged, in cores
+round's calls/s in the last column; the ratio is the median of each round's ratio to that round's
+one-manager figure); CPU is read from /proc over each run and averaged, in cores
 (1.00 = one core busy all along), PostgreSQL's being the backends serving this database. Every call
 commits its \`running\` row before the skill runs and its final row before the answer (each
 manager batching concurrent calls' rows into one commit). The last column is plain \`pg\` doing each
@@ -470,12 +497,12 @@ call's two commits alone (the audit repository's upsert into a copy of \`audit_c
 indexes), ${r.connections} callers one call after another over a pool of ${POOL_PER_MANAGER} connections per manager, measured
 after the rounds with the managers idle.
 
-| managers | audited calls/s | ÷ one manager | p50 ms | p99 ms | CPU managers | CPU load generator | CPU PostgreSQL | machine busy (of ${r.cores}) | CPU µs per call | plain pg, two commits a call: calls/s | rounds: calls/s |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| managers | audited calls/s | ÷ one manager | p50 ms | p99 ms | CPU managers | CPU load generator | CPU PostgreSQL | machine busy (of ${r.cores}) | time a task waited for a CPU | CPU µs per call | plain pg, two commits a call: calls/s | rounds: calls/s |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${r.runs
   .map(
     (run) =>
-      `| ${run.managers} | ${int(run.callsPerSecond)} | ${run.ratio.toFixed(2)}× | ${run.latencyP50Ms} | ${run.latencyP99Ms} | ${cores(run.cpu, (c) => c.managers)} | ${cores(run.cpu, (c) => c.loadGenerator)} | ${cores(run.cpu, (c) => c.postgres)} | ${cores(run.cpu, (c) => c.machine)} | ${run.cpuMicrosPerCall === null ? '—' : int(run.cpuMicrosPerCall)} | ${int(run.floor.callsPerSecond)} | ${run.roundRates.map(int).join(' / ')} |`,
+      `| ${run.managers} | ${int(run.callsPerSecond)} | ${run.ratio.toFixed(2)}× | ${run.latencyP50Ms} | ${run.latencyP99Ms} | ${cores(run.cpu, (c) => c.managers)} | ${cores(run.cpu, (c) => c.loadGenerator)} | ${cores(run.cpu, (c) => c.postgres)} | ${cores(run.cpu, (c) => c.machine)} | ${run.cpu?.waitingForCpu == null ? '—' : `${(run.cpu.waitingForCpu * 100).toFixed(0)} %`} | ${run.cpuMicrosPerCall === null ? '—' : int(run.cpuMicrosPerCall)} | ${int(run.floor.callsPerSecond)} | ${run.roundRates.map(int).join(' / ')} |`,
   )
   .join('\n')}
 
