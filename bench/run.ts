@@ -11,6 +11,7 @@ import { runMcpServerBench, type McpServerBenchResult } from './mcp-server.bench
 import { runEdgeBench, type EdgeBenchResult, type EdgeShare, type FleetFigures, type FleetState } from './edge.bench.js'
 import { printScale, runScaleBench, scaleReport, scaleTargetRows, type ScaleBenchResult } from './scale.bench.js'
 import { discoveryQualityReport, discoveryTargetRows, runDiscoveryQualityBench, type DiscoveryQualityResult } from './discovery-quality.bench.js'
+import { managersReport, managersTargetRows, printManagers, runManagersBench, type ManagersBenchResult } from './managers.bench.js'
 
 // Issue 15's targets: the pipeline near SQLite's own floor, 30,000 audited calls/s at 64 in flight, p99 under 2 ms.
 const FLOOR_TARGET_RATIO = 0.9
@@ -80,6 +81,7 @@ function report(
   edge: EdgeBenchResult,
   discovery: DiscoveryQualityResult,
   scale: ScaleBenchResult,
+  managers: ManagersBenchResult,
   context: { date: string; load: number[] },
 ): string {
   const cpu = cpus()
@@ -116,6 +118,7 @@ these machines are noisy: the ratios travel better than the absolute numbers.
 | MCP tools/call over Streamable HTTP ≥ ${MCP_SERVER_TARGET_RATIO}× a bare MCP SDK server | ${times(mcpServer.sequential.ratio)} sequential, ${times(mcpServer.concurrent.ratio)} with ${mcpServer.concurrent.inFlight} in flight | ${yesNo(Math.min(mcpServer.sequential.ratio, mcpServer.concurrent.ratio) >= MCP_SERVER_TARGET_RATIO)} |
 ${discoveryTargetRows(discovery).join('\n')}
 ${scaleTargetRows(scale).join('\n')}
+${managersTargetRows(managers).join('\n')}
 | every call audited | pipeline ${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls; HTTP ${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses | ${yesNo(pipeline.audit.complete && http.audit.complete)} |
 
 ## Pipeline overhead
@@ -275,7 +278,9 @@ ${loading.map((l) => `| ${int(l.skills)} | ${(l.averageBytes / 1000).toFixed(1)}
 
 ${discoveryQualityReport(discovery)}
 
-${scaleReport(scale)}`
+${scaleReport(scale)}
+
+${managersReport(managers)}`
 }
 
 const context = { date: new Date().toISOString(), load: loadavg() }
@@ -354,9 +359,13 @@ console.log('10,000 skills and 1,000 agents; a large audit table…')
 const scale = await runScaleBench()
 printScale(scale)
 
-writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, edge, discovery, scale, context))
+console.log('several managers on one PostgreSQL…')
+const managers = await runManagersBench()
+printManagers(managers)
+
+writeFileSync(RESULTS, report(pipeline, http, loading, pack, mcp, mcpServer, edge, discovery, scale, managers, context))
 console.log(`wrote ${RESULTS}`)
-if (!pipeline.audit.complete || !http.audit.complete) {
+if (!pipeline.audit.complete || !http.audit.complete || ('audit' in managers && !managers.audit.complete)) {
   console.error('audit check failed: some calls have no ok audit row')
   process.exitCode = 1
 }
