@@ -22,6 +22,7 @@ import * as discovery from './migrations/0013-discovery.js'
 import * as connectionValues from './migrations/0014-connection-values.js'
 import * as memoryLearnings from './migrations/0015-memory-learnings.js'
 import * as changeVersions from './migrations/0017-change-versions-audit-indexes.js'
+import * as catalogChangeSeq from './migrations/0019-catalog-change-seq.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_connection_values': connectionValues,
   '0015_memory_learnings': memoryLearnings,
   '0017_change_versions_audit_indexes': changeVersions,
+  '0019_catalog_change_seq': catalogChangeSeq,
 }
 
 export interface OpenDatabaseOptions {
