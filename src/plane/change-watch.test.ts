@@ -49,7 +49,15 @@ describe.each(databases)('changes made by another manager ($name)', (database) =
       await skills.delete('explode')
       await skills.update('echo', { title_override: 'Echo, edited elsewhere', updated_at: now })
       await skills.insert({ ...echo, key: 'added_elsewhere', title_override: null, created_at: now, updated_at: now })
-      await agents.upsert({ id: 'night-shift', name: 'Night Shift', aliases: '["nights"]', description: 'Added elsewhere', declared: 0, created_at: now, updated_at: now })
+      await agents.upsert({
+        id: 'night-shift',
+        name: 'Night Shift',
+        aliases: '["nights"]',
+        description: 'Added elsewhere',
+        declared: 0,
+        created_at: now,
+        updated_at: now,
+      })
       await agents.bind('night-shift', 'added_elsewhere', now)
       // Deleted and added again between two heartbeats: the row written last is what stays.
       await skills.delete('hang')

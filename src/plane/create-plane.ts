@@ -277,8 +277,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     discovery.markDirty()
     changes.changed()
   }
-  catalog.onChange = () => {
-    registry.reapplyClasses()
+  catalog.onChange = (skills) => {
+    registry.reapplyClasses(skills)
     discovery.markDirty()
     changes.changed()
   }

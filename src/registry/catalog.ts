@@ -35,8 +35,8 @@ export class Catalog {
   /** What the last read saw; undefined until the first read, which takes every row. */
   #versions: CatalogVersions | undefined
   #refreshing: Promise<void> = Promise.resolve()
-  /** Called after a refresh that found something different (an edit, a sync, another manager). */
-  onChange: () => void = () => {}
+  /** Called after a refresh that found something different (an edit, a sync, another manager), with the skill rows written or deleted (undefined: every row). */
+  onChange: (skills: readonly string[] | undefined) => void = () => {}
 
   constructor(
     private readonly catalogRepo: CatalogRepository,
@@ -77,7 +77,9 @@ export class Catalog {
       }
     }
     this.#versions = read.versions
-    if (changed || agentsChanged || read.skills.length > 0 || read.bindings.length > 0) this.onChange()
+    if (changed || agentsChanged || read.skills.length > 0 || read.bindings.length > 0) {
+      this.onChange(read.whole ? undefined : [...read.deleted.skills, ...read.skills.map((row) => row.key)])
+    }
   }
 
   #bind(agentId: string, key: string): void {

@@ -26,7 +26,7 @@ const row = (key: string): CatalogRow => ({
   created_at: now,
   updated_at: now,
 })
-const keys = (rows: Array<{ key: string }>) => rows.map((r) => r.key)
+const keys = (rows: Array<{ key: string }>) => rows.map((r) => r.key).sort()
 
 const opened: OpenedDatabase[] = []
 afterEach(async () => {
@@ -48,7 +48,7 @@ describe.each(databases)('reading the catalog by version ($name)', (database) =>
     const first = await changes.read()
     expect(first.whole).toBe(true)
     expect(keys(first.skills)).toEqual(['a', 'b', 'c', 'd'])
-    expect(first.bindings.map((b) => b.skill_key)).toEqual(['a', 'b'])
+    expect(first.bindings.map((b) => b.skill_key).sort()).toEqual(['a', 'b'])
 
     await skills.update('b', { title_override: 'B', updated_at: now })
     await skills.delete('a')
@@ -61,7 +61,12 @@ describe.each(databases)('reading the catalog by version ($name)', (database) =>
     expect(second.agents).toEqual([])
     expect(second.bindings.map((b) => b.skill_key)).toEqual(['e'])
     expect(second.deleted.skills).toEqual(['a'])
-    expect(second.deleted.bindings).toEqual(expect.arrayContaining([{ agent_id: 'helper', skill_key: 'a' }, { agent_id: 'helper', skill_key: 'b' }]))
+    expect(second.deleted.bindings).toEqual(
+      expect.arrayContaining([
+        { agent_id: 'helper', skill_key: 'a' },
+        { agent_id: 'helper', skill_key: 'b' },
+      ]),
+    )
     expect(second.deleted.bindings).toHaveLength(2)
 
     // Nothing written since: nothing read, and an insert that met a conflict wrote nothing.
@@ -70,34 +75,31 @@ describe.each(databases)('reading the catalog by version ($name)', (database) =>
     expect([third.skills, third.agents, third.bindings, third.deleted.skills, third.deleted.bindings]).toEqual([[], [], [], [], []])
   })
 
-  it.runIf(database.name === 'postgres')(
-    'misses no write of a transaction that took its version before another one committed a later version',
-    async () => {
-      const location = await database.create()
-      const [reader, first, second] = await Promise.all([openDatabase(location), openDatabase(location), openDatabase(location)])
-      opened.push(reader, first, second)
-      const changes = new CatalogChangeRepository(reader.db)
-      const seen = await changes.read()
+  it.runIf(database.name === 'postgres')('misses no write of a transaction that took its version before another one committed a later version', async () => {
+    const location = await database.create()
+    const [reader, first, second] = await Promise.all([openDatabase(location), openDatabase(location), openDatabase(location)])
+    opened.push(reader, first, second)
+    const changes = new CatalogChangeRepository(reader.db)
+    const seen = await changes.read()
 
-      let release!: () => void
-      const held = new Promise<void>((resolve) => (release = resolve))
-      let wrote!: () => void
-      const written = new Promise<void>((resolve) => (wrote = resolve))
-      // The first writer takes its version and holds its transaction open; the second writes after it.
-      const slow = first.db.transaction().execute(async (trx) => {
-        await new CatalogRepository(trx).insert(row('slow'))
-        wrote()
-        await held
-      })
-      await written
-      const fast = new CatalogRepository(second.db).insert(row('fast'))
-      // Neither is committed yet: a reader sees neither, and its versions stay below both.
-      const between = await changes.read(seen.versions)
-      expect(between.skills).toEqual([])
-      release()
-      await Promise.all([slow, fast])
-      const after = await changes.read(between.versions)
-      expect(keys(after.skills)).toEqual(['fast', 'slow'])
-    },
-  )
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let wrote!: () => void
+    const written = new Promise<void>((resolve) => (wrote = resolve))
+    // The first writer takes its version and holds its transaction open; the second writes after it.
+    const slow = first.db.transaction().execute(async (trx) => {
+      await new CatalogRepository(trx).insert(row('slow'))
+      wrote()
+      await held
+    })
+    await written
+    const fast = new CatalogRepository(second.db).insert(row('fast'))
+    // Neither is committed yet: a reader sees neither, and its versions stay below both.
+    const between = await changes.read(seen.versions)
+    expect(between.skills).toEqual([])
+    release()
+    await Promise.all([slow, fast])
+    const after = await changes.read(between.versions)
+    expect(keys(after.skills)).toEqual(['fast', 'slow'])
+  })
 })

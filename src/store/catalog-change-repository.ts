@@ -40,19 +40,18 @@ export class CatalogChangeRepository {
         const versions = { skills: version('skills'), agents: version('agents'), bindings: version('bindings') }
         // Rows stamped before migration 0019 carry 0: a first read takes them all.
         const after = (table: keyof CatalogVersions) => since?.[table] ?? -1
+        // Unordered: an order by the primary key would have SQLite walk that index instead of change_seq's.
         const [skills, agents, bindings, deletions] = await Promise.all([
-          trx.selectFrom('skills').selectAll().where('change_seq', '>', after('skills')).orderBy('key').execute(),
-          trx.selectFrom('agents').selectAll().where('change_seq', '>', after('agents')).orderBy('name').execute(),
-          trx.selectFrom('bindings').selectAll().where('change_seq', '>', after('bindings')).orderBy('agent_id').orderBy('skill_key').execute(),
+          trx.selectFrom('skills').selectAll().where('change_seq', '>', after('skills')).execute(),
+          trx.selectFrom('agents').selectAll().where('change_seq', '>', after('agents')).execute(),
+          trx.selectFrom('bindings').selectAll().where('change_seq', '>', after('bindings')).execute(),
           since
             ? trx
                 .selectFrom('catalog_deletions')
                 .select(['table_name', 'id', 'skill_key'])
                 .where((eb) =>
                   eb.or(
-                    (['skills', 'agents', 'bindings'] as const).map((table) =>
-                      eb.and([eb('table_name', '=', table), eb('change_seq', '>', since[table])]),
-                    ),
+                    (['skills', 'agents', 'bindings'] as const).map((table) => eb.and([eb('table_name', '=', table), eb('change_seq', '>', since[table])])),
                   ),
                 )
                 .execute()

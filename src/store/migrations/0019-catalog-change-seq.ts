@@ -32,7 +32,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('change_seq', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('catalog_deletions_pk', ['table_name', 'id', 'skill_key'])
     .execute()
-  await db.schema.createIndex('catalog_deletions_change_seq_idx').on('catalog_deletions').column('change_seq').execute()
+  await db.schema.createIndex('catalog_deletions_change_seq_idx').on('catalog_deletions').columns(['table_name', 'change_seq']).execute()
 
   if (postgres) {
     // Once per row now (0017 bumped once per statement): each row needs the version of its own write.
@@ -79,7 +79,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create trigger ${sql.id(`${table}_stamp_update`)} after update on ${sql.id(table)} when new.change_seq = old.change_seq
       begin ${bump}; update ${sql.id(table)} set change_seq = ${version} where ${sameRow}; end`.execute(db)
     await sql`create trigger ${sql.id(`${table}_tombstone`)} after delete on ${sql.id(table)}
-      begin ${bump}; insert or replace into catalog_deletions (table_name, id, skill_key, change_seq) values (${sql.lit(table)}, ${id}, ${skillKey}, ${version}); end`.execute(db)
+      begin ${bump}; insert or replace into catalog_deletions (table_name, id, skill_key, change_seq) values (${sql.lit(table)}, ${id}, ${skillKey}, ${version}); end`.execute(
+      db,
+    )
   }
 }
 
