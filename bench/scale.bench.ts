@@ -31,7 +31,8 @@ export interface ScaleBenchResult {
    * it (median), and the longest event-loop delay from the edit until a heartbeat has applied it.
    */
   change: { refreshMs: number; stallMs: number; rounds: number }
-  listing: { ms: number; skills: number }
+  /** `ms`: a listing like the one before it (median); `afterChangeMs`: the first listing after a catalog edit (median of 3). */
+  listing: { ms: number; skills: number; afterChangeMs: number }
   /** The reference: every skill's agents found by scanning every agent's bindings, as before. */
   listingScanMs: number
   openapi: { firstMs: number; cachedMs: number; bytes: number; pageMs: number; pageBytes: number; pages: number }
@@ -171,6 +172,13 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
 
     const listing = await timed(() => get('/api/skills'), 5)
     const listed = (JSON.parse(listing.value) as { skills: unknown[] }).skills.length
+    const afterChange: number[] = []
+    for (let i = 0; i < 3; i++) {
+      await plane.catalog.edit('skill_00002', { title: `Listed ${i}` }, plane.now())
+      const start = performance.now()
+      await get('/api/skills')
+      afterChange.push(performance.now() - start)
+    }
     const scan = await timed(async () => {
       let bound = 0
       const ids = plane.catalog.agents().map((a) => a.id)
@@ -196,7 +204,7 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
       loop,
       fullReloadMs: median(reloads),
       change: { refreshMs: median(refreshes), stallMs: Math.max(...stalls), rounds: stalls.length },
-      listing: { ms: listing.ms, skills: listed },
+      listing: { ms: listing.ms, skills: listed, afterChangeMs: median(afterChange) },
       listingScanMs: scan.ms,
       openapi: { firstMs: median(firstSamples), cachedMs: cached.ms, bytes, pageMs: page.ms, pageBytes: Buffer.byteLength(page.value), pages },
     }
@@ -302,7 +310,7 @@ export function printScale(r: ScaleBenchResult, log: (line: string) => void = co
   )
   log(`  bare event loop, same process, idle as long before any plane: max ${ms(r.bareLoop.maxMs)}, p99 ${ms(r.bareLoop.p99Ms)} (the machine's noise)`)
   log(
-    `  GET /api/skills: ${ms(r.listing.ms)} for ${r.listing.skills} skills (target < 50 ms); agents by scanning every agent's bindings: ${ms(r.listingScanMs)}`,
+    `  GET /api/skills: ${ms(r.listing.ms)} for ${r.listing.skills} skills, the first after a catalog edit ${ms(r.listing.afterChangeMs)} (target < 50 ms); agents by scanning every agent's bindings: ${ms(r.listingScanMs)}`,
   )
   log(
     `  /openapi.json: built ${ms(r.openapi.firstMs)}, ${mb(r.openapi.bytes)}; from memory ${ms(r.openapi.cachedMs)} (${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× faster); ` +
@@ -333,7 +341,7 @@ export function scaleTargetRows(r: ScaleBenchResult): string[] {
   return [
     `| no event-loop stall over ${TARGET.stallMs} ms idle with ${r.skills.toLocaleString('en-US')} skills | max ${r.loop.maxMs.toFixed(1)} ms (the bare loop in the same run: ${r.bareLoop.maxMs.toFixed(1)} ms) | ${yesNo(r.loop.maxMs <= TARGET.stallMs)} |`,
     `| no event-loop stall over ${TARGET.stallMs} ms when another manager edits one skill | longest ${r.change.stallMs.toFixed(1)} ms over ${r.change.rounds} edits (refresh ${r.change.refreshMs.toFixed(2)} ms; a full reload ${r.fullReloadMs.toFixed(0)} ms) | ${yesNo(r.change.stallMs <= TARGET.stallMs)} |`,
-    `| \`GET /api/skills\` under ${TARGET.listingMs} ms (${r.agents.toLocaleString('en-US')} agents) | ${r.listing.ms.toFixed(1)} ms | ${yesNo(r.listing.ms < TARGET.listingMs)} |`,
+    `| \`GET /api/skills\` under ${TARGET.listingMs} ms (${r.agents.toLocaleString('en-US')} agents) | ${r.listing.ms.toFixed(1)} ms; the first after a catalog edit ${r.listing.afterChangeMs.toFixed(1)} ms | ${yesNo(Math.max(r.listing.ms, r.listing.afterChangeMs) < TARGET.listingMs)} |`,
     `| \`/openapi.json\` under ${TARGET.openapiMs} ms and 5 MB a page | built ${r.openapi.firstMs.toFixed(0)} ms, from memory ${r.openapi.cachedMs.toFixed(0)} ms; a page ${(r.openapi.pageBytes / 2 ** 20).toFixed(1)} MB | ${yesNo(r.openapi.cachedMs < TARGET.openapiMs && r.openapi.pageBytes < TARGET.pageBytes)} |`,
     `| every audit filter's first page under ${TARGET.auditMs} ms (${r.audit.rows.toLocaleString('en-US')} rows) | slowest ${slowest.toFixed(2)} ms | ${yesNo(slowest < TARGET.auditMs)} |`,
   ]
@@ -352,7 +360,7 @@ start-up with the sync took ${ms(r.startupMs)}. The HTTP client runs in the same
 | --- | --- | --- |
 | event loop, idle ${r.loop.seconds} s with heartbeats (\`monitorEventLoopDelay\`) | max ${ms(r.loop.maxMs)}, p99 ${ms(r.loop.p99Ms)} | the bare loop, idle as long before any plane: max ${ms(r.bareLoop.maxMs)}, p99 ${ms(r.bareLoop.p99Ms)}; a full reload of the catalog and policies, what every heartbeat did before: ${ms(r.fullReloadMs)} |
 | one skill edited by another writer on the same database, until a heartbeat applied it | refresh ${ms(r.change.refreshMs)} (median of 5); longest event-loop delay ${ms(r.change.stallMs)} over ${r.change.rounds} edits | a full reload: ${ms(r.fullReloadMs)} |
-| \`GET /api/skills\` (${r.listing.skills.toLocaleString('en-US')} skills) | ${ms(r.listing.ms)} | finding each skill's agents by scanning every agent's bindings, as before: ${ms(r.listingScanMs)} |
+| \`GET /api/skills\` (${r.listing.skills.toLocaleString('en-US')} skills) | ${ms(r.listing.ms)}; the first after a catalog edit ${ms(r.listing.afterChangeMs)} | finding each skill's agents by scanning every agent's bindings, as before: ${ms(r.listingScanMs)} |
 | \`/openapi.json\`, built after a change | ${ms(r.openapi.firstMs)}, ${mb(r.openapi.bytes)} | |
 | \`/openapi.json\`, from memory | ${ms(r.openapi.cachedMs)} | built ÷ from memory: ${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× |
 | \`/openapi.json?page=1\` (of ${r.openapi.pages}) | ${ms(r.openapi.pageMs)}, ${mb(r.openapi.pageBytes)} | |
