@@ -38,13 +38,24 @@ export class CatalogChangeRepository {
         const rows = await trx.selectFrom('change_versions').select(['name', 'version']).where('name', 'in', ['skills', 'agents', 'bindings']).execute()
         const version = (name: string) => Number(rows.find((r) => r.name === name)?.version ?? 0)
         const versions = { skills: version('skills'), agents: version('agents'), bindings: version('bindings') }
-        // Rows stamped before migration 0019 carry 0: a first read takes them all.
-        const after = (table: keyof CatalogVersions) => since?.[table] ?? -1
+        // A first read takes every row (those written before migration 0019 carry 0); later ones only what is newer.
         // Unordered: an order by the primary key would have SQLite walk that index instead of change_seq's.
         const [skills, agents, bindings, deletions] = await Promise.all([
-          trx.selectFrom('skills').selectAll().where('change_seq', '>', after('skills')).execute(),
-          trx.selectFrom('agents').selectAll().where('change_seq', '>', after('agents')).execute(),
-          trx.selectFrom('bindings').selectAll().where('change_seq', '>', after('bindings')).execute(),
+          trx
+            .selectFrom('skills')
+            .selectAll()
+            .$if(since !== undefined, (q) => q.where('change_seq', '>', since!.skills))
+            .execute(),
+          trx
+            .selectFrom('agents')
+            .selectAll()
+            .$if(since !== undefined, (q) => q.where('change_seq', '>', since!.agents))
+            .execute(),
+          trx
+            .selectFrom('bindings')
+            .selectAll()
+            .$if(since !== undefined, (q) => q.where('change_seq', '>', since!.bindings))
+            .execute(),
           since
             ? trx
                 .selectFrom('catalog_deletions')
