@@ -1,5 +1,5 @@
-import type { Caller, ConnectionState, Skill } from '../skill/index.js'
-import { type Registry, type Catalog, skillSummary, type SkillSummary } from '../registry/index.js'
+import { READY_CONNECTION, type Caller, type ConnectionState, type Skill } from '../skill/index.js'
+import { type Registry, type Catalog, skillSummary, type SkillSummary, availability } from '../registry/index.js'
 import { canSee } from '../access/index.js'
 import { type InstructionLibrary, instructionSummary, type InstructionSummary } from '../sources/agent-skills/index.js'
 
@@ -41,10 +41,7 @@ export function listSkills(sources: InventorySources, caller: Caller, filter: Sk
     ...registry
       .list()
       .filter((s) => canSee(caller, s, catalog))
-      // Listing for an agent (`agent` filter) shows the state calls made for that agent would meet.
-      .map((s) =>
-        skillSummary(s, catalog, sources.connectionState?.(s, { caller, agentId: caller.kind === 'agent' ? caller.agentId : (filter.agentId ?? null) })),
-      ),
+      .map((s) => skillSummary(s, catalog, sources.connectionState?.(s, subjectsOf(caller, filter)))),
     ...instructionSkills.map((s) => instructionSummary(s, catalog, instructions.findings)),
   ]
     .sort((a, b) => a.key.localeCompare(b.key))
@@ -60,4 +57,32 @@ export function listSkills(sources: InventorySources, caller: Caller, filter: Sk
         (!filter.agentId || s.agents.includes(filter.agentId)) &&
         (!needle || `${s.key} ${s.title} ${s.description}`.toLowerCase().includes(needle)),
     )
+}
+
+/**
+ * What a listing shows that no change notice covers, because the skills compute it when asked:
+ * each executable skill's availability and connection state for this caller. Two listings with
+ * the same fingerprint and no change in between (skills, catalog, bindings, connections) are the same.
+ */
+export function listingFingerprint(sources: InventorySources, caller: Caller, filter: SkillFilter = {}): string {
+  const { registry, catalog } = sources
+  const subjects = subjectsOf(caller, filter)
+  const parts: string[] = []
+  for (const skill of registry.list()) {
+    if (!canSee(caller, skill, catalog)) continue
+    const { unavailableReason } = availability(catalog.isEnabled(skill.key), skill)
+    const down = unavailableReason === null ? '' : `!${unavailableReason}`
+    const connection = sources.connectionState?.(skill, subjects) ?? READY_CONNECTION
+    parts.push(
+      connection === READY_CONNECTION
+        ? down
+        : `${down}\u0000${connection.state}\u0000${connection.missing.secrets.join(',')}\u0000${connection.missing.settings.join(',')}`,
+    )
+  }
+  return parts.join('\u0001')
+}
+
+/** Listing for an agent (`agent` filter) shows the state calls made for that agent would meet. */
+function subjectsOf(caller: Caller, filter: SkillFilter): { caller: Caller; agentId: string | null } {
+  return { caller, agentId: caller.kind === 'agent' ? caller.agentId : (filter.agentId ?? null) }
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, testAgents } from '../test-support/fixtures.js'
 import { listSkills } from '../inventory/index.js'
-import { ChangeVersionRepository, openDatabase } from '../store/index.js'
+import { AgentRepository, CatalogRepository, ChangeVersionRepository, openDatabase } from '../store/index.js'
 import type { Skillplane } from '../skillplane/index.js'
 
 const open: Skillplane[] = []
@@ -33,6 +33,50 @@ describe.each(databases)('changes made by another manager ($name)', (database) =
     const forHelper = listSkills(a, admin, { agentId: 'helper' }).map((s) => s.key)
     expect(forHelper).toContain('hang')
     expect(forHelper).not.toContain('explode')
+  }, 20_000)
+
+  it('arrive as the rows another writer deleted, edited and added, removed binding and new agent included', async () => {
+    const location = await database.create()
+    const a = await openTestPlane(database, { agents: helperBoundTo(['explode']) }, location)
+    open.push(a)
+    expect(agentsOf(a, 'explode')).toEqual(['helper'])
+    const other = await openDatabase(location)
+    try {
+      const now = new Date().toISOString()
+      const skills = new CatalogRepository(other.db)
+      const agents = new AgentRepository(other.db)
+      const echo = (await skills.get('echo'))!
+      await skills.delete('explode')
+      await skills.update('echo', { title_override: 'Echo, edited elsewhere', updated_at: now })
+      await skills.insert({ ...echo, key: 'added_elsewhere', title_override: null, created_at: now, updated_at: now })
+      await agents.upsert({
+        id: 'night-shift',
+        name: 'Night Shift',
+        aliases: '["nights"]',
+        description: 'Added elsewhere',
+        declared: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      await agents.bind('night-shift', 'added_elsewhere', now)
+      // Deleted and added again between two heartbeats: the row written last is what stays.
+      await skills.delete('hang')
+      await skills.insert({ ...echo, key: 'hang', code_title: 'Hang, again', created_at: now, updated_at: now })
+
+      await waitFor(() => a.catalog.row('added_elsewhere') !== undefined && a.catalog.row('explode') === undefined, 12_000)
+      expect(a.catalog.row('echo')!.title_override).toBe('Echo, edited elsewhere')
+      expect(a.catalog.row('hang')!.code_title).toBe('Hang, again')
+      expect(a.catalog.agentsBoundTo('explode')).toEqual([])
+      expect(a.catalog.boundSkills('helper')).not.toContain('explode')
+      expect(a.catalog.agentsBoundTo('added_elsewhere')).toEqual(['night-shift'])
+      expect(a.catalog.resolveAgent('Nights')).toBe('night-shift')
+      expect(a.catalog.agents().map((agent) => agent.name)).toEqual(['Helper', 'Night Shift', 'Other'])
+      // What was not touched is as it was.
+      expect(a.catalog.agentsBoundTo('echo')).toEqual(['helper'])
+      expect(a.catalog.row('write_thing')!.present).toBe(1)
+    } finally {
+      await other.close()
+    }
   }, 20_000)
 
   it('bump the version of exactly the tables written, in the writing transaction', async () => {

@@ -4,7 +4,7 @@ import {
   openDatabase,
   AuditRepository,
   CatalogRepository,
-  AgentRepository,
+  CatalogChangeRepository,
   KeyRepository,
   ManagerRepository,
   ChangeVersionRepository,
@@ -118,7 +118,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   const { db } = database
   const auditRepo = new AuditRepository(db, database.sqlite)
   const runRecords = new RunRepository(db)
-  catalog = new Catalog(new CatalogRepository(db), new AgentRepository(db))
+  catalog = new Catalog(new CatalogRepository(db), new CatalogChangeRepository(db))
   registry.classOverride = (key) => catalog!.classOverride(key)
   activations = new ActivationRepository(db)
   const keys = new ApiKeys(new KeyRepository(db))
@@ -284,8 +284,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     discovery.markDirty()
     changes.changed()
   }
-  catalog.onChange = () => {
-    registry.reapplyClasses()
+  catalog.onChange = (skills) => {
+    registry.reapplyClasses(skills)
     discovery.markDirty()
     changes.changed()
   }

@@ -1,5 +1,5 @@
 import type { SkillClass } from '../skill/index.js'
-import type { CatalogRepository, CatalogRow, AgentRepository, AgentRow } from '../store/index.js'
+import type { CatalogRepository, CatalogRow, AgentRow, CatalogChangeRepository, CatalogVersions } from '../store/index.js'
 
 export interface AgentInfo {
   id: string
@@ -22,7 +22,8 @@ export interface CatalogEdit {
 /**
  * The stored, editable side of skills plus agents and bindings, cached in memory so the invoke
  * path never waits on a query. Local edits refresh it at once; edits by another manager sharing
- * the database show up at the next periodic refresh.
+ * the database show up at the next periodic refresh, which reads only the rows written or deleted
+ * since the versions it last saw.
  */
 export class Catalog {
   #rows = new Map<string, CatalogRow>()
@@ -31,38 +32,72 @@ export class Catalog {
   #bindings = new Map<string, Set<string>>()
   /** The same bindings by skill, sorted agent ids: listings look a skill's agents up, never scan. */
   #bySkill = new Map<string, string[]>()
-  #signature = ''
-  /** Called after a refresh that found something different (an edit, a sync, another manager). */
-  onChange: () => void = () => {}
+  /** What the last read saw; undefined until the first read, which takes every row. */
+  #versions: CatalogVersions | undefined
+  #refreshing: Promise<void> = Promise.resolve()
+  /** Called after a refresh that found something different (an edit, a sync, another manager), with the skill rows written or deleted (undefined: every row). */
+  onChange: (skills: readonly string[] | undefined) => void = () => {}
 
   constructor(
     private readonly catalogRepo: CatalogRepository,
-    private readonly agentRepo: AgentRepository,
+    private readonly changes: CatalogChangeRepository,
   ) {}
 
-  async refresh(): Promise<void> {
-    const [rows, agents, bindings] = await Promise.all([this.catalogRepo.list(), this.agentRepo.list(), this.agentRepo.listBindings()])
-    const signature = JSON.stringify([rows, agents, bindings])
-    const changed = signature !== this.#signature
-    this.#signature = signature
-    this.#rows = new Map(rows.map((r) => [r.key, r]))
-    this.#agents = new Map(agents.map((a) => [a.id, toAgentInfo(a)]))
-    this.#labels = new Map()
-    for (const agent of this.#agents.values()) {
-      for (const label of [agent.id, agent.name, ...agent.aliases]) this.#labels.set(label.toLowerCase(), agent.id)
+  /** Read what changed since the last refresh; one at a time, so an older read never lands after a newer one. */
+  refresh(): Promise<void> {
+    const run = this.#refreshing.then(() => this.#load())
+    this.#refreshing = run.catch(() => {})
+    return run
+  }
+
+  async #load(): Promise<void> {
+    const read = await this.changes.read(this.#versions)
+    if (read.whole) {
+      this.#rows = new Map()
+      this.#agents = new Map()
+      this.#labels = new Map()
+      this.#bindings = new Map()
+      this.#bySkill = new Map()
     }
-    this.#bindings = new Map()
-    this.#bySkill = new Map()
-    for (const b of bindings) {
-      let set = this.#bindings.get(b.agent_id)
-      if (!set) this.#bindings.set(b.agent_id, (set = new Set()))
-      set.add(b.skill_key)
-      let ids = this.#bySkill.get(b.skill_key)
-      if (!ids) this.#bySkill.set(b.skill_key, (ids = []))
-      ids.push(b.agent_id)
+    // Deletions first: a row deleted and written again since the last read is among the rows read.
+    let changed = read.whole
+    for (const key of read.deleted.skills) changed = this.#rows.delete(key) || changed
+    let agentsChanged = read.whole || read.agents.length > 0
+    for (const id of read.deleted.agents) agentsChanged = this.#agents.delete(id) || agentsChanged
+    for (const b of read.deleted.bindings) changed = this.#unbind(b.agent_id, b.skill_key) || changed
+    for (const row of read.skills) this.#rows.set(row.key, row)
+    for (const b of read.bindings) this.#bind(b.agent_id, b.skill_key)
+    if (agentsChanged) {
+      for (const row of read.agents) this.#agents.set(row.id, toAgentInfo(row))
+      // Listed by name, and a label two agents share goes to the later name, as a full read did.
+      this.#agents = new Map([...this.#agents].sort(([, a], [, b]) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
+      this.#labels = new Map()
+      for (const agent of this.#agents.values()) {
+        for (const label of [agent.id, agent.name, ...agent.aliases]) this.#labels.set(label.toLowerCase(), agent.id)
+      }
     }
-    for (const ids of this.#bySkill.values()) ids.sort()
-    if (changed) this.onChange()
+    this.#versions = read.versions
+    if (changed || agentsChanged || read.skills.length > 0 || read.bindings.length > 0) {
+      this.onChange(read.whole ? undefined : [...read.deleted.skills, ...read.skills.map((row) => row.key)])
+    }
+  }
+
+  #bind(agentId: string, key: string): void {
+    let set = this.#bindings.get(agentId)
+    if (!set) this.#bindings.set(agentId, (set = new Set()))
+    if (set.has(key)) return
+    set.add(key)
+    const ids = this.#bySkill.get(key)
+    if (!ids) this.#bySkill.set(key, [agentId])
+    else ids.splice(sortedIndex(ids, agentId), 0, agentId)
+  }
+
+  #unbind(agentId: string, key: string): boolean {
+    if (!this.#bindings.get(agentId)?.delete(key)) return false
+    const ids = this.#bySkill.get(key)!
+    ids.splice(ids.indexOf(agentId), 1)
+    if (ids.length === 0) this.#bySkill.delete(key)
+    return true
   }
 
   row(key: string): CatalogRow | undefined {
@@ -114,11 +149,21 @@ export class Catalog {
       ...(edit.enabled !== undefined && { enabled: edit.enabled ? 1 : 0 }),
       updated_at: now,
     })
-    const row = await this.catalogRepo.get(key)
-    if (row) this.#rows.set(key, row)
-    this.onChange()
-    return row
+    await this.refresh()
+    return this.#rows.get(key)
   }
+}
+
+/** Where id goes in ascending ids. */
+function sortedIndex(ids: string[], id: string): number {
+  let low = 0
+  let high = ids.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (ids[mid]! < id) low = mid + 1
+    else high = mid
+  }
+  return low
 }
 
 function toAgentInfo(row: AgentRow): AgentInfo {

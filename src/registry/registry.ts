@@ -45,9 +45,14 @@ export class Registry {
     return skill
   }
 
-  /** After catalog edits: every skill's class is its raise or, without one, its declared class. */
-  reapplyClasses(): void {
-    for (const skill of this.#skills.values()) skill.class = this.#effectiveClass(skill)
+  /** After catalog edits: each skill's class (of those named, or all) is its raise or, without one, its declared class. */
+  reapplyClasses(keys?: readonly string[]): void {
+    if (!keys) for (const skill of this.#skills.values()) skill.class = this.#effectiveClass(skill)
+    else
+      for (const key of keys) {
+        const skill = this.#skills.get(key)
+        if (skill) skill.class = this.#effectiveClass(skill)
+      }
   }
 
   /** The stricter of the declared class and the raise: a definition that later declares more wins. */

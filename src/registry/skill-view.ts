@@ -40,6 +40,9 @@ export interface SkillDetail extends SkillSummary {
 /** The effective view of a skill: code metadata with catalog overrides applied, and its connection state for the viewer. */
 export function skillSummary(skill: Skill, catalog: Catalog, connection: ConnectionState = READY_CONNECTION): SkillSummary {
   const row = catalog.row(skill.key)
+  const enabled = catalog.isEnabled(skill.key)
+  // Fields one by one, not spread: this runs for every skill of every listing.
+  const { available, unavailableReason } = availability(enabled, skill)
   return {
     key: skill.key,
     title: row?.title_override ?? skill.title,
@@ -50,8 +53,9 @@ export function skillSummary(skill: Skill, catalog: Catalog, connection: Connect
     category: skill.category,
     tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
     source: skill.source,
-    enabled: catalog.isEnabled(skill.key),
-    ...availability(catalog.isEnabled(skill.key), skill),
+    enabled,
+    available,
+    unavailableReason,
     connection,
     agents: catalog.agentsBoundTo(skill.key),
   }

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { AgentsTable, BindingsTable, Database } from './database.js'
 
-export type AgentRow = Selectable<AgentsTable>
-export type BindingRow = Selectable<BindingsTable>
+export type AgentRow = Omit<Selectable<AgentsTable>, 'change_seq'>
+export type BindingRow = Omit<Selectable<BindingsTable>, 'change_seq'>
 
 export class AgentRepository {
   constructor(private readonly db: Kysely<Database>) {}

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable, Updateable } from 'kysely'
 import type { Database, SkillsTable } from './database.js'
 
-export type CatalogRow = Selectable<SkillsTable>
+/** A catalog row as the catalog holds it; its change_seq is the store's business (CatalogChangeRepository). */
+export type CatalogRow = Omit<Selectable<SkillsTable>, 'change_seq'>
 
 export class CatalogRepository {
   constructor(private readonly db: Kysely<Database>) {}

@@ -22,6 +22,8 @@ export interface SkillsTable {
   present: number
   created_at: string
   updated_at: string
+  /** The change_versions version of the write that last touched this row (migration 0019). */
+  change_seq: Generated<number | string>
 }
 
 export interface AgentsTable {
@@ -33,12 +35,24 @@ export interface AgentsTable {
   declared: number
   created_at: string
   updated_at: string
+  change_seq: Generated<number | string>
 }
 
 export interface BindingsTable {
   agent_id: string
   skill_key: string
   created_at: string
+  change_seq: Generated<number | string>
+}
+
+/** A deleted catalog row (skills, agents, bindings) and the version of its delete: what another manager drops. */
+export interface CatalogDeletionsTable {
+  table_name: string
+  /** The skill's key, the agent's id, or the binding's agent id. */
+  id: string
+  /** The binding's skill; empty for skills and agents. */
+  skill_key: string
+  change_seq: number | string
 }
 
 export interface ApiKeysTable {
@@ -384,6 +398,7 @@ export interface ChangeVersionsTable {
 
 export interface Database {
   change_versions: ChangeVersionsTable
+  catalog_deletions: CatalogDeletionsTable
   memory_entries: MemoryEntriesTable
   learnings: LearningsTable
   learning_uses: LearningUsesTable

@@ -25,3 +25,4 @@ export { MemoryRepository, type MemoryEntryRow, type MemoryKeyRow } from './memo
 export { LearningRepository, type LearningRow, type LearningQuery } from './learning-repository.js'
 export { LeaseRepository } from './lease-repository.js'
 export { ChangeVersionRepository } from './change-version-repository.js'
+export { CatalogChangeRepository, type CatalogChanges, type CatalogVersions } from './catalog-change-repository.js'

@@ -24,6 +24,7 @@ import * as connectionValues from './migrations/0014-connection-values.js'
 import * as memoryLearnings from './migrations/0015-memory-learnings.js'
 import * as changeVersions from './migrations/0017-change-versions-audit-indexes.js'
 import * as auditLeanIndexes from './migrations/0018-audit-lean-indexes.js'
+import * as catalogChangeSeq from './migrations/0019-catalog-change-seq.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_memory_learnings': memoryLearnings,
   '0017_change_versions_audit_indexes': changeVersions,
   '0018_audit_lean_indexes': auditLeanIndexes,
+  '0019_catalog_change_seq': catalogChangeSeq,
 }
 
 export interface OpenDatabaseOptions {

@@ -124,6 +124,34 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(await h.call('/api/skills/nope')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
   })
 
+  it('answers a repeated listing with every change since: a catalog edit, a secret, a skill that went down on its own', async () => {
+    let down: string | null = null
+    const extra = [
+      defineSkill({ key: 'flaky', description: 'Down when its backend is', class: 'safe', unavailable: () => down, run: () => ({}) }),
+      defineSkill({ key: 'needs_token', description: 'Needs a token', class: 'safe', secrets: ['SOME_TOKEN'], run: () => ({}) }),
+    ]
+    h = await start(database, { skills: [...testSkills(), ...extra] })
+    const skill = async (key: string) => (await h.call('/api/skills')).body.skills.find((s: { key: string }) => s.key === key)
+    const first = await fetch(`${h.server.url}/api/skills`, { headers: { authorization: `Bearer ${h.keys.admin}` } })
+    const again = await fetch(`${h.server.url}/api/skills`, { headers: { authorization: `Bearer ${h.keys.admin}` } })
+    expect(again.headers.get('content-type')).toBe('application/json')
+    expect(await again.text()).toBe(await first.text())
+
+    expect(await skill('flaky')).toMatchObject({ available: true, unavailableReason: null })
+    down = 'its backend is in maintenance'
+    expect(await skill('flaky')).toMatchObject({ available: false, unavailableReason: 'its backend is in maintenance' })
+    down = null
+    expect(await skill('flaky')).toMatchObject({ available: true, unavailableReason: null })
+
+    await h.plane.catalog.edit('echo', { title: 'Echo, renamed' }, h.plane.now())
+    expect(await skill('echo')).toMatchObject({ title: 'Echo, renamed' })
+    expect((await h.call('/api/skills', { key: h.keys.helper })).body.skills.map((s: { key: string }) => s.key)).not.toContain('flaky')
+
+    expect(await skill('needs_token')).toMatchObject({ connection: { state: 'needs_auth', missing: { secrets: ['SOME_TOKEN'] } } })
+    await h.plane.secrets.set('SOME_TOKEN', 'not-a-real-token')
+    expect(await skill('needs_token')).toMatchObject({ connection: { state: 'ready' } })
+  })
+
   it('maps every pipeline outcome to its HTTP status with the envelope', async () => {
     h = await start(database)
     const invoke = (key: string, body: unknown, who: keyof Harness['keys'] = 'admin') => h.call(`/api/skills/${key}/invoke`, { body, key: h.keys[who] })

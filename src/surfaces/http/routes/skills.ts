@@ -4,7 +4,7 @@ import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { skillDetail } from '../../../registry/index.js'
 import { canSee } from '../../../access/index.js'
-import { listSkills } from '../../../inventory/index.js'
+import { listSkills, listingFingerprint } from '../../../inventory/index.js'
 import { invokeBody, skillEditBody, skillListQuery, skillSearchQuery } from '../request-schemas.js'
 import { DISCOVER_KEY } from '../../../discovery/index.js'
 import { describeZod } from '../describe-zod.js'
@@ -14,9 +14,11 @@ import { parseBody } from '../parse-body.js'
 import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionSummary } from '../../../sources/agent-skills/index.js'
+import { SkillListBodies } from './skill-list-bodies.js'
 
 export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
+  const listings = new SkillListBodies()
 
   app.get('/', (c) => {
     const caller = c.get('caller')
@@ -25,7 +27,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     const { class: klass, category, tag, source, agent, q, scope, available, connection } = query.data
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
-    const skills = listSkills(plane, caller, {
+    const filter = {
       class: klass,
       category,
       tag,
@@ -35,8 +37,13 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
       q,
       available: available === undefined ? undefined : available === 'true',
       connection,
-    })
-    return c.json({ skills })
+    }
+    // The version is read before the listing is built: a change while building is never kept as seen.
+    const version = plane.skillsVersion()
+    const body = listings.body(JSON.stringify([caller, filter]), version, listingFingerprint(plane, caller, filter), () => ({
+      skills: listSkills(plane, caller, filter),
+    }))
+    return c.body(body, 200, { 'content-type': 'application/json' })
   })
 
   // Through the discover_skills skill, so a search is audited and can teach discovery like any call.
