@@ -261,6 +261,8 @@ async function measureAudit(rows: number): Promise<ScaleBenchResult['audit']> {
     const filters: Array<[string, Omit<AuditQuery, 'limit'>]> = [
       ['skill', { skill: 'skill_00042' }],
       ['status', { status: 'error' }],
+      ['status ok', { status: 'ok' }],
+      ['edge by id', { edge: 'e3' }],
       ['agent', { agent: 'agent_5' }],
       ['caller by key id', { caller: 'k417' }],
       ['caller by name', { caller: 'user417' }],
@@ -293,7 +295,7 @@ export async function runScaleBench(options: { skills?: number; agents?: number;
   const agents = options.agents ?? 1_000
   const bareLoop = await idleLoop(options.idleSeconds ?? 12)
   const plane = await measurePlane(skills, agents, options.idleSeconds ?? 12)
-  const audit = await measureAudit(options.auditRows ?? 250_000)
+  const audit = await measureAudit(options.auditRows ?? 1_000_000)
   return { skills, agents, bareLoop, ...plane, audit }
 }
 
