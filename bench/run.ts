@@ -38,6 +38,21 @@ function pipelineRow(label: string, m: ModeFigures): string {
   return `| ${label} | ${m.inFlight} | ${int(m.pipelinePerSecond)} | ${int(m.floorPerSecond)} | ${times(m.floorRatio)} | ${int(m.barePerSecond)} | ${m.overheadMicros.toFixed(1)} |`
 }
 
+/** What the same run says about the pipeline and HTTP targets: where the time goes against each floor. */
+function pipelineBound(pipeline: PipelineBenchResult, http: HttpBenchResult): string {
+  const seq = pipeline.sequential
+  const floorMicros = 1e6 / seq.floorPerSecond
+  const ownMicros = 1e6 / seq.pipelinePerSecond - floorMicros
+  const margin = floorMicros / FLOOR_TARGET_RATIO - floorMicros
+  const concurrentVsBare = pipeline.concurrent.pipelinePerSecond / http.bare.requestsPerSecond
+  return `Where the sequential call's time goes: SQLite's two commits take ${floorMicros.toFixed(1)} µs (the floor), the
+pipeline's own work (resolve, validate, authorise, redact, envelope, the awaits between the stages and
+the group commit) ${ownMicros.toFixed(1)} µs more. Meeting ${FLOOR_TARGET_RATIO}× the floor leaves the pipeline ${margin.toFixed(1)} µs a call.
+The pipeline alone, in process with ${pipeline.concurrent.inFlight} calls in flight, makes ${int(pipeline.concurrent.pipelinePerSecond)} calls/s: ${times(concurrentVsBare)} the bare
+Hono route's requests/s in this run, so an HTTP invoke (the same pipeline behind Node's HTTP server,
+Hono, auth and body checks) is bounded by ${times(concurrentVsBare)} of the bare route before any HTTP work.`
+}
+
 const LOADING_TARGET = 5_000
 const VALIDATE_TARGET = 2_000
 const PACK_TARGET_RATIO = 1.2
@@ -140,6 +155,8 @@ ${pipelineRow('concurrent', pipeline.concurrent)}
 
 Audit check: ${int(pipeline.audit.calls)} pipeline calls (warm-up included), ${int(pipeline.audit.rows)} rows in
 \`audit_calls\`, ${int(pipeline.audit.okRows)} of them \`ok\`: ${pipeline.audit.complete ? 'one ok row per call, nothing dropped' : '**rows are missing or not ok**'}.
+
+${pipelineBound(pipeline, http)}
 
 ## HTTP invoke vs a bare Hono route
 
