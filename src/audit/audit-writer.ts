@@ -19,6 +19,8 @@ export class AuditWriter {
   // Rows in the last batch: a writer alone commits at the end of the current job (no turn of the
   // event loop in between); once rows arrive together it waits a turn to gather them.
   #lastBatch = 2
+  // At most one such commit per turn: the rest wait for the next, so timers and I/O still get theirs.
+  #quickThisTurn = false
   readonly #finished = new Set<(row: AuditRow) => void>()
 
   constructor(
@@ -75,8 +77,13 @@ export class AuditWriter {
   #schedule(): void {
     if (this.#scheduled || this.#flushing) return
     this.#scheduled = true
-    if (this.#lastBatch === 1) queueMicrotask(() => void this.#flush())
-    else setImmediate(() => void this.#flush())
+    if (this.#lastBatch === 1 && !this.#quickThisTurn) {
+      this.#quickThisTurn = true
+      setImmediate(() => (this.#quickThisTurn = false))
+      queueMicrotask(() => void this.#flush())
+    } else {
+      setImmediate(() => void this.#flush())
+    }
   }
 
   async #flush(): Promise<void> {

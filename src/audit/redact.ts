@@ -117,14 +117,16 @@ function hide(value: unknown, options: RedactOptions, depth = 0): string {
   return REDACTED
 }
 
-// Property names repeat from call to call: each is judged once (bounded, since callers choose them).
+// Property names repeat from call to call: each is judged once (bounded in count and length, since callers choose them).
 const judged = new Map<string, boolean>()
 const JUDGED_MAX = 10_000
+const JUDGED_MAX_LENGTH = 128
 
 function isSecretName(name: string): boolean {
   let secret = judged.get(name)
   if (secret === undefined) {
     secret = judgeName(name)
+    if (name.length > JUDGED_MAX_LENGTH) return secret
     if (judged.size >= JUDGED_MAX) judged.clear()
     judged.set(name, secret)
   }

@@ -5,6 +5,7 @@ import type SQLite from 'better-sqlite3'
 // The backstop while the worker runs: a writer checkpoints inline only once the WAL passes this
 // many pages (≈40 MB), when the worker has fallen behind or died. SQLite's default is 1,000.
 const BACKSTOP_PAGES = 10_000
+const SQLITE_DEFAULT_PAGES = 1_000
 // A WAL file longer than this is cut back to it after a checkpoint resets it.
 const WAL_LIMIT_BYTES = 64 * 2 ** 20
 const BUSY_MS = 10
@@ -56,9 +57,13 @@ export class WalCheckpointer {
       eval: true,
       workerData: { driver, file: connection.name },
     })
-    this.#worker.on('message', (message: string) => onError(message))
-    // A dead worker leaves the backstop: the writer's own checkpoints bound the WAL as before.
-    this.#worker.on('error', (error) => onError(error.message))
+    // Without the worker the writer checkpoints as SQLite does by default again.
+    const failed = (message: string) => {
+      if (connection.open) connection.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`)
+      onError(message)
+    }
+    this.#worker.on('message', failed)
+    this.#worker.on('error', (error) => failed(error.message))
     this.#worker.unref()
     this.#exited = new Promise((resolve) => this.#worker.once('exit', () => resolve()))
   }
