@@ -9,6 +9,7 @@ import type { Connections } from '../secrets/index.js'
 import type { Policies, Approvals } from '../policy/index.js'
 import { ShuttingDown } from './abort-reasons.js'
 import { CallCancel } from './call-cancel.js'
+import { scrubbedLogger } from './scrubbed-logger.js'
 import { failure, success } from './envelope.js'
 import type { ApprovalMode, InvokeOptions } from './invoke-options.js'
 import type { EdgeRouter } from './edge-router.js'
@@ -224,7 +225,9 @@ export class Pipeline {
     if (outer?.aborted) forward()
     else outer?.addEventListener('abort', forward, { once: true })
     this.#inFlight.set(callId, cancel)
-    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, cancel, resolved.skill.key, opened, injected)
+    // What the skill logs is scrubbed of both: its secret inputs and the secrets it was given.
+    const scrub = () => (secrets.size === 0 ? injected : injected.size === 0 ? secrets : new Set([...secrets, ...injected]))
+    const ctx = this.#context(callId, parent, caller, agentId, edge?.id ?? null, options, cancel, resolved.skill.key, opened, injected, scrub)
     try {
       const gate = await gateCall(deps, {
         skill: resolved.skill,
@@ -284,10 +287,11 @@ export class Pipeline {
     key: string,
     opened: { values: Connected | null },
     injected: Set<string>,
+    scrub: () => ReadonlySet<string>,
   ): SkillContext {
     const logger = this.#deps.logger
     const callServices = this.#deps.callServices
-    let child: Logger | undefined
+    let child: SkillContext['logger'] | undefined
     let services: Pick<SkillContext, 'memory' | 'learn'> | undefined
     const declared = (kind: 'secret' | 'setting') => (name: string) => {
       if (!opened.values) throw new Error(`skill "${key}": ${kind}s are opened once the call has passed the gate (needsApproval can't read them)`)
@@ -306,7 +310,7 @@ export class Pipeline {
         return cancel.signal
       },
       get logger() {
-        return (child ??= logger.child({ callId }))
+        return (child ??= scrubbedLogger(logger.child({ callId }), scrub))
       },
       secrets: { get: declared('secret'), conceal: (derived) => conceal(injected, derived) },
       settings: { get: declared('setting') },

@@ -1,6 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
+import pino from 'pino'
 import { z } from 'zod'
 import { databases, tempDir } from '../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator, testSkills } from '../test-support/fixtures.js'
@@ -96,6 +98,23 @@ const twoTokens = defineSkill({
   run: (_input, ctx) => `${ctx.secrets.get('SHORT_TOKEN').length}:${ctx.secrets.get('LONG_TOKEN')}`,
 })
 
+// Logs its secret and its secret input every way a skill might.
+const PASSWORD = 'hunter2-secret-input'
+const logToken = defineSkill({
+  key: 'log_token',
+  description: 'Logs what it must not',
+  class: 'safe',
+  secrets: ['GITHUB_TOKEN'],
+  input: z.object({ password: z.string() }),
+  run: ({ password }, ctx) => {
+    const token = ctx.secrets.get('GITHUB_TOKEN')
+    ctx.logger.info(`calling with ${token}`)
+    ctx.logger.warn({ header: `Bearer ${token}`, nested: { list: [token] }, given: password }, `and ${password}`)
+    ctx.logger.error({ err: new Error(`rejected ${token}`) }, 'the call failed')
+    return 'logged'
+  },
+})
+
 describe.each(databases)('secrets and settings on $name', (database) => {
   const planes: Skillplane[] = []
   afterEach(async () => {
@@ -142,6 +161,27 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     })
     await plane.settings.set('GITHUB_ORG', 'acme')
     expect(plane.connectionState(skill, { caller: admin, agentId: null })).toMatchObject({ state: 'ready' })
+  })
+
+  it("scrubs the call's secrets and secret inputs from what its skill logs: messages, objects and errors", async () => {
+    const lines: string[] = []
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk))
+        done()
+      },
+    })
+    const plane = await createSkillplane({ config: { skills: [logToken] }, ...(await database.create()), logger: pino({ level: 'debug' }, sink), sync: true })
+    planes.push(plane)
+    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    expect(await plane.invoke('log_token', { password: PASSWORD }, { caller: admin })).toMatchObject({ ok: true, data: 'logged' })
+    const logged = lines.join('')
+    expect(logged).toContain('calling with [REDACTED]')
+    expect(logged).toContain('Bearer [REDACTED]')
+    expect(logged).toContain('and [REDACTED]')
+    expect(logged).toContain('rejected [REDACTED]')
+    expect(logged).not.toContain(TOKEN)
+    expect(logged).not.toContain(PASSWORD)
   })
 
   it('scrubs an injected secret from the result, the error, the audit and the database, even when echoed back', async () => {
