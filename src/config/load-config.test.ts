@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
@@ -20,6 +20,22 @@ function configFile(body: string, name = 'skillplane.config.ts'): string {
 }
 
 describe('config files', () => {
+  it("keeps transpiled configs in the project's own node_modules/.cache, sees an edit at once, and keeps nothing without one", async () => {
+    const project = tempDir('skillplane-config-')
+    mkdirSync(join(project, 'node_modules'), { recursive: true })
+    const file = join(project, 'skillplane.config.ts')
+    writeFileSync(file, `const n: number = 1\nexport default { defaults: { timeoutMs: n * 1000 } }\n`)
+    expect(await loadConfigFile(file)).toEqual({ defaults: { timeoutMs: 1000 } })
+    const cache = join(project, 'node_modules', '.cache', 'skillplane-config')
+    expect(readdirSync(cache)).toHaveLength(1)
+    writeFileSync(file, `const n: number = 2\nexport default { defaults: { timeoutMs: n * 1000 } }\n`)
+    expect(await loadConfigFile(file)).toEqual({ defaults: { timeoutMs: 2000 } })
+    // A project without node_modules (tempDir's parents have none): transpiled each time, cached nowhere.
+    const bare = configFile('export default { defaults: { timeoutMs: 3000 } }\n')
+    expect(await loadConfigFile(bare)).toEqual({ defaults: { timeoutMs: 3000 } })
+    expect(existsSync(join(bare, '..', 'node_modules'))).toBe(false)
+  })
+
   it('loads the example config, a TypeScript factory using the package by name', async () => {
     const file = findConfigFile('examples/skillplane.config.ts')!
     const config = await resolveConfig(await loadConfigFile(file), { dataDir: tempDir() }, file)

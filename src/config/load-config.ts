@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs'
-import { isAbsolute, resolve } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { ConfigInput } from './define-config.js'
 import { ConfigError } from './config-error.js'
 
@@ -22,7 +22,7 @@ export function findConfigFile(path: string | undefined, cwd = process.cwd()): s
 /** Import a TypeScript or JavaScript config file (jiti: Node 20 can't run TypeScript itself). */
 export async function loadConfigFile(file: string): Promise<ConfigInput> {
   const { createJiti } = await import('jiti')
-  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: false })
+  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: transpileCache(file), interopDefault: false })
   let loaded: unknown
   try {
     loaded = ((await jiti.import(file)) as { default?: unknown }).default
@@ -54,4 +54,22 @@ function firstLine(text: string): string {
       .find((line) => line.trim() !== '')
       ?.trim() ?? text
   )
+}
+
+/**
+ * Where transpiled config files are kept between runs (keyed by their content, so an edit is seen):
+ * the project's own nearest `node_modules/.cache`, when this user owns it; never a shared temporary
+ * directory, where another user could plant code for the next run. False: transpile every time.
+ */
+function transpileCache(file: string): string | false {
+  for (let dir = dirname(resolve(file)); ; dir = dirname(dir)) {
+    const modules = join(dir, 'node_modules')
+    try {
+      const owner = statSync(modules)
+      if (owner.isDirectory()) return owner.uid === process.getuid?.() ? join(modules, '.cache', 'skillplane-config') : false
+    } catch {
+      // No node_modules here: look one level up.
+    }
+    if (dirname(dir) === dir) return false
+  }
 }
