@@ -11,6 +11,11 @@ export class EventRepository {
     await this.db.insertInto('audit_events').values(row).execute()
   }
 
+  /** Rows with an id at or after `fromId`, oldest first. */
+  async since(fromId: string, limit: number): Promise<EventRow[]> {
+    return this.db.selectFrom('audit_events').selectAll().where('id', '>=', fromId).orderBy('id', 'asc').limit(limit).execute()
+  }
+
   async list(q: { subject?: string; kind?: string; cursor?: string; limit: number }): Promise<{ items: EventRow[]; nextCursor: string | null }> {
     let query = this.db.selectFrom('audit_events').selectAll()
     if (q.subject) query = query.where('subject', '=', q.subject)

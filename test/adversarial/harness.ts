@@ -75,10 +75,12 @@ export async function startTarget(config: SkillplaneConfig = {}): Promise<Target
           },
           body: method === 'GET' || method === 'HEAD' ? undefined : body,
         })
+        const type = response.headers.get('content-type') ?? ''
         return {
           status: response.status,
-          type: response.headers.get('content-type') ?? '',
-          text: await response.text(),
+          type,
+          // An event stream never ends: its first chunk is the answer.
+          text: type.startsWith('text/event-stream') ? await firstChunk(response) : await response.text(),
           retryAfter: response.headers.get('retry-after'),
         }
       } catch {
@@ -93,3 +95,10 @@ export async function startTarget(config: SkillplaneConfig = {}): Promise<Target
 }
 
 export const helperCaller = agentCaller('helper')
+
+async function firstChunk(response: Response): Promise<string> {
+  const reader = response.body!.getReader()
+  const { value } = await reader.read()
+  await reader.cancel()
+  return new TextDecoder().decode(value)
+}

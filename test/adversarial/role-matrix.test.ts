@@ -71,6 +71,7 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/sources': { allow: ADMIN, request: () => ({ path: '/api/sources' }) },
   'POST /api/sources/reload': { allow: ADMIN, request: () => ({ path: '/api/sources/reload', body: '' }) },
   'GET /api/approvals': { allow: EVERY_KEY, request: () => ({ path: '/api/approvals' }) },
+  'GET /api/events': { allow: EVERY_KEY, request: () => ({ path: '/api/events' }) },
   // The agent asked, so it may read its own request; a stranger and a viewer may not.
   'GET /api/approvals/{id}': { allow: ['agent', 'operator', 'admin'], request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}` }) },
   'POST /api/approvals/{id}/approve': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }) },

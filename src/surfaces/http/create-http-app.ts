@@ -12,6 +12,7 @@ import { limitBody } from './middleware/limit-body.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
 import { agentRoutes } from './routes/agents.js'
+import { eventRoutes } from './routes/events.js'
 import { approvalRoutes } from './routes/approvals.js'
 import { policyRoutes } from './routes/policies.js'
 import { connectionValueRoutes } from './routes/connection-values.js'
@@ -94,6 +95,7 @@ export function createHttpApp(
   app.route('/api/agents', agentRunRoutes(plane))
   app.route('/api/runs', runRoutes(plane))
   app.route('/api/approvals', approvalRoutes(plane))
+  app.route('/api/events', eventRoutes(plane))
   app.route('/api/policies', policyRoutes(plane))
   app.route('/api/secrets', connectionValueRoutes(plane, 'secret'))
   app.route('/api/settings', connectionValueRoutes(plane, 'setting'))

@@ -114,7 +114,9 @@ function operation(spec: OperationSpec): Operation {
       ? json({ type: 'object', properties: { [ok.list.key]: { type: 'array', items: ref(ok.list.component) } } })
       : ok.text
         ? { 'text/plain': { schema: { type: 'string' } } }
-        : undefined
+        : ok.eventStream
+          ? { 'text/event-stream': { schema: { type: 'string' } } }
+          : undefined
   return {
     summary: spec.summary,
     ...(spec.open && { security: [] }),

@@ -10,8 +10,8 @@ export interface OperationSpec {
   query?: z.ZodObject
   body?: z.ZodType
   /** The success status and what it carries (a component name, or words). */
-  /** `text`: a plain-text body rather than JSON. */
-  ok: { status: number; description: string; component?: string; list?: { key: string; component: string }; text?: boolean }
+  /** `text`: a plain-text body rather than JSON; `eventStream`: server-sent events. */
+  ok: { status: number; description: string; component?: string; list?: { key: string; component: string }; text?: boolean; eventStream?: boolean }
   /** The error statuses it may answer, each with the Failure body. */
   errors: number[]
   /** No key needed. */
@@ -155,6 +155,19 @@ export const OPERATIONS: OperationSpec[] = [
     query: schemas.approvalListQuery,
     ok: { status: 200, description: 'A page of requests' },
     errors: [400, 401],
+  },
+  {
+    method: 'get',
+    path: '/api/events',
+    summary:
+      "Server-sent events of approval requests as they are created and decided (every manager's), each with the request as GET /api/approvals/{id} shows it; approvers see every request, others their own. Resumes after Last-Event-ID",
+    ok: {
+      status: 200,
+      description:
+        'An event stream: `event` is the audit event kind (approval.created, approval.decision, approval.approved, …), `data` JSON { id, kind, at, actor, approval }',
+      eventStream: true,
+    },
+    errors: [401],
   },
   {
     method: 'get',

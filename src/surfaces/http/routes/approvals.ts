@@ -8,8 +8,9 @@ import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 
-// Approvers (operator, admin) see every request; anyone else only their own.
-const mayView = (caller: Caller, approval: ApprovalView) => (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
+/** Approvers (operator, admin) see every request; anyone else only their own. */
+export const mayViewApproval = (caller: Caller, approval: ApprovalView) =>
+  (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
 
 export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
@@ -29,7 +30,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/:id', async (c) => {
     const approval = await plane.approvals.get(c.req.param('id'))
-    if (!approval || !mayView(c.get('caller'), approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
+    if (!approval || !mayViewApproval(c.get('caller'), approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
     const history = await plane.events.list({ subject: `approval:${approval.id}`, limit: 100 })
     return c.json({ ...approval, history: history.items.reverse() })
   })

@@ -1,0 +1,59 @@
+import { Hono } from 'hono'
+import { streamSSE } from 'hono/streaming'
+import type { Skillplane } from '../../../skillplane/index.js'
+import type { AuditEvent } from '../../../audit/index.js'
+import type { HttpEnv } from '../http-env.js'
+import { mayViewApproval } from './approvals.js'
+
+const KEEP_ALIVE_MS = 15_000
+// Events a reconnecting client is sent from before it connected, at most.
+const REPLAY = 500
+
+/**
+ * `GET /api/events`: server-sent events of approval requests as they are created and decided on
+ * any manager, each with the request as it is now, to the callers who may see it.
+ */
+export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+
+  app.get('/', (c) => {
+    const caller = c.get('caller')
+    const lastEventId = c.req.header('last-event-id')
+    return streamSSE(c, async (stream) => {
+      let closed = false
+      let queue = Promise.resolve()
+      const send = (event: AuditEvent) => {
+        if (!event.kind.startsWith('approval.') || !event.subject.startsWith('approval:')) return
+        // One at a time, in order: each waits for the request's current state.
+        queue = queue.then(async () => {
+          if (closed) return
+          const approval = await plane.approvals.get(event.subject.slice('approval:'.length))
+          if (!approval || !mayViewApproval(caller, approval) || closed) return
+          await stream.writeSSE({
+            id: event.id,
+            event: event.kind,
+            data: JSON.stringify({ id: event.id, kind: event.kind, at: event.createdAt, actor: event.actor, approval }),
+          })
+        })
+        queue = queue.catch(() => {})
+      }
+      const tail = plane.events.tail
+      const unsubscribe = tail.subscribe(send)
+      stream.onAbort(() => {
+        closed = true
+        unsubscribe()
+      })
+      await tail.ready()
+      // A reconnecting browser says what it saw last: what came after is sent first.
+      if (lastEventId && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(lastEventId)) for (const event of await tail.after(lastEventId, REPLAY)) send(event)
+      // Headers go out now, so a client knows it is listening before any event.
+      await stream.write(': listening\n\n')
+      while (!closed) {
+        await stream.sleep(KEEP_ALIVE_MS)
+        if (!closed) await stream.write(': keep-alive\n\n')
+      }
+    })
+  })
+
+  return app
+}
