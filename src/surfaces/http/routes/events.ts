@@ -22,8 +22,11 @@ export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
     return streamSSE(c, async (stream) => {
       let closed = false
       let queue = Promise.resolve()
+      // An event written while the missed ones are read comes both ways: it is sent once.
+      const sent = new Set<string>()
       const send = (event: AuditEvent) => {
-        if (!event.kind.startsWith('approval.') || !event.subject.startsWith('approval:')) return
+        if (!event.kind.startsWith('approval.') || !event.subject.startsWith('approval:') || sent.has(event.id)) return
+        sent.add(event.id)
         // One at a time, in order: each waits for the request's current state.
         queue = queue.then(async () => {
           if (closed) return
