@@ -8,6 +8,8 @@ import { mayViewApproval } from './approvals.js'
 const KEEP_ALIVE_MS = 15_000
 // Events a reconnecting client is sent from before it connected, at most.
 const REPLAY = 500
+// Longer than the tail's window, within which it could still deliver a replayed event live.
+const REMEMBER_MS = 30_000
 
 /**
  * `GET /api/events`: server-sent events of approval requests as they are created and decided on
@@ -22,11 +24,16 @@ export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
     return streamSSE(c, async (stream) => {
       let closed = false
       let queue = Promise.resolve()
-      // An event written while the missed ones are read comes both ways: it is sent once.
+      // An event written while the missed ones are read can come both ways: for a while after a
+      // replay, what was sent is remembered so each goes once.
       const sent = new Set<string>()
+      let remember = false
       const send = (event: AuditEvent) => {
-        if (!event.kind.startsWith('approval.') || !event.subject.startsWith('approval:') || sent.has(event.id)) return
-        sent.add(event.id)
+        if (!event.kind.startsWith('approval.') || !event.subject.startsWith('approval:')) return
+        if (remember) {
+          if (sent.has(event.id)) return
+          sent.add(event.id)
+        }
         // One at a time, in order: each waits for the request's current state.
         queue = queue.then(async () => {
           if (closed) return
@@ -48,7 +55,14 @@ export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
       })
       await tail.ready()
       // A reconnecting browser says what it saw last: what came after is sent first.
-      if (lastEventId && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(lastEventId)) for (const event of await tail.after(lastEventId, REPLAY)) send(event)
+      if (lastEventId && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(lastEventId)) {
+        remember = true
+        for (const event of await tail.after(lastEventId, REPLAY)) send(event)
+        setTimeout(() => {
+          remember = false
+          sent.clear()
+        }, REMEMBER_MS).unref()
+      }
       // Headers go out now, so a client knows it is listening before any event.
       await stream.write(': listening\n\n')
       while (!closed) {
