@@ -49,10 +49,13 @@ export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
       }
       const tail = plane.events.tail
       const unsubscribe = tail.subscribe(send)
-      stream.onAbort(() => {
+      const stop = () => {
         closed = true
         unsubscribe()
-      })
+      }
+      stream.onAbort(stop)
+      // A client gone before the listener was set is not told again.
+      if (stream.aborted) stop()
       await tail.ready()
       // A reconnecting browser says what it saw last: what came after is sent first.
       if (lastEventId && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(lastEventId)) {
