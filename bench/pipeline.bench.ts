@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openDatabase, type AuditRow } from '../src/store/index.js'
+import { openRow } from '../src/runtime/stages/index.js'
 import { BENCH_CALLER, NOOP_KEY, noopWork, openBenchPlane, round, sumCounts } from './support.js'
 
 export interface PipelineBenchOptions {
@@ -135,33 +136,19 @@ async function openFloor() {
   }
 }
 
-// The row the pipeline writes for a bench call, field for field.
+// The row the pipeline opens for a bench call, made by the pipeline's own function (input as it redacts it).
 function runningRow(callId: string, startedAt: number): AuditRow {
-  return {
-    call_id: callId,
-    parent_call_id: null,
-    skill_key: NOOP_KEY,
-    caller_id: BENCH_CALLER.id,
-    caller_name: BENCH_CALLER.name,
-    caller_kind: BENCH_CALLER.kind,
-    caller_role: 'admin',
-    agent_id: null,
-    conversation_id: null,
-    edge_id: null,
-    edge_name: null,
-    manager_id: '01MANAGER0000000000000000',
-    input: '{"n":1}',
-    result: null,
-    result_truncated: 0,
-    error_code: null,
-    error_message: null,
-    status: 'running',
-    started_at: new Date(startedAt).toISOString(),
-    finished_at: null,
-    duration_ms: null,
-    approval_id: null,
-    trace_id: null,
-  }
+  const row = openRow({
+    callId,
+    parentCallId: null,
+    key: NOOP_KEY,
+    caller: BENCH_CALLER,
+    conversationId: null,
+    managerId: '01MANAGER0000000000000000',
+    startedAt,
+    traceId: null,
+  })
+  return { ...row, input: '{"n":1}' }
 }
 
 /** A no-op skill through the whole pipeline (SQLite audit) against a bare call of the same function and SQLite's floor. */

@@ -1,33 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { openDatabase, AuditRepository, type AuditRow, type OpenedDatabase } from '../store/index.js'
+import { openDatabase, AuditRepository, type OpenedDatabase } from '../store/index.js'
+import { auditRow } from '../test-support/fixtures.js'
 import { tempDir } from '../test-support/databases.js'
 import { AuditWriter } from './audit-writer.js'
 
-const row = (n: number, status = 'running'): AuditRow => ({
-  call_id: `01WRITER${String(n).padStart(18, '0')}`,
-  parent_call_id: null,
-  skill_key: 'noop',
-  caller_id: 'k1',
-  caller_name: 'alice',
-  caller_kind: 'user',
-  caller_role: 'admin',
-  agent_id: null,
-  conversation_id: null,
-  edge_id: null,
-  edge_name: null,
-  manager_id: 'm1',
-  input: '{}',
-  result: status === 'ok' ? '{}' : null,
-  result_truncated: 0,
-  error_code: null,
-  error_message: null,
-  status,
-  started_at: new Date().toISOString(),
-  finished_at: status === 'ok' ? new Date().toISOString() : null,
-  duration_ms: status === 'ok' ? 1 : null,
-  approval_id: null,
-  trace_id: null,
-})
+const row = (n: number, status = 'running') =>
+  auditRow(`01WRITER${String(n).padStart(18, '0')}`, {
+    status,
+    ...(status === 'ok' && { result: '{}', finished_at: new Date().toISOString(), duration_ms: 1 }),
+  })
 
 describe('the audit writer on SQLite', () => {
   let opened: OpenedDatabase | undefined

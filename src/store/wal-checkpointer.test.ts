@@ -3,38 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type OpenedDatabase } from './open-database.js'
-import { AuditRepository, type AuditRow } from './audit-repository.js'
+import { AuditRepository } from './audit-repository.js'
+import { auditRow } from '../test-support/fixtures.js'
+import { waitFor } from '../test-support/databases.js'
 
-const row = (n: number): AuditRow => ({
-  call_id: `01CKPT${String(n).padStart(20, '0')}`,
-  parent_call_id: null,
-  skill_key: 'noop',
-  caller_id: 'k1',
-  caller_name: 'alice',
-  caller_kind: 'user',
-  caller_role: 'admin',
-  agent_id: null,
-  conversation_id: null,
-  edge_id: null,
-  edge_name: null,
-  manager_id: 'm1',
-  input: JSON.stringify({ padding: 'x'.repeat(500), n }),
-  result: null,
-  result_truncated: 0,
-  error_code: null,
-  error_message: null,
-  status: 'running',
-  started_at: new Date().toISOString(),
-  finished_at: null,
-  duration_ms: null,
-  approval_id: null,
-  trace_id: null,
-})
-
-async function until(check: () => boolean, ms = 10_000): Promise<boolean> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) if (check()) return true
-  return check()
-}
+// Padded inputs: 200 rows make enough pages to see the database file grow.
+const row = (n: number) => auditRow(`01CKPT${String(n).padStart(20, '0')}`, { input: JSON.stringify({ padding: 'x'.repeat(500), n }) })
 
 describe('WAL checkpoints on a worker thread', () => {
   let opened: OpenedDatabase | undefined
@@ -55,7 +29,7 @@ describe('WAL checkpoints on a worker thread', () => {
     const before = statSync(file).size
     for (let i = 0; i < 200; i++) await repo.upsertMany([row(i)])
     // Only a checkpoint grows the database file; the WAL holds every commit until then.
-    expect(await until(() => statSync(file).size > before + 100 * 500)).toBe(true)
+    await waitFor(() => statSync(file).size > before + 100 * 500)
     expect(errors).toEqual([])
     await opened.close()
     opened = undefined

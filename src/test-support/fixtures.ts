@@ -5,6 +5,7 @@ import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 import type { Caller, Envelope } from '../skill/skill-types.js'
 import type { TestDatabase } from './databases.js'
+import type { AuditRow } from '../store/index.js'
 
 export const admin: Caller = { kind: 'user', id: 'u-admin', name: 'alice', role: 'admin' }
 export const operator: Caller = { kind: 'user', id: 'u-op', name: 'oscar', role: 'operator' }
@@ -213,4 +214,34 @@ export async function openTestPlane(
     logger: silentLogger(),
     sync: true,
   })
+}
+
+/** An audit row as the pipeline opens one (`running`, a local call), with `extra` over it. */
+export function auditRow(callId: string, extra: Partial<AuditRow> = {}): AuditRow {
+  return {
+    call_id: callId,
+    parent_call_id: null,
+    skill_key: 'noop',
+    caller_id: 'k1',
+    caller_name: 'alice',
+    caller_kind: 'user',
+    caller_role: 'admin',
+    agent_id: null,
+    conversation_id: null,
+    edge_id: null,
+    edge_name: null,
+    manager_id: 'm1',
+    input: '{}',
+    result: null,
+    result_truncated: 0,
+    error_code: null,
+    error_message: null,
+    status: 'running',
+    started_at: new Date().toISOString(),
+    finished_at: null,
+    duration_ms: null,
+    approval_id: null,
+    trace_id: null,
+    ...extra,
+  }
 }
