@@ -2,9 +2,10 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import globals from 'globals'
+import reactHooks from 'eslint-plugin-react-hooks'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/', 'console/src/api/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -22,5 +23,13 @@ export default tseslint.config(
     // Migrations take Kysely<any> (the schema of their moment, not today's); tests reach into loose JSON.
     files: ['src/store/migrations/**', '**/*.test.ts', 'src/test-support/**', 'test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The console runs in the browser, with React's rules of hooks.
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: globals.browser },
+    plugins: { 'react-hooks': reactHooks },
+    // No React Compiler runs here: its warning about libraries it can't memoize does not apply.
+    rules: { ...reactHooks.configs.recommended.rules, 'react-hooks/incompatible-library': 'off' },
   },
 )

@@ -23,6 +23,7 @@ import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
 import { McpHttpSessions } from '../mcp/index.js'
+import { consoleRoutes, loadConsoleAssets } from '../console/index.js'
 import { checkOrigin, originRules } from './middleware/check-origin.js'
 import { databaseUnavailable } from '../../store/index.js'
 import { PlaneMetrics } from './metrics/index.js'
@@ -81,6 +82,8 @@ export function createHttpApp(
   app.get('/api/health/ready', health)
   app.get('/api/health/live', (c) => c.json({ ok: true, version: VERSION, manager: plane.managerId }))
   app.use('/api/*', auth)
+  // Who the key is: the console shows only what this caller may see and do.
+  app.get('/api/me', (c) => c.json({ caller: c.get('caller') }))
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', auth)
   const { enabled, listen } = plane.config.metrics
@@ -146,7 +149,9 @@ export function createHttpApp(
     return c.body(text, 200, { 'content-type': 'application/json' })
   })
 
-  app.get('/', (c) => c.html(landingPage(VERSION)))
+  const assets = loadConsoleAssets()
+  if (assets) app.route('/', consoleRoutes(assets))
+  else app.get('/', (c) => c.html(landingPage(VERSION)))
   return app
 }
 

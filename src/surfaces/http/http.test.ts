@@ -524,12 +524,21 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x' } }, key: h.keys.helper })).toMatchObject({ status: 200 })
   })
 
-  it('serves an HTML landing page at /', async () => {
+  it('serves the web console at / and at its own paths, leaving the API and missing files to 404', async () => {
     h = await start(database)
     const page = await h.call('/', { key: null })
     expect(page.status).toBe(200)
     expect(page.type).toContain('text/html')
-    expect(page.body).toContain('/openapi.json')
+    expect(page.body).toContain('<div id="root">')
+    const deep = await fetch(h.server.url + '/skills/echo')
+    expect(deep.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    expect(await deep.text()).toBe(page.body)
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)![1]!
+    const asset = await fetch(h.server.url + script)
+    expect(asset.headers.get('content-type')).toContain('javascript')
+    expect(asset.headers.get('cache-control')).toContain('immutable')
+    expect(await h.call('/assets/missing.js', { key: null })).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
+    expect(await h.call('/api/nothing-here')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
   })
 
   it('takes secrets and settings from admins and never gives a secret back; a call without one answers 424 needs_auth', async () => {

@@ -39,6 +39,13 @@ export const OPERATIONS: OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/api/me',
+    summary: 'The caller this key authenticates as: kind, name, role or agent',
+    ok: { status: 200, description: '{ caller }' },
+    errors: [401],
+  },
+  {
+    method: 'get',
     path: '/api/skills',
     summary: 'List the skills the caller may see',
     query: schemas.skillListQuery,

@@ -1,0 +1,61 @@
+import createClient from 'openapi-fetch'
+import type { paths } from './schema'
+
+const STORAGE = 'skillplane.key'
+
+/** The API key lives in sessionStorage: it goes when the browser tab's session ends. */
+export const storedKey = (): string | null => sessionStorage.getItem(STORAGE)
+export function keepKey(key: string | null): void {
+  if (key === null) sessionStorage.removeItem(STORAGE)
+  else sessionStorage.setItem(STORAGE, key)
+}
+
+/** The server's failure, with its code and message (the API answers every failure the same way). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+let signedOut = (): void => {}
+/** What to do when the key stops working (revoked mid-session): the session owner signs out. */
+export const onUnauthorized = (handler: () => void): void => {
+  signedOut = handler
+}
+
+/** Every API call, typed from the server's OpenAPI document (console/build.mjs generates `schema`). */
+export const api = createClient<paths>({ baseUrl: '' })
+api.use({
+  onRequest({ request }) {
+    const key = storedKey()
+    if (key) request.headers.set('authorization', `Bearer ${key}`)
+    return request
+  },
+  onResponse({ response }) {
+    if (response.status === 401 && storedKey()) signedOut()
+    return response
+  },
+})
+
+interface Failure {
+  error?: { code?: string; message?: string; details?: Record<string, unknown> }
+}
+
+/** The body of a success, or an ApiError naming what the server said went wrong. */
+export async function unwrap<T>(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await pending
+  if (response.ok) return data as T
+  const failure = (error ?? {}) as Failure
+  throw new ApiError(
+    response.status,
+    failure.error?.code ?? 'http_' + response.status,
+    failure.error?.message ?? `${response.status} ${response.statusText}`,
+    failure.error?.details,
+  )
+}

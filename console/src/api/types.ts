@@ -1,0 +1,101 @@
+import type { components } from './schema'
+
+// Shapes the OpenAPI document names as components come from it; the rest mirror the server's views.
+export type SkillSummary = components['schemas']['SkillSummary'] & {
+  key: string
+  title: string
+  description: string
+  class: SkillClass
+  scope: 'manager' | 'host'
+  source: string
+  available: boolean
+  unavailableReason: string | null
+  agents: string[]
+  connection?: ConnectionState
+}
+export type AuditEntry = components['schemas']['AuditEntry'] & {
+  callId: string
+  skill: string
+  status: string
+  startedAt: string
+  caller: { id: string; name: string; kind: string; role?: string }
+  edge?: { id: string; name: string } | null
+  onBehalfOf?: { id: string; name: string } | null
+  error: { code: string; message: string } | null
+}
+
+export type SkillClass = 'safe' | 'mutating' | 'dangerous'
+export type Role = 'viewer' | 'operator' | 'admin'
+export type Caller = { kind: 'user'; id: string; name: string; role: Role } | { kind: 'agent'; id: string; name: string; agentId: string }
+
+export interface ConnectionState {
+  state: 'ready' | 'needs_auth' | 'needs_input'
+  missing?: { secrets?: string[]; settings?: string[] }
+}
+
+export interface SkillDetail extends SkillSummary {
+  toolName: string
+  origin: string
+  timeoutMs: number
+  systemPrompt: string | null
+  inputSchema: Record<string, unknown>
+  outputSchema: Record<string, unknown> | null
+  needs: { secrets: string[]; settings: string[] }
+  overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
+  /** Instruction skills: their body and findings instead of schemas. */
+  findings?: Array<{ level: string; message: string }>
+}
+
+export interface ApprovalView {
+  id: string
+  skill: string
+  class: SkillClass
+  input: unknown
+  requester: { id: string; name: string; kind: string }
+  onBehalfOf: { id: string; name: string } | null
+  agent: string | null
+  edge: { id: string; name: string } | null
+  conversationId: string | null
+  callId: string
+  reason: string
+  approvalsRequired: number
+  approverRole: string
+  sopRequired: boolean
+  status: 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'cancelled'
+  createdAt: string
+  expiresAt: string
+  decidedAt: string | null
+  executedCallId: string | null
+  decisions: Array<{
+    approver: { id: string; name: string; role: string }
+    decision: 'approve' | 'reject'
+    comment: string | null
+    sop: { id: string; hash: string } | null
+    createdAt: string
+  }>
+}
+
+export interface Envelope {
+  ok: boolean
+  callId?: string
+  data?: unknown
+  error?: { code: string; message: string; details?: Record<string, unknown> }
+}
+
+export interface EdgeView {
+  id: string
+  name: string
+  labels: Record<string, string>
+  hostname: string | null
+  os: string | null
+  online: boolean
+  lastSeenAt: string | null
+  secrets: string[]
+  skills: Array<{ key: string; class: string; available: boolean; unavailableReason: string | null }>
+  revokedAt: string | null
+}
+
+export interface Page<T> {
+  items: T[]
+  nextCursor: string | null
+}

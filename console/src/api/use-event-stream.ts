@@ -1,0 +1,61 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { EventSourceParserStream } from 'eventsource-parser/stream'
+import { storedKey } from './client'
+
+export interface StreamEvent {
+  id?: string
+  event?: string
+  data: string
+}
+
+const RETRY_MS = 1000
+
+/**
+ * Server-sent events with the API key: EventSource can't send an Authorization header, so this
+ * reads the stream with fetch, and reconnects with Last-Event-ID as EventSource would.
+ * Returns whether the stream is connected.
+ */
+export function useEventStream(path: string | null, onEvent: (event: StreamEvent) => void, until?: (event: StreamEvent) => boolean): boolean {
+  const [live, setLive] = useState(false)
+  // The latest callbacks, without reconnecting when they change.
+  const handler = useRef(onEvent)
+  const done = useRef(until)
+  useLayoutEffect(() => {
+    handler.current = onEvent
+    done.current = until
+  })
+  useEffect(() => {
+    if (!path) return
+    const abort = new AbortController()
+    let lastId: string | undefined
+    let finished = false
+    const connect = async () => {
+      while (!abort.signal.aborted && !finished) {
+        try {
+          const response = await fetch(path, {
+            headers: { authorization: `Bearer ${storedKey() ?? ''}`, accept: 'text/event-stream', ...(lastId && { 'last-event-id': lastId }) },
+            signal: abort.signal,
+          })
+          if (!response.ok || !response.body) throw new Error(`${response.status}`)
+          setLive(true)
+          const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
+          for await (const event of events as unknown as AsyncIterable<StreamEvent>) {
+            if (event.id) lastId = event.id
+            handler.current(event)
+            if (done.current?.(event)) {
+              finished = true
+              break
+            }
+          }
+        } catch {
+          // Dropped or refused: try again shortly, as EventSource does.
+        }
+        setLive(false)
+        if (!finished) await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
+      }
+    }
+    void connect()
+    return () => abort.abort()
+  }, [path])
+  return live
+}

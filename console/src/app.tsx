@@ -1,0 +1,55 @@
+import { NavLink, Navigate, Route, Routes } from 'react-router'
+import { useSessionState } from './session/session'
+import { abilities } from './session/abilities'
+import { SignInPage } from './pages/sign-in-page'
+import { SkillsPage } from './pages/skills-page'
+import { SkillPage } from './pages/skill-page'
+import { ApprovalsPage } from './pages/approvals-page'
+import { AuditPage } from './pages/audit-page'
+import { CallPage } from './pages/call-page'
+
+export function App() {
+  const { session, checking } = useSessionState()
+  if (checking) return <p className="centered">Checking your key…</p>
+  if (!session) return <SignInPage />
+  const can = abilities(session.caller)
+  const who = session.caller.kind === 'user' ? `${session.caller.name} · ${session.caller.role}` : `${session.caller.name} · agent`
+  return (
+    <>
+      <header className="top">
+        <span className="brand">skillplane</span>
+        <nav aria-label="Console">
+          <NavLink to="/skills">Skills</NavLink>
+          <NavLink to="/approvals">Approvals</NavLink>
+          {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
+        </nav>
+        <span className="who" data-testid="who">
+          {who}
+        </span>
+        <button type="button" className="link" onClick={session.signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        <Routes>
+          <Route path="/" element={<Navigate to="/skills" replace />} />
+          <Route path="/skills" element={<SkillsPage />} />
+          <Route path="/skills/:key" element={<SkillPage />} />
+          <Route path="/approvals" element={<ApprovalsPage />} />
+          {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
+          {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
+          <Route path="*" element={<NotFound />} />
+        </Routes>
+      </main>
+    </>
+  )
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not here</h1>
+      <p>This page does not exist, or your key may not see it.</p>
+    </section>
+  )
+}

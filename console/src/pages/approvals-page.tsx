@@ -1,0 +1,82 @@
+import { useMemo, useState } from 'react'
+import { Link } from 'react-router'
+import { api, unwrap } from '../api/client'
+import { useApi } from '../api/use-api'
+import { useEventStream } from '../api/use-event-stream'
+import type { ApprovalView, Page } from '../api/types'
+import { ErrorNote } from '../components'
+import { useSession } from '../session/session'
+import { abilities } from '../session/abilities'
+import { ApprovalCard } from './approval-card'
+
+interface Sop {
+  id: string
+  title: string
+  skills: string[]
+  hash: string
+  keyName: string
+  revokedAt: string | null
+}
+
+/** The inbox: pending requests first, then the latest decided; new ones arrive without a reload. */
+export function ApprovalsPage() {
+  const { caller } = useSession()
+  const can = abilities(caller)
+  const [updates, setUpdates] = useState<Map<string, ApprovalView>>(new Map())
+  const loaded = useApi(async () => {
+    const [pending, recent] = await Promise.all([
+      unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { status: 'pending', limit: 200 } } })),
+      unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { limit: 50 } } })),
+    ])
+    setUpdates(new Map())
+    return [...pending.items, ...recent.items]
+  }, [])
+  const sops = useApi(async () => (can.admin ? (await unwrap<{ sops: Sop[] }>(api.GET('/api/sops'))).sops.filter((s) => !s.revokedAt) : []), [])
+  const live = useEventStream('/api/events', (event) => {
+    const { approval } = JSON.parse(event.data) as { approval?: ApprovalView }
+    if (approval) setUpdates((map) => new Map(map).set(approval.id, approval))
+  })
+  const all = useMemo(() => {
+    const byId = new Map<string, ApprovalView>()
+    for (const a of loaded.data ?? []) byId.set(a.id, a)
+    for (const a of updates.values()) byId.set(a.id, a)
+    return [...byId.values()]
+  }, [loaded.data, updates])
+  const pending = all.filter((a) => a.status === 'pending').sort((a, b) => (a.id < b.id ? -1 : 1))
+  const decided = all.filter((a) => a.status !== 'pending').sort((a, b) => (a.id < b.id ? 1 : -1))
+  const decidedNow = (approval: ApprovalView) => setUpdates((map) => new Map(map).set(approval.id, approval))
+  return (
+    <section>
+      <h1>
+        Approvals{' '}
+        <span className={live ? 'live on' : 'live'} data-testid="live" data-live={live}>
+          {live ? 'live' : 'connecting…'}
+        </span>
+      </h1>
+      {!can.approve && <p className="muted">Your key can't decide requests; you see the ones you filed.</p>}
+      <ErrorNote error={loaded.error} />
+      <h2>Pending ({pending.length})</h2>
+      {pending.length === 0 && <p className="muted">Nothing waits for a decision.</p>}
+      <ul className="cards" aria-label="Pending requests">
+        {pending.map((a) => (
+          <li key={a.id}>
+            <ApprovalCard approval={a} sops={sops.data ?? []} onDecided={decidedNow} />
+          </li>
+        ))}
+      </ul>
+      <h2>Decided</h2>
+      <ul className="cards" aria-label="Decided requests">
+        {decided.map((a) => (
+          <li key={a.id}>
+            <ApprovalCard approval={a} sops={[]} onDecided={decidedNow} />
+          </li>
+        ))}
+      </ul>
+      <p className="muted">
+        Decided calls show in the <Link to="/audit">audit</Link>.
+      </p>
+    </section>
+  )
+}
+
+export type { Sop }

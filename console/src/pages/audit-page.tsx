@@ -1,0 +1,114 @@
+import { useState } from 'react'
+import { Link, useSearchParams } from 'react-router'
+import { api, unwrap } from '../api/client'
+import { useApi } from '../api/use-api'
+import type { AuditEntry, Page } from '../api/types'
+import { ErrorNote, StatusChip, Time } from '../components'
+import { AuditChart } from './audit-chart'
+
+const STATUSES = ['ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required', 'running']
+const TEXT_FILTERS = ['skill', 'agent', 'caller', 'edge'] as const
+// The chart and the first page cover the latest calls matching the filters, up to this many.
+const WINDOW = 500
+
+/** The audit timeline: filters, calls and errors over time, and every row linked to its detail. */
+export function AuditPage() {
+  const [params, setParams] = useSearchParams()
+  const [draft, setDraft] = useState(() => Object.fromEntries([...params.entries()]))
+  const [more, setMore] = useState<AuditEntry[]>([])
+  const query = Object.fromEntries([...params.entries()].filter(([, v]) => v))
+  const page = useApi(async () => {
+    setMore([])
+    const from = query.from && new Date(query.from).toISOString()
+    const to = query.to && new Date(query.to).toISOString()
+    return unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...query, ...(from && { from }), ...(to && { to }), limit: WINDOW } } }))
+  }, [params.toString()])
+  const [cursor, setCursor] = useState<string | null>(null)
+  const next = cursor ?? page.data?.nextCursor ?? null
+  const loadMore = async () => {
+    if (!next) return
+    const more = await unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...query, cursor: next, limit: WINDOW } } }))
+    setMore((rows) => [...rows, ...more.items])
+    setCursor(more.nextCursor ?? '')
+  }
+  const rows = [...(page.data?.items ?? []), ...more]
+  return (
+    <section>
+      <h1>Audit</h1>
+      <form
+        className="toolbar"
+        aria-label="Audit filters"
+        onSubmit={(e) => {
+          e.preventDefault()
+          setCursor(null)
+          setParams(new URLSearchParams(Object.entries(draft).filter(([, v]) => v)))
+        }}
+      >
+        {TEXT_FILTERS.map((name) => (
+          <label key={name}>
+            {name}
+            <input value={draft[name] ?? ''} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} />
+          </label>
+        ))}
+        <label>
+          status
+          <select value={draft.status ?? ''} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          from
+          <input type="datetime-local" value={draft.from ?? ''} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+        </label>
+        <label>
+          to
+          <input type="datetime-local" value={draft.to ?? ''} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <ErrorNote error={page.error} />
+      <AuditChart rows={page.data?.items ?? []} />
+      <table className="plain" aria-label="Calls">
+        <thead>
+          <tr>
+            <th>Started</th>
+            <th>Skill</th>
+            <th>Status</th>
+            <th>Caller</th>
+            <th>Agent</th>
+            <th>Edge</th>
+            <th>Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.callId} data-call={row.callId}>
+              <td>
+                <Link to={`/audit/${row.callId}`}>
+                  <Time at={row.startedAt} />
+                </Link>
+              </td>
+              <td>{row.skill}</td>
+              <td>
+                <StatusChip value={row.status} />
+              </td>
+              <td>{row.caller.name}</td>
+              <td>{row.agent ?? '—'}</td>
+              <td>{row.edge?.name ?? '—'}</td>
+              <td>{row.durationMs == null ? '—' : `${row.durationMs} ms`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {!page.loading && rows.length === 0 && <p className="muted">No calls match.</p>}
+      {next && (
+        <button type="button" onClick={() => void loadMore()}>
+          Older calls
+        </button>
+      )}
+    </section>
+  )
+}

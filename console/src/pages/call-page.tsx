@@ -1,0 +1,109 @@
+import { Link, useParams } from 'react-router'
+import { api, unwrap } from '../api/client'
+import { useApi } from '../api/use-api'
+import type { AuditEntry, Page } from '../api/types'
+import { ErrorNote, JsonView, StatusChip, Time } from '../components'
+
+/** One audit row in full, and the trace it belongs to nested by parent call. */
+export function CallPage() {
+  const callId = useParams().callId!
+  const row = useApi(() => unwrap<AuditEntry>(api.GET('/api/audit/{callId}', { params: { path: { callId } } })), [callId])
+  const trace = useApi(async () => {
+    const traceId = row.data?.traceId
+    if (!traceId) return []
+    return (await unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { traceId, limit: 500 } } }))).items
+  }, [row.data?.traceId])
+  if (row.error) return <ErrorNote error={row.error} />
+  const r = row.data
+  if (!r) return <p>Loading…</p>
+  return (
+    <section>
+      <p>
+        <Link to="/audit">← Audit</Link>
+      </p>
+      <h1>
+        {r.skill} <StatusChip value={r.status} />
+      </h1>
+      <dl className="facts">
+        <dt>Call</dt>
+        <dd>
+          <code>{r.callId}</code>
+        </dd>
+        <dt>Caller</dt>
+        <dd>
+          {r.caller.name} <span className="muted">({r.caller.kind})</span>
+        </dd>
+        {r.onBehalfOf && (
+          <>
+            <dt>On behalf of</dt>
+            <dd>{r.onBehalfOf.name}</dd>
+          </>
+        )}
+        <dt>Agent</dt>
+        <dd>{r.agent ?? '—'}</dd>
+        <dt>Started</dt>
+        <dd>
+          <Time at={r.startedAt} />
+        </dd>
+        <dt>Duration</dt>
+        <dd>{r.durationMs == null ? '—' : `${r.durationMs} ms`}</dd>
+        {r.parentCallId && (
+          <>
+            <dt>Parent</dt>
+            <dd>
+              <Link to={`/audit/${r.parentCallId}`}>{r.parentCallId}</Link>
+            </dd>
+          </>
+        )}
+        {r.approvalId && (
+          <>
+            <dt>Approval</dt>
+            <dd>
+              <code>{r.approvalId}</code>
+            </dd>
+          </>
+        )}
+        {r.error && (
+          <>
+            <dt>Error</dt>
+            <dd className="error">
+              {r.error.code}: {r.error.message}
+            </dd>
+          </>
+        )}
+      </dl>
+      <h2>Input</h2>
+      <JsonView value={r.input} label="Input" />
+      <h2>Result</h2>
+      <JsonView value={r.result} label="Result" />
+      {(trace.data?.length ?? 0) > 1 && (
+        <>
+          <h2>Trace</h2>
+          <Trace rows={trace.data!} current={r.callId} />
+        </>
+      )}
+    </section>
+  )
+}
+
+/** The trace's calls as a tree: each call under the one that made it. */
+function Trace({ rows, current }: { rows: AuditEntry[]; current: string }) {
+  const ids = new Set(rows.map((r) => r.callId))
+  const children = new Map<string | null, AuditEntry[]>()
+  for (const row of [...rows].sort((a, b) => (a.callId < b.callId ? -1 : 1))) {
+    const parent = row.parentCallId && ids.has(row.parentCallId) ? row.parentCallId : null
+    children.set(parent, [...(children.get(parent) ?? []), row])
+  }
+  const render = (parent: string | null) => (
+    <ul className="trace">
+      {(children.get(parent) ?? []).map((row) => (
+        <li key={row.callId}>
+          {row.callId === current ? <strong>{row.skill}</strong> : <Link to={`/audit/${row.callId}`}>{row.skill}</Link>} <StatusChip value={row.status} />{' '}
+          <span className="muted">{row.durationMs == null ? '' : `${row.durationMs} ms`}</span>
+          {children.has(row.callId) && render(row.callId)}
+        </li>
+      ))}
+    </ul>
+  )
+  return <nav aria-label="Trace">{render(null)}</nav>
+}

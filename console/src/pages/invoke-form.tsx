@@ -1,0 +1,94 @@
+import { useMemo, useState } from 'react'
+import Form from '@rjsf/core'
+import { customizeValidator } from '@rjsf/validator-ajv8'
+import Ajv2020 from 'ajv/dist/2020'
+import type { RJSFSchema } from '@rjsf/utils'
+import { api, unwrap } from '../api/client'
+import { useApi } from '../api/use-api'
+import type { EdgeView, Envelope, SkillDetail } from '../api/types'
+import { JsonView, StatusChip } from '../components'
+import { useSession } from '../session/session'
+import { abilities } from '../session/abilities'
+import { ApprovalLive } from './approval-live'
+
+// Skill schemas are JSON Schema 2020-12 (zod's output); the form validates them as the server does.
+const validator = customizeValidator({ AjvClass: Ajv2020 as never })
+
+/** A form made from the skill's input schema; the result is the call's envelope. */
+export function InvokeForm({ skill }: { skill: SkillDetail }) {
+  const { caller } = useSession()
+  const can = abilities(caller)
+  const schema = useMemo(() => {
+    const { $schema: _ignored, ...rest } = skill.inputSchema
+    return rest as RJSFSchema
+  }, [skill.inputSchema])
+  const [formData, setFormData] = useState<unknown>(undefined)
+  const [edgeId, setEdgeId] = useState('')
+  const [result, setResult] = useState<{ status: number; envelope: Envelope; input: unknown } | null>(null)
+  const [busy, setBusy] = useState(false)
+  const edges = useApi(
+    async () => (skill.scope === 'host' && can.readEdges ? (await unwrap<{ edges: EdgeView[] }>(api.GET('/api/edges'))).edges : []),
+    [skill.key],
+  )
+  const offering = (edges.data ?? []).filter((e) => !e.revokedAt && e.skills.some((s) => s.key === skill.key))
+  const invoke = async (input: unknown, approvalId?: string) => {
+    setBusy(true)
+    try {
+      const { data, error, response } = await api.POST('/api/skills/{key}/invoke', {
+        params: { path: { key: skill.key } },
+        body: { input, ...(edgeId && { edgeId }), ...(approvalId && { approvalId }) },
+      })
+      setResult({ status: response.status, envelope: (data ?? error) as Envelope, input })
+    } catch (error) {
+      setResult({ status: 0, envelope: { ok: false, error: { code: 'network', message: (error as Error).message } }, input })
+    } finally {
+      setBusy(false)
+    }
+  }
+  const approvalId = result?.envelope.error?.code === 'approval_required' ? (result.envelope.error.details?.approvalId as string | undefined) : undefined
+  return (
+    <div className="invoke">
+      {skill.scope === 'host' && can.readEdges && (
+        <label>
+          Edge
+          <select value={edgeId} onChange={(e) => setEdgeId(e.target.value)}>
+            <option value="">any online edge offering it</option>
+            {offering.map((edge) => (
+              <option key={edge.id} value={edge.id} disabled={!edge.online}>
+                {edge.name}
+                {edge.online ? '' : ' (offline)'}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <Form
+        schema={schema}
+        validator={validator}
+        formData={formData}
+        onChange={(e) => setFormData(e.formData)}
+        onSubmit={(e) => void invoke(e.formData ?? {})}
+        showErrorList={false}
+        noHtml5Validate
+        disabled={busy}
+      >
+        <button type="submit" disabled={busy}>
+          {busy ? 'Running…' : 'Invoke'}
+        </button>
+      </Form>
+      {result && (
+        <div className="result" data-testid="invoke-result">
+          <h3>
+            Result <StatusChip value={result.envelope.ok ? 'ok' : (result.envelope.error?.code ?? 'error')} />{' '}
+            <span className="muted">HTTP {result.status}</span>
+          </h3>
+          {approvalId ? (
+            <ApprovalLive id={approvalId} onRun={() => void invoke(result.input, approvalId)} />
+          ) : (
+            <JsonView value={result.envelope} label="Envelope" />
+          )}
+        </div>
+      )}
+    </div>
+  )
+}

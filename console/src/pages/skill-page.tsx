@@ -1,0 +1,171 @@
+import { useState, type FormEvent } from 'react'
+import { Link, useParams } from 'react-router'
+import { api, unwrap } from '../api/client'
+import { toApiError, useApi } from '../api/use-api'
+import type { AuditEntry, Page, SkillDetail } from '../api/types'
+import { Chip, ClassChip, ErrorNote, JsonView, StatusChip, Time } from '../components'
+import { useSession } from '../session/session'
+import { abilities } from '../session/abilities'
+import { ConnectionChip } from './skills-page'
+import { InvokeForm } from './invoke-form'
+
+/** One skill: what it does, its schemas, invoke it, and (by role) catalog edits and recent calls. */
+export function SkillPage() {
+  const key = useParams().key!
+  const { caller } = useSession()
+  const can = abilities(caller)
+  const skill = useApi(() => unwrap<SkillDetail>(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
+  if (skill.error) return <ErrorNote error={skill.error} />
+  if (!skill.data) return <p>Loading…</p>
+  const s = skill.data
+  const executable = s.inputSchema !== undefined
+  return (
+    <section>
+      <p>
+        <Link to="/skills">← Skills</Link>
+      </p>
+      <h1>
+        {s.title} <code>{s.key}</code>
+      </h1>
+      <p className="chips">
+        <ClassChip value={s.class} />
+        <Chip tone={s.scope === 'host' ? 'info' : 'plain'}>{s.scope === 'host' ? 'edge' : 'manager'}</Chip>
+        <Chip>{s.source}</Chip>
+        {s.available ? <Chip tone="good">available</Chip> : <Chip tone="bad">unavailable: {s.unavailableReason}</Chip>}
+        <ConnectionChip skill={s} />
+        {s.agents.length > 0 && <span className="muted">bound to {s.agents.join(', ')}</span>}
+      </p>
+      <p className="description">{s.description}</p>
+      <div className="columns">
+        <div>
+          {executable ? (
+            <>
+              <h2>Invoke</h2>
+              <InvokeForm skill={s} />
+            </>
+          ) : (
+            <p className="muted">An instruction skill: agents read it with activate_skill; there is nothing to invoke.</p>
+          )}
+        </div>
+        <div>
+          <h2>Input schema</h2>
+          <JsonView value={s.inputSchema} label="Input schema" />
+          {s.outputSchema && (
+            <>
+              <h2>Output schema</h2>
+              <JsonView value={s.outputSchema} label="Output schema" />
+            </>
+          )}
+        </div>
+      </div>
+      {can.admin && <CatalogEdit skill={s} onSaved={skill.reload} />}
+      {can.readAudit && <RecentCalls skillKey={s.key} />}
+    </section>
+  )
+}
+
+function RecentCalls({ skillKey }: { skillKey: string }) {
+  const calls = useApi(() => unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { skill: skillKey, limit: 10 } } })), [skillKey])
+  return (
+    <>
+      <h2>Recent calls</h2>
+      <ErrorNote error={calls.error} />
+      <table className="plain">
+        <thead>
+          <tr>
+            <th>Started</th>
+            <th>Status</th>
+            <th>Caller</th>
+            <th>Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(calls.data?.items ?? []).map((row) => (
+            <tr key={row.callId}>
+              <td>
+                <Link to={`/audit/${row.callId}`}>
+                  <Time at={row.startedAt} />
+                </Link>
+              </td>
+              <td>
+                <StatusChip value={row.status} />
+              </td>
+              <td>{row.caller.name}</td>
+              <td>{row.durationMs == null ? '—' : `${row.durationMs} ms`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {calls.data?.items.length === 0 && <p className="muted">No calls yet.</p>}
+    </>
+  )
+}
+
+/** Admins edit the catalog side: title, description, tags, class (raise only), enabled. */
+function CatalogEdit({ skill, onSaved }: { skill: SkillDetail; onSaved: () => void }) {
+  const [title, setTitle] = useState(skill.title)
+  const [description, setDescription] = useState(skill.description)
+  const [tags, setTags] = useState((skill.tags ?? []).join(', '))
+  const [klass, setKlass] = useState(skill.class)
+  const [enabled, setEnabled] = useState(skill.enabled ?? true)
+  const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null)
+  const save = async (event: FormEvent) => {
+    event.preventDefault()
+    setMessage(null)
+    try {
+      await unwrap(
+        api.PATCH('/api/skills/{key}', {
+          params: { path: { key: skill.key } },
+          body: {
+            title,
+            description,
+            tags: tags
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
+            class: klass,
+            enabled,
+          },
+        }),
+      )
+      setMessage({ error: false, text: 'Saved.' })
+      onSaved()
+    } catch (error) {
+      setMessage({ error: true, text: toApiError(error).message })
+    }
+  }
+  return (
+    <form className="catalog-edit" onSubmit={save} aria-labelledby="catalog-edit">
+      <h2 id="catalog-edit">Catalog (admin)</h2>
+      <label>
+        Title
+        <input value={title} onChange={(e) => setTitle(e.target.value)} />
+      </label>
+      <label>
+        Description
+        <textarea rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <label>
+        Tags (comma-separated)
+        <input value={tags} onChange={(e) => setTags(e.target.value)} />
+      </label>
+      <label>
+        Class
+        <select value={klass} onChange={(e) => setKlass(e.target.value as typeof klass)}>
+          <option>safe</option>
+          <option>mutating</option>
+          <option>dangerous</option>
+        </select>
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled
+      </label>
+      <button type="submit">Save</button>
+      {message && (
+        <span className={message.error ? 'error' : 'muted'} role="status">
+          {message.text}
+        </span>
+      )}
+    </form>
+  )
+}

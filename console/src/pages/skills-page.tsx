@@ -1,0 +1,144 @@
+import { useRef, useState } from 'react'
+import { Link, useSearchParams } from 'react-router'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { api, unwrap } from '../api/client'
+import { useApi } from '../api/use-api'
+import type { SkillSummary } from '../api/types'
+import { Chip, ClassChip, ErrorNote } from '../components'
+
+const FILTERS = {
+  class: ['safe', 'mutating', 'dangerous'],
+  source: ['code', 'agent-skill', 'pack', 'mcp', 'http', 'edge'],
+  scope: ['manager', 'host'],
+  available: ['true', 'false'],
+  connection: ['ready', 'needs_auth', 'needs_input'],
+} as const
+type Filter = keyof typeof FILTERS
+
+const ROW_HEIGHT = 44
+
+/** Every skill the key may see: search through the discovery index, filters, and a virtualised table. */
+export function SkillsPage() {
+  const [params, setParams] = useSearchParams()
+  const q = params.get('q') ?? ''
+  const [text, setText] = useState(q)
+  const filters = Object.fromEntries(Object.keys(FILTERS).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])))
+  const skills = useApi(async () => {
+    const { skills } = await unwrap<{ skills: SkillSummary[] }>(api.GET('/api/skills', { params: { query: filters } }))
+    if (!q) return skills
+    // Ranked by the discovery index, then narrowed by the filters.
+    const found = await unwrap<{ results: Array<{ key: string }> }>(api.GET('/api/skills/search', { params: { query: { q, limit: 50 } } }))
+    const byKey = new Map(skills.map((s) => [s.key, s]))
+    return found.results.flatMap((r) => byKey.get(r.key) ?? [])
+  }, [params.toString()])
+  const set = (name: string, value: string) => {
+    const next = new URLSearchParams(params)
+    if (value) next.set(name, value)
+    else next.delete(name)
+    setParams(next, { replace: true })
+  }
+  const rows = skills.data ?? []
+  const scroller = useRef<HTMLDivElement>(null)
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 })
+  return (
+    <section>
+      <h1>Skills</h1>
+      <form
+        className="toolbar"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault()
+          set('q', text.trim())
+        }}
+      >
+        <label>
+          Search
+          <input type="search" value={text} placeholder="what should the skill do?" onChange={(e) => setText(e.target.value)} />
+        </label>
+        <button type="submit">Search</button>
+        {(Object.keys(FILTERS) as Filter[]).map((name) => (
+          <label key={name}>
+            {name}
+            <select value={params.get(name) ?? ''} onChange={(e) => set(name, e.target.value)}>
+              <option value="">any</option>
+              {FILTERS[name].map((v) => (
+                <option key={v}>{v}</option>
+              ))}
+            </select>
+          </label>
+        ))}
+      </form>
+      <ErrorNote error={skills.error} />
+      <p className="muted" aria-live="polite">
+        {skills.loading ? 'Loading…' : `${rows.length} skill${rows.length === 1 ? '' : 's'}${q ? ` for “${q}”, best first` : ''}`}
+      </p>
+      <div className="grid-table skills-table" role="table" aria-label="Skills" aria-rowcount={rows.length + 1}>
+        <div className="grid-row head" role="row">
+          <span role="columnheader">Skill</span>
+          <span role="columnheader">Class</span>
+          <span role="columnheader">Scope</span>
+          <span role="columnheader">Source</span>
+          <span role="columnheader">Availability</span>
+          <span role="columnheader">Connection</span>
+          <span role="columnheader">Bound to</span>
+        </div>
+        <div ref={scroller} className="grid-body" style={{ height: Math.min(rows.length * ROW_HEIGHT, 640) }}>
+          <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+            {virtual.getVirtualItems().map((item) => {
+              const skill = rows[item.index]!
+              return (
+                <div
+                  key={skill.key}
+                  className="grid-row"
+                  role="row"
+                  aria-rowindex={item.index + 2}
+                  style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                >
+                  <span role="cell" className="skill-name">
+                    <Link to={`/skills/${encodeURIComponent(skill.key)}`}>{skill.key}</Link>
+                    <span className="muted">{skill.title}</span>
+                  </span>
+                  <span role="cell">
+                    <ClassChip value={skill.class} />
+                  </span>
+                  <span role="cell">
+                    <Chip tone={skill.scope === 'host' ? 'info' : 'plain'}>{skill.scope === 'host' ? 'edge' : 'manager'}</Chip>
+                  </span>
+                  <span role="cell">
+                    <Chip>{skill.source}</Chip>
+                  </span>
+                  <span role="cell">
+                    {skill.available ? (
+                      <Chip tone="good">available</Chip>
+                    ) : (
+                      <Chip tone="bad" title={skill.unavailableReason ?? undefined}>
+                        unavailable
+                      </Chip>
+                    )}
+                  </span>
+                  <span role="cell">
+                    <ConnectionChip skill={skill} />
+                  </span>
+                  <span role="cell" className="muted">
+                    {skill.agents.join(', ') || '—'}
+                  </span>
+                </div>
+              )
+            })}
+          </div>
+        </div>
+      </div>
+    </section>
+  )
+}
+
+export function ConnectionChip({ skill }: { skill: SkillSummary }) {
+  const state = skill.connection?.state ?? 'ready'
+  if (state === 'ready') return <Chip tone="good">ready</Chip>
+  const missing = [...(skill.connection?.missing?.secrets ?? []), ...(skill.connection?.missing?.settings ?? [])]
+  return (
+    <Chip tone="warn" title={missing.length ? `missing: ${missing.join(', ')}` : undefined}>
+      {state.replace('_', ' ')}
+    </Chip>
+  )
+}

@@ -1,0 +1,36 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { tempDir } from '../../test-support/databases.js'
+import { consoleRoutes, loadConsoleAssets } from './index.js'
+
+describe('the console files', () => {
+  it('are the regular files of the build, read once; a missing build is null (the server then shows its landing page)', () => {
+    expect(loadConsoleAssets(join(tempDir(), 'not-built'))).toBeNull()
+    const dir = tempDir()
+    mkdirSync(join(dir, 'assets'))
+    writeFileSync(join(dir, 'index.html'), '<div id="root"></div>')
+    writeFileSync(join(dir, 'assets/app-1234.js'), 'console.log(1)')
+    const outside = join(tempDir(), 'secret.txt')
+    writeFileSync(outside, 'not for the web')
+    symlinkSync(outside, join(dir, 'assets/link.txt'))
+    const assets = loadConsoleAssets(dir)!
+    expect([...assets.keys()].sort()).toEqual(['/assets/app-1234.js', '/index.html'])
+    expect(assets.get('/assets/app-1234.js')).toMatchObject({ immutable: true })
+    expect(assets.get('/index.html')).toMatchObject({ immutable: false })
+  })
+
+  it('answer app paths with index.html and never a path outside the build', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'index.html'), '<div id="root"></div>')
+    const app = consoleRoutes(loadConsoleAssets(dir)!)
+    for (const path of ['/', '/approvals', '/skills/a.b/', '/audit/01ARZ3NDEKTSV4RRFFQ69G5FAV']) {
+      const response = await app.request(path)
+      expect(response.status, path).toBe(200)
+      expect(await response.text()).toBe('<div id="root"></div>')
+    }
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/api/skills', '/mcp', '/favicon.ico', '/index.js']) {
+      expect((await app.request(path)).status, path).toBe(404)
+    }
+  })
+})

@@ -1,0 +1,48 @@
+import { Hono } from 'hono'
+import type { ConsoleAsset } from './console-assets.js'
+
+// The console loads only its own files and talks only to this server; no page may frame it.
+const CSP = [
+  "default-src 'self'",
+  // The invoke form validates against each skill's JSON Schema with ajv, which compiles to functions.
+  "script-src 'self' 'unsafe-eval'",
+  // React and the chart library set style attributes.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/** Paths the console never answers: the API and the other surfaces keep their own 404s. */
+const NOT_CONSOLE = /^\/(?:api|mcp|metrics|openapi\.json)(?:\/|$)/
+
+/**
+ * The web console: its built files, and `index.html` for every other GET path without a file
+ * extension, so the app's own routes (`/skills/…`, `/audit`) load on a reload or a shared link.
+ */
+export function consoleRoutes(assets: Map<string, ConsoleAsset>): Hono {
+  const app = new Hono()
+  const index = assets.get('/index.html')!
+  const send = (asset: ConsoleAsset) =>
+    new Response(asset.body, {
+      headers: {
+        'content-type': asset.type,
+        'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+        'content-security-policy': CSP,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+      },
+    })
+  app.get('*', (c, next) => {
+    const path = c.req.path
+    if (NOT_CONSOLE.test(path)) return next()
+    const asset = assets.get(path)
+    if (asset) return send(asset)
+    if (path === '/' || !/\.[a-z0-9]+$/i.test(path.slice(path.lastIndexOf('/')))) return send(index)
+    return next()
+  })
+  return app
+}

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { createSkillplane, type Skillplane } from '../../src/index.js'
+import { startHttpServer } from '../../src/surfaces/http/index.js'
+import { databases } from '../../src/test-support/databases.js'
+import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
+import { sopSigner } from '../../src/test-support/sop.js'
+import { chromiumAvailable, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+
+const sqlite = databases.find((d) => d.name === 'sqlite')!
+const signer = sopSigner()
+
+describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
+  let plane: Skillplane
+  let server: { url: string; close(): Promise<void> }
+  let browser: Browser
+  const keys: Record<string, string> = {}
+  const api = async (path: string, key: string, body?: unknown) => {
+    const response = await fetch(server.url + path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return { status: response.status, body: (await response.json()) as any }
+  }
+  const open = async (key: string): Promise<Page> => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    page.setDefaultTimeout(15_000)
+    await signIn(page, server.url, key)
+    return page
+  }
+
+  beforeAll(async () => {
+    plane = await createSkillplane({
+      config: { skills: testSkills(), agents: testAgents, sopKeys: [signer.config] },
+      ...(await sqlite.create()),
+      logger: silentLogger(),
+      sync: true,
+    })
+    server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    for (const [name, role, agentId] of [
+      ['alice', 'admin'],
+      ['bob', 'admin'],
+      ['oscar', 'operator'],
+      ['vera', 'viewer'],
+      ['helper-bot', 'agent', 'helper'],
+    ] as const)
+      keys[name] = (await plane.keys.create({ name, role, agentId }, plane.now())).key
+    const sop = signer.sop({ id: 'wipe-procedure', skills: ['wipe_things'] })
+    expect((await api('/api/sops', keys.alice!, sop)).status).toBe(201)
+    browser = await launchChromium()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    await plane?.close()
+  })
+
+  it('refuses a wrong key at sign-in and keeps a good one for the tab', async () => {
+    const page = await (await browser.newContext()).newPage()
+    await page.goto(server.url)
+    await page.getByLabel('API key').fill('sk_not_a_key')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('unknown or revoked')
+    await page.getByLabel('API key').fill(keys.alice!)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByTestId('who').textContent()).toBe('alice · admin')
+    await page.reload()
+    await expect.poll(() => page.getByTestId('who').textContent()).toBe('alice · admin')
+    await screenshot(page, 'skills')
+  })
+
+  it('invokes a safe skill through the form made from its schema, and shows a field error first', async () => {
+    const page = await open(keys.alice!)
+    await page.getByRole('link', { name: 'echo', exact: true }).click()
+    await page.locator('#root_message').fill('hello from the form')
+    await page.locator('#root_count').fill('0')
+    await page.getByRole('button', { name: 'Invoke' }).click()
+    await expect.poll(() => page.locator('.invoke .error-detail').first().textContent()).toContain('must be >= 1')
+    expect(await page.getByTestId('invoke-result').count()).toBe(0)
+    await page.locator('#root_count').fill('2')
+    await page.getByRole('button', { name: 'Invoke' }).click()
+    const result = page.getByTestId('invoke-result')
+    await expect.poll(() => result.textContent()).toContain('"message": "hello from the form"')
+    expect(await result.textContent()).toContain('"count": 2')
+    await screenshot(page, 'skill-invoke')
+    const audit = await api('/api/audit?skill=echo', keys.alice!)
+    expect(audit.body.items[0]).toMatchObject({ status: 'ok', input: { message: 'hello from the form', count: 2 }, caller: { name: 'alice' } })
+  })
+
+  it("shows an agent's mutating call in the open inbox, approves it there, and the audit shows it ran", async () => {
+    const page = await open(keys.oscar!)
+    await page.getByRole('link', { name: 'Approvals' }).click()
+    await page.getByTestId('live').and(page.locator('[data-live="true"]')).waitFor()
+    // The agent waits for the decision: its call runs once the inbox approves it.
+    const agentCall = api('/api/skills/write_thing/invoke', keys['helper-bot']!, { input: { value: 'from the agent' }, wait: 60 })
+    const card = page.locator('article[data-status="pending"]', { hasText: 'write_thing' })
+    await card.waitFor()
+    expect(await card.textContent()).toContain('"value": "from the agent"')
+    expect(await card.textContent()).toContain('helper-bot')
+    await screenshot(page, 'approvals-inbox')
+    await card.getByLabel('Comment').fill('fine by me')
+    await card.getByRole('button', { name: 'Approve' }).click()
+    const result = await agentCall
+    expect(result).toMatchObject({ status: 200, body: { ok: true, data: { stored: 'from the agent' } } })
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Audit' }).click()
+    const row = page.locator(`tr[data-call="${result.body.callId}"]`)
+    await row.waitFor()
+    expect(await row.textContent()).toContain('write_thing')
+    expect(await row.textContent()).toContain('ok')
+    await screenshot(page, 'audit')
+    await row.getByRole('link').click()
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('write_thing')
+    await screenshot(page, 'audit-call')
+  })
+
+  it('takes two admins, each citing the signed procedure, for a dangerous call', async () => {
+    // The agent asks; the two admins who decide are not the one who asked.
+    const filed = await api('/api/skills/wipe_things/invoke', keys['helper-bot']!, { input: { count: 3 } })
+    expect(filed.status).toBe(202)
+    const approvalId = filed.body.error.details.approvalId as string
+    for (const [admin, progress] of [
+      ['alice', '1 of 2'],
+      ['bob', '2 of 2'],
+    ] as const) {
+      const page = await open(keys[admin]!)
+      await page.getByRole('link', { name: 'Approvals' }).click()
+      const card = page.locator(`article[data-approval="${approvalId}"]`)
+      await card.waitFor()
+      const approve = card.getByRole('button', { name: 'Approve' })
+      expect(await approve.isDisabled()).toBe(true)
+      await card.getByLabel('Signed procedure').selectOption('wipe-procedure')
+      await approve.click()
+      await expect.poll(() => card.getByTestId('progress').textContent()).toContain(progress)
+      await screenshot(page, `approvals-dangerous-${admin}`)
+    }
+    const view = await api(`/api/approvals/${approvalId}`, keys.alice!)
+    expect(view.body).toMatchObject({ status: 'approved', decisions: [{ sop: { id: 'wipe-procedure' } }, { sop: { id: 'wipe-procedure' } }] })
+    const ran = await api('/api/skills/wipe_things/invoke', keys['helper-bot']!, { input: { count: 3 }, approvalId })
+    expect(ran).toMatchObject({ status: 200, body: { ok: true, data: { wiped: 3 } } })
+  })
+
+  it('shows a viewer no approve buttons and no admin pages', async () => {
+    const filed = await api('/api/skills/write_thing/invoke', keys['helper-bot']!, { input: { value: 'for the viewer to see' } })
+    expect(filed.status).toBe(202)
+    const page = await open(keys.vera!)
+    expect(await page.getByTestId('who').textContent()).toBe('vera · viewer')
+    const nav = page.getByRole('navigation', { name: 'Console' })
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Skills', 'Approvals'])
+    await page.getByRole('link', { name: 'Approvals' }).click()
+    await page.getByRole('heading', { name: /Pending/ }).waitFor()
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0)
+    await page.goto(server.url + '/audit')
+    await page.getByRole('heading', { name: 'Not here' }).waitFor()
+    await page.goto(server.url + '/skills/echo')
+    await page.getByRole('heading', { name: 'Invoke' }).waitFor()
+    expect(await page.getByRole('heading', { name: 'Catalog (admin)' }).count()).toBe(0)
+    expect(await page.getByRole('heading', { name: 'Recent calls' }).count()).toBe(0)
+    await screenshot(page, 'viewer-skill')
+  })
+})
