@@ -1,10 +1,13 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import mime from 'mime-types'
 
 export interface ConsoleAsset {
   body: Uint8Array
+  /** Compressed once at load, for clients that accept gzip; null when it would not be smaller. */
+  gzip: Uint8Array | null
   type: string
   /** Vite names built assets by their content hash: they never change under the same name. */
   immutable: boolean
@@ -40,7 +43,9 @@ function readAssets(dir: string): Map<string, ConsoleAsset> | null {
     if (!lstatSync(path).isFile()) continue
     const name = '/' + relative(dir, path).split(sep).join('/')
     const type = mime.contentType(name.slice(name.lastIndexOf('/') + 1)) || 'application/octet-stream'
-    assets.set(name, { body: readFileSync(path), type, immutable: name.startsWith('/assets/') })
+    const body = readFileSync(path)
+    const gzip = gzipSync(body, { level: 9 })
+    assets.set(name, { body, gzip: gzip.length < body.length * 0.9 ? gzip : null, type, immutable: name.startsWith('/assets/') })
   }
   return assets
 }

@@ -1,5 +1,6 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { tempDir } from '../../test-support/databases.js'
 import { consoleRoutes, loadConsoleAssets } from './index.js'
@@ -18,6 +19,19 @@ describe('the console files', () => {
     expect([...assets.keys()].sort()).toEqual(['/assets/app-1234.js', '/index.html'])
     expect(assets.get('/assets/app-1234.js')).toMatchObject({ immutable: true })
     expect(assets.get('/index.html')).toMatchObject({ immutable: false })
+  })
+
+  it('go gzipped to clients that accept it, and as they are to the rest', async () => {
+    const dir = tempDir()
+    const text = '<div id="root"></div>' + 'x'.repeat(10_000)
+    writeFileSync(join(dir, 'index.html'), text)
+    const app = consoleRoutes(loadConsoleAssets(dir)!)
+    const zipped = await app.request('/', { headers: { 'accept-encoding': 'gzip, deflate, br' } })
+    expect(zipped.headers.get('content-encoding')).toBe('gzip')
+    expect(gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString()).toBe(text)
+    const plain = await app.request('/', { headers: { 'accept-encoding': 'identity' } })
+    expect(plain.headers.get('content-encoding')).toBeNull()
+    expect(await plain.text()).toBe(text)
   })
 
   it('answer app paths with index.html and never a path outside the build', async () => {

@@ -26,22 +26,27 @@ const NOT_CONSOLE = /^\/(?:api|mcp|metrics|openapi\.json)(?:\/|$)/
 export function consoleRoutes(assets: Map<string, ConsoleAsset>): Hono {
   const app = new Hono()
   const index = assets.get('/index.html')!
-  const send = (asset: ConsoleAsset) =>
-    new Response(asset.body, {
+  const send = (asset: ConsoleAsset, acceptEncoding: string | undefined) => {
+    const gzip = asset.gzip && /\bgzip\b/.test(acceptEncoding ?? '') ? asset.gzip : null
+    return new Response(gzip ?? asset.body, {
       headers: {
         'content-type': asset.type,
         'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
         'content-security-policy': CSP,
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
+        vary: 'accept-encoding',
+        ...(gzip && { 'content-encoding': 'gzip' }),
       },
     })
+  }
   app.get('*', (c, next) => {
     const path = c.req.path
     if (NOT_CONSOLE.test(path)) return next()
+    const encoding = c.req.header('accept-encoding')
     const asset = assets.get(path)
-    if (asset) return send(asset)
-    if (path === '/' || !/\.[a-z0-9]+$/i.test(path.slice(path.lastIndexOf('/')))) return send(index)
+    if (asset) return send(asset, encoding)
+    if (path === '/' || !/\.[a-z0-9]+$/i.test(path.slice(path.lastIndexOf('/')))) return send(index, encoding)
     return next()
   })
   return app
