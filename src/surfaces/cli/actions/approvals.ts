@@ -57,7 +57,7 @@ export async function approvalsDecide(
   const granted = result.granted && (result.granted.scope === 'always' ? { policy: result.granted.policy } : { grant: result.granted.grant })
   if (o.json) return console.log(JSON.stringify({ ...result.approval, ...granted }, null, 2))
   printApproval(result.approval)
-  if (granted?.grant) printGrant(granted.grant)
+  if (granted?.grant) printGrant(granted.grant, '  ')
   if (granted?.policy) console.log(`  always: policy ${granted.policy.id} lets agent ${granted.policy.subject} run ${granted.policy.skill} without approval`)
 }
 
@@ -82,10 +82,10 @@ export async function grantsRevoke(id: string, o: GlobalOptions & { json?: boole
   printGrant(result.grant)
 }
 
-function printGrant(g: GrantView): void {
+function printGrant(g: GrantView, indent = ''): void {
   const until = g.status === 'revoked' ? `revoked at ${g.revokedAt} by ${g.revokedBy?.name}` : `${g.status} until ${g.expiresAt}`
   console.log(
-    `  grant ${g.id}: ${g.requester.name}'s calls of ${g.skill}${g.agent ? ` for agent ${g.agent}` : ''} in conversation ${g.conversationId} run without approval, ${until}`,
+    `${indent}grant ${g.id}: ${g.requester.name}'s calls of ${g.skill}${g.agent ? ` for agent ${g.agent}` : ''} in conversation ${g.conversationId} run without approval, ${until}`,
   )
 }
 
