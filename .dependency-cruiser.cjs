@@ -70,6 +70,7 @@ module.exports = {
           '^src/version\\.ts$',
           '^src/config/load-config\\.ts$',
           '^src/policy/approval-status\\.ts$',
+          '^src/policy/grant-scope\\.ts$',
           '^src/agents/run-status\\.ts$',
           '^src/policy/decide-policy\\.ts$',
           '^src/sources/agent-skills/validate-skills\\.ts$',

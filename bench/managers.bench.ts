@@ -262,7 +262,7 @@ async function measureFloor(url: string, database: string, managers: number): Pr
     await pool.query('create table bench_floor_calls (like audit_calls including all)')
     const template = (await pool.query(`select * from audit_calls where status = 'ok' limit 1`)).rows[0] as Record<string, unknown>
     const columns = Object.keys(template)
-    const finals = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id']
+    const finals = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id', 'grant_id']
     const upsert =
       `insert into bench_floor_calls (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ` +
       `on conflict (call_id) do update set ${finals.map((c) => `${c} = excluded.${c}`).join(', ')}`

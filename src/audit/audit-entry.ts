@@ -23,6 +23,8 @@ export interface AuditEntry {
   approvalId: string | null
   /** The OpenTelemetry trace the call ran in, when one was active. */
   traceId: string | null
+  /** The conversation grant that let the call run without a request of its own. */
+  grantId: string | null
 }
 
 /** The public shape of an audit row (HTTP and `skillplane audit --json`). */
@@ -47,6 +49,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
     approvalId: row.approval_id,
     traceId: row.trace_id,
+    grantId: row.grant_id,
   }
 }
 

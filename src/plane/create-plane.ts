@@ -10,6 +10,7 @@ import {
   ChangeVersionRepository,
   PolicyRepository,
   ApprovalRepository,
+  GrantRepository,
   SopRepository,
   EventRepository,
   SettingsRepository,
@@ -32,7 +33,7 @@ import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/ind
 import { definitionOrigin } from '../skill/index.js'
 import { resolveConfig, createLogger } from '../config/index.js'
 import { Pipeline } from '../runtime/index.js'
-import { Policies, Approvals, ApprovalSeal, SECRET_ENV, Sops, WebhookNotifier } from '../policy/index.js'
+import { Policies, Approvals, ApprovalSeal, Grants, SECRET_ENV, Sops, WebhookNotifier } from '../policy/index.js'
 import { ProcessGroups } from '../sources/subprocess/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
 import { Edges } from '../sources/edge/index.js'
@@ -296,7 +297,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     sources.retryMcpSecrets().catch((error) => logger.warn({ err: error }, 'reconnecting MCP servers after a secret change failed'))
   }
 
-  const approvals = new Approvals(new ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, {
+  const grants = new Grants(new GrantRepository(db), seal, events, policies, clock)
+  const approvals = new Approvals(new ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, grants, {
     expiresAfterMs: config.approvals.expiresAfterMs,
     pollMs: 1_000,
     hasRun: (approvalId) => auditRepo.ranWithApproval(approvalId),
@@ -310,6 +312,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     logger,
     policies,
     approvals,
+    grants,
     managerId,
     maxResultBytes: config.audit.maxResultBytes,
     approvalWaitMs: config.approvals.waitTimeoutMs,
@@ -364,6 +367,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     keys,
     policies,
     approvals,
+    grants,
     sops,
     events,
     runRecords,

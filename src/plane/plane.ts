@@ -6,7 +6,7 @@ import type { Registry, Catalog, SyncReport } from '../registry/index.js'
 import type { Caller, Envelope, SkillDefinition } from '../skill/index.js'
 import type { ResolvedConfig, ConfigInput } from '../config/index.js'
 import type { InvokeOptions } from '../runtime/index.js'
-import type { Policies, Approvals, Sops } from '../policy/index.js'
+import type { Policies, Approvals, Grants, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
 import type { McpServerReport } from '../sources/mcp/index.js'
 import type { OpenApiReport } from '../sources/http/index.js'
@@ -65,6 +65,8 @@ export interface Plane {
   readonly keys: ApiKeys
   readonly policies: Policies
   readonly approvals: Approvals
+  /** Conversation grants approvers left: list and revoke them. */
+  readonly grants: Grants
   readonly sops: Sops
   readonly events: AuditEvents
   /** Agent runs as stored; the agent runner built on the plane drives them. */

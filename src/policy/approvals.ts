@@ -7,6 +7,8 @@ import type { ApprovalSeal } from './approval-seal.js'
 import type { Requirement } from './decide-policy.js'
 import type { Sops } from './sop/sops.js'
 import type { WebhookNotifier } from './webhook-notifier.js'
+import { scopeProblem, type Granted, type Grants } from './grants.js'
+import type { GrantScope } from './grant-scope.js'
 
 // The event name for every settled request (ids are the names for one request).
 const ANY = Symbol('any request')
@@ -65,7 +67,8 @@ export interface NewApproval {
 }
 
 export type DecideFailure = { ok: false; code: Extract<ErrorCode, 'denied' | 'not_found' | 'conflict' | 'tampered' | 'invalid_input'>; message: string }
-export type DecideResult = { ok: true; approval: ApprovalView } | DecideFailure
+/** `granted`: what an approval with scope conversation or always left behind. */
+export type DecideResult = { ok: true; approval: ApprovalView; granted?: Granted } | DecideFailure
 export interface ClaimInput {
   id: string
   skill: string
@@ -97,6 +100,7 @@ export class Approvals {
     private readonly events: AuditEvents,
     private readonly sops: Sops,
     private readonly notifier: WebhookNotifier,
+    private readonly grants: Grants,
     private readonly options: {
       expiresAfterMs: number
       pollMs: number
@@ -174,10 +178,22 @@ export class Approvals {
    * (pending, with the decisions judged) or is refused with a conflict: a reject always wins over
    * approvals short of their threshold, and a decision never lands on a request already settled.
    */
-  async decide(input: { id: string; caller: Caller; decision: 'approve' | 'reject'; comment?: string; sopId?: string }): Promise<DecideResult> {
+  async decide(input: {
+    id: string
+    caller: Caller
+    decision: 'approve' | 'reject'
+    comment?: string
+    sopId?: string
+    /** How far an approval reaches (default `once`); `minutes` is a conversation grant's lifetime. */
+    scope?: GrantScope
+    minutes?: number
+  }): Promise<DecideResult> {
     const { caller } = input
     const fail = (code: DecideFailure['code'], message: string): DecideFailure => ({ ok: false, code, message })
     if (caller.kind !== 'user') return fail('denied', 'agent keys cannot decide approvals: a human must')
+    const problem = scopeProblem(input)
+    if (problem) return fail('invalid_input', problem)
+    const scope = input.decision === 'approve' && input.scope !== undefined && input.scope !== 'once' ? input.scope : null
     for (let attempt = 0; ; attempt++) {
       const row = await this.#load(input.id)
       if (!row) return fail('not_found', `no approval request "${input.id}"`)
@@ -193,6 +209,10 @@ export class Approvals {
           'denied',
           `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`,
         )
+      }
+      if (scope) {
+        const refused = this.grants.refusal(row, scope, caller)
+        if (refused) return refused
       }
       let sop: { id: string; hash: string } | null = null
       if (input.decision === 'approve' && row.sop_required === 1) {
@@ -244,9 +264,10 @@ export class Approvals {
         row.call_id,
       )
       if (next !== 'pending') await this.#settled(row, next, caller)
+      const granted = scope && next === 'approved' ? await this.grants.grant(row, scope, caller, input.minutes) : undefined
       const view = toView((await this.repo.get(row.id))!, decisions)
       this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
-      return { ok: true, approval: view }
+      return { ok: true, approval: view, ...(granted && { granted }) }
     }
   }
 

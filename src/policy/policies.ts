@@ -56,7 +56,8 @@ export class Policies {
     return this.#rows.map(toPolicy)
   }
 
-  async set(input: PolicyInput, actor: Actor, now: string): Promise<PolicyResult> {
+  /** `origin.approvalId`: the approval an approver made this override with (scope `always`), named in its event. */
+  async set(input: PolicyInput, actor: Actor, now: string, origin?: { approvalId: string }): Promise<PolicyResult> {
     if (input.skill !== '*' && !isValidKey(input.skill)) return { ok: false, message: `skill must be a skill key or "*", got ${JSON.stringify(input.skill)}` }
     if (!POLICY_LEVELS.includes(input.level)) return { ok: false, message: `level must be one of ${POLICY_LEVELS.join(', ')}` }
     if (!POLICY_DECISIONS.includes(input.decision)) return { ok: false, message: `decision must be one of ${POLICY_DECISIONS.join(', ')}` }
@@ -91,6 +92,7 @@ export class Policies {
       subject: row.subject,
       decision: row.decision,
       previous: existing?.decision ?? null,
+      ...(origin && { approvalId: origin.approvalId }),
     })
     await this.refresh()
     return { ok: true, policy: toPolicy(row) }

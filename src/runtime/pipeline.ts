@@ -6,7 +6,7 @@ import type { Registry, Catalog } from '../registry/index.js'
 import { type AuditWriter, redact, scrubText } from '../audit/index.js'
 import type { Caller, Envelope, NestedCallOptions, SkillContext } from '../skill/index.js'
 import type { Connections } from '../secrets/index.js'
-import type { Policies, Approvals } from '../policy/index.js'
+import type { Policies, Approvals, Grants } from '../policy/index.js'
 import { ShuttingDown } from './abort-reasons.js'
 import { CallCancel } from './call-cancel.js'
 import { scrubbedLogger } from './scrubbed-logger.js'
@@ -40,6 +40,7 @@ export interface PipelineDeps {
   logger: Logger
   policies: Policies
   approvals: Approvals
+  grants: Grants
   managerId: string
   maxResultBytes: number
   /** How long `wait: true` waits for an approval decision. */

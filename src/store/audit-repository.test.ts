@@ -31,6 +31,7 @@ const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
   duration_ms: null,
   approval_id: null,
   trace_id: null,
+  grant_id: null,
   ...extra,
 })
 

@@ -64,9 +64,20 @@ const idBound = (at: string, slackMs: number) => {
 // The condition of the status index, repeated in queries as a literal so SQLite can use the index.
 const NOT_OK = sql<boolean>`status <> 'ok'`
 
-// Rows per INSERT: 23 columns × 400 stays under both dialects' bound-parameter limits.
+// Rows per INSERT: 24 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
-const FINAL_COLUMNS = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id'] as const
+const FINAL_COLUMNS = [
+  'status',
+  'result',
+  'result_truncated',
+  'error_code',
+  'error_message',
+  'finished_at',
+  'duration_ms',
+  'approval_id',
+  'trace_id',
+  'grant_id',
+] as const
 
 const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'call_id',
@@ -92,11 +103,13 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'duration_ms',
   'approval_id',
   'trace_id',
+  'grant_id',
 ]
 
 // PostgreSQL text can't hold NUL; callers can send it (a key, a conversation id), so it is replaced.
-function withoutNul(row: AuditRow): AuditRow {
-  let clean: AuditRow | undefined
+// A row kept in a backlog file before grant_id existed has none: it is null.
+function storable(row: AuditRow): AuditRow {
+  let clean: AuditRow | undefined = row.grant_id === undefined ? { ...row, grant_id: null } : undefined
   for (const column of COLUMNS) {
     const value = row[column]
     if (typeof value === 'string' && value.includes('\u0000')) {
@@ -149,7 +162,7 @@ export class AuditRepository {
   /** Insert new rows and finish running ones: one transaction per batch (the group commit's unit). */
   async upsertMany(input: AuditRow[]): Promise<void> {
     if (input.length === 0) return
-    const rows = input.map(withoutNul)
+    const rows = input.map(storable)
     // Inside a Kysely transaction on the shared connection the batch would join it (and vanish with
     // a rollback): then wait for the connection through Kysely instead.
     if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#writeBatch(rows)

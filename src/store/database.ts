@@ -90,6 +90,8 @@ export interface AuditCallsTable {
   approval_id: string | null
   /** The OpenTelemetry trace the call belongs to, when a tracer is registered. */
   trace_id: string | null
+  /** The conversation grant that let the call run without a request of its own (migration 0020). */
+  grant_id: string | null
 }
 
 export interface ManagersTable {
@@ -155,6 +157,32 @@ export interface ApprovalDecisionsTable {
   sop_id: string | null
   sop_hash: string | null
   created_at: string
+  seal: string
+}
+
+/** A conversation grant: calls like the approved one run without a new request until it expires or is revoked. */
+export interface ApprovalGrantsTable {
+  id: string
+  /** The approved request the grant came from. */
+  approval_id: string
+  skill_key: string
+  agent_id: string | null
+  conversation_id: string
+  /** The key that made the request: only its calls are covered. */
+  caller_id: string
+  caller_name: string
+  on_behalf_of_id: string | null
+  on_behalf_of_name: string | null
+  edge_id: string | null
+  edge_name: string | null
+  granted_by_id: string
+  granted_by_name: string
+  created_at: string
+  expires_at: string
+  revoked_at: string | null
+  revoked_by_id: string | null
+  revoked_by_name: string | null
+  /** HMAC over what the grant covers and until when, under the approval secret. */
   seal: string
 }
 
@@ -417,6 +445,7 @@ export interface Database {
   policies: PoliciesTable
   approvals: ApprovalsTable
   approval_decisions: ApprovalDecisionsTable
+  approval_grants: ApprovalGrantsTable
   sops: SopsTable
   sop_revocations: SopRevocationsTable
   audit_events: AuditEventsTable

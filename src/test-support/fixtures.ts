@@ -242,6 +242,7 @@ export function auditRow(callId: string, extra: Partial<AuditRow> = {}): AuditRo
     duration_ms: null,
     approval_id: null,
     trace_id: null,
+    grant_id: null,
     ...extra,
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ulid } from 'ulid'
-import { admin, approvalIdOf } from '../../src/test-support/fixtures.js'
+import { admin, approvalIdOf, operator } from '../../src/test-support/fixtures.js'
 import { KEY_KINDS, helperCaller, startTarget, type KeyKind, type Target } from './harness.js'
 
 type Request = { path: string; body?: string }
@@ -77,6 +77,17 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/approvals/{id}': { allow: ['agent', 'operator', 'admin'], request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}` }) },
   'POST /api/approvals/{id}/approve': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }) },
   'POST /api/approvals/{id}/reject': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/reject`, body: '{}' }) },
+  'GET /api/approvals/grants': { allow: OPERATORS, request: () => ({ path: '/api/approvals/grants' }) },
+  // Granted by another operator: the operator key is not its granter, so only an admin may revoke it.
+  'DELETE /api/approvals/grants/{id}': {
+    allow: ADMIN,
+    request: async (t) => {
+      const asked = await t.plane.invoke('write_thing', { value: ulid() }, { caller: helperCaller, conversationId: ulid() })
+      const decided = await t.plane.approvals.decide({ id: approvalIdOf(asked), caller: operator, decision: 'approve', scope: 'conversation' })
+      if (!decided.ok || decided.granted?.scope !== 'conversation') throw new Error(decided.ok ? 'no grant' : decided.message)
+      return { path: `/api/approvals/grants/${decided.granted.grant.id}` }
+    },
+  },
   'GET /api/policies': { allow: ADMIN, request: () => ({ path: '/api/policies' }) },
   'PUT /api/policies': {
     allow: ADMIN,

@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { AuditWriter } from '../../audit/index.js'
 import type { AuditRow } from '../../store/index.js'
 import type { Caller, EdgeInfo, SkillContext, Skill } from '../../skill/index.js'
-import { decidePolicy, inputHash, type Policies, type Approvals, type ApprovalView } from '../../policy/index.js'
+import { decidePolicy, inputHash, type Policies, type Approvals, type ApprovalView, type Grants } from '../../policy/index.js'
 import type { CallCancel } from '../call-cancel.js'
 import type { ApprovalMode } from '../invoke-options.js'
 import { errorMessage } from './error-message.js'
@@ -13,6 +13,8 @@ import { storeProblem } from './store-problem.js'
 export interface GateDeps {
   policies: Policies
   approvals: Approvals
+  /** Conversation grants: a call one covers runs without a request of its own. */
+  grants: Grants
   audit: AuditWriter
   logger: Logger
   /** How long `wait: true` waits for a decision; a caller may ask for less, never more. */
@@ -63,6 +65,23 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
   // The same input on another edge is another call: it needs its own approval.
   const hash = inputHash(skill.key, edge ? { input, edge: edge.id } : input)
   const wait = approval.mode === 'check' ? undefined : approval.wait
+  // Mutating skills only: a dangerous call (or one whose class was raised since) is approved call by call.
+  const granted = async () => {
+    if (skill.class !== 'mutating' || policy.requirement.sop || !ctx.conversationId) return false
+    const grant = await deps.grants.covering({
+      skill: skill.key,
+      caller: ctx.caller,
+      agentId: ctx.agent,
+      conversationId: ctx.conversationId,
+      onBehalfOf: behalf,
+      edgeId: edge?.id ?? null,
+    })
+    if (!grant) return false
+    // It runs on the grant, not on a request: the request named stays unused.
+    row.grant_id = grant.id
+    row.approval_id = null
+    return true
+  }
   try {
     const claim = (id: string) =>
       approvals.claim({
@@ -93,6 +112,7 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
         row.approval_id = approvalId
         return null
       }
+      if (await granted()) return null
       if (view?.status === 'pending') {
         row.approval_id = approvalId
         return { ...refusal('approval_required', `approval request ${approvalId} is still pending`, 'approval_required', approvalDetails(view)), filed: false }
@@ -103,6 +123,8 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
       // A caller already gone must not spend the approval: claiming is for a call that will run.
       if (cancel.aborted) return interrupted(cancel)
       let claimed = await claim(approvalId)
+      // A request that can't be used (pending, already used, …) is no reason to refuse a call a grant covers.
+      if (!claimed.ok && (await granted())) return null
       if (!claimed.ok && claimed.code === 'approval_required' && wait) {
         const outcome = await approvals.waitForDecision(approvalId, waitMs, cancel.signal)
         if (cancel.aborted) return interrupted(cancel)
@@ -112,6 +134,7 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
       const status: CallStatus = claimed.code === 'approval_required' ? 'approval_required' : claimed.code === 'not_found' ? 'error' : 'denied'
       return refusal(claimed.code, claimed.message, status, claimed.pending && approvalDetails(claimed.pending))
     }
+    if (await granted()) return null
     const request = await approvals.create({
       skill: skill.key,
       skillClass: skill.class,

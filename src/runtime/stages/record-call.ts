@@ -50,6 +50,7 @@ export function openRow(call: RowInput): AuditRow {
     duration_ms: null,
     approval_id: null,
     trace_id: call.traceId,
+    grant_id: null,
   }
 }
 

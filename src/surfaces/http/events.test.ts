@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, waitFor } from '../../test-support/databases.js'
-import { openTestPlane } from '../../test-support/fixtures.js'
+import { agentCaller, approvalIdOf, openTestPlane, operator } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 
@@ -112,6 +112,26 @@ describe.each(databases)('the /api/events stream on $name', (database) => {
     streams.push(resumed)
     await waitFor(() => resumed.received.length === 2)
     expect(resumed.kinds()).toEqual(['approval.approval', 'approval.approved'])
+  })
+
+  it('tells approvers of conversation grants made and revoked, with the grant', async () => {
+    const plane = await openTestPlane(database)
+    planes.push(plane)
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    servers.push(server)
+    const operatorKey = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+    const approver = await listen(server.url, operatorKey)
+    streams.push(approver)
+    const asked = await plane.invoke('write_thing', { value: 'x' }, { caller: agentCaller('helper'), conversationId: 'chat-1' })
+    const decided = await plane.approvals.decide({ id: approvalIdOf(asked), caller: operator, decision: 'approve', scope: 'conversation' })
+    const grant = decided.ok && decided.granted?.scope === 'conversation' ? decided.granted.grant : undefined
+    await plane.grants.revoke(grant!.id, operator)
+    await waitFor(() => approver.kinds().includes('approval.grant_revoked'))
+    expect(approver.kinds()).toEqual(['approval.created', 'approval.approval', 'approval.approved', 'approval.grant_created', 'approval.grant_revoked'])
+    expect(approver.received.slice(3).map((r) => r.data)).toMatchObject([
+      { scope: 'conversation', grant: { id: grant!.id, status: 'active' }, approval: { status: 'approved' } },
+      { grant: { id: grant!.id, status: 'revoked' } },
+    ])
   })
 
   it('refuses a stream without a valid key', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { RUN_STATUSES } from '../../agents/index.js'
-import { APPROVAL_STATUSES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
+import { APPROVAL_STATUSES, GRANT_MINUTES, GRANT_SCOPES, GRANT_STATES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
 
 // The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
 // from them (openapi/operations.ts), so the document can't promise what a route refuses.
@@ -82,6 +82,30 @@ export const approvalListQuery = z.strictObject({
   limit,
 })
 export const decisionBody = z.strictObject({ comment: z.string().max(2000).optional(), sopId: z.string().min(1).max(64).optional() })
+const minutesMessage = `must be a whole number of minutes from 1 to ${GRANT_MINUTES.max} (24 h)`
+export const approveBody = decisionBody.extend({
+  scope: z
+    .enum(GRANT_SCOPES, { error: `must be one of ${GRANT_SCOPES.join(', ')}` })
+    .optional()
+    .describe(
+      'once (default): this call; conversation: also later calls of the skill by this requester and agent in this conversation, for `minutes`; always (admins): an ALWAYS override for the agent and skill. Mutating skills only',
+    ),
+  minutes: z
+    .number({ error: minutesMessage })
+    .int(minutesMessage)
+    .min(1, minutesMessage)
+    .max(GRANT_MINUTES.max, minutesMessage)
+    .optional()
+    .describe(`How long a conversation grant lives (default ${GRANT_MINUTES.default})`),
+})
+export const grantListQuery = z.strictObject({
+  status: z.enum(GRANT_STATES).optional().describe('only grants in this state (default: every grant)'),
+  skill: z.string().min(1).optional(),
+  agent: z.string().min(1).optional().describe('id, name or alias'),
+  conversationId: z.string().min(1).optional(),
+  cursor,
+  limit,
+})
 
 export const policyBody = z.strictObject({
   skill: z.string().min(1).describe('A skill key or "*"'),

@@ -1,4 +1,4 @@
-import type { ApprovalStatus, ApprovalView } from '../../../policy/index.js'
+import type { ApprovalStatus, ApprovalView, GrantScope, GrantState, GrantView } from '../../../policy/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
@@ -48,12 +48,45 @@ export async function approvalsShow(id: string, o: GlobalOptions & { json?: bool
 export async function approvalsDecide(
   decision: 'approve' | 'reject',
   id: string,
-  o: GlobalOptions & { comment?: string; sop?: string; json?: boolean },
+  o: GlobalOptions & { comment?: string; sop?: string; scope?: GrantScope; minutes?: number; json?: boolean },
 ): Promise<void> {
-  const result = await withPlane(o, (plane) => plane.approvals.decide({ id, caller: localAdmin(), decision, comment: o.comment, sopId: o.sop }))
+  const result = await withPlane(o, (plane) =>
+    plane.approvals.decide({ id, caller: localAdmin(), decision, comment: o.comment, sopId: o.sop, scope: o.scope, minutes: o.minutes }),
+  )
   if (!result.ok) throw new CliError(result.message)
-  if (o.json) return console.log(JSON.stringify(result.approval, null, 2))
+  const granted = result.granted && (result.granted.scope === 'always' ? { policy: result.granted.policy } : { grant: result.granted.grant })
+  if (o.json) return console.log(JSON.stringify({ ...result.approval, ...granted }, null, 2))
   printApproval(result.approval)
+  if (granted?.grant) printGrant(granted.grant, '  ')
+  if (granted?.policy) console.log(`  always: policy ${granted.policy.id} lets agent ${granted.policy.subject} run ${granted.policy.skill} without approval`)
+}
+
+export async function grantsList(o: GlobalOptions & { status?: GrantState; skill?: string; agent?: string; limit: number; json?: boolean }): Promise<void> {
+  const page = await withPlane(o, (plane) =>
+    plane.grants.list({ status: o.status, skill: o.skill, agent: o.agent && (plane.catalog.resolveAgent(o.agent) ?? o.agent), limit: Math.min(o.limit, 500) }),
+  )
+  if (o.json) return console.log(JSON.stringify(page, null, 2))
+  if (page.items.length === 0) return console.log('no conversation grants')
+  console.log(
+    formatTable(
+      ['ID', 'SKILL', 'STATUS', 'AGENT', 'CONVERSATION', 'REQUESTER', 'BY', 'EXPIRES'],
+      page.items.map((g) => [g.id, g.skill, g.status, g.agent ?? '-', truncate(g.conversationId, 40), g.requester.name, g.grantedBy.name, g.expiresAt]),
+    ),
+  )
+}
+
+export async function grantsRevoke(id: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
+  const result = await withPlane(o, (plane) => plane.grants.revoke(id, localAdmin()))
+  if (!result.ok) throw new CliError(result.message)
+  if (o.json) return console.log(JSON.stringify(result.grant, null, 2))
+  printGrant(result.grant)
+}
+
+function printGrant(g: GrantView, indent = ''): void {
+  const until = g.status === 'revoked' ? `revoked at ${g.revokedAt} by ${g.revokedBy?.name}` : `${g.status} until ${g.expiresAt}`
+  console.log(
+    `${indent}grant ${g.id}: ${g.requester.name}'s calls of ${g.skill}${g.agent ? ` for agent ${g.agent}` : ''} in conversation ${g.conversationId} run without approval, ${until}`,
+  )
 }
 
 function printApproval(a: ApprovalView): void {

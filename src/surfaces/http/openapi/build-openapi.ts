@@ -92,6 +92,7 @@ const COMPONENT_SCHEMAS: Record<string, unknown> = {
       durationMs: { type: ['number', 'null'] },
       approvalId: { type: ['string', 'null'] },
       traceId: { type: ['string', 'null'] },
+      grantId: { type: ['string', 'null'], description: 'the conversation grant that let the call run without a request of its own' },
     },
   },
 }

@@ -53,7 +53,11 @@ describe('/openapi.json is generated from the routes', () => {
     })
     // A body field the document doesn't list is refused by name.
     const decision = document.paths['/api/approvals/{id}/approve']!.post.requestBody.content['application/json'].schema
-    expect(Object.keys(decision.properties).sort()).toEqual(['comment', 'sopId'])
+    expect(Object.keys(decision.properties).sort()).toEqual(['comment', 'minutes', 'scope', 'sopId'])
+    expect(decision.properties.scope.enum).toEqual(['once', 'conversation', 'always'])
+    expect(decision.properties.minutes).toMatchObject({ type: 'integer', minimum: 1, maximum: 1440 })
     expect(decision.additionalProperties).toBe(false)
+    const rejection = document.paths['/api/approvals/{id}/reject']!.post.requestBody.content['application/json'].schema
+    expect(Object.keys(rejection.properties).sort()).toEqual(['comment', 'sopId'])
   })
 })

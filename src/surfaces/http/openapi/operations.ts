@@ -165,13 +165,28 @@ export const OPERATIONS: OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/api/approvals/grants',
+    summary: 'Conversation grants, newest first (operator, admin)',
+    query: schemas.grantListQuery,
+    ok: { status: 200, description: '{ items: [grant], nextCursor }' },
+    errors: [400, 401, 403],
+  },
+  {
+    method: 'delete',
+    path: '/api/approvals/grants/{id}',
+    summary: 'Revoke a conversation grant now (its granter or an admin)',
+    ok: { status: 200, description: 'The grant, revoked' },
+    errors: [401, 403, 404, 409],
+  },
+  {
+    method: 'get',
     path: '/api/events',
     summary:
       "Server-sent events of approval requests as they are created and decided (every manager's), each with the request as GET /api/approvals/{id} shows it; approvers see every request, others their own. Resumes after Last-Event-ID",
     ok: {
       status: 200,
       description:
-        'An event stream: `event` is the audit event kind (approval.created, approval.decision, approval.approved, …), `data` JSON { id, kind, at, actor, approval }',
+        'An event stream: `event` is the audit event kind (approval.created, approval.approval, approval.approved, approval.grant_created, …), `data` JSON { id, kind, at, actor, approval } (grant events add scope and grant or policy)',
       eventStream: true,
     },
     errors: [401],
@@ -186,9 +201,9 @@ export const OPERATIONS: OperationSpec[] = [
   {
     method: 'post',
     path: '/api/approvals/{id}/approve',
-    summary: 'Approve a request (dangerous: cite sopId)',
-    body: schemas.decisionBody,
-    ok: { status: 200, description: 'The request after the decision' },
+    summary: 'Approve a request (dangerous: cite sopId), once, for the rest of its conversation, or always for its agent',
+    body: schemas.approveBody,
+    ok: { status: 200, description: 'The request after the decision; with scope conversation also `grant`, with always also `policy`' },
     errors: [400, 401, 403, 404, 409],
   },
   {

@@ -10,6 +10,7 @@ const KEEP_ALIVE_MS = 15_000
 const REPLAY = 500
 // Longer than the tail's window, within which it could still deliver a replayed event live.
 const REMEMBER_MS = 30_000
+const GRANT_EVENT = /^approval\.grant_/
 
 /**
  * `GET /api/events`: server-sent events of approval requests as they are created and decided on
@@ -42,7 +43,15 @@ export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
           await stream.writeSSE({
             id: event.id,
             event: event.kind,
-            data: JSON.stringify({ id: event.id, kind: event.kind, at: event.createdAt, actor: event.actor, approval }),
+            // A grant event also carries what was granted or revoked: `scope` and `grant` or `policy`.
+            data: JSON.stringify({
+              id: event.id,
+              kind: event.kind,
+              at: event.createdAt,
+              actor: event.actor,
+              approval,
+              ...(GRANT_EVENT.test(event.kind) && event.details),
+            }),
           })
         })
         queue = queue.catch(() => {})
