@@ -42,3 +42,8 @@ export function parseAuditQuery(raw: Record<string, unknown>): AuditQueryParse {
   }
   return { ok: true, query: parsed.data }
 }
+
+/** The audit chart's query: the list's filters, a range (the last day by default) and an optional bucket. */
+export const auditHistogramSchema = auditQuerySchema
+  .omit({ cursor: true, limit: true })
+  .extend({ bucket: z.enum(['minute', 'hour', 'day'], { error: 'must be minute, hour or day' }).optional() })

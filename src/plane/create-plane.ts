@@ -27,7 +27,7 @@ import {
   type Listener,
 } from '../store/index.js'
 import { sql } from 'kysely'
-import { AuditWriter, AuditBacklog, AuditEvents, AuditRetention, scrubValue, toAuditEntry } from '../audit/index.js'
+import { AuditWriter, AuditBacklog, AuditEvents, AuditRetention, scrubValue, toAuditEntry, planHistogram, fillHistogram } from '../audit/index.js'
 import { ApiKeys } from '../auth/index.js'
 import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
 import { definitionOrigin } from '../skill/index.js'
@@ -420,6 +420,11 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       get: async (callId) => {
         const row = await auditRepo.get(callId)
         return row && toAuditEntry(row)
+      },
+      histogram: async ({ bucket, from, to, ...filters }) => {
+        const plan = planHistogram({ from, to, bucket }, now())
+        if (!plan.ok) return plan
+        return { ok: true, histogram: fillHistogram(plan, await auditRepo.histogram({ ...filters, from: plan.from, to: plan.to, prefix: plan.prefix })) }
       },
       async *pages(range) {
         let after: string | null = null

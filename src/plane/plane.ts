@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Dialect, AuditQuery, RunRepository } from '../store/index.js'
-import type { Actor, AuditEntry, AuditEvents, SweepReport } from '../audit/index.js'
+import type { Actor, AuditEntry, AuditEvents, Histogram, HistogramBucket, SweepReport } from '../audit/index.js'
 import type { ApiKeys } from '../auth/index.js'
 import type { Registry, Catalog, SyncReport } from '../registry/index.js'
 import type { Caller, Envelope, SkillDefinition } from '../skill/index.js'
@@ -144,6 +144,10 @@ export interface Plane {
   audit: {
     query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>
     get(callId: string): Promise<AuditEntry | undefined>
+    /** Calls and failures per minute, hour or day with the list's filters; invalid_input for a range it can't chart. */
+    histogram(
+      query: Omit<AuditQuery, 'cursor' | 'limit'> & { bucket?: HistogramBucket },
+    ): Promise<{ ok: true; histogram: Histogram } | { ok: false; message: string }>
     /** Calls started in [since, until), oldest first, a page at a time (for export: never all in memory). */
     pages(range: { since?: string; until?: string }): AsyncGenerator<AuditEntry[]>
     /** Apply `audit.retentionDays` / `audit.maxRows` now (the daily sweep does it on one manager); audited as `by`. */

@@ -233,6 +233,36 @@ export class AuditRepository {
   }
 
   /**
+   * Calls and failures per time bucket in [from, to) with the query's filters, for the console's
+   * chart. Buckets are the leading characters of the ISO `started_at` (both dialects' substr), so
+   * a bucket is a minute, an hour or a day in UTC. Only non-empty buckets come back.
+   */
+  async histogram(q: Omit<AuditQuery, 'cursor' | 'limit' | 'from' | 'to'> & { from: string; to: string; prefix: 10 | 13 | 16 }) {
+    const bucket = sql<string>`substr(started_at, 1, ${sql.lit(q.prefix)})`
+    let query = this.db
+      .selectFrom('audit_calls')
+      .select([
+        bucket.as('bucket'),
+        (eb) => eb.fn.countAll<number | string>().as('calls'),
+        sql<number | string>`sum(case when status in ('error', 'denied', 'timeout', 'interrupted') then 1 else 0 end)`.as('failed'),
+      ])
+      .where('started_at', '>=', q.from)
+      .where('call_id', '>=', idBound(q.from, -FROM_SLACK_MS))
+      .where('started_at', '<', q.to)
+      .where('call_id', '<', idBound(q.to, TO_SLACK_MS))
+    if (q.caller) query = query.where((eb) => eb.or([eb('caller_id', '=', q.caller!), eb('caller_name', '=', q.caller!)]))
+    if (q.edge) query = query.where((eb) => eb.or([eb('edge_id', '=', q.edge!), eb('edge_name', '=', q.edge!)]))
+    if (q.skill) query = query.where('skill_key', '=', q.skill)
+    if (q.status) query = query.where('status', '=', q.status).$if(q.status !== 'ok', (qb) => qb.where(NOT_OK))
+    if (q.agent) query = query.where('agent_id', '=', q.agent)
+    if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
+    if (q.traceId) query = query.where('trace_id', '=', q.traceId)
+    const rows = await query.groupBy(bucket).orderBy(bucket).execute()
+    // PostgreSQL's count and sum are bigints, which pg hands over as strings.
+    return rows.map((r) => ({ bucket: r.bucket, calls: Number(r.calls), failed: Number(r.failed) }))
+  }
+
+  /**
    * The skills one caller called ok most often since a moment (ms since the epoch), most first.
    * Call ids are ULIDs, time first: the caller's index on (caller_id, call_id) bounds the scan.
    */

@@ -54,6 +54,7 @@ const MATRIX: Record<string, Entry> = {
     allow: OPERATORS,
     request: async (t) => ({ path: `/api/audit/${(await t.plane.invoke('echo', { message: 'x' }, { caller: admin })).callId}` }),
   },
+  'GET /api/audit/histogram': { allow: OPERATORS, request: () => ({ path: '/api/audit/histogram?skill=echo' }) },
   'GET /api/audit/events': { allow: OPERATORS, request: () => ({ path: '/api/audit/events' }) },
   'POST /api/audit/sweep': { allow: ADMIN, request: () => ({ path: '/api/audit/sweep', body: '' }) },
   'GET /api/agents': { allow: EVERY_KEY, request: () => ({ path: '/api/agents' }) },

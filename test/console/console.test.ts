@@ -114,6 +114,28 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     await screenshot(page, 'audit-call')
   })
 
+  it('approves a mutating call for the rest of its conversation, and the next call of it runs without asking', async () => {
+    const page = await open(keys.oscar!)
+    await page.getByRole('link', { name: 'Approvals' }).click()
+    await page.locator('[data-live="true"]').waitFor()
+    const first = api('/api/skills/write_thing/invoke', keys['helper-bot']!, { input: { value: 'one' }, conversationId: 'conv-console', wait: 60 })
+    const card = page.locator('article[data-status="pending"]', { hasText: 'conv-console' })
+    await card.waitFor()
+    // Only admins may write an ALWAYS policy: the operator is not offered it.
+    expect(await card.getByText('always, for agent').count()).toBe(0)
+    await card.getByLabel(/the rest of this conversation/).check()
+    await card.getByLabel('Minutes the grant lasts').fill('15')
+    await screenshot(page, 'approvals-grant')
+    await card.getByRole('button', { name: 'Approve' }).click()
+    expect(await first).toMatchObject({ status: 200, body: { ok: true, data: { stored: 'one' } } })
+    const second = await api('/api/skills/write_thing/invoke', keys['helper-bot']!, { input: { value: 'two' }, conversationId: 'conv-console' })
+    expect(second).toMatchObject({ status: 200, body: { ok: true, data: { stored: 'two' } } })
+    const elsewhere = await api('/api/skills/write_thing/invoke', keys['helper-bot']!, { input: { value: 'three' }, conversationId: 'conv-other' })
+    expect(elsewhere.status).toBe(202)
+    const grants = await api('/api/approvals/grants', keys.oscar!)
+    expect(JSON.stringify(grants.body)).toContain('conv-console')
+  })
+
   it('takes two admins, each citing the signed procedure, for a dangerous call', async () => {
     // The agent asks; the two admins who decide are not the one who asked.
     const filed = await api('/api/skills/wipe_things/invoke', keys['helper-bot']!, { input: { count: 3 } })

@@ -14,6 +14,8 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
   const can = abilities(caller)
   const [comment, setComment] = useState('')
   const [sopId, setSopId] = useState('')
+  const [scope, setScope] = useState<'once' | 'conversation' | 'always'>('once')
+  const [minutes, setMinutes] = useState(60)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const approvals = a.decisions.filter((d) => d.decision === 'approve')
@@ -25,9 +27,16 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
     setBusy(true)
     setError(null)
     try {
-      const body = { ...(comment.trim() && { comment: comment.trim() }), ...(decision === 'approve' && sopId && { sopId }) }
-      const path = decision === 'approve' ? '/api/approvals/{id}/approve' : '/api/approvals/{id}/reject'
-      onDecided(await unwrap<ApprovalView>(api.POST(path, { params: { path: { id: a.id } }, body })))
+      const common = { ...(comment.trim() && { comment: comment.trim() }) }
+      const params = { path: { id: a.id } }
+      const decided =
+        decision === 'approve'
+          ? api.POST('/api/approvals/{id}/approve', {
+              params,
+              body: { ...common, ...(sopId && { sopId }), ...(scope !== 'once' && { scope }), ...(scope === 'conversation' && { minutes }) },
+            })
+          : api.POST('/api/approvals/{id}/reject', { params, body: common })
+      onDecided(await unwrap<ApprovalView>(decided))
     } catch (failure) {
       setError(toApiError(failure).message)
     } finally {
@@ -115,6 +124,36 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
                 ))}
               </select>
             </label>
+          )}
+          {a.class === 'mutating' && (
+            <fieldset className="scope">
+              <legend>Approve for</legend>
+              <label className="inline">
+                <input type="radio" name={`scope-${a.id}`} checked={scope === 'once'} onChange={() => setScope('once')} /> this call only
+              </label>
+              {a.conversationId && (
+                <label className="inline">
+                  <input type="radio" name={`scope-${a.id}`} checked={scope === 'conversation'} onChange={() => setScope('conversation')} /> the rest of this
+                  conversation, for
+                  <input
+                    type="number"
+                    min={1}
+                    max={1440}
+                    aria-label="Minutes the grant lasts"
+                    value={minutes}
+                    onChange={(e) => setMinutes(Number(e.target.value))}
+                    disabled={scope !== 'conversation'}
+                  />
+                  minutes
+                </label>
+              )}
+              {a.agent && can.admin && (
+                <label className="inline">
+                  <input type="radio" name={`scope-${a.id}`} checked={scope === 'always'} onChange={() => setScope('always')} /> always, for agent {a.agent}{' '}
+                  (writes an ALWAYS policy)
+                </label>
+              )}
+            </fieldset>
           )}
           <div className="actions">
             <button type="button" disabled={busy || (a.sopRequired && !sopId)} onClick={() => void decide('approve')}>

@@ -1,37 +1,48 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
-import type { AuditEntry } from '../api/types'
+import { api, unwrap } from '../api/client'
+import { useApi } from '../api/use-api'
+import { ErrorNote } from '../components'
 
-const BUCKETS = 24
+interface Histogram {
+  bucket: 'minute' | 'hour' | 'day'
+  from: string
+  to: string
+  points: Array<{ at: string; calls: number; failed: number }>
+}
 
-/** Calls and errors over the time the listed rows span, in equal buckets. */
-export function AuditChart({ rows }: { rows: AuditEntry[] }) {
-  if (rows.length === 0) return null
-  const times = rows.map((r) => Date.parse(r.startedAt))
-  const first = Math.min(...times)
-  const last = Math.max(...times)
-  const width = Math.max(1000, Math.ceil((last - first + 1) / BUCKETS))
-  const buckets = Array.from({ length: Math.ceil((last - first + 1) / width) }, (_, i) => ({ at: first + i * width, ok: 0, failed: 0 }))
-  rows.forEach((row, i) => {
-    const bucket = buckets[Math.floor((times[i]! - first) / width)]!
-    if (row.status === 'ok') bucket.ok++
-    else if (row.status !== 'running' && row.status !== 'approval_required') bucket.failed++
-  })
-  const label = (at: number) => new Date(at).toLocaleTimeString()
+/** Calls and failures over time with the timeline's filters, counted by the server over the whole range. */
+export function AuditChart({ query }: { query: Record<string, string> }) {
+  const histogram = useApi(() => unwrap<Histogram>(api.GET('/api/audit/histogram', { params: { query } })), [JSON.stringify(query)])
+  if (histogram.error) return <ErrorNote error={histogram.error} />
+  const h = histogram.data
+  if (!h) return null
+  const label = (at: string) => {
+    const date = new Date(at)
+    return h.bucket === 'day'
+      ? date.toLocaleDateString()
+      : h.bucket === 'hour'
+        ? `${date.toLocaleDateString()} ${date.getHours()}:00`
+        : date.toLocaleTimeString()
+  }
+  const points = h.points.map((p) => ({ ...p, ok: p.calls - p.failed }))
+  const total = h.points.reduce((t, p) => t + p.calls, 0)
+  const failed = h.points.reduce((t, p) => t + p.failed, 0)
   return (
-    <figure className="chart" aria-label="Calls and errors over time">
+    <figure className="chart" aria-label="Calls and errors over time" data-testid="audit-chart" data-calls={total}>
       <ResponsiveContainer width="100%" height={180}>
-        <BarChart data={buckets}>
+        <BarChart data={points}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="at" tickFormatter={label} minTickGap={40} />
           <YAxis allowDecimals={false} width={40} />
-          <Tooltip labelFormatter={(at) => label(Number(at))} />
+          <Tooltip labelFormatter={(at) => label(String(at))} />
           <Legend />
-          <Bar dataKey="ok" name="ok" stackId="calls" fill="#3a8f5c" isAnimationActive={false} />
+          <Bar dataKey="ok" name="other calls" stackId="calls" fill="#3a8f5c" isAnimationActive={false} />
           <Bar dataKey="failed" name="errors and refusals" stackId="calls" fill="#c2413b" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
       <figcaption className="muted">
-        {rows.length} calls from {new Date(first).toLocaleString()} to {new Date(last).toLocaleString()}
+        {total} calls, {failed} failed, per {h.bucket}
+        {query.skill ? ` of ${query.skill}` : ''}, {new Date(h.from).toLocaleString()} to {new Date(h.to).toLocaleString()}
       </figcaption>
     </figure>
   )

@@ -8,8 +8,8 @@ import { AuditChart } from './audit-chart'
 
 const STATUSES = ['ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required', 'running']
 const TEXT_FILTERS = ['skill', 'agent', 'caller', 'edge'] as const
-// The chart and the first page cover the latest calls matching the filters, up to this many.
-const WINDOW = 500
+// Rows per page of the timeline.
+const WINDOW = 100
 
 /** The audit timeline: filters, calls and errors over time, and every row linked to its detail. */
 export function AuditPage() {
@@ -17,17 +17,17 @@ export function AuditPage() {
   const [draft, setDraft] = useState(() => Object.fromEntries([...params.entries()]))
   const [more, setMore] = useState<AuditEntry[]>([])
   const query = Object.fromEntries([...params.entries()].filter(([, v]) => v))
+  // The datetime inputs are local time; the API takes instants.
+  const filters = { ...query, ...(query.from && { from: new Date(query.from).toISOString() }), ...(query.to && { to: new Date(query.to).toISOString() }) }
   const page = useApi(async () => {
     setMore([])
-    const from = query.from && new Date(query.from).toISOString()
-    const to = query.to && new Date(query.to).toISOString()
-    return unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...query, ...(from && { from }), ...(to && { to }), limit: WINDOW } } }))
+    return unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...filters, limit: WINDOW } } }))
   }, [params.toString()])
   const [cursor, setCursor] = useState<string | null>(null)
   const next = cursor ?? page.data?.nextCursor ?? null
   const loadMore = async () => {
     if (!next) return
-    const more = await unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...query, cursor: next, limit: WINDOW } } }))
+    const more = await unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...filters, cursor: next, limit: WINDOW } } }))
     setMore((rows) => [...rows, ...more.items])
     setCursor(more.nextCursor ?? '')
   }
@@ -70,7 +70,7 @@ export function AuditPage() {
         <button type="submit">Filter</button>
       </form>
       <ErrorNote error={page.error} />
-      <AuditChart rows={page.data?.items ?? []} />
+      <AuditChart query={filters} />
       <table className="plain" aria-label="Calls">
         <thead>
           <tr>

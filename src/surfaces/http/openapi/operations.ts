@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { auditQuerySchema } from '../../../audit/index.js'
+import { auditHistogramSchema, auditQuerySchema } from '../../../audit/index.js'
 import * as schemas from '../request-schemas.js'
 
 export interface OperationSpec {
@@ -89,6 +89,14 @@ export const OPERATIONS: OperationSpec[] = [
     summary: 'Audit rows, newest first (operator or admin)',
     query: auditQuerySchema,
     ok: { status: 200, description: 'A page of audit entries', list: { key: 'items', component: 'AuditEntry' } },
+    errors: [400, 401, 403],
+  },
+  {
+    method: 'get',
+    path: '/api/audit/histogram',
+    summary: 'Calls and failures per minute, hour or day, with the audit filters (the last day by default)',
+    query: auditHistogramSchema,
+    ok: { status: 200, description: '{ bucket, from, to, points: [{ at, calls, failed }] }' },
     errors: [400, 401, 403],
   },
   {

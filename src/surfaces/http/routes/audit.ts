@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { parseAuditQuery } from '../../../audit/index.js'
+import { auditHistogramSchema, parseAuditQuery } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { eventsQuery } from '../request-schemas.js'
@@ -18,6 +18,15 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
     const page = await plane.audit.query(query)
     return c.json(page)
+  })
+
+  app.get('/histogram', async (c) => {
+    const parsed = auditHistogramSchema.safeParse(c.req.query())
+    if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid audit histogram query: ${describeZod(parsed.error)}`)
+    const query = parsed.data
+    if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
+    const result = await plane.audit.histogram(query)
+    return result.ok ? c.json(result.histogram) : errorResponse(c, 'invalid_input', `invalid audit histogram query: ${result.message}`)
   })
 
   app.get('/events', async (c) => {
