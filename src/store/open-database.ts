@@ -25,6 +25,7 @@ import * as memoryLearnings from './migrations/0015-memory-learnings.js'
 import * as changeVersions from './migrations/0017-change-versions-audit-indexes.js'
 import * as auditLeanIndexes from './migrations/0018-audit-lean-indexes.js'
 import * as catalogChangeSeq from './migrations/0019-catalog-change-seq.js'
+import * as runStepRev from './migrations/0021-run-step-rev.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_change_versions_audit_indexes': changeVersions,
   '0018_audit_lean_indexes': auditLeanIndexes,
   '0019_catalog_change_seq': catalogChangeSeq,
+  '0021_run_step_rev': runStepRev,
 }
 
 export interface OpenDatabaseOptions {
