@@ -268,7 +268,9 @@ export class AgentRunner {
       }),
     }
     this.#tail.changed(id)
-    const denied = pending.flatMap((p, i) => (requests[i]?.status === 'approved' ? [] : [{ toolCallId: p.toolCallId, reason: denialReason(p, requests[i]?.status) }]))
+    const denied = pending.flatMap((p, i) =>
+      requests[i]?.status === 'approved' ? [] : [{ toolCallId: p.toolCallId, reason: denialReason(p, requests[i]?.status) }],
+    )
     let agent: ResolvedAgent
     try {
       agent = this.agent(row.agent_id, row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : undefined)
@@ -301,20 +303,22 @@ export class AgentRunner {
     const conversationId = `${row.test ? 'test-run' : 'run'}:${row.id}`
     // A step that can't be stored stops the model: the run fails rather than go on unrecorded.
     const halt = new AbortController()
+    let recorder: StepRecorder | undefined
     // Everything after the run is marked running is inside the try: a run never stays running on an error.
     try {
       const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
-      const recorder = new StepRecorder(plane, this.#repo, row.id, await this.#repo.steps(row.id), messages, {
+      const record = new StepRecorder(plane, this.#repo, row.id, await this.#repo.steps(row.id), messages, {
         written: () => this.#tail.changed(row.id),
         failed: (error) => halt.abort(error),
       })
-      for (const d of denied) recorder.denied(d.toolCallId, d.reason)
+      recorder = record
+      for (const d of denied) record.denied(d.toolCallId, d.reason)
       // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
       const { tools, activeTools, prepareStep } = toAISDKToolLoop(plane, {
         caller,
         // Test runs are marked so that a test run can't start another one.
         conversationId,
-        onCall: (event) => recorder.called(event.toolCallId, event.envelope),
+        onCall: (event) => record.called(event.toolCallId, event.envelope),
         onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
         // The person who started the run: the agent does no more than they may, and they can't approve its calls.
         ...(row.requester_kind === 'user' && {
@@ -354,13 +358,13 @@ export class AgentRunner {
               stopWhen: stepCountIs(left),
               abortSignal,
               // Each step is stored before the next one starts.
-              onStepFinish: (step) => recorder.step(step, asked),
+              onStepFinish: (step) => record.step(step, asked),
               // Errors come through the stream below and fail the run.
               onError: () => {},
             })
             let failure: { error: unknown } | undefined
             for await (const part of stream.fullStream) if (part.type === 'error') failure ??= { error: part.error }
-            await recorder.flush()
+            await record.flush()
             if (failure) throw failure.error
             if (abortSignal.aborted) throw abortSignal.reason
             const [steps, response, text, content] = await Promise.all([stream.steps, stream.response, stream.text, stream.content])
@@ -402,6 +406,8 @@ export class AgentRunner {
           .catch((error) => plane.logger.warn({ err: error, runId: row.id }, 'reinforcing the learnings a successful run used failed'))
       }
     } catch (error) {
+      // The steps stored so far, before the run is seen to end.
+      await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }
   }

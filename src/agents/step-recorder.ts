@@ -51,7 +51,13 @@ export class StepRecorder {
     for (const part of step.content) {
       if (part.type === 'text' && part.text.trim()) added.push({ ...this.#blank('text'), text: part.text })
       if (part.type === 'tool-call' && !this.#byCall.has(part.toolCallId)) {
-        const row = { ...this.#blank('tool'), tool_name: part.toolName, tool_call_id: part.toolCallId, input: JSON.stringify(part.input ?? null), status: 'called' }
+        const row = {
+          ...this.#blank('tool'),
+          tool_name: part.toolName,
+          tool_call_id: part.toolCallId,
+          input: JSON.stringify(part.input ?? null),
+          status: 'called',
+        }
         this.#rawInputs.set(part.toolCallId, part.input)
         this.#byCall.set(part.toolCallId, row)
         added.push(row)

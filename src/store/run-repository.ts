@@ -70,7 +70,11 @@ export class RunRepository {
       .select((eb) => [
         'agent_runs.id',
         'agent_runs.status',
-        eb.selectFrom('agent_run_steps').select((s) => s.fn.max('rev').as('rev')).whereRef('agent_run_steps.run_id', '=', 'agent_runs.id').as('rev'),
+        eb
+          .selectFrom('agent_run_steps')
+          .select((s) => s.fn.max('rev').as('rev'))
+          .whereRef('agent_run_steps.run_id', '=', 'agent_runs.id')
+          .as('rev'),
       ])
       .where('agent_runs.id', 'in', ids)
       .execute() as Promise<Array<{ id: string; status: string; rev: number | null }>>

@@ -25,7 +25,10 @@ export function streamed(turn: LanguageModelV3GenerateResult): LanguageModelV3St
   turn.content.forEach((part, i) => {
     if (part.type === 'text') {
       const id = `text-${i}`
-      parts.push({ type: 'text-start', id }, ...part.text.split(/(?<= )/).map((delta) => ({ type: 'text-delta' as const, id, delta })), { type: 'text-end', id })
+      parts.push({ type: 'text-start', id }, ...part.text.split(/(?<= )/).map((delta) => ({ type: 'text-delta' as const, id, delta })), {
+        type: 'text-end',
+        id,
+      })
     } else if (part.type === 'tool-call') parts.push(part)
   })
   parts.push({ type: 'finish', finishReason: turn.finishReason, usage: turn.usage })
