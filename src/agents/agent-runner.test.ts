@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MockLanguageModelV3 } from 'ai/test'
-import { callsTool, says } from '../test-support/mock-model.js'
+import { callsTool, says, scripted, streamed } from '../test-support/mock-model.js'
 import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/index.js'
@@ -28,7 +28,7 @@ describe.each(databases)('agent runs on $name', (database) => {
   }
 
   it('runs a tool loop with the agent’s skills and stores each step linked to its audit row', async () => {
-    const model = new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 'hi' }), says('echo said hi')] })
+    const model = scripted(callsTool('echo', { message: 'hi' }), says('echo said hi'))
     const plane = await open(model)
     const run = await plane.runs.start({ agent: 'helper', prompt: 'say hi', requester: admin })
     expect(run).toMatchObject({ status: 'completed', output: 'echo said hi', agent: 'helper', requester: { name: 'alice' } })
@@ -37,21 +37,19 @@ describe.each(databases)('agent runs on $name', (database) => {
     expect(text).toMatchObject({ kind: 'text', text: 'echo said hi' })
     expect(await plane.audit.get(tool!.callId!)).toMatchObject({ skill: 'echo', caller: { kind: 'agent' }, agent: 'helper', conversationId: `run:${run.id}` })
     // The model got the agent's system prompt and only its bound skills as tools.
-    const call = model.doGenerateCalls[0]!
+    const call = model.doStreamCalls[0]!
     expect(JSON.stringify(call.prompt[0])).toContain('You help.')
     expect(call.tools!.map((t) => t.name).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
     expect((await plane.runs.list({ agent: 'Helper', limit: 10 })).items.map((r) => r.id)).toEqual([run.id])
   })
 
   it('pauses for approval, resumes when it is approved, and goes on without the call when it is rejected', async () => {
-    const model = new MockLanguageModelV3({
-      doGenerate: [
-        callsTool('write_thing', { value: 'v1' }),
-        says('stored v1'),
-        callsTool('write_thing', { value: 'v2' }, 'call-2'),
-        says('could not store v2'),
-      ],
-    })
+    const model = scripted(
+      callsTool('write_thing', { value: 'v1' }),
+      says('stored v1'),
+      callsTool('write_thing', { value: 'v2' }, 'call-2'),
+      says('could not store v2'),
+    )
     const plane = await open(model)
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'store v1', requester: operator })
     expect(paused).toMatchObject({ status: 'awaiting_approval', pending: [{ tool: 'write_thing', approvalId: expect.any(String) }] })
@@ -76,15 +74,13 @@ describe.each(databases)('agent runs on $name', (database) => {
   })
 
   it('gives an agent with more skills than the threshold a core set, and the tools it finds for its next steps, across a pause', async () => {
-    const model = new MockLanguageModelV3({
-      doGenerate: [
-        callsTool('discover_skills', { query: 'return the message', limit: 1 }),
-        callsTool('echo', { message: 'found' }, 'call-2'),
-        callsTool('discover_skills', { query: 'a mutating skill', limit: 1 }, 'call-3'),
-        callsTool('write_thing', { value: 'v1' }, 'call-4'),
-        says('stored'),
-      ],
-    })
+    const model = scripted(
+      callsTool('discover_skills', { query: 'return the message', limit: 1 }),
+      callsTool('echo', { message: 'found' }, 'call-2'),
+      callsTool('discover_skills', { query: 'a mutating skill', limit: 1 }, 'call-3'),
+      callsTool('write_thing', { value: 'v1' }, 'call-4'),
+      says('stored'),
+    )
     const plane = await openTestPlane(database, {
       discovery: { toolThreshold: 3 },
       agents: [{ ...testAgents![0]!, model, systemPrompt: 'You help.' }, testAgents![1]!],
@@ -101,7 +97,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     expect((await plane.runs.get(paused.id))!.output).toBe('stored')
     // Each step offered the core set and what was found before it; the resumed run still had both finds.
-    const offered = model.doGenerateCalls.map((call) => call.tools!.map((t) => t.name).sort())
+    const offered = model.doStreamCalls.map((call) => call.tools!.map((t) => t.name).sort())
     expect(offered).toEqual([
       ['discover_skills'],
       ['discover_skills', 'echo'],
@@ -109,13 +105,11 @@ describe.each(databases)('agent runs on $name', (database) => {
       ['discover_skills', 'echo', 'write_thing'],
       ['discover_skills', 'echo', 'write_thing'],
     ])
-    expect(JSON.stringify(model.doGenerateCalls[0]!.prompt[0])).toContain('You have more tools than are shown to you')
+    expect(JSON.stringify(model.doStreamCalls[0]!.prompt[0])).toContain('You have more tools than are shown to you')
   })
 
   it('makes the agent do no more than the person who started the run, who may not approve its calls', async () => {
-    const model = new MockLanguageModelV3({
-      doGenerate: [callsTool('write_thing', { value: 'a' }), says('ok'), callsTool('write_thing', { value: 'b' }, 'c2'), says('stored b')],
-    })
+    const model = scripted(callsTool('write_thing', { value: 'a' }), says('ok'), callsTool('write_thing', { value: 'b' }, 'c2'), says('stored b'))
     const plane = await open(model)
     await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'DENY' }, admin, plane.now())
     const denied = await plane.runs.start({ agent: 'helper', prompt: 'store a', requester: operator })
@@ -141,7 +135,7 @@ describe.each(databases)('agent runs on $name', (database) => {
 
   it('fails a run whose model fails, and refuses to start one without a usable model', async () => {
     const broken = new MockLanguageModelV3({
-      doGenerate: async () => {
+      doStream: async () => {
         throw new Error('the model is down')
       },
     })
@@ -162,16 +156,14 @@ describe.each(databases)('agent runs on $name', (database) => {
   })
 
   it('test-runs an agent with in-memory changes and gives a verdict', async () => {
-    const model = new MockLanguageModelV3({
-      doGenerate: [
-        callsTool('echo', { message: 'hi' }),
-        says('done'),
-        says('nothing to do'),
-        callsTool('echo', { message: '' }, 'bad'),
-        says('that failed'),
-        callsTool('write_thing', { value: 'x' }, 'ask'),
-      ],
-    })
+    const model = scripted(
+      callsTool('echo', { message: 'hi' }),
+      says('done'),
+      says('nothing to do'),
+      callsTool('echo', { message: '' }, 'bad'),
+      says('that failed'),
+      callsTool('write_thing', { value: 'x' }, 'ask'),
+    )
     const plane = await open(model)
     // Test runs go through the test_run skill: gated and audited like any call.
     const testRun = async (input: object) => {
@@ -181,7 +173,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     }
     const pass = await testRun({ agent: 'helper', input: 'say hi', expectTool: 'echo', set: { systemPrompt: 'Test prompt.' } })
     expect(pass).toMatchObject({ verdict: 'pass', output: 'done', tools: [{ name: 'echo', called: true, ok: true }], approvals: [] })
-    expect(JSON.stringify(model.doGenerateCalls[0]!.prompt[0])).toContain('Test prompt.')
+    expect(JSON.stringify(model.doStreamCalls[0]!.prompt[0])).toContain('Test prompt.')
     // Never saved: the config and the next run keep the agent as configured.
     expect(plane.config.agents[0]!.systemPrompt).toBe('You help.')
     expect(await plane.runs.get(pass.runId)).toMatchObject({ test: true, overrides: { systemPrompt: 'Test prompt.' } })
@@ -222,7 +214,7 @@ describe.each(databases)('agent runs on $name', (database) => {
   })
 
   it('redacts secrets in stored steps as the audit log does', async () => {
-    const model = new MockLanguageModelV3({ doGenerate: [callsTool('use_token', { token: 'hunter2-secret', note: 'hi' }), says('done')] })
+    const model = scripted(callsTool('use_token', { token: 'hunter2-secret', note: 'hi' }), says('done'))
     const useToken = defineSkill({
       key: 'use_token',
       description: 'Uses a token',
@@ -246,9 +238,9 @@ describe.each(databases)('agent runs on $name', (database) => {
     expect(JSON.stringify(run)).not.toContain('hunter2-secret')
 
     // After a pause for approval too, when only the redacted input was stored.
-    model.doGenerate = (() => {
+    model.doStream = (() => {
       const script = [callsTool('set_password', { user: 'bob', password: 'Sup3rSecretPw' }, 'pw'), says('changed')]
-      return async () => script.shift()!
+      return async () => streamed(script.shift()!)
     })()
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'change it', requester: operator })
     await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
@@ -295,7 +287,7 @@ describe.each(databases)('agent runs on $name', (database) => {
   })
 
   it('offers test_run as a skill, which a test run itself may not use', async () => {
-    const model = new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 'hi' }), says('ok')] })
+    const model = scripted(callsTool('echo', { message: 'hi' }), says('ok'))
     const plane = await open(model)
     const result = await plane.invoke('test_run', { agent: 'helper', input: 'say hi', expectTool: 'echo' }, { caller: admin })
     expect(result).toMatchObject({ ok: true, data: { verdict: 'pass' } })
@@ -311,9 +303,9 @@ describe('model providers', () => {
     await Promise.all(planes.splice(0).map((p) => p.close()))
   })
 
-  /** A fake provider endpoint on 127.0.0.1 that records requests and answers with `reply`. */
+  /** A fake provider endpoint on 127.0.0.1 that records requests and streams `events` back (server-sent events). */
   async function fakeProvider(
-    reply: (path: string) => unknown,
+    events: unknown[],
   ): Promise<{ url: string; requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }>; close(): void }> {
     const requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }> = []
     const server = createServer((req, res) => {
@@ -321,25 +313,29 @@ describe('model providers', () => {
       req.on('data', (chunk) => (raw += chunk))
       req.on('end', () => {
         requests.push({ path: req.url!, headers: req.headers, body: JSON.parse(raw) })
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply(req.url!)))
+        res
+          .writeHead(200, { 'content-type': 'text/event-stream' })
+          .end(events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join(''))
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, close: () => server.close() }
   }
 
+  const chunk = (delta: object, finish: string | null) => ({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...(finish && { usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+  })
+
   it.each([
     {
       provider: 'openai-compatible' as const,
       keyHeader: (h: IncomingMessage['headers']) => h.authorization,
-      reply: {
-        id: 'c1',
-        object: 'chat.completion',
-        created: 0,
-        model: 'm',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'hello from the fake' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      },
+      events: [chunk({ role: 'assistant', content: 'hello ' }, null), chunk({ content: 'from the fake' }, null), chunk({}, 'stop'), '[DONE]'],
       path: '/v1/chat/completions',
       tools: (body: any) => body.tools.map((t: any) => t.function.name),
       expectedKey: 'Bearer sk-fake',
@@ -347,22 +343,33 @@ describe('model providers', () => {
     {
       provider: 'anthropic' as const,
       keyHeader: (h: IncomingMessage['headers']) => h['x-api-key'],
-      reply: {
-        id: 'm1',
-        type: 'message',
-        role: 'assistant',
-        model: 'm',
-        content: [{ type: 'text', text: 'hello from the fake' }],
-        stop_reason: 'end_turn',
-        stop_sequence: null,
-        usage: { input_tokens: 1, output_tokens: 1 },
-      },
+      events: [
+        {
+          type: 'message_start',
+          message: {
+            id: 'm1',
+            type: 'message',
+            role: 'assistant',
+            model: 'm',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 1, output_tokens: 1 },
+          },
+        },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hello ' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'from the fake' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } },
+        { type: 'message_stop' },
+      ],
       path: '/v1/messages',
       tools: (body: any) => body.tools.map((t: any) => t.name),
       expectedKey: 'sk-fake',
     },
   ])('wires $provider up to the HTTP request, with the key from the environment', async (c) => {
-    const fake = await fakeProvider(() => c.reply)
+    const fake = await fakeProvider(c.events)
     try {
       process.env.SKILLPLANE_TEST_PROVIDER_KEY = 'sk-fake'
       const plane = await openTestPlane(databases[0]!, {
@@ -372,7 +379,7 @@ describe('model providers', () => {
       const run = await plane.runs.start({ agent: 'helper', prompt: 'hello', requester: admin })
       expect(run).toMatchObject({ status: 'completed', output: 'hello from the fake' })
       const [request] = fake.requests
-      expect(request).toMatchObject({ path: c.path, body: { model: 'the-model' } })
+      expect(request).toMatchObject({ path: c.path, body: { model: 'the-model', stream: true } })
       expect(c.keyHeader(request!.headers)).toBe(c.expectedKey)
       expect(c.tools(request!.body).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
     } finally {

@@ -1,10 +1,10 @@
-import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai'
+import { stepCountIs, streamText, type ModelMessage } from 'ai'
 import { createHash } from 'node:crypto'
 import { TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import { ulid } from 'ulid'
 import type { Plane } from '../plane/index.js'
 import type { ResolvedAgent } from '../config/index.js'
-import type { Caller, CallerRole, Envelope } from '../skill/index.js'
+import type { Caller, CallerRole } from '../skill/index.js'
 import type { RunRepository, RunRow, RunStepRow } from '../store/index.js'
 import { agentCaller, agentId as agentIdOf } from '../registry/index.js'
 import { skillsPrompt } from '../sources/agent-skills/index.js'
@@ -12,10 +12,11 @@ import { toAISDKToolLoop } from '../ai-sdk/index.js'
 import { createModel } from './create-model.js'
 import { RunError } from './run-error.js'
 import { applyOverrides } from './apply-overrides.js'
-import { redact, scrubText } from '../audit/index.js'
 import { TEST_RUN_KEY } from './test-run-key.js'
 import type { RunStatus } from './run-status.js'
 import { learningsPrompt, PROMPT_LEARNINGS } from './learnings-prompt.js'
+import { StepRecorder } from './step-recorder.js'
+import { RunTail } from './run-tail.js'
 
 export type { RunStatus } from './run-status.js'
 
@@ -54,6 +55,9 @@ export interface RunView {
   steps?: RunStep[]
 }
 
+/** What following a run yields: each step as it is stored (again when it changes), then the run as it ended. */
+export type RunEvent = { type: 'step'; rev: number; step: RunStep } | { type: 'end'; run: RunView }
+
 interface Pending {
   toolCallId: string
   tool: string
@@ -70,10 +74,11 @@ const DISCOVERING =
 const SWEEP_MS = 5_000
 
 /**
- * Runs agents: a multi-step tool loop (AI SDK generateText) over the agent's bound skills, with the
+ * Runs agents: a multi-step tool loop (AI SDK streamText) over the agent's bound skills, with the
  * instruction-skill catalog in its system prompt. A tool call that needs a human pauses the run
  * (awaiting_approval, stored); it resumes where it stopped once the approvals are decided, here or
- * on any manager sharing the database. Every step is stored, each tool call linked to its audit row.
+ * on any manager sharing the database. Every step is stored as soon as it finishes, each tool call
+ * linked to its audit row, and can be followed as it happens.
  */
 export class AgentRunner {
   readonly #plane: Plane
@@ -81,6 +86,7 @@ export class AgentRunner {
   readonly #sweep: NodeJS.Timeout
   readonly #unsubscribe: () => void
   readonly #driving = new Set<Promise<unknown>>()
+  readonly #tail: RunTail
   // Shutting down cuts model calls short: those runs fail, stored, instead of holding the exit.
   readonly #stop = new AbortController()
   #closed = false
@@ -92,6 +98,7 @@ export class AgentRunner {
   constructor(plane: Plane, options: { resume: boolean }) {
     this.#plane = plane
     this.#repo = plane.runRecords
+    this.#tail = new RunTail(plane.runRecords)
     this.#unsubscribe = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
     // Decisions made on other managers arrive through the database.
     this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)
@@ -114,8 +121,18 @@ export class AgentRunner {
     return overrides ? applyOverrides(agent, overrides) : agent
   }
 
-  /** Start a run and drive it until it completes, fails or waits for approval. */
-  async start(input: { agent: string; prompt: string; requester: Caller; overrides?: Record<string, string>; test?: boolean }): Promise<RunView> {
+  /**
+   * Start a run and drive it until it completes, fails or waits for approval. `wait: false` returns
+   * the run as started (running) at once, while it goes on: follow it with `follow`.
+   */
+  async start(input: {
+    agent: string
+    prompt: string
+    requester: Caller
+    overrides?: Record<string, string>
+    test?: boolean
+    wait?: boolean
+  }): Promise<RunView> {
     if (this.#closed) throw new RunError('skillplane is shutting down; retry on another manager', 'unavailable')
     if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new RunError('the prompt is empty')
     const agent = this.agent(input.agent, input.overrides)
@@ -145,8 +162,40 @@ export class AgentRunner {
       finished_at: null,
     }
     await this.#repo.insert(row)
-    await this.#track(this.#drive(row, agent, []))
+    const started: RunView = { ...toView(row), steps: [] }
+    const driving = this.#track(this.#drive(row, agent, []))
+    if (input.wait === false) return started
+    await driving
     return (await this.get(row.id))!
+  }
+
+  /**
+   * A run's steps after write `after` (a step event's `rev`; 0 for all), each as soon as it is stored
+   * here or on another manager, a step again when it changes (a call paused for approval, once
+   * decided), then the run as it is once it no longer runs. Ends there, or when `signal` aborts.
+   */
+  async *follow(id: string, options: { after?: number; signal: AbortSignal }): AsyncGenerator<RunEvent> {
+    const { signal } = options
+    let seen = options.after ?? 0
+    const watch = this.#tail.watch(id)
+    try {
+      while (!signal.aborted) {
+        // The run before its steps: a run that ended had stored every step by then.
+        const row = await this.#repo.get(id)
+        if (!row) return
+        for (const step of await this.#repo.stepsAfter(id, seen)) {
+          seen = step.rev
+          yield { type: 'step', rev: step.rev, step: toStep(step) }
+        }
+        if (row.status !== 'running') {
+          yield { type: 'end', run: toView(row) }
+          return
+        }
+        await watch.next(signal)
+      }
+    } finally {
+      watch.close()
+    }
   }
 
   async get(id: string): Promise<RunView | undefined> {
@@ -214,10 +263,14 @@ export class AgentRunner {
           type: 'tool-approval-response' as const,
           approvalId: p.sdkApprovalId,
           approved: status === 'approved',
-          ...(status !== 'approved' && { reason: `skillplane approval request ${p.approvalId ?? '(none)'} is ${status}` }),
+          ...(status !== 'approved' && { reason: denialReason(p, status) }),
         }
       }),
     }
+    this.#tail.changed(id)
+    const denied = pending.flatMap((p, i) =>
+      requests[i]?.status === 'approved' ? [] : [{ toolCallId: p.toolCallId, reason: denialReason(p, requests[i]?.status) }],
+    )
     let agent: ResolvedAgent
     try {
       agent = this.agent(row.agent_id, row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : undefined)
@@ -225,7 +278,7 @@ export class AgentRunner {
       await this.#fail(row, error)
       return true
     }
-    await this.#track(this.#drive(row, agent, [answers]))
+    await this.#track(this.#drive(row, agent, [answers], denied))
     return true
   }
 
@@ -242,21 +295,30 @@ export class AgentRunner {
     return promise.finally(() => this.#driving.delete(promise))
   }
 
-  async #drive(row: RunRow, agent: ResolvedAgent, more: ModelMessage[]): Promise<void> {
+  async #drive(row: RunRow, agent: ResolvedAgent, more: ModelMessage[], denied: Array<{ toolCallId: string; reason: string }> = []): Promise<void> {
     const plane = this.#plane
     const id = agentIdOf(agent.name)
     const caller = agentCaller(id, agent.name)
-    const calls = new Map<string, Envelope>()
     const asked = new Map<string, string>()
     const conversationId = `${row.test ? 'test-run' : 'run'}:${row.id}`
+    // A step that can't be stored stops the model: the run fails rather than go on unrecorded.
+    const halt = new AbortController()
+    let recorder: StepRecorder | undefined
     // Everything after the run is marked running is inside the try: a run never stays running on an error.
     try {
+      const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
+      const record = new StepRecorder(plane, this.#repo, row.id, await this.#repo.steps(row.id), messages, {
+        written: () => this.#tail.changed(row.id),
+        failed: (error) => halt.abort(error),
+      })
+      recorder = record
+      for (const d of denied) record.denied(d.toolCallId, d.reason)
       // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
       const { tools, activeTools, prepareStep } = toAISDKToolLoop(plane, {
         caller,
         // Test runs are marked so that a test run can't start another one.
         conversationId,
-        onCall: (event) => calls.set(event.toolCallId, event.envelope),
+        onCall: (event) => record.called(event.toolCallId, event.envelope),
         onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
         // The person who started the run: the agent does no more than they may, and they can't approve its calls.
         ...(row.requester_kind === 'user' && {
@@ -264,11 +326,9 @@ export class AgentRunner {
         }),
       })
       if (row.test) delete tools[TEST_RUN_KEY]
-      const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
       const learned = learningsPrompt(await plane.learnings.top(id, PROMPT_LEARNINGS))
       // A test run's success says nothing about its learnings: only real runs reinforce them.
       if (!row.test) await plane.learnings.used(conversationId, learned.included)
-      const existing = await this.#repo.steps(row.id)
       // maxSteps bounds the whole run, pauses included.
       const left = agent.maxSteps - row.model_steps
       if (left <= 0) throw new RunError(`the run used all ${agent.maxSteps} model steps (maxSteps)`)
@@ -287,7 +347,8 @@ export class AgentRunner {
             await this.#repo.update(row.id, { trace_id: row.trace_id })
           }
           try {
-            return await generateText({
+            const abortSignal = AbortSignal.any([this.#stop.signal, halt.signal])
+            const stream = streamText({
               model: createModel(agent),
               system: this.#systemPrompt(agent, caller, prepareStep !== undefined, learned.text),
               messages,
@@ -295,8 +356,19 @@ export class AgentRunner {
               activeTools,
               prepareStep,
               stopWhen: stepCountIs(left),
-              abortSignal: this.#stop.signal,
+              abortSignal,
+              // Each step is stored before the next one starts.
+              onStepFinish: (step) => record.step(step, asked),
+              // Errors come through the stream below and fail the run.
+              onError: () => {},
             })
+            let failure: { error: unknown } | undefined
+            for await (const part of stream.fullStream) if (part.type === 'error') failure ??= { error: part.error }
+            await record.flush()
+            if (failure) throw failure.error
+            if (abortSignal.aborted) throw abortSignal.reason
+            const [steps, response, text, content] = await Promise.all([stream.steps, stream.response, stream.text, stream.content])
+            return { steps, response, text, content }
           } finally {
             span.end()
           }
@@ -305,7 +377,6 @@ export class AgentRunner {
       const all = [...messages, ...result.response.messages]
       row.model_steps += result.steps.length
       await this.#repo.update(row.id, { model_steps: row.model_steps })
-      await this.#recordSteps(row.id, existing, result.steps, all, calls, asked)
       const requests = result.content.filter((part) => part.type === 'tool-approval-request')
       const now = plane.now()
       if (requests.length > 0) {
@@ -316,6 +387,7 @@ export class AgentRunner {
           approvalId: asked.get(part.toolCall.toolCallId) ?? null,
         }))
         await this.#repo.update(row.id, { status: 'awaiting_approval', messages: JSON.stringify(all), pending: JSON.stringify(pending), updated_at: now })
+        this.#tail.changed(row.id)
         // A test run never resumes, so its requests would only wait in inboxes until they expire.
         if (row.test) {
           for (const p of pending) if (p.approvalId) await plane.approvals.withdraw(p.approvalId, `test run ${row.id} ended at this approval`)
@@ -326,6 +398,7 @@ export class AgentRunner {
         return
       }
       await this.#repo.update(row.id, { status: 'completed', output: result.text, messages: JSON.stringify(all), updated_at: now, finished_at: now })
+      this.#tail.changed(row.id)
       if (!row.test) {
         // The run is done either way: a failed reinforcement is logged, never the run's failure.
         await plane.learnings
@@ -333,6 +406,8 @@ export class AgentRunner {
           .catch((error) => plane.logger.warn({ err: error, runId: row.id }, 'reinforcing the learnings a successful run used failed'))
       }
     } catch (error) {
+      // The steps stored so far, before the run is seen to end.
+      await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }
   }
@@ -341,17 +416,8 @@ export class AgentRunner {
     const now = this.#plane.now()
     const message = error instanceof Error ? error.message : String(error)
     await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
+    this.#tail.changed(row.id)
     await this.#plane.learnings.forget(`${row.test ? 'test-run' : 'run'}:${row.id}`).catch(() => {})
-  }
-
-  #redactStep(row: RunStepRow, rawInputs: ReadonlyMap<string, unknown>): void {
-    const skill = row.tool_name ? this.#plane.registry.get(row.tool_name) : undefined
-    const secrets = new Set<string>()
-    const raw =
-      row.tool_call_id !== null && rawInputs.has(row.tool_call_id) ? rawInputs.get(row.tool_call_id) : row.input !== null ? JSON.parse(row.input) : undefined
-    if (raw !== undefined) row.input = JSON.stringify(redact(raw, skill?.input.jsonSchema, { collect: secrets }) ?? null)
-    if (row.output !== null) row.output = JSON.stringify(redact(JSON.parse(row.output), skill?.output?.jsonSchema, { scrub: secrets }))
-    if (row.error !== null) row.error = scrubText(row.error, secrets)
   }
 
   #systemPrompt(agent: ResolvedAgent, caller: Caller, discovering: boolean, learned: string): string {
@@ -362,88 +428,6 @@ export class AgentRunner {
     const catalogText = skillsPrompt(skills)
     return [base, catalogText, learned, discovering && DISCOVERING].filter(Boolean).join('\n\n')
   }
-
-  /** Store the model's text and each tool call with its outcome, updating calls made before a pause. */
-  async #recordSteps(
-    runId: string,
-    existing: RunStepRow[],
-    steps: ReadonlyArray<StepResult<ToolSet>>,
-    responses: readonly ModelMessage[],
-    calls: Map<string, Envelope>,
-    asked: Map<string, string>,
-  ): Promise<void> {
-    const now = this.#plane.now()
-    const byCall = new Map(existing.filter((s) => s.tool_call_id).map((s) => [s.tool_call_id!, s]))
-    const added: RunStepRow[] = []
-    let next = existing.length
-    const blank = (kind: string): RunStepRow => ({
-      run_id: runId,
-      idx: next++,
-      kind,
-      text: null,
-      tool_name: null,
-      tool_call_id: null,
-      input: null,
-      output: null,
-      error: null,
-      status: null,
-      call_id: null,
-      approval_id: null,
-      created_at: now,
-    })
-    for (const step of steps) {
-      for (const part of step.content) {
-        if (part.type === 'text' && part.text.trim()) added.push({ ...blank('text'), text: part.text })
-        if (part.type === 'tool-call' && !byCall.has(part.toolCallId)) {
-          const row = { ...blank('tool'), tool_name: part.toolName, tool_call_id: part.toolCallId, input: JSON.stringify(part.input ?? null), status: 'called' }
-          added.push(row)
-          byCall.set(part.toolCallId, row)
-        }
-        if (part.type === 'tool-approval-request') {
-          const row = byCall.get(part.toolCall.toolCallId)
-          if (row) Object.assign(row, { status: 'awaiting_approval', approval_id: asked.get(part.toolCall.toolCallId) ?? null })
-        }
-        if (part.type === 'tool-error') {
-          const row = byCall.get(part.toolCallId)
-          if (row) Object.assign(row, { status: 'error', error: errorText(part.error) })
-        }
-        if (part.type === 'tool-result') {
-          const row = byCall.get(part.toolCallId)
-          if (row) Object.assign(row, { status: 'ok', output: JSON.stringify(part.output ?? null) })
-        }
-      }
-    }
-    // What the pipeline said about each call: its audit row, and denials the AI SDK reported as output.
-    for (const [toolCallId, envelope] of calls) {
-      const row = byCall.get(toolCallId)
-      if (!row) continue
-      row.call_id = envelope.callId
-      if (envelope.ok) Object.assign(row, { status: 'ok', output: JSON.stringify(envelope.data ?? null), error: null })
-      else Object.assign(row, { status: 'error', error: `${envelope.error.code}: ${envelope.error.message}` })
-    }
-    // A call a human rejected comes back as a denied execution in the tool messages.
-    for (const message of responses) {
-      if (message.role !== 'tool') continue
-      for (const part of message.content) {
-        if (part.type !== 'tool-result' || !isDenied(part.output)) continue
-        const row = byCall.get(part.toolCallId)
-        if (row) Object.assign(row, { status: 'denied', output: null, error: deniedReason(part.output) })
-      }
-    }
-    // Steps are served over HTTP: secrets are redacted as in the audit log, from the raw input the
-    // conversation still holds (a step stored before a pause has only its redacted input).
-    const rawInputs = new Map<string, unknown>()
-    for (const message of responses) {
-      if (message.role !== 'assistant' || typeof message.content === 'string') continue
-      for (const part of message.content) if (part.type === 'tool-call') rawInputs.set(part.toolCallId, part.input)
-    }
-    for (const row of byCall.values()) this.#redactStep(row, rawInputs)
-    await this.#repo.addSteps(added)
-    const addedSet = new Set(added)
-    for (const row of byCall.values()) {
-      if (!addedSet.has(row)) await this.#repo.updateStep(runId, row.idx, row)
-    }
-  }
 }
 
 /** A stable span id standing for a run's earlier part, as the parent of its resumed part. */
@@ -451,17 +435,8 @@ function runSpanId(runId: string): string {
   return createHash('sha256').update(runId).digest('hex').slice(0, 16)
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error)
-}
-
-function isDenied(output: unknown): boolean {
-  return typeof output === 'object' && output !== null && (output as { type?: string }).type === 'execution-denied'
-}
-
-function deniedReason(output: unknown): string {
-  const reason = (output as { reason?: string }).reason
-  return `denied${reason ? `: ${reason}` : ''}`
+function denialReason(p: Pending, status: string | undefined): string {
+  return `skillplane approval request ${p.approvalId ?? '(none)'} is ${status ?? 'missing'}`
 }
 
 function toView(row: RunRow): RunView {

@@ -4,8 +4,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, testAgents } from '../test-support/fixtures.js'
-import { MockLanguageModelV3 } from 'ai/test'
-import { callsTool, says } from '../test-support/mock-model.js'
+import { callsTool, says, scripted } from '../test-support/mock-model.js'
 import type { Skillplane } from '../skillplane/index.js'
 import { startHttpServer } from '../surfaces/http/start-http-server.js'
 
@@ -44,7 +43,7 @@ describe.each(databases)('tracing on $name', (database) => {
   })
 
   it('keeps the calls of an agent run in its trace, across a pause for approval', async () => {
-    const model = new MockLanguageModelV3({ doGenerate: [callsTool('echo', { message: 'a' }), callsTool('write_thing', { value: 'v' }, 'c2'), says('done')] })
+    const model = scripted(callsTool('echo', { message: 'a' }), callsTool('write_thing', { value: 'v' }, 'c2'), says('done'))
     plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model }] })
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: operator })
     await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })

@@ -286,6 +286,8 @@ export interface AgentRunStepsTable {
   call_id: string | null
   approval_id: string | null
   created_at: string
+  /** The run-wide number of the write that last stored or changed this step (migration 0021). */
+  rev: number
 }
 
 export interface EdgesTable {

@@ -26,6 +26,7 @@ import * as changeVersions from './migrations/0017-change-versions-audit-indexes
 import * as auditLeanIndexes from './migrations/0018-audit-lean-indexes.js'
 import * as catalogChangeSeq from './migrations/0019-catalog-change-seq.js'
 import * as approvalGrants from './migrations/0020-approval-grants.js'
+import * as runStepRev from './migrations/0021-run-step-rev.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_audit_lean_indexes': auditLeanIndexes,
   '0019_catalog_change_seq': catalogChangeSeq,
   '0020_approval_grants': approvalGrants,
+  '0021_run_step_rev': runStepRev,
 }
 
 export interface OpenDatabaseOptions {

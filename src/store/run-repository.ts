@@ -57,6 +57,29 @@ export class RunRepository {
     return this.db.selectFrom('agent_run_steps').selectAll().where('run_id', '=', runId).orderBy('idx').execute()
   }
 
+  /** The steps stored or changed after write `rev`, in the order they were written. */
+  stepsAfter(runId: string, rev: number): Promise<RunStepRow[]> {
+    return this.db.selectFrom('agent_run_steps').selectAll().where('run_id', '=', runId).where('rev', '>', rev).orderBy('rev').execute()
+  }
+
+  /** Each run's status and its steps' latest write: what a follower compares to see that a run changed. */
+  heads(ids: readonly string[]): Promise<Array<{ id: string; status: string; rev: number | null }>> {
+    if (ids.length === 0) return Promise.resolve([])
+    return this.db
+      .selectFrom('agent_runs')
+      .select((eb) => [
+        'agent_runs.id',
+        'agent_runs.status',
+        eb
+          .selectFrom('agent_run_steps')
+          .select((s) => s.fn.max('rev').as('rev'))
+          .whereRef('agent_run_steps.run_id', '=', 'agent_runs.id')
+          .as('rev'),
+      ])
+      .where('agent_runs.id', 'in', ids)
+      .execute() as Promise<Array<{ id: string; status: string; rev: number | null }>>
+  }
+
   async addSteps(rows: RunStepRow[]): Promise<void> {
     if (rows.length) await this.db.insertInto('agent_run_steps').values(rows).execute()
   }

@@ -1,4 +1,5 @@
-import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import type { LanguageModelV3GenerateResult, LanguageModelV3StreamPart, LanguageModelV3StreamResult } from '@ai-sdk/provider'
+import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test'
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
 
@@ -17,3 +18,22 @@ export const says = (text: string): LanguageModelV3GenerateResult => ({
   usage,
   warnings: [],
 })
+
+/** A scripted turn as a model streams it (doStream), text word by word. */
+export function streamed(turn: LanguageModelV3GenerateResult): LanguageModelV3StreamResult {
+  const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }]
+  turn.content.forEach((part, i) => {
+    if (part.type === 'text') {
+      const id = `text-${i}`
+      parts.push({ type: 'text-start', id }, ...part.text.split(/(?<= )/).map((delta) => ({ type: 'text-delta' as const, id, delta })), {
+        type: 'text-end',
+        id,
+      })
+    } else if (part.type === 'tool-call') parts.push(part)
+  })
+  parts.push({ type: 'finish', finishReason: turn.finishReason, usage: turn.usage })
+  return { stream: convertArrayToReadableStream(parts) }
+}
+
+/** A mock model that streams `turns`, one a call, as agent runs use it. */
+export const scripted = (...turns: LanguageModelV3GenerateResult[]): MockLanguageModelV3 => new MockLanguageModelV3({ doStream: turns.map(streamed) })

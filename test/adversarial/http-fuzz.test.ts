@@ -159,7 +159,7 @@ describe('fuzzing every route of the OpenAPI document', () => {
           // Prometheus's own format and the event stream are the successes that are not JSON; their failures are.
           else if (operation.path === '/metrics' && answer.status === 200) {
             if (!answer.type.startsWith('text/plain; version=0.0.4')) defects.push(`not the Prometheus text format (${answer.type}): ${where}`)
-          } else if (operation.path === '/api/events' && answer.status === 200) {
+          } else if ((operation.path === '/api/events' || operation.path === '/api/runs/{id}/events') && answer.status === 200) {
             if (!answer.type.startsWith('text/event-stream')) defects.push(`not an event stream (${answer.type}): ${where}`)
           } else if (!operation.path.startsWith('/mcp') && !answer.type.includes('application/json')) defects.push(`not JSON (${answer.type}): ${where}`)
           return true

@@ -68,6 +68,7 @@ const MATRIX: Record<string, Entry> = {
     request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }),
   },
   'GET /api/runs/{id}': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: `/api/runs/${ulid()}` }) },
+  'GET /api/runs/{id}/events': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: `/api/runs/${ulid()}/events` }) },
   'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
   'GET /api/agents/{id}/skills-export': { allow: ['agent', 'admin'], request: () => ({ path: '/api/agents/helper/skills-export' }) },
   'GET /api/sources': { allow: ADMIN, request: () => ({ path: '/api/sources' }) },

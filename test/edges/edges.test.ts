@@ -4,8 +4,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { MockLanguageModelV3 } from 'ai/test'
-import { callsTool, says } from '../../src/test-support/mock-model.js'
+import { callsTool, says, scripted } from '../../src/test-support/mock-model.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { cli, enrollAndStart, secretPacks, slowPack, startEdge, startManager, tempDir, waitFor, type Manager } from './edge-harness.js'
@@ -292,7 +291,7 @@ describe('edges', () => {
     const target = createServer().listen(0, '127.0.0.1')
     await once(target, 'listening')
     const port = (target.address() as AddressInfo).port
-    const model = new MockLanguageModelV3({ doGenerate: [callsTool('probe_tcp', { host: '127.0.0.1', port, edge_id: 'ops-1' }), says('the port is open')] })
+    const model = scripted(callsTool('probe_tcp', { host: '127.0.0.1', port, edge_id: 'ops-1' }), says('the port is open'))
     const manager = await startManager({ dataDir: tempDir() }, { agents: [{ name: 'Ops', model, skills: ['probe_tcp'] }] })
     await enrollAndStart(manager, 'ops-1')
     await waitFor(() => manager.plane.catalog.isBound('ops', 'probe_tcp'))
@@ -306,7 +305,7 @@ describe('edges', () => {
       },
     })
     // The model saw the edges it may name, and the call is audited with its edge.
-    const tool = model.doGenerateCalls[0]!.tools!.find((t) => t.name === 'probe_tcp') as { inputSchema: any }
+    const tool = model.doStreamCalls[0]!.tools!.find((t) => t.name === 'probe_tcp') as { inputSchema: any }
     expect(tool.inputSchema.properties.edge_id).toMatchObject({ enum: ['ops-1'] })
     expect((await manager.api('GET', `/api/audit/${run.body.steps[0].callId}`)).body).toMatchObject({ agent: 'ops', edgeName: 'ops-1', status: 'ok' })
     target.close()

@@ -62,7 +62,10 @@ export const skillEditBody = z
 
 export const eventsQuery = z.object({ subject: z.string().optional(), kind: z.string().optional(), cursor, limit })
 
-export const runStartBody = z.strictObject({ prompt: z.string().trim().min(1, 'must not be empty').max(100_000) })
+export const runStartBody = z.strictObject({
+  prompt: z.string().trim().min(1, 'must not be empty').max(100_000),
+  wait: z.boolean().optional().describe('false: answer 202 at once with the run as started, and follow it at GET /api/runs/{id}/events'),
+})
 export const testRunBody = z.strictObject({
   input: z.string().trim().min(1, 'must not be empty').max(100_000),
   expectTool: z.string().min(1).optional(),

@@ -141,9 +141,10 @@ export const OPERATIONS: OperationSpec[] = [
   {
     method: 'post',
     path: '/api/agents/{id}/runs',
-    summary: 'Run the agent on a prompt (operator, admin, or its own agent key); answers once it completes, fails or waits for approval',
+    summary:
+      'Run the agent on a prompt (operator, admin, or its own agent key); answers once it completes, fails or waits for approval, or at once (202, the run as started) with `wait: false`',
     body: schemas.runStartBody,
-    ok: { status: 201, description: 'The run with its steps' },
+    ok: { status: 201, description: 'The run with its steps (202 and the run as started, without waiting, for `wait: false`)' },
     errors: [400, 401, 403, 404, 503],
   },
   {
@@ -163,6 +164,19 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [202, 400, 401, 403, 404, 503],
   },
   { method: 'get', path: '/api/runs/{id}', summary: 'One run with its steps', ok: { status: 200, description: 'Run' }, errors: [401, 403, 404] },
+  {
+    method: 'get',
+    path: '/api/runs/{id}/events',
+    summary:
+      "Server-sent events of one run's steps as each is stored (on any manager): the steps so far, each new one, a step again when it changes (a call paused for approval, once decided), then the run as it ended (completed, failed or awaiting_approval), and the stream closes. Resumes after Last-Event-ID",
+    ok: {
+      status: 200,
+      description:
+        'An event stream: `step` events (`id` the write number to resume from, `data` the step JSON as GET /api/runs/{id} shows it), then one `end` event (`data` the run JSON without steps)',
+      eventStream: true,
+    },
+    errors: [401, 403, 404],
+  },
   {
     method: 'get',
     path: '/api/approvals',

@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono'
+import { streamSSE } from 'hono/streaming'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { maySeeAgent, runAccessRefusal } from '../../../access/index.js'
 import { RunError, createModel, TEST_RUN_KEY } from '../../../agents/index.js'
@@ -31,7 +32,8 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     const body = await parseBody(c, runStartBody, 'invalid run')
     if (!body.ok) return body.response
     try {
-      return c.json(await plane.runs.start({ agent: agentId, prompt: body.value.prompt, requester: c.get('caller') }), 201)
+      const run = await plane.runs.start({ agent: agentId, prompt: body.value.prompt, requester: c.get('caller'), wait: body.value.wait })
+      return c.json(run, body.value.wait === false ? 202 : 201)
     } catch (error) {
       return runFailure(c, error)
     }
@@ -68,7 +70,9 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
   return app
 }
 
-/** One run with its steps: GET /api/runs/:id. */
+const KEEP_ALIVE_MS = 15_000
+
+/** One run with its steps: GET /api/runs/:id, and its steps as they happen: GET /api/runs/:id/events. */
 export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   app.get('/:id', async (c) => {
@@ -77,6 +81,37 @@ export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
     const run = await plane.runs.get(c.req.param('id'))
     if (!run || !maySeeAgent(c.get('caller'), run.agent)) return errorResponse(c, 'not_found', `no run "${c.req.param('id')}"`)
     return c.json(run)
+  })
+
+  app.get('/:id/events', async (c) => {
+    const refused = viewerRefused(c, 'reading runs')
+    if (refused) return refused
+    const id = c.req.param('id')
+    const run = await plane.runs.get(id)
+    if (!run || !maySeeAgent(c.get('caller'), run.agent)) return errorResponse(c, 'not_found', `no run "${id}"`)
+    // A reconnecting client says the last step write it saw; anything else starts from the beginning.
+    const lastEventId = c.req.header('last-event-id') ?? ''
+    const after = /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : 0
+    return streamSSE(c, async (stream) => {
+      const gone = new AbortController()
+      stream.onAbort(() => gone.abort())
+      // A client gone before the listener was set is not told again.
+      if (stream.aborted) gone.abort()
+      // Headers go out now, so a client knows it is listening before the first step.
+      await stream.write(': listening\n\n')
+      const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), KEEP_ALIVE_MS)
+      try {
+        for await (const event of plane.runs.follow(id, { after, signal: gone.signal })) {
+          if (event.type === 'step') await stream.writeSSE({ id: String(event.rev), event: 'step', data: JSON.stringify(event.step) })
+          else await stream.writeSSE({ event: 'end', data: JSON.stringify(event.run) })
+        }
+      } catch (error) {
+        // The stream closes without its end event: the client reconnects with Last-Event-ID.
+        plane.logger.warn({ err: error, run: id }, 'following a run failed')
+      } finally {
+        clearInterval(keepAlive)
+      }
+    })
   })
   return app
 }

@@ -1,0 +1,230 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { MockLanguageModelV3 } from 'ai/test'
+import { ulid } from 'ulid'
+import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import { databases, waitFor } from '../../test-support/databases.js'
+import { admin, openTestPlane, operator, testAgents } from '../../test-support/fixtures.js'
+import { callsTool, says, scripted, streamed } from '../../test-support/mock-model.js'
+import type { Skillplane } from '../../skillplane/index.js'
+import type { RunEvent } from '../../agents/index.js'
+import { startHttpServer, type HttpServer } from './start-http-server.js'
+
+interface Received {
+  id: string
+  event: string
+  data: any
+}
+
+/** A `GET /api/runs/{id}/events` stream: what it has received so far, parsed, and `ended` once the server closes it. */
+async function listen(url: string, key: string, runId: string, lastEventId?: string) {
+  const controller = new AbortController()
+  const response = await fetch(`${url}/api/runs/${runId}/events`, {
+    headers: { authorization: `Bearer ${key}`, ...(lastEventId && { 'last-event-id': lastEventId }) },
+    signal: controller.signal,
+  })
+  expect(response.status).toBe(200)
+  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+  const received: Received[] = []
+  let buffer = ''
+  const ended = (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of response.body!) {
+      buffer += decoder.decode(chunk, { stream: true })
+      let end: number
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((line) => line && !line.startsWith(':'))
+            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]),
+        )
+        if (fields.data) received.push({ id: fields.id ?? '', event: fields.event ?? '', data: JSON.parse(fields.data) })
+      }
+    }
+  })()
+  return { received, ended, close: () => controller.abort() }
+}
+
+/** A promise and the function that resolves it. */
+function gate(): { open(): void; opened: Promise<void> } {
+  let open = () => {}
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  return { open, opened }
+}
+
+/** A mock model that answers its n-th call with `turns[n]`, streamed, once `gates[n]` is open. */
+function gatedModel(turns: LanguageModelV3GenerateResult[], gates: Array<{ opened: Promise<void> }>): MockLanguageModelV3 {
+  const model: MockLanguageModelV3 = new MockLanguageModelV3({
+    doStream: async () => {
+      const n = model.doStreamCalls.length - 1
+      await gates[n]?.opened
+      return streamed(turns[n]!)
+    },
+  })
+  return model
+}
+
+const TURNS = [callsTool('echo', { message: 'one' }), callsTool('echo', { message: 'two' }, 'call-2'), says('all done')]
+
+describe.each(databases)('following a run over GET /api/runs/{id}/events on $name', (database) => {
+  const planes: Skillplane[] = []
+  const servers: HttpServer[] = []
+  const streams: Array<{ close(): void }> = []
+  afterEach(async () => {
+    streams.splice(0).forEach((s) => s.close())
+    await Promise.all(servers.splice(0).map((s) => s.close()))
+    await Promise.all(planes.splice(0).map((p) => p.close()))
+  })
+  const open = async (model: MockLanguageModelV3, location?: Awaited<ReturnType<typeof database.create>>) => {
+    const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model }, testAgents![1]!] }, location)
+    planes.push(plane)
+    return plane
+  }
+  const serve = async (plane: Skillplane) => {
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    servers.push(server)
+    return server
+  }
+  const key = async (plane: Skillplane, role: 'viewer' | 'operator' | 'agent', agentId?: string) =>
+    (await plane.keys.create({ name: `${role}-${ulid()}`, role, ...(agentId && { agentId }) }, plane.now())).key
+
+  it('sends each step as soon as it is stored, with its audit call id, then the end, and resumes after Last-Event-ID', async () => {
+    const gates = [{ opened: Promise.resolve() }, gate(), gate()] as const
+    const model = gatedModel(TURNS, [...gates])
+    const plane = await open(model)
+    const server = await serve(plane)
+    const operatorKey = await key(plane, 'operator')
+    const started = await fetch(`${server.url}/api/agents/helper/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'echo one, then two', wait: false }),
+    })
+    expect(started.status).toBe(202)
+    const run = (await started.json()) as { id: string; status: string }
+    expect(run.status).toBe('running')
+
+    const stream = await listen(server.url, operatorKey, run.id)
+    streams.push(stream)
+    // The model's second step is held back: the first step arrives without it.
+    await waitFor(() => stream.received.length === 1)
+    expect(model.doStreamCalls.length).toBeLessThanOrEqual(2)
+    const [first] = stream.received
+    expect(first).toMatchObject({
+      event: 'step',
+      data: { index: 0, kind: 'tool', tool: 'echo', input: { message: 'one' }, status: 'ok', callId: expect.any(String) },
+    })
+    gates[1].open()
+    await waitFor(() => stream.received.length === 2)
+    expect(stream.received[1]).toMatchObject({ event: 'step', data: { index: 1, tool: 'echo', input: { message: 'two' }, status: 'ok' } })
+    gates[2].open()
+    await stream.ended
+    expect(stream.received.map((r) => r.event)).toEqual(['step', 'step', 'step', 'end'])
+    expect(stream.received[2]!.data).toMatchObject({ index: 2, kind: 'text', text: 'all done' })
+    expect(stream.received[3]!.data).toMatchObject({ id: run.id, status: 'completed', output: 'all done', error: null })
+    // Step ids rise; each tool call's id names its audit row.
+    const ids = stream.received.slice(0, 3).map((r) => Number(r.id))
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    expect(new Set(ids).size).toBe(3)
+    const audit = (await (await fetch(`${server.url}/api/audit?skill=echo`, { headers: { authorization: `Bearer ${operatorKey}` } })).json()) as {
+      items: Array<{ callId: string; input: unknown; conversationId: string }>
+    }
+    for (const step of stream.received.slice(0, 2)) {
+      expect(audit.items.find((row) => row.callId === step.data.callId)).toMatchObject({ input: step.data.input, conversationId: `run:${run.id}` })
+    }
+
+    // A client that reconnects after the first step gets the rest once each.
+    const resumed = await listen(server.url, operatorKey, run.id, first!.id)
+    await resumed.ended
+    expect(resumed.received).toEqual(stream.received.slice(1))
+    // A finished run is replayed whole, then ends.
+    const replayed = await listen(server.url, operatorKey, run.id)
+    await replayed.ended
+    expect(replayed.received).toEqual(stream.received)
+  })
+
+  it('streams a run started through the library API on another manager sharing the database, the same to followers of both', async () => {
+    const location = await database.create()
+    const gates = [{ opened: Promise.resolve() }, gate(), gate()] as const
+    const model = gatedModel(TURNS, [...gates])
+    const there = await open(model, location)
+    const here = await open(scripted(), location)
+    const server = await serve(here)
+    const operatorKey = await key(here, 'operator')
+
+    const run = await there.runs.start({ agent: 'helper', prompt: 'echo one, then two', requester: admin, wait: false })
+    expect(run).toMatchObject({ status: 'running', steps: [] })
+    const stream = await listen(server.url, operatorKey, run.id)
+    streams.push(stream)
+    // The library's own follower, on the manager driving the run.
+    const gone = new AbortController()
+    const followed: RunEvent[] = []
+    const following = (async () => {
+      for await (const event of there.runs.follow(run.id, { signal: gone.signal })) followed.push(event)
+    })()
+    await waitFor(() => stream.received.length === 1 && followed.length === 1)
+    expect(model.doStreamCalls.length).toBeLessThanOrEqual(2)
+    expect(stream.received[0]).toMatchObject({ id: String(followed[0]!.type === 'step' && followed[0]!.rev), data: { index: 0, tool: 'echo', status: 'ok' } })
+    // A follower that leaves stops following; the run goes on.
+    gone.abort()
+    await following
+    gates[1].open()
+    gates[2].open()
+    await stream.ended
+    expect(stream.received.map((r) => [r.event, r.data.index ?? r.data.status])).toEqual([
+      ['step', 0],
+      ['step', 1],
+      ['step', 2],
+      ['end', 'completed'],
+    ])
+    const all: RunEvent[] = []
+    for await (const event of here.runs.follow(run.id, { signal: new AbortController().signal })) all.push(event)
+    expect(all.map((e) => (e.type === 'step' ? { id: String(e.rev), event: 'step', data: e.step } : { event: 'end', data: e.run }))).toEqual(
+      stream.received.map((r) => (r.event === 'end' ? { event: 'end', data: r.data } : r)),
+    )
+    expect(followed).toEqual(all.slice(0, 1))
+  })
+
+  it('ends at a pause for approval, sends the paused call again once it ran, and refuses those who may not read runs', async () => {
+    const plane = await open(scripted(callsTool('write_thing', { value: 'v1' }), says('stored v1')))
+    const server = await serve(plane)
+    const operatorKey = await key(plane, 'operator')
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'store v1', requester: admin })
+    expect(paused.status).toBe('awaiting_approval')
+
+    const first = await listen(server.url, operatorKey, paused.id)
+    await first.ended
+    expect(first.received).toMatchObject([
+      { event: 'step', data: { index: 0, tool: 'write_thing', status: 'awaiting_approval', approvalId: paused.pending[0]!.approvalId } },
+      { event: 'end', data: { status: 'awaiting_approval', pending: [{ tool: 'write_thing', approvalId: paused.pending[0]!.approvalId }] } },
+    ])
+
+    const refusals = async (token: string, runId: string) => {
+      const response = await fetch(`${server.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}` } })
+      return { status: response.status, body: (await response.json()) as unknown }
+    }
+    expect(await refusals(await key(plane, 'viewer'), paused.id)).toMatchObject({
+      status: 403,
+      body: { error: { code: 'denied', message: 'reading runs needs the operator role or higher' } },
+    })
+    expect(await refusals(await key(plane, 'agent', plane.catalog.resolveAgent('Other')!), paused.id)).toMatchObject({ status: 404 })
+    expect(await refusals(operatorKey, ulid())).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
+
+    await plane.approvals.decide({
+      id: paused.pending[0]!.approvalId!,
+      caller: operator,
+      decision: 'approve',
+    })
+    await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
+    // Reconnecting after the paused step: the step again, now run, then what followed; nothing seen twice as it was.
+    const after = await listen(server.url, operatorKey, paused.id, first.received[0]!.id)
+    await after.ended
+    expect(after.received).toMatchObject([
+      { event: 'step', data: { index: 0, tool: 'write_thing', status: 'ok', output: { stored: 'v1' }, callId: expect.any(String) } },
+      { event: 'step', data: { index: 1, kind: 'text', text: 'stored v1' } },
+      { event: 'end', data: { status: 'completed', output: 'stored v1' } },
+    ])
+    expect(Number(after.received[0]!.id)).toBeGreaterThan(Number(first.received[0]!.id))
+  })
+})
