@@ -31,12 +31,14 @@ export function InvokeForm({ skill }: { skill: SkillDetail }) {
     [skill.key],
   )
   const offering = (edges.data ?? []).filter((e) => !e.revokedAt && e.skills.some((s) => s.key === skill.key))
+  // A host skill runs on one named edge: the first online one offering it, unless another is picked.
+  const edge = edgeId || offering.find((e) => e.online)?.id || ''
   const invoke = async (input: unknown, approvalId?: string) => {
     setBusy(true)
     try {
       const { data, error, response } = await api.POST('/api/skills/{key}/invoke', {
         params: { path: { key: skill.key } },
-        body: { input, ...(edgeId && { edgeId }), ...(approvalId && { approvalId }) },
+        body: { input, ...(edge && { edgeId: edge }), ...(approvalId && { approvalId }) },
       })
       setResult({ status: response.status, envelope: (data ?? error) as Envelope, input })
     } catch (error) {
@@ -49,10 +51,10 @@ export function InvokeForm({ skill }: { skill: SkillDetail }) {
   return (
     <div className="invoke">
       {skill.scope === 'host' && can.readEdges && (
-        <label>
+        <label className="edge-picker">
           Edge
-          <select value={edgeId} onChange={(e) => setEdgeId(e.target.value)}>
-            <option value="">any online edge offering it</option>
+          <select value={edge} onChange={(e) => setEdgeId(e.target.value)}>
+            {offering.length === 0 && <option value="">no edge offers it</option>}
             {offering.map((edge) => (
               <option key={edge.id} value={edge.id} disabled={!edge.online}>
                 {edge.name}
