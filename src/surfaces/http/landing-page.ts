@@ -1,6 +1,6 @@
 import { html } from 'hono/html'
 
-/** The root page until the console lands: where to go next. `html` escapes interpolations. */
+/** The root page where the console was not built (`tsc` alone, say): where to go next. `html` escapes interpolations. */
 export function landingPage(version: string) {
   return html`<!doctype html>
     <html lang="en">
@@ -25,6 +25,7 @@ export function landingPage(version: string) {
       <body>
         <h1>skillplane <small>${version}</small></h1>
         <p>The control plane is running. Every API route takes <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+        <p>The web console is not built in this installation: <code>npm run build</code> builds it into <code>dist/console</code>.</p>
         <ul>
           <li>
             <a href="/api/health">/api/health</a>: health and database (no key needed); <code>/api/health/live</code> and <code>/api/health/ready</code> for
