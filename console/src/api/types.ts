@@ -13,16 +13,7 @@ export type SkillSummary = components['schemas']['SkillSummary'] & {
   agents: string[]
   connection?: ConnectionState
 }
-export type AuditEntry = components['schemas']['AuditEntry'] & {
-  callId: string
-  skill: string
-  status: string
-  startedAt: string
-  caller: { id: string; name: string; kind: string; role?: string }
-  edge?: { id: string; name: string } | null
-  onBehalfOf?: { id: string; name: string } | null
-  error: { code: string; message: string } | null
-}
+export type AuditEntry = components['schemas']['AuditEntry']
 
 export type SkillClass = 'safe' | 'mutating' | 'dangerous'
 export type Role = 'viewer' | 'operator' | 'admin'

@@ -97,7 +97,7 @@ export function AuditPage() {
               </td>
               <td>{row.caller.name}</td>
               <td>{row.agent ?? '—'}</td>
-              <td>{row.edge?.name ?? '—'}</td>
+              <td>{row.edgeName ?? '—'}</td>
               <td>{row.durationMs == null ? '—' : `${row.durationMs} ms`}</td>
             </tr>
           ))}

@@ -33,14 +33,20 @@ export function CallPage() {
         <dd>
           {r.caller.name} <span className="muted">({r.caller.kind})</span>
         </dd>
-        {r.onBehalfOf && (
-          <>
-            <dt>On behalf of</dt>
-            <dd>{r.onBehalfOf.name}</dd>
-          </>
-        )}
         <dt>Agent</dt>
         <dd>{r.agent ?? '—'}</dd>
+        {r.conversationId && (
+          <>
+            <dt>Conversation</dt>
+            <dd>{r.conversationId}</dd>
+          </>
+        )}
+        {r.edgeName && (
+          <>
+            <dt>Edge</dt>
+            <dd>{r.edgeName}</dd>
+          </>
+        )}
         <dt>Started</dt>
         <dd>
           <Time at={r.startedAt} />
@@ -60,6 +66,14 @@ export function CallPage() {
             <dt>Approval</dt>
             <dd>
               <code>{r.approvalId}</code>
+            </dd>
+          </>
+        )}
+        {r.grantId && (
+          <>
+            <dt>Grant</dt>
+            <dd>
+              ran on conversation grant <code>{r.grantId}</code>
             </dd>
           </>
         )}
