@@ -60,11 +60,12 @@ export function AgentPage() {
       </table>
       {agent.skills.length === 0 && <p className="muted">No skills are bound to this agent.</p>}
       {(can.runAgents || can.testRunAgents) && (
-        <div className="columns">
+        <div className="columns run-forms">
           {can.runAgents && <StartRunForm agent={agent} />}
           {can.testRunAgents && <TestRunForm agent={agent} onFinished={() => setTested((n) => n + 1)} />}
         </div>
       )}
+      {!can.runAgents && <p className="muted">Your key can't run this agent or read its runs.</p>}
       {can.readRuns && <AgentRuns agentId={agent.id} refresh={tested} />}
     </section>
   )

@@ -16,7 +16,8 @@ export function AgentRuns({ agentId, refresh }: { agentId: string; refresh: numb
   const [cursors, setCursors] = useState<string[]>([])
   const cursor = cursors.at(-1)
   const runs = useApi(
-    () => unwrap<Page<RunView>>(api.GET('/api/agents/{id}/runs', { params: { path: { id: agentId }, query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } } })),
+    () =>
+      unwrap<Page<RunView>>(api.GET('/api/agents/{id}/runs', { params: { path: { id: agentId }, query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } } })),
     [agentId, cursor ?? '', refresh],
   )
   const rows = runs.data?.items ?? []
@@ -46,9 +47,11 @@ export function AgentRuns({ agentId, refresh }: { agentId: string; refresh: numb
                   <Time at={run.createdAt} />
                 </Link>
               </td>
-              <td className="chips">
-                <StatusChip value={run.status} />
-                {run.test && <Chip tone="info">test</Chip>}
+              <td>
+                <span className="chips">
+                  <StatusChip value={run.status} />
+                  {run.test && <Chip tone="info">test</Chip>}
+                </span>
               </td>
               <td>{run.requester.name}</td>
               <td title={run.prompt}>{excerpt(run.prompt)}</td>

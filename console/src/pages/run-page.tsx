@@ -104,9 +104,8 @@ function Run({ id }: { id: string }) {
       {run.status === 'awaiting_approval' && (
         <div className="card notice" role="status">
           <p>
-            The run waits for {run.pending.length === 1 ? 'a decision' : `${run.pending.length} decisions`} on{' '}
-            {run.pending.map((p) => p.tool).join(', ')}: decide in the <Link to="/approvals">approvals inbox</Link>. It goes on once every request
-            is decided.
+            The run waits for {run.pending.length === 1 ? 'a decision' : `${run.pending.length} decisions`} on {run.pending.map((p) => p.tool).join(', ')}:
+            decide in the <Link to="/approvals">approvals inbox</Link>. It goes on once every request is decided.
           </p>
           {end && (
             <button type="button" onClick={followAgain}>

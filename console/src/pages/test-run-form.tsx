@@ -67,12 +67,16 @@ export function TestRunForm({ agent, onFinished }: { agent: AgentView; onFinishe
             <ul className="tools" aria-label="Tool calls">
               {result.tools.map((tool, i) => (
                 <li key={i}>
-                  <code>{tool.name}</code> {tool.called ? (tool.ok ? <Chip tone="good">ok</Chip> : <Chip tone="bad">not ok</Chip>) : <Chip>never called</Chip>}
+                  <code>{tool.name}</code> {tool.called ? tool.ok ? <Chip tone="good">ok</Chip> : <Chip tone="bad">not ok</Chip> : <Chip>never called</Chip>}
                 </li>
               ))}
             </ul>
           )}
-          {result.output !== null && <p className="output">{result.output}</p>}
+          {result.output !== null && (
+            <p className="output">
+              <span className="muted">Output:</span> {result.output}
+            </p>
+          )}
           <p>
             <Link to={`/runs/${result.runId}`}>The test run</Link> <code className="muted">{result.runId}</code>
           </p>
