@@ -7,6 +7,9 @@ import { SkillPage } from './pages/skill-page'
 import { ApprovalsPage } from './pages/approvals-page'
 import { AuditPage } from './pages/audit-page'
 import { CallPage } from './pages/call-page'
+import { AgentsPage } from './pages/agents-page'
+import { AgentPage } from './pages/agent-page'
+import { RunPage } from './pages/run-page'
 
 export function App() {
   const { session, checking } = useSessionState()
@@ -20,6 +23,7 @@ export function App() {
         <span className="brand">skillplane</span>
         <nav aria-label="Console">
           <NavLink to="/skills">Skills</NavLink>
+          <NavLink to="/agents">Agents</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
         </nav>
@@ -35,6 +39,9 @@ export function App() {
           <Route path="/" element={<Navigate to="/skills" replace />} />
           <Route path="/skills" element={<SkillsPage />} />
           <Route path="/skills/:key" element={<SkillPage />} />
+          <Route path="/agents" element={<AgentsPage />} />
+          <Route path="/agents/:id" element={<AgentPage />} />
+          {can.readRuns && <Route path="/runs/:id" element={<RunPage />} />}
           <Route path="/approvals" element={<ApprovalsPage />} />
           {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
           {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}

@@ -90,3 +90,58 @@ export interface Page<T> {
   items: T[]
   nextCursor: string | null
 }
+
+export interface AgentView {
+  id: string
+  name: string
+  aliases: string[]
+  description: string
+  declared: boolean
+  /** What it runs with; null when it has no model. */
+  model: { provider: string; model: string } | null
+  skills: string[]
+}
+
+export type RunStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed'
+
+/** One model turn: its text, or one tool call with its outcome. */
+export interface RunStep {
+  index: number
+  kind: 'text' | 'tool'
+  text?: string
+  tool?: string
+  toolCallId?: string
+  input?: unknown
+  output?: unknown
+  error?: string
+  status?: string
+  callId?: string
+  approvalId?: string
+}
+
+export interface RunView {
+  id: string
+  agent: string
+  requester: { id: string; name: string }
+  status: RunStatus
+  prompt: string
+  output: string | null
+  error: string | null
+  traceId: string | null
+  test: boolean
+  overrides: Record<string, string> | null
+  pending: Array<{ toolCallId: string; tool: string; approvalId: string | null }>
+  createdAt: string
+  updatedAt: string
+  finishedAt: string | null
+  steps?: RunStep[]
+}
+
+export interface TestRunResult {
+  output: string | null
+  tools: Array<{ name: string; called: boolean; ok: boolean }>
+  approvals: Array<{ tool: string; approvalId: string | null }>
+  runId: string
+  verdict: 'pass' | 'failed' | 'incomplete' | 'unconfirmed'
+  reason: string
+}

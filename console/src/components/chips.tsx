@@ -24,6 +24,7 @@ const STATUS_TONE: Record<string, 'good' | 'warn' | 'bad' | 'info' | 'plain'> = 
   pending: 'info',
   approval_required: 'warn',
   waiting_approval: 'warn',
+  awaiting_approval: 'warn',
   interrupted: 'warn',
   expired: 'warn',
   error: 'bad',

@@ -11,6 +11,8 @@ export const abilities = (caller: Caller) => ({
   readEdges: role(caller) === 'operator' || role(caller) === 'admin',
   readRuns: caller.kind === 'agent' || role(caller) === 'operator' || role(caller) === 'admin',
   runAgents: caller.kind === 'agent' || role(caller) === 'operator' || role(caller) === 'admin',
+  /** Test runs go through the test_run skill, which no agent is bound to: people only. */
+  testRunAgents: role(caller) === 'operator' || role(caller) === 'admin',
   admin: role(caller) === 'admin',
   /** Dangerous requests take admins. */
   decide: (skillClass: SkillClass) => (skillClass === 'dangerous' ? role(caller) === 'admin' : role(caller) === 'operator' || role(caller) === 'admin'),

@@ -4,7 +4,8 @@ import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { skillsPrompt, exportTar } from '../../../sources/agent-skills/index.js'
 import type { Caller } from '../../../skill/index.js'
-import { agentCaller } from '../../../registry/index.js'
+import { agentCaller, agentId } from '../../../registry/index.js'
+import { describeModel } from '../../../agents/index.js'
 import { Readable } from 'node:stream'
 import { maySeeAgent } from '../../../access/index.js'
 
@@ -12,10 +13,11 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   app.get('/', (c) => {
     const caller = c.get('caller')
+    const configured = new Map(plane.config.agents.map((a) => [agentId(a.name), a]))
     const agents = plane.catalog
       .agents()
       .filter((a) => caller.kind !== 'agent' || a.id === caller.agentId)
-      .map((a) => ({ ...a, skills: plane.catalog.boundSkills(a.id) }))
+      .map((a) => ({ ...a, model: describeModel(configured.get(a.id)?.model), skills: plane.catalog.boundSkills(a.id) }))
     return c.json({ agents })
   })
 

@@ -1,0 +1,136 @@
+import { useMemo, useState } from 'react'
+import { Link, useParams } from 'react-router'
+import { api, unwrap } from '../api/client'
+import { useApi } from '../api/use-api'
+import { useEventStream, type StreamEvent } from '../api/use-event-stream'
+import type { RunStep, RunView } from '../api/types'
+import { Chip, ErrorNote, StatusChip, Time } from '../components'
+import { useSession } from '../session/session'
+import { abilities } from '../session/abilities'
+import { RunStepCard } from './run-step'
+
+export function RunPage() {
+  const id = useParams().id!
+  // A new run starts with nothing streamed.
+  return <Run key={id} id={id} />
+}
+
+const ended = (event: StreamEvent) => event.event === 'end'
+
+/** One run: its header, and its steps as they happen (GET /api/runs/{id}/events) until it ends. */
+function Run({ id }: { id: string }) {
+  const { caller } = useSession()
+  const can = abilities(caller)
+  const [round, setRound] = useState(0)
+  const loaded = useApi(() => unwrap<RunView>(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
+  // Steps by index, each with the write (`rev`) it came in: a newer write replaces the step.
+  const [streamed, setStreamed] = useState<Map<number, { rev: number; step: RunStep }>>(new Map())
+  const [end, setEnd] = useState<RunView>()
+  const live = useEventStream(
+    end ? null : `/api/runs/${id}/events`,
+    (event) => {
+      if (event.event === 'end') setEnd(JSON.parse(event.data) as RunView)
+      if (event.event !== 'step') return
+      const step = JSON.parse(event.data) as RunStep
+      const rev = Number(event.id ?? 0)
+      setStreamed((steps) => ((steps.get(step.index)?.rev ?? -1) >= rev ? steps : new Map(steps).set(step.index, { rev, step })))
+    },
+    ended,
+  )
+  const steps = useMemo(() => {
+    const byIndex = new Map<number, RunStep>()
+    for (const step of loaded.data?.steps ?? []) byIndex.set(step.index, step)
+    for (const { step } of streamed.values()) byIndex.set(step.index, step)
+    return [...byIndex.values()].sort((a, b) => a.index - b.index)
+  }, [loaded.data, streamed])
+  if (loaded.error) return <ErrorNote error={loaded.error} />
+  const run = end ?? loaded.data
+  if (!run) return <p>Loading…</p>
+  const followAgain = () => {
+    setEnd(undefined)
+    setRound((r) => r + 1)
+  }
+  return (
+    <section>
+      <p>
+        <Link to={`/agents/${run.agent}`}>← {run.agent}</Link>
+      </p>
+      <h1>
+        Run <code>{run.id}</code>{' '}
+        <span data-testid="run-status" data-status={run.status}>
+          <StatusChip value={run.status} />
+        </span>{' '}
+        {run.test && <Chip tone="info">test run</Chip>}{' '}
+        <span className={live ? 'live on' : 'live'} data-testid="live" data-live={live}>
+          {end ? 'ended' : live ? 'live' : 'connecting…'}
+        </span>
+      </h1>
+      <dl className="facts">
+        <dt>Agent</dt>
+        <dd>
+          <Link to={`/agents/${run.agent}`}>{run.agent}</Link>
+        </dd>
+        <dt>Requester</dt>
+        <dd>{run.requester.name}</dd>
+        <dt>Started</dt>
+        <dd>
+          <Time at={run.createdAt} />
+        </dd>
+        <dt>Finished</dt>
+        <dd>
+          <Time at={run.finishedAt} />
+        </dd>
+        {run.overrides && (
+          <>
+            <dt>Changed for this run</dt>
+            <dd>
+              {Object.entries(run.overrides).map(([path, value]) => (
+                <code key={path}>
+                  {path}={value}
+                </code>
+              ))}
+            </dd>
+          </>
+        )}
+        <dt>Prompt</dt>
+        <dd className="prompt">{run.prompt}</dd>
+        {run.error && (
+          <>
+            <dt>Error</dt>
+            <dd className="error">{run.error}</dd>
+          </>
+        )}
+      </dl>
+      {run.status === 'awaiting_approval' && (
+        <div className="card notice" role="status">
+          <p>
+            The run waits for {run.pending.length === 1 ? 'a decision' : `${run.pending.length} decisions`} on {run.pending.map((p) => p.tool).join(', ')}:
+            decide in the <Link to="/approvals">approvals inbox</Link>. It goes on once every request is decided.
+          </p>
+          {end && (
+            <button type="button" onClick={followAgain}>
+              Follow again
+            </button>
+          )}
+        </div>
+      )}
+      <h2>Steps</h2>
+      {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
+      <ol className="steps" aria-label="Steps" aria-live="polite">
+        {steps.map((step) => (
+          <li key={step.index}>
+            <RunStepCard step={step} readAudit={can.readAudit} />
+          </li>
+        ))}
+      </ol>
+      {run.output !== null && (
+        <>
+          <h2>Output</h2>
+          <p className="output" data-testid="run-output">
+            {run.output}
+          </p>
+        </>
+      )}
+    </section>
+  )
+}
