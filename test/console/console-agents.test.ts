@@ -62,6 +62,7 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     for (const [name, role, agentId] of [
+      ['alice', 'admin'],
       ['oscar', 'operator'],
       ['vera', 'viewer'],
       ['helper-bot', 'agent', 'helper'],
@@ -123,7 +124,7 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     expect(await page.getByLabel('Input').textContent()).toContain('echo this, then hold')
   })
 
-  it('links a paused tool call to the approvals inbox', async () => {
+  it('links a paused tool call to the approvals inbox, and follows the run again once it is decided', async () => {
     const started = await api('/api/agents/helper/runs', keys.oscar!, { prompt: 'write it down', wait: false })
     expect(started.status).toBe(202)
     const page = await open(keys.oscar!)
@@ -134,7 +135,15 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     expect(await page.getByRole('button', { name: 'Follow again' }).count()).toBe(1)
     await screenshot(page, 'run-paused')
     await paused.getByRole('link', { name: 'waiting in the approvals inbox' }).click()
-    await page.locator('article[data-status="pending"]', { hasText: 'write_thing' }).waitFor()
+    const card = page.locator('article[data-status="pending"]', { hasText: 'write_thing' })
+    await card.waitFor()
+    const approvalId = await card.getAttribute('data-approval')
+    await page.goBack()
+    await page.locator('[data-testid="run-status"][data-status="awaiting_approval"]').waitFor()
+    // Decided elsewhere: the run goes on, and the open page follows it to its end without a click.
+    expect((await api(`/api/approvals/${approvalId}/approve`, keys.alice!, {})).status).toBe(200)
+    await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
+    await page.locator('article[data-step="0"][data-status="ok"]').waitFor()
   })
 
   it('test-runs the agent with an expected tool and shows the verdict and the run it made', async () => {

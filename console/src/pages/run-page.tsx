@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
@@ -16,6 +16,7 @@ export function RunPage() {
 }
 
 const ended = (event: StreamEvent) => event.event === 'end'
+const RESUME_POLL_MS = 2000
 
 /** One run: its header, and its steps as they happen (GET /api/runs/{id}/events) until it ends. */
 function Run({ id }: { id: string }) {
@@ -37,6 +38,19 @@ function Run({ id }: { id: string }) {
     },
     ended,
   )
+  // A paused run goes on by itself once its requests are decided: look every few seconds, then follow it again.
+  const paused = end?.status === 'awaiting_approval'
+  useEffect(() => {
+    if (!paused) return
+    const timer = setInterval(async () => {
+      const now = await unwrap<RunView>(api.GET('/api/runs/{id}', { params: { path: { id } } })).catch(() => null)
+      if (now && now.status !== 'awaiting_approval') {
+        setEnd(undefined)
+        setRound((r) => r + 1)
+      }
+    }, RESUME_POLL_MS)
+    return () => clearInterval(timer)
+  }, [paused, id])
   const steps = useMemo(() => {
     const byIndex = new Map<number, RunStep>()
     for (const step of loaded.data?.steps ?? []) byIndex.set(step.index, step)
@@ -105,7 +119,7 @@ function Run({ id }: { id: string }) {
         <div className="card notice" role="status">
           <p>
             The run waits for {run.pending.length === 1 ? 'a decision' : `${run.pending.length} decisions`} on {run.pending.map((p) => p.tool).join(', ')}:
-            decide in the <Link to="/approvals">approvals inbox</Link>. It goes on once every request is decided.
+            decide in the <Link to="/approvals">approvals inbox</Link>. It goes on once every request is decided, and this page follows it again.
           </p>
           {end && (
             <button type="button" onClick={followAgain}>
