@@ -5,8 +5,8 @@ import type { Skillplane } from '../../../skillplane/index.js'
 import { createHttpApp } from '../create-http-app.js'
 
 const [sqlite] = databases
-// Served beside the API but not part of it: the landing page, the document itself, MCP.
-const NOT_API = new Set(['/', '/openapi.json', '/mcp'])
+// Served beside the API but not part of it: the landing page or the console, the document itself, MCP.
+const NOT_API = new Set(['/', '/*', '/openapi.json', '/mcp'])
 
 describe('/openapi.json is generated from the routes', () => {
   let plane: Skillplane | undefined
