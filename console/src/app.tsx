@@ -7,6 +7,8 @@ import { SkillPage } from './pages/skill-page'
 import { ApprovalsPage } from './pages/approvals-page'
 import { AuditPage } from './pages/audit-page'
 import { CallPage } from './pages/call-page'
+import { SourcesPage } from './pages/sources-page'
+import { PoliciesPage } from './pages/policies-page'
 
 export function App() {
   const { session, checking } = useSessionState()
@@ -22,6 +24,8 @@ export function App() {
           <NavLink to="/skills">Skills</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
+          {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
+          {can.admin && <NavLink to="/policies">Policies</NavLink>}
         </nav>
         <span className="who" data-testid="who">
           {who}
@@ -38,6 +42,8 @@ export function App() {
           <Route path="/approvals" element={<ApprovalsPage />} />
           {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
           {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
+          {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
+          {can.admin && <Route path="/policies" element={<PoliciesPage />} />}
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>
