@@ -31,6 +31,16 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     return page
   }
   const nav = (page: Page) => page.getByRole('navigation', { name: 'Console' })
+  // Form controls and buttons with no name a screen reader could say: none is allowed.
+  const unlabelled = (page: Page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('main input, main select, main textarea, main button')]
+        .filter((el) => {
+          const labelled = (el as HTMLInputElement).labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')
+          return !labelled && !(el.tagName === 'BUTTON' && el.textContent?.trim())
+        })
+        .map((el) => el.outerHTML.slice(0, 120)),
+    )
 
   beforeAll(async () => {
     // Every kind of source the page shows: a pack, an MCP server (stdio), an OpenAPI document whose
@@ -91,7 +101,9 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     expect(await cell.getAttribute('data-origin')).toBe('default')
     expect(await page.getByRole('button', { name: /^write_thing for viewers:/ }).getAttribute('data-origin')).toBe('no access')
 
-    await cell.click()
+    // By keyboard: the cell is a button, its editor's controls follow it.
+    await cell.focus()
+    await page.keyboard.press('Enter')
     await page.getByRole('button', { name: 'Set DENY for write_thing for Helper' }).click()
     await expect.poll(() => cell.getAttribute('data-decision')).toBe('DENY')
     expect(await cell.getAttribute('data-origin')).toBe('override')
@@ -101,13 +113,18 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     expect(policies).toEqual([expect.objectContaining({ skill: 'write_thing', level: 'agent', subject: helperId, decision: 'DENY' })])
     const effective = await api(`/api/policies/effective?skill=write_thing&subject=agent:${helperId}`, keys.alice!)
     expect(effective.body.skills[0].cells[0]).toMatchObject({ decision: 'DENY', policyId: policies[0].id })
-    expect(await page.locator(`tr[data-policy="${policies[0].id}"]`).textContent()).toContain('DENY')
+    expect(await page.locator(`tr[data-policy="${policies[0].id}"]`).textContent()).toContain('agentHelperDENY')
+    expect(await unlabelled(page)).toEqual([])
     await screenshot(page, 'policies')
 
     await page.getByRole('button', { name: 'Clear override' }).click()
     await expect.poll(() => cell.getAttribute('data-decision')).toBe('ASK')
     expect(await cell.getAttribute('data-origin')).toBe('default')
     expect((await api('/api/policies', keys.alice!)).body.policies).toEqual([])
+    // Escape closes the editor and gives the keyboard back to the cell.
+    await page.keyboard.press('Escape')
+    await page.getByRole('group', { name: 'Policy of write_thing for Helper' }).waitFor({ state: 'detached' })
+    expect(await cell.evaluate((el) => el === document.activeElement)).toBe(true)
   })
 
   it("shows the policy in effect on a skill's page, for the admin and each agent bound to it", async () => {
@@ -123,7 +140,7 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
   it('lists the sources, edges and secrets for an admin, reloads, sets a secret and enrolls an edge', async () => {
     const page = await open(keys.alice!)
     await nav(page).getByRole('link', { name: 'Sources' }).click()
-    await page.getByRole('heading', { name: 'Sources and edges' }).waitFor()
+    await page.getByRole('heading', { name: 'MCP servers' }).waitFor()
     const tickets = page.locator('tr[data-server="tickets"]')
     await expect.poll(() => tickets.textContent()).toContain('connected')
     expect(await tickets.textContent()).toContain('tickets_open')
@@ -155,6 +172,7 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     expect(await page.getByTestId('edge-token').textContent()).toMatch(/^spe_/)
     await page.locator('tr[data-edge="web-2"]').waitFor()
     expect((await api('/api/edges/web-2', keys.alice!)).body).toMatchObject({ name: 'web-2', labels: { env: 'staging' }, online: false })
+    expect(await unlabelled(page)).toEqual([])
     await screenshot(page, 'sources')
   })
 
@@ -162,7 +180,7 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     const page = await open(keys.oscar!)
     expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Skills', 'Approvals', 'Audit', 'Sources'])
     await nav(page).getByRole('link', { name: 'Sources' }).click()
-    await page.getByRole('heading', { name: 'Edges', level: 1 }).waitFor()
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor()
     await page.locator('tr[data-edge="web-1"]').waitFor()
     expect(await page.getByRole('heading', { name: 'MCP servers' }).count()).toBe(0)
     expect(await page.getByRole('heading', { name: 'Secrets and settings' }).count()).toBe(0)

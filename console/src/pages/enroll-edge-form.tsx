@@ -25,7 +25,7 @@ export function EnrollEdgeForm({ onEnrolled }: { onEnrolled: () => void }) {
     <form className="toolbar enroll" aria-label="Enroll an edge" onSubmit={(e) => void enroll(e)}>
       <label>
         Edge name
-        <input required value={name} placeholder="web-1" onChange={(e) => setName(e.target.value)} />
+        <input required value={name} placeholder="the host's name" onChange={(e) => setName(e.target.value)} />
       </label>
       <label>
         Labels (key=value, comma-separated)

@@ -106,7 +106,7 @@ export function PoliciesPage() {
         </button>
         {matrix.loading && <span className="muted">Loading…</span>}
       </nav>
-      <PolicyOverrides policies={policies.data ?? []} onChanged={changed} />
+      <PolicyOverrides policies={policies.data ?? []} subjects={matrix.data?.subjects ?? []} onChanged={changed} />
     </section>
   )
 }

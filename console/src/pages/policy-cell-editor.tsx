@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import { api, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
 import type { Decision, EffectiveCell, Policy, PolicySubject } from '../api/policy-types'
@@ -24,6 +24,7 @@ export function PolicyCellEditor({
 }) {
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  const box = useRef<HTMLDivElement>(null)
   // A subject's column edits the override at its own level; `self` has none (admins pick a role or user column).
   const target = subject.level === 'self' ? null : { level: subject.level, subject: subject.subject }
   const own = target && policies.find((p) => p.skill === skill && p.level === target.level && p.subject === target.subject)
@@ -33,6 +34,8 @@ export function PolicyCellEditor({
     try {
       await change()
       onChanged()
+      // The button pressed is now disabled or gone: keep the keyboard in the editor rather than on the page's body.
+      box.current?.focus()
     } catch (e) {
       setError(toApiError(e).message)
     } finally {
@@ -42,6 +45,8 @@ export function PolicyCellEditor({
   const where = `${skill} for ${subject.label}`
   return (
     <div
+      ref={box}
+      tabIndex={-1}
       className="editor"
       role="group"
       aria-label={`Policy of ${where}`}

@@ -11,6 +11,12 @@ const origin = (cell: EffectiveCell) => (cell.refusal ? 'no access' : cell.polic
 export function PolicyMatrix({ matrix, policies, onChanged }: { matrix: EffectiveMatrix; policies: Policy[]; onChanged: () => void }) {
   const [open, setOpen] = useState<{ skill: string; subject: string } | null>(null)
   const { subjects } = matrix
+  // Closing the editor hands the keyboard back to the cell it was opened from.
+  const close = () => {
+    const cell = open && document.querySelector<HTMLButtonElement>(`button[data-cell="${CSS.escape(`${open.skill} ${open.subject}`)}"]`)
+    setOpen(null)
+    cell?.focus()
+  }
   return (
     <div className="matrix-scroll">
       <table className="plain matrix" aria-label="Policy matrix">
@@ -47,6 +53,7 @@ export function PolicyMatrix({ matrix, policies, onChanged }: { matrix: Effectiv
                           aria-label={cellLabel(skill.key, subject, cell)}
                           aria-expanded={selected}
                           title={cell.refusal ? `${cell.reason}; can't call: ${cell.refusal}` : cell.reason}
+                          data-cell={`${skill.key} ${subject.id}`}
                           data-decision={cell.decision}
                           data-origin={origin(cell)}
                           onClick={() => setOpen(selected ? null : { skill: skill.key, subject: subject.id })}
@@ -61,14 +68,7 @@ export function PolicyMatrix({ matrix, policies, onChanged }: { matrix: Effectiv
                 {editing && editingCell && (
                   <tr className="cell-editor">
                     <td colSpan={subjects.length + 1}>
-                      <PolicyCellEditor
-                        skill={skill.key}
-                        subject={editing}
-                        cell={editingCell}
-                        policies={policies}
-                        onChanged={onChanged}
-                        onClose={() => setOpen(null)}
-                      />
+                      <PolicyCellEditor skill={skill.key} subject={editing} cell={editingCell} policies={policies} onChanged={onChanged} onClose={close} />
                     </td>
                   </tr>
                 )}

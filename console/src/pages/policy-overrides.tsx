@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { api, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
-import type { Decision, Policy, PolicyLevel } from '../api/policy-types'
+import type { Decision, Policy, PolicyLevel, PolicySubject } from '../api/policy-types'
 import { DecisionChip, Time } from '../components'
 
 const LEVELS: PolicyLevel[] = ['global', 'role', 'agent', 'user', 'edge']
@@ -10,7 +10,9 @@ const LEVELS: PolicyLevel[] = ['global', 'role', 'agent', 'user', 'edge']
  * Every stored override, with what the matrix has no column for: global ones, edge ones (by name or
  * label) and ones for every skill (`*`). Each can be cleared; new ones added at any level.
  */
-export function PolicyOverrides({ policies, onChanged }: { policies: Policy[]; onChanged: () => void }) {
+export function PolicyOverrides({ policies, subjects, onChanged }: { policies: Policy[]; subjects: PolicySubject[]; onChanged: () => void }) {
+  // Agent overrides store the agent's id: show its name, as the matrix does.
+  const names = new Map(subjects.map((s) => [`${s.level}:${s.subject}`, s.label]))
   const [error, setError] = useState<string | null>(null)
   const [draft, setDraft] = useState<{ skill: string; level: PolicyLevel; subject: string; decision: Decision }>({
     skill: '*',
@@ -56,7 +58,7 @@ export function PolicyOverrides({ policies, onChanged }: { policies: Policy[]; o
                 <code>{p.skill}</code>
               </td>
               <td>{p.level}</td>
-              <td>{p.level === 'global' ? 'everyone' : p.subject}</td>
+              <td>{p.level === 'global' ? 'everyone' : p.level === 'agent' ? (names.get(`agent:${p.subject}`) ?? p.subject) : p.subject}</td>
               <td>
                 <DecisionChip value={p.decision} />
               </td>

@@ -11,14 +11,14 @@ import { McpServers } from './mcp-servers'
 import { ProblemList } from './problem-list'
 import { ReloadSources } from './reload-sources'
 
-/** Where skills come from: admins see every source and the secrets and settings; operators the edges. */
+/** Where skills come from: admins see every source and the secrets and settings; operators the edges only. */
 export function SourcesPage() {
   const { caller } = useSession()
   const can = abilities(caller)
   return (
     <section>
-      <h1>{can.admin ? 'Sources and edges' : 'Edges'}</h1>
-      {can.admin && <Sources />}
+      <h1>Sources</h1>
+      {can.admin ? <Sources /> : <p className="muted">Your key sees the edges; the other sources, secrets and settings are for admins.</p>}
       <EdgesSection />
       {can.admin && <ConnectionValues />}
     </section>
