@@ -31,15 +31,14 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     return page
   }
   const nav = (page: Page) => page.getByRole('navigation', { name: 'Console' })
-  // Form controls and buttons with no name a screen reader could say: none is allowed.
+  // Form controls and buttons with no name a screen reader could say: none is allowed. (Typed loosely:
+  // the function runs in the page, and this project's TypeScript has no DOM library.)
   const unlabelled = (page: Page) =>
-    page.evaluate(() =>
-      [...document.querySelectorAll('main input, main select, main textarea, main button')]
-        .filter((el) => {
-          const labelled = (el as HTMLInputElement).labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')
-          return !labelled && !(el.tagName === 'BUTTON' && el.textContent?.trim())
-        })
-        .map((el) => el.outerHTML.slice(0, 120)),
+    page.locator('main input, main select, main textarea, main button').evaluateAll((elements: any[]) =>
+      elements
+        .filter((el) => !(el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')))
+        .filter((el) => !(el.tagName === 'BUTTON' && el.textContent.trim()))
+        .map((el) => String(el.outerHTML).slice(0, 120)),
     )
 
   beforeAll(async () => {
@@ -94,6 +93,8 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
   it('lets an admin set a DENY override for an agent in the policy matrix, see the cell change, and clear it', async () => {
     const page = await open(keys.alice!)
     await nav(page).getByRole('link', { name: 'Policies' }).click()
+    await page.locator('tr[data-skill="echo"]').waitFor()
+    await screenshot(page, 'policies-all')
     await page.getByLabel('Skill key contains').fill('write')
     await page.getByRole('button', { name: 'Filter' }).click()
     const cell = page.getByRole('button', { name: /^write_thing for Helper:/ })
@@ -124,7 +125,7 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     // Escape closes the editor and gives the keyboard back to the cell.
     await page.keyboard.press('Escape')
     await page.getByRole('group', { name: 'Policy of write_thing for Helper' }).waitFor({ state: 'detached' })
-    expect(await cell.evaluate((el) => el === document.activeElement)).toBe(true)
+    expect(await cell.evaluate((el: any) => el === el.ownerDocument.activeElement)).toBe(true)
   })
 
   it("shows the policy in effect on a skill's page, for the admin and each agent bound to it", async () => {

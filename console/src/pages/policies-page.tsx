@@ -104,7 +104,9 @@ export function PoliciesPage() {
         <button type="button" disabled={!matrix.data?.nextCursor} onClick={() => setCursors((c) => [...c, matrix.data!.nextCursor!])}>
           Next skills
         </button>
-        {matrix.loading && <span className="muted">Loading…</span>}
+        <span className="muted" aria-live="polite">
+          {matrix.loading ? 'Loading…' : matrix.data && `${matrix.data.skills.length} skill${matrix.data.skills.length === 1 ? '' : 's'} on this page`}
+        </span>
       </nav>
       <PolicyOverrides policies={policies.data ?? []} subjects={matrix.data?.subjects ?? []} onChanged={changed} />
     </section>

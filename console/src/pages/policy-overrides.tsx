@@ -38,47 +38,49 @@ export function PolicyOverrides({ policies, subjects, onChanged }: { policies: P
   return (
     <>
       <h2 id="overrides">Overrides ({policies.length})</h2>
-      <table className="plain" aria-labelledby="overrides">
-        <thead>
-          <tr>
-            <th>Skill</th>
-            <th>Level</th>
-            <th>Subject</th>
-            <th>Decision</th>
-            <th>Set by</th>
-            <th>
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {sorted.map((p) => (
-            <tr key={p.id} data-policy={p.id}>
-              <td>
-                <code>{p.skill}</code>
-              </td>
-              <td>{p.level}</td>
-              <td>{p.level === 'global' ? 'everyone' : p.level === 'agent' ? (names.get(`agent:${p.subject}`) ?? p.subject) : p.subject}</td>
-              <td>
-                <DecisionChip value={p.decision} />
-              </td>
-              <td>
-                {p.createdBy}, <Time at={p.createdAt} />
-              </td>
-              <td>
-                <button
-                  type="button"
-                  className="danger"
-                  aria-label={`Clear ${p.decision} for ${p.level} ${p.subject} on ${p.skill}`}
-                  onClick={() => void run(() => unwrap(api.DELETE('/api/policies/{id}', { params: { path: { id: p.id } } })))}
-                >
-                  Clear
-                </button>
-              </td>
+      {policies.length > 0 && (
+        <table className="plain" aria-labelledby="overrides">
+          <thead>
+            <tr>
+              <th>Skill</th>
+              <th>Level</th>
+              <th>Subject</th>
+              <th>Decision</th>
+              <th>Set by</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {sorted.map((p) => (
+              <tr key={p.id} data-policy={p.id}>
+                <td>
+                  <code>{p.skill}</code>
+                </td>
+                <td>{p.level}</td>
+                <td>{p.level === 'global' ? 'everyone' : p.level === 'agent' ? (names.get(`agent:${p.subject}`) ?? p.subject) : p.subject}</td>
+                <td>
+                  <DecisionChip value={p.decision} />
+                </td>
+                <td>
+                  {p.createdBy}, <Time at={p.createdAt} />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Clear ${p.decision} for ${p.level} ${p.subject} on ${p.skill}`}
+                    onClick={() => void run(() => unwrap(api.DELETE('/api/policies/{id}', { params: { path: { id: p.id } } })))}
+                  >
+                    Clear
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {policies.length === 0 && <p className="muted">No overrides: every cell is its class default.</p>}
       <form className="toolbar add-override" aria-label="Add an override" onSubmit={add}>
         <label>

@@ -110,7 +110,7 @@ describe.each(databases)('GET /api/policies/effective on $name', (database) => {
       policyId: edgePolicy.body.id,
     })
 
-    for (const [query, message] of [
+    for (const [query, message] of <Array<[string, string]>>[
       ['subject=role:king', 'unknown subject "role:king"'],
       ['subject=agent:nobody', 'unknown subject "agent:nobody"'],
       ['edge=nowhere', 'unknown edge "nowhere"'],
