@@ -10,6 +10,8 @@ import { CallPage } from './pages/call-page'
 import { AgentsPage } from './pages/agents-page'
 import { AgentPage } from './pages/agent-page'
 import { RunPage } from './pages/run-page'
+import { SourcesPage } from './pages/sources-page'
+import { PoliciesPage } from './pages/policies-page'
 
 export function App() {
   const { session, checking } = useSessionState()
@@ -26,6 +28,8 @@ export function App() {
           <NavLink to="/agents">Agents</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
+          {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
+          {can.admin && <NavLink to="/policies">Policies</NavLink>}
         </nav>
         <span className="who" data-testid="who">
           {who}
@@ -45,6 +49,8 @@ export function App() {
           <Route path="/approvals" element={<ApprovalsPage />} />
           {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
           {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
+          {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
+          {can.admin && <Route path="/policies" element={<PoliciesPage />} />}
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>

@@ -13,3 +13,5 @@ export {
   type AccessSources,
   type AccessView,
 } from './callable-skills.js'
+export { effectivePolicy, type EffectivePolicy } from './effective-policy.js'
+export { policySubject, policySubjects, selfSubject, type PolicySubject, type SubjectSources } from './policy-subject.js'

@@ -32,10 +32,14 @@ describe('decidePolicy', () => {
     expect(decide('mutating', bot, [policy('s', 'agent', 'other', 'DENY')]).decision).toBe('ASK')
     expect(decide('safe', bot, [policy('s', 'role', 'agent', 'DENY')]).decision).toBe('DENY')
     expect(decide('mutating', alice, [policy('s', 'user', 'alice', 'ASK')]).decision).toBe('ASK')
-    expect(decide('mutating', alice, [policy('s', 'user', 'k1', 'DENY'), policy('s', 'role', 'operator', 'ASK')])).toMatchObject({
+    const denyK1 = policy('s', 'user', 'k1', 'DENY')
+    expect(decide('mutating', alice, [denyK1, policy('s', 'role', 'operator', 'ASK')])).toMatchObject({
       decision: 'DENY',
       reason: expect.stringContaining('(user k1, skill s) says DENY'),
+      policyId: denyK1.id,
     })
+    // The class default names no override.
+    expect(decide('mutating', alice, [policy('s', 'agent', 'fleet', 'DENY')])).not.toHaveProperty('policyId')
     expect(decide('safe', alice, [policy('other', 'global', '*', 'DENY')]).decision).toBe('ALWAYS')
     // A user override names a human: an agent key with the same name is not that user.
     const botNamedAlice: Caller = { kind: 'agent', id: 'k3', name: 'alice', agentId: 'fleet' }
@@ -43,7 +47,10 @@ describe('decidePolicy', () => {
   })
 
   it('never lets a dangerous skill drop below ASK', () => {
-    expect(decide('dangerous', alice, [policy('s', 'user', 'alice', 'ALWAYS')])).toMatchObject({ decision: 'ASK', reason: expect.stringContaining('floor') })
+    const floored = decide('dangerous', alice, [policy('s', 'user', 'alice', 'ALWAYS')])
+    expect(floored).toMatchObject({ decision: 'ASK', reason: expect.stringContaining('floor') })
+    // The floor decided, not the override.
+    expect(floored).not.toHaveProperty('policyId')
     expect(decide('dangerous', alice, [policy('s', 'global', '*', 'DENY')]).decision).toBe('DENY')
   })
 })

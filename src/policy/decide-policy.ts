@@ -22,6 +22,8 @@ export interface EffectiveDecision {
   /** Why: the class default or the override that decided. */
   reason: string
   requirement: Requirement
+  /** The stored override that decided; absent when the class default (or the dangerous floor) did. */
+  policyId?: string
 }
 
 export interface DecideInput {
@@ -45,6 +47,7 @@ export function decidePolicy(input: DecideInput): EffectiveDecision {
   const requirement: Requirement =
     skillClass === 'dangerous' ? { approvals: 2, approverRole: 'admin', sop: true } : { approvals: 1, approverRole: 'operator', sop: false }
   let decision: PolicyDecision = skillClass === 'safe' ? 'ALWAYS' : skillClass === 'dangerous' || caller.kind === 'agent' ? 'ASK' : 'ALWAYS'
+  let policyId: string | undefined
   let reason =
     skillClass === 'dangerous'
       ? 'dangerous skill: two admins must approve, each citing a signed procedure'
@@ -56,13 +59,17 @@ export function decidePolicy(input: DecideInput): EffectiveDecision {
   if (applicable.length > 0) {
     const strictest = applicable.reduce((a, b) => (STRICTNESS[b.decision as PolicyDecision] > STRICTNESS[a.decision as PolicyDecision] ? b : a))
     decision = strictest.decision as PolicyDecision
+    policyId = strictest.id
     reason = `policy ${strictest.id} (${strictest.level}${strictest.level === 'global' ? '' : ` ${strictest.subject}`}, skill ${strictest.skill_key}) says ${decision}`
   }
   if (skillClass === 'dangerous' && decision === 'ALWAYS') {
-    decision = 'ASK'
-    reason = 'dangerous skill: its floor is ASK whatever the policy says; two admins must approve, each citing a signed procedure'
+    return {
+      decision: 'ASK',
+      reason: 'dangerous skill: its floor is ASK whatever the policy says; two admins must approve, each citing a signed procedure',
+      requirement,
+    }
   }
-  return { decision, reason, requirement }
+  return { decision, reason, requirement, ...(policyId && { policyId }) }
 }
 
 function applies(policy: PolicyRow, caller: Caller, agentId: string | null, edge: EdgeInfo | null): boolean {

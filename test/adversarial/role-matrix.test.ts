@@ -91,6 +91,8 @@ const MATRIX: Record<string, Entry> = {
     },
   },
   'GET /api/policies': { allow: ADMIN, request: () => ({ path: '/api/policies' }) },
+  // Every key may ask what is in effect for itself; asking about others is the admins' (tested beside the route).
+  'GET /api/policies/effective': { allow: EVERY_KEY, request: () => ({ path: '/api/policies/effective?skill=echo' }) },
   'PUT /api/policies': {
     allow: ADMIN,
     request: () => ({ path: '/api/policies', body: JSON.stringify({ skill: 'echo', level: 'role', subject: 'viewer', decision: 'ASK' }) }),

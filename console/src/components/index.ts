@@ -1,4 +1,5 @@
 export { Chip, ClassChip, StatusChip } from './chips'
+export { DecisionChip } from './decision-chip'
 export { JsonView } from './json-view'
 export { ErrorNote } from './error-note'
 export { Time } from './time'

@@ -8,6 +8,7 @@ import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import { ConnectionChip } from './skills-page'
 import { InvokeForm } from './invoke-form'
+import { PolicyInEffect } from './policy-in-effect'
 
 /** One skill: what it does, its schemas, invoke it, and (by role) catalog edits and recent calls. */
 export function SkillPage() {
@@ -58,6 +59,7 @@ export function SkillPage() {
           )}
         </div>
       </div>
+      {executable && <PolicyInEffect skill={s} />}
       {can.admin && <CatalogEdit skill={s} onSaved={skill.reload} />}
       {can.readAudit && <RecentCalls skillKey={s.key} />}
     </section>

@@ -5,7 +5,7 @@ import type { Caller, SkillClass } from '../api/types'
 const role = (caller: Caller) => (caller.kind === 'user' ? caller.role : null)
 
 export const abilities = (caller: Caller) => ({
-  /** Approvers decide requests; operators and admins read the audit, edges and runs. */
+  /** Approvers decide requests; operators and admins read the audit, edges (the Sources page) and runs. */
   approve: role(caller) === 'operator' || role(caller) === 'admin',
   readAudit: role(caller) === 'operator' || role(caller) === 'admin',
   readEdges: role(caller) === 'operator' || role(caller) === 'admin',

@@ -117,6 +117,22 @@ export const policyBody = z.strictObject({
   decision: z.enum(POLICY_DECISIONS),
 })
 
+export const effectivePolicyQuery = z.strictObject({
+  subject: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'comma-separated: self, role:<viewer|operator|admin|agent>, agent:<id, name or alias>, user:<key name or id> (default: self; for admins every subject)',
+    ),
+  skill: z.string().min(1).optional().describe('only these skills: keys, comma-separated'),
+  q: z.string().optional().describe('only skills whose key contains this (any case)'),
+  class: z.enum(['safe', 'mutating', 'dangerous'], { error: 'must be safe, mutating or dangerous' }).optional(),
+  edge: z.string().min(1).optional().describe('host-scope skills are decided as run on this edge (id or name): its edge overrides apply'),
+  cursor: cursor.describe('the last skill key of the previous page'),
+  limit: bounded(1, 500).default(100).describe('skills per page, 1–500 (default 100)'),
+})
+
 export const valueOwnerQuery = z.strictObject({
   agent: z.string().min(1).optional().describe("The agent's own value (name, alias or id)"),
   user: z.string().min(1).optional().describe("A user's own value (their API key's name)"),

@@ -238,6 +238,15 @@ export const OPERATIONS: OperationSpec[] = [
   },
   { method: 'get', path: '/api/policies', summary: 'Policy overrides (admin)', ok: { status: 200, description: 'Policies' }, errors: [401, 403] },
   {
+    method: 'get',
+    path: '/api/policies/effective',
+    summary:
+      'The policy in effect (ALWAYS, ASK or DENY, why, the override that decided) per skill and subject, as the pipeline decides it; every key may ask about itself, admins about anyone',
+    query: schemas.effectivePolicyQuery,
+    ok: { status: 200, description: '{ subjects, skills: [{ key, class, scope, cells }], nextCursor }' },
+    errors: [400, 401, 403],
+  },
+  {
     method: 'put',
     path: '/api/policies',
     summary: 'Set the override for (skill, level, subject) (admin)',

@@ -1,18 +1,68 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
+import { canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
-import { policyBody } from '../request-schemas.js'
+import { describeZod } from '../describe-zod.js'
+import { effectivePolicyQuery, policyBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
 export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
-  app.use(requireRole('admin'))
 
-  app.get('/', (c) => c.json({ policies: plane.policies.list() }))
+  app.get('/', requireRole('admin'), (c) => c.json({ policies: plane.policies.list() }))
 
-  app.put('/', async (c) => {
+  // Every key may ask about itself (the console's skill page); admins about anyone, as the policy matrix.
+  app.get('/effective', async (c) => {
+    const caller = c.get('caller')
+    const query = effectivePolicyQuery.safeParse(c.req.query())
+    if (!query.success) return errorResponse(c, 'invalid_input', `invalid effective-policy query: ${describeZod(query.error)}`)
+    const { subject, skill, q, class: klass, edge: edgeRef, cursor, limit } = query.data
+    const admin = caller.kind === 'user' && caller.role === 'admin'
+    const ids = subject?.split(',').map((s) => s.trim())
+    if (!admin && ids?.some((id) => id !== 'self'))
+      return errorResponse(c, 'denied', 'only admins may see the policy in effect for others: ask for subject=self')
+    const sources = { catalog: plane.catalog, policies: plane.policies, keys: plane.keys }
+    let subjects: PolicySubject[]
+    if (ids) {
+      subjects = []
+      for (const id of new Set(ids)) {
+        const found = await policySubject(id, caller, sources)
+        if (!found) return errorResponse(c, 'invalid_input', `unknown subject "${id}": use self, role:<role>, agent:<agent> or user:<key name>`)
+        subjects.push(found)
+      }
+    } else subjects = admin ? await policySubjects(sources) : [selfSubject(caller)]
+    const edge = edgeRef ? plane.edges.get(edgeRef) : null
+    if (edge === undefined) return errorResponse(c, 'invalid_input', `unknown edge "${edgeRef}"`)
+    const keys = skill && new Set(skill.split(',').map((k) => k.trim()))
+    const text = q?.toLowerCase()
+    const matching = plane.registry
+      .list()
+      .filter(
+        (s) =>
+          (!keys || keys.has(s.key)) &&
+          (!text || s.key.toLowerCase().includes(text)) &&
+          (!klass || s.class === klass) &&
+          (!cursor || s.key > cursor) &&
+          canSee(caller, s, plane.catalog),
+      )
+      .sort((a, b) => (a.key < b.key ? -1 : 1))
+    const page = matching.slice(0, limit)
+    const policies = plane.policies.rows()
+    return c.json({
+      subjects: subjects.map(({ id, level, subject, label, note }) => ({ id, level, subject, label, note })),
+      skills: page.map((s) => ({
+        key: s.key,
+        class: s.class,
+        scope: s.scope,
+        cells: subjects.map((who) => effectivePolicy(plane, s, who, edge, policies)),
+      })),
+      nextCursor: matching.length > limit ? page[page.length - 1]!.key : null,
+    })
+  })
+
+  app.put('/', requireRole('admin'), async (c) => {
     const body = await parseBody(c, policyBody, 'invalid policy')
     if (!body.ok) return body.response
     const result = await plane.policies.set(body.value, c.get('caller'), plane.now())
@@ -20,7 +70,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(result.policy)
   })
 
-  app.delete('/:id', async (c) => {
+  app.delete('/:id', requireRole('admin'), async (c) => {
     const cleared = await plane.policies.clear(c.req.param('id'), c.get('caller'))
     if (!cleared) return errorResponse(c, 'not_found', `no policy "${c.req.param('id')}"`)
     return c.json(cleared)

@@ -1,0 +1,108 @@
+import type { Caller, CallerRole } from '../skill/index.js'
+import type { AgentInfo } from '../registry/index.js'
+import type { KeyInfo } from '../auth/index.js'
+import type { PolicyRow } from '../store/index.js'
+
+/**
+ * Someone a policy decides for, as the policy matrix shows them: the caller decidePolicy is asked
+ * about. `self` is the key asking; `role:<role>` a person with that role (or, for `role:agent`, any
+ * agent key) that no user or agent override names; `agent:<id>` an agent's own key; `user:<name>`
+ * the key a user override names.
+ */
+export interface PolicySubject {
+  id: string
+  level: 'self' | 'role' | 'agent' | 'user'
+  /** The role, agent id or key name (the caller's name for `self`). */
+  subject: string
+  label: string
+  /** Set when the subject had to be assumed (a user override naming no active human key). */
+  note: string | null
+  caller: Caller
+  /** The agent the call is made for. */
+  agentId: string | null
+}
+
+export interface SubjectSources {
+  catalog: { agents(): AgentInfo[]; resolveAgent(label: string): string | undefined }
+  policies: { rows(): readonly PolicyRow[] }
+  keys: { list(): Promise<KeyInfo[]> }
+}
+
+const ROLES: readonly CallerRole[] = ['viewer', 'operator', 'admin']
+
+export function selfSubject(caller: Caller): PolicySubject {
+  return {
+    id: 'self',
+    level: 'self',
+    subject: caller.name,
+    label: `${caller.name} (you)`,
+    note: null,
+    caller,
+    agentId: caller.kind === 'agent' ? caller.agentId : null,
+  }
+}
+
+/** Every subject worth a column: the roles, any agent, each agent, and each user an override names. */
+export async function policySubjects(sources: SubjectSources): Promise<PolicySubject[]> {
+  const users = [...new Set(sources.policies.rows().flatMap((p) => (p.level === 'user' ? [p.subject] : [])))].sort()
+  const agents = [...sources.catalog.agents()].sort((a, b) => a.name.localeCompare(b.name))
+  const keys = users.length > 0 ? await sources.keys.list() : []
+  return [...ROLES.map(roleSubject), anyAgent(), ...agents.map((agent) => agentSubject(agent.id, agent.name)), ...users.map((name) => userSubject(name, keys))]
+}
+
+/** One subject by its id (`self` is the asking key); undefined for an id that names nothing. */
+export async function policySubject(id: string, self: Caller, sources: SubjectSources): Promise<PolicySubject | undefined> {
+  if (id === 'self') return selfSubject(self)
+  const colon = id.indexOf(':')
+  const [level, name] = colon === -1 ? [id, ''] : [id.slice(0, colon), id.slice(colon + 1)]
+  if (!name) return undefined
+  switch (level) {
+    case 'role':
+      if (name === 'agent') return anyAgent()
+      return ROLES.includes(name as CallerRole) ? roleSubject(name as CallerRole) : undefined
+    case 'agent': {
+      const agentId = sources.catalog.resolveAgent(name)
+      const agent = agentId && sources.catalog.agents().find((a) => a.id === agentId)
+      return agent ? agentSubject(agent.id, agent.name) : undefined
+    }
+    case 'user':
+      return userSubject(name, await sources.keys.list())
+    default:
+      return undefined
+  }
+}
+
+// Placeholder callers have an empty name and id: no user override (its subject is never empty) names them.
+function roleSubject(role: CallerRole): PolicySubject {
+  return { id: `role:${role}`, level: 'role', subject: role, label: `${role}s`, note: null, caller: { kind: 'user', id: '', name: '', role }, agentId: null }
+}
+
+function anyAgent(): PolicySubject {
+  return {
+    id: 'role:agent',
+    level: 'role',
+    subject: 'agent',
+    label: 'any agent',
+    note: 'before bindings and agent overrides',
+    caller: { kind: 'agent', id: '', name: '', agentId: '' },
+    agentId: null,
+  }
+}
+
+function agentSubject(id: string, name: string): PolicySubject {
+  return { id: `agent:${id}`, level: 'agent', subject: id, label: name, note: null, caller: { kind: 'agent', id: '', name: '', agentId: id }, agentId: id }
+}
+
+function userSubject(name: string, keys: readonly KeyInfo[]): PolicySubject {
+  const key = keys.find((k) => k.revokedAt === null && k.role !== 'agent' && (k.id === name || k.name === name))
+  const role = (key?.role as CallerRole | undefined) ?? 'viewer'
+  return {
+    id: `user:${name}`,
+    level: 'user',
+    subject: name,
+    label: name,
+    note: key ? null : 'no active person key has this name or id: shown as a viewer',
+    caller: { kind: 'user', id: key?.id ?? name, name: key?.name ?? name, role },
+    agentId: null,
+  }
+}
