@@ -146,6 +146,21 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     await page.locator('article[data-step="0"][data-status="ok"]').waitFor()
   })
 
+  it('shows an admin the policy in effect for each bound skill, decided by the server, and an operator none', async () => {
+    const page = await open(keys.alice!)
+    await page.goto(`${server.url}/agents/helper`)
+    const bindings = page.getByRole('table', { name: 'Bindings' })
+    await bindings.getByRole('columnheader', { name: 'Policy for this agent' }).waitFor()
+    const row = (skill: string) => bindings.getByRole('row').filter({ has: page.getByRole('link', { name: skill, exact: true }) })
+    await expect.poll(() => row('echo').textContent()).toContain('ALWAYS')
+    expect(await row('write_thing').textContent()).toContain('ASK')
+    expect(await row('wipe_things').textContent()).toContain('ASK')
+    const operator = await open(keys.oscar!)
+    await operator.goto(`${server.url}/agents/helper`)
+    await operator.getByRole('table', { name: 'Bindings' }).getByRole('link', { name: 'echo', exact: true }).waitFor()
+    expect(await operator.getByRole('columnheader', { name: 'Policy for this agent' }).count()).toBe(0)
+  })
+
   it('test-runs the agent with an expected tool and shows the verdict and the run it made', async () => {
     const page = await open(keys.oscar!)
     await page.goto(`${server.url}/agents/helper`)

@@ -3,7 +3,8 @@ import { Link, useParams } from 'react-router'
 import { api, ApiError, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AgentView } from '../api/types'
-import { Chip, ClassChip, ErrorNote } from '../components'
+import type { EffectiveMatrix } from '../api/policy-types'
+import { Chip, ClassChip, DecisionChip, ErrorNote } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import { ModelName, useSkillClasses } from './bound-skills'
@@ -18,12 +19,13 @@ export function AgentPage() {
   const can = abilities(caller)
   const agents = useApi(() => unwrap<{ agents: AgentView[] }>(api.GET('/api/agents')), [])
   const classes = useSkillClasses()
+  const found = agents.data?.agents.find((a) => a.id === id.toLowerCase() || [a.name, ...a.aliases].some((label) => label.toLowerCase() === id.toLowerCase()))
+  const policy = useAgentPolicy(found ?? null)
   // A finished test run shows in the runs below.
   const [tested, setTested] = useState(0)
   if (agents.error) return <ErrorNote error={agents.error} />
   if (!agents.data) return <p>Loading…</p>
-  const wanted = id.toLowerCase()
-  const agent = agents.data.agents.find((a) => a.id === wanted || [a.name, ...a.aliases].some((label) => label.toLowerCase() === wanted))
+  const agent = found
   if (!agent) return <ErrorNote error={new ApiError(404, 'not_found', `no agent "${id}"`)} />
   return (
     <section>
@@ -45,6 +47,7 @@ export function AgentPage() {
           <tr>
             <th>Skill</th>
             <th>Class</th>
+            {policy && <th>Policy for this agent</th>}
           </tr>
         </thead>
         <tbody>
@@ -54,6 +57,7 @@ export function AgentPage() {
                 <Link to={`/skills/${key}`}>{key}</Link>
               </td>
               <td>{classes.has(key) ? <ClassChip value={classes.get(key)!} /> : <span className="muted">not visible to your key</span>}</td>
+              {policy && <td>{policy.get(key) ? <DecisionChip value={policy.get(key)!.decision} title={policy.get(key)!.reason} /> : '—'}</td>}
             </tr>
           ))}
         </tbody>
@@ -69,4 +73,21 @@ export function AgentPage() {
       {can.readRuns && <AgentRuns agentId={agent.id} refresh={tested} />}
     </section>
   )
+}
+
+/**
+ * The effective decision on each bound skill when this agent calls it, from the server's own policy
+ * decision: admins ask about any agent, an agent key about itself; others are not told.
+ */
+function useAgentPolicy(agent: AgentView | null) {
+  const { caller } = useSession()
+  const subject = !agent ? null : abilities(caller).admin ? `agent:${agent.id}` : caller.kind === 'agent' && caller.agentId === agent.id ? 'self' : null
+  const skills = agent?.skills.join(',') ?? ''
+  const effective = useApi(
+    async () =>
+      subject && skills ? unwrap<EffectiveMatrix>(api.GET('/api/policies/effective', { params: { query: { subject, skill: skills, limit: 500 } } })) : null,
+    [subject, skills],
+  )
+  if (!subject || !effective.data) return null
+  return new Map(effective.data.skills.map((row) => [row.key, row.cells[0]!]))
 }
