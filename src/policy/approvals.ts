@@ -153,6 +153,18 @@ export class Approvals {
     return row ? toView(row, await this.repo.decisions(id)) : undefined
   }
 
+  /**
+   * Whether approving request `id` could cite SOP `sopId` now: the same check an approval makes
+   * (registered, signature verifying with a trusted key, covering the skill, the input within its
+   * constraints), so an approver can verify a procedure before choosing it. Undefined for no request.
+   */
+  async checkSop(id: string, sopId: string): Promise<{ ok: true; sop: { id: string; hash: string } } | { ok: false; message: string } | undefined> {
+    const row = await this.#load(id)
+    if (!row) return undefined
+    const cited = await this.sops.checkCitation(sopId, row.skill_key, JSON.parse(row.input))
+    return cited.ok ? { ok: true, sop: cited.value } : { ok: false, message: cited.message }
+  }
+
   /** How many requests wait for decisions now. */
   pendingCount(): Promise<number> {
     return this.repo.countPending(new Date().toISOString())

@@ -77,6 +77,11 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/events': { allow: EVERY_KEY, request: () => ({ path: '/api/events' }) },
   // The agent asked, so it may read its own request; a stranger and a viewer may not.
   'GET /api/approvals/{id}': { allow: ['agent', 'operator', 'admin'], request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}` }) },
+  // A viewer and a stranger can't see the request (404); the agent that asked may read it but not check procedures (403).
+  'GET /api/approvals/{id}/sop-check': {
+    allow: OPERATORS,
+    request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/sop-check?sopId=none` }),
+  },
   'POST /api/approvals/{id}/approve': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }) },
   'POST /api/approvals/{id}/reject': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/reject`, body: '{}' }) },
   'GET /api/approvals/grants': { allow: OPERATORS, request: () => ({ path: '/api/approvals/grants' }) },

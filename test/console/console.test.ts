@@ -48,6 +48,12 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
       keys[name] = (await plane.keys.create({ name, role, agentId }, plane.now())).key
     const sop = signer.sop({ id: 'wipe-procedure', skills: ['wipe_things'] })
     expect((await api('/api/sops', keys.alice!, sop)).status).toBe(201)
+    const small = signer.sop({
+      id: 'small-wipes',
+      skills: ['wipe_things'],
+      constraints: { wipe_things: { type: 'object', properties: { count: { maximum: 2 } } } },
+    })
+    expect((await api('/api/sops', keys.alice!, small)).status).toBe(201)
     browser = await launchChromium()
   })
   afterAll(async () => {
@@ -151,7 +157,13 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
       await card.waitFor()
       const approve = card.getByRole('button', { name: 'Approve' })
       expect(await approve.isDisabled()).toBe(true)
+      // The server checks a procedure against the request before anyone cites it.
+      await card.getByLabel('Signed procedure').selectOption('small-wipes')
+      await expect.poll(() => card.getByTestId('sop-check').textContent()).toMatch(/✗ the call is outside SOP "small-wipes"/)
+      expect(await approve.isDisabled()).toBe(true)
       await card.getByLabel('Signed procedure').selectOption('wipe-procedure')
+      await expect.poll(() => card.getByTestId('sop-check').textContent()).toContain('✓ Verified')
+      expect(await approve.isDisabled()).toBe(false)
       await approve.click()
       await expect.poll(() => card.getByTestId('progress').textContent()).toContain(progress)
       await screenshot(page, `approvals-dangerous-${admin}`)

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
-import { toApiError } from '../api/use-api'
+import { toApiError, useApi } from '../api/use-api'
 import type { ApprovalView } from '../api/types'
 import { ClassChip, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
@@ -23,6 +23,17 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
   const own = a.requester.id === caller.id
   const decidable = a.status === 'pending' && can.decide(a.class) && !mine && !own
   const citable = sops.filter((s) => s.skills.includes(a.skill) || s.skills.includes('*'))
+  // The server's own check of the chosen procedure against this request, before it is cited.
+  const check = useApi(
+    async () =>
+      sopId
+        ? unwrap<{ ok: true; sop: { id: string; hash: string } } | { ok: false; message: string }>(
+            api.GET('/api/approvals/{id}/sop-check', { params: { path: { id: a.id }, query: { sopId } } }),
+          )
+        : null,
+    [a.id, sopId],
+  )
+  const verified = !a.sopRequired || (check.data?.ok === true && !check.loading)
   const decide = async (decision: 'approve' | 'reject') => {
     setBusy(true)
     setError(null)
@@ -125,6 +136,13 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
               </select>
             </label>
           )}
+          {a.sopRequired && sopId && check.data && (
+            <p className={check.data.ok ? 'verified' : 'error'} data-testid="sop-check" role="status">
+              {check.data.ok
+                ? `✓ Verified: the signature checks out with a trusted key, and the procedure covers ${a.skill} and this input (sha256 ${check.data.sop.hash.slice(0, 12)}…).`
+                : `✗ ${check.data.message}`}
+            </p>
+          )}
           {a.class === 'mutating' && (
             <fieldset className="scope">
               <legend>Approve for</legend>
@@ -156,7 +174,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
             </fieldset>
           )}
           <div className="actions">
-            <button type="button" disabled={busy || (a.sopRequired && !sopId)} onClick={() => void decide('approve')}>
+            <button type="button" disabled={busy || !verified} onClick={() => void decide('approve')}>
               Approve
             </button>
             <button type="button" className="danger" disabled={busy} onClick={() => void decide('reject')}>

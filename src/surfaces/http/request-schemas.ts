@@ -84,6 +84,7 @@ export const approvalListQuery = z.strictObject({
   cursor,
   limit,
 })
+export const sopCheckQuery = z.strictObject({ sopId: z.string().min(1).max(64).describe('The signed procedure to check against the request') })
 export const decisionBody = z.strictObject({ comment: z.string().max(2000).optional(), sopId: z.string().min(1).max(64).optional() })
 const minutesMessage = `must be a whole number of minutes from 1 to ${GRANT_MINUTES.max} (24 h)`
 export const approveBody = decisionBody.extend({

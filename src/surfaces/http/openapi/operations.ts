@@ -221,6 +221,14 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [401, 404],
   },
   {
+    method: 'get',
+    path: '/api/approvals/{id}/sop-check',
+    summary: 'Whether a signed procedure could be cited to approve this request now (approvers), and why not',
+    query: schemas.sopCheckQuery,
+    ok: { status: 200, description: '{ ok: true, sop: { id, hash } } or { ok: false, message }' },
+    errors: [400, 401, 403, 404],
+  },
+  {
     method: 'post',
     path: '/api/approvals/{id}/approve',
     summary: 'Approve a request (dangerous: cite sopId), once, for the rest of its conversation, or always for its agent',

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { ApprovalView } from '../../../policy/index.js'
-import { approvalListQuery, approveBody, decisionBody, grantListQuery } from '../request-schemas.js'
+import { approvalListQuery, approveBody, decisionBody, grantListQuery, sopCheckQuery } from '../request-schemas.js'
 import type { Caller } from '../../../skill/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
@@ -48,6 +48,17 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!approval || !mayViewApproval(c.get('caller'), approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
     const history = await plane.events.list({ subject: `approval:${approval.id}`, limit: 100 })
     return c.json({ ...approval, history: history.items.reverse() })
+  })
+
+  // Approvers check a signed procedure against a request before they cite it.
+  app.get('/:id/sop-check', async (c) => {
+    const parsed = sopCheckQuery.safeParse(c.req.query())
+    if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid SOP check: ${describeZod(parsed.error)}`)
+    const caller = c.get('caller')
+    const approval = await plane.approvals.get(c.req.param('id'))
+    if (!approval || !mayViewApproval(caller, approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
+    if (caller.kind !== 'user' || caller.role === 'viewer') return errorResponse(c, 'denied', 'checking a procedure is for approvers (operator or admin)')
+    return c.json(await plane.approvals.checkSop(approval.id, parsed.data.sopId))
   })
 
   app.post('/:id/approve', async (c) => {
