@@ -120,6 +120,23 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     await screenshot(page, 'audit-call')
   })
 
+  it("nests a call's trace by parent on its audit page, from the top caller down", async () => {
+    const parent = await api('/api/skills/parent_call/invoke', keys.alice!, { input: {} })
+    expect(parent.status).toBe(200)
+    const child = (await api(`/api/audit?parentCallId=${parent.body.callId}`, keys.alice!)).body.items[0]
+    expect(child).toMatchObject({ skill: 'echo', parentCallId: parent.body.callId })
+    const page = await open(keys.oscar!)
+    await page.goto(`${server.url}/audit/${child.callId}`)
+    const trace = page.getByRole('navigation', { name: 'Trace' })
+    await trace.waitFor()
+    // The top call links to its own page; echo (this page) sits in the list under it.
+    const top = trace.locator(':scope > ul > li')
+    expect(await top.count()).toBe(1)
+    expect(await top.getByRole('link', { name: 'parent_call' }).getAttribute('href')).toBe(`/audit/${parent.body.callId}`)
+    expect(await top.locator('ul.trace strong').textContent()).toBe('echo')
+    await screenshot(page, 'audit-trace')
+  })
+
   it('approves a mutating call for the rest of its conversation, and the next call of it runs without asking', async () => {
     const page = await open(keys.oscar!)
     await page.getByRole('link', { name: 'Approvals' }).click()

@@ -8,11 +8,7 @@ import { ErrorNote, JsonView, StatusChip, Time } from '../components'
 export function CallPage() {
   const callId = useParams().callId!
   const row = useApi(() => unwrap<AuditEntry>(api.GET('/api/audit/{callId}', { params: { path: { callId } } })), [callId])
-  const trace = useApi(async () => {
-    const traceId = row.data?.traceId
-    if (!traceId) return []
-    return (await unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { traceId, limit: 500 } } }))).items
-  }, [row.data?.traceId])
+  const trace = useApi(() => (row.data ? loadTrace(row.data) : Promise.resolve([])), [row.data?.callId])
   if (row.error) return <ErrorNote error={row.error} />
   const r = row.data
   if (!r) return <p>Loading…</p>
@@ -38,7 +34,16 @@ export function CallPage() {
         {r.conversationId && (
           <>
             <dt>Conversation</dt>
-            <dd>{r.conversationId}</dd>
+            <dd>
+              {/* An agent run's calls carry the run as their conversation. */}
+              {r.conversationId.startsWith('run:') ? (
+                <>
+                  agent run <Link to={`/runs/${r.conversationId.slice(4)}`}>{r.conversationId.slice(4)}</Link>
+                </>
+              ) : (
+                r.conversationId
+              )}
+            </dd>
           </>
         )}
         {r.edgeName && (
@@ -98,6 +103,31 @@ export function CallPage() {
       )}
     </section>
   )
+}
+
+// How far the trace view walks: parents up, and calls made below.
+const MAX_DEPTH = 20
+const MAX_CALLS = 500
+
+/**
+ * The calls this one belongs with: its OpenTelemetry trace when it ran in one; otherwise the calls
+ * linked to it by parent (`ctx.invoke`), from the top caller down.
+ */
+async function loadTrace(row: AuditEntry): Promise<AuditEntry[]> {
+  const page = (query: { traceId?: string; parentCallId?: string }) =>
+    unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...query, limit: MAX_CALLS } } }))
+  if (row.traceId) return (await page({ traceId: row.traceId })).items
+  let root = row
+  for (let depth = 0; root.parentCallId && depth < MAX_DEPTH; depth++) {
+    root = await unwrap<AuditEntry>(api.GET('/api/audit/{callId}', { params: { path: { callId: root.parentCallId } } }))
+  }
+  const calls = [root]
+  let level = [root]
+  for (let depth = 0; level.length > 0 && depth < MAX_DEPTH && calls.length < MAX_CALLS; depth++) {
+    level = (await Promise.all(level.map((parent) => page({ parentCallId: parent.callId })))).flatMap((p) => p.items)
+    calls.push(...level)
+  }
+  return calls
 }
 
 /** The trace's calls as a tree: each call under the one that made it. */
