@@ -41,6 +41,7 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     for (const [name, role, agentId] of [
       ['alice', 'admin'],
       ['bob', 'admin'],
+      ['carol', 'admin'],
       ['oscar', 'operator'],
       ['vera', 'viewer'],
       ['helper-bot', 'agent', 'helper'],
@@ -189,6 +190,27 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     expect(view.body).toMatchObject({ status: 'approved', decisions: [{ sop: { id: 'wipe-procedure' } }, { sop: { id: 'wipe-procedure' } }] })
     const ran = await api('/api/skills/wipe_things/invoke', keys['helper-bot']!, { input: { count: 3 }, approvalId })
     expect(ran).toMatchObject({ status: 200, body: { ok: true, data: { wiped: 3 } } })
+  })
+
+  it('shows the request a call from the form filed, updates it live as admins decide, and runs it once approved', async () => {
+    const page = await open(keys.alice!)
+    await page.goto(`${server.url}/skills/wipe_things`)
+    await page.locator('#root_count').fill('1')
+    await page.getByRole('button', { name: 'Invoke' }).click()
+    const request = page.getByTestId('approval-live')
+    await request.and(page.locator('[data-status="pending"]')).waitFor()
+    await expect.poll(() => request.textContent()).toContain('0 of 2 approvals')
+    await request.getByText('live').waitFor()
+    const approvalId = (await request.locator('code').first().textContent())!
+    expect(await page.getByRole('button', { name: /Run it now/ }).count()).toBe(0)
+    for (const admin of ['bob', 'carol'])
+      expect((await api(`/api/approvals/${approvalId}/approve`, keys[admin]!, { sopId: 'wipe-procedure' })).status).toBe(200)
+    await request.and(page.locator('[data-status="approved"]')).waitFor()
+    expect(await request.textContent()).toContain('2 of 2 approvals')
+    await screenshot(page, 'skill-approval-live')
+    await page.getByRole('button', { name: /Run it now/ }).click()
+    await expect.poll(() => page.getByTestId('invoke-result').textContent()).toContain('"wiped": 1')
+    expect((await api(`/api/approvals/${approvalId}`, keys.alice!)).body.status).toBe('executed')
   })
 
   it('shows a viewer no approve buttons and no admin pages', async () => {
