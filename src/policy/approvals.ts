@@ -68,7 +68,8 @@ export interface NewApproval {
 
 export type DecideFailure = { ok: false; code: Extract<ErrorCode, 'denied' | 'not_found' | 'conflict' | 'tampered' | 'invalid_input'>; message: string }
 /** `granted`: what an approval with scope conversation or always left behind. */
-export type DecideResult = { ok: true; approval: ApprovalView; granted?: Granted } | DecideFailure
+/** `grantProblem`: approved, but the ALWAYS override its scope asked for could not be written. */
+export type DecideResult = { ok: true; approval: ApprovalView; granted?: Granted; grantProblem?: string } | DecideFailure
 export interface ClaimInput {
   id: string
   skill: string
@@ -257,7 +258,9 @@ export class Approvals {
           : (await this.#validApprovals(row, decisions, JSON.parse(row.input))).count >= row.approvals_required
             ? 'approved'
             : 'pending'
-      const outcome = await this.repo.decide(decision, earlier.length, next, decision.created_at)
+      // A conversation grant commits with the decision that approves, or not at all.
+      const grant = scope === 'conversation' && next === 'approved' ? this.grants.conversationGrant(row, caller, input.minutes) : undefined
+      const outcome = await this.repo.decide(decision, earlier.length, next, decision.created_at, grant)
       // Someone else decided between our read and our write: judge again with what they added.
       if (outcome === 'changed' && attempt < 5) continue
       if (outcome === 'changed' || outcome === 'not_pending') {
@@ -275,11 +278,21 @@ export class Approvals {
         { comment: decision.comment, sop },
         row.call_id,
       )
+      let granted: Granted | undefined
+      let grantProblem: string | undefined
+      if (grant) granted = await this.grants.recordGrant(row, grant, caller)
+      if (scope === 'always' && next === 'approved') {
+        // A policy is its own record: written after the approval, and a failure is reported, not thrown.
+        try {
+          granted = await this.grants.always(row, caller)
+        } catch (error) {
+          grantProblem = `approved once: the ALWAYS override could not be written (${(error as Error).message}); set it with PUT /api/policies`
+        }
+      }
       if (next !== 'pending') await this.#settled(row, next, caller)
-      const granted = scope && next === 'approved' ? await this.grants.grant(row, scope, caller, input.minutes) : undefined
       const view = toView((await this.repo.get(row.id))!, decisions)
       this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
-      return { ok: true, approval: view, ...(granted && { granted }) }
+      return { ok: true, approval: view, ...(granted && { granted }), ...(grantProblem && { grantProblem }) }
     }
   }
 

@@ -1,3 +1,6 @@
+import { join } from 'node:path'
+import SQLite from 'better-sqlite3'
+import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { databases } from '../test-support/databases.js'
@@ -22,6 +25,17 @@ const sharedWrite = defineSkill({
   run: ({ value }) => ({ stored: value }),
 })
 
+// The policy lets the agent run it; the skill itself asks about big batches.
+const bulkMove = defineSkill({
+  key: 'bulk_move',
+  description: 'Moves items; asks a human for large batches',
+  class: 'mutating',
+  agents: ['Helper'],
+  input: z.object({ ids: z.array(z.string()).min(1) }),
+  needsApproval: ({ ids }) => (ids.length > 2 ? `a batch of ${ids.length} items exceeds 2` : false),
+  run: ({ ids }) => ({ moved: ids.length }),
+})
+
 describe.each(databases)('approval grants on $name', (database) => {
   const planes: Skillplane[] = []
   afterEach(async () => {
@@ -32,7 +46,7 @@ describe.each(databases)('approval grants on $name', (database) => {
   const open = async (config: Record<string, unknown> = {}) => {
     time = Date.now()
     const plane = await createSkillplane({
-      config: { skills: [...testSkills(), sharedWrite], agents: testAgents, ...config },
+      config: { skills: [...testSkills(), sharedWrite, bulkMove], agents: testAgents, ...config },
       ...(await database.create()),
       logger: silentLogger(),
       sync: true,
@@ -51,6 +65,60 @@ describe.each(databases)('approval grants on $name', (database) => {
     if (!decided.ok) throw new Error(decided.message)
     return { id, asked, decided }
   }
+
+  it('commits a conversation grant with the approval or not at all: a grant that cannot be stored leaves the request pending', async () => {
+    const where = await database.create()
+    const plane = await createSkillplane({
+      config: { skills: [...testSkills(), sharedWrite], agents: testAgents },
+      ...where,
+      logger: silentLogger(),
+      sync: true,
+    })
+    planes.push(plane)
+    // Another process breaks the grants table under the running plane.
+    const rename = async (from: string, to: string) => {
+      const statement = `ALTER TABLE ${from} RENAME TO ${to}`
+      if (!where.databaseUrl) return void new SQLite(join(where.dataDir, 'skillplane.db')).exec(statement).close()
+      const client = new pg.Client({ connectionString: where.databaseUrl })
+      await client.connect()
+      await client.query(statement)
+      await client.end()
+    }
+    const id = approvalIdOf(await write(plane, helper, 'first', 'c1'))
+    await rename('approval_grants', 'approval_grants_away')
+    await expect(plane.approvals.decide({ id, caller: operator, decision: 'approve', scope: 'conversation' })).rejects.toThrow()
+    expect(await plane.approvals.get(id)).toMatchObject({ status: 'pending', decisions: [] })
+    await rename('approval_grants_away', 'approval_grants')
+    expect(await plane.approvals.decide({ id, caller: operator, decision: 'approve', scope: 'conversation' })).toMatchObject({
+      ok: true,
+      granted: { scope: 'conversation' },
+    })
+  })
+
+  it('grants nothing for a call the skill asked about (needsApproval), and no grant covers such a call', async () => {
+    const plane = await open()
+    const admitted = await plane.policies.set(
+      { skill: 'bulk_move', level: 'agent', subject: 'helper', decision: 'ALWAYS' },
+      admin,
+      new Date(time).toISOString(),
+    )
+    expect(admitted.ok).toBe(true)
+    const big = await plane.invoke('bulk_move', { ids: ['a', 'b', 'c'] }, { caller: helper, conversationId: 'c1' })
+    const id = approvalIdOf(big)
+    const refused = await plane.approvals.decide({ id, caller: operator, decision: 'approve', scope: 'conversation' })
+    expect(refused).toMatchObject({ ok: false, code: 'invalid_input', message: expect.stringMatching(/asked by the skill about this input.*approve it once/) })
+    expect((await plane.approvals.get(id))!.status).toBe('pending')
+    // A grant for the skill from a policy-driven request (the ALWAYS override gone meanwhile) still doesn't cover what the skill asks about.
+    const cleared = plane.policies.list().find((p) => p.skill === 'bulk_move')!
+    await plane.policies.clear(cleared.id, admin)
+    const small = await plane.invoke('bulk_move', { ids: ['a'] }, { caller: helper, conversationId: 'c1' })
+    const decided = await plane.approvals.decide({ id: approvalIdOf(small), caller: operator, decision: 'approve', scope: 'conversation' })
+    expect(decided).toMatchObject({ ok: true, granted: { scope: 'conversation' } })
+    await plane.policies.set({ skill: 'bulk_move', level: 'agent', subject: 'helper', decision: 'ALWAYS' }, admin, new Date(time).toISOString())
+    const again = await plane.invoke('bulk_move', { ids: ['x', 'y', 'z', 'w'] }, { caller: helper, conversationId: 'c1' })
+    expect(again).toMatchObject({ ok: false, error: { code: 'approval_required' } })
+    expect(await plane.invoke('bulk_move', { ids: ['x'] }, { caller: helper, conversationId: 'c1' })).toMatchObject({ ok: true })
+  })
 
   it('lets the same requester and agent run the skill again in that conversation, with any input, until the grant expires', async () => {
     const plane = await open()

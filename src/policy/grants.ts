@@ -73,6 +73,15 @@ export class Grants {
       if (row.conversation_id === null) {
         return fail('invalid_input', `request ${row.id} was made without a conversationId, so there is no conversation to grant: approve it once, or always`)
       }
+      // An agent's call the policy lets run asked because the skill judged this input (needsApproval): the gate never lets a grant cover other inputs.
+      if (row.agent_id !== null && row.caller_kind === 'agent') {
+        const agentCall: Caller = { kind: 'agent', id: row.caller_id, name: row.caller_name, agentId: row.agent_id }
+        if (
+          decidePolicy({ skill: row.skill_key, skillClass: 'mutating', caller: agentCall, agentId: row.agent_id, policies: this.policies.rows() }).decision ===
+          'ALWAYS'
+        )
+          return fail('invalid_input', `request ${row.id} was asked by the skill about this input (${row.reason}), not by a policy: approve it once`)
+      }
       return null
     }
     if (approver.kind !== 'user' || approver.role !== 'admin') {
@@ -100,16 +109,12 @@ export class Grants {
     return null
   }
 
-  /** Leave what the approved request's scope asks for (checked first with `refusal`), audited. */
-  async grant(row: ApprovalRow, scope: Exclude<GrantScope, 'once'>, approver: Caller, minutes: number = GRANT_MINUTES.default): Promise<Granted> {
-    if (scope === 'always') {
-      const set = await this.policies.set({ skill: row.skill_key, level: 'agent', subject: row.agent_id!, decision: 'ALWAYS' }, approver, this.#now(), {
-        approvalId: row.id,
-      })
-      if (!set.ok) throw new Error(`the ALWAYS override for approval request ${row.id} was refused: ${set.message}`)
-      await this.events.record('approval.grant_created', `approval:${row.id}`, approver, { scope, policy: set.policy }, row.call_id)
-      return { scope, policy: set.policy }
-    }
+  /**
+   * The sealed row of a conversation grant for a request about to be approved (checked first with
+   * `refusal`): the approval stores it in the same transaction as the decision that approves, so a
+   * request is never approved without the grant it was approved with.
+   */
+  conversationGrant(row: ApprovalRow, approver: Caller, minutes: number = GRANT_MINUTES.default): GrantRow {
     const now = this.clock()
     const grant: GrantRow = {
       id: this.#nextId(now.getTime()),
@@ -133,10 +138,24 @@ export class Grants {
       seal: '',
     }
     grant.seal = this.seal.seal(sealed(grant))
-    await this.repo.insert(grant)
-    const view = toView(grant, now.toISOString())
-    await this.events.record('approval.grant_created', `approval:${row.id}`, approver, { scope, grant: view }, row.call_id)
-    return { scope, grant: view }
+    return grant
+  }
+
+  /** Audit a conversation grant stored with its approval. */
+  async recordGrant(row: ApprovalRow, grant: GrantRow, approver: Caller): Promise<Granted> {
+    const view = toView(grant, this.#now())
+    await this.events.record('approval.grant_created', `approval:${row.id}`, approver, { scope: 'conversation', grant: view }, row.call_id)
+    return { scope: 'conversation', grant: view }
+  }
+
+  /** Write the ALWAYS override an approval with scope `always` asked for (checked first with `refusal`), audited. */
+  async always(row: ApprovalRow, approver: Caller): Promise<Granted> {
+    const set = await this.policies.set({ skill: row.skill_key, level: 'agent', subject: row.agent_id!, decision: 'ALWAYS' }, approver, this.#now(), {
+      approvalId: row.id,
+    })
+    if (!set.ok) throw new Error(`the ALWAYS override for approval request ${row.id} was refused: ${set.message}`)
+    await this.events.record('approval.grant_created', `approval:${row.id}`, approver, { scope: 'always', policy: set.policy }, row.call_id)
+    return { scope: 'always', policy: set.policy }
   }
 
   /**

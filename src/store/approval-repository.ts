@@ -1,6 +1,7 @@
 import type { Compilable, Kysely, Selectable } from 'kysely'
 import type SQLite from 'better-sqlite3'
 import type { ApprovalDecisionsTable, ApprovalsTable, Database } from './database.js'
+import type { GrantRow } from './grant-repository.js'
 
 export type ApprovalRow = Selectable<ApprovalsTable>
 export type DecisionRow = Selectable<ApprovalDecisionsTable>
@@ -92,7 +93,7 @@ export class ApprovalRepository {
    * writes the request row, which takes PostgreSQL's row lock and SQLite's write lock before
    * anything is read, so concurrent deciders queue instead of interleaving.
    */
-  async decide(row: DecisionRow, seen: number, next: string, decidedAt: string): Promise<DecideOutcome> {
+  async decide(row: DecisionRow, seen: number, next: string, decidedAt: string, grant?: GrantRow): Promise<DecideOutcome> {
     const steps = (db: Kysely<Database>) => ({
       lock: db.updateTable('approvals').set({ status: 'pending' }).where('id', '=', row.approval_id).where('status', '=', 'pending'),
       count: db
@@ -104,6 +105,8 @@ export class ApprovalRepository {
         .values(row)
         .onConflict((oc) => oc.columns(['approval_id', 'approver_id']).doNothing()),
       settle: db.updateTable('approvals').set({ status: next, decided_at: decidedAt }).where('id', '=', row.approval_id),
+      // The conversation grant an approval carries commits with it.
+      grant: grant && db.insertInto('approval_grants').values(grant),
     })
     const sqlite = this.sqlite
     if (sqlite && !sqlite.inTransaction) {
@@ -124,6 +127,7 @@ export class ApprovalRepository {
           if (Number(get(q.count).count) !== seen) return 'changed'
           if (run(q.insert).changes !== 1) return 'duplicate'
           if (next !== 'pending') run(q.settle)
+          if (q.grant) run(q.grant)
           return 'recorded'
         })
         .immediate()
@@ -134,6 +138,7 @@ export class ApprovalRepository {
       if (Number((await q.count.executeTakeFirstOrThrow()).count) !== seen) return 'changed'
       if (Number((await q.insert.executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n) !== 1) return 'duplicate'
       if (next !== 'pending') await q.settle.execute()
+      if (q.grant) await q.grant.execute()
       return 'recorded'
     })
   }

@@ -8,10 +8,6 @@ export type GrantState = 'active' | 'expired' | 'revoked'
 export class GrantRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: GrantRow): Promise<void> {
-    await this.db.insertInto('approval_grants').values(row).execute()
-  }
-
   get(id: string): Promise<GrantRow | undefined> {
     return this.db.selectFrom('approval_grants').selectAll().where('id', '=', id).executeTakeFirst()
   }

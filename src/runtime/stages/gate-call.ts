@@ -66,8 +66,10 @@ export async function gateCall(deps: GateDeps, { skill, input, ctx, row, approva
   const hash = inputHash(skill.key, edge ? { input, edge: edge.id } : input)
   const wait = approval.mode === 'check' ? undefined : approval.wait
   // Mutating skills only: a dangerous call (or one whose class was raised since) is approved call by call.
+  // Nor when the policy lets the call run and the skill asked about this input (needsApproval): a grant never covers other inputs.
+  const askedByInput = policy.decision === 'ALWAYS'
   const granted = async () => {
-    if (skill.class !== 'mutating' || policy.requirement.sop || !ctx.conversationId) return false
+    if (skill.class !== 'mutating' || policy.requirement.sop || askedByInput || !ctx.conversationId) return false
     const grant = await deps.grants.covering({
       skill: skill.key,
       caller: ctx.caller,

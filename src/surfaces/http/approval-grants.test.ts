@@ -110,7 +110,7 @@ describe.each(databases)('approval grants over HTTP on $name', (database) => {
 
     // The request's history shows the grant made and revoked.
     const history = (await call(keys.operator, `/api/approvals/${id}`)).body.history.map((e: { kind: string }) => e.kind)
-    expect(history).toEqual(['approval.created', 'approval.approval', 'approval.approved', 'approval.grant_created', 'approval.grant_revoked'])
+    expect(history).toEqual(['approval.created', 'approval.approval', 'approval.grant_created', 'approval.approved', 'approval.grant_revoked'])
   })
 
   it('approves always as an admin with an ALWAYS override, and refuses any scope but once for a dangerous request', async () => {

@@ -55,9 +55,10 @@ export async function approvalsDecide(
   )
   if (!result.ok) throw new CliError(result.message)
   const granted = result.granted && (result.granted.scope === 'always' ? { policy: result.granted.policy } : { grant: result.granted.grant })
-  if (o.json) return console.log(JSON.stringify({ ...result.approval, ...granted }, null, 2))
+  if (o.json) return console.log(JSON.stringify({ ...result.approval, ...granted, ...(result.grantProblem && { grantProblem: result.grantProblem }) }, null, 2))
   printApproval(result.approval)
   if (granted?.grant) printGrant(granted.grant, '  ')
+  if (result.grantProblem) console.error(`warning: ${result.grantProblem}`)
   if (granted?.policy) console.log(`  always: policy ${granted.policy.id} lets agent ${granted.policy.subject} run ${granted.policy.skill} without approval`)
 }
 

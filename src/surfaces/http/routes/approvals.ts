@@ -68,7 +68,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!result.ok) return errorResponse(c, result.code, result.message)
     // What a wider scope left: the conversation grant, or the ALWAYS override.
     const granted = result.granted && (result.granted.scope === 'always' ? { policy: result.granted.policy } : { grant: result.granted.grant })
-    return c.json({ ...result.approval, ...granted })
+    return c.json({ ...result.approval, ...granted, ...(result.grantProblem && { grantProblem: result.grantProblem }) })
   })
 
   app.post('/:id/reject', async (c) => {
