@@ -39,6 +39,7 @@ export function App() {
         </button>
       </header>
       <main>
+        {/* The server loads this app for these page prefixes only (src/surfaces/console/console-routes.ts, APP_PAGES). */}
         <Routes>
           <Route path="/" element={<Navigate to="/skills" replace />} />
           <Route path="/skills" element={<SkillsPage />} />

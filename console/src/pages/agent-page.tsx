@@ -11,6 +11,7 @@ import { ModelName, useSkillClasses } from './bound-skills'
 import { StartRunForm } from './start-run-form'
 import { TestRunForm } from './test-run-form'
 import { AgentRuns } from './agent-runs'
+import { skillPath } from '../paths'
 
 /** One agent: its bindings, its runs, and (by role) starting a run or a test run. */
 export function AgentPage() {
@@ -54,7 +55,7 @@ export function AgentPage() {
           {agent.skills.map((key) => (
             <tr key={key}>
               <td>
-                <Link to={`/skills/${key}`}>{key}</Link>
+                <Link to={skillPath(key)}>{key}</Link>
               </td>
               <td>{classes.has(key) ? <ClassChip value={classes.get(key)!} /> : <span className="muted">not visible to your key</span>}</td>
               {policy && <td>{policy.get(key) ? <DecisionChip value={policy.get(key)!.decision} title={policy.get(key)!.reason} /> : '—'}</td>}

@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { Page, RunView } from '../api/types'
 import { Chip, ErrorNote, StatusChip, Time } from '../components'
+import { runPath } from '../paths'
 
 const PAGE_SIZE = 20
 const EXCERPT = 90
@@ -43,7 +44,7 @@ export function AgentRuns({ agentId, refresh }: { agentId: string; refresh: numb
           {rows.map((run) => (
             <tr key={run.id} data-run={run.id}>
               <td>
-                <Link to={`/runs/${run.id}`}>
+                <Link to={runPath(run.id)}>
                   <Time at={run.createdAt} />
                 </Link>
               </td>

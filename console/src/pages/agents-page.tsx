@@ -4,6 +4,7 @@ import { useApi } from '../api/use-api'
 import type { AgentView } from '../api/types'
 import { Chip, ErrorNote } from '../components'
 import { BoundSkills, ModelName, useSkillClasses } from './bound-skills'
+import { agentPath } from '../paths'
 
 /** Every agent the key may see (an agent key: its own), with its model and bound skills. */
 export function AgentsPage() {
@@ -29,7 +30,7 @@ export function AgentsPage() {
             {rows.map((agent) => (
               <tr key={agent.id} data-agent={agent.id}>
                 <td>
-                  <Link to={`/agents/${agent.id}`}>{agent.name}</Link>
+                  <Link to={agentPath(agent.id)}>{agent.name}</Link>
                   <div className="muted small">
                     <code>{agent.id}</code>
                     {agent.aliases.length > 0 && <> · also {agent.aliases.join(', ')}</>}

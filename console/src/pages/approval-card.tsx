@@ -7,6 +7,7 @@ import { ClassChip, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import type { Sop } from './approvals-page'
+import { callPath, skillPath } from '../paths'
 
 /** One request: what would run, for whom, and (for those who may) the decision. */
 export function ApprovalCard({ approval: a, sops, onDecided }: { approval: ApprovalView; sops: Sop[]; onDecided: (a: ApprovalView) => void }) {
@@ -58,7 +59,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
     <article className="card" aria-labelledby={`req-${a.id}`} data-approval={a.id} data-status={a.status}>
       <header>
         <h3 id={`req-${a.id}`}>
-          <Link to={`/skills/${encodeURIComponent(a.skill)}`}>{a.skill}</Link> <ClassChip value={a.class} /> <StatusChip value={a.status} />
+          <Link to={skillPath(a.skill)}>{a.skill}</Link> <ClassChip value={a.class} /> <StatusChip value={a.status} />
         </h3>
         <span className="muted">
           {a.id} · asked <Time at={a.createdAt} />
@@ -101,7 +102,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
         {a.executedCallId && (
           <>
             <dt>Ran as</dt>
-            <dd>{can.readAudit ? <Link to={`/audit/${a.executedCallId}`}>{a.executedCallId}</Link> : a.executedCallId}</dd>
+            <dd>{can.readAudit ? <Link to={callPath(a.executedCallId)}>{a.executedCallId}</Link> : a.executedCallId}</dd>
           </>
         )}
       </dl>

@@ -5,6 +5,7 @@ import { useApi } from '../api/use-api'
 import type { AuditEntry, Page } from '../api/types'
 import { ErrorNote, StatusChip, Time } from '../components'
 import { AuditChart } from './audit-chart'
+import { callPath } from '../paths'
 
 const STATUSES = ['ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required', 'running']
 const TEXT_FILTERS = ['skill', 'agent', 'caller', 'edge'] as const
@@ -87,7 +88,7 @@ export function AuditPage() {
           {rows.map((row) => (
             <tr key={row.callId} data-call={row.callId}>
               <td>
-                <Link to={`/audit/${row.callId}`}>
+                <Link to={callPath(row.callId)}>
                   <Time at={row.startedAt} />
                 </Link>
               </td>

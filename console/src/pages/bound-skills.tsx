@@ -3,6 +3,7 @@ import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { SkillClass, SkillSummary } from '../api/types'
 import { ClassChip } from '../components'
+import { skillPath } from '../paths'
 
 /** The class of each skill the key may see: bound skills it can't see show without one. */
 export function useSkillClasses(): Map<string, SkillClass> {
@@ -17,7 +18,7 @@ export function BoundSkills({ skills, classes, label }: { skills: string[]; clas
     <ul className="bound" aria-label={label}>
       {skills.map((key) => (
         <li key={key}>
-          <Link to={`/skills/${key}`}>{key}</Link> {classes.has(key) && <ClassChip value={classes.get(key)!} />}
+          <Link to={skillPath(key)}>{key}</Link> {classes.has(key) && <ClassChip value={classes.get(key)!} />}
         </li>
       ))}
     </ul>

@@ -3,6 +3,7 @@ import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AuditEntry, Page } from '../api/types'
 import { ErrorNote, JsonView, StatusChip, Time } from '../components'
+import { callPath, runOfConversation, runPath } from '../paths'
 
 /** One audit row in full, and the trace it belongs to nested by parent call. */
 export function CallPage() {
@@ -35,10 +36,9 @@ export function CallPage() {
           <>
             <dt>Conversation</dt>
             <dd>
-              {/* An agent run's calls carry the run as their conversation. */}
-              {r.conversationId.startsWith('run:') ? (
+              {runOfConversation(r.conversationId) ? (
                 <>
-                  agent run <Link to={`/runs/${r.conversationId.slice(4)}`}>{r.conversationId.slice(4)}</Link>
+                  agent run <Link to={runPath(runOfConversation(r.conversationId)!)}>{runOfConversation(r.conversationId)}</Link>
                 </>
               ) : (
                 r.conversationId
@@ -62,7 +62,7 @@ export function CallPage() {
           <>
             <dt>Parent</dt>
             <dd>
-              <Link to={`/audit/${r.parentCallId}`}>{r.parentCallId}</Link>
+              <Link to={callPath(r.parentCallId)}>{r.parentCallId}</Link>
             </dd>
           </>
         )}
@@ -142,7 +142,7 @@ function Trace({ rows, current }: { rows: AuditEntry[]; current: string }) {
     <ul className="trace">
       {(children.get(parent) ?? []).map((row) => (
         <li key={row.callId}>
-          {row.callId === current ? <strong>{row.skill}</strong> : <Link to={`/audit/${row.callId}`}>{row.skill}</Link>} <StatusChip value={row.status} />{' '}
+          {row.callId === current ? <strong>{row.skill}</strong> : <Link to={callPath(row.callId)}>{row.skill}</Link>} <StatusChip value={row.status} />{' '}
           <span className="muted">{row.durationMs == null ? '' : `${row.durationMs} ms`}</span>
           {children.has(row.callId) && render(row.callId)}
         </li>

@@ -3,6 +3,7 @@ import { Link } from 'react-router'
 import type { EffectiveCell, EffectiveMatrix, Policy, PolicySubject } from '../api/policy-types'
 import { ClassChip, DecisionChip } from '../components'
 import { PolicyCellEditor } from './policy-cell-editor'
+import { skillPath } from '../paths'
 
 /** Where a cell's decision came from, in a word under it. */
 const origin = (cell: EffectiveCell) => (cell.refusal ? 'no access' : cell.policyId ? 'override' : 'default')
@@ -39,7 +40,7 @@ export function PolicyMatrix({ matrix, policies, onChanged }: { matrix: Effectiv
               <Fragment key={skill.key}>
                 <tr data-skill={skill.key}>
                   <th scope="row">
-                    <Link to={`/skills/${encodeURIComponent(skill.key)}`}>{skill.key}</Link> <ClassChip value={skill.class} />
+                    <Link to={skillPath(skill.key)}>{skill.key}</Link> <ClassChip value={skill.class} />
                     {skill.scope === 'host' && <span className="muted"> edge</span>}
                   </th>
                   {skill.cells.map((cell, i) => {

@@ -8,6 +8,7 @@ import { Chip, ErrorNote, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import { RunStepCard } from './run-step'
+import { agentPath } from '../paths'
 
 export function RunPage() {
   const id = useParams().id!
@@ -67,7 +68,7 @@ function Run({ id }: { id: string }) {
   return (
     <section>
       <p>
-        <Link to={`/agents/${run.agent}`}>← {run.agent}</Link>
+        <Link to={agentPath(run.agent)}>← {run.agent}</Link>
       </p>
       <h1>
         Run <code>{run.id}</code>{' '}
@@ -82,7 +83,7 @@ function Run({ id }: { id: string }) {
       <dl className="facts">
         <dt>Agent</dt>
         <dd>
-          <Link to={`/agents/${run.agent}`}>{run.agent}</Link>
+          <Link to={agentPath(run.agent)}>{run.agent}</Link>
         </dd>
         <dt>Requester</dt>
         <dd>{run.requester.name}</dd>

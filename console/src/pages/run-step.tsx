@@ -1,6 +1,7 @@
 import { Link } from 'react-router'
 import type { RunStep } from '../api/types'
 import { JsonView, StatusChip } from '../components'
+import { callPath } from '../paths'
 
 /** One step of a run: what the model said, or one tool call with its arguments and outcome. */
 export function RunStepCard({ step, readAudit }: { step: RunStep; readAudit: boolean }) {
@@ -43,7 +44,7 @@ export function RunStepCard({ step, readAudit }: { step: RunStep; readAudit: boo
       <p className="step-links">
         {step.callId &&
           (readAudit ? (
-            <Link to={`/audit/${step.callId}`}>
+            <Link to={callPath(step.callId)}>
               audit row <code>{step.callId}</code>
             </Link>
           ) : (

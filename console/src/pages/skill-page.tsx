@@ -9,6 +9,7 @@ import { abilities } from '../session/abilities'
 import { ConnectionChip } from './skills-page'
 import { InvokeForm } from './invoke-form'
 import { PolicyInEffect } from './policy-in-effect'
+import { callPath } from '../paths'
 
 /** One skill: what it does, its schemas, invoke it, and (by role) catalog edits and recent calls. */
 export function SkillPage() {
@@ -85,7 +86,7 @@ function RecentCalls({ skillKey }: { skillKey: string }) {
           {(calls.data?.items ?? []).map((row) => (
             <tr key={row.callId}>
               <td>
-                <Link to={`/audit/${row.callId}`}>
+                <Link to={callPath(row.callId)}>
                   <Time at={row.startedAt} />
                 </Link>
               </td>

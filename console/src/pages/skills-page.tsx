@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { SkillSummary } from '../api/types'
 import { Chip, ClassChip, ErrorNote } from '../components'
+import { skillPath } from '../paths'
 
 const FILTERS = {
   class: ['safe', 'mutating', 'dangerous'],
@@ -95,7 +96,7 @@ export function SkillsPage() {
                   style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
                 >
                   <span role="cell" className="skill-name">
-                    <Link to={`/skills/${encodeURIComponent(skill.key)}`}>{skill.key}</Link>
+                    <Link to={skillPath(skill.key)}>{skill.key}</Link>
                     <span className="muted">{skill.title}</span>
                   </span>
                   <span role="cell">

@@ -4,6 +4,7 @@ import { api, unwrap, type ApiError } from '../api/client'
 import { toApiError } from '../api/use-api'
 import type { AgentView, RunView } from '../api/types'
 import { ErrorNote } from '../components'
+import { runPath } from '../paths'
 
 /** Start a run without waiting for it, then follow it on its own page. */
 export function StartRunForm({ agent }: { agent: AgentView }) {
@@ -17,7 +18,7 @@ export function StartRunForm({ agent }: { agent: AgentView }) {
     setError(undefined)
     try {
       const run = await unwrap<RunView>(api.POST('/api/agents/{id}/runs', { params: { path: { id: agent.id } }, body: { prompt, wait: false } }))
-      void navigate(`/runs/${run.id}`)
+      void navigate(runPath(run.id))
     } catch (failure) {
       setError(toApiError(failure))
       setBusy(false)

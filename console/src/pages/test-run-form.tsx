@@ -4,6 +4,7 @@ import { api, ApiError, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
 import type { AgentView, Envelope, TestRunResult } from '../api/types'
 import { Chip, ErrorNote } from '../components'
+import { runPath } from '../paths'
 
 const VERDICT_TONE = { pass: 'good', failed: 'bad', incomplete: 'bad', unconfirmed: 'warn' } as const
 
@@ -78,7 +79,7 @@ export function TestRunForm({ agent, onFinished }: { agent: AgentView; onFinishe
             </p>
           )}
           <p>
-            <Link to={`/runs/${result.runId}`}>The test run</Link> <code className="muted">{result.runId}</code>
+            <Link to={runPath(result.runId)}>The test run</Link> <code className="muted">{result.runId}</code>
           </p>
         </div>
       )}

@@ -34,16 +34,16 @@ describe('the console files', () => {
     expect(await plain.text()).toBe(text)
   })
 
-  it('answer app paths with index.html and never a path outside the build', async () => {
+  it('answer the app pages with index.html, and nothing else outside the build', async () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'index.html'), '<div id="root"></div>')
     const app = consoleRoutes(loadConsoleAssets(dir)!)
-    for (const path of ['/', '/approvals', '/skills/a.b/', '/audit/01ARZ3NDEKTSV4RRFFQ69G5FAV']) {
+    for (const path of ['/', '/approvals', '/skills/calc.v2', '/skills/a.b/', '/audit/01ARZ3NDEKTSV4RRFFQ69G5FAV', '/runs/x', '/policies']) {
       const response = await app.request(path)
       expect(response.status, path).toBe(200)
       expect(await response.text()).toBe('<div id="root"></div>')
     }
-    for (const path of ['/../package.json', '/%2e%2e/package.json', '/api/skills', '/mcp', '/favicon.ico', '/index.js']) {
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/api/skills', '/mcp', '/favicon.ico', '/index.js', '/.well-known/oauth-protected-resource', '/skillsx', '/admin']) {
       expect((await app.request(path)).status, path).toBe(404)
     }
   })

@@ -16,12 +16,12 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-/** Paths the console never answers: the API and the other surfaces keep their own 404s. */
-const NOT_CONSOLE = /^\/(?:api|mcp|metrics|openapi\.json)(?:\/|$)/
+/** The app's own pages (console/src/app.tsx): only these load index.html, everything else stays the server's 404. */
+const APP_PAGES = /^\/(?:$|(?:skills|agents|runs|approvals|audit|sources|policies)(?:\/|$))/
 
 /**
- * The web console: its built files, and `index.html` for every other GET path without a file
- * extension, so the app's own routes (`/skills/…`, `/audit`) load on a reload or a shared link.
+ * The web console: its built files, and `index.html` for the app's own pages, so they load on a
+ * reload or a shared link (`/skills/…`, `/audit`).
  */
 export function consoleRoutes(assets: Map<string, ConsoleAsset>): Hono {
   const app = new Hono()
@@ -42,11 +42,10 @@ export function consoleRoutes(assets: Map<string, ConsoleAsset>): Hono {
   }
   app.get('*', (c, next) => {
     const path = c.req.path
-    if (NOT_CONSOLE.test(path)) return next()
     const encoding = c.req.header('accept-encoding')
     const asset = assets.get(path)
     if (asset) return send(asset, encoding)
-    if (path === '/' || !/\.[a-z0-9]+$/i.test(path.slice(path.lastIndexOf('/')))) return send(index, encoding)
+    if (APP_PAGES.test(path)) return send(index, encoding)
     return next()
   })
   return app

@@ -45,6 +45,6 @@ describe.each(databases)('GET /api/approvals/{id}/sop-check on $name', (database
 
     expect((await call(`/api/approvals/${id}/sop-check`)).body.error).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/sopId/) })
     expect((await call(`/api/approvals/01ARZ3NDEKTSV4RRFFQ69G5FAV/sop-check?sopId=any-wipe`)).status).toBe(404)
-    expect((await call(`/api/approvals/${id}/sop-check?sopId=any-wipe`, viewer)).status).toBe(404)
+    expect((await call(`/api/approvals/${id}/sop-check?sopId=any-wipe`, viewer)).status).toBe(403)
   })
 })

@@ -51,14 +51,12 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   // Approvers check a signed procedure against a request before they cite it.
-  app.get('/:id/sop-check', async (c) => {
+  app.get('/:id/sop-check', requireRole('operator'), async (c) => {
     const parsed = sopCheckQuery.safeParse(c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid SOP check: ${describeZod(parsed.error)}`)
-    const caller = c.get('caller')
-    const approval = await plane.approvals.get(c.req.param('id'))
-    if (!approval || !mayViewApproval(caller, approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
-    if (caller.kind !== 'user' || caller.role === 'viewer') return errorResponse(c, 'denied', 'checking a procedure is for approvers (operator or admin)')
-    return c.json(await plane.approvals.checkSop(approval.id, parsed.data.sopId))
+    const checked = await plane.approvals.checkSop(c.req.param('id'), parsed.data.sopId)
+    if (!checked) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
+    return c.json(checked)
   })
 
   app.post('/:id/approve', async (c) => {

@@ -137,5 +137,11 @@ describe.each(databases)('GET /api/policies/effective on $name', (database) => {
       const answer = await send(key, 'GET', '/api/policies/effective?subject=self,role:admin')
       expect(answer).toMatchObject({ status: 403, body: { error: { code: 'denied', message: expect.stringContaining('subject=self') } } })
     }
+    // Who can't list edges can't probe their names either.
+    for (const key of [keys.viewer, keys.helper]) {
+      for (const edge of ['prod-1', 'nowhere'])
+        expect(await send(key, 'GET', `/api/policies/effective?edge=${edge}`)).toMatchObject({ status: 403, body: { error: { code: 'denied' } } })
+    }
+    expect((await send(keys.operator, 'GET', '/api/policies/effective?edge=nowhere')).body.error.message).toBe('unknown edge "nowhere"')
   })
 })
