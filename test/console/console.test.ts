@@ -121,6 +121,23 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     await screenshot(page, 'audit-call')
   })
 
+  it('edits the catalog side of a skill, sending only what changed, and resets a field to the code', async () => {
+    const page = await open(keys.alice!)
+    await page.goto(`${server.url}/skills/json_schema_skill`)
+    const form = page.getByRole('form', { name: 'Catalog (admin)' })
+    expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true)
+    await form.getByLabel(/^Description/).fill('Greets someone by name, politely')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.locator('p.description', { hasText: 'politely' }).waitFor()
+    const edited = (await api('/api/skills/json_schema_skill', keys.alice!)).body
+    expect(edited).toMatchObject({ description: 'Greets someone by name, politely', overrides: { description: true, title: false, tags: false, class: false } })
+    await screenshot(page, 'skill-catalog')
+    await form.getByRole('button', { name: /reset to the code's description/ }).click()
+    await expect.poll(async () => (await api('/api/skills/json_schema_skill', keys.alice!)).body.overrides.description).toBe(false)
+    expect((await api('/api/skills/json_schema_skill', keys.alice!)).body.description).toBe('Uses a raw JSON Schema input')
+    await page.locator('p.description', { hasText: 'Uses a raw JSON Schema input' }).waitFor()
+  })
+
   it("nests a call's trace by parent on its audit page, from the top caller down", async () => {
     const parent = await api('/api/skills/parent_call/invoke', keys.alice!, { input: {} })
     expect(parent.status).toBe(200)

@@ -1,19 +1,24 @@
-import { useState, type FormEvent } from 'react'
 import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
-import { toApiError, useApi } from '../api/use-api'
+import { useApi } from '../api/use-api'
 import type { AuditEntry, Page, SkillDetail } from '../api/types'
 import { Chip, ClassChip, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import { ConnectionChip } from './skills-page'
 import { InvokeForm } from './invoke-form'
+import { CatalogEdit } from './catalog-edit'
 import { PolicyInEffect } from './policy-in-effect'
 import { callPath } from '../paths'
 
 /** One skill: what it does, its schemas, invoke it, and (by role) catalog edits and recent calls. */
 export function SkillPage() {
   const key = useParams().key!
+  // Another skill is another page: no form state carries over.
+  return <Skill key={key} skillKey={key} />
+}
+
+function Skill({ skillKey: key }: { skillKey: string }) {
   const { caller } = useSession()
   const can = abilities(caller)
   const skill = useApi(() => unwrap<SkillDetail>(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
@@ -61,7 +66,8 @@ export function SkillPage() {
         </div>
       </div>
       {executable && <PolicyInEffect skill={s} />}
-      {can.admin && <CatalogEdit skill={s} onSaved={skill.reload} />}
+      {/* A fresh form after each save: it starts from what the server now holds. */}
+      {can.admin && <CatalogEdit key={JSON.stringify([s.title, s.description, s.tags, s.class, s.enabled, s.overrides])} skill={s} onSaved={skill.reload} />}
       {can.readAudit && <RecentCalls skillKey={s.key} />}
     </section>
   )
@@ -101,74 +107,5 @@ function RecentCalls({ skillKey }: { skillKey: string }) {
       </table>
       {calls.data?.items.length === 0 && <p className="muted">No calls yet.</p>}
     </>
-  )
-}
-
-/** Admins edit the catalog side: title, description, tags, class (raise only), enabled. */
-function CatalogEdit({ skill, onSaved }: { skill: SkillDetail; onSaved: () => void }) {
-  const [title, setTitle] = useState(skill.title)
-  const [description, setDescription] = useState(skill.description)
-  const [tags, setTags] = useState((skill.tags ?? []).join(', '))
-  const [klass, setKlass] = useState(skill.class)
-  const [enabled, setEnabled] = useState(skill.enabled ?? true)
-  const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null)
-  const save = async (event: FormEvent) => {
-    event.preventDefault()
-    setMessage(null)
-    try {
-      await unwrap(
-        api.PATCH('/api/skills/{key}', {
-          params: { path: { key: skill.key } },
-          body: {
-            title,
-            description,
-            tags: tags
-              .split(',')
-              .map((t) => t.trim())
-              .filter(Boolean),
-            class: klass,
-            enabled,
-          },
-        }),
-      )
-      setMessage({ error: false, text: 'Saved.' })
-      onSaved()
-    } catch (error) {
-      setMessage({ error: true, text: toApiError(error).message })
-    }
-  }
-  return (
-    <form className="catalog-edit" onSubmit={save} aria-labelledby="catalog-edit">
-      <h2 id="catalog-edit">Catalog (admin)</h2>
-      <label>
-        Title
-        <input value={title} onChange={(e) => setTitle(e.target.value)} />
-      </label>
-      <label>
-        Description
-        <textarea rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <label>
-        Tags (comma-separated)
-        <input value={tags} onChange={(e) => setTags(e.target.value)} />
-      </label>
-      <label>
-        Class
-        <select value={klass} onChange={(e) => setKlass(e.target.value as typeof klass)}>
-          <option>safe</option>
-          <option>mutating</option>
-          <option>dangerous</option>
-        </select>
-      </label>
-      <label className="inline">
-        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled
-      </label>
-      <button type="submit">Save</button>
-      {message && (
-        <span className={message.error ? 'error' : 'muted'} role="status">
-          {message.text}
-        </span>
-      )}
-    </form>
   )
 }
