@@ -77,6 +77,18 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     await screenshot(page, 'skills')
   })
 
+  it('signs out a key revoked while it is signed in, at its next request', async () => {
+    const { key } = await plane.keys.create({ name: 'temp-operator', role: 'operator' }, plane.now())
+    const page = await open(key)
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Approvals' }).click()
+    await page.locator('[data-live="true"]').waitFor()
+    expect(await plane.keys.revoke('temp-operator', plane.now())).toBe(1)
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Skills' }).click()
+    await page.getByLabel('API key').waitFor()
+    // Nothing of the key is left in the tab.
+    expect(await page.evaluate('sessionStorage.length')).toBe(0)
+  })
+
   it('invokes a safe skill through the form made from its schema, and shows a field error first', async () => {
     const page = await open(keys.alice!)
     await page.getByRole('link', { name: 'echo', exact: true }).click()

@@ -28,6 +28,10 @@ let signedOut = (): void => {}
 export const onUnauthorized = (handler: () => void): void => {
   signedOut = handler
 }
+/** A request the server refused for the key (revoked, say): sign out, as every API call does. */
+export const keyRefused = (): void => {
+  if (storedKey()) signedOut()
+}
 
 /** Every API call, typed from the server's OpenAPI document (console/build.mjs generates `schema`). */
 export const api = createClient<paths>({ baseUrl: '' })
@@ -38,7 +42,7 @@ api.use({
     return request
   },
   onResponse({ response }) {
-    if (response.status === 401 && storedKey()) signedOut()
+    if (response.status === 401) keyRefused()
     return response
   },
 })

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
-import { storedKey } from './client'
+import { keyRefused, storedKey } from './client'
 
 export interface StreamEvent {
   id?: string
@@ -8,7 +8,9 @@ export interface StreamEvent {
   data: string
 }
 
+// Reconnects back off from 1 s to 30 s, as a dropped stream usually means a restarting server.
 const RETRY_MS = 1000
+const MAX_RETRY_MS = 30_000
 
 /**
  * Server-sent events with the API key: EventSource can't send an Authorization header, so this
@@ -30,14 +32,22 @@ export function useEventStream(path: string | null, onEvent: (event: StreamEvent
     let lastId: string | undefined
     let finished = false
     const connect = async () => {
+      let delay = RETRY_MS
       while (!abort.signal.aborted && !finished) {
         try {
           const response = await fetch(path, {
             headers: { authorization: `Bearer ${storedKey() ?? ''}`, accept: 'text/event-stream', ...(lastId && { 'last-event-id': lastId }) },
             signal: abort.signal,
           })
+          // Refused, not dropped: asking again would be refused again (EventSource stops too).
+          if (response.status >= 400 && response.status < 500) {
+            if (response.status === 401) keyRefused()
+            finished = true
+            break
+          }
           if (!response.ok || !response.body) throw new Error(`${response.status}`)
           setLive(true)
+          delay = RETRY_MS
           const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
           for await (const event of events as unknown as AsyncIterable<StreamEvent>) {
             if (event.id) lastId = event.id
@@ -48,10 +58,13 @@ export function useEventStream(path: string | null, onEvent: (event: StreamEvent
             }
           }
         } catch {
-          // Dropped or refused: try again shortly, as EventSource does.
+          // Dropped, or the server is away: try again after a while.
         }
         setLive(false)
-        if (!finished) await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
+        if (!finished && !abort.signal.aborted) {
+          await new Promise((resolve) => setTimeout(resolve, delay))
+          delay = Math.min(delay * 2, MAX_RETRY_MS)
+        }
       }
     }
     void connect()
