@@ -33,16 +33,17 @@ export function planHistogram(range: { from?: string; to?: string; bucket?: Hist
       ok: false,
       message: `${points(bucket)} ${bucket} buckets are too many for one chart (at most ${MAX_POINTS}): choose a coarser bucket or a shorter range`,
     }
-  return { ok: true, from: new Date(from).toISOString(), to: new Date(to).toISOString(), bucket, prefix: SIZE[bucket].prefix }
+  // From the start of its bucket, so the first bucket counts all of it.
+  const start = Math.floor(from / SIZE[bucket].ms) * SIZE[bucket].ms
+  return { ok: true, from: new Date(start).toISOString(), to: new Date(to).toISOString(), bucket, prefix: SIZE[bucket].prefix }
 }
 
-/** The store's non-empty buckets (ISO prefixes) spread over every bucket of the range. */
+/** The store's non-empty buckets (ISO prefixes) spread over every bucket of the range (`from` starts one). */
 export function fillHistogram(plan: Extract<HistogramPlan, { ok: true }>, rows: Array<{ bucket: string; calls: number; failed: number }>): Histogram {
   const counted = new Map(rows.map((r) => [r.bucket, r]))
   const { ms, prefix } = SIZE[plan.bucket]
-  const start = Math.floor(Date.parse(plan.from) / ms) * ms
   const points: Histogram['points'] = []
-  for (let at = start; at < Date.parse(plan.to); at += ms) {
+  for (let at = Date.parse(plan.from); at < Date.parse(plan.to); at += ms) {
     const iso = new Date(at).toISOString()
     const row = counted.get(iso.slice(0, prefix))
     points.push({ at: iso, calls: row?.calls ?? 0, failed: row?.failed ?? 0 })

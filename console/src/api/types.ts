@@ -145,3 +145,11 @@ export interface TestRunResult {
   verdict: 'pass' | 'failed' | 'incomplete' | 'unconfirmed'
   reason: string
 }
+
+/** GET /api/audit/histogram. */
+export interface Histogram {
+  bucket: 'minute' | 'hour' | 'day'
+  from: string
+  to: string
+  points: Array<{ at: string; calls: number; failed: number }>
+}

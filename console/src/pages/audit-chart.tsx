@@ -2,13 +2,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { ErrorNote } from '../components'
-
-interface Histogram {
-  bucket: 'minute' | 'hour' | 'day'
-  from: string
-  to: string
-  points: Array<{ at: string; calls: number; failed: number }>
-}
+import type { Histogram } from '../api/types'
 
 /** Calls and failures over time with the timeline's filters, counted by the server over the whole range. */
 export function AuditChart({ query }: { query: Record<string, string> }) {
@@ -16,13 +10,12 @@ export function AuditChart({ query }: { query: Record<string, string> }) {
   if (histogram.error) return <ErrorNote error={histogram.error} />
   const h = histogram.data
   if (!h) return null
+  // Buckets are UTC minutes, hours or days: days are labelled as UTC dates, the rest in the reader's time.
   const label = (at: string) => {
     const date = new Date(at)
-    return h.bucket === 'day'
-      ? date.toLocaleDateString()
-      : h.bucket === 'hour'
-        ? `${date.toLocaleDateString()} ${date.getHours()}:00`
-        : date.toLocaleTimeString()
+    if (h.bucket === 'day') return date.toLocaleDateString([], { timeZone: 'UTC' })
+    if (h.bucket === 'hour') return date.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+    return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
   }
   const points = h.points.map((p) => ({ ...p, ok: p.calls - p.failed }))
   const total = h.points.reduce((t, p) => t + p.calls, 0)
@@ -41,7 +34,7 @@ export function AuditChart({ query }: { query: Record<string, string> }) {
         </BarChart>
       </ResponsiveContainer>
       <figcaption className="muted">
-        {total} calls, {failed} failed, per {h.bucket}
+        {total} calls, {failed} failed, per {h.bucket === 'day' ? 'day (UTC)' : h.bucket}
         {query.skill ? ` of ${query.skill}` : ''}, {new Date(h.from).toLocaleString()} to {new Date(h.to).toLocaleString()}
       </figcaption>
     </figure>

@@ -43,7 +43,17 @@ describe('the console files', () => {
       expect(response.status, path).toBe(200)
       expect(await response.text()).toBe('<div id="root"></div>')
     }
-    for (const path of ['/../package.json', '/%2e%2e/package.json', '/api/skills', '/mcp', '/favicon.ico', '/index.js', '/.well-known/oauth-protected-resource', '/skillsx', '/admin']) {
+    for (const path of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/api/skills',
+      '/mcp',
+      '/favicon.ico',
+      '/index.js',
+      '/.well-known/oauth-protected-resource',
+      '/skillsx',
+      '/admin',
+    ]) {
       expect((await app.request(path)).status, path).toBe(404)
     }
   })
