@@ -18,6 +18,12 @@ interface Sop {
   revokedAt: string | null
 }
 
+/**
+ * How far a request has come: it only moves forward (decisions are added, then it settles, then it
+ * runs), so of two views of it the one further along is the newer, whichever arrived last.
+ */
+const progress = (a: ApprovalView) => (a.status === 'pending' ? 0 : 1000) + a.decisions.length * 10 + (a.executedCallId ? 1 : 0)
+
 /** The inbox: pending requests first, then the latest decided; new ones arrive without a reload. */
 export function ApprovalsPage() {
   const { caller } = useSession()
@@ -28,7 +34,6 @@ export function ApprovalsPage() {
       unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { status: 'pending', limit: 200 } } })),
       unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { limit: 50 } } })),
     ])
-    setUpdates(new Map())
     return [...pending.items, ...recent.items]
   }, [])
   const sops = useApi(async () => (can.admin ? (await unwrap<{ sops: Sop[] }>(api.GET('/api/sops'))).sops.filter((s) => !s.revokedAt) : []), [])
@@ -39,7 +44,7 @@ export function ApprovalsPage() {
   const all = useMemo(() => {
     const byId = new Map<string, ApprovalView>()
     for (const a of loaded.data ?? []) byId.set(a.id, a)
-    for (const a of updates.values()) byId.set(a.id, a)
+    for (const a of updates.values()) if (!byId.has(a.id) || progress(a) >= progress(byId.get(a.id)!)) byId.set(a.id, a)
     return [...byId.values()]
   }, [loaded.data, updates])
   const pending = all.filter((a) => a.status === 'pending').sort((a, b) => (a.id < b.id ? -1 : 1))

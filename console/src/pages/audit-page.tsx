@@ -14,16 +14,19 @@ const WINDOW = 100
 
 /** The audit timeline: filters, calls and errors over time, and every row linked to its detail. */
 export function AuditPage() {
+  const [params] = useSearchParams()
+  // Other filters (a new search, back or forward) are another timeline: drafts, pages and cursor start over.
+  return <Audit key={params.toString()} />
+}
+
+function Audit() {
   const [params, setParams] = useSearchParams()
   const [draft, setDraft] = useState(() => Object.fromEntries([...params.entries()]))
   const [more, setMore] = useState<AuditEntry[]>([])
   const query = Object.fromEntries([...params.entries()].filter(([, v]) => v))
   // The datetime inputs are local time; the API takes instants.
   const filters = { ...query, ...(query.from && { from: new Date(query.from).toISOString() }), ...(query.to && { to: new Date(query.to).toISOString() }) }
-  const page = useApi(async () => {
-    setMore([])
-    return unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...filters, limit: WINDOW } } }))
-  }, [params.toString()])
+  const page = useApi(() => unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...filters, limit: WINDOW } } })), [params.toString()])
   const [cursor, setCursor] = useState<string | null>(null)
   const next = cursor ?? page.data?.nextCursor ?? null
   const loadMore = async () => {
@@ -41,7 +44,6 @@ export function AuditPage() {
         aria-label="Audit filters"
         onSubmit={(e) => {
           e.preventDefault()
-          setCursor(null)
           setParams(new URLSearchParams(Object.entries(draft).filter(([, v]) => v)))
         }}
       >

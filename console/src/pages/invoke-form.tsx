@@ -64,6 +64,13 @@ export function InvokeForm({ skill }: { skill: SkillDetail }) {
           </select>
         </label>
       )}
+      {/* Keys that can't list edges name one: a call without one is answered with the edges offering it. */}
+      {skill.scope === 'host' && !can.readEdges && (
+        <label className="edge-picker">
+          Edge
+          <input value={edgeId} placeholder="edge name" onChange={(e) => setEdgeId(e.target.value.trim())} />
+        </label>
+      )}
       <Form
         schema={schema}
         validator={validator}
