@@ -153,3 +153,13 @@ export interface Histogram {
   to: string
   points: Array<{ at: string; calls: number; failed: number }>
 }
+
+/** A signed procedure as GET /api/sops lists it. */
+export interface Sop {
+  id: string
+  title: string
+  skills: string[]
+  hash: string
+  keyName: string
+  revokedAt: string | null
+}

@@ -9,7 +9,7 @@ import { runPath } from '../paths'
 const PAGE_SIZE = 20
 const EXCERPT = 90
 
-export const excerpt = (text: string, length = EXCERPT): string => (text.length > length ? text.slice(0, length - 1).trimEnd() + '…' : text)
+const excerpt = (text: string, length = EXCERPT): string => (text.length > length ? text.slice(0, length - 1).trimEnd() + '…' : text)
 
 /** An agent's runs, newest first, a page at a time. */
 export function AgentRuns({ agentId, refresh }: { agentId: string; refresh: number }) {

@@ -2,8 +2,9 @@ import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AgentView } from '../api/types'
-import { Chip, ErrorNote } from '../components'
-import { BoundSkills, ModelName, useSkillClasses } from './bound-skills'
+import { Chip, ErrorNote, ModelName } from '../components'
+import { BoundSkills } from './bound-skills'
+import { useSkillClasses } from '../api/use-skill-classes'
 import { agentPath } from '../paths'
 
 /** Every agent the key may see (an agent key: its own), with its model and bound skills. */

@@ -2,11 +2,10 @@ import { useState } from 'react'
 import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { toApiError, useApi } from '../api/use-api'
-import type { ApprovalView } from '../api/types'
+import type { ApprovalView, Sop } from '../api/types'
 import { ClassChip, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
-import type { Sop } from './approvals-page'
 import { callPath, skillPath } from '../paths'
 
 /** One request: what would run, for whom, and (for those who may) the decision. */

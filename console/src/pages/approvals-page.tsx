@@ -3,20 +3,11 @@ import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { useEventStream } from '../api/use-event-stream'
-import type { ApprovalView, Page } from '../api/types'
+import type { ApprovalView, Page, Sop } from '../api/types'
 import { ErrorNote } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import { ApprovalCard } from './approval-card'
-
-interface Sop {
-  id: string
-  title: string
-  skills: string[]
-  hash: string
-  keyName: string
-  revokedAt: string | null
-}
 
 /**
  * How far a request has come: it only moves forward (decisions are added, then it settles, then it
@@ -83,5 +74,3 @@ export function ApprovalsPage() {
     </section>
   )
 }
-
-export type { Sop }

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AuditEntry, Page } from '../api/types'
-import { ErrorNote, StatusChip, Time } from '../components'
+import { Duration, ErrorNote, StatusChip, Time } from '../components'
 import { AuditChart } from './audit-chart'
 import { callPath } from '../paths'
 
@@ -101,7 +101,9 @@ function Audit() {
               <td>{row.caller.name}</td>
               <td>{row.agent ?? '—'}</td>
               <td>{row.edgeName ?? '—'}</td>
-              <td>{row.durationMs == null ? '—' : `${row.durationMs} ms`}</td>
+              <td>
+                <Duration ms={row.durationMs} />
+              </td>
             </tr>
           ))}
         </tbody>

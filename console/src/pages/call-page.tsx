@@ -2,7 +2,7 @@ import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AuditEntry, Page } from '../api/types'
-import { ErrorNote, JsonView, StatusChip, Time } from '../components'
+import { Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { callPath, runOfConversation, runPath } from '../paths'
 
 /** One audit row in full, and the trace it belongs to nested by parent call. */
@@ -57,7 +57,9 @@ export function CallPage() {
           <Time at={r.startedAt} />
         </dd>
         <dt>Duration</dt>
-        <dd>{r.durationMs == null ? '—' : `${r.durationMs} ms`}</dd>
+        <dd>
+          <Duration ms={r.durationMs} />
+        </dd>
         {r.parentCallId && (
           <>
             <dt>Parent</dt>
@@ -143,7 +145,7 @@ function Trace({ rows, current }: { rows: AuditEntry[]; current: string }) {
       {(children.get(parent) ?? []).map((row) => (
         <li key={row.callId}>
           {row.callId === current ? <strong>{row.skill}</strong> : <Link to={callPath(row.callId)}>{row.skill}</Link>} <StatusChip value={row.status} />{' '}
-          <span className="muted">{row.durationMs == null ? '' : `${row.durationMs} ms`}</span>
+          <span className="muted">{row.durationMs != null && <Duration ms={row.durationMs} />}</span>
           {children.has(row.callId) && render(row.callId)}
         </li>
       ))}

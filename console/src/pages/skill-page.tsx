@@ -2,10 +2,9 @@ import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AuditEntry, Page, SkillDetail } from '../api/types'
-import { Chip, ClassChip, ErrorNote, JsonView, StatusChip, Time } from '../components'
+import { Chip, ClassChip, ConnectionChip, Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
-import { ConnectionChip } from './skills-page'
 import { InvokeForm } from './invoke-form'
 import { CatalogEdit } from './catalog-edit'
 import { PolicyInEffect } from './policy-in-effect'
@@ -100,7 +99,9 @@ function RecentCalls({ skillKey }: { skillKey: string }) {
                 <StatusChip value={row.status} />
               </td>
               <td>{row.caller.name}</td>
-              <td>{row.durationMs == null ? '—' : `${row.durationMs} ms`}</td>
+              <td>
+                <Duration ms={row.durationMs} />
+              </td>
             </tr>
           ))}
         </tbody>

@@ -4,7 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { SkillSummary } from '../api/types'
-import { Chip, ClassChip, ErrorNote } from '../components'
+import { Chip, ClassChip, ConnectionChip, ErrorNote } from '../components'
 import { skillPath } from '../paths'
 
 const FILTERS = {
@@ -130,16 +130,5 @@ export function SkillsPage() {
         </div>
       </div>
     </section>
-  )
-}
-
-export function ConnectionChip({ skill }: { skill: SkillSummary }) {
-  const state = skill.connection?.state ?? 'ready'
-  if (state === 'ready') return <Chip tone="good">ready</Chip>
-  const missing = [...(skill.connection?.missing?.secrets ?? []), ...(skill.connection?.missing?.settings ?? [])]
-  return (
-    <Chip tone="warn" title={missing.length ? `missing: ${missing.join(', ')}` : undefined}>
-      {state.replace('_', ' ')}
-    </Chip>
   )
 }

@@ -4,8 +4,8 @@ import type { Skillplane } from '../../../skillplane/index.js'
 import type { AuditEvent } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { mayViewApproval } from './approvals.js'
+import { SSE_KEEP_ALIVE_MS } from '../sse-keep-alive.js'
 
-const KEEP_ALIVE_MS = 15_000
 // Events a reconnecting client is sent from before it connected, at most.
 const REPLAY = 500
 // Longer than the tail's window, within which it could still deliver a replayed event live.
@@ -78,7 +78,7 @@ export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
       // Headers go out now, so a client knows it is listening before any event.
       await stream.write(': listening\n\n')
       while (!closed) {
-        await stream.sleep(KEEP_ALIVE_MS)
+        await stream.sleep(SSE_KEEP_ALIVE_MS)
         if (!closed) await stream.write(': keep-alive\n\n')
       }
     })

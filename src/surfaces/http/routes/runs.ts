@@ -8,6 +8,7 @@ import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
+import { SSE_KEEP_ALIVE_MS } from '../sse-keep-alive.js'
 
 const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined => {
   const reason = runAccessRefusal(c.get('caller'), doing)
@@ -70,8 +71,6 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
   return app
 }
 
-const KEEP_ALIVE_MS = 15_000
-
 /** One run with its steps: GET /api/runs/:id, and its steps as they happen: GET /api/runs/:id/events. */
 export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
@@ -99,7 +98,7 @@ export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
       if (stream.aborted) gone.abort()
       // Headers go out now, so a client knows it is listening before the first step.
       await stream.write(': listening\n\n')
-      const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), KEEP_ALIVE_MS)
+      const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS)
       try {
         for await (const event of plane.runs.follow(id, { after, signal: gone.signal })) {
           if (event.type === 'step') await stream.writeSSE({ id: String(event.rev), event: 'step', data: JSON.stringify(event.step) })
