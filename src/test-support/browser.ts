@@ -41,8 +41,18 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
 }
 
+/** What Chromium refused under the console's Content-Security-Policy, in every page signed in: tests expect none. */
+export const cspViolations: string[] = []
+
 /** Sign in through the console's own form. */
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  // Chromium fires securitypolicyviolation for each refusal (eval included), which the page reports here.
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))",
+  )
+  page.on('console', (message) => {
+    if (message.type() === 'error' && message.text().startsWith('CSP violation:')) cspViolations.push(message.text())
+  })
   await page.goto(url)
   await page.getByLabel('API key').fill(key)
   await page.getByRole('button', { name: 'Sign in' }).click()

@@ -5,7 +5,7 @@ import { createSkillplane, type Skillplane } from '../../src/index.js'
 import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases, tempDir, tree } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
-import { chromiumAvailable, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 const examples = join(import.meta.dirname, '../../examples')
@@ -85,6 +85,8 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
     browser = await launchChromium()
   })
   afterAll(async () => {
+    // Everything the pages did stayed within the console's Content-Security-Policy.
+    expect(cspViolations).toEqual([])
     await browser?.close()
     await server?.close()
     await plane?.close()

@@ -7,7 +7,7 @@ import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
 import { callsTool, says, streamed } from '../../src/test-support/mock-model.js'
-import { chromiumAvailable, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 
@@ -71,6 +71,8 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     browser = await launchChromium()
   })
   afterAll(async () => {
+    // Everything the pages did stayed within the console's Content-Security-Policy.
+    expect(cspViolations).toEqual([])
     release()
     await browser?.close()
     await server?.close()

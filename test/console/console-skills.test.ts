@@ -4,7 +4,7 @@ import { createSkillplane, defineSkill, z, type Skillplane } from '../../src/ind
 import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases, tempDir } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
-import { chromiumAvailable, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
 import { enrollAndStart, startManager } from '../edges/edge-harness.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
@@ -57,6 +57,8 @@ describe.runIf(chromiumAvailable())('the console with many skills, nested forms 
     browser = await launchChromium()
   })
   afterAll(async () => {
+    // Everything the pages did stayed within the console's Content-Security-Policy.
+    expect(cspViolations).toEqual([])
     await browser?.close()
     await server?.close()
     await plane?.close()

@@ -5,7 +5,7 @@ import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
 import { sopSigner } from '../../src/test-support/sop.js'
-import { chromiumAvailable, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 const signer = sopSigner()
@@ -58,6 +58,8 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     browser = await launchChromium()
   })
   afterAll(async () => {
+    // Everything the pages did stayed within the console's Content-Security-Policy.
+    expect(cspViolations).toEqual([])
     await browser?.close()
     await server?.close()
     await plane?.close()

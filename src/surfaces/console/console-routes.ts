@@ -6,8 +6,7 @@ const CSP = [
   "default-src 'self'",
   // The invoke form validates against each skill's JSON Schema with ajv, which compiles to functions.
   "script-src 'self' 'unsafe-eval'",
-  // React and the chart library set style attributes.
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data:",
   "connect-src 'self'",
   "object-src 'none'",
