@@ -74,6 +74,7 @@ for (const database of databases) {
       const activated = await t.http(who, 'POST', '/api/skills/activate_skill/invoke', { input: { name: 'team-guide' } })
       const invoked = await t.http(who, 'POST', '/api/skills/team_tool/invoke', { input: {} })
       const found = (await t.http(who, 'GET', '/api/skills/search?q=team&limit=10')).body.results.map((r: { key: string }) => r.key) as string[]
+      const agents = (await t.http(who, 'GET', '/api/agents')).body.agents as Array<{ skills: string[] }>
       const client = await connect(t.server, t.keys[who])
       const tools = (await client.listTools()).tools
       const activate = tools.find((tool) => tool.name === 'activate_skill')
@@ -86,19 +87,32 @@ for (const database of databases) {
         activate: activated.status === 200 ? 'ok' : activated.body.error.code,
         invoke: invoked.status === 200 ? 'ok' : invoked.body.error.code,
         found: found.includes('team-guide') && found.includes('team_tool'),
+        bound: agents.some((a) => a.skills.includes('team_tool')),
         mcpTools: tools.some((tool) => tool.name === 'team_tool'),
         mcpEnum: ((activate?.inputSchema.properties?.name as { enum?: string[] } | undefined)?.enum ?? []).includes('team-guide'),
         mcpList: (listSkills.structuredContent?.skills as Array<{ name: string }>).some((s) => s.name === 'team-guide'),
         mcpActivate: viaMcp.isError ? 'error' : 'ok',
       }
     }
-    const SEES = { listed: true, detail: 200, activate: 'ok', invoke: 'ok', found: true, mcpTools: true, mcpEnum: true, mcpList: true, mcpActivate: 'ok' }
+    const SEES = {
+      listed: true,
+      detail: 200,
+      activate: 'ok',
+      invoke: 'ok',
+      found: true,
+      bound: true,
+      mcpTools: true,
+      mcpEnum: true,
+      mcpList: true,
+      mcpActivate: 'ok',
+    }
     const HIDDEN = {
       listed: false,
       detail: 404,
       activate: 'not_found',
       invoke: 'not_found',
       found: false,
+      bound: false,
       mcpTools: false,
       mcpEnum: false,
       mcpList: false,
