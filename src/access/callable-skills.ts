@@ -73,7 +73,7 @@ export function callAccess(
   skill: Skill,
   policies: ReturnType<AccessView['policies']['rows']> = plane.policies.rows(),
 ): CallAccess | null {
-  if (!canSee(caller, skill, plane.catalog) || !plane.catalog.isEnabled(skill.key)) return null
+  if (!canSee(caller, skill, plane.catalog, agentId) || !plane.catalog.isEnabled(skill.key)) return null
   if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.catalog.isBound(a, k) }) !== null) return null
   let { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
   // A host skill lists the edges this caller may run it on; when policies deny every one, it is not listed.

@@ -3,6 +3,7 @@ import type { PolicyRow } from '../store/index.js'
 import { decidePolicy, type PolicyDecision, type Requirement } from '../policy/index.js'
 import { authorize } from './authorize.js'
 import type { BindingView } from './can-see.js'
+import { isSharedWith } from './shared-with.js'
 import type { PolicySubject } from './policy-subject.js'
 
 /** The policy in effect for one (skill, subject), as the pipeline's gate would decide it. */
@@ -31,9 +32,11 @@ export function effectivePolicy(
 ): EffectivePolicy {
   const { caller, agentId } = subject
   const decided = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge: skill.scope === 'host' ? edge : null, policies })
-  const refusal = view.catalog.isEnabled(skill.key)
-    ? authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => view.catalog.isBound(a, k) })
-    : 'disabled in the catalog'
+  const refusal = !view.catalog.isEnabled(skill.key)
+    ? 'disabled in the catalog'
+    : !isSharedWith(view.catalog.sharing(skill.key), caller, agentId)
+      ? 'not shared with this subject'
+      : authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => view.catalog.isBound(a, k) })
   return {
     subject: subject.id,
     decision: decided.decision,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { READY_CONNECTION, type Caller, type ConnectionState, type Skill } from '../skill/index.js'
 import { type Registry, type Catalog, availability } from '../registry/index.js'
 import type { Policies } from '../policy/index.js'
-import { callAccess, mayActivate, type AccessView, type BindingView } from '../access/index.js'
+import { callAccess, isSharedWith, mayActivate, type AccessView, type BindingView } from '../access/index.js'
 import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
 import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
 import { SkillIndex, matchedFields } from './skill-index.js'
@@ -376,6 +376,8 @@ export class Discovery {
     const catalog = this.#o.catalog
     if (excludeBound) {
       if (!agentId || catalog.isBound(agentId, skill.name) || !catalog.isEnabled(skill.name)) return undefined
+      // What the agent could use once bound: only what is shared with it.
+      if (!isSharedWith(catalog.sharing(skill.name), { kind: 'agent', id: agentId, name: agentId, agentId }, agentId)) return undefined
     } else if (!mayActivate(caller, agentId, skill, catalog)) return undefined
     return {
       key: skill.name,
@@ -397,7 +399,7 @@ export class Discovery {
 }
 
 function bindingAssumed(catalog: Catalog): BindingView {
-  return { isEnabled: (key) => catalog.isEnabled(key), isBound: () => true }
+  return { isEnabled: (key) => catalog.isEnabled(key), isBound: () => true, sharing: (key) => catalog.sharing(key) }
 }
 
 function trim(text: string): string {

@@ -30,12 +30,13 @@ export interface SkillFilter {
 /**
  * The skills a caller may see, executable and instruction skills together, as HTTP, the CLI and
  * the console list them: effective metadata (catalog overrides applied), filtered, by key. A person
- * sees every skill, disabled ones included; an agent key only its bound skills and the instruction
- * skills it may activate.
+ * sees every skill shared with them, disabled ones included; an agent key only its bound skills and
+ * the instruction skills it may activate.
  */
 export function listSkills(sources: InventorySources, caller: Caller, filter: SkillFilter = {}): Array<SkillSummary | InstructionSummary> {
   const { registry, catalog, instructions } = sources
-  const instructionSkills = caller.kind === 'agent' ? instructions.visibleTo(caller, null, catalog) : instructions.skills
+  const instructionSkills =
+    caller.kind === 'agent' ? instructions.visibleTo(caller, null, catalog) : instructions.skills.filter((s) => canSee(caller, { key: s.name }, catalog))
   const needle = filter.q?.toLowerCase()
   return [
     ...registry

@@ -50,6 +50,7 @@ import { ChangeWatch } from './change-watch.js'
 import { ChangeNotifier } from './change-notifier.js'
 import { checkDatabase } from './check-database.js'
 import { templateView } from './template-view.js'
+import { shareSkill } from './share-skill.js'
 
 const managerIds = monotonicFactory()
 // The PostgreSQL channel managers signal each other on about edges and relayed calls.
@@ -393,6 +394,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     skillsVersion: () => changes.version,
     sources: () => sources.report(),
     templateView: view,
+    shareSkill: (key, sharing, by) =>
+      shareSkill({ catalog, keys, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.get(k) !== undefined, now }, key, sharing, by),
     exportSkills: (caller, agentId) =>
       buildExport({ library: sources.instructions, catalog, templateView: view, categories: sources.categories() }, caller, agentId),
     dialect: database.dialect,

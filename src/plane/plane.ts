@@ -17,6 +17,8 @@ import type { ConnectionState, ConnectionValueInfo, ValueOwner } from '../secret
 import type { Skill } from '../skill/index.js'
 import type { SharedMemory } from '../memory/index.js'
 import type { Learnings } from '../learnings/index.js'
+import type { SkillSharing } from '../registry/index.js'
+import type { ShareOutcome } from './share-skill.js'
 
 /** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
 export interface ValueStore {
@@ -113,6 +115,11 @@ export interface Plane {
   onSkillsChanged(listener: () => void): () => void
   /** A number that moves at once whenever skills, the catalog, bindings, policies or connection values change: a cache of what they decide keeps it and is stale when it moved. */
   skillsVersion(): number
+  /**
+   * Share a skill (executable or instruction) with all, named agents (id, name or alias) or named
+   * users (API key names); audited as `skill.shared` by `by`. Every surface hides it from others.
+   */
+  shareSkill(key: string, sharing: SkillSharing, by: Actor): Promise<ShareOutcome>
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */

@@ -1,5 +1,7 @@
 import type { SkillClass } from '../skill/index.js'
 import type { CatalogRepository, CatalogRow, AgentRow, CatalogChangeRepository, CatalogVersions } from '../store/index.js'
+import { parseSharing, SharingError, SHARED_WITH_ALL, type SkillSharing } from './skill-sharing.js'
+import { parseRisks, type RiskFinding } from './skill-risks.js'
 
 export interface AgentInfo {
   id: string
@@ -27,6 +29,8 @@ export interface CatalogEdit {
  */
 export class Catalog {
   #rows = new Map<string, CatalogRow>()
+  /** Parsed sharing of the rows that narrow it: access asks for every skill of every listing. */
+  #sharing = new Map<string, SkillSharing>()
   #agents = new Map<string, AgentInfo>()
   #labels = new Map<string, string>()
   #bindings = new Map<string, Set<string>>()
@@ -54,6 +58,7 @@ export class Catalog {
     const read = await this.changes.read(this.#versions)
     if (read.whole) {
       this.#rows = new Map()
+      this.#sharing = new Map()
       this.#agents = new Map()
       this.#labels = new Map()
       this.#bindings = new Map()
@@ -61,11 +66,19 @@ export class Catalog {
     }
     // Deletions first: a row deleted and written again since the last read is among the rows read.
     let changed = read.whole
-    for (const key of read.deleted.skills) changed = this.#rows.delete(key) || changed
+    for (const key of read.deleted.skills) {
+      this.#sharing.delete(key)
+      changed = this.#rows.delete(key) || changed
+    }
     let agentsChanged = read.whole || read.agents.length > 0
     for (const id of read.deleted.agents) agentsChanged = this.#agents.delete(id) || agentsChanged
     for (const b of read.deleted.bindings) changed = this.#unbind(b.agent_id, b.skill_key) || changed
-    for (const row of read.skills) this.#rows.set(row.key, row)
+    for (const row of read.skills) {
+      this.#rows.set(row.key, row)
+      const sharing = parseSharing(row.sharing)
+      if (sharing.visibility === 'all') this.#sharing.delete(row.key)
+      else this.#sharing.set(row.key, sharing)
+    }
     for (const b of read.bindings) this.#bind(b.agent_id, b.skill_key)
     if (agentsChanged) {
       for (const row of read.agents) this.#agents.set(row.id, toAgentInfo(row))
@@ -136,6 +149,49 @@ export class Catalog {
 
   agentsBoundTo(key: string): string[] {
     return [...(this.#bySkill.get(key) ?? [])]
+  }
+
+  /** Who may see a skill; a skill without a row yet is shared with all. */
+  sharing(key: string): SkillSharing {
+    return this.#sharing.get(key) ?? SHARED_WITH_ALL
+  }
+
+  /** The risk findings recorded for a skill at its install or upload, worst first as stored. */
+  risks(key: string): RiskFinding[] {
+    return parseRisks(this.#rows.get(key)?.risks)
+  }
+
+  /**
+   * Share a skill with all, or only with agents (ids, names or aliases; stored as ids) or users
+   * (API key names). Throws SharingError naming an unknown agent; undefined when the skill has no row yet.
+   */
+  async setSharing(key: string, sharing: SkillSharing, now: string): Promise<SkillSharing | undefined> {
+    if (!this.#rows.has(key)) return undefined
+    const stored = this.#resolveSharing(sharing)
+    await this.catalogRepo.update(key, { sharing: stored.visibility === 'all' ? null : JSON.stringify(stored), updated_at: now })
+    await this.refresh()
+    return this.sharing(key)
+  }
+
+  /** Record what scanning the skill's files found (replacing what was recorded); false when it has no row yet. */
+  async setRisks(key: string, risks: readonly RiskFinding[], now: string): Promise<boolean> {
+    if (!this.#rows.has(key)) return false
+    await this.catalogRepo.update(key, { risks: risks.length ? JSON.stringify(risks) : null, updated_at: now })
+    await this.refresh()
+    return true
+  }
+
+  #resolveSharing(sharing: SkillSharing): SkillSharing {
+    if (sharing.visibility === 'all') return SHARED_WITH_ALL
+    if (sharing.visibility === 'agents') {
+      if (sharing.agents.length === 0) throw new SharingError('agents: name at least one agent (or share with all)')
+      const unknown = sharing.agents.filter((label) => !this.resolveAgent(label))
+      if (unknown.length) throw new SharingError(`unknown agent${unknown.length > 1 ? 's' : ''} ${unknown.map((a) => `"${a}"`).join(', ')}`)
+      return { visibility: 'agents', agents: [...new Set(sharing.agents.map((label) => this.resolveAgent(label)!))].sort() }
+    }
+    const users = [...new Set(sharing.users.map((u) => u.trim()).filter(Boolean))].sort()
+    if (users.length === 0) throw new SharingError('users: name at least one user (or share with all)')
+    return { visibility: 'users', users }
   }
 
   async edit(key: string, edit: CatalogEdit, now: string): Promise<CatalogRow | undefined> {

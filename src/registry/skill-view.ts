@@ -1,5 +1,7 @@
 import { READY_CONNECTION, type Skill, type Caller, type ConnectionState, type JsonSchema } from '../skill/index.js'
 import type { Catalog } from './catalog.js'
+import { sharingView, type SharingView } from './skill-sharing.js'
+import type { RiskFinding } from './skill-risks.js'
 
 export interface SkillSummary {
   key: string
@@ -35,6 +37,10 @@ export interface SkillDetail extends SkillSummary {
   needs: { secrets: string[]; settings: string[] }
   /** Catalog overrides in effect, so an operator sees where a value comes from. */
   overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
+  /** Who may see it (the names only for admins). */
+  sharing: SharingView
+  /** What scanning its files found when it was installed or uploaded. */
+  risks: RiskFinding[]
 }
 
 /** The effective view of a skill: code metadata with catalog overrides applied, and its connection state for the viewer. */
@@ -93,5 +99,7 @@ export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller, con
       tags: row?.tags_override != null,
       class: row?.class_override != null,
     },
+    sharing: sharingView(catalog.sharing(skill.key), caller),
+    risks: catalog.risks(skill.key),
   }
 }

@@ -133,6 +133,8 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
             system_prompt: null,
             tags_override: null,
             class_override: null,
+            sharing: null,
+            risks: null,
             enabled: 1,
             present: 1,
             created_at: input.now,

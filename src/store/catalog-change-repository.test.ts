@@ -21,6 +21,8 @@ const row = (key: string): CatalogRow => ({
   system_prompt: null,
   tags_override: null,
   class_override: null,
+  sharing: null,
+  risks: null,
   enabled: 1,
   present: 1,
   created_at: now,

@@ -22,6 +22,10 @@ export interface SkillsTable {
   present: number
   created_at: string
   updated_at: string
+  /** Who may see the skill, as JSON `{ visibility, agents | users }`; null: everyone (migration 0022). */
+  sharing: string | null
+  /** The risk findings its install or upload found, a JSON array; null: none recorded (migration 0022). */
+  risks: string | null
   /** The change_versions version of the write that last touched this row (migration 0019). */
   change_seq: Generated<number | string>
 }

@@ -27,6 +27,7 @@ import * as auditLeanIndexes from './migrations/0018-audit-lean-indexes.js'
 import * as catalogChangeSeq from './migrations/0019-catalog-change-seq.js'
 import * as approvalGrants from './migrations/0020-approval-grants.js'
 import * as runStepRev from './migrations/0021-run-step-rev.js'
+import * as skillSharingRisks from './migrations/0022-skill-sharing-risks.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019_catalog_change_seq': catalogChangeSeq,
   '0020_approval_grants': approvalGrants,
   '0021_run_step_rev': runStepRev,
+  '0022_skill_sharing_risks': skillSharingRisks,
 }
 
 export interface OpenDatabaseOptions {

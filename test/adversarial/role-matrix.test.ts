@@ -45,6 +45,7 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/skills/search': { allow: EVERY_KEY, request: () => ({ path: '/api/skills/search?q=echo' }) },
   'GET /api/skills/{key}': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo' }) },
   'PATCH /api/skills/{key}': { allow: ADMIN, request: () => ({ path: '/api/skills/echo', body: JSON.stringify({ tags: ['matrix'] }) }) },
+  'PUT /api/skills/{key}/sharing': { allow: ADMIN, request: () => ({ path: '/api/skills/echo/sharing', body: JSON.stringify({ visibility: 'all' }) }) },
   'POST /api/skills/{key}/invoke': {
     allow: ['viewer', 'agent', 'operator', 'admin'],
     request: () => ({ path: '/api/skills/echo/invoke', body: JSON.stringify({ input: { message: 'hi' } }) }),

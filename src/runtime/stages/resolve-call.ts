@@ -3,6 +3,7 @@ import type { Caller, EdgeInfo, Skill } from '../../skill/index.js'
 import type { EdgeRouter } from '../edge-router.js'
 import { errorMessage } from './error-message.js'
 import { refusal, type Refusal } from './refusal.js'
+import { canSee } from '../../access/index.js'
 
 export interface ResolveInput {
   registry: Registry
@@ -38,8 +39,8 @@ export function resolveCall({ registry, catalog, key, shownKey, caller, agent, e
     agentId = catalog.resolveAgent(agent) ?? null
     if (agentId === null) return refuse(refusal('invalid_input', `unknown agent "${agent}"`, 'error'))
   }
-  // An agent key's registry is its bound skills: others answer exactly like unknown keys.
-  if (!skill || (caller.kind === 'agent' && !catalog.isBound(caller.agentId, skill.key))) {
+  // An agent key's registry is its bound skills, and nobody's holds a skill not shared with them: others answer exactly like unknown keys.
+  if (!skill || !canSee(caller, skill, catalog, agentId)) {
     return refuse(refusal('not_found', `no skill with key "${shownKey}"`, 'error'))
   }
   if (!catalog.isEnabled(skill.key)) return refuse(refusal('unavailable', `skill "${skill.key}" is disabled in the catalog`, 'error'))

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Caller } from '../../skill/index.js'
-import type { CatalogEntry } from '../../registry/index.js'
+import type { CatalogEntry, SkillSharing } from '../../registry/index.js'
 import type { Finding, Finding as LoadFinding } from './finding.js'
 import { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
 import { isInside } from '../fs/index.js'
@@ -16,10 +16,11 @@ export interface LibrarySkill extends InstructionSkill {
   agents: string[]
 }
 
-/** Visibility rules need the catalog's enabled flags and bindings. */
+/** Visibility rules need the catalog's enabled flags, bindings and sharing. */
 export interface CatalogView {
   isEnabled(key: string): boolean
   isBound(agentId: string, key: string): boolean
+  sharing(key: string): SkillSharing
   row(key: string): { description_override: string | null } | undefined
 }
 

@@ -1,5 +1,5 @@
-import { type Catalog, availability, type SkillSummary } from '../../registry/index.js'
-import { READY_CONNECTION } from '../../skill/index.js'
+import { type Catalog, availability, sharingView, type RiskFinding, type SharingView, type SkillSummary } from '../../registry/index.js'
+import { READY_CONNECTION, type Caller } from '../../skill/index.js'
 import type { Finding } from './finding.js'
 import type { LibrarySkill } from './instruction-library.js'
 
@@ -8,6 +8,14 @@ export interface InstructionSummary extends SkillSummary {
   template: boolean
   /** Load findings for its SKILL.md. */
   diagnostics: Finding[]
+}
+
+/** One instruction skill in full: who may see it and what its files risk. */
+export interface InstructionDetail extends InstructionSummary {
+  /** Who may see it (the names only for admins). */
+  sharing: SharingView
+  /** What scanning its files found when it was installed or uploaded. */
+  risks: RiskFinding[]
 }
 
 // Instructions are text: they are there whenever their row is enabled.
@@ -35,4 +43,9 @@ export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findin
     template: skill.template,
     diagnostics: findings.filter((f) => f.file === skill.file),
   }
+}
+
+/** The summary with its sharing (as `viewer` may see it; in full without one) and risk findings. */
+export function instructionDetail(skill: LibrarySkill, catalog: Catalog, findings: readonly Finding[], viewer?: Caller): InstructionDetail {
+  return { ...instructionSummary(skill, catalog, findings), sharing: sharingView(catalog.sharing(skill.name), viewer), risks: catalog.risks(skill.name) }
 }

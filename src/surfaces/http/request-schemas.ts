@@ -60,6 +60,13 @@ export const skillEditBody = z
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' })
 
+const sharedWith = (what: string) => z.array(z.string().trim().min(1).max(200)).min(1, `name at least one ${what}`).max(100)
+export const skillSharingBody = z.discriminatedUnion('visibility', [
+  z.strictObject({ visibility: z.literal('all') }),
+  z.strictObject({ visibility: z.literal('agents'), agents: sharedWith('agent').describe('agents by id, name or alias') }),
+  z.strictObject({ visibility: z.literal('users'), users: sharedWith('user').describe('users by API key name') }),
+])
+
 export const eventsQuery = z.object({ subject: z.string().optional(), kind: z.string().optional(), cursor, limit })
 
 export const runStartBody = z.strictObject({

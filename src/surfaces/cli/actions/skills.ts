@@ -4,10 +4,11 @@ import { listSkills } from '../../../inventory/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
-import { instructionSummary, writeExport } from '../../../sources/agent-skills/index.js'
+import { instructionDetail, writeExport } from '../../../sources/agent-skills/index.js'
 import type { Caller } from '../../../skill/index.js'
 import { DISCOVER_KEY, type DiscoveryAnswer } from '../../../discovery/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
+import type { RiskFinding, SharingView, SkillSharing } from '../../../registry/index.js'
 
 // Listing shows whether each skill could run now, so MCP servers are connected first.
 const withLivePlane = <T>(o: GlobalOptions, fn: (plane: Skillplane) => Promise<T>) => withPlane(o, fn, { connectMcp: true })
@@ -87,12 +88,13 @@ export async function skillsShow(key: string, o: GlobalOptions & { json?: boolea
   await withLivePlane(o, async (plane) => {
     const instruction = plane.instructions.get(key)
     if (instruction) {
-      const summary = instructionSummary(instruction, plane.catalog, plane.instructions.findings)
+      const summary = instructionDetail(instruction, plane.catalog, plane.instructions.findings)
       if (o.json) return console.log(JSON.stringify(summary, null, 2))
       console.log(`${summary.key}: instruction skill (${instruction.template ? 'SKILL.md.template' : 'SKILL.md'}) in ${summary.folder}`)
       console.log(`  ${summary.description}`)
-      console.log(`  agents ${summary.agents.join(', ') || '-'}; enabled ${summary.enabled ? 'yes' : 'no'}`)
+      console.log(`  agents ${summary.agents.join(', ') || '-'}; enabled ${summary.enabled ? 'yes' : 'no'}; ${sharingLine(summary.sharing)}`)
       for (const d of summary.diagnostics) console.log(`  ${d.severity}: line ${d.line}: ${d.message}`)
+      printRisks(summary.risks)
       return
     }
     const skill = plane.registry.get(key)
@@ -104,6 +106,8 @@ export async function skillsShow(key: string, o: GlobalOptions & { json?: boolea
     const klass = d.class === d.declaredClass ? d.class : `${d.class} (raised in the catalog; declared ${d.declaredClass})`
     console.log(`  class ${klass}, scope ${d.scope}, source ${d.source} (${d.origin}), category ${d.category}`)
     console.log(`  tags ${d.tags.join(', ') || '-'}; agents ${d.agents.join(', ') || '-'}; enabled ${d.enabled ? 'yes' : 'no'}; timeout ${d.timeoutMs} ms`)
+    console.log(`  ${sharingLine(d.sharing)}`)
+    printRisks(d.risks)
     if (d.needs.secrets.length > 0 || d.needs.settings.length > 0) {
       const missing = [...d.connection.missing.secrets, ...d.connection.missing.settings]
       console.log(
@@ -116,6 +120,16 @@ export async function skillsShow(key: string, o: GlobalOptions & { json?: boolea
     console.log(`input schema:\n${JSON.stringify(d.inputSchema, null, 2)}`)
     if (d.outputSchema) console.log(`output schema:\n${JSON.stringify(d.outputSchema, null, 2)}`)
   })
+}
+
+function sharingLine(sharing: SharingView): string {
+  if ('agents' in sharing) return `shared with agents ${sharing.agents.join(', ')}`
+  if ('users' in sharing) return `shared with users ${sharing.users.join(', ')}`
+  return sharing.visibility === 'all' ? 'shared with everyone' : `shared with some ${sharing.visibility}`
+}
+
+function printRisks(risks: readonly RiskFinding[]): void {
+  for (const r of risks) console.log(`  risk ${r.level}: ${r.file}${r.line === undefined ? '' : `:${r.line}`}: ${r.message} (${r.rule})`)
 }
 
 export async function skillsExport(o: GlobalOptions & { agent: string; user?: string; out: string }): Promise<void> {
@@ -141,4 +155,22 @@ export async function skillsExport(o: GlobalOptions & { agent: string; user?: st
   for (const path of result.written) console.log(`+ ${path}`)
   for (const path of result.removed) console.log(`- ${path}`)
   console.log(`${o.out}: ${result.written.length} written, ${result.removed.length} removed`)
+}
+
+export async function skillsShare(name: string, o: GlobalOptions & { all?: boolean; agent?: string[]; user?: string[]; json?: boolean }): Promise<void> {
+  const chosen = [o.all && '--all', o.agent && '--agent', o.user && '--user'].filter(Boolean)
+  if (chosen.length !== 1)
+    throw new CliError(`say whom to share "${name}" with: one of --all, --agent A..., --user U...${chosen.length ? ` (not ${chosen.join(' and ')})` : ''}`)
+  const sharing: SkillSharing = o.agent ? { visibility: 'agents', agents: o.agent } : o.user ? { visibility: 'users', users: o.user } : { visibility: 'all' }
+  const shared = await withPlane(o, (plane) => plane.shareSkill(name, sharing, localAdmin()))
+  if (!shared.ok) throw new CliError(shared.message)
+  if (o.json) return console.log(JSON.stringify({ key: shared.key, sharing: shared.sharing, notes: shared.notes }, null, 2))
+  const whom =
+    shared.sharing.visibility === 'all'
+      ? 'everyone'
+      : shared.sharing.visibility === 'agents'
+        ? `agents ${shared.sharing.agents.join(', ')}`
+        : `users ${shared.sharing.users.join(', ')}`
+  console.log(`${shared.key}: shared with ${whom} (admins see every skill)`)
+  for (const note of shared.notes) console.log(`  note: ${note}`)
 }

@@ -76,6 +76,14 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [400, 401, 403, 404, 409],
   },
   {
+    method: 'put',
+    path: '/api/skills/{key}/sharing',
+    summary: 'Share a skill with all, named agents or named users; hidden from everyone else but admins (admin)',
+    body: schemas.skillSharingBody,
+    ok: { status: 200, description: '{ key, sharing, notes }' },
+    errors: [400, 401, 403, 404, 409],
+  },
+  {
     method: 'post',
     path: '/api/skills/{key}/invoke',
     summary: 'Invoke any skill',

@@ -7,7 +7,7 @@ import type { Caller } from '../../../skill/index.js'
 import { agentCaller, agentId } from '../../../registry/index.js'
 import { describeModel } from '../../../agents/index.js'
 import { Readable } from 'node:stream'
-import { maySeeAgent } from '../../../access/index.js'
+import { canSee, maySeeAgent } from '../../../access/index.js'
 
 export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
@@ -17,7 +17,12 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const agents = plane.catalog
       .agents()
       .filter((a) => caller.kind !== 'agent' || a.id === caller.agentId)
-      .map((a) => ({ ...a, model: describeModel(configured.get(a.id)?.model), skills: plane.catalog.boundSkills(a.id) }))
+      .map((a) => ({
+        ...a,
+        model: describeModel(configured.get(a.id)?.model),
+        // Bindings name only the skills this caller may see.
+        skills: plane.catalog.boundSkills(a.id).filter((key) => canSee(caller, { key }, plane.catalog)),
+      }))
     return c.json({ agents })
   })
 

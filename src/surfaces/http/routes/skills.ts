@@ -3,9 +3,9 @@ import { CLASSES, type Skill, type SkillClass } from '../../../skill/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { skillDetail } from '../../../registry/index.js'
-import { canSee } from '../../../access/index.js'
+import { canSee, mayActivate } from '../../../access/index.js'
 import { listSkills, listingFingerprint } from '../../../inventory/index.js'
-import { invokeBody, skillEditBody, skillListQuery, skillSearchQuery } from '../request-schemas.js'
+import { invokeBody, skillEditBody, skillListQuery, skillSearchQuery, skillSharingBody } from '../request-schemas.js'
 import { DISCOVER_KEY } from '../../../discovery/index.js'
 import { describeZod } from '../describe-zod.js'
 import type { HttpEnv } from '../http-env.js'
@@ -13,7 +13,7 @@ import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
-import { instructionSummary } from '../../../sources/agent-skills/index.js'
+import { instructionDetail } from '../../../sources/agent-skills/index.js'
 import { SkillListBodies } from './skill-list-bodies.js'
 
 export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -61,12 +61,16 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/:key', (c) => {
     const caller = c.get('caller')
-    const instruction = (caller.kind === 'agent' ? plane.instructions.visibleTo(caller, null, plane.catalog) : plane.instructions.skills).find(
-      (s) => s.name === c.req.param('key'),
-    )
-    if (instruction) return c.json(instructionSummary(instruction, plane.catalog, plane.instructions.findings))
+    const instruction = plane.instructions.get(c.req.param('key'))
+    // An agent key sees the instruction skills it may activate; a person those shared with them.
+    if (
+      instruction &&
+      (caller.kind === 'agent' ? mayActivate(caller, null, instruction, plane.catalog) : canSee(caller, { key: instruction.name }, plane.catalog))
+    ) {
+      return c.json(instructionDetail(instruction, plane.catalog, plane.instructions.findings, caller))
+    }
     const skill = plane.registry.get(c.req.param('key'))
-    if (!skill || !canSee(c.get('caller'), skill, plane.catalog)) {
+    if (!skill || !canSee(caller, skill, plane.catalog)) {
       return errorResponse(c, 'not_found', `no skill with key "${c.req.param('key')}"`)
     }
     return c.json(skillDetail(skill, plane.catalog, caller, plane.connectionState(skill, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null })))
@@ -86,8 +90,16 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(
       skill
         ? skillDetail(skill, plane.catalog, undefined, plane.connectionState(skill, { caller: c.get('caller'), agentId: null }))
-        : instructionSummary(instruction!, plane.catalog, plane.instructions.findings),
+        : instructionDetail(instruction!, plane.catalog, plane.instructions.findings),
     )
+  })
+
+  app.put('/:key/sharing', requireRole('admin'), async (c) => {
+    const body = await parseBody(c, skillSharingBody, 'invalid sharing')
+    if (!body.ok) return body.response
+    const shared = await plane.shareSkill(c.req.param('key'), body.value, c.get('caller'))
+    if (!shared.ok) return errorResponse(c, shared.code, shared.message)
+    return c.json({ key: shared.key, sharing: shared.sharing, notes: shared.notes })
   })
 
   app.post('/:key/invoke', async (c) => {

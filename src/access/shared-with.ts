@@ -1,0 +1,17 @@
+import type { Caller } from '../skill/index.js'
+import type { SkillSharing } from '../registry/index.js'
+
+/**
+ * Whether a skill's sharing lets a caller see it: admins see every skill; a skill shared with
+ * agents is seen by those agents' keys and by a person acting for one of them; a skill shared with
+ * users by the person keys those names (or ids) name. Everything else is hidden, like an unknown key.
+ */
+export function isSharedWith(sharing: SkillSharing, caller: Caller, agentId: string | null): boolean {
+  if (sharing.visibility === 'all') return true
+  if (caller.kind === 'user' && caller.role === 'admin') return true
+  if (sharing.visibility === 'agents') {
+    const agent = caller.kind === 'agent' ? caller.agentId : agentId
+    return agent !== null && sharing.agents.includes(agent)
+  }
+  return caller.kind === 'user' && (sharing.users.includes(caller.name) || sharing.users.includes(caller.id))
+}
