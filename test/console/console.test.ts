@@ -152,6 +152,29 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     await page.locator('p.description', { hasText: 'Uses a raw JSON Schema input' }).waitFor()
   })
 
+  it('shows a skill its risk findings, and lets an admin share it with named users only', async () => {
+    await plane.catalog.setRisks(
+      'big_result',
+      [{ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh', line: 3, message: 'runs what it downloads: curl … | sh' }],
+      plane.now(),
+    )
+    const page = await open(keys.alice!)
+    await page.goto(`${server.url}/skills/big_result`)
+    const risks = page.getByRole('list', { name: 'Risk findings' })
+    await expect.poll(() => risks.textContent()).toContain('scripts/setup.sh:3')
+    const form = page.getByRole('form', { name: 'Sharing' })
+    await form.getByLabel('these users (key names)').check()
+    await form.getByLabel('Users (comma-separated)').fill('oscar')
+    await form.getByRole('button', { name: 'Save sharing' }).click()
+    await expect.poll(async () => (await api('/api/skills/big_result', keys.alice!)).body.sharing).toEqual({ visibility: 'users', users: ['oscar'] })
+    await screenshot(page, 'skill-sharing')
+    expect((await api('/api/skills/big_result', keys.oscar!)).status).toBe(200)
+    expect((await api('/api/skills/big_result', keys.vera!)).status).toBe(404)
+    await form.getByLabel('everyone').check()
+    await form.getByRole('button', { name: 'Save sharing' }).click()
+    await expect.poll(async () => (await api('/api/skills/big_result', keys.vera!)).status).toBe(200)
+  })
+
   it("nests a call's trace by parent on its audit page, from the top caller down", async () => {
     const parent = await api('/api/skills/parent_call/invoke', keys.alice!, { input: {} })
     expect(parent.status).toBe(200)

@@ -35,6 +35,18 @@ export interface SkillDetail extends SkillSummary {
   overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
   /** Instruction skills: their body and findings instead of schemas. */
   findings?: Array<{ level: string; message: string }>
+  /** Who may see it: everyone, named agents or named users (the names for admins only). */
+  sharing?: { visibility: 'all' | 'agents' | 'users'; agents?: string[]; users?: string[] }
+  /** What its files would do that deserves a look (installed and uploaded skills). */
+  risks?: RiskFinding[]
+}
+
+export interface RiskFinding {
+  level: 'info' | 'warning' | 'high'
+  rule: string
+  file: string
+  line?: number
+  message: string
 }
 
 export interface ApprovalView {

@@ -7,6 +7,8 @@ import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import { InvokeForm } from './invoke-form'
 import { CatalogEdit } from './catalog-edit'
+import { SkillSharing } from './skill-sharing'
+import { SkillRisks } from './skill-risks'
 import { PolicyInEffect } from './policy-in-effect'
 import { callPath } from '../paths'
 
@@ -65,6 +67,8 @@ function Skill({ skillKey: key }: { skillKey: string }) {
         </div>
       </div>
       {executable && <PolicyInEffect skill={s} />}
+      <SkillRisks risks={s.risks ?? []} />
+      <SkillSharing key={JSON.stringify(s.sharing)} skill={s} admin={can.admin} onSaved={skill.reload} />
       {/* A fresh form after each save: it starts from what the server now holds. */}
       {can.admin && <CatalogEdit key={JSON.stringify([s.title, s.description, s.tags, s.class, s.enabled, s.overrides])} skill={s} onSaved={skill.reload} />}
       {can.readAudit && <RecentCalls skillKey={s.key} />}
