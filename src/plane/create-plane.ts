@@ -147,7 +147,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     const run = syncing.then(async () => {
       const report = await syncCatalog({
         db,
-        entries: [...registry.list(), ...sources.instructions.entries()],
+        entries: sources.entries(),
         agents: config.agents,
         dryRun: syncOptions.dryRun ?? false,
         prune: syncOptions.prune ?? false,

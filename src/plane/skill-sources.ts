@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import type { Logger } from 'pino'
-import type { Registry, Catalog } from '../registry/index.js'
+import type { Registry, Catalog, CatalogEntry } from '../registry/index.js'
 import type { ResolvedConfig } from '../config/index.js'
 import type { ActivationRepository, McpToolRepository } from '../store/index.js'
 import type { SkillContext } from '../skill/index.js'
@@ -191,6 +191,22 @@ export class SkillSources {
 
   connectMcp(): Promise<void> {
     return this.#mcp?.connectIdle() ?? Promise.resolve()
+  }
+
+  /**
+   * What sync writes: every registered skill and every loaded instruction skill. The instruction
+   * tools are bound to every agent that may use an instruction skill: those of its folder, and
+   * those whose config binds one by name (an installed skill, say).
+   */
+  entries(): CatalogEntry[] {
+    const names = new Set(this.instructions.skills.map((s) => s.name))
+    const users = [
+      ...this.instructions.skills.flatMap((s) => s.agents),
+      ...this.#o.config.agents.filter((agent) => agent.skills.some((key) => names.has(key))).map((agent) => agent.name),
+    ]
+    const tools = (skill: CatalogEntry): CatalogEntry =>
+      skill.source === 'agent-skill' && INSTRUCTION_TOOL_KEYS.includes(skill.key) ? { ...skill, agents: [...new Set([...skill.agents, ...users])] } : skill
+    return [...this.#o.registry.list().map(tools), ...this.instructions.entries()]
   }
 
   report(): SourcesReport {
