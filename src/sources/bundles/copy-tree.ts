@@ -15,12 +15,13 @@ const SKIP = new Set(['.git', 'node_modules'])
 
 /**
  * Copy a folder: regular files (keeping whether they are executable), folders, and symlinks that
- * resolve inside `from` itself (checked as written and as the kernel follows them; kept relative).
+ * resolve inside `from` itself (checked as written and as the kernel follows them, with the native
+ * realpath; kept relative).
  * Anything else (links out of it, fifos, sockets, devices) is left out and reported; .git and
  * node_modules are skipped. Past a limit, an ArchiveError names the file.
  */
 export function copyTree(from: string, to: string, limits?: ArchiveLimits): LeftOut[] {
-  const root = realpathSync(from)
+  const root = realpathSync.native(from)
   const leftOut: LeftOut[] = []
   let files = 0
   let total = 0
@@ -47,7 +48,7 @@ export function copyTree(from: string, to: string, limits?: ArchiveLimits): Left
         const text = readlinkSync(path)
         let real: string | null = null
         try {
-          real = realpathSync(path)
+          real = realpathSync.native(path)
         } catch {
           leftOut.push({ path: rel, reason: `a symlink that points at nothing (${text})` })
           continue

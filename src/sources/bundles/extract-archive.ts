@@ -56,11 +56,11 @@ export async function extractArchive(file: string, dest: string, limits: Partial
   const limit = { ...DEFAULT_ARCHIVE_LIMITS, ...limits }
   if (existsSync(dest)) throw new ArchiveError(null, `the folder to extract into, ${dest}, exists already`)
   const bytes = statSync(file).size
-  if (bytes > limit.maxTotalBytes) throw new ArchiveError(null, `it is ${formatBytes(bytes)}, more than the limit of ${formatBytes(limit.maxTotalBytes)}`)
+  if (bytes > maxArchiveBytes(limit)) throw new ArchiveError(null, `it is ${formatBytes(bytes)}, more than the limit of ${formatBytes(maxArchiveBytes(limit))}`)
   const format = sniff(file)
   mkdirSync(dest, { recursive: true })
   try {
-    const extraction = new Extraction(realpathSync(dest), limit)
+    const extraction = new Extraction(realpathSync.native(dest), limit)
     await (format === 'zip' ? readZip(file, extraction) : readTar(file, extraction, limit))
     const links = extraction.finish()
     return { format, sha256: await sha256File(file), bytes, files: extraction.files, links }
@@ -143,11 +143,12 @@ class Extraction {
         symlinkSync(link.target, full)
       })
     }
-    // Only now can a link be followed the way the kernel will: through the other links.
+    // Only now can a link be followed the way the kernel will: through the other links (the native
+    // realpath; Node's own settles `..` before following a link, as the kernel does not).
     for (const link of this.#links) {
       let real: string
       try {
-        real = realpathSync(join(this.root, link.path))
+        real = realpathSync.native(join(this.root, link.path))
       } catch (error) {
         throw new ArchiveError(link.path, `a symlink that points at nothing in the bundle (${link.target}: ${(error as NodeJS.ErrnoException).code})`)
       }
@@ -190,8 +191,8 @@ function sniff(file: string): 'zip' | 'tar.gz' {
 
 async function readTar(file: string, extraction: Extraction, limit: ArchiveLimits): Promise<void> {
   const tar = tarExtract()
-  // Headers and padding come on top of the files; anything far past that is a decompression bomb.
-  const maxStream = limit.maxTotalBytes + limit.maxFiles * 3 * 512 + 1024 * 1024
+  // Anything far past the files' own limit is a decompression bomb.
+  const maxStream = maxArchiveBytes(limit)
   let streamed = 0
   const bound = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -330,6 +331,11 @@ async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256')
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
   return hash.digest('hex')
+}
+
+/** The most an archive (or its tar stream) may take: its files' limit, plus headers and padding for as many files as it may hold. */
+export function maxArchiveBytes(limit: ArchiveLimits): number {
+  return limit.maxTotalBytes + limit.maxFiles * 3 * 512 + 1024 * 1024
 }
 
 /** 26214400 → "25 MiB". */

@@ -7,7 +7,7 @@ import type { ReadableStream } from 'node:stream/web'
 import { isInside } from '../fs/index.js'
 import { ArchiveError, BundleError, SourceError } from './bundle-error.js'
 import { copyTree, type LeftOut } from './copy-tree.js'
-import { DEFAULT_ARCHIVE_LIMITS, extractArchive, formatBytes, type ArchiveLimits } from './extract-archive.js'
+import { DEFAULT_ARCHIVE_LIMITS, extractArchive, formatBytes, maxArchiveBytes, type ArchiveLimits } from './extract-archive.js'
 import type { ParsedSource } from './parse-source.js'
 import { runGit } from './run-git.js'
 
@@ -49,7 +49,7 @@ export async function fetchSource(source: ParsedSource, options: FetchOptions = 
     else if (source.kind === 'folder') fetched.leftOut = copyTree(source.location, root, limits)
     else {
       const file = source.kind === 'archive-file' ? source.location : join(dir, 'archive')
-      if (source.kind === 'archive-url') await download(source.location, file, limits.maxTotalBytes)
+      if (source.kind === 'archive-url') await download(source.location, file, maxArchiveBytes(limits))
       const report = await extractArchive(file, root, limits)
       fetched.archive = { sha256: report.sha256, bytes: report.bytes }
     }
@@ -89,7 +89,7 @@ async function checkout(dir: string, ref: string): Promise<void> {
 function subfolder(root: string, source: ParsedSource): string {
   if (!source.subpath) return root
   const path = join(root, source.subpath)
-  if (!existsSync(path) || !statSync(path).isDirectory() || !isInside(realpathSync(root), realpathSync(path)))
+  if (!existsSync(path) || !statSync(path).isDirectory() || !isInside(realpathSync.native(root), realpathSync.native(path)))
     throw new SourceError(`${source.subpath} is not a folder in ${source.source}${source.ref ? ` at ${source.ref}` : ''}`)
   return path
 }
