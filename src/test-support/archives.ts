@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { crc32, gzipSync } from 'node:zlib'
-import { pack, type Headers } from 'tar-stream'
+import { pack, type Header } from 'tar-stream'
 
 /** One member of a test archive: a name as stored (hostile ones included) and what it is. */
 export interface Member {
@@ -16,15 +16,20 @@ export interface Member {
 export async function writeTarGz(file: string, members: Member[]): Promise<void> {
   const tar = pack()
   const chunks: Buffer[] = []
-  tar.on('data', (chunk: Buffer) => chunks.push(chunk))
-  const ended = new Promise((resolve) => tar.on('end', resolve))
+  tar.on('data', (chunk) => chunks.push(chunk as Buffer))
+  const ended = new Promise<void>((resolve) => tar.on('end', () => resolve()))
   for (const member of members) {
-    const header: Headers = { name: member.name, type: member.type ?? 'file', mode: member.mode ?? (member.type === 'directory' ? 0o755 : 0o644) }
+    const header: Partial<Header> & Pick<Header, 'name'> = {
+      name: member.name,
+      type: member.type ?? 'file',
+      mode: member.mode ?? (member.type === 'directory' ? 0o755 : 0o644),
+    }
     if (member.target !== undefined) header.linkname = member.target
+    const done = (resolve: () => void, reject: (error: Error) => void) => (error?: Error | null) => (error ? reject(error) : resolve())
     await new Promise<void>((resolve, reject) =>
-      tar.entry(header, member.type === undefined || member.type === 'file' ? Buffer.from(member.content ?? '') : undefined, (error) =>
-        error ? reject(error) : resolve(),
-      ),
+      member.type === undefined || member.type === 'file'
+        ? tar.entry(header, Buffer.from(member.content ?? ''), done(resolve, reject))
+        : tar.entry(header, done(resolve, reject)),
     )
   }
   tar.finalize()

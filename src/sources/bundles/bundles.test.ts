@@ -17,7 +17,10 @@ const skillMd = (name: string, description: string, body = `# ${name}\n`) => `--
 function gitRepo(files: Record<string, string>, links: Record<string, string> = {}, executable: string[] = []) {
   const dir = tempDir('skillplane-repo-')
   const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: dir, encoding: 'utf8' }).trim()
+    execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).trim()
   const write = (more: Record<string, string>) => {
     for (const [path, content] of Object.entries(more)) {
       mkdirSync(dirname(join(dir, path)), { recursive: true })
@@ -45,11 +48,19 @@ function publicRepo() {
       'README.md': '# Our skills\n',
       LICENSE: 'MIT\n',
       '.claude-plugin/marketplace.json': '{ "name": "our-skills" }\n',
-      'skills/pdf-tools/SKILL.md': skillMd('pdf-tools', 'Merge and split PDF files. Use when asked to combine PDFs.', '# PDF tools\n\nRun `scripts/merge.py` (see [the guide](references/guide.md)).\n'),
+      'skills/pdf-tools/SKILL.md': skillMd(
+        'pdf-tools',
+        'Merge and split PDF files. Use when asked to combine PDFs.',
+        '# PDF tools\n\nRun `scripts/merge.py` (see [the guide](references/guide.md)).\n',
+      ),
       'skills/pdf-tools/scripts/merge.py': '#!/usr/bin/env python3\nprint("merged")\n',
       'skills/pdf-tools/references/guide.md': '# Guide\n',
       'skills/pdf-tools/pdf-forms/SKILL.md': skillMd('pdf-forms', 'Fill PDF forms. Use when a form must be completed.'),
-      'skills/release-notes/SKILL.md': skillMd('release-notes', 'Write release notes from merged changes. Use before a release.', '# Release notes\n\nFollow templates/notes.md.\n'),
+      'skills/release-notes/SKILL.md': skillMd(
+        'release-notes',
+        'Write release notes from merged changes. Use before a release.',
+        '# Release notes\n\nFollow templates/notes.md.\n',
+      ),
       'skills/release-notes/templates/notes.md': '## Changes\n',
       'skills/broken/SKILL.md': '---\nname: broken\n---\nno description\n',
     },
@@ -110,7 +121,12 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     // The lockfile's hash is the one the skills CLI computes over the repository's own folder.
     const lock = readLockfile(join(location.dataDir, 'skills-lock.json'))
     expect(lock.skills).toEqual({
-      'pdf-tools': { source: repo.url, sourceType: 'git', computedHash: hashSkillFolder(join(repo.dir, 'skills/pdf-tools')).computedHash, skillPath: 'skills/pdf-tools/SKILL.md' },
+      'pdf-tools': {
+        source: repo.url,
+        sourceType: 'git',
+        computedHash: hashSkillFolder(join(repo.dir, 'skills/pdf-tools')).computedHash,
+        skillPath: 'skills/pdf-tools/SKILL.md',
+      },
       'release-notes': {
         source: repo.url,
         sourceType: 'git',
@@ -122,7 +138,12 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(readlinkSync(join(root, 'release-notes/notes.md'))).toBe('templates/notes.md')
     expect(statSync(join(root, 'pdf-tools/scripts/merge.py')).mode & 0o777).toBe(0o755)
     const manifest = readInstallManifest(join(root, 'release-notes.files.json'))!
-    expect(manifest).toMatchObject({ name: 'release-notes', commit: repo.first, computedHash: lock.skills['release-notes']!.computedHash, links: { 'notes.md': 'templates/notes.md' } })
+    expect(manifest).toMatchObject({
+      name: 'release-notes',
+      commit: repo.first,
+      computedHash: lock.skills['release-notes']!.computedHash,
+      links: { 'notes.md': 'templates/notes.md' },
+    })
     expect(Object.keys(manifest.files)).toEqual(['SKILL.md', 'templates/notes.md'])
 
     const plane = await open(location, config)
@@ -165,7 +186,9 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     // A symlink added is a change too, though the lockfile's hash leaves symlinks out.
     const restored = cli('skills', 'install', '--frozen')
     expect(restored.code).toBe(0)
-    expect(restored.stdout).toContain('~  pdf-tools  skills/pdf-tools/SKILL.md  changed scripts/merge.py; added references/guide.md; removed scripts/extra.sh\n')
+    expect(restored.stdout).toContain(
+      '~  pdf-tools  skills/pdf-tools/SKILL.md  changed scripts/merge.py; added references/guide.md; removed scripts/extra.sh\n',
+    )
     expect(restored.stdout).toContain('installed 1 skill (of 1 in')
     symlinkSync('SKILL.md', join(installed, 'alias.md'))
     expect(cli('skills', 'validate', join(location.dataDir, 'skills')).stdout).toContain('(added alias.md)')
@@ -183,7 +206,10 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(cli('skills', 'add', repo.url, '--skill', 'release-notes').code).toBe(0)
     expect(cli('skills', 'update').stdout).toContain('everything is up to date\n')
 
-    repo.commit({ 'skills/release-notes/SKILL.md': skillMd('release-notes', 'Write release notes. Use before a release.'), 'skills/release-notes/templates/fixes.md': '## Fixes\n' })
+    repo.commit({
+      'skills/release-notes/SKILL.md': skillMd('release-notes', 'Write release notes. Use before a release.'),
+      'skills/release-notes/templates/fixes.md': '## Fixes\n',
+    })
     const asked = cli('skills', 'update', 'release-notes')
     expect(asked.code).toBe(1)
     expect(asked.stdout).toContain('~  release-notes  skills/release-notes/SKILL.md  changed SKILL.md; added templates/fixes.md\n')
@@ -212,7 +238,9 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     await plane.catalog.refresh()
     expect(plane.catalog.row('release-notes')).toBeUndefined()
     expect(plane.catalog.agentsBoundTo('release-notes')).toEqual([])
-    expect(cli('skills', 'remove', 'release-notes').stderr).toBe(`skillplane: no skill "release-notes" is installed in ${join(location.dataDir, 'skills')} (none is)\n`)
+    expect(cli('skills', 'remove', 'release-notes').stderr).toBe(
+      `skillplane: no skill "release-notes" is installed in ${join(location.dataDir, 'skills')} (none is)\n`,
+    )
   })
 
   it('a running plane loads a new install at once on reload', async () => {
@@ -260,7 +288,7 @@ describe('skill bundles from lockfiles, pins and archives', () => {
     const mismatch = runCli(location, ['skills', 'install', '--frozen', '--project'], { cwd: project })
     expect(mismatch.code).toBe(1)
     expect(mismatch.stdout).toContain(`! release-notes: the lockfile pins computedHash ${'f'.repeat(64)}, its source now gives ${firstHash}\n`)
-    expect(mismatch.stderr).toBe('skillplane: --frozen: release-notes can\'t be installed as skills-lock.json pins it; nothing was installed\n')
+    expect(mismatch.stderr).toBe("skillplane: --frozen: release-notes can't be installed as skills-lock.json pins it; nothing was installed\n")
     expect(existsSync(join(project, '.agents'))).toBe(false)
   })
 

@@ -30,10 +30,7 @@ export function discoverSkills(root: string, base: string): { skills: Discovered
   const loaded = loadInstructionSkills([base])
   const strict = validateSkills([base])
   // A finding belongs to the deepest loaded skill whose folder holds its file.
-  const owner = (file: string) =>
-    loaded.skills
-      .filter((skill) => isInside(skill.dir, safeReal(file)))
-      .sort((a, b) => b.dir.length - a.dir.length)[0]
+  const owner = (file: string) => loaded.skills.filter((skill) => isInside(skill.dir, safeReal(file))).sort((a, b) => b.dir.length - a.dir.length)[0]
   const skills = loaded.skills.map((skill) => ({
     name: skill.name,
     description: skill.description,

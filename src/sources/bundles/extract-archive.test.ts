@@ -70,7 +70,12 @@ describe.each(formats)('extracting a $name bundle', (format) => {
       'sneak',
       'a symlink that resolves outside the bundle (to x/y/up/../outside.txt)',
     ],
-    ['a symlink to nothing', [{ name: 'link', type: 'symlink', target: 'missing.md' }], 'link', 'a symlink that points at nothing in the bundle (missing.md: ENOENT)'],
+    [
+      'a symlink to nothing',
+      [{ name: 'link', type: 'symlink', target: 'missing.md' }],
+      'link',
+      'a symlink that points at nothing in the bundle (missing.md: ENOENT)',
+    ],
     [
       'a file written through a symlink',
       [
@@ -97,11 +102,26 @@ describe.each(formats)('extracting a $name bundle', (format) => {
   })
 
   it('refuses files, totals and counts past the limits', async () => {
-    const big = await extract(format, [{ name: 'a.md', content: 'x'.repeat(10) }, { name: 'big.bin', content: 'x'.repeat(101) }], { maxFileBytes: 100 })
+    const big = await extract(
+      format,
+      [
+        { name: 'a.md', content: 'x'.repeat(10) },
+        { name: 'big.bin', content: 'x'.repeat(101) },
+      ],
+      { maxFileBytes: 100 },
+    )
     expect(!big.ok && big.error.message).toBe('archive entry "big.bin" refused: larger than the limit of 100 bytes a file')
-    const total = await extract(format, [1, 2, 3].map((i) => ({ name: `f${i}.md`, content: 'x'.repeat(40) })), { maxTotalBytes: 100 })
+    const total = await extract(
+      format,
+      [1, 2, 3].map((i) => ({ name: `f${i}.md`, content: 'x'.repeat(40) })),
+      { maxTotalBytes: 100 },
+    )
     expect(!total.ok && total.error.message).toBe('archive entry "f3.md" refused: the files add up to more than the limit of 100 bytes')
-    const many = await extract(format, [1, 2, 3, 4].map((i) => ({ name: `f${i}.md`, content: 'x' })), { maxFiles: 3 })
+    const many = await extract(
+      format,
+      [1, 2, 3, 4].map((i) => ({ name: `f${i}.md`, content: 'x' })),
+      { maxFiles: 3 },
+    )
     expect(!many.ok && many.error.message).toBe('archive entry "f4.md" refused: more than the limit of 3 files')
   })
 })
@@ -112,12 +132,16 @@ describe('archive limits', () => {
     const dir = tempDir('skillplane-archive-')
     // Zeros compress to almost nothing: a small tar.gz that unpacks past the default per-file limit.
     await writeTarGz(join(dir, 'big.tar.gz'), [{ name: 'huge.bin', content: Buffer.alloc(25 * 1024 * 1024 + 1) }])
-    await expect(extractArchive(join(dir, 'big.tar.gz'), join(dir, 'out'))).rejects.toThrow('archive entry "huge.bin" refused: larger than the limit of 25 MiB a file')
+    await expect(extractArchive(join(dir, 'big.tar.gz'), join(dir, 'out'))).rejects.toThrow(
+      'archive entry "huge.bin" refused: larger than the limit of 25 MiB a file',
+    )
     await writeTarGz(
       join(dir, 'many.tar.gz'),
       Array.from({ length: 10_001 }, (_, i) => ({ name: `f${i}` })),
     )
-    await expect(extractArchive(join(dir, 'many.tar.gz'), join(dir, 'out2'))).rejects.toThrow('archive entry "f10000" refused: more than the limit of 10,000 files')
+    await expect(extractArchive(join(dir, 'many.tar.gz'), join(dir, 'out2'))).rejects.toThrow(
+      'archive entry "f10000" refused: more than the limit of 10,000 files',
+    )
   })
 
   it('refuses what is neither zip nor tar.gz, and a corrupt archive, as a whole', async () => {

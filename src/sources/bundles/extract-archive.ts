@@ -92,7 +92,8 @@ class Extraction {
     if (this.#seen.has(path)) throw new ArchiveError(member.name, 'the same path appears twice')
     this.#seen.add(path)
     if (member.kind === 'directory') {
-      if (++this.#folders > this.limit.maxFiles) throw new ArchiveError(member.name, `more than the limit of ${this.limit.maxFiles.toLocaleString('en-US')} folders`)
+      if (++this.#folders > this.limit.maxFiles)
+        throw new ArchiveError(member.name, `more than the limit of ${this.limit.maxFiles.toLocaleString('en-US')} folders`)
       this.#fs(member.name, () => mkdirSync(join(this.root, path), { recursive: true }))
       return
     }
@@ -112,7 +113,8 @@ class Extraction {
       transform: (chunk: Buffer, _encoding, done) => {
         size += chunk.length
         this.#total += chunk.length
-        if (size > this.limit.maxFileBytes) return done(new ArchiveError(member.name, `larger than the limit of ${formatBytes(this.limit.maxFileBytes)} a file`))
+        if (size > this.limit.maxFileBytes)
+          return done(new ArchiveError(member.name, `larger than the limit of ${formatBytes(this.limit.maxFileBytes)} a file`))
         if (this.#total > this.limit.maxTotalBytes)
           return done(new ArchiveError(member.name, `the files add up to more than the limit of ${formatBytes(this.limit.maxTotalBytes)}`))
         hash.update(chunk)
@@ -161,7 +163,10 @@ class Extraction {
     try {
       action()
     } catch (error) {
-      throw new ArchiveError(entry, `can't be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (another entry's path is in the way)`)
+      throw new ArchiveError(
+        entry,
+        `can't be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (another entry's path is in the way)`,
+      )
     }
   }
 }
@@ -286,8 +291,7 @@ async function readZip(file: string, extraction: Extraction): Promise<void> {
       const raw = entry.fileName as unknown as Buffer
       const name = raw.toString('utf8')
       const current = entry
-      const open = () =>
-        new Promise<Readable>((resolve, reject) => zip.openReadStream(current, (error, stream) => (error ? reject(error) : resolve(stream))))
+      const open = () => new Promise<Readable>((resolve, reject) => zip.openReadStream(current, (error, stream) => (error ? reject(error) : resolve(stream))))
       const unix = entry.versionMadeBy >> 8 === 3
       const mode = unix ? (entry.externalFileAttributes >>> 16) & 0xffff : 0
       await extraction.add({

@@ -99,9 +99,12 @@ async function download(url: string, file: string, maxBytes: number): Promise<vo
   try {
     response = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) })
   } catch (error) {
-    throw new BundleError(`can't download ${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`)
+    throw new BundleError(
+      `can't download ${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+    )
   }
-  if (!response.ok || !response.body) throw new BundleError(`can't download ${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`)
+  if (!response.ok || !response.body)
+    throw new BundleError(`can't download ${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`)
   const length = Number(response.headers.get('content-length'))
   const tooBig = (size: string) => new ArchiveError(null, `it is ${size}, more than the limit of ${formatBytes(maxBytes)}`)
   if (length > maxBytes) {

@@ -53,7 +53,10 @@ export interface FileDiff {
 
 export function diffSkillFolders(before: Pick<SkillFolderHash, 'files' | 'links'>, after: Pick<SkillFolderHash, 'files' | 'links'>): FileDiff {
   const entries = (state: Pick<SkillFolderHash, 'files' | 'links'>) =>
-    new Map([...Object.entries(state.files).map(([p, h]) => [p, `file:${h}`] as const), ...Object.entries(state.links).map(([p, t]) => [p, `link:${t}`] as const)])
+    new Map([
+      ...Object.entries(state.files).map(([p, h]) => [p, `file:${h}`] as const),
+      ...Object.entries(state.links).map(([p, t]) => [p, `link:${t}`] as const),
+    ])
   const was = entries(before)
   const now = entries(after)
   const sorted = (list: string[]) => list.sort((a, b) => a.localeCompare(b))

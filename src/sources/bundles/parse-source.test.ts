@@ -38,11 +38,24 @@ describe('parseSource', () => {
     ['file:///srv/git/skills', git('file:///srv/git/skills')],
     [
       'https://example.com/dl/skills.tar.gz?token=1',
-      { kind: 'archive-url', location: 'https://example.com/dl/skills.tar.gz?token=1', ref: null, subpath: null, source: 'https://example.com/dl/skills.tar.gz?token=1', sourceType: 'archive' },
+      {
+        kind: 'archive-url',
+        location: 'https://example.com/dl/skills.tar.gz?token=1',
+        ref: null,
+        subpath: null,
+        source: 'https://example.com/dl/skills.tar.gz?token=1',
+        sourceType: 'archive',
+      },
     ],
     ['my-skills', { kind: 'folder', location: join(cwd, 'my-skills'), ref: null, subpath: null, source: join(cwd, 'my-skills'), sourceType: 'local' }],
-    ['./my-skills/pdf', { kind: 'folder', location: join(cwd, 'my-skills/pdf'), ref: null, subpath: null, source: join(cwd, 'my-skills/pdf'), sourceType: 'local' }],
-    ['bundle.tgz', { kind: 'archive-file', location: join(cwd, 'bundle.tgz'), ref: null, subpath: null, source: join(cwd, 'bundle.tgz'), sourceType: 'archive' }],
+    [
+      './my-skills/pdf',
+      { kind: 'folder', location: join(cwd, 'my-skills/pdf'), ref: null, subpath: null, source: join(cwd, 'my-skills/pdf'), sourceType: 'local' },
+    ],
+    [
+      'bundle.tgz',
+      { kind: 'archive-file', location: join(cwd, 'bundle.tgz'), ref: null, subpath: null, source: join(cwd, 'bundle.tgz'), sourceType: 'archive' },
+    ],
     [
       `file://${cwd}/bundle.tgz`,
       { kind: 'archive-file', location: join(cwd, 'bundle.tgz'), ref: null, subpath: null, source: join(cwd, 'bundle.tgz'), sourceType: 'archive' },
@@ -56,7 +69,10 @@ describe('parseSource', () => {
   })
 
   it.each([
-    ['', 'no SOURCE given: give a git URL (https://…, ssh://…, git@HOST:…, file://…), OWNER/REPO for GitHub, a local folder, or a .zip, .tar.gz or .tgz URL or file'],
+    [
+      '',
+      'no SOURCE given: give a git URL (https://…, ssh://…, git@HOST:…, file://…), OWNER/REPO for GitHub, a local folder, or a .zip, .tar.gz or .tgz URL or file',
+    ],
     ['just-a-word', '"just-a-word" is not a source: give a git URL'],
     ['ftp://example.com/skills', '"ftp://example.com/skills" uses ftp://, which skillplane doesn\'t fetch'],
     ['https://github.com/o/r/blob/main/SKILL.md', '"https://github.com/o/r/blob/main/SKILL.md" is not a GitHub repository URL'],

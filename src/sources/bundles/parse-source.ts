@@ -100,7 +100,8 @@ function git(url: string, ref: string | null, subpath: string | null, sourceType
 
 /** The source at a pinned branch, tag or commit (`--pin`): git sources only, and not at two refs. */
 export function pinSource(source: ParsedSource, pin: string): ParsedSource {
-  if (source.kind !== 'git') throw new SourceError(`--pin applies to git sources only, and ${source.location} is ${source.kind === 'folder' ? 'a folder' : 'an archive'}`)
+  if (source.kind !== 'git')
+    throw new SourceError(`--pin applies to git sources only, and ${source.location} is ${source.kind === 'folder' ? 'a folder' : 'an archive'}`)
   if (source.ref !== null && source.ref !== pin) throw new SourceError(`the source names the ref "${source.ref}" and --pin names "${pin}": give one`)
   return { ...source, ref: checkRef(pin, '--pin') }
 }
@@ -120,6 +121,7 @@ export function checkRef(ref: string, where: string): string {
 
 function checkSubpath(path: string, where: string): string | null {
   if (path === '') return null
-  if (path.split('/').some((part) => part === '..' || part === '.' || part === '')) throw new SourceError(`the path "${path}" (in ${where}) must stay inside the repository`)
+  if (path.split('/').some((part) => part === '..' || part === '.' || part === ''))
+    throw new SourceError(`the path "${path}" (in ${where}) must stay inside the repository`)
   return path
 }

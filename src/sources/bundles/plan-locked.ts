@@ -34,7 +34,9 @@ export async function planLocked<R = never>(target: InstallTarget, options: Lock
   const unknown = names.filter((name) => !Object.hasOwn(lock.skills, name))
   if (unknown.length > 0) {
     const have = Object.keys(lock.skills).sort()
-    throw new BundleError(`${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in ${target.lockfile} (${have.length > 0 ? `it has: ${have.join(', ')}` : 'it has no skills'})`)
+    throw new BundleError(
+      `${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in ${target.lockfile} (${have.length > 0 ? `it has: ${have.join(', ')}` : 'it has no skills'})`,
+    )
   }
   const groups = new Map<string, Array<[string, LockEntry]>>()
   for (const name of names) {
@@ -62,13 +64,25 @@ export async function planLocked<R = never>(target: InstallTarget, options: Lock
       for (const [name, entry] of entries) {
         const atPath = entry.skillPath === undefined ? undefined : found.find((s) => s.skillPath === entry.skillPath)
         if (atPath && atPath.name !== name) {
-          problems.push({ name, message: `the skill at ${entry.skillPath} in ${entry.source} is now named "${atPath.name}": remove "${name}" and add it again` })
+          problems.push({
+            name,
+            message: `the skill at ${entry.skillPath} in ${entry.source} is now named "${atPath.name}": remove "${name}" and add it again`,
+          })
         } else if (atPath || found.some((s) => s.name === name)) select.push(name)
-        else problems.push({ name, message: `${entry.source}${entry.ref ? ` at ${entry.ref}` : ''} no longer holds it${entry.skillPath ? ` (at ${entry.skillPath})` : ''}` })
+        else
+          problems.push({
+            name,
+            message: `${entry.source}${entry.ref ? ` at ${entry.ref}` : ''} no longer holds it${entry.skillPath ? ` (at ${entry.skillPath})` : ''}`,
+          })
       }
       if (select.length === 0) continue
       plans.push(
-        await planInstall(fetched, { target, select, lockSource: { source: first.source, ...(first.ref !== undefined && { ref: first.ref }) }, scan: options.scan }),
+        await planInstall(fetched, {
+          target,
+          select,
+          lockSource: { source: first.source, ...(first.ref !== undefined && { ref: first.ref }) },
+          scan: options.scan,
+        }),
       )
     }
   } catch (error) {

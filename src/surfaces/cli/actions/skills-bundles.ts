@@ -43,7 +43,8 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
     printPlan(plan)
     if (plan.skills.length === 0) throw new CliError(`${fetched.source.source} holds no skill that can be installed`)
     const pending = plan.skills.filter((s) => s.change !== 'unchanged')
-    if (pending.length === 0) return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
+    if (pending.length === 0)
+      return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
     if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
     applyPlan(plan)
     console.log(`installed ${pending.map((s) => s.name).join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
@@ -93,7 +94,10 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
           return m.name
         }),
       ]
-      if (refused.length > 0) throw new CliError(`--frozen: ${refused.join(', ')} can't be installed as ${shown(target.lockfile)} pins ${refused.length === 1 ? 'it' : 'them'}; nothing was installed`)
+      if (refused.length > 0)
+        throw new CliError(
+          `--frozen: ${refused.join(', ')} can't be installed as ${shown(target.lockfile)} pins ${refused.length === 1 ? 'it' : 'them'}; nothing was installed`,
+        )
     }
     const skills = locked.plans.flatMap((plan) => plan.skills)
     for (const plan of locked.plans) {
@@ -152,7 +156,13 @@ function listSource(fetched: FetchedSource, json: boolean): void {
 function printPlan(plan: InstallPlan<unknown>): void {
   console.log(fetchedLine(plan.fetched))
   for (const finding of [...plan.findings, ...plan.skills.flatMap((s) => s.findings)]) console.log(formatFinding(finding))
-  if (plan.skills.length > 0) console.log(formatTable(['', 'SKILL', 'PATH', 'CHANGE'], plan.skills.map((s) => [mark(s), s.name, s.skillPath, change(s)])))
+  if (plan.skills.length > 0)
+    console.log(
+      formatTable(
+        ['', 'SKILL', 'PATH', 'CHANGE'],
+        plan.skills.map((s) => [mark(s), s.name, s.skillPath, change(s)]),
+      ),
+    )
 }
 
 function fetchedLine(fetched: FetchedSource): string {

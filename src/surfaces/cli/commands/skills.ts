@@ -52,7 +52,9 @@ export function skillsCommand(program: Command): void {
     .option('--project', "install into the project's .agents/skills and ./skills-lock.json instead of the data dir")
     .option('-y, --yes', "install without asking (without a terminal it doesn't ask)")
     .option('--json', 'with --list: print { source, commit, skills, findings } as JSON')
-    .action(async (source: string, _o: unknown, command: Command) => (await import('../actions/skills-bundles.js')).skillsAdd(source, command.optsWithGlobals()))
+    .action(async (source: string, _o: unknown, command: Command) =>
+      (await import('../actions/skills-bundles.js')).skillsAdd(source, command.optsWithGlobals()),
+    )
 
   skills
     .command('update [name]')
