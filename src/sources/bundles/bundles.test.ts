@@ -114,9 +114,7 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(added.stdout).toContain('+  pdf-tools      skills/pdf-tools/SKILL.md      new, 4 files\n')
     expect(added.stdout).toContain('+  release-notes  skills/release-notes/SKILL.md  new, 3 files\n')
     expect(added.stdout).toContain(`installed pdf-tools, release-notes into ${root}; ${join(location.dataDir, 'skills-lock.json')} updated\n`)
-    expect(added.stdout).toContain('+ skill release-notes (agent-skill, safe)\n')
-    expect(added.stdout).toContain('+ binding Helper → activate_skill\n')
-    expect(added.stdout).toContain('+ binding Helper → release-notes\n')
+    expect(added.stdout).toContain('\npdf-tools: served, bound to no agent\nrelease-notes: served, bound to helper\n')
 
     // The lockfile's hash is the one the skills CLI computes over the repository's own folder.
     const lock = readLockfile(join(location.dataDir, 'skills-lock.json'))
@@ -148,6 +146,15 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
 
     const plane = await open(location, config)
     expect(plane.instructions.skills.map((s) => s.name)).toEqual(['pdf-tools', 'pdf-forms', 'release-notes'])
+    // Bound to an instruction skill by the config, the agent gets the tools to use it.
+    expect(plane.catalog.boundSkills('helper')).toEqual([
+      'activate_skill',
+      'discover_skills',
+      'list_skills',
+      'read_skill_resource',
+      'release-notes',
+      'run_skill_script',
+    ])
     const activated = await plane.invoke('activate_skill', { name: 'release-notes' }, { caller: helper })
     expect(activated).toMatchObject({ ok: true })
     expect((activated as { data: { content: string } }).data.content).toContain('# Release notes\n\nFollow templates/notes.md.')
@@ -189,7 +196,7 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(restored.stdout).toContain(
       '~  pdf-tools  skills/pdf-tools/SKILL.md  changed scripts/merge.py; added references/guide.md; removed scripts/extra.sh\n',
     )
-    expect(restored.stdout).toContain('installed 1 skill (of 1 in')
+    expect(restored.stdout).toContain(`installed pdf-tools (of 1 in ${join(location.dataDir, 'skills-lock.json')})\npdf-tools: served, bound to helper\n`)
     symlinkSync('SKILL.md', join(installed, 'alias.md'))
     expect(cli('skills', 'validate', join(location.dataDir, 'skills')).stdout).toContain('(added alias.md)')
     rmSync(join(installed, 'alias.md'))
@@ -219,7 +226,7 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     const updated = cli('skills', 'update', '--yes')
     expect(updated.code).toBe(0)
     expect(updated.stdout).toContain('updated release-notes;')
-    expect(updated.stdout).toContain('~ skill release-notes: code description changed\n')
+    expect(updated.stdout).toContain('release-notes: served, bound to helper\n')
     expect(readLockfile(join(location.dataDir, 'skills-lock.json')).skills['release-notes']!.computedHash).toBe(
       hashSkillFolder(join(repo.dir, 'skills/release-notes')).computedHash,
     )
@@ -229,7 +236,9 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(plane.catalog.agentsBoundTo('release-notes')).toEqual(['helper'])
     const removed = cli('skills', 'remove', 'release-notes')
     expect(removed.code).toBe(0)
-    expect(removed.stdout).toContain('- skill release-notes: executor gone, row and bindings deleted\n')
+    expect(removed.stdout).toBe(
+      `removed release-notes from ${join(location.dataDir, 'skills')} and ${join(location.dataDir, 'skills-lock.json')}\ncatalog: release-notes removed, with its bindings\n`,
+    )
     expect(existsSync(join(location.dataDir, 'skills/release-notes'))).toBe(false)
     expect(existsSync(join(location.dataDir, 'skills/release-notes.files.json'))).toBe(false)
     expect(readLockfile(join(location.dataDir, 'skills-lock.json')).skills).toEqual({})

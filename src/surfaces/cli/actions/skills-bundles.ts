@@ -1,5 +1,5 @@
 import { read } from 'read'
-import { relative, resolve, sep } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 import {
   applyPlan,
   BundleError,
@@ -23,7 +23,6 @@ import { formatFinding } from '../../../sources/agent-skills/index.js'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
-import { printSyncReport } from './sync.js'
 
 interface TargetOptions extends GlobalOptions {
   project?: boolean
@@ -37,6 +36,7 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
   })
   const target = targetOf(o)
   const fetched = await bundle(() => fetchSource(parsed))
+  let installed: string[]
   try {
     if (o.list) return listSource(fetched, o.json ?? false)
     const plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [] }))
@@ -46,18 +46,18 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
     if (pending.length === 0)
       return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
     if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
-    applyPlan(plan)
-    console.log(`installed ${pending.map((s) => s.name).join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
+    installed = applyPlan(plan).installed
+    console.log(`installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
   } finally {
     fetched.dispose()
   }
-  await syncPlane(o, target)
+  await syncPlane(o, target, installed)
 }
 
 export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
   const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name] }))
-  let applied = 0
+  const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
     const plans = locked.plans.filter((plan) => plan.skills.some((s) => s.change !== 'unchanged'))
@@ -67,22 +67,21 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
     } else {
       const skills = plans.flatMap((plan) => plan.skills).filter((s) => s.change !== 'unchanged')
       if (await confirm(`apply these changes to ${count(skills.length, 'skill')}?`, o, true)) {
-        for (const plan of plans) applyPlan(plan)
-        applied = skills.length
-        console.log(`updated ${skills.map((s) => s.name).join(', ')}; ${shown(target.lockfile)} updated`)
+        for (const plan of plans) applied.push(...applyPlan(plan).installed)
+        console.log(`updated ${applied.join(', ')}; ${shown(target.lockfile)} updated`)
       } else console.log('nothing updated')
     }
   } finally {
     locked.dispose()
   }
-  if (applied > 0) await syncPlane(o, target)
+  if (applied.length > 0) await syncPlane(o, target, applied)
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
 export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Promise<void> {
   const target = targetOf(o)
   const locked = await bundle(() => planLocked(target))
-  let applied = 0
+  const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
     if (o.frozen) {
@@ -102,15 +101,14 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
     const skills = locked.plans.flatMap((plan) => plan.skills)
     for (const plan of locked.plans) {
       printPlan(plan)
-      applyPlan(plan, { writeLock: !o.frozen })
+      applied.push(...applyPlan(plan, { writeLock: !o.frozen }).installed)
     }
-    applied = skills.filter((s) => s.change !== 'unchanged').length
     const pinned = `${skills.length} in ${shown(target.lockfile)}`
-    console.log(applied === 0 ? `nothing to install: all ${pinned} are installed already` : `installed ${count(applied, 'skill')} (of ${pinned})`)
+    console.log(applied.length === 0 ? `nothing to install: all ${pinned} are installed already` : `installed ${applied.join(', ')} (of ${pinned})`)
   } finally {
     locked.dispose()
   }
-  if (applied > 0) await syncPlane(o, target)
+  if (applied.length > 0) await syncPlane(o, target, applied)
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
@@ -119,7 +117,7 @@ export async function skillsRemove(name: string, o: TargetOptions): Promise<void
   await bundle(() => removeSkill(target, name))
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
   // Its catalog row goes too, and with it every binding to it.
-  await syncPlane(o, target, [name])
+  await syncPlane(o, target, [name], true)
 }
 
 function targetOf(o: TargetOptions): InstallTarget {
@@ -193,15 +191,27 @@ async function confirm(question: string, o: { yes?: boolean }, needsYes: boolean
   return /^y(es)?$/i.test(answer.trim())
 }
 
-/** Sync the catalog with the plane as it loads the skills now, and show what loading them found. */
-async function syncPlane(o: TargetOptions, target: InstallTarget, prune: string[] = []): Promise<void> {
+/**
+ * Sync the catalog with the skills as the plane loads them now, and say for each whether it is
+ * served and to which agents (a running server syncs on its own as well: its lines would race ours).
+ */
+async function syncPlane(o: TargetOptions, target: InstallTarget, names: string[], removed = false): Promise<void> {
   await withPlane(o, async (plane) => {
     // Removing the last installed skill empties the catalog's sources on purpose: that sync is no mistake to refuse.
-    const report = await plane.sync({ prune, force: prune.length > 0 })
-    printSyncReport(report, { quietWhenEmpty: true })
-    const loaded = plane.instructions.dirs.some((d) => resolve(d.path) === target.root)
-    if (!loaded) console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
-    for (const finding of plane.instructions.findings) if (isUnder(target.root, finding.file)) console.log(formatFinding(finding))
+    await plane.sync({ prune: removed ? names : [], force: removed })
+    if (removed) return console.log(`catalog: ${names.join(', ')} removed, with ${names.length === 1 ? 'its' : 'their'} bindings`)
+    if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
+      return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
+    for (const name of names) {
+      const skill = plane.instructions.get(name)
+      if (skill && isUnder(target.root, skill.file)) {
+        console.log(`${name}: served, bound to ${plane.catalog.agentsBoundTo(name).join(', ') || 'no agent'}`)
+        continue
+      }
+      const why = plane.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
+      if (skill) console.log(`${name}: not served: ${skill.file} defines a skill of that name first`)
+      for (const finding of why) console.log(`${name}: not served: ${finding.message}`)
+    }
   })
 }
 

@@ -5,9 +5,15 @@ import { formatFinding } from '../../../sources/agent-skills/finding.js'
 import { checkInstalledSkills } from '../../../sources/bundles/check-installed.js'
 import { managedTarget } from '../../../sources/bundles/install-target.js'
 import { isInside } from '../../../sources/fs/index.js'
+import { existsSync, readdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 
-export function skillsValidate(paths: string[], o: { json?: boolean; dataDir: string }): void {
+export function skillsValidate(given: string[], o: { json?: boolean; dataDir: string }): void {
+  const installed = managedTarget(o.dataDir)
+  const none = () =>
+    !existsSync(installed.root) || !readdirSync(installed.root, { withFileTypes: true }).some((e) => e.isDirectory() && !e.name.startsWith('.'))
+  if (given.length === 0 && none()) return console.log(`no skills are installed in ${installed.root}`)
+  const paths = given.length > 0 ? given : [installed.root]
   // A bar only where someone watches a long run; pipes and CI get the plain report.
   const bar =
     process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic) : null
@@ -25,7 +31,7 @@ export function skillsValidate(paths: string[], o: { json?: boolean; dataDir: st
   if (started) bar?.stop()
   // Skills installed under the data dir must also still be what the lockfile pins.
   const roots = paths.map((path) => resolve(path))
-  const tampered = checkInstalledSkills(managedTarget(o.dataDir)).filter((f) => roots.some((root) => isInside(root, f.file)))
+  const tampered = checkInstalledSkills(installed).filter((f) => roots.some((root) => isInside(root, f.file)))
   if (tampered.length > 0) {
     report.findings.push(...tampered)
     report.findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line)

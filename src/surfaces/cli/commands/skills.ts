@@ -34,8 +34,10 @@ export function skillsCommand(program: Command): void {
     .action(async (key: string, _o: unknown, command: Command) => (await import('../actions/skills.js')).skillsShow(key, command.optsWithGlobals()))
 
   skills
-    .command('validate <paths...>')
-    .description('check SKILL.md folders strictly against the Agent Skills specification (and their links)')
+    .command('validate [paths...]')
+    .description(
+      'check SKILL.md folders strictly against the Agent Skills specification (and their links); installed skills also against skills-lock.json (default: the skills installed in the data dir)',
+    )
     .option('--json', 'print { skills, errors, warnings, findings } as JSON')
     .action(async (paths: string[], _o: unknown, command: Command) =>
       (await import('../actions/skills-validate.js')).skillsValidate(paths, command.optsWithGlobals()),
