@@ -29,7 +29,10 @@ function gitRepo(files: Record<string, string>, links: Record<string, string> = 
   }
   git('init', '-q')
   write(files)
-  for (const [path, target] of Object.entries(links)) symlinkSync(target, join(dir, path))
+  for (const [path, target] of Object.entries(links)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    symlinkSync(target, join(dir, path))
+  }
   for (const path of executable) chmodSync(join(dir, path), 0o755)
   const commit = (more: Record<string, string> = {}, message = 'change') => {
     write(more)
@@ -63,8 +66,9 @@ function publicRepo() {
       ),
       'skills/release-notes/templates/notes.md': '## Changes\n',
       'skills/broken/SKILL.md': '---\nname: broken\n---\nno description\n',
+      'shared/sneaky.md': skillMd('sneaky', 'Lives outside its folder.'),
     },
-    { 'skills/pdf-tools/LICENSE': '../../LICENSE', 'skills/release-notes/notes.md': 'templates/notes.md' },
+    { 'skills/pdf-tools/LICENSE': '../../LICENSE', 'skills/release-notes/notes.md': 'templates/notes.md', 'skills/sneaky/SKILL.md': '../../shared/sneaky.md' },
     ['skills/pdf-tools/scripts/merge.py'],
   )
 }
@@ -97,6 +101,7 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(listed.code).toBe(0)
     expect(listed.stdout.split('\n')).toEqual([
       `fetched ${repo.url} (commit ${repo.first.slice(0, 12)})`,
+      "skills/sneaky/SKILL.md:1: error: a symlink out of the skill's folder; skipped",
       'skills/broken/SKILL.md:2: error: description is required',
       'NAME           PATH                                 DESCRIPTION',
       'pdf-tools      skills/pdf-tools/SKILL.md            Merge and split PDF files. Use when asked to combine PDFs.',

@@ -29,6 +29,10 @@ export function discoverSkills(root: string, base: string): { skills: Discovered
   const shown = (finding: Finding): Finding => ({ ...finding, file: show(finding.file) })
   const loaded = loadInstructionSkills([base])
   const strict = validateSkills([base])
+  // A SKILL.md that is a symlink out of its folder would be installed without it (and read from elsewhere now).
+  const outside = loaded.skills.filter((skill) => !isInside(skill.dir, safeReal(skill.file)))
+  loaded.skills = loaded.skills.filter((skill) => !outside.includes(skill))
+  const refused = outside.map((skill): Finding => ({ file: skill.file, line: 1, severity: 'error', message: `a symlink out of the skill's folder; skipped` }))
   // A finding belongs to the deepest loaded skill whose folder holds its file.
   const owner = (file: string) => loaded.skills.filter((skill) => isInside(skill.dir, safeReal(file))).sort((a, b) => b.dir.length - a.dir.length)[0]
   const skills = loaded.skills.map((skill) => ({
@@ -38,7 +42,7 @@ export function discoverSkills(root: string, base: string): { skills: Discovered
     skillPath: show(skill.file),
     findings: strict.findings.filter((f) => owner(f.file) === skill).map(shown),
   }))
-  return { skills, findings: loaded.findings.filter((f) => !owner(f.file) || f.message.endsWith('; skipped')).map(shown) }
+  return { skills, findings: [...refused, ...loaded.findings.filter((f) => !owner(f.file) || f.message.endsWith('; skipped'))].map(shown) }
 }
 
 // A finding may name a file that doesn't exist (a missing root); its path is compared as it is.
