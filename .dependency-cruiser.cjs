@@ -75,6 +75,8 @@ module.exports = {
           '^src/policy/decide-policy\\.ts$',
           '^src/sources/agent-skills/validate-skills\\.ts$',
           '^src/sources/agent-skills/finding\\.ts$',
+          '^src/sources/bundles/check-installed\\.ts$',
+          '^src/sources/bundles/install-target\\.ts$',
         ],
       },
     },

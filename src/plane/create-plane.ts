@@ -101,6 +101,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   let activations: ActivationRepository | undefined
   const sources = new SkillSources({
     config,
+    dataDir,
     registry,
     processGroups,
     logger,
@@ -143,11 +144,11 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
 
   // One sync at a time: MCP servers connecting in the background sync too.
   let syncing: Promise<unknown> = Promise.resolve()
-  const sync = (syncOptions: { dryRun?: boolean; prune?: boolean; force?: boolean } = {}): Promise<SyncReport> => {
+  const sync = (syncOptions: { dryRun?: boolean; prune?: boolean | readonly string[]; force?: boolean } = {}): Promise<SyncReport> => {
     const run = syncing.then(async () => {
       const report = await syncCatalog({
         db,
-        entries: [...registry.list(), ...sources.instructions.entries()],
+        entries: sources.entries(),
         agents: config.agents,
         dryRun: syncOptions.dryRun ?? false,
         prune: syncOptions.prune ?? false,
@@ -335,11 +336,19 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       }
     },
   })
+  // `skills add`, `update` and `remove` in another process rewrite the managed lockfile: its skills are loaded again and synced.
+  const reloadInstalled = async () => {
+    sources.reloadInstructions()
+    discovery.markDirty()
+    changes.changed()
+    await sync()
+  }
   // Catalog edits and policies made by other managers arrive with each heartbeat, reloaded only when their tables' versions moved.
   liveness.start(
     async () => {
       const moved = await watch.look()
       await Promise.all([
+        sources.installedChanged() && reloadInstalled().catch((error) => logger.warn({ err: error }, 'loading the installed skills again failed')),
         moved('skills', 'agents', 'bindings') && catalog.refresh(),
         moved('policies') && policies.refresh(),
         edges.refresh(),
@@ -385,6 +394,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     async reloadSources() {
       const reloaded = await sources.reload()
       discovery.markDirty()
+      // An instruction skill's new files change no registered skill: tool lists are told anyway.
+      changes.changed()
       return { ...reloaded, sync: await sync() }
     },
     edges,

@@ -76,8 +76,9 @@ export interface Plane {
   /** What loading the configured skill packs found wrong (those packs were skipped). */
   readonly packFindings: readonly Finding[]
   /**
-   * Load the pack folders and OpenAPI documents again: added, changed and removed skills take effect
-   * at once (calls already running finish with the executor they started with), and the catalog is synced.
+   * Load the SKILL.md folders (installed skills checked against their lockfile), pack folders and
+   * OpenAPI documents again: added, changed and removed skills take effect at once (calls already
+   * running finish with the executor they started with), and the catalog is synced.
    */
   reloadSources(): Promise<{
     added: string[]
@@ -146,7 +147,7 @@ export interface Plane {
   checkDatabase(): Promise<string | null>
   invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
   /** Refused (SyncRefusedError) when a config without skills would orphan a non-empty catalog, unless `force`. */
-  sync(options?: { dryRun?: boolean; prune?: boolean; force?: boolean }): Promise<SyncReport>
+  sync(options?: { dryRun?: boolean; prune?: boolean | readonly string[]; force?: boolean }): Promise<SyncReport>
   /** Audited calls in their public shape (as HTTP and `skillplane audit --json` show them). */
   audit: {
     query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>

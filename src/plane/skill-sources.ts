@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import type { Logger } from 'pino'
-import type { Registry, Catalog } from '../registry/index.js'
+import type { Registry, Catalog, CatalogEntry } from '../registry/index.js'
 import type { ResolvedConfig } from '../config/index.js'
 import type { ActivationRepository, McpToolRepository } from '../store/index.js'
 import type { SkillContext } from '../skill/index.js'
@@ -9,6 +9,7 @@ import { loadPacks, packSkill } from '../sources/packs/index.js'
 import type { ProcessGroups } from '../sources/subprocess/index.js'
 import { McpSource, type McpServerReport } from '../sources/mcp/index.js'
 import { HttpSource, type HttpSkillsReport, type OpenApiReport } from '../sources/http/index.js'
+import { installedSkillCheck, managedTarget, type InstallTarget } from '../sources/bundles/index.js'
 
 export interface SourcesReport {
   mcp: McpServerReport[]
@@ -22,6 +23,8 @@ export interface SourcesReport {
 
 export interface SkillSourcesOptions {
   config: ResolvedConfig
+  /** Where `skills add` installs managed skills (`<dataDir>/skills`), loaded always. */
+  dataDir: string
   registry: Registry
   processGroups: ProcessGroups
   logger: Logger
@@ -44,32 +47,72 @@ export class SkillSources {
   #instructionNames: ReadonlySet<string> = new Set()
   #mcp: McpSource | undefined
   readonly #http: HttpSource
+  readonly #managed: InstallTarget
+  // The managed lockfile as last loaded: a change means skills were installed, updated or removed.
+  #lockStamp: string
+  #toolsRegistered = false
 
   constructor(options: SkillSourcesOptions) {
     this.#o = options
     const { config, registry } = options
+    this.#managed = managedTarget(options.dataDir)
     this.#packFindings = this.#registerPacks()
-    const dirs = [...config.skillDirs, ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : [])]
-    this.instructions = InstructionLibrary.load(dirs, (name) => this.#takenBy(name))
+    // Installed skills load after the configured folders and before the project's; each load checks them against the lockfile.
+    const dirs = () => [
+      ...config.skillDirs,
+      ...(holdsSkills(this.#managed.root) ? [{ path: this.#managed.root, agents: [] }] : []),
+      ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : []),
+    ]
+    this.#lockStamp = stamp(this.#managed.lockfile)
+    this.instructions = InstructionLibrary.load(
+      dirs,
+      (name) => this.#takenBy(name),
+      () => installedSkillCheck(this.#managed),
+    )
     this.#logFindings('instruction skill', this.instructions.findings)
     this.#instructionNames = new Set(this.instructions.skills.map((s) => s.name))
     this.#http = new HttpSource({ skills: config.httpSkills, openapi: config.openapi, registry, taken: (name) => this.#reserved(name), logger: options.logger })
-    if (this.instructions.skills.length > 0) {
-      const tools = instructionTools({
-        library: this.instructions,
-        catalog: options.catalog,
-        activations: options.activations,
-        scriptEnv: config.skillScripts.envAllow,
-        scriptTimeoutMs: config.skillScripts.timeoutMs,
-        maxResourceBytes: 256 * 1024,
-        maxScriptOutputBytes: 1024 * 1024,
-        agents: [...new Set(this.instructions.skills.flatMap((s) => s.agents))],
-        templateView: options.templateView,
-        categories: () => this.categories(),
-        processGroups: options.processGroups,
-      })
-      for (const tool of tools) registry.register(tool, { source: 'agent-skill', origin: 'built-in (instruction skills)' })
+    this.#registerInstructionTools()
+  }
+
+  /** Whether skills were installed, updated or removed in the data dir since they were loaded. */
+  installedChanged(): boolean {
+    return stamp(this.#managed.lockfile) !== this.#lockStamp
+  }
+
+  /** Load the SKILL.md folders again (installed skills checked anew); the names that came and went. */
+  reloadInstructions(): { added: string[]; removed: string[] } {
+    const before = new Set(this.instructions.skills.map((s) => s.name))
+    this.#lockStamp = stamp(this.#managed.lockfile)
+    this.instructions.reload()
+    this.#logFindings('instruction skill', this.instructions.findings)
+    this.#instructionNames = new Set(this.instructions.skills.map((s) => s.name))
+    this.#registerInstructionTools()
+    return {
+      added: [...this.#instructionNames].filter((name) => !before.has(name)),
+      removed: [...before].filter((name) => !this.#instructionNames.has(name)),
     }
+  }
+
+  // The four tools exist once any instruction skill has loaded; they stay when the last one goes.
+  #registerInstructionTools(): void {
+    if (this.#toolsRegistered || this.instructions.skills.length === 0) return
+    this.#toolsRegistered = true
+    const { config, registry } = this.#o
+    const tools = instructionTools({
+      library: this.instructions,
+      catalog: this.#o.catalog,
+      activations: this.#o.activations,
+      scriptEnv: config.skillScripts.envAllow,
+      scriptTimeoutMs: config.skillScripts.timeoutMs,
+      maxResourceBytes: 256 * 1024,
+      maxScriptOutputBytes: 1024 * 1024,
+      agents: [...new Set(this.instructions.skills.flatMap((s) => s.agents))],
+      templateView: this.#o.templateView,
+      categories: () => this.categories(),
+      processGroups: this.#o.processGroups,
+    })
+    for (const tool of tools) registry.register(tool, { source: 'agent-skill', origin: 'built-in (instruction skills)' })
   }
 
   /** What loading the configured skill packs found wrong (those packs were skipped). */
@@ -105,7 +148,7 @@ export class SkillSources {
     await this.#mcp.start({ connect: options.connect })
   }
 
-  /** Load the pack folders and OpenAPI documents again and ask the MCP servers for their lists. */
+  /** Load the SKILL.md folders, pack folders and OpenAPI documents again and ask the MCP servers for their lists. */
   async reload(): Promise<{
     added: string[]
     removed: string[]
@@ -122,13 +165,14 @@ export class SkillSources {
         .filter(reloaded)
         .map((s) => s.key),
     )
+    const instructions = this.reloadInstructions()
     this.#packFindings = this.#registerPacks()
     await this.#http.load()
     const after = registry.list().filter(reloaded)
     await this.#mcp?.refresh()
     return {
-      added: after.filter((s) => !before.has(s.key)).map((s) => s.key),
-      removed: [...before].filter((key) => !registry.get(key)),
+      added: [...instructions.added, ...after.filter((s) => !before.has(s.key)).map((s) => s.key)],
+      removed: [...instructions.removed, ...[...before].filter((key) => !registry.get(key))],
       packs: after.filter((s) => s.source === 'pack').map((s) => s.key),
       findings: this.#packFindings,
       mcp: this.mcpServers(),
@@ -149,6 +193,22 @@ export class SkillSources {
     return this.#mcp?.connectIdle() ?? Promise.resolve()
   }
 
+  /**
+   * What sync writes: every registered skill and every loaded instruction skill. The instruction
+   * tools are bound to every agent that may use an instruction skill: those of its folder, and
+   * those whose config binds one by name (an installed skill, say).
+   */
+  entries(): CatalogEntry[] {
+    const names = new Set(this.instructions.skills.map((s) => s.name))
+    const users = [
+      ...this.instructions.skills.flatMap((s) => s.agents),
+      ...this.#o.config.agents.filter((agent) => agent.skills.some((key) => names.has(key))).map((agent) => agent.name),
+    ]
+    const tools = (skill: CatalogEntry): CatalogEntry =>
+      skill.source === 'agent-skill' && INSTRUCTION_TOOL_KEYS.includes(skill.key) ? { ...skill, agents: [...new Set([...skill.agents, ...users])] } : skill
+    return [...this.#o.registry.list().map(tools), ...this.instructions.entries()]
+  }
+
   report(): SourcesReport {
     const { config, registry } = this.#o
     return {
@@ -163,7 +223,7 @@ export class SkillSources {
         findings: this.#packFindings,
       },
       instructions: {
-        dirs: config.skillDirs.map((d) => d.path),
+        dirs: this.instructions.dirs.map((d) => d.path),
         skills: this.instructions.skills.map((s) => s.name),
         findings: this.instructions.findings,
       },
@@ -210,5 +270,23 @@ export class SkillSources {
 
   #logFindings(what: string, findings: readonly Finding[]): void {
     for (const f of findings) this.#o.logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `${what}: ${f.message}`)
+  }
+}
+
+/** Whether a folder holds any skill folder (an empty managed folder is no finding). */
+function holdsSkills(root: string): boolean {
+  try {
+    return readdirSync(root, { withFileTypes: true }).some((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+  } catch {
+    return false
+  }
+}
+
+function stamp(file: string): string {
+  try {
+    const stat = statSync(file)
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
+  } catch {
+    return 'none'
   }
 }

@@ -44,8 +44,8 @@ interface SyncInput {
   /** The agents the config declares. */
   agents: ReadonlyArray<{ name: string; aliases: string[]; description: string; skills?: readonly string[] }>
   dryRun: boolean
-  /** Delete catalog rows (and their bindings) whose executor is gone, instead of reporting them. */
-  prune: boolean
+  /** Delete catalog rows (and their bindings) whose executor is gone, instead of reporting them; a list: only those keys' rows. */
+  prune: boolean | readonly string[]
   /** Sync even a config without skills over a catalog that has some (every row would be orphaned). */
   force?: boolean
   now: string
@@ -160,7 +160,7 @@ export async function syncCatalog(input: SyncInput): Promise<SyncReport> {
     }
     for (const row of rows.values()) {
       if (entries.has(row.key)) continue
-      if (input.prune) {
+      if (input.prune === true || (Array.isArray(input.prune) && input.prune.includes(row.key))) {
         report.changes.push({ kind: 'skill_pruned', subject: row.key, message: `- skill ${row.key}: executor gone, row and bindings deleted` })
         await apply(() => catalog.delete(row.key))
         continue

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 
 /** The built CLI (tests that run it build first: `npm test` does). */
@@ -17,23 +17,53 @@ export interface CliRun {
 export function runCli(
   location: { dataDir: string; databaseUrl?: string },
   args: string[],
-  options: { config?: string; input?: string; timeoutMs?: number } = {},
+  options: { config?: string; input?: string; timeoutMs?: number; cwd?: string } = {},
 ): CliRun {
+  const result = spawnSync(process.execPath, cliArgs(location, args, options), {
+    encoding: 'utf8',
+    env: cliEnv(),
+    cwd: options.cwd,
+    timeout: options.timeoutMs ?? 20_000,
+    maxBuffer: 64 * 1024 * 1024,
+    ...(options.input !== undefined && { input: options.input }),
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
+}
+
+/** runCli without blocking this process: for a CLI that talks to a server this test runs. */
+export function runCliAsync(
+  location: { dataDir: string; databaseUrl?: string },
+  args: string[],
+  options: { config?: string; timeoutMs?: number; cwd?: string } = {},
+): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      cliArgs(location, args, options),
+      { encoding: 'utf8', env: cliEnv(), cwd: options.cwd, timeout: options.timeoutMs ?? 20_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
+        resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) })
+      },
+    )
+  })
+}
+
+function cliArgs(location: { dataDir: string; databaseUrl?: string }, args: string[], options: { config?: string }): string[] {
+  return [
+    CLI_MAIN,
+    '--data-dir',
+    location.dataDir,
+    '--config',
+    options.config ?? CLI_TEST_CONFIG,
+    ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []),
+    ...args,
+  ]
+}
+
+function cliEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
   // The store is the one the test names, never one from the environment.
   delete env.SKILLPLANE_DATABASE_URL
-  const result = spawnSync(
-    process.execPath,
-    [
-      CLI_MAIN,
-      '--data-dir',
-      location.dataDir,
-      '--config',
-      options.config ?? CLI_TEST_CONFIG,
-      ...(location.databaseUrl ? ['--database-url', location.databaseUrl] : []),
-      ...args,
-    ],
-    { encoding: 'utf8', env, timeout: options.timeoutMs ?? 20_000, maxBuffer: 64 * 1024 * 1024, ...(options.input !== undefined && { input: options.input }) },
-  )
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
+  return env
 }

@@ -26,35 +26,73 @@ export interface CatalogView {
 
 /** The loaded instruction skills, their load findings, and who may see which. */
 export class InstructionLibrary {
-  readonly #byName: Map<string, LibrarySkill>
+  #skills: readonly LibrarySkill[] = []
+  #findings: readonly Finding[] = []
+  #dirs: readonly SkillDirConfig[] = []
+  #byName = new Map<string, LibrarySkill>()
 
   private constructor(
-    readonly skills: readonly LibrarySkill[],
-    readonly findings: readonly Finding[],
+    readonly dirsOf: () => readonly SkillDirConfig[],
+    readonly reserved: (name: string) => string | undefined,
+    readonly vetter: () => (skill: InstructionSkill) => Finding | undefined,
   ) {
-    this.#byName = new Map(skills.map((s) => [s.name, s]))
+    this.reload()
   }
 
   /**
    * Load the configured folders in order (the first to define a name wins). A skill whose name is
-   * taken (`reserved` says by what) is skipped with an error, like any other unusable skill.
+   * taken (`reserved` says by what) is skipped with an error, like any other unusable skill, and so
+   * is one the check `vetter` makes for each load finds a reason not to serve. `dirs` as a function
+   * is asked again at each reload.
    */
-  static load(dirs: readonly SkillDirConfig[], reserved: (name: string) => string | undefined = () => undefined): InstructionLibrary {
+  static load(
+    dirs: readonly SkillDirConfig[] | (() => readonly SkillDirConfig[]),
+    reserved: (name: string) => string | undefined = () => undefined,
+    vetter: () => (skill: InstructionSkill) => Finding | undefined = () => () => undefined,
+  ): InstructionLibrary {
+    return new InstructionLibrary(typeof dirs === 'function' ? dirs : () => dirs, reserved, vetter)
+  }
+
+  get skills(): readonly LibrarySkill[] {
+    return this.#skills
+  }
+
+  get findings(): readonly Finding[] {
+    return this.#findings
+  }
+
+  /** The folders loaded last. */
+  get dirs(): readonly SkillDirConfig[] {
+    return this.#dirs
+  }
+
+  /** Load the folders again: later lookups see the skills as they are on disk now. */
+  reload(): void {
+    const dirs = this.dirsOf()
     const roots = dirs.map((d) => resolve(d.path))
     const loaded = loadInstructionSkills(roots)
+    const vet = this.vetter()
     const findings: LoadFinding[] = [...loaded.findings]
     // A folder's agents apply to skills under it: "skills" must not claim "skills-private".
     const agentsFor = (skill: InstructionSkill) => dirs.find((_, i) => isInside(roots[i]!, skill.file))?.agents ?? []
     const skills: LibrarySkill[] = []
     for (const skill of loaded.skills) {
-      const owner = reserved(skill.name)
+      const owner = this.reserved(skill.name)
       if (owner) {
         findings.push({ file: skill.file, line: 2, severity: 'error', message: `name "${skill.name}" is taken by ${owner}; skipped` })
         continue
       }
+      const refused = vet(skill)
+      if (refused) {
+        findings.push(refused)
+        continue
+      }
       skills.push({ ...skill, agents: agentsFor(skill) })
     }
-    return new InstructionLibrary(skills, findings)
+    this.#dirs = dirs
+    this.#skills = skills
+    this.#findings = findings
+    this.#byName = new Map(skills.map((s) => [s.name, s]))
   }
 
   get(name: string): LibrarySkill | undefined {

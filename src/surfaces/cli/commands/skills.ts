@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 
 export function skillsCommand(program: Command): void {
-  const skills = program.command('skills').description('list and inspect skills')
+  const skills = program.command('skills').description('list, inspect and install skills')
 
   skills
     .command('list')
@@ -34,10 +34,51 @@ export function skillsCommand(program: Command): void {
     .action(async (key: string, _o: unknown, command: Command) => (await import('../actions/skills.js')).skillsShow(key, command.optsWithGlobals()))
 
   skills
-    .command('validate <paths...>')
-    .description('check SKILL.md folders strictly against the Agent Skills specification (and their links)')
+    .command('validate [paths...]')
+    .description(
+      'check SKILL.md folders strictly against the Agent Skills specification (and their links); installed skills also against skills-lock.json (default: the skills installed in the data dir)',
+    )
     .option('--json', 'print { skills, errors, warnings, findings } as JSON')
-    .action(async (paths: string[], o: { json?: boolean }) => (await import('../actions/skills-validate.js')).skillsValidate(paths, o))
+    .action(async (paths: string[], _o: unknown, command: Command) =>
+      (await import('../actions/skills-validate.js')).skillsValidate(paths, command.optsWithGlobals()),
+    )
+
+  skills
+    .command('add <source>')
+    .description(
+      'install SKILL.md skills from a git repository (URL, OWNER/REPO, …/tree/REF/PATH), a folder, or a .zip/.tar.gz URL or file, pinned by hash in skills-lock.json',
+    )
+    .option('--skill <name>', 'install only this skill (repeatable)', (name: string, names: string[]) => [...names, name], [])
+    .option('--list', 'list the skills the source holds (with their findings); install nothing')
+    .option('--pin <ref>', 'check out this branch, tag or commit of a git source; the lockfile records it as the ref')
+    .option('--project', "install into the project's .agents/skills and ./skills-lock.json instead of the data dir")
+    .option('-y, --yes', "install without asking (without a terminal it doesn't ask)")
+    .option('--json', 'with --list: print { source, commit, skills, findings } as JSON')
+    .action(async (source: string, _o: unknown, command: Command) =>
+      (await import('../actions/skills-bundles.js')).skillsAdd(source, command.optsWithGlobals()),
+    )
+
+  skills
+    .command('update [name]')
+    .description('fetch installed skills (or one) again from their sources, show what changed, and apply it')
+    .option('--project', "the project's .agents/skills and ./skills-lock.json")
+    .option('-y, --yes', 'apply without asking (needed without a terminal)')
+    .action(async (name: string | undefined, _o: unknown, command: Command) =>
+      (await import('../actions/skills-bundles.js')).skillsUpdate(name, command.optsWithGlobals()),
+    )
+
+  skills
+    .command('remove <name>')
+    .description('uninstall an installed skill: its folder, its lockfile entry, its catalog row and bindings')
+    .option('--project', "the project's .agents/skills and ./skills-lock.json")
+    .action(async (name: string, _o: unknown, command: Command) => (await import('../actions/skills-bundles.js')).skillsRemove(name, command.optsWithGlobals()))
+
+  skills
+    .command('install')
+    .description('install every skill skills-lock.json pins that is missing or differs on disk')
+    .option('--frozen', 'restore exactly what the lockfile pins: fail, installing nothing, on any hash mismatch')
+    .option('--project', "the project's .agents/skills and ./skills-lock.json")
+    .action(async (_o: unknown, command: Command) => (await import('../actions/skills-bundles.js')).skillsInstall(command.optsWithGlobals()))
 
   skills
     .command('export')

@@ -1,0 +1,72 @@
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { IntegrityError } from './bundle-error.js'
+import { copyTree } from './copy-tree.js'
+import { hashSkillFolder } from './hash-skill-folder.js'
+import type { InstallManifest } from './install-manifest.js'
+import type { InstallPlan } from './install-plan.js'
+import { manifestPath } from './install-target.js'
+import { readLockfile, writeLockfile } from './lockfile.js'
+
+const OWN_FIELDS = ['source', 'ref', 'sourceType', 'computedHash', 'skillPath']
+
+export interface ApplyOptions {
+  /** Record the skills in the lockfile (default true); a frozen install leaves it as it is. */
+  writeLock?: boolean
+  now?: () => string
+}
+
+/**
+ * Install a plan's new and updated skills: each is copied beside the target folder, checked
+ * against its planned hash, and swapped in whole; a managed skill's manifest is written beside
+ * it; the lockfile is written last, so a plane watching it sees finished folders.
+ */
+export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}): { installed: string[]; unchanged: string[] } {
+  const { target } = plan
+  const now = options.now ?? (() => new Date().toISOString())
+  mkdirSync(target.root, { recursive: true })
+  const staging = mkdtempSync(join(dirname(target.root), `.${basename(target.root)}-staging-`))
+  const installed: string[] = []
+  try {
+    for (const skill of plan.skills) {
+      if (skill.change === 'unchanged') continue
+      const copy = join(staging, skill.name)
+      copyTree(skill.staged, copy)
+      const hash = hashSkillFolder(copy)
+      if (hash.computedHash !== skill.computedHash)
+        throw new IntegrityError(skill.name, `${skill.name}: the staged files changed before they were installed; nothing of it was installed`)
+      const folder = join(target.root, skill.name)
+      if (existsSync(folder)) renameSync(folder, join(staging, `${skill.name}.old`))
+      renameSync(copy, folder)
+      if (target.kind === 'managed') {
+        const { fetched } = plan
+        const manifest: InstallManifest = {
+          name: skill.name,
+          source: skill.lock.source,
+          sourceType: skill.lock.sourceType,
+          ref: skill.lock.ref ?? null,
+          commit: fetched.commit,
+          archiveSha256: fetched.archive?.sha256 ?? null,
+          installedAt: now(),
+          computedHash: hash.computedHash,
+          files: hash.files,
+          links: hash.links,
+        }
+        writeFileSync(manifestPath(target, skill.name), JSON.stringify(manifest, null, 2) + '\n')
+      }
+      installed.push(skill.name)
+    }
+    if (options.writeLock !== false) {
+      const lock = readLockfile(target.lockfile)
+      for (const skill of plan.skills) {
+        // Fields another tool wrote into an entry stay; the ones skillplane writes are replaced whole.
+        const foreign = Object.entries(lock.skills[skill.name] ?? {}).filter(([field]) => !OWN_FIELDS.includes(field))
+        lock.skills[skill.name] = { ...skill.lock, ...Object.fromEntries(foreign) }
+      }
+      writeLockfile(target.lockfile, lock)
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
+  return { installed, unchanged: plan.skills.filter((s) => s.change === 'unchanged').map((s) => s.name) }
+}

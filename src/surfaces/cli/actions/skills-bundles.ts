@@ -1,0 +1,230 @@
+import { read } from 'read'
+import { join, relative, resolve, sep } from 'node:path'
+import {
+  applyPlan,
+  BundleError,
+  describeDiff,
+  discoverSkills,
+  fetchSource,
+  frozenMismatches,
+  managedTarget,
+  parseSource,
+  pinSource,
+  planInstall,
+  planLocked,
+  projectTarget,
+  removeSkill,
+  type FetchedSource,
+  type InstallPlan,
+  type InstallTarget,
+  type PlannedSkill,
+} from '../../../sources/bundles/index.js'
+import { formatFinding } from '../../../sources/agent-skills/index.js'
+import { withPlane, type GlobalOptions } from '../open-plane.js'
+import { formatTable, truncate } from '../format-table.js'
+import { CliError } from '../cli-error.js'
+
+interface TargetOptions extends GlobalOptions {
+  project?: boolean
+  yes?: boolean
+}
+
+export async function skillsAdd(input: string, o: TargetOptions & { skill?: string[]; list?: boolean; pin?: string; json?: boolean }): Promise<void> {
+  const parsed = await bundle(() => {
+    const source = parseSource(input)
+    return o.pin === undefined ? source : pinSource(source, o.pin)
+  })
+  const target = targetOf(o)
+  const fetched = await bundle(() => fetchSource(parsed))
+  let installed: string[]
+  try {
+    if (o.list) return listSource(fetched, o.json ?? false)
+    const plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [] }))
+    printPlan(plan)
+    if (plan.skills.length === 0) throw new CliError(`${fetched.source.source} holds no skill that can be installed`)
+    const pending = plan.skills.filter((s) => s.change !== 'unchanged')
+    if (pending.length === 0)
+      return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
+    if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
+    installed = applyPlan(plan).installed
+    console.log(`installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
+  } finally {
+    fetched.dispose()
+  }
+  await syncPlane(o, target, installed)
+}
+
+export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
+  const target = targetOf(o)
+  const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name] }))
+  const applied: string[] = []
+  try {
+    for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
+    const plans = locked.plans.filter((plan) => plan.skills.some((s) => s.change !== 'unchanged'))
+    for (const plan of locked.plans) printPlan(plan)
+    if (plans.length === 0) {
+      if (locked.problems.length === 0) console.log('everything is up to date')
+    } else {
+      const skills = plans.flatMap((plan) => plan.skills).filter((s) => s.change !== 'unchanged')
+      if (await confirm(`apply these changes to ${count(skills.length, 'skill')}?`, o, true)) {
+        for (const plan of plans) applied.push(...applyPlan(plan).installed)
+        console.log(`updated ${applied.join(', ')}; ${shown(target.lockfile)} updated`)
+      } else console.log('nothing updated')
+    }
+  } finally {
+    locked.dispose()
+  }
+  if (applied.length > 0) await syncPlane(o, target, applied)
+  if (locked.problems.length > 0) process.exitCode = 1
+}
+
+export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Promise<void> {
+  const target = targetOf(o)
+  const locked = await bundle(() => planLocked(target))
+  const applied: string[] = []
+  try {
+    for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
+    if (o.frozen) {
+      const mismatches = frozenMismatches(target, locked)
+      const refused = [
+        ...locked.problems.map((p) => p.name),
+        ...mismatches.map((m) => {
+          console.log(`! ${m.name}: the lockfile pins computedHash ${m.locked}, its source now gives ${m.fetched}`)
+          return m.name
+        }),
+      ]
+      if (refused.length > 0)
+        throw new CliError(
+          `--frozen: ${refused.join(', ')} can't be installed as ${shown(target.lockfile)} pins ${refused.length === 1 ? 'it' : 'them'}; nothing was installed`,
+        )
+    }
+    const skills = locked.plans.flatMap((plan) => plan.skills)
+    for (const plan of locked.plans) {
+      printPlan(plan)
+      applied.push(...applyPlan(plan, { writeLock: !o.frozen }).installed)
+    }
+    const pinned = `${skills.length} in ${shown(target.lockfile)}`
+    console.log(applied.length === 0 ? `nothing to install: all ${pinned} are installed already` : `installed ${applied.join(', ')} (of ${pinned})`)
+  } finally {
+    locked.dispose()
+  }
+  if (applied.length > 0) await syncPlane(o, target, applied)
+  if (locked.problems.length > 0) process.exitCode = 1
+}
+
+export async function skillsRemove(name: string, o: TargetOptions): Promise<void> {
+  const target = targetOf(o)
+  await bundle(() => removeSkill(target, name))
+  console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
+  // Its catalog row goes too, and with it every binding to it.
+  await syncPlane(o, target, [name], true)
+}
+
+function targetOf(o: TargetOptions): InstallTarget {
+  return o.project ? projectTarget() : managedTarget(o.dataDir)
+}
+
+// Bundle errors are the user's to fix: one line, no stack.
+async function bundle<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof BundleError) throw new CliError(error.message)
+    throw error
+  }
+}
+
+function listSource(fetched: FetchedSource, json: boolean): void {
+  const found = discoverSkills(fetched.root, fetched.base)
+  if (json) {
+    const skills = found.skills.map(({ name, description, skillPath, findings }) => ({ name, description, skillPath, findings }))
+    return console.log(JSON.stringify({ source: fetched.source.source, commit: fetched.commit, skills, findings: found.findings }, null, 2))
+  }
+  console.log(fetchedLine(fetched))
+  for (const finding of [...found.findings, ...found.skills.flatMap((s) => s.findings)]) console.log(formatFinding(finding))
+  if (found.skills.length === 0) return console.log('no skills')
+  console.log(
+    formatTable(
+      ['NAME', 'PATH', 'DESCRIPTION'],
+      found.skills.map((s) => [s.name, s.skillPath, truncate(s.description, 60)]),
+    ),
+  )
+}
+
+function printPlan(plan: InstallPlan<unknown>): void {
+  console.log(fetchedLine(plan.fetched))
+  for (const finding of [...plan.findings, ...plan.skills.flatMap((s) => s.findings)]) console.log(formatFinding(finding))
+  if (plan.skills.length > 0)
+    console.log(
+      formatTable(
+        ['', 'SKILL', 'PATH', 'CHANGE'],
+        plan.skills.map((s) => [mark(s), s.name, s.skillPath, change(s)]),
+      ),
+    )
+}
+
+function fetchedLine(fetched: FetchedSource): string {
+  const at = fetched.commit ? ` (commit ${fetched.commit.slice(0, 12)})` : fetched.archive ? ` (sha256 ${fetched.archive.sha256.slice(0, 12)})` : ''
+  const what = fetched.source.kind === 'folder' ? 'copied' : 'fetched'
+  return `${what} ${fetched.source.location}${fetched.source.ref ? ` at ${fetched.source.ref}` : ''}${at}`
+}
+
+function mark(skill: PlannedSkill<unknown>): string {
+  return skill.change === 'new' ? '+' : skill.change === 'update' ? '~' : '='
+}
+
+function change(skill: PlannedSkill<unknown>): string {
+  if (skill.change === 'new') return `new, ${count(Object.keys(skill.files).length + Object.keys(skill.links).length, 'file')}`
+  if (skill.change === 'unchanged') return 'unchanged'
+  const diff = skill.diff ? describeDiff(skill.diff) : ''
+  return diff === 'the locked hash differs' ? 'same files, new lockfile entry' : diff
+}
+
+/** Ask on a terminal; without one, `add` goes ahead (it says what to install) but `update` needs --yes. */
+async function confirm(question: string, o: { yes?: boolean }, needsYes: boolean): Promise<boolean> {
+  if (o.yes) return true
+  if (!process.stdin.isTTY) {
+    if (needsYes) throw new CliError(`${question.replace(/\?$/, '')}: no terminal to ask on; run again with --yes to apply`)
+    return true
+  }
+  const answer = await read({ prompt: `${question} [y/N] `, output: process.stderr })
+  return /^y(es)?$/i.test(answer.trim())
+}
+
+/**
+ * Sync the catalog with the skills as the plane loads them now, and say for each whether it is
+ * served and to which agents (a running server syncs on its own as well: its lines would race ours).
+ */
+async function syncPlane(o: TargetOptions, target: InstallTarget, names: string[], removed = false): Promise<void> {
+  await withPlane(o, async (plane) => {
+    // Removing the last installed skill empties the catalog's sources on purpose: that sync is no mistake to refuse.
+    await plane.sync({ prune: removed ? names : [], force: removed })
+    if (removed) return console.log(`catalog: ${names.join(', ')} removed, with ${names.length === 1 ? 'its' : 'their'} bindings`)
+    if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
+      return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
+    for (const name of names) {
+      const skill = plane.instructions.get(name)
+      if (skill && isUnder(target.root, skill.file)) {
+        console.log(`${name}: served, bound to ${plane.catalog.agentsBoundTo(name).join(', ') || 'no agent'}`)
+        continue
+      }
+      const why = plane.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
+      if (skill) console.log(`${name}: not served: ${skill.file} defines a skill of that name first`)
+      for (const finding of why) console.log(`${name}: not served: ${finding.message}`)
+    }
+  })
+}
+
+function isUnder(root: string, file: string): boolean {
+  const rel = relative(root, file)
+  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)
+}
+
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path)
+  return rel !== '' && !rel.startsWith('..') ? rel : path
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
