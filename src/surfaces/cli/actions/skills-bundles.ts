@@ -14,7 +14,10 @@ import {
   planLocked,
   projectTarget,
   removeSkill,
+  risksNeedingAcceptance,
+  scanRisks,
   type FetchedSource,
+  type RiskFinding,
   type InstallPlan,
   type InstallTarget,
   type PlannedSkill,
@@ -27,6 +30,7 @@ import { CliError } from '../cli-error.js'
 interface TargetOptions extends GlobalOptions {
   project?: boolean
   yes?: boolean
+  acceptRisk?: boolean
 }
 
 export async function skillsAdd(input: string, o: TargetOptions & { skill?: string[]; list?: boolean; pin?: string; json?: boolean }): Promise<void> {
@@ -37,26 +41,29 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
   const target = targetOf(o)
   const fetched = await bundle(() => fetchSource(parsed))
   let installed: string[]
+  let risks: Map<string, RiskFinding[]>
   try {
     if (o.list) return listSource(fetched, o.json ?? false)
-    const plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [] }))
+    const plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks }))
     printPlan(plan)
     if (plan.skills.length === 0) throw new CliError(`${fetched.source.source} holds no skill that can be installed`)
     const pending = plan.skills.filter((s) => s.change !== 'unchanged')
     if (pending.length === 0)
       return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
+    refuseRisks(pending, o, 'installed')
     if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
     installed = applyPlan(plan).installed
+    risks = risksOf(plan.skills)
     console.log(`installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
   } finally {
     fetched.dispose()
   }
-  await syncPlane(o, target, installed)
+  await syncPlane(o, target, installed, risks)
 }
 
 export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
-  const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name] }))
+  const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks }))
   const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
@@ -66,6 +73,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
       if (locked.problems.length === 0) console.log('everything is up to date')
     } else {
       const skills = plans.flatMap((plan) => plan.skills).filter((s) => s.change !== 'unchanged')
+      refuseRisks(skills, o, 'updated')
       if (await confirm(`apply these changes to ${count(skills.length, 'skill')}?`, o, true)) {
         for (const plan of plans) applied.push(...applyPlan(plan).installed)
         console.log(`updated ${applied.join(', ')}; ${shown(target.lockfile)} updated`)
@@ -74,13 +82,14 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
   } finally {
     locked.dispose()
   }
-  if (applied.length > 0) await syncPlane(o, target, applied)
+  if (applied.length > 0) await syncPlane(o, target, applied, risksOf(locked.plans.flatMap((plan) => plan.skills)))
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
 export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Promise<void> {
   const target = targetOf(o)
-  const locked = await bundle(() => planLocked(target))
+  // What the lockfile pins was accepted when it was added: its risks are shown and recorded, not asked about again.
+  const locked = await bundle(() => planLocked(target, { scan: scanRisks }))
   const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
@@ -108,7 +117,7 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
   } finally {
     locked.dispose()
   }
-  if (applied.length > 0) await syncPlane(o, target, applied)
+  if (applied.length > 0) await syncPlane(o, target, applied, risksOf(locked.plans.flatMap((plan) => plan.skills)))
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
@@ -117,7 +126,21 @@ export async function skillsRemove(name: string, o: TargetOptions): Promise<void
   await bundle(() => removeSkill(target, name))
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
   // Its catalog row goes too, and with it every binding to it.
-  await syncPlane(o, target, [name], true)
+  await syncPlane(o, target, [name], new Map(), true)
+}
+
+/** High-risk findings in what would be installed need --accept-risk: they were printed with the plan. */
+function refuseRisks(skills: ReadonlyArray<PlannedSkill<RiskFinding>>, o: TargetOptions, done: string): void {
+  const risky = skills.filter((s) => risksNeedingAcceptance(s.risks).length > 0)
+  if (risky.length === 0 || o.acceptRisk) return
+  const findings = risky.reduce((n, s) => n + risksNeedingAcceptance(s.risks).length, 0)
+  throw new CliError(
+    `${risky.map((s) => s.name).join(', ')} ${risky.length === 1 ? 'has' : 'have'} ${count(findings, 'high-risk finding')} (listed above): nothing ${done}; read them, then run again with --accept-risk`,
+  )
+}
+
+function risksOf(skills: ReadonlyArray<PlannedSkill<RiskFinding>>): Map<string, RiskFinding[]> {
+  return new Map(skills.map((s) => [s.name, s.risks]))
 }
 
 function targetOf(o: TargetOptions): InstallTarget {
@@ -151,9 +174,12 @@ function listSource(fetched: FetchedSource, json: boolean): void {
   )
 }
 
-function printPlan(plan: InstallPlan<unknown>): void {
+function printPlan(plan: InstallPlan<RiskFinding>): void {
   console.log(fetchedLine(plan.fetched))
   for (const finding of [...plan.findings, ...plan.skills.flatMap((s) => s.findings)]) console.log(formatFinding(finding))
+  for (const skill of plan.skills)
+    for (const risk of skill.risks)
+      console.log(`risk ${risk.level.padEnd(7)} ${skill.name}/${risk.file}${risk.line ? `:${risk.line}` : ''}: ${risk.message} (${risk.rule})`)
   if (plan.skills.length > 0)
     console.log(
       formatTable(
@@ -195,10 +221,12 @@ async function confirm(question: string, o: { yes?: boolean }, needsYes: boolean
  * Sync the catalog with the skills as the plane loads them now, and say for each whether it is
  * served and to which agents (a running server syncs on its own as well: its lines would race ours).
  */
-async function syncPlane(o: TargetOptions, target: InstallTarget, names: string[], removed = false): Promise<void> {
+async function syncPlane(o: TargetOptions, target: InstallTarget, names: string[], risks: Map<string, RiskFinding[]>, removed = false): Promise<void> {
   await withPlane(o, async (plane) => {
     // Removing the last installed skill empties the catalog's sources on purpose: that sync is no mistake to refuse.
     await plane.sync({ prune: removed ? names : [], force: removed })
+    // Kept on the catalog row, for the console and `skills show`.
+    for (const [name, found] of risks) await plane.catalog.setRisks(name, found, plane.now())
     if (removed) return console.log(`catalog: ${names.join(', ')} removed, with ${names.length === 1 ? 'its' : 'their'} bindings`)
     if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
       return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)

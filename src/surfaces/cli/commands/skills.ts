@@ -53,6 +53,7 @@ export function skillsCommand(program: Command): void {
     .option('--pin <ref>', 'check out this branch, tag or commit of a git source; the lockfile records it as the ref')
     .option('--project', "install into the project's .agents/skills and ./skills-lock.json instead of the data dir")
     .option('-y, --yes', "install without asking (without a terminal it doesn't ask)")
+    .option('--accept-risk', 'install even skills with high-risk findings (scripts that run what they download, read credentials, …); they are listed first')
     .option('--json', 'with --list: print { source, commit, skills, findings } as JSON')
     .action(async (source: string, _o: unknown, command: Command) =>
       (await import('../actions/skills-bundles.js')).skillsAdd(source, command.optsWithGlobals()),
@@ -63,6 +64,7 @@ export function skillsCommand(program: Command): void {
     .description('fetch installed skills (or one) again from their sources, show what changed, and apply it')
     .option('--project', "the project's .agents/skills and ./skills-lock.json")
     .option('-y, --yes', 'apply without asking (needed without a terminal)')
+    .option('--accept-risk', 'apply even changes with high-risk findings; they are listed first')
     .action(async (name: string | undefined, _o: unknown, command: Command) =>
       (await import('../actions/skills-bundles.js')).skillsUpdate(name, command.optsWithGlobals()),
     )
