@@ -309,7 +309,8 @@ describe('skill bundles from lockfiles, pins and archives', () => {
 
     // A project's lockfile, as the skills CLI would have written it, pinning the first commit.
     const project = tempDir('skillplane-project-')
-    const entry = { source: repo.url, ref: repo.first, sourceType: 'git', computedHash: firstHash, skillPath: 'skills/release-notes/SKILL.md' }
+    // (The skills CLI writes no skillPath.)
+    const entry = { source: repo.url, ref: repo.first, sourceType: 'git', computedHash: firstHash }
     writeFileSync(join(project, 'skills-lock.json'), JSON.stringify({ version: 1, skills: { 'release-notes': entry } }, null, 2) + '\n')
     const lockText = readFileSync(join(project, 'skills-lock.json'), 'utf8')
     const frozen = runCli(location, ['skills', 'install', '--frozen', '--project'], { cwd: project })
@@ -320,6 +321,9 @@ describe('skill bundles from lockfiles, pins and archives', () => {
     // Beside the project's skills: no manifest (it is the skills CLI's folder too).
     expect(existsSync(join(project, '.agents/skills/release-notes.files.json'))).toBe(false)
     expect(frozen.stdout).toContain("note: the config doesn't load")
+    // Installed as pinned: a second run has nothing to do.
+    const again = runCli(location, ['skills', 'install', '--frozen', '--project'], { cwd: project })
+    expect(again.stdout).toContain('nothing to install: all 1 in skills-lock.json are installed already')
 
     rmSync(join(project, '.agents'), { recursive: true })
     writeFileSync(join(project, 'skills-lock.json'), JSON.stringify({ version: 1, skills: { 'release-notes': { ...entry, computedHash: 'f'.repeat(64) } } }))

@@ -65,7 +65,7 @@ async function cloneAt(url: string, ref: string | null, dir: string): Promise<st
   const cwd = tmpdir()
   if (ref && FULL_SHA.test(ref)) {
     await runGit(['init', '-q', dir], cwd)
-    await runGit(['remote', 'add', 'origin', url], dir)
+    await runGit(['remote', 'add', '--', 'origin', url], dir)
     // Servers that don't hand out a commit by id get the whole history fetched instead.
     await runGit(['fetch', '-q', '--depth', '1', 'origin', ref], dir).catch(() => runGit(['fetch', '-q', '--tags', 'origin'], dir))
     await checkout(dir, ref)

@@ -118,8 +118,11 @@ function lockSourceOf(fetched: FetchedSource, target: InstallTarget): { source: 
   return { source: source.source, ...(ref !== undefined && { ref }) }
 }
 
+/** `a` is the locked entry: one the `skills` CLI wrote has no skillPath, which is no change. */
 function sameEntry(a: LockEntry, b: LockEntry): boolean {
-  return (['source', 'ref', 'sourceType', 'computedHash', 'skillPath'] as const).every((field) => a[field] === b[field])
+  return (['source', 'ref', 'sourceType', 'computedHash', 'skillPath'] as const).every(
+    (field) => a[field] === b[field] || (field === 'skillPath' && a[field] === undefined),
+  )
 }
 
 function dirOf(skillPath: string): string {

@@ -92,4 +92,10 @@ describe('parseSource', () => {
     expect(() => pinSource(parseSource('o/r#main', cwd), 'v1')).toThrow('the source names the ref "main" and --pin names "v1": give one')
     expect(() => pinSource(parseSource('o/r', cwd), '-x')).toThrow('"-x" (in --pin) is not a branch, tag or commit name')
   })
+
+  it('refuses a source git would read as an option, and credentials in a URL', () => {
+    for (const text of ['-fx@h:p', '--upload-pack=touch /tmp/x', '-u@host:repo']) expect(() => parseSource(text)).toThrow(/starts with "-"|is not a source/)
+    expect(() => parseSource('https://user:token@git.example.com/team/skills.git')).toThrow(/carries credentials in its URL/)
+    expect(() => parseSource('https://token@example.com/skills.zip')).toThrow(/carries credentials in its URL/)
+  })
 })

@@ -23,7 +23,7 @@ export interface ParsedSource {
 
 const ARCHIVE = /\.(zip|tar\.gz|tgz)$/i
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i
-const SCP = /^[\w.-]+@[\w.-]+:(?!\/\/)/
+const SCP = /^\w[\w.-]*@\w[\w.-]*:(?!\/\/)/
 const SHORTHAND = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9_.-]+?)(?:\.git)?((?:\/[^#]*)?)(?:#(.*))?$/
 const REF = /^[A-Za-z0-9._/@+-]+$/
 const HELP = 'give a git URL (https://…, ssh://…, git@HOST:…, file://…), OWNER/REPO for GitHub, a local folder, or a .zip, .tar.gz or .tgz URL or file'
@@ -32,6 +32,8 @@ const HELP = 'give a git URL (https://…, ssh://…, git@HOST:…, file://…),
 export function parseSource(input: string, cwd = process.cwd()): ParsedSource {
   const text = input.trim()
   if (text === '') throw new SourceError(`no SOURCE given: ${HELP}`)
+  // git would read it as an option.
+  if (text.startsWith('-')) throw new SourceError(`"${text}" starts with "-": ${HELP}`)
   const scheme = SCHEME.exec(text)?.[1]?.toLowerCase()
   if (scheme !== undefined) return parseUrl(text, scheme)
   if (SCP.test(text)) return git(...splitRef(text), null, 'git')
@@ -56,6 +58,11 @@ function parseUrl(text: string, scheme: string): ParsedSource {
     return ARCHIVE.test(path) ? parsePath(path, '/') : git(text.replace(/#.*$/, ''), url.hash ? checkRef(url.hash.slice(1), text) : null, null, 'git')
   }
   if (scheme === 'http' || scheme === 'https') {
+    // The source is written to the lockfile and printed: a credential in it would be too.
+    if (url.username || url.password)
+      throw new SourceError(
+        `"${url.host}${url.pathname}" carries credentials in its URL, which would land in the lockfile: use git's credential helper instead`,
+      )
     if (ARCHIVE.test(url.pathname)) {
       url.hash = ''
       return { kind: 'archive-url', location: url.href, ref: null, subpath: null, source: url.href, sourceType: 'archive' }

@@ -88,7 +88,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
 
 export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Promise<void> {
   const target = targetOf(o)
-  // What the lockfile pins was accepted when it was added: its risks are shown and recorded, not asked about again.
+  // What the lockfile pins was accepted when it was added: its risks are shown and recorded, not asked about again; changed content is.
   const locked = await bundle(() => planLocked(target, { scan: scanRisks }))
   const applied: string[] = []
   try {
@@ -108,6 +108,12 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
         )
     }
     const skills = locked.plans.flatMap((plan) => plan.skills)
+    // Content the lockfile doesn't pin (it changed upstream) was never accepted.
+    refuseRisks(
+      skills.filter((s) => s.replaces !== null && s.replaces.computedHash !== s.lock.computedHash),
+      o,
+      'installed',
+    )
     for (const plan of locked.plans) {
       printPlan(plan)
       applied.push(...applyPlan(plan, { writeLock: !o.frozen }).installed)

@@ -79,6 +79,7 @@ export function skillsCommand(program: Command): void {
     .command('install')
     .description('install every skill skills-lock.json pins that is missing or differs on disk')
     .option('--frozen', 'restore exactly what the lockfile pins: fail, installing nothing, on any hash mismatch')
+    .option('--accept-risk', 'install even content the lockfile does not pin that has a high-risk finding')
     .option('--project', "the project's .agents/skills and ./skills-lock.json")
     .action(async (_o: unknown, command: Command) => (await import('../actions/skills-bundles.js')).skillsInstall(command.optsWithGlobals()))
 
