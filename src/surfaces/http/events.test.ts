@@ -3,51 +3,16 @@ import { databases, waitFor } from '../../test-support/databases.js'
 import { agentCaller, approvalIdOf, openTestPlane, operator } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
+import { listenSse } from '../../test-support/listen-sse.js'
 
-interface Received {
-  id: string
-  event: string
-  data: { kind: string; approval: { id: string; status: string; skill: string; requester: { id: string } } }
+/** What an `/api/events` event carries. */
+interface ApprovalEvent {
+  kind: string
+  approval: { id: string; status: string; skill: string; requester: { id: string } }
 }
 
 /** A live `/api/events` stream: what it has received so far, parsed. */
-async function listen(url: string, key: string, lastEventId?: string) {
-  const controller = new AbortController()
-  const response = await fetch(`${url}/api/events`, {
-    headers: { authorization: `Bearer ${key}`, ...(lastEventId && { 'last-event-id': lastEventId }) },
-    signal: controller.signal,
-  })
-  expect(response.status).toBe(200)
-  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
-  const received: Received[] = []
-  let buffer = ''
-  const reading = (async () => {
-    const decoder = new TextDecoder()
-    for await (const chunk of response.body!) {
-      buffer += decoder.decode(chunk, { stream: true })
-      let end: number
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        const fields = Object.fromEntries(
-          block
-            .split('\n')
-            .filter((line) => line && !line.startsWith(':'))
-            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]),
-        )
-        if (fields.data) received.push({ id: fields.id ?? '', event: fields.event ?? '', data: JSON.parse(fields.data) })
-      }
-    }
-  })().catch(() => {})
-  return {
-    received,
-    kinds: () => received.map((r) => r.event),
-    close: async () => {
-      controller.abort()
-      await reading
-    },
-  }
-}
+const listen = (url: string, key: string, lastEventId?: string) => listenSse<ApprovalEvent>(`${url}/api/events`, key, lastEventId)
 
 describe.each(databases)('the /api/events stream on $name', (database) => {
   const planes: Skillplane[] = []

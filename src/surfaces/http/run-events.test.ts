@@ -8,44 +8,10 @@ import { callsTool, says, scripted, streamed } from '../../test-support/mock-mod
 import type { Skillplane } from '../../skillplane/index.js'
 import type { RunEvent } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
-
-interface Received {
-  id: string
-  event: string
-  data: any
-}
+import { listenSse } from '../../test-support/listen-sse.js'
 
 /** A `GET /api/runs/{id}/events` stream: what it has received so far, parsed, and `ended` once the server closes it. */
-async function listen(url: string, key: string, runId: string, lastEventId?: string) {
-  const controller = new AbortController()
-  const response = await fetch(`${url}/api/runs/${runId}/events`, {
-    headers: { authorization: `Bearer ${key}`, ...(lastEventId && { 'last-event-id': lastEventId }) },
-    signal: controller.signal,
-  })
-  expect(response.status).toBe(200)
-  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
-  const received: Received[] = []
-  let buffer = ''
-  const ended = (async () => {
-    const decoder = new TextDecoder()
-    for await (const chunk of response.body!) {
-      buffer += decoder.decode(chunk, { stream: true })
-      let end: number
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        const fields = Object.fromEntries(
-          block
-            .split('\n')
-            .filter((line) => line && !line.startsWith(':'))
-            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]),
-        )
-        if (fields.data) received.push({ id: fields.id ?? '', event: fields.event ?? '', data: JSON.parse(fields.data) })
-      }
-    }
-  })()
-  return { received, ended, close: () => controller.abort() }
-}
+const listen = (url: string, key: string, runId: string, lastEventId?: string) => listenSse<any>(`${url}/api/runs/${runId}/events`, key, lastEventId)
 
 /** A promise and the function that resolves it. */
 function gate(): { open(): void; opened: Promise<void> } {
