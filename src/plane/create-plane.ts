@@ -51,6 +51,8 @@ import { ChangeNotifier } from './change-notifier.js'
 import { checkDatabase } from './check-database.js'
 import { templateView } from './template-view.js'
 import { shareSkill } from './share-skill.js'
+import { SkillInstaller } from './install-skills.js'
+import { managedTarget } from '../sources/bundles/index.js'
 
 const managerIds = monotonicFactory()
 // The PostgreSQL channel managers signal each other on about edges and relayed calls.
@@ -343,6 +345,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     changes.changed()
     await sync()
   }
+  const installer = new SkillInstaller({ target: managedTarget(dataDir), catalog, events, now, reload: reloadInstalled })
   // Catalog edits and policies made by other managers arrive with each heartbeat, reloaded only when their tables' versions moved.
   liveness.start(
     async () => {
@@ -405,6 +408,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     skillsVersion: () => changes.version,
     sources: () => sources.report(),
     templateView: view,
+    installSkills: (request, by) => installer.install(request, by),
+    rollbackSkill: (name, by) => installer.rollback(name, by),
     shareSkill: (key, sharing, by) =>
       shareSkill({ catalog, keys, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.get(k) !== undefined, now }, key, sharing, by),
     exportSkills: (caller, agentId) =>

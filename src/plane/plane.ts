@@ -19,6 +19,7 @@ import type { SharedMemory } from '../memory/index.js'
 import type { Learnings } from '../learnings/index.js'
 import type { SkillSharing } from '../registry/index.js'
 import type { ShareOutcome } from './share-skill.js'
+import type { InstallOutcome, InstallRequest, RollbackOutcome } from './install-skills.js'
 
 /** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
 export interface ValueStore {
@@ -121,6 +122,14 @@ export interface Plane {
    * users (API key names); audited as `skill.shared` by `by`. Every surface hides it from others.
    */
   shareSkill(key: string, sharing: SkillSharing, by: Actor): Promise<ShareOutcome>
+  /**
+   * Install skills into the data dir from a fetched source or an upload: planned, validated and
+   * scanned first; high-risk findings need acceptRisk; the replaced version is kept; audited as
+   * `skill.installed` with every file's SHA-256. One install, upload or rollback at a time.
+   */
+  installSkills(request: InstallRequest, by: Actor): Promise<InstallOutcome>
+  /** Put back the version an install replaced (the current one is kept instead); audited as `skill.rolled_back`. */
+  rollbackSkill(name: string, by: Actor): Promise<RollbackOutcome>
   /** SKILL.md instruction skills from the configured folders. */
   readonly instructions: InstructionLibrary
   /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */

@@ -34,13 +34,13 @@ export function runCli(
 export function runCliAsync(
   location: { dataDir: string; databaseUrl?: string },
   args: string[],
-  options: { config?: string; timeoutMs?: number; cwd?: string } = {},
+  options: { config?: string; timeoutMs?: number; cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       cliArgs(location, args, options),
-      { encoding: 'utf8', env: cliEnv(), cwd: options.cwd, timeout: options.timeoutMs ?? 20_000, maxBuffer: 64 * 1024 * 1024 },
+      { encoding: 'utf8', env: { ...cliEnv(), ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 20_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
         resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) })

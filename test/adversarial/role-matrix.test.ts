@@ -46,6 +46,10 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/skills/{key}': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo' }) },
   'PATCH /api/skills/{key}': { allow: ADMIN, request: () => ({ path: '/api/skills/echo', body: JSON.stringify({ tags: ['matrix'] }) }) },
   'PUT /api/skills/{key}/sharing': { allow: ADMIN, request: () => ({ path: '/api/skills/echo/sharing', body: JSON.stringify({ visibility: 'all' }) }) },
+  // Past the gate each answers 400 or 404 here: no network source or bundle is needed to tell roles apart.
+  'POST /api/skills/install': { allow: ADMIN, request: () => ({ path: '/api/skills/install', body: JSON.stringify({ source: '/etc', dryRun: true }) }) },
+  'POST /api/skills/upload': { allow: ADMIN, request: () => ({ path: '/api/skills/upload', body: '' }) },
+  'POST /api/skills/{key}/rollback': { allow: ADMIN, request: () => ({ path: '/api/skills/echo/rollback', body: '' }) },
   'POST /api/skills/{key}/invoke': {
     allow: ['viewer', 'agent', 'operator', 'admin'],
     request: () => ({ path: '/api/skills/echo/invoke', body: JSON.stringify({ input: { message: 'hi' } }) }),

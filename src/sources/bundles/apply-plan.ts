@@ -7,6 +7,7 @@ import type { InstallManifest } from './install-manifest.js'
 import type { InstallPlan } from './install-plan.js'
 import { manifestPath } from './install-target.js'
 import { readLockfile, writeLockfile } from './lockfile.js'
+import { keepPrevious } from './skill-versions.js'
 
 const OWN_FIELDS = ['source', 'ref', 'sourceType', 'computedHash', 'skillPath']
 
@@ -19,7 +20,8 @@ export interface ApplyOptions {
 /**
  * Install a plan's new and updated skills: each is copied beside the target folder, checked
  * against its planned hash, and swapped in whole; a managed skill's manifest is written beside
- * it; the lockfile is written last, so a plane watching it sees finished folders.
+ * it, and the version it replaces is kept; the lockfile is written last, so a plane watching it
+ * sees finished folders.
  */
 export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}): { installed: string[]; unchanged: string[] } {
   const { target } = plan
@@ -36,7 +38,9 @@ export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}
       if (hash.computedHash !== skill.computedHash)
         throw new IntegrityError(skill.name, `${skill.name}: the staged files changed before they were installed; nothing of it was installed`)
       const folder = join(target.root, skill.name)
-      if (existsSync(folder)) renameSync(folder, join(staging, `${skill.name}.old`))
+      // A managed skill's replaced version is kept for `skills rollback`; a project's history is its own.
+      if (existsSync(folder) && target.kind === 'managed' && skill.replaces) keepPrevious(target, skill.name, skill.replaces, now())
+      else if (existsSync(folder)) renameSync(folder, join(staging, `${skill.name}.old`))
       renameSync(copy, folder)
       if (target.kind === 'managed') {
         const { fetched } = plan

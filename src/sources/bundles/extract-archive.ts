@@ -57,7 +57,7 @@ export async function extractArchive(file: string, dest: string, limits: Partial
   if (existsSync(dest)) throw new ArchiveError(null, `the folder to extract into, ${dest}, exists already`)
   const bytes = statSync(file).size
   if (bytes > maxArchiveBytes(limit)) throw new ArchiveError(null, `it is ${formatBytes(bytes)}, more than the limit of ${formatBytes(maxArchiveBytes(limit))}`)
-  const format = sniff(file)
+  const format = archiveFormat(file)
   mkdirSync(dest, { recursive: true })
   try {
     const extraction = new Extraction(realpathSync.native(dest), limit)
@@ -181,7 +181,8 @@ function entryPath(name: string): string | null {
   return parts.length === 0 ? null : parts.join('/')
 }
 
-function sniff(file: string): 'zip' | 'tar.gz' {
+/** zip or gzip-compressed tar, told apart by their first bytes; anything else is refused. */
+export function archiveFormat(file: string): 'zip' | 'tar.gz' {
   const head = Buffer.alloc(4)
   const fd = openSync(file, 'r')
   try {

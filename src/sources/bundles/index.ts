@@ -1,7 +1,16 @@
 export { BundleError, SourceError, ArchiveError, LockfileError, IntegrityError } from './bundle-error.js'
-export { parseSource, pinSource, type ParsedSource, type SourceType } from './parse-source.js'
+export { parseSource, parseRemoteSource, pinSource, type ParsedSource, type SourceType } from './parse-source.js'
 export { fetchSource, type FetchedSource, type FetchOptions } from './fetch-source.js'
-export { extractArchive, DEFAULT_ARCHIVE_LIMITS, formatBytes, type ArchiveLimits, type ExtractReport, type ExtractedFile } from './extract-archive.js'
+export {
+  extractArchive,
+  archiveFormat,
+  maxArchiveBytes,
+  DEFAULT_ARCHIVE_LIMITS,
+  formatBytes,
+  type ArchiveLimits,
+  type ExtractReport,
+  type ExtractedFile,
+} from './extract-archive.js'
 export { copyTree, type LeftOut } from './copy-tree.js'
 export { discoverSkills, type DiscoveredSkill } from './discover-skills.js'
 export { hashSkillFolder, diffSkillFolders, isEmptyDiff, type SkillFolderHash, type FileDiff } from './hash-skill-folder.js'
@@ -15,3 +24,5 @@ export { lockedSource } from './lock-source.js'
 export { planLocked, frozenMismatches, type LockedPlan, type LockedPlanOptions } from './plan-locked.js'
 export { checkInstalledSkill, checkInstalledSkills, installedSkillCheck, describeDiff } from './check-installed.js'
 export { scanRisks, risksNeedingAcceptance, ACCEPT_RISK_LEVEL, RISK_LEVELS, riskLevelAtLeast, type RiskFinding, type RiskLevel } from './scan-risks.js'
+export { keepPrevious, keptVersion, dropKept, rollbackSkill, versionsRoot, type KeptVersion } from './skill-versions.js'
+export { receiveUpload, keepUpload, dropUpload, uploadSource, pruneUploads, uploadsRoot, type ReceivedUpload } from './upload-store.js'

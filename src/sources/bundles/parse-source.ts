@@ -30,14 +30,30 @@ const HELP = 'give a git URL (https://…, ssh://…, git@HOST:…, file://…),
 
 /** The form of SOURCE, checked without touching the network; `cwd` resolves relative paths. */
 export function parseSource(input: string, cwd = process.cwd()): ParsedSource {
+  return parse(input, cwd)
+}
+
+/**
+ * A SOURCE sent over HTTP: network sources only. A path or file:// URL names the server's own
+ * disk, which is the CLI's on that machine; nothing here looks at the disk.
+ */
+export function parseRemoteSource(input: string): ParsedSource {
+  return parse(input, null)
+}
+
+function parse(input: string, cwd: string | null): ParsedSource {
   const text = input.trim()
   if (text === '') throw new SourceError(`no SOURCE given: ${HELP}`)
   // git would read it as an option.
   if (text.startsWith('-')) throw new SourceError(`"${text}" starts with "-": ${HELP}`)
   const scheme = SCHEME.exec(text)?.[1]?.toLowerCase()
+  const onDisk = `"${text}" is a path on the server: over HTTP give a git URL, OWNER/REPO or an archive URL, or upload the bundle`
+  if (scheme === 'file' && cwd === null) throw new SourceError(onDisk)
   if (scheme !== undefined) return parseUrl(text, scheme)
   if (SCP.test(text)) return git(...splitRef(text), null, 'git')
-  if (/^(\/|\.\.?(\/|$)|~(\/|$))/.test(text) || existsSync(resolve(cwd, text))) return parsePath(text, cwd)
+  const pathLike = /^(\/|\.\.?(\/|$)|~(\/|$))/.test(text)
+  if (cwd === null && pathLike) throw new SourceError(onDisk)
+  if (cwd !== null && (pathLike || existsSync(resolve(cwd, text)))) return parsePath(text, cwd)
   const short = SHORTHAND.exec(text)
   if (short && short[2] !== '.' && short[2] !== '..') {
     const [, owner, repo, rest, ref] = short

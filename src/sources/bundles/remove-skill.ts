@@ -3,10 +3,12 @@ import { join } from 'node:path'
 import { BundleError } from './bundle-error.js'
 import { manifestPath, type InstallTarget } from './install-target.js'
 import { readLockfile, writeLockfile } from './lockfile.js'
+import { dropKept } from './skill-versions.js'
+import { pruneUploads } from './upload-store.js'
 
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
-/** Uninstall a skill: its folder, its manifest and its lockfile entry. */
+/** Uninstall a skill: its folder, its manifest, its lockfile entry, its kept version and the upload nothing names any more. */
 export function removeSkill(target: InstallTarget, name: string): void {
   if (!NAME.test(name)) throw new BundleError(`"${name}" is not a skill name (a-z, 0-9 and single hyphens)`)
   const lock = readLockfile(target.lockfile)
@@ -23,8 +25,10 @@ export function removeSkill(target: InstallTarget, name: string): void {
     rmSync(gone, { recursive: true, force: true })
   }
   rmSync(manifestPath(target, name), { force: true })
+  if (target.kind === 'managed') dropKept(target, name)
   if (locked) {
     delete lock.skills[name]
     writeLockfile(target.lockfile, lock)
   }
+  if (target.kind === 'managed') pruneUploads(target)
 }

@@ -9,6 +9,8 @@ import { errorResponse } from './error-response.js'
 import { apiKeyAuth } from './middleware/api-key-auth.js'
 import { requireRole } from './middleware/require-role.js'
 import { limitBody } from './middleware/limit-body.js'
+import { skillInstallRoutes } from './routes/skill-installs.js'
+import { DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes } from '../../sources/bundles/index.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
 import { agentRoutes } from './routes/agents.js'
@@ -66,7 +68,10 @@ export function createHttpApp(
   })
   app.notFound((c) => errorResponse(c, 'not_found', `no route ${c.req.method} ${c.req.path}`))
 
-  app.use('/api/*', limitBody(plane.config.http.maxBodyBytes))
+  // An uploaded bundle may be as large as an archive may be; every other body keeps the configured limit.
+  const apiLimit = limitBody(plane.config.http.maxBodyBytes)
+  const uploadLimit = limitBody(maxArchiveBytes(DEFAULT_ARCHIVE_LIMITS) + 64 * 1024)
+  app.use('/api/*', (c, next) => (c.req.path === '/api/skills/upload' ? uploadLimit(c, next) : apiLimit(c, next)))
   app.use('/mcp', checkOrigin(originRules(plane.config.http, options.bindHost)))
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
@@ -92,6 +97,7 @@ export function createHttpApp(
     app.get('/metrics', auth, requireRole('admin'), async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
   }
   app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
+  app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
   app.route('/api/agents', agentRoutes(plane))

@@ -179,3 +179,25 @@ export const learningListQuery = z.strictObject({
   skill: z.string().min(1).optional().describe('only those this skill made'),
   limit: bounded(1, 1_000).default(100).describe('most learnings, newest first (1–1000, default 100)'),
 })
+
+const installName = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'a skill name: a-z, 0-9 and single hyphens')
+
+export const skillInstallBody = z.strictObject({
+  source: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(2000)
+    .describe('a git URL, OWNER/REPO, …/tree/REF/PATH or a .zip/.tar.gz URL; not a path on the server'),
+  skills: z.array(installName).max(100).optional().describe('the skills to install (default: all the source holds)'),
+  pin: z.string().max(200).optional().describe('a branch, tag or commit (git sources)'),
+  dryRun: z.boolean().optional().describe('fetch, validate and scan, and answer with the plan; install nothing'),
+  acceptRisk: z.boolean().optional().describe('install although a skill has high-risk findings (read them in a dry run first)'),
+})
+
+export const skillUploadForm = z.strictObject({
+  bundle: z.string().meta({ format: 'binary' }).describe('the bundle: a zip or gzip-compressed tar of one or more SKILL.md folders'),
+  skills: z.string().optional().describe('comma-separated skill names to install (default: all the bundle holds)'),
+  dryRun: z.enum(['true', 'false']).optional(),
+  acceptRisk: z.enum(['true', 'false']).optional(),
+})

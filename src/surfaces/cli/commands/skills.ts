@@ -1,4 +1,4 @@
-import type { Command } from 'commander'
+import { Option, type Command } from 'commander'
 
 export function skillsCommand(program: Command): void {
   const skills = program.command('skills').description('list, inspect and install skills')
@@ -82,6 +82,23 @@ export function skillsCommand(program: Command): void {
     .option('--accept-risk', 'install even content the lockfile does not pin that has a high-risk finding')
     .option('--project', "the project's .agents/skills and ./skills-lock.json")
     .action(async (_o: unknown, command: Command) => (await import('../actions/skills-bundles.js')).skillsInstall(command.optsWithGlobals()))
+
+  skills
+    .command('upload <file>')
+    .description('install the skills in a .zip or .tar.gz bundle, kept under its SHA-256: into this data dir, or a server with --server')
+    .option('--skill <name>', 'install only this skill (repeatable)', (name: string, names: string[]) => [...names, name], [])
+    .option('--dry-run', 'show the plan, findings and risks; install nothing')
+    .option('--accept-risk', 'install even skills with high-risk findings; run --dry-run first to read them')
+    .addOption(new Option('--server <url>', "upload to this server's POST /api/skills/upload (admin key in SKILLPLANE_API_KEY)").env('SKILLPLANE_URL'))
+    .option('--json', 'print the report as JSON')
+    .action(async (file: string, _o: unknown, command: Command) => (await import('../actions/skills-upload.js')).skillsUpload(file, command.optsWithGlobals()))
+
+  skills
+    .command('rollback <name>')
+    .description('put back the version of an installed skill that its last install, update or upload replaced')
+    .action(async (name: string, _o: unknown, command: Command) =>
+      (await import('../actions/skills-upload.js')).skillsRollback(name, command.optsWithGlobals()),
+    )
 
   skills
     .command('export')

@@ -160,7 +160,12 @@ function operation(spec: OperationSpec): Operation {
         }),
       ],
     }),
-    ...(spec.body && { requestBody: { required: !(spec.body as z.ZodType).safeParse(undefined).success, content: json(jsonSchemaOf(spec.body)) } }),
+    ...(spec.body && {
+      requestBody: {
+        required: !(spec.body as z.ZodType).safeParse(undefined).success,
+        content: spec.multipart ? { 'multipart/form-data': { schema: jsonSchemaOf(spec.body) } } : json(jsonSchemaOf(spec.body)),
+      },
+    }),
     responses: { [ok.status]: { description: ok.description, ...(content && { content }) }, ...errors(...spec.errors) },
   }
 }

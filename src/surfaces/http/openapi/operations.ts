@@ -16,6 +16,8 @@ export interface OperationSpec {
   errors: number[]
   /** No key needed. */
   open?: boolean
+  /** The body is multipart/form-data with these fields (a file part among them), not JSON. */
+  multipart?: boolean
 }
 
 /** Every route of the HTTP API but the per-skill invoke paths (those come from the skills). */
@@ -82,6 +84,34 @@ export const OPERATIONS: OperationSpec[] = [
     body: schemas.skillSharingBody,
     ok: { status: 200, description: '{ key, sharing, notes }' },
     errors: [400, 401, 403, 404, 409],
+  },
+  {
+    method: 'post',
+    path: '/api/skills/install',
+    summary:
+      'Install skills into the data dir from a git URL, OWNER/REPO or archive URL: planned, validated and risk-scanned first; dryRun answers with the plan (admin)',
+    body: schemas.skillInstallBody,
+    ok: {
+      status: 201,
+      description: 'The install report: { dryRun, applied, source, skills: [{ name, change, diff, files, findings, risks }], installed } (200 for a dry run)',
+    },
+    errors: [400, 401, 403, 409],
+  },
+  {
+    method: 'post',
+    path: '/api/skills/upload',
+    summary: 'Upload a .zip or .tar.gz bundle of skills and install it, kept under its SHA-256; high-risk findings need acceptRisk (admin)',
+    body: schemas.skillUploadForm,
+    multipart: true,
+    ok: { status: 201, description: 'The install report, as for /api/skills/install (200 for a dry run)' },
+    errors: [400, 401, 403, 409, 413],
+  },
+  {
+    method: 'post',
+    path: '/api/skills/{key}/rollback',
+    summary: 'Put back the version of an installed skill that its last install or upload replaced (admin)',
+    ok: { status: 200, description: '{ ok, name, restored, replaced }' },
+    errors: [401, 403, 404, 409],
   },
   {
     method: 'post',

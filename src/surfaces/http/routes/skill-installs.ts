@@ -1,0 +1,75 @@
+import { Hono, type Context } from 'hono'
+import type { Skillplane } from '../../../skillplane/index.js'
+import type { InstallOutcome } from '../../../plane/index.js'
+import { BundleError, dropUpload, managedTarget, parseRemoteSource, pinSource } from '../../../sources/bundles/index.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
+import { parseBody } from '../parse-body.js'
+import { readUpload } from '../read-upload.js'
+import { requireRole } from '../middleware/require-role.js'
+import { skillInstallBody } from '../request-schemas.js'
+
+const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/** Installing skills into the data dir over HTTP: from a network source, from an upload, and rolling one back (admin). */
+export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+
+  app.post('/install', requireRole('admin'), async (c) => {
+    const body = await parseBody(c, skillInstallBody, 'invalid install')
+    if (!body.ok) return body.response
+    const { source: text, pin, skills, dryRun, acceptRisk } = body.value
+    let source
+    try {
+      source = parseRemoteSource(text)
+      if (pin !== undefined) source = pinSource(source, pin)
+    } catch (error) {
+      if (error instanceof BundleError) return errorResponse(c, 'invalid_input', error.message)
+      throw error
+    }
+    return answer(c, await plane.installSkills({ from: { source }, skills, dryRun, acceptRisk }, c.get('caller')))
+  })
+
+  app.post('/upload', requireRole('admin'), async (c) => {
+    const read = await readUpload(c, managedTarget(plane.dataDir), ['skills', 'dryRun', 'acceptRisk'])
+    if (!read.ok) return read.response
+    const { upload, filename, fields } = read
+    const flags: Record<string, boolean> = {}
+    for (const flag of ['dryRun', 'acceptRisk']) {
+      const value = fields[flag]
+      if (value !== undefined && value !== 'true' && value !== 'false') {
+        dropUpload(upload)
+        return errorResponse(c, 'invalid_input', `${flag} is "true" or "false", not "${value}"`)
+      }
+      flags[flag] = value === 'true'
+    }
+    const skills =
+      fields.skills === undefined
+        ? []
+        : fields.skills
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+    const badName = skills.find((s) => !NAME.test(s))
+    if (badName !== undefined) {
+      dropUpload(upload)
+      return errorResponse(c, 'invalid_input', `skills: "${badName}" is not a skill name (a-z, 0-9 and single hyphens)`)
+    }
+    const outcome = await plane.installSkills({ from: { upload, filename }, skills, dryRun: flags.dryRun, acceptRisk: flags.acceptRisk }, c.get('caller'))
+    return answer(c, outcome)
+  })
+
+  app.post('/:key/rollback', requireRole('admin'), async (c) => {
+    const rolled = await plane.rollbackSkill(c.req.param('key'), c.get('caller'))
+    if (!rolled.ok) return errorResponse(c, rolled.code, rolled.message)
+    return c.json(rolled)
+  })
+
+  return app
+}
+
+// A refusal after planning carries the plan: the admin reads the findings before sending acceptRisk.
+function answer(c: Context<HttpEnv>, outcome: InstallOutcome) {
+  if (!outcome.ok) return errorResponse(c, outcome.code, outcome.message, outcome.report && { report: outcome.report })
+  return c.json(outcome.report, outcome.report.applied ? 201 : 200)
+}
