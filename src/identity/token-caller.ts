@@ -30,8 +30,11 @@ export function tokenCaller(claims: JWTPayload, oidc: ResolvedOidc, context: Tok
   const named = new Set(oidc.roleClaim === undefined ? [] : strings(claims[oidc.roleClaim]))
   const role = ROLES.find((r) => named.has(r) || oidc.roles[r].some((group) => groups.has(group)))
   if (!role) {
-    const from = oidc.roleClaim === undefined ? `its ${oidc.groupsClaim} claim` : `its ${oidc.groupsClaim} and ${oidc.roleClaim} claims`
-    throw new TokenRefusedError(`${name} has no skillplane role: ${from} name no group of auth.oidc.roles`)
+    const why =
+      oidc.roleClaim === undefined
+        ? `its ${oidc.groupsClaim} claim names no group of auth.oidc.roles`
+        : `neither its ${oidc.groupsClaim} claim nor its ${oidc.roleClaim} claim grants one`
+    throw new TokenRefusedError(`${name} has no skillplane role: ${why}`)
   }
   return { kind: 'user', id, name, role }
 }
