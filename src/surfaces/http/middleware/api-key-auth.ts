@@ -45,7 +45,7 @@ export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath 
       ...(error ? [`error="${error}"`] : []),
       ...(oauth && error === 'invalid_token' ? [`error_description="${message.replace(/["\\]/g, '')}"`] : []),
     ]
-    c.header('WWW-Authenticate', params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer realm="skillplane"')
+    c.header('WWW-Authenticate', params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer realm=""')
     return c.json({ ok: false, error: { code: 'unauthorized', message } }, 401)
   }
   return async (c, next) => {
