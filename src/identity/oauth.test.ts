@@ -10,7 +10,6 @@ import { databases } from '../test-support/databases.js'
 import { openTestPlane } from '../test-support/fixtures.js'
 import { startTestIdentityProvider, type TestIdentityProvider } from '../test-support/identity-provider.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
-import type { Skillplane } from '../skillplane/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
 
 const [sqlite] = databases
@@ -98,7 +97,10 @@ describe('OAuth access tokens on /mcp and /api', () => {
       status: 200,
       body: { resource: server.url, authorization_servers: [idp.issuer], bearer_methods_supported: ['header'], scopes_supported: ['openid', 'groups'] },
     })
-    expect((await get(server, '/.well-known/oauth-protected-resource/mcp')).body).toMatchObject({ resource: `${server.url}/mcp`, authorization_servers: [idp.issuer] })
+    expect((await get(server, '/.well-known/oauth-protected-resource/mcp')).body).toMatchObject({
+      resource: `${server.url}/mcp`,
+      authorization_servers: [idp.issuer],
+    })
 
     const apiChallenge = `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource"`
     const mcpChallenge = `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`
@@ -122,7 +124,9 @@ describe('OAuth access tokens on /mcp and /api', () => {
     // The resource is the public URL when one is configured.
     const { server: behindProxy } = await start({}, { publicUrl: 'https://skillplane.example.com' })
     expect((await get(behindProxy, '/.well-known/oauth-protected-resource/mcp')).body.resource).toBe('https://skillplane.example.com/mcp')
-    expect((await get(behindProxy, '/api/skills')).authenticate).toBe('Bearer resource_metadata="https://skillplane.example.com/.well-known/oauth-protected-resource"')
+    expect((await get(behindProxy, '/api/skills')).authenticate).toBe(
+      'Bearer resource_metadata="https://skillplane.example.com/.well-known/oauth-protected-resource"',
+    )
   })
 
   it("lets the MCP SDK client discover the provider from /mcp's 401, sign in through the code flow and call tools", async () => {
@@ -168,7 +172,12 @@ describe('OAuth access tokens on /mcp and /api', () => {
       })
     expect((await invoke(bob)).status).toBe(403)
     expect((await invoke(await token('oscar'))).status).toBe(200)
-    expect((await get(server, '/api/me', await token('helper-bot'))).body.caller).toEqual({ kind: 'agent', id: 'oidc:helper-bot', name: 'Helper Bot', agentId: 'helper' })
+    expect((await get(server, '/api/me', await token('helper-bot'))).body.caller).toEqual({
+      kind: 'agent',
+      id: 'oidc:helper-bot',
+      name: 'Helper Bot',
+      agentId: 'helper',
+    })
 
     expect(await get(server, '/api/me', await token('carol'))).toMatchObject({
       status: 403,
@@ -189,13 +198,17 @@ describe('OAuth access tokens on /mcp and /api', () => {
   it('refuses expired, wrong-audience, wrong-issuer, unsigned and HMAC-forged tokens with 401 and the challenge', async () => {
     const { server } = await start()
     const now = Math.floor(Date.now() / 1000)
-    const { n, e, kid } = (await (await fetch(`${idp.issuer}/jwks`)).json()).keys[0]
-    const publicPem = await exportSPKI((await importJWK({ kty: 'RSA', n, e }, 'RS256')) as CryptoKey)
+    const { keys } = (await (await fetch(`${idp.issuer}/jwks`)).json()) as { keys: Array<{ n: string; e: string; kid: string }> }
+    const { n, e, kid } = keys[0]!
+    const publicPem = await exportSPKI((await importJWK({ kty: 'RSA', n, e }, 'RS256')) as Parameters<typeof exportSPKI>[0])
     const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
     const refused: Record<string, [string, string]> = {
       expired: [await idp.sign(claims(server, { iat: now - 7200, exp: now - 3600 })), 'the access token has expired'],
       'for another resource': [await idp.accessToken('alice', 'https://elsewhere.example.com'), 'the access token is for another audience, not this server'],
-      'from another issuer': [await idp.sign(claims(server, { iss: 'https://impostor.example.com' })), 'the access token is from another issuer than auth.oidc.issuer'],
+      'from another issuer': [
+        await idp.sign(claims(server, { iss: 'https://impostor.example.com' })),
+        'the access token is from another issuer than auth.oidc.issuer',
+      ],
       unsigned: [`${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims(server))}.`, 'the access token is not signed with an allowed algorithm'],
       'HS256 with the public key as secret': [
         await new SignJWT(claims(server)).setProtectedHeader({ alg: 'HS256', kid }).sign(new TextEncoder().encode(publicPem)),
@@ -214,7 +227,11 @@ describe('OAuth access tokens on /mcp and /api', () => {
         authenticate: `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource", error="invalid_token", error_description="${message}"`,
         body: { ok: false, error: { code: 'unauthorized', message } },
       })
-      expect({ what, ...(await postMcp(server, token)) }).toMatchObject({ what, status: 401, authenticate: expect.stringContaining('/mcp", error="invalid_token"') })
+      expect({ what, ...(await postMcp(server, token)) }).toMatchObject({
+        what,
+        status: 401,
+        authenticate: expect.stringContaining('/mcp", error="invalid_token"'),
+      })
     }
     // The same claims, properly signed, pass.
     expect((await get(server, '/api/skills', await idp.sign(claims(server)))).status).toBe(200)
@@ -232,7 +249,10 @@ describe('OAuth access tokens on /mcp and /api', () => {
     closed.close()
     const { plane: alone, server: orphan } = await start({ issuer: `http://127.0.0.1:${port}` })
     const answer = await get(orphan, '/api/skills', await idp.sign(claims(orphan, { iss: `http://127.0.0.1:${port}` })))
-    expect(answer).toMatchObject({ status: 503, body: { error: { code: 'unavailable', message: expect.stringContaining("the identity provider's metadata could not be read") } } })
+    expect(answer).toMatchObject({
+      status: 503,
+      body: { error: { code: 'unavailable', message: expect.stringContaining("the identity provider's metadata could not be read") } },
+    })
     const aloneKey = (await alone.keys.create({ name: 'root', role: 'admin' }, alone.now())).key
     expect((await get(orphan, '/api/skills', aloneKey)).status).toBe(200)
   })

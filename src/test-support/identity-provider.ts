@@ -126,7 +126,11 @@ export async function startTestIdentityProvider(options: { consoleRedirectUris?:
     // Redirects are followed by hand, keeping the provider's cookies, until one leaves the provider.
     for (let hop = 0; hop < 20; hop++) {
       if (url.origin !== issuer) return url
-      const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as object), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } })
+      const response = await fetch(url, {
+        ...init,
+        redirect: 'manual',
+        headers: { ...(init.headers as object), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+      })
       for (const cookie of response.headers.getSetCookie()) {
         const [pair] = cookie.split(';')
         const at = pair!.indexOf('=')
@@ -169,7 +173,14 @@ export async function startTestIdentityProvider(options: { consoleRedirectUris?:
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: TEST_CLIENT.redirectUri, client_id: TEST_CLIENT.clientId, code_verifier: verifier, resource }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: TEST_CLIENT.redirectUri,
+          client_id: TEST_CLIENT.clientId,
+          code_verifier: verifier,
+          resource,
+        }),
       })
       const body = (await response.json()) as { access_token?: string }
       if (!body.access_token) throw new Error(`no access token for ${account}: ${JSON.stringify(body)}`)

@@ -33,7 +33,10 @@ export async function startHttpServer(plane: Skillplane, options: { host: string
       })
     : null
   if (plane.config.auth.oidc && !plane.config.http.publicUrl && !LOOPBACK.has(options.host)) {
-    plane.logger.warn({ host: options.host }, 'auth.oidc without http.publicUrl: access tokens must name the address this server listens on; set http.publicUrl to the URL clients use')
+    plane.logger.warn(
+      { host: options.host },
+      'auth.oidc without http.publicUrl: access tokens must name the address this server listens on; set http.publicUrl to the URL clients use',
+    )
   }
   if (originRules(plane.config.http, options.host).hosts === null) {
     plane.logger.warn({ host: options.host }, "/mcp answers to this host's addresses only, no DNS name: list the names clients use in http.allowedHosts")
