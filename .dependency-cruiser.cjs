@@ -4,7 +4,7 @@
 const layers = [
   ['skill', 'version.ts'],
   ['store', 'host', 'config'],
-  ['audit', 'auth', 'registry'],
+  ['audit', 'auth', 'identity', 'registry'],
   ['policy', 'secrets'],
   ['access'],
   ['runtime'],

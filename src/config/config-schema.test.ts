@@ -6,12 +6,14 @@ import type { AgentConfig, SkillplaneConfig } from './define-config.js'
 describe('the config schema', () => {
   it('types the config as written and as resolved from the one schema', () => {
     // As written: everything optional; a model is provider settings or an AI SDK model object.
-    expectTypeOf<SkillplaneConfig['http']>().toEqualTypeOf<{ maxBodyBytes?: number; allowedHosts?: string[]; allowedOrigins?: string[] } | undefined>()
+    expectTypeOf<SkillplaneConfig['http']>().toEqualTypeOf<
+      { maxBodyBytes?: number; allowedHosts?: string[]; publicUrl?: string; allowedOrigins?: string[] } | undefined
+    >()
     expectTypeOf<AgentConfig['model']>().toEqualTypeOf<
       { provider: 'openai' | 'anthropic' | 'openai-compatible'; model: string; apiKeyEnv?: string; baseURL?: string } | LanguageModelV3 | undefined
     >()
     // Resolved: defaults filled in, shapes normalised.
-    expectTypeOf<ResolvedConfig['http']>().toEqualTypeOf<{ maxBodyBytes: number; allowedHosts: string[]; allowedOrigins: string[] }>()
+    expectTypeOf<ResolvedConfig['http']>().toEqualTypeOf<{ maxBodyBytes: number; allowedHosts: string[]; publicUrl?: string; allowedOrigins: string[] }>()
     expectTypeOf<ResolvedConfig['skillDirs']>().toExtend<Array<{ path: string; agents: string[] }>>()
     expectTypeOf<ResolvedConfig['agents'][number]['maxSteps']>().toEqualTypeOf<number>()
   })
@@ -30,5 +32,36 @@ describe('the config schema', () => {
     await expect(resolveConfig({ mcpServers: [{ name: 'x', url: 'http://h', args: [] }] } as never, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
       'config test: mcpServers[0].args: does not apply to a url server',
     )
+  })
+
+  it('checks auth.oidc, naming the field, and fills in its defaults', async () => {
+    const env = { dataDir: '/tmp' }
+    const oidc = { issuer: 'https://idp.example.com/realms/acme', clientId: 'skillplane', roles: { admin: ['sp-admins'] } }
+    const resolved = await resolveConfig({ auth: { oidc }, http: { publicUrl: 'https://sp.example.com/' } }, env, 'test')
+    expect(resolved.http.publicUrl).toBe('https://sp.example.com')
+    expect(resolved.auth.oidc).toEqual({
+      ...oidc,
+      scopes: ['openid', 'profile', 'email'],
+      groupsClaim: 'groups',
+      roles: { admin: ['sp-admins'], operator: [], viewer: [] },
+    })
+    expect((await resolveConfig({}, env, 'test')).auth).toEqual({})
+    const refused = async (config: object) => (await resolveConfig(config, env, 'test').catch((error: Error) => error)) as Error
+    expect((await refused({ auth: { oidc: { ...oidc, issuer: 'http://idp.example.com' } } })).message).toBe(
+      'config test: auth.oidc.issuer: must be https (http only for 127.0.0.1 or localhost)',
+    )
+    expect((await resolveConfig({ auth: { oidc: { ...oidc, issuer: 'http://127.0.0.1:4000' } } }, env, 'test')).auth.oidc?.issuer).toBe('http://127.0.0.1:4000')
+    expect((await refused({ auth: { oidc: { ...oidc, issuer: 'idp' } } })).message).toBe('config test: auth.oidc.issuer: an http(s) URL')
+    expect((await refused({ auth: { oidc: { ...oidc, clientId: '' } } })).message).toBe(
+      'config test: auth.oidc.clientId: the client id at the identity provider is required',
+    )
+    expect((await refused({ auth: { oidc: { ...oidc, roles: {} } } })).message).toBe(
+      'config test: auth.oidc.roles: map at least one group to a role (or set roleClaim): otherwise no signed-in user has a role',
+    )
+    expect((await refused({ auth: { oidc: { ...oidc, roles: { owner: ['x'] } } } })).message).toContain('auth.oidc.roles: Unrecognized key: "owner"')
+    expect((await refused({ auth: { oidc: { ...oidc, clientSecretEnv: 'not a name' } } })).message).toBe(
+      'config test: auth.oidc.clientSecretEnv: an environment variable name',
+    )
+    expect((await refused({ http: { publicUrl: 'https://sp.example.com/mcp' } })).message).toContain('http.publicUrl: an origin such as')
   })
 })

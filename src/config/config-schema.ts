@@ -268,6 +268,47 @@ const openApiSourceShape = {
 /** An OpenAPI document whose operations become skills. */
 export const openApiSourceSchema: z.ZodObject<typeof openApiSourceShape, z.core.$strict> = z.strictObject(openApiSourceShape)
 
+// Loopback hosts, where an identity provider may speak plain HTTP (a local one, or one in tests).
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
+const claimName = z.string().trim().min(1, 'a claim name').max(200)
+const groupList = z.array(z.string().min(1)).default([])
+
+const oidcShape = {
+  /** The identity provider's issuer URL, exactly as its tokens' `iss` says it: https (http only on 127.0.0.1 or localhost). */
+  issuer: z
+    .url({ protocol: /^https?$/, error: 'an http(s) URL' })
+    .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials')
+    .refine(
+      (url) => !URL.canParse(url) || url.startsWith('https:') || LOOPBACK.has(new URL(url).hostname),
+      'must be https (http only for 127.0.0.1 or localhost)',
+    ),
+  /** This server's client id at the provider (the console's sign-in). */
+  clientId: z.string().trim().min(1, 'the client id at the identity provider is required'),
+  /** The environment variable holding the client secret; none for a public client. */
+  clientSecretEnv: envName.optional(),
+  /** Scopes clients ask for, also advertised in `/.well-known/oauth-protected-resource`. Default openid, profile, email. */
+  scopes: z
+    .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope token (no spaces or quotes)'))
+    .min(1)
+    .default(['openid', 'profile', 'email']),
+  /** The `aud` access tokens must carry. Default: this server's resource identifiers (`http.publicUrl`, and it with `/mcp`). */
+  audience: z.string().trim().min(1).optional(),
+  /** The claim listing the user's groups. Default "groups". */
+  groupsClaim: claimName.default('groups'),
+  /** A claim whose value is a skillplane role itself (admin, operator or viewer), besides the groups. */
+  roleClaim: claimName.optional(),
+  /** Groups granting each role; a user gets the highest role any of their groups grants. */
+  roles: z.strictObject({ admin: groupList, operator: groupList, viewer: groupList }).prefault({}),
+  /** A claim naming an agent (by name or alias): such a token acts for that agent, which must exist. Default: tokens never act for agents. */
+  agentClaim: claimName.optional(),
+}
+
+const oidcSchema: z.ZodObject<typeof oidcShape, z.core.$strict> = z.strictObject(oidcShape).superRefine((oidc, ctx) => {
+  const { admin, operator, viewer } = oidc.roles
+  if (admin.length + operator.length + viewer.length === 0 && oidc.roleClaim === undefined)
+    ctx.addIssue({ code: 'custom', path: ['roles'], message: 'map at least one group to a role (or set roleClaim): otherwise no signed-in user has a role' })
+})
+
 const configShape = {
   /** The code skills, made with defineSkill(). */
   skills: z
@@ -295,13 +336,20 @@ const configShape = {
   /**
    * `maxBodyBytes`: the largest accepted request body (default 1 MiB). `allowedHosts`: host names
    * `/mcp` answers besides loopback ones (DNS-rebinding defence); `allowedOrigins`: browser origins
-   * `/mcp` accepts besides the page's own address.
+   * `/mcp` accepts besides the page's own address; `publicUrl`: the origin clients reach this server at
+   * (default: the address it listens on), which OAuth access tokens name as their audience.
    */
   http: z
     .strictObject({
       maxBodyBytes: positiveInt.default(1_048_576),
       allowedHosts: z.array(z.string().regex(/^[^\s/:]+$|^\[[0-9a-fA-F:.]+\]$/, 'a host name without port or scheme')).default([]),
       // As browsers send them: lower case, no default port.
+      // The address clients reach: what OAuth access tokens name as their audience.
+      publicUrl: z
+        .string()
+        .regex(/^https?:\/\/[^\s/@]+\/?$/, 'an origin such as https://skillplane.example.com (scheme, host, optional port; no path)')
+        .transform((url) => new URL(url).origin)
+        .optional(),
       allowedOrigins: z
         .array(
           z
@@ -312,6 +360,11 @@ const configShape = {
         .default([]),
     })
     .prefault({}),
+  /**
+   * Signing in with the organisation's identity provider. `oidc`: its issuer and claims; with it, `/mcp` and
+   * `/api` also accept its JWT access tokens (docs/identity.md).
+   */
+  auth: z.strictObject({ oidc: oidcSchema.optional() }).prefault({}),
   /**
    * Prometheus metrics at `/metrics`. `enabled` (default true); `listen`: a separate address such as
    * `127.0.0.1:9464` that serves them without a key; without it the main server serves them to admin keys.

@@ -16,6 +16,7 @@ export {
   type ResolvedModel,
   type ResolvedHttpSkill,
   type ResolvedOpenApiSource,
+  type ResolvedOidc,
 } from './resolve-config.js'
 export { findConfigFile, loadConfigFile, DEFAULT_CONFIG_FILES } from './load-config.js'
 export { ConfigError } from './config-error.js'

@@ -30,6 +30,9 @@ export interface ResolvedHttpSkill extends z.output<typeof httpSkillSchema> {}
 
 export interface ResolvedOpenApiSource extends z.output<typeof openApiSourceSchema> {}
 
+/** The identity provider's settings (`auth.oidc`), defaults filled in. */
+export type ResolvedOidc = NonNullable<z.output<typeof configSchema>['auth']['oidc']>
+
 /** Validate a config (object or factory) and fill in defaults; errors name the field. */
 export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, source: string): Promise<ResolvedConfig> {
   let config: unknown = input

@@ -1,12 +1,13 @@
 import { Hono, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
+import type { Caller } from '../../skill/index.js'
 import { canSee } from '../../access/index.js'
 import { SyncRefusedError } from '../../registry/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
-import { apiKeyAuth } from './middleware/api-key-auth.js'
+import { apiKeyAuth, bearerCaller, type OAuthAuth } from './middleware/api-key-auth.js'
 import { requireRole } from './middleware/require-role.js'
 import { limitBody } from './middleware/limit-body.js'
 import { skillInstallRoutes } from './routes/skill-installs.js'
@@ -29,6 +30,7 @@ import { consoleRoutes, loadConsoleAssets } from '../console/index.js'
 import { checkOrigin, originRules } from './middleware/check-origin.js'
 import { databaseUnavailable } from '../../store/index.js'
 import { PlaneMetrics } from './metrics/index.js'
+import { IdentityProviderUnavailableError, InvalidTokenError, ProtectedResource, TokenRefusedError, type ResourcePath } from '../../identity/index.js'
 
 // What a 503 for a lost database asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5
@@ -40,14 +42,16 @@ const OPENAPI_DOCUMENTS_KEPT = 32
 /**
  * `bindHost`: the interface the server listens on, for `/mcp`'s default allowed host names.
  * `metrics`: the plane's metrics, served at `/metrics` to admin keys unless `metrics.listen` serves them elsewhere.
+ * `listenUrl`: the address the server listens on, this server's public URL when `http.publicUrl` is not set.
  */
 export function createHttpApp(
   plane: Skillplane,
   mcp: McpHttpSessions = new McpHttpSessions(plane),
-  options: { bindHost?: string; metrics?: PlaneMetrics } = {},
+  options: { bindHost?: string; metrics?: PlaneMetrics; listenUrl?: () => string } = {},
 ): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
-  const auth = apiKeyAuth(plane.keys)
+  const oauth = oauthFor(plane, options.listenUrl)
+  const auth = apiKeyAuth(plane.keys, oauth)
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
@@ -86,11 +90,20 @@ export function createHttpApp(
   // For load balancers and probes: ready takes traffic only while the database answers; live only says the process serves.
   app.get('/api/health/ready', health)
   app.get('/api/health/live', (c) => c.json({ ok: true, version: VERSION, manager: plane.managerId }))
+  if (oauth) {
+    // RFC 9728: where OAuth clients learn which identity provider issues tokens for /api (the root) and /mcp.
+    const metadata = (path: ResourcePath) => (c: Context<HttpEnv>) => {
+      c.header('Access-Control-Allow-Origin', '*')
+      return c.json(oauth.resource.metadata(path))
+    }
+    app.get('/.well-known/oauth-protected-resource', metadata(''))
+    app.get('/.well-known/oauth-protected-resource/mcp', metadata('/mcp'))
+  }
   app.use('/api/*', auth)
   // Who the key is: the console shows only what this caller may see and do.
   app.get('/api/me', (c) => c.json({ caller: c.get('caller') }))
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
-  app.use('/mcp', auth)
+  app.use('/mcp', apiKeyAuth(plane.keys, oauth, '/mcp'))
   const { enabled, listen } = plane.config.metrics
   if (enabled && !listen) {
     const metrics = options.metrics ?? new PlaneMetrics(plane, mcp)
@@ -129,7 +142,14 @@ export function createHttpApp(
   app.get('/openapi.json', async (c) => {
     const header = c.req.header('authorization')
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
-    const caller = token ? await plane.keys.authenticate(token) : null
+    let caller: Caller | null = null
+    try {
+      caller = token ? await bearerCaller(token, plane.keys, oauth) : null
+    } catch (error) {
+      if (error instanceof InvalidTokenError || error instanceof TokenRefusedError) return errorResponse(c, 'unauthorized', error.message)
+      if (error instanceof IdentityProviderUnavailableError) return errorResponse(c, 'unavailable', error.message)
+      throw error
+    }
     if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key')
     const { tag, page: pageText } = c.req.query()
     if (pageText !== undefined && !/^[1-9]\d{0,5}$/.test(pageText))
@@ -159,6 +179,18 @@ export function createHttpApp(
   if (assets) app.route('/', consoleRoutes(assets))
   else app.get('/', (c) => c.html(landingPage(VERSION)))
   return app
+}
+
+/** With `auth.oidc`: this server as a protected resource of the identity provider, at its public URL. */
+function oauthFor(plane: Skillplane, listenUrl: (() => string) | undefined): OAuthAuth | undefined {
+  const { oidc } = plane.config.auth
+  if (!oidc) return undefined
+  const { publicUrl } = plane.config.http
+  if (publicUrl === undefined && listenUrl === undefined) throw new Error('auth.oidc needs http.publicUrl: the URL clients reach this server at')
+  return {
+    resource: new ProtectedResource(oidc, publicUrl === undefined ? listenUrl! : () => publicUrl),
+    context: { resolveAgent: (label) => plane.catalog.resolveAgent(label) },
+  }
 }
 
 /** Node's error for a request body whose connection closed before it was all read. */

@@ -9,6 +9,7 @@ import { CONNECT_PATH } from '../../sources/edge/index.js'
 import { PlaneMetrics, startMetricsServer } from './metrics/index.js'
 
 const KEEP_ALIVE_MS = 65_000
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
 
 export interface HttpServer {
   url: string
@@ -22,7 +23,8 @@ export interface HttpServer {
 export async function startHttpServer(plane: Skillplane, options: { host: string; port: number }): Promise<HttpServer> {
   const mcp = new McpHttpSessions(plane)
   const metrics = plane.config.metrics.enabled ? new PlaneMetrics(plane, mcp) : undefined
-  const app = createHttpApp(plane, mcp, { bindHost: options.host, metrics })
+  let listenUrl = ''
+  const app = createHttpApp(plane, mcp, { bindHost: options.host, metrics, listenUrl: () => listenUrl })
   const listen = metrics && plane.config.metrics.listen
   const metricsServer = listen
     ? await startMetricsServer(metrics, listen, plane.logger).catch(async (error: unknown) => {
@@ -30,6 +32,12 @@ export async function startHttpServer(plane: Skillplane, options: { host: string
         throw error
       })
     : null
+  if (plane.config.auth.oidc && !plane.config.http.publicUrl && !LOOPBACK.has(options.host)) {
+    plane.logger.warn(
+      { host: options.host },
+      'auth.oidc without http.publicUrl: access tokens must name the address this server listens on; set http.publicUrl to the URL clients use',
+    )
+  }
   if (originRules(plane.config.http, options.host).hosts === null) {
     plane.logger.warn({ host: options.host }, "/mcp answers to this host's addresses only, no DNS name: list the names clients use in http.allowedHosts")
   }
@@ -44,8 +52,9 @@ export async function startHttpServer(plane: Skillplane, options: { host: string
     const server: ServerType = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, (info: AddressInfo) => {
       server.off('error', onError)
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
+      listenUrl = `http://${host}:${info.port}`
       resolve({
-        url: `http://${host}:${info.port}`,
+        url: listenUrl,
         port: info.port,
         metricsUrl: metricsServer?.url ?? null,
         close: () =>

@@ -1,31 +1,74 @@
-import { bearerAuth } from 'hono/bearer-auth'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { ApiKeys } from '../../../auth/index.js'
+import {
+  IdentityProviderUnavailableError,
+  InvalidTokenError,
+  TokenRefusedError,
+  type ProtectedResource,
+  type ResourcePath,
+  type TokenCallerContext,
+} from '../../../identity/index.js'
+import type { Caller } from '../../../skill/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
 
-const unauthorized = (message: string) => ({ ok: false, error: { code: 'unauthorized', message } })
+/** With `auth.oidc`: the provider's access tokens are accepted too, and 401s point clients at the resource's metadata. */
+export interface OAuthAuth {
+  resource: ProtectedResource
+  context: TokenCallerContext
+}
 
-/** Bearer API keys: 401 with a JSON body for a missing, malformed, unknown or revoked key. */
-export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler<HttpEnv> {
-  const bearer = bearerAuth<HttpEnv>({
-    verifyToken: async (token, c) => {
-      const caller = await keys.authenticate(token)
-      if (!caller) return false
-      c.set('caller', caller)
-      return true
-    },
-    noAuthenticationHeader: { message: unauthorized('missing API key: send Authorization: Bearer <key>') },
-    invalidAuthenticationHeader: { message: unauthorized('malformed Authorization header: expected Bearer <key>') },
-    invalidToken: { message: unauthorized('unknown or revoked API key') },
-  })
-  // hono answers another scheme, or a token with characters no token68 has, with 400; a bad
-  // credential is a 401 here.
+// What a 503 for an unreachable identity provider asks clients to wait before retrying, in seconds.
+const RETRY_AFTER_S = 5
+const KEY_PREFIX = 'sp_'
+// Three base64url segments; an unsigned token's last one is empty, and is refused as such.
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
+
+/**
+ * The caller of a bearer credential, told apart by its shape: an API key (`sp_…`), or, with `auth.oidc`,
+ * a JWT access token. Null for an unknown or revoked key; a refused token throws the identity module's errors.
+ */
+export async function bearerCaller(token: string, keys: ApiKeys, oauth: OAuthAuth | undefined): Promise<Caller | null> {
+  if (oauth && !token.startsWith(KEY_PREFIX) && JWT_SHAPE.test(token)) return oauth.resource.callerFor(token, oauth.context)
+  return keys.authenticate(token)
+}
+
+/**
+ * Bearer API keys, and access tokens with `auth.oidc`: 401 with a JSON body for a missing, malformed,
+ * unknown or refused credential, its `WWW-Authenticate` naming the metadata of the resource at `path`.
+ */
+export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath = ''): MiddlewareHandler<HttpEnv> {
+  const what = oauth ? 'API key or access token' : 'API key'
+  const refuse = (c: Context, message: string, error?: 'invalid_request' | 'invalid_token') => {
+    const params = [
+      ...(oauth ? [`resource_metadata="${oauth.resource.metadataUrl(path)}"`] : []),
+      ...(error ? [`error="${error}"`] : []),
+      ...(oauth && error === 'invalid_token' ? [`error_description="${message.replace(/["\\]/g, '')}"`] : []),
+    ]
+    c.header('WWW-Authenticate', params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer realm=""')
+    return c.json({ ok: false, error: { code: 'unauthorized', message } }, 401)
+  }
   return async (c, next) => {
     const header = c.req.header('authorization')
-    if (header !== undefined && !/^Bearer +[A-Za-z0-9._~+/-]+=*$/i.test(header.trim())) {
-      c.header('WWW-Authenticate', 'Bearer error="invalid_request"')
-      return c.json(unauthorized('malformed Authorization header: expected Bearer <key>'), 401)
+    if (header === undefined) return refuse(c, `missing ${what}: send Authorization: Bearer <${oauth ? 'credential' : 'key'}>`)
+    // Another scheme, or a token with characters no token68 has, is a bad credential: 401, not 400.
+    const token = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim())?.[1]
+    if (token === undefined) return refuse(c, `malformed Authorization header: expected Bearer <${oauth ? 'credential' : 'key'}>`, 'invalid_request')
+    let caller: Caller | null
+    try {
+      caller = await bearerCaller(token, keys, oauth)
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return refuse(c, error.message, 'invalid_token')
+      if (error instanceof TokenRefusedError) return errorResponse(c, 'denied', error.message)
+      if (error instanceof IdentityProviderUnavailableError) {
+        c.header('Retry-After', String(RETRY_AFTER_S))
+        return errorResponse(c, 'unavailable', error.message)
+      }
+      throw error
     }
-    return bearer(c, next)
+    if (!caller)
+      return refuse(c, oauth && !token.startsWith(KEY_PREFIX) ? 'neither an API key nor a JWT access token' : 'unknown or revoked API key', 'invalid_token')
+    c.set('caller', caller)
+    await next()
   }
 }
