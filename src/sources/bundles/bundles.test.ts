@@ -275,7 +275,9 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     // The version the update replaced is kept: rollback puts it back, and a second rollback undoes the first.
     const back = cli('skills', 'rollback', 'release-notes')
     expect(back.stderr).toBe('')
-    expect(back.stdout).toContain(`release-notes: rolled back to ${hashSkillFolder(join(location.dataDir, 'skills/release-notes')).computedHash.slice(0, 12)} from ${repo.url}\n`)
+    expect(back.stdout).toContain(
+      `release-notes: rolled back to ${hashSkillFolder(join(location.dataDir, 'skills/release-notes')).computedHash.slice(0, 12)} from ${repo.url}\n`,
+    )
     expect(readFileSync(join(location.dataDir, 'skills/release-notes/SKILL.md'), 'utf8')).toContain('from merged changes')
     expect(existsSync(join(location.dataDir, 'skills/release-notes/templates/fixes.md'))).toBe(false)
     // A kept version edited on disk is not put back.
