@@ -19,24 +19,35 @@ export interface TokenCallerContext {
 export function tokenCaller(claims: JWTPayload, oidc: ResolvedOidc, context: TokenCallerContext): Caller {
   const sub = claims.sub!
   const id = `oidc:${sub}`
-  const name = firstString(claims.name, claims.preferred_username, claims.email) ?? sub
+  const name = displayName(claims)
   if (oidc.agentClaim !== undefined && claims[oidc.agentClaim] !== undefined) {
     const label = firstString(claims[oidc.agentClaim])
     const agentId = label === undefined ? undefined : context.resolveAgent(label)
     if (agentId === undefined) throw new TokenRefusedError(`the token's ${oidc.agentClaim} claim names no agent skillplane knows`)
     return { kind: 'agent', id, name, agentId }
   }
+  const role = roleFor(claims, oidc)
+  if (!role) throw new TokenRefusedError(`${name} has no skillplane role: ${noRoleReason(oidc)}`)
+  return { kind: 'user', id, name, role }
+}
+
+/** The highest role a person's groups (or role claim) grant through `auth.oidc.roles`, if any. */
+export function roleFor(claims: Record<string, unknown>, oidc: ResolvedOidc): CallerRole | undefined {
   const groups = new Set(strings(claims[oidc.groupsClaim]))
   const named = new Set(oidc.roleClaim === undefined ? [] : strings(claims[oidc.roleClaim]))
-  const role = ROLES.find((r) => named.has(r) || oidc.roles[r].some((group) => groups.has(group)))
-  if (!role) {
-    const why =
-      oidc.roleClaim === undefined
-        ? `its ${oidc.groupsClaim} claim names no group of auth.oidc.roles`
-        : `neither its ${oidc.groupsClaim} claim nor its ${oidc.roleClaim} claim grants one`
-    throw new TokenRefusedError(`${name} has no skillplane role: ${why}`)
-  }
-  return { kind: 'user', id, name, role }
+  return ROLES.find((r) => named.has(r) || oidc.roles[r].some((group) => groups.has(group)))
+}
+
+/** Why roleFor found no role, in the config's terms. */
+export function noRoleReason(oidc: ResolvedOidc): string {
+  return oidc.roleClaim === undefined
+    ? `its ${oidc.groupsClaim} claim names no group of auth.oidc.roles`
+    : `neither its ${oidc.groupsClaim} claim nor its ${oidc.roleClaim} claim grants one`
+}
+
+/** The name to show for a person: their name, else username, else email, else the subject. */
+export function displayName(claims: Record<string, unknown>): string {
+  return firstString(claims.name, claims.preferred_username, claims.email) ?? String(claims.sub)
 }
 
 // A claim may hold one string or a list of them.
