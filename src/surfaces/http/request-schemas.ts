@@ -64,7 +64,7 @@ const sharedWith = (what: string) => z.array(z.string().trim().min(1).max(200)).
 export const skillSharingBody = z.discriminatedUnion('visibility', [
   z.strictObject({ visibility: z.literal('all') }),
   z.strictObject({ visibility: z.literal('agents'), agents: sharedWith('agent').describe('agents by id, name or alias') }),
-  z.strictObject({ visibility: z.literal('users'), users: sharedWith('user').describe('users by API key name') }),
+  z.strictObject({ visibility: z.literal('users'), users: sharedWith('user').describe('users by name or id') }),
 ])
 
 export const eventsQuery = z.object({ subject: z.string().optional(), kind: z.string().optional(), cursor, limit })
@@ -131,7 +131,7 @@ export const effectivePolicyQuery = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      'comma-separated: self, role:<viewer|operator|admin|agent>, agent:<id, name or alias>, user:<key name or id> (default: self; for admins every subject)',
+      'comma-separated: self, role:<viewer|operator|admin|agent>, agent:<id, name or alias>, user:<user name or id> (default: self; for admins every subject)',
     ),
   skill: z.string().min(1).optional().describe('only these skills: keys, comma-separated'),
   q: z.string().optional().describe('only skills whose key contains this (any case)'),
