@@ -19,6 +19,8 @@ import { connectionValueRoutes } from './routes/connection-values.js'
 import { learningRoutes } from './routes/learnings.js'
 import { sopRoutes } from './routes/sops.js'
 import { edgeRoutes } from './routes/edges.js'
+import { userRoutes } from './routes/users.js'
+import { groupRoutes } from './routes/groups.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
@@ -105,6 +107,8 @@ export function createHttpApp(
   app.route('/api/learnings', learningRoutes(plane))
   app.route('/api/sops', sopRoutes(plane))
   app.route('/api/edges', edgeRoutes(plane))
+  app.route('/api/users', userRoutes(plane))
+  app.route('/api/groups', groupRoutes(plane))
   app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
   app.post('/api/sources/reload', requireRole('admin'), async (c) => {

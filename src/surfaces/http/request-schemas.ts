@@ -179,3 +179,25 @@ export const learningListQuery = z.strictObject({
   skill: z.string().min(1).optional().describe('only those this skill made'),
   limit: bounded(1, 1_000).default(100).describe('most learnings, newest first (1–1000, default 100)'),
 })
+
+const role = z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' })
+
+export const addUserBody = z.strictObject({
+  name: z.string().min(1).max(100).describe('unique; keys are made for the user by this name'),
+  displayName: z.string().max(100).optional().describe('the name audit rows and approvals show'),
+  role: role.nullable().optional().describe('a role granted to the user itself'),
+})
+
+export const userEditBody = z.strictObject({
+  role: role.nullable().optional().describe("the user's own role (null: none; its groups' roles still apply)"),
+  disabled: z.boolean().optional().describe('true stops every key of theirs at once; false lets their unrevoked keys work again'),
+})
+
+export const addGroupBody = z.strictObject({
+  name: z.string().min(1).max(100),
+  role: role.nullable().optional().describe('a role granted to every member'),
+})
+
+export const groupEditBody = z.strictObject({
+  role: role.nullable().describe('the role granted to every member (null: none)'),
+})
