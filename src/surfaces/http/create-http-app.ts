@@ -128,7 +128,7 @@ export function createHttpApp(
     const header = c.req.header('authorization')
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
     const caller = token ? await plane.keys.authenticate(token) : null
-    if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key')
+    if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key, or its user is disabled')
     const { tag, page: pageText } = c.req.query()
     if (pageText !== undefined && !/^[1-9]\d{0,5}$/.test(pageText))
       return errorResponse(c, 'invalid_input', `page must be a whole number from 1, got ${JSON.stringify(pageText)}`)

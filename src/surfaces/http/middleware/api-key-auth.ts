@@ -16,7 +16,7 @@ export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler<HttpEnv> {
     },
     noAuthenticationHeader: { message: unauthorized('missing API key: send Authorization: Bearer <key>') },
     invalidAuthenticationHeader: { message: unauthorized('malformed Authorization header: expected Bearer <key>') },
-    invalidToken: { message: unauthorized('unknown or revoked API key') },
+    invalidToken: { message: unauthorized('unknown or revoked API key, or its user is disabled') },
   })
   // hono answers another scheme, or a token with characters no token68 has, with 400; a bad
   // credential is a 401 here.
