@@ -4,7 +4,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { databases } from '../test-support/databases.js'
 import { admin, agentCaller, approvalIdOf, openTestPlane } from '../test-support/fixtures.js'
 import { sopSigner } from '../test-support/sop.js'
-import type { Skillplane } from '../skillplane/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
 
 describe.each(databases)('users and groups on $name', (database) => {
