@@ -214,7 +214,7 @@ export interface ApprovalGrantsTable {
   skill_key: string
   agent_id: string | null
   conversation_id: string
-  /** The key that made the request: only its calls are covered. */
+  /** Who made the request (a person's user, or an agent key): only their calls are covered. */
   caller_id: string
   caller_name: string
   on_behalf_of_id: string | null
