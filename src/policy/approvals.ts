@@ -327,7 +327,8 @@ export class Approvals {
     if (!row) return { ok: false, code: 'not_found', message: `no approval request "${input.id}"` }
     if (!this.seal.verify(requestFields(row), row.seal)) return refuse(`approval request ${row.id} failed its integrity check`)
     if (row.skill_key !== input.skill) return refuse(`approval request ${row.id} is for skill "${row.skill_key}", not "${input.skill}"`)
-    if (row.caller_id !== input.caller.id) return refuse(`approval request ${row.id} belongs to another caller`)
+    // A person's request made before users existed names the key they made it with.
+    if (row.caller_id !== input.caller.id && row.caller_id !== input.caller.keyId) return refuse(`approval request ${row.id} belongs to another caller`)
     if (row.agent_id !== input.agentId)
       return refuse(`approval request ${row.id} was made for agent ${row.agent_id ?? '(none)'}, not ${input.agentId ?? '(none)'}`)
     if (row.input_hash !== input.inputHash) return refuse(`approval request ${row.id} was made for other arguments: a changed input needs a new approval`)
