@@ -127,7 +127,7 @@ describe.each(databases)('users and groups on $name', (database) => {
   })
 
   it('gives a key the lower of its own role and the highest its user has itself or through a group', async () => {
-    const { plane, root, http } = await setUp()
+    const { plane, server, root, http } = await setUp()
     const me = async (key: string) => (await http(key, 'GET', '/api/me')).body.caller.role as string
     expect((await http(root, 'POST', '/api/users', { name: 'gina', displayName: 'Gina' })).status).toBe(201)
     const follows = (await plane.keys.create({ name: 'gina', user: 'gina' }, plane.now())).key
@@ -137,10 +137,15 @@ describe.each(databases)('users and groups on $name', (database) => {
     expect([await me(follows), await me(viewer), await me(admin)]).toEqual(['viewer', 'viewer', 'admin'])
     expect((await http(follows, 'GET', '/api/audit')).status).toBe(403)
 
+    const session = await mcpClient(server, follows)
+    expect((await session.listTools()).tools.map((t) => t.name)).not.toContain('write_thing')
     expect((await http(root, 'POST', '/api/groups', { name: 'ops', role: 'operator' })).status).toBe(201)
     expect((await http(root, 'PUT', '/api/groups/ops/members/gina')).body).toMatchObject({ name: 'ops', members: ['gina'] })
     expect([await me(follows), await me(viewer), await me(admin)]).toEqual(['operator', 'viewer', 'operator'])
     expect((await http(follows, 'GET', '/api/audit')).status).toBe(200)
+    // The MCP session listed a viewer's tools: it ends, and a new one lists an operator's.
+    await expect(session.listTools()).rejects.toThrow(/Session not found/)
+    expect((await (await mcpClient(server, follows)).listTools()).tools.map((t) => t.name)).toContain('write_thing')
 
     expect((await http(root, 'PATCH', '/api/groups/ops', { role: 'admin' })).body.role).toBe('admin')
     expect([await me(follows), await me(admin)]).toEqual(['admin', 'admin'])
