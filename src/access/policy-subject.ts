@@ -1,21 +1,20 @@
 import type { Caller, CallerRole } from '../skill/index.js'
 import type { AgentInfo } from '../registry/index.js'
-import type { KeyInfo } from '../auth/index.js'
 import type { PolicyRow } from '../store/index.js'
 
 /**
  * Someone a policy decides for, as the policy matrix shows them: the caller decidePolicy is asked
  * about. `self` is the key asking; `role:<role>` a person with that role (or, for `role:agent`, any
  * agent key) that no user or agent override names; `agent:<id>` an agent's own key; `user:<name>`
- * the key a user override names.
+ * the user a user override names (their name or id).
  */
 export interface PolicySubject {
   id: string
   level: 'self' | 'role' | 'agent' | 'user'
-  /** The role, agent id or key name (the caller's name for `self`). */
+  /** The role, agent id or user name (the caller's name for `self`). */
   subject: string
   label: string
-  /** Set when the subject had to be assumed (a user override naming no active human key). */
+  /** Set when the subject had to be assumed (a user override naming no user, or a disabled one). */
   note: string | null
   caller: Caller
   /** The agent the call is made for. */
@@ -25,7 +24,8 @@ export interface PolicySubject {
 export interface SubjectSources {
   catalog: { agents(): AgentInfo[]; resolveAgent(label: string): string | undefined }
   policies: { rows(): readonly PolicyRow[] }
-  keys: { list(): Promise<KeyInfo[]> }
+  /** Who a user name or id is, with the best role their keys give them; null for none (or a disabled one). */
+  keys: { callerFor(idOrName: string): Promise<Caller | null> }
 }
 
 const ROLES: readonly CallerRole[] = ['viewer', 'operator', 'admin']
@@ -46,8 +46,8 @@ export function selfSubject(caller: Caller): PolicySubject {
 export async function policySubjects(sources: SubjectSources): Promise<PolicySubject[]> {
   const users = [...new Set(sources.policies.rows().flatMap((p) => (p.level === 'user' ? [p.subject] : [])))].sort()
   const agents = [...sources.catalog.agents()].sort((a, b) => a.name.localeCompare(b.name))
-  const keys = users.length > 0 ? await sources.keys.list() : []
-  return [...ROLES.map(roleSubject), anyAgent(), ...agents.map((agent) => agentSubject(agent.id, agent.name)), ...users.map((name) => userSubject(name, keys))]
+  const people = await Promise.all(users.map((name) => userSubject(name, sources)))
+  return [...ROLES.map(roleSubject), anyAgent(), ...agents.map((agent) => agentSubject(agent.id, agent.name)), ...people]
 }
 
 /** One subject by its id (`self` is the asking key); undefined for an id that names nothing. */
@@ -66,7 +66,7 @@ export async function policySubject(id: string, self: Caller, sources: SubjectSo
       return agent ? agentSubject(agent.id, agent.name) : undefined
     }
     case 'user':
-      return userSubject(name, await sources.keys.list())
+      return userSubject(name, sources)
     default:
       return undefined
   }
@@ -93,16 +93,17 @@ function agentSubject(id: string, name: string): PolicySubject {
   return { id: `agent:${id}`, level: 'agent', subject: id, label: name, note: null, caller: { kind: 'agent', id: '', name: '', agentId: id }, agentId: id }
 }
 
-function userSubject(name: string, keys: readonly KeyInfo[]): PolicySubject {
-  const key = keys.find((k) => k.revokedAt === null && k.role !== 'agent' && (k.id === name || k.name === name))
-  const role = (key?.role as CallerRole | undefined) ?? 'viewer'
+async function userSubject(name: string, sources: SubjectSources): Promise<PolicySubject> {
+  const found = await sources.keys.callerFor(name)
+  // A key's name is no user: user overrides name users.
+  const person = found?.kind === 'user' && (found.name === name || found.id === name) ? found : null
   return {
     id: `user:${name}`,
     level: 'user',
     subject: name,
     label: name,
-    note: key ? null : 'no active person key has this name or id: shown as a viewer',
-    caller: { kind: 'user', id: key?.id ?? name, name: key?.name ?? name, role },
+    note: person ? null : 'no enabled user has this name or id: shown as a viewer',
+    caller: person ?? { kind: 'user', id: name, name, role: 'viewer' },
     agentId: null,
   }
 }

@@ -4,7 +4,7 @@ import type { SkillSharing } from '../registry/index.js'
 /**
  * Whether a skill's sharing lets a caller see it: admins see every skill; a skill shared with
  * agents is seen by those agents' keys and by a person acting for one of them; a skill shared with
- * users by the person keys those names (or ids) name. Everything else is hidden, like an unknown key.
+ * users by those users (by name or id), under any key of theirs. Everything else is hidden, like an unknown key.
  */
 export function isSharedWith(sharing: SkillSharing, caller: Caller, agentId: string | null): boolean {
   if (sharing.visibility === 'all') return true

@@ -171,7 +171,7 @@ for (const database of databases) {
       expect((await t.http('root', 'PUT', '/api/skills/team-guide/sharing', { visibility: 'users', users: ['uma', 'ghost', 'uma'] })).body).toEqual({
         key: 'team-guide',
         sharing: { visibility: 'users', users: ['ghost', 'uma'] },
-        notes: ['no active person key is named "ghost" yet: the skill is shared with it once one is'],
+        notes: ['no user is named "ghost" yet: the skill is shared with them once one is'],
       })
       const events = await t.http('root', 'GET', '/api/audit/events?kind=skill.shared')
       expect(events.body.items.map((e: { subject: string }) => e.subject).sort()).toEqual(['skill:echo', 'skill:team-guide'])
@@ -204,7 +204,7 @@ for (const database of databases) {
       expect(runCli(location, ['skills', 'show', 'echo', '--json']).json().sharing).toEqual({ visibility: 'agents', agents: ['helper'] })
       const users = runCli(location, ['skills', 'share', 'echo', '--user', 'uma', 'otto'])
       expect(users.stdout).toContain('echo: shared with users otto, uma')
-      expect(users.stdout).toContain('note: no active person key is named "otto" yet')
+      expect(users.stdout).toContain('note: no user is named "otto" yet')
       expect(runCli(location, ['skills', 'share', 'echo', '--agent', 'Nobody']).stderr).toContain('unknown agent "Nobody"')
       expect(runCli(location, ['skills', 'share', 'echo']).stderr).toContain('one of --all, --agent A..., --user U...')
       expect(runCli(location, ['skills', 'share', 'echo', '--all', '--user', 'uma']).code).not.toBe(0)

@@ -4,7 +4,20 @@ export interface AuditEntry {
   callId: string
   parentCallId: string | null
   skill: string
-  caller: { id: string; name: string; kind: string; role: string }
+  /**
+   * A person's id and name are their user's; an agent key's are the key's. `user` is the person (for
+   * an agent key, the user it belongs to), `auth` how the caller authenticated (`key`; null
+   * in-process: the library, the local CLI), `keyId` the key it used.
+   */
+  caller: {
+    id: string
+    name: string
+    kind: string
+    role: string
+    user: { id: string; displayName: string } | null
+    auth: string | null
+    keyId: string | null
+  }
   agent: string | null
   conversationId: string | null
   /** The edge a host-scope call ran on: its id and its name at the time. */
@@ -34,7 +47,15 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     callId: row.call_id,
     parentCallId: row.parent_call_id,
     skill: row.skill_key,
-    caller: { id: row.caller_id, name: row.caller_name, kind: row.caller_kind, role: row.caller_role },
+    caller: {
+      id: row.caller_id,
+      name: row.caller_name,
+      kind: row.caller_kind,
+      role: row.caller_role,
+      user: row.caller_user_id === null ? null : { id: row.caller_user_id, displayName: row.caller_display_name ?? row.caller_name },
+      auth: row.caller_auth,
+      keyId: row.caller_key_id,
+    },
     agent: row.agent_id,
     conversationId: row.conversation_id,
     edgeId: row.edge_id,

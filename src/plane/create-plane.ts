@@ -6,6 +6,7 @@ import {
   CatalogRepository,
   CatalogChangeRepository,
   KeyRepository,
+  UserRepository,
   ManagerRepository,
   ChangeVersionRepository,
   PolicyRepository,
@@ -28,7 +29,7 @@ import {
 } from '../store/index.js'
 import { sql } from 'kysely'
 import { AuditWriter, AuditBacklog, AuditEvents, AuditRetention, scrubValue, toAuditEntry, planHistogram, fillHistogram } from '../audit/index.js'
-import { ApiKeys } from '../auth/index.js'
+import { ApiKeys, Groups, Users } from '../auth/index.js'
 import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
 import { definitionOrigin } from '../skill/index.js'
 import { resolveConfig, createLogger } from '../config/index.js'
@@ -126,8 +127,12 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   catalog = new Catalog(new CatalogRepository(db), new CatalogChangeRepository(db))
   registry.classOverride = (key) => catalog!.classOverride(key)
   activations = new ActivationRepository(db)
-  const keys = new ApiKeys(new KeyRepository(db))
   const events = new AuditEvents(new EventRepository(db))
+  // Who a key stands for changes with its user: keys forget what they remembered at once.
+  const identity = { repo: new UserRepository(db), record: events.record.bind(events), changed: () => keys.forget(), now }
+  const users = new Users(identity)
+  const groups = new Groups(identity, users)
+  const keys = new ApiKeys(new KeyRepository(db), users)
   const managers = new ManagerRepository(db)
   const watch = new ChangeWatch(new ChangeVersionRepository(db))
   const policies = new Policies(new PolicyRepository(db), events, (label) => catalog!.resolveAgent(label))
@@ -378,6 +383,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     registry,
     catalog,
     keys,
+    users,
+    groups,
     policies,
     approvals,
     grants,
@@ -411,7 +418,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     installSkills: (request, by) => installer.install(request, by),
     rollbackSkill: (name, by) => installer.rollback(name, by),
     shareSkill: (key, sharing, by) =>
-      shareSkill({ catalog, keys, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.get(k) !== undefined, now }, key, sharing, by),
+      shareSkill({ catalog, users, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.get(k) !== undefined, now }, key, sharing, by),
     exportSkills: (caller, agentId) =>
       buildExport({ library: sources.instructions, catalog, templateView: view, categories: sources.categories() }, caller, agentId),
     dialect: database.dialect,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Dialect, AuditQuery, RunRepository } from '../store/index.js'
 import type { Actor, AuditEntry, AuditEvents, Histogram, HistogramBucket, SweepReport } from '../audit/index.js'
-import type { ApiKeys } from '../auth/index.js'
+import type { ApiKeys, Groups, Users } from '../auth/index.js'
 import type { Registry, Catalog, SyncReport } from '../registry/index.js'
 import type { Caller, Envelope, SkillDefinition } from '../skill/index.js'
 import type { ResolvedConfig, ConfigInput } from '../config/index.js'
@@ -66,6 +66,10 @@ export interface Plane {
   readonly registry: Registry
   readonly catalog: Catalog
   readonly keys: ApiKeys
+  /** Users, the identity behind every key: add, list, disable (every key of theirs stops at once), roles. */
+  readonly users: Users
+  /** Groups: roles granted to their members. */
+  readonly groups: Groups
   readonly policies: Policies
   readonly approvals: Approvals
   /** Conversation grants approvers left: list and revoke them. */
@@ -119,7 +123,7 @@ export interface Plane {
   skillsVersion(): number
   /**
    * Share a skill (executable or instruction) with all, named agents (id, name or alias) or named
-   * users (API key names); audited as `skill.shared` by `by`. Every surface hides it from others.
+   * users (user names or ids); audited as `skill.shared` by `by`. Every surface hides it from others.
    */
   shareSkill(key: string, sharing: SkillSharing, by: Actor): Promise<ShareOutcome>
   /**

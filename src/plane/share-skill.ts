@@ -1,5 +1,5 @@
 import type { Actor, AuditEvents } from '../audit/index.js'
-import type { ApiKeys } from '../auth/index.js'
+import type { Users } from '../auth/index.js'
 import { SharingError, type Catalog, type SkillSharing } from '../registry/index.js'
 
 /** What sharing a skill did, or why it could not. */
@@ -8,7 +8,7 @@ export type ShareOutcome =
 
 export interface ShareDeps {
   catalog: Catalog
-  keys: Pick<ApiKeys, 'list'>
+  users: Pick<Users, 'list'>
   events: Pick<AuditEvents, 'record'>
   /** Whether any source offers a skill of this key (executable or instruction). */
   exists(key: string): boolean
@@ -17,7 +17,7 @@ export interface ShareDeps {
 
 /**
  * Store who may see a skill and put it on record. Notes name what the sharing alone does not do:
- * an agent it names that is not bound to the skill, a user no active person key names yet.
+ * an agent it names that is not bound to the skill, a user that does not exist (yet) or is disabled.
  */
 export async function shareSkill(deps: ShareDeps, key: string, sharing: SkillSharing, by: Actor): Promise<ShareOutcome> {
   if (!deps.exists(key)) return { ok: false, code: 'not_found', message: `no skill with key "${key}"` }
@@ -37,10 +37,11 @@ export async function shareSkill(deps: ShareDeps, key: string, sharing: SkillSha
     }
   }
   if (stored.visibility === 'users') {
-    const people = (await deps.keys.list()).filter((k) => k.revokedAt === null && k.role !== 'agent')
-    for (const user of stored.users) {
-      if (!people.some((k) => k.name === user || k.id === user))
-        notes.push(`no active person key is named "${user}" yet: the skill is shared with it once one is`)
+    const people = await deps.users.list()
+    for (const name of stored.users) {
+      const user = people.find((u) => u.name === name) ?? people.find((u) => u.id === name)
+      if (!user) notes.push(`no user is named "${name}" yet: the skill is shared with them once one is`)
+      else if (user.disabledAt !== null) notes.push(`user "${name}" is disabled: they see it once enabled`)
     }
   }
   return { ok: true, key, sharing: stored, notes }

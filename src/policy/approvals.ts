@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import { monotonicFactory } from 'ulid'
 import type { ApprovalRepository, ApprovalRow, DecisionRow } from '../store/index.js'
 import { type Actor, type AuditEvents, SYSTEM_ACTOR } from '../audit/index.js'
-import type { Caller, CallerRole, ErrorCode, SkillClass } from '../skill/index.js'
+import { identityOf, type Caller, type CallerRole, type ErrorCode, type SkillClass } from '../skill/index.js'
 import type { ApprovalSeal } from './approval-seal.js'
 import type { Requirement } from './decide-policy.js'
 import type { Sops } from './sop/sops.js'
@@ -23,7 +23,11 @@ export interface ApprovalView {
   /** The input as audited: secrets redacted. */
   input: unknown
   inputHash: string
-  requester: { id: string; name: string; kind: string }
+  /**
+   * Who asked: a person's user id and name, or an agent key's id and name; `user` is the person (for
+   * an agent key, the user it belongs to), `auth` how they authenticated (null: in-process).
+   */
+  requester: { id: string; name: string; kind: string; user: { id: string; displayName: string } | null; auth: string | null; keyId: string | null }
   /** The person who had the agent make the call, when an agent run did. */
   onBehalfOf: { id: string; name: string } | null
   agent: string | null
@@ -41,7 +45,8 @@ export interface ApprovalView {
   decidedAt: string | null
   executedCallId: string | null
   decisions: Array<{
-    approver: { id: string; name: string; role: string }
+    /** The approver's user id and name, the name to show, how they authenticated and with which key. */
+    approver: { id: string; name: string; role: string; displayName: string; auth: string | null; keyId: string | null }
     decision: 'approve' | 'reject'
     comment: string | null
     sop: { id: string; hash: string } | null
@@ -114,6 +119,7 @@ export class Approvals {
 
   async create(request: NewApproval): Promise<ApprovalView> {
     const now = new Date()
+    const requester = identityOf(request.caller)
     const row: ApprovalRow = {
       id: this.#nextId(),
       skill_key: request.skill,
@@ -123,6 +129,10 @@ export class Approvals {
       caller_id: request.caller.id,
       caller_name: request.caller.name,
       caller_kind: request.caller.kind,
+      caller_user_id: requester.userId,
+      caller_display_name: requester.displayName,
+      caller_auth: requester.auth,
+      caller_key_id: requester.keyId,
       agent_id: request.agentId,
       conversation_id: request.conversationId,
       call_id: request.callId,
@@ -213,7 +223,12 @@ export class Approvals {
       if (!this.seal.verify(requestFields(row), row.seal)) return fail('tampered', `approval request ${row.id} failed its integrity check`)
       if (row.status !== 'pending')
         return fail('conflict', `approval request ${row.id} is ${row.status}${row.decided_at ? ` since ${row.decided_at}` : ''}: it can't be decided any more`)
-      if (input.decision === 'approve' && caller.id === row.caller_id) return fail('denied', 'the requester cannot approve their own request')
+      // The same person under another key is still the requester; a request made before users existed names the key.
+      if (input.decision === 'approve' && (caller.id === row.caller_id || (caller.keyId !== undefined && caller.keyId === row.caller_id)))
+        return fail('denied', 'the requester cannot approve their own request')
+      if (input.decision === 'approve' && caller.id === row.caller_user_id) {
+        return fail('denied', `${caller.name} owns the agent key that made this call, so another person must approve it`)
+      }
       if (input.decision === 'approve' && caller.id === row.on_behalf_of_id) {
         return fail('denied', `${caller.name} had the agent make this call, so another person must approve it`)
       }
@@ -235,14 +250,19 @@ export class Approvals {
         sop = cited.value
       }
       const earlier = await this.repo.decisions(row.id)
-      // One decision per identity: the key id, never a display name (names can look alike).
-      if (earlier.some((d) => d.approver_id === caller.id)) return fail('conflict', `${caller.name} has already decided request ${row.id}`)
+      // One decision per person: the user id (or the key id of a decision made before users existed), never a display name.
+      if (earlier.some((d) => d.approver_id === caller.id || (caller.keyId !== undefined && d.approver_id === caller.keyId)))
+        return fail('conflict', `${caller.name} has already decided request ${row.id}`)
+      const approver = identityOf(caller)
       const decision: DecisionRow = {
         id: this.#nextId(),
         approval_id: row.id,
         approver_id: caller.id,
         approver_name: caller.name,
         approver_role: caller.role,
+        approver_display_name: approver.displayName,
+        approver_auth: approver.auth,
+        approver_key_id: approver.keyId,
         decision: input.decision,
         comment: input.comment ?? null,
         sop_id: sop?.id ?? null,
@@ -307,7 +327,8 @@ export class Approvals {
     if (!row) return { ok: false, code: 'not_found', message: `no approval request "${input.id}"` }
     if (!this.seal.verify(requestFields(row), row.seal)) return refuse(`approval request ${row.id} failed its integrity check`)
     if (row.skill_key !== input.skill) return refuse(`approval request ${row.id} is for skill "${row.skill_key}", not "${input.skill}"`)
-    if (row.caller_id !== input.caller.id) return refuse(`approval request ${row.id} belongs to another caller`)
+    // A person's request made before users existed names the key they made it with.
+    if (row.caller_id !== input.caller.id && row.caller_id !== input.caller.keyId) return refuse(`approval request ${row.id} belongs to another caller`)
     if (row.agent_id !== input.agentId)
       return refuse(`approval request ${row.id} was made for agent ${row.agent_id ?? '(none)'}, not ${input.agentId ?? '(none)'}`)
     if (row.input_hash !== input.inputHash) return refuse(`approval request ${row.id} was made for other arguments: a changed input needs a new approval`)
@@ -454,8 +475,9 @@ export class Approvals {
   }
 
   /**
-   * Approvals that count: sealed, by distinct identities (key ids) other than the requester and the
-   * person an agent acted for, with the required role, and when an SOP is required citing one that,
+   * Approvals that count: sealed, by distinct people (user ids; two keys of one user count once)
+   * other than the requester, the user owning the agent key that asked and the person an agent
+   * acted for, with the required role, and when an SOP is required citing one that,
    * for the given input, still verifies, covers it and has not changed since it was cited.
    */
   async #validApprovals(row: ApprovalRow, decisions: DecisionRow[], input: unknown): Promise<{ count: number; problem?: string }> {
@@ -463,10 +485,12 @@ export class Approvals {
     let count = 0
     let problem: string | undefined
     for (const d of decisions) {
-      if (d.decision !== 'approve' || d.approver_id === row.caller_id || d.approver_id === row.on_behalf_of_id) continue
+      if (d.decision !== 'approve' || [row.caller_id, row.caller_user_id, row.on_behalf_of_id].includes(d.approver_id)) continue
+      if (d.approver_key_id !== null && d.approver_key_id === row.caller_id) continue
       if (!this.seal.verify(decisionFields(row, d), d.seal)) continue
       if (RANK[d.approver_role as CallerRole] < RANK[row.approver_role as CallerRole]) continue
-      if (people.has(d.approver_id)) continue
+      // A decision made before users existed is known by its key id: the same key's later decision is the same person.
+      if (people.has(d.approver_id) || (d.approver_key_id !== null && people.has(d.approver_key_id))) continue
       if (row.sop_required === 1) {
         if (!d.sop_id || !d.sop_hash) continue
         const cited = await this.sops.checkCitation(d.sop_id, row.skill_key, input)
@@ -476,6 +500,7 @@ export class Approvals {
         }
       }
       people.add(d.approver_id)
+      if (d.approver_key_id !== null) people.add(d.approver_key_id)
       count++
     }
     return { count, problem }
@@ -499,6 +524,7 @@ function requestFields(row: ApprovalRow): Record<string, unknown> {
     // Only present when set, so that seals of requests made before the column existed still verify.
     ...(row.on_behalf_of_id !== null && { onBehalfOf: row.on_behalf_of_id, onBehalfOfName: row.on_behalf_of_name }),
     ...(row.edge_id !== null && { edge: row.edge_id, edgeName: row.edge_name }),
+    ...(row.caller_user_id !== null && { callerUser: row.caller_user_id, callerKey: row.caller_key_id }),
   }
 }
 
@@ -512,6 +538,7 @@ function decisionFields(row: ApprovalRow, d: DecisionRow): Record<string, unknow
     decision: d.decision,
     sop: d.sop_id,
     sopHash: d.sop_hash,
+    ...(d.approver_key_id !== null && { approverKey: d.approver_key_id }),
   }
 }
 
@@ -522,7 +549,14 @@ function toView(row: ApprovalRow, decisions: DecisionRow[]): ApprovalView {
     class: row.class,
     input: JSON.parse(row.input),
     inputHash: row.input_hash,
-    requester: { id: row.caller_id, name: row.caller_name, kind: row.caller_kind },
+    requester: {
+      id: row.caller_id,
+      name: row.caller_name,
+      kind: row.caller_kind,
+      user: row.caller_user_id === null ? null : { id: row.caller_user_id, displayName: row.caller_display_name ?? row.caller_name },
+      auth: row.caller_auth,
+      keyId: row.caller_key_id,
+    },
     onBehalfOf: row.on_behalf_of_id === null ? null : { id: row.on_behalf_of_id, name: row.on_behalf_of_name ?? '' },
     agent: row.agent_id,
     edge: row.edge_id === null ? null : { id: row.edge_id, name: row.edge_name ?? '' },
@@ -538,7 +572,14 @@ function toView(row: ApprovalRow, decisions: DecisionRow[]): ApprovalView {
     decidedAt: row.decided_at,
     executedCallId: row.executed_call_id,
     decisions: decisions.map((d) => ({
-      approver: { id: d.approver_id, name: d.approver_name, role: d.approver_role },
+      approver: {
+        id: d.approver_id,
+        name: d.approver_name,
+        role: d.approver_role,
+        displayName: d.approver_display_name ?? d.approver_name,
+        auth: d.approver_auth,
+        keyId: d.approver_key_id,
+      },
       decision: d.decision as 'approve' | 'reject',
       comment: d.comment,
       sop: d.sop_id && d.sop_hash ? { id: d.sop_id, hash: d.sop_hash } : null,

@@ -81,7 +81,7 @@ function applies(policy: PolicyRow, caller: Caller, agentId: string | null, edge
     case 'role':
       return policy.subject === (caller.kind === 'agent' ? 'agent' : caller.role)
     case 'user':
-      // User overrides name human keys; an agent key that happens to share the name is not that user.
+      // User overrides name users (any key of theirs); an agent key that happens to share the name is not that user.
       return caller.kind === 'user' && (policy.subject === caller.id || policy.subject === caller.name)
     case 'edge':
       return edge !== null && edgeMatches(policy.subject, edge)

@@ -163,7 +163,7 @@ export class Catalog {
 
   /**
    * Share a skill with all, or only with agents (ids, names or aliases; stored as ids) or users
-   * (API key names). Throws SharingError naming an unknown agent; undefined when the skill has no row yet.
+   * (user names or ids). Throws SharingError naming an unknown agent; undefined when the skill has no row yet.
    */
   async setSharing(key: string, sharing: SkillSharing, now: string): Promise<SkillSharing | undefined> {
     if (!this.#rows.has(key)) return undefined

@@ -1,6 +1,6 @@
 /**
  * Who may see a skill: everyone (the default), the named agents (by id once stored), or the named
- * users (API key names). Admins see every skill whatever it says; src/access decides the rest.
+ * users (user names or ids). Admins see every skill whatever it says; src/access decides the rest.
  */
 export type SkillSharing = { visibility: 'all' } | { visibility: 'agents'; agents: string[] } | { visibility: 'users'; users: string[] }
 

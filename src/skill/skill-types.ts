@@ -20,8 +20,25 @@ export type InferOutput<S> = S extends z.ZodType ? z.input<S> : unknown
 
 export type CallerRole = 'viewer' | 'operator' | 'admin'
 
-/** Who is calling: a human (by API key or local CLI) or an agent key. */
-export type Caller = { kind: 'user'; id: string; name: string; role: CallerRole } | { kind: 'agent'; id: string; name: string; agentId: string }
+/** How a caller proved who it is: an API key (later also a console session or an OAuth token). */
+export type CallerAuth = 'key' | 'session' | 'token'
+
+/** What an authenticated caller carries beside its id; absent for in-process callers (the library, the local CLI). */
+export interface CallerIdentity {
+  auth?: CallerAuth
+  /** The API key it authenticated with. */
+  keyId?: string
+  /** The user's name to show (their display name, else their name). */
+  displayName?: string
+}
+
+/**
+ * Who is calling: a person (by API key or the local CLI), whose id and name are their user's, or an
+ * agent key, whose id and name are the key's and `userId` the user the key belongs to.
+ */
+export type Caller =
+  | ({ kind: 'user'; id: string; name: string; role: CallerRole } & CallerIdentity)
+  | ({ kind: 'agent'; id: string; name: string; agentId: string; userId?: string } & CallerIdentity)
 
 export interface SkillLogger {
   debug(obj: object | string, msg?: string): void

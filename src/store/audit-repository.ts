@@ -64,7 +64,7 @@ const idBound = (at: string, slackMs: number) => {
 // The condition of the status index, repeated in queries as a literal so SQLite can use the index.
 const NOT_OK = sql<boolean>`status <> 'ok'`
 
-// Rows per INSERT: 24 columns × 400 stays under both dialects' bound-parameter limits.
+// Rows per INSERT: 28 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
 const FINAL_COLUMNS = [
   'status',
@@ -87,6 +87,10 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'caller_name',
   'caller_kind',
   'caller_role',
+  'caller_user_id',
+  'caller_display_name',
+  'caller_auth',
+  'caller_key_id',
   'agent_id',
   'conversation_id',
   'edge_id',
@@ -107,9 +111,15 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
 ]
 
 // PostgreSQL text can't hold NUL; callers can send it (a key, a conversation id), so it is replaced.
-// A row kept in a backlog file before grant_id existed has none: it is null.
+// A row kept in a backlog file before a column existed (grant_id, the caller's identity) has none: it is null.
+const LATER_COLUMNS = ['grant_id', 'caller_user_id', 'caller_display_name', 'caller_auth', 'caller_key_id'] as const
 function storable(row: AuditRow): AuditRow {
-  let clean: AuditRow | undefined = row.grant_id === undefined ? { ...row, grant_id: null } : undefined
+  let clean: AuditRow | undefined
+  for (const column of LATER_COLUMNS) {
+    if (row[column] !== undefined) continue
+    clean ??= { ...row }
+    clean[column] = null
+  }
   for (const column of COLUMNS) {
     const value = row[column]
     if (typeof value === 'string' && value.includes('\u0000')) {

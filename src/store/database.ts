@@ -62,14 +62,53 @@ export interface CatalogDeletionsTable {
 export interface ApiKeysTable {
   id: string
   name: string
-  role: string
+  /** viewer, operator, admin or agent; null: the key follows its user's roles (migration 0024). */
+  role: string | null
   agent_id: string | null
+  /** The user the key belongs to. */
+  user_id: string
   key_hash: string
   created_at: string
   revoked_at: string | null
 }
 
-export interface AuditCallsTable {
+/** A person (or a service an agent key stands for): the identity behind keys (migration 0024). */
+export interface UsersTable {
+  id: string
+  name: string
+  display_name: string | null
+  /** viewer, operator or admin; null: none granted to the user itself. */
+  role: string | null
+  /** An identity provider's user: its issuer and subject (unique together); null for local users. */
+  issuer: string | null
+  subject: string | null
+  created_at: string
+  disabled_at: string | null
+}
+
+export interface GroupsTable {
+  id: string
+  name: string
+  role: string | null
+  created_at: string
+}
+
+export interface GroupMembersTable {
+  group_id: string
+  user_id: string
+  created_at: string
+}
+
+/** Who called, asked or decided, beyond caller_id: the user, the name to show, how they authenticated, the key (migration 0024). */
+interface CallerIdentityColumns {
+  caller_user_id: string | null
+  caller_display_name: string | null
+  /** key (later session, token); null: in-process (the library, the local CLI). */
+  caller_auth: string | null
+  caller_key_id: string | null
+}
+
+export interface AuditCallsTable extends CallerIdentityColumns {
   call_id: string
   parent_call_id: string | null
   skill_key: string
@@ -118,7 +157,7 @@ export interface PoliciesTable {
   created_at: string
 }
 
-export interface ApprovalsTable {
+export interface ApprovalsTable extends CallerIdentityColumns {
   id: string
   skill_key: string
   class: string
@@ -156,6 +195,9 @@ export interface ApprovalDecisionsTable {
   approver_id: string
   approver_name: string
   approver_role: string
+  approver_display_name: string | null
+  approver_auth: string | null
+  approver_key_id: string | null
   decision: string
   comment: string | null
   sop_id: string | null
@@ -172,7 +214,7 @@ export interface ApprovalGrantsTable {
   skill_key: string
   agent_id: string | null
   conversation_id: string
-  /** The key that made the request: only its calls are covered. */
+  /** Who made the request (a person's user, or an agent key): only their calls are covered. */
   caller_id: string
   caller_name: string
   on_behalf_of_id: string | null
@@ -459,6 +501,9 @@ export interface Database {
   agents: AgentsTable
   bindings: BindingsTable
   api_keys: ApiKeysTable
+  users: UsersTable
+  groups: GroupsTable
+  group_members: GroupMembersTable
   audit_calls: AuditCallsTable
   managers: ManagersTable
 }

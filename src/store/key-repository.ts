@@ -2,6 +2,8 @@ import type { Kysely, Selectable } from 'kysely'
 import type { ApiKeysTable, Database } from './database.js'
 
 export type KeyRow = Selectable<ApiKeysTable>
+/** A key with what its user says about it. */
+export type KeyWithUser = KeyRow & { user_name: string; user_display_name: string | null; user_disabled_at: string | null }
 
 export class KeyRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -10,12 +12,17 @@ export class KeyRepository {
     await this.db.insertInto('api_keys').values(row).execute()
   }
 
-  findActiveByHash(hash: string): Promise<KeyRow | undefined> {
-    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst()
+  /** The unrevoked key with this hash whose user is not disabled. */
+  findActiveByHash(hash: string): Promise<KeyWithUser | undefined> {
+    return this.#withUser()
+      .where('api_keys.key_hash', '=', hash)
+      .where('api_keys.revoked_at', 'is', null)
+      .where('users.disabled_at', 'is', null)
+      .executeTakeFirst()
   }
 
-  list(): Promise<KeyRow[]> {
-    return this.db.selectFrom('api_keys').selectAll().orderBy('created_at').execute()
+  list(): Promise<KeyWithUser[]> {
+    return this.#withUser().orderBy('api_keys.created_at').execute()
   }
 
   async revoke(idOrName: string, now: string): Promise<number> {
@@ -34,5 +41,13 @@ export class KeyRepository {
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow()
     return Number(row.n)
+  }
+
+  #withUser() {
+    return this.db
+      .selectFrom('api_keys')
+      .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .selectAll('api_keys')
+      .select(['users.name as user_name', 'users.display_name as user_display_name', 'users.disabled_at as user_disabled_at'])
   }
 }

@@ -28,6 +28,7 @@ import * as catalogChangeSeq from './migrations/0019-catalog-change-seq.js'
 import * as approvalGrants from './migrations/0020-approval-grants.js'
 import * as runStepRev from './migrations/0021-run-step-rev.js'
 import * as skillSharingRisks from './migrations/0022-skill-sharing-risks.js'
+import * as usersGroups from './migrations/0024-users-groups.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_approval_grants': approvalGrants,
   '0021_run_step_rev': runStepRev,
   '0022_skill_sharing_risks': skillSharingRisks,
+  '0024_users_groups': usersGroups,
 }
 
 export interface OpenDatabaseOptions {

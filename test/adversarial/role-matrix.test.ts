@@ -177,6 +177,30 @@ const MATRIX: Record<string, Entry> = {
       return { path: `/api/edges/${enrolled.edge.id}` }
     },
   },
+  'GET /api/users': { allow: ADMIN, request: () => ({ path: '/api/users' }) },
+  'POST /api/users': { allow: ADMIN, request: () => ({ path: '/api/users', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
+  'PATCH /api/users/{id}': {
+    allow: ADMIN,
+    request: async (t) => ({ path: `/api/users/${(await t.plane.users.add({ name: `m-${ulid()}` }, admin)).id}`, body: JSON.stringify({ role: 'viewer' }) }),
+  },
+  'GET /api/groups': { allow: ADMIN, request: () => ({ path: '/api/groups' }) },
+  'POST /api/groups': { allow: ADMIN, request: () => ({ path: '/api/groups', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
+  'PATCH /api/groups/{id}': {
+    allow: ADMIN,
+    request: async (t) => ({ path: `/api/groups/${(await t.plane.groups.add({ name: `m-${ulid()}` }, admin)).id}`, body: JSON.stringify({ role: null }) }),
+  },
+  'PUT /api/groups/{id}/members/{user}': {
+    allow: ADMIN,
+    request: async (t) => ({ path: `/api/groups/${(await t.plane.groups.add({ name: `m-${ulid()}` }, admin)).id}/members/vera`, body: '' }),
+  },
+  'DELETE /api/groups/{id}/members/{user}': {
+    allow: ADMIN,
+    request: async (t) => {
+      const group = await t.plane.groups.add({ name: `m-${ulid()}` }, admin)
+      await t.plane.groups.addMember(group.id, 'vera', admin)
+      return { path: `/api/groups/${group.id}/members/vera` }
+    },
+  },
   'GET /api/sops': { allow: OPERATORS, request: () => ({ path: '/api/sops' }) },
   'POST /api/sops': {
     allow: ADMIN,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { AuditWriter } from '../../audit/index.js'
 import type { AuditRow } from '../../store/index.js'
-import type { Caller } from '../../skill/index.js'
+import { identityOf, type Caller } from '../../skill/index.js'
 import { refusal, type Refusal } from './refusal.js'
 import { storeProblem } from './store-problem.js'
 
@@ -26,6 +26,7 @@ export interface RowInput {
 /** The call's audit row as it starts: `running`, with nothing decided yet. */
 export function openRow(call: RowInput): AuditRow {
   const { caller } = call
+  const identity = identityOf(caller)
   return {
     call_id: call.callId,
     parent_call_id: call.parentCallId,
@@ -34,6 +35,10 @@ export function openRow(call: RowInput): AuditRow {
     caller_name: caller.name,
     caller_kind: caller.kind,
     caller_role: caller.kind === 'agent' ? 'agent' : caller.role,
+    caller_user_id: identity.userId,
+    caller_display_name: identity.displayName,
+    caller_auth: identity.auth,
+    caller_key_id: identity.keyId,
     agent_id: null,
     conversation_id: call.conversationId ?? null,
     edge_id: null,

@@ -197,7 +197,7 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     const location = await database.create()
     cli(location, ['sync'])
     const created = cli(location, ['keys', 'create', '--name', 'ci', '--role', 'operator', '--json']).json()
-    expect(created).toMatchObject({ name: 'ci', role: 'operator', key: expect.stringMatching(/^sp_[A-Za-z0-9_-]{43}$/) })
+    expect(created).toMatchObject({ name: 'ci', role: 'operator', user: { name: 'ci' }, key: expect.stringMatching(/^sp_[A-Za-z0-9_-]{43}$/) })
     const agentKey = cli(location, ['keys', 'create', '--name', 'bot', '--agent', 'Helper'])
     expect(agentKey.stdout).toContain('for agent helper')
     const listed = cli(location, ['keys', 'list', '--json'])
@@ -212,7 +212,7 @@ describe.each(databases)('skillplane CLI on $name', (database: TestDatabase) => 
     expect(badRole.stderr).toContain('Allowed choices are viewer, operator, admin')
     const ghost = cli(location, ['keys', 'create', '--name', 'x', '--agent', 'ghost'])
     expect(ghost.stderr).toBe('skillplane: unknown agent "ghost": declare it in the config and run skillplane sync\n')
-    expect(cli(location, ['keys', 'create', '--name', 'x']).stderr).toContain('give --role viewer|operator|admin, or --agent NAME')
+    expect(cli(location, ['keys', 'create', '--name', 'x']).stderr).toContain('give --role viewer|operator|admin, --user NAME')
   })
 
   it('reports a config that does not load in one line naming the file', async () => {

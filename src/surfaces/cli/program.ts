@@ -7,6 +7,8 @@ import { invokeCommand } from './commands/invoke.js'
 import { auditCommand } from './commands/audit.js'
 import { syncCommand } from './commands/sync.js'
 import { keysCommand } from './commands/keys.js'
+import { usersCommand } from './commands/users.js'
+import { groupsCommand } from './commands/groups.js'
 import { approvalsCommand } from './commands/approvals.js'
 import { policiesCommand } from './commands/policies.js'
 import { secretsCommand } from './commands/secrets.js'
@@ -39,6 +41,8 @@ export function createProgram(): Command {
     auditCommand,
     syncCommand,
     keysCommand,
+    usersCommand,
+    groupsCommand,
     approvalsCommand,
     policiesCommand,
     secretsCommand,

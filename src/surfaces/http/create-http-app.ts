@@ -22,6 +22,8 @@ import { connectionValueRoutes } from './routes/connection-values.js'
 import { learningRoutes } from './routes/learnings.js'
 import { sopRoutes } from './routes/sops.js'
 import { edgeRoutes } from './routes/edges.js'
+import { userRoutes } from './routes/users.js'
+import { groupRoutes } from './routes/groups.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
 import { landingPage } from './landing-page.js'
@@ -124,6 +126,8 @@ export function createHttpApp(
   app.route('/api/learnings', learningRoutes(plane))
   app.route('/api/sops', sopRoutes(plane))
   app.route('/api/edges', edgeRoutes(plane))
+  app.route('/api/users', userRoutes(plane))
+  app.route('/api/groups', groupRoutes(plane))
   app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
   app.post('/api/sources/reload', requireRole('admin'), async (c) => {
@@ -150,7 +154,7 @@ export function createHttpApp(
       if (error instanceof IdentityProviderUnavailableError) return errorResponse(c, 'unavailable', error.message)
       throw error
     }
-    if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key')
+    if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key, or its user is disabled')
     const { tag, page: pageText } = c.req.query()
     if (pageText !== undefined && !/^[1-9]\d{0,5}$/.test(pageText))
       return errorResponse(c, 'invalid_input', `page must be a whole number from 1, got ${JSON.stringify(pageText)}`)

@@ -89,7 +89,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     await h.plane.keys.revoke('vera', h.plane.now())
     expect(await h.call('/api/skills', { key: h.keys.viewer })).toMatchObject({
       status: 401,
-      body: { error: { message: 'unknown or revoked API key' } },
+      body: { error: { message: 'unknown or revoked API key, or its user is disabled' } },
     })
   })
 

@@ -64,7 +64,7 @@ const sharedWith = (what: string) => z.array(z.string().trim().min(1).max(200)).
 export const skillSharingBody = z.discriminatedUnion('visibility', [
   z.strictObject({ visibility: z.literal('all') }),
   z.strictObject({ visibility: z.literal('agents'), agents: sharedWith('agent').describe('agents by id, name or alias') }),
-  z.strictObject({ visibility: z.literal('users'), users: sharedWith('user').describe('users by API key name') }),
+  z.strictObject({ visibility: z.literal('users'), users: sharedWith('user').describe('users by name or id') }),
 ])
 
 export const eventsQuery = z.object({ subject: z.string().optional(), kind: z.string().optional(), cursor, limit })
@@ -131,7 +131,7 @@ export const effectivePolicyQuery = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      'comma-separated: self, role:<viewer|operator|admin|agent>, agent:<id, name or alias>, user:<key name or id> (default: self; for admins every subject)',
+      'comma-separated: self, role:<viewer|operator|admin|agent>, agent:<id, name or alias>, user:<user name or id> (default: self; for admins every subject)',
     ),
   skill: z.string().min(1).optional().describe('only these skills: keys, comma-separated'),
   q: z.string().optional().describe('only skills whose key contains this (any case)'),
@@ -200,4 +200,25 @@ export const skillUploadForm = z.strictObject({
   skills: z.string().optional().describe('comma-separated skill names to install (default: all the bundle holds)'),
   dryRun: z.enum(['true', 'false']).optional(),
   acceptRisk: z.enum(['true', 'false']).optional(),
+
+const role = z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' })
+
+export const addUserBody = z.strictObject({
+  name: z.string().min(1).max(100).describe('unique; keys are made for the user by this name'),
+  displayName: z.string().max(100).optional().describe('the name audit rows and approvals show'),
+  role: role.nullable().optional().describe('a role granted to the user itself'),
+})
+
+export const userEditBody = z.strictObject({
+  role: role.nullable().optional().describe("the user's own role (null: none; its groups' roles still apply)"),
+  disabled: z.boolean().optional().describe('true stops every key of theirs at once; false lets their unrevoked keys work again'),
+})
+
+export const addGroupBody = z.strictObject({
+  name: z.string().min(1).max(100),
+  role: role.nullable().optional().describe('a role granted to every member'),
+})
+
+export const groupEditBody = z.strictObject({
+  role: role.nullable().describe('the role granted to every member (null: none)'),
 })

@@ -9,8 +9,10 @@ import { createMcpServer } from './create-mcp-server.js'
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport
   server: Server
-  /** The API key that opened it: only that key may use it. */
+  /** The API key that opened it (or the caller's id without one): only that key may use it. */
   keyId: string
+  /** The role it was opened with: its tools were listed for that role. */
+  role: string
   /** When a request on it last started or finished (clock milliseconds). */
   lastUsed: number
   /** Requests on it whose answer is still being sent (a tool call, the GET event stream). */
@@ -64,8 +66,9 @@ export class McpHttpSessions {
     if (id) {
       const session = this.#sessions.get(id)
       // Expiry is exact: the sweep only frees the memory.
-      if (session && this.#expired(session)) void this.#end(id, session)
-      else if (session?.keyId === caller.id) return this.#serve(id, session, request)
+      // A caller whose role changed since (their user's or group's) starts again with the tools the new role sees.
+      if (session && (this.#expired(session) || (session.keyId === ownerOf(caller) && session.role !== roleOf(caller)))) void this.#end(id, session)
+      else if (session?.keyId === ownerOf(caller)) return this.#serve(id, session, request)
       // Another key's session, like an expired one, answers as an unknown one.
       return jsonRpcError(404, -32001, 'Session not found: initialise a new one')
     }
@@ -80,12 +83,12 @@ export class McpHttpSessions {
       onsessionclosed: () => void this.#end(sessionId, session),
     })
     const server = createMcpServer(this.#plane, { caller, conversationId: `mcp:${randomUUID()}` })
-    const session: Session = { transport, server, keyId: caller.id, lastUsed: this.#limits.clock(), requests: 0 }
+    const session: Session = { transport, server, keyId: ownerOf(caller), role: roleOf(caller), lastUsed: this.#limits.clock(), requests: 0 }
     let response: Response
     try {
       await server.connect(transport)
       // No await from making room to being in use: concurrent initialisations can't overshoot a cap or reclaim this one.
-      if (opening && !this.#makeRoom(caller.id)) {
+      if (opening && !this.#makeRoom(ownerOf(caller))) {
         response = jsonRpcError(503, -32000, `too many MCP sessions (${this.#limits.maxSessions}), all in use; retry shortly`, {
           'retry-after': String(RETRY_AFTER_S),
         })
@@ -192,3 +195,6 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
     headers: { 'content-type': 'application/json', ...headers },
   })
 }
+
+const ownerOf = (caller: Caller) => caller.keyId ?? caller.id
+const roleOf = (caller: Caller) => (caller.kind === 'user' ? caller.role : 'agent')

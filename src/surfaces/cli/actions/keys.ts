@@ -1,11 +1,12 @@
 import type { KeyRole } from '../../../auth/index.js'
-import { withPlane, type GlobalOptions } from '../open-plane.js'
+import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 
-export async function keysCreate(o: GlobalOptions & { name: string; role?: KeyRole; agent?: string; json?: boolean }): Promise<void> {
+export async function keysCreate(o: GlobalOptions & { name: string; role?: KeyRole; user?: string; agent?: string; json?: boolean }): Promise<void> {
   if (o.agent && o.role) throw new CliError('an agent key has no role: use either --role or --agent')
-  if (!o.agent && !o.role) throw new CliError('give --role viewer|operator|admin, or --agent NAME for an agent key')
+  if (!o.agent && !o.role && !o.user)
+    throw new CliError("give --role viewer|operator|admin, --user NAME (the key follows that user's roles), or --agent NAME for an agent key")
   if (o.name.trim() === '') throw new CliError('--name must not be empty')
   const created = await withPlane(o, async (plane) => {
     let agentId: string | null = null
@@ -13,10 +14,14 @@ export async function keysCreate(o: GlobalOptions & { name: string; role?: KeyRo
       agentId = plane.catalog.resolveAgent(o.agent) ?? null
       if (!agentId) throw new CliError(`unknown agent "${o.agent}": declare it in the config and run skillplane sync`)
     }
-    return plane.keys.create({ name: o.name.trim(), role: agentId ? 'agent' : o.role!, agentId }, plane.now())
+    const role = agentId ? 'agent' : (o.role ?? null)
+    return plane.keys.create({ name: o.name.trim(), role, agentId, ...(o.user !== undefined && { user: o.user }) }, plane.now(), localAdmin())
   })
   if (o.json) return console.log(JSON.stringify(created, null, 2))
-  console.log(`created ${created.role} key "${created.name}" (id ${created.id})${created.agentId ? ` for agent ${created.agentId}` : ''}`)
+  const user = `user ${created.user.name}`
+  if (created.agentId) console.log(`created agent key "${created.name}" (id ${created.id}) for agent ${created.agentId}, ${user}`)
+  else if (created.role) console.log(`created ${created.role} key "${created.name}" (id ${created.id}) for ${user}`)
+  else console.log(`created key "${created.name}" (id ${created.id}) for ${user}, following their roles`)
   console.log(`key (shown once): ${created.key}`)
 }
 
@@ -26,8 +31,8 @@ export async function keysList(o: GlobalOptions & { json?: boolean }): Promise<v
   if (list.length === 0) return console.log('no keys')
   console.log(
     formatTable(
-      ['ID', 'NAME', 'ROLE', 'AGENT', 'CREATED', 'REVOKED'],
-      list.map((k) => [k.id, k.name, k.role, k.agentId ?? '-', k.createdAt, k.revokedAt ?? '-']),
+      ['ID', 'NAME', 'ROLE', 'USER', 'AGENT', 'CREATED', 'REVOKED'],
+      list.map((k) => [k.id, k.name, k.role ?? '-', k.user.name, k.agentId ?? '-', k.createdAt, k.revokedAt ?? '-']),
     ),
   )
 }

@@ -139,7 +139,7 @@ export async function skillsExport(o: GlobalOptions & { agent: string; user?: st
     let caller: Caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
     if (o.user) {
       const user = await plane.keys.callerFor(o.user)
-      if (!user) throw new CliError(`no active key named "${o.user}"`)
+      if (!user) throw new CliError(`no enabled user or active key named "${o.user}"`)
       caller = user
     }
     const set = plane.exportSkills(caller, agentId)

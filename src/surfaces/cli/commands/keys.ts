@@ -6,8 +6,9 @@ export function keysCommand(program: Command): void {
   keys
     .command('create')
     .description('create an API key; the key is printed once and stored only as a hash')
-    .requiredOption('--name <name>', 'who or what the key is for')
-    .addOption(new Option('--role <role>', 'viewer, operator or admin (agent keys: use --agent)').choices(['viewer', 'operator', 'admin']))
+    .requiredOption('--name <name>', 'what the key is for (a laptop, a CI job); not unique')
+    .addOption(new Option('--role <role>', "viewer, operator or admin; without it the key follows its user's roles").choices(['viewer', 'operator', 'admin']))
+    .option('--user <user>', "the user it belongs to (name or id); default: the user of the key's name, made if missing")
     .option('--agent <agent>', 'make an agent key acting for this agent (name, alias or id)')
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => (await import('../actions/keys.js')).keysCreate(command.optsWithGlobals()))

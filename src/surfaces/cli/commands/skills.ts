@@ -104,16 +104,16 @@ export function skillsCommand(program: Command): void {
     .command('export')
     .description('write the instruction-skill files an agent should have (templates rendered) to a folder, with a manifest')
     .requiredOption('--agent <agent>', 'the agent (name, alias or id)')
-    .option('--user <key>', 'render as this user (key name or id); default: as the agent itself')
+    .option('--user <key>', 'render as this user (user name or id, or a key name or id); default: as the agent itself')
     .requiredOption('--out <dir>', 'the folder to write')
     .action(async (_o: unknown, command: Command) => (await import('../actions/skills.js')).skillsExport(command.optsWithGlobals()))
 
   skills
     .command('share <name>')
-    .description('say who may see a skill: everyone, named agents, or named users (API key names); admins always see it')
+    .description('say who may see a skill: everyone, named agents, or named users; admins always see it')
     .option('--all', 'everyone (the default)')
     .option('--agent <agents...>', 'only these agents (names, aliases or ids)')
-    .option('--user <users...>', 'only these users (API key names)')
+    .option('--user <users...>', 'only these users (names or ids)')
     .option('--json', 'print { key, sharing, notes } as JSON')
     .action(async (name: string, _o: unknown, command: Command) => (await import('../actions/skills.js')).skillsShare(name, command.optsWithGlobals()))
 }

@@ -67,7 +67,7 @@ export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath 
       throw error
     }
     if (!caller)
-      return refuse(c, oauth && !token.startsWith(KEY_PREFIX) ? 'neither an API key nor a JWT access token' : 'unknown or revoked API key', 'invalid_token')
+      return refuse(c, oauth && !token.startsWith(KEY_PREFIX) ? 'neither an API key nor a JWT access token' : 'unknown or revoked API key, or its user is disabled', 'invalid_token')
     c.set('caller', caller)
     await next()
   }

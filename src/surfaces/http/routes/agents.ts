@@ -49,7 +49,7 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const user = c.req.query('user')
     if (user && caller.kind === 'user') {
       const found = await plane.keys.callerFor(user)
-      if (!found) return errorResponse(c, 'invalid_input', `no active key named "${user}"`)
+      if (!found) return errorResponse(c, 'invalid_input', `no enabled user or active key named "${user}"`)
       as = found
     }
     let set

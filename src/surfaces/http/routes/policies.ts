@@ -29,7 +29,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
       subjects = []
       for (const id of new Set(ids)) {
         const found = await policySubject(id, caller, sources)
-        if (!found) return errorResponse(c, 'invalid_input', `unknown subject "${id}": use self, role:<role>, agent:<agent> or user:<key name>`)
+        if (!found) return errorResponse(c, 'invalid_input', `unknown subject "${id}": use self, role:<role>, agent:<agent> or user:<user name>`)
         subjects.push(found)
       }
     } else subjects = admin ? await policySubjects(sources) : [selfSubject(caller)]

@@ -1,0 +1,38 @@
+import { Hono } from 'hono'
+import type { Skillplane } from '../../../skillplane/index.js'
+import { IdentityError } from '../../../auth/index.js'
+import type { HttpEnv } from '../http-env.js'
+import { parseBody } from '../parse-body.js'
+import { addUserBody, userEditBody } from '../request-schemas.js'
+import { requireRole } from '../middleware/require-role.js'
+import { answerIdentity as answer } from './answer-identity.js'
+
+/** Users: the people behind keys (admin). */
+export function userRoutes(plane: Skillplane): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+  app.get('/', requireRole('admin'), async (c) => c.json({ users: await plane.users.list() }))
+
+  app.post('/', requireRole('admin'), async (c) => {
+    const body = await parseBody(c, addUserBody, 'invalid user')
+    if (!body.ok) return body.response
+    return answer(c, async () => ({ user: await plane.users.add(body.value, c.get('caller')) }), 201)
+  })
+
+  app.patch('/:id', requireRole('admin'), async (c) => {
+    const body = await parseBody(c, userEditBody, 'invalid user change')
+    if (!body.ok) return body.response
+    const { role, disabled } = body.value
+    const id = c.req.param('id')
+    const caller = c.get('caller')
+    return answer(c, async () => {
+      let user = await plane.users.get(id)
+      if (!user) throw new IdentityError('not_found', `no user "${id.slice(0, 100)}"`)
+      // An admin locking themselves out leaves nobody to undo it over HTTP.
+      if (disabled === true && user.id === caller.id) throw new IdentityError('conflict', 'you cannot disable your own user: ask another admin')
+      if (role !== undefined) user = await plane.users.setRole(user.id, role, caller)
+      if (disabled !== undefined) user = disabled ? await plane.users.disable(user.id, caller) : await plane.users.enable(user.id, caller)
+      return user
+    })
+  })
+  return app
+}
