@@ -200,6 +200,7 @@ export const skillUploadForm = z.strictObject({
   skills: z.string().optional().describe('comma-separated skill names to install (default: all the bundle holds)'),
   dryRun: z.enum(['true', 'false']).optional(),
   acceptRisk: z.enum(['true', 'false']).optional(),
+})
 
 const role = z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' })
 
