@@ -112,7 +112,7 @@ describe('OAuth access tokens on /mcp and /api', () => {
     expect(await postMcp(server)).toEqual({ status: 401, authenticate: mcpChallenge })
     expect(await get(server, '/api/skills', 'sp_not-a-real-key')).toMatchObject({
       status: 401,
-      authenticate: `${apiChallenge}, error="invalid_token", error_description="unknown or revoked API key"`,
+      authenticate: `${apiChallenge}, error="invalid_token", error_description="unknown or revoked API key, or its user is disabled"`,
     })
     expect(await postMcp(server, 'opaque-token')).toEqual({
       status: 401,
