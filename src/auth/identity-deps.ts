@@ -17,6 +17,8 @@ export interface IdentityDeps {
   record: RecordEvent
   /** Called after anything that changes who a key stands for (the keys' cache forgets). */
   changed(): void
+  /** Called after a user is disabled: their console sessions end. */
+  disabled?(userId: string): Promise<unknown>
   now(): string
 }
 

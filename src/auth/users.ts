@@ -59,6 +59,54 @@ export class Users {
     return row
   }
 
+  /**
+   * The user an identity provider's subject is, made at first sign-in (just in time). Its own role
+   * and display name follow the provider at every sign-in or token (null role: the provider grants
+   * none; skillplane's groups still may). A new user takes the provider's username, or that name
+   * with the provider's host when a local user has it: a provider's user never becomes a local one.
+   */
+  async fromProvider(
+    claims: { issuer: string; subject: string; name: string; displayName: string | null; role: CallerRole | null },
+    actor: ChangeActor,
+  ): Promise<UserRow> {
+    const found = await this.deps.repo.findExternal(claims.issuer, claims.subject)
+    const displayName = claims.displayName?.replace(CONTROL, '').slice(0, MAX_NAME) || null
+    if (found) {
+      if (found.role === claims.role && found.display_name === displayName) return found
+      await this.deps.repo.update(found.id, { role: claims.role, display_name: displayName })
+      this.deps.changed()
+      if (found.role !== claims.role)
+        await this.deps.record('user.role', `user:${found.id}`, actor, { name: found.name, role: claims.role, from: 'identity provider' })
+      return { ...found, role: claims.role, display_name: displayName }
+    }
+    const base =
+      claims.name
+        .replace(CONTROL, '')
+        .trim()
+        .slice(0, MAX_NAME - 40) || claims.subject.slice(0, 40)
+    const host = new URL(claims.issuer).host
+    for (const name of [base, `${base}@${host}`, `${base}@${host}#${claims.subject.slice(0, 24)}`]) {
+      const row: UserRow = {
+        id: ulid(),
+        name,
+        display_name: displayName,
+        role: claims.role,
+        issuer: claims.issuer,
+        subject: claims.subject,
+        created_at: this.deps.now(),
+        disabled_at: null,
+      }
+      if (await this.deps.repo.insert(row)) {
+        await this.deps.record('user.added', `user:${row.id}`, actor, { name, displayName, role: claims.role, issuer: claims.issuer, subject: claims.subject })
+        return row
+      }
+      // Made by a sign-in on another manager at the same moment: that one is the user.
+      const raced = await this.deps.repo.findExternal(claims.issuer, claims.subject)
+      if (raced) return raced
+    }
+    throw new IdentityError('conflict', `no free user name for ${claims.name} of ${claims.issuer}`)
+  }
+
   /** A user by name or id. */
   async get(idOrName: string): Promise<UserInfo | undefined> {
     const row = await this.deps.repo.find(idOrName)
@@ -82,9 +130,11 @@ export class Users {
     return highestRole(await this.deps.repo.grantedRoles(userId))
   }
 
-  /** Disable a user: every key of theirs stops authenticating (here at once, on other managers within a second). */
-  disable(idOrName: string, actor: ChangeActor): Promise<UserInfo> {
-    return this.#update(idOrName, actor, 'user.disabled', (row) => (row.disabled_at === null ? { disabled_at: this.deps.now() } : null))
+  /** Disable a user: every key and session of theirs stops authenticating (here at once, on other managers within a second); their sessions end. */
+  async disable(idOrName: string, actor: ChangeActor): Promise<UserInfo> {
+    const user = await this.#update(idOrName, actor, 'user.disabled', (row) => (row.disabled_at === null ? { disabled_at: this.deps.now() } : null))
+    await this.deps.disabled?.(user.id)
+    return user
   }
 
   enable(idOrName: string, actor: ChangeActor): Promise<UserInfo> {

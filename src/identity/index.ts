@@ -1,3 +1,6 @@
 export { ProtectedResource, type ResourceMetadata, type ResourcePath } from './protected-resource.js'
 export { tokenCaller, type TokenCallerContext } from './token-caller.js'
+export { roleFor, displayName, noRoleReason } from './claims.js'
+export { providerUser } from './provider-user.js'
+export { OidcSignIn, SignInError, type SignInChecks } from './oidc-sign-in.js'
 export { InvalidTokenError, TokenRefusedError, IdentityProviderUnavailableError } from './token-errors.js'

@@ -153,17 +153,29 @@ describe('OAuth access tokens on /mcp and /api', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'wipe_things']))
     const result = await client.callTool({ name: 'echo', arguments: { message: 'hello over OAuth' } })
     expect(result.structuredContent).toEqual({ message: 'hello over OAuth', count: 1 })
+    // The token's subject became a user at first sight, and the audit names that user.
+    const alice = (await plane.users.get('alice'))!
+    expect(alice).toMatchObject({ displayName: 'Alice Admin', role: 'admin', external: { issuer: idp.issuer, subject: 'alice' } })
     const { items } = await plane.audit.query({ skill: 'echo', limit: 10 })
-    expect(items).toMatchObject([{ caller: { id: 'oidc:alice', name: 'Alice Admin', kind: 'user', role: 'admin' }, status: 'ok' }])
+    expect(items).toMatchObject([{ caller: { id: alice.id, name: 'alice', kind: 'user', role: 'admin' }, status: 'ok' }])
   })
 
   it('gives a token the role its groups grant on /api, an agent when it names one, and nothing without a role', async () => {
-    const { server } = await start({ agentClaim: 'agent' })
+    const { plane, server } = await start({ agentClaim: 'agent' })
     const token = (account: string) => idp.accessToken(account, server.url)
-    expect((await get(server, '/api/me', await token('alice'))).body.caller).toEqual({ kind: 'user', id: 'oidc:alice', name: 'Alice Admin', role: 'admin' })
-    expect((await get(server, '/api/me', await token('oscar'))).body.caller).toMatchObject({ id: 'oidc:oscar', role: 'operator' })
+    const userId = async (name: string) => (await plane.users.get(name))!.id
+    const aliceToken = await token('alice')
+    expect((await get(server, '/api/me', aliceToken)).body.caller).toEqual({
+      kind: 'user',
+      id: await userId('alice'),
+      name: 'alice',
+      displayName: 'Alice Admin',
+      role: 'admin',
+      auth: 'token',
+    })
+    expect((await get(server, '/api/me', await token('oscar'))).body.caller).toMatchObject({ id: await userId('oscar'), role: 'operator' })
     const bob = await token('bob')
-    expect((await get(server, '/api/me', bob)).body.caller).toMatchObject({ id: 'oidc:bob', role: 'viewer' })
+    expect((await get(server, '/api/me', bob)).body.caller).toMatchObject({ id: await userId('bob'), role: 'viewer' })
     const invoke = (key: string) =>
       fetch(`${server.url}/api/skills/write_thing/invoke`, {
         method: 'POST',
@@ -174,15 +186,25 @@ describe('OAuth access tokens on /mcp and /api', () => {
     expect((await invoke(await token('oscar'))).status).toBe(200)
     expect((await get(server, '/api/me', await token('helper-bot'))).body.caller).toEqual({
       kind: 'agent',
-      id: 'oidc:helper-bot',
-      name: 'Helper Bot',
+      id: await userId('helper-bot'),
+      name: 'helper-bot',
+      displayName: 'Helper Bot',
       agentId: 'helper',
+      userId: await userId('helper-bot'),
+      auth: 'token',
     })
+
+    // Disabling the user refuses their next token at once; a skillplane group can grant a role the provider doesn't.
+    await plane.users.disable('alice', { id: 'root', name: 'root' })
+    expect(await get(server, '/api/me', aliceToken)).toMatchObject({ status: 401, body: { error: { message: 'user "alice" is disabled' } } })
 
     expect(await get(server, '/api/me', await token('carol'))).toMatchObject({
       status: 403,
       body: { error: { code: 'denied', message: 'Carol Nobody has no skillplane role: its groups claim names no group of auth.oidc.roles' } },
     })
+    await plane.groups.add({ name: 'reviewers', role: 'viewer' }, { id: 'root', name: 'root' })
+    await plane.groups.addMember('reviewers', 'carol', { id: 'root', name: 'root' })
+    expect((await get(server, '/api/me', await token('carol'))).body.caller).toMatchObject({ name: 'carol', role: 'viewer' })
     const stranger = await idp.sign({ ...claims(server), sub: 'mallory', agent: 'Nobody' })
     expect(await get(server, '/api/me', stranger)).toMatchObject({
       status: 403,

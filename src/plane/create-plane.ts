@@ -7,6 +7,7 @@ import {
   CatalogChangeRepository,
   KeyRepository,
   UserRepository,
+  SessionRepository,
   ManagerRepository,
   ChangeVersionRepository,
   PolicyRepository,
@@ -29,7 +30,7 @@ import {
 } from '../store/index.js'
 import { sql } from 'kysely'
 import { AuditWriter, AuditBacklog, AuditEvents, AuditRetention, scrubValue, toAuditEntry, planHistogram, fillHistogram } from '../audit/index.js'
-import { ApiKeys, Groups, Users } from '../auth/index.js'
+import { ApiKeys, Groups, Sessions, Users } from '../auth/index.js'
 import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
 import { definitionOrigin } from '../skill/index.js'
 import { resolveConfig, createLogger } from '../config/index.js'
@@ -129,10 +130,20 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   activations = new ActivationRepository(db)
   const events = new AuditEvents(new EventRepository(db))
   // Who a key stands for changes with its user: keys forget what they remembered at once.
-  const identity = { repo: new UserRepository(db), record: events.record.bind(events), changed: () => keys.forget(), now }
+  const identity = {
+    repo: new UserRepository(db),
+    record: events.record.bind(events),
+    changed: () => {
+      keys.forget()
+      sessions.forget()
+    },
+    disabled: (userId: string): Promise<number> => sessions.closeForUser(userId),
+    now,
+  }
   const users = new Users(identity)
   const groups = new Groups(identity, users)
   const keys = new ApiKeys(new KeyRepository(db), users)
+  const sessions = new Sessions(new SessionRepository(db), users, now)
   const managers = new ManagerRepository(db)
   const watch = new ChangeWatch(new ChangeVersionRepository(db))
   const policies = new Policies(new PolicyRepository(db), events, (label) => catalog!.resolveAgent(label))
@@ -385,6 +396,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     keys,
     users,
     groups,
+    sessions,
     policies,
     approvals,
     grants,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Dialect, AuditQuery, RunRepository } from '../store/index.js'
 import type { Actor, AuditEntry, AuditEvents, Histogram, HistogramBucket, SweepReport } from '../audit/index.js'
-import type { ApiKeys, Groups, Users } from '../auth/index.js'
+import type { Sessions, ApiKeys, Groups, Users } from '../auth/index.js'
 import type { Registry, Catalog, SyncReport } from '../registry/index.js'
 import type { Caller, Envelope, SkillDefinition } from '../skill/index.js'
 import type { ResolvedConfig, ConfigInput } from '../config/index.js'
@@ -70,6 +70,8 @@ export interface Plane {
   readonly users: Users
   /** Groups: roles granted to their members. */
   readonly groups: Groups
+  /** Console sessions from sign-ins at the identity provider (`auth.oidc`). */
+  readonly sessions: Sessions
   readonly policies: Policies
   readonly approvals: Approvals
   /** Conversation grants approvers left: list and revoke them. */

@@ -86,6 +86,29 @@ export interface UsersTable {
   disabled_at: string | null
 }
 
+/** A console sign-in at the identity provider in progress, by the hash of its state (migration 0025). */
+export interface SignInsTable {
+  state_hash: string
+  code_verifier: string
+  nonce: string
+  /** The console path to return to. */
+  return_to: string
+  created_at: string
+  expires_at: string
+}
+
+/** A console session, by the hash of its cookie's token (migration 0025). */
+export interface SessionsTable {
+  id: string
+  token_hash: string
+  user_id: string
+  /** Sent back by the console with every change (CSRF). */
+  csrf_token: string
+  created_at: string
+  expires_at: string
+  revoked_at: string | null
+}
+
 export interface GroupsTable {
   id: string
   name: string
@@ -502,6 +525,8 @@ export interface Database {
   bindings: BindingsTable
   api_keys: ApiKeysTable
   users: UsersTable
+  sign_ins: SignInsTable
+  sessions: SessionsTable
   groups: GroupsTable
   group_members: GroupMembersTable
   audit_calls: AuditCallsTable

@@ -29,6 +29,7 @@ import * as approvalGrants from './migrations/0020-approval-grants.js'
 import * as runStepRev from './migrations/0021-run-step-rev.js'
 import * as skillSharingRisks from './migrations/0022-skill-sharing-risks.js'
 import * as usersGroups from './migrations/0024-users-groups.js'
+import * as sessions from './migrations/0025-sessions.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_run_step_rev': runStepRev,
   '0022_skill_sharing_risks': skillSharingRisks,
   '0024_users_groups': usersGroups,
+  '0025_sessions': sessions,
 }
 
 export interface OpenDatabaseOptions {

@@ -30,6 +30,11 @@ export class UserRepository {
     )
   }
 
+  /** The user an identity provider's subject is. */
+  findExternal(issuer: string, subject: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst()
+  }
+
   list(): Promise<UserRow[]> {
     return this.db.selectFrom('users').selectAll().orderBy('name').execute()
   }

@@ -193,7 +193,7 @@ function oauthFor(plane: Skillplane, listenUrl: (() => string) | undefined): OAu
   if (publicUrl === undefined && listenUrl === undefined) throw new Error('auth.oidc needs http.publicUrl: the URL clients reach this server at')
   return {
     resource: new ProtectedResource(oidc, publicUrl === undefined ? listenUrl! : () => publicUrl),
-    context: { resolveAgent: (label) => plane.catalog.resolveAgent(label) },
+    context: { resolveAgent: (label) => plane.catalog.resolveAgent(label), users: plane.users },
   }
 }
 
