@@ -4,8 +4,8 @@
 const layers = [
   ['skill', 'version.ts'],
   ['store', 'host', 'config'],
-  ['audit', 'auth', 'identity', 'registry'],
-  ['policy', 'secrets'],
+  ['audit', 'auth', 'registry'],
+  ['policy', 'secrets', 'identity'],
   ['access'],
   ['runtime'],
   ['sources'],

@@ -18,7 +18,8 @@ export function App() {
   if (checking) return <p className="centered">Checking your key…</p>
   if (!session) return <SignInPage />
   const can = abilities(session.caller)
-  const who = session.caller.kind === 'user' ? `${session.caller.name} · ${session.caller.role}` : `${session.caller.name} · agent`
+  const shown = session.caller.displayName ?? session.caller.name
+  const who = session.caller.kind === 'user' ? `${shown} · ${session.caller.role}` : `${shown} · agent`
   return (
     <>
       <header className="top">

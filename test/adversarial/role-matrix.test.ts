@@ -40,6 +40,7 @@ const MATRIX: Record<string, Entry> = {
       }),
     }),
   },
+  'GET /auth/config': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/auth/config' }) },
   'GET /api/me': { allow: EVERY_KEY, request: () => ({ path: '/api/me' }) },
   'GET /api/skills': { allow: EVERY_KEY, request: () => ({ path: '/api/skills' }) },
   'GET /api/skills/search': { allow: EVERY_KEY, request: () => ({ path: '/api/skills/search?q=echo' }) },

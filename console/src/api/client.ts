@@ -10,6 +10,21 @@ export function keepKey(key: string | null): void {
   else sessionStorage.setItem(STORAGE, key)
 }
 
+// Signed in with the identity provider, the browser sends the session cookie and every change carries this token (CSRF).
+let csrfToken: string | null = null
+export function keepCsrfToken(token: string | null): void {
+  csrfToken = token
+}
+/** Whether the console is signed in through a session cookie rather than a key. */
+export const signedInBySession = (): boolean => csrfToken !== null
+
+/** The headers that authenticate a request: the key's, or the session's CSRF token for a change. */
+export function authHeaders(method = 'GET'): Record<string, string> {
+  const key = storedKey()
+  if (key) return { authorization: `Bearer ${key}` }
+  return csrfToken && !['GET', 'HEAD'].includes(method.toUpperCase()) ? { 'x-csrf-token': csrfToken } : {}
+}
+
 /** The server's failure, with its code and message (the API answers every failure the same way). */
 export class ApiError extends Error {
   constructor(
@@ -28,17 +43,16 @@ let signedOut = (): void => {}
 export const onUnauthorized = (handler: () => void): void => {
   signedOut = handler
 }
-/** A request the server refused for the key (revoked, say): sign out, as every API call does. */
+/** A request the server refused for the key or session (revoked, say): sign out, as every API call does. */
 export const keyRefused = (): void => {
-  if (storedKey()) signedOut()
+  if (storedKey() || csrfToken) signedOut()
 }
 
 /** Every API call, typed from the server's OpenAPI document (console/build.mjs generates `schema`). */
 export const api = createClient<paths>({ baseUrl: '' })
 api.use({
   onRequest({ request }) {
-    const key = storedKey()
-    if (key) request.headers.set('authorization', `Bearer ${key}`)
+    for (const [name, value] of Object.entries(authHeaders(request.method))) request.headers.set(name, value)
     return request
   },
   onResponse({ response }) {

@@ -17,7 +17,11 @@ export type AuditEntry = components['schemas']['AuditEntry']
 
 export type SkillClass = 'safe' | 'mutating' | 'dangerous'
 export type Role = 'viewer' | 'operator' | 'admin'
-export type Caller = { kind: 'user'; id: string; name: string; role: Role } | { kind: 'agent'; id: string; name: string; agentId: string }
+/** `displayName`: the person's name to show; `auth`: how they signed in (key, session or token). */
+export type Caller = ({ kind: 'user'; id: string; name: string; role: Role } | { kind: 'agent'; id: string; name: string; agentId: string }) & {
+  displayName?: string
+  auth?: 'key' | 'session' | 'token'
+}
 
 export interface ConnectionState {
   state: 'ready' | 'needs_auth' | 'needs_input'

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
-import { keyRefused, storedKey } from './client'
+import { authHeaders, keyRefused } from './client'
 
 export interface StreamEvent {
   id?: string
@@ -13,7 +13,7 @@ const RETRY_MS = 1000
 const MAX_RETRY_MS = 30_000
 
 /**
- * Server-sent events with the API key: EventSource can't send an Authorization header, so this
+ * Server-sent events with the API key (or the session cookie): EventSource can't send an Authorization header, so this
  * reads the stream with fetch, and reconnects with Last-Event-ID as EventSource would.
  * Returns whether the stream is connected.
  */
@@ -36,7 +36,7 @@ export function useEventStream(path: string | null, onEvent: (event: StreamEvent
       while (!abort.signal.aborted && !finished) {
         try {
           const response = await fetch(path, {
-            headers: { authorization: `Bearer ${storedKey() ?? ''}`, accept: 'text/event-stream', ...(lastId && { 'last-event-id': lastId }) },
+            headers: { ...authHeaders(), accept: 'text/event-stream', ...(lastId && { 'last-event-id': lastId }) },
             signal: abort.signal,
           })
           // Refused, not dropped: asking again would be refused again (EventSource stops too).

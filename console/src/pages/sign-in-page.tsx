@@ -1,12 +1,25 @@
-import { useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { useSessionState } from '../session/session'
 import { toApiError } from '../api/use-api'
 
-/** Sign in with an API key; it is kept for this browser session only. */
+interface SignInOptions {
+  oidc: { issuer: string; signInUrl: string } | null
+}
+
+/** Why the identity provider's sign-in came back without a session (the server says so in `?signInError=`). */
+const returnedError = () => new URLSearchParams(location.search).get('signInError')
+
+/** Sign in with the organisation's identity provider when one is configured, or with an API key kept for this browser session only. */
 export function SignInPage() {
   const { signIn } = useSessionState()
   const [key, setKey] = useState('')
-  const [error, setError] = useState<string | null>(null)
+  const [options, setOptions] = useState<SignInOptions | null>(null)
+  const [error, setError] = useState<string | null>(returnedError)
+  useEffect(() => {
+    fetch('/auth/config')
+      .then((response) => (response.ok ? (response.json() as Promise<SignInOptions>) : null))
+      .then(setOptions, () => setOptions(null))
+  }, [])
   const [busy, setBusy] = useState(false)
   const submit = async (event: FormEvent) => {
     event.preventDefault()
@@ -24,6 +37,13 @@ export function SignInPage() {
   return (
     <main className="sign-in">
       <h1>skillplane</h1>
+      {options?.oidc && (
+        <p>
+          <a className="button" href={options.oidc.signInUrl}>
+            Sign in with {new URL(options.oidc.issuer).host}
+          </a>
+        </p>
+      )}
       <form onSubmit={submit}>
         <label htmlFor="api-key">API key</label>
         <input id="api-key" type="password" autoComplete="off" autoFocus required value={key} onChange={(e) => setKey(e.target.value)} />

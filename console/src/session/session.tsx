@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react'
-import { api, keepKey, onUnauthorized, storedKey, unwrap } from '../api/client'
+import { api, authHeaders, keepCsrfToken, keepKey, onUnauthorized, signedInBySession, unwrap } from '../api/client'
 import type { Caller } from '../api/types'
 
 export interface Session {
@@ -16,21 +16,33 @@ interface SessionState {
 
 const SessionContext = createContext<SessionState | null>(null)
 
-const whoAmI = () => unwrap<{ caller: Caller }>(api.GET('/api/me')).then((body) => body.caller)
+// A session's answer carries its CSRF token; a key's doesn't.
+const whoAmI = () =>
+  unwrap<{ caller: Caller; csrfToken?: string }>(api.GET('/api/me')).then((body) => {
+    keepCsrfToken(body.csrfToken ?? null)
+    return body.caller
+  })
 
-/** Who is signed in: the caller behind the API key kept in sessionStorage. */
+/**
+ * Who is signed in: the caller behind the API key kept in sessionStorage, or behind the session
+ * cookie the identity provider's sign-in left (HttpOnly: only asking the server tells).
+ */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [caller, setCaller] = useState<Caller | null>(null)
-  const [checking, setChecking] = useState(() => storedKey() !== null)
+  const [checking, setChecking] = useState(true)
   const signOut = useCallback(() => {
+    if (signedInBySession()) void fetch('/auth/logout', { method: 'POST', headers: authHeaders('POST') })
+    keepCsrfToken(null)
     keepKey(null)
     setCaller(null)
   }, [])
   useEffect(() => {
     onUnauthorized(signOut)
-    if (!storedKey()) return
     whoAmI()
-      .then(setCaller, signOut)
+      .then(setCaller, () => {
+        keepCsrfToken(null)
+        keepKey(null)
+      })
       .finally(() => setChecking(false))
   }, [signOut])
   const signIn = useCallback(async (key: string) => {

@@ -11,6 +11,7 @@ import { apiKeyAuth, bearerCaller, type OAuthAuth } from './middleware/api-key-a
 import { requireRole } from './middleware/require-role.js'
 import { limitBody } from './middleware/limit-body.js'
 import { skillInstallRoutes } from './routes/skill-installs.js'
+import { signInRoutes } from './routes/sign-in.js'
 import { DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes } from '../../sources/bundles/index.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
@@ -53,7 +54,7 @@ export function createHttpApp(
 ): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const oauth = oauthFor(plane, options.listenUrl)
-  const auth = apiKeyAuth(plane.keys, oauth)
+  const auth = apiKeyAuth(plane.keys, oauth, '', plane.config.auth.oidc ? plane.sessions : undefined)
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
@@ -103,7 +104,8 @@ export function createHttpApp(
   }
   app.use('/api/*', auth)
   // Who the key is: the console shows only what this caller may see and do.
-  app.get('/api/me', (c) => c.json({ caller: c.get('caller') }))
+  // A console session's answer carries the CSRF token its changes must send.
+  app.get('/api/me', (c) => c.json({ caller: c.get('caller'), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }))
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', apiKeyAuth(plane.keys, oauth, '/mcp'))
   const { enabled, listen } = plane.config.metrics
@@ -112,6 +114,7 @@ export function createHttpApp(
     app.get('/metrics', auth, requireRole('admin'), async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
   }
   app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
+  app.route('/auth', signInRoutes(plane, plane.config.auth.oidc ? baseUrlOf(plane, options.listenUrl) : undefined))
   app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
@@ -189,12 +192,17 @@ export function createHttpApp(
 function oauthFor(plane: Skillplane, listenUrl: (() => string) | undefined): OAuthAuth | undefined {
   const { oidc } = plane.config.auth
   if (!oidc) return undefined
-  const { publicUrl } = plane.config.http
-  if (publicUrl === undefined && listenUrl === undefined) throw new Error('auth.oidc needs http.publicUrl: the URL clients reach this server at')
   return {
-    resource: new ProtectedResource(oidc, publicUrl === undefined ? listenUrl! : () => publicUrl),
+    resource: new ProtectedResource(oidc, baseUrlOf(plane, listenUrl)),
     context: { resolveAgent: (label) => plane.catalog.resolveAgent(label), users: plane.users },
   }
+}
+
+/** The origin clients reach this server at: `http.publicUrl`, else the address it listens on. */
+function baseUrlOf(plane: Skillplane, listenUrl: (() => string) | undefined): () => string {
+  const { publicUrl } = plane.config.http
+  if (publicUrl === undefined && listenUrl === undefined) throw new Error('auth.oidc needs http.publicUrl: the URL clients reach this server at')
+  return publicUrl === undefined ? listenUrl! : () => publicUrl
 }
 
 /** Node's error for a request body whose connection closed before it was all read. */

@@ -1,5 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import type { ApiKeys } from '../../../auth/index.js'
+import { timingSafeEqual } from 'node:crypto'
+import { getCookie } from 'hono/cookie'
+import type { ApiKeys, Sessions } from '../../../auth/index.js'
 import {
   IdentityProviderUnavailableError,
   InvalidTokenError,
@@ -37,7 +39,7 @@ export async function bearerCaller(token: string, keys: ApiKeys, oauth: OAuthAut
  * Bearer API keys, and access tokens with `auth.oidc`: 401 with a JSON body for a missing, malformed,
  * unknown or refused credential, its `WWW-Authenticate` naming the metadata of the resource at `path`.
  */
-export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath = ''): MiddlewareHandler<HttpEnv> {
+export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath = '', sessions?: Sessions): MiddlewareHandler<HttpEnv> {
   const what = oauth ? 'API key or access token' : 'API key'
   const refuse = (c: Context, message: string, error?: 'invalid_request' | 'invalid_token') => {
     const params = [
@@ -50,6 +52,8 @@ export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath 
   }
   return async (c, next) => {
     const header = c.req.header('authorization')
+    const cookie = sessions && header === undefined ? getCookie(c, SESSION_COOKIE) : undefined
+    if (cookie !== undefined) return sessionAuth(c, next, sessions!, cookie, refuse)
     if (header === undefined) return refuse(c, `missing ${what}: send Authorization: Bearer <${oauth ? 'credential' : 'key'}>`)
     // Another scheme, or a token with characters no token68 has, is a bad credential: 401, not 400.
     const token = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim())?.[1]
@@ -67,8 +71,41 @@ export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath 
       throw error
     }
     if (!caller)
-      return refuse(c, oauth && !token.startsWith(KEY_PREFIX) ? 'neither an API key nor a JWT access token' : 'unknown or revoked API key, or its user is disabled', 'invalid_token')
+      return refuse(
+        c,
+        oauth && !token.startsWith(KEY_PREFIX) ? 'neither an API key nor a JWT access token' : 'unknown or revoked API key, or its user is disabled',
+        'invalid_token',
+      )
     c.set('caller', caller)
     await next()
   }
+}
+
+/** The console session's cookie, set by the identity provider's sign-in (`/auth/callback`). */
+export const SESSION_COOKIE = 'skillplane_session'
+
+// A session's changes carry its CSRF token in this header: a page of another site can send the cookie, never the header.
+const CSRF_HEADER = 'x-csrf-token'
+
+async function sessionAuth(
+  c: Context<HttpEnv>,
+  next: () => Promise<void>,
+  sessions: Sessions,
+  token: string,
+  refuse: (c: Context, message: string, error?: 'invalid_request' | 'invalid_token') => Response,
+) {
+  const found = await sessions.authenticate(token)
+  if (!found) return refuse(c, 'the console session ended (signed out, expired, or its user disabled): sign in again', 'invalid_token')
+  if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) && !sameSecret(c.req.header(CSRF_HEADER), found.csrfToken))
+    return errorResponse(c, 'denied', `a change through a console session needs its CSRF token in the ${CSRF_HEADER} header (GET /api/me gives it)`)
+  c.set('caller', found.caller)
+  c.set('csrfToken', found.csrfToken)
+  await next()
+}
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
 }

@@ -25,6 +25,14 @@ export const OPERATIONS: OperationSpec[] = [
   { method: 'get', path: '/api/health', summary: 'Liveness and database', ok: { status: 200, description: 'Healthy' }, errors: [503], open: true },
   {
     method: 'get',
+    path: '/auth/config',
+    summary: "How the console's sign-in page may sign in: { oidc: { issuer, signInUrl } } with an identity provider configured, else { oidc: null }",
+    ok: { status: 200, description: '{ oidc }' },
+    errors: [],
+    open: true,
+  },
+  {
+    method: 'get',
     path: '/api/health/live',
     summary: 'Liveness probe: the process is up and serving (never reads the database)',
     ok: { status: 200, description: 'Live' },
@@ -42,8 +50,8 @@ export const OPERATIONS: OperationSpec[] = [
   {
     method: 'get',
     path: '/api/me',
-    summary: 'The caller this key authenticates as: kind, name, role or agent',
-    ok: { status: 200, description: '{ caller }' },
+    summary: 'The caller this key, token or console session authenticates as: kind, name, role or agent, and how',
+    ok: { status: 200, description: '{ caller, csrfToken? } (csrfToken: for a console session, the header x-csrf-token its changes send)' },
     errors: [401],
   },
   {

@@ -1,0 +1,86 @@
+import { Hono, type Context } from 'hono'
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import { IdentityProviderUnavailableError, OidcSignIn, SignInError, noRoleReason, providerUser } from '../../../identity/index.js'
+import { SESSION_HOURS } from '../../../auth/index.js'
+import type { Skillplane } from '../../../skillplane/index.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
+import { SESSION_COOKIE } from '../middleware/api-key-auth.js'
+
+// Binds a sign-in to the browser that started it: a callback from a link someone else started (login CSRF) finds no cookie.
+const SIGN_IN_COOKIE = 'skillplane_sign_in'
+const SIGN_IN_SECONDS = 600
+
+/**
+ * The console's sign-in with the identity provider (`auth.oidc`): `/auth/login` sends the browser to
+ * the provider, `/auth/callback` opens a session in an HTTP-only cookie, `/auth/logout` ends it.
+ * `/auth/config` tells the sign-in page whether there is a provider to offer.
+ */
+export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefined): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>()
+  const { oidc } = plane.config.auth
+  app.get('/config', (c) => c.json({ oidc: oidc && baseUrl ? { issuer: oidc.issuer, signInUrl: '/auth/login' } : null }))
+  if (!oidc || !baseUrl) return app
+  const clientSecret = oidc.clientSecretEnv === undefined ? undefined : process.env[oidc.clientSecretEnv]
+  const signIn = new OidcSignIn(oidc, { clientSecret, redirectUri: () => `${baseUrl()}/auth/callback` })
+  const secure = () => baseUrl().startsWith('https:')
+  // Back to the console with the reason shown on its sign-in page.
+  const failed = (c: Context, message: string) => c.redirect(`/?signInError=${encodeURIComponent(message)}`)
+
+  app.get('/login', async (c) => {
+    const returnTo = consolePath(c.req.query('returnTo'))
+    let started
+    try {
+      started = await signIn.begin()
+    } catch (error) {
+      if (error instanceof IdentityProviderUnavailableError) return errorResponse(c, 'unavailable', error.message)
+      throw error
+    }
+    await plane.sessions.startSignIn(started.checks, returnTo)
+    setCookie(c, SIGN_IN_COOKIE, started.checks.state, { httpOnly: true, sameSite: 'Lax', path: '/auth', maxAge: SIGN_IN_SECONDS, secure: secure() })
+    return c.redirect(started.url.href)
+  })
+
+  app.get('/callback', async (c) => {
+    const state = c.req.query('state') ?? ''
+    const mine = getCookie(c, SIGN_IN_COOKIE)
+    deleteCookie(c, SIGN_IN_COOKIE, { path: '/auth', secure: secure() })
+    if (!state || mine !== state) return failed(c, 'this sign-in was not started in this browser: start it again')
+    const checks = await plane.sessions.takeSignIn(state)
+    if (!checks) return failed(c, 'this sign-in expired or was used already: start it again')
+    let claims: Record<string, unknown>
+    try {
+      claims = await signIn.complete(new URL(`${baseUrl()}/auth/callback?${new URL(c.req.url).searchParams}`), checks)
+    } catch (error) {
+      if (error instanceof SignInError || error instanceof IdentityProviderUnavailableError) return failed(c, error.message)
+      throw error
+    }
+    const { user, role } = await providerUser(claims, oidc, plane.users)
+    if (user.disabled_at !== null) return failed(c, `user "${user.name}" is disabled`)
+    if (!role) return failed(c, `${user.display_name ?? user.name} has no skillplane role: ${noRoleReason(oidc)}`)
+    const session = await plane.sessions.open(user.id)
+    await plane.events.record('session.opened', `user:${user.id}`, { id: user.id, name: user.name }, { role, expiresAt: session.expiresAt })
+    setCookie(c, SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'Lax', path: '/', maxAge: SESSION_HOURS * 3600, secure: secure() })
+    return c.redirect(checks.returnTo)
+  })
+
+  app.post('/logout', async (c) => {
+    const token = getCookie(c, SESSION_COOKIE)
+    if (token !== undefined) {
+      const found = await plane.sessions.authenticate(token)
+      // Only the console's own page can sign its session out: it alone knows the CSRF token.
+      if (found && c.req.header('x-csrf-token') !== found.csrfToken)
+        return errorResponse(c, 'denied', 'signing out needs the session’s CSRF token in x-csrf-token')
+      await plane.sessions.close(token)
+      if (found) await plane.events.record('session.closed', `user:${found.caller.id}`, { id: found.caller.id, name: found.caller.name }, {})
+    }
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: secure() })
+    return c.body(null, 204)
+  })
+  return app
+}
+
+/** A console path to return to: same origin only (`/…`, never `//host` or a URL). */
+function consolePath(value: string | undefined): string {
+  return value !== undefined && /^\/(?![/\\])[\x21-\x7e]*$/.test(value) ? value : '/'
+}
