@@ -7,6 +7,9 @@ export default defineConfig({
     // Many tests spawn the CLI (about a second per process on a 2-core machine) a dozen times or
     // more: a deadline is there to stop a hung test, not to measure speed (bench/ does that).
     testTimeout: 60_000,
+    // Two files at a time on two cores: most of a file's time is spent waiting on child processes,
+    // sockets and heartbeats, not computing (vitest's default here would be one).
+    maxWorkers: 2,
     hookTimeout: 60_000,
   },
 })
