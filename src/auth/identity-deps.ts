@@ -26,6 +26,12 @@ export const MAX_NAME = 100
 // Names come from people and identity providers (e-mail addresses, "Alice Smith"): any printable text.
 // eslint-disable-next-line no-control-regex
 export const CONTROL = /[\u0000-\u001f\u007f]/
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f]/g
+/** Text with its control characters removed (names and display names from an identity provider). */
+export const withoutControls = (text: string): string => text.replace(CONTROLS, '')
+// A user or group id: a name that reads like one would be taken for another's id wherever both are accepted.
+const ID_SHAPED = /^[0-9A-HJKMNP-TV-Z]{26}$/i
 
 /** Why a user or group name can't be used, or null. */
 export function nameProblem(what: 'user' | 'group', name: string): string | null {
@@ -33,6 +39,7 @@ export function nameProblem(what: 'user' | 'group', name: string): string | null
   if (name !== name.trim()) return `${what} name "${name}" has spaces at its start or end`
   if (name.length > MAX_NAME) return `a ${what} name has at most ${MAX_NAME} characters`
   if (CONTROL.test(name)) return `${what} name ${JSON.stringify(name)} has control characters`
+  if (ID_SHAPED.test(name)) return `${what} name "${name}" looks like an id: choose another`
   return null
 }
 

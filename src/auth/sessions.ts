@@ -106,10 +106,12 @@ export class Sessions {
   async #lookup(token: string): Promise<SessionCaller | null> {
     const row = await this.repo.findLive(digest(token), this.now())
     if (!row) return null
-    const user = await this.users.row(row.user_id)
+    const user = await this.users.rowById(row.user_id)
     if (!user || user.disabled_at !== null) return null
-    // A session has no role of its own: the user's and their groups' roles decide.
-    const role = effectiveRole(null, await this.users.grantedRole(user.id))
+    // A session has no role of its own: the user's and their groups' roles decide; none left ends it, as sign-in would refuse.
+    const granted = await this.users.grantedRole(user.id)
+    if (granted === null) return null
+    const role = effectiveRole(null, granted)
     const caller: Caller = { kind: 'user', id: user.id, name: user.name, role, displayName: user.display_name ?? user.name, auth: 'session' }
     return { caller, csrfToken: row.csrf_token }
   }

@@ -3,7 +3,7 @@ import type { GroupRow, UserRow } from '../store/index.js'
 import type { CallerRole } from '../skill/index.js'
 import { highestRole } from './effective-role.js'
 import { IdentityError } from './identity-error.js'
-import { CONTROL, MAX_NAME, nameProblem, roleOf, type ChangeActor, type IdentityDeps } from './identity-deps.js'
+import { CONTROL, MAX_NAME, nameProblem, roleOf, withoutControls, type ChangeActor, type IdentityDeps } from './identity-deps.js'
 
 export interface UserInfo {
   id: string
@@ -63,14 +63,15 @@ export class Users {
    * The user an identity provider's subject is, made at first sign-in (just in time). Its own role
    * and display name follow the provider at every sign-in or token (null role: the provider grants
    * none; skillplane's groups still may). A new user takes the provider's username, or that name
-   * with the provider's host when a local user has it: a provider's user never becomes a local one.
+   * with the provider's host when a local user has it, or with a random suffix: a provider's user
+   * never becomes a local one.
    */
   async fromProvider(
     claims: { issuer: string; subject: string; name: string; displayName: string | null; role: CallerRole | null },
     actor: ChangeActor,
   ): Promise<UserRow> {
     const found = await this.deps.repo.findExternal(claims.issuer, claims.subject)
-    const displayName = claims.displayName?.replace(CONTROL, '').slice(0, MAX_NAME) || null
+    const displayName = (claims.displayName && withoutControls(claims.displayName).slice(0, MAX_NAME)) || null
     if (found) {
       if (found.role === claims.role && found.display_name === displayName) return found
       await this.deps.repo.update(found.id, { role: claims.role, display_name: displayName })
@@ -79,13 +80,13 @@ export class Users {
         await this.deps.record('user.role', `user:${found.id}`, actor, { name: found.name, role: claims.role, from: 'identity provider' })
       return { ...found, role: claims.role, display_name: displayName }
     }
-    const base =
-      claims.name
-        .replace(CONTROL, '')
-        .trim()
-        .slice(0, MAX_NAME - 40) || claims.subject.slice(0, 40)
+    const base = withoutControls(claims.name)
+      .trim()
+      .slice(0, MAX_NAME - 40)
     const host = new URL(claims.issuer).host
-    for (const name of [base, `${base}@${host}`, `${base}@${host}#${claims.subject.slice(0, 24)}`]) {
+    // Taken names (a local user's, one a provider user chose to squat) fall back to one nobody can claim ahead.
+    const names = [base, `${base}@${host}`].filter((name) => nameProblem('user', name) === null)
+    for (const name of [...names, `${base || 'user'}@${host}#${ulid().slice(-10).toLowerCase()}`]) {
       const row: UserRow = {
         id: ulid(),
         name,
@@ -113,6 +114,11 @@ export class Users {
     if (!row) return undefined
     const [groups, memberships] = await Promise.all([this.deps.repo.listGroups(), this.deps.repo.memberships()])
     return toInfo(row, groups, memberships)
+  }
+
+  /** The row of a user id (never a name): for sessions, which name their user by id. */
+  rowById(id: string): Promise<UserRow | undefined> {
+    return this.deps.repo.findById(id)
   }
 
   /** The row behind a user name or id, for what builds on users (keys). */

@@ -157,7 +157,9 @@ describe('OAuth access tokens on /mcp and /api', () => {
     const alice = (await plane.users.get('alice'))!
     expect(alice).toMatchObject({ displayName: 'Alice Admin', role: 'admin', external: { issuer: idp.issuer, subject: 'alice' } })
     const { items } = await plane.audit.query({ skill: 'echo', limit: 10 })
-    expect(items).toMatchObject([{ caller: { id: alice.id, name: 'alice', kind: 'user', role: 'admin' }, status: 'ok' }])
+    expect(items).toMatchObject([
+      { caller: { id: alice.id, name: 'alice', kind: 'user', role: 'admin', auth: 'token', user: { id: alice.id, displayName: 'Alice Admin' } }, status: 'ok' },
+    ])
   })
 
   it('gives a token the role its groups grant on /api, an agent when it names one, and nothing without a role', async () => {
@@ -205,6 +207,12 @@ describe('OAuth access tokens on /mcp and /api', () => {
     await plane.groups.add({ name: 'reviewers', role: 'viewer' }, { id: 'root', name: 'root' })
     await plane.groups.addMember('reviewers', 'carol', { id: 'root', name: 'root' })
     expect((await get(server, '/api/me', await token('carol'))).body.caller).toMatchObject({ name: 'carol', role: 'viewer' })
+    // Acting for an agent takes a user skillplane gives a role to.
+    const roleless = await idp.sign({ ...claims(server), sub: 'eve', groups: [], agent: 'Helper' })
+    expect(await get(server, '/api/me', roleless)).toMatchObject({
+      status: 403,
+      body: { error: { message: expect.stringContaining('eve has no skillplane role') } },
+    })
     const stranger = await idp.sign({ ...claims(server), sub: 'mallory', agent: 'Nobody' })
     expect(await get(server, '/api/me', stranger)).toMatchObject({
       status: 403,

@@ -15,7 +15,9 @@ export async function providerUser(
   users: Pick<Users, 'fromProvider' | 'grantedRole'>,
 ): Promise<{ user: UserRow; role: CallerRole | null }> {
   const subject = String(claims.sub)
-  const name = [claims.preferred_username, claims.email, subject].find((v): v is string => typeof v === 'string' && v.trim() !== '')!
+  // An e-mail address names the user only when the provider verified it.
+  const email = claims.email_verified === true ? claims.email : undefined
+  const name = [claims.preferred_username, email, subject].find((v): v is string => typeof v === 'string' && v.trim() !== '')!
   const user = await users.fromProvider(
     { issuer: oidc.issuer, subject, name, displayName: displayName(claims), role: roleFor(claims, oidc) ?? null },
     { id: 'identity-provider', name: `identity provider ${new URL(oidc.issuer).host}` },

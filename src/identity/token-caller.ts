@@ -23,12 +23,13 @@ export async function tokenCaller(claims: JWTPayload, oidc: ResolvedOidc, contex
   const { user, role } = await providerUser(claims, oidc, context.users)
   if (user.disabled_at !== null) throw new InvalidTokenError(`user "${user.name}" is disabled`)
   const identity = { displayName: user.display_name ?? user.name, auth: 'token' as const }
+  // Acting for an agent is granted to someone skillplane knows: the token's user needs a role of their own too.
+  if (!role) throw new TokenRefusedError(`${identity.displayName} has no skillplane role: ${noRoleReason(oidc)}`)
   if (oidc.agentClaim !== undefined && claims[oidc.agentClaim] !== undefined) {
     const label = firstString(claims[oidc.agentClaim])
     const agentId = label === undefined ? undefined : context.resolveAgent(label)
     if (agentId === undefined) throw new TokenRefusedError(`the token's ${oidc.agentClaim} claim names no agent skillplane knows`)
     return { kind: 'agent', id: user.id, name: user.name, agentId, userId: user.id, ...identity }
   }
-  if (!role) throw new TokenRefusedError(`${identity.displayName} has no skillplane role: ${noRoleReason(oidc)}`)
   return { kind: 'user', id: user.id, name: user.name, role, ...identity }
 }

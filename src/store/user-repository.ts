@@ -30,6 +30,11 @@ export class UserRepository {
     )
   }
 
+  /** A user by id only (a name is never taken for an id here). */
+  findById(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
   /** The user an identity provider's subject is. */
   findExternal(issuer: string, subject: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst()

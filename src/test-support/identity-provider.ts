@@ -19,7 +19,7 @@ export const TEST_ACCOUNTS: TestAccount[] = [
   { id: 'oscar', name: 'Oscar Operator', groups: ['sp-operators'] },
   { id: 'bob', name: 'Bob Viewer', groups: ['sp-viewers'] },
   { id: 'carol', name: 'Carol Nobody', groups: ['staff'] },
-  { id: 'helper-bot', name: 'Helper Bot', groups: [], agent: 'Helper' },
+  { id: 'helper-bot', name: 'Helper Bot', groups: ['sp-viewers'], agent: 'Helper' },
 ]
 
 /** The console's pre-registered confidential client (authorization code + PKCE). */

@@ -92,10 +92,18 @@ describe('signing in to the console with the identity provider', () => {
     expect((await invoke({ 'x-csrf-token': 'guess' })).status).toBe(403)
     expect((await invoke({ 'x-csrf-token': who.csrfToken })).status).toBe(200)
     const [row] = (await plane.audit.query({ skill: 'echo', limit: 1 })).items
-    expect(row!.caller).toMatchObject({ id: user.id, name: 'alice' })
+    expect(row!.caller).toMatchObject({ id: user.id, name: 'alice', auth: 'session', user: { id: user.id, displayName: 'Alice Admin' } })
 
     // Only console paths are returned to.
-    for (const elsewhere of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) expect((await signInAs('bob', elsewhere)).location).toBe('/')
+    for (const elsewhere of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) expect((await signInAs('oscar', elsewhere)).location).toBe('/')
+
+    // A local user keeps their name: the provider's bob is another user, named after the provider.
+    await plane.users.add({ name: 'bob', role: 'admin' }, root)
+    const bob = await signInAs('bob')
+    const bobCaller = ((await (await me(bob.cookie!)).json()) as { caller: { name: string; role: string } }).caller
+    expect(bobCaller).toMatchObject({ name: `bob@${new URL(idp.issuer).host}`, role: 'viewer' })
+    // A name that reads like a user id is refused: it would be taken for one.
+    await expect(plane.users.add({ name: user.id }, root)).rejects.toThrow(`user name "${user.id}" looks like an id: choose another`)
 
     const out = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { cookie: alice.cookie!, 'x-csrf-token': who.csrfToken } })
     expect(out.status).toBe(204)

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -85,7 +85,10 @@ export function pruneUploads(target: InstallTarget): string[] {
       .map((entry) => resolve(dirname(target.lockfile), entry!.source)),
   )
   const pruned: string[] = []
+  // An upload cut off mid-request (the client hung up) is received no further: gone after an hour.
+  const stale = Date.now() - 3_600_000
   for (const entry of readdirSync(root)) {
+    if (entry.startsWith('.incoming-') && statSync(join(root, entry)).mtimeMs < stale) rmSync(join(root, entry), { force: true })
     if (entry.startsWith('.') || named.has(join(root, entry))) continue
     rmSync(join(root, entry), { force: true })
     pruned.push(entry)

@@ -1,4 +1,4 @@
-import { Hono, type Context } from 'hono'
+import { Hono, type MiddlewareHandler, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/index.js'
@@ -54,7 +54,8 @@ export function createHttpApp(
 ): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const oauth = oauthFor(plane, options.listenUrl)
-  const auth = apiKeyAuth(plane.keys, oauth, '', plane.config.auth.oidc ? plane.sessions : undefined)
+  const base = plane.config.auth.oidc ? baseUrlOf(plane, options.listenUrl) : undefined
+  const auth = apiKeyAuth(plane.keys, oauth, '', base && { store: plane.sessions, secure: () => base().startsWith('https:') })
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
@@ -77,7 +78,13 @@ export function createHttpApp(
 
   // An uploaded bundle may be as large as an archive may be; every other body keeps the configured limit.
   const apiLimit = limitBody(plane.config.http.maxBodyBytes)
-  const uploadLimit = limitBody(maxArchiveBytes(DEFAULT_ARCHIVE_LIMITS) + 64 * 1024)
+  // The upload streams to disk under its own limit: only a declared length is checked here, so nothing is buffered before the key is.
+  const uploadMax = maxArchiveBytes(DEFAULT_ARCHIVE_LIMITS) + 64 * 1024
+  const uploadLimit: MiddlewareHandler = async (c, next) => {
+    if (Number(c.req.header('content-length') ?? 0) > uploadMax)
+      return errorResponse(c, 'payload_too_large', `request body exceeds the ${uploadMax}-byte limit for a bundle`)
+    await next()
+  }
   app.use('/api/*', (c, next) => (c.req.path === '/api/skills/upload' ? uploadLimit(c, next) : apiLimit(c, next)))
   app.use('/mcp', checkOrigin(originRules(plane.config.http, options.bindHost)))
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
@@ -114,7 +121,7 @@ export function createHttpApp(
     app.get('/metrics', auth, requireRole('admin'), async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
   }
   app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
-  app.route('/auth', signInRoutes(plane, plane.config.auth.oidc ? baseUrlOf(plane, options.listenUrl) : undefined))
+  app.route('/auth', signInRoutes(plane, base))
   app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))

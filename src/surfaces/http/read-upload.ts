@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import type { ReadableStream } from 'node:stream/web'
 import busboy from 'busboy'
 import type { Context } from 'hono'
@@ -25,6 +26,9 @@ export async function readUpload(c: Context, target: InstallTarget, fieldNames: 
   } catch (error) {
     return refuse(c, `the multipart body can't be read: ${(error as Error).message}`)
   }
+  // A refused bundle (too large, not an archive) stops the reading at once: nothing more of the body is wanted.
+  let refused: (error: unknown) => void = () => undefined
+  const stopped = new Promise<never>((_, reject) => (refused = reject))
   const fields: Record<string, string> = {}
   let problem: string | null = null
   let received: Promise<ReceivedUpload> | null = null
@@ -37,8 +41,7 @@ export async function readUpload(c: Context, target: InstallTarget, fieldNames: 
     }
     filename = (info.filename ?? '').slice(0, 255)
     received = receiveUpload(target, stream)
-    // Seen when awaited below; until then a refusal must not surface as unhandled.
-    received.catch(() => undefined)
+    received.catch(refused)
   })
   parser.on('field', (name, value, info) => {
     if (!fieldNames.includes(name)) problem ??= `unexpected field "${name}" (fields: ${[FILE_FIELD, ...fieldNames].join(', ')})`
@@ -47,16 +50,14 @@ export async function readUpload(c: Context, target: InstallTarget, fieldNames: 
   })
   for (const limit of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const)
     parser.on(limit, () => (problem ??= 'too many parts: send one bundle and the fields named'))
-  const finished = new Promise<void>((resolve, reject) => {
-    parser.on('close', resolve)
-    parser.on('error', reject)
-  })
+  const source = Readable.fromWeb(body as ReadableStream)
   try {
-    Readable.fromWeb(body as ReadableStream).pipe(parser)
-    await finished
+    await Promise.race([pipeline(source, parser), stopped])
   } catch (error) {
+    source.destroy()
     const upload = await (received as Promise<ReceivedUpload> | null)?.catch(() => null)
     if (upload) dropUpload(upload)
+    if (error instanceof ArchiveError) return tooLargeOr(c, error, filename)
     return refuse(c, `the multipart body can't be read: ${(error as Error).message}`)
   }
   if (!received) return refuse(c, problem ?? `no file part named "${FILE_FIELD}": send the bundle in it`)
@@ -65,14 +66,18 @@ export async function readUpload(c: Context, target: InstallTarget, fieldNames: 
     upload = await received
   } catch (error) {
     if (!(error instanceof ArchiveError)) throw error
-    const code = /limit/.test(error.reason) ? 'payload_too_large' : 'invalid_input'
-    return { ok: false, response: errorResponse(c, code, `bundle ${filename ? `"${filename}" ` : ''}refused: ${error.reason}`) }
+    return tooLargeOr(c, error, filename)
   }
   if (problem) {
     dropUpload(upload)
     return refuse(c, problem)
   }
   return { ok: true, upload, filename, fields }
+}
+
+function tooLargeOr(c: Context, error: ArchiveError, filename: string): ReadUpload {
+  const code = /limit/.test(error.reason) ? 'payload_too_large' : 'invalid_input'
+  return { ok: false, response: errorResponse(c, code, `bundle ${filename ? `"${filename}" ` : ''}refused: ${error.reason}`) }
 }
 
 function refuse(c: Context, message: string): ReadUpload {

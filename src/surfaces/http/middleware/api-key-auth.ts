@@ -39,7 +39,7 @@ export async function bearerCaller(token: string, keys: ApiKeys, oauth: OAuthAut
  * Bearer API keys, and access tokens with `auth.oidc`: 401 with a JSON body for a missing, malformed,
  * unknown or refused credential, its `WWW-Authenticate` naming the metadata of the resource at `path`.
  */
-export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath = '', sessions?: Sessions): MiddlewareHandler<HttpEnv> {
+export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath = '', sessions?: SessionAuth): MiddlewareHandler<HttpEnv> {
   const what = oauth ? 'API key or access token' : 'API key'
   const refuse = (c: Context, message: string, error?: 'invalid_request' | 'invalid_token') => {
     const params = [
@@ -52,8 +52,8 @@ export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath 
   }
   return async (c, next) => {
     const header = c.req.header('authorization')
-    const cookie = sessions && header === undefined ? getCookie(c, SESSION_COOKIE) : undefined
-    if (cookie !== undefined) return sessionAuth(c, next, sessions!, cookie, refuse)
+    const cookie = sessions && header === undefined ? getCookie(c, sessionCookieName(sessions.secure())) : undefined
+    if (cookie !== undefined) return sessionAuth(c, next, sessions!.store, cookie, refuse)
     if (header === undefined) return refuse(c, `missing ${what}: send Authorization: Bearer <${oauth ? 'credential' : 'key'}>`)
     // Another scheme, or a token with characters no token68 has, is a bad credential: 401, not 400.
     const token = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim())?.[1]
@@ -81,8 +81,19 @@ export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath 
   }
 }
 
-/** The console session's cookie, set by the identity provider's sign-in (`/auth/callback`). */
-export const SESSION_COOKIE = 'skillplane_session'
+/** Console sessions (with `auth.oidc`): where they live, and whether the server is reached over https. */
+export interface SessionAuth {
+  store: Sessions
+  secure(): boolean
+}
+
+/**
+ * The console session's cookie, set by the identity provider's sign-in (`/auth/callback`). Over
+ * https it is a `__Host-` cookie: the browser takes it only from this exact host, Secure, for every path.
+ */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? '__Host-skillplane_session' : 'skillplane_session'
+}
 
 // A session's changes carry its CSRF token in this header: a page of another site can send the cookie, never the header.
 const CSRF_HEADER = 'x-csrf-token'
@@ -103,7 +114,7 @@ async function sessionAuth(
   await next()
 }
 
-function sameSecret(given: string | undefined, expected: string): boolean {
+export function sameSecret(given: string | undefined, expected: string): boolean {
   if (given === undefined) return false
   const a = Buffer.from(given)
   const b = Buffer.from(expected)

@@ -5,10 +5,10 @@ import { SESSION_HOURS } from '../../../auth/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
-import { SESSION_COOKIE } from '../middleware/api-key-auth.js'
+import { sameSecret, sessionCookieName } from '../middleware/api-key-auth.js'
 
 // Binds a sign-in to the browser that started it: a callback from a link someone else started (login CSRF) finds no cookie.
-const SIGN_IN_COOKIE = 'skillplane_sign_in'
+const signInCookieName = (secure: boolean) => (secure ? '__Host-skillplane_sign_in' : 'skillplane_sign_in')
 const SIGN_IN_SECONDS = 600
 
 /**
@@ -24,6 +24,7 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
   const clientSecret = oidc.clientSecretEnv === undefined ? undefined : process.env[oidc.clientSecretEnv]
   const signIn = new OidcSignIn(oidc, { clientSecret, redirectUri: () => `${baseUrl()}/auth/callback` })
   const secure = () => baseUrl().startsWith('https:')
+  const cookies = () => ({ session: sessionCookieName(secure()), signIn: signInCookieName(secure()) })
   // Back to the console with the reason shown on its sign-in page.
   const failed = (c: Context, message: string) => c.redirect(`/?signInError=${encodeURIComponent(message)}`)
 
@@ -37,15 +38,15 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
       throw error
     }
     await plane.sessions.startSignIn(started.checks, returnTo)
-    setCookie(c, SIGN_IN_COOKIE, started.checks.state, { httpOnly: true, sameSite: 'Lax', path: '/auth', maxAge: SIGN_IN_SECONDS, secure: secure() })
+    setCookie(c, cookies().signIn, started.checks.state, { httpOnly: true, sameSite: 'Lax', path: '/', maxAge: SIGN_IN_SECONDS, secure: secure() })
     return c.redirect(started.url.href)
   })
 
   app.get('/callback', async (c) => {
     const state = c.req.query('state') ?? ''
-    const mine = getCookie(c, SIGN_IN_COOKIE)
-    deleteCookie(c, SIGN_IN_COOKIE, { path: '/auth', secure: secure() })
-    if (!state || mine !== state) return failed(c, 'this sign-in was not started in this browser: start it again')
+    const mine = getCookie(c, cookies().signIn)
+    deleteCookie(c, cookies().signIn, { path: '/', secure: secure() })
+    if (!state || !sameSecret(mine, state)) return failed(c, 'this sign-in was not started in this browser: start it again')
     const checks = await plane.sessions.takeSignIn(state)
     if (!checks) return failed(c, 'this sign-in expired or was used already: start it again')
     let claims: Record<string, unknown>
@@ -58,23 +59,26 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
     const { user, role } = await providerUser(claims, oidc, plane.users)
     if (user.disabled_at !== null) return failed(c, `user "${user.name}" is disabled`)
     if (!role) return failed(c, `${user.display_name ?? user.name} has no skillplane role: ${noRoleReason(oidc)}`)
+    // A sign-in replaces the browser's earlier session rather than leaving it live.
+    const earlier = getCookie(c, cookies().session)
+    if (earlier !== undefined) await plane.sessions.close(earlier)
     const session = await plane.sessions.open(user.id)
     await plane.events.record('session.opened', `user:${user.id}`, { id: user.id, name: user.name }, { role, expiresAt: session.expiresAt })
-    setCookie(c, SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'Lax', path: '/', maxAge: SESSION_HOURS * 3600, secure: secure() })
+    setCookie(c, cookies().session, session.token, { httpOnly: true, sameSite: 'Lax', path: '/', maxAge: SESSION_HOURS * 3600, secure: secure() })
     return c.redirect(checks.returnTo)
   })
 
   app.post('/logout', async (c) => {
-    const token = getCookie(c, SESSION_COOKIE)
+    const token = getCookie(c, cookies().session)
     if (token !== undefined) {
       const found = await plane.sessions.authenticate(token)
       // Only the console's own page can sign its session out: it alone knows the CSRF token.
-      if (found && c.req.header('x-csrf-token') !== found.csrfToken)
+      if (found && !sameSecret(c.req.header('x-csrf-token'), found.csrfToken))
         return errorResponse(c, 'denied', 'signing out needs the session’s CSRF token in x-csrf-token')
       await plane.sessions.close(token)
       if (found) await plane.events.record('session.closed', `user:${found.caller.id}`, { id: found.caller.id, name: found.caller.name }, {})
     }
-    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: secure() })
+    deleteCookie(c, cookies().session, { path: '/', secure: secure() })
     return c.body(null, 204)
   })
   return app

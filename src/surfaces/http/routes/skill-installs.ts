@@ -60,7 +60,9 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.post('/:key/rollback', requireRole('admin'), async (c) => {
-    const rolled = await plane.rollbackSkill(c.req.param('key'), c.get('caller'))
+    const name = c.req.param('key')
+    if (!NAME.test(name)) return errorResponse(c, 'not_found', `"${name.slice(0, 100)}" is not an installed skill's name (a-z, 0-9 and single hyphens)`)
+    const rolled = await plane.rollbackSkill(name, c.get('caller'))
     if (!rolled.ok) return errorResponse(c, rolled.code, rolled.message)
     return c.json(rolled)
   })
