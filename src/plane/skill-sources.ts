@@ -9,7 +9,7 @@ import { loadPacks, packSkill } from '../sources/packs/index.js'
 import type { ProcessGroups } from '../sources/subprocess/index.js'
 import { McpSource, type McpServerReport } from '../sources/mcp/index.js'
 import { HttpSource, type HttpSkillsReport, type OpenApiReport } from '../sources/http/index.js'
-import { installedSkillCheck, managedTarget, type InstallTarget } from '../sources/bundles/index.js'
+import { installedFileCheck, installedSkillCheck, managedTarget, type InstallTarget } from '../sources/bundles/index.js'
 
 export interface SourcesReport {
   mcp: McpServerReport[]
@@ -68,6 +68,7 @@ export class SkillSources {
       dirs,
       (name) => this.#takenBy(name),
       () => installedSkillCheck(this.#managed),
+      installedFileCheck(this.#managed),
     )
     this.#logFindings('instruction skill', this.instructions.findings)
     this.#instructionNames = new Set(this.instructions.skills.map((s) => s.name))

@@ -35,6 +35,7 @@ export class InstructionLibrary {
     readonly dirsOf: () => readonly SkillDirConfig[],
     readonly reserved: (name: string) => string | undefined,
     readonly vetter: () => (skill: InstructionSkill) => Finding | undefined,
+    readonly fileCheck: (file: string, content: Buffer) => string | null,
   ) {
     this.reload()
   }
@@ -43,14 +44,16 @@ export class InstructionLibrary {
    * Load the configured folders in order (the first to define a name wins). A skill whose name is
    * taken (`reserved` says by what) is skipped with an error, like any other unusable skill, and so
    * is one the check `vetter` makes for each load finds a reason not to serve. `dirs` as a function
-   * is asked again at each reload.
+   * is asked again at each reload. `fileCheck` vets each file read from a skill's folder later (a
+   * resource, a script): a reason not to use it, or null.
    */
   static load(
     dirs: readonly SkillDirConfig[] | (() => readonly SkillDirConfig[]),
     reserved: (name: string) => string | undefined = () => undefined,
     vetter: () => (skill: InstructionSkill) => Finding | undefined = () => () => undefined,
+    fileCheck: (file: string, content: Buffer) => string | null = () => null,
   ): InstructionLibrary {
-    return new InstructionLibrary(typeof dirs === 'function' ? dirs : () => dirs, reserved, vetter)
+    return new InstructionLibrary(typeof dirs === 'function' ? dirs : () => dirs, reserved, vetter, fileCheck)
   }
 
   get skills(): readonly LibrarySkill[] {

@@ -66,6 +66,13 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
   }
   const schemaWith = (fields: Record<string, unknown>, required: string[]) => ({ type: 'object', properties: fields, required, additionalProperties: false })
 
+  // What is read from disk while a skill is served must still be what was installed (installed skills).
+  const checked = (file: string, content: Buffer): Buffer => {
+    const problem = library.fileCheck(file, content)
+    if (problem) throw new SkillError('denied', problem)
+    return content
+  }
+
   return [
     defineSkill({
       key: 'list_skills',
@@ -141,7 +148,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const stat = fileStat(file, path)
         if (stat.size > options.maxResourceBytes)
           throw new SkillError('invalid_input', `"${path}" is ${stat.size} bytes; resources are capped at ${options.maxResourceBytes}`)
-        return resourceContent(relative(skill.dir, file), readFileSync(file))
+        return resourceContent(relative(skill.dir, file), checked(file, readFileSync(file)))
       },
     }),
     defineSkill({
@@ -162,6 +169,7 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
         const file = confine(skill.dir, script.replace(/^scripts\//, ''), 'scripts')
         const shown = `scripts/${relative(scripts, file)}`
         fileStat(file, shown)
+        checked(file, readFileSync(file))
         const command = scriptCommand(file, { shown, searchPath: SCRIPT_PATH })
         const env: Record<string, string> = { PATH: SCRIPT_PATH }
         for (const name of options.scriptEnv) if (process.env[name] !== undefined) env[name] = process.env[name]!

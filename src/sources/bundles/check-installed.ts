@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, realpathSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { Finding } from '../agent-skills/finding.js'
@@ -63,4 +64,26 @@ export function checkInstalledSkills(target: InstallTarget): Finding[] {
   return readdirSync(target.root, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
     .flatMap((entry) => check({ dir: join(target.root, entry.name), file: join(target.root, entry.name, 'SKILL.md') }) ?? [])
+}
+
+/**
+ * A check for each file read from an installed skill while it is served (a resource, a script about
+ * to run): the reason not to use it when its bytes don't hash to what was installed, or when it was
+ * not installed at all; null for a file that matches, or one outside the target's folder. The load
+ * check covers what is held in memory (SKILL.md); this covers what is read from disk later.
+ */
+export function installedFileCheck(target: InstallTarget): (file: string, content: Buffer) => string | null {
+  return (file, content) => {
+    const root = existsSync(target.root) ? realpathSync(target.root) : target.root
+    if (!isInside(root, file) || file === root) return null
+    const [name, ...rest] = relative(root, file).split(sep)
+    const path = rest.join('/')
+    const manifest = readInstallManifest(manifestPath(target, name!))
+    if (!manifest) return `"${path}" of ${name} can't be checked: ${basename(manifestPath(target, name!))} is missing; not served`
+    const expected = manifest.files[path]
+    if (expected === undefined) return `"${path}" was not installed with ${name}; not served (skillplane skills install restores the skill)`
+    if (createHash('sha256').update(content).digest('hex') !== expected)
+      return `"${path}" changed since ${name} was installed; not served (skillplane skills install restores the skill)`
+    return null
+  }
 }
