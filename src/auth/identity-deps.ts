@@ -26,10 +26,8 @@ export const MAX_NAME = 100
 // Names come from people and identity providers (e-mail addresses, "Alice Smith"): any printable text.
 // eslint-disable-next-line no-control-regex
 export const CONTROL = /[\u0000-\u001f\u007f]/
-// eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f]/g
 /** Text with its control characters removed (names and display names from an identity provider). */
-export const withoutControls = (text: string): string => text.replace(CONTROLS, '')
+export const withoutControls = (text: string): string => text.replace(new RegExp(CONTROL, 'g'), '')
 // A user or group id: a name that reads like one would be taken for another's id wherever both are accepted.
 const ID_SHAPED = /^[0-9A-HJKMNP-TV-Z]{26}$/i
 

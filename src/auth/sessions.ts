@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { ulid } from 'ulid'
 import type { SessionRepository } from '../store/index.js'
 import type { Caller } from '../skill/index.js'
+import { hashKey } from './api-keys.js'
 import { effectiveRole } from './effective-role.js'
 import type { Users } from './users.js'
 
@@ -13,7 +14,6 @@ const SIGN_IN_MINUTES = 10
 const CACHE_MS = 1_000
 const CACHE_MAX = 10_000
 
-const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 const random = () => randomBytes(32).toString('base64url')
 
 export interface OpenedSession {
@@ -43,7 +43,7 @@ export class Sessions {
   async startSignIn(checks: { state: string; codeVerifier: string; nonce: string }, returnTo: string): Promise<void> {
     const now = this.now()
     await this.repo.startSignIn({
-      state_hash: digest(checks.state),
+      state_hash: hashKey(checks.state),
       code_verifier: checks.codeVerifier,
       nonce: checks.nonce,
       return_to: returnTo,
@@ -54,7 +54,7 @@ export class Sessions {
 
   /** A sign-in's checks, once: null for an unknown, expired or already used state. */
   async takeSignIn(state: string): Promise<{ state: string; codeVerifier: string; nonce: string; returnTo: string } | null> {
-    const row = await this.repo.takeSignIn(digest(state), this.now())
+    const row = await this.repo.takeSignIn(hashKey(state), this.now())
     return row ? { state, codeVerifier: row.code_verifier, nonce: row.nonce, returnTo: row.return_to } : null
   }
 
@@ -65,7 +65,7 @@ export class Sessions {
     const expiresAt = new Date(Date.parse(now) + SESSION_HOURS * 3_600_000).toISOString()
     await this.repo.insert({
       id: ulid(),
-      token_hash: digest(token),
+      token_hash: hashKey(token),
       user_id: userId,
       csrf_token: csrfToken,
       created_at: now,
@@ -89,7 +89,7 @@ export class Sessions {
 
   async close(token: string): Promise<void> {
     this.#cache.delete(token)
-    await this.repo.revoke(digest(token), this.now())
+    await this.repo.revoke(hashKey(token), this.now())
   }
 
   /** End every session of a user (disabled): enabling them again does not bring the sessions back. */
@@ -104,7 +104,7 @@ export class Sessions {
   }
 
   async #lookup(token: string): Promise<SessionCaller | null> {
-    const row = await this.repo.findLive(digest(token), this.now())
+    const row = await this.repo.findLive(hashKey(token), this.now())
     if (!row) return null
     const user = await this.users.rowById(row.user_id)
     if (!user || user.disabled_at !== null) return null

@@ -48,6 +48,8 @@ export interface InstallReport {
     computedHash: string
     /** Path → SHA-256 of each file. */
     files: Record<string, string>
+    /** Path → target of each symlink. */
+    links: Record<string, string>
     findings: Finding[]
     risks: RiskFinding[]
     /** Risks at a level that needs acceptRisk. */
@@ -146,7 +148,6 @@ export class SkillInstaller {
           target,
           select: request.skills ?? [],
           scan: scanRisks,
-          ...(upload && { lockSource: { source: source.source } }),
         })
       } catch (error) {
         if (error instanceof BundleError) return { ok: false, code: 'invalid_input', message: error.message }
@@ -156,7 +157,7 @@ export class SkillInstaller {
         dryRun: request.dryRun ?? false,
         applied: false,
         source: {
-          source: plan.skills[0]?.lock.source ?? fetched.source.source,
+          source: fetched.source.source,
           sourceType: fetched.source.sourceType,
           ref: fetched.source.ref,
           commit: fetched.commit,
@@ -173,6 +174,7 @@ export class SkillInstaller {
           diff: s.diff,
           computedHash: s.computedHash,
           files: s.files,
+          links: s.links,
           findings: s.findings,
           risks: s.risks,
           needsAcceptance: s.change !== 'unchanged' && risksNeedingAcceptance(s.risks).length > 0,
@@ -193,7 +195,12 @@ export class SkillInstaller {
           report,
         }
       if (upload) keepUpload(upload)
-      report.installed = applyPlan(plan, { now: this.deps.now }).installed
+      try {
+        report.installed = applyPlan(plan, { now: this.deps.now }).installed
+      } catch (error) {
+        if (error instanceof BundleError) return { ok: false, code: 'conflict', message: error.message, report }
+        throw error
+      }
       report.applied = true
       await this.deps.reload()
       for (const skill of plan.skills) {

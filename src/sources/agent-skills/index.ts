@@ -3,7 +3,7 @@ export { loadInstructionSkills, type InstructionSkill } from './load-instruction
 export { SkillFileCache } from './skill-file-cache.js'
 export { findSkillDirs, SKILL_FILE, TEMPLATE_FILE, type SkillDir, type FindOptions } from './find-skill-dirs.js'
 export { parseSkillMd, type ParsedSkillMd } from './parse-skill-md.js'
-export { checkFrontMatter, SPEC_KEYS, type SkillFrontMatter } from './check-front-matter.js'
+export { checkFrontMatter, isValidName, SPEC_KEYS, type SkillFrontMatter } from './check-front-matter.js'
 export { formatFinding, type Finding } from './finding.js'
 export { skillsPrompt, carriesSkillContent } from './skills-prompt.js'
 export { InstructionLibrary, type LibrarySkill, type SkillDirConfig } from './instruction-library.js'

@@ -23,20 +23,24 @@ export interface ApplyOptions {
  * it, and the version it replaces is kept; the lockfile is written last, so a plane watching it
  * sees finished folders.
  */
-export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}): { installed: string[]; unchanged: string[] } {
+export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}): { installed: string[] } {
   const { target } = plan
   const now = options.now ?? (() => new Date().toISOString())
   mkdirSync(target.root, { recursive: true })
   const staging = mkdtempSync(join(dirname(target.root), `.${basename(target.root)}-staging-`))
   const installed: string[] = []
   try {
-    for (const skill of plan.skills) {
-      if (skill.change === 'unchanged') continue
+    // Every skill is copied and checked before any is swapped in: a refusal leaves the installed ones as they were.
+    const pending = plan.skills.filter((skill) => skill.change !== 'unchanged')
+    const copies = pending.map((skill) => {
       const copy = join(staging, skill.name)
       copyTree(skill.staged, copy)
       const hash = hashSkillFolder(copy)
       if (hash.computedHash !== skill.computedHash)
-        throw new IntegrityError(skill.name, `${skill.name}: the staged files changed before they were installed; nothing of it was installed`)
+        throw new IntegrityError(skill.name, `${skill.name}: the staged files changed before they were installed; nothing was installed`)
+      return { skill, copy, hash }
+    })
+    for (const { skill, copy, hash } of copies) {
       const folder = join(target.root, skill.name)
       // A managed skill's replaced version is kept for `skills rollback`; a project's history is its own.
       if (existsSync(folder) && target.kind === 'managed' && skill.replaces) keepPrevious(target, skill.name, skill.replaces, now())
@@ -72,5 +76,5 @@ export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
-  return { installed, unchanged: plan.skills.filter((s) => s.change === 'unchanged').map((s) => s.name) }
+  return { installed }
 }

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, realpathSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { Finding } from '../agent-skills/finding.js'
 import { isInside } from '../fs/index.js'
-import { diffSkillFolders, hashSkillFolder, type FileDiff } from './hash-skill-folder.js'
+import { diffSkillFolders, hashSkillFolder, isEmptyDiff, type FileDiff } from './hash-skill-folder.js'
 import { manifestPath, type InstallTarget } from './install-target.js'
 import { readInstallManifest } from './install-manifest.js'
 import { readLockfile, type Lockfile } from './lockfile.js'
@@ -19,7 +19,7 @@ export function checkInstalledSkill(target: InstallTarget, name: string, lock: L
   const manifest = readInstallManifest(manifestPath(target, name))
   const diff = manifest && diffSkillFolders(manifest, now)
   // The lockfile's hash leaves symlinks out: the manifest is what notices one added or retargeted.
-  if (now.computedHash === entry.computedHash && (!diff || diff.added.length + diff.removed.length + diff.changed.length === 0)) return null
+  if (now.computedHash === entry.computedHash && (!diff || isEmptyDiff(diff))) return null
   const what = diff ? describeDiff(diff) : `no ${basename(manifestPath(target, name))} to name the files`
   return `its files changed since it was installed (${what}): they no longer hash to the computedHash in ${target.lockfile}; not served (restore it with skillplane skills install, or remove it)`
 }

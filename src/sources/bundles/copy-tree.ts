@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { isInside } from '../fs/index.js'
 import { ArchiveError } from './bundle-error.js'
 import { formatBytes, type ArchiveLimits } from './extract-archive.js'
+import { SKIPPED_FOLDERS } from './hash-skill-folder.js'
 
 /** Something copyTree left out, and why. */
 export interface LeftOut {
@@ -10,8 +11,6 @@ export interface LeftOut {
   path: string
   reason: string
 }
-
-const SKIP = new Set(['.git', 'node_modules'])
 
 /**
  * Copy a folder: regular files (keeping whether they are executable), folders, and symlinks that
@@ -32,7 +31,7 @@ export function copyTree(from: string, to: string, limits?: ArchiveLimits): Left
       const path = join(source, entry.name)
       const target = join(dest, entry.name)
       if (entry.isDirectory()) {
-        if (!SKIP.has(entry.name)) walk(path, target, `${rel}/`)
+        if (!SKIPPED_FOLDERS.has(entry.name)) walk(path, target, `${rel}/`)
       } else if (entry.isFile()) {
         const stat = lstatSync(path)
         files++

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDir } from '../../test-support/databases.js'
@@ -53,10 +54,12 @@ describe.each(formats)('extracting a $name bundle', (format) => {
     expect(statSync(join(dest, 'skills/pdf/SKILL.md')).mode & 0o777).toBe(0o644)
   })
 
+  // Unique to this run, so the check that nothing was written there can't be fooled by an older file.
+  const absolute = join(tmpdir(), `skillplane-absolute-${process.pid}-${format.name.replace('.', '')}`)
   const refusals: Array<[string, Member[], string, string]> = [
     ['zip slip', [{ name: 'ok.md' }, { name: '../x', content: 'escaped' }], '../x', '".." leads out of the bundle'],
     ['a deeper slip', [{ name: 'a/../../x', content: 'escaped' }], 'a/../../x', '".." leads out of the bundle'],
-    ['an absolute path', [{ name: '/tmp/x', content: 'escaped' }], '/tmp/x', 'an absolute path'],
+    ['an absolute path', [{ name: absolute, content: 'escaped' }], absolute, 'an absolute path'],
     ['a symlink out', [{ name: 'link', type: 'symlink', target: '../../etc/passwd' }], 'link', 'a symlink that leads out of the bundle (to ../../etc/passwd)'],
     ['an absolute symlink', [{ name: 'link', type: 'symlink', target: '/etc/passwd' }], 'link', 'a symlink to an absolute path (/etc/passwd)'],
     [
@@ -99,6 +102,7 @@ describe.each(formats)('extracting a $name bundle', (format) => {
     expect(result.error.message).toBe(`archive entry "${entry}" refused: ${reason}`)
     expect(existsSync(result.dest)).toBe(false)
     expect(existsSync(join(result.dest, '..', 'x'))).toBe(false)
+    expect(existsSync(absolute)).toBe(false)
   })
 
   it('refuses files, totals and counts past the limits', async () => {

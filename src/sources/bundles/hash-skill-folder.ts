@@ -12,7 +12,8 @@ export interface SkillFolderHash {
   links: Record<string, string>
 }
 
-const SKIP = new Set(['.git', 'node_modules'])
+/** Folders a skill's hash (and so its install) leaves out, as the `skills` CLI does. */
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules'])
 
 /**
  * Hash a skill folder the way the `skills` CLI (vercel-labs/skills) does: every regular file below
@@ -26,7 +27,7 @@ export function hashSkillFolder(dir: string): SkillFolderHash {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const rel = prefix + entry.name
       if (entry.isDirectory()) {
-        if (!SKIP.has(entry.name)) walk(join(folder, entry.name), `${rel}/`)
+        if (!SKIPPED_FOLDERS.has(entry.name)) walk(join(folder, entry.name), `${rel}/`)
       } else if (entry.isFile()) paths.push(rel)
       else if (entry.isSymbolicLink()) links[rel] = readlinkSync(join(folder, entry.name))
     }

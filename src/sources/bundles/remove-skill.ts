@@ -1,16 +1,15 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { isValidName } from '../agent-skills/index.js'
 import { BundleError } from './bundle-error.js'
 import { manifestPath, type InstallTarget } from './install-target.js'
 import { readLockfile, writeLockfile } from './lockfile.js'
 import { dropKept } from './skill-versions.js'
 import { pruneUploads } from './upload-store.js'
 
-const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
-
 /** Uninstall a skill: its folder, its manifest, its lockfile entry, its kept version and the upload nothing names any more. */
 export function removeSkill(target: InstallTarget, name: string): void {
-  if (!NAME.test(name)) throw new BundleError(`"${name}" is not a skill name (a-z, 0-9 and single hyphens)`)
+  if (!isValidName(name)) throw new BundleError(`"${name}" is not a skill name (a-z, 0-9 and single hyphens)`)
   const lock = readLockfile(target.lockfile)
   const folder = join(target.root, name)
   const locked = Object.hasOwn(lock.skills, name)

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { isValidName } from '../agent-skills/index.js'
 import { BundleError, IntegrityError } from './bundle-error.js'
 import { hashSkillFolder } from './hash-skill-folder.js'
 import { readInstallManifest, type InstallManifest } from './install-manifest.js'
@@ -67,7 +68,7 @@ export function dropKept(target: InstallTarget, name: string): void {
  */
 export function rollbackSkill(target: InstallTarget, name: string, now: string): { restored: LockEntry; replaced: LockEntry | null } {
   if (target.kind !== 'managed') throw new BundleError(`rollback applies to skills installed under the data dir; ${target.root} keeps no versions`)
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new BundleError(`"${name}" is not a skill name (a-z, 0-9 and single hyphens)`)
+  if (!isValidName(name)) throw new BundleError(`"${name}" is not a skill name (a-z, 0-9 and single hyphens)`)
   const kept = keptVersion(target, name)
   if (!kept) throw new BundleError(`"${name}" has no previous version to roll back to (one is kept when an install, update or upload replaces a skill)`)
   const hash = hashSkillFolder(kept.folder)

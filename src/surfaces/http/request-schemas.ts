@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isValidName } from '../../sources/agent-skills/index.js'
 import { RUN_STATUSES } from '../../agents/index.js'
 import { APPROVAL_STATUSES, GRANT_MINUTES, GRANT_SCOPES, GRANT_STATES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
 
@@ -180,7 +181,7 @@ export const learningListQuery = z.strictObject({
   limit: bounded(1, 1_000).default(100).describe('most learnings, newest first (1–1000, default 100)'),
 })
 
-const installName = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'a skill name: a-z, 0-9 and single hyphens')
+const installName = z.string().refine(isValidName, 'a skill name: a-z, 0-9 and single hyphens')
 
 export const skillInstallBody = z.strictObject({
   source: z
@@ -195,11 +196,29 @@ export const skillInstallBody = z.strictObject({
   acceptRisk: z.boolean().optional().describe('install although a skill has high-risk findings (read them in a dry run first)'),
 })
 
+const formFlag = z.enum(['true', 'false'], 'must be "true" or "false"').transform((value) => value === 'true')
+
+/** The text fields of an upload, beside its file part. */
+export const skillUploadFields = z.strictObject({
+  skills: z
+    .string()
+    .max(4096)
+    .transform((list) =>
+      list
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(installName).max(100))
+    .optional()
+    .describe('comma-separated skill names to install (default: all the bundle holds)'),
+  dryRun: formFlag.optional(),
+  acceptRisk: formFlag.optional(),
+})
+
 export const skillUploadForm = z.strictObject({
   bundle: z.string().meta({ format: 'binary' }).describe('the bundle: a zip or gzip-compressed tar of one or more SKILL.md folders'),
-  skills: z.string().optional().describe('comma-separated skill names to install (default: all the bundle holds)'),
-  dryRun: z.enum(['true', 'false']).optional(),
-  acceptRisk: z.enum(['true', 'false']).optional(),
+  ...skillUploadFields.shape,
 })
 
 const role = z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' })

@@ -1,17 +1,10 @@
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { truncate, formatTable } from '../format-table.js'
-import { CliError } from '../cli-error.js'
+import { CliError, asCliError } from '../cli-error.js'
 import { RunError, TEST_RUN_KEY, createModel, type RunView, type TestRunResult } from '../../../agents/index.js'
 
-/** RunErrors (no model, a missing key, an unknown agent) are one line, not a stack. */
-async function orCliError<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work()
-  } catch (error) {
-    if (error instanceof RunError) throw new CliError(error.message)
-    throw error
-  }
-}
+// RunErrors (no model, a missing key, an unknown agent) are one line, not a stack.
+const orCliError = <T>(work: () => Promise<T>) => asCliError([RunError], work)
 
 function printRun(run: RunView): void {
   for (const step of run.steps ?? []) {

@@ -3,7 +3,6 @@ import { join, relative, resolve, sep } from 'node:path'
 import {
   applyPlan,
   BundleError,
-  describeDiff,
   discoverSkills,
   fetchSource,
   frozenMismatches,
@@ -25,7 +24,8 @@ import {
 import { formatFinding } from '../../../sources/agent-skills/index.js'
 import { withPlane, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
-import { CliError } from '../cli-error.js'
+import { printPlanLines } from './print-plan.js'
+import { CliError, asCliError } from '../cli-error.js'
 
 interface TargetOptions extends GlobalOptions {
   project?: boolean
@@ -52,7 +52,7 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
       return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
     refuseRisks(pending, o, 'installed')
     if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
-    installed = applyPlan(plan).installed
+    installed = (await bundle(() => applyPlan(plan))).installed
     risks = risksOf(plan.skills)
     console.log(`installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
   } finally {
@@ -75,7 +75,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
       const skills = plans.flatMap((plan) => plan.skills).filter((s) => s.change !== 'unchanged')
       refuseRisks(skills, o, 'updated')
       if (await confirm(`apply these changes to ${count(skills.length, 'skill')}?`, o, true)) {
-        for (const plan of plans) applied.push(...applyPlan(plan).installed)
+        for (const plan of plans) applied.push(...(await bundle(() => applyPlan(plan))).installed)
         console.log(`updated ${applied.join(', ')}; ${shown(target.lockfile)} updated`)
       } else console.log('nothing updated')
     }
@@ -116,7 +116,7 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
     )
     for (const plan of locked.plans) {
       printPlan(plan)
-      applied.push(...applyPlan(plan, { writeLock: !o.frozen }).installed)
+      applied.push(...(await bundle(() => applyPlan(plan, { writeLock: !o.frozen }))).installed)
     }
     const pinned = `${skills.length} in ${shown(target.lockfile)}`
     console.log(applied.length === 0 ? `nothing to install: all ${pinned} are installed already` : `installed ${applied.join(', ')} (of ${pinned})`)
@@ -154,14 +154,7 @@ function targetOf(o: TargetOptions): InstallTarget {
 }
 
 // Bundle errors are the user's to fix: one line, no stack.
-async function bundle<T>(run: () => T | Promise<T>): Promise<T> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof BundleError) throw new CliError(error.message)
-    throw error
-  }
-}
+const bundle = <T>(work: () => T | Promise<T>) => asCliError([BundleError], work)
 
 function listSource(fetched: FetchedSource, json: boolean): void {
   const found = discoverSkills(fetched.root, fetched.base)
@@ -182,34 +175,17 @@ function listSource(fetched: FetchedSource, json: boolean): void {
 
 function printPlan(plan: InstallPlan<RiskFinding>): void {
   console.log(fetchedLine(plan.fetched))
-  for (const finding of [...plan.findings, ...plan.skills.flatMap((s) => s.findings)]) console.log(formatFinding(finding))
-  for (const skill of plan.skills)
-    for (const risk of skill.risks)
-      console.log(`risk ${risk.level.padEnd(7)} ${skill.name}/${risk.file}${risk.line ? `:${risk.line}` : ''}: ${risk.message} (${risk.rule})`)
-  if (plan.skills.length > 0)
-    console.log(
-      formatTable(
-        ['', 'SKILL', 'PATH', 'CHANGE'],
-        plan.skills.map((s) => [mark(s), s.name, s.skillPath, change(s)]),
-      ),
-    )
+  const files = (s: PlannedSkill<RiskFinding>) => Object.keys(s.files).length + Object.keys(s.links).length
+  printPlanLines(
+    plan.findings,
+    plan.skills.map((s) => ({ ...s, files: files(s) })),
+  )
 }
 
 function fetchedLine(fetched: FetchedSource): string {
   const at = fetched.commit ? ` (commit ${fetched.commit.slice(0, 12)})` : fetched.archive ? ` (sha256 ${fetched.archive.sha256.slice(0, 12)})` : ''
   const what = fetched.source.kind === 'folder' ? 'copied' : 'fetched'
   return `${what} ${fetched.source.location}${fetched.source.ref ? ` at ${fetched.source.ref}` : ''}${at}`
-}
-
-function mark(skill: PlannedSkill<unknown>): string {
-  return skill.change === 'new' ? '+' : skill.change === 'update' ? '~' : '='
-}
-
-function change(skill: PlannedSkill<unknown>): string {
-  if (skill.change === 'new') return `new, ${count(Object.keys(skill.files).length + Object.keys(skill.links).length, 'file')}`
-  if (skill.change === 'unchanged') return 'unchanged'
-  const diff = skill.diff ? describeDiff(skill.diff) : ''
-  return diff === 'the locked hash differs' ? 'same files, new lockfile entry' : diff
 }
 
 /** Ask on a terminal; without one, `add` goes ahead (it says what to install) but `update` needs --yes. */

@@ -1,10 +1,12 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import type { InstallOutcome, InstallReport } from '../../../plane/index.js'
-import { formatFinding } from '../../../sources/agent-skills/index.js'
-import { BundleError, describeDiff, managedTarget, receiveUpload } from '../../../sources/bundles/index.js'
+
+/** An install's outcome here, or as a server answered it (with its own error code). */
+type UploadOutcome = InstallOutcome | { ok: false; code: string; message: string; report?: InstallReport }
+import { BundleError, managedTarget, receiveUpload } from '../../../sources/bundles/index.js'
 import { CliError } from '../cli-error.js'
-import { formatTable } from '../format-table.js'
+import { printPlanLines } from './print-plan.js'
 import { localAdmin, withPlane, type GlobalOptions } from '../open-plane.js'
 
 interface UploadOptions extends GlobalOptions {
@@ -46,7 +48,7 @@ async function uploadHere(path: string, o: UploadOptions): Promise<InstallOutcom
   })
 }
 
-async function uploadTo(server: string, path: string, o: UploadOptions): Promise<InstallOutcome> {
+async function uploadTo(server: string, path: string, o: UploadOptions): Promise<UploadOutcome> {
   const key = process.env.SKILLPLANE_API_KEY
   if (!key) throw new CliError('--server needs an admin key in SKILLPLANE_API_KEY')
   let url: URL
@@ -69,25 +71,16 @@ async function uploadTo(server: string, path: string, o: UploadOptions): Promise
   const body = (await response.json().catch(() => null)) as
     (InstallReport & { error?: undefined }) | { error: { code: string; message: string; details?: { report?: InstallReport } } } | null
   if (!body) throw new CliError(`${url.origin} answered HTTP ${response.status} without JSON`)
-  if (body.error) return { ok: false, code: 'invalid_input', message: body.error.message, report: body.error.details?.report }
+  if (body.error) return { ok: false, code: body.error.code, message: body.error.message, report: body.error.details?.report }
   return { ok: true, report: body as InstallReport }
 }
 
 function printReport(report: InstallReport): void {
   const { source, upload } = report
   console.log(`${upload ? `uploaded ${upload.filename}` : `fetched ${source.source}`} (sha256 ${(upload?.sha256 ?? source.archiveSha256 ?? '').slice(0, 12)})`)
-  for (const finding of [...report.findings, ...report.skills.flatMap((s) => s.findings)]) console.log(formatFinding(finding))
-  for (const skill of report.skills)
-    for (const risk of skill.risks)
-      console.log(`risk ${risk.level.padEnd(7)} ${skill.name}/${risk.file}${risk.line ? `:${risk.line}` : ''}: ${risk.message} (${risk.rule})`)
-  if (report.skills.length === 0) return
-  const change = (s: InstallReport['skills'][number]) =>
-    s.change === 'new' ? `new, ${Object.keys(s.files).length} files` : s.change === 'unchanged' ? 'unchanged' : s.diff ? describeDiff(s.diff) : 'changed'
-  console.log(
-    formatTable(
-      ['', 'SKILL', 'PATH', 'CHANGE'],
-      report.skills.map((s) => [s.change === 'new' ? '+' : s.change === 'update' ? '~' : '=', s.name, s.skillPath, change(s)]),
-    ),
+  printPlanLines(
+    report.findings,
+    report.skills.map((s) => ({ ...s, files: Object.keys(s.files).length + Object.keys(s.links).length })),
   )
 }
 

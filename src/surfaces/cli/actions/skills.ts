@@ -4,6 +4,7 @@ import { listSkills } from '../../../inventory/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
+import { riskText } from './print-plan.js'
 import { instructionDetail, writeExport } from '../../../sources/agent-skills/index.js'
 import type { Caller } from '../../../skill/index.js'
 import { DISCOVER_KEY, type DiscoveryAnswer } from '../../../discovery/index.js'
@@ -129,7 +130,7 @@ function sharingLine(sharing: SharingView): string {
 }
 
 function printRisks(risks: readonly RiskFinding[]): void {
-  for (const r of risks) console.log(`  risk ${r.level}: ${r.file}${r.line === undefined ? '' : `:${r.line}`}: ${r.message} (${r.rule})`)
+  for (const r of risks) console.log(`  risk ${r.level}: ${riskText(r)}`)
 }
 
 export async function skillsExport(o: GlobalOptions & { agent: string; user?: string; out: string }): Promise<void> {

@@ -208,10 +208,13 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
       status: 400,
       body: { error: { message: 'unexpected file part "file": the bundle goes in "bundle"' } },
     })
-    expect(await upload(good, { dryRun: 'yes' })).toMatchObject({ status: 400, body: { error: { message: 'dryRun is "true" or "false", not "yes"' } } })
+    expect(await upload(good, { dryRun: 'yes' })).toMatchObject({
+      status: 400,
+      body: { error: { message: 'invalid upload: dryRun: must be "true" or "false"' } },
+    })
     expect(await upload(good, { skills: 'Note Style' })).toMatchObject({
       status: 400,
-      body: { error: { message: expect.stringContaining('"Note Style" is not a skill name') } },
+      body: { error: { message: 'invalid upload: skills.0: a skill name: a-z, 0-9 and single hyphens' } },
     })
     expect(await upload(good, { skills: 'missing' })).toMatchObject({
       status: 400,
@@ -274,7 +277,7 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
     const noKey = await runCliAsync(location, ['skills', 'upload', v1, '--server', server!.url], { config, env: { SKILLPLANE_API_KEY: '' } })
     expect(noKey).toMatchObject({ code: 1, stderr: expect.stringContaining('--server needs an admin key in SKILLPLANE_API_KEY') })
     const wrongKey = await runCliAsync(location, ['skills', 'upload', v1, '--server', server!.url], { config, env: { SKILLPLANE_API_KEY: keys.operator } })
-    expect(wrongKey).toMatchObject({ code: 1, stderr: expect.stringContaining('admin') })
+    expect(wrongKey).toMatchObject({ code: 1, stderr: expect.stringContaining('may not do this: it needs the admin role or higher') })
 
     const back = await runCliAsync(location, ['skills', 'rollback', 'note-style'], { config })
     expect(back.stderr).toBe('')
@@ -337,7 +340,10 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
         status: 400,
         body: { error: { message: expect.stringContaining('--pin applies to git sources only') } },
       })
-      expect(await post('/api/skills/install', { source: 'https://example.com/x.zip', extra: 1 })).toMatchObject({ status: 400 })
+      expect(await post('/api/skills/install', { source: 'https://example.com/x.zip', extra: 1 })).toMatchObject({
+        status: 400,
+        body: { error: { message: expect.stringMatching(/^invalid install: .*extra/) } },
+      })
       expect(await post('/api/skills/note-style/rollback', {})).toMatchObject({
         status: 404,
         body: { error: { message: expect.stringContaining('"note-style" has no previous version to roll back to') } },

@@ -7,9 +7,9 @@ import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { readUpload } from '../read-upload.js'
 import { requireRole } from '../middleware/require-role.js'
-import { skillInstallBody } from '../request-schemas.js'
-
-const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+import { skillInstallBody, skillUploadFields } from '../request-schemas.js'
+import { describeZod } from '../describe-zod.js'
+import { isValidName } from '../../../sources/agent-skills/index.js'
 
 /** Installing skills into the data dir over HTTP: from a network source, from an upload, and rolling one back (admin). */
 export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -31,37 +31,21 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.post('/upload', requireRole('admin'), async (c) => {
-    const read = await readUpload(c, managedTarget(plane.dataDir), ['skills', 'dryRun', 'acceptRisk'])
+    const read = await readUpload(c, managedTarget(plane.dataDir), Object.keys(skillUploadFields.shape))
     if (!read.ok) return read.response
-    const { upload, filename, fields } = read
-    const flags: Record<string, boolean> = {}
-    for (const flag of ['dryRun', 'acceptRisk']) {
-      const value = fields[flag]
-      if (value !== undefined && value !== 'true' && value !== 'false') {
-        dropUpload(upload)
-        return errorResponse(c, 'invalid_input', `${flag} is "true" or "false", not "${value}"`)
-      }
-      flags[flag] = value === 'true'
-    }
-    const skills =
-      fields.skills === undefined
-        ? []
-        : fields.skills
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-    const badName = skills.find((s) => !NAME.test(s))
-    if (badName !== undefined) {
+    const { upload, filename } = read
+    const fields = skillUploadFields.safeParse(read.fields)
+    if (!fields.success) {
       dropUpload(upload)
-      return errorResponse(c, 'invalid_input', `skills: "${badName}" is not a skill name (a-z, 0-9 and single hyphens)`)
+      return errorResponse(c, 'invalid_input', `invalid upload: ${describeZod(fields.error)}`)
     }
-    const outcome = await plane.installSkills({ from: { upload, filename }, skills, dryRun: flags.dryRun, acceptRisk: flags.acceptRisk }, c.get('caller'))
-    return answer(c, outcome)
+    const { skills, dryRun, acceptRisk } = fields.data
+    return answer(c, await plane.installSkills({ from: { upload, filename }, skills, dryRun, acceptRisk }, c.get('caller')))
   })
 
   app.post('/:key/rollback', requireRole('admin'), async (c) => {
     const name = c.req.param('key')
-    if (!NAME.test(name)) return errorResponse(c, 'not_found', `"${name.slice(0, 100)}" is not an installed skill's name (a-z, 0-9 and single hyphens)`)
+    if (!isValidName(name)) return errorResponse(c, 'not_found', `"${name.slice(0, 100)}" is not an installed skill's name (a-z, 0-9 and single hyphens)`)
     const rolled = await plane.rollbackSkill(name, c.get('caller'))
     if (!rolled.ok) return errorResponse(c, rolled.code, rolled.message)
     return c.json(rolled)
