@@ -169,6 +169,11 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     const activated = await plane.invoke('activate_skill', { name: 'release-notes' }, { caller: helper })
     expect(activated).toMatchObject({ ok: true })
     expect((activated as { data: { content: string } }).data.content).toContain('# Release notes\n\nFollow templates/notes.md.')
+    // The copy of a symlink is checked against the manifest as it is read, as every installed file is.
+    expect(await plane.invoke('read_skill_resource', { skill: 'release-notes', path: 'notes.md' }, { caller: helper })).toMatchObject({
+      ok: true,
+      data: { content: '## Changes\n' },
+    })
     // Bound to release-notes only: pdf-tools is there, but not for this agent.
     expect(await plane.invoke('activate_skill', { name: 'pdf-tools' }, { caller: helper })).toMatchObject({ ok: false, error: { code: 'not_found' } })
 
