@@ -143,9 +143,9 @@ function portablePath(from: string, path: string): string {
   return portable === '..' || portable.startsWith('../') ? portable : `./${portable}`
 }
 
-/** `a` is the locked entry: one an older `skills` CLI wrote has no skillPath, which is no change. */
+/** `a` is the locked entry: one an older `skills` CLI (or skillplane) wrote has no sourceUrl or skillPath, which is no change. */
 function sameEntry(a: LockEntry, b: LockEntry): boolean {
-  return LOCK_FIELDS.every((field) => a[field] === b[field] || (field === 'skillPath' && a[field] === undefined))
+  return LOCK_FIELDS.every((field) => a[field] === b[field] || ((field === 'skillPath' || field === 'sourceUrl') && a[field] === undefined))
 }
 
 function dirOf(skillPath: string): string {
