@@ -46,9 +46,9 @@ export interface InstallReport {
     change: 'new' | 'update' | 'unchanged'
     diff: FileDiff | null
     computedHash: string
-    /** Path → SHA-256 of each file. */
+    /** Path → SHA-256 of each file, those copied from symlinks included. */
     files: Record<string, string>
-    /** Path → target of each symlink. */
+    /** Path → target of each symlink in the source, installed as a copy of what it points at. */
     links: Record<string, string>
     findings: Finding[]
     risks: RiskFinding[]

@@ -6,10 +6,8 @@ import { hashSkillFolder } from './hash-skill-folder.js'
 import type { InstallManifest } from './install-manifest.js'
 import type { InstallPlan } from './install-plan.js'
 import { manifestPath } from './install-target.js'
-import { readLockfile, writeLockfile } from './lockfile.js'
+import { LOCK_FIELDS, readLockfile, writeLockfile } from './lockfile.js'
 import { keepPrevious } from './skill-versions.js'
-
-const OWN_FIELDS = ['source', 'ref', 'sourceType', 'computedHash', 'skillPath']
 
 export interface ApplyOptions {
   /** Record the skills in the lockfile (default true); a frozen install leaves it as it is. */
@@ -35,7 +33,7 @@ export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}
     const copies = pending.map((skill) => {
       const copy = join(staging, skill.name)
       copyTree(skill.staged, copy)
-      const hash = hashSkillFolder(copy)
+      const hash = hashSkillFolder(copy, skill.fromLinks)
       if (hash.computedHash !== skill.computedHash)
         throw new IntegrityError(skill.name, `${skill.name}: the staged files changed before they were installed; nothing was installed`)
       return { skill, copy, hash }
@@ -59,16 +57,19 @@ export function applyPlan(plan: InstallPlan<unknown>, options: ApplyOptions = {}
           computedHash: hash.computedHash,
           files: hash.files,
           links: hash.links,
+          fromLinks: skill.fromLinks,
         }
         writeFileSync(manifestPath(target, skill.name), JSON.stringify(manifest, null, 2) + '\n')
       }
       installed.push(skill.name)
     }
-    if (options.writeLock !== false) {
+    // An unchanged skill's entry is left as it is, so a lockfile the skills CLI wrote isn't rewritten.
+    if (options.writeLock !== false && pending.length > 0) {
       const lock = readLockfile(target.lockfile)
-      for (const skill of plan.skills) {
-        // Fields another tool wrote into an entry stay; the ones skillplane writes are replaced whole.
-        const foreign = Object.entries(lock.skills[skill.name] ?? {}).filter(([field]) => !OWN_FIELDS.includes(field))
+      for (const skill of pending) {
+        // Fields another tool wrote into an entry stay, after skillplane's; the ones skillplane writes are replaced whole.
+        const own: readonly string[] = LOCK_FIELDS
+        const foreign = Object.entries(lock.skills[skill.name] ?? {}).filter(([field]) => !own.includes(field))
         lock.skills[skill.name] = { ...skill.lock, ...Object.fromEntries(foreign) }
       }
       writeLockfile(target.lockfile, lock)

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -121,33 +121,39 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(added.stdout).toContain(`installed pdf-tools, release-notes into ${root}; ${join(location.dataDir, 'skills-lock.json')} updated\n`)
     expect(added.stdout).toContain('\npdf-tools: served, bound to no agent\nrelease-notes: served, bound to helper\n')
 
-    // The lockfile's hash is the one the skills CLI computes over the repository's own folder.
+    // The lockfile's hash is the one the skills CLI computes over the repository's own folder, its entry in the CLI's field order.
     const lock = readLockfile(join(location.dataDir, 'skills-lock.json'))
     expect(lock.skills).toEqual({
       'pdf-tools': {
         source: repo.url,
+        sourceUrl: repo.url,
         sourceType: 'git',
-        computedHash: hashSkillFolder(join(repo.dir, 'skills/pdf-tools')).computedHash,
         skillPath: 'skills/pdf-tools/SKILL.md',
+        computedHash: hashSkillFolder(join(repo.dir, 'skills/pdf-tools')).computedHash,
       },
       'release-notes': {
         source: repo.url,
+        sourceUrl: repo.url,
         sourceType: 'git',
-        computedHash: hashSkillFolder(join(repo.dir, 'skills/release-notes')).computedHash,
         skillPath: 'skills/release-notes/SKILL.md',
+        computedHash: hashSkillFolder(join(repo.dir, 'skills/release-notes')).computedHash,
       },
     })
+    expect(Object.keys(lock.skills['pdf-tools']!)).toEqual(['source', 'sourceUrl', 'sourceType', 'skillPath', 'computedHash'])
     expect(existsSync(join(root, 'pdf-tools/LICENSE'))).toBe(false)
-    expect(readlinkSync(join(root, 'release-notes/notes.md'))).toBe('templates/notes.md')
+    // A symlink inside the skill is installed as the skills CLI installs it: a copy of what it points at.
+    expect(lstatSync(join(root, 'release-notes/notes.md')).isFile()).toBe(true)
+    expect(readFileSync(join(root, 'release-notes/notes.md'), 'utf8')).toBe('## Changes\n')
     expect(statSync(join(root, 'pdf-tools/scripts/merge.py')).mode & 0o777).toBe(0o755)
     const manifest = readInstallManifest(join(root, 'release-notes.files.json'))!
     expect(manifest).toMatchObject({
       name: 'release-notes',
       commit: repo.first,
       computedHash: lock.skills['release-notes']!.computedHash,
-      links: { 'notes.md': 'templates/notes.md' },
+      links: {},
+      fromLinks: ['notes.md'],
     })
-    expect(Object.keys(manifest.files)).toEqual(['SKILL.md', 'templates/notes.md'])
+    expect(Object.keys(manifest.files)).toEqual(['notes.md', 'SKILL.md', 'templates/notes.md'])
 
     const plane = await open(location, config)
     expect(plane.instructions.skills.map((s) => s.name)).toEqual(['pdf-tools', 'pdf-forms', 'release-notes'])
@@ -163,6 +169,11 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     const activated = await plane.invoke('activate_skill', { name: 'release-notes' }, { caller: helper })
     expect(activated).toMatchObject({ ok: true })
     expect((activated as { data: { content: string } }).data.content).toContain('# Release notes\n\nFollow templates/notes.md.')
+    // The copy of a symlink is checked against the manifest as it is read, as every installed file is.
+    expect(await plane.invoke('read_skill_resource', { skill: 'release-notes', path: 'notes.md' }, { caller: helper })).toMatchObject({
+      ok: true,
+      data: { content: '## Changes\n' },
+    })
     // Bound to release-notes only: pdf-tools is there, but not for this agent.
     expect(await plane.invoke('activate_skill', { name: 'pdf-tools' }, { caller: helper })).toMatchObject({ ok: false, error: { code: 'not_found' } })
 
@@ -298,7 +309,7 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     const back = cli('skills', 'rollback', 'release-notes')
     expect(back.stderr).toBe('')
     expect(back.stdout).toContain(
-      `release-notes: rolled back to ${hashSkillFolder(join(location.dataDir, 'skills/release-notes')).computedHash.slice(0, 12)} from ${repo.url}\n`,
+      `release-notes: rolled back to ${hashSkillFolder(join(location.dataDir, 'skills/release-notes'), ['notes.md']).computedHash.slice(0, 12)} from ${repo.url}\n`,
     )
     expect(readFileSync(join(location.dataDir, 'skills/release-notes/SKILL.md'), 'utf8')).toContain('from merged changes')
     expect(existsSync(join(location.dataDir, 'skills/release-notes/templates/fixes.md'))).toBe(false)
@@ -363,7 +374,9 @@ describe('skill bundles from lockfiles, pins and archives', () => {
     const frozen = runCli(location, ['skills', 'install', '--frozen', '--project'], { cwd: project })
     expect(frozen.code).toBe(0)
     expect(frozen.stdout).toContain('+  release-notes  skills/release-notes/SKILL.md  new, 3 files\n')
-    expect(hashSkillFolder(join(project, '.agents/skills/release-notes')).computedHash).toBe(firstHash)
+    // notes.md, a symlink in the repository, is a file here: the lockfile's hash leaves it out, as the source's does.
+    expect(lstatSync(join(project, '.agents/skills/release-notes/notes.md')).isFile()).toBe(true)
+    expect(hashSkillFolder(join(project, '.agents/skills/release-notes'), ['notes.md']).computedHash).toBe(firstHash)
     expect(readFileSync(join(project, 'skills-lock.json'), 'utf8')).toBe(lockText)
     // Beside the project's skills: no manifest (it is the skills CLI's folder too).
     expect(existsSync(join(project, '.agents/skills/release-notes.files.json'))).toBe(false)

@@ -15,8 +15,8 @@ import { readLockfile, type Lockfile } from './lockfile.js'
 export function checkInstalledSkill(target: InstallTarget, name: string, lock: Lockfile): string | null {
   const entry = Object.hasOwn(lock.skills, name) ? lock.skills[name] : undefined
   if (!entry) return `"${name}" is in ${target.root} but not in ${target.lockfile}; not served (install it with skillplane skills add)`
-  const now = hashSkillFolder(join(target.root, name))
   const manifest = readInstallManifest(manifestPath(target, name))
+  const now = hashSkillFolder(join(target.root, name), manifest?.fromLinks)
   const diff = manifest && diffSkillFolders(manifest, now)
   // The lockfile's hash leaves symlinks out: the manifest is what notices one added or retargeted.
   if (now.computedHash === entry.computedHash && (!diff || isEmptyDiff(diff))) return null

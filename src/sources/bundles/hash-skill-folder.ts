@@ -16,11 +16,14 @@ export interface SkillFolderHash {
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules'])
 
 /**
- * Hash a skill folder the way the `skills` CLI (vercel-labs/skills) does: every regular file below
- * it (folders named .git and node_modules skipped, symlinks not followed), relative paths with `/`
- * sorted with localeCompare, then one SHA-256 over each path followed by its content.
+ * Hash a skill folder the way the `skills` CLI (vercel-labs/skills, computeSkillFolderHash in
+ * src/local-lock.ts) does: every regular file below it (folders named .git and node_modules
+ * skipped, symlinks neither followed nor hashed), relative paths with `/` sorted with
+ * localeCompare, then one SHA-256 over each path followed by its content. An installed copy holds
+ * its source's symlinks as files (as the CLI installs them): `fromLinks` names those, so its
+ * computedHash leaves them out as the source's does; `files` still lists them.
  */
-export function hashSkillFolder(dir: string): SkillFolderHash {
+export function hashSkillFolder(dir: string, fromLinks: readonly string[] = []): SkillFolderHash {
   const paths: string[] = []
   const links: Record<string, string> = {}
   const walk = (folder: string, prefix: string) => {
@@ -34,12 +37,15 @@ export function hashSkillFolder(dir: string): SkillFolderHash {
   }
   walk(dir, '')
   paths.sort((a, b) => a.localeCompare(b))
+  const leftOut = new Set(fromLinks)
   const whole = createHash('sha256')
   const files: Record<string, string> = {}
   for (const path of paths) {
     const content = readFileSync(join(dir, path))
-    whole.update(path)
-    whole.update(content)
+    if (!leftOut.has(path)) {
+      whole.update(path)
+      whole.update(content)
+    }
     files[path] = createHash('sha256').update(content).digest('hex')
   }
   return { computedHash: whole.digest('hex'), files, links }

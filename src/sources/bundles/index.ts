@@ -11,10 +11,10 @@ export {
   type ExtractReport,
   type ExtractedFile,
 } from './extract-archive.js'
-export { copyTree, type LeftOut } from './copy-tree.js'
+export { copyTree, type LeftOut, type CopyOptions } from './copy-tree.js'
 export { discoverSkills, type DiscoveredSkill } from './discover-skills.js'
 export { hashSkillFolder, diffSkillFolders, isEmptyDiff, type SkillFolderHash, type FileDiff } from './hash-skill-folder.js'
-export { readLockfile, writeLockfile, formatLockfile, parseLockfile, LOCKFILE_NAME, type Lockfile, type LockEntry } from './lockfile.js'
+export { readLockfile, writeLockfile, formatLockfile, parseLockfile, lockEntry, LOCKFILE_NAME, type Lockfile, type LockEntry } from './lockfile.js'
 export { managedTarget, projectTarget, manifestPath, type InstallTarget } from './install-target.js'
 export { readInstallManifest, type InstallManifest } from './install-manifest.js'
 export { planInstall, type InstallPlan, type PlannedSkill, type PlanOptions } from './install-plan.js'

@@ -13,7 +13,10 @@ export interface InstallManifest {
   installedAt: string
   computedHash: string
   files: Record<string, string>
+  /** Symlinks in the installed folder (none since symlinks are installed as copies; older installs kept them). */
   links: Record<string, string>
+  /** Files installed from symlinks in the source: left out of computedHash, as the `skills` CLI's hash leaves them out. */
+  fromLinks?: string[]
 }
 
 /** The manifest at path, or null when it is missing or unreadable (the caller says so). */
@@ -21,7 +24,8 @@ export function readInstallManifest(path: string): InstallManifest | null {
   if (!existsSync(path)) return null
   try {
     const data = JSON.parse(readFileSync(path, 'utf8')) as InstallManifest
-    return typeof data.files === 'object' && typeof data.links === 'object' ? data : null
+    const fromLinks = data.fromLinks === undefined || (Array.isArray(data.fromLinks) && data.fromLinks.every((p) => typeof p === 'string'))
+    return typeof data.files === 'object' && typeof data.links === 'object' && fromLinks ? data : null
   } catch {
     return null
   }

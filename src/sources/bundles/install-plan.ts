@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { dirname, isAbsolute, join, relative, sep } from 'node:path'
 import type { Finding } from '../agent-skills/index.js'
 import { BundleError } from './bundle-error.js'
 import { copyTree } from './copy-tree.js'
+import { DEFAULT_ARCHIVE_LIMITS } from './extract-archive.js'
 import { discoverSkills, type DiscoveredSkill } from './discover-skills.js'
 import type { FetchedSource } from './fetch-source.js'
 import { diffSkillFolders, hashSkillFolder, isEmptyDiff, type FileDiff } from './hash-skill-folder.js'
 import type { InstallTarget } from './install-target.js'
-import { readLockfile, type LockEntry } from './lockfile.js'
+import { LOCK_FIELDS, lockEntry, readLockfile, type LockEntry } from './lockfile.js'
 
 /** One skill a plan would install, staged exactly as it would land. */
 export interface PlannedSkill<R = never> {
@@ -17,8 +18,12 @@ export interface PlannedSkill<R = never> {
   /** The staged copy: what would be installed, and what risk scans read. */
   staged: string
   computedHash: string
+  /** Every file it would install → its SHA-256, files copied from symlinks included. */
   files: Record<string, string>
+  /** The symlinks in the source that are installed as copies of what they point at → their link text. */
   links: Record<string, string>
+  /** The files installed from those symlinks: computedHash leaves them out, as the `skills` CLI's hash of the source does. */
+  fromLinks: string[]
   /** `skills validate` findings for its files, plus what staging left out (links out of the skill). */
   findings: Finding[]
   /** new: not installed; update: installed with other files; unchanged: installed with these files. */
@@ -73,24 +78,35 @@ export async function planInstall<R = never>(fetched: FetchedSource, options: Pl
   const skills: PlannedSkill<R>[] = []
   for (const skill of chosen) {
     const staged = join(fetched.work, skill.name)
-    const leftOut = copyTree(skill.dir, staged)
-    const hash = hashSkillFolder(staged)
+    // Installed as the skills CLI installs it: a symlink becomes a copy of what it points at.
+    const leftOut = copyTree(skill.dir, staged, DEFAULT_ARCHIVE_LIMITS, { dereference: true })
+    const original = hashSkillFolder(skill.dir)
+    const copied = hashSkillFolder(staged)
+    const fromLinks = Object.keys(copied.files).filter((path) => !Object.hasOwn(original.files, path))
+    const hash = fromLinks.length > 0 ? hashSkillFolder(staged, fromLinks) : copied
+    const links = Object.fromEntries(Object.entries(original.links).filter(([path]) => !leftOut.some((l) => l.path === path)))
     const installed = join(target.root, skill.name)
     const diff = existsSync(installed) ? diffSkillFolders(hashSkillFolder(installed), hash) : null
     const replaces = Object.hasOwn(lock.skills, skill.name) ? lock.skills[skill.name]! : null
-    const entry: LockEntry = {
+    const { sourceType, location } = fetched.source
+    const entry = lockEntry({
       source: source.source,
-      ...(source.ref !== undefined && { ref: source.ref }),
-      sourceType: fetched.source.sourceType,
+      sourceUrl: sourceType === 'git' || sourceType === 'gitlab' ? location : undefined,
+      ref: source.ref,
+      sourceType,
+      // The skills CLI records no skillPath for a local folder; a skill there is found by its name.
+      skillPath: sourceType === 'local' ? undefined : skill.skillPath,
       computedHash: hash.computedHash,
-      skillPath: skill.skillPath,
-    }
+    })
     skills.push({
       name: skill.name,
       description: skill.description,
       skillPath: skill.skillPath,
       staged,
-      ...hash,
+      computedHash: hash.computedHash,
+      files: hash.files,
+      links,
+      fromLinks,
       findings: [
         ...skill.findings,
         ...leftOut.map((l): Finding => ({ file: `${dirOf(skill.skillPath)}${l.path}`, line: 1, severity: 'warning', message: `${l.reason}; not installed` })),
@@ -106,23 +122,30 @@ export async function planInstall<R = never>(fetched: FetchedSource, options: Pl
   return { fetched, target, available, skills, findings: [...leftOut, ...found.findings] }
 }
 
-/** How the lockfile names a fetched source: a local folder inside a project as a path relative to it. */
+/**
+ * How the lockfile names a fetched source: in a project, a folder or archive on disk as the `skills`
+ * CLI writes a local source, relative to the lockfile's folder (`./skills`, `../shared`, `.`).
+ */
 function lockSourceOf(fetched: FetchedSource, target: InstallTarget): { source: string; ref?: string } {
   const { source } = fetched
   const ref = source.ref ?? undefined
-  if (target.kind === 'project' && (source.kind === 'folder' || source.kind === 'archive-file')) {
-    const project = join(target.lockfile, '..')
-    const rel = relative(project, source.location)
-    if (!rel.startsWith('..') && rel !== '') return { source: rel.split(sep).join('/') }
-  }
+  if (target.kind === 'project' && (source.kind === 'folder' || source.kind === 'archive-file'))
+    return { source: portablePath(dirname(target.lockfile), source.location) }
   return { source: source.source, ...(ref !== undefined && { ref }) }
 }
 
-/** `a` is the locked entry: one the `skills` CLI wrote has no skillPath, which is no change. */
+/** The skills CLI's getPortableLocalSource: `./` before a path inside, `..` paths as they are, absolute only across drives. */
+function portablePath(from: string, path: string): string {
+  const rel = relative(from, path)
+  if (isAbsolute(rel)) return path.split(sep).join('/')
+  const portable = rel.split(sep).join('/')
+  if (portable === '') return '.'
+  return portable === '..' || portable.startsWith('../') ? portable : `./${portable}`
+}
+
+/** `a` is the locked entry: one an older `skills` CLI (or skillplane) wrote has no sourceUrl or skillPath, which is no change. */
 function sameEntry(a: LockEntry, b: LockEntry): boolean {
-  return (['source', 'ref', 'sourceType', 'computedHash', 'skillPath'] as const).every(
-    (field) => a[field] === b[field] || (field === 'skillPath' && a[field] === undefined),
-  )
+  return LOCK_FIELDS.every((field) => a[field] === b[field] || ((field === 'skillPath' || field === 'sourceUrl') && a[field] === undefined))
 }
 
 function dirOf(skillPath: string): string {

@@ -13,10 +13,13 @@ export function lockedSource(name: string, entry: LockEntry, lockfile: string): 
       if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(entry.source)) throw new SourceError(`${where}: a github source is OWNER/REPO, not "${entry.source}"`)
       return { kind: 'git', location: `https://github.com/${entry.source}.git`, ref, subpath: null, source: entry.source, sourceType: 'github' }
     }
-    case 'git': {
-      const parsed = parseSource(entry.source)
-      if (parsed.kind !== 'git') throw new SourceError(`${where}: "${entry.source}" is not a git URL`)
-      return { ...parsed, ref: ref ?? parsed.ref, subpath: null, source: entry.source, sourceType: 'git' }
+    case 'git':
+    case 'gitlab': {
+      // The skills CLI clones from sourceUrl when there is one.
+      const url = entry.sourceUrl ?? entry.source
+      const parsed = parseSource(url)
+      if (parsed.kind !== 'git') throw new SourceError(`${where}: "${url}" is not a git URL`)
+      return { ...parsed, ref: ref ?? parsed.ref, subpath: null, source: entry.source, sourceType: entry.sourceType }
     }
     case 'local':
     case 'archive': {
@@ -26,6 +29,6 @@ export function lockedSource(name: string, entry: LockEntry, lockfile: string): 
       return { ...parsed, source: entry.source }
     }
     default:
-      throw new SourceError(`${where}: sourceType "${entry.sourceType}" is not one skillplane fetches (github, git, local, archive)`)
+      throw new SourceError(`${where}: sourceType "${entry.sourceType}" is not one skillplane fetches (github, gitlab, git, local, archive)`)
   }
 }

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDir, tree } from '../../test-support/databases.js'
-import { diffSkillFolders, formatLockfile, hashSkillFolder, LockfileError, readLockfile, writeLockfile, type Lockfile } from './index.js'
+import { diffSkillFolders, formatLockfile, hashSkillFolder, lockEntry, LockfileError, readLockfile, writeLockfile, type Lockfile } from './index.js'
 
-// Written by hand from the fields the `skills` CLI documents for skills-lock.json (one entry with a field it may add, kept as is).
+// In the format skills 1.7.4 (vercel-labs/skills) writes: writeLocalLock in src/local-lock.ts sorts skills by name, two-space
+// JSON and a newline; each entry's fields in projectLockEntry's order (an older CLI's entry without skillPath, a field it adds after).
 const FIXTURE = join(import.meta.dirname, 'fixtures/skills-lock.json')
 
 describe('skills-lock.json', () => {
   it('reads the skills CLI lockfile and writes it back byte for byte', () => {
     const text = readFileSync(FIXTURE, 'utf8')
     const lock = readLockfile(FIXTURE)
-    expect(Object.keys(lock.skills)).toEqual(['frontend-design', 'pdf', 'team-notes'])
+    expect(Object.keys(lock.skills)).toEqual(['frontend-design', 'pdf', 'team-notes', 'vendored'])
     expect(lock.skills.pdf).toEqual({
       source: 'anthropics/skills',
       ref: 'main',
@@ -24,6 +25,20 @@ describe('skills-lock.json', () => {
     const copy = join(tempDir(), 'skills-lock.json')
     writeLockfile(copy, lock)
     expect(readFileSync(copy, 'utf8')).toBe(text)
+  })
+
+  it("builds entries with the skills CLI's fields in its order, leaving out those without a value", () => {
+    const entry = lockEntry({
+      computedHash: 'c'.repeat(64),
+      skillPath: 'notes/SKILL.md',
+      sourceType: 'git',
+      ref: undefined,
+      sourceUrl: 'https://h/r.git',
+      source: 'https://h/r.git',
+    })
+    expect(Object.keys(entry)).toEqual(['source', 'sourceUrl', 'sourceType', 'skillPath', 'computedHash'])
+    const team = readLockfile(FIXTURE).skills['team-notes']!
+    expect(Object.keys(team).slice(0, 5)).toEqual(Object.keys(entry))
   })
 
   it('writes skills sorted by name, as two-space JSON with a final newline; a missing file is an empty lock', () => {
@@ -50,6 +65,10 @@ describe('skills-lock.json', () => {
     ['{ "version": 2, "skills": {} }', /version 2 is newer than the version 1 skillplane reads$/],
     ['{ "version": 1, "skills": { "x": { "source": "o/r", "sourceType": "github" } } }', /skills\.x\.computedHash must be a non-empty string$/],
     ['{ "version": 1, "skills": { "x": { "source": "o/r", "sourceType": "github", "computedHash": "ab", "ref": 3 } } }', /skills\.x\.ref must be a string$/],
+    [
+      '{ "version": 1, "skills": { "x": { "source": "u", "sourceUrl": [], "sourceType": "git", "computedHash": "ab" } } }',
+      /skills\.x\.sourceUrl must be a string$/,
+    ],
   ])('refuses %s, naming what is wrong', (text, message) => {
     const file = join(tempDir(), 'skills-lock.json')
     writeFileSync(file, text)
@@ -79,6 +98,13 @@ describe('the folder hash', () => {
     expect(Object.keys(hash.files)).toEqual(['a.md', 'B.md', 'scripts/run.sh', 'SKILL.md'])
     expect(hash.files['a.md']).toBe(createHash('sha256').update('lower').digest('hex'))
     expect(hash.links).toEqual({ 'alias.md': 'a.md' })
+    // Installed, the link is a copy of a.md: named in fromLinks, it hashes as the source does, and its file is listed.
+    rmSync(join(dir, 'alias.md'))
+    writeFileSync(join(dir, 'alias.md'), 'lower')
+    expect(hashSkillFolder(dir).computedHash).not.toBe(expected)
+    const installed = hashSkillFolder(dir, ['alias.md'])
+    expect(installed.computedHash).toBe(expected)
+    expect(installed.files['alias.md']).toBe(hash.files['a.md'])
   })
 
   it('names files added, removed and changed, symlinks included', () => {

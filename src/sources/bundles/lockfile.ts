@@ -9,14 +9,29 @@ const VERSION = 1
 export interface LockEntry {
   /** OWNER/REPO for GitHub, else the git URL, folder or archive it came from. */
   source: string
+  /** The URL to clone, for git and GitLab sources (the `skills` CLI clones these from it). */
+  sourceUrl?: string
   /** The branch, tag or commit it was installed at, when one was asked for. */
   ref?: string
   sourceType: string
+  /** Where its SKILL.md is in the source, with `/` (none for a local folder, as the `skills` CLI writes it). */
+  skillPath?: string
   /** hashSkillFolder's computedHash of its files. */
   computedHash: string
-  /** Where its SKILL.md is in the source, with `/`. */
-  skillPath?: string
   [field: string]: unknown
+}
+
+/**
+ * The fields skillplane writes, in the order the `skills` CLI writes them (its projectLockEntry in
+ * skills 1.7.4): an entry in another order would be rewritten by each tool in turn.
+ */
+export const LOCK_FIELDS = ['source', 'sourceUrl', 'ref', 'sourceType', 'skillPath', 'computedHash'] as const
+
+/** An entry with the `skills` CLI's fields in its order, the ones without a value left out. */
+export function lockEntry(fields: Pick<LockEntry, (typeof LOCK_FIELDS)[number]>): LockEntry {
+  const entry: Record<string, string> = {}
+  for (const field of LOCK_FIELDS) if (fields[field] !== undefined) entry[field] = fields[field]
+  return entry as LockEntry
 }
 
 /** The `skills` CLI's project lockfile: version 1, skills by name. */
@@ -47,7 +62,7 @@ export function parseLockfile(data: unknown, where: string): Lockfile {
     if (!object(entry)) throw new LockfileError(`${where}: skills.${name} must be an object`)
     for (const field of ['source', 'sourceType', 'computedHash'])
       if (typeof entry[field] !== 'string' || entry[field] === '') throw new LockfileError(`${where}: skills.${name}.${field} must be a non-empty string`)
-    for (const field of ['ref', 'skillPath'])
+    for (const field of ['sourceUrl', 'ref', 'skillPath'])
       if (entry[field] !== undefined && typeof entry[field] !== 'string') throw new LockfileError(`${where}: skills.${name}.${field} must be a string`)
   }
   return data as unknown as Lockfile

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { SourceError } from './bundle-error.js'
 
 /** What the lockfile records as `sourceType` (the `skills` CLI's names where it has one). */
-export type SourceType = 'github' | 'git' | 'local' | 'archive'
+export type SourceType = 'github' | 'gitlab' | 'git' | 'local' | 'archive'
 
 /** A SOURCE argument understood: where to fetch from and how the lockfile names it. */
 export interface ParsedSource {
@@ -93,10 +93,11 @@ function parseUrl(text: string, scheme: string): ParsedSource {
     }
     // GitLab and its kind: …/OWNER/REPO/-/tree/REF/PATH names a folder at a ref.
     const dash = parts.indexOf('-')
-    if (dash > 0 && parts[dash + 1] === 'tree' && parts[dash + 2]) {
-      const repoUrl = `${url.origin}/${parts.slice(0, dash).map(encodeURIComponent).join('/')}.git`.replace(/\.git\.git$/, '.git')
-      return git(repoUrl, checkRef(parts[dash + 2]!, text), checkSubpath(parts.slice(dash + 3).join('/'), text), 'git')
-    }
+    const repoUrl = (path: string[]) => `${url.origin}/${path.map(encodeURIComponent).join('/')}.git`.replace(/\.git\.git$/, '.git')
+    if (dash > 0 && parts[dash + 1] === 'tree' && parts[dash + 2])
+      return git(repoUrl(parts.slice(0, dash)), checkRef(parts[dash + 2]!, text), checkSubpath(parts.slice(dash + 3).join('/'), text), 'gitlab')
+    // The skills CLI names gitlab.com repositories `gitlab`, by the URL ending in .git.
+    if (url.hostname === 'gitlab.com' && dash < 0 && parts.length >= 2) return git(repoUrl(parts), ref, null, 'gitlab')
     url.hash = ''
     return git(url.href, ref, null, 'git')
   }
@@ -117,7 +118,7 @@ function github(owner: string, repo: string, ref: string | null, subpath: string
   return { ...git(`https://github.com/${owner}/${repo}.git`, ref, subpath, 'github'), source: `${owner}/${repo}` }
 }
 
-function git(url: string, ref: string | null, subpath: string | null, sourceType: 'github' | 'git'): ParsedSource {
+function git(url: string, ref: string | null, subpath: string | null, sourceType: 'github' | 'gitlab' | 'git'): ParsedSource {
   return { kind: 'git', location: url, ref, subpath, source: url, sourceType }
 }
 

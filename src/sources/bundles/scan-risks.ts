@@ -242,6 +242,8 @@ function scanText(file: string, text: string): RiskFinding[] {
     counts.set(finding.rule, seen)
     if (seen <= PER_FILE_RULE) found.push(finding)
   }
+  // In prose, fetching, secret variables and the home directory are mostly code samples: one line sums them up.
+  const mentions = new Mentions()
   lines.forEach((line, index) => {
     const at = { file, line: index + 1 }
     const remote = REMOTE_EXEC.find((r) => r.pattern.test(line))
@@ -250,22 +252,55 @@ function scanText(file: string, text: string): RiskFinding[] {
       add({ level: 'high', rule: 'remote-exec', ...at, message: 'evaluates text at run time in a script that fetches from the network' })
     else {
       const network = NETWORK.pattern.exec(line)
-      if (network) add({ level: prose ? 'info' : 'warning', rule: NETWORK.rule, ...at, message: NETWORK.message(network[0]) })
+      if (network && prose) mentions.add(index, NETWORK, network[0])
+      else if (network) add({ level: 'warning', rule: NETWORK.rule, ...at, message: NETWORK.message(network[0]) })
     }
     const credential = CREDENTIAL_FILES.pattern.exec(line)
     if (credential) add({ level: 'high', rule: CREDENTIAL_FILES.rule, ...at, message: CREDENTIAL_FILES.message(credential[0]) })
     const secret = SECRET_ENV.pattern.exec(line)
+    if (secret && prose) mentions.add(index, SECRET_ENV, secret[0])
     // A secret in a script that also reaches the network is how secrets leave.
-    if (secret) add({ level: prose ? 'info' : fetches ? 'high' : 'warning', rule: SECRET_ENV.rule, ...at, message: SECRET_ENV.message(secret[0]) })
+    else if (secret) add({ level: fetches ? 'high' : 'warning', rule: SECRET_ENV.rule, ...at, message: SECRET_ENV.message(secret[0]) })
     const home = HOME_DIR.pattern.exec(line)
-    if (home) add({ level: prose ? 'info' : 'warning', rule: HOME_DIR.rule, ...at, message: HOME_DIR.message(home[0]) })
+    if (home && prose) mentions.add(index, HOME_DIR, home[0])
+    else if (home) add({ level: 'warning', rule: HOME_DIR.rule, ...at, message: HOME_DIR.message(home[0]) })
   })
   for (const [rule, seen] of counts) {
     if (seen <= PER_FILE_RULE) continue
     const last = found.filter((f) => f.rule === rule).at(-1)!
     found.push({ ...last, line: undefined, message: `${seen - PER_FILE_RULE} more lines match ${rule}` })
   }
-  return found
+  const summary = mentions.finding(file)
+  return summary ? [...found, summary] : found
+}
+
+// What each rule's matches are called in a prose file's summary line.
+const MENTIONED: Record<string, string> = { [NETWORK.rule]: 'network fetching', [SECRET_ENV.rule]: 'secret variables', [HOME_DIR.rule]: 'the home directory' }
+const MENTIONED_WORDS = 3
+
+/** The lines of a prose file that name fetching, secrets or the home directory, summed up in one info finding. */
+class Mentions {
+  readonly #lines = new Set<number>()
+  readonly #words = new Map<string, Set<string>>()
+
+  add(line: number, rule: MatchRule, match: string): void {
+    this.#lines.add(line)
+    const words = this.#words.get(rule.rule) ?? new Set<string>()
+    words.add(match.replace(/\s*\($/, '('))
+    this.#words.set(rule.rule, words)
+  }
+
+  finding(file: string): RiskFinding | null {
+    if (this.#lines.size === 0) return null
+    const kinds = Object.keys(MENTIONED)
+      .filter((rule) => this.#words.has(rule))
+      .map((rule) => {
+        const words = [...this.#words.get(rule)!]
+        return `${MENTIONED[rule]} (${words.slice(0, MENTIONED_WORDS).join(', ')}${words.length > MENTIONED_WORDS ? ', …' : ''})`
+      })
+    const lines = this.#lines.size === 1 ? 'line' : 'lines'
+    return { level: 'info', rule: 'prose-mentions', file, message: `names ${kinds.join(', ')} on ${this.#lines.size} ${lines} of prose and code samples` }
+  }
 }
 
 // Tools that grant everything: any tool, any shell command, every tool of a server.

@@ -71,7 +71,7 @@ export function rollbackSkill(target: InstallTarget, name: string, now: string):
   if (!isValidName(name)) throw new BundleError(`"${name}" is not a skill name (a-z, 0-9 and single hyphens)`)
   const kept = keptVersion(target, name)
   if (!kept) throw new BundleError(`"${name}" has no previous version to roll back to (one is kept when an install, update or upload replaces a skill)`)
-  const hash = hashSkillFolder(kept.folder)
+  const hash = hashSkillFolder(kept.folder, kept.manifest?.fromLinks)
   if (hash.computedHash !== kept.lock.computedHash)
     throw new IntegrityError(name, `the kept version of ${name} no longer hashes to ${kept.lock.computedHash}: it changed on disk, so it was not restored`)
   const lock = readLockfile(target.lockfile)

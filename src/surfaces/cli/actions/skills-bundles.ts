@@ -175,10 +175,9 @@ function listSource(fetched: FetchedSource, json: boolean): void {
 
 function printPlan(plan: InstallPlan<RiskFinding>): void {
   console.log(fetchedLine(plan.fetched))
-  const files = (s: PlannedSkill<RiskFinding>) => Object.keys(s.files).length + Object.keys(s.links).length
   printPlanLines(
     plan.findings,
-    plan.skills.map((s) => ({ ...s, files: files(s) })),
+    plan.skills.map((s) => ({ ...s, files: Object.keys(s.files).length })),
   )
 }
 

@@ -80,7 +80,7 @@ function printReport(report: InstallReport): void {
   console.log(`${upload ? `uploaded ${upload.filename}` : `fetched ${source.source}`} (sha256 ${(upload?.sha256 ?? source.archiveSha256 ?? '').slice(0, 12)})`)
   printPlanLines(
     report.findings,
-    report.skills.map((s) => ({ ...s, files: Object.keys(s.files).length + Object.keys(s.links).length })),
+    report.skills.map((s) => ({ ...s, files: Object.keys(s.files).length })),
   )
 }
 
