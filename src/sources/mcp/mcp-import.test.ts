@@ -27,6 +27,7 @@ const FIXTURE_KEYS = [
   'fix_fail',
   'fix_long_job',
   'fix_picture',
+  'fix_report',
   'fix_slow',
   'fix_wipe',
 ]
@@ -64,7 +65,7 @@ describe('MCP import', () => {
     const call = (key: string, input: object = {}) => plane.invoke(key, input, { caller: admin })
     const calls = async () => ((await call('fix_calls')) as { data: { structuredContent: Record<string, number> } }).data.structuredContent
 
-    // Thirteen tools over four pages of tools/list, camelCase folded into the key rules; the
+    // Fourteen tools over four pages of tools/list, camelCase folded into the key rules; the
     // malformed one is reported and the rest are kept.
     const keys = plane.registry
       .list()
