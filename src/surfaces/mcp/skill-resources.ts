@@ -4,7 +4,6 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type Prompt,
   type Resource,
@@ -77,7 +76,7 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
     const { name } = request.params
     // The MCP specification's answer to an unknown prompt name is invalid params.
     const unknown = (why: string, callId?: string) =>
-      new McpError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}: ${why}`, callId ? { callId } : undefined)
+      new RequestError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}: ${why}`, callId ? { callId } : undefined)
     if (!visible().some((skill) => skill.name === name)) throw unknown('prompts/list shows the prompts this caller may get')
     // The prompt activates the skill in this session's conversation, as the tool would.
     const envelope = await plane.invoke('activate_skill', { name }, { caller, conversationId: options.conversationId, signal: extra.signal })
@@ -99,21 +98,32 @@ function parseUri(uri: string): { skill: string; path: string } {
       .map(decodeURIComponent)
       .join('/')
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
+    throw new RequestError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
   }
   return { skill: rest.slice(0, slash), path }
 }
 
+/** A JSON-RPC error that goes out as written (McpError's message starts "MCP error CODE:", which SDK clients add again). */
+class RequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+
 /** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
-function notFound(uri: string, why: string, callId?: string): McpError {
-  return new McpError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
+function notFound(uri: string, why: string, callId?: string): RequestError {
+  return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
 }
 
 /** The call's data, or the refusal as the MCP error a client understands. */
-function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => McpError): unknown {
+function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
   if (envelope.ok) return envelope.data
   const { code, message } = envelope.error
   if (code === 'not_found') throw missing(message, envelope.callId)
-  if (code === 'invalid_input') throw new McpError(ErrorCode.InvalidParams, `${what}: ${message}`, { callId: envelope.callId })
-  throw new McpError(ErrorCode.InternalError, `${what}: ${code}: ${message}`, { callId: envelope.callId })
+  if (code === 'invalid_input') throw new RequestError(ErrorCode.InvalidParams, `${what}: ${message}`, { callId: envelope.callId })
+  throw new RequestError(ErrorCode.InternalError, `${what}: ${code}: ${message}`, { callId: envelope.callId })
 }
