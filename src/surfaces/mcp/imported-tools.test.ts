@@ -35,7 +35,14 @@ describe('imported tools served again at /mcp', () => {
     const upstream = new Client({ name: 'upstream-reader', version: '1.0.0' })
     await upstream.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE, 'stdio'] }))
     cleanup.push(() => upstream.close())
-    const original = new Map((await rawTools(upstream)).map((tool) => [`fix_${String(tool.name).replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}`, tool]))
+    const original = new Map(
+      (await rawTools(upstream)).map((tool) => [
+        `fix_${String(tool.name)
+          .replace(/([a-z])([A-Z])/g, '$1_$2')
+          .toLowerCase()}`,
+        tool,
+      ]),
+    )
 
     const plane = await openTestPlane(sqlite!, { mcpServers: [{ name: 'fix', command: process.execPath, args: [FIXTURE, 'stdio'] }] })
     cleanup.push(() => plane.close())
