@@ -216,6 +216,49 @@ describe('OpenAPI sources', () => {
     expect(await plane.invoke('inv_get_motd', {}, { caller: admin })).toMatchObject({ ok: true, data: 'hello from the depot' })
   })
 
+  it('over HTTP: refuses a value no URL or header can carry (a lone surrogate, a line break) as 400 invalid_input, sending nothing', async () => {
+    const plane = await ready({ openapi: [inventory()] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const key = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+      // Raw JSON: "\ud800" parses to half of a UTF-16 pair, which JSON.stringify would never write.
+      const invoke = async (skill: string, input: string) => {
+        const response = await fetch(`${server.url}/api/skills/${skill}/invoke`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: `{"input":${input}}`,
+        })
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+      }
+      const sent = service.received.length
+      const refused = (message: string) => ({ status: 400, body: { ok: false, error: { code: 'invalid_input', message } } })
+      expect(await invoke('inv_get_item', '{"itemId":"bolt\\ud800"}')).toMatchObject(
+        refused('path parameter "itemId" holds a lone surrogate (half of a UTF-16 pair), which a URL can\'t carry'),
+      )
+      expect(await invoke('inv_get_item', '{"itemId":"\\udc00x"}')).toMatchObject(
+        refused(expect.stringContaining('path parameter "itemId" holds a lone surrogate')),
+      )
+      expect(await invoke('inv_list_items', '{"tag":"a\\ud83d"}')).toMatchObject(
+        refused('query parameter "tag" holds a lone surrogate (half of a UTF-16 pair), which a URL can\'t carry'),
+      )
+      expect(await invoke('inv_list_items', '{"X-Trace":"t\\r\\nX-Injected: 1"}')).toMatchObject(
+        refused('header parameter "X-Trace" can hold only Latin-1 characters without control characters (tab allowed)'),
+      )
+      expect(await invoke('inv_list_items', '{"X-Trace":"\\ud800"}')).toMatchObject(refused(expect.stringContaining('header parameter "X-Trace"')))
+      expect(service.received.length).toBe(sent)
+      // A whole pair (an emoji) is a character like any other, sent encoded.
+      expect(await invoke('inv_get_item', '{"itemId":"\\ud83d\\ude00"}')).toMatchObject({
+        status: 502,
+        body: { error: { message: expect.stringContaining('HTTP 404') } },
+      })
+      expect(service.received.at(-1)!.url).toBe('/api/items/%F0%9F%98%80')
+      expect(await invoke('inv_list_items', '{"tag":"\\ud83d\\ude00"}')).toMatchObject({ status: 200 })
+      expect(service.received.at(-1)!.url).toBe('/api/items?tag=%F0%9F%98%80')
+    } finally {
+      await server.close()
+    }
+  })
+
   it('asks for approval before a DELETE (dangerous) an agent makes', async () => {
     const plane = await ready({ openapi: [inventory({ agents: ['Helper'] })] })
     const before = service.received.length
