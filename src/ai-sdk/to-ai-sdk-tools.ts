@@ -2,8 +2,7 @@ import { InvalidToolInputError, jsonSchema, tool, type ModelMessage, type Prepar
 import type { Plane } from '../plane/index.js'
 import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
-import type { CallableSkill } from '../access/index.js'
-import { pendingApproval } from '../access/index.js'
+import { pendingApproval, type CallableSkill } from '../access/index.js'
 import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'
 
 export interface AISDKToolOptions extends ToolAdapterOptions {
@@ -126,7 +125,7 @@ function refuseHiddenKeys(plane: Plane, options: AISDKToolOptions & ResolvedTool
     const envelope = await callTool(plane, entry, sent as Record<string, unknown>, options)
     options.onCall?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, envelope })
     // The pipeline refuses such input before it runs anything: what it said is what the model reads.
-    throw new SkillCallError(envelope.ok ? 'invalid_input: the tool input has a "__proto__" key' : failureText(envelope), 'invalid_input', envelope.callId)
+    throw new SkillCallError(failureText(envelope), envelope.ok ? 'invalid_input' : envelope.error.code, envelope.callId)
   }
 }
 
