@@ -314,7 +314,7 @@ export class AgentRunner {
       recorder = record
       for (const d of denied) record.denied(d.toolCallId, d.reason)
       // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
-      const { tools, activeTools, prepareStep } = toAISDKToolLoop(plane, {
+      const { tools, activeTools, prepareStep, experimental_repairToolCall } = toAISDKToolLoop(plane, {
         caller,
         // Test runs are marked so that a test run can't start another one.
         conversationId,
@@ -355,6 +355,7 @@ export class AgentRunner {
               tools,
               activeTools,
               prepareStep,
+              experimental_repairToolCall,
               stopWhen: stepCountIs(left),
               abortSignal,
               // Each step is stored before the next one starts.

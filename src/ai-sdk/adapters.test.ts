@@ -194,7 +194,7 @@ describe('tool adapters', () => {
       expect(offered(model)).toEqual([['discover_skills', 'echo']])
 
       const off = toAISDKToolLoop(plane, { caller: helper, discovery: false })
-      expect(off).toEqual({ tools: expect.any(Object) })
+      expect(off).toEqual({ tools: expect.any(Object), experimental_repairToolCall: expect.any(Function) })
       expect(Object.keys(off.tools).sort()).toEqual(['echo', 'parent_call', 'wipe_things', 'write_thing'])
       const small = await open()
       expect(toAISDKToolLoop(small, { caller: helper }).activeTools).toBeUndefined()

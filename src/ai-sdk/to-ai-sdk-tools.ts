@@ -1,8 +1,8 @@
-import { jsonSchema, tool, type ModelMessage, type PrepareStepFunction, type ToolSet } from 'ai'
+import { InvalidToolInputError, jsonSchema, tool, type ModelMessage, type PrepareStepFunction, type ToolCallRepairFunction, type ToolSet } from 'ai'
 import type { Plane } from '../plane/index.js'
-import type { Caller, Envelope } from '../skill/index.js'
+import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
-import { pendingApproval } from '../access/index.js'
+import { pendingApproval, type CallableSkill } from '../access/index.js'
 import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'
 
 export interface AISDKToolOptions extends ToolAdapterOptions {
@@ -39,6 +39,8 @@ export interface AISDKToolLoop {
   activeTools?: string[]
   /** Discovering: each step's tools, the core set, the caller's most used skills, and the tools discover_skills found so far in the messages. */
   prepareStep?: PrepareStepFunction<ToolSet>
+  /** Tool calls the AI SDK can't parse only for a key skillplane refuses too ("__proto__"): the pipeline refuses them by name, audited. */
+  experimental_repairToolCall: ToolCallRepairFunction<ToolSet>
 }
 
 /**
@@ -99,8 +101,32 @@ export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToo
       },
     })
   }
-  if (!discovering) return { tools }
-  return { tools, activeTools: core, prepareStep: activeStep(plane, options, tools, core) }
+  const experimental_repairToolCall = refuseHiddenKeys(plane, options, all)
+  if (!discovering) return { tools, experimental_repairToolCall }
+  return { tools, activeTools: core, prepareStep: activeStep(plane, options, tools, core), experimental_repairToolCall }
+}
+
+/**
+ * The AI SDK refuses tool input with a "__proto__" key as unparsable JSON, before any tool runs and
+ * with its own words. Such a call goes to the pipeline as sent, which refuses it as invalid_input
+ * naming the key, audited like any call; the model reads that refusal. Anything else stays refused.
+ */
+function refuseHiddenKeys(plane: Plane, options: AISDKToolOptions & ResolvedToolOptions, all: Map<string, CallableSkill>): ToolCallRepairFunction<ToolSet> {
+  return async ({ toolCall, error }) => {
+    const entry = all.get(toolCall.toolName)
+    if (!entry || !InvalidToolInputError.isInstance(error)) return null
+    let sent: unknown
+    try {
+      sent = JSON.parse(toolCall.input)
+    } catch {
+      return null
+    }
+    if (typeof sent !== 'object' || sent === null || Array.isArray(sent) || !checkJsonShape(sent, { forbidProtoKey: true })) return null
+    const envelope = await callTool(plane, entry, sent as Record<string, unknown>, options)
+    options.onCall?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, envelope })
+    // The pipeline refuses such input before it runs anything: what it said is what the model reads.
+    throw new SkillCallError(failureText(envelope), envelope.ok ? 'invalid_input' : envelope.error.code, envelope.callId)
+  }
 }
 
 /** Each step's active tools: the core set, the caller's most used skills (read once), and what discover_skills found in the messages. */

@@ -234,8 +234,11 @@ export const httpSkillSchema: z.ZodObject<typeof httpSkillShape, z.core.$strict>
 })
 
 const openApiAuth = z.strictObject({
-  /** bearer: Authorization: Bearer VALUE; header: header `name`; query: query parameter `name`; basic: the secret holds user:password. */
-  type: z.enum(['bearer', 'header', 'query', 'basic'], 'an auth type: bearer, header, query or basic'),
+  /**
+   * bearer: Authorization: Bearer VALUE; header: header `name`; query: query parameter `name`; basic: the secret holds user:password.
+   * Without it, each operation sends the secret as the security scheme the document declares for it.
+   */
+  type: z.enum(['bearer', 'header', 'query', 'basic'], 'an auth type: bearer, header, query or basic').optional(),
   secret: secretRef.shape.secret,
   name: z.string().min(1).optional(),
 })
@@ -248,7 +251,7 @@ const openApiSourceShape = {
   spec: z.string().min(1),
   /** Where calls go. Default: the document's first server (relative to the spec URL). */
   baseUrl: httpUrl.refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: use auth').optional(),
-  /** The credential sent with every operation except those whose `security` is `[]`. */
+  /** The credential sent with every operation except those whose `security` is `[]`; `{ secret }` alone: sent as the document's scheme says. */
   auth: openApiAuth
     .refine((auth) => (auth.type === 'header' || auth.type === 'query') === (auth.name !== undefined), {
       message: 'name (the header or query parameter) is required for header and query auth, and only for them',

@@ -216,6 +216,49 @@ describe('OpenAPI sources', () => {
     expect(await plane.invoke('inv_get_motd', {}, { caller: admin })).toMatchObject({ ok: true, data: 'hello from the depot' })
   })
 
+  it('over HTTP: refuses a value no URL or header can carry (a lone surrogate, a line break) as 400 invalid_input, sending nothing', async () => {
+    const plane = await ready({ openapi: [inventory()] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      const key = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+      // Raw JSON: "\ud800" parses to half of a UTF-16 pair, which JSON.stringify would never write.
+      const invoke = async (skill: string, input: string) => {
+        const response = await fetch(`${server.url}/api/skills/${skill}/invoke`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: `{"input":${input}}`,
+        })
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+      }
+      const sent = service.received.length
+      const refused = (message: string) => ({ status: 400, body: { ok: false, error: { code: 'invalid_input', message } } })
+      expect(await invoke('inv_get_item', '{"itemId":"bolt\\ud800"}')).toMatchObject(
+        refused('path parameter "itemId" holds a lone surrogate (half of a UTF-16 pair), which a URL can\'t carry'),
+      )
+      expect(await invoke('inv_get_item', '{"itemId":"\\udc00x"}')).toMatchObject(
+        refused(expect.stringContaining('path parameter "itemId" holds a lone surrogate')),
+      )
+      expect(await invoke('inv_list_items', '{"tag":"a\\ud83d"}')).toMatchObject(
+        refused('query parameter "tag" holds a lone surrogate (half of a UTF-16 pair), which a URL can\'t carry'),
+      )
+      expect(await invoke('inv_list_items', '{"X-Trace":"t\\r\\nX-Injected: 1"}')).toMatchObject(
+        refused('header parameter "X-Trace" can hold only Latin-1 characters without control characters (tab allowed)'),
+      )
+      expect(await invoke('inv_list_items', '{"X-Trace":"\\ud800"}')).toMatchObject(refused(expect.stringContaining('header parameter "X-Trace"')))
+      expect(service.received.length).toBe(sent)
+      // A whole pair (an emoji) is a character like any other, sent encoded.
+      expect(await invoke('inv_get_item', '{"itemId":"\\ud83d\\ude00"}')).toMatchObject({
+        status: 502,
+        body: { error: { message: expect.stringContaining('HTTP 404') } },
+      })
+      expect(service.received.at(-1)!.url).toBe('/api/items/%F0%9F%98%80')
+      expect(await invoke('inv_list_items', '{"tag":"\\ud83d\\ude00"}')).toMatchObject({ status: 200 })
+      expect(service.received.at(-1)!.url).toBe('/api/items?tag=%F0%9F%98%80')
+    } finally {
+      await server.close()
+    }
+  })
+
   it('asks for approval before a DELETE (dangerous) an agent makes', async () => {
     const plane = await ready({ openapi: [inventory({ agents: ['Helper'] })] })
     const before = service.received.length
@@ -472,11 +515,104 @@ describe('OpenAPI sources', () => {
     for (const form of [secret, basic, encodeURIComponent(secret), new URLSearchParams({ k: secret }).toString().slice(2)]) expect(audit).not.toContain(form)
   })
 
+  it("sends a secret as the document's own security schemes say, naming the schemes it can't send; a typed auth wins", async () => {
+    const dir = tempDir()
+    const file = join(dir, 'secured.json')
+    const get = (operationId: string, security?: unknown[]) => ({ get: { operationId, ...(security && { security }) } })
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.1.0',
+        servers: [{ url: service.url }],
+        security: [{ bearerAuth: [] }],
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer' },
+            basicAuth: { type: 'http', scheme: 'Basic' },
+            digestAuth: { type: 'http', scheme: 'digest' },
+            headerKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+            queryKey: { type: 'apiKey', in: 'query', name: 'api_key' },
+            cookieKey: { type: 'apiKey', in: 'cookie', name: 'session' },
+            oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://idp.example.com/token', scopes: { read: 'read' } } } },
+            oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://idp.example.com/.well-known/openid-configuration' },
+          },
+        },
+        paths: {
+          '/echo/default': get('byDefault'),
+          '/echo/bearer': get('bearer', [{ bearerAuth: [] }]),
+          '/echo/basic': get('basic', [{ basicAuth: [] }]),
+          '/echo/header': get('header', [{ headerKey: [] }]),
+          '/echo/query': get('query', [{ queryKey: [] }]),
+          '/echo/fallback': get('fallback', [{ oauth: ['read'] }, { headerKey: [] }]),
+          '/echo/optional': get('optional', [{ oidc: [] }, {}]),
+          '/echo/public': get('public', []),
+          '/echo/cookie': get('cookie', [{ cookieKey: [] }]),
+          '/echo/oauth': get('oauth', [{ oauth: ['read'] }, { oidc: [] }]),
+          '/echo/digest': get('digest', [{ digestAuth: [] }]),
+          '/echo/both': get('both', [{ bearerAuth: [], headerKey: [] }]),
+          '/echo/undeclared': get('undeclared', [{ missing: [] }]),
+        },
+      }),
+    )
+    const secret = 'scheme-secret-41c9'
+    const plane = await ready({
+      openapi: [
+        { name: 'sec', spec: file, auth: { secret: 'ECHO_SECRET' } },
+        { name: 'typed', spec: file, include: ['bearer', 'cookie'], auth: { type: 'query', name: 'k', secret: 'ECHO_SECRET' } },
+      ],
+    })
+    const [sec, typed] = plane.sources().openapi
+    expect(sec!.skills).toEqual(['sec_basic', 'sec_bearer', 'sec_by_default', 'sec_fallback', 'sec_header', 'sec_optional', 'sec_public', 'sec_query'])
+    const fix = 'give auth a type (bearer, header, query or basic) to send the secret another way; skipped'
+    expect(sec!.problems).toEqual([
+      `operation "cookie": its security scheme "cookieKey" (apiKey in a cookie: only header and query are sent) can't be sent from a secret; ${fix}`,
+      `operation "oauth": its security scheme "oauth" (oauth2: not sent from a secret), or "oidc" (openIdConnect: not sent from a secret) can't be sent from a secret; ${fix}`,
+      `operation "digest": its security scheme "digestAuth" (http "digest": only bearer and basic are sent) can't be sent from a secret; ${fix}`,
+      `operation "both": its security scheme "bearerAuth" and "headerKey" together (one secret can't meet two schemes) can't be sent from a secret; ${fix}`,
+      `operation "undeclared": its security scheme "missing" (not in components.securitySchemes) can't be sent from a secret; ${fix}`,
+    ])
+    // Only the secret's name was configured: until it is set, each operation that sends it waits for it.
+    expect(plane.registry.get('sec_header')!.secrets).toEqual(['ECHO_SECRET'])
+    expect(plane.registry.get('sec_public')!.secrets).toEqual([])
+    expect(plane.registry.get('sec_optional')!.secrets).toEqual([])
+    expect(await plane.invoke('sec_bearer', {}, { caller: admin })).toMatchObject({ ok: false, error: { code: 'needs_auth' } })
+    await plane.secrets.set('ECHO_SECRET', secret)
+
+    const sent = async (key: string) => {
+      expect(await plane.invoke(key, {}, { caller: admin })).toMatchObject({ ok: true })
+      const { url, headers } = service.received.at(-1)!
+      return { authorization: headers.authorization ?? null, apiKey: headers['x-api-key'] ?? null, query: new URL(url, 'http://x').search }
+    }
+    const none = { authorization: null, apiKey: null, query: '' }
+    expect(await sent('sec_by_default')).toEqual({ ...none, authorization: `Bearer ${secret}` })
+    expect(await sent('sec_bearer')).toEqual({ ...none, authorization: `Bearer ${secret}` })
+    expect(await sent('sec_basic')).toEqual({ ...none, authorization: `Basic ${Buffer.from(secret).toString('base64')}` })
+    expect(await sent('sec_header')).toEqual({ ...none, apiKey: secret })
+    expect(await sent('sec_query')).toEqual({ ...none, query: `?api_key=${secret}` })
+    expect(await sent('sec_fallback')).toEqual({ ...none, apiKey: secret })
+    expect(await sent('sec_optional')).toEqual(none)
+    expect(await sent('sec_public')).toEqual(none)
+    // A typed auth is sent as it says, whatever the document declares; none of its operations is skipped.
+    expect(typed!.skills).toEqual(['typed_bearer', 'typed_cookie'])
+    expect(typed!.problems).toEqual([])
+    expect(await sent('typed_bearer')).toEqual({ ...none, query: `?k=${secret}` })
+    expect(await sent('typed_cookie')).toEqual({ ...none, query: `?k=${secret}` })
+    expect(JSON.stringify(await plane.audit.query({ limit: 50 }))).not.toContain(secret)
+  })
+
   it('rejects a bad openapi config naming the field', async () => {
     await expect(open({ openapi: [{ name: 'Bad-Name', spec: 'x.json' }] })).rejects.toThrow('openapi[0].name: must be lower_snake')
     await expect(open({ openapi: [inventory({ auth: { type: 'header', secret: 'INV_TOKEN' } })] })).rejects.toThrow(
       'openapi[0].auth.name: name (the header or query parameter) is required for header and query auth, and only for them',
     )
+    // A name belongs to a typed header or query auth; a secret alone takes the document's scheme.
+    await expect(open({ openapi: [inventory({ auth: { name: 'X-Key', secret: 'INV_TOKEN' } })] })).rejects.toThrow(
+      'openapi[0].auth.name: name (the header or query parameter) is required for header and query auth, and only for them',
+    )
+    await expect(open({ openapi: [inventory({ auth: { type: 'cookie', secret: 'INV_TOKEN' } })] })).rejects.toThrow(
+      'openapi[0].auth.type: an auth type: bearer, header, query or basic',
+    )
+    await expect(open({ openapi: [inventory({ auth: {} })] })).rejects.toThrow('openapi[0].auth.secret')
     await expect(open({ openapi: [inventory({ allowHosts: ['https://x.example.com'] })] })).rejects.toThrow('openapi[0].allowHosts[0]: a host name')
     await expect(open({ openapi: [inventory(), inventory()] })).rejects.toThrow('openapi: OpenAPI source names must be unique')
   })

@@ -14,6 +14,7 @@ export interface OpenApiDocument {
   servers?: { url: string; variables?: Record<string, { default: string }> }[]
   paths: Record<string, Record<string, unknown>>
   security?: unknown[]
+  components?: { securitySchemes?: Record<string, unknown> }
 }
 
 /**

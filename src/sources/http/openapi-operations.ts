@@ -1,7 +1,7 @@
 import type { ResolvedOpenApiSource } from '../../config/index.js'
 import type { JsonSchema } from '../../skill/index.js'
 import { hostAllowed, hostOf } from './allow-hosts.js'
-import { classOfMethod, type HttpOperation, type InputParameter } from './http-operation.js'
+import { classOfMethod, type HttpAuth, type HttpOperation, type InputParameter } from './http-operation.js'
 import type { OpenApiDocument } from './load-openapi.js'
 import { operationKey } from './operation-key.js'
 
@@ -101,7 +101,7 @@ export function openApiOperations(
           parameters: input.parameters,
           headers: {},
           body: input.body ? { property: 'body' } : null,
-          ...(source.auth && !isPublic && { auth: source.auth }),
+          ...(source.auth && !isPublic && withAuth(source.auth, security, document)),
           allowHosts,
           maxResponseBytes: source.maxResponseBytes,
           ...(source.timeoutMs && { timeoutMs: source.timeoutMs }),
@@ -119,6 +119,52 @@ export function openApiOperations(
     for (const entry of entries) if (!mentioned.has(entry)) problems.push(`config ${list}: no operation has the operationId or tag "${entry}"`)
   }
   return { operations, baseUrl: base, problems }
+}
+
+/**
+ * The credential an operation sends: the config's auth as it is when it has a type; a secret alone
+ * is sent as the first security requirement of the operation (else of the document) that one
+ * secret can meet. An operation whose schemes none can is skipped, naming them.
+ */
+function withAuth(auth: NonNullable<ResolvedOpenApiSource['auth']>, security: unknown[] | undefined, document: OpenApiDocument): { auth?: HttpAuth } {
+  if (auth.type) return { auth: { ...auth, type: auth.type } }
+  const schemes = document.components?.securitySchemes ?? {}
+  const refused: string[] = []
+  let anonymous = false
+  for (const requirement of security ?? []) {
+    const names = requirement !== null && typeof requirement === 'object' ? Object.keys(requirement) : []
+    // {} among the alternatives: the operation may be called without credentials.
+    if (names.length === 0) anonymous = true
+    else if (names.length > 1) refused.push(`${names.map((n) => `"${n}"`).join(' and ')} together (one secret can't meet two schemes)`)
+    else {
+      const sent = sentAs(Object.hasOwn(schemes, names[0]!) ? schemes[names[0]!] : undefined)
+      if (typeof sent !== 'string') return { auth: { ...sent, secret: auth.secret } }
+      refused.push(`"${names[0]}" (${sent})`)
+    }
+  }
+  if (anonymous) return {}
+  if (refused.length === 0) throw new Error('auth gives a secret without a type, and the document declares no security for the operation: give auth a type')
+  throw new Error(
+    `its security scheme ${refused.join(', or ')} can't be sent from a secret; give auth a type (bearer, header, query or basic) to send the secret another way`,
+  )
+}
+
+/** How a security scheme sends a secret, or why skillplane can't send it. */
+function sentAs(scheme: unknown): Omit<HttpAuth, 'secret'> | string {
+  if (scheme === null || typeof scheme !== 'object') return 'not in components.securitySchemes'
+  const { type, scheme: httpScheme, in: place, name } = scheme as { type?: unknown; scheme?: unknown; in?: unknown; name?: unknown }
+  if (type === 'http') {
+    const kind = typeof httpScheme === 'string' ? httpScheme.toLowerCase() : ''
+    if (kind === 'bearer' || kind === 'basic') return { type: kind }
+    return `http ${JSON.stringify(httpScheme)}: only bearer and basic are sent`
+  }
+  if (type === 'apiKey') {
+    if (typeof name !== 'string' || name === '') return 'apiKey without a name'
+    if (place === 'header') return { type: 'header', name }
+    if (place === 'query') return { type: 'query', name }
+    return `apiKey in ${place === 'cookie' ? 'a cookie' : JSON.stringify(place)}: only header and query are sent`
+  }
+  return `${typeof type === 'string' ? type : 'a scheme without a type'}: not sent from a secret`
 }
 
 function inputOf(op: Operation, pathParameters: Parameter[], v30: boolean): { schema: JsonSchema; parameters: InputParameter[]; body: boolean } {

@@ -71,7 +71,7 @@ function buildRequest(
     const value = input[p.property]
     if (value === undefined || value === null) continue
     if (p.in === 'query') appendQuery(url.searchParams, p.name, value)
-    else if (p.in === 'header') headers[p.name.toLowerCase()] = typeof value === 'object' ? JSON.stringify(value) : String(value)
+    else if (p.in === 'header') headers[p.name.toLowerCase()] = headerValue(typeof value === 'object' ? JSON.stringify(value) : String(value), p.name)
   }
   if (op.auth) {
     const secret = ctx.secrets.get(op.auth.secret)
@@ -105,10 +105,31 @@ function buildRequest(
 }
 
 function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
-  if (Array.isArray(value)) for (const item of value) params.append(name, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item))
+  // URLSearchParams would turn a lone surrogate into U+FFFD: the service would get another value.
+  const append = (key: string, text: string) =>
+    params.append(wholeCharacters(key, `query parameter "${name}"`), wholeCharacters(text, `query parameter "${name}"`))
+  if (Array.isArray(value)) for (const item of value) append(name, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item))
   else if (typeof value === 'object')
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) params.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v))
-  else params.append(name, String(value))
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) append(k, typeof v === 'object' ? JSON.stringify(v) : String(v))
+  else append(name, String(value))
+}
+
+// A UTF-16 surrogate not paired with its other half: no URL can encode it (encodeURIComponent throws).
+const LONE_SURROGATE = /\p{Cs}/u
+
+function wholeCharacters(text: string, what: string): string {
+  if (LONE_SURROGATE.test(text)) throw new SkillError('invalid_input', `${what} holds a lone surrogate (half of a UTF-16 pair), which a URL can't carry`)
+  return text
+}
+
+// What fetch can send as a header value: Latin-1 without control characters (a line break would end the header).
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+function headerValue(text: string, name: string): string {
+  if (!HEADER_VALUE.test(text)) {
+    throw new SkillError('invalid_input', `header parameter "${name}" can hold only Latin-1 characters without control characters (tab allowed)`)
+  }
+  return text
 }
 
 function scalar(value: unknown, name: string): string {
@@ -117,7 +138,7 @@ function scalar(value: unknown, name: string): string {
   }
   // URLs resolve "." and ".." segments (encoded or not): such a value would reach another path.
   if (value === '.' || value === '..' || value === '') throw new SkillError('invalid_input', `path parameter "${name}" can't be "${value}"`)
-  return String(value)
+  return wholeCharacters(String(value), `path parameter "${name}"`)
 }
 
 /** A JSON body as its value, an empty one as null, anything else as text. */

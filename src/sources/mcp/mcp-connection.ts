@@ -10,6 +10,7 @@ import { SkillError } from '../../runtime/index.js'
 import { scrubText } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
+import { deliverProgressFirst } from './progress-first.js'
 
 /**
  * idle: not connected yet, and connects on its first call (a one-shot CLI command); needs_auth:
@@ -246,7 +247,9 @@ export class McpConnection {
         this.#pending = null
         return
       }
-      await client.connect(this.#transport(), { timeout: this.server.connectTimeoutMs })
+      const transport = this.#transport()
+      await client.connect(transport, { timeout: this.server.connectTimeoutMs })
+      deliverProgressFirst(transport)
       const listed = await listAllTools(client, this.server.connectTimeoutMs)
       if (generation !== this.#generation) {
         await endClient(client)

@@ -27,6 +27,7 @@ const FIXTURE_KEYS = [
   'fix_fail',
   'fix_long_job',
   'fix_picture',
+  'fix_report',
   'fix_slow',
   'fix_wipe',
 ]
@@ -64,7 +65,7 @@ describe('MCP import', () => {
     const call = (key: string, input: object = {}) => plane.invoke(key, input, { caller: admin })
     const calls = async () => ((await call('fix_calls')) as { data: { structuredContent: Record<string, number> } }).data.structuredContent
 
-    // Thirteen tools over four pages of tools/list, camelCase folded into the key rules; the
+    // Fourteen tools over four pages of tools/list, camelCase folded into the key rules; the
     // malformed one is reported and the rest are kept.
     const keys = plane.registry
       .list()
@@ -81,13 +82,16 @@ describe('MCP import', () => {
     expect((echo.outputSchema as any).properties.structuredContent.required).toEqual(['echoed', 'length'])
     expect(plane.registry.get('fix_wipe')!.class).toBe('dangerous')
     // Served again over skillplane's MCP server, the tool keeps its own output schema (its content
-    // passes through), $schema included: a draft-07 schema read as 2020-12 could fail a client's check.
-    expect(mcpToolList(plane, admin, { mostUsed: [], found: new Set() }).callable.get('fix_echo')!.tool.outputSchema).toEqual({
-      $schema: 'http://json-schema.org/draft-07/schema#',
-      type: 'object',
-      properties: { echoed: { type: 'string' }, length: { type: 'integer' } },
-      required: ['echoed', 'length'],
-    })
+    // passes through) as written, $schema last included: a draft-07 schema read as 2020-12 could fail a client's check.
+    expect(JSON.stringify(mcpToolList(plane, admin, { mostUsed: [], found: new Set() }).callable.get('fix_echo')!.tool.outputSchema)).toBe(
+      JSON.stringify({
+        type: 'object',
+        properties: { echoed: { type: 'string' }, length: { type: 'integer' } },
+        required: ['echoed', 'length'],
+        additionalProperties: false,
+        $schema: 'http://json-schema.org/draft-07/schema#',
+      }),
+    )
 
     // Structured and text content both come back; images too.
     expect(await call('fix_echo', { text: 'hello' })).toMatchObject({

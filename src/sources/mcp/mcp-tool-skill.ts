@@ -57,9 +57,9 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
 }
 
 function resultSchema(outputSchema: JsonSchema | undefined, id: string): JsonSchema {
-  // $schema belongs to a document's root only. An $id makes the embedded schema its own resource,
-  // so its "#/$defs/..." references still point into it; the rest stays as the server wrote it.
-  const structured = outputSchema && { $id: id, ...Object.fromEntries(Object.entries(outputSchema).filter(([k]) => k !== '$schema')) }
+  // An $id makes the embedded schema its own resource, so its "#/$defs/..." references still point
+  // into it (a server's own $id does that already). Appended, so the server's key order is kept.
+  const structured = outputSchema && ('$id' in outputSchema ? outputSchema : { ...outputSchema, $id: id })
   return {
     // The wrapper takes the draft the output schema declares, so the schema is read as written.
     ...(typeof outputSchema?.$schema === 'string' && { $schema: outputSchema.$schema }),

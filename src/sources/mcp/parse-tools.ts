@@ -13,7 +13,9 @@ export function parseTools(raw: readonly unknown[]): { tools: Tool[]; problems: 
   raw.forEach((item, index) => {
     const parsed = ToolSchema.safeParse(item)
     if (parsed.success) {
-      tools.push(parsed.data as Tool)
+      // The parse rebuilds objects in its own key order: the schemas are kept as the server sent them.
+      const sent = item as Pick<Tool, 'inputSchema' | 'outputSchema'>
+      tools.push({ ...(parsed.data as Tool), inputSchema: sent.inputSchema, ...(sent.outputSchema !== undefined && { outputSchema: sent.outputSchema }) })
       return
     }
     const name = typeof (item as { name?: unknown } | null)?.name === 'string' ? `tool "${(item as { name: string }).name}"` : `tool #${index + 1}`

@@ -1,5 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { z } from 'zod'
 import {
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   ListToolsRequestSchema,
   type CallToolResult,
@@ -16,6 +18,10 @@ import { DISCOVER_KEY, foundKeys } from '../../discovery/index.js'
 import { toCallResult } from './to-call-result.js'
 import { toSkillInput } from '../../access/index.js'
 import { serveSkillResources } from './skill-resources.js'
+
+// The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
+// key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
+const CallToolAsSent = CallToolRequestSchema.extend({ params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }) })
 
 export interface McpServerOptions {
   caller: Caller
@@ -70,10 +76,10 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     return { tools: list.listed }
   })
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolAsSent, async (request, extra): Promise<CallToolResult> => {
     const list = current()
     let name = request.params.name
-    let args = request.params.arguments ?? {}
+    let args = (request.params.arguments ?? {}) as Record<string, unknown>
     if (list.discovering && name === CALL_SKILL) {
       const parsed = readCallSkill(args)
       if (!parsed.ok) return { isError: true, content: [{ type: 'text', text: parsed.message }], _meta: { 'skillplane/error': 'invalid_input' } }

@@ -56,16 +56,14 @@ function toMcpTool(entry: CallableSkill): McpToolEntry {
 
 /**
  * The output schema a client checks structuredContent against: the skill's object schema, or for
- * a tool imported from another MCP server (whose content passes through) that tool's own.
+ * a tool imported from another MCP server (whose content passes through) that tool's own, byte for byte.
  */
 function outputSchemaOf(entry: CallableSkill): Record<string, unknown> | undefined {
   const schema = entry.skill.output?.jsonSchema
   if (entry.skill.source !== 'mcp') return schema?.type === 'object' ? schema : undefined
   const structured = (schema?.properties as Record<string, Record<string, unknown>> | undefined)?.structuredContent
   if (!structured) return undefined
-  // The $id skillplane gave it is internal; the server's own $id (if any) stays, and so does the
-  // draft it declared, which the import moved to the wrapper.
+  // The $id skillplane appended is internal; a server's own $id stays where the server put it.
   const { $id, ...rest } = structured
-  const own = typeof $id === 'string' && $id.startsWith('urn:skillplane:mcp:') ? rest : structured
-  return typeof schema?.$schema === 'string' ? { $schema: schema.$schema, ...own } : own
+  return typeof $id === 'string' && $id.startsWith('urn:skillplane:mcp:') ? rest : structured
 }

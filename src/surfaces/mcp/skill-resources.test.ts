@@ -75,14 +75,30 @@ describe('instruction skills as MCP resources and prompts', () => {
     expect((await helper.getPrompt({ name: 'deploy-guide' })).messages[0]!.content).toMatchObject({ text: expect.stringContaining('Already active') })
 
     // Refusals are MCP errors; an escape out of the folder never reads anything.
+    // A missing resource is the specification's -32002, naming the URI in the message and in data.
     const missing = await helper.readResource({ uri: 'skill://deploy-guide/references/nope.md' }).catch((e) => e)
     expect(missing).toBeInstanceOf(McpError)
-    expect(missing.code).toBe(-32002)
+    expect(missing).toMatchObject({
+      code: -32002,
+      message: expect.stringMatching(/^MCP error -32002: resource "skill:\/\/deploy-guide\/references\/nope.md" not found: .*nope\.md/),
+      data: { uri: 'skill://deploy-guide/references/nope.md', callId: expect.any(String) },
+    })
+    expect(await helper.readResource({ uri: 'skill://no-such-skill/SKILL.md' }).catch((e) => e)).toMatchObject({
+      code: -32002,
+      message: 'MCP error -32002: resource "skill://no-such-skill/SKILL.md" not found: this caller has no skill "no-such-skill" to read',
+      data: { uri: 'skill://no-such-skill/SKILL.md' },
+    })
+    expect(await helper.readResource({ uri: 'https://example.com/x' }).catch((e) => e)).toMatchObject({
+      code: -32002,
+      message: 'MCP error -32002: resource "https://example.com/x" not found: skill resources are skill://<skill>/SKILL.md and skill://<skill>/<path>',
+      data: { uri: 'https://example.com/x' },
+    })
     const escape = await helper.readResource({ uri: 'skill://deploy-guide/..%2F..%2F..%2Fetc%2Fpasswd' }).catch((e) => e)
     expect(escape).toMatchObject({ code: -32602, message: expect.stringContaining("outside the skill's folder") })
-    expect(await helper.readResource({ uri: 'https://example.com/x' }).catch((e) => e)).toMatchObject({
+    // An unknown prompt is the specification's -32602 (invalid params), naming the prompt.
+    expect(await helper.getPrompt({ name: 'no-such-skill' }).catch((e) => e)).toMatchObject({
       code: -32602,
-      message: expect.stringContaining('is not a skill resource'),
+      message: 'MCP error -32602: unknown prompt "no-such-skill": prompts/list shows the prompts this caller may get',
     })
 
     // Each read and prompt is an audited call of the instruction tools, by this key.
@@ -97,8 +113,15 @@ describe('instruction skills as MCP resources and prompts', () => {
     const other = await connect(server, await key('other-key', 'agent', 'other'))
     expect((await other.listResources()).resources).toEqual([])
     expect((await other.listPrompts()).prompts).toEqual([])
-    expect(await other.readResource({ uri: 'skill://deploy-guide/SKILL.md' }).catch((e) => e)).toMatchObject({ code: -32002 })
-    expect(await other.getPrompt({ name: 'deploy-guide' }).catch((e) => e)).toBeInstanceOf(McpError)
+    // A skill it may not see is answered as one that doesn't exist.
+    expect(await other.readResource({ uri: 'skill://deploy-guide/SKILL.md' }).catch((e) => e)).toMatchObject({
+      code: -32002,
+      message: 'MCP error -32002: resource "skill://deploy-guide/SKILL.md" not found: this caller has no skill "deploy-guide" to read',
+    })
+    expect(await other.getPrompt({ name: 'deploy-guide' }).catch((e) => e)).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('unknown prompt "deploy-guide"'),
+    })
 
     const admin = await connect(server, await key('root', 'admin'))
     expect((await admin.listResources()).resources.length).toBe(3)
@@ -109,5 +132,25 @@ describe('instruction skills as MCP resources and prompts', () => {
     await plane.catalog.edit('deploy-guide', { enabled: false }, plane.now())
     await waitFor(() => resourcesChanged === 1 && promptsChanged === 1)
     expect((await admin.listResources()).resources).toEqual([])
+  })
+
+  it('answers prompts/get and resources/read by the specification when no instruction skills are configured', async () => {
+    const plane = await openTestPlane(sqlite!)
+    cleanup.push(() => plane.close())
+    expect(plane.registry.get('activate_skill')).toBeUndefined()
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    cleanup.push(() => server.close())
+    const client = await connect(server, (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key)
+    expect((await client.listPrompts()).prompts).toEqual([])
+    expect((await client.listResources()).resources).toEqual([])
+    expect(await client.getPrompt({ name: 'deploy-guide' }).catch((e) => e)).toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: unknown prompt "deploy-guide": prompts/list shows the prompts this caller may get',
+    })
+    expect(await client.readResource({ uri: 'skill://deploy-guide/SKILL.md' }).catch((e) => e)).toMatchObject({
+      code: -32002,
+      message: 'MCP error -32002: resource "skill://deploy-guide/SKILL.md" not found: this caller has no skill "deploy-guide" to read',
+      data: { uri: 'skill://deploy-guide/SKILL.md' },
+    })
   })
 })

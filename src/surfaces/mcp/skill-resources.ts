@@ -4,7 +4,6 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type Prompt,
   type Resource,
@@ -57,17 +56,17 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params
     const parsed = parseUri(uri)
+    const missing = (why: string, callId?: string) => notFound(uri, why, callId)
+    // Only what resources/list shows this caller exists for it: the same answer for a skill that is missing or hidden.
+    if (!visible().some((skill) => skill.name === parsed.skill)) throw missing(`this caller has no skill "${parsed.skill}" to read`)
     // A document read, not an activation into a conversation: each read returns the instructions.
     const call = { caller, signal: extra.signal }
     if (parsed.path === 'SKILL.md') {
-      const data = unwrap(await plane.invoke('activate_skill', { name: parsed.skill }, call), uri) as { content: string }
+      const data = unwrap(await plane.invoke('activate_skill', { name: parsed.skill }, call), uri, missing) as { content: string }
       return { contents: [{ uri, mimeType: 'text/markdown', text: data.content }] }
     }
-    const data = unwrap(await plane.invoke('read_skill_resource', { skill: parsed.skill, path: parsed.path }, call), uri) as {
-      mimeType: string
-      content?: string
-      blob?: string
-    }
+    const read = await plane.invoke('read_skill_resource', { skill: parsed.skill, path: parsed.path }, call)
+    const data = unwrap(read, uri, missing) as { mimeType: string; content?: string; blob?: string }
     return {
       contents: [data.blob !== undefined ? { uri, mimeType: data.mimeType, blob: data.blob } : { uri, mimeType: data.mimeType, text: data.content ?? '' }],
     }
@@ -75,9 +74,13 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: prompts() }))
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const { name } = request.params
+    // The MCP specification's answer to an unknown prompt name is invalid params.
+    const unknown = (why: string, callId?: string) =>
+      new RequestError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}: ${why}`, callId ? { callId } : undefined)
+    if (!visible().some((skill) => skill.name === name)) throw unknown('prompts/list shows the prompts this caller may get')
     // The prompt activates the skill in this session's conversation, as the tool would.
     const envelope = await plane.invoke('activate_skill', { name }, { caller, conversationId: options.conversationId, signal: extra.signal })
-    const data = unwrap(envelope, `prompt ${name}`) as { content: string }
+    const data = unwrap(envelope, `prompt ${JSON.stringify(name)}`, unknown) as { content: string }
     return { description: `The ${name} skill's instructions`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: data.content } }] }
   })
   return { signature: () => JSON.stringify([resources().map((r) => r.uri), prompts().map((p) => [p.name, p.description])]) }
@@ -86,9 +89,7 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
 function parseUri(uri: string): { skill: string; path: string } {
   const rest = uri.startsWith(SCHEME) ? uri.slice(SCHEME.length) : ''
   const slash = rest.indexOf('/')
-  if (slash <= 0 || slash === rest.length - 1) {
-    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a skill resource: they are ${SCHEME}<skill>/SKILL.md and ${SCHEME}<skill>/<path>`)
-  }
+  if (slash <= 0 || slash === rest.length - 1) throw notFound(uri, `skill resources are ${SCHEME}<skill>/SKILL.md and ${SCHEME}<skill>/<path>`)
   let path: string
   try {
     path = rest
@@ -97,16 +98,32 @@ function parseUri(uri: string): { skill: string; path: string } {
       .map(decodeURIComponent)
       .join('/')
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
+    throw new RequestError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
   }
   return { skill: rest.slice(0, slash), path }
 }
 
+/** A JSON-RPC error that goes out as written (McpError's message starts "MCP error CODE:", which SDK clients add again). */
+class RequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+
+/** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
+function notFound(uri: string, why: string, callId?: string): RequestError {
+  return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
+}
+
 /** The call's data, or the refusal as the MCP error a client understands. */
-function unwrap(envelope: Envelope, what: string): unknown {
+function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
   if (envelope.ok) return envelope.data
   const { code, message } = envelope.error
-  if (code === 'not_found') throw new McpError(RESOURCE_NOT_FOUND, `${what}: ${message}`, { callId: envelope.callId })
-  if (code === 'invalid_input') throw new McpError(ErrorCode.InvalidParams, `${what}: ${message}`, { callId: envelope.callId })
-  throw new McpError(ErrorCode.InternalError, `${what}: ${code}: ${message}`, { callId: envelope.callId })
+  if (code === 'not_found') throw missing(message, envelope.callId)
+  if (code === 'invalid_input') throw new RequestError(ErrorCode.InvalidParams, `${what}: ${message}`, { callId: envelope.callId })
+  throw new RequestError(ErrorCode.InternalError, `${what}: ${code}: ${message}`, { callId: envelope.callId })
 }
