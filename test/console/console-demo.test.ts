@@ -234,6 +234,8 @@ describe.runIf(chromiumAvailable())('the demo console in Chromium', () => {
       await page.getByLabel('Prompt').fill('check the disks')
       await expect.poll(() => page.getByRole('button', { name: 'Start run' }).isDisabled()).toBe(false)
       expect(await page.getByTestId('agent-unavailable').count()).toBe(0)
+      const agents = (await api('/api/agents', keys.oscar!)).body.agents as Array<{ id: string }>
+      expect(agents.find((a) => a.id === 'fleet-autonomy')).toMatchObject({ available: true, unavailableReason: null })
     } finally {
       delete process.env.OPENAI_API_KEY
     }
@@ -354,6 +356,16 @@ describe.runIf(chromiumAvailable())('the demo console in Chromium', () => {
     // More pending than the inbox loads of any status at once: the decided one must still show.
     for (let i = 0; i < 55; i++) await ask(`pending ${i}`)
     expect((await api(`/api/approvals/${decided}/reject`, keys.bob!, 'POST', { comment: 'not this one' })).status).toBe(200)
+    // What the page asks for: only requests past pending, newest first; and only pending ones.
+    const past = (await api('/api/approvals?decided=true', keys.oscar!)).body.items as Array<{ id: string; status: string }>
+    expect(past.map((a) => [a.id, a.status])).toEqual([[decided, 'rejected']])
+    const waiting = (await api('/api/approvals?decided=false&limit=500', keys.oscar!)).body.items as Array<{ status: string }>
+    expect(waiting.length).toBe(55)
+    expect(new Set(waiting.map((a) => a.status))).toEqual(new Set(['pending']))
+    expect(await api('/api/approvals?decided=yes', keys.oscar!)).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: expect.stringContaining('decided: must be true or false') } },
+    })
     const page = await open(keys.oscar!)
     await nav(page).getByRole('link', { name: 'Approvals' }).click()
     const card = page.getByRole('list', { name: 'Decided requests' }).locator(`article[data-approval="${decided}"]`)
