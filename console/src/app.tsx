@@ -1,4 +1,4 @@
-import { NavLink, Navigate, Route, Routes } from 'react-router'
+import { NavLink, Navigate, Route, Routes, useLocation } from 'react-router'
 import { useSessionState } from './session/session'
 import { abilities } from './session/abilities'
 import { SignInPage } from './pages/sign-in-page'
@@ -12,9 +12,11 @@ import { AgentPage } from './pages/agent-page'
 import { RunPage } from './pages/run-page'
 import { SourcesPage } from './pages/sources-page'
 import { PoliciesPage } from './pages/policies-page'
+import { PageErrorBoundary } from './components'
 
 export function App() {
   const { session, checking } = useSessionState()
+  const { pathname } = useLocation()
   if (checking) return <p className="centered">Checking your key…</p>
   if (!session) return <SignInPage />
   const can = abilities(session.caller)
@@ -41,20 +43,22 @@ export function App() {
       </header>
       <main>
         {/* The server loads this app for these page prefixes only (src/surfaces/console/console-routes.ts, APP_PAGES). */}
-        <Routes>
-          <Route path="/" element={<Navigate to="/skills" replace />} />
-          <Route path="/skills" element={<SkillsPage />} />
-          <Route path="/skills/:key" element={<SkillPage />} />
-          <Route path="/agents" element={<AgentsPage />} />
-          <Route path="/agents/:id" element={<AgentPage />} />
-          {can.readRuns && <Route path="/runs/:id" element={<RunPage />} />}
-          <Route path="/approvals" element={<ApprovalsPage />} />
-          {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
-          {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
-          {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
-          {can.admin && <Route path="/policies" element={<PoliciesPage />} />}
-          <Route path="*" element={<NotFound />} />
-        </Routes>
+        <PageErrorBoundary key={pathname}>
+          <Routes>
+            <Route path="/" element={<Navigate to="/skills" replace />} />
+            <Route path="/skills" element={<SkillsPage />} />
+            <Route path="/skills/:key" element={<SkillPage />} />
+            <Route path="/agents" element={<AgentsPage />} />
+            <Route path="/agents/:id" element={<AgentPage />} />
+            {can.readRuns && <Route path="/runs/:id" element={<RunPage />} />}
+            <Route path="/approvals" element={<ApprovalsPage />} />
+            {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
+            {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
+            {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
+            {can.admin && <Route path="/policies" element={<PoliciesPage />} />}
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        </PageErrorBoundary>
       </main>
     </>
   )

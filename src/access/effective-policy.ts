@@ -17,7 +17,11 @@ export interface EffectivePolicy {
   policyId: string | null
   /** Why this subject can't call the skill whatever the policy says (disabled, its role, the agent's bindings), or null. */
   refusal: string | null
+  /** The refusal in a word, for a place too small for its sentence (a matrix cell), or null. */
+  refusalCause: RefusalCause | null
 }
+
+export type RefusalCause = 'disabled' | 'not_shared' | 'not_bound' | 'role'
 
 /**
  * Ask decidePolicy and authorize, the pipeline's own stages, about a subject. `edge`: for a
@@ -32,11 +36,12 @@ export function effectivePolicy(
 ): EffectivePolicy {
   const { caller, agentId } = subject
   const decided = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge: skill.scope === 'host' ? edge : null, policies })
-  const refusal = !view.catalog.isEnabled(skill.key)
-    ? 'disabled in the catalog'
+  const isBound = (a: string, k: string) => view.catalog.isBound(a, k)
+  const [refusal, refusalCause]: [string | null, RefusalCause | null] = !view.catalog.isEnabled(skill.key)
+    ? ['disabled in the catalog', 'disabled']
     : !isSharedWith(view.catalog.sharing(skill.key), caller, agentId)
-      ? 'not shared with this subject'
-      : authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => view.catalog.isBound(a, k) })
+      ? ['not shared with this subject', 'not_shared']
+      : authorized(authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound }), agentId !== null && !isBound(agentId, skill.key))
   return {
     subject: subject.id,
     decision: decided.decision,
@@ -44,5 +49,10 @@ export function effectivePolicy(
     requirement: decided.requirement,
     policyId: decided.policyId ?? null,
     refusal,
+    refusalCause,
   }
 }
+
+/** Stage 3's refusal with its cause: the agent's bindings are checked before the role. */
+const authorized = (refusal: string | null, unbound: boolean): [string | null, RefusalCause | null] =>
+  refusal === null ? [null, null] : [refusal, unbound ? 'not_bound' : 'role']

@@ -183,6 +183,8 @@ export class Approvals {
 
   async list(q: {
     status?: ApprovalStatus
+    /** Only requests past pending (true), or only pending ones (false). */
+    decided?: boolean
     skill?: string
     agent?: string
     requester?: string

@@ -4,6 +4,6 @@ export { syncCatalog, SyncRefusedError, type SyncReport, type SyncChange, type S
 export { agentId } from './agent-id.js'
 export { skillSummary, skillDetail, type SkillSummary, type SkillDetail } from './skill-view.js'
 export { agentCaller } from './agent-id.js'
-export { availability } from './skill-view.js'
+export { availability, catalogOverrides, type CatalogOverrides } from './skill-view.js'
 export { SHARED_WITH_ALL, SharingError, parseSharing, sharingView, type SkillSharing, type SharingView } from './skill-sharing.js'
 export { RISK_LEVELS, riskLevelAtLeast, parseRisks, type RiskLevel, type RiskFinding } from './skill-risks.js'

@@ -36,11 +36,29 @@ export interface SkillDetail extends SkillSummary {
   /** The secrets and settings it declares, by name. */
   needs: { secrets: string[]; settings: string[] }
   /** Catalog overrides in effect, so an operator sees where a value comes from. */
-  overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
+  overrides: CatalogOverrides
   /** Who may see it (the names only for admins). */
   sharing: SharingView
   /** What scanning its files found when it was installed or uploaded. */
   risks: RiskFinding[]
+}
+
+/** Which catalog fields an admin has set over what the skill's source declares. */
+export interface CatalogOverrides {
+  title: boolean
+  description: boolean
+  tags: boolean
+  class: boolean
+}
+
+export function catalogOverrides(catalog: Catalog, key: string): CatalogOverrides {
+  const row = catalog.row(key)
+  return {
+    title: row?.title_override != null,
+    description: row?.description_override != null,
+    tags: row?.tags_override != null,
+    class: row?.class_override != null,
+  }
 }
 
 /** The effective view of a skill: code metadata with catalog overrides applied, and its connection state for the viewer. */
@@ -93,12 +111,7 @@ export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller, con
     outputSchema: skill.output?.jsonSchema ?? null,
     examples: skill.examples,
     needs: { secrets: [...skill.secrets], settings: [...skill.settings] },
-    overrides: {
-      title: row?.title_override != null,
-      description: row?.description_override != null,
-      tags: row?.tags_override != null,
-      class: row?.class_override != null,
-    },
+    overrides: catalogOverrides(catalog, skill.key),
     sharing: sharingView(catalog.sharing(skill.key), caller),
     risks: catalog.risks(skill.key),
   }

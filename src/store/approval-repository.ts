@@ -21,10 +21,11 @@ export class ApprovalRepository {
     return this.db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst()
   }
 
-  list(q: { status?: string; skill?: string; agent?: string; requester?: string; cursor?: string; limit: number }): Promise<ApprovalRow[]> {
+  list(q: { status?: string; decided?: boolean; skill?: string; agent?: string; requester?: string; cursor?: string; limit: number }): Promise<ApprovalRow[]> {
     let query = this.db.selectFrom('approvals').selectAll()
     if (q.requester) query = query.where('caller_id', '=', q.requester)
     if (q.status) query = query.where('status', '=', q.status)
+    if (q.decided !== undefined) query = query.where('status', q.decided ? '!=' : '=', 'pending')
     if (q.skill) query = query.where('skill_key', '=', q.skill)
     if (q.agent) query = query.where('agent_id', '=', q.agent)
     if (q.cursor) query = query.where('id', '<', q.cursor)

@@ -70,8 +70,10 @@ describe('signing in to the console with the identity provider', () => {
   const me = (cookie: string) => fetch(`${server.url}/api/me`, { headers: { cookie } })
 
   it('opens an HTTP-only session with a CSRF token for changes, returns only to console paths, and ends at sign-out', async () => {
-    expect(await (await fetch(`${server.url}/auth/config`)).json()).toEqual({ oidc: { issuer: idp.issuer, signInUrl: '/auth/login' } })
+    expect(await (await fetch(`${server.url}/auth/config`)).json()).toEqual({ oidc: { issuer: idp.issuer, signInUrl: '/auth/login' }, session: false })
     const alice = await signInAs('alice', '/audit?status=error')
+    // The console learns of the HTTP-only session here, before it asks /api/me.
+    expect(await (await fetch(`${server.url}/auth/config`, { headers: { cookie: alice.cookie! } })).json()).toMatchObject({ session: true })
     expect(alice.location).toBe('/audit?status=error')
     expect(alice.setCookie).toMatch(/^skillplane_session=[\w-]{43}; Max-Age=28800; Path=\/; HttpOnly; SameSite=Lax$/)
     const who = (await (await me(alice.cookie!)).json()) as { caller: Record<string, unknown>; csrfToken: string }

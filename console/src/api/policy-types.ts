@@ -29,6 +29,8 @@ export interface EffectiveCell {
   policyId: string | null
   /** Why the subject can't call the skill whatever the policy says, or null. */
   refusal: string | null
+  /** The refusal in a word. */
+  refusalCause: 'disabled' | 'not_shared' | 'not_bound' | 'role' | null
 }
 
 export interface EffectiveMatrix {

@@ -28,7 +28,17 @@ export interface ConnectionState {
   missing?: { secrets?: string[]; settings?: string[] }
 }
 
-export interface SkillDetail extends SkillSummary {
+interface DetailCommon extends SkillSummary {
+  /** Which catalog fields an admin set over the source's (PATCH /api/skills/{key} with null resets one). */
+  overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
+  /** Who may see it: everyone, named agents or named users (the names for admins only). */
+  sharing?: { visibility: 'all' | 'agents' | 'users'; agents?: string[]; users?: string[] }
+  /** What its files would do that deserves a look (installed and uploaded skills). */
+  risks?: RiskFinding[]
+}
+
+/** A skill that runs: its schemas and what it needs. */
+export interface ExecutableDetail extends DetailCommon {
   toolName: string
   origin: string
   timeoutMs: number
@@ -36,14 +46,18 @@ export interface SkillDetail extends SkillSummary {
   inputSchema: Record<string, unknown>
   outputSchema: Record<string, unknown> | null
   needs: { secrets: string[]; settings: string[] }
-  overrides: { title: boolean; description: boolean; tags: boolean; class: boolean }
-  /** Instruction skills: their body and findings instead of schemas. */
-  findings?: Array<{ level: string; message: string }>
-  /** Who may see it: everyone, named agents or named users (the names for admins only). */
-  sharing?: { visibility: 'all' | 'agents' | 'users'; agents?: string[]; users?: string[] }
-  /** What its files would do that deserves a look (installed and uploaded skills). */
-  risks?: RiskFinding[]
 }
+
+/** An instruction skill (a SKILL.md folder): activated by agents, never invoked, so no schemas. */
+export interface InstructionDetail extends DetailCommon {
+  template: boolean
+  /** What loading its SKILL.md found. */
+  diagnostics: Array<{ severity: string; message: string; line?: number }>
+}
+
+export type SkillDetail = ExecutableDetail | InstructionDetail
+
+export const isExecutable = (skill: SkillDetail): skill is ExecutableDetail => 'inputSchema' in skill
 
 export interface RiskFinding {
   level: 'info' | 'warning' | 'high'
@@ -107,16 +121,8 @@ export interface Page<T> {
   nextCursor: string | null
 }
 
-export interface AgentView {
-  id: string
-  name: string
-  aliases: string[]
-  description: string
-  declared: boolean
-  /** What it runs with; null when it has no model. */
-  model: { provider: string; model: string } | null
-  skills: string[]
-}
+/** GET /api/agents: each agent, its model, whether it can run now (and why not), its bound skills. */
+export type AgentView = components['schemas']['Agent']
 
 export type RunStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed'
 

@@ -12,6 +12,7 @@ import { StartRunForm } from './start-run-form'
 import { TestRunForm } from './test-run-form'
 import { AgentRuns } from './agent-runs'
 import { skillPath } from '../paths'
+import { AgentAvailability } from './agent-availability'
 
 /** One agent: its bindings, its runs, and (by role) starting a run or a test run. */
 export function AgentPage() {
@@ -38,6 +39,7 @@ export function AgentPage() {
       </h1>
       <p className="chips">
         <ModelName model={agent.model} />
+        <AgentAvailability agent={agent} />
         {agent.aliases.length > 0 && <span className="muted">also {agent.aliases.join(', ')}</span>}
         {!agent.declared && <Chip tone="warn">no longer in the config</Chip>}
       </p>

@@ -6,8 +6,9 @@ import { Chip, ErrorNote, ModelName } from '../components'
 import { BoundSkills } from './bound-skills'
 import { useSkillClasses } from '../api/use-skill-classes'
 import { agentPath } from '../paths'
+import { AgentAvailability } from './agent-availability'
 
-/** Every agent the key may see (an agent key: its own), with its model and bound skills. */
+/** Every agent the key may see (an agent key: its own), with its model, whether it can run, and its bound skills. */
 export function AgentsPage() {
   const agents = useApi(() => unwrap<{ agents: AgentView[] }>(api.GET('/api/agents')), [])
   const classes = useSkillClasses()
@@ -41,6 +42,9 @@ export function AgentsPage() {
                 <td>{agent.description || <span className="muted">—</span>}</td>
                 <td>
                   <ModelName model={agent.model} />
+                  <div>
+                    <AgentAvailability agent={agent} />
+                  </div>
                 </td>
                 <td>
                   <BoundSkills skills={agent.skills} classes={classes} label={`Skills bound to ${agent.name}`} />

@@ -23,7 +23,8 @@ export function ApprovalsPage() {
   const loaded = useApi(async () => {
     const [pending, recent] = await Promise.all([
       unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { status: 'pending', limit: 200 } } })),
-      unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { limit: 50 } } })),
+      // The latest decided, however many requests are pending.
+      unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { decided: 'true', limit: 50 } } })),
     ])
     return [...pending.items, ...recent.items]
   }, [])
@@ -60,7 +61,8 @@ export function ApprovalsPage() {
           </li>
         ))}
       </ul>
-      <h2>Decided</h2>
+      <h2>Recently decided ({decided.length})</h2>
+      {decided.length === 0 && <p className="muted">No request has been decided yet.</p>}
       <ul className="cards" aria-label="Decided requests">
         {decided.map((a) => (
           <li key={a.id}>

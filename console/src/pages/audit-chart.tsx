@@ -4,6 +4,17 @@ import { useApi } from '../api/use-api'
 import { ErrorNote } from '../components'
 import type { Histogram } from '../api/types'
 
+/** At most this many labelled buckets along the time axis. */
+const X_LABELS = 8
+
+/** Whole-number ticks from 0 at one even step (1, 2, 5, 10, 20, …) reaching `max`: at most five. */
+function countTicks(max: number): number[] {
+  let step = 1
+  for (let i = 1; Math.ceil(max / step) > 4; i++) step = [1, 2, 5][i % 3]! * 10 ** Math.floor(i / 3)
+  const top = Math.max(1, Math.ceil(max / step)) * step
+  return Array.from({ length: top / step + 1 }, (_, i) => i * step)
+}
+
 /** Calls and failures over time with the timeline's filters, counted by the server over the whole range. */
 export function AuditChart({ query }: { query: Record<string, string> }) {
   const histogram = useApi(() => unwrap<Histogram>(api.GET('/api/audit/histogram', { params: { query } })), [JSON.stringify(query)])
@@ -18,6 +29,9 @@ export function AuditChart({ query }: { query: Record<string, string> }) {
     return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
   }
   const points = h.points.map((p) => ({ ...p, ok: p.calls - p.failed }))
+  const yTicks = countTicks(Math.max(0, ...h.points.map((p) => p.calls)))
+  // Every n-th bucket is labelled, so the labels stand at even distances (recharts' own choice skips unevenly).
+  const every = Math.ceil(points.length / X_LABELS)
   const total = h.points.reduce((t, p) => t + p.calls, 0)
   const failed = h.points.reduce((t, p) => t + p.failed, 0)
   return (
@@ -25,8 +39,8 @@ export function AuditChart({ query }: { query: Record<string, string> }) {
       <ResponsiveContainer width="100%" height={180}>
         <BarChart data={points}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="at" tickFormatter={label} minTickGap={40} />
-          <YAxis allowDecimals={false} width={40} />
+          <XAxis dataKey="at" tickFormatter={label} interval={every - 1} />
+          <YAxis allowDecimals={false} width={40} domain={[0, yTicks.at(-1)!]} ticks={yTicks} interval={0} />
           <Tooltip labelFormatter={(at) => label(String(at))} />
           <Legend />
           <Bar dataKey="ok" name="other calls" stackId="calls" fill="#3a8f5c" isAnimationActive={false} />

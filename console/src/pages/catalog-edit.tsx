@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react'
 import { api, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
-import type { SkillDetail } from '../api/types'
+import { isExecutable, type SkillDetail } from '../api/types'
 
 type Editable = 'title' | 'description' | 'tags' | 'class'
 const tagList = (text: string) =>
@@ -60,15 +60,18 @@ export function CatalogEdit({ skill, onSaved }: { skill: SkillDetail; onSaved: (
       <Field label="Tags (comma-separated)" reset={reset('tags')}>
         {(id) => <input id={id} value={tags} onChange={(e) => setTags(e.target.value)} />}
       </Field>
-      <Field label="Class (raise only)" reset={reset('class')}>
-        {(id) => (
-          <select id={id} value={klass} onChange={(e) => setKlass(e.target.value as typeof klass)}>
-            <option>safe</option>
-            <option>mutating</option>
-            <option>dangerous</option>
-          </select>
-        )}
-      </Field>
+      {/* An instruction skill is activated, not invoked: it has no class to raise. */}
+      {isExecutable(skill) && (
+        <Field label="Class (raise only)" reset={reset('class')}>
+          {(id) => (
+            <select id={id} value={klass} onChange={(e) => setKlass(e.target.value as typeof klass)}>
+              <option>safe</option>
+              <option>mutating</option>
+              <option>dangerous</option>
+            </select>
+          )}
+        </Field>
+      )}
       <label className="inline">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled
       </label>

@@ -5,17 +5,18 @@ import Ajv2020 from 'ajv/dist/2020'
 import type { RJSFSchema } from '@rjsf/utils'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { EdgeView, Envelope, SkillDetail } from '../api/types'
+import type { EdgeView, Envelope, ExecutableDetail } from '../api/types'
 import { JsonView, StatusChip } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 import { ApprovalLive } from './approval-live'
+import { formButtons } from './form-buttons'
 
 // Skill schemas are JSON Schema 2020-12 (zod's output); the form validates them as the server does.
 const validator = customizeValidator({ AjvClass: Ajv2020 as never })
 
-/** A form made from the skill's input schema; the result is the call's envelope. */
-export function InvokeForm({ skill }: { skill: SkillDetail }) {
+/** A form made from the skill's input schema; the result is the call's envelope. `onInvoked`: a call was answered. */
+export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onInvoked: () => void }) {
   const { caller } = useSession()
   const can = abilities(caller)
   const schema = useMemo(() => {
@@ -45,6 +46,7 @@ export function InvokeForm({ skill }: { skill: SkillDetail }) {
       setResult({ status: 0, envelope: { ok: false, error: { code: 'network', message: (error as Error).message } }, input })
     } finally {
       setBusy(false)
+      onInvoked()
     }
   }
   const approvalId = result?.envelope.error?.code === 'approval_required' ? (result.envelope.error.details?.approvalId as string | undefined) : undefined
@@ -79,6 +81,7 @@ export function InvokeForm({ skill }: { skill: SkillDetail }) {
         onSubmit={(e) => void invoke(e.formData ?? {})}
         showErrorList={false}
         noHtml5Validate
+        templates={{ ButtonTemplates: formButtons }}
         disabled={busy}
       >
         <button type="submit" disabled={busy}>

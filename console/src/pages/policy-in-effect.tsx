@@ -1,14 +1,14 @@
 import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { SkillDetail } from '../api/types'
+import type { ExecutableDetail } from '../api/types'
 import type { EffectiveMatrix } from '../api/policy-types'
 import { DecisionChip, ErrorNote } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
 
 /** What the policy decides for this skill: for the signed-in key, and for admins for each agent bound to it. */
-export function PolicyInEffect({ skill }: { skill: SkillDetail }) {
+export function PolicyInEffect({ skill }: { skill: ExecutableDetail }) {
   const { caller } = useSession()
   const can = abilities(caller)
   const subjects = ['self', ...(can.admin ? skill.agents.map((agent) => `agent:${agent}`) : [])].join(',')
@@ -17,7 +17,7 @@ export function PolicyInEffect({ skill }: { skill: SkillDetail }) {
     [skill.key, subjects],
   )
   const row = effective.data?.skills[0]
-  // Instruction skills are activated, not invoked: no policy applies to them.
+  // A skill the matrix has no row for (no policy applies to it): nothing to show.
   if (effective.data && !row) return null
   return (
     <>

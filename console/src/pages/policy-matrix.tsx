@@ -8,6 +8,14 @@ import { skillPath } from '../paths'
 /** Where a cell's decision came from, in a word under it. */
 const origin = (cell: EffectiveCell) => (cell.refusal ? 'no access' : cell.policyId ? 'override' : 'default')
 
+/** Why a subject has no access, short enough for the cell (its title has the server's sentence). */
+const WHY_NO_ACCESS: Record<NonNullable<EffectiveCell['refusalCause']>, string> = {
+  disabled: 'skill disabled',
+  not_shared: 'not shared',
+  not_bound: 'not bound',
+  role: 'role too low',
+}
+
 /** The matrix table: one button per cell; the selected cell's editor opens in a row under its skill. */
 export function PolicyMatrix({ matrix, policies, onChanged }: { matrix: EffectiveMatrix; policies: Policy[]; onChanged: () => void }) {
   const [open, setOpen] = useState<{ skill: string; subject: string } | null>(null)
@@ -41,7 +49,7 @@ export function PolicyMatrix({ matrix, policies, onChanged }: { matrix: Effectiv
                 <tr data-skill={skill.key}>
                   <th scope="row">
                     <Link to={skillPath(skill.key)}>{skill.key}</Link> <ClassChip value={skill.class} />
-                    {skill.scope === 'host' && <span className="muted"> edge</span>}
+                    {skill.scope === 'host' && <span className="muted"> host</span>}
                   </th>
                   {skill.cells.map((cell, i) => {
                     const subject = subjects[i]!
@@ -61,6 +69,11 @@ export function PolicyMatrix({ matrix, policies, onChanged }: { matrix: Effectiv
                         >
                           <DecisionChip value={cell.decision} />
                           <span className="origin">{origin(cell)}</span>
+                          {cell.refusalCause && (
+                            <span className="why" data-testid="no-access-why">
+                              {WHY_NO_ACCESS[cell.refusalCause]}
+                            </span>
+                          )}
                         </button>
                       </td>
                     )

@@ -1,25 +1,15 @@
-import { useEffect, useState, type FormEvent } from 'react'
+import { useState, type FormEvent } from 'react'
 import { useSessionState } from '../session/session'
 import { toApiError } from '../api/use-api'
-
-interface SignInOptions {
-  oidc: { issuer: string; signInUrl: string } | null
-}
 
 /** Why the identity provider's sign-in came back without a session (the server says so in `?signInError=`). */
 const returnedError = () => new URLSearchParams(location.search).get('signInError')
 
 /** Sign in with the organisation's identity provider when one is configured, or with an API key kept for this browser session only. */
 export function SignInPage() {
-  const { signIn } = useSessionState()
+  const { signIn, options } = useSessionState()
   const [key, setKey] = useState('')
-  const [options, setOptions] = useState<SignInOptions | null>(null)
   const [error, setError] = useState<string | null>(returnedError)
-  useEffect(() => {
-    fetch('/auth/config')
-      .then((response) => (response.ok ? (response.json() as Promise<SignInOptions>) : null))
-      .then(setOptions, () => setOptions(null))
-  }, [])
   const [busy, setBusy] = useState(false)
   const submit = async (event: FormEvent) => {
     event.preventDefault()
@@ -47,7 +37,9 @@ export function SignInPage() {
       <form onSubmit={submit}>
         <label htmlFor="api-key">API key</label>
         <input id="api-key" type="password" autoComplete="off" autoFocus required value={key} onChange={(e) => setKey(e.target.value)} />
-        <p className="muted">Kept in this browser tab until you sign out or close it. `skillplane keys create` makes one.</p>
+        <p className="muted" data-testid="key-hint">
+          Kept in this browser tab until you sign out or close it. <code>skillplane keys create</code> makes one.
+        </p>
         {error && (
           <p className="error" role="alert">
             {error}

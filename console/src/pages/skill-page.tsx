@@ -1,7 +1,8 @@
+import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { AuditEntry, Page, SkillDetail } from '../api/types'
+import { isExecutable, type AuditEntry, type Page, type SkillDetail } from '../api/types'
 import { Chip, ClassChip, ConnectionChip, Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -23,10 +24,11 @@ function Skill({ skillKey: key }: { skillKey: string }) {
   const { caller } = useSession()
   const can = abilities(caller)
   const skill = useApi(() => unwrap<SkillDetail>(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
+  // Each call made from the form loads the recent calls again.
+  const [invoked, setInvoked] = useState(0)
   if (skill.error) return <ErrorNote error={skill.error} />
   if (!skill.data) return <p>Loading…</p>
   const s = skill.data
-  const executable = s.inputSchema !== undefined
   return (
     <section>
       <p>
@@ -37,52 +39,76 @@ function Skill({ skillKey: key }: { skillKey: string }) {
       </h1>
       <p className="chips">
         <ClassChip value={s.class} />
-        <Chip tone={s.scope === 'host' ? 'info' : 'plain'}>{s.scope === 'host' ? 'edge' : 'manager'}</Chip>
+        <Chip tone={s.scope === 'host' ? 'info' : 'plain'}>{s.scope}</Chip>
         <Chip>{s.source}</Chip>
         {s.available ? <Chip tone="good">available</Chip> : <Chip tone="bad">unavailable: {s.unavailableReason}</Chip>}
         <ConnectionChip skill={s} />
         {s.agents.length > 0 && <span className="muted">bound to {s.agents.join(', ')}</span>}
       </p>
       <p className="description">{s.description}</p>
-      <div className="columns">
-        <div>
-          {executable ? (
-            <>
+      {isExecutable(s) ? (
+        <>
+          <div className="columns">
+            <div>
               <h2>Invoke</h2>
-              <InvokeForm skill={s} />
-            </>
-          ) : (
-            <p className="muted">An instruction skill: agents read it with activate_skill; there is nothing to invoke.</p>
-          )}
-        </div>
-        <div>
-          <h2>Input schema</h2>
-          <JsonView value={s.inputSchema} label="Input schema" />
-          {s.outputSchema && (
-            <>
-              <h2>Output schema</h2>
-              <JsonView value={s.outputSchema} label="Output schema" />
-            </>
-          )}
-        </div>
-      </div>
-      {executable && <PolicyInEffect skill={s} />}
+              <InvokeForm skill={s} onInvoked={() => setInvoked((n) => n + 1)} />
+            </div>
+            <div>
+              <h2>Input schema</h2>
+              <JsonView value={s.inputSchema} label="Input schema" />
+              {s.outputSchema && (
+                <>
+                  <h2>Output schema</h2>
+                  <JsonView value={s.outputSchema} label="Output schema" />
+                </>
+              )}
+            </div>
+          </div>
+          <PolicyInEffect skill={s} />
+        </>
+      ) : (
+        <>
+          <p className="muted">
+            An instruction skill{s.template ? ' (SKILL.md.template, rendered for each caller)' : ''}: agents read it with activate_skill; there is nothing to
+            invoke.
+          </p>
+          <Diagnostics items={s.diagnostics} />
+        </>
+      )}
       <SkillRisks risks={s.risks ?? []} />
       <SkillSharing key={JSON.stringify(s.sharing)} skill={s} admin={can.admin} onSaved={skill.reload} />
       {/* A fresh form after each save: it starts from what the server now holds. */}
       {can.admin && <CatalogEdit key={JSON.stringify([s.title, s.description, s.tags, s.class, s.enabled, s.overrides])} skill={s} onSaved={skill.reload} />}
-      {can.readAudit && <RecentCalls skillKey={s.key} />}
+      {can.readAudit && isExecutable(s) && <RecentCalls skillKey={s.key} refresh={invoked} />}
     </section>
   )
 }
 
-function RecentCalls({ skillKey }: { skillKey: string }) {
-  const calls = useApi(() => unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { skill: skillKey, limit: 10 } } })), [skillKey])
+/** What loading an instruction skill's SKILL.md found. */
+function Diagnostics({ items }: { items: Array<{ severity: string; message: string; line?: number }> }) {
+  if (items.length === 0) return null
   return (
     <>
-      <h2>Recent calls</h2>
+      <h2 id="skill-diagnostics">Findings</h2>
+      <ul aria-labelledby="skill-diagnostics">
+        {items.map((d, i) => (
+          <li key={i}>
+            <Chip tone={d.severity === 'error' ? 'bad' : 'warn'}>{d.severity}</Chip> {d.line !== undefined && <span className="muted">line {d.line}: </span>}
+            {d.message}
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+}
+
+function RecentCalls({ skillKey, refresh }: { skillKey: string; refresh: number }) {
+  const calls = useApi(() => unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { skill: skillKey, limit: 10 } } })), [skillKey, refresh])
+  return (
+    <>
+      <h2 id="recent-calls">Recent calls</h2>
       <ErrorNote error={calls.error} />
-      <table className="plain">
+      <table className="plain" aria-labelledby="recent-calls">
         <thead>
           <tr>
             <th>Started</th>

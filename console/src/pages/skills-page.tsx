@@ -103,7 +103,7 @@ export function SkillsPage() {
                     <ClassChip value={skill.class} />
                   </span>
                   <span role="cell">
-                    <Chip tone={skill.scope === 'host' ? 'info' : 'plain'}>{skill.scope === 'host' ? 'edge' : 'manager'}</Chip>
+                    <Chip tone={skill.scope === 'host' ? 'info' : 'plain'}>{skill.scope}</Chip>
                   </span>
                   <span role="cell">
                     <Chip>{skill.source}</Chip>

@@ -32,10 +32,10 @@ export function StartRunForm({ agent }: { agent: AgentView }) {
         <textarea rows={4} value={prompt} required onChange={(e) => setPrompt(e.target.value)} placeholder={`What should ${agent.name} do?`} />
       </label>
       <div className="actions">
-        <button type="submit" disabled={busy || !prompt.trim() || !agent.model}>
+        <button type="submit" disabled={busy || !prompt.trim() || !agent.available}>
           {busy ? 'Starting…' : 'Start run'}
         </button>
-        {!agent.model && <span className="muted">This agent has no model, so it can't run.</span>}
+        {!agent.available && <span className="muted">It can&apos;t run: {agent.unavailableReason}</span>}
       </div>
       <ErrorNote error={error} />
     </form>

@@ -54,7 +54,7 @@ export function TestRunForm({ agent, onFinished }: { agent: AgentView; onFinishe
         </select>
       </label>
       <div className="actions">
-        <button type="submit" disabled={busy || !input.trim() || !agent.model}>
+        <button type="submit" disabled={busy || !input.trim() || !agent.available}>
           {busy ? 'Testing…' : 'Run test'}
         </button>
       </div>

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react'
-import { api, authHeaders, keepCsrfToken, keepKey, onUnauthorized, signedInBySession, unwrap } from '../api/client'
+import { api, authHeaders, keepCsrfToken, keepKey, onUnauthorized, signedInBySession, storedKey, unwrap } from '../api/client'
 import type { Caller } from '../api/types'
 
 export interface Session {
@@ -7,10 +7,18 @@ export interface Session {
   signOut: () => void
 }
 
+/** GET /auth/config: the identity provider to offer, and whether the browser's cookie holds a live session. */
+export interface SignInOptions {
+  oidc: { issuer: string; signInUrl: string } | null
+  session: boolean
+}
+
 interface SessionState {
   session: Session | null
-  /** Still checking a key kept from earlier in this browser session. */
+  /** Still checking a key kept from earlier in this browser session, or a session cookie. */
   checking: boolean
+  /** How the sign-in page may sign in (null until known, or when the server didn't say). */
+  options: SignInOptions | null
   signIn: (key: string) => Promise<void>
 }
 
@@ -30,6 +38,7 @@ const whoAmI = () =>
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [caller, setCaller] = useState<Caller | null>(null)
   const [checking, setChecking] = useState(true)
+  const [options, setOptions] = useState<SignInOptions | null>(null)
   const signOut = useCallback(() => {
     if (signedInBySession()) void fetch('/auth/logout', { method: 'POST', headers: authHeaders('POST') })
     keepCsrfToken(null)
@@ -38,7 +47,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [])
   useEffect(() => {
     onUnauthorized(signOut)
-    whoAmI()
+    // Who we are is asked only with a key or a live session: a browser not signed in gets no 401 to log.
+    const config = fetch('/auth/config')
+      .then((response) => (response.ok ? (response.json() as Promise<SignInOptions>) : null))
+      .catch(() => null)
+    void config.then(setOptions)
+    const signedIn = storedKey() !== null ? Promise.resolve(true) : config.then((found) => found?.session === true)
+    signedIn
+      .then((yes) => (yes ? whoAmI() : null))
       .then(setCaller, () => {
         keepCsrfToken(null)
         keepKey(null)
@@ -54,7 +70,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       throw error
     }
   }, [])
-  const value = useMemo(() => ({ session: caller && { caller, signOut }, checking, signIn }), [caller, checking, signIn, signOut])
+  const value = useMemo(() => ({ session: caller && { caller, signOut }, checking, options, signIn }), [caller, checking, options, signIn, signOut])
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 

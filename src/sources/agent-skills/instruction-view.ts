@@ -1,4 +1,13 @@
-import { type Catalog, availability, sharingView, type RiskFinding, type SharingView, type SkillSummary } from '../../registry/index.js'
+import {
+  type Catalog,
+  availability,
+  catalogOverrides,
+  sharingView,
+  type CatalogOverrides,
+  type RiskFinding,
+  type SharingView,
+  type SkillSummary,
+} from '../../registry/index.js'
 import { READY_CONNECTION, type Caller } from '../../skill/index.js'
 import type { Finding } from './finding.js'
 import type { LibrarySkill } from './instruction-library.js'
@@ -10,8 +19,10 @@ export interface InstructionSummary extends SkillSummary {
   diagnostics: Finding[]
 }
 
-/** One instruction skill in full: who may see it and what its files risk. */
+/** One instruction skill in full: who may see it, what its files risk, and what admins edited. */
 export interface InstructionDetail extends InstructionSummary {
+  /** Catalog overrides in effect, as for executable skills (`class` stays false: an instruction skill has none to raise). */
+  overrides: CatalogOverrides
   /** Who may see it (the names only for admins). */
   sharing: SharingView
   /** What scanning its files found when it was installed or uploaded. */
@@ -45,7 +56,12 @@ export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findin
   }
 }
 
-/** The summary with its sharing (as `viewer` may see it; in full without one) and risk findings. */
+/** The summary with its catalog overrides, sharing (as `viewer` may see it; in full without one) and risk findings. */
 export function instructionDetail(skill: LibrarySkill, catalog: Catalog, findings: readonly Finding[], viewer?: Caller): InstructionDetail {
-  return { ...instructionSummary(skill, catalog, findings), sharing: sharingView(catalog.sharing(skill.name), viewer), risks: catalog.risks(skill.name) }
+  return {
+    ...instructionSummary(skill, catalog, findings),
+    overrides: catalogOverrides(catalog, skill.name),
+    sharing: sharingView(catalog.sharing(skill.name), viewer),
+    risks: catalog.risks(skill.name),
+  }
 }

@@ -57,4 +57,24 @@ describe('the console files', () => {
       expect((await app.request(path)).status, path).toBe(404)
     }
   })
+
+  it("answer a browser's unknown page with the app and a 404, so it shows its own not-found page; the server's paths stay the server's", async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'index.html'), '<div id="root"></div>')
+    const app = consoleRoutes(loadConsoleAssets(dir)!)
+    const browser = { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } }
+    for (const path of ['/nope', '/skillsx', '/a/b/c']) {
+      const response = await app.request(path, browser)
+      expect(response.status, path).toBe(404)
+      expect(await response.text()).toBe('<div id="root"></div>')
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'self'")
+    }
+    for (const path of ['/api/nope', '/api', '/mcp', '/auth/nope', '/metrics', '/openapi.json', '/.well-known/x']) {
+      const response = await app.request(path, browser)
+      expect(response.status, path).toBe(404)
+      expect(await response.text(), path).not.toContain('root')
+    }
+    // Programs (no text/html in Accept) keep the server's answer.
+    expect(await (await app.request('/nope', { headers: { accept: '*/*' } })).text()).not.toContain('root')
+  })
 })

@@ -15,8 +15,10 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-/** The app's own pages (console/src/app.tsx): only these load index.html, everything else stays the server's 404. */
+/** The app's own pages (console/src/app.tsx): these load index.html. */
 const APP_PAGES = /^\/(?:$|(?:skills|agents|runs|approvals|audit|sources|policies)(?:\/|$))/
+/** The server's own paths: an unknown one stays the API's JSON 404, whoever asks. */
+const SERVER_PATHS = /^\/(?:api|mcp|auth|metrics|openapi\.json|\.well-known)(?:[/?.]|$)/
 
 /**
  * The web console: its built files, and `index.html` for the app's own pages, so they load on a
@@ -25,9 +27,10 @@ const APP_PAGES = /^\/(?:$|(?:skills|agents|runs|approvals|audit|sources|policie
 export function consoleRoutes(assets: Map<string, ConsoleAsset>): Hono {
   const app = new Hono()
   const index = assets.get('/index.html')!
-  const send = (asset: ConsoleAsset, acceptEncoding: string | undefined) => {
+  const send = (asset: ConsoleAsset, acceptEncoding: string | undefined, status = 200) => {
     const gzip = asset.gzip && /\bgzip\b/.test(acceptEncoding ?? '') ? asset.gzip : null
     return new Response(gzip ?? asset.body, {
+      status,
       headers: {
         'content-type': asset.type,
         'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
@@ -45,6 +48,8 @@ export function consoleRoutes(assets: Map<string, ConsoleAsset>): Hono {
     const asset = assets.get(path)
     if (asset) return send(asset, encoding)
     if (APP_PAGES.test(path)) return send(index, encoding)
+    // A person following a wrong link gets the console's own not-found page (with a 404), not the API's JSON.
+    if (!SERVER_PATHS.test(path) && /\btext\/html\b/.test(c.req.header('accept') ?? '')) return send(index, encoding, 404)
     return next()
   })
   return app

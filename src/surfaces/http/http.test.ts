@@ -286,9 +286,21 @@ describe.each(databases)('HTTP API on $name', (database) => {
         description: 'The test agent',
         declared: true,
         model: null,
+        available: false,
+        unavailableReason: 'agent "Helper" has no model: set agents[].model in the config ({ provider, model })',
         skills: ['discover_skills', 'echo', 'parent_call', 'wipe_things', 'write_thing'],
       },
-      { id: 'other', name: 'Other', aliases: [], description: 'Bound to nothing', declared: true, model: null, skills: ['discover_skills'] },
+      {
+        id: 'other',
+        name: 'Other',
+        aliases: [],
+        description: 'Bound to nothing',
+        declared: true,
+        model: null,
+        available: false,
+        unavailableReason: 'agent "Other" has no model: set agents[].model in the config ({ provider, model })',
+        skills: ['discover_skills'],
+      },
     ])
     expect((await h.call('/api/agents', { key: h.keys.helper })).body.agents.map((a: { id: string }) => a.id)).toEqual(['helper'])
   })

@@ -87,6 +87,10 @@ export const runListQuery = z.strictObject({
 
 export const approvalListQuery = z.strictObject({
   status: z.enum(APPROVAL_STATUSES).optional(),
+  decided: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .describe('true: only requests no longer pending (decided, expired, executed, withdrawn); false: only pending ones'),
   skill: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
   cursor,

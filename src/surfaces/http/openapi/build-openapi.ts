@@ -74,6 +74,29 @@ const COMPONENT_SCHEMAS: Record<string, unknown> = {
       agents: { type: 'array', items: { type: 'string' } },
     },
   },
+  Agent: {
+    type: 'object',
+    required: ['id', 'name', 'aliases', 'description', 'declared', 'model', 'available', 'unavailableReason', 'skills'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      aliases: { type: 'array', items: { type: 'string' } },
+      description: { type: 'string' },
+      declared: { type: 'boolean', description: 'still in the config (false: only its stored bindings and runs remain)' },
+      model: {
+        type: ['object', 'null'],
+        required: ['provider', 'model'],
+        properties: { provider: { type: 'string' }, model: { type: 'string' } },
+        description: 'what it runs with; null when it has no model',
+      },
+      available: { type: 'boolean', description: 'whether a run could start now' },
+      unavailableReason: {
+        type: ['string', 'null'],
+        description: 'why its runs would be refused now (no model, its API key variable unset, no longer in the config)',
+      },
+      skills: { type: 'array', items: { type: 'string' }, description: 'its bound skills that the caller may see' },
+    },
+  },
   AuditEntry: {
     type: 'object',
     required: [

@@ -26,8 +26,9 @@ export const OPERATIONS: OperationSpec[] = [
   {
     method: 'get',
     path: '/auth/config',
-    summary: "How the console's sign-in page may sign in: { oidc: { issuer, signInUrl } } with an identity provider configured, else { oidc: null }",
-    ok: { status: 200, description: '{ oidc }' },
+    summary:
+      "How the console's sign-in page may sign in: { oidc: { issuer, signInUrl } } with an identity provider configured, else { oidc: null }; session: whether the request's cookie holds a live console session",
+    ok: { status: 200, description: '{ oidc, session }' },
     errors: [],
     open: true,
   },
@@ -168,7 +169,13 @@ export const OPERATIONS: OperationSpec[] = [
     ok: { status: 200, description: 'Entry', component: 'AuditEntry' },
     errors: [401, 403, 404],
   },
-  { method: 'get', path: '/api/agents', summary: 'Agents and their bound skills', ok: { status: 200, description: 'Agents' }, errors: [401] },
+  {
+    method: 'get',
+    path: '/api/agents',
+    summary: 'Agents, their models, whether they can run now, and their bound skills',
+    ok: { status: 200, description: 'Agents', list: { key: 'agents', component: 'Agent' } },
+    errors: [401],
+  },
   {
     method: 'get',
     path: '/api/agents/{id}/skills-prompt',

@@ -5,7 +5,7 @@ import { errorResponse } from '../error-response.js'
 import { skillsPrompt, exportTar } from '../../../sources/agent-skills/index.js'
 import type { Caller } from '../../../skill/index.js'
 import { agentCaller, agentId } from '../../../registry/index.js'
-import { describeModel } from '../../../agents/index.js'
+import { describeModel, runRefusal } from '../../../agents/index.js'
 import { Readable } from 'node:stream'
 import { canSee, maySeeAgent } from '../../../access/index.js'
 
@@ -17,12 +17,19 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     const agents = plane.catalog
       .agents()
       .filter((a) => caller.kind !== 'agent' || a.id === caller.agentId)
-      .map((a) => ({
-        ...a,
-        model: describeModel(configured.get(a.id)?.model),
-        // Bindings name only the skills this caller may see.
-        skills: plane.catalog.boundSkills(a.id).filter((key) => canSee(caller, { key }, plane.catalog)),
-      }))
+      .map((a) => {
+        const agent = configured.get(a.id)
+        // Said before anyone starts a run: the runner would refuse it for the same reason.
+        const unavailableReason = agent ? runRefusal(agent) : `agent "${a.name}" is no longer in the config`
+        return {
+          ...a,
+          model: describeModel(agent?.model),
+          available: unavailableReason === null,
+          unavailableReason,
+          // Bindings name only the skills this caller may see.
+          skills: plane.catalog.boundSkills(a.id).filter((key) => canSee(caller, { key }, plane.catalog)),
+        }
+      })
     return c.json({ agents })
   })
 

@@ -21,8 +21,10 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
     const caller = c.get('caller')
     const approver = caller.kind === 'user' && caller.role !== 'viewer'
+    const { decided, ...filters } = parsed.data
     const query = {
-      ...parsed.data,
+      ...filters,
+      ...(decided && { decided: decided === 'true' }),
       agent: parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent),
       ...(!approver && { requester: caller.id }),
     }

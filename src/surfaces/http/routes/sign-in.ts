@@ -19,12 +19,21 @@ const SIGN_IN_SECONDS = 600
 export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefined): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   const { oidc } = plane.config.auth
-  app.get('/config', (c) => c.json({ oidc: oidc && baseUrl ? { issuer: oidc.issuer, signInUrl: '/auth/login' } : null }))
-  if (!oidc || !baseUrl) return app
+  if (!oidc || !baseUrl) {
+    app.get('/config', (c) => c.json({ oidc: null, session: false }))
+    return app
+  }
   const clientSecret = oidc.clientSecretEnv === undefined ? undefined : process.env[oidc.clientSecretEnv]
   const signIn = new OidcSignIn(oidc, { clientSecret, redirectUri: () => `${baseUrl()}/auth/callback` })
   const secure = () => baseUrl().startsWith('https:')
   const cookies = () => ({ session: sessionCookieName(secure()), signIn: signInCookieName(secure()) })
+  // `session`: whether this browser's HTTP-only cookie holds a live session, which the console's script can't read; it asks
+  // GET /api/me only then, so a browser that is not signed in sees no 401.
+  app.get('/config', async (c) => {
+    const token = getCookie(c, cookies().session)
+    const session = token !== undefined && (await plane.sessions.authenticate(token)) !== null
+    return c.json({ oidc: { issuer: oidc.issuer, signInUrl: '/auth/login' }, session })
+  })
   // Back to the console with the reason shown on its sign-in page.
   const failed = (c: Context, message: string) => c.redirect(`/?signInError=${encodeURIComponent(message)}`)
 
