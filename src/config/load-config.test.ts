@@ -152,7 +152,7 @@ describe('config files', () => {
   })
 
   it('keeps skills and AI SDK model objects as the very objects the config holds', async () => {
-    const skill = defineSkill({ key: 'echo', description: 'Echo', input: z.object({ message: z.string() }), run: ({ message }) => message })
+    const skill = defineSkill({ key: 'echo', description: 'Echo', class: 'safe', input: z.object({ message: z.string() }), run: ({ message }) => message })
     const model = new MockLanguageModelV3()
     const config = await resolveConfig({ skills: [skill], agents: [{ name: 'A', model }] }, env, 'c.ts')
     expect(config.skills[0]).toBe(skill)

@@ -5,6 +5,8 @@ describe('closestMatch', () => {
   it('finds the word meant by a dropped, swapped, added or recased letter', () => {
     expect(closestMatch('clas', ['key', 'class', 'scope'])).toBe('class')
     expect(closestMatch('calss', ['key', 'class', 'scope'])).toBe('class')
+    expect(closestMatch('descriptoin', ['title', 'description'])).toBe('description')
+    expect(closestMatch('timeoutms', ['timeoutMs'])).toBe('timeoutMs')
     expect(closestMatch('tagss', ['tags', 'title'])).toBe('tags')
     expect(closestMatch('inputschema', ['input', 'inputSchema'])).toBe('inputSchema')
     expect(closestMatch('calculat', ['calculate', 'calendar'])).toBe('calculate')
@@ -14,6 +16,8 @@ describe('closestMatch', () => {
     expect(closestMatch('zzz', ['key', 'class'])).toBeUndefined()
     expect(closestMatch('ab', ['cd'])).toBeUndefined()
     expect(closestMatch('frobnicate', ['description', 'category'])).toBeUndefined()
+    expect(closestMatch('extra', ['entry', 'tags'])).toBeUndefined()
+    expect(closestMatch('sclas', ['class'])).toBeUndefined()
     expect(closestMatch('x', [])).toBeUndefined()
     expect(closestMatch('key', ['key'])).toBeUndefined()
   })
