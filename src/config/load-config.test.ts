@@ -69,7 +69,7 @@ describe('config files', () => {
   it('names the field of a config with the wrong shape', async () => {
     await expect(resolveConfig({ skills: [{ key: 'x' }] } as never, env, 'c.ts')).rejects.toThrow('config c.ts: skills[0]: not a skill made with defineSkill()')
     await expect(resolveConfig({ defaults: { timeoutMs: -1 } }, env, 'c.ts')).rejects.toThrow(/config c\.ts: defaults\.timeoutMs: Too small/)
-    await expect(resolveConfig({ agnets: [] } as never, env, 'c.ts')).rejects.toThrow(/config c\.ts: \(root\): Unrecognized key: "agnets"/)
+    await expect(resolveConfig({ agnets: [] } as never, env, 'c.ts')).rejects.toThrow('config c.ts: unknown field "agnets" (did you mean "agents"?)')
     await expect(
       resolveConfig(
         {
@@ -142,7 +142,7 @@ describe('config files', () => {
       'config c.ts: agents[1].model.baseURL: openai-compatible needs the base URL of its API',
     )
     await expect(resolveConfig(agents({ provider: 'openai', model: 'm', apiKey: 'sk-1' }), env, 'c.ts')).rejects.toThrow(
-      'config c.ts: agents[1].model: Unrecognized key: "apiKey"',
+      'config c.ts: agents[1].model: unknown field "apiKey" (did you mean "apiKeyEnv"?)',
     )
     await expect(resolveConfig(agents('gpt-4.1-mini'), env, 'c.ts')).rejects.toThrow(
       'config c.ts: agents[1].model: Invalid input: expected object, received string',

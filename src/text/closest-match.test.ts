@@ -7,6 +7,8 @@ describe('closestMatch', () => {
     expect(closestMatch('calss', ['key', 'class', 'scope'])).toBe('class')
     expect(closestMatch('descriptoin', ['title', 'description'])).toBe('description')
     expect(closestMatch('timeoutms', ['timeoutMs'])).toBe('timeoutMs')
+    expect(closestMatch('apiKey', ['model', 'apiKeyEnv', 'baseURL'])).toBe('apiKeyEnv')
+    expect(closestMatch('env', ['environment'])).toBe('environment')
     expect(closestMatch('tagss', ['tags', 'title'])).toBe('tags')
     expect(closestMatch('inputschema', ['input', 'inputSchema'])).toBe('inputSchema')
     expect(closestMatch('calculat', ['calculate', 'calendar'])).toBe('calculate')
@@ -19,6 +21,7 @@ describe('closestMatch', () => {
     expect(closestMatch('extra', ['entry', 'tags'])).toBeUndefined()
     expect(closestMatch('sclas', ['class'])).toBeUndefined()
     expect(closestMatch('x', [])).toBeUndefined()
+    expect(closestMatch('en', ['environment'])).toBeUndefined()
     expect(closestMatch('key', ['key'])).toBeUndefined()
   })
 

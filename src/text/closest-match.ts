@@ -3,7 +3,8 @@ import leven from 'leven'
 /**
  * The candidate nearest to a mistyped word, or undefined when none is near enough to be the one
  * meant: a word of up to five letters may be off by one edit, a longer one by two, one over ten
- * letters by three. Two neighbouring letters swapped count as one edit; case is ignored.
+ * letters by three. Two neighbouring letters swapped count as one edit; a word of three letters
+ * or more that starts a candidate (`apiKey`, `apiKeyEnv`) is near too, after closer ones; case is ignored.
  */
 export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
   const typed = word.toLowerCase()
@@ -13,7 +14,9 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
   for (const candidate of candidates) {
     if (candidate === word) continue
     const other = candidate.toLowerCase()
-    const distance = swapsTwo(typed, other) ? 1 : leven(typed, other, { maxDistance: bestDistance })
+    const distance = swapsTwo(typed, other)
+      ? 1
+      : Math.min(leven(typed, other, { maxDistance: bestDistance }), typed.length >= 3 && other.startsWith(typed) ? limit : Infinity)
     if (distance < bestDistance) {
       best = candidate
       bestDistance = distance
