@@ -173,6 +173,7 @@ export interface ProgressUpdate {
 export type ErrorCode =
   | 'unauthorized'
   | 'payload_too_large'
+  | 'method_not_allowed'
   | 'conflict'
   | 'tampered'
   | 'not_synced'
