@@ -82,7 +82,7 @@ describe('the config schema', () => {
     )
     expect((await refused({ auth: { oidc: { ...oidc, roles: { owner: ['x'] } } } })).message).toContain('config test: auth.oidc.roles: unknown field "owner";')
     expect((await refused({ auth: { oidc: { ...oidc, clientSecretEnv: 'not a name' } } })).message).toBe(
-      'config test: auth.oidc.clientSecretEnv: an environment variable name',
+      'config test: auth.oidc.clientSecretEnv: an environment variable name (letters, digits and _, not starting with a digit)',
     )
     expect((await refused({ http: { publicUrl: 'https://sp.example.com/mcp' } })).message).toContain('http.publicUrl: an origin such as')
   })

@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto'
 import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider'
 import { z } from 'zod'
-import { isDefinedSkill, VALUE_NAME, VALUE_NAME_RULE, type DefinedSkill } from '../skill/index.js'
+import { isDefinedSkill, LOWER_SNAKE_RULE, VALUE_NAME, VALUE_NAME_RULE, type DefinedSkill } from '../skill/index.js'
 import { unknownField } from '../text/index.js'
 
 // The one statement of the config's shape: its input side types skillplane.config.ts
@@ -24,7 +24,7 @@ function unknownFields(issue: z.core.$ZodRawIssue): string | undefined {
 const positiveInt = z.number().int().positive()
 // setTimeout's ceiling: longer durations fire at once.
 const duration = positiveInt.max(2_147_483_647)
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits and _, not starting with a digit)')
 const httpUrl = z.url({ protocol: /^https?$/ })
 /** A value in the config, or a reference to a secret in skillplane's store, opened when it is used. */
 // `prefix` puts the fixed part of a header before the secret (`Bearer `), so the secret is only the token.
@@ -106,7 +106,7 @@ const mcpServerCommon = {
   /** lower_snake: the prefix of its skill keys and their category. */
   name: z
     .string()
-    .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)')
+    .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, `must be lower_snake: ${LOWER_SNAKE_RULE} (it prefixes the skill keys)`)
     .max(32),
   /** Agents bound to every tool of this server. */
   agents: z.array(z.string().min(1)).default([]),
@@ -176,7 +176,7 @@ const allowHost = z
   .string()
   .toLowerCase()
   .regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/, 'a host name with an optional port (example.com, *.example.com, 127.0.0.1:8080)')
-const lowerSnake = z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake')
+const lowerSnake = z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, `must be lower_snake: ${LOWER_SNAKE_RULE}`)
 // A URL that may carry {name} placeholders in its path; credentials belong in headers.
 const urlTemplate = z
   .string()
@@ -208,7 +208,12 @@ const httpSkillShape = {
   /** Input properties sent as query parameters (arrays repeat the parameter; absent ones are left out). */
   query: z.array(z.string().min(1)).default([]),
   /** Request headers; `{ secret: NAME }` reads the secret for the caller at each call (the skill declares it). */
-  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name'), valueOrSecret).default({}),
+  headers: z
+    .record(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name (letters, digits and ! # $ % & ' * + - . ^ _ ` | ~; no spaces or colons)"),
+      valueOrSecret,
+    )
+    .default({}),
   /**
    * The JSON body: a list of input properties, or `{ bodyField: inputProperty }`. Default for POST,
    * PUT and PATCH: the input properties not used in the path or query; none for the other methods.
@@ -414,7 +419,9 @@ const configShape = {
   /** Folders of skill packs (folders with skill.json), relative to the working directory. */
   packDirs: z.array(z.string().min(1)).default([]),
   /** Variables SKILL.md.template files may use as {{vars.NAME}}. */
-  templateVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).default({}),
+  templateVars: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name (letters, digits and _, not starting with a digit)'), z.string())
+    .default({}),
   /**
    * How run_skill_script runs an instruction skill's scripts: `envAllow`, the environment variables
    * passed through besides a minimal PATH (default none); `timeoutMs`, the deadline of one run (default 60 000).

@@ -83,7 +83,7 @@ describe('config files', () => {
       ),
     ).rejects.toThrow('agent name or alias "X" is used by both "A" and "B"')
     await expect(resolveConfig({ mcpServers: [{ name: 'Files', command: 'x' }] }, env, 'c.ts')).rejects.toThrow(
-      'config c.ts: mcpServers[0].name: must be lower_snake (it prefixes the skill keys)',
+      'config c.ts: mcpServers[0].name: must be lower_snake: lowercase letters, digits and single underscores, starting with a letter (it prefixes the skill keys)',
     )
     await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', url: 'http://h/mcp' }] } as never, env, 'c.ts')).rejects.toThrow(
       'mcpServers[0]: give either command (a stdio server) or url (a Streamable HTTP server)',

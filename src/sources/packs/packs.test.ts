@@ -217,7 +217,9 @@ describe('loading packs', () => {
     const invalid = run(['packs', 'test', join(dir, 'hello_pack'), '--input', '{}'])
     expect(invalid.status).toBe(1)
     expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
-    expect(run(['packs', 'new', 'Bad-Name']).stderr).toBe('skillplane: pack names are lower_snake skill keys, got "Bad-Name"\n')
+    expect(run(['packs', 'new', 'Bad-Name']).stderr).toBe(
+      'skillplane: pack names are lower_snake skill keys (lowercase letters, digits and single underscores, starting with a letter, at most 64 characters), got "Bad-Name"\n',
+    )
     expect(run(['packs', 'test', dir]).stderr).toBe(`skillplane: no skill.json in ${dir}\n`)
   })
 
