@@ -1,6 +1,7 @@
 // Who may see and call what: every surface asks here, and the pipeline re-checks per call.
 export { authorize, type AuthorizeInput } from './authorize.js'
 export { canSee, mayActivate, type BindingView } from './can-see.js'
+export { suggestKey } from './suggest-key.js'
 export { isSharedWith } from './shared-with.js'
 export { maySeeAgent, runAccessRefusal } from './run-access.js'
 export {

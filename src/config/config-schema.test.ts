@@ -34,6 +34,28 @@ describe('the config schema', () => {
     )
   })
 
+  it('refuses unknown fields at every level, naming each with the field meant', async () => {
+    const refused = async (config: object) => ((await resolveConfig(config, { dataDir: '/tmp' }, 'test').catch((error: Error) => error)) as Error).message
+    const get = { key: 'get_status', description: 'Status', method: 'GET', url: 'https://api.example.com/status' }
+    expect(await refused({ httpSkill: [] })).toBe('config test: unknown field "httpSkill" (did you mean "httpSkills"?)')
+    expect(await refused({ httpSkills: [{ ...get, clas: 'dangerous' }] })).toBe('config test: httpSkills[0]: unknown field "clas" (did you mean "class"?)')
+    expect(await refused({ httpSkills: [{ ...get, methd: 'GET', zzz: 1 }] })).toBe(
+      'config test: httpSkills[0]: unknown field "methd" (did you mean "method"?); unknown field "zzz"',
+    )
+    expect(await refused({ openapi: [{ name: 'pets', spec: 'pets.yaml', clases: {} }] })).toBe(
+      'config test: openapi[0]: unknown field "clases" (did you mean "classes"?)',
+    )
+    expect(await refused({ openapi: [{ name: 'pets', spec: 'pets.yaml', auth: { type: 'bearer', secret: 'PETS', secert: 'x' } }] })).toBe(
+      'config test: openapi[0].auth: unknown field "secert" (did you mean "secret"?)',
+    )
+    // An MCP server is checked as one object of both transports' fields: `urll` is near `url`, a field only remote servers have.
+    expect(await refused({ mcpServers: [{ name: 'tickets', urll: 'http://127.0.0.1:9/mcp' }] })).toContain(
+      'mcpServers[0]: unknown field "urll" (did you mean "url"?)',
+    )
+    expect(await refused({ http: { maxBodyByte: 1 } })).toBe('config test: http: unknown field "maxBodyByte" (did you mean "maxBodyBytes"?)')
+    expect(await refused({ skillDirs: [{ path: 'skills', agent: ['A'] }] })).toBe('config test: skillDirs[0]: unknown field "agent" (did you mean "agents"?)')
+  })
+
   it('checks auth.oidc, naming the field, and fills in its defaults', async () => {
     const env = { dataDir: '/tmp' }
     const oidc = { issuer: 'https://idp.example.com/realms/acme', clientId: 'skillplane', roles: { admin: ['sp-admins'] } }
@@ -58,9 +80,9 @@ describe('the config schema', () => {
     expect((await refused({ auth: { oidc: { ...oidc, roles: {} } } })).message).toBe(
       'config test: auth.oidc.roles: map at least one group to a role (or set roleClaim): otherwise no signed-in user has a role',
     )
-    expect((await refused({ auth: { oidc: { ...oidc, roles: { owner: ['x'] } } } })).message).toContain('auth.oidc.roles: Unrecognized key: "owner"')
+    expect((await refused({ auth: { oidc: { ...oidc, roles: { owner: ['x'] } } } })).message).toContain('config test: auth.oidc.roles: unknown field "owner";')
     expect((await refused({ auth: { oidc: { ...oidc, clientSecretEnv: 'not a name' } } })).message).toBe(
-      'config test: auth.oidc.clientSecretEnv: an environment variable name',
+      'config test: auth.oidc.clientSecretEnv: an environment variable name (letters, digits and _, not starting with a digit)',
     )
     expect((await refused({ http: { publicUrl: 'https://sp.example.com/mcp' } })).message).toContain('http.publicUrl: an origin such as')
   })

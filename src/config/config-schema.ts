@@ -1,21 +1,34 @@
 import { createPublicKey } from 'node:crypto'
 import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider'
 import { z } from 'zod'
-import { isDefinedSkill, VALUE_NAME, VALUE_NAME_RULE, type DefinedSkill } from '../skill/index.js'
+import { isDefinedSkill, LOWER_SNAKE_RULE, VALUE_NAME, VALUE_NAME_RULE, type DefinedSkill } from '../skill/index.js'
+import { unknownField } from '../text/index.js'
 
 // The one statement of the config's shape: its input side types skillplane.config.ts
 // (define-config.ts), its output side, with defaults filled in, is the resolved config (resolve-config.ts).
 // Each object's fields are a shape constant that types its schema, so that the published declarations
 // keep their doc comments (tsc drops comments from inferred types); nested objects are documented on their field.
 
+// Unknown fields are refused, each named with the field probably meant (`clas` → `class`).
+function strictObject<S extends z.core.$ZodLooseShape>(shape: S): z.ZodObject<S, z.core.$strict> {
+  return z.strictObject(shape, { error: unknownFields })
+}
+
+// The shape is read from the schema that refused the keys: an extended schema knows its added fields.
+function unknownFields(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys') return undefined
+  const known = Object.keys((issue.inst as z.ZodObject | undefined)?.shape ?? {})
+  return issue.keys.map((key) => unknownField(key, known)).join('; ')
+}
+
 const positiveInt = z.number().int().positive()
 // setTimeout's ceiling: longer durations fire at once.
 const duration = positiveInt.max(2_147_483_647)
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (letters, digits and _, not starting with a digit)')
 const httpUrl = z.url({ protocol: /^https?$/ })
 /** A value in the config, or a reference to a secret in skillplane's store, opened when it is used. */
 // `prefix` puts the fixed part of a header before the secret (`Bearer `), so the secret is only the token.
-const secretRef = z.strictObject({
+const secretRef = strictObject({
   secret: z.string().regex(VALUE_NAME, `a secret name (${VALUE_NAME_RULE})`),
   prefix: z.string().max(64).optional(),
 })
@@ -35,7 +48,7 @@ const modelSettingsShape = {
   baseURL: httpUrl.optional(),
 }
 
-export const modelSettingsSchema: z.ZodObject<typeof modelSettingsShape, z.core.$strict> = z.strictObject(modelSettingsShape).superRefine((model, ctx) => {
+export const modelSettingsSchema: z.ZodObject<typeof modelSettingsShape, z.core.$strict> = strictObject(modelSettingsShape).superRefine((model, ctx) => {
   if (model.provider === 'openai-compatible' && !model.baseURL)
     ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
 })
@@ -48,17 +61,15 @@ const languageModel = z.custom<LanguageModelV3>(
 const embeddingModelObject = z.custom<EmbeddingModelV3>(
   (value) => typeof value === 'object' && value !== null && 'specificationVersion' in value && typeof (value as { doEmbed?: unknown }).doEmbed === 'function',
 )
-const embeddingSettingsSchema = z
-  .strictObject({
-    provider: z.enum(['openai', 'openai-compatible']),
-    model: z.string().min(1),
-    apiKeyEnv: envName.optional(),
-    baseURL: z.url({ protocol: /^https?$/ }).optional(),
-  })
-  .superRefine((model, ctx) => {
-    if (model.provider === 'openai-compatible' && !model.baseURL)
-      ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
-  })
+const embeddingSettingsSchema = strictObject({
+  provider: z.enum(['openai', 'openai-compatible']),
+  model: z.string().min(1),
+  apiKeyEnv: envName.optional(),
+  baseURL: z.url({ protocol: /^https?$/ }).optional(),
+}).superRefine((model, ctx) => {
+  if (model.provider === 'openai-compatible' && !model.baseURL)
+    ctx.addIssue({ code: 'custom', path: ['baseURL'], message: 'openai-compatible needs the base URL of its API' })
+})
 const embeddingSetting = z.custom<z.input<typeof embeddingModelObject> | z.input<typeof embeddingSettingsSchema>>().transform((value, ctx) => {
   const model = embeddingModelObject.safeParse(value)
   return model.success ? model.data : parseWithin(embeddingSettingsSchema, value, ctx)
@@ -89,19 +100,19 @@ const agentShape = {
   maxSteps: z.number().int().min(1).max(100).default(10),
 }
 
-export const agentSchema: z.ZodObject<typeof agentShape, z.core.$strict> = z.strictObject(agentShape)
+export const agentSchema: z.ZodObject<typeof agentShape, z.core.$strict> = strictObject(agentShape)
 
 const mcpServerCommon = {
   /** lower_snake: the prefix of its skill keys and their category. */
   name: z
     .string()
-    .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake (it prefixes the skill keys)')
+    .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, `must be lower_snake: ${LOWER_SNAKE_RULE} (it prefixes the skill keys)`)
     .max(32),
   /** Agents bound to every tool of this server. */
   agents: z.array(z.string().min(1)).default([]),
   /** Per tool (by the server's tool name): a class instead of the one its annotations imply, more agents. */
   tools: z
-    .record(z.string().min(1), z.strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }))
+    .record(z.string().min(1), strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }))
     .default({}),
   /** Deadline of one call. Default: `defaults.timeoutMs`. */
   timeoutMs: duration.optional(),
@@ -128,9 +139,9 @@ const httpServerShape = {
 }
 
 /** A local server started as a subprocess (stdio). */
-export const stdioServerSchema: z.ZodObject<typeof stdioServerShape, z.core.$strict> = z.strictObject(stdioServerShape)
+export const stdioServerSchema: z.ZodObject<typeof stdioServerShape, z.core.$strict> = strictObject(stdioServerShape)
 /** A remote server (Streamable HTTP). */
-export const httpServerSchema: z.ZodObject<typeof httpServerShape, z.core.$strict> = z.strictObject(httpServerShape)
+export const httpServerSchema: z.ZodObject<typeof httpServerShape, z.core.$strict> = strictObject(httpServerShape)
 
 // Validated as one object, so that an error names its field; which transport it is follows from command or url.
 const anyMcpServer = stdioServerSchema
@@ -165,7 +176,7 @@ const allowHost = z
   .string()
   .toLowerCase()
   .regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/, 'a host name with an optional port (example.com, *.example.com, 127.0.0.1:8080)')
-const lowerSnake = z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'must be lower_snake')
+const lowerSnake = z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, `must be lower_snake: ${LOWER_SNAKE_RULE}`)
 // A URL that may carry {name} placeholders in its path; credentials belong in headers.
 const urlTemplate = z
   .string()
@@ -197,7 +208,12 @@ const httpSkillShape = {
   /** Input properties sent as query parameters (arrays repeat the parameter; absent ones are left out). */
   query: z.array(z.string().min(1)).default([]),
   /** Request headers; `{ secret: NAME }` reads the secret for the caller at each call (the skill declares it). */
-  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name'), valueOrSecret).default({}),
+  headers: z
+    .record(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name (letters, digits and ! # $ % & ' * + - . ^ _ ` | ~; no spaces or colons)"),
+      valueOrSecret,
+    )
+    .default({}),
   /**
    * The JSON body: a list of input properties, or `{ bodyField: inputProperty }`. Default for POST,
    * PUT and PATCH: the input properties not used in the path or query; none for the other methods.
@@ -212,7 +228,7 @@ const httpSkillShape = {
 }
 
 /** A declarative HTTP call as a skill. */
-export const httpSkillSchema: z.ZodObject<typeof httpSkillShape, z.core.$strict> = z.strictObject(httpSkillShape).superRefine((skill, ctx) => {
+export const httpSkillSchema: z.ZodObject<typeof httpSkillShape, z.core.$strict> = strictObject(httpSkillShape).superRefine((skill, ctx) => {
   const input = skill.input as { type?: unknown; properties?: Record<string, unknown>; required?: unknown }
   if (input.type !== 'object') ctx.addIssue({ code: 'custom', path: ['input', 'type'], message: 'the input schema must be of type "object"' })
   const properties = input.properties ?? {}
@@ -233,7 +249,7 @@ export const httpSkillSchema: z.ZodObject<typeof httpSkillShape, z.core.$strict>
   }
 })
 
-const openApiAuth = z.strictObject({
+const openApiAuth = strictObject({
   /**
    * bearer: Authorization: Bearer VALUE; header: header `name`; query: query parameter `name`; basic: the secret holds user:password.
    * Without it, each operation sends the secret as the security scheme the document declares for it.
@@ -269,7 +285,7 @@ const openApiSourceShape = {
 }
 
 /** An OpenAPI document whose operations become skills. */
-export const openApiSourceSchema: z.ZodObject<typeof openApiSourceShape, z.core.$strict> = z.strictObject(openApiSourceShape)
+export const openApiSourceSchema: z.ZodObject<typeof openApiSourceShape, z.core.$strict> = strictObject(openApiSourceShape)
 
 // Loopback hosts, where an identity provider may speak plain HTTP (a local one, or one in tests).
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
@@ -301,12 +317,12 @@ const oidcShape = {
   /** A claim whose value is a skillplane role itself (admin, operator or viewer), besides the groups. */
   roleClaim: claimName.optional(),
   /** Groups granting each role; a user gets the highest role any of their groups grants. */
-  roles: z.strictObject({ admin: groupList, operator: groupList, viewer: groupList }).prefault({}),
+  roles: strictObject({ admin: groupList, operator: groupList, viewer: groupList }).prefault({}),
   /** A claim naming an agent (by name or alias): such a token acts for that agent, which must exist. Default: tokens never act for agents. */
   agentClaim: claimName.optional(),
 }
 
-const oidcSchema: z.ZodObject<typeof oidcShape, z.core.$strict> = z.strictObject(oidcShape).superRefine((oidc, ctx) => {
+const oidcSchema: z.ZodObject<typeof oidcShape, z.core.$strict> = strictObject(oidcShape).superRefine((oidc, ctx) => {
   const { admin, operator, viewer } = oidc.roles
   if (admin.length + operator.length + viewer.length === 0 && oidc.roleClaim === undefined)
     ctx.addIssue({ code: 'custom', path: ['roles'], message: 'map at least one group to a role (or set roleClaim): otherwise no signed-in user has a role' })
@@ -322,74 +338,70 @@ const configShape = {
   /** Named consumers of skills; an agent with a `model` can be run. */
   agents: z.array(agentSchema).default([]),
   /** `timeoutMs`: the deadline of a call when the skill sets none. Default 30 000. */
-  defaults: z.strictObject({ timeoutMs: duration.default(30_000) }).prefault({}),
+  defaults: strictObject({ timeoutMs: duration.default(30_000) }).prefault({}),
   /**
    * `maxResultBytes`: results larger than this (UTF-8 bytes of their JSON) are stored truncated. Default 65 536.
    * Retention (all optional; none set keeps every row): `retentionDays` deletes calls started longer ago, `maxRows`
    * then deletes the oldest beyond that many, daily on one manager; `exportDir` receives them as JSON lines first.
    */
-  audit: z
-    .strictObject({
-      maxResultBytes: positiveInt.default(65_536),
-      retentionDays: positiveInt.max(36_500).optional(),
-      maxRows: positiveInt.optional(),
-      exportDir: z.string().min(1).optional(),
-    })
-    .prefault({}),
+  audit: strictObject({
+    maxResultBytes: positiveInt.default(65_536),
+    retentionDays: positiveInt.max(36_500).optional(),
+    maxRows: positiveInt.optional(),
+    exportDir: z.string().min(1).optional(),
+  }).prefault({}),
   /**
    * `maxBodyBytes`: the largest accepted request body (default 1 MiB). `allowedHosts`: host names
    * `/mcp` answers besides loopback ones (DNS-rebinding defence); `allowedOrigins`: browser origins
    * `/mcp` accepts besides the page's own address; `publicUrl`: the origin clients reach this server at
    * (default: the address it listens on), which OAuth access tokens name as their audience.
    */
-  http: z
-    .strictObject({
-      maxBodyBytes: positiveInt.default(1_048_576),
-      allowedHosts: z.array(z.string().regex(/^[^\s/:]+$|^\[[0-9a-fA-F:.]+\]$/, 'a host name without port or scheme')).default([]),
-      // As browsers send them: lower case, no default port.
-      // The address clients reach: what OAuth access tokens name as their audience.
-      publicUrl: z
-        .string()
-        .regex(/^https?:\/\/[^\s/@]+\/?$/, 'an origin such as https://skillplane.example.com (scheme, host, optional port; no path)')
-        .transform((url) => new URL(url).origin)
-        .optional(),
-      allowedOrigins: z
-        .array(
-          z
-            .string()
-            .regex(/^https?:\/\/[^\s/]+$/, 'an origin such as https://app.example.com (scheme, host, optional port)')
-            .transform((o) => new URL(o).origin),
-        )
-        .default([]),
-    })
-    .prefault({}),
+  http: strictObject({
+    maxBodyBytes: positiveInt.default(1_048_576),
+    allowedHosts: z.array(z.string().regex(/^[^\s/:]+$|^\[[0-9a-fA-F:.]+\]$/, 'a host name without port or scheme')).default([]),
+    // As browsers send them: lower case, no default port.
+    // The address clients reach: what OAuth access tokens name as their audience.
+    publicUrl: z
+      .string()
+      .regex(/^https?:\/\/[^\s/@]+\/?$/, 'an origin such as https://skillplane.example.com (scheme, host, optional port; no path)')
+      .transform((url) => new URL(url).origin)
+      .optional(),
+    allowedOrigins: z
+      .array(
+        z
+          .string()
+          .regex(/^https?:\/\/[^\s/]+$/, 'an origin such as https://app.example.com (scheme, host, optional port)')
+          .transform((o) => new URL(o).origin),
+      )
+      .default([]),
+  }).prefault({}),
   /**
    * Signing in with the organisation's identity provider. `oidc`: its issuer and claims; with it, `/mcp` and
    * `/api` also accept its JWT access tokens (docs/identity.md).
    */
-  auth: z.strictObject({ oidc: oidcSchema.optional() }).prefault({}),
+  auth: strictObject({ oidc: oidcSchema.optional() }).prefault({}),
   /**
    * Prometheus metrics at `/metrics`. `enabled` (default true); `listen`: a separate address such as
    * `127.0.0.1:9464` that serves them without a key; without it the main server serves them to admin keys.
    */
-  metrics: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      listen: z
-        .string()
-        .regex(/^(?:[^\s/:[\]]+|\[[0-9a-fA-F:.]+\]):\d{1,5}$/, 'host:port, such as 127.0.0.1:9464 or [::1]:9464')
-        .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65_535, 'the port is at most 65535')
-        .optional(),
-    })
-    .prefault({}),
+  metrics: strictObject({
+    enabled: z.boolean().default(true),
+    listen: z
+      .string()
+      .regex(/^(?:[^\s/:[\]]+|\[[0-9a-fA-F:.]+\]):\d{1,5}$/, 'host:port, such as 127.0.0.1:9464 or [::1]:9464')
+      .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65_535, 'the port is at most 65535')
+      .optional(),
+  }).prefault({}),
   /**
    * `expiresAfterMs`: a pending request expires after this long (default 24 h); `waitTimeoutMs`: how
    * long a call with `wait: true` waits for the decision (default 180 000); `webhookUrl`: receives a
    * JSON POST when a request is created and when it is decided.
    */
-  approvals: z
-    .strictObject({ expiresAfterMs: positiveInt.default(24 * 3_600_000), waitTimeoutMs: duration.default(180_000), webhookUrl: httpUrl.optional() })
-    .prefault({}),
+  approvals: strictObject({
+    expiresAfterMs: positiveInt.default(24 * 3_600_000),
+    waitTimeoutMs: duration.default(180_000),
+    webhookUrl: httpUrl.optional(),
+  }).prefault({}),
   /**
    * Folders of SKILL.md instruction skills (a skill folder, or a folder of them), relative to the
    * working directory; `agents` may see every skill under that folder.
@@ -401,7 +413,7 @@ const configShape = {
           .string()
           .min(1)
           .transform((path) => ({ path, agents: [] as string[] })),
-        z.strictObject({ path: z.string().min(1), agents: z.array(z.string().min(1)).default([]) }),
+        strictObject({ path: z.string().min(1), agents: z.array(z.string().min(1)).default([]) }),
       ]),
     )
     .default([]),
@@ -410,12 +422,14 @@ const configShape = {
   /** Folders of skill packs (folders with skill.json), relative to the working directory. */
   packDirs: z.array(z.string().min(1)).default([]),
   /** Variables SKILL.md.template files may use as {{vars.NAME}}. */
-  templateVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).default({}),
+  templateVars: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name (letters, digits and _, not starting with a digit)'), z.string())
+    .default({}),
   /**
    * How run_skill_script runs an instruction skill's scripts: `envAllow`, the environment variables
    * passed through besides a minimal PATH (default none); `timeoutMs`, the deadline of one run (default 60 000).
    */
-  skillScripts: z.strictObject({ envAllow: z.array(envName).default([]), timeoutMs: duration.default(60_000) }).prefault({}),
+  skillScripts: strictObject({ envAllow: z.array(envName).default([]), timeoutMs: duration.default(60_000) }).prefault({}),
   /** MCP servers whose tools become skills keyed `<name>_<tool>`, gated and audited like any other. */
   mcpServers: z
     .array(mcpServerSchema)
@@ -440,7 +454,7 @@ const configShape = {
    * Edge agents: `heartbeatMs`, how often the manager pings each edge (a silent one is dropped after
    * two missed pings; default 10 000); `maxInFlight`, the calls one edge runs at once (default 64).
    */
-  edges: z.strictObject({ heartbeatMs: z.number().int().min(100).max(60_000).default(10_000), maxInFlight: positiveInt.max(10_000).default(64) }).prefault({}),
+  edges: strictObject({ heartbeatMs: z.number().int().min(100).max(60_000).default(10_000), maxInFlight: positiveInt.max(10_000).default(64) }).prefault({}),
   /**
    * Skill discovery (`discover_skills`): `usageHalfLifeDays`, how fast usage evidence fades (default 30);
    * `embedding`, an optional embedding model for a semantic leg (provider settings or an AI SDK
@@ -448,30 +462,26 @@ const configShape = {
    * may have before it gets a core set plus discovery instead (default 64); `coreTools`, the skills
    * always in that core set.
    */
-  discovery: z
-    .strictObject({
-      usageHalfLifeDays: z.number().positive().max(3650).default(30),
-      embedding: embeddingSetting.optional(),
-      toolThreshold: positiveInt.max(100_000).default(64),
-      coreTools: z.array(z.string().min(1)).default([]),
-    })
-    .prefault({}),
+  discovery: strictObject({
+    usageHalfLifeDays: z.number().positive().max(3650).default(30),
+    embedding: embeddingSetting.optional(),
+    toolThreshold: positiveInt.max(100_000).default(64),
+    coreTools: z.array(z.string().min(1)).default([]),
+  }).prefault({}),
   /**
    * Shared memory (`ctx.memory`, memory_get/memory_set): `maxValueBytes`, the largest value (UTF-8
    * bytes of its JSON; default 65 536); `maxEntriesPerPool`, the most live entries one pool holds (default 10 000);
    * `maxPools`, the most pools holding entries at once (default 100).
    */
-  memory: z
-    .strictObject({
-      maxValueBytes: positiveInt.max(16 * 1024 * 1024).default(65_536),
-      maxEntriesPerPool: positiveInt.max(10_000_000).default(10_000),
-      maxPools: positiveInt.max(100_000).default(100),
-    })
-    .prefault({}),
+  memory: strictObject({
+    maxValueBytes: positiveInt.max(16 * 1024 * 1024).default(65_536),
+    maxEntriesPerPool: positiveInt.max(10_000_000).default(10_000),
+    maxPools: positiveInt.max(100_000).default(100),
+  }).prefault({}),
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z
     .array(
-      z.strictObject({
+      strictObject({
         name: z.string().trim().min(1).max(100),
         publicKey: z.string().refine(isEd25519PublicKey, { message: 'not an Ed25519 public key in PEM form' }),
       }),
@@ -479,7 +489,7 @@ const configShape = {
     .default([]),
 }
 
-export const configSchema: z.ZodObject<typeof configShape, z.core.$strict> = z.strictObject(configShape)
+export const configSchema: z.ZodObject<typeof configShape, z.core.$strict> = strictObject(configShape)
 
 /** Parse with `schema` inside a transform, its errors reported at the transform's path. */
 function parseWithin<S extends z.ZodType>(schema: S, value: unknown, ctx: z.RefinementCtx): z.output<S> {

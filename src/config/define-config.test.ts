@@ -9,7 +9,7 @@ import { resolveConfig, type ResolvedAgent, type ResolvedConfig, type ResolvedMc
 // The types are checked by `npm run typecheck` (tsc reads this file); the assertions run as tests too.
 describe('config types, derived from the one schema', () => {
   it('types what a config file writes: every field optional, skills and model objects as they are', () => {
-    const echo = defineSkill({ key: 'echo', description: 'Echo', input: z.object({ message: z.string() }), run: ({ message }) => message })
+    const echo = defineSkill({ key: 'echo', description: 'Echo', class: 'safe', input: z.object({ message: z.string() }), run: ({ message }) => message })
     const config = defineConfig({
       skills: [echo],
       agents: [

@@ -69,7 +69,7 @@ describe('config files', () => {
   it('names the field of a config with the wrong shape', async () => {
     await expect(resolveConfig({ skills: [{ key: 'x' }] } as never, env, 'c.ts')).rejects.toThrow('config c.ts: skills[0]: not a skill made with defineSkill()')
     await expect(resolveConfig({ defaults: { timeoutMs: -1 } }, env, 'c.ts')).rejects.toThrow(/config c\.ts: defaults\.timeoutMs: Too small/)
-    await expect(resolveConfig({ agnets: [] } as never, env, 'c.ts')).rejects.toThrow(/config c\.ts: \(root\): Unrecognized key: "agnets"/)
+    await expect(resolveConfig({ agnets: [] } as never, env, 'c.ts')).rejects.toThrow('config c.ts: unknown field "agnets" (did you mean "agents"?)')
     await expect(
       resolveConfig(
         {
@@ -83,7 +83,7 @@ describe('config files', () => {
       ),
     ).rejects.toThrow('agent name or alias "X" is used by both "A" and "B"')
     await expect(resolveConfig({ mcpServers: [{ name: 'Files', command: 'x' }] }, env, 'c.ts')).rejects.toThrow(
-      'config c.ts: mcpServers[0].name: must be lower_snake (it prefixes the skill keys)',
+      'config c.ts: mcpServers[0].name: must be lower_snake: lowercase letters, digits and single underscores, starting with a letter (it prefixes the skill keys)',
     )
     await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', url: 'http://h/mcp' }] } as never, env, 'c.ts')).rejects.toThrow(
       'mcpServers[0]: give either command (a stdio server) or url (a Streamable HTTP server)',
@@ -142,7 +142,7 @@ describe('config files', () => {
       'config c.ts: agents[1].model.baseURL: openai-compatible needs the base URL of its API',
     )
     await expect(resolveConfig(agents({ provider: 'openai', model: 'm', apiKey: 'sk-1' }), env, 'c.ts')).rejects.toThrow(
-      'config c.ts: agents[1].model: Unrecognized key: "apiKey"',
+      'config c.ts: agents[1].model: unknown field "apiKey" (did you mean "apiKeyEnv"?)',
     )
     await expect(resolveConfig(agents('gpt-4.1-mini'), env, 'c.ts')).rejects.toThrow(
       'config c.ts: agents[1].model: Invalid input: expected object, received string',
@@ -152,7 +152,7 @@ describe('config files', () => {
   })
 
   it('keeps skills and AI SDK model objects as the very objects the config holds', async () => {
-    const skill = defineSkill({ key: 'echo', description: 'Echo', input: z.object({ message: z.string() }), run: ({ message }) => message })
+    const skill = defineSkill({ key: 'echo', description: 'Echo', class: 'safe', input: z.object({ message: z.string() }), run: ({ message }) => message })
     const model = new MockLanguageModelV3()
     const config = await resolveConfig({ skills: [skill], agents: [{ name: 'A', model }] }, env, 'c.ts')
     expect(config.skills[0]).toBe(skill)

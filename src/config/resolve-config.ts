@@ -48,7 +48,7 @@ export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, 
   }
   const parsed = configSchema.safeParse(config)
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`)
+    const problems = parsed.error.issues.map((i) => (i.path.length ? `${formatPath(i.path)}: ${i.message}` : i.message))
     throw new ConfigError(`config ${source}: ${problems.join('; ')}`)
   }
   const resolved: ResolvedConfig = parsed.data

@@ -70,7 +70,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   const clock = options.clock ?? (() => new Date())
   const processGroups = new ProcessGroups(join(dataDir, 'process-groups'), managerId)
 
-  const registry = new Registry({ logger, defaultTimeoutMs: config.defaults.timeoutMs })
+  const registry = new Registry({ defaultTimeoutMs: config.defaults.timeoutMs })
   // Edges are created once the database is open; a host-scope code skill asks them whether it can run.
   let edges: Edges | undefined
   for (const definition of config.skills) {

@@ -1,26 +1,15 @@
-import {
-  createSkill,
-  type Skill,
-  type CreateSkillOptions,
-  DefinitionError,
-  type SkillDefinition,
-  type SkillLogger,
-  type SkillClass,
-  CLASSES,
-} from '../skill/index.js'
+import { createSkill, type Skill, type CreateSkillOptions, DefinitionError, type SkillDefinition, type SkillClass, CLASSES } from '../skill/index.js'
 
 /** The in-memory set of skills and their executors. Sources register; only the pipeline executes. */
 export class Registry {
   readonly #skills = new Map<string, Skill>()
-  readonly #logger: SkillLogger
   readonly #defaultTimeoutMs: number
   /** Called after the set of skills changed. */
   onChange: () => void = () => {}
   /** The catalog's raise of a skill's class, if any; applied at registration and by reapplyClasses. */
   classOverride: (key: string) => SkillClass | null = () => null
 
-  constructor(options: { logger: SkillLogger; defaultTimeoutMs: number }) {
-    this.#logger = options.logger
+  constructor(options: { defaultTimeoutMs: number }) {
     this.#defaultTimeoutMs = options.defaultTimeoutMs
   }
 
@@ -32,12 +21,6 @@ export class Registry {
       )
     }
     const skill = createSkill(definition, { ...options, defaultTimeoutMs: this.#defaultTimeoutMs })
-    if (!skill.classDeclared) {
-      this.#logger.warn(
-        { skill: skill.key, origin: skill.origin },
-        `skill "${skill.key}" declares no class; registered as safe. Declare class: 'safe' | 'mutating' | 'dangerous'`,
-      )
-    }
     // Applied before the skill is reachable, so a re-registered skill (an edge reconnecting) never runs below its raise.
     skill.class = this.#effectiveClass(skill)
     this.#skills.set(skill.key, skill)

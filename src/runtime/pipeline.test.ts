@@ -115,6 +115,7 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     const trap = defineSkill({
       key: 'trap',
       description: 'A result that throws when read',
+      class: 'safe',
       input: z.object({}),
       run: () => ({
         get secret(): string {
@@ -125,6 +126,7 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     const refined = defineSkill({
       key: 'refined',
       description: 'An output schema that throws a SkillError',
+      class: 'safe',
       input: z.object({}),
       output: z.object({ n: z.number() }).refine(() => {
         throw new SkillError('denied', 'the output may not leave')

@@ -298,7 +298,7 @@ describe.each(databases)('secrets and settings on $name', (database) => {
   })
 
   it('refuses a definition whose secrets are not names', async () => {
-    const bad = defineSkill({ key: 'bad_decl', description: 'x', secrets: ['has space'], run: () => null })
+    const bad = defineSkill({ key: 'bad_decl', description: 'x', class: 'safe', secrets: ['has space'], run: () => null })
     await expect(openTestPlane(database, { skills: [bad] })).rejects.toThrow(/skill "bad_decl".*secrets entry "has space" is not a valid name/)
   })
 })

@@ -14,6 +14,7 @@ import { compileSchema, type CompiledSchema } from './compile-schema.js'
 import { assertValidKey, skillSlug, toolName } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'
 import { definitionFields } from './definition-fields.js'
+import { checkDefinitionKeys } from './definition-keys.js'
 import { VALUE_NAME, VALUE_NAME_RULE } from './value-name.js'
 
 /** In order of strictness. */
@@ -32,10 +33,8 @@ export interface Skill {
   description: string
   /** The class in effect: the declared one, or an admin's raise of it through the catalog. */
   class: SkillClass
-  /** The class the definition declares (safe when it omits one). */
+  /** The class the definition declares. */
   declaredClass: SkillClass
-  /** false when the definition omitted `class` and it defaulted to safe. */
-  classDeclared: boolean
   scope: SkillScope
   category: string
   tags: string[]
@@ -72,10 +71,11 @@ export interface CreateSkillOptions {
 export function createSkill(definition: SkillDefinition, options: CreateSkillOptions): Skill {
   const where = `skill "${definition.key}" (${options.origin})`
   assertValidKey(definition.key, options.origin)
+  checkDefinitionKeys(definition, where)
   if (typeof definition.description !== 'string' || definition.description.trim() === '') {
     throw new DefinitionError(`${where}: description is required`)
   }
-  if (definition.class !== undefined && !CLASSES.includes(definition.class)) {
+  if (!CLASSES.includes(definition.class)) {
     throw new DefinitionError(`${where}: class must be one of ${CLASSES.join(', ')}, got ${JSON.stringify(definition.class)}`)
   }
   const scope = definition.scope ?? 'manager'
@@ -104,9 +104,8 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     toolName: toolName(definition.key),
     title: definition.title ?? titleFromKey(definition.key),
     description: definition.description.trim(),
-    class: definition.class ?? 'safe',
-    declaredClass: definition.class ?? 'safe',
-    classDeclared: definition.class !== undefined,
+    class: definition.class,
+    declaredClass: definition.class,
     scope,
     category: definition.category ?? 'general',
     tags: [...new Set(definition.tags ?? [])],

@@ -2,6 +2,7 @@ import type { SchemaLike, SkillDefinition } from './skill-types.js'
 import { assertValidKey } from './skill-key.js'
 import { DefinitionError } from './definition-error.js'
 import { definitionFields } from './definition-fields.js'
+import { checkDefinitionKeys } from './definition-keys.js'
 
 // A registry-wide brand: Symbol.for survives two copies of the package (src and dist) in one process.
 const SKILL = Symbol.for('skillplane.skill')
@@ -15,7 +16,9 @@ export function defineSkill<I extends SchemaLike = SchemaLike, O extends SchemaL
     throw new DefinitionError(`defineSkill needs an object (${origin})`)
   }
   assertValidKey(definition.key, origin)
-  definitionFields(definition as SkillDefinition, `skill "${definition.key}" (${origin})`)
+  const where = `defineSkill "${definition.key}" (${origin})`
+  checkDefinitionKeys(definition, where)
+  definitionFields(definition as SkillDefinition, where)
   return Object.freeze({ ...definition, [SKILL]: true as const, [ORIGIN]: origin })
 }
 

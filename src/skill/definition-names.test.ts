@@ -12,6 +12,7 @@ const [sqlite] = databases
 const convert = defineSkill({
   key: 'convert_celsius',
   description: 'Convert a temperature from Celsius to Fahrenheit',
+  class: 'safe',
   inputSchema: z.object({ celsius: z.number().min(-273.15) }),
   outputSchema: z.object({ fahrenheit: z.number() }),
   execute: ({ celsius }) => ({ fahrenheit: celsius * 1.8 + 32 }),
@@ -19,6 +20,7 @@ const convert = defineSkill({
 const broken = defineSkill({
   key: 'convert_broken',
   description: 'Returns what its output schema refuses',
+  class: 'safe',
   inputSchema: z.object({}),
   outputSchema: z.object({ fahrenheit: z.number() }),
   execute: () => ({ fahrenheit: 'hot' }) as never,
@@ -26,6 +28,7 @@ const broken = defineSkill({
 const report = defineSkill({
   key: 'weather_report',
   description: 'Report a temperature in both scales',
+  class: 'safe',
   input: z.object({ celsius: z.number() }),
   run: async ({ celsius }, ctx) => {
     const converted = await ctx.invoke(convert, { celsius })
@@ -60,15 +63,15 @@ describe('definition names', () => {
   })
 
   it('refuses a definition that gives both names of one field, or no executor under either', () => {
-    const both = { key: 'both_names', description: 'x', input: z.object({}), inputSchema: z.object({}), run: () => ({}) }
+    const both = { key: 'both_names', description: 'x', class: 'safe' as const, input: z.object({}), inputSchema: z.object({}), run: () => ({}) }
     expect(() => defineSkill(both)).toThrow('has both input and inputSchema: they are one field under two names, give one')
-    expect(() => defineSkill({ key: 'two_runs', description: 'x', run: () => 1, execute: () => 2 })).toThrow('has both run and execute')
-    expect(() => defineSkill({ key: 'out_twice', description: 'x', output: z.object({}), outputSchema: z.object({}), run: () => ({}) })).toThrow(
+    expect(() => defineSkill({ key: 'two_runs', description: 'x', class: 'safe', run: () => 1, execute: () => 2 })).toThrow('has both run and execute')
+    expect(() => defineSkill({ key: 'out_twice', description: 'x', class: 'safe', output: z.object({}), outputSchema: z.object({}), run: () => ({}) })).toThrow(
       'has both output and outputSchema',
     )
-    expect(() => defineSkill({ key: 'no_executor', description: 'x', inputSchema: z.object({}) })).toThrow(
-      'skill "no_executor" (src/skill/definition-names.test.ts:',
+    expect(() => defineSkill({ key: 'no_executor', description: 'x', class: 'safe', inputSchema: z.object({}) })).toThrow(
+      'defineSkill "no_executor" (src/skill/definition-names.test.ts:',
     )
-    expect(() => defineSkill({ key: 'no_executor', description: 'x' })).toThrow('has no run (or execute) function')
+    expect(() => defineSkill({ key: 'no_executor', description: 'x', class: 'safe' })).toThrow('has no run (or execute) function')
   })
 })

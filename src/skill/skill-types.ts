@@ -173,6 +173,7 @@ export interface ProgressUpdate {
 export type ErrorCode =
   | 'unauthorized'
   | 'payload_too_large'
+  | 'method_not_allowed'
   | 'conflict'
   | 'tampered'
   | 'not_synced'
@@ -233,8 +234,8 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
   key: string
   title?: string
   description: string
-  /** Omitted: registered as `safe` with a warning. */
-  class?: SkillClass
+  /** Required: `safe` (reads only), `mutating` (changes state) or `dangerous` (destructive). */
+  class: SkillClass
   scope?: SkillScope
   category?: string
   tags?: string[]

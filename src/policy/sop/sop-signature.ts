@@ -12,7 +12,7 @@ export interface SopSignature {
 
 const signatureSchema = z.strictObject({
   algorithm: z.literal('ed25519'),
-  key: z.string().regex(/^[0-9a-f]{16}$/),
+  key: z.string().regex(/^[0-9a-f]{16}$/, 'a key id: 16 hexadecimal digits (0-9, a-f)'),
   signature: z.string().min(1),
 })
 

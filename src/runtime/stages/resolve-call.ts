@@ -3,7 +3,7 @@ import type { Caller, EdgeInfo, Skill } from '../../skill/index.js'
 import type { EdgeRouter } from '../edge-router.js'
 import { errorMessage } from './error-message.js'
 import { refusal, type Refusal } from './refusal.js'
-import { canSee } from '../../access/index.js'
+import { canSee, suggestKey } from '../../access/index.js'
 
 export interface ResolveInput {
   registry: Registry
@@ -41,7 +41,8 @@ export function resolveCall({ registry, catalog, key, shownKey, caller, agent, e
   }
   // An agent key's registry is its bound skills, and nobody's holds a skill not shared with them: others answer exactly like unknown keys.
   if (!skill || !canSee(caller, skill, catalog, agentId)) {
-    return refuse(refusal('not_found', `no skill with key "${shownKey}"`, 'error'))
+    const hint = suggestKey(key, registry.list(), caller, catalog, agentId)
+    return refuse(refusal('not_found', `no skill with key "${shownKey}"${hint}`, 'error'))
   }
   if (!catalog.isEnabled(skill.key)) return refuse(refusal('unavailable', `skill "${skill.key}" is disabled in the catalog`, 'error'))
   if (skill.scope === 'host') {

@@ -62,14 +62,15 @@ describe('SKILL.md validation', () => {
       'empty/SKILL.md': '---\nname: empty\ndescription: ""\n---\n',
       'long/SKILL.md': `---\nname: long\ndescription: ${'d'.repeat(1025)}\n---\n`,
       'exact/SKILL.md': `---\nname: exact\ndescription: ${'d'.repeat(1024)}\n---\n`,
-      'extra/SKILL.md': skill('extra', 'version: 2\nmetadata:\n  n: 1\nallowed-tools: [a, b]\ncompatibility: ' + 'c'.repeat(501) + '\n'),
+      'extra/SKILL.md': skill('extra', 'version: 2\nlicence: MIT\nmetadata:\n  n: 1\nallowed-tools: [a, b]\ncompatibility: ' + 'c'.repeat(501) + '\n'),
     })
     expect(messages(root)).toEqual([
       'empty/SKILL.md:3: error: description must be a non-empty string',
       `extra/SKILL.md:4: error: unknown front-matter key "version": the specification allows name, description, license, compatibility, metadata, allowed-tools`,
-      'extra/SKILL.md:5: error: metadata.n must be a string, got number',
-      'extra/SKILL.md:7: error: allowed-tools must be a space-separated string',
-      'extra/SKILL.md:8: error: compatibility must be at most 500 characters, got 501',
+      `extra/SKILL.md:5: error: unknown front-matter key "licence" (did you mean "license"?): the specification allows name, description, license, compatibility, metadata, allowed-tools`,
+      'extra/SKILL.md:6: error: metadata.n must be a string, got number',
+      'extra/SKILL.md:8: error: allowed-tools must be a space-separated string',
+      'extra/SKILL.md:9: error: compatibility must be at most 500 characters, got 501',
       'folder/SKILL.md:2: error: name "other-name" must equal its folder\'s name "folder"',
       'long/SKILL.md:3: error: description must be at most 1024 characters, got 1025',
     ])

@@ -1,5 +1,6 @@
 import type { Finding } from './finding.js'
 import type { ParsedSkillMd } from './parse-skill-md.js'
+import { didYouMean } from '../../text/index.js'
 
 export const SPEC_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const
 // Client extensions skillplane honours: allowed, but flagged as outside the specification.
@@ -51,7 +52,7 @@ export function checkFrontMatter(parsed: ParsedSkillMd, options: { file: string;
         message: `"${key}" is a client extension, not in the specification; skillplane honours it`,
       })
     } else if (!(SPEC_KEYS as readonly string[]).includes(key)) {
-      breach(key, `unknown front-matter key "${key}": the specification allows ${SPEC_KEYS.join(', ')}`)
+      breach(key, `unknown front-matter key "${key}"${didYouMean(key, [...SPEC_KEYS, ...EXTENSIONS])}: the specification allows ${SPEC_KEYS.join(', ')}`)
     }
   }
 

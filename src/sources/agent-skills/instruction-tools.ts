@@ -15,6 +15,7 @@ import { runProcess, type ProcessGroups } from '../subprocess/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
 import { hasOtherLinks, isInside } from '../fs/index.js'
+import { didYouMean } from '../../text/index.js'
 
 export interface InstructionToolOptions {
   library: InstructionLibrary
@@ -52,8 +53,15 @@ export function instructionTools(options: InstructionToolOptions): DefinedSkill<
   const visible = (ctx: SkillContext) => library.visibleTo(ctx.caller, ctx.agent, options.catalog())
   // A skill the caller may not see is reported exactly like one that doesn't exist.
   const find = (ctx: SkillContext, name: string): LibrarySkill => {
-    const skill = visible(ctx).find((s) => s.name === name)
-    if (!skill) throw new SkillError('not_found', `no skill named "${name}" is available; list_skills shows the ones that are`)
+    const shown = visible(ctx)
+    const skill = shown.find((s) => s.name === name)
+    if (!skill) {
+      const hint = didYouMean(
+        name,
+        shown.map((s) => s.name),
+      )
+      throw new SkillError('not_found', `no skill named "${name}" is available${hint}; list_skills shows the ones that are`)
+    }
     return skill
   }
   const common = { category: 'instructions', tags: ['agent-skills'], agents: options.agents }

@@ -179,7 +179,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
       [{ url: 'ftp://example.com/x' }, 'httpSkills[0].url: an http(s) URL'],
       [{ url: 'https://user:pw@example.com/x' }, 'httpSkills[0].url: must not carry credentials'],
       [{ description: ' ' }, 'httpSkills[0].description: a description is required'],
-      [{ key: 'Bad Key' }, 'httpSkills[0].key: must be lower_snake'],
+      [{ key: 'Bad Key' }, 'httpSkills[0].key: must be lower_snake: lowercase letters, digits and single underscores, starting with a letter'],
       [{ input: { type: 'array' } }, 'httpSkills[0].input.type: the input schema must be of type "object"'],
       [{ headers: { 'X-Key': { secret: 'bad name' } } }, 'httpSkills[0].headers.X-Key.secret: a secret name'],
     ]

@@ -300,7 +300,7 @@ describe('OpenAPI sources', () => {
   })
 
   it('keeps to include and exclude by operationId or tag, and reports entries that match nothing', async () => {
-    const plane = await open({ openapi: [inventory({ include: ['items', 'getHealth', 'nope'], exclude: ['admin'], prefix: 'stock' })] })
+    const plane = await open({ openapi: [inventory({ include: ['items', 'getHealth', 'nope'], exclude: ['admin', 'getHelth'], prefix: 'stock' })] })
     expect(
       plane.registry
         .list()
@@ -308,7 +308,10 @@ describe('OpenAPI sources', () => {
         .map((s) => s.key)
         .sort(),
     ).toEqual(['stock_create_item', 'stock_get_health', 'stock_get_item', 'stock_list_items', 'stock_patch_items_item_id'])
-    expect(plane.sources().openapi[0]!.problems).toEqual(['config include: no operation has the operationId or tag "nope"'])
+    expect(plane.sources().openapi[0]!.problems).toEqual([
+      'config include: no operation has the operationId or tag "nope"',
+      'config exclude: no operation has the operationId or tag "getHelth" (did you mean "getHealth"?)',
+    ])
   })
 
   it('reads a spec from a URL, its relative server resolved against it, and calls only allowed hosts', async () => {

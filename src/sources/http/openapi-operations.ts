@@ -4,6 +4,7 @@ import { hostAllowed, hostOf } from './allow-hosts.js'
 import { classOfMethod, type HttpAuth, type HttpOperation, type InputParameter } from './http-operation.js'
 import type { OpenApiDocument } from './load-openapi.js'
 import { operationKey } from './operation-key.js'
+import { didYouMean } from '../../text/index.js'
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const
 // Headers the request itself sets; OpenAPI says parameters with these names are ignored.
@@ -53,6 +54,8 @@ export function openApiOperations(
   const operations: HttpOperation[] = []
   const seen = new Map<string, string>()
   const mentioned = new Set<string>()
+  // Every operationId and tag, to suggest the one meant by an entry that names none.
+  const names = new Set<string>()
   const matches = (list: readonly string[], op: Operation) => {
     const hits = list.filter((entry) => entry === op.operationId || (op.tags ?? []).includes(entry))
     for (const hit of hits) mentioned.add(hit)
@@ -64,6 +67,7 @@ export function openApiOperations(
       const op = item[method] as Operation | undefined
       if (!op || typeof op !== 'object') continue
       const METHOD = method.toUpperCase()
+      for (const name of [op.operationId, ...(op.tags ?? [])]) if (typeof name === 'string') names.add(name)
       const label = op.operationId ? `operation "${op.operationId}"` : `${METHOD} ${path}`
       const pinned = op.operationId !== undefined && Object.hasOwn(source.classes, op.operationId) ? source.classes[op.operationId] : undefined
       if (pinned) mentioned.add(op.operationId!)
@@ -116,7 +120,8 @@ export function openApiOperations(
     ['exclude', source.exclude],
     ['classes', Object.keys(source.classes)],
   ] as const) {
-    for (const entry of entries) if (!mentioned.has(entry)) problems.push(`config ${list}: no operation has the operationId or tag "${entry}"`)
+    for (const entry of entries)
+      if (!mentioned.has(entry)) problems.push(`config ${list}: no operation has the operationId or tag "${entry}"${didYouMean(entry, names)}`)
   }
   return { operations, baseUrl: base, problems }
 }

@@ -175,7 +175,7 @@ describe('MCP import', () => {
           name: 'remote',
           url: fixture.url,
           headers: { 'x-fixture-token': 'let-me-in' },
-          tools: { wipe: { class: 'mutating', agents: ['Other'] }, nosuch: { class: 'safe' } },
+          tools: { wipe: { class: 'mutating', agents: ['Other'] }, nosuch: { class: 'safe' }, wpie: { class: 'dangerous' } },
         },
         { name: 'locked', url: fixture.url },
       ],
@@ -186,7 +186,11 @@ describe('MCP import', () => {
       state: 'connected',
       transport: 'http',
       skills: expect.arrayContaining(['remote_echo', 'remote_wipe']),
-      problems: [expect.stringContaining('"bad_tool" is malformed'), 'config tools.nosuch: the server has no tool "nosuch"'],
+      problems: [
+        expect.stringContaining('"bad_tool" is malformed'),
+        'config tools.nosuch: the server has no tool "nosuch"',
+        'config tools.wpie: the server has no tool "wpie" (did you mean "wipe"?)',
+      ],
     })
     expect(locked).toMatchObject({ state: expect.stringMatching(/down|connecting/), skills: [], reason: expect.stringContaining('401') })
 

@@ -7,6 +7,7 @@ import { McpConnection, type McpServerStatus } from './mcp-connection.js'
 import { mcpToolSkill } from './mcp-tool-skill.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { toolKey } from './tool-key.js'
+import { didYouMean } from '../../text/index.js'
 
 export interface McpServerReport extends McpServerStatus {
   /** The skills its tools became. */
@@ -139,7 +140,7 @@ export class McpSource {
     }
     const listed = new Set(tools.map((t) => t.name))
     for (const name of Object.keys(server.tools)) {
-      if (!listed.has(name)) problems.push(`config tools.${name}: the server has no tool "${name}"`)
+      if (!listed.has(name)) problems.push(`config tools.${name}: the server has no tool "${name}"${didYouMean(name, listed)}`)
     }
     for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
     this.#keys.set(server.name, keys.sort())

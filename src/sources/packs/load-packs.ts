@@ -101,6 +101,5 @@ function loadOne(dir: string, file: string, realRoot: string, findings: Finding[
   // skillplane's own settings (the approval secret, the database URL) never reach a pack.
   const own = manifest.env_allow.filter((name) => name.startsWith('SKILLPLANE_'))
   if (own.length) return fail(`field "env_allow": ${own.join(', ')} belong to skillplane and are never passed to packs`)
-  if (!manifest.class) findings.push({ file, line: 1, severity: 'warning', message: `field "class" is missing: "${manifest.name}" runs as safe` })
   return { manifest, dir: realDir, file, entry, root: realRoot }
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
@@ -166,17 +166,18 @@ describe('loading packs', () => {
     chmodSync(join(outside, 'evil.sh'), 0o755)
     pack(root, 'good_one', 'echo {}')
     pack(root, 'no_class', 'echo {}', { class: undefined })
+    pack(root, 'typo_class', 'echo {}', { class: undefined, clas: 'dangerous' })
     const write = (dir: string, manifest: unknown) => {
       mkdirSync(join(root, dir), { recursive: true })
       writeFileSync(join(root, dir, 'skill.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest))
     }
     write('broken', '{ "name": ')
     write('nameless', { description: 'x', entry: 'run.sh' })
-    write('bad_fields', { name: 'Bad-Name', description: 'x', entry: 'run.sh', timeout_seconds: -1, extra: true })
-    write('missing_entry', { name: 'missing_entry', description: 'x', entry: 'nope.sh' })
+    write('bad_fields', { name: 'Bad-Name', description: 'x', entry: 'run.sh', class: 'risky', timeout_seconds: -1, extra: true, tag: ['x'] })
+    write('missing_entry', { name: 'missing_entry', description: 'x', entry: 'nope.sh', class: 'safe' })
     pack(root, 'not_exec', 'echo {}')
     chmodSync(join(root, 'not_exec', 'run.sh'), 0o644)
-    write('escapes', { name: 'escapes', description: 'x', entry: 'evil.sh' })
+    write('escapes', { name: 'escapes', description: 'x', entry: 'evil.sh', class: 'safe' })
     symlinkSync(join(outside, 'evil.sh'), join(root, 'escapes', 'evil.sh'))
     pack(root, 'twin_a', 'echo {}', { name: 'twin' })
     pack(root, 'twin_b', 'echo {}', { name: 'twin' })
@@ -184,19 +185,24 @@ describe('loading packs', () => {
     pack(root, 'greedy', 'echo {}', { env_allow: ['HOME', 'SKILLPLANE_APPROVAL_SECRET'] })
 
     const { packs, findings } = loadPacks([root], (name) => (name === 'echo' ? 'skill "echo" (code)' : undefined))
-    expect(packs.map((p) => p.manifest.name).sort()).toEqual(['good_one', 'no_class', 'twin'])
+    expect(packs.map((p) => p.manifest.name).sort()).toEqual(['good_one', 'twin'])
     const lines = findings.map((f) => `${f.file.slice(root.length + 1)}: ${f.severity}: ${f.message}`).sort()
     expect(lines).toEqual([
-      expect.stringMatching(/^bad_fields\/skill\.json: error: field "name": must be lower_snake.*field "timeout_seconds".*unknown field "extra"; skipped$/),
+      'bad_fields/skill.json: error: field "name": must be a skill key: lowercase letters, digits and single underscores, starting with a letter, at most 64 characters; ' +
+        'field "timeout_seconds": Too small: expected number to be >0; ' +
+        'field "class": must be "safe" (reads only), "mutating" (changes state) or "dangerous" (destructive); ' +
+        'unknown field "extra"; unknown field "tag" (did you mean "tags"?); skipped',
       expect.stringMatching(/^broken\/skill\.json: error: not valid JSON: .*; skipped$/),
       expect.stringMatching(/^escapes\/skill\.json: error: field "entry": evil\.sh resolves outside the pack root .*; skipped$/),
       'greedy/skill.json: error: field "env_allow": SKILLPLANE_APPROVAL_SECRET belong to skillplane and are never passed to packs; skipped',
       'missing_entry/skill.json: error: field "entry": nope.sh does not exist; skipped',
       expect.stringMatching(/^nameless\/skill\.json: error: field "name": .*; skipped$/),
-      'no_class/skill.json: warning: field "class" is missing: "no_class" runs as safe',
+      'no_class/skill.json: error: field "class": missing: declare "safe" (reads only), "mutating" (changes state) or "dangerous" (destructive); skipped',
       'not_exec/skill.json: error: field "entry": run.sh is not executable (chmod +x); skipped',
       'taken/skill.json: error: name "echo" is taken by skill "echo" (code); skipped',
       expect.stringMatching(/^twin_b\/skill\.json: error: name "twin" is taken by .*twin_a\/skill\.json; skipped$/),
+      'typo_class/skill.json: error: field "class": missing: declare "safe" (reads only), "mutating" (changes state) or "dangerous" (destructive); ' +
+        'unknown field "clas" (did you mean "class"?); skipped',
     ])
   })
 
@@ -211,7 +217,28 @@ describe('loading packs', () => {
     const invalid = run(['packs', 'test', join(dir, 'hello_pack'), '--input', '{}'])
     expect(invalid.status).toBe(1)
     expect(JSON.parse(invalid.stdout)).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
-    expect(run(['packs', 'new', 'Bad-Name']).stderr).toBe('skillplane: pack names are lower_snake skill keys, got "Bad-Name"\n')
+    expect(run(['packs', 'new', 'Bad-Name']).stderr).toBe(
+      'skillplane: pack names are lower_snake skill keys (lowercase letters, digits and single underscores, starting with a letter, at most 64 characters), got "Bad-Name"\n',
+    )
     expect(run(['packs', 'test', dir]).stderr).toBe(`skillplane: no skill.json in ${dir}\n`)
+  })
+
+  it('refuses from the CLI a pack whose skill.json misspells class, naming the file and the field meant', () => {
+    const dir = tempDir('skillplane-typopack-')
+    const data = tempDir('skillplane-typopack-data-')
+    const run = (args: string[]) => spawnSync(process.execPath, [MAIN, '--data-dir', data, ...args], { encoding: 'utf8', cwd: dir })
+    expect(run(['packs', 'new', 'wipe_disk', '--dir', dir]).status).toBe(0)
+    const file = join(dir, 'wipe_disk', 'skill.json')
+    const { class: _safe, ...manifest } = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+    writeFileSync(file, JSON.stringify({ ...manifest, clas: 'dangerous' }))
+    const refused = run(['packs', 'test', join(dir, 'wipe_disk'), '--input', '{"name":"Ada"}'])
+    expect(refused.status).toBe(1)
+    expect(refused.stdout).toBe('')
+    // The plane's log line says it too; the CLI prints the finding and its refusal.
+    expect(refused.stderr).toContain(
+      `\n${file}:1: error: field "class": missing: declare "safe" (reads only), "mutating" (changes state) or "dangerous" (destructive); ` +
+        'unknown field "clas" (did you mean "class"?); skipped\n' +
+        'skillplane: the pack in wipe_disk did not load\n',
+    )
   })
 })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { VALUE_NAME, VALUE_NAME_RULE, isValidKey } from '../../skill/index.js'
+import { CLASS_CHOICES, KEY_RULE, VALUE_NAME, VALUE_NAME_RULE, isValidKey } from '../../skill/index.js'
+import { unknownField } from '../../text/index.js'
 
 /** skill.json: a subprocess skill. */
 export interface PackManifest {
@@ -11,7 +12,7 @@ export interface PackManifest {
   /** Secrets from skillplane's store, given to the process as environment variables of the same names. */
   secrets: string[]
   timeout_seconds: number
-  class?: 'safe' | 'mutating' | 'dangerous'
+  class: 'safe' | 'mutating' | 'dangerous'
   category?: string
   tags: string[]
   output_schema?: Record<string, unknown>
@@ -20,17 +21,22 @@ export interface PackManifest {
 const jsonSchema = z.record(z.string(), z.unknown())
 
 const manifest = z.strictObject({
-  name: z.string().refine(isValidKey, 'must be lower_snake (a-z, 0-9, single underscores, starting with a letter)'),
+  name: z.string().refine(isValidKey, `must be a skill key: ${KEY_RULE}`),
   description: z.string().trim().min(1, 'must not be empty').max(4000),
   schema: jsonSchema.default({ type: 'object' }),
   entry: z.string().min(1),
-  env_allow: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names')).default([]),
+  env_allow: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names (letters, digits and _, not starting with a digit)'))
+    .default([]),
   secrets: z
     .array(z.string().regex(VALUE_NAME, `must be secret names (${VALUE_NAME_RULE}; used as environment variable names)`))
     .max(32)
     .default([]),
   timeout_seconds: z.number().positive().max(86_400).default(30),
-  class: z.enum(['safe', 'mutating', 'dangerous']).optional(),
+  // Never assumed: a pack that forgets its class must not run as safe.
+  class: z.enum(['safe', 'mutating', 'dangerous'], {
+    error: (issue) => (issue.input === undefined ? `missing: declare ${CLASS_CHOICES}` : `must be ${CLASS_CHOICES}`),
+  }),
   category: z.string().min(1).max(64).optional(),
   tags: z.array(z.string().min(1).max(64)).default([]),
   output_schema: jsonSchema.optional(),
@@ -52,7 +58,9 @@ export function parsePackManifest(text: string): ParsedManifest {
       ok: false,
       message: parsed.error.issues
         .map((i) =>
-          i.code === 'unrecognized_keys' ? `unknown field ${i.keys.map((k) => `"${k}"`).join(', ')}` : `field "${i.path.join('.') || '(root)'}": ${i.message}`,
+          i.code === 'unrecognized_keys'
+            ? i.keys.map((k) => unknownField(k, Object.keys(manifest.shape))).join('; ')
+            : `field "${i.path.join('.') || '(root)'}": ${i.message}`,
         )
         .join('; '),
     }

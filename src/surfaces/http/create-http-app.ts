@@ -7,6 +7,7 @@ import { SyncRefusedError } from '../../registry/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
+import { allowedMethods } from './allowed-methods.js'
 import { apiKeyAuth, bearerCaller, type OAuthAuth } from './middleware/api-key-auth.js'
 import { requireRole } from './middleware/require-role.js'
 import { limitBody } from './middleware/limit-body.js'
@@ -74,7 +75,14 @@ export function createHttpApp(
     plane.logger.error({ err: error, path: c.req.path }, 'unhandled HTTP error')
     return errorResponse(c, 'internal', 'internal error; see the server log')
   })
-  app.notFound((c) => errorResponse(c, 'not_found', `no route ${c.req.method} ${c.req.path}`))
+  const methodsAt = allowedMethods(() => app.routes)
+  // A path that exists under another method is 405 naming the ones it takes, not an unknown route.
+  app.notFound((c) => {
+    const allowed = methodsAt(c.req.path)
+    if (allowed.length === 0 || allowed.includes(c.req.method)) return errorResponse(c, 'not_found', `no route ${c.req.method} ${c.req.path}`)
+    c.header('Allow', allowed.join(', '))
+    return errorResponse(c, 'method_not_allowed', `${c.req.path} does not take ${c.req.method}: use ${allowed.join(', ')}`)
+  })
 
   // An uploaded bundle may be as large as an archive may be; every other body keeps the configured limit.
   const apiLimit = limitBody(plane.config.http.maxBodyBytes)

@@ -194,7 +194,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
       body: {
         error: {
           message:
-            'invalid request body: unknown field "inptu" (the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it)',
+            'invalid request body: unknown field "inptu" (did you mean "input"?) (the body is { "input": { …the skill\'s arguments… } }, with agent, conversationId, edgeId, approvalId and wait beside it)',
         },
       },
     })

@@ -23,7 +23,7 @@ export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'inv
   const parsed = schema.safeParse(value)
   if (!parsed.success) {
     const unknownField = hint !== undefined && parsed.error.issues.some((issue) => issue.code === 'unrecognized_keys')
-    return { ok: false, response: errorResponse(c, 'invalid_input', `${what}: ${describeZod(parsed.error)}${unknownField ? ` (${hint})` : ''}`) }
+    return { ok: false, response: errorResponse(c, 'invalid_input', `${what}: ${describeZod(parsed.error, schema)}${unknownField ? ` (${hint})` : ''}`) }
   }
   return { ok: true, value: parsed.data }
 }

@@ -4,6 +4,7 @@ import type { ErrorCode } from '../../skill/index.js'
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   unauthorized: 401,
   payload_too_large: 413,
+  method_not_allowed: 405,
   conflict: 409,
   tampered: 409,
   not_synced: 409,

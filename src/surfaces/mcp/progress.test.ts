@@ -16,6 +16,7 @@ const FIXTURE = join(import.meta.dirname, '../../sources/mcp/fixtures/test-mcp-s
 const counting = defineSkill({
   key: 'count_up',
   description: 'Count to three, reporting each step',
+  class: 'safe',
   input: z.object({}),
   run: async (_input, ctx) => {
     for (const n of [1, 2, 2, Number.NaN, 3]) {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import { isValidKey } from '../../../skill/index.js'
+import { isValidKey, KEY_RULE } from '../../../skill/index.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
 import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
@@ -17,7 +17,7 @@ process.stdin.on('end', () => {
 `
 
 export function packsNew(name: string, o: { dir: string }): void {
-  if (!isValidKey(name)) throw new CliError(`pack names are lower_snake skill keys, got "${name}"`)
+  if (!isValidKey(name)) throw new CliError(`pack names are lower_snake skill keys (${KEY_RULE}), got "${name}"`)
   const folder = resolve(o.dir, name)
   if (existsSync(folder)) throw new CliError(`${folder} exists already`)
   mkdirSync(folder, { recursive: true })

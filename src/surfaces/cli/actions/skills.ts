@@ -10,6 +10,7 @@ import type { Caller } from '../../../skill/index.js'
 import { DISCOVER_KEY, type DiscoveryAnswer } from '../../../discovery/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { RiskFinding, SharingView, SkillSharing } from '../../../registry/index.js'
+import { didYouMean } from '../../../text/index.js'
 
 // Listing shows whether each skill could run now, so MCP servers are connected first.
 const withLivePlane = <T>(o: GlobalOptions, fn: (plane: Skillplane) => Promise<T>) => withPlane(o, fn, { connectMcp: true })
@@ -99,7 +100,10 @@ export async function skillsShow(key: string, o: GlobalOptions & { json?: boolea
       return
     }
     const skill = plane.registry.get(key)
-    if (!skill) throw new CliError(`no skill with key "${key}"`)
+    if (!skill)
+      throw new CliError(
+        `no skill with key "${key}"${didYouMean(key, [...plane.registry.list().map((s) => s.key), ...plane.instructions.skills.map((s) => s.name)])}`,
+      )
     const d = skillDetail(skill, plane.catalog, undefined, plane.connectionState(skill, { caller: localAdmin(), agentId: null }))
     if (o.json) return console.log(JSON.stringify(d, null, 2))
     console.log(`${d.key}: ${d.title}`)

@@ -3,7 +3,7 @@ import { CLASSES, type Skill, type SkillClass } from '../../../skill/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { skillDetail } from '../../../registry/index.js'
-import { canSee, mayActivate } from '../../../access/index.js'
+import { canSee, mayActivate, suggestKey } from '../../../access/index.js'
 import { listSkills, listingFingerprint } from '../../../inventory/index.js'
 import { invokeBody, skillEditBody, skillListQuery, skillSearchQuery, skillSharingBody } from '../request-schemas.js'
 import { DISCOVER_KEY } from '../../../discovery/index.js'
@@ -61,17 +61,18 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/:key', (c) => {
     const caller = c.get('caller')
-    const instruction = plane.instructions.get(c.req.param('key'))
+    const key = c.req.param('key')
     // An agent key sees the instruction skills it may activate; a person those shared with them.
-    if (
-      instruction &&
-      (caller.kind === 'agent' ? mayActivate(caller, null, instruction, plane.catalog) : canSee(caller, { key: instruction.name }, plane.catalog))
-    ) {
+    const shows = (instruction: { name: string; disableModelInvocation: boolean }) =>
+      caller.kind === 'agent' ? mayActivate(caller, null, instruction, plane.catalog) : canSee(caller, { key: instruction.name }, plane.catalog)
+    const instruction = plane.instructions.get(key)
+    if (instruction && shows(instruction)) {
       return c.json(instructionDetail(instruction, plane.catalog, plane.instructions.findings, caller))
     }
-    const skill = plane.registry.get(c.req.param('key'))
+    const skill = plane.registry.get(key)
     if (!skill || !canSee(caller, skill, plane.catalog)) {
-      return errorResponse(c, 'not_found', `no skill with key "${c.req.param('key')}"`)
+      const instructions = plane.instructions.skills.filter(shows).map((i) => ({ key: i.name }))
+      return errorResponse(c, 'not_found', `no skill with key "${key}"${suggestKey(key, [...plane.registry.list(), ...instructions], caller, plane.catalog)}`)
     }
     return c.json(skillDetail(skill, plane.catalog, caller, plane.connectionState(skill, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null })))
   })

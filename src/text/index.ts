@@ -1,0 +1,1 @@
+export { closestMatch, didYouMean, unknownField } from './closest-match.js'
