@@ -194,6 +194,8 @@ export const skillInstallBody = z.strictObject({
   pin: z.string().max(200).optional().describe('a branch, tag or commit (git sources)'),
   dryRun: z.boolean().optional().describe('fetch, validate and scan, and answer with the plan; install nothing'),
   acceptRisk: z.boolean().optional().describe('install although a skill has high-risk findings (read them in a dry run first)'),
+  allowLoopback: z.boolean().optional().describe("fetch from the manager's own host (localhost, 127.0.0.0/8, ::1), refused by default"),
+  allowRedirects: z.boolean().optional().describe("follow a git server's redirect to another origin, refused by default"),
 })
 
 const formFlag = z.enum(['true', 'false'], 'must be "true" or "false"').transform((value) => value === 'true')
