@@ -227,6 +227,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       if (started && closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an edge skill change failed'))
     },
     now,
+    tokenNow: () => clock().toISOString(),
     sealer: secretsKey,
   })
   discovery = new Discovery({

@@ -60,7 +60,7 @@ export interface PlaneOptions {
    * without it their last known tools are listed and a server connects on its first call.
    */
   connectMcp?: boolean
-  /** The time memory TTLs and learning decay are measured against; tests pass a fake. Default: the system clock. */
+  /** The time memory TTLs, learning decay and edge token lifetimes are measured against; tests pass a fake. Default: the system clock. */
   clock?: () => Date
   /**
    * Whether this process takes part in the daily sweeps (learnings decay, audit retention) under

@@ -167,6 +167,19 @@ export const enrollEdgeBody = z.strictObject({
   name: z.string().min(1).max(63).describe('lower-case letters, digits and -'),
   labels: z.record(z.string(), z.string()).optional().describe('Set by the admin; policies match them (`env=prod`)'),
   secrets: z.array(z.string()).optional().describe('Secret names calls of its packs may carry (see PUT /api/edges/{id}/secrets)'),
+  expiresIn: z
+    .string()
+    .max(40)
+    .optional()
+    .describe("The token's lifetime, in hours or days (`12h`, `90d`; 1h to 3650d); none: it works until rotated or revoked"),
+})
+
+export const rotateEdgeBody = z.strictObject({
+  expiresIn: z
+    .string()
+    .max(40)
+    .optional()
+    .describe("The token's lifetime, in hours or days (`12h`, `90d`; 1h to 3650d); none: it works until rotated or revoked"),
 })
 
 export const edgeSecretsBody = z.strictObject({
