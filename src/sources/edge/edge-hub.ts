@@ -77,7 +77,7 @@ export class EdgeHub {
     const header = request.headers.authorization ?? ''
     const token = header.startsWith('Bearer ') ? header.slice(7).trim() : ''
     const edgeId = edgeIdOf(token)
-    if (!edgeId) return reject(socket, 401, 'an edge authenticates with its enrollment token: Authorization: Bearer spe_…')
+    if (!edgeId) return reject(socket, 401, 'an edge authenticates with its token (from edges enroll or edges rotate): Authorization: Bearer spe_…')
     this.#o.repo
       .get(edgeId)
       .then(

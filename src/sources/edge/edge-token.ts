@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 const PREFIX = 'spe_'
 const ID = /^[0-9A-HJKMNP-TV-Z]{26}$/
 
-/** A new enrollment token for an edge: it names the edge's id, so the token alone fixes who it is. */
+/** A new token for an edge, its lasting credential: it names the edge's id, so the token alone fixes who it is. */
 export function newEdgeToken(edgeId: string): string {
   return `${PREFIX}${edgeId}_${randomBytes(32).toString('base64url')}`
 }
