@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../skill/index.js'
+import { secretForms } from './secret-forms.js'
 
 export const REDACTED = '[REDACTED]'
 
@@ -6,8 +7,6 @@ export const REDACTED = '[REDACTED]'
 // matched as whole words so that e.g. "tokens_used" stays visible.
 const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'authorization', 'credential', 'credentials', 'cookie'])
 const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id'])
-// Shorter secret values are not scrubbed from other text: they would blank out ordinary words and numbers.
-const MIN_SCRUB_LENGTH = 4
 
 export interface RedactOptions {
   /** Receives each secret value removed, so the same values can be scrubbed from results and errors. */
@@ -108,8 +107,7 @@ function walk(value: unknown, schema: JsonSchema | undefined, depth: number, opt
 function hide(value: unknown, options: RedactOptions, depth = 0): string {
   if (!options.collect || depth > MAX_DEPTH) return REDACTED
   if (typeof value === 'string' || typeof value === 'number') {
-    const text = String(value)
-    if (text.length >= MIN_SCRUB_LENGTH) options.collect.add(text)
+    for (const form of secretForms(String(value))) options.collect.add(form)
   } else if (value !== null && typeof value === 'object') {
     // A secret object (credentials: { user, key }): each of its values is secret too.
     for (const child of Object.values(value)) hide(child, options, depth + 1)

@@ -227,6 +227,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       if (started && closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an edge skill change failed'))
     },
     now,
+    tokenNow: () => clock().toISOString(),
     sealer: secretsKey,
   })
   discovery = new Discovery({
@@ -423,6 +424,25 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     edges,
     mcpServers: () => sources.mcpServers(),
     connectMcp: () => sources.connectMcp(),
+    async rotateSecretsKey(by) {
+      const peers = await liveness.peers()
+      if (peers.length > 0)
+        throw new StoreError(
+          `other managers are running on this database (${peers.map((p) => `${p.hostname} pid ${p.pid}`).join(', ')}): stop them, rotate, then start each with the new key`,
+        )
+      const next = SecretsKey.generate()
+      const fromEnv = secretsKey.source === SECRETS_KEY_ENV
+      const staged = fromEnv ? null : next.stage(dataDir)
+      let counts
+      try {
+        counts = await connections.rotateKey(next, 'secrets_key_fingerprint', by)
+      } catch (error) {
+        staged?.discard()
+        throw error
+      }
+      staged?.commit()
+      return { ...counts, fingerprint: next.fingerprint(), keyFile: staged?.file ?? null, key: fromEnv ? next.hex() : null }
+    },
     onSkillsChanged: (listener) => changes.subscribe(listener),
     skillsVersion: () => changes.version,
     sources: () => sources.report(),

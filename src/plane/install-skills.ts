@@ -16,6 +16,7 @@ import {
   scanRisks,
   type FileDiff,
   type InstallTarget,
+  type NetworkAccess,
   type ParsedSource,
   type RiskFinding,
 } from '../sources/bundles/index.js'
@@ -30,6 +31,8 @@ export interface InstallRequest {
   dryRun?: boolean
   /** The admin read the high-risk findings and installs anyway. */
   acceptRisk?: boolean
+  /** What the admin allows fetching a network source: loopback hosts, git redirects to another origin. */
+  access?: NetworkAccess
 }
 
 /** What an install would do or did, skill by skill, as an admin reviews it. */
@@ -136,7 +139,7 @@ export class SkillInstaller {
       : (from as { source: ParsedSource }).source
     let fetched
     try {
-      fetched = await fetchSource(source)
+      fetched = await fetchSource(source, request.access)
     } catch (error) {
       if (error instanceof BundleError) return { ok: false, code: 'invalid_input', message: error.message }
       throw error
@@ -215,6 +218,9 @@ export class SkillInstaller {
           replaced: skill.replaces?.computedHash ?? null,
           risks: skill.risks.map((r) => ({ level: r.level, rule: r.rule, file: r.file })),
           acceptedRisk: request.acceptRisk === true && risksNeedingAcceptance(skill.risks).length > 0,
+          // What the admin allowed the fetch beyond the defaults, for whoever reviews the install.
+          ...(request.access?.allowLoopback && { allowedLoopback: true }),
+          ...(request.access?.allowRedirects && { allowedRedirects: true }),
         })
       }
       return { ok: true, report }

@@ -45,6 +45,12 @@ export class Liveness {
     return row !== undefined && (row.hostname !== this.#host || processExists(row.pid))
   }
 
+  /** The other managers alive on this database now. */
+  async peers(): Promise<Array<{ id: string; hostname: string; pid: number }>> {
+    const alive = await this.#o.managers.heartbeatSince(new Date(Date.now() - DEAD_AFTER_MS).toISOString())
+    return alive.filter((m) => m.id !== this.#o.managerId && (m.hostname !== this.#host || processExists(m.pid)))
+  }
+
   /** Mark the calls and runs of stopped managers interrupted or failed; returns the calls marked. */
   async recover(): Promise<number> {
     const { managers, audit, runs, logger, managerId, now } = this.#o

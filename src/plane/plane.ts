@@ -31,6 +31,18 @@ export interface ValueStore {
   list(): Promise<ConnectionValueInfo[]>
 }
 
+/** What `rotateSecretsKey` did. */
+export interface SecretsKeyRotation {
+  resealed: number
+  /** Values the old key could not open (they were unreadable before too): left as they were. */
+  unreadable: number
+  fingerprint: string
+  /** Where the new key was written, or null when it came from the environment. */
+  keyFile: string | null
+  /** The new key, only when it came from the environment (then nothing else holds it). */
+  key: string | null
+}
+
 export interface PlaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
   config?: ConfigInput
@@ -48,7 +60,7 @@ export interface PlaneOptions {
    * without it their last known tools are listed and a server connects on its first call.
    */
   connectMcp?: boolean
-  /** The time memory TTLs and learning decay are measured against; tests pass a fake. Default: the system clock. */
+  /** The time memory TTLs, learning decay and edge token lifetimes are measured against; tests pass a fake. Default: the system clock. */
   clock?: () => Date
   /**
    * Whether this process takes part in the daily sweeps (learnings decay, audit retention) under
@@ -112,6 +124,12 @@ export interface Plane {
   readonly discovery: Discovery
   /** The configured MCP servers: connection state, the skills their tools became, problems. */
   mcpServers(): McpServerReport[]
+  /**
+   * Re-seal every secret and setting under a new secrets key, atomically, and store the key: in
+   * the data dir's key file, or (when the key came from SKILLPLANE_SECRETS_KEY) returned once to be
+   * set there. Refused while another manager runs on the database: each must restart with the new key.
+   */
+  rotateSecretsKey(by: Caller): Promise<SecretsKeyRotation>
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
   connectMcp(): Promise<void>
   /** Every configured source with what loading it found wrong, for operators. */

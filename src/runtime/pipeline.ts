@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulid'
 import { SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import type { Logger } from 'pino'
 import type { Registry, Catalog } from '../registry/index.js'
-import { type AuditWriter, redact, scrubText } from '../audit/index.js'
+import { type AuditWriter, redact, scrubText, secretForms } from '../audit/index.js'
 import type { Caller, Envelope, NestedCallOptions, SkillContext } from '../skill/index.js'
 import type { Connections } from '../secrets/index.js'
 import type { Policies, Approvals, Grants } from '../policy/index.js'
@@ -355,11 +355,7 @@ export class Pipeline {
   }
 }
 
-// Shorter values would blank out ordinary words; the forms a client library sends a secret in are scrubbed too.
+// The forms a client library sends a secret in, or a service echoes it in, are scrubbed too.
 function conceal(injected: Set<string>, value: string): void {
-  if (typeof value !== 'string' || value.length < 4) return
-  injected.add(value)
-  injected.add(Buffer.from(value).toString('base64'))
-  const encoded = encodeURIComponent(value)
-  if (encoded !== value) injected.add(encoded)
+  for (const form of secretForms(value)) injected.add(form)
 }

@@ -74,6 +74,24 @@ export class Connections {
     return info(deleted)
   }
 
+  /**
+   * Re-seal every stored value under `next`, in one transaction with the fingerprint managers
+   * check at start; from then on this instance seals and opens with `next`.
+   */
+  async rotateKey(next: SecretsKey, fingerprintSetting: string, actor: Actor): Promise<{ resealed: number; unreadable: number }> {
+    const previous = this.#deps.key
+    const counts = await this.#deps.repo.resealAll(
+      (row) => {
+        const value = previous.open(row.sealed, boundTo(row))
+        return value === null ? null : next.seal(value, boundTo(row))
+      },
+      { setting: fingerprintSetting, value: next.fingerprint() },
+      (c) => this.#deps.events.row('secrets.key_rotated', 'secrets', actor, { ...c, fingerprint: next.fingerprint() }),
+    )
+    this.#deps.key = next
+    return counts
+  }
+
   /** Every stored value of a kind, never a secret's value. */
   async list(kind: ValueKind): Promise<ConnectionValueInfo[]> {
     const rows = (await this.#deps.repo.list()).filter((r) => r.kind === kind)

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const KEY_FILE = 'secrets-key'
@@ -42,6 +42,27 @@ export class SecretsKey {
     const hex = readFileSync(file, 'utf8').trim()
     if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} is not a 64-digit hex key`)
     return new SecretsKey(Buffer.from(hex, 'hex'), file)
+  }
+
+  /** A new random key, not yet stored anywhere. */
+  static generate(): SecretsKey {
+    return new SecretsKey(randomBytes(32), 'a new key')
+  }
+
+  /** The key as the key file and SKILLPLANE_SECRETS_KEY hold it: to be handed to every manager. */
+  hex(): string {
+    return this.key.toString('hex')
+  }
+
+  /**
+   * Write this key beside the data dir's key file (0600), to be moved over it once what it seals
+   * is committed: a failure before then leaves the old key in place, one after leaves the new key ready.
+   */
+  stage(dataDir: string): { file: string; commit(): void; discard(): void } {
+    const file = join(dataDir, KEY_FILE)
+    const staged = `${file}.new`
+    writeFileSync(staged, this.hex() + '\n', { mode: 0o600 })
+    return { file, commit: () => renameSync(staged, file), discard: () => rmSync(staged, { force: true }) }
   }
 
   /** A public fingerprint of the key: managers compare it through the database. */

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -12,6 +12,7 @@ import { silentLogger } from '../test-support/fixtures.js'
 import { SECRETS_KEY_ENV } from './secrets-key.js'
 import { toAISDKTools } from '../ai-sdk/index.js'
 import { listSkills } from '../inventory/index.js'
+import { runCliAsync } from '../test-support/run-cli.js'
 
 const TOKEN = 'ghp_live_token_0123456789abcdef'
 const ORG_TOKEN = 'agent-scoped-token-ABCDEF'
@@ -315,6 +316,70 @@ describe('the secrets key', () => {
       await expect(createSkillplane({ ...location, logger: silentLogger(), config: { skills: [echoToken] } })).rejects.toThrow(
         /the secrets key in SKILLPLANE_SECRETS_KEY is not the one this database's secrets are encrypted with/,
       )
+    } finally {
+      delete process.env[SECRETS_KEY_ENV]
+    }
+  })
+})
+
+describe.each(databases)('rotating the secrets key on $name', (database) => {
+  it('re-seals every value under a new key in one transaction, moves the fingerprint, and is refused while another manager runs', async () => {
+    const location = await database.create()
+    const keyFile = join(location.dataDir, 'secrets-key')
+    const open = () => openTestPlane(database, { skills: [...testSkills(), echoToken, tokenLength] }, location)
+    const first = await open()
+    await first.secrets.set('GITHUB_TOKEN', TOKEN)
+    await first.secrets.set('GITHUB_TOKEN', ORG_TOKEN, { agent: 'helper' })
+    await first.settings.set('GITHUB_ORG', 'acme')
+    const oldKey = readFileSync(keyFile, 'utf8').trim()
+
+    const busy = await runCliAsync(location, ['secrets', 'rotate-key'])
+    expect(busy.code).toBe(1)
+    expect(busy.stderr).toMatch(
+      /^skillplane: other managers are running on this database \(\S+ pid \d+\): stop them, rotate, then start each with the new key\n$/,
+    )
+    expect(readFileSync(keyFile, 'utf8').trim()).toBe(oldKey)
+    await first.close()
+
+    const rotated = await runCliAsync(location, ['secrets', 'rotate-key'])
+    expect(rotated.stderr).toBe('')
+    expect(rotated.stdout).toBe(
+      `re-sealed 3 values (secrets and settings) under a new key (fingerprint ${rotated.stdout.match(/fingerprint ([0-9a-f]{16})/)?.[1]})\n` +
+        `wrote the new key to ${keyFile}: copy it to every manager sharing this database before starting it\n`,
+    )
+    const newKey = readFileSync(keyFile, 'utf8').trim()
+    expect(newKey).toMatch(/^[0-9a-f]{64}$/)
+    expect(newKey).not.toBe(oldKey)
+    expect(existsSync(`${keyFile}.new`)).toBe(false)
+
+    const again = await open()
+    expect(await again.invoke('token_length', {}, { caller: admin })).toMatchObject({ ok: true, data: TOKEN.length })
+    expect(await again.invoke('token_length', {}, { caller: agentCaller('helper') })).toMatchObject({ ok: true, data: ORG_TOKEN.length })
+    expect(await again.invoke('echo_token', {}, { caller: admin })).toMatchObject({ ok: true, data: { org: 'acme', echoed: '[REDACTED]' } })
+    expect((await again.events.list({ kind: 'secrets.key_rotated', limit: 5 })).items).toMatchObject([
+      { actor: { name: expect.stringMatching(/^local:/) }, details: { resealed: 3, unreadable: 0, fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/) } },
+    ])
+    await again.close()
+
+    // The old key no longer opens this database: a manager still holding it stops at start.
+    process.env[SECRETS_KEY_ENV] = oldKey
+    try {
+      await expect(open()).rejects.toThrow(/the secrets key in SKILLPLANE_SECRETS_KEY is not the one this database's secrets are encrypted with/)
+    } finally {
+      delete process.env[SECRETS_KEY_ENV]
+    }
+
+    // A key from the environment: the new one is printed once, and nothing is written.
+    const fromEnv = await runCliAsync(location, ['secrets', 'rotate-key', '--json'], { env: { [SECRETS_KEY_ENV]: newKey } })
+    expect(fromEnv.stderr).toBe('')
+    const report = fromEnv.json()
+    expect(report).toMatchObject({ resealed: 3, unreadable: 0, keyFile: null, key: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    expect(readFileSync(keyFile, 'utf8').trim()).toBe(newKey)
+    process.env[SECRETS_KEY_ENV] = report.key
+    try {
+      const third = await open()
+      expect(await third.invoke('token_length', {}, { caller: admin })).toMatchObject({ ok: true, data: TOKEN.length })
+      await third.close()
     } finally {
       delete process.env[SECRETS_KEY_ENV]
     }

@@ -76,6 +76,45 @@ export class ConnectionValueRepository {
     return Number(row.version)
   }
 
+  /**
+   * Re-seal every stored value (`reseal` gives the new ciphertext, or null for one that doesn't
+   * open and is left as it was), drop relayed edge calls (their sealed secrets and their managers
+   * are gone), and store the new key's fingerprint and the event: all in one transaction, or none.
+   */
+  async resealAll(
+    reseal: (row: ConnectionValueRow) => string | null,
+    fingerprint: { setting: string; value: string },
+    event: (counts: { resealed: number; unreadable: number }) => EventRow,
+  ): Promise<{ resealed: number; unreadable: number }> {
+    return this.db.transaction().execute(async (trx) => {
+      const counts = { resealed: 0, unreadable: 0 }
+      for (const row of await trx.selectFrom('connection_values').selectAll().execute()) {
+        const sealed = reseal(row)
+        if (sealed === null) {
+          counts.unreadable++
+          continue
+        }
+        await trx
+          .updateTable('connection_values')
+          .set({ sealed })
+          .where('kind', '=', row.kind)
+          .where('name', '=', row.name)
+          .where('scope', '=', row.scope)
+          .where('subject', '=', row.subject)
+          .execute()
+        counts.resealed++
+      }
+      await trx.deleteFrom('edge_calls').where('secrets', 'is not', null).execute()
+      await trx
+        .insertInto('settings')
+        .values({ key: fingerprint.setting, value: fingerprint.value })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: fingerprint.value }))
+        .execute()
+      await trx.insertInto('audit_events').values(event(counts)).execute()
+      return counts
+    })
+  }
+
   /** Delete a value with its audit event in the same transaction; undefined (and no event) when there was none. */
   async delete(id: ConnectionValueId, event: (deleted: ConnectionValueMeta) => EventRow): Promise<ConnectionValueMeta | undefined> {
     return this.db.transaction().execute(async (trx) => {

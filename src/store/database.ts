@@ -365,6 +365,8 @@ export interface EdgesTable {
   /** JSON object of string labels. */
   labels: string
   token_hash: string
+  /** When the token stops working; null: never (until rotated or revoked). */
+  token_expires_at: string | null
   created_by: string
   created_at: string
   revoked_at: string | null

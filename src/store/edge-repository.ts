@@ -29,6 +29,17 @@ export class EdgeRepository {
     return this.db.updateTable('edges').set({ secrets }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst()
   }
 
+  /** Give an active edge a new token (the old one stops at once); the row, or undefined when none is active. */
+  async rotate(idOrName: string, tokenHash: string, expiresAt: string | null): Promise<EdgeRow | undefined> {
+    return this.db
+      .updateTable('edges')
+      .set({ token_hash: tokenHash, token_expires_at: expiresAt })
+      .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+      .where('revoked_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst()
+  }
+
   async rename(id: string, name: string): Promise<void> {
     await this.db.updateTable('edges').set({ name }).where('id', '=', id).execute()
   }

@@ -30,6 +30,7 @@ import * as runStepRev from './migrations/0021-run-step-rev.js'
 import * as skillSharingRisks from './migrations/0022-skill-sharing-risks.js'
 import * as usersGroups from './migrations/0024-users-groups.js'
 import * as sessions from './migrations/0025-sessions.js'
+import * as edgeTokenExpiry from './migrations/0026-edge-token-expiry.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022_skill_sharing_risks': skillSharingRisks,
   '0024_users_groups': usersGroups,
   '0025_sessions': sessions,
+  '0026_edge_token_expiry': edgeTokenExpiry,
 }
 
 export interface OpenDatabaseOptions {

@@ -170,6 +170,14 @@ const MATRIX: Record<string, Entry> = {
       return { path: `/api/edges/${enrolled.edge.id}/secrets`, body: JSON.stringify({ secrets: ['DEPLOY_TOKEN'] }) }
     },
   },
+  'POST /api/edges/{id}/rotate': {
+    allow: ADMIN,
+    request: async (t) => {
+      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      if (!enrolled.ok) throw new Error(enrolled.message)
+      return { path: `/api/edges/${enrolled.edge.id}/rotate`, body: JSON.stringify({ expiresIn: '30d' }) }
+    },
+  },
   'DELETE /api/edges/{id}': {
     allow: ADMIN,
     request: async (t) => {

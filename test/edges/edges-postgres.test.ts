@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
 import { databases } from '../../src/test-support/databases.js'
 import { MAIN, secretPacks, slowPack, startEdge, startManager, tempDir, waitFor } from './edge-harness.js'
 
@@ -76,5 +77,37 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
     } finally {
       holder.child.kill('SIGKILL')
     }
+  })
+
+  it("refuses a second connection with an edge's token at another manager, and a rotation there closes the first manager's connection", async () => {
+    const location = await postgres!.create()
+    const first = await startManager(location)
+    const second = await startManager(location)
+    const enrolled = await first.api('POST', '/api/edges', { name: 'twice' })
+    const edge = startEdge([first.url], enrolled.body.token)
+    await waitFor(() => second.plane.edges.get('twice')?.online === true, 20_000).catch(() => {
+      throw new Error(`the edge did not come online: ${edge.output()}`)
+    })
+    // The same token at the other manager, while the edge is online at the first.
+    const status = await new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(`${second.url.replace('http', 'ws')}/api/edges/connect`, { headers: { authorization: `Bearer ${enrolled.body.token}` } })
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+      ws.on('open', () => reject(new Error('a second connection was let in')))
+      ws.on('error', () => {})
+    })
+    expect(status).toBe(409)
+    expect((await first.api('GET', '/api/audit/events?kind=edge.connection_refused')).body.items).toMatchObject([
+      { details: { name: 'twice', holder: first.plane.managerId } },
+    ])
+    expect(first.plane.edges.get('twice')?.managerId).toBe(first.plane.managerId)
+
+    const rotated = await second.api('POST', '/api/edges/twice/rotate', {})
+    expect(rotated.status).toBe(200)
+    expect(await edge.exited).toBe(3)
+    expect(edge.output()).toContain("this edge's token was rotated")
+    const again = startEdge([second.url], rotated.body.token)
+    await waitFor(() => first.plane.edges.get('twice')?.managerId === second.plane.managerId, 20_000).catch(() => {
+      throw new Error(`the edge did not come back: ${again.output()}`)
+    })
   })
 })

@@ -7,6 +7,9 @@ import { WebSocket } from 'ws'
 import { callsTool, says, scripted } from '../../src/test-support/mock-model.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createSkillplane } from '../../src/skillplane/index.js'
+import { startHttpServer } from '../../src/surfaces/http/index.js'
+import { silentLogger } from '../../src/test-support/fixtures.js'
 import { cli, enrollAndStart, secretPacks, slowPack, startEdge, startManager, tempDir, waitFor, type Manager } from './edge-harness.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -186,6 +189,85 @@ describe('edges', () => {
     expect(manager.plane.edges.get('other')?.online).toBe(false)
   })
 
+  it("rotates an edge's token: the old one stops at once and its connection closes; a second connection with a live token is refused and recorded", async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    const { token: first, edge } = await enrollAndStart(manager, 'turning')
+
+    // While it is online, the same token can't open a second connection (on this manager or another).
+    await expect(rawEdge(manager, first)).rejects.toThrow('HTTP 409')
+    const refusedEvents = await manager.api('GET', '/api/audit/events?kind=edge.connection_refused')
+    expect(refusedEvents.body.items).toMatchObject([
+      {
+        kind: 'edge.connection_refused',
+        subject: expect.stringMatching(/^edge:/),
+        details: { name: 'turning', holder: manager.plane.managerId, remoteAddress: '127.0.0.1' },
+      },
+    ])
+    expect(manager.plane.edges.get('turning')?.online).toBe(true)
+    expect(edge.child.exitCode).toBeNull()
+
+    expect(await manager.api('POST', '/api/edges/turning/rotate', { expiresIn: 'soon' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_input', message: 'expiresIn: "soon" is not a lifetime: hours or days, e.g. 12h or 90d (1h to 3650d)' } },
+    })
+    expect(await manager.api('POST', '/api/edges/nobody/rotate', {})).toMatchObject({ status: 404, body: { error: { message: 'no enrolled edge "nobody"' } } })
+    const rotated = await manager.api('POST', '/api/edges/turning/rotate', { expiresIn: '30d' })
+    expect(rotated).toMatchObject({
+      status: 200,
+      body: { edge: { name: 'turning', tokenExpiresAt: expect.any(String) }, token: expect.stringMatching(/^spe_/) },
+    })
+    const second: string = rotated.body.token
+    expect(second).not.toBe(first)
+    expect(Date.parse(rotated.body.edge.tokenExpiresAt) - Date.now()).toBeGreaterThan(29 * 24 * 3600 * 1000)
+    // The edge using the old token is told and stops (exit 3: a supervisor must not restart it as is).
+    expect(await edge.exited).toBe(3)
+    expect(edge.output()).toContain("this edge's token was rotated: start it with the new token")
+    await expect(rawEdge(manager, first)).rejects.toThrow('HTTP 401')
+    expect((await manager.api('GET', '/api/audit/events?kind=edge.rotated')).body.items).toMatchObject([{ details: { name: 'turning' } }])
+
+    const again = startEdge([manager.url], second)
+    await waitFor(() => manager.plane.edges.get('turning')?.online === true, 15_000)
+    expect(await manager.invoke('host_load', { input: {}, edgeId: 'turning' })).toMatchObject({ status: 200, body: { ok: true } })
+    // Rotated from another process (the CLI) on the same store: the running manager closes the connection too.
+    const fromCli = await cli({ dataDir: manager.plane.dataDir }, ['edges', 'rotate', 'turning'])
+    expect(fromCli.stdout).toMatch(/^rotated the token of edge "turning" \(id \w{26}\): the old token no longer works\ntoken \(shown once\): spe_\S+\n/)
+    expect(await again.exited).toBe(3)
+    expect(manager.plane.edges.get('turning')?.tokenExpiresAt).toBeNull()
+  })
+
+  it('refuses an expired token, and closes the connection of an edge whose token expires while it is online', async () => {
+    let offsetMs = 0
+    const location = { dataDir: tempDir() }
+    const plane = await createSkillplane({
+      config: { edges: { heartbeatMs: 500 } },
+      ...location,
+      logger: silentLogger(),
+      clock: () => new Date(Date.now() + offsetMs),
+    })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    try {
+      expect(await plane.edges.enroll({ name: 'brief', expiresIn: '0h' }, { id: 'a', name: 'admin' })).toMatchObject({ ok: false, code: 'invalid_input' })
+      const enrolled = await plane.edges.enroll({ name: 'brief', expiresIn: '2h' }, { id: 'a', name: 'admin' })
+      if (!enrolled.ok) throw new Error(enrolled.message)
+      expect(Date.parse(enrolled.edge.tokenExpiresAt!) - Date.now()).toBeGreaterThan(2 * 3600 * 1000 - 60_000)
+      const edge = startEdge([server.url], enrolled.token)
+      await waitFor(() => plane.edges.get('brief')?.online === true, 15_000)
+      expect(await plane.edges.tokenValid(enrolled.token)).toBe(true)
+      offsetMs = 3 * 3600 * 1000
+      expect(await edge.exited).toBe(3)
+      expect(edge.output()).toContain(`this edge's token expired at ${enrolled.edge.tokenExpiresAt}`)
+      expect(await plane.edges.tokenValid(enrolled.token)).toBe(false)
+      const late = startEdge([server.url], enrolled.token)
+      expect(await late.exited).toBe(3)
+      expect(late.output()).toContain(
+        `the token of edge "brief" expired at ${enrolled.edge.tokenExpiresAt}: an admin issues a new one with skillplane edges rotate brief`,
+      )
+    } finally {
+      await server.close()
+      await plane.close()
+    }
+  })
+
   it('closes a connection that sends a malformed or oversized frame, failing its calls cleanly, and keeps serving', async () => {
     const manager = await startManager({ dataDir: tempDir() })
     const { token } = (await manager.api('POST', '/api/edges', { name: 'raw' })).body
@@ -205,6 +287,8 @@ describe('edges', () => {
     await waitFor(() => manager.plane.edges.get('raw')?.online === true)
     big.ws.send('x'.repeat(5 * 1024 * 1024))
     expect((await big.closed).code).toBe(1009)
+    // One connection per token: the next is let in once the manager has dropped this one.
+    await waitFor(() => manager.plane.edges.get('raw')?.online === false)
     const garbage = await rawEdge(manager, token)
     garbage.ws.send('not json at all')
     expect((await garbage.closed).code).toBe(4400)

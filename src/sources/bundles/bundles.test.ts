@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor, type TestDatabase } from '../../test-support/databases.js'
@@ -421,7 +421,7 @@ describe('skill bundles from lockfiles, pins and archives', () => {
 
     it.each(['skills.zip', 'skills.tar.gz'])('installs from a %s URL, recording its sha256', async (name) => {
       const location = { dataDir: tempDir() }
-      const added = await runCliAsync(location, ['skills', 'add', `${base}/dl/${name}`])
+      const added = await runCliAsync(location, ['skills', 'add', `${base}/dl/${name}`, '--allow-loopback'])
       expect(added.stderr).toBe('')
       expect(added.stdout).toContain('+  tidy   our-skills-main/skills/tidy/SKILL.md  new, 2 files\n')
       const lock = readLockfile(join(location.dataDir, 'skills-lock.json'))
@@ -437,12 +437,129 @@ describe('skill bundles from lockfiles, pins and archives', () => {
 
     it('refuses a hostile archive naming the entry, and a missing one', async () => {
       const location = { dataDir: tempDir() }
-      const slip = await runCliAsync(location, ['skills', 'add', `${base}/dl/slip.zip`])
+      const slip = await runCliAsync(location, ['skills', 'add', `${base}/dl/slip.zip`, '--allow-loopback'])
       expect(slip.code).toBe(1)
       expect(slip.stderr).toBe('skillplane: archive entry "our-skills-main/../../evil.sh" refused: ".." leads out of the bundle\n')
       expect(existsSync(join(location.dataDir, 'skills'))).toBe(false)
-      const missing = await runCliAsync(location, ['skills', 'add', `${base}/dl/none.zip`])
+      const missing = await runCliAsync(location, ['skills', 'add', `${base}/dl/none.zip`, '--allow-loopback'])
       expect(missing.stderr).toBe(`skillplane: can't download ${base}/dl/none.zip: HTTP 404 Not Found\n`)
+    })
+
+    it("refuses an archive on the manager's own host without --allow-loopback, by address or by a name that resolves to one", async () => {
+      const location = { dataDir: tempDir() }
+      const port = new URL(base).port
+      for (const [url, where] of [
+        [`${base}/dl/skills.zip`, '127.0.0.1'],
+        [`http://localhost:${port}/dl/skills.zip`, /localhost is (127\.0\.0\.1|::1)/],
+        [`http://[::1]:${port}/dl/skills.zip`, '::1'],
+        [`http://0.0.0.0:${port}/dl/skills.zip`, '0.0.0.0'],
+      ] as const) {
+        const refused = await runCliAsync(location, ['skills', 'add', url])
+        expect(refused.code, url).toBe(1)
+        expect(refused.stderr).toMatch(
+          /^skillplane: \S+ is on the manager's own host \((.+)\), which installs don't fetch from unless an admin allows it: --allow-loopback \(allowLoopback: true over HTTP\)\n$/,
+        )
+        expect(refused.stderr.match(/own host \((.+)\)/)![1]).toMatch(where)
+      }
+      expect(existsSync(join(location.dataDir, 'skills'))).toBe(false)
+    })
+  })
+
+  describe('from a git server over HTTP', () => {
+    let server: Server
+    let base = ''
+    let elsewhere = ''
+    beforeAll(async () => {
+      const root = tempDir('skillplane-git-http-')
+      const repo = gitRepo({ 'skills/tidy/SKILL.md': skillMd('tidy', 'Tidy a notebook. Use weekly.') })
+      execFileSync('git', ['clone', '-q', '--bare', repo.dir, join(root, 'repo.git')])
+      server = createServer((request, response) => {
+        const url = new URL(request.url!, 'http://x')
+        const [, name, rest] = /^\/([^/]+)(\/.*)$/.exec(url.pathname) ?? []
+        const redirect = (to: string) => response.writeHead(302, { location: `${to}/repo.git${rest}${url.search}` }).end()
+        // Renamed on the same server; moved to another origin; and one that redirects git itself but not a first look.
+        if (name === 'renamed.git') return redirect(base)
+        if (name === 'moved.git') return redirect(elsewhere)
+        if (name === 'sly.git' && request.headers['user-agent']?.startsWith('git/2')) return redirect(elsewhere)
+        gitHttpBackend(root, `/repo.git${rest}`, url.search.slice(1), request, response)
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const port = (server.address() as { port: number }).port
+      base = `http://127.0.0.1:${port}`
+      // Another origin: the same server under another name.
+      elsewhere = `http://localhost:${port}`
+    })
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+    it('refuses a loopback git URL without --allow-loopback, follows a redirect within the origin, and refuses one to another origin unless --allow-redirects', async () => {
+      const location = { dataDir: tempDir() }
+      const add = (url: string, ...flags: string[]) => runCliAsync(location, ['skills', 'add', url, '--yes', ...flags])
+
+      const loopback = await add(`${base}/repo.git`)
+      expect(loopback.code).toBe(1)
+      expect(loopback.stderr).toBe(
+        `skillplane: ${base}/repo.git is on the manager's own host (127.0.0.1), which installs don't fetch from unless an admin allows it: --allow-loopback (allowLoopback: true over HTTP)\n`,
+      )
+
+      const moved = await add(`${base}/moved.git`, '--allow-loopback')
+      expect(moved.code).toBe(1)
+      expect(moved.stderr).toBe(
+        `skillplane: ${base}/moved.git redirects to ${elsewhere}/repo.git, another origin, which installs don't follow unless an admin allows it: install from ${elsewhere}/repo.git, or pass --allow-redirects (allowRedirects: true over HTTP)\n`,
+      )
+      // git itself is told not to follow what a first look did not see.
+      const sly = await add(`${base}/sly.git`, '--allow-loopback')
+      expect(sly.code).toBe(1)
+      expect(sly.stderr).toMatch(
+        /^skillplane: git clone failed: the server redirected git, which installs don't follow unless an admin allows it \(--allow-redirects, allowRedirects: true over HTTP\): .*returned error: 302\n$/,
+      )
+      expect(existsSync(join(location.dataDir, 'skills'))).toBe(false)
+
+      const renamed = await add(`${base}/renamed.git`, '--allow-loopback')
+      expect(renamed.stderr).toBe('')
+      expect(renamed.stdout).toContain('installed tidy')
+      expect(readLockfile(join(location.dataDir, 'skills-lock.json')).skills.tidy).toMatchObject({ source: `${base}/renamed.git`, sourceType: 'git' })
+
+      // The lockfile's sources are checked again on update.
+      const refusedUpdate = await runCliAsync(location, ['skills', 'update'])
+      expect(refusedUpdate.code).toBe(1)
+      expect(refusedUpdate.stdout).toContain(`! tidy: ${base}/renamed.git is on the manager's own host (127.0.0.1)`)
+      expect((await runCliAsync(location, ['skills', 'update', '--allow-loopback'])).stdout).toContain('everything is up to date')
+
+      const followed = await runCliAsync({ dataDir: tempDir() }, ['skills', 'add', `${base}/moved.git`, '--yes', '--allow-loopback', '--allow-redirects'])
+      expect(followed.stderr).toBe('')
+      expect(followed.stdout).toContain('installed tidy')
     })
   })
 })
+
+/** `git http-backend` as CGI behind a Node server: a real smart-HTTP git server on 127.0.0.1. */
+function gitHttpBackend(root: string, path: string, query: string, request: IncomingMessage, response: ServerResponse): void {
+  const child = spawn('git', ['http-backend'], {
+    env: {
+      PATH: process.env.PATH,
+      GIT_PROJECT_ROOT: root,
+      GIT_HTTP_EXPORT_ALL: '1',
+      PATH_INFO: path,
+      QUERY_STRING: query,
+      REQUEST_METHOD: request.method!,
+      CONTENT_TYPE: request.headers['content-type'] ?? '',
+      HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
+      GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
+    },
+  })
+  request.pipe(child.stdin)
+  const chunks: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
+  child.on('close', () => {
+    const out = Buffer.concat(chunks)
+    const split = out.indexOf('\r\n\r\n')
+    const headers: Record<string, string> = {}
+    let status = 200
+    for (const line of out.subarray(0, split).toString().split('\r\n')) {
+      const [name, ...value] = line.split(': ')
+      if (name!.toLowerCase() === 'status') status = Number(value.join(': ').split(' ')[0])
+      else headers[name!] = value.join(': ')
+    }
+    response.writeHead(status, headers).end(out.subarray(split + 4))
+  })
+}

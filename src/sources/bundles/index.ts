@@ -1,6 +1,7 @@
 export { BundleError, SourceError, ArchiveError, LockfileError, IntegrityError } from './bundle-error.js'
 export { parseSource, parseRemoteSource, pinSource, type ParsedSource, type SourceType } from './parse-source.js'
 export { fetchSource, type FetchedSource, type FetchOptions } from './fetch-source.js'
+export type { NetworkAccess } from './network-access.js'
 export {
   extractArchive,
   archiveFormat,

@@ -5,6 +5,7 @@ import type { ArchiveLimits } from './extract-archive.js'
 import { planInstall, type InstallPlan } from './install-plan.js'
 import type { InstallTarget } from './install-target.js'
 import { lockedSource } from './lock-source.js'
+import type { NetworkAccess } from './network-access.js'
 import { readLockfile, type LockEntry } from './lockfile.js'
 
 /** The lockfile's skills fetched again from their sources, at their refs, planned against what is installed. */
@@ -17,7 +18,7 @@ export interface LockedPlan<R = never> {
   dispose(): void
 }
 
-export interface LockedPlanOptions<R> {
+export interface LockedPlanOptions<R> extends NetworkAccess {
   /** Only these skills (default: every skill in the lockfile); a name not in it is an error. */
   names?: readonly string[]
   scan?: (dir: string) => Promise<R[]>
@@ -53,7 +54,11 @@ export async function planLocked<R = never>(target: InstallTarget, options: Lock
       const [firstName, first] = entries[0]!
       let fetched: FetchedSource
       try {
-        fetched = await fetchSource(lockedSource(firstName, first, target.lockfile), { limits: options.limits })
+        fetched = await fetchSource(lockedSource(firstName, first, target.lockfile), {
+          limits: options.limits,
+          allowLoopback: options.allowLoopback,
+          allowRedirects: options.allowRedirects,
+        })
       } catch (error) {
         for (const [name] of entries) problems.push({ name, message: (error as Error).message })
         continue

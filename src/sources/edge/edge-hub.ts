@@ -19,7 +19,13 @@ export interface EdgeHubOptions {
   refuse(skill: OfferedSkill): string | null
   /** An edge connected or disconnected here. */
   onChange(): void
+  /** Whether another manager is alive (one that holds an edge's connection). */
+  managerAlive(managerId: string): Promise<boolean>
+  /** A second connection with an edge's token, refused while the first is online; recorded. */
+  onDuplicate(row: EdgeRow, detail: { holder: string; remoteAddress: string | null }): void
   now(): string
+  /** The time tokens' lifetimes are measured against (ISO). */
+  tokenNow(): string
 }
 
 /**
@@ -30,6 +36,8 @@ export class EdgeHub {
   readonly #o: EdgeHubOptions
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })
   readonly #connections = new Map<string, EdgeConnection>()
+  // The token each connection authenticated with: a rotation or an expiry ends it.
+  readonly #credentials = new WeakMap<EdgeConnection, { tokenHash: string; expiresAt: string | null }>()
   readonly #timer: NodeJS.Timeout
   #closing = false
 
@@ -53,6 +61,15 @@ export class EdgeHub {
     this.#connections.get(edgeId)?.close(code, reason)
   }
 
+  /** Close each connection here whose edge's token is no longer the one it authenticated with (rotated elsewhere). */
+  disconnectRotated(tokenHashOf: (edgeId: string) => string | undefined): void {
+    for (const [id, connection] of this.#connections) {
+      const current = tokenHashOf(id)
+      if (current !== undefined && current !== this.#credentials.get(connection)?.tokenHash)
+        connection.close(CLOSE.revoked, "this edge's token was rotated: start it with the new token")
+    }
+  }
+
   /** An HTTP upgrade request: the tunnel of an edge with a valid token, anything else answered and closed. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => {})
@@ -60,18 +77,38 @@ export class EdgeHub {
     const header = request.headers.authorization ?? ''
     const token = header.startsWith('Bearer ') ? header.slice(7).trim() : ''
     const edgeId = edgeIdOf(token)
-    if (!edgeId) return reject(socket, 401, 'an edge authenticates with its enrollment token: Authorization: Bearer spe_…')
-    this.#o.repo.get(edgeId).then(
-      (row) => {
-        if (!row || !tokenMatches(token, row.token_hash)) return reject(socket, 401, 'unknown edge token')
-        if (row.revoked_at !== null) return reject(socket, 401, `edge "${row.name}" was revoked at ${row.revoked_at}`)
-        this.#wss.handleUpgrade(request, socket, head, (ws) => this.#greet(ws, row))
-      },
-      (error: unknown) => {
-        this.#o.logger.error({ err: error }, 'edge authentication failed: the database did not answer')
-        reject(socket, 503, 'the database is unavailable')
-      },
-    )
+    if (!edgeId) return reject(socket, 401, 'an edge authenticates with its token (from edges enroll or edges rotate): Authorization: Bearer spe_…')
+    this.#o.repo
+      .get(edgeId)
+      .then(
+        (row) => {
+          if (!row || !tokenMatches(token, row.token_hash)) return reject(socket, 401, 'unknown edge token')
+          if (row.revoked_at !== null) return reject(socket, 401, `edge "${row.name}" was revoked at ${row.revoked_at}`)
+          if (expired(row, this.#o.tokenNow()))
+            return reject(
+              socket,
+              401,
+              `the token of edge "${row.name}" expired at ${row.token_expires_at}: an admin issues a new one with skillplane edges rotate ${row.name}`,
+            )
+          return this.#holder(row).then((holder) => {
+            if (holder === null) return this.#wss.handleUpgrade(request, socket, head, (ws) => this.#greet(ws, row))
+            this.#o.onDuplicate(row, { holder, remoteAddress: request.socket.remoteAddress ?? null })
+            reject(
+              socket,
+              409,
+              `edge "${row.name}" is connected already (to manager ${holder}): one connection per token; stop the other edge process, or wait for its connection to be seen gone`,
+            )
+          })
+        },
+        (error: unknown) => {
+          this.#o.logger.error({ err: error }, 'edge authentication failed: the database did not answer')
+          reject(socket, 503, 'the database is unavailable')
+        },
+      )
+      .catch((error: unknown) => {
+        this.#o.logger.error({ err: error }, 'edge authentication failed')
+        reject(socket, 503, 'the manager could not take the connection')
+      })
   }
 
   async close(): Promise<void> {
@@ -117,8 +154,11 @@ export class EdgeHub {
       return reason ? [{ key: skill.key, reason }] : []
     })
     const offered = hello.skills.filter((s) => !refused.some((r) => r.key === s.key))
-    // A second connection of the same edge replaces the first (a reconnect seen before the old one timed out).
-    this.#connections.get(row.id)?.close(CLOSE.replaced, 'replaced by a newer connection of this edge')
+    // Two connections that passed the upgrade at the same moment: the first welcomed keeps the edge.
+    if (this.#connections.has(row.id)) {
+      this.#o.onDuplicate(row, { holder: managerId, remoteAddress: null })
+      return ws.close(CLOSE.duplicate, `edge "${row.name}" is connected already: one connection per token`)
+    }
     const connection = new EdgeConnection(ws, row.id, row.name, now, {
       logger,
       maxInFlight: this.#o.maxInFlight,
@@ -132,6 +172,7 @@ export class EdgeHub {
       },
     })
     this.#connections.set(row.id, connection)
+    this.#credentials.set(connection, { tokenHash: row.token_hash, expiresAt: row.token_expires_at })
     await repo.connected(row.id, {
       hostname: hello.hostname,
       os: hello.os,
@@ -148,12 +189,31 @@ export class EdgeHub {
     this.#o.onChange()
   }
 
+  // The manager holding a live connection of this edge (this one or another that is alive), or null.
+  async #holder(row: EdgeRow): Promise<string | null> {
+    if (this.#connections.has(row.id)) return this.#o.managerId
+    const holder = row.manager_id
+    if (!holder || holder === this.#o.managerId) return null
+    const seen = row.last_seen_at ? Date.parse(row.last_seen_at) : 0
+    if (Date.now() - seen >= this.#o.heartbeatMs * 3 + 5_000) return null
+    return (await this.#o.managerAlive(holder).catch(() => true)) ? holder : null
+  }
+
   #beat(): void {
-    for (const connection of this.#connections.values()) connection.heartbeat()
+    const now = this.#o.tokenNow()
+    for (const connection of this.#connections.values()) {
+      const credential = this.#credentials.get(connection)
+      if (credential?.expiresAt && credential.expiresAt <= now) connection.close(CLOSE.revoked, `this edge's token expired at ${credential.expiresAt}`)
+      else connection.heartbeat()
+    }
     this.#o.repo
       .seen(this.connectedIds, this.#o.managerId, this.#o.now())
       .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'recording edge heartbeats failed'))
   }
+}
+
+function expired(row: EdgeRow, now: string): boolean {
+  return row.token_expires_at !== null && row.token_expires_at <= now
 }
 
 function identityProblem(hello: HelloMessage, row: EdgeRow): string | null {
@@ -163,7 +223,8 @@ function identityProblem(hello: HelloMessage, row: EdgeRow): string | null {
 }
 
 function reject(socket: Duplex, status: number, message: string): void {
-  const reason = { 401: 'Unauthorized', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error'
-  const body = JSON.stringify({ ok: false, error: { code: status === 401 ? 'unauthorized' : 'unavailable', message } })
+  const reason = { 401: 'Unauthorized', 404: 'Not Found', 409: 'Conflict', 503: 'Service Unavailable' }[status] ?? 'Error'
+  const code = { 401: 'unauthorized', 409: 'conflict' }[status] ?? 'unavailable'
+  const body = JSON.stringify({ ok: false, error: { code, message } })
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }

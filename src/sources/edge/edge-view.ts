@@ -25,6 +25,8 @@ export interface EdgeView {
   createdAt: string
   createdBy: string
   revokedAt: string | null
+  /** When its token stops working (null: never, until rotated or revoked). */
+  tokenExpiresAt: string | null
 }
 
 /** The edge row with its parsed JSON, as the directory keeps it. */
@@ -63,6 +65,7 @@ export function toEdgeView(record: EdgeRecord, online: boolean): EdgeView {
     createdAt: row.created_at,
     createdBy: row.created_by,
     revokedAt: row.revoked_at,
+    tokenExpiresAt: row.token_expires_at,
   }
 }
 

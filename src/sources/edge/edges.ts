@@ -4,12 +4,12 @@ import { monotonicFactory } from 'ulid'
 import type { Logger } from 'pino'
 import type { EdgeRepository } from '../../store/index.js'
 import type { Registry } from '../../registry/index.js'
-import type { Actor, AuditEvents } from '../../audit/index.js'
+import { SYSTEM_ACTOR, type Actor, type AuditEvents } from '../../audit/index.js'
 import type { EdgeInfo, Skill, SkillDefinition } from '../../skill/index.js'
 import { EdgeUnavailable, type EdgeCall, type EdgeResolution, type EdgeRouter } from '../../runtime/index.js'
 import { EdgeHub } from './edge-hub.js'
 import { EdgeRelay, type RelaySignal, type Sealer } from './edge-relay.js'
-import { edgeIdOf, hashEdgeToken, newEdgeToken, tokenMatches } from './edge-token.js'
+import { edgeIdOf, hashEdgeToken, newEdgeToken, tokenExpiry, tokenMatches } from './edge-token.js'
 import { toEdgeView, toRecord, type EdgeRecord, type EdgeView } from './edge-view.js'
 import { CLOSE, edgeName, labels as labelsSchema, secretGrants, type OfferedSkill } from './protocol.js'
 import { hostSkills } from './host-skills/index.js'
@@ -32,11 +32,14 @@ export interface EdgesOptions {
   /** The host skills edges offer changed (the catalog should sync). */
   onSkillsChanged(): void
   now(): string
+  /** The time tokens' lifetimes are measured against (ISO; tests pass a fake clock). */
+  tokenNow(): string
   /** Seals the secrets of calls relayed through the database. */
   sealer?: Sealer
 }
 
 export type EnrollResult = { ok: true; edge: EdgeView; token: string } | { ok: false; code: 'invalid_input' | 'conflict'; message: string }
+export type RotateResult = { ok: true; edge: EdgeView; token: string } | { ok: false; code: 'invalid_input' | 'not_found'; message: string }
 
 /**
  * Edges: enrollment, the directory of enrolled edges (who holds each one's connection, what it
@@ -67,7 +70,15 @@ export class Edges implements EdgeRouter {
         void this.refresh()
         void this.#signal({ to: '*', kind: 'edges' })
       },
+      managerAlive: options.managerAlive,
+      onDuplicate: (row, detail) => {
+        options.logger.warn({ edge: row.name, ...detail }, 'a second connection with an edge token was refused: it is connected already')
+        options.events
+          .record('edge.connection_refused', `edge:${row.id}`, SYSTEM_ACTOR, { name: row.name, reason: 'connected already', ...detail })
+          .catch((error: unknown) => options.logger.warn({ err: error }, 'recording a refused edge connection failed'))
+      },
       now: options.now,
+      tokenNow: options.tokenNow,
     })
     this.#relay = new EdgeRelay({
       repo: options.repo,
@@ -99,8 +110,8 @@ export class Edges implements EdgeRouter {
     else this.#relay.receive(message)
   }
 
-  /** Enroll an edge: its token is returned once and stored only as a hash. */
-  async enroll(input: { name: string; labels?: Record<string, string>; secrets?: string[] }, actor: Actor): Promise<EnrollResult> {
+  /** Enroll an edge: its token is returned once and stored only as a hash; `expiresIn` ("90d") gives it a lifetime. */
+  async enroll(input: { name: string; labels?: Record<string, string>; secrets?: string[]; expiresIn?: string }, actor: Actor): Promise<EnrollResult> {
     const name = edgeName.safeParse(input.name)
     if (!name.success) return { ok: false, code: 'invalid_input', message: `name: ${name.error.issues[0]!.message}` }
     const labels = labelsSchema.safeParse(input.labels ?? {})
@@ -110,6 +121,9 @@ export class Edges implements EdgeRouter {
     }
     const secrets = secretGrants.safeParse(input.secrets ?? [])
     if (!secrets.success) return { ok: false, code: 'invalid_input', message: `secrets: ${secrets.error.issues[0]!.message}` }
+    const createdAt = this.#o.now()
+    const expiry = tokenExpiry(input.expiresIn, this.#o.tokenNow())
+    if (!expiry.ok) return { ok: false, code: 'invalid_input', message: expiry.message }
     const existing = await this.#o.repo.findByName(name.data)
     if (existing && existing.revoked_at === null)
       return { ok: false, code: 'conflict', message: `an edge named "${name.data}" is already enrolled (${existing.id})` }
@@ -120,8 +134,9 @@ export class Edges implements EdgeRouter {
       name: name.data,
       labels: JSON.stringify(labels.data),
       token_hash: hashEdgeToken(token),
+      token_expires_at: expiry.expiresAt,
       created_by: actor.name,
-      created_at: this.#o.now(),
+      created_at: createdAt,
       revoked_at: null,
       hostname: null,
       os: null,
@@ -136,7 +151,12 @@ export class Edges implements EdgeRouter {
     // A revoked edge's name can be enrolled again: the new edge is another one (its audit rows keep their id).
     if (existing) await this.#o.repo.rename(existing.id, `${existing.name}~${existing.id.toLowerCase()}`)
     await this.#o.repo.insert(row)
-    await this.#o.events.record('edge.enrolled', `edge:${id}`, actor, { name: row.name, labels: labels.data, secrets: JSON.parse(row.secrets) })
+    await this.#o.events.record('edge.enrolled', `edge:${id}`, actor, {
+      name: row.name,
+      labels: labels.data,
+      secrets: JSON.parse(row.secrets),
+      tokenExpiresAt: row.token_expires_at,
+    })
     await this.refresh()
     return { ok: true, edge: toEdgeView(toRecord(row), false), token }
   }
@@ -145,7 +165,31 @@ export class Edges implements EdgeRouter {
   async tokenValid(token: string): Promise<boolean> {
     const id = edgeIdOf(token)
     const row = id ? await this.#o.repo.get(id) : undefined
-    return row !== undefined && row.revoked_at === null && tokenMatches(token, row.token_hash)
+    return (
+      row !== undefined &&
+      row.revoked_at === null &&
+      (row.token_expires_at === null || row.token_expires_at > this.#o.tokenNow()) &&
+      tokenMatches(token, row.token_hash)
+    )
+  }
+
+  /**
+   * Give an edge a new token (returned once; `expiresIn` as at enrollment): the old one stops at
+   * once, and a connection made with it is closed, on whichever manager holds it.
+   */
+  async rotate(idOrName: string, input: { expiresIn?: string }, actor: Actor): Promise<RotateResult> {
+    const record = this.#find(idOrName, false)
+    if (!record) return { ok: false, code: 'not_found', message: `no enrolled edge "${idOrName.slice(0, 100)}"` }
+    const expiry = tokenExpiry(input.expiresIn, this.#o.tokenNow())
+    if (!expiry.ok) return { ok: false, code: 'invalid_input', message: expiry.message }
+    const token = newEdgeToken(record.row.id)
+    const row = await this.#o.repo.rotate(record.row.id, hashEdgeToken(token), expiry.expiresAt)
+    if (!row) return { ok: false, code: 'not_found', message: `no enrolled edge "${idOrName.slice(0, 100)}"` }
+    this.#hub.disconnect(row.id, CLOSE.revoked, "this edge's token was rotated: start it with the new token")
+    await this.#o.events.record('edge.rotated', `edge:${row.id}`, actor, { name: row.name, tokenExpiresAt: row.token_expires_at })
+    await this.#signal({ to: '*', kind: 'edges' })
+    await this.refresh()
+    return { ok: true, edge: toEdgeView(toRecord(row), false), token }
   }
 
   list(): EdgeView[] {
@@ -283,6 +327,7 @@ export class Edges implements EdgeRouter {
     for (const id of this.#hub.connectedIds) {
       if (this.#records.get(id)?.row.revoked_at != null) this.#hub.disconnect(id, CLOSE.revoked, 'this edge was revoked')
     }
+    this.#hub.disconnectRotated((id) => this.#records.get(id)?.row.token_hash)
     this.#registerSkills()
   }
 

@@ -13,8 +13,8 @@ export const CLOSE = {
   malformed: 4400,
   /** The token was revoked (or the edge's identity was refused). */
   revoked: 4401,
-  /** Another connection of the same edge replaced this one. */
-  replaced: 4409,
+  /** The edge is connected already with this token: the newer connection is refused. */
+  duplicate: 4409,
   /** The manager is shutting down: reconnect elsewhere. */
   goingAway: 1001,
 } as const

@@ -1,6 +1,6 @@
 import type { SkillContext, SkillDefinition } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
-import { scrubText } from '../../audit/index.js'
+import { scrubText, secretForms } from '../../audit/index.js'
 import { EgressError } from './egress-error.js'
 import { egressFetch, type EgressResponse } from './egress-fetch.js'
 import { secretsOf, type HttpOperation } from './http-operation.js'
@@ -32,26 +32,22 @@ export function operationSkill(operation: HttpOperation): SkillDefinition {
   }
 }
 
-// Shorter values are not scrubbed anywhere (they would blank ordinary words).
-const MIN_SCRUB = 4
-
-/** ctx.secrets, remembering each value it opens (and the forms a service may echo) in `sent`. */
+/** ctx.secrets, remembering each value it opens (in every form a service may echo) in `sent`. */
 function secretsSent(ctx: SkillContext, sent: Set<string>): Pick<SkillContext, 'secrets'> {
   const remember = (text: string) => {
-    if (text.length < MIN_SCRUB) return
-    sent.add(text)
-    ctx.secrets.conceal(text)
+    for (const form of secretForms(text)) sent.add(form)
   }
   return {
     secrets: {
       get: (name) => {
         const value = ctx.secrets.get(name)
         remember(value)
-        remember(Buffer.from(value).toString('base64'))
-        remember(encodeURIComponent(value))
         return value
       },
-      conceal: remember,
+      conceal: (text) => {
+        remember(text)
+        ctx.secrets.conceal(text)
+      },
     },
   }
 }
@@ -77,11 +73,8 @@ function buildRequest(
     const secret = ctx.secrets.get(op.auth.secret)
     if (op.auth.type === 'bearer') headers.authorization = `Bearer ${secret}`
     else if (op.auth.type === 'header') headers[op.auth.name!.toLowerCase()] = secret
-    else if (op.auth.type === 'query') {
-      url.searchParams.set(op.auth.name!, secret)
-      // The encoded form is what a URL in an error or an echo would show.
-      ctx.secrets.conceal(new URLSearchParams([['', secret]]).toString().slice(1))
-    } else {
+    else if (op.auth.type === 'query') url.searchParams.set(op.auth.name!, secret)
+    else {
       const basic = Buffer.from(secret).toString('base64')
       ctx.secrets.conceal(basic)
       // user:password: the password alone may be echoed too.

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import { type ProgressUpdate, type SkillLogger, MAX_TIMEOUT_MS } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
-import { scrubText } from '../../audit/index.js'
+import { scrubText, secretForms } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { deliverProgressFirst } from './progress-first.js'
@@ -131,11 +131,7 @@ export class McpConnection {
   #clean(text: string): string {
     if (this.#opened.size === 0) return text
     const values = new Set<string>()
-    for (const value of this.#opened.values()) {
-      if (value.length < 4) continue
-      values.add(value)
-      values.add(Buffer.from(value).toString('base64'))
-    }
+    for (const value of this.#opened.values()) for (const form of secretForms(value)) values.add(form)
     return scrubText(text, values)
   }
 

@@ -171,6 +171,19 @@ export const enrollEdgeBody = z.strictObject({
   name: z.string().min(1).max(63).describe('lower-case letters, digits and -'),
   labels: z.record(z.string(), z.string()).optional().describe('Set by the admin; policies match them (`env=prod`)'),
   secrets: z.array(z.string()).optional().describe('Secret names calls of its packs may carry (see PUT /api/edges/{id}/secrets)'),
+  expiresIn: z
+    .string()
+    .max(40)
+    .optional()
+    .describe("The token's lifetime, in hours or days (`12h`, `90d`; 1h to 3650d); none: it works until rotated or revoked"),
+})
+
+export const rotateEdgeBody = z.strictObject({
+  expiresIn: z
+    .string()
+    .max(40)
+    .optional()
+    .describe("The token's lifetime, in hours or days (`12h`, `90d`; 1h to 3650d); none: it works until rotated or revoked"),
 })
 
 export const edgeSecretsBody = z.strictObject({
@@ -198,6 +211,8 @@ export const skillInstallBody = z.strictObject({
   pin: z.string().max(200).optional().describe('a branch, tag or commit (git sources)'),
   dryRun: z.boolean().optional().describe('fetch, validate and scan, and answer with the plan; install nothing'),
   acceptRisk: z.boolean().optional().describe('install although a skill has high-risk findings (read them in a dry run first)'),
+  allowLoopback: z.boolean().optional().describe("fetch from the manager's own host (localhost, 127.0.0.0/8, ::1), refused by default"),
+  allowRedirects: z.boolean().optional().describe("follow a git server's redirect to another origin, refused by default"),
 })
 
 const formFlag = z.enum(['true', 'false'], 'must be "true" or "false"').transform((value) => value === 'true')

@@ -4,14 +4,28 @@ import { CliError } from '../cli-error.js'
 import { edgeLabels, type EdgeView } from '../../../sources/edge/index.js'
 import { parseLabels } from '../parse-labels.js'
 
-export async function edgesEnroll(o: GlobalOptions & { name: string; label?: string[]; secret?: string[]; json?: boolean }): Promise<void> {
+export async function edgesEnroll(o: GlobalOptions & { name: string; label?: string[]; secret?: string[]; expiresIn?: string; json?: boolean }): Promise<void> {
   const labels = parseLabels(o.label ?? [], edgeLabels)
-  const result = await withPlane(o, (plane) => plane.edges.enroll({ name: o.name, labels, secrets: o.secret ?? [] }, localAdmin()))
+  const result = await withPlane(o, (plane) =>
+    plane.edges.enroll({ name: o.name, labels, secrets: o.secret ?? [], ...(o.expiresIn !== undefined && { expiresIn: o.expiresIn }) }, localAdmin()),
+  )
   if (!result.ok) throw new CliError(result.message)
   if (o.json) return console.log(JSON.stringify({ edge: result.edge, token: result.token }, null, 2))
   console.log(`enrolled edge "${result.edge.name}" (id ${result.edge.id})`)
-  console.log(`token (shown once): ${result.token}`)
-  console.log(`start it on the host: skillplane edge --manager URL --token ${result.token}`)
+  printToken(result.edge, result.token)
+}
+
+export async function edgesRotate(idOrName: string, o: GlobalOptions & { expiresIn?: string; json?: boolean }): Promise<void> {
+  const result = await withPlane(o, (plane) => plane.edges.rotate(idOrName, o.expiresIn !== undefined ? { expiresIn: o.expiresIn } : {}, localAdmin()))
+  if (!result.ok) throw new CliError(result.message)
+  if (o.json) return console.log(JSON.stringify({ edge: result.edge, token: result.token }, null, 2))
+  console.log(`rotated the token of edge "${result.edge.name}" (id ${result.edge.id}): the old token no longer works`)
+  printToken(result.edge, result.token)
+}
+
+function printToken(edge: EdgeView, token: string): void {
+  console.log(`token (shown once${edge.tokenExpiresAt ? `, expires ${edge.tokenExpiresAt}` : ''}): ${token}`)
+  console.log(`start it on the host: skillplane edge --manager URL --token ${token}`)
 }
 
 export async function edgesList(o: GlobalOptions & { json?: boolean }): Promise<void> {
@@ -33,6 +47,7 @@ export async function edgesShow(idOrName: string, o: GlobalOptions & { json?: bo
   console.log(`${edge.name} (${edge.id}) ${status(edge)}`)
   console.log(`  host: ${edge.hostname ?? '-'} · ${edge.os ?? '-'} · ${edge.arch ?? '-'} · skillplane ${edge.version ?? '-'}`)
   console.log(`  labels: ${labelText(edge.labels)}`)
+  console.log(`  token expires: ${edge.tokenExpiresAt ?? 'never (until rotated or revoked)'}`)
   console.log(`  secrets it may receive: ${edge.secrets.length > 0 ? edge.secrets.join(', ') : 'none'}`)
   console.log(`  manager: ${edge.managerId ?? '-'} · connected since ${edge.connectedSince ?? '-'} · last seen ${edge.lastSeenAt ?? 'never'}`)
   if (edge.skills.length === 0) return console.log('  skills: none announced yet')

@@ -39,6 +39,17 @@ export async function valueDelete(kind: ValueKind, name: string, o: OwnerOptions
   console.log(`deleted ${kind} ${deleted.name} (${whose(deleted)}, version ${deleted.version})`)
 }
 
+export async function rotateKey(o: GlobalOptions & { json?: boolean }): Promise<void> {
+  const done = await withPlane(o, (plane) => plane.rotateSecretsKey(localAdmin()))
+  if (o.json) return console.log(JSON.stringify(done, null, 2))
+  console.log(
+    `re-sealed ${done.resealed} value${done.resealed === 1 ? '' : 's'} (secrets and settings) under a new key (fingerprint ${done.fingerprint})` +
+      (done.unreadable > 0 ? `; ${done.unreadable} the old key could not open were left as they were` : ''),
+  )
+  if (done.keyFile) console.log(`wrote the new key to ${done.keyFile}: copy it to every manager sharing this database before starting it`)
+  else console.log(`the new key (shown once): set SKILLPLANE_SECRETS_KEY=${done.key} for every manager before starting it`)
+}
+
 function owner(o: OwnerOptions): { agent?: string; user?: string } {
   if (o.agent !== undefined && o.user !== undefined) throw new CliError('give --agent or --user, not both')
   for (const [flag, given] of [

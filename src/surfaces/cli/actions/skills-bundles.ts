@@ -19,6 +19,7 @@ import {
   type RiskFinding,
   type InstallPlan,
   type InstallTarget,
+  type NetworkAccess,
   type PlannedSkill,
 } from '../../../sources/bundles/index.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
@@ -31,6 +32,8 @@ interface TargetOptions extends GlobalOptions {
   project?: boolean
   yes?: boolean
   acceptRisk?: boolean
+  allowLoopback?: boolean
+  allowRedirects?: boolean
 }
 
 export async function skillsAdd(input: string, o: TargetOptions & { skill?: string[]; list?: boolean; pin?: string; json?: boolean }): Promise<void> {
@@ -39,7 +42,7 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
     return o.pin === undefined ? source : pinSource(source, o.pin)
   })
   const target = targetOf(o)
-  const fetched = await bundle(() => fetchSource(parsed))
+  const fetched = await bundle(() => fetchSource(parsed, accessOf(o)))
   let installed: string[]
   let risks: Map<string, RiskFinding[]>
   try {
@@ -63,7 +66,7 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
 
 export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
-  const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks }))
+  const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks, ...accessOf(o) }))
   const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
@@ -89,7 +92,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
 export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Promise<void> {
   const target = targetOf(o)
   // What the lockfile pins was accepted when it was added: its risks are shown and recorded, not asked about again; changed content is.
-  const locked = await bundle(() => planLocked(target, { scan: scanRisks }))
+  const locked = await bundle(() => planLocked(target, { scan: scanRisks, ...accessOf(o) }))
   const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
@@ -133,6 +136,10 @@ export async function skillsRemove(name: string, o: TargetOptions): Promise<void
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
   // Its catalog row goes too, and with it every binding to it.
   await syncPlane(o, target, [name], new Map(), true)
+}
+
+function accessOf(o: TargetOptions): NetworkAccess {
+  return { allowLoopback: o.allowLoopback ?? false, allowRedirects: o.allowRedirects ?? false }
 }
 
 /** High-risk findings in what would be installed need --accept-risk: they were printed with the plan. */

@@ -11,6 +11,7 @@ export function edgesCommand(program: Command): void {
     .requiredOption('--name <name>', 'the edge name (lower-case letters, digits, -)')
     .option('--label <key=value>', 'a label policies can match (repeatable), e.g. env=prod', collect)
     .option('--secret <name>', 'a secret name calls of its packs may carry (repeatable; see edges secrets)', collect)
+    .option('--expires-in <lifetime>', "the token's lifetime: hours or days, e.g. 12h or 90d (default: until rotated or revoked)")
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => (await import('../actions/edges.js')).edgesEnroll(command.optsWithGlobals()))
 
@@ -36,6 +37,13 @@ export function edgesCommand(program: Command): void {
     )
 
   edges
+    .command('rotate <idOrName>')
+    .description('give an edge a new token, printed once: the old one stops at once and a connection made with it closes')
+    .option('--expires-in <lifetime>', "the new token's lifetime: hours or days, e.g. 12h or 90d (default: until rotated or revoked)")
+    .option('--json', 'print JSON')
+    .action(async (idOrName: string, _o: unknown, command: Command) => (await import('../actions/edges.js')).edgesRotate(idOrName, command.optsWithGlobals()))
+
+  edges
     .command('revoke <idOrName>')
     .description('revoke an edge: its token stops working and its connection closes')
     .action(async (idOrName: string, _o: unknown, command: Command) => (await import('../actions/edges.js')).edgesRevoke(idOrName, command.optsWithGlobals()))
@@ -46,7 +54,7 @@ export function edgeCommand(program: Command): void {
     .command('edge')
     .description('run this host as an edge: dial out to a manager and run the host skills it is sent')
     .requiredOption('--manager <urls>', 'manager URL(s), comma-separated (http or https; tried in turn)')
-    .option('--token <token>', 'the enrollment token (or SKILLPLANE_EDGE_TOKEN)')
+    .option('--token <token>', "the edge's token, from edges enroll or edges rotate (or SKILLPLANE_EDGE_TOKEN)")
     .option('--name <name>', 'the edge name the token was enrolled with (checked by the manager)')
     .option('--label <key=value>', 'a label to announce (repeatable); policies match those set at enrollment', collect)
     .option('--packs <dir>', 'a folder of skill packs to offer as host skills (repeatable)', collect)

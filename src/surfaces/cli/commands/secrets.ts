@@ -39,5 +39,11 @@ export function secretsCommand(program: Command): void {
       .option('--agent <agent>', "the agent's own value")
       .option('--user <user>', "a user's own value")
       .action(async (name: string, _o: unknown, command: Command) => (await import('../actions/secrets.js')).valueDelete(kind, name, command.optsWithGlobals()))
+    if (kind === 'secret')
+      group
+        .command('rotate-key')
+        .description('re-seal every secret and setting under a new secrets key in one transaction, and write the new key file (stop every other manager first)')
+        .option('--json', 'print JSON')
+        .action(async (_o: unknown, command: Command) => (await import('../actions/secrets.js')).rotateKey(command.optsWithGlobals()))
   }
 }

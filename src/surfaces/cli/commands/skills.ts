@@ -54,6 +54,8 @@ export function skillsCommand(program: Command): void {
     .option('--project', "install into the project's .agents/skills and ./skills-lock.json instead of the data dir")
     .option('-y, --yes', "install without asking (without a terminal it doesn't ask)")
     .option('--accept-risk', 'install even skills with high-risk findings (scripts that run what they download, read credentials, …); they are listed first')
+    .option('--allow-loopback', "fetch from this machine's own addresses (localhost, 127.0.0.0/8, ::1), refused by default")
+    .option('--allow-redirects', "follow a git server's redirect to another origin, refused by default")
     .option('--json', 'with --list: print { source, commit, skills, findings } as JSON')
     .action(async (source: string, _o: unknown, command: Command) =>
       (await import('../actions/skills-bundles.js')).skillsAdd(source, command.optsWithGlobals()),
@@ -65,6 +67,8 @@ export function skillsCommand(program: Command): void {
     .option('--project', "the project's .agents/skills and ./skills-lock.json")
     .option('-y, --yes', 'apply without asking (needed without a terminal)')
     .option('--accept-risk', 'apply even changes with high-risk findings; they are listed first')
+    .option('--allow-loopback', "fetch from this machine's own addresses (localhost, 127.0.0.0/8, ::1), refused by default")
+    .option('--allow-redirects', "follow a git server's redirect to another origin, refused by default")
     .action(async (name: string | undefined, _o: unknown, command: Command) =>
       (await import('../actions/skills-bundles.js')).skillsUpdate(name, command.optsWithGlobals()),
     )
@@ -80,6 +84,8 @@ export function skillsCommand(program: Command): void {
     .description('install every skill skills-lock.json pins that is missing or differs on disk')
     .option('--frozen', 'restore exactly what the lockfile pins: fail, installing nothing, on any hash mismatch')
     .option('--accept-risk', 'install even content the lockfile does not pin that has a high-risk finding')
+    .option('--allow-loopback', "fetch from this machine's own addresses (localhost, 127.0.0.0/8, ::1), refused by default")
+    .option('--allow-redirects', "follow a git server's redirect to another origin, refused by default")
     .option('--project', "the project's .agents/skills and ./skills-lock.json")
     .action(async (_o: unknown, command: Command) => (await import('../actions/skills-bundles.js')).skillsInstall(command.optsWithGlobals()))
 

@@ -393,6 +393,14 @@ export const OPERATIONS: OperationSpec[] = [
     errors: [400, 401, 403, 404],
   },
   {
+    method: 'post',
+    path: '/api/edges/{id}/rotate',
+    summary: 'Give an edge a new token, in the answer once: the old one stops at once and a connection made with it closes (admin)',
+    body: schemas.rotateEdgeBody,
+    ok: { status: 200, description: '{ edge, token }' },
+    errors: [400, 401, 403, 404],
+  },
+  {
     method: 'delete',
     path: '/api/edges/{id}',
     summary: 'Revoke an edge: its token stops working and its connection closes at once (admin)',

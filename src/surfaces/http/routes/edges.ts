@@ -3,7 +3,7 @@ import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
-import { edgeSecretsBody, enrollEdgeBody } from '../request-schemas.js'
+import { edgeSecretsBody, enrollEdgeBody, rotateEdgeBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
 export function edgeRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -29,6 +29,14 @@ export function edgeRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!body.ok) return body.response
     const result = await plane.edges.grantSecrets(c.req.param('id'), body.value.secrets, c.get('caller'))
     return result.ok ? c.json(result.edge) : errorResponse(c, result.code, result.message)
+  })
+
+  app.post('/:id/rotate', requireRole('admin'), async (c) => {
+    const body = await parseBody(c, rotateEdgeBody, 'invalid rotation')
+    if (!body.ok) return body.response
+    const result = await plane.edges.rotate(c.req.param('id'), body.value, c.get('caller'))
+    if (!result.ok) return errorResponse(c, result.code, result.message)
+    return c.json({ edge: result.edge, token: result.token })
   })
 
   app.delete('/:id', requireRole('admin'), async (c) => {

@@ -317,22 +317,38 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
     it('installs from an archive URL after a dry run, and refuses a path on the server', async () => {
       const { post, activate, lockfile } = await setUp()
       served.set('/styles.tar.gz', readFileSync(await bundle('styles.tar.gz', noteStyle('# Notes\n\nFrom the web.\n'))))
-      const dry = await post('/api/skills/install', { source: `${base}/styles.tar.gz`, dryRun: true })
+      // The archive server is on this machine: refused unless the admin says so.
+      expect(await post('/api/skills/install', { source: `${base}/styles.tar.gz`, dryRun: true })).toMatchObject({
+        status: 400,
+        body: {
+          error: {
+            code: 'invalid_input',
+            message: `${base}/styles.tar.gz is on the manager's own host (127.0.0.1), which installs don't fetch from unless an admin allows it: --allow-loopback (allowLoopback: true over HTTP)`,
+          },
+        },
+      })
+      const dry = await post('/api/skills/install', { source: `${base}/styles.tar.gz`, dryRun: true, allowLoopback: true })
       expect(dry.status, JSON.stringify(dry.body)).toBe(200)
       expect(dry.body.skills.map((s: { name: string; change: string }) => [s.name, s.change])).toEqual([
         ['note-style', 'new'],
         ['other-style', 'new'],
       ])
       expect(readLockfile(lockfile).skills).toEqual({})
-      const done = await post('/api/skills/install', { source: `${base}/styles.tar.gz`, skills: ['note-style'] })
+      const done = await post('/api/skills/install', { source: `${base}/styles.tar.gz`, skills: ['note-style'], allowLoopback: true })
       expect(done.status, JSON.stringify(done.body)).toBe(201)
       expect(readLockfile(lockfile).skills['note-style']).toMatchObject({ source: `${base}/styles.tar.gz`, sourceType: 'archive' })
       expect(await activate()).toContain('From the web.')
+      // The install's event says the admin allowed the manager's own host.
+      expect((await plane!.events.list({ kind: 'skill.installed', limit: 1 })).items[0]).toMatchObject({ details: { allowedLoopback: true } })
+      expect(await post('/api/skills/install', { source: `${base}/styles.tar.gz`, allowLoopback: 'yes' })).toMatchObject({
+        status: 400,
+        body: { error: { message: expect.stringMatching(/^invalid install: .*allowLoopback/) } },
+      })
 
       const onDisk = 'is a path on the server: over HTTP give a git URL, OWNER/REPO or an archive URL, or upload the bundle'
       for (const source of ['/etc', './skills', '~/skills', `file://${tempDir()}`])
         expect(await post('/api/skills/install', { source })).toMatchObject({ status: 400, body: { error: { message: `"${source}" ${onDisk}` } } })
-      expect(await post('/api/skills/install', { source: `${base}/missing.zip` })).toMatchObject({
+      expect(await post('/api/skills/install', { source: `${base}/missing.zip`, allowLoopback: true })).toMatchObject({
         status: 400,
         body: { error: { message: `can't download ${base}/missing.zip: HTTP 404 Not Found` } },
       })

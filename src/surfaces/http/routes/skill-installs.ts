@@ -18,7 +18,7 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.post('/install', requireRole('admin'), async (c) => {
     const body = await parseBody(c, skillInstallBody, 'invalid install')
     if (!body.ok) return body.response
-    const { source: text, pin, skills, dryRun, acceptRisk } = body.value
+    const { source: text, pin, skills, dryRun, acceptRisk, allowLoopback, allowRedirects } = body.value
     let source
     try {
       source = parseRemoteSource(text)
@@ -27,7 +27,7 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
       if (error instanceof BundleError) return errorResponse(c, 'invalid_input', error.message)
       throw error
     }
-    return answer(c, await plane.installSkills({ from: { source }, skills, dryRun, acceptRisk }, c.get('caller')))
+    return answer(c, await plane.installSkills({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
   })
 
   app.post('/upload', requireRole('admin'), async (c) => {
