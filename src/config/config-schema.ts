@@ -8,6 +8,11 @@ import { isDefinedSkill, VALUE_NAME, VALUE_NAME_RULE, type DefinedSkill } from '
 // Each object's fields are a shape constant that types its schema, so that the published declarations
 // keep their doc comments (tsc drops comments from inferred types); nested objects are documented on their field.
 
+/** A service's stop function: awaited when the server stops. */
+export type ServiceStop = () => void | Promise<void>
+/** Starts a config service; what it returns (if anything) stops it. */
+export type ServiceStart = () => void | ServiceStop | Promise<void | ServiceStop>
+
 const positiveInt = z.number().int().positive()
 // setTimeout's ceiling: longer durations fire at once.
 const duration = positiveInt.max(2_147_483_647)
@@ -465,6 +470,20 @@ const configShape = {
       maxPools: positiveInt.max(100_000).default(100),
     })
     .prefault({}),
+  /**
+   * What the server runs beside it (a local service the skills call, a dependency of the demo):
+   * `serve` and `mcp` start each in order before the skill sources load and stop them in reverse
+   * when they stop; one-shot commands never start them. `start` may return a function that stops it.
+   */
+  services: z
+    .array(
+      z.strictObject({
+        name: z.string().trim().min(1).max(100),
+        start: z.custom<ServiceStart>((value) => typeof value === 'function', { message: 'must be a function: start() { ...; return stop }' }),
+      }),
+    )
+    .default([])
+    .refine((services) => new Set(services.map((s) => s.name)).size === services.length, 'service names must be unique'),
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z
     .array(
