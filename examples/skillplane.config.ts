@@ -9,10 +9,14 @@ import { NoteStore } from './skills/note-store.js'
 import { startDemoApi } from './services/demo-api.js'
 
 // What `npm start` serves. A function config receives the data dir for skills with state of their own.
-export default defineConfig(async ({ dataDir }) => {
+// Evaluating it starts nothing: every CLI command loads it, and only `serve` (and `mcp`) start its services.
+export default defineConfig(({ dataDir }) => {
   // The depot service the HTTP skills call (SKILLPLANE_DEMO_API_PORT moves it off 7421).
-  const depot = await startDemoApi(Number(process.env.SKILLPLANE_DEMO_API_PORT ?? 7421))
+  const depotPort = Number(process.env.SKILLPLANE_DEMO_API_PORT ?? 7421)
+  const depot = `http://127.0.0.1:${depotPort}`
   return {
+    // Started by `serve` before the skill sources, stopped when it stops.
+    services: [{ name: 'depot', start: () => startDemoApi(depotPort) }],
     skills: [calculate, diskUsage, ...noteSkills(new NoteStore(dataDir))],
     agents: [
       {

@@ -19,7 +19,7 @@ export type {
   MemoryPoolOption,
   LearningInput,
 } from './skill/index.js'
-export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput } from './config/index.js'
+export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput, type ServiceConfig } from './config/index.js'
 export { createSkillplane, type Skillplane, type SkillplaneOptions } from './skillplane/index.js'
 export { createPlane, type Plane, type PlaneOptions } from './plane/index.js'
 export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './runtime/index.js'

@@ -6,10 +6,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 export const DEMO_TOKEN = 'demo-token'
 
 /**
- * Listen on 127.0.0.1:port and return the base URL. When the port is taken (the demo's server
- * already runs it, and a CLI command loads the same config), the running service is used.
+ * Listen on 127.0.0.1:port; what it returns stops it. When the port is taken (another demo server,
+ * or `skillplane mcp` beside `npm start`), the running service is used and nothing is started.
  */
-export async function startDemoApi(port: number): Promise<string> {
+export async function startDemoApi(port: number): Promise<() => Promise<void>> {
   interface Item {
     sku: string
     name: string
@@ -67,11 +67,15 @@ export async function startDemoApi(port: number): Promise<string> {
     }
     send(405, { error: 'method not allowed' })
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)))
-    server.listen(port, '127.0.0.1', resolve)
+  const listening = await new Promise<boolean>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)))
+    server.listen(port, '127.0.0.1', () => resolve(true))
   })
-  // A one-shot CLI command must not stay up for it.
-  server.unref()
-  return `http://127.0.0.1:${port}`
+  return async () => {
+    if (!listening) return
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+  }
 }

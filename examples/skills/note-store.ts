@@ -20,19 +20,27 @@ interface NoteRow {
 
 /** The demo skills' own state: a small SQLite database next to skillplane's. */
 export class NoteStore {
-  readonly #db: Database.Database
+  readonly #dataDir: string
+  #opened: Database.Database | undefined
 
+  // Opened at the first note call, not when the config is evaluated (every CLI command evaluates it).
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true })
-    this.#db = new Database(join(dataDir, 'notes.db'))
-    this.#db.pragma('journal_mode = WAL')
-    this.#db.exec(`create table if not exists notes (
+    this.#dataDir = dataDir
+  }
+
+  get #db(): Database.Database {
+    if (this.#opened) return this.#opened
+    mkdirSync(this.#dataDir, { recursive: true })
+    const db = new Database(join(this.#dataDir, 'notes.db'))
+    db.pragma('journal_mode = WAL')
+    db.exec(`create table if not exists notes (
       id integer primary key autoincrement,
       title text not null,
       body text not null,
       tags text not null,
       created_at text not null
     )`)
+    return (this.#opened = db)
   }
 
   add(title: string, body: string, tags: string[]): Note {

@@ -21,6 +21,11 @@ function unknownFields(issue: z.core.$ZodRawIssue): string | undefined {
   return issue.keys.map((key) => unknownField(key, known)).join('; ')
 }
 
+/** A service's stop function: awaited when the server stops. */
+export type ServiceStop = () => void | Promise<void>
+/** Starts a config service; what it returns (if anything) stops it. */
+export type ServiceStart = () => void | ServiceStop | Promise<void | ServiceStop>
+
 const positiveInt = z.number().int().positive()
 // setTimeout's ceiling: longer durations fire at once.
 const duration = positiveInt.max(2_147_483_647)
@@ -478,6 +483,20 @@ const configShape = {
     maxEntriesPerPool: positiveInt.max(10_000_000).default(10_000),
     maxPools: positiveInt.max(100_000).default(100),
   }).prefault({}),
+  /**
+   * What the server runs beside it (a local service the skills call, a dependency of the demo):
+   * `serve` and `mcp` start each in order before the skill sources load and stop them in reverse
+   * when they stop; one-shot commands never start them. `start` may return a function that stops it.
+   */
+  services: z
+    .array(
+      strictObject({
+        name: z.string().trim().min(1).max(100),
+        start: z.custom<ServiceStart>((value) => typeof value === 'function', { message: 'must be a function: start() { ...; return stop }' }),
+      }),
+    )
+    .default([])
+    .refine((services) => new Set(services.map((s) => s.name)).size === services.length, 'service names must be unique'),
   /** Ed25519 public keys (PEM) whose signatures make an SOP valid. */
   sopKeys: z
     .array(

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { agentSchema, configSchema, httpServerSchema, httpSkillSchema, openApiSourceSchema, stdioServerSchema } from './config-schema.js'
+import type { agentSchema, configSchema, httpServerSchema, httpSkillSchema, openApiSourceSchema, stdioServerSchema, ServiceStart } from './config-schema.js'
 
 // Named interfaces over the schema's input side, so that editors show their names, not the expansion.
 // (The members restated here only name the element types; `extends` checks they match the schema.)
@@ -10,6 +10,7 @@ export interface SkillplaneConfig extends z.input<typeof configSchema> {
   mcpServers?: McpServerConfig[]
   httpSkills?: HttpSkillConfig[]
   openapi?: OpenApiSourceConfig[]
+  services?: ServiceConfig[]
 }
 
 /** A named consumer of skills; with a `model` it can be run. */
@@ -23,6 +24,14 @@ export interface HttpSkillConfig extends z.input<typeof httpSkillSchema> {}
 
 /** An OpenAPI document whose operations become skills (docs/http-skills.md). */
 export interface OpenApiSourceConfig extends z.input<typeof openApiSourceSchema> {}
+
+/** Something `serve` and `mcp` run beside the server: started before the skill sources, stopped after them. */
+export interface ServiceConfig {
+  /** Named in logs and errors. */
+  name: string
+  /** Start it (listen, spawn, connect); return a function that stops it, if it needs stopping. */
+  start: ServiceStart
+}
 
 export interface ConfigEnvironment {
   /** The resolved data directory, for skills that keep files of their own. */

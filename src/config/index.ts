@@ -5,6 +5,7 @@ export {
   type McpServerConfig,
   type HttpSkillConfig,
   type OpenApiSourceConfig,
+  type ServiceConfig,
   type ConfigInput,
   type ConfigEnvironment,
 } from './define-config.js'
@@ -20,4 +21,6 @@ export {
 } from './resolve-config.js'
 export { findConfigFile, loadConfigFile, DEFAULT_CONFIG_FILES } from './load-config.js'
 export { ConfigError } from './config-error.js'
+export type { ServiceStart, ServiceStop } from './config-schema.js'
 export { createLogger } from './create-logger.js'
+export { startServices, type RunningServices } from './start-services.js'

@@ -33,7 +33,7 @@ import { AuditWriter, AuditBacklog, AuditEvents, AuditRetention, scrubValue, toA
 import { ApiKeys, Groups, Sessions, Users } from '../auth/index.js'
 import { Registry, Catalog, syncCatalog, type SyncReport } from '../registry/index.js'
 import { definitionOrigin } from '../skill/index.js'
-import { resolveConfig, createLogger } from '../config/index.js'
+import { resolveConfig, createLogger, startServices, type RunningServices } from '../config/index.js'
 import { Pipeline } from '../runtime/index.js'
 import { Policies, Approvals, ApprovalSeal, Grants, SECRET_ENV, Sops, WebhookNotifier } from '../policy/index.js'
 import { ProcessGroups } from '../sources/subprocess/index.js'
@@ -105,6 +105,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   let activations: ActivationRepository | undefined
   const sources = new SkillSources({
     config,
+    load: options.sources !== false,
     dataDir,
     registry,
     processGroups,
@@ -163,6 +164,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   // One sync at a time: MCP servers connecting in the background sync too.
   let syncing: Promise<unknown> = Promise.resolve()
   const sync = (syncOptions: { dryRun?: boolean; prune?: boolean | readonly string[]; force?: boolean } = {}): Promise<SyncReport> => {
+    // Without its sources the registry holds too little to say what the catalog should be.
+    if (options.sources === false) return Promise.reject(new Error('a plane opened without its sources (sources: false) cannot sync the catalog'))
     const run = syncing.then(async () => {
       const report = await syncCatalog({
         db,
@@ -244,6 +247,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     ...(config.discovery.embedding && { embedder: createEmbedder(config.discovery.embedding) }),
   })
   let listener: Listener | undefined
+  let services: RunningServices | undefined
   let recoveredCalls = 0
   let startupSync: SyncReport | null = null
   let seal: ApprovalSeal
@@ -262,6 +266,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     const replayed = await AuditBacklog.replay(backlogDir, auditRepo)
     if (replayed > 0) logger.warn({ rows: replayed }, 'wrote the finished audit rows a stopped manager had kept during a database outage')
     recoveredCalls = await liveness.recover()
+    // Before the sources: an MCP server or HTTP skill may need what a service provides.
+    if (options.services) services = await startServices(config.services, logger)
     await sources.startHttp()
     await sources.startMcp(new McpToolRepository(db), {
       connect: options.connectMcp ?? true,
@@ -294,6 +300,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   } catch (error) {
     await discovery.close()
     await sources.close()
+    await services?.stop()
     await edges.close()
     await listener?.close()
     await database.close().catch(() => {})
@@ -505,6 +512,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         await edges!.close()
         await listener?.close()
         await sources.close()
+        await services?.stop()
         await syncing
         await discovery!.close()
         // Webhook retries get a short grace at shutdown; they never hold the process for long.

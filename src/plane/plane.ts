@@ -60,6 +60,15 @@ export interface PlaneOptions {
    * without it their last known tools are listed and a server connects on its first call.
    */
   connectMcp?: boolean
+  /**
+   * Load the skill sources: pack and SKILL.md folders (installed skills too), HTTP skills, OpenAPI
+   * documents, MCP servers. Default true; false opens the store only (the config's code skills and
+   * the built-ins are the only skills, and `sync` is refused), for commands that only read and
+   * write the store: keys, users, approvals, secrets, audit and the like.
+   */
+  sources?: boolean
+  /** Start the config's `services` (before the sources) and stop them on close, as `serve` does. Default false. */
+  services?: boolean
   /** The time memory TTLs, learning decay and edge token lifetimes are measured against; tests pass a fake. Default: the system clock. */
   clock?: () => Date
   /**

@@ -23,6 +23,8 @@ export interface SourcesReport {
 
 export interface SkillSourcesOptions {
   config: ResolvedConfig
+  /** False: load no folder, document or server (a plane that only opens the store). */
+  load: boolean
   /** Where `skills add` installs managed skills (`<dataDir>/skills`), loaded always. */
   dataDir: string
   registry: Registry
@@ -53,14 +55,15 @@ export class SkillSources {
   #toolsRegistered = false
 
   constructor(options: SkillSourcesOptions) {
-    this.#o = options
-    const { config, registry } = options
+    const config = options.load ? options.config : withoutSources(options.config)
+    this.#o = { ...options, config }
+    const { registry } = options
     this.#managed = managedTarget(options.dataDir)
     this.#packFindings = this.#registerPacks()
     // Installed skills load after the configured folders and before the project's; each load checks them against the lockfile.
     const dirs = () => [
       ...config.skillDirs,
-      ...(holdsSkills(this.#managed.root) ? [{ path: this.#managed.root, agents: [] }] : []),
+      ...(options.load && holdsSkills(this.#managed.root) ? [{ path: this.#managed.root, agents: [] }] : []),
       ...(config.projectSkills && existsSync('.agents/skills') ? [{ path: '.agents/skills', agents: [] }] : []),
     ]
     this.#lockStamp = stamp(this.#managed.lockfile)
@@ -78,7 +81,7 @@ export class SkillSources {
 
   /** Whether skills were installed, updated or removed in the data dir since they were loaded. */
   installedChanged(): boolean {
-    return stamp(this.#managed.lockfile) !== this.#lockStamp
+    return this.#o.load && stamp(this.#managed.lockfile) !== this.#lockStamp
   }
 
   /** Load the SKILL.md folders again (installed skills checked anew); the names that came and went. */
@@ -272,6 +275,11 @@ export class SkillSources {
   #logFindings(what: string, findings: readonly Finding[]): void {
     for (const f of findings) this.#o.logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `${what}: ${f.message}`)
   }
+}
+
+/** The config with no source to load: what a store-only plane registers besides its code skills. */
+function withoutSources(config: ResolvedConfig): ResolvedConfig {
+  return { ...config, packDirs: [], skillDirs: [], httpSkills: [], openapi: [], mcpServers: [], projectSkills: false }
 }
 
 /** Whether a folder holds any skill folder (an empty managed folder is no finding). */

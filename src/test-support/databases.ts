@@ -36,8 +36,11 @@ export function tree(files: Record<string, string>, executable: string[] = []): 
   return root
 }
 
-/** Poll until check() holds (for state another process or a background task produces). */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+/**
+ * Poll until check() holds (for state another process or a background task produces). No deadline
+ * by default: the test's timeout stops a hung wait, so a loaded machine is slow, not failing.
+ */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = Infinity): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time')

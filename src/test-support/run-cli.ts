@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import { TEST_TIMEOUT_MS } from './test-timeout.js'
 
 /** The built CLI (tests that run it build first: `npm test` does). */
 export const CLI_MAIN = join(import.meta.dirname, '../../dist/surfaces/cli/main.js')
@@ -23,7 +24,8 @@ export function runCli(
     encoding: 'utf8',
     env: cliEnv(),
     cwd: options.cwd,
-    timeout: options.timeoutMs ?? 20_000,
+    // A synchronous spawn blocks the test's own timeout, so it carries the same one.
+    timeout: options.timeoutMs ?? TEST_TIMEOUT_MS,
     maxBuffer: 64 * 1024 * 1024,
     ...(options.input !== undefined && { input: options.input }),
   })
@@ -40,7 +42,8 @@ export function runCliAsync(
     execFile(
       process.execPath,
       cliArgs(location, args, options),
-      { encoding: 'utf8', env: { ...cliEnv(), ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 20_000, maxBuffer: 64 * 1024 * 1024 },
+      // No deadline of its own: the test's timeout stops a hung one.
+      { encoding: 'utf8', env: { ...cliEnv(), ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 0, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
         resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) })

@@ -69,9 +69,8 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => (stderr += d))
   return await new Promise<Server>((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error('the server did not start within 30 s')), 30_000)
+    // No deadline of its own: a loaded machine starts it slowly, and the test's timeout stops a hung one.
     const fail = (error: Error) => {
-      clearTimeout(timer)
       child.kill('SIGKILL')
       reject(new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`))
     }
@@ -80,7 +79,6 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
       stdout += d
       const done = /^try: .*$/m.exec(stdout)
       if (!done) return
-      clearTimeout(timer)
       child.removeAllListeners('exit')
       const url = /^console +(http:\/\/\S+?)\/$/m.exec(stdout)?.[1]
       const adminKey = /^admin key \(shown once; store it now\): (sp_\S+)$/m.exec(stdout)?.[1]

@@ -99,9 +99,9 @@ export async function enrollAndStart(
   if (enrolled.status !== 201) throw new Error(`enroll failed: ${JSON.stringify(enrolled.body)}`)
   const token: string = enrolled.body.token
   const edge = startEdge(options.managers ?? [manager.url], token, options.args, options.env)
-  await waitFor(() => manager.plane.edges.get(name)?.online === true, 15_000).catch(() => {
-    throw new Error(`edge ${name} did not come online: ${edge.output()}`)
-  })
+  // As long as it takes (the test's timeout stops a hung one); an edge that exits fails at once.
+  await waitFor(() => manager.plane.edges.get(name)?.online === true || edge.child.exitCode !== null || edge.child.signalCode !== null)
+  if (manager.plane.edges.get(name)?.online !== true) throw new Error(`edge ${name} did not come online: ${edge.output()}`)
   return { token, edge, id: enrolled.body.edge.id as string }
 }
 

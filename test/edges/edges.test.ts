@@ -159,7 +159,7 @@ describe('edges', () => {
     const { edge } = await enrollAndStart(first, 'steady')
     await first.close()
     const second = await startManager(location, {}, port)
-    await waitFor(() => second.plane.edges.get('steady')?.online === true, 20_000)
+    await waitFor(() => second.plane.edges.get('steady')?.online === true)
     expect(await second.invoke('host_load', { input: {}, edgeId: 'steady' })).toMatchObject({ body: { ok: true, data: { cpus: expect.any(Number) } } })
     expect(edge.child.exitCode).toBeNull()
   })
@@ -359,9 +359,9 @@ describe('edges', () => {
 
     // The edge comes back announcing safe again: the raise still holds.
     edge.child.kill('SIGKILL')
-    await waitFor(() => manager.plane.edges.get('pack-1')?.online === false, 15_000)
+    await waitFor(() => manager.plane.edges.get('pack-1')?.online === false)
     startEdge([manager.url], token, ['--packs', pack.dir])
-    await waitFor(() => manager.plane.edges.get('pack-1')?.online === true, 15_000)
+    await waitFor(() => manager.plane.edges.get('pack-1')?.online === true)
     expect(await call(manager.adminKey)).toMatchObject({ status: 202, body: { error: { code: 'approval_required' } } })
     expect((await manager.api('GET', '/api/skills?class=dangerous')).body.skills.map((s: { key: string }) => s.key)).toContain('slow_op')
 

@@ -184,7 +184,7 @@ export class EdgeHub {
       last_seen_at: now,
     })
     ws.send(JSON.stringify({ type: 'welcome', edgeId: row.id, name: row.name, managerId, heartbeatMs: this.#o.heartbeatMs, refused }))
-    logger.info({ edge: row.name, hostname: hello.hostname, skills: offered.length, refused: refused.length }, 'edge connected')
+    logger.info({ edge: row.name, host: hello.hostname, skills: offered.length, refused: refused.length }, 'edge connected')
     for (const r of refused) logger.warn({ edge: row.name, skill: r.key }, `edge skill refused: ${r.reason}`)
     this.#o.onChange()
   }

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor } from '../../test-support/databases.js'
+import { TEST_TIMEOUT_MS } from '../../test-support/test-timeout.js'
 
 // The README's approval walk-through, on the demo config, through the real binary and HTTP.
 const ROOT = join(import.meta.dirname, '../../..')
@@ -18,7 +19,8 @@ function cli(location: Location, args: string[]) {
   const result = spawnSync(process.execPath, [MAIN, '--data-dir', location.dataDir, '--config', CONFIG, ...dbArgs, ...args], {
     encoding: 'utf8',
     env,
-    timeout: 20_000,
+    // A synchronous spawn blocks the test's own timeout, so it carries the same one.
+    timeout: TEST_TIMEOUT_MS,
   })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) }
 }
@@ -38,7 +40,8 @@ async function serve(location: Location): Promise<{ url: string; key: string; ch
   children.add(child)
   let out = ''
   child.stdout!.on('data', (chunk) => (out += chunk))
-  await waitFor(() => /admin key \(shown once; store it now\): sp_/.test(out), 15_000)
+  await waitFor(() => /admin key \(shown once; store it now\): sp_/.test(out) || child.exitCode !== null)
+  if (child.exitCode !== null) throw new Error(`serve exited: ${out}`)
   return { url: /api\s+(http:\/\/\S+)\/api\/skills/.exec(out)![1]!, key: /: (sp_\S+)/.exec(out)![1]!, child }
 }
 
@@ -78,13 +81,13 @@ describe.each(databases)('approvals from the CLI on $name', (database) => {
     expect(twice.code).toBe(1)
     expect(twice.stderr).toMatch(/^skillplane: approval request \S+ is executed since .*: it can't be decided any more\n$/)
 
-    // Waiting over HTTP while another process decides.
-    const waiting = invoke(agentKey, 'notes_add', { input: { title: 'Waited for' }, wait: 20 })
+    // Waiting over HTTP while another process decides (longer than the test may take: its timeout is the deadline).
+    const waiting = invoke(agentKey, 'notes_add', { input: { title: 'Waited for' }, wait: 600 })
     let waitingId = ''
     await waitFor(() => {
       waitingId = cli(location, ['approvals', 'list', '--status', 'pending', '--json']).json().items[0]?.id ?? ''
       return waitingId !== ''
-    }, 15_000)
+    })
     cli(location, ['approvals', 'approve', waitingId])
     expect(await waiting).toMatchObject({ status: 200, body: { ok: true, data: { title: 'Waited for' } } })
 

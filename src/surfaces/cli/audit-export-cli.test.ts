@@ -9,7 +9,7 @@ import { createSkillplane } from '../../skillplane/index.js'
 import { CLI_MAIN, CLI_TEST_CONFIG, runCli } from '../../test-support/run-cli.js'
 import type { AuditEntry } from '../../audit/index.js'
 
-const cli = (location: { dataDir: string; databaseUrl?: string }, args: string[]) => runCli(location, args, { timeoutMs: 30000 })
+const cli = (location: { dataDir: string; databaseUrl?: string }, args: string[]) => runCli(location, args)
 
 const lines = (text: string): AuditEntry[] =>
   text

@@ -5,6 +5,7 @@ import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor, type TestDatabase } from '../../test-support/databases.js'
 import { CLI_MAIN, CLI_TEST_CONFIG, runCli, type CliRun } from '../../test-support/run-cli.js'
+import { TEST_TIMEOUT_MS } from '../../test-support/test-timeout.js'
 
 const MAIN = CLI_MAIN
 const CONFIG = CLI_TEST_CONFIG
@@ -345,7 +346,7 @@ describe('skillplane CLI without a config', () => {
     const folder = tempDir('skillplane-no-config-')
     const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn' }
     delete env.SKILLPLANE_DATABASE_URL
-    const run = (args: string[]) => spawnSync(process.execPath, [MAIN, ...args], { cwd: folder, encoding: 'utf8', env, timeout: 20_000 })
+    const run = (args: string[]) => spawnSync(process.execPath, [MAIN, ...args], { cwd: folder, encoding: 'utf8', env, timeout: TEST_TIMEOUT_MS })
     const lost = run(['skills', 'list'])
     expect(lost.status).toBe(1)
     expect(lost.stderr).toBe(

@@ -46,5 +46,5 @@ describe.each(databases)('skillplane learnings on $name', (database) => {
     } finally {
       await reopened.close()
     }
-  }, 60_000)
+  })
 })

@@ -7,8 +7,8 @@ import { findConfigFile } from '../../config/load-config.js'
 import type { GlobalOptions } from './open-plane.js'
 
 export interface LocalEdge {
-  /** Whether it came online within 10 s of starting. */
-  online: boolean
+  /** Resolves true once it is online, false if its process exits (or it is stopped) before. */
+  online: Promise<boolean>
   stop(): void
 }
 
@@ -42,11 +42,16 @@ export async function startLocalEdge(plane: Skillplane, url: string, name: strin
   child.on('exit', (code, signal) => {
     if (!stopping) plane.logger.warn({ edge: name, code, signal }, 'the local edge process exited')
   })
-  // The demo's first host-skill call should find it connected.
-  const deadline = Date.now() + 10_000
-  while (!plane.edges.get(name)?.online && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50))
+  // No deadline: a loaded machine starts the child slowly, and serve says so when it comes up.
+  const online = (async () => {
+    while (!stopping && child.exitCode === null && child.signalCode === null) {
+      if (plane.edges.get(name)?.online) return true
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return false
+  })()
   return {
-    online: plane.edges.get(name)?.online === true,
+    online,
     stop() {
       stopping = true
       child.kill('SIGTERM')

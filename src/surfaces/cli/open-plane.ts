@@ -17,7 +17,16 @@ export interface GlobalOptions {
 /** Load the config and open the store the way every command does; logs go to stderr. */
 export async function openPlane(
   options: GlobalOptions,
-  extra: { sync?: boolean; logLevel?: string; packDirs?: string[]; connectMcp?: boolean; resumeRuns?: boolean; dailySweeps?: boolean } = {},
+  extra: {
+    sync?: boolean
+    logLevel?: string
+    packDirs?: string[]
+    connectMcp?: boolean
+    resumeRuns?: boolean
+    dailySweeps?: boolean
+    sources?: boolean
+    services?: boolean
+  } = {},
 ): Promise<Skillplane> {
   // Loaded here, not at start: `--help`, `--version` and usage errors never pay for the whole plane.
   const [{ createLogger }, { createSkillplane }] = await Promise.all([import('../../config/index.js'), import('../../skillplane/index.js')])
@@ -52,6 +61,9 @@ export async function openPlane(
     resumeRuns: extra.resumeRuns ?? false,
     // Only serve takes the day's sweeps: a one-shot or stdio command may run from any folder.
     dailySweeps: extra.dailySweeps ?? false,
+    // Commands that only touch the store load no source; only long-lived servers start the config's services.
+    sources: extra.sources ?? true,
+    services: extra.services ?? false,
   })
 }
 
@@ -70,7 +82,7 @@ export function localAdmin(): Caller {
 export async function withPlane<T>(
   options: GlobalOptions,
   fn: (plane: Skillplane) => Promise<T>,
-  extra?: { sync?: boolean; connectMcp?: boolean },
+  extra?: { sync?: boolean; connectMcp?: boolean; sources?: boolean },
 ): Promise<T> {
   const plane = await openPlane(options, extra)
   try {
@@ -78,4 +90,9 @@ export async function withPlane<T>(
   } finally {
     await plane.close()
   }
+}
+
+/** withPlane for commands that only read and write the store: no skill source loads, no service or server starts. */
+export function withStore<T>(options: GlobalOptions, fn: (plane: Skillplane) => Promise<T>): Promise<T> {
+  return withPlane(options, fn, { sources: false })
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { tempDir, waitFor } from '../../test-support/databases.js'
+import { TEST_TIMEOUT_MS } from '../../test-support/test-timeout.js'
 
 // `skillplane serve` with the standard OTEL_* variables, against a real OTLP/HTTP receiver.
 const ROOT = join(import.meta.dirname, '../../..')
@@ -51,7 +52,7 @@ async function serve(env: NodeJS.ProcessEnv): Promise<{ url: string; key: string
   let err = ''
   child.stdout!.on('data', (chunk) => (out += chunk))
   child.stderr!.on('data', (chunk) => (err += chunk))
-  await waitFor(() => /admin key \(shown once; store it now\): sp_/.test(out) || child.exitCode !== null, 15_000)
+  await waitFor(() => /admin key \(shown once; store it now\): sp_/.test(out) || child.exitCode !== null)
   if (child.exitCode !== null) throw new Error(`serve exited: ${err}`)
   return { url: /api\s+(http:\/\/\S+)\/api\/skills/.exec(out)![1]!, key: /: (sp_\S+)/.exec(out)![1]!, child, stderr: () => err }
 }
@@ -125,7 +126,7 @@ describe('OTLP traces from skillplane serve', () => {
     const result = spawnSync(process.execPath, [MAIN, 'serve', '--port', '0', '--data-dir', tempDir(), '--config', CONFIG], {
       env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
       encoding: 'utf8',
-      timeout: 15_000,
+      timeout: TEST_TIMEOUT_MS,
     })
     expect(result.status).not.toBe(0)
     expect(result.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL "grpc" is not supported')

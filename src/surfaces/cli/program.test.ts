@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDir, tree } from '../../test-support/databases.js'
+import { TEST_TIMEOUT_MS } from '../../test-support/test-timeout.js'
 
 const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
 const CONFIG = join(import.meta.dirname, '../../test-support/cli.config.ts')
@@ -28,7 +29,7 @@ function loads(args: string[]): { code: number | null; packages: Set<string> } {
   const record = join(tempDir('skillplane-loaded-'), 'loaded.txt')
   const env: NodeJS.ProcessEnv = { ...process.env, SKILLPLANE_LOG_LEVEL: 'warn', SKILLPLANE_TEST_LOADED: record }
   delete env.SKILLPLANE_DATABASE_URL
-  const run = spawnSync(process.execPath, ['--import', join(hooks, 'register.mjs'), MAIN, ...args], { encoding: 'utf8', env, timeout: 20_000 })
+  const run = spawnSync(process.execPath, ['--import', join(hooks, 'register.mjs'), MAIN, ...args], { encoding: 'utf8', env, timeout: TEST_TIMEOUT_MS })
   const packages = new Set(
     readFileSync(record, 'utf8')
       .split('\n')

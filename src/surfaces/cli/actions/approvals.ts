@@ -1,12 +1,12 @@
 import type { ApprovalStatus, ApprovalView, GrantScope, GrantState, GrantView } from '../../../policy/index.js'
-import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
+import { withStore, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 
 export async function approvalsList(
   o: GlobalOptions & { status?: ApprovalStatus; skill?: string; agent?: string; limit: number; json?: boolean },
 ): Promise<void> {
-  const page = await withPlane(o, (plane) =>
+  const page = await withStore(o, (plane) =>
     plane.approvals.list({
       status: o.status,
       skill: o.skill,
@@ -34,7 +34,7 @@ export async function approvalsList(
 }
 
 export async function approvalsShow(id: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const found = await withPlane(o, async (plane) => {
+  const found = await withStore(o, async (plane) => {
     const approval = await plane.approvals.get(id)
     if (!approval) throw new CliError(`no approval request "${id}"`)
     const history = await plane.events.list({ subject: `approval:${id}`, limit: 100 })
@@ -50,7 +50,7 @@ export async function approvalsDecide(
   id: string,
   o: GlobalOptions & { comment?: string; sop?: string; scope?: GrantScope; minutes?: number; json?: boolean },
 ): Promise<void> {
-  const result = await withPlane(o, (plane) =>
+  const result = await withStore(o, (plane) =>
     plane.approvals.decide({ id, caller: localAdmin(), decision, comment: o.comment, sopId: o.sop, scope: o.scope, minutes: o.minutes }),
   )
   if (!result.ok) throw new CliError(result.message)
@@ -63,7 +63,7 @@ export async function approvalsDecide(
 }
 
 export async function grantsList(o: GlobalOptions & { status?: GrantState; skill?: string; agent?: string; limit: number; json?: boolean }): Promise<void> {
-  const page = await withPlane(o, (plane) =>
+  const page = await withStore(o, (plane) =>
     plane.grants.list({ status: o.status, skill: o.skill, agent: o.agent && (plane.catalog.resolveAgent(o.agent) ?? o.agent), limit: Math.min(o.limit, 500) }),
   )
   if (o.json) return console.log(JSON.stringify(page, null, 2))
@@ -77,7 +77,7 @@ export async function grantsList(o: GlobalOptions & { status?: GrantState; skill
 }
 
 export async function grantsRevoke(id: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const result = await withPlane(o, (plane) => plane.grants.revoke(id, localAdmin()))
+  const result = await withStore(o, (plane) => plane.grants.revoke(id, localAdmin()))
   if (!result.ok) throw new CliError(result.message)
   if (o.json) return console.log(JSON.stringify(result.grant, null, 2))
   printGrant(result.grant)

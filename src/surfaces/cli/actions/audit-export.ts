@@ -1,7 +1,7 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises'
 import { once } from 'node:events'
 import { resolve } from 'node:path'
-import { withPlane, type GlobalOptions } from '../open-plane.js'
+import { withStore, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
 
 /** `audit export`: calls started in [--since, --until) as JSON lines, oldest first, a page at a time. */
@@ -10,7 +10,7 @@ export async function auditExport(o: GlobalOptions & { since?: string; until?: s
   const until = instant('--until', o.until)
   if (since && until && since >= until) throw new CliError(`--since (${since}) must be before --until (${until})`)
   const path = o.out === undefined ? undefined : resolve(o.out)
-  const count = await withPlane(o, async (plane) => {
+  const count = await withStore(o, async (plane) => {
     const file = path === undefined ? undefined : await create(path)
     let written = 0
     // A reader that goes away (`| head`) ends the export quietly, other stdout errors are reported; kept till exit.

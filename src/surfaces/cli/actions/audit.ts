@@ -1,5 +1,5 @@
 import { parseAuditQuery } from '../../../audit/index.js'
-import { withPlane, type GlobalOptions } from '../open-plane.js'
+import { withStore, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 
@@ -18,7 +18,7 @@ export async function audit(o: GlobalOptions & Record<string, string | boolean |
     cursor: o.cursor,
   })
   if (!parsed.ok) throw new CliError(`invalid audit filter: ${parsed.message}`)
-  await withPlane(o as GlobalOptions, async (plane) => {
+  await withStore(o as GlobalOptions, async (plane) => {
     const query = parsed.query
     if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
     const page = await plane.audit.query(query)

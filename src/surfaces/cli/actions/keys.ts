@@ -1,5 +1,5 @@
 import type { KeyRole } from '../../../auth/index.js'
-import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
+import { withStore, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 
@@ -8,7 +8,7 @@ export async function keysCreate(o: GlobalOptions & { name: string; role?: KeyRo
   if (!o.agent && !o.role && !o.user)
     throw new CliError("give --role viewer|operator|admin, --user NAME (the key follows that user's roles), or --agent NAME for an agent key")
   if (o.name.trim() === '') throw new CliError('--name must not be empty')
-  const created = await withPlane(o, async (plane) => {
+  const created = await withStore(o, async (plane) => {
     let agentId: string | null = null
     if (o.agent) {
       agentId = plane.catalog.resolveAgent(o.agent) ?? null
@@ -26,7 +26,7 @@ export async function keysCreate(o: GlobalOptions & { name: string; role?: KeyRo
 }
 
 export async function keysList(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const list = await withPlane(o, (plane) => plane.keys.list())
+  const list = await withStore(o, (plane) => plane.keys.list())
   if (o.json) return console.log(JSON.stringify(list, null, 2))
   if (list.length === 0) return console.log('no keys')
   console.log(
@@ -38,7 +38,7 @@ export async function keysList(o: GlobalOptions & { json?: boolean }): Promise<v
 }
 
 export async function keysRevoke(idOrName: string, o: GlobalOptions): Promise<void> {
-  const n = await withPlane(o, (plane) => plane.keys.revoke(idOrName, plane.now()))
+  const n = await withStore(o, (plane) => plane.keys.revoke(idOrName, plane.now()))
   if (n === 0) throw new CliError(`no active key with id or name "${idOrName}"`)
   console.log(`revoked ${n} key${n === 1 ? '' : 's'}`)
 }

@@ -8,7 +8,7 @@ import { agentCaller } from '../../../registry/index.js'
 
 export async function mcp(o: GlobalOptions & { agent?: string }): Promise<void> {
   // stdout carries JSON-RPC only: logs go to stderr (openPlane's logger writes there).
-  const plane = await openPlane(o, { sync: true, connectMcp: true, resumeRuns: true })
+  const plane = await openPlane(o, { sync: true, connectMcp: true, resumeRuns: true, services: true })
   let caller: Caller = localAdmin()
   if (o.agent) {
     const agentId = plane.catalog.resolveAgent(o.agent)

@@ -1,10 +1,10 @@
 import type { PolicyDecision, PolicyLevel } from '../../../policy/index.js'
-import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
+import { withStore, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'
 
 export async function policiesList(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const list = await withPlane(o, async (plane) => plane.policies.list())
+  const list = await withStore(o, async (plane) => plane.policies.list())
   if (o.json) return console.log(JSON.stringify(list, null, 2))
   if (list.length === 0) return console.log('no policy overrides: every skill follows its class default')
   console.log(
@@ -18,7 +18,7 @@ export async function policiesList(o: GlobalOptions & { json?: boolean }): Promi
 export async function policiesSet(
   o: GlobalOptions & { skill: string; level: PolicyLevel; subject?: string; decision: PolicyDecision; json?: boolean },
 ): Promise<void> {
-  const result = await withPlane(o, (plane) =>
+  const result = await withStore(o, (plane) =>
     plane.policies.set({ skill: o.skill, level: o.level, subject: o.subject, decision: o.decision }, localAdmin(), plane.now()),
   )
   if (!result.ok) throw new CliError(result.message)
@@ -28,7 +28,7 @@ export async function policiesSet(
 }
 
 export async function policiesClear(id: string, o: GlobalOptions): Promise<void> {
-  const cleared = await withPlane(o, (plane) => plane.policies.clear(id, localAdmin()))
+  const cleared = await withStore(o, (plane) => plane.policies.clear(id, localAdmin()))
   if (!cleared) throw new CliError(`no policy "${id}"`)
   console.log(`cleared policy ${id} (${cleared.skill} for ${cleared.level} ${cleared.subject}: ${cleared.decision})`)
 }

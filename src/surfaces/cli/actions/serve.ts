@@ -5,12 +5,16 @@ import { CliError } from '../cli-error.js'
 import { createModel } from '../../../agents/index.js'
 import { startLocalEdge, type LocalEdge } from '../local-edge.js'
 import { startOtlpTracing } from '../otlp-tracing.js'
+import { reservePort } from '../reserve-port.js'
 
 export async function serve(options: GlobalOptions & { port: number; host: string; edge?: string }): Promise<void> {
+  // First of all: a port in use is refused before a service, source or MCP server starts.
+  const port = await reservePort(options.host, options.port)
   // Registered before the plane opens, so the runs it resumes are traced too.
   const tracing = startOtlpTracing()
-  const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true, dailySweeps: true }).catch(
+  const plane = await openPlane(options, { sync: true, logLevel: 'info', connectMcp: true, resumeRuns: true, dailySweeps: true, services: true }).catch(
     async (error: unknown) => {
+      await port.release()
       await tracing?.shutdown()
       throw error
     },
@@ -30,6 +34,7 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
         plane.logger.warn(`${(error as Error).message}; its runs will be refused until it is set`)
       }
     }
+    await port.release()
     try {
       server = await startHttpServer(plane, { host: options.host, port: options.port })
     } catch (error) {
@@ -41,7 +46,9 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     }
     // Created only once the port is bound, so a failed start never swallows the one-time key.
     const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
-    console.log(`skillplane ${plane.registry.size} skills on ${plane.dialect} (${plane.location})`)
+    // Skills edges offer come and go with them (and each edge's line counts its own), so they are not in this count.
+    const own = plane.registry.list().filter((s) => s.source !== 'edge').length
+    console.log(`skillplane ${own} skills on ${plane.dialect} (${plane.location})`)
     console.log(`console  ${server.url}/`)
     console.log(`api      ${server.url}/api/skills`)
     if (server.metricsUrl) console.log(`metrics  ${server.metricsUrl}`)
@@ -52,10 +59,22 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
       console.log('keys exist already; make another with: skillplane keys create --name NAME --role admin')
     }
     if (options.edge) {
-      edge = await startLocalEdge(plane, server.url, options.edge, options)
-      console.log(`edge     ${options.edge} (this host): ${edge.online ? 'online' : 'not online yet'}; host skills take edgeId "${options.edge}"`)
+      const name = options.edge
+      edge = await startLocalEdge(plane, server.url, name, options)
+      const online = () => {
+        const offered = plane.edges.get(name)?.skills.length ?? 0
+        console.log(`edge     ${name} (this host): online, offering ${offered} host skills; host skills take edgeId "${name}"`)
+      }
+      // The demo's first host-skill call should find it connected: wait a little for it, then say when it comes.
+      const waited = new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 10_000).unref())
+      if ((await Promise.race([edge.online, waited])) === true) online()
+      else {
+        console.log(`edge     ${name} (this host): not online yet; a line here says when it is`)
+        void edge.online.then((up) => up && online())
+      }
     }
   } catch (error) {
+    await port.release()
     edge?.stop()
     await server?.close()
     await plane.close()

@@ -12,7 +12,7 @@ import type { Skillplane } from '../../../skillplane/index.js'
 import type { RiskFinding, SharingView, SkillSharing } from '../../../registry/index.js'
 import { didYouMean } from '../../../text/index.js'
 
-// Listing shows whether each skill could run now, so MCP servers are connected first.
+// Searching and showing tell whether a skill could run now, so MCP servers are connected first.
 const withLivePlane = <T>(o: GlobalOptions, fn: (plane: Skillplane) => Promise<T>) => withPlane(o, fn, { connectMcp: true })
 
 export async function skillsList(
@@ -28,7 +28,8 @@ export async function skillsList(
     json?: boolean
   },
 ): Promise<void> {
-  await withLivePlane(o, async (plane) => {
+  // No MCP server is started for a listing: their tools are those they listed last, each connecting on its first call.
+  await withPlane(o, async (plane) => {
     const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
     if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
     const list = listSkills(plane, localAdmin(), {

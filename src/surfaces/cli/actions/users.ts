@@ -1,16 +1,16 @@
 import type { UserInfo } from '../../../auth/index.js'
-import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
+import { withStore, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { parseRole } from '../parse-role.js'
 
 export async function usersAdd(name: string, o: GlobalOptions & { role?: string; displayName?: string; json?: boolean }): Promise<void> {
-  const user = await withPlane(o, (plane) => plane.users.add({ name, role: o.role ?? null, displayName: o.displayName ?? null }, localAdmin()))
+  const user = await withStore(o, (plane) => plane.users.add({ name, role: o.role ?? null, displayName: o.displayName ?? null }, localAdmin()))
   if (o.json) return console.log(JSON.stringify(user, null, 2))
   console.log(`added user ${user.name} (id ${user.id})${user.role ? ` with role ${user.role}` : ''}`)
 }
 
 export async function usersList(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const users = await withPlane(o, (plane) => plane.users.list())
+  const users = await withStore(o, (plane) => plane.users.list())
   if (o.json) return console.log(JSON.stringify(users, null, 2))
   if (users.length === 0) return console.log('no users')
   console.log(
@@ -22,7 +22,7 @@ export async function usersList(o: GlobalOptions & { json?: boolean }): Promise<
 }
 
 export async function usersDisable(name: string, o: GlobalOptions): Promise<void> {
-  const { user, keys } = await withPlane(o, async (plane) => {
+  const { user, keys } = await withStore(o, async (plane) => {
     const user = await plane.users.disable(name, localAdmin())
     return { user, keys: (await plane.keys.list()).filter((k) => k.user.id === user.id && k.revokedAt === null).length }
   })
@@ -30,12 +30,12 @@ export async function usersDisable(name: string, o: GlobalOptions): Promise<void
 }
 
 export async function usersEnable(name: string, o: GlobalOptions): Promise<void> {
-  const user = await withPlane(o, (plane) => plane.users.enable(name, localAdmin()))
+  const user = await withStore(o, (plane) => plane.users.enable(name, localAdmin()))
   console.log(`enabled user ${user.name}`)
 }
 
 export async function usersSetRole(name: string, role: string, o: GlobalOptions): Promise<void> {
-  const user = await withPlane(o, (plane) => plane.users.setRole(name, parseRole(role), localAdmin()))
+  const user = await withStore(o, (plane) => plane.users.setRole(name, parseRole(role), localAdmin()))
   console.log(roleLine(user))
 }
 
