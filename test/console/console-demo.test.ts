@@ -74,8 +74,7 @@ describe.runIf(chromiumAvailable())('the demo console in Chromium', () => {
   const nav = (page: Page) => page.getByRole('navigation', { name: 'Console' })
 
   beforeAll(async () => {
-    // The demo's depot service on a free port, not the 7421 a running demo may hold.
-    process.env.SKILLPLANE_DEMO_API_PORT = '0'
+    // The depot is one of the config's services, which only `serve` starts: no page here calls it.
     // Fleet Autonomy runs on OpenAI: without its key it can't run, which the console must say.
     delete process.env.OPENAI_API_KEY
     plane = await createSkillplane({
