@@ -13,7 +13,8 @@ describe('hostSkills', () => {
   it('are host skills with zod input and output schemas that register as they are', () => {
     for (const skill of hostSkills({ allowRead: ['/var/log'], allowShell: true })) {
       const registered = createSkill(skill, { source: 'edge', origin: 'test', defaultTimeoutMs: 30_000 })
-      expect(registered).toMatchObject({ scope: 'host', category: 'host', classDeclared: true })
+      expect(registered).toMatchObject({ scope: 'host', category: 'host' })
+      expect(['safe', 'mutating', 'dangerous']).toContain(registered.class)
       expect(registered.title).not.toBe('')
       expect(registered.output).not.toBeNull()
       expect(registered.input.jsonSchema.type).toBe('object')
