@@ -159,6 +159,11 @@ for (const database of databases) {
       })
       expect((await t.http('root', 'PUT', '/api/skills/team-guide/sharing', { visibility: 'agents', agents: [] })).status).toBe(400)
       expect((await t.http('root', 'PUT', '/api/skills/team-guide/sharing', { visibility: 'everyone' })).status).toBe(400)
+      // The member the visibility picks names its own fields: a typo is named with the one meant.
+      expect((await t.http('root', 'PUT', '/api/skills/team-guide/sharing', { visibility: 'agents', agents: ['helper'], agnets: [] })).body).toEqual({
+        ok: false,
+        error: { code: 'invalid_input', message: 'invalid sharing: unknown field "agnets" (did you mean "agents"?)' },
+      })
       expect((await t.http('root', 'PUT', '/api/skills/no_such/sharing', { visibility: 'all' })).status).toBe(404)
       expect((await t.http('otto', 'PUT', '/api/skills/team-guide/sharing', { visibility: 'all' })).status).toBe(403)
 

@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto'
 import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider'
 import { z } from 'zod'
 import { isDefinedSkill, LOWER_SNAKE_RULE, VALUE_NAME, VALUE_NAME_RULE, type DefinedSkill } from '../skill/index.js'
-import { unknownField } from '../text/index.js'
+import { unknownFields } from '../text/index.js'
 
 // The one statement of the config's shape: its input side types skillplane.config.ts
 // (define-config.ts), its output side, with defaults filled in, is the resolved config (resolve-config.ts).
@@ -12,13 +12,6 @@ import { unknownField } from '../text/index.js'
 // Unknown fields are refused, each named with the field probably meant (`clas` → `class`).
 function strictObject<S extends z.core.$ZodLooseShape>(shape: S): z.ZodObject<S, z.core.$strict> {
   return z.strictObject(shape, { error: unknownFields })
-}
-
-// The shape is read from the schema that refused the keys: an extended schema knows its added fields.
-function unknownFields(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code !== 'unrecognized_keys') return undefined
-  const known = Object.keys((issue.inst as z.ZodObject | undefined)?.shape ?? {})
-  return issue.keys.map((key) => unknownField(key, known)).join('; ')
 }
 
 /** A service's stop function: awaited when the server stops. */

@@ -20,6 +20,7 @@ import {
   type ParsedSource,
   type RiskFinding,
 } from '../sources/bundles/index.js'
+import { installSource, recordInstalls, type InstallSource } from './record-installs.js'
 
 /** Install skills from a source into the data dir (over HTTP: a network source or an upload). */
 export interface InstallRequest {
@@ -39,7 +40,7 @@ export interface InstallRequest {
 export interface InstallReport {
   dryRun: boolean
   applied: boolean
-  source: { source: string; sourceType: string; ref: string | null; commit: string | null; archiveSha256: string | null; bytes: number | null }
+  source: InstallSource
   upload: { filename: string; sha256: string; bytes: number } | null
   available: Array<{ name: string; description: string; skillPath: string }>
   skills: Array<{
@@ -159,14 +160,7 @@ export class SkillInstaller {
       const report: InstallReport = {
         dryRun: request.dryRun ?? false,
         applied: false,
-        source: {
-          source: fetched.source.source,
-          sourceType: fetched.source.sourceType,
-          ref: fetched.source.ref,
-          commit: fetched.commit,
-          archiveSha256: fetched.archive?.sha256 ?? null,
-          bytes: fetched.archive?.bytes ?? null,
-        },
+        source: installSource(fetched),
         upload: upload && { filename: (from as { filename: string }).filename, sha256: upload.sha256, bytes: upload.bytes },
         available: plan.available,
         skills: plan.skills.map((s) => ({
@@ -206,23 +200,8 @@ export class SkillInstaller {
       }
       report.applied = true
       await this.deps.reload()
-      for (const skill of plan.skills) {
-        await this.deps.catalog.setRisks(skill.name, skill.risks, this.deps.now())
-        if (!report.installed.includes(skill.name)) continue
-        await this.deps.events.record('skill.installed', `skill:${skill.name}`, by, {
-          ...report.source,
-          upload: report.upload,
-          skillPath: skill.skillPath,
-          computedHash: skill.computedHash,
-          files: skill.files,
-          replaced: skill.replaces?.computedHash ?? null,
-          risks: skill.risks.map((r) => ({ level: r.level, rule: r.rule, file: r.file })),
-          acceptedRisk: request.acceptRisk === true && risksNeedingAcceptance(skill.risks).length > 0,
-          // What the admin allowed the fetch beyond the defaults, for whoever reviews the install.
-          ...(request.access?.allowLoopback && { allowedLoopback: true }),
-          ...(request.access?.allowRedirects && { allowedRedirects: true }),
-        })
-      }
+      for (const skill of plan.skills) await this.deps.catalog.setRisks(skill.name, skill.risks, this.deps.now())
+      await recordInstalls(this.deps.events, plan, report.installed, by, { upload: report.upload, acceptRisk: request.acceptRisk, access: request.access })
       return { ok: true, report }
     } finally {
       fetched.dispose()

@@ -65,7 +65,10 @@ export class Registry {
     return [...this.#skills.values()].sort((a, b) => a.key.localeCompare(b.key))
   }
 
-  get size(): number {
-    return this.#skills.size
+  /** The manager's own skills: those edges offer come and go with the edges, so they are not counted. */
+  get ownCount(): number {
+    let count = 0
+    for (const skill of this.#skills.values()) if (skill.source !== 'edge') count++
+    return count
   }
 }

@@ -1,1 +1,2 @@
 export { closestMatch, didYouMean, unknownField } from './closest-match.js'
+export { unknownFields } from './unknown-fields.js'

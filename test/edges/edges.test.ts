@@ -271,9 +271,14 @@ describe('edges', () => {
   it('closes a connection that sends a malformed or oversized frame, failing its calls cleanly, and keeps serving', async () => {
     const manager = await startManager({ dataDir: tempDir() })
     const { token } = (await manager.api('POST', '/api/edges', { name: 'raw' })).body
+    const own = (await manager.api('GET', '/api/health')).body.skills
+    expect(own).toBeGreaterThan(0)
     const edge = await rawEdge(manager, token)
     edge.ws.send(hello())
     await waitFor(() => manager.plane.edges.get('raw')?.online === true)
+    // Health counts the manager's own skills, as the serve banner does: not those the edge offers.
+    expect(manager.plane.registry.get('raw_noop')).toBeDefined()
+    expect((await manager.api('GET', '/api/health')).body.skills).toBe(own)
     const calls: string[] = []
     edge.ws.on('message', (data) => calls.push(String(data)))
     const pending = manager.invoke('raw_noop', { input: {}, edgeId: 'raw' })

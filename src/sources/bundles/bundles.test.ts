@@ -80,6 +80,16 @@ function configFile(skills: string[]): string {
   return file
 }
 
+/** The `skill.installed` events the CLI's installs recorded, newest first, read from the store they share. */
+async function installedEvents(location: { dataDir: string; databaseUrl?: string }) {
+  const plane = await createSkillplane({ sources: false, ...location, logger: silentLogger() })
+  try {
+    return (await plane.events.list({ kind: 'skill.installed', limit: 50 })).items
+  } finally {
+    await plane.close()
+  }
+}
+
 describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
   const planes: Skillplane[] = []
   afterEach(async () => {
@@ -154,6 +164,26 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
       fromLinks: ['notes.md'],
     })
     expect(Object.keys(manifest.files)).toEqual(['notes.md', 'SKILL.md', 'templates/notes.md'])
+    // Audited as an install over the API is: one event per skill, with its hashes and who installed it.
+    const events = await installedEvents(location)
+    expect(events.map((e) => e.subject).sort()).toEqual(['skill:pdf-tools', 'skill:release-notes'])
+    const notesEvent = events.find((e) => e.subject === 'skill:release-notes')!
+    expect(notesEvent.actor.name).toMatch(/^local:/)
+    expect(notesEvent.details).toEqual({
+      source: repo.url,
+      sourceType: 'git',
+      ref: null,
+      commit: repo.first,
+      archiveSha256: null,
+      bytes: null,
+      upload: null,
+      skillPath: 'skills/release-notes/SKILL.md',
+      computedHash: lock.skills['release-notes']!.computedHash,
+      files: manifest.files,
+      replaced: null,
+      risks: [],
+      acceptedRisk: false,
+    })
 
     const plane = await open(location, config)
     expect(plane.instructions.skills.map((s) => s.name)).toEqual(['pdf-tools', 'pdf-forms', 'release-notes'])
@@ -203,6 +233,9 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(accepted.stdout).toContain('setup-tools: served')
     const plane = await open(location, configFile([]))
     expect(plane.catalog.risks('setup-tools')).toEqual([expect.objectContaining({ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh', line: 3 })])
+    expect((await installedEvents(location)).map((e) => [e.subject, e.details.acceptedRisk, e.details.risks])).toEqual([
+      ['skill:setup-tools', true, [{ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh' }]],
+    ])
 
     // Content the lockfile doesn't pin was never accepted: install from the lockfile asks again when it is risky.
     const safe = gitRepo({ 'skills/tidy/SKILL.md': skillMd('tidy', 'Tidies notes. Use when notes are messy.') })
@@ -303,6 +336,13 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(readLockfile(join(location.dataDir, 'skills-lock.json')).skills['release-notes']!.computedHash).toBe(
       hashSkillFolder(join(repo.dir, 'skills/release-notes')).computedHash,
     )
+    const [update, add] = await installedEvents(location)
+    expect([update!.subject, add!.subject]).toEqual(['skill:release-notes', 'skill:release-notes'])
+    expect(update!.details).toMatchObject({
+      replaced: add!.details.computedHash,
+      computedHash: readLockfile(join(location.dataDir, 'skills-lock.json')).skills['release-notes']!.computedHash,
+    })
+    expect(update!.details.computedHash).not.toBe(add!.details.computedHash)
     expect(cli('skills', 'update', 'nope').stderr).toBe(`skillplane: "nope" is not in ${join(location.dataDir, 'skills-lock.json')} (it has: release-notes)\n`)
 
     // The version the update replaced is kept: rollback puts it back, and a second rollback undoes the first.
@@ -433,6 +473,12 @@ describe('skill bundles from lockfiles, pins and archives', () => {
       })
       expect(readInstallManifest(join(location.dataDir, 'skills/tidy.files.json'))!.archiveSha256).toMatch(/^[0-9a-f]{64}$/)
       expect(lstatSync(join(location.dataDir, 'skills/tidy/scripts/tidy.sh')).mode & 0o111).not.toBe(0)
+      // What the admin allowed the fetch is on the install's event, as over the API.
+      const [event, ...more] = await installedEvents(location)
+      expect(more).toEqual([])
+      expect(event!.details).toMatchObject({ source: `${base}/dl/${name}`, sourceType: 'archive', archiveSha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+      expect(event!.details.allowedLoopback).toBe(true)
+      expect(event!.details).not.toHaveProperty('allowedRedirects')
     })
 
     it('refuses a hostile archive naming the entry, and a missing one', async () => {
@@ -525,9 +571,18 @@ describe('skill bundles from lockfiles, pins and archives', () => {
       expect(refusedUpdate.stdout).toContain(`! tidy: ${base}/renamed.git is on the manager's own host (127.0.0.1)`)
       expect((await runCliAsync(location, ['skills', 'update', '--allow-loopback'])).stdout).toContain('everything is up to date')
 
-      const followed = await runCliAsync({ dataDir: tempDir() }, ['skills', 'add', `${base}/moved.git`, '--yes', '--allow-loopback', '--allow-redirects'])
+      // Nothing was updated: no event beside the add's, which allowed loopback only.
+      expect((await installedEvents(location)).map((e) => [e.subject, e.details.allowedLoopback, e.details.allowedRedirects])).toEqual([
+        ['skill:tidy', true, undefined],
+      ])
+
+      const elsewhereDir = { dataDir: tempDir() }
+      const followed = await runCliAsync(elsewhereDir, ['skills', 'add', `${base}/moved.git`, '--yes', '--allow-loopback', '--allow-redirects'])
       expect(followed.stderr).toBe('')
       expect(followed.stdout).toContain('installed tidy')
+      expect((await installedEvents(elsewhereDir)).map((e) => e.details)).toEqual([
+        expect.objectContaining({ source: `${base}/moved.git`, allowedLoopback: true, allowedRedirects: true }),
+      ])
     })
   })
 })

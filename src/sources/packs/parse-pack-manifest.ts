@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { CLASS_CHOICES, KEY_RULE, VALUE_NAME, VALUE_NAME_RULE, isValidKey } from '../../skill/index.js'
-import { unknownField } from '../../text/index.js'
+import { unknownFields } from '../../text/index.js'
 
 /** skill.json: a subprocess skill. */
 export interface PackManifest {
@@ -52,16 +52,12 @@ export function parsePackManifest(text: string): ParsedManifest {
   } catch (error) {
     return { ok: false, message: `not valid JSON: ${(error as Error).message}` }
   }
-  const parsed = manifest.safeParse(data)
+  const parsed = manifest.safeParse(data, { error: unknownFields })
   if (!parsed.success) {
     return {
       ok: false,
       message: parsed.error.issues
-        .map((i) =>
-          i.code === 'unrecognized_keys'
-            ? i.keys.map((k) => unknownField(k, Object.keys(manifest.shape))).join('; ')
-            : `field "${i.path.join('.') || '(root)'}": ${i.message}`,
-        )
+        .map((i) => (i.code === 'unrecognized_keys' ? i.message : `field "${i.path.join('.') || '(root)'}": ${i.message}`))
         .join('; '),
     }
   }

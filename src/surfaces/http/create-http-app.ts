@@ -98,7 +98,7 @@ export function createHttpApp(
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
   const health = async (c: Context<HttpEnv>) => {
-    const health = { version: VERSION, database: plane.dialect, skills: plane.registry.size, manager: plane.managerId }
+    const health = { version: VERSION, database: plane.dialect, skills: plane.registry.ownCount, manager: plane.managerId }
     const down = await plane.checkDatabase()
     if (!down) return c.json({ ok: true, ...health })
     c.header('Retry-After', String(RETRY_AFTER_S))

@@ -1,15 +1,13 @@
-import { z } from 'zod'
-import { unknownField } from '../../text/index.js'
+import type { z } from 'zod'
 
 /**
- * One line naming each invalid field of a request body or query; with the schema, an unknown
- * top-level field also names the one probably meant.
+ * One line naming each invalid field of a request body or query. Parsed with parseInput, an
+ * unknown field, at any depth, also names the one probably meant.
  */
-export function describeZod(error: z.ZodError, schema?: z.ZodType): string {
-  const known = schema instanceof z.ZodObject ? Object.keys(schema.shape) : []
+export function describeZod(error: z.ZodError): string {
   return error.issues
     .map((i) => {
-      if (i.code === 'unrecognized_keys') return i.keys.map((key) => unknownField(key, i.path.length ? [] : known)).join('; ')
+      if (i.code === 'unrecognized_keys') return i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message
       return `${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`
     })
     .join('; ')

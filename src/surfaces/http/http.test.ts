@@ -204,6 +204,11 @@ describe.each(databases)('HTTP API on $name', (database) => {
       body: { error: { message: expect.stringMatching(/^invalid request body: unknown field "message" \(the body is \{ "input": /) } },
     })
     expect(await h.call('/api/skills/echo/invoke', { body: [1, 2] })).toMatchObject({ status: 400 })
+    // A query's unknown parameter is named with the one meant too.
+    expect(await h.call('/api/skills/search?q=echo&limt=3')).toMatchObject({
+      status: 400,
+      body: { error: { message: 'invalid search: unknown field "limt" (did you mean "limit"?)' } },
+    })
     const big = await h.call('/api/skills/echo/invoke', { body: { input: { message: 'x'.repeat(5000) } } })
     expect(big).toMatchObject({ status: 413, body: { ok: false, error: { code: 'payload_too_large' } } })
     // A chunked body has no Content-Length: its size is counted while it is read.

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import type { z } from 'zod'
 import { errorResponse } from './error-response.js'
 import { describeZod } from './describe-zod.js'
+import { parseInput } from './parse-input.js'
 
 export type ParsedBody<T> = { ok: true; value: T } | { ok: false; response: Response }
 
@@ -20,10 +21,10 @@ export async function parseBody<T>(c: Context, schema: z.ZodType<T>, what = 'inv
       return { ok: false, response: errorResponse(c, 'invalid_input', 'request body is not valid JSON') }
     }
   }
-  const parsed = schema.safeParse(value)
+  const parsed = parseInput(schema, value)
   if (!parsed.success) {
     const unknownField = hint !== undefined && parsed.error.issues.some((issue) => issue.code === 'unrecognized_keys')
-    return { ok: false, response: errorResponse(c, 'invalid_input', `${what}: ${describeZod(parsed.error, schema)}${unknownField ? ` (${hint})` : ''}`) }
+    return { ok: false, response: errorResponse(c, 'invalid_input', `${what}: ${describeZod(parsed.error)}${unknownField ? ` (${hint})` : ''}`) }
   }
   return { ok: true, value: parsed.data }
 }

@@ -48,17 +48,22 @@ describe('progress through the pipeline', () => {
 
     // A first call warms the path up, so a loaded machine's first-call cost doesn't eat the timeout below.
     expect(await client.callTool({ name: 'fix_slow', arguments: { ms: 10 } })).toMatchObject({ content: [{ type: 'text', text: 'waited 10 ms' }] })
-    // The imported tool runs 1.5 s; the client's own timeout is 500 ms, reset by each report.
+    // The imported tool runs half as long again as the client's own timeout, and reports every 50 ms: only
+    // the reports, each resetting the timeout, keep the call alive. The timeout is far above the 50 ms
+    // between reports, so only a stall of seconds on a loaded machine could end it early.
+    const timeout = 2_000
+    const runs = (timeout * 3) / 2
     const heard: Progress[] = []
-    const result = await client.callTool({ name: 'fix_slow', arguments: { ms: 1500 } }, undefined, {
+    const started = Date.now()
+    const result = await client.callTool({ name: 'fix_slow', arguments: { ms: runs } }, undefined, {
       onprogress: (p) => heard.push(p),
-      timeout: 500,
+      timeout,
       resetTimeoutOnProgress: true,
     })
     expect(result.isError).toBeFalsy()
-    expect(result).toMatchObject({ content: [{ type: 'text', text: 'waited 1500 ms' }] })
-    expect(heard.length).toBeGreaterThanOrEqual(10)
-    expect(heard[0]).toEqual({ progress: 1, total: 30, message: 'waited 50 ms' })
+    expect(result).toMatchObject({ content: [{ type: 'text', text: `waited ${runs} ms` }] })
+    expect(Date.now() - started).toBeGreaterThan(timeout)
+    expect(heard[0]).toEqual({ progress: 1, total: runs / 50, message: 'waited 50 ms' })
     expect(heard.map((p) => p.progress)).toEqual([...heard.keys()].map((i) => i + 1))
 
     const counted: Progress[] = []

@@ -46,9 +46,8 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
     }
     // Created only once the port is bound, so a failed start never swallows the one-time key.
     const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
-    // Skills edges offer come and go with them (and each edge's line counts its own), so they are not in this count.
-    const own = plane.registry.list().filter((s) => s.source !== 'edge').length
-    console.log(`skillplane ${own} skills on ${plane.dialect} (${plane.location})`)
+    // Each edge's line counts the skills it offers; this is the manager's own, as GET /api/health counts them.
+    console.log(`skillplane ${plane.registry.ownCount} skills on ${plane.dialect} (${plane.location})`)
     console.log(`console  ${server.url}/`)
     console.log(`api      ${server.url}/api/skills`)
     if (server.metricsUrl) console.log(`metrics  ${server.metricsUrl}`)

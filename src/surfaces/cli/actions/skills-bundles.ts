@@ -23,7 +23,8 @@ import {
   type PlannedSkill,
 } from '../../../sources/bundles/index.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
-import { withPlane, type GlobalOptions } from '../open-plane.js'
+import { recordInstalls } from '../../../plane/index.js'
+import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { printPlanLines } from './print-plan.js'
 import { CliError, asCliError } from '../cli-error.js'
@@ -44,10 +45,10 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
   const target = targetOf(o)
   const fetched = await bundle(() => fetchSource(parsed, accessOf(o)))
   let installed: string[]
-  let risks: Map<string, RiskFinding[]>
+  let plan: InstallPlan<RiskFinding>
   try {
     if (o.list) return listSource(fetched, o.json ?? false)
-    const plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks }))
+    plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks }))
     printPlan(plan)
     if (plan.skills.length === 0) throw new CliError(`${fetched.source.source} holds no skill that can be installed`)
     const pending = plan.skills.filter((s) => s.change !== 'unchanged')
@@ -56,12 +57,11 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
     refuseRisks(pending, o, 'installed')
     if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
     installed = (await bundle(() => applyPlan(plan))).installed
-    risks = risksOf(plan.skills)
     console.log(`installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
   } finally {
     fetched.dispose()
   }
-  await syncPlane(o, target, installed, risks)
+  await syncPlane(o, target, installed, [plan])
 }
 
 export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
@@ -85,7 +85,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
   } finally {
     locked.dispose()
   }
-  if (applied.length > 0) await syncPlane(o, target, applied, risksOf(locked.plans.flatMap((plan) => plan.skills)))
+  if (applied.length > 0) await syncPlane(o, target, applied, locked.plans)
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
@@ -126,7 +126,7 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
   } finally {
     locked.dispose()
   }
-  if (applied.length > 0) await syncPlane(o, target, applied, risksOf(locked.plans.flatMap((plan) => plan.skills)))
+  if (applied.length > 0) await syncPlane(o, target, applied, locked.plans)
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
@@ -135,7 +135,7 @@ export async function skillsRemove(name: string, o: TargetOptions): Promise<void
   await bundle(() => removeSkill(target, name))
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
   // Its catalog row goes too, and with it every binding to it.
-  await syncPlane(o, target, [name], new Map(), true)
+  await syncPlane(o, target, [name], [], true)
 }
 
 function accessOf(o: TargetOptions): NetworkAccess {
@@ -150,10 +150,6 @@ function refuseRisks(skills: ReadonlyArray<PlannedSkill<RiskFinding>>, o: Target
   throw new CliError(
     `${risky.map((s) => s.name).join(', ')} ${risky.length === 1 ? 'has' : 'have'} ${count(findings, 'high-risk finding')} (listed above): nothing ${done}; read them, then run again with --accept-risk`,
   )
-}
-
-function risksOf(skills: ReadonlyArray<PlannedSkill<RiskFinding>>): Map<string, RiskFinding[]> {
-  return new Map(skills.map((s) => [s.name, s.risks]))
 }
 
 function targetOf(o: TargetOptions): InstallTarget {
@@ -206,15 +202,25 @@ async function confirm(question: string, o: { yes?: boolean }, needsYes: boolean
 }
 
 /**
- * Sync the catalog with the skills as the plane loads them now, and say for each whether it is
- * served and to which agents (a running server syncs on its own as well: its lines would race ours).
+ * Sync the catalog with the skills as the plane loads them now, audit what the plans installed as
+ * the API does, and say for each whether it is served and to which agents (a running server syncs
+ * on its own as well: its lines would race ours).
  */
-async function syncPlane(o: TargetOptions, target: InstallTarget, names: string[], risks: Map<string, RiskFinding[]>, removed = false): Promise<void> {
+async function syncPlane(
+  o: TargetOptions,
+  target: InstallTarget,
+  names: string[],
+  plans: ReadonlyArray<InstallPlan<RiskFinding>>,
+  removed = false,
+): Promise<void> {
   await withPlane(o, async (plane) => {
     // Removing the last installed skill empties the catalog's sources on purpose: that sync is no mistake to refuse.
     await plane.sync({ prune: removed ? names : [], force: removed })
-    // Kept on the catalog row, for the console and `skills show`.
-    for (const [name, found] of risks) await plane.catalog.setRisks(name, found, plane.now())
+    for (const plan of plans) {
+      // Kept on the catalog row, for the console and `skills show`.
+      for (const skill of plan.skills) await plane.catalog.setRisks(skill.name, skill.risks, plane.now())
+      await recordInstalls(plane.events, plan, names, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o) })
+    }
     if (removed) return console.log(`catalog: ${names.join(', ')} removed, with ${names.length === 1 ? 'its' : 'their'} bindings`)
     if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
       return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)

@@ -7,6 +7,7 @@ import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import { requireRole } from '../middleware/require-role.js'
 
 /** Approvers (operator, admin) see every request; anyone else only their own. */
@@ -17,7 +18,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
 
   app.get('/', async (c) => {
-    const parsed = approvalListQuery.safeParse(c.req.query())
+    const parsed = parseInput(approvalListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
     const caller = c.get('caller')
     const approver = caller.kind === 'user' && caller.role !== 'viewer'
@@ -33,7 +34,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   // Before /:id, which would take "grants" for a request id.
   app.get('/grants', requireRole('operator'), async (c) => {
-    const parsed = grantListQuery.safeParse(c.req.query())
+    const parsed = parseInput(grantListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid grants query: ${describeZod(parsed.error)}`)
     const agent = parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent)
     return c.json(await plane.grants.list({ ...parsed.data, agent }))
@@ -54,7 +55,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   // Approvers check a signed procedure against a request before they cite it.
   app.get('/:id/sop-check', requireRole('operator'), async (c) => {
-    const parsed = sopCheckQuery.safeParse(c.req.query())
+    const parsed = parseInput(sopCheckQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid SOP check: ${describeZod(parsed.error)}`)
     const checked = await plane.approvals.checkSop(c.req.param('id'), parsed.data.sopId)
     if (!checked) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)

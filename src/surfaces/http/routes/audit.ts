@@ -5,6 +5,7 @@ import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { eventsQuery } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import { requireRole } from '../middleware/require-role.js'
 
 export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
@@ -21,7 +22,7 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.get('/histogram', async (c) => {
-    const parsed = auditHistogramSchema.safeParse(c.req.query())
+    const parsed = parseInput(auditHistogramSchema, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid audit histogram query: ${describeZod(parsed.error)}`)
     const query = parsed.data
     if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
@@ -30,7 +31,7 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   app.get('/events', async (c) => {
-    const query = eventsQuery.safeParse(c.req.query())
+    const query = parseInput(eventsQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', describeZod(query.error))
     return c.json(await plane.events.list(query.data))
   })

@@ -5,6 +5,7 @@ import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import { valueBody, valueOwnerQuery } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
@@ -29,7 +30,7 @@ export function connectionValueRoutes(plane: Skillplane, kind: ValueKind): Hono<
   })
 
   app.delete('/:name', async (c) => {
-    const query = valueOwnerQuery.safeParse(c.req.query())
+    const query = parseInput(valueOwnerQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid ${kind} owner: ${describeZod(query.error)}`)
     try {
       const deleted = await store().delete(c.req.param('name'), query.data, c.get('caller'))

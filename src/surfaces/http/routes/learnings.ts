@@ -4,6 +4,7 @@ import { LearningError } from '../../../learnings/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import { learningListQuery } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
@@ -13,7 +14,7 @@ export function learningRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.use(requireRole('admin'))
 
   app.get('/', async (c) => {
-    const query = learningListQuery.safeParse(c.req.query())
+    const query = parseInput(learningListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid learnings query: ${describeZod(query.error)}`)
     try {
       return c.json({ learnings: await plane.learnings.list(query.data) })

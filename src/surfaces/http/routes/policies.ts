@@ -5,6 +5,7 @@ import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import { effectivePolicyQuery, policyBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
@@ -16,7 +17,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
   // Every key may ask about itself (the console's skill page); admins about anyone, as the policy matrix.
   app.get('/effective', async (c) => {
     const caller = c.get('caller')
-    const query = effectivePolicyQuery.safeParse(c.req.query())
+    const query = parseInput(effectivePolicyQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid effective-policy query: ${describeZod(query.error)}`)
     const { subject, skill, q, class: klass, edge: edgeRef, cursor, limit } = query.data
     const admin = caller.kind === 'user' && caller.role === 'admin'

@@ -8,6 +8,7 @@ import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import { SSE_KEEP_ALIVE_MS } from '../sse-keep-alive.js'
 
 const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined => {
@@ -45,7 +46,7 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
-    const parsed = runListQuery.safeParse(c.req.query())
+    const parsed = parseInput(runListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid runs query: ${describeZod(parsed.error)}`)
     return c.json(await plane.runs.list({ agent: agentId, ...parsed.data }))
   })

@@ -9,6 +9,7 @@ import { readUpload } from '../read-upload.js'
 import { requireRole } from '../middleware/require-role.js'
 import { skillInstallBody, skillUploadFields } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import { isValidName } from '../../../sources/agent-skills/index.js'
 
 /** Installing skills into the data dir over HTTP: from a network source, from an upload, and rolling one back (admin). */
@@ -34,7 +35,7 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
     const read = await readUpload(c, managedTarget(plane.dataDir), Object.keys(skillUploadFields.shape))
     if (!read.ok) return read.response
     const { upload, filename } = read
-    const fields = skillUploadFields.safeParse(read.fields)
+    const fields = parseInput(skillUploadFields, read.fields)
     if (!fields.success) {
       dropUpload(upload)
       return errorResponse(c, 'invalid_input', `invalid upload: ${describeZod(fields.error)}`)

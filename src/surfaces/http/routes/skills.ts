@@ -8,6 +8,7 @@ import { listSkills, listingFingerprint } from '../../../inventory/index.js'
 import { invokeBody, skillEditBody, skillListQuery, skillSearchQuery, skillSharingBody } from '../request-schemas.js'
 import { DISCOVER_KEY } from '../../../discovery/index.js'
 import { describeZod } from '../describe-zod.js'
+import { parseInput } from '../parse-input.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -22,7 +23,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   app.get('/', (c) => {
     const caller = c.get('caller')
-    const query = skillListQuery.safeParse(c.req.query())
+    const query = parseInput(skillListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid skills query: ${describeZod(query.error)}`)
     const { class: klass, category, tag, source, agent, q, scope, available, connection } = query.data
     const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
@@ -48,7 +49,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
 
   // Through the discover_skills skill, so a search is audited and can teach discovery like any call.
   app.get('/search', async (c) => {
-    const query = skillSearchQuery.safeParse(c.req.query())
+    const query = parseInput(skillSearchQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid search: ${describeZod(query.error)}`)
     const { q, limit, maxTokens, agent, excludeBound, conversationId } = query.data
     const envelope = await plane.invoke(
