@@ -30,11 +30,11 @@ export class EdgeRepository {
   }
 
   /** Give an active edge a new token (the old one stops at once); the row, or undefined when none is active. */
-  async rotate(idOrName: string, tokenHash: string, expiresAt: string | null): Promise<EdgeRow | undefined> {
+  async rotate(id: string, tokenHash: string, expiresAt: string | null): Promise<EdgeRow | undefined> {
     return this.db
       .updateTable('edges')
       .set({ token_hash: tokenHash, token_expires_at: expiresAt })
-      .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+      .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .returningAll()
       .executeTakeFirst()
