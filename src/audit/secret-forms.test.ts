@@ -17,19 +17,31 @@ const SECRET = 'pa"ss\\wörd/ +?&=~é>>>?!'
 const HEADER_SECRET = 'k"ey\\with/quote +?>>>?'
 
 const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const upperAsciiJson = (value: unknown) =>
+  JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)
+// PHP's json_encode escapes `/` too (and non-ASCII, in lower-case hex).
+const slashed = (text: string) => text.replaceAll('/', '\\/')
+// How a JSON library writes a whole JSON text, per form.
+const JSON_TEXTS: Record<string, (value: unknown) => string> = {
+  json: (v) => JSON.stringify(v),
+  jsonAscii: asciiJson,
+  jsonAsciiUpper: upperAsciiJson,
+  jsonSlash: (v) => slashed(JSON.stringify(v)),
+  jsonPhp: (v) => slashed(asciiJson(v)),
+  jsonAsciiUpperSlash: (v) => slashed(upperAsciiJson(v)),
+}
 // Each form a secret is scrubbed in, as it appears inside a longer text.
 const FORMS: Record<string, (secret: string) => string> = {
   exact: (s) => s,
-  json: (s) => JSON.stringify(s).slice(1, -1),
-  jsonAscii: (s) => asciiJson(s).slice(1, -1),
+  ...Object.fromEntries(Object.entries(JSON_TEXTS).map(([form, text]) => [form, (s: string) => text(s).slice(1, -1)])),
   uri: (s) => encodeURIComponent(s),
   form: (s) => new URLSearchParams({ s }).toString().slice(2),
   base64: (s) => Buffer.from(s).toString('base64'),
   base64Unpadded: (s) => Buffer.from(s).toString('base64').replace(/=+$/, ''),
   base64url: (s) => Buffer.from(s).toString('base64url'),
 }
-// What a careless skill returns: the JSON forms as a whole JSON text, as JSON.stringify({ s: secret }) writes it.
-const written = (form: string, s: string) => (form === 'json' ? JSON.stringify({ s }) : form === 'jsonAscii' ? asciiJson({ s }) : FORMS[form]!(s))
+// What a careless skill returns: the JSON forms as a whole JSON text, as a JSON library writes { s: secret }.
+const written = (form: string, s: string) => (JSON_TEXTS[form] ? JSON_TEXTS[form]({ s }) : FORMS[form]!(s))
 
 /** The forms of `secret` found in any string of `value`, or of a JSON text inside one (a tool result's text, an audit row's error). */
 function leaked(value: unknown, secret: string): string[] {
@@ -74,6 +86,9 @@ describe('secretForms', () => {
     expect(secretForms('abc')).toEqual([])
     expect(secretForms('plain-token')).toEqual(['plain-token', 'cGxhaW4tdG9rZW4=', 'cGxhaW4tdG9rZW4'])
     expect(secretForms('ab\ud800cd')).toContain('ab\\ud800cd')
+    expect(secretForms('pass/wörd')).toEqual(
+      expect.arrayContaining(['pass\\/wörd', 'pass/w\\u00f6rd', 'pass/w\\u00F6rd', 'pass\\/w\\u00f6rd', 'pass\\/w\\u00F6rd']),
+    )
     // The test secrets really differ in each form, so the tests below can tell the forms apart.
     const forms = Object.values(FORMS).map((encode) => encode(SECRET))
     expect(new Set(forms).size).toBe(forms.length)

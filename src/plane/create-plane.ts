@@ -192,7 +192,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     await database.close().catch(() => {})
     throw error
   }
-  const connections = new Connections({ repo: new ConnectionValueRepository(db), key: secretsKey, events, now })
+  const keyFromEnv = secretsKey.source === SECRETS_KEY_ENV
+  const connections = new Connections({ repo: new ConnectionValueRepository(db, database.dialect), key: secretsKey, events, now })
   memory = new Memory({ repo: new MemoryRepository(db, database.dialect), clock, limits: config.memory })
   learnings = new Learnings({
     repo: new LearningRepository(db),
@@ -231,7 +232,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     },
     now,
     tokenNow: () => clock().toISOString(),
-    sealer: secretsKey,
+    // Through the connections: after a rotation, relayed calls are sealed with the new key.
+    sealer: { seal: (value, boundTo) => connections.key.seal(value, boundTo), open: (sealed, boundTo) => connections.key.open(sealed, boundTo) },
   })
   discovery = new Discovery({
     registry,
@@ -253,6 +255,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   let seal: ApprovalSeal
   const backlogDir = join(dataDir, 'audit-backlog')
   try {
+    // Seen by a rotation before this manager checks the key: one rotating now either refuses or moves the fingerprint first.
+    await liveness.beat()
     // Before anything runs with secrets (MCP servers connect with them): a manager with another key stops here.
     const settingsRepo = new SettingsRepository(db)
     await agreeOnFingerprint(settingsRepo, 'secrets_key_fingerprint', secretsKey, {
@@ -303,6 +307,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     await services?.stop()
     await edges.close()
     await listener?.close()
+    await liveness.leave()
     await database.close().catch(() => {})
     throw error
   }
@@ -432,23 +437,34 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     mcpServers: () => sources.mcpServers(),
     connectMcp: () => sources.connectMcp(),
     async rotateSecretsKey(by) {
-      const peers = await liveness.peers()
-      if (peers.length > 0)
-        throw new StoreError(
+      const busy = (peers: Array<{ hostname: string; pid: number }>) =>
+        new StoreError(
           `other managers are running on this database (${peers.map((p) => `${p.hostname} pid ${p.pid}`).join(', ')}): stop them, rotate, then start each with the new key`,
         )
+      const peers = await liveness.peers()
+      if (peers.length > 0) throw busy(peers)
       const next = SecretsKey.generate()
-      const fromEnv = secretsKey.source === SECRETS_KEY_ENV
-      const staged = fromEnv ? null : next.stage(dataDir)
+      // Written before the commit either way: a crash right after it must not take the only copy of the new key.
+      const staged = next.stage(dataDir)
       let counts
       try {
-        counts = await connections.rotateKey(next, 'secrets_key_fingerprint', by)
+        counts = await connections.rotateKey(
+          next,
+          'secrets_key_fingerprint',
+          // Again inside the transaction: a manager that started since the look above still runs on the old key.
+          async (trx) => {
+            const late = await liveness.peers(new ManagerRepository(trx))
+            if (late.length > 0) throw busy(late)
+          },
+          by,
+        )
       } catch (error) {
-        staged?.discard()
+        staged.discard()
         throw error
       }
-      staged?.commit()
-      return { ...counts, fingerprint: next.fingerprint(), keyFile: staged?.file ?? null, key: fromEnv ? next.hex() : null }
+      // A key from the environment stays in the environment: the staged file is where the new one waits to be set there.
+      if (!keyFromEnv) staged.commit()
+      return { ...counts, fingerprint: next.fingerprint(), keyFile: keyFromEnv ? staged.staged : staged.file, key: keyFromEnv ? next.hex() : null }
     },
     onSkillsChanged: (listener) => changes.subscribe(listener),
     skillsVersion: () => changes.version,

@@ -45,9 +45,9 @@ export class Liveness {
     return row !== undefined && (row.hostname !== this.#host || processExists(row.pid))
   }
 
-  /** The other managers alive on this database now. */
-  async peers(): Promise<Array<{ id: string; hostname: string; pid: number }>> {
-    const alive = await this.#o.managers.heartbeatSince(new Date(Date.now() - DEAD_AFTER_MS).toISOString())
+  /** The other managers alive on this database now (read through `managers`, say one inside a transaction). */
+  async peers(managers = this.#o.managers): Promise<Array<{ id: string; hostname: string; pid: number }>> {
+    const alive = await managers.heartbeatSince(new Date(Date.now() - DEAD_AFTER_MS).toISOString())
     return alive.filter((m) => m.id !== this.#o.managerId && (m.hostname !== this.#host || processExists(m.pid)))
   }
 

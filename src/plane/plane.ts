@@ -37,9 +37,12 @@ export interface SecretsKeyRotation {
   /** Values the old key could not open (they were unreadable before too): left as they were. */
   unreadable: number
   fingerprint: string
-  /** Where the new key was written, or null when it came from the environment. */
-  keyFile: string | null
-  /** The new key, only when it came from the environment (then nothing else holds it). */
+  /**
+   * Where the new key was written: the data dir's key file, or, when the key came from the
+   * environment, `secrets-key.new` beside it (written before the commit, so a crash cannot lose it).
+   */
+  keyFile: string
+  /** The new key, only when it came from the environment (to be set there). */
   key: string | null
 }
 
@@ -135,8 +138,9 @@ export interface Plane {
   mcpServers(): McpServerReport[]
   /**
    * Re-seal every secret and setting under a new secrets key, atomically, and store the key: in
-   * the data dir's key file, or (when the key came from SKILLPLANE_SECRETS_KEY) returned once to be
-   * set there. Refused while another manager runs on the database: each must restart with the new key.
+   * the data dir's key file, or (when the key came from SKILLPLANE_SECRETS_KEY) returned to be set
+   * there and left in `secrets-key.new`. Refused while another manager runs on the database (looked
+   * at again inside the transaction): each must restart with the new key.
    */
   rotateSecretsKey(by: Caller): Promise<SecretsKeyRotation>
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */

@@ -14,6 +14,8 @@ import {
   type ValueScope,
 } from './connection-types.js'
 
+type ResealGuard = Parameters<ConnectionValueRepository['resealAll']>[2]
+
 export interface ConnectionsDeps {
   repo: ConnectionValueRepository
   key: SecretsKey
@@ -37,6 +39,8 @@ export class Connections {
   readonly #deps: ConnectionsDeps
   // Which values exist, with their versions: a rotation is a change too (an MCP server reconnects).
   #present = new Map<string, number>()
+  // A value sealed under the old key must not land after a rotation re-sealed the rest: sets and rotations take turns.
+  #turn: Promise<unknown> = Promise.resolve()
   onChange: (() => void) | null = null
 
   constructor(deps: ConnectionsDeps) {
@@ -58,8 +62,10 @@ export class Connections {
     if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new ConnectionValueError(`the value of ${kind} ${name} is larger than ${MAX_VALUE_BYTES} bytes`)
     const updatedAt = this.#deps.now()
     // By name only: the value is never audited. The event commits with the change, or neither does.
-    const version = await this.#deps.repo.put(id, this.#deps.key.seal(value, boundTo(id)), updatedAt, actor.name, (v) =>
-      this.#deps.events.row(`${kind}.set`, `${kind}:${name}`, actor, { scope: id.scope, subject: id.subject || null, version: v }),
+    const version = await this.#inTurn(() =>
+      this.#deps.repo.put(id, this.#deps.key.seal(value, boundTo(id)), updatedAt, actor.name, (v) =>
+        this.#deps.events.row(`${kind}.set`, `${kind}:${name}`, actor, { scope: id.scope, subject: id.subject || null, version: v }),
+      ),
     )
     await this.refresh()
     return { ...info({ ...id, version, updated_at: updatedAt, updated_by: actor.name }), ...(kind === 'setting' && { value }) }
@@ -76,20 +82,34 @@ export class Connections {
 
   /**
    * Re-seal every stored value under `next`, in one transaction with the fingerprint managers
-   * check at start; from then on this instance seals and opens with `next`.
+   * check at start (`guard` throws to abort it); from then on this instance seals and opens with `next`.
    */
-  async rotateKey(next: SecretsKey, fingerprintSetting: string, actor: Actor): Promise<{ resealed: number; unreadable: number }> {
-    const previous = this.#deps.key
-    const counts = await this.#deps.repo.resealAll(
-      (row) => {
-        const value = previous.open(row.sealed, boundTo(row))
-        return value === null ? null : next.seal(value, boundTo(row))
-      },
-      { setting: fingerprintSetting, value: next.fingerprint() },
-      (c) => this.#deps.events.row('secrets.key_rotated', 'secrets', actor, { ...c, fingerprint: next.fingerprint() }),
-    )
-    this.#deps.key = next
-    return counts
+  rotateKey(next: SecretsKey, fingerprintSetting: string, guard: ResealGuard, actor: Actor): Promise<{ resealed: number; unreadable: number }> {
+    return this.#inTurn(async () => {
+      const previous = this.#deps.key
+      const counts = await this.#deps.repo.resealAll(
+        (row) => {
+          const value = previous.open(row.sealed, boundTo(row))
+          return value === null ? null : next.seal(value, boundTo(row))
+        },
+        { setting: fingerprintSetting, from: previous.fingerprint(), to: next.fingerprint() },
+        guard,
+        (c) => this.#deps.events.row('secrets.key_rotated', 'secrets', actor, { ...c, fingerprint: next.fingerprint() }),
+      )
+      this.#deps.key = next
+      return counts
+    })
+  }
+
+  /** The key values are sealed with now: it changes when the key is rotated. */
+  get key(): SecretsKey {
+    return this.#deps.key
+  }
+
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#turn.then(work)
+    this.#turn = run.catch(() => {})
+    return run
   }
 
   /** Every stored value of a kind, never a secret's value. */

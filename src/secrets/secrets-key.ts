@@ -55,14 +55,18 @@ export class SecretsKey {
   }
 
   /**
-   * Write this key beside the data dir's key file (0600), to be moved over it once what it seals
-   * is committed: a failure before then leaves the old key in place, one after leaves the new key ready.
+   * Write this key to `secrets-key.new` in the data dir (0600), to be moved over the key file once
+   * what it seals is committed: a failure before then leaves the old key in place, one after leaves
+   * the new key on disk (where a key from the environment stays until it is set there).
    */
-  stage(dataDir: string): { file: string; commit(): void; discard(): void } {
+  stage(dataDir: string): { file: string; staged: string; commit(): void; discard(): void } {
     const file = join(dataDir, KEY_FILE)
     const staged = `${file}.new`
-    writeFileSync(staged, this.hex() + '\n', { mode: 0o600 })
-    return { file, commit: () => renameSync(staged, file), discard: () => rmSync(staged, { force: true }) }
+    mkdirSync(dataDir, { recursive: true })
+    // Removed first: a file left by an earlier rotation keeps its mode, and its key opens nothing now.
+    rmSync(staged, { force: true })
+    writeFileSync(staged, this.hex() + '\n', { flag: 'wx', mode: 0o600 })
+    return { file, staged, commit: () => renameSync(staged, file), discard: () => rmSync(staged, { force: true }) }
   }
 
   /** A public fingerprint of the key: managers compare it through the database. */

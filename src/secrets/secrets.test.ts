@@ -1,15 +1,16 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import pino from 'pino'
 import { z } from 'zod'
-import { databases, tempDir } from '../test-support/databases.js'
+import pg from 'pg'
+import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator, testSkills } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
 import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import { silentLogger } from '../test-support/fixtures.js'
-import { SECRETS_KEY_ENV } from './secrets-key.js'
+import { SECRETS_KEY_ENV, SecretsKey } from './secrets-key.js'
 import { toAISDKTools } from '../ai-sdk/index.js'
 import { listSkills } from '../inventory/index.js'
 import { runCliAsync } from '../test-support/run-cli.js'
@@ -369,13 +370,22 @@ describe.each(databases)('rotating the secrets key on $name', (database) => {
       delete process.env[SECRETS_KEY_ENV]
     }
 
-    // A key from the environment: the new one is printed once, and nothing is written.
+    // A key from the environment: the new one is printed, and kept in secrets-key.new (written before the commit); the key file is left alone.
     const fromEnv = await runCliAsync(location, ['secrets', 'rotate-key', '--json'], { env: { [SECRETS_KEY_ENV]: newKey } })
     expect(fromEnv.stderr).toBe('')
     const report = fromEnv.json()
-    expect(report).toMatchObject({ resealed: 3, unreadable: 0, keyFile: null, key: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    expect(report).toMatchObject({ resealed: 3, unreadable: 0, keyFile: `${keyFile}.new`, key: expect.stringMatching(/^[0-9a-f]{64}$/) })
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(newKey)
-    process.env[SECRETS_KEY_ENV] = report.key
+    expect(readFileSync(`${keyFile}.new`, 'utf8').trim()).toBe(report.key)
+    expect(statSync(`${keyFile}.new`).mode & 0o777).toBe(0o600)
+    const inWords = await runCliAsync(location, ['secrets', 'rotate-key'], { env: { [SECRETS_KEY_ENV]: report.key } })
+    expect(inWords.stderr).toBe('')
+    const newest = readFileSync(`${keyFile}.new`, 'utf8').trim()
+    expect(inWords.stdout.split('\n').slice(1)).toEqual([
+      `the new key: set SKILLPLANE_SECRETS_KEY=${newest} for every manager before starting it; it is also in ${keyFile}.new (mode 0600): delete that file once the key is stored where you keep it`,
+      '',
+    ])
+    process.env[SECRETS_KEY_ENV] = newest
     try {
       const third = await open()
       expect(await third.invoke('token_length', {}, { caller: admin })).toMatchObject({ ok: true, data: TOKEN.length })
@@ -385,3 +395,81 @@ describe.each(databases)('rotating the secrets key on $name', (database) => {
     }
   })
 })
+
+const postgres = databases.find((d) => d.name === 'postgres')
+
+/** Whether a session waits for a lock on connection_values: where a rotation stalls when the test holds the table. */
+async function waitingOnValues(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query(
+    "select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'connection_values' and not l.granted",
+  )
+  return rows[0].n > 0
+}
+
+describe.skipIf(!postgres)('rotating the secrets key against concurrent work on PostgreSQL', () => {
+  it('waits for a value being set when the rotation starts, and re-seals it too', async () => {
+    const location = await postgres!.create()
+    const plane = await openTestPlane(postgres!, { skills: [...testSkills(), echoToken] }, location)
+    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    // Another manager mid-`settings set`: its value sealed under the old key, its transaction not committed yet.
+    const writer = new pg.Client({ connectionString: location.databaseUrl })
+    await writer.connect()
+    try {
+      const oldKey = SecretsKey.load(location.dataDir)
+      await writer.query('begin')
+      await writer.query(
+        "insert into connection_values (kind, name, scope, subject, version, sealed, updated_at, updated_by) values ('setting', 'GITHUB_ORG', 'global', '', 1, $1, $2, 'other')",
+        [oldKey.seal('acme', JSON.stringify(['setting', 'GITHUB_ORG', 'global', ''])), plane.now()],
+      )
+      const rotating = plane.rotateSecretsKey(admin)
+      await waitFor(() => waitingOnValues(writer), 15_000)
+      await writer.query('commit')
+      expect(await rotating).toMatchObject({ resealed: 2, unreadable: 0 })
+      expect(await plane.settings.list()).toMatchObject([{ name: 'GITHUB_ORG', value: 'acme' }])
+      expect(await plane.invoke('echo_token', {}, { caller: admin })).toMatchObject({ ok: true, data: { org: 'acme', echoed: '[REDACTED]' } })
+    } finally {
+      await writer.end()
+      await plane.close()
+    }
+  })
+
+  it('refuses when a manager started while it waited: the late manager is seen inside the transaction and keeps working', async () => {
+    const location = await postgres!.create()
+    const first = await openTestPlane(postgres!, { skills: [...testSkills(), tokenLength] }, location)
+    await first.secrets.set('GITHUB_TOKEN', TOKEN)
+    const keyFile = join(location.dataDir, 'secrets-key')
+    const oldKey = readFileSync(keyFile, 'utf8').trim()
+    // The late manager has its own data dir holding copies of the shared key and approval secret.
+    const lateDir = tempDir()
+    for (const file of ['secrets-key', 'approval-secret']) copyFileSync(join(location.dataDir, file), join(lateDir, file))
+    const holder = new pg.Client({ connectionString: location.databaseUrl })
+    await holder.connect()
+    let late: Skillplane | undefined
+    try {
+      // Holding the table stalls the rotation after its first look for peers found none.
+      await holder.query('begin')
+      await holder.query('lock table connection_values in exclusive mode')
+      const rotating = observed(first.rotateSecretsKey(admin))
+      await waitFor(() => waitingOnValues(holder), 15_000)
+      late = await openTestPlane(postgres!, { skills: [...testSkills(), tokenLength] }, { dataDir: lateDir, databaseUrl: location.databaseUrl })
+      await holder.query('commit')
+      await expect(rotating).rejects.toThrow(
+        /^other managers are running on this database \(\S+ pid \d+\): stop them, rotate, then start each with the new key$/,
+      )
+      expect(readFileSync(keyFile, 'utf8').trim()).toBe(oldKey)
+      expect(existsSync(`${keyFile}.new`)).toBe(false)
+      expect(await late.invoke('token_length', {}, { caller: admin })).toMatchObject({ ok: true, data: TOKEN.length })
+      expect(await first.invoke('token_length', {}, { caller: admin })).toMatchObject({ ok: true, data: TOKEN.length })
+    } finally {
+      await holder.end()
+      await late?.close()
+      await first.close()
+    }
+  })
+})
+
+/** A promise whose rejection is observed now and asserted later. */
+function observed<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {})
+  return promise
+}

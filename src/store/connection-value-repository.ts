@@ -1,6 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { ConnectionValuesTable, Database } from './database.js'
 import type { EventRow } from './event-repository.js'
+import { StoreError } from './store-error.js'
+import type { Dialect } from './open-database.js'
 
 export type ConnectionValueRow = Selectable<ConnectionValuesTable>
 /** A stored value's identity: what it is, its name, and whose it is. */
@@ -9,7 +11,10 @@ export type ConnectionValueId = Pick<ConnectionValueRow, 'kind' | 'name' | 'scop
 export type ConnectionValueMeta = Omit<ConnectionValueRow, 'sealed'>
 
 export class ConnectionValueRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /** Every value's identity and version, never its ciphertext. */
   list(): Promise<ConnectionValueMeta[]> {
@@ -79,14 +84,31 @@ export class ConnectionValueRepository {
   /**
    * Re-seal every stored value (`reseal` gives the new ciphertext, or null for one that doesn't
    * open and is left as it was), drop relayed edge calls (their sealed secrets and their managers
-   * are gone), and store the new key's fingerprint and the event: all in one transaction, or none.
+   * are gone), and move the key's fingerprint from `from` to `to` with the event: all in one
+   * transaction, or none. The fingerprint moves first, so a manager starting now either shows in
+   * `guard`'s look at the managers table or waits on that row and then sees the new fingerprint;
+   * `guard` throws to abort. Refused (StoreError) when the fingerprint is no longer `from`.
    */
   async resealAll(
     reseal: (row: ConnectionValueRow) => string | null,
-    fingerprint: { setting: string; value: string },
+    fingerprint: { setting: string; from: string; to: string },
+    guard: (trx: Kysely<Database>) => Promise<void>,
     event: (counts: { resealed: number; unreadable: number }) => EventRow,
   ): Promise<{ resealed: number; unreadable: number }> {
     return this.db.transaction().execute(async (trx) => {
+      // READ COMMITTED would miss a value committed after the read below: writers wait until the new ciphertexts are in.
+      if (this.dialect === 'postgres') await sql`lock table connection_values in exclusive mode`.execute(trx)
+      const moved = await trx
+        .updateTable('settings')
+        .set({ value: fingerprint.to })
+        .where('key', '=', fingerprint.setting)
+        .where('value', '=', fingerprint.from)
+        .executeTakeFirst()
+      if (Number(moved.numUpdatedRows) !== 1)
+        throw new StoreError(
+          `the ${fingerprint.setting.replaceAll('_', ' ')} is no longer ${fingerprint.from}: another rotation got there first; nothing was changed`,
+        )
+      await guard(trx)
       const counts = { resealed: 0, unreadable: 0 }
       for (const row of await trx.selectFrom('connection_values').selectAll().execute()) {
         const sealed = reseal(row)
@@ -105,11 +127,6 @@ export class ConnectionValueRepository {
         counts.resealed++
       }
       await trx.deleteFrom('edge_calls').where('secrets', 'is not', null).execute()
-      await trx
-        .insertInto('settings')
-        .values({ key: fingerprint.setting, value: fingerprint.value })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value: fingerprint.value }))
-        .execute()
       await trx.insertInto('audit_events').values(event(counts)).execute()
       return counts
     })

@@ -30,11 +30,11 @@ export class EdgeRepository {
   }
 
   /** Give an active edge a new token (the old one stops at once); the row, or undefined when none is active. */
-  async rotate(idOrName: string, tokenHash: string, expiresAt: string | null): Promise<EdgeRow | undefined> {
+  async rotate(id: string, tokenHash: string, expiresAt: string | null): Promise<EdgeRow | undefined> {
     return this.db
       .updateTable('edges')
       .set({ token_hash: tokenHash, token_expires_at: expiresAt })
-      .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+      .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .returningAll()
       .executeTakeFirst()
@@ -62,12 +62,32 @@ export class EdgeRepository {
     return Number(result.numUpdatedRows) === 1 ? { ...row, revoked_at: now, manager_id: null } : undefined
   }
 
-  /** Record a connection this manager took: what the edge announced and that this manager holds it. */
+  /**
+   * Record a connection this manager took: what the edge announced and that this manager holds it,
+   * only while the row still names the holder `seen` when the connection was let in (none, or one
+   * judged gone) or this manager; false when another manager took the edge meanwhile.
+   */
   async connected(
     id: string,
-    fields: Pick<EdgeRow, 'hostname' | 'os' | 'arch' | 'version' | 'skills' | 'manager_id' | 'connected_at' | 'last_seen_at'>,
-  ): Promise<void> {
-    await this.db.updateTable('edges').set(fields).where('id', '=', id).where('revoked_at', 'is', null).execute()
+    fields: Pick<EdgeRow, 'hostname' | 'os' | 'arch' | 'version' | 'skills' | 'connected_at' | 'last_seen_at'> & { manager_id: string },
+    seen: Pick<EdgeRow, 'manager_id' | 'connected_at'>,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('edges')
+      .set(fields)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('manager_id', '=', fields.manager_id),
+          eb.and([
+            seen.manager_id === null ? eb('manager_id', 'is', null) : eb('manager_id', '=', seen.manager_id),
+            seen.connected_at === null ? eb('connected_at', 'is', null) : eb('connected_at', '=', seen.connected_at),
+          ]),
+        ]),
+      )
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
   }
 
   /** This manager's connection ended; a newer one (another manager's, say) is left alone. */

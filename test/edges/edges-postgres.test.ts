@@ -109,4 +109,38 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
       throw new Error(`the edge did not come back: ${again.output()}`)
     })
   })
+
+  it('lets one of two connections with the same token, let in at two managers at the same moment, keep the edge; the other is closed as a duplicate and recorded', async () => {
+    const location = await postgres!.create()
+    const first = await startManager(location)
+    const second = await startManager(location)
+    const enrolled = await first.api('POST', '/api/edges', { name: 'racer' })
+    // Both upgrades pass while nobody holds the edge; the hellos then arrive one after the other.
+    const [a, b] = await Promise.all([first, second].map((m) => openTunnel(m.url, enrolled.body.token)))
+    a!.ws.send(hello)
+    await waitFor(() => first.plane.edges.get('racer')?.online === true)
+    b!.ws.send(hello)
+    const answer = await Promise.race([b!.closed, new Promise((resolve) => b!.ws.once('message', (data) => resolve({ welcomed: String(data) })))])
+    expect(answer).toEqual({ code: 4409, reason: 'edge "racer" is connected already: one connection per token' })
+    expect(first.plane.edges.get('racer')).toMatchObject({ online: true, managerId: first.plane.managerId })
+    await second.plane.edges.refresh()
+    expect(second.plane.edges.get('racer')).toMatchObject({ online: true, managerId: first.plane.managerId })
+    expect((await first.api('GET', '/api/audit/events?kind=edge.connection_refused')).body.items).toMatchObject([
+      { details: { name: 'racer', reason: 'connected already', holder: first.plane.managerId } },
+    ])
+    a!.ws.close()
+  })
 })
+
+const hello = JSON.stringify({ type: 'hello', protocol: 1, hostname: 'raw', os: 'test', arch: 'x64', version: '0', labels: {}, skills: [] })
+
+/** A raw tunnel, open but not yet greeted: where the manager waits for the hello. */
+function openTunnel(url: string, token: string): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/api/edges/connect`, { headers: { authorization: `Bearer ${token}` } })
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+  return new Promise((resolve, reject) => {
+    ws.on('open', () => resolve({ ws, closed }))
+    ws.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)))
+    ws.on('error', () => {})
+  })
+}

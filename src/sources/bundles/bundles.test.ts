@@ -526,6 +526,7 @@ describe('skill bundles from lockfiles, pins and archives', () => {
         // Renamed on the same server; moved to another origin; and one that redirects git itself but not a first look.
         if (name === 'renamed.git') return redirect(base)
         if (name === 'moved.git') return redirect(elsewhere)
+        if (name === 'upgraded.git') return redirect('https://127.0.0.1:8443')
         if (name === 'sly.git' && request.headers['user-agent']?.startsWith('git/2')) return redirect(elsewhere)
         gitHttpBackend(root, `/repo.git${rest}`, url.search.slice(1), request, response)
       })
@@ -551,6 +552,12 @@ describe('skill bundles from lockfiles, pins and archives', () => {
       expect(moved.code).toBe(1)
       expect(moved.stderr).toBe(
         `skillplane: ${base}/moved.git redirects to ${elsewhere}/repo.git, another origin, which installs don't follow unless an admin allows it: install from ${elsewhere}/repo.git, or pass --allow-redirects (allowRedirects: true over HTTP)\n`,
+      )
+      // https on another port is another service on that host, not an upgrade of this one.
+      const upgraded = await add(`${base}/upgraded.git`, '--allow-loopback')
+      expect(upgraded.code).toBe(1)
+      expect(upgraded.stderr).toBe(
+        `skillplane: ${base}/upgraded.git redirects to https://127.0.0.1:8443/repo.git, another origin, which installs don't follow unless an admin allows it: install from https://127.0.0.1:8443/repo.git, or pass --allow-redirects (allowRedirects: true over HTTP)\n`,
       )
       // git itself is told not to follow what a first look did not see.
       const sly = await add(`${base}/sly.git`, '--allow-loopback')

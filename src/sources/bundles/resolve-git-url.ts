@@ -38,7 +38,9 @@ export async function resolveGitUrl(url: string, access: NetworkAccess): Promise
   throw new SourceError(`${url} redirects more than ${MAX_HOPS} times`)
 }
 
-// An upgrade from http to https on the same host keeps the origin, as far as trust goes.
+// An upgrade from http to https on the same host, default port to default port, keeps the origin, as far as trust goes.
 function sameOrigin(from: URL, to: URL): boolean {
-  return from.origin === to.origin || (from.protocol === 'http:' && to.protocol === 'https:' && from.hostname === to.hostname && from.port === '')
+  return (
+    from.origin === to.origin || (from.protocol === 'http:' && to.protocol === 'https:' && from.hostname === to.hostname && from.port === '' && to.port === '')
+  )
 }

@@ -22,7 +22,7 @@ export interface EdgeHubOptions {
   /** Whether another manager is alive (one that holds an edge's connection). */
   managerAlive(managerId: string): Promise<boolean>
   /** A second connection with an edge's token, refused while the first is online; recorded. */
-  onDuplicate(row: EdgeRow, detail: { holder: string; remoteAddress: string | null }): void
+  onDuplicate(row: EdgeRow, detail: { holder: string | null; remoteAddress: string | null }): void
   now(): string
   /** The time tokens' lifetimes are measured against (ISO). */
   tokenNow(): string
@@ -173,16 +173,27 @@ export class EdgeHub {
     })
     this.#connections.set(row.id, connection)
     this.#credentials.set(connection, { tokenHash: row.token_hash, expiresAt: row.token_expires_at })
-    await repo.connected(row.id, {
-      hostname: hello.hostname,
-      os: hello.os,
-      arch: hello.arch,
-      version: hello.version,
-      skills: JSON.stringify(offered),
-      manager_id: managerId,
-      connected_at: now,
-      last_seen_at: now,
-    })
+    const took = await repo.connected(
+      row.id,
+      {
+        hostname: hello.hostname,
+        os: hello.os,
+        arch: hello.arch,
+        version: hello.version,
+        skills: JSON.stringify(offered),
+        manager_id: managerId,
+        connected_at: now,
+        last_seen_at: now,
+      },
+      row,
+    )
+    // Another manager let the same token in at the same moment and recorded its connection first: it keeps the edge.
+    if (!took) {
+      if (this.#connections.get(row.id) === connection) this.#connections.delete(row.id)
+      const holder = (await repo.get(row.id))?.manager_id ?? null
+      this.#o.onDuplicate(row, { holder, remoteAddress: null })
+      return connection.close(CLOSE.duplicate, `edge "${row.name}" is connected already: one connection per token`)
+    }
     ws.send(JSON.stringify({ type: 'welcome', edgeId: row.id, name: row.name, managerId, heartbeatMs: this.#o.heartbeatMs, refused }))
     logger.info({ edge: row.name, host: hello.hostname, skills: offered.length, refused: refused.length }, 'edge connected')
     for (const r of refused) logger.warn({ edge: row.name, skill: r.key }, `edge skill refused: ${r.reason}`)

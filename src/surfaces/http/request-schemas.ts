@@ -178,13 +178,7 @@ export const enrollEdgeBody = z.strictObject({
     .describe("The token's lifetime, in hours or days (`12h`, `90d`; 1h to 3650d); none: it works until rotated or revoked"),
 })
 
-export const rotateEdgeBody = z.strictObject({
-  expiresIn: z
-    .string()
-    .max(40)
-    .optional()
-    .describe("The token's lifetime, in hours or days (`12h`, `90d`; 1h to 3650d); none: it works until rotated or revoked"),
-})
+export const rotateEdgeBody = enrollEdgeBody.pick({ expiresIn: true })
 
 export const edgeSecretsBody = z.strictObject({
   secrets: z.array(z.string()).describe('Every secret name the edge may receive (replaces the list); its packs get the ones they declare, per call'),

@@ -46,8 +46,12 @@ export async function rotateKey(o: GlobalOptions & { json?: boolean }): Promise<
     `re-sealed ${done.resealed} value${done.resealed === 1 ? '' : 's'} (secrets and settings) under a new key (fingerprint ${done.fingerprint})` +
       (done.unreadable > 0 ? `; ${done.unreadable} the old key could not open were left as they were` : ''),
   )
-  if (done.keyFile) console.log(`wrote the new key to ${done.keyFile}: copy it to every manager sharing this database before starting it`)
-  else console.log(`the new key (shown once): set SKILLPLANE_SECRETS_KEY=${done.key} for every manager before starting it`)
+  if (done.key === null) console.log(`wrote the new key to ${done.keyFile}: copy it to every manager sharing this database before starting it`)
+  else
+    console.log(
+      `the new key: set SKILLPLANE_SECRETS_KEY=${done.key} for every manager before starting it; ` +
+        `it is also in ${done.keyFile} (mode 0600): delete that file once the key is stored where you keep it`,
+    )
 }
 
 function owner(o: OwnerOptions): { agent?: string; user?: string } {
