@@ -1,4 +1,4 @@
-import { stepCountIs, streamText, type ModelMessage } from 'ai'
+import type { ModelMessage } from 'ai'
 import { createHash } from 'node:crypto'
 import { TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import { ulid } from 'ulid'
@@ -336,6 +336,8 @@ export class AgentRunner {
       const parent = row.trace_id
         ? trace.setSpanContext(context.active(), { traceId: row.trace_id, spanId: runSpanId(row.id), traceFlags: TraceFlags.SAMPLED, isRemote: true })
         : context.active()
+      // Loaded here, not at the top: store-only commands never start a run and shouldn't pay for the AI SDK.
+      const { stepCountIs, streamText } = await import('ai')
       const result = await tracer.startActiveSpan(
         `agent run ${agent.name}`,
         { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } },

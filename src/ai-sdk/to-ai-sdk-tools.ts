@@ -1,4 +1,6 @@
-import { InvalidToolInputError, jsonSchema, tool, type ModelMessage, type PrepareStepFunction, type ToolCallRepairFunction, type ToolSet } from 'ai'
+import type { ModelMessage, PrepareStepFunction, ToolCallRepairFunction, ToolSet } from 'ai'
+// The AI SDK's own tool helpers ('ai' re-exports them): far lighter to load than 'ai', which the library doesn't need until a model runs.
+import { jsonSchema, tool } from '@ai-sdk/provider-utils'
 import type { Plane } from '../plane/index.js'
 import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
@@ -114,7 +116,10 @@ export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToo
 function refuseHiddenKeys(plane: Plane, options: AISDKToolOptions & ResolvedToolOptions, all: Map<string, CallableSkill>): ToolCallRepairFunction<ToolSet> {
   return async ({ toolCall, error }) => {
     const entry = all.get(toolCall.toolName)
-    if (!entry || !InvalidToolInputError.isInstance(error)) return null
+    if (!entry) return null
+    // The AI SDK is running a model when it repairs a call, so it is loaded already.
+    const { InvalidToolInputError } = await import('ai')
+    if (!InvalidToolInputError.isInstance(error)) return null
     let sent: unknown
     try {
       sent = JSON.parse(toolCall.input)

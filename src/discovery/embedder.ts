@@ -1,4 +1,4 @@
-import { embedMany, type EmbeddingModel } from 'ai'
+import type { EmbeddingModel } from 'ai'
 import type { ResolvedConfig } from '../config/index.js'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
@@ -17,7 +17,11 @@ export function createEmbedder(settings: EmbeddingSettings): Embedder {
   const model = embeddingModel(settings)
   return {
     id: `${model.provider}/${model.modelId}`,
-    embed: async (values, signal) => (await embedMany({ model, values, maxRetries: 1, abortSignal: signal })).embeddings,
+    embed: async (values, signal) => {
+      // Loaded on first use: the AI SDK is heavy, and most commands never embed anything.
+      const { embedMany } = await import('ai')
+      return (await embedMany({ model, values, maxRetries: 1, abortSignal: signal })).embeddings
+    },
   }
 }
 

@@ -1,7 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/index.js'
@@ -11,6 +10,7 @@ import { scrubText, secretForms } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { deliverProgressFirst } from './progress-first.js'
+import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 
 /**
  * idle: not connected yet, and connects on its first call (a one-shot CLI command); needs_auth:
@@ -225,7 +225,16 @@ export class McpConnection {
   async #attempt(): Promise<void> {
     const generation = ++this.#generation
     this.#state = 'connecting'
-    const client = new Client(
+    let sdk: McpSdk
+    try {
+      sdk = await loadMcpSdk()
+    } catch (error) {
+      this.#lost(generation, `can't connect: ${this.#describe(error)}`)
+      return
+    }
+    // Closed while the SDK loaded: start nothing.
+    if (generation !== this.#generation) return
+    const client = new sdk.Client(
       { name: 'skillplane', version: VERSION },
       {
         capabilities: {},
@@ -243,7 +252,7 @@ export class McpConnection {
         this.#pending = null
         return
       }
-      const transport = this.#transport()
+      const transport = this.#transport(sdk)
       await client.connect(transport, { timeout: this.server.connectTimeoutMs })
       deliverProgressFirst(transport)
       const listed = await listAllTools(client, this.server.connectTimeoutMs)
@@ -294,15 +303,15 @@ export class McpConnection {
     return [...new Set(Object.values(configured(this.server)).flatMap((v) => (typeof v === 'string' ? [] : [v.secret])))]
   }
 
-  #transport(): Transport {
+  #transport(sdk: McpSdk): Transport {
     const { server } = this
     const value = (v: Configured) => (typeof v === 'string' ? v : (v.prefix ?? '') + this.#opened.get(v.secret)!)
     const values = (record: Record<string, Configured>) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, value(v)]))
     if (server.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: values(server.headers) }, fetch: sharedSignalFetch })
+      return new sdk.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: values(server.headers) }, fetch: sharedSignalFetch })
     }
     // The SDK passes only a minimal environment (PATH, HOME, USER, ...) plus what the config sets.
-    const transport = new StdioClientTransport({ command: server.command, args: server.args, env: values(server.env), cwd: server.cwd, stderr: 'pipe' })
+    const transport = new sdk.StdioClientTransport({ command: server.command, args: server.args, env: values(server.env), cwd: server.cwd, stderr: 'pipe' })
     // One buffer per process: a restarted server must not write into its predecessor's tail.
     const tail = { text: '' }
     this.#stderr = tail
@@ -377,7 +386,7 @@ type Failure = 'session_gone' | 'refused' | 'rejected' | 'lost' | 'answered'
 
 /** What a failed call means for the call (did it run?) and for the connection (is it gone?). */
 function classify(error: unknown, client: Client): Failure {
-  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
+  if (isHttpError(error)) {
     if (error.code === 404) return 'session_gone'
     if (error.code === 401 || error.code === 403) return 'refused'
     return error.code < 500 ? 'rejected' : 'answered'
@@ -385,7 +394,8 @@ function classify(error: unknown, client: Client): Failure {
   const code = (error as { cause?: { code?: string } } | null)?.cause?.code ?? (error as { code?: unknown } | null)?.code
   if (code === 'ECONNREFUSED') return 'refused'
   // The SDK drops the transport when the connection closes; a live transport means the server answered.
-  if (!client.transport || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && !client.transport)) return 'lost'
+  const sdk = loadedMcpSdk()
+  if (!client.transport || (sdk && error instanceof sdk.McpError && error.code === sdk.ErrorCode.ConnectionClosed && !client.transport)) return 'lost'
   if (error instanceof TypeError && /fetch failed|terminated|socket/i.test(error.message)) return 'lost'
   return 'answered'
 }
@@ -420,7 +430,8 @@ const sharedSignalFetch: typeof fetch = (url, init) => fetch(url, init?.signal ?
 async function endClient(client: Client): Promise<void> {
   client.onclose = undefined
   const transport = client.transport
-  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+  const sdk = loadedMcpSdk()
+  if (sdk && transport instanceof sdk.StreamableHTTPClientTransport && transport.sessionId) {
     await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1_000).unref())])
   }
   await client.close().catch(() => {})
@@ -429,7 +440,7 @@ async function endClient(client: Client): Promise<void> {
 /** An error as one short line, without credentials that URLs in it carry. */
 function describe(error: unknown, clean: (text: string) => string = (text) => text): string {
   let text: string
-  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) text = `HTTP ${error.code}: ${error.message}`
+  if (isHttpError(error)) text = `HTTP ${error.code}: ${error.message}`
   else if (error instanceof z.ZodError)
     text = `a malformed result (${error.issues.length} schema problem${error.issues.length === 1 ? '' : 's'}, first at ${error.issues[0]?.path.join('.') || '(root)'}: ${error.issues[0]?.message})`
   else if (error instanceof Error) {
@@ -439,6 +450,12 @@ function describe(error: unknown, clean: (text: string) => string = (text) => te
   // Scrubbed before it is cut, so no part of a secret survives at the cut.
   text = clean(scrubCredentials(text.replace(/\s+/g, ' ').trim()))
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text
+}
+
+/** An HTTP error status the SDK's client got (none before a connection loaded the SDK). */
+function isHttpError(error: unknown): error is StreamableHTTPError & { code: number } {
+  const sdk = loadedMcpSdk()
+  return sdk !== undefined && error instanceof sdk.StreamableHTTPError && error.code !== undefined && error.code > 0
 }
 
 function scrubCredentials(text: string): string {

@@ -69,7 +69,9 @@ export class McpSource {
       const list = stored.get(connection.server.name)
       if (list === undefined) continue
       // The stored list is checked like a live one: a damaged row costs its tools, never the start.
-      const { tools, problems } = Array.isArray(list) ? parseTools(list) : { tools: [], problems: ['the stored tool list is damaged; waiting for the server'] }
+      const { tools, problems } = Array.isArray(list)
+        ? await parseTools(list)
+        : { tools: [], problems: ['the stored tool list is damaged; waiting for the server'] }
       this.#apply(connection, tools, problems, false)
     }
     if (options.connect) await Promise.all(this.#connections.map((c) => c.connect()))

@@ -1,4 +1,4 @@
-import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 
 /** Why one listed tool could not become a skill. */
 export type ToolProblem = string
@@ -7,7 +7,9 @@ export type ToolProblem = string
  * Check each tool of a tools/list answer (or of a stored list) on its own: a malformed tool is
  * reported by name and skipped, and the rest are kept.
  */
-export function parseTools(raw: readonly unknown[]): { tools: Tool[]; problems: ToolProblem[] } {
+export async function parseTools(raw: readonly unknown[]): Promise<{ tools: Tool[]; problems: ToolProblem[] }> {
+  // Loaded when a list is parsed: commands that touch no MCP server never load the SDK.
+  const { ToolSchema } = await import('@modelcontextprotocol/sdk/types.js')
   const tools: Tool[] = []
   const problems: ToolProblem[] = []
   raw.forEach((item, index) => {

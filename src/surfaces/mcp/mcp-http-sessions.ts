@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/index.js'
-import { createMcpServer } from './create-mcp-server.js'
+import { openMcpServer } from './open-mcp-server.js'
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport
@@ -75,6 +74,11 @@ export class McpHttpSessions {
     if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no mcp-session-id header; initialise with a POST first')
     const body: unknown = await request.json().catch(() => undefined)
     if (body === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON')
+    // The MCP SDK loads with the first session: an app that never serves /mcp never pays for it.
+    const [{ WebStandardStreamableHTTPServerTransport }, { isInitializeRequest }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ])
     // Only an initialize request may close another session to make room.
     const opening = [body].flat().some((message) => isInitializeRequest(message))
     const sessionId = randomUUID()
@@ -82,7 +86,7 @@ export class McpHttpSessions {
       sessionIdGenerator: () => sessionId,
       onsessionclosed: () => void this.#end(sessionId, session),
     })
-    const server = createMcpServer(this.#plane, { caller, conversationId: `mcp:${randomUUID()}` })
+    const server = await openMcpServer(this.#plane, { caller, conversationId: `mcp:${randomUUID()}` })
     const session: Session = { transport, server, keyId: ownerOf(caller), role: roleOf(caller), lastUsed: this.#limits.clock(), requests: 0 }
     let response: Response
     try {

@@ -2,7 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ulid } from 'ulid'
 import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
-import { createMcpServer } from '../../mcp/index.js'
+import { openMcpServer } from '../../mcp/index.js'
 import type { Caller } from '../../../skill/index.js'
 import { agentCaller } from '../../../registry/index.js'
 
@@ -18,7 +18,7 @@ export async function mcp(o: GlobalOptions & { agent?: string }): Promise<void> 
     }
     caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
   }
-  const server = createMcpServer(plane, { caller, conversationId: `mcp-stdio:${ulid()}` })
+  const server = await openMcpServer(plane, { caller, conversationId: `mcp-stdio:${ulid()}` })
   let stopping = false
   const stop = async () => {
     if (stopping) return

@@ -1,0 +1,43 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+
+/** The parts of the MCP SDK's client side a connection uses. */
+export interface McpSdk {
+  Client: typeof Client
+  StdioClientTransport: typeof StdioClientTransport
+  StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport
+  StreamableHTTPError: typeof StreamableHTTPError
+  McpError: typeof McpError
+  ErrorCode: typeof ErrorCode
+}
+
+let loading: Promise<McpSdk> | undefined
+let loaded: McpSdk | undefined
+
+/** The SDK, loaded by the first connection: commands that connect no server never pay for it. */
+export function loadMcpSdk(): Promise<McpSdk> {
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, stdio, http, types]) => {
+    loaded = {
+      Client: client.Client,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      StreamableHTTPError: http.StreamableHTTPError,
+      McpError: types.McpError,
+      ErrorCode: types.ErrorCode,
+    }
+    return loaded
+  })
+  return loading
+}
+
+/** The SDK if a connection loaded it; before that, no error can be one of its own. */
+export function loadedMcpSdk(): McpSdk | undefined {
+  return loaded
+}
