@@ -257,6 +257,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   try {
     // Seen by a rotation before this manager checks the key: one rotating now either refuses or moves the fingerprint first.
     await liveness.beat()
+    liveness.beatWhileStarting()
     // Before anything runs with secrets (MCP servers connect with them): a manager with another key stops here.
     const settingsRepo = new SettingsRepository(db)
     await agreeOnFingerprint(settingsRepo, 'secrets_key_fingerprint', secretsKey, {
@@ -302,6 +303,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       env: SECRET_ENV,
     })
   } catch (error) {
+    liveness.stop()
     await discovery.close()
     await sources.close()
     await services?.stop()

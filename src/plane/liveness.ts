@@ -68,11 +68,18 @@ export class Liveness {
     return recovered
   }
 
+  /** Beat alone every 5 s while the plane starts: a long start-up (services, MCP servers) must not look dead to a secrets-key rotation. */
+  beatWhileStarting(): void {
+    this.#timer = setInterval(() => this.beat().catch((error) => this.#o.logger.warn({ err: error }, 'heartbeat failed')), HEARTBEAT_MS)
+    this.#timer.unref()
+  }
+
   /**
    * Every 5 s: the heartbeat keeps this manager's running calls safe from its peers' recovery,
    * `refresh` picks up what other managers changed, and then dead peers are recovered.
    */
   start(refresh: () => Promise<unknown>, afterRecovery: () => Promise<unknown>): void {
+    clearInterval(this.#timer)
     this.#timer = setInterval(() => {
       Promise.all([this.beat(), refresh()])
         .then(() => Promise.all([this.recover(), afterRecovery()]))

@@ -1,5 +1,18 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 
 const KEY_FILE = 'secrets-key'
@@ -65,8 +78,24 @@ export class SecretsKey {
     mkdirSync(dataDir, { recursive: true })
     // Removed first: a file left by an earlier rotation keeps its mode, and its key opens nothing now.
     rmSync(staged, { force: true })
-    writeFileSync(staged, this.hex() + '\n', { flag: 'wx', mode: 0o600 })
-    return { file, staged, commit: () => renameSync(staged, file), discard: () => rmSync(staged, { force: true }) }
+    // On disk (file and folder entry synced) before the commit that makes it the only key that opens the secrets.
+    const fd = openSync(staged, 'wx', 0o600)
+    try {
+      writeSync(fd, this.hex() + '\n')
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    syncFolder(dataDir)
+    return {
+      file,
+      staged,
+      commit: () => {
+        renameSync(staged, file)
+        syncFolder(dataDir)
+      },
+      discard: () => rmSync(staged, { force: true }),
+    }
   }
 
   /** A public fingerprint of the key: managers compare it through the database. */
@@ -95,5 +124,15 @@ export class SecretsKey {
     } catch {
       return null
     }
+  }
+}
+
+// A rename or a new file survives a power loss only once its folder's entry is synced.
+function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
   }
 }

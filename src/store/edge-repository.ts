@@ -80,6 +80,8 @@ export class EdgeRepository {
       .where((eb) =>
         eb.or([
           eb('manager_id', '=', fields.manager_id),
+          // Freed since it was read (the old connection's end landed late): free to take.
+          eb('manager_id', 'is', null),
           eb.and([
             seen.manager_id === null ? eb('manager_id', 'is', null) : eb('manager_id', '=', seen.manager_id),
             seen.connected_at === null ? eb('connected_at', 'is', null) : eb('connected_at', '=', seen.connected_at),

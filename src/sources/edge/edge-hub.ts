@@ -190,7 +190,10 @@ export class EdgeHub {
     // Another manager let the same token in at the same moment and recorded its connection first: it keeps the edge.
     if (!took) {
       if (this.#connections.get(row.id) === connection) this.#connections.delete(row.id)
-      const holder = (await repo.get(row.id))?.manager_id ?? null
+      const now = await repo.get(row.id)
+      // Revoked meanwhile: that, not a second connection, is why it was not taken.
+      if (!now || now.revoked_at !== null) return connection.close(CLOSE.revoked, 'this edge was revoked')
+      const holder = now.manager_id
       this.#o.onDuplicate(row, { holder, remoteAddress: null })
       return connection.close(CLOSE.duplicate, `edge "${row.name}" is connected already: one connection per token`)
     }

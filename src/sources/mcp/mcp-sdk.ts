@@ -34,6 +34,8 @@ export function loadMcpSdk(): Promise<McpSdk> {
     }
     return loaded
   })
+  // A failed load (EMFILE, say) is tried again by the next connection, not remembered.
+  loading.catch(() => (loading = undefined))
   return loading
 }
 

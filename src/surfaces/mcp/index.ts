@@ -1,4 +1,3 @@
 // skillplane as an MCP server: per-caller servers, and the sessions of /mcp over Streamable HTTP.
 export { openMcpServer } from './open-mcp-server.js'
-export type { McpServerOptions } from './create-mcp-server.js'
 export { McpHttpSessions } from './mcp-http-sessions.js'
