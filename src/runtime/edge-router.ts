@@ -28,3 +28,8 @@ export interface EdgeRouter {
 export class EdgeUnavailable extends Error {
   override readonly name = 'EdgeUnavailable'
 }
+
+/** The edge stopped the call at its deadline (the call's own) before this manager's timer fired: a timeout all the same. */
+export class EdgeDeadlineExceeded extends Error {
+  override readonly name = 'EdgeDeadlineExceeded'
+}

@@ -3,5 +3,5 @@ export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions }
 export { success, failure } from './envelope.js'
 export { DeadlineExceeded, ShuttingDown } from './abort-reasons.js'
 export { SkillError, isSkillError, type SkillErrorCode } from './skill-error.js'
-export { EdgeUnavailable, type EdgeRouter, type EdgeResolution, type EdgeCall } from './edge-router.js'
+export { EdgeUnavailable, EdgeDeadlineExceeded, type EdgeRouter, type EdgeResolution, type EdgeCall } from './edge-router.js'
 export { subjectsOf } from './stages/index.js'

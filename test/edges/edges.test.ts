@@ -300,6 +300,30 @@ describe('edges', () => {
     expect((await manager.api('GET', '/api/health')).status).toBe(200)
   })
 
+  it("answers timeout, not executor_error, when the edge stops a call at its deadline before the manager's own timer fires", async () => {
+    const manager = await startManager({ dataDir: tempDir() })
+    const { token } = (await manager.api('POST', '/api/edges', { name: 'raw' })).body
+    const edge = await rawEdge(manager, token)
+    edge.ws.send(hello())
+    await waitFor(() => manager.plane.edges.get('raw')?.online === true)
+    // The edge's deadline is the call's own; on a loaded manager the edge's answer can arrive first.
+    edge.ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; id: string; timeoutMs: number }
+      if (message.type === 'call')
+        edge.ws.send(
+          JSON.stringify({
+            type: 'result',
+            id: message.id,
+            ok: false,
+            error: { code: 'timeout', message: `the call exceeded its ${message.timeoutMs} ms deadline on the edge` },
+          }),
+        )
+    })
+    const answered = await manager.invoke('raw_noop', { input: {}, edgeId: 'raw' })
+    expect(answered).toMatchObject({ status: 504, body: { error: { code: 'timeout', message: expect.stringContaining('ms deadline on the edge') } } })
+    expect(await manager.plane.audit.get(answered.body.callId)).toMatchObject({ status: 'timeout', error: { code: 'timeout' } })
+  })
+
   it('asks for approval of restart_service on env=prod edges only, and binds the approval to that edge', async () => {
     const manager = await startManager({ dataDir: tempDir() })
     // A systemctl that records its arguments: restart_service runs it on the edge.

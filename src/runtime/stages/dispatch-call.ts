@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api'
 import type { EdgeInfo, SkillContext, Skill } from '../../skill/index.js'
 import { DeadlineExceeded } from '../abort-reasons.js'
 import type { CallCancel } from '../call-cancel.js'
-import { EdgeUnavailable, type EdgeRouter } from '../edge-router.js'
+import { EdgeDeadlineExceeded, EdgeUnavailable, type EdgeRouter } from '../edge-router.js'
 import { isSkillError } from '../skill-error.js'
 import { errorMessage } from './error-message.js'
 import { interrupted } from './interrupted.js'
@@ -41,6 +41,7 @@ export async function dispatchCall(
     const reasonForAbort = cancel.aborted ? cancel.reason : undefined
     if (reasonForAbort instanceof DeadlineExceeded) return refusal('timeout', `skill "${skill.key}": ${reasonForAbort.message}`, 'timeout')
     if (cancel.aborted) return interrupted(cancel)
+    if (error instanceof EdgeDeadlineExceeded) return refusal('timeout', `skill "${skill.key}": ${error.message}`, 'timeout')
     if (error instanceof EdgeUnavailable) return refusal('edge_unavailable', error.message, 'error')
     if (isSkillError(error)) return refusal(error.code, error.message, error.code === 'denied' ? 'denied' : 'error')
     return refusal('executor_error', `skill "${skill.key}" failed: ${errorMessage(error)}`, 'error')

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws'
 import type { Logger } from 'pino'
 import type { ProgressUpdate } from '../../skill/index.js'
-import { EdgeUnavailable, SkillError } from '../../runtime/index.js'
+import { EdgeDeadlineExceeded, EdgeUnavailable, SkillError } from '../../runtime/index.js'
 import { CLOSE, fromEdge, parseFrame, type FromEdge } from './protocol.js'
 
 export interface EdgeCallOptions {
@@ -134,5 +134,6 @@ export class EdgeConnection {
 
 /** What an edge's refusal becomes in the pipeline: its own code where the pipeline has one for it, else a failure (executor_error). */
 export function edgeFailure(code: string | undefined, message: string): Error {
+  if (code === 'timeout') return new EdgeDeadlineExceeded(message)
   return code === 'invalid_input' || code === 'not_found' || code === 'unavailable' ? new SkillError(code, message) : new Error(message)
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { EdgeRepository, EdgeCallRow } from '../../store/index.js'
-import { EdgeUnavailable, isSkillError } from '../../runtime/index.js'
+import { EdgeDeadlineExceeded, EdgeUnavailable, isSkillError } from '../../runtime/index.js'
 import { edgeFailure, type EdgeCallOptions, type EdgeConnection } from './edge-connection.js'
 
 /** A manager's signal to another: a call for it to run, a result or cancellation for a call, or edges changed. */
@@ -188,7 +188,9 @@ export class EdgeRelay {
           ? { ok: false, kind: 'edge', message }
           : isSkillError(error)
             ? { ok: false, kind: 'skill', code: error.code, message }
-            : { ok: false, kind: 'error', message }
+            : error instanceof EdgeDeadlineExceeded
+              ? { ok: false, kind: 'skill', code: 'timeout', message }
+              : { ok: false, kind: 'error', message }
     } finally {
       this.#running.delete(row.id)
     }
