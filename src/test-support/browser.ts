@@ -58,3 +58,13 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByTestId('who').waitFor()
 }
+
+/** One API request with a key, for tests that set up or check what the console shows. */
+export async function callApi(url: string, path: string, key: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: response.status, body: (await response.json()) as any }
+}

@@ -5,7 +5,7 @@ import { createSkillplane, type Skillplane } from '../../src/index.js'
 import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases, tempDir, tree } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
-import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn, callApi } from '../../src/test-support/browser.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 const examples = join(import.meta.dirname, '../../examples')
@@ -16,14 +16,7 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
   let browser: Browser
   let helperId: string
   const keys: Record<string, string> = {}
-  const api = async (path: string, key: string, method = 'GET', body?: unknown) => {
-    const response = await fetch(server.url + path, {
-      method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: response.status, body: (await response.json()) as any }
-  }
+  const api = (path: string, key: string, method = 'GET', body?: unknown) => callApi(server.url, path, key, method, body)
   const open = async (key: string): Promise<Page> => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
     page.setDefaultTimeout(15_000)

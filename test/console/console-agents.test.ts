@@ -7,7 +7,7 @@ import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
 import { callsTool, says, streamed } from '../../src/test-support/mock-model.js'
-import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn, callApi } from '../../src/test-support/browser.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 
@@ -37,14 +37,7 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
       return streamed(says('all done'))
     },
   })
-  const api = async (path: string, key: string, body?: unknown) => {
-    const response = await fetch(server.url + path, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: response.status, body: (await response.json()) as any }
-  }
+  const api = (path: string, key: string, body?: unknown) => callApi(server.url, path, key, body === undefined ? 'GET' : 'POST', body)
   const open = async (key: string): Promise<Page> => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
     page.setDefaultTimeout(15_000)

@@ -6,7 +6,7 @@ import { findConfigFile, loadConfigFile } from '../../src/config/index.js'
 import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger } from '../../src/test-support/fixtures.js'
-import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn, callApi } from '../../src/test-support/browser.js'
 import { startEdge, waitFor } from '../edges/edge-harness.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
@@ -23,14 +23,7 @@ describe.runIf(chromiumAvailable())('the demo console in Chromium', () => {
   const keys: Record<string, string> = {}
   const problems = new Map<Page, string[]>()
   const openAiKey = process.env.OPENAI_API_KEY
-  const api = async (path: string, key: string, method = 'GET', body?: unknown) => {
-    const response = await fetch(server.url + path, {
-      method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: response.status, body: (await response.json()) as any }
-  }
+  const api = (path: string, key: string, method = 'GET', body?: unknown) => callApi(server.url, path, key, method, body)
   /** A fresh tab whose failures are collected: thrown errors, console errors (a refused request logs one). */
   const tab = async (): Promise<Page> => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
