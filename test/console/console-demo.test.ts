@@ -267,13 +267,11 @@ describe.runIf(chromiumAvailable())('the demo console in Chromium', () => {
     const page = await open(keys.alice!)
     await page.getByLabel('scope').selectOption('host')
     const rows = page.locator('.skills-table .grid-body [role="row"]')
-    await expect.poll(() => rows.count()).toBeGreaterThan(0)
-    const scopes = await rows.evaluateAll((all: any[]) => all.map((row) => row.querySelectorAll('[role="cell"]')[2].textContent))
-    expect(new Set(scopes)).toEqual(new Set(['host']))
+    // The table re-renders after the filter applies: wait for the filtered rows, not the first rows seen.
+    const scopes = async () => new Set(await rows.evaluateAll((all: any[]) => all.map((row) => row.querySelectorAll('[role="cell"]')[2].textContent)))
+    await expect.poll(scopes).toEqual(new Set(['host']))
     await page.getByLabel('scope').selectOption('manager')
-    await expect
-      .poll(async () => new Set(await rows.evaluateAll((all: any[]) => all.map((row) => row.querySelectorAll('[role="cell"]')[2].textContent))))
-      .toEqual(new Set(['manager']))
+    await expect.poll(scopes).toEqual(new Set(['manager']))
   })
 
   it('says in each greyed policy cell why the subject has no access', async () => {
