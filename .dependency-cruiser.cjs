@@ -2,14 +2,15 @@
 // never form a cycle and the core never reaches into sources or surfaces. Tests are exempt (they
 // drive the public surfaces). A new top-level folder must be placed here before it can be imported.
 const layers = [
-  ['text'],
+  ['text', 'system'],
   ['skill', 'version.ts'],
-  ['store', 'host', 'config'],
+  ['store', 'config'],
   ['audit', 'auth', 'registry'],
   ['policy', 'secrets', 'identity'],
   ['access'],
   ['runtime'],
   ['sources'],
+  ['install'],
   ['discovery'],
   ['memory', 'learnings'],
   ['plane', 'inventory', 'edge'],
@@ -76,8 +77,8 @@ module.exports = {
           '^src/policy/decide-policy\\.ts$',
           '^src/sources/agent-skills/validate-skills\\.ts$',
           '^src/sources/agent-skills/finding\\.ts$',
-          '^src/sources/bundles/check-installed\\.ts$',
-          '^src/sources/bundles/install-target\\.ts$',
+          '^src/install/check-installed\\.ts$',
+          '^src/install/install-target\\.ts$',
         ],
       },
     },

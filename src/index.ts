@@ -13,7 +13,7 @@ export type {
   SkillDefinition,
   SkillExample,
   SkillScope,
-  SkillSource,
+  SkillSourceKind,
   SkillMemory,
   MemoryKeyInfo,
   MemoryPoolOption,

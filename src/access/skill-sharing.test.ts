@@ -8,7 +8,7 @@ import { runCli } from '../test-support/run-cli.js'
 import { defineSkill } from '../skill/index.js'
 import { createSkillplane, type Skillplane } from '../skillplane/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
-import { scanRisks } from '../sources/bundles/scan-risks.js'
+import { scanRisks } from '../install/scan-risks.js'
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Logger } from 'pino'
 import type { AuditRow } from '../store/index.js'
-import { processExists } from '../host/index.js'
+import { processExists } from '../system/index.js'
 
 interface RowSink {
   upsertMany(rows: AuditRow[]): Promise<void>

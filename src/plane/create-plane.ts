@@ -36,7 +36,7 @@ import { definitionOrigin } from '../skill/index.js'
 import { resolveConfig, createLogger, startServices, type RunningServices } from '../config/index.js'
 import { Pipeline } from '../runtime/index.js'
 import { Policies, Approvals, ApprovalSeal, Grants, SECRET_ENV, Sops, WebhookNotifier } from '../policy/index.js'
-import { ProcessGroups } from '../sources/subprocess/index.js'
+import { ProcessGroups } from '../system/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
 import { Edges } from '../sources/edge/index.js'
 import { Discovery, discoverSkillsSkill, createEmbedder } from '../discovery/index.js'
@@ -46,15 +46,14 @@ import { Memory, memorySkills } from '../memory/index.js'
 import { Learnings, recallSkill } from '../learnings/index.js'
 import { valueStore } from './value-store.js'
 import type { Plane, PlaneOptions } from './plane.js'
-import { SkillSources } from './skill-sources.js'
+import { SkillSources } from '../sources/source-list/index.js'
 import { Liveness } from './liveness.js'
 import { ChangeWatch } from './change-watch.js'
 import { ChangeNotifier } from './change-notifier.js'
 import { checkDatabase } from './check-database.js'
 import { templateView } from './template-view.js'
 import { shareSkill } from './share-skill.js'
-import { SkillInstaller } from './install-skills.js'
-import { managedTarget } from '../sources/bundles/index.js'
+import { SkillInstaller, installedFolder, managedTarget } from '../install/index.js'
 
 const managerIds = monotonicFactory()
 // The PostgreSQL channel managers signal each other on about edges and relayed calls.
@@ -73,46 +72,50 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   const registry = new Registry({ defaultTimeoutMs: config.defaults.timeoutMs })
   // Edges are created once the database is open; a host-scope code skill asks them whether it can run.
   let edges: Edges | undefined
-  for (const definition of config.skills) {
-    const origin = definitionOrigin(definition)
-    if (definition.scope !== 'host') registry.register(definition, { source: 'code', origin })
-    else
-      registry.register(
-        { ...definition, unavailable: () => edges?.unavailable(definition.key) ?? definition.unavailable?.() ?? null },
-        { source: 'code', origin },
-      )
-  }
+  const code = config.skills.map((definition) => ({
+    origin: definitionOrigin(definition),
+    definition:
+      definition.scope === 'host' ? { ...definition, unavailable: () => edges?.unavailable(definition.key) ?? definition.unavailable?.() ?? null } : definition,
+  }))
   let discovery: Discovery | undefined
-  registry.register(
-    discoverSkillsSkill(
-      () => discovery!,
-      () => catalog!,
-      config.agents.map((a) => a.name),
-    ),
-    { source: 'code', origin: 'built-in (discovery)' },
-  )
   // Memory and learnings open with the database below; their skills reach them lazily.
   let memory: Memory | undefined
   let learnings: Learnings | undefined
-  for (const definition of [...memorySkills(() => memory!, config.memory), recallSkill(() => learnings!)]) {
-    if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin: 'built-in (memory and learnings)' })
-  }
-  for (const { definition, origin } of options.builtIns?.(config) ?? []) {
-    if (!registry.get(definition.key)) registry.register(definition, { source: 'code', origin })
-  }
+  const builtIns = [
+    { definition: discoverSkillsSkill(() => discovery!, () => catalog!, config.agents.map((a) => a.name)), origin: 'built-in (discovery)' },
+    ...[...memorySkills(() => memory!, config.memory), recallSkill(() => learnings!)].map((definition) => ({
+      definition,
+      origin: 'built-in (memory and learnings)',
+      yields: true,
+    })),
+    ...(options.builtIns?.(config) ?? []).map((builtIn) => ({ ...builtIn, yields: true })),
+  ]
   // The instruction tools read the catalog and activations lazily: the database opens below.
   let catalog: Catalog | undefined
   let activations: ActivationRepository | undefined
   const sources = new SkillSources({
     config,
     load: options.sources !== false,
-    dataDir,
     registry,
+    code,
+    builtIns,
+    installed: installedFolder(dataDir),
     processGroups,
     logger,
     catalog: () => catalog!,
     activations: () => activations!,
     templateView: (ctx) => view(ctx.caller, ctx.agent),
+    mcp: {
+      store: () => mcpTools,
+      connect: options.connectMcp ?? true,
+      // Global values only: one connection serves every caller.
+      secrets: async (names) => (await connections.resolve({ secrets: names, settings: [] }, { agent: null, user: null })).secrets,
+      onChange: () => {
+        if (closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an MCP tool change failed'))
+      },
+      now,
+    },
+    edges: () => edges!,
   })
 
   const database = await openDatabase({
@@ -129,6 +132,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   catalog = new Catalog(new CatalogRepository(db), new CatalogChangeRepository(db))
   registry.classOverride = (key) => catalog!.classOverride(key)
   activations = new ActivationRepository(db)
+  const mcpTools = new McpToolRepository(db)
   const events = new AuditEvents(new EventRepository(db))
   // Who a key stands for changes with its user: keys forget what they remembered at once.
   const identity = {
@@ -241,7 +245,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     policies,
     edges,
     connectionState: (skill, { caller, agentId }) => connections.state(skill, subjectsOf(caller, agentId, null)),
-    instructions: () => sources.instructions,
+    instructions: () => sources.instructions.library,
     repo: new DiscoveryRepository(db),
     audit: auditRepo,
     logger,
@@ -273,18 +277,8 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     recoveredCalls = await liveness.recover()
     // Before the sources: an MCP server or HTTP skill may need what a service provides.
     if (options.services) services = await startServices(config.services, logger)
-    await sources.startHttp()
-    await sources.startMcp(new McpToolRepository(db), {
-      connect: options.connectMcp ?? true,
-      // Global values only: one connection serves every caller.
-      secrets: async (names) => (await connections.resolve({ secrets: names, settings: [] }, { agent: null, user: null })).secrets,
-      onChange: () => {
-        if (closed === null) sync().catch((error) => logger.warn({ err: error }, 'catalog sync after an MCP tool change failed'))
-      },
-      now,
-    })
+    await sources.start()
     await liveness.beat()
-    await edges.refresh()
     listener = await database.listen?.(
       EDGE_CHANNEL,
       (payload) => edges!.receive(payload),
@@ -307,7 +301,6 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     await discovery.close()
     await sources.close()
     await services?.stop()
-    await edges.close()
     await listener?.close()
     await liveness.leave()
     await database.close().catch(() => {})
@@ -329,7 +322,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   // A secret set or deleted changes connection states in every tool list, and may be what a server waited for.
   connections.onChange = () => {
     changes.changed()
-    sources.retryMcpSecrets().catch((error) => logger.warn({ err: error }, 'reconnecting MCP servers after a secret change failed'))
+    sources.mcp.secretsChanged().catch((error) => logger.warn({ err: error }, 'reconnecting MCP servers after a secret change failed'))
   }
 
   const grants = new Grants(new GrantRepository(db), seal, events, policies, clock)
@@ -371,7 +364,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   })
   // `skills add`, `update` and `remove` in another process rewrite the managed lockfile: its skills are loaded again and synced.
   const reloadInstalled = async () => {
-    sources.reloadInstructions()
+    sources.instructions.reloadNow()
     discovery.markDirty()
     changes.changed()
     await sync()
@@ -382,7 +375,7 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     async () => {
       const moved = await watch.look()
       await Promise.all([
-        sources.installedChanged() && reloadInstalled().catch((error) => logger.warn({ err: error }, 'loading the installed skills again failed')),
+        sources.instructions.installedChanged() && reloadInstalled().catch((error) => logger.warn({ err: error }, 'loading the installed skills again failed')),
         moved('skills', 'agents', 'bindings') && catalog.refresh(),
         moved('policies') && policies.refresh(),
         edges.refresh(),
@@ -418,9 +411,9 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     sops,
     events,
     runRecords,
-    instructions: sources.instructions,
+    instructions: sources.instructions.library,
     get packFindings() {
-      return sources.packFindings
+      return sources.packs.findings
     },
     discovery,
     secrets: valueStore(connections, 'secret', (agent) => catalog!.resolveAgent(agent)),
@@ -433,11 +426,11 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
       discovery.markDirty()
       // An instruction skill's new files change no registered skill: tool lists are told anyway.
       changes.changed()
-      return { ...reloaded, sync: await sync() }
+      return { ...reloaded, sources: sources.report(), sync: await sync() }
     },
     edges,
-    mcpServers: () => sources.mcpServers(),
-    connectMcp: () => sources.connectMcp(),
+    mcpServers: () => sources.mcp.status(),
+    connectMcp: () => sources.mcp.connectIdle(),
     async rotateSecretsKey(by) {
       const busy = (peers: Array<{ hostname: string; pid: number }>) =>
         new StoreError(
@@ -473,11 +466,12 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     sources: () => sources.report(),
     templateView: view,
     installSkills: (request, by) => installer.install(request, by),
+    applyInstalls: (plans, by, applyOptions) => installer.apply(plans, by, applyOptions),
     rollbackSkill: (name, by) => installer.rollback(name, by),
     shareSkill: (key, sharing, by) =>
-      shareSkill({ catalog, users, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.get(k) !== undefined, now }, key, sharing, by),
+      shareSkill({ catalog, users, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.library.get(k) !== undefined, now }, key, sharing, by),
     exportSkills: (caller, agentId) =>
-      buildExport({ library: sources.instructions, catalog, templateView: view, categories: sources.categories() }, caller, agentId),
+      buildExport({ library: sources.instructions.library, catalog, templateView: view, categories: sources.categories() }, caller, agentId),
     dialect: database.dialect,
     location: database.location,
     dataDir,
@@ -527,9 +521,9 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
         liveness.stop()
         changes.close()
         await pipeline.close()
-        await edges!.close()
-        await listener?.close()
+        // Edges first: the hub closes its tunnels before the listener that relays to them.
         await sources.close()
+        await listener?.close()
         await services?.stop()
         await syncing
         await discovery!.close()

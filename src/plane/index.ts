@@ -1,6 +1,3 @@
 export { createPlane } from './create-plane.js'
 export type { Plane, PlaneOptions, FinishedCall } from './plane.js'
-export type { SourcesReport } from './skill-sources.js'
 export type { ShareOutcome } from './share-skill.js'
-export type { InstallOutcome, InstallReport, InstallRequest, RollbackOutcome } from './install-skills.js'
-export { recordInstalls } from './record-installs.js'

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { ManagerRepository, AuditRepository, RunRepository } from '../store/index.js'
-import { hostIdentity, processExists } from '../host/index.js'
-import { ProcessGroups } from '../sources/subprocess/index.js'
+import { hostIdentity, processExists } from '../system/index.js'
+import { ProcessGroups } from '../system/index.js'
 
 // A manager whose heartbeat is older than this is considered dead and its running calls interrupted.
 const HEARTBEAT_MS = 5_000

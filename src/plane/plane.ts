@@ -9,17 +9,16 @@ import type { InvokeOptions } from '../runtime/index.js'
 import type { Policies, Approvals, Grants, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
 import type { McpServerReport } from '../sources/mcp/index.js'
-import type { OpenApiReport } from '../sources/http/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
-import type { SourcesReport } from './skill-sources.js'
+import type { SourcesReport } from '../sources/skill-source/index.js'
 import type { ConnectionState, ConnectionValueInfo, ValueOwner } from '../secrets/index.js'
 import type { Skill } from '../skill/index.js'
 import type { SharedMemory } from '../memory/index.js'
 import type { Learnings } from '../learnings/index.js'
 import type { SkillSharing } from '../registry/index.js'
 import type { ShareOutcome } from './share-skill.js'
-import type { InstallOutcome, InstallRequest, RollbackOutcome } from './install-skills.js'
+import type { ApplyInstallOptions, InstallOutcome, InstallPlan, InstallRequest, RiskFinding, RollbackOutcome } from '../install/index.js'
 
 /** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
 export interface ValueStore {
@@ -107,19 +106,12 @@ export interface Plane {
   /** What loading the configured skill packs found wrong (those packs were skipped). */
   readonly packFindings: readonly Finding[]
   /**
-   * Load the SKILL.md folders (installed skills checked against their lockfile), pack folders and
-   * OpenAPI documents again: added, changed and removed skills take effect at once (calls already
-   * running finish with the executor they started with), and the catalog is synced.
+   * Load every source again (SKILL.md folders with installed skills checked against their lockfile,
+   * packs, OpenAPI documents, MCP tool lists, edges): added, changed and removed skills take effect
+   * at once (calls already running finish with the executor they started with), and the catalog is
+   * synced. `sources` is the sources report after the reload.
    */
-  reloadSources(): Promise<{
-    added: string[]
-    removed: string[]
-    packs: string[]
-    findings: readonly Finding[]
-    mcp: McpServerReport[]
-    openapi: OpenApiReport[]
-    sync: SyncReport
-  }>
+  reloadSources(): Promise<{ added: string[]; removed: string[]; sources: SourcesReport; sync: SyncReport }>
   /** Secrets skills declare (`ctx.secrets`), encrypted at rest; values are never read back. */
   readonly secrets: ValueStore
   /** Settings skills declare (`ctx.settings`): plain values such as an organisation name. */
@@ -145,7 +137,7 @@ export interface Plane {
   rotateSecretsKey(by: Caller): Promise<SecretsKeyRotation>
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
   connectMcp(): Promise<void>
-  /** Every configured source with what loading it found wrong, for operators. */
+  /** Every source, by kind, with what it holds and what loading it found wrong, for operators. */
   sources(): SourcesReport
   /**
    * Call `listener` (debounced) after skills, the catalog, bindings or policies changed, so that a
@@ -165,6 +157,11 @@ export interface Plane {
    * `skill.installed` with every file's SHA-256. One install, upload or rollback at a time.
    */
   installSkills(request: InstallRequest, by: Actor): Promise<InstallOutcome>
+  /**
+   * Apply install plans a person reviewed (the CLI's `skills add`, `update`, `install`), into the
+   * data dir or the project: loaded, synced and audited as `skill.installed` like `installSkills`.
+   */
+  applyInstalls(plans: ReadonlyArray<InstallPlan<RiskFinding>>, by: Actor, options?: ApplyInstallOptions): Promise<string[]>
   /** Put back the version an install replaced (the current one is kept instead); audited as `skill.rolled_back`. */
   rollbackSkill(name: string, by: Actor): Promise<RollbackOutcome>
   /** SKILL.md instruction skills from the configured folders. */

@@ -8,7 +8,7 @@ import {
   type SkillExample,
   type SkillRelations,
   type SkillScope,
-  type SkillSource,
+  type SkillSourceKind,
 } from './skill-types.js'
 import { compileSchema, type CompiledSchema } from './compile-schema.js'
 import { assertValidKey, skillSlug, toolName } from './skill-key.js'
@@ -42,7 +42,7 @@ export interface Skill {
   examples: SkillExample[]
   /** Declared relations (keys), each list deduplicated. */
   related: Required<SkillRelations>
-  source: SkillSource
+  source: SkillSourceKind
   /** Where it came from: file:line for code, a manifest path for data sources. */
   origin: string
   timeoutMs: number
@@ -63,7 +63,7 @@ export interface Skill {
 }
 
 export interface CreateSkillOptions {
-  source: SkillSource
+  source: SkillSourceKind
   origin: string
   defaultTimeoutMs: number
 }

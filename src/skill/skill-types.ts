@@ -2,7 +2,8 @@ import type { z } from 'zod'
 
 export type SkillClass = 'safe' | 'mutating' | 'dangerous'
 export type SkillScope = 'manager' | 'host'
-export type SkillSource = 'code' | 'agent-skill' | 'pack' | 'mcp' | 'http' | 'edge'
+/** Which kind of source registered a skill (`GET /api/skills?source=`); the key of its source in the sources report. */
+export type SkillSourceKind = 'code' | 'agent-skill' | 'pack' | 'mcp' | 'http' | 'edge'
 export type JsonSchema = Record<string, unknown>
 
 /** An edge (a remote host running `skillplane edge`) as calls and policies name it. */

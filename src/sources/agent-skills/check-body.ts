@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { Lexer, marked } from 'marked'
 import type { Finding } from './finding.js'
-import { isInside } from '../fs/index.js'
+import { isInside } from '../../system/index.js'
 
 const MAX_BODY_LINES = 500
 

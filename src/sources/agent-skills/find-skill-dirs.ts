@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Finding } from './finding.js'
-import { isInside } from '../fs/index.js'
+import { isInside } from '../../system/index.js'
 
 export const SKILL_FILE = 'SKILL.md'
 export const TEMPLATE_FILE = 'SKILL.md.template'

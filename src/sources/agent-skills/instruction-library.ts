@@ -3,7 +3,7 @@ import type { Caller } from '../../skill/index.js'
 import type { CatalogEntry, SkillSharing } from '../../registry/index.js'
 import type { Finding, Finding as LoadFinding } from './finding.js'
 import { loadInstructionSkills, type InstructionSkill } from './load-instruction-skills.js'
-import { isInside } from '../fs/index.js'
+import { isInside } from '../../system/index.js'
 import { mayActivate } from '../../access/index.js'
 
 export interface SkillDirConfig {

@@ -11,10 +11,10 @@ import { scriptCommand } from './script-command.js'
 import { TEMPLATE_FILE } from './find-skill-dirs.js'
 import { listSkillFiles } from './list-skill-files.js'
 import { skillsPrompt } from './skills-prompt.js'
-import { runProcess, type ProcessGroups } from '../subprocess/index.js'
+import { runProcess, type ProcessGroups } from '../../system/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { renderTemplate, type TemplateView } from './render-template.js'
-import { hasOtherLinks, isInside } from '../fs/index.js'
+import { hasOtherLinks, isInside } from '../../system/index.js'
 import { didYouMean } from '../../text/index.js'
 
 export interface InstructionToolOptions {

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { hasOtherLinks } from '../fs/index.js'
+import { hasOtherLinks } from '../../system/index.js'
 import { TEMPLATE_FILE } from './find-skill-dirs.js'
 
 const MAX_LISTED_FILES = 200

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { extname } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { SkillError } from '../../runtime/index.js'
-import { findOnPath } from '../subprocess/index.js'
+import { findOnPath } from '../../system/index.js'
 
 export interface ScriptCommand {
   /** What is executed: the script itself, or its interpreter. */

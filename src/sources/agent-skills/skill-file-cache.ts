@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { parseSkillMd, type ParseResult } from './parse-skill-md.js'
-import { hasOtherLinks } from '../fs/index.js'
+import { hasOtherLinks } from '../../system/index.js'
 
 /**
  * Parsed SKILL.md files by path, reused while a file's modification time and size are unchanged:

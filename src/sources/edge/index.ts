@@ -1,4 +1,5 @@
 export { Edges, type EdgesOptions, type EnrollResult } from './edges.js'
+export { edgeSource } from './edge-source.js'
 export type { EdgeView } from './edge-view.js'
 export type { RelaySignal } from './edge-relay.js'
 export { CONNECT_PATH, PROTOCOL_VERSION, MAX_FRAME_BYTES, CLOSE, edgeName, labels as edgeLabels, type EdgeErrorCode, type OfferedSkill } from './protocol.js'

@@ -163,7 +163,17 @@ describe('declarative HTTP skills (httpSkills)', () => {
     })
     expect(plane.sources().http).toEqual({
       skills: ['fine'],
-      problems: [expect.stringMatching(new RegExp(`^config httpSkills "${first!.key}": its key "${first!.key}" is taken by code skill`))],
+      entries: [
+        {
+          name: 'httpSkills',
+          state: 'loaded',
+          reason: null,
+          skills: ['fine'],
+          problems: [expect.stringMatching(new RegExp(`^config httpSkills "${first!.key}": its key "${first!.key}" is taken by code skill`))],
+          details: {},
+        },
+      ],
+      findings: [],
     })
     expect(plane.registry.get(first!.key)!.source).toBe('code')
   })

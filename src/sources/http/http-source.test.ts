@@ -9,6 +9,7 @@ import { admin, approvalIdOf, openTestPlane } from '../../test-support/fixtures.
 import type { SkillplaneConfig } from '../../config/index.js'
 import type { Skillplane } from '../../skillplane/index.js'
 import { startHttpServer } from '../../surfaces/http/index.js'
+import type { SourcesReport } from '../skill-source/index.js'
 import { startTestService, TEST_TOKEN, type Received } from '../../test-support/http-test-service.js'
 
 const SPEC_FILE = join(import.meta.dirname, 'fixtures/inventory.openapi.json')
@@ -135,7 +136,7 @@ describe('OpenAPI sources', () => {
     expect(plane.registry.get('inv_patch_items_item_id')!.input.jsonSchema).toMatchObject({ required: ['itemId'], properties: { body: { type: 'object' } } })
     expect(plane.registry.get('inv_get_motd')!.class).toBe('mutating')
     // A form body can't be sent: the operation is reported, not registered.
-    const report = plane.sources().openapi
+    const report = openapi(plane.sources())
     expect(report).toEqual([
       {
         name: 'inv',
@@ -308,7 +309,7 @@ describe('OpenAPI sources', () => {
         .map((s) => s.key)
         .sort(),
     ).toEqual(['stock_create_item', 'stock_get_health', 'stock_get_item', 'stock_list_items', 'stock_patch_items_item_id'])
-    expect(plane.sources().openapi[0]!.problems).toEqual([
+    expect(openapi(plane.sources())[0]!.problems).toEqual([
       'config include: no operation has the operationId or tag "nope"',
       'config exclude: no operation has the operationId or tag "getHelth" (did you mean "getHealth"?)',
     ])
@@ -318,12 +319,12 @@ describe('OpenAPI sources', () => {
     const plane = await ready({
       openapi: [{ name: 'remote', spec: `${service.url}/api/openapi.json`, auth: { type: 'bearer', secret: 'INV_TOKEN' }, include: ['items'] }],
     })
-    expect(plane.sources().openapi[0]).toMatchObject({ state: 'loaded', baseUrl: `${service.url}/api`, problems: [] })
+    expect(openapi(plane.sources())[0]).toMatchObject({ state: 'loaded', baseUrl: `${service.url}/api`, problems: [] })
     expect(await plane.invoke('remote_list_items', {}, { caller: admin })).toMatchObject({ ok: true })
     // A base URL outside the allowlist: every call is refused before it leaves.
     const fenced = await open({ openapi: [inventory({ name: 'fenced', allowHosts: ['api.example.com'] })] })
-    expect(fenced.sources().openapi[0]!.skills).toEqual([])
-    expect(fenced.sources().openapi[0]!.problems).toEqual([
+    expect(openapi(fenced.sources())[0]!.skills).toEqual([])
+    expect(openapi(fenced.sources())[0]!.problems).toEqual([
       `the document's server 127.0.0.1:${new URL(service.url).port} is not in allowHosts (api.example.com)`,
     ])
 
@@ -343,7 +344,7 @@ describe('OpenAPI sources', () => {
     try {
       const specHost = `127.0.0.1:${(elsewhere.address() as AddressInfo).port}`
       const hijack = await open({ openapi: [{ name: 'hijack', spec: `http://${specHost}/openapi.json`, auth: { type: 'bearer', secret: 'INV_TOKEN' } }] })
-      expect(hijack.sources().openapi[0]).toMatchObject({
+      expect(openapi(hijack.sources())[0]).toMatchObject({
         skills: [],
         problems: [`the document's server 169.254.169.254 is not in the host the document came from (${specHost}); set baseUrl or allowHosts`],
       })
@@ -372,7 +373,7 @@ describe('OpenAPI sources', () => {
       }),
     )
     const plane = await open({ openapi: [{ name: 'fan', spec: join(dir, 'fanout.json') }] })
-    expect(plane.sources().openapi[0]).toMatchObject({
+    expect(openapi(plane.sources())[0]).toMatchObject({
       skills: ['fan_fine'],
       problems: ['operation "bomb": its schema expands to more than 20000 nodes (or 64 levels) once its references are resolved; skipped'],
     })
@@ -415,7 +416,7 @@ describe('OpenAPI sources', () => {
         inventory({ include: ['getHealth'] }),
       ],
     })
-    const report = Object.fromEntries(plane.sources().openapi.map((s) => [s.name, s]))
+    const report = Object.fromEntries(openapi(plane.sources()).map((s) => [s.name, s]))
     expect(report.broken).toMatchObject({
       state: 'failed',
       skills: [],
@@ -444,15 +445,16 @@ describe('OpenAPI sources', () => {
     const spec = JSON.parse(SPEC) as { paths: Record<string, unknown> }
     writeFileSync(file, JSON.stringify({ ...spec, paths: { '/health': spec.paths['/health'] } }))
     const plane = await open({ openapi: [inventory({ spec: file })] })
-    expect(plane.sources().openapi[0]!.skills).toEqual(['inv_get_health'])
+    expect(openapi(plane.sources())[0]!.skills).toEqual(['inv_get_health'])
     writeFileSync(file, JSON.stringify({ ...spec, paths: { '/motd': spec.paths['/motd'] } }))
     const reloaded = await plane.reloadSources()
-    expect(reloaded).toMatchObject({ added: ['inv_get_motd'], removed: ['inv_get_health'], openapi: [{ name: 'inv', skills: ['inv_get_motd'] }] })
+    expect(reloaded).toMatchObject({ added: ['inv_get_motd'], removed: ['inv_get_health'] })
+    expect(openapi(reloaded.sources)).toMatchObject([{ name: 'inv', skills: ['inv_get_motd'] }])
     expect(plane.registry.get('inv_get_health')).toBeUndefined()
     expect(await plane.invoke('inv_get_motd', {}, { caller: admin })).toMatchObject({ ok: true, data: 'hello from the depot' })
     // A document broken since keeps nothing of its operations, and says why.
     writeFileSync(file, '{')
-    expect((await plane.reloadSources()).openapi[0]).toMatchObject({ state: 'failed', skills: [] })
+    expect(openapi((await plane.reloadSources()).sources)[0]).toMatchObject({ state: 'failed', skills: [] })
     expect(plane.registry.get('inv_get_motd')).toBeUndefined()
   })
 
@@ -564,7 +566,7 @@ describe('OpenAPI sources', () => {
         { name: 'typed', spec: file, include: ['bearer', 'cookie'], auth: { type: 'query', name: 'k', secret: 'ECHO_SECRET' } },
       ],
     })
-    const [sec, typed] = plane.sources().openapi
+    const [sec, typed] = openapi(plane.sources())
     expect(sec!.skills).toEqual(['sec_basic', 'sec_bearer', 'sec_by_default', 'sec_fallback', 'sec_header', 'sec_optional', 'sec_public', 'sec_query'])
     const fix = 'give auth a type (bearer, header, query or basic) to send the secret another way; skipped'
     expect(sec!.problems).toEqual([
@@ -620,3 +622,8 @@ describe('OpenAPI sources', () => {
     await expect(open({ openapi: [inventory(), inventory()] })).rejects.toThrow('openapi: OpenAPI source names must be unique')
   })
 })
+
+/** The OpenAPI documents among the HTTP source's entries, their details spread as the entries' own fields. */
+function openapi(report: SourcesReport) {
+  return report.http.entries.filter((e) => e.name !== 'httpSkills').map(({ details, ...entry }) => ({ ...entry, ...details }))
+}

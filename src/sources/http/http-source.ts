@@ -6,8 +6,9 @@ import type { HttpOperation } from './http-operation.js'
 import { loadOpenApi } from './load-openapi.js'
 import { openApiOperations } from './openapi-operations.js'
 import { operationSkill } from './operation-skill.js'
+import type { SkillSource, SourceReport } from '../skill-source/index.js'
 
-export interface OpenApiReport {
+interface OpenApiReport {
   name: string
   spec: string
   /** Where its calls go; null when the document could not be read or names none. */
@@ -19,7 +20,7 @@ export interface OpenApiReport {
   problems: string[]
 }
 
-export interface HttpSkillsReport {
+interface HttpSkillsReport {
   skills: string[]
   problems: string[]
 }
@@ -37,7 +38,8 @@ export interface HttpSourceOptions {
  * The config's HTTP skills and the operations of its OpenAPI documents, registered as skills.
  * A document that fails to load is reported on its source; it never stops the others or the start.
  */
-export class HttpSource {
+export class HttpSource implements SkillSource {
+  readonly kind = 'http'
   readonly #o: HttpSourceOptions
   #keys: string[] = []
   #http: HttpSkillsReport = { skills: [], problems: [] }
@@ -47,8 +49,12 @@ export class HttpSource {
     this.#o = options
   }
 
+  start(): Promise<void> {
+    return this.reload()
+  }
+
   /** (Re)read every document and replace the skills this source registered. */
-  async load(): Promise<void> {
+  async reload(): Promise<void> {
     const loaded = await Promise.all(
       this.#o.openapi.map(async (source) => {
         try {
@@ -87,9 +93,20 @@ export class HttpSource {
     for (const problem of http.problems) this.#o.logger.error({}, `HTTP skills: ${problem}`)
   }
 
-  report(): { http: HttpSkillsReport; openapi: OpenApiReport[] } {
-    return { http: this.#http, openapi: this.#openapi }
+  /** The config's HTTP skills as one entry (`httpSkills`, when any are configured), then one per OpenAPI document. */
+  report(): SourceReport {
+    const declared = this.#o.skills.length > 0 || this.#http.problems.length > 0
+    return {
+      skills: [...this.#http.skills, ...this.#openapi.flatMap((s) => s.skills)].sort(),
+      entries: [
+        ...(declared ? [{ name: 'httpSkills', state: 'loaded', reason: null, ...this.#http, details: {} }] : []),
+        ...this.#openapi.map(({ name, state, skills, problems, spec, baseUrl }) => ({ name, state, reason: null, skills, problems, details: { spec, baseUrl } })),
+      ],
+      findings: [],
+    }
   }
+
+  async close(): Promise<void> {}
 
   #registerAll(entries: { operation: HttpOperation; origin: string }[], problems: string[]): { skills: string[]; problems: string[] } {
     const { registry, taken } = this.#o

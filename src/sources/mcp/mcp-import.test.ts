@@ -347,7 +347,7 @@ describe('MCP import', () => {
       ])
       expect((await get('/api/sources', viewerKey)).status).toBe(403)
       const reloaded = await get('/api/sources/reload', adminKey, { method: 'POST' })
-      expect(reloaded.body.mcp[0]).toMatchObject({ name: 'fix', state: 'connected' })
+      expect(reloaded.body.sources.mcp.entries[0]).toMatchObject({ name: 'fix', state: 'connected' })
     } finally {
       await server.close()
     }
@@ -374,6 +374,6 @@ describe('MCP import', () => {
     expect(JSON.parse(deleting.stdout)).toMatchObject({ ok: false, error: { code: 'approval_required' } })
     expect(JSON.parse(run('invoke', 'tickets_open', '--input', '{"title":"x"}').stdout)).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
     const sources = JSON.parse(run('sources', '--json').stdout)
-    expect(sources.mcp).toMatchObject([{ name: 'tickets', state: 'connected', skills: ['tickets_comment', 'tickets_delete', 'tickets_list', 'tickets_open'] }])
+    expect(sources.mcp.entries).toMatchObject([{ name: 'tickets', state: 'connected', skills: ['tickets_comment', 'tickets_delete', 'tickets_list', 'tickets_open'] }])
   })
 })

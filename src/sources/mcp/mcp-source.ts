@@ -8,6 +8,7 @@ import { mcpToolSkill } from './mcp-tool-skill.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { toolKey } from './tool-key.js'
 import { didYouMean } from '../../text/index.js'
+import type { SkillSource, SourceReport } from '../skill-source/index.js'
 
 export interface McpServerReport extends McpServerStatus {
   /** The skills its tools became. */
@@ -21,7 +22,10 @@ export interface McpSourceOptions {
   registry: Registry
   /** A name another kind of source (instruction skills) holds, or undefined. */
   taken(name: string): string | undefined
-  store: McpToolRepository
+  /** Where each server's last tool list is kept (read at start: the store opens after the sources are built). */
+  store(): McpToolRepository
+  /** Connect every server at start and wait for the first attempts; otherwise each connects on its first call. */
+  connect: boolean
   logger: SkillLogger
   /** After start, each time a server's skills changed (a connection, a list change). */
   onChange(): void
@@ -34,7 +38,8 @@ export interface McpSourceOptions {
  * The tools of the configured MCP servers, registered as skills. The last tool list each server
  * gave is stored, so its skills stay listed (unavailable, with the reason) while it is down.
  */
-export class McpSource {
+export class McpSource implements SkillSource {
+  readonly kind = 'mcp'
   readonly #options: McpSourceOptions
   readonly #connections: McpConnection[]
   readonly #keys = new Map<string, string[]>()
@@ -58,10 +63,10 @@ export class McpSource {
    * Register the stored tool lists, then (when `connect`) connect every server and wait for the
    * first attempts; otherwise each server connects on its first call.
    */
-  async start(options: { connect: boolean }): Promise<void> {
+  async start(): Promise<void> {
     let stored = new Map<string, unknown>()
     try {
-      stored = await this.#options.store.all()
+      stored = await this.#options.store().all()
     } catch (error) {
       this.#options.logger.warn({ err: error }, 'stored MCP tool lists could not be read; servers are listed once connected')
     }
@@ -74,7 +79,7 @@ export class McpSource {
         : { tools: [], problems: ['the stored tool list is damaged; waiting for the server'] }
       this.#apply(connection, tools, problems, false)
     }
-    if (options.connect) await Promise.all(this.#connections.map((c) => c.connect()))
+    if (this.#options.connect) await Promise.all(this.#connections.map((c) => c.connect()))
     this.#started = true
   }
 
@@ -97,8 +102,17 @@ export class McpSource {
   }
 
   /** Reconnect servers that are down and list the tools of those that are up. */
-  async refresh(): Promise<void> {
+  async reload(): Promise<void> {
     await Promise.all(this.#connections.map((c) => c.refresh()))
+  }
+
+  report(): SourceReport {
+    const servers = this.status()
+    return {
+      skills: servers.flatMap((s) => s.skills).sort(),
+      entries: servers.map(({ name, state, reason, skills, problems, ...details }) => ({ name, state, reason, skills, problems, details })),
+      findings: [],
+    }
   }
 
   async close(): Promise<void> {
@@ -148,7 +162,8 @@ export class McpSource {
     this.#keys.set(server.name, keys.sort())
     this.#problems.set(server.name, problems)
     if (live) {
-      this.#options.store
+      this.#options
+        .store()
         .save(server.name, tools, this.#options.now())
         .catch((error) => logger.warn({ err: error, server: server.name }, 'storing the MCP tool list failed'))
     }

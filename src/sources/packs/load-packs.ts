@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathS
 import { join, resolve } from 'node:path'
 import type { Finding } from '../agent-skills/index.js'
 import { parsePackManifest, type PackManifest } from './parse-pack-manifest.js'
-import { isInside } from '../fs/index.js'
+import { isInside } from '../../system/index.js'
 
 export const MANIFEST = 'skill.json'
 const SKIP = new Set(['.git', 'node_modules'])

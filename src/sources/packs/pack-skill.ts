@@ -1,9 +1,9 @@
 import type { SkillDefinition } from '../../skill/index.js'
 import { realpathSync } from 'node:fs'
-import { runProcess, type ProcessGroups } from '../subprocess/index.js'
+import { runProcess, type ProcessGroups } from '../../system/index.js'
 import { SkillError } from '../../runtime/index.js'
 import type { Pack } from './load-packs.js'
-import { isInside } from '../fs/index.js'
+import { isInside } from '../../system/index.js'
 
 export const MAX_PACK_OUTPUT = 16 * 1024 * 1024
 

@@ -85,7 +85,7 @@ describe.each(databases)('reloading packs on $name', (database) => {
       }
       pack(root, 'second_pack', 'echo \'{"v":2}\'')
       const added = await reload()
-      expect(added).toMatchObject({ status: 200, body: { added: ['second_pack'], removed: [], packs: ['first_pack', 'second_pack'] } })
+      expect(added).toMatchObject({ status: 200, body: { added: ['second_pack'], removed: [], sources: { pack: { skills: ['first_pack', 'second_pack'] } } } })
       expect(added.body.sync.changes.map((c: { message: string }) => c.message)).toContain('+ skill second_pack (pack, safe)')
       expect(await plane.invoke('second_pack', {}, { caller: admin })).toMatchObject({ ok: true, data: { v: 2 } })
 
@@ -97,7 +97,7 @@ describe.each(databases)('reloading packs on $name', (database) => {
 
       rmSync(join(root, 'first_pack'), { recursive: true })
       const removed = await reload()
-      expect(removed.body).toMatchObject({ added: [], removed: ['first_pack'], packs: ['second_pack'] })
+      expect(removed.body).toMatchObject({ added: [], removed: ['first_pack'], sources: { pack: { skills: ['second_pack'] } } })
       expect(await plane.invoke('first_pack', {}, { caller: admin })).toMatchObject({ ok: false, error: { code: 'not_found' } })
       expect(await reload(viewerKey)).toMatchObject({ status: 403 })
     } finally {
@@ -148,8 +148,8 @@ describe.each(databases)('pack boundaries on $name', (database) => {
       })
       mkdirSync(join(root, 'broken', 'skill.json'), { recursive: true })
       const result = await plane.reloadSources()
-      expect(result.packs).toContain('noisy_pack')
-      expect(result.findings).toContainEqual(
+      expect(result.sources.pack.skills).toContain('noisy_pack')
+      expect(result.sources.pack.findings).toContainEqual(
         expect.objectContaining({ file: join(root, 'broken', 'skill.json'), message: expect.stringContaining("can't read") }),
       )
     } finally {

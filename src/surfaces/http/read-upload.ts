@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import type { ReadableStream } from 'node:stream/web'
 import busboy from 'busboy'
 import type { Context } from 'hono'
-import { ArchiveError, dropUpload, receiveUpload, type InstallTarget, type ReceivedUpload } from '../../sources/bundles/index.js'
+import { ArchiveError, dropUpload, receiveUpload, type InstallTarget, type ReceivedUpload } from '../../install/index.js'
 import { errorResponse } from './error-response.js'
 
 export type ReadUpload = { ok: true; upload: ReceivedUpload; filename: string; fields: Record<string, string> } | { ok: false; response: Response }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineSkill } from '../../../skill/index.js'
-import { findOnPath, runProcess } from '../../subprocess/index.js'
+import { findOnPath, runProcess } from '../../../system/index.js'
 
 // pid, %cpu, %mem, rss (KiB), user, then the command name, which may hold spaces.
 const ROW = /^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\S+)\s(.*)$/

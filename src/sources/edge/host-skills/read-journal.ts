@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineSkill } from '../../../skill/index.js'
-import { findOnPath, runProcess } from '../../subprocess/index.js'
+import { findOnPath, runProcess } from '../../../system/index.js'
 import { unitName } from './unit-name.js'
 
 const MAX_LINE = 4096

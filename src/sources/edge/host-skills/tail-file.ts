@@ -3,7 +3,7 @@ import { open, realpath, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import { defineSkill } from '../../../skill/index.js'
-import { isInside } from '../../fs/index.js'
+import { isInside } from '../../../system/index.js'
 
 /** At most this much of the file's end is read, however many lines are asked for. */
 export const TAIL_MAX_BYTES = 1024 * 1024

@@ -4,7 +4,7 @@ import { isValidKey, KEY_RULE } from '../../../skill/index.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
 import { openPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
-import { isInside } from '../../../sources/fs/index.js'
+import { isInside } from '../../../system/index.js'
 
 const SCRIPT = `#!/usr/bin/env node
 // A skill pack: the input arrives as JSON on stdin; print one JSON value on stdout.

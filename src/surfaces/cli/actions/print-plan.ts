@@ -1,5 +1,5 @@
 import { formatFinding, type Finding } from '../../../sources/agent-skills/index.js'
-import { describeDiff, isEmptyDiff, type FileDiff, type RiskFinding } from '../../../sources/bundles/index.js'
+import { describeDiff, isEmptyDiff, type FileDiff, type RiskFinding } from '../../../install/index.js'
 import { formatTable } from '../format-table.js'
 
 /** One skill of an install plan (from this process) or report (from a server), as printed. */

@@ -1,7 +1,6 @@
 import { read } from 'read'
 import { join, relative, resolve, sep } from 'node:path'
 import {
-  applyPlan,
   BundleError,
   discoverSkills,
   fetchSource,
@@ -21,9 +20,9 @@ import {
   type InstallTarget,
   type NetworkAccess,
   type PlannedSkill,
-} from '../../../sources/bundles/index.js'
+} from '../../../install/index.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
-import { recordInstalls } from '../../../plane/index.js'
+import type { Plane } from '../../../plane/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { printPlanLines } from './print-plan.js'
@@ -44,11 +43,9 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
   })
   const target = targetOf(o)
   const fetched = await bundle(() => fetchSource(parsed, accessOf(o)))
-  let installed: string[]
-  let plan: InstallPlan<RiskFinding>
   try {
     if (o.list) return listSource(fetched, o.json ?? false)
-    plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks }))
+    const plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks }))
     printPlan(plan)
     if (plan.skills.length === 0) throw new CliError(`${fetched.source.source} holds no skill that can be installed`)
     const pending = plan.skills.filter((s) => s.change !== 'unchanged')
@@ -56,18 +53,15 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
       return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
     refuseRisks(pending, o, 'installed')
     if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
-    installed = (await bundle(() => applyPlan(plan))).installed
-    console.log(`installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
+    await install(o, target, [plan], (installed) => `installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
   } finally {
     fetched.dispose()
   }
-  await syncPlane(o, target, installed, [plan])
 }
 
 export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
   const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks, ...accessOf(o) }))
-  const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
     const plans = locked.plans.filter((plan) => plan.skills.some((s) => s.change !== 'unchanged'))
@@ -77,15 +71,13 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
     } else {
       const skills = plans.flatMap((plan) => plan.skills).filter((s) => s.change !== 'unchanged')
       refuseRisks(skills, o, 'updated')
-      if (await confirm(`apply these changes to ${count(skills.length, 'skill')}?`, o, true)) {
-        for (const plan of plans) applied.push(...(await bundle(() => applyPlan(plan))).installed)
-        console.log(`updated ${applied.join(', ')}; ${shown(target.lockfile)} updated`)
-      } else console.log('nothing updated')
+      if (await confirm(`apply these changes to ${count(skills.length, 'skill')}?`, o, true))
+        await install(o, target, plans, (applied) => `updated ${applied.join(', ')}; ${shown(target.lockfile)} updated`)
+      else console.log('nothing updated')
     }
   } finally {
     locked.dispose()
   }
-  if (applied.length > 0) await syncPlane(o, target, applied, locked.plans)
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
@@ -93,7 +85,6 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
   const target = targetOf(o)
   // What the lockfile pins was accepted when it was added: its risks are shown and recorded, not asked about again; changed content is.
   const locked = await bundle(() => planLocked(target, { scan: scanRisks, ...accessOf(o) }))
-  const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
     if (o.frozen) {
@@ -117,16 +108,13 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
       o,
       'installed',
     )
-    for (const plan of locked.plans) {
-      printPlan(plan)
-      applied.push(...(await bundle(() => applyPlan(plan, { writeLock: !o.frozen }))).installed)
-    }
+    for (const plan of locked.plans) printPlan(plan)
     const pinned = `${skills.length} in ${shown(target.lockfile)}`
-    console.log(applied.length === 0 ? `nothing to install: all ${pinned} are installed already` : `installed ${applied.join(', ')} (of ${pinned})`)
+    if (skills.every((s) => s.change === 'unchanged')) console.log(`nothing to install: all ${pinned} are installed already`)
+    else await install(o, target, locked.plans, (applied) => `installed ${applied.join(', ')} (of ${pinned})`, { writeLock: !o.frozen })
   } finally {
     locked.dispose()
   }
-  if (applied.length > 0) await syncPlane(o, target, applied, locked.plans)
   if (locked.problems.length > 0) process.exitCode = 1
 }
 
@@ -134,8 +122,11 @@ export async function skillsRemove(name: string, o: TargetOptions): Promise<void
   const target = targetOf(o)
   await bundle(() => removeSkill(target, name))
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
-  // Its catalog row goes too, and with it every binding to it.
-  await syncPlane(o, target, [name], [], true)
+  await withPlane(o, async (plane) => {
+    // Its catalog row goes too, and with it every binding to it; removing the last installed skill empties the catalog's sources on purpose.
+    await plane.sync({ prune: [name], force: true })
+    console.log(`catalog: ${name} removed, with its bindings`)
+  })
 }
 
 function accessOf(o: TargetOptions): NetworkAccess {
@@ -202,39 +193,37 @@ async function confirm(question: string, o: { yes?: boolean }, needsYes: boolean
 }
 
 /**
- * Sync the catalog with the skills as the plane loads them now, audit what the plans installed as
- * the API does, and say for each whether it is served and to which agents (a running server syncs
- * on its own as well: its lines would race ours).
+ * Apply the reviewed plans through the plane's installer, as the API does: the skills are loaded,
+ * the catalog synced and each installed skill audited as `skill.installed`. Then say for each
+ * whether it is served and to which agents (a running server loads them on its own as well).
  */
-async function syncPlane(
+async function install(
   o: TargetOptions,
   target: InstallTarget,
-  names: string[],
   plans: ReadonlyArray<InstallPlan<RiskFinding>>,
-  removed = false,
+  done: (installed: string[]) => string,
+  options: { writeLock?: boolean } = {},
 ): Promise<void> {
   await withPlane(o, async (plane) => {
-    // Removing the last installed skill empties the catalog's sources on purpose: that sync is no mistake to refuse.
-    await plane.sync({ prune: removed ? names : [], force: removed })
-    for (const plan of plans) {
-      // Kept on the catalog row, for the console and `skills show`.
-      for (const skill of plan.skills) await plane.catalog.setRisks(skill.name, skill.risks, plane.now())
-      await recordInstalls(plane.events, plan, names, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o) })
-    }
-    if (removed) return console.log(`catalog: ${names.join(', ')} removed, with ${names.length === 1 ? 'its' : 'their'} bindings`)
-    if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
-      return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
-    for (const name of names) {
-      const skill = plane.instructions.get(name)
-      if (skill && isUnder(target.root, skill.file)) {
-        console.log(`${name}: served, bound to ${plane.catalog.agentsBoundTo(name).join(', ') || 'no agent'}`)
-        continue
-      }
-      const why = plane.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
-      if (skill) console.log(`${name}: not served: ${skill.file} defines a skill of that name first`)
-      for (const finding of why) console.log(`${name}: not served: ${finding.message}`)
-    }
+    const installed = await bundle(() => plane.applyInstalls(plans, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o), ...options }))
+    console.log(done(installed))
+    served(plane, target, installed)
   })
+}
+
+function served(plane: Plane, target: InstallTarget, names: string[]): void {
+  if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
+    return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
+  for (const name of names) {
+    const skill = plane.instructions.get(name)
+    if (skill && isUnder(target.root, skill.file)) {
+      console.log(`${name}: served, bound to ${plane.catalog.agentsBoundTo(name).join(', ') || 'no agent'}`)
+      continue
+    }
+    const why = plane.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
+    if (skill) console.log(`${name}: not served: ${skill.file} defines a skill of that name first`)
+    for (const finding of why) console.log(`${name}: not served: ${finding.message}`)
+  }
 }
 
 function isUnder(root: string, file: string): boolean {

@@ -1,10 +1,10 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
-import type { InstallOutcome, InstallReport } from '../../../plane/index.js'
+import type { InstallOutcome, InstallReport } from '../../../install/index.js'
 
 /** An install's outcome here, or as a server answered it (with its own error code). */
 type UploadOutcome = InstallOutcome | { ok: false; code: string; message: string; report?: InstallReport }
-import { BundleError, managedTarget, receiveUpload } from '../../../sources/bundles/index.js'
+import { BundleError, managedTarget, receiveUpload } from '../../../install/index.js'
 import { CliError } from '../cli-error.js'
 import { printPlanLines } from './print-plan.js'
 import { localAdmin, withPlane, type GlobalOptions } from '../open-plane.js'

@@ -2,9 +2,9 @@ import cliProgress from 'cli-progress'
 // The leaf modules, not the agent-skills face (which loads the whole runtime): validating needs no plane.
 import { validateSkills } from '../../../sources/agent-skills/validate-skills.js'
 import { formatFinding } from '../../../sources/agent-skills/finding.js'
-import { checkInstalledSkills } from '../../../sources/bundles/check-installed.js'
-import { managedTarget } from '../../../sources/bundles/install-target.js'
-import { isInside } from '../../../sources/fs/index.js'
+import { checkInstalledSkills } from '../../../install/check-installed.js'
+import { managedTarget } from '../../../install/install-target.js'
+import { isInside } from '../../../system/index.js'
 import { existsSync, readdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 

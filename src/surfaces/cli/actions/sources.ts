@@ -1,38 +1,37 @@
 import { withPlane, type GlobalOptions } from '../open-plane.js'
-import { formatTable } from '../format-table.js'
+import { formatTable, truncate } from '../format-table.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
 
+/** One row per entry of every kind of source (a kind with none says so), then their problems and findings. */
 export async function sources(o: GlobalOptions & { json?: boolean }): Promise<void> {
   const report = await withPlane(o, async (plane) => plane.sources(), { connectMcp: true })
   if (o.json) return console.log(JSON.stringify(report, null, 2))
-  if (report.mcp.length === 0) console.log('MCP servers: none configured')
-  else {
-    console.log(
-      formatTable(
-        ['MCP SERVER', 'TRANSPORT', 'STATE', 'SKILLS', 'TARGET'],
-        report.mcp.map((s) => [s.name, s.transport, s.state, String(s.skills.length), s.target]),
+  const kinds = Object.entries(report)
+  console.log(
+    formatTable(
+      ['SOURCE', 'NAME', 'STATE', 'SKILLS', 'DETAILS'],
+      kinds.flatMap(([kind, source]) =>
+        source.entries.length === 0
+          ? [[kind, '-', 'none', String(source.skills.length), '']]
+          : source.entries.map((entry) => [kind, entry.name, entry.state, String(entry.skills.length), details(entry.details)]),
       ),
-    )
-    for (const s of report.mcp) {
-      if (s.reason) console.log(`${s.name}: ${s.reason}`)
-      for (const problem of s.problems) console.log(`${s.name}: ${problem}`)
+    ),
+  )
+  for (const [kind, source] of kinds) {
+    for (const entry of source.entries) {
+      if (entry.reason) console.log(`${kind} ${entry.name}: ${entry.reason}`)
+      for (const problem of entry.problems) console.log(`${kind} ${entry.name}: ${problem}`)
     }
+    for (const finding of source.findings) console.log(formatFinding(finding))
   }
-  if (report.openapi.length > 0) {
-    console.log(
-      `\n${formatTable(
-        ['OPENAPI SOURCE', 'STATE', 'SKILLS', 'BASE URL'],
-        report.openapi.map((s) => [s.name, s.state, String(s.skills.length), s.baseUrl ?? '-']),
-      )}`,
-    )
-    for (const s of report.openapi) for (const problem of s.problems) console.log(`${s.name}: ${problem}`)
-  }
-  // The packs line follows the HTTP line directly, or a blank line when there is none.
-  const http = report.http.skills.length > 0 || report.http.problems.length > 0
-  console.log(http ? `\nHTTP skills: ${report.http.skills.length}` : '')
-  for (const problem of report.http.problems) console.log(problem)
-  console.log(`packs: ${report.packs.skills.length} from ${report.packs.dirs.join(', ') || '(no packDirs)'}`)
-  for (const finding of report.packs.findings) console.log(formatFinding(finding))
-  console.log(`instruction skills: ${report.instructions.skills.length} from ${report.instructions.dirs.join(', ') || '(no skillDirs)'}`)
-  for (const finding of report.instructions.findings) console.log(formatFinding(finding))
+}
+
+// One line's worth: what spans lines (an MCP server's stderr) is for --json.
+function details(values: Record<string, string | null>): string {
+  return truncate(
+    Object.values(values)
+      .filter((value): value is string => value !== null && !value.includes('\n'))
+      .join(' '),
+    80,
+  )
 }

@@ -9,7 +9,7 @@ import { agentCaller, silentLogger } from '../../../test-support/fixtures.js'
 import { writeTarGz, writeZip, type Member } from '../../../test-support/archives.js'
 import { runCli, runCliAsync } from '../../../test-support/run-cli.js'
 import { createSkillplane, type Skillplane } from '../../../skillplane/index.js'
-import { readLockfile } from '../../../sources/bundles/index.js'
+import { readLockfile } from '../../../install/lockfile.js'
 import { startHttpServer, type HttpServer } from '../start-http-server.js'
 
 const helper = agentCaller('helper')

@@ -1,2 +1,0 @@
-export { hostIdentity } from './host-identity.js'
-export { processExists } from './process-exists.js'

@@ -1,0 +1,1 @@
+export { codeSource, type CodeDefinition } from './code-source.js'

@@ -1,2 +1,0 @@
-export { isInside } from './is-inside.js'
-export { hasOtherLinks } from './has-other-links.js'

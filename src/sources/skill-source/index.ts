@@ -1,0 +1,1 @@
+export type { SkillSource, SourceReport, SourceEntry, SourcesReport } from './skill-source.js'

@@ -1,0 +1,1 @@
+export { SkillSources, type SkillSourcesOptions } from './skill-sources.js'
