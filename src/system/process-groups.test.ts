@@ -7,7 +7,7 @@ import { processExists } from './index.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { tempDir, waitFor } from '../test-support/databases.js'
 
-const GROUPS = join(import.meta.dirname, '../../../dist/system/process-groups.js')
+const GROUPS = join(import.meta.dirname, '../../dist/system/process-groups.js')
 const strays: number[] = []
 afterEach(() => {
   for (const pid of strays.splice(0)) {

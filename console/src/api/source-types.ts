@@ -6,43 +6,32 @@ export interface Finding {
   message: string
 }
 
-export interface McpServer {
+/** One thing configured for a kind of source: a folder, a document, a server, an edge. */
+export interface SourceEntry {
   name: string
-  transport: 'stdio' | 'http'
-  target: string
   state: string
+  /** Why it is not working, when it is not. */
   reason: string | null
-  connectedAt: string | null
-  retryAt: string | null
-  stderr: string | null
   skills: string[]
   problems: string[]
+  /** What only this kind says about an entry (an MCP server's transport, target and stderr). */
+  details: Record<string, string | null>
 }
 
-export interface OpenApiSource {
-  name: string
-  spec: string
-  baseUrl: string | null
-  state: 'loaded' | 'failed'
+/** What one kind of source holds and what loading it found wrong: the same shape for every kind. */
+export interface SourceReport {
   skills: string[]
-  problems: string[]
+  entries: SourceEntry[]
+  findings: Finding[]
 }
 
-export interface SourcesReport {
-  mcp: McpServer[]
-  http: { skills: string[]; problems: string[] }
-  openapi: OpenApiSource[]
-  packs: { dirs: string[]; skills: string[]; findings: Finding[] }
-  instructions: { dirs: string[]; skills: string[]; findings: Finding[] }
-}
+/** One report per kind of source (code, built-in, pack, agent-skill, http, mcp, edge, …). */
+export type SourcesReport = Record<string, SourceReport>
 
 export interface ReloadReport {
   added: string[]
   removed: string[]
-  packs: string[]
-  findings: Finding[]
-  mcp: McpServer[]
-  openapi: OpenApiSource[]
+  sources: SourcesReport
   sync: { dryRun: boolean; changes: unknown[]; warnings: unknown[] }
 }
 

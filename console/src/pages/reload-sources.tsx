@@ -3,7 +3,7 @@ import { api, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
 import type { ReloadReport } from '../api/source-types'
 
-/** Reload packs and OpenAPI documents, reconnect MCP servers that are down, sync: then say what changed. */
+/** Reload every source (folders, documents, MCP servers that are down), sync: then say what changed. */
 export function ReloadSources({ onReloaded }: { onReloaded: () => void }) {
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<{ report?: ReloadReport; error?: string } | null>(null)
@@ -30,7 +30,7 @@ export function ReloadSources({ onReloaded }: { onReloaded: () => void }) {
         {report && (
           <p>
             {changes(report)}
-            {report.findings.length > 0 && ` ${report.findings.length} finding${report.findings.length === 1 ? '' : 's'} below.`}
+            {findings(report) > 0 && ` ${findings(report)} finding${findings(report) === 1 ? '' : 's'} below.`}
           </p>
         )}
       </div>
@@ -44,6 +44,10 @@ function changes(report: ReloadReport): string {
     report.removed.length > 0 && `removed ${report.removed.join(', ')}`,
     report.sync.changes.length > 0 && `${report.sync.changes.length} catalog change${report.sync.changes.length === 1 ? '' : 's'}`,
   ].filter(Boolean)
-  const servers = report.mcp.map((s) => `${s.name} ${s.state}`).join(', ')
+  const servers = (report.sources.mcp?.entries ?? []).map((s) => `${s.name} ${s.state}`).join(', ')
   return `Reloaded: ${parts.length > 0 ? parts.join('; ') : 'no skill added or removed'}.${servers ? ` MCP: ${servers}.` : ''}`
+}
+
+function findings(report: ReloadReport): number {
+  return Object.values(report.sources).reduce((n, source) => n + source.findings.length, 0)
 }

@@ -28,10 +28,13 @@ export function codeSource(kind: 'code' | 'built-in', definitions: readonly Code
   }
 }
 
-/** One entry per origin (a file, a built-in's module), its skills sorted. */
+/** One entry per file (a code skill's origin less its line) or built-in module, its skills sorted. */
 function byOrigin(skills: ReadonlyArray<{ key: string; origin: string }>): SourceReport {
   const origins = new Map<string, string[]>()
-  for (const skill of skills) origins.set(skill.origin, [...(origins.get(skill.origin) ?? []), skill.key])
+  for (const skill of skills) {
+    const origin = skill.origin.replace(/:\d+(:\d+)?$/, '')
+    origins.set(origin, [...(origins.get(origin) ?? []), skill.key])
+  }
   return {
     skills: skills.map((s) => s.key).sort(),
     entries: [...origins].map(([name, keys]) => ({ name, state: 'loaded', reason: null, skills: keys.sort(), problems: [], details: {} })),

@@ -341,8 +341,8 @@ describe('MCP import', () => {
 
       const sources = await get('/api/sources')
       expect(sources.status).toBe(200)
-      expect(sources.body.mcp).toMatchObject([
-        { name: 'fix', state: 'connected', transport: 'stdio' },
+      expect(sources.body.mcp.entries).toMatchObject([
+        { name: 'fix', state: 'connected', details: { transport: 'stdio' } },
         { name: 'gone', state: expect.stringMatching(/down|connecting/), reason: expect.stringContaining('ENOENT'), skills: [] },
       ])
       expect((await get('/api/sources', viewerKey)).status).toBe(403)
@@ -374,6 +374,8 @@ describe('MCP import', () => {
     expect(JSON.parse(deleting.stdout)).toMatchObject({ ok: false, error: { code: 'approval_required' } })
     expect(JSON.parse(run('invoke', 'tickets_open', '--input', '{"title":"x"}').stdout)).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
     const sources = JSON.parse(run('sources', '--json').stdout)
-    expect(sources.mcp.entries).toMatchObject([{ name: 'tickets', state: 'connected', skills: ['tickets_comment', 'tickets_delete', 'tickets_list', 'tickets_open'] }])
+    expect(sources.mcp.entries).toMatchObject([
+      { name: 'tickets', state: 'connected', skills: ['tickets_comment', 'tickets_delete', 'tickets_list', 'tickets_open'] },
+    ])
   })
 })

@@ -1,5 +1,5 @@
 import { withPlane, type GlobalOptions } from '../open-plane.js'
-import { formatTable, truncate } from '../format-table.js'
+import { formatTable } from '../format-table.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
 
 /** One row per entry of every kind of source (a kind with none says so), then their problems and findings. */
@@ -26,12 +26,10 @@ export async function sources(o: GlobalOptions & { json?: boolean }): Promise<vo
   }
 }
 
-// One line's worth: what spans lines (an MCP server's stderr) is for --json.
+// What spans lines (an MCP server's stderr) is for --json.
 function details(values: Record<string, string | null>): string {
-  return truncate(
-    Object.values(values)
-      .filter((value): value is string => value !== null && !value.includes('\n'))
-      .join(' '),
-    80,
-  )
+  return Object.entries(values)
+    .filter((pair): pair is [string, string] => pair[1] !== null && !pair[1].includes('\n'))
+    .map(([key, value]) => `${key}: ${value}`)
+    .join(', ')
 }

@@ -493,16 +493,16 @@ export const OPERATIONS: OperationSpec[] = [
     method: 'get',
     path: '/api/sources',
     summary:
-      'Configured sources: MCP servers with their connection state, HTTP skills and OpenAPI sources with their problems, pack and instruction-skill folders with their findings (admin)',
-    ok: { status: 200, description: '{ mcp, http, openapi, packs, instructions }' },
+      'Every source by kind (code, built-in, pack, agent-skill, http, mcp, edge): its skills, its entries (folders, documents, servers, edges) with their state and problems, and its findings (admin)',
+    ok: { status: 200, description: '{ [kind]: { skills, entries, findings } }' },
     errors: [401, 403],
   },
   {
     method: 'post',
     path: '/api/sources/reload',
     summary:
-      'Load the skill pack folders and OpenAPI documents again, reconnect MCP servers that are down and list the tools of the rest, then sync the catalog (admin)',
-    ok: { status: 200, description: '{ added, removed, packs, findings, mcp, openapi, sync }' },
+      'Load every source again (SKILL.md and pack folders, OpenAPI documents; MCP servers that are down reconnect, the rest list their tools), then sync the catalog (admin)',
+    ok: { status: 200, description: '{ added, removed, sources, sync }' },
     errors: [401, 403],
   },
   {
