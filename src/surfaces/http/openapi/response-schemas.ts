@@ -21,16 +21,22 @@ export const Failure = z
 
 export const Success = z.object({ ok: z.literal(true), data: z.unknown(), callId: z.string() }).openapi('Success')
 
+const identity = {
+  displayName: z.string().optional(),
+  auth: z.enum(['key', 'session', 'token']).optional().describe('how the caller authenticated'),
+}
 export const Caller = z
-  .object({
-    kind: z.enum(['user', 'agent']),
-    id: z.string(),
-    name: z.string(),
-    role: role.optional().describe('a user key: its role'),
-    agentId: z.string().optional().describe('an agent key: the agent it acts for'),
-    displayName: z.string().optional(),
-    auth: z.enum(['key', 'session', 'token']).optional().describe('how the caller authenticated'),
-  })
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('user'), id: z.string(), name: z.string(), role, ...identity }),
+    z.object({
+      kind: z.literal('agent'),
+      id: z.string(),
+      name: z.string(),
+      agentId: z.string().describe('the agent it acts for'),
+      userId: z.string().optional(),
+      ...identity,
+    }),
+  ])
   .openapi('Caller')
 
 export const Me = z.object({
@@ -52,10 +58,12 @@ export const SignInConfig = z.object({
   session: z.boolean().describe("whether the request's cookie holds a live console session"),
 })
 
-const ConnectionState = z.object({
-  state: z.enum(['ready', 'needs_auth', 'needs_input']),
-  missing: z.object({ secrets: z.array(z.string()).optional(), settings: z.array(z.string()).optional() }).optional(),
-})
+const ConnectionState = z
+  .object({
+    state: z.enum(['ready', 'needs_auth', 'needs_input']),
+    missing: z.object({ secrets: z.array(z.string()).optional(), settings: z.array(z.string()).optional() }).optional(),
+  })
+  .openapi('ConnectionState')
 
 export const SkillSummary = z
   .object({
@@ -78,14 +86,16 @@ export const SkillSummary = z
 
 export const SkillList = z.object({ skills: z.array(SkillSummary) })
 
-const RiskFinding = z.object({
-  level: z.enum(['info', 'warning', 'high']),
-  rule: z.string(),
-  file: z.string(),
-  line: z.number().optional(),
-  message: z.string(),
-})
-const Finding = z.object({ file: z.string(), line: z.number(), severity: z.enum(['error', 'warning']), message: z.string() })
+const RiskFinding = z
+  .object({
+    level: z.enum(['info', 'warning', 'high']),
+    rule: z.string(),
+    file: z.string(),
+    line: z.number().optional(),
+    message: z.string(),
+  })
+  .openapi('RiskFinding')
+const Finding = z.object({ file: z.string(), line: z.number(), severity: z.enum(['error', 'warning']), message: z.string() }).openapi('Finding')
 
 const detailCommon = {
   overrides: z.object({ title: z.boolean(), description: z.boolean(), tags: z.boolean(), class: z.boolean() }),
@@ -179,12 +189,14 @@ export const AuditEntry = z
 
 export const AuditPage = page(AuditEntry)
 
-export const Histogram = z.object({
-  bucket: z.enum(['minute', 'hour', 'day']),
-  from: z.string(),
-  to: z.string(),
-  points: z.array(z.object({ at: z.string(), calls: z.number(), failed: z.number() })),
-})
+export const Histogram = z
+  .object({
+    bucket: z.enum(['minute', 'hour', 'day']),
+    from: z.string(),
+    to: z.string(),
+    points: z.array(z.object({ at: z.string(), calls: z.number(), failed: z.number() })),
+  })
+  .openapi('Histogram')
 
 export const AuditEvent = z
   .object({
@@ -223,19 +235,21 @@ export const Agent = z
 export const AgentList = z.object({ agents: z.array(Agent) })
 export const SkillsPrompt = z.object({ agent: z.string(), prompt: z.string() })
 
-const RunStep = z.object({
-  index: z.number(),
-  kind: z.enum(['text', 'tool']),
-  text: z.string().optional(),
-  tool: z.string().optional(),
-  toolCallId: z.string().optional(),
-  input: z.unknown().optional(),
-  output: z.unknown().optional(),
-  error: z.string().optional(),
-  status: z.string().optional(),
-  callId: z.string().optional(),
-  approvalId: z.string().optional(),
-})
+const RunStep = z
+  .object({
+    index: z.number(),
+    kind: z.enum(['text', 'tool']),
+    text: z.string().optional(),
+    tool: z.string().optional(),
+    toolCallId: z.string().optional(),
+    input: z.unknown().optional(),
+    output: z.unknown().optional(),
+    error: z.string().optional(),
+    status: z.string().optional(),
+    callId: z.string().optional(),
+    approvalId: z.string().optional(),
+  })
+  .openapi('RunStep')
 
 export const Run = z
   .object({
@@ -259,14 +273,16 @@ export const Run = z
 
 export const RunPage = page(Run)
 
-export const TestRunResult = z.object({
-  output: nullable(z.string()),
-  tools: z.array(z.object({ name: z.string(), called: z.boolean(), ok: z.boolean() })),
-  approvals: z.array(z.object({ tool: z.string(), approvalId: nullable(z.string()) })),
-  runId: z.string(),
-  verdict: z.enum(['pass', 'failed', 'incomplete', 'unconfirmed']),
-  reason: z.string(),
-})
+export const TestRunResult = z
+  .object({
+    output: nullable(z.string()),
+    tools: z.array(z.object({ name: z.string(), called: z.boolean(), ok: z.boolean() })),
+    approvals: z.array(z.object({ tool: z.string(), approvalId: nullable(z.string()) })),
+    runId: z.string(),
+    verdict: z.enum(['pass', 'failed', 'incomplete', 'unconfirmed']),
+    reason: z.string(),
+  })
+  .openapi('TestRunResult')
 
 export const Approval = z
   .object({
@@ -365,6 +381,10 @@ export const SopCheck = z.union([
 
 export const PolicyList = z.object({ policies: z.array(Policy) })
 
+export const PolicySubject = z
+  .object({ id: z.string(), level: z.enum(['self', 'role', 'agent', 'user']), subject: z.string(), label: z.string(), note: nullable(z.string()) })
+  .openapi('PolicySubject')
+
 export const EffectiveCell = z
   .object({
     subject: z.string(),
@@ -377,13 +397,13 @@ export const EffectiveCell = z
   })
   .openapi('EffectiveCell')
 
-export const EffectivePolicy = z.object({
-  subjects: z.array(
-    z.object({ id: z.string(), level: z.enum(['self', 'role', 'agent', 'user']), subject: z.string(), label: z.string(), note: nullable(z.string()) }),
-  ),
-  skills: z.array(z.object({ key: z.string(), class: klass, scope: z.enum(['manager', 'host']), cells: z.array(EffectiveCell) })),
-  nextCursor: nullable(z.string()),
-})
+export const EffectivePolicy = z
+  .object({
+    subjects: z.array(PolicySubject),
+    skills: z.array(z.object({ key: z.string(), class: klass, scope: z.enum(['manager', 'host']), cells: z.array(EffectiveCell) })),
+    nextCursor: nullable(z.string()),
+  })
+  .openapi('EffectiveMatrix')
 
 export const ConnectionValue = z
   .object({
@@ -483,45 +503,53 @@ export const Sop = z
 export const SopList = z.object({ sops: z.array(Sop) })
 export const SopRevoked = z.object({ id: z.string(), revoked: z.literal(true) })
 
-const McpServer = z.object({
-  name: z.string(),
-  transport: z.enum(['stdio', 'http']),
-  target: z.string(),
-  state: z.string(),
-  reason: nullable(z.string()),
-  connectedAt: nullable(z.string()),
-  retryAt: nullable(z.string()),
-  stderr: nullable(z.string()),
-  skills: z.array(z.string()),
-  problems: z.array(z.string()),
-})
-const OpenApiSource = z.object({
-  name: z.string(),
-  spec: z.string(),
-  baseUrl: nullable(z.string()),
-  state: z.enum(['loaded', 'failed']),
-  skills: z.array(z.string()),
-  problems: z.array(z.string()),
-})
+const McpServer = z
+  .object({
+    name: z.string(),
+    transport: z.enum(['stdio', 'http']),
+    target: z.string(),
+    state: z.string(),
+    reason: nullable(z.string()),
+    connectedAt: nullable(z.string()),
+    retryAt: nullable(z.string()),
+    stderr: nullable(z.string()),
+    skills: z.array(z.string()),
+    problems: z.array(z.string()),
+  })
+  .openapi('McpServer')
+const OpenApiSource = z
+  .object({
+    name: z.string(),
+    spec: z.string(),
+    baseUrl: nullable(z.string()),
+    state: z.enum(['loaded', 'failed']),
+    skills: z.array(z.string()),
+    problems: z.array(z.string()),
+  })
+  .openapi('OpenApiSource')
 const folders = z.object({ dirs: z.array(z.string()), skills: z.array(z.string()), findings: z.array(Finding) })
 
-export const SourcesReport = z.object({
-  mcp: z.array(McpServer),
-  http: z.object({ skills: z.array(z.string()), problems: z.array(z.string()) }),
-  openapi: z.array(OpenApiSource),
-  packs: folders,
-  instructions: folders,
-})
+export const SourcesReport = z
+  .object({
+    mcp: z.array(McpServer),
+    http: z.object({ skills: z.array(z.string()), problems: z.array(z.string()) }),
+    openapi: z.array(OpenApiSource),
+    packs: folders,
+    instructions: folders,
+  })
+  .openapi('SourcesReport')
 
-export const ReloadReport = z.object({
-  added: z.array(z.string()),
-  removed: z.array(z.string()),
-  packs: z.array(z.string()),
-  findings: z.array(Finding),
-  mcp: z.array(McpServer),
-  openapi: z.array(OpenApiSource),
-  sync: z.object({ dryRun: z.boolean(), changes: z.array(z.unknown()), warnings: z.array(z.unknown()) }),
-})
+export const ReloadReport = z
+  .object({
+    added: z.array(z.string()),
+    removed: z.array(z.string()),
+    packs: z.array(z.string()),
+    findings: z.array(Finding),
+    mcp: z.array(McpServer),
+    openapi: z.array(OpenApiSource),
+    sync: z.object({ dryRun: z.boolean(), changes: z.array(z.unknown()), warnings: z.array(z.unknown()) }),
+  })
+  .openapi('ReloadReport')
 
 export const EventPage = page(AuditEvent)
 export const GroupCreated = z.object({ group: Group })

@@ -78,7 +78,7 @@ export function agentRunRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     path: '/{id}/test-runs',
     summary: 'Test the agent: a run with config changes for this run only, judged (the test_run skill)',
     request: { ...params('/{id}/test-runs'), ...body(testRunBody) },
-    responses: { 200: returns(TestRunResult, '{ output, tools, approvals, verdict, reason, runId }'), ...failures(400, 401, 403, 404, 502, 503) },
+    responses: { 200: returns(TestRunResult, '{ output, tools, approvals, verdict, reason, runId }'), ...failures(202, 400, 401, 403, 404, 502, 503) },
   })
   serve(app, testRun, async (c) => {
     const agentId = resolve(c)
