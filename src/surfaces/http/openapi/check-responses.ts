@@ -3,6 +3,7 @@ import { matchedRoutes } from 'hono/route'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { z } from 'zod'
 import { describeZod } from '../describe-zod.js'
+import type { HttpEnv } from '../http-env.js'
 
 type Declared = Map<string, Record<string, z.ZodType>>
 
@@ -11,7 +12,7 @@ type Declared = Map<string, Record<string, z.ZodType>>
  * difference when it does not match: the suite runs with it (SKILLPLANE_CHECK_RESPONSES=1), so the
  * document can't promise what a route doesn't send. Off in production: it parses every answer twice.
  */
-export function checkResponses(app: OpenAPIHono<any>): MiddlewareHandler {
+export function checkResponses(app: OpenAPIHono<HttpEnv>): MiddlewareHandler {
   let declared: Declared | undefined
   return async (c, next) => {
     await next()
@@ -35,7 +36,7 @@ function mismatch(message: string): Response {
   return Response.json({ ok: false, error: { code: 'internal', message: `response check: ${message}` } }, { status: 500 })
 }
 
-function declarations(app: OpenAPIHono<any>): Declared {
+function declarations(app: OpenAPIHono<HttpEnv>): Declared {
   const declared: Declared = new Map()
   for (const definition of app.openAPIRegistry.definitions) {
     if (definition.type !== 'route') continue
