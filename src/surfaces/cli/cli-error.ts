@@ -11,13 +11,3 @@ export class CliError extends SkillplaneError {
     super(message)
   }
 }
-
-/** Run work, turning errors of these kinds (the user's to fix) into one-line CliErrors. */
-export async function asCliError<T>(kinds: ReadonlyArray<abstract new (...args: never[]) => Error>, work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work()
-  } catch (error) {
-    if (kinds.some((kind) => error instanceof kind)) throw new CliError((error as Error).message)
-    throw error
-  }
-}
