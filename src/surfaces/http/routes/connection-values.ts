@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { ConnectionValueError, type ValueKind } from '../../../secrets/index.js'
+import type { ValueKind } from '../../../secrets/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
 import { ConnectionValue, SecretList, SettingList } from '../openapi/response-schemas.js'
@@ -39,12 +39,7 @@ export function connectionValueRoutes(plane: Skillplane, kind: ValueKind): OpenA
     const body = await parseBody(c, valueBody, `invalid ${kind}`)
     if (!body.ok) return body.response
     const { value, ...owner } = body.value
-    try {
-      return c.json(await store().set(c.req.param('name'), value, owner, c.get('caller')))
-    } catch (error) {
-      if (error instanceof ConnectionValueError) return errorResponse(c, 'invalid_input', error.message)
-      throw error
-    }
+    return c.json(await store().set(c.req.param('name'), value, owner, c.get('caller')))
   })
 
   const remove = createRoute({
@@ -58,14 +53,9 @@ export function connectionValueRoutes(plane: Skillplane, kind: ValueKind): OpenA
   serve(app, remove, async (c) => {
     const query = parseInput(valueOwnerQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid ${kind} owner: ${describeZod(query.error)}`)
-    try {
-      const deleted = await store().delete(c.req.param('name'), query.data, c.get('caller'))
-      if (!deleted) return errorResponse(c, 'not_found', `no ${kind} ${c.req.param('name')} for ${whose(query.data)}`)
-      return c.json(deleted)
-    } catch (error) {
-      if (error instanceof ConnectionValueError) return errorResponse(c, 'invalid_input', error.message)
-      throw error
-    }
+    const deleted = await store().delete(c.req.param('name'), query.data, c.get('caller'))
+    if (!deleted) return errorResponse(c, 'not_found', `no ${kind} ${c.req.param('name')} for ${whose(query.data)}`)
+    return c.json(deleted)
   })
   return app
 }
