@@ -2,7 +2,7 @@
 // never form a cycle and the core never reaches into sources or surfaces. Tests are exempt (they
 // drive the public surfaces). A new top-level folder must be placed here before it can be imported.
 const layers = [
-  ['text', 'system'],
+  ['text', 'errors', 'system'],
   ['skill', 'version.ts'],
   ['store', 'config'],
   ['audit', 'auth', 'registry'],

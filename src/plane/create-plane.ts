@@ -82,7 +82,14 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
   let memory: Memory | undefined
   let learnings: Learnings | undefined
   const builtIns = [
-    { definition: discoverSkillsSkill(() => discovery!, () => catalog!, config.agents.map((a) => a.name)), origin: 'built-in (discovery)' },
+    {
+      definition: discoverSkillsSkill(
+        () => discovery!,
+        () => catalog!,
+        config.agents.map((a) => a.name),
+      ),
+      origin: 'built-in (discovery)',
+    },
     ...[...memorySkills(() => memory!, config.memory), recallSkill(() => learnings!)].map((definition) => ({
       definition,
       origin: 'built-in (memory and learnings)',
@@ -469,7 +476,12 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     applyInstalls: (plans, by, applyOptions) => installer.apply(plans, by, applyOptions),
     rollbackSkill: (name, by) => installer.rollback(name, by),
     shareSkill: (key, sharing, by) =>
-      shareSkill({ catalog, users, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.library.get(k) !== undefined, now }, key, sharing, by),
+      shareSkill(
+        { catalog, users, events, exists: (k) => registry.get(k) !== undefined || sources.instructions.library.get(k) !== undefined, now },
+        key,
+        sharing,
+        by,
+      ),
     exportSkills: (caller, agentId) =>
       buildExport({ library: sources.instructions.library, catalog, templateView: view, categories: sources.categories() }, caller, agentId),
     dialect: database.dialect,

@@ -1,4 +1,4 @@
-import type { SourceEntry, SourceReport } from '../api/source-types'
+import type { SourceEntry, SourceReport } from '../api/types'
 import { Chip } from '../components'
 import { FindingList } from './finding-list'
 import { ProblemList } from './problem-list'

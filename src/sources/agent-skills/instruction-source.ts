@@ -108,7 +108,10 @@ export class InstructionSource implements SkillSource {
    */
   catalogEntries(registered: readonly CatalogEntry[]): CatalogEntry[] {
     const { skills } = this.library
-    const users = [...skills.flatMap((s) => s.agents), ...this.#o.agents.filter((agent) => agent.skills.some((key) => this.#names.has(key))).map((agent) => agent.name)]
+    const users = [
+      ...skills.flatMap((s) => s.agents),
+      ...this.#o.agents.filter((agent) => agent.skills.some((key) => this.#names.has(key))).map((agent) => agent.name),
+    ]
     const tools = (skill: CatalogEntry): CatalogEntry =>
       skill.source === 'agent-skill' && INSTRUCTION_TOOL_KEYS.includes(skill.key) ? { ...skill, agents: [...new Set([...skill.agents, ...users])] } : skill
     return [...registered.map(tools), ...this.library.entries()]
@@ -144,7 +147,8 @@ export class InstructionSource implements SkillSource {
 
   #loaded(): void {
     const library = this.library
-    for (const f of library.findings) this.#o.logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `instruction skill: ${f.message}`)
+    for (const f of library.findings)
+      this.#o.logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `instruction skill: ${f.message}`)
     this.#names = new Set(library.skills.map((s) => s.name))
     this.#registerTools()
   }

@@ -472,7 +472,9 @@ describe('OpenAPI sources', () => {
         })
         return { status: response.status, body: (await response.json()) as Record<string, unknown> }
       }
-      expect(openapi((await call('/api/sources', adminKey)).body)).toMatchObject([{ name: 'inv', state: 'loaded', skills: ['inv_who_am_i'] }])
+      expect(openapi((await call('/api/sources', adminKey)).body as unknown as SourcesReport)).toMatchObject([
+        { name: 'inv', state: 'loaded', skills: ['inv_who_am_i'] },
+      ])
       expect(await call('/api/skills/inv_who_am_i/invoke', operatorKey, { body: { input: {} } })).toMatchObject({
         status: 424,
         body: { ok: false, error: { code: 'needs_auth', details: { missing: { secrets: ['INV_TOKEN'] } } } },

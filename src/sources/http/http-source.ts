@@ -100,7 +100,14 @@ export class HttpSource implements SkillSource {
       skills: [...this.#http.skills, ...this.#openapi.flatMap((s) => s.skills)].sort(),
       entries: [
         ...(declared ? [{ name: 'httpSkills', state: 'loaded', reason: null, ...this.#http, details: {} }] : []),
-        ...this.#openapi.map(({ name, state, skills, problems, spec, baseUrl }) => ({ name, state, reason: null, skills, problems, details: { spec, baseUrl } })),
+        ...this.#openapi.map(({ name, state, skills, problems, spec, baseUrl }) => ({
+          name,
+          state,
+          reason: null,
+          skills,
+          problems,
+          details: { spec, baseUrl },
+        })),
       ],
       findings: [],
     }

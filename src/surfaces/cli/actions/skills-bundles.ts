@@ -1,7 +1,6 @@
 import { read } from 'read'
 import { join, relative, resolve, sep } from 'node:path'
 import {
-  BundleError,
   discoverSkills,
   fetchSource,
   frozenMismatches,
@@ -26,7 +25,7 @@ import type { Plane } from '../../../plane/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { printPlanLines } from './print-plan.js'
-import { CliError, asCliError } from '../cli-error.js'
+import { CliError } from '../cli-error.js'
 
 interface TargetOptions extends GlobalOptions {
   project?: boolean
@@ -37,15 +36,13 @@ interface TargetOptions extends GlobalOptions {
 }
 
 export async function skillsAdd(input: string, o: TargetOptions & { skill?: string[]; list?: boolean; pin?: string; json?: boolean }): Promise<void> {
-  const parsed = await bundle(() => {
-    const source = parseSource(input)
-    return o.pin === undefined ? source : pinSource(source, o.pin)
-  })
+  const source = parseSource(input)
+  const parsed = o.pin === undefined ? source : pinSource(source, o.pin)
   const target = targetOf(o)
-  const fetched = await bundle(() => fetchSource(parsed, accessOf(o)))
+  const fetched = await fetchSource(parsed, accessOf(o))
   try {
     if (o.list) return listSource(fetched, o.json ?? false)
-    const plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks }))
+    const plan = await planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks })
     printPlan(plan)
     if (plan.skills.length === 0) throw new CliError(`${fetched.source.source} holds no skill that can be installed`)
     const pending = plan.skills.filter((s) => s.change !== 'unchanged')
@@ -61,7 +58,7 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
 
 export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
-  const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks, ...accessOf(o) }))
+  const locked = await planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks, ...accessOf(o) })
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
     const plans = locked.plans.filter((plan) => plan.skills.some((s) => s.change !== 'unchanged'))
@@ -84,7 +81,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
 export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Promise<void> {
   const target = targetOf(o)
   // What the lockfile pins was accepted when it was added: its risks are shown and recorded, not asked about again; changed content is.
-  const locked = await bundle(() => planLocked(target, { scan: scanRisks, ...accessOf(o) }))
+  const locked = await planLocked(target, { scan: scanRisks, ...accessOf(o) })
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
     if (o.frozen) {
@@ -120,7 +117,7 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
 
 export async function skillsRemove(name: string, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
-  await bundle(() => removeSkill(target, name))
+  await removeSkill(target, name)
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
   await withPlane(o, async (plane) => {
     // Its catalog row goes too, and with it every binding to it; removing the last installed skill empties the catalog's sources on purpose.
@@ -146,9 +143,6 @@ function refuseRisks(skills: ReadonlyArray<PlannedSkill<RiskFinding>>, o: Target
 function targetOf(o: TargetOptions): InstallTarget {
   return o.project ? projectTarget() : managedTarget(o.dataDir)
 }
-
-// Bundle errors are the user's to fix: one line, no stack.
-const bundle = <T>(work: () => T | Promise<T>) => asCliError([BundleError], work)
 
 function listSource(fetched: FetchedSource, json: boolean): void {
   const found = discoverSkills(fetched.root, fetched.base)
@@ -205,7 +199,7 @@ async function install(
   options: { writeLock?: boolean } = {},
 ): Promise<void> {
   await withPlane(o, async (plane) => {
-    const installed = await bundle(() => plane.applyInstalls(plans, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o), ...options }))
+    const installed = await plane.applyInstalls(plans, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o), ...options })
     console.log(done(installed))
     served(plane, target, installed)
   })
