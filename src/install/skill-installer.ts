@@ -63,13 +63,22 @@ export type RollbackOutcome =
   | { ok: true; name: string; restored: { computedHash: string; source: string }; replaced: { computedHash: string; source: string } | null }
   | { ok: false; code: 'not_found' | 'tampered'; message: string }
 
-export interface SkillInstallerDeps {
-  target: InstallTarget
+/** What an install is recorded with once its files are in place. */
+export interface InstallRecorder {
   catalog: Pick<Catalog, 'setRisks'>
   events: Pick<AuditEvents, 'record'>
-  now(): string
   /** Load the installed skills again and sync the catalog. */
   reload(): Promise<void>
+}
+
+export interface SkillInstallerDeps {
+  target: InstallTarget
+  now(): string
+  /**
+   * Run `work` with a recorder once skills changed on disk (`names`: those installed or rolled
+   * back): the plane's own, or (the CLI) a plane opened only then, so it loads them as they are now.
+   */
+  settle(names: readonly string[], work: (recorder: InstallRecorder) => Promise<void>): Promise<void>
 }
 
 /** How reviewed plans are applied: what the audit records beside the hashes, and whether the lockfile is written. */
@@ -94,7 +103,7 @@ export class SkillInstaller {
 
   /**
    * Apply plans a person reviewed (the CLI's `skills add`, `update`, `install`, into the data dir or
-   * the project): the skills installed. What was installed before a plan failed is still loaded and audited.
+   * the project), then settle: the skills installed. What was installed before a plan failed is still loaded and audited.
    */
   apply(plans: ReadonlyArray<InstallPlan<RiskFinding>>, by: Actor, options: ApplyInstallOptions = {}): Promise<string[]> {
     return this.#serial(() => this.#apply(plans, by, options))
@@ -110,11 +119,13 @@ export class SkillInstaller {
         return { ok: false, code: error.name === 'IntegrityError' ? 'tampered' : 'not_found', message: error.message }
       }
       pruneUploads(this.deps.target)
-      await this.deps.reload()
       const brief = (entry: { computedHash: string; source: string }) => ({ computedHash: entry.computedHash, source: entry.source })
-      await this.deps.events.record('skill.rolled_back', `skill:${name}`, by, {
-        restored: brief(result.restored),
-        replaced: result.replaced && brief(result.replaced),
+      await this.deps.settle([name], async ({ reload, events }) => {
+        await reload()
+        await events.record('skill.rolled_back', `skill:${name}`, by, {
+          restored: brief(result.restored),
+          replaced: result.replaced && brief(result.replaced),
+        })
       })
       return { ok: true, name, restored: brief(result.restored), replaced: result.replaced && brief(result.replaced) }
     })
@@ -221,14 +232,15 @@ export class SkillInstaller {
         applied.push(plan)
       }
     } finally {
-      if (applied.length > 0) {
-        await this.deps.reload()
-        for (const plan of applied) {
-          // Kept on the catalog row, for the console and `skills show`.
-          for (const skill of plan.skills) await this.deps.catalog.setRisks(skill.name, skill.risks, this.deps.now())
-          await recordInstalls(this.deps.events, plan, installed, by, options)
-        }
-      }
+      if (applied.length > 0)
+        await this.deps.settle(installed, async ({ reload, catalog, events }) => {
+          await reload()
+          for (const plan of applied) {
+            // Kept on the catalog row, for the console and `skills show`.
+            for (const skill of plan.skills) await catalog.setRisks(skill.name, skill.risks, this.deps.now())
+            await recordInstalls(events, plan, installed, by, options)
+          }
+        })
     }
     return installed
   }

@@ -376,7 +376,11 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     changes.changed()
     await sync()
   }
-  const installer = new SkillInstaller({ target: managedTarget(dataDir), catalog, events, now, reload: reloadInstalled })
+  const installer = new SkillInstaller({
+    target: managedTarget(dataDir),
+    now,
+    settle: (_names, work) => work({ catalog, events, reload: reloadInstalled }),
+  })
   // Catalog edits and policies made by other managers arrive with each heartbeat, reloaded only when their tables' versions moved.
   liveness.start(
     async () => {
@@ -473,7 +477,6 @@ export async function createPlane(options: PlaneOptions = {}): Promise<Plane> {
     sources: () => sources.report(),
     templateView: view,
     installSkills: (request, by) => installer.install(request, by),
-    applyInstalls: (plans, by, applyOptions) => installer.apply(plans, by, applyOptions),
     rollbackSkill: (name, by) => installer.rollback(name, by),
     shareSkill: (key, sharing, by) =>
       shareSkill(

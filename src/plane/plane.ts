@@ -18,7 +18,7 @@ import type { SharedMemory } from '../memory/index.js'
 import type { Learnings } from '../learnings/index.js'
 import type { SkillSharing } from '../registry/index.js'
 import type { ShareOutcome } from './share-skill.js'
-import type { ApplyInstallOptions, InstallOutcome, InstallPlan, InstallRequest, RiskFinding, RollbackOutcome } from '../install/index.js'
+import type { InstallOutcome, InstallRequest, RollbackOutcome } from '../install/index.js'
 
 /** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
 export interface ValueStore {
@@ -157,11 +157,6 @@ export interface Plane {
    * `skill.installed` with every file's SHA-256. One install, upload or rollback at a time.
    */
   installSkills(request: InstallRequest, by: Actor): Promise<InstallOutcome>
-  /**
-   * Apply install plans a person reviewed (the CLI's `skills add`, `update`, `install`), into the
-   * data dir or the project: loaded, synced and audited as `skill.installed` like `installSkills`.
-   */
-  applyInstalls(plans: ReadonlyArray<InstallPlan<RiskFinding>>, by: Actor, options?: ApplyInstallOptions): Promise<string[]>
   /** Put back the version an install replaced (the current one is kept instead); audited as `skill.rolled_back`. */
   rollbackSkill(name: string, by: Actor): Promise<RollbackOutcome>
   /** SKILL.md instruction skills from the configured folders. */

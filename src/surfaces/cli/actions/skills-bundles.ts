@@ -19,6 +19,7 @@ import {
   type InstallTarget,
   type NetworkAccess,
   type PlannedSkill,
+  SkillInstaller,
 } from '../../../install/index.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
 import type { Plane } from '../../../plane/index.js'
@@ -187,25 +188,32 @@ async function confirm(question: string, o: { yes?: boolean }, needsYes: boolean
 }
 
 /**
- * Apply the reviewed plans through the plane's installer, as the API does: the skills are loaded,
- * the catalog synced and each installed skill audited as `skill.installed`. Then say for each
- * whether it is served and to which agents (a running server loads them on its own as well).
+ * Apply the reviewed plans with the installer the API uses: once the files are in place, a plane
+ * opens, loads the skills, syncs the catalog and audits each installed skill as `skill.installed`.
+ * Then say for each whether it is served and to which agents (a running server loads them as well).
  */
 async function install(
   o: TargetOptions,
   target: InstallTarget,
   plans: ReadonlyArray<InstallPlan<RiskFinding>>,
-  done: (installed: string[]) => string,
+  done: (installed: readonly string[]) => string,
   options: { writeLock?: boolean } = {},
 ): Promise<void> {
-  await withPlane(o, async (plane) => {
-    const installed = await plane.applyInstalls(plans, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o), ...options })
-    console.log(done(installed))
-    served(plane, target, installed)
+  const installer = new SkillInstaller({
+    target,
+    now: () => new Date().toISOString(),
+    settle: async (installed, work) => {
+      console.log(done(installed))
+      await withPlane(o, async (plane) => {
+        await work({ catalog: plane.catalog, events: plane.events, reload: async () => void (await plane.sync()) })
+        served(plane, target, installed)
+      })
+    },
   })
+  await installer.apply(plans, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o), ...options })
 }
 
-function served(plane: Plane, target: InstallTarget, names: string[]): void {
+function served(plane: Plane, target: InstallTarget, names: readonly string[]): void {
   if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
     return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
   for (const name of names) {
