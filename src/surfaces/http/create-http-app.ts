@@ -2,14 +2,14 @@ import { Hono, type MiddlewareHandler, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/index.js'
-import { canSee } from '../../access/index.js'
+import { abilitiesOf, canSee } from '../../access/index.js'
 import { SyncRefusedError } from '../../registry/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
 import { allowedMethods } from './allowed-methods.js'
 import { apiKeyAuth, bearerCaller, type OAuthAuth } from './middleware/api-key-auth.js'
-import { requireRole } from './middleware/require-role.js'
+import { requireAbility } from './middleware/require-ability.js'
 import { limitBody } from './middleware/limit-body.js'
 import { skillInstallRoutes } from './routes/skill-installs.js'
 import { signInRoutes } from './routes/sign-in.js'
@@ -118,15 +118,17 @@ export function createHttpApp(
     app.get('/.well-known/oauth-protected-resource/mcp', metadata('/mcp'))
   }
   app.use('/api/*', auth)
-  // Who the key is: the console shows only what this caller may see and do.
+  // Who the key is and what it may do (the ability table of src/access): the console offers only that.
   // A console session's answer carries the CSRF token its changes must send.
-  app.get('/api/me', (c) => c.json({ caller: c.get('caller'), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }))
+  app.get('/api/me', (c) =>
+    c.json({ caller: c.get('caller'), abilities: abilitiesOf(c.get('caller')), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }),
+  )
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', apiKeyAuth(plane.keys, oauth, '/mcp'))
   const { enabled, listen } = plane.config.metrics
   if (enabled && !listen) {
     const metrics = options.metrics ?? new PlaneMetrics(plane, mcp)
-    app.get('/metrics', auth, requireRole('admin'), async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
+    app.get('/metrics', auth, requireAbility('readMetrics'), async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
   }
   app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
   app.route('/auth', signInRoutes(plane, base))
@@ -146,9 +148,9 @@ export function createHttpApp(
   app.route('/api/edges', edgeRoutes(plane))
   app.route('/api/users', userRoutes(plane))
   app.route('/api/groups', groupRoutes(plane))
-  app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))
+  app.get('/api/sources', requireAbility('manageSources'), (c) => c.json(plane.sources()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
-  app.post('/api/sources/reload', requireRole('admin'), async (c) => {
+  app.post('/api/sources/reload', requireAbility('manageSources'), async (c) => {
     try {
       return c.json(await plane.reloadSources())
     } catch (error) {

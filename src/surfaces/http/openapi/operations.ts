@@ -51,8 +51,12 @@ export const OPERATIONS: OperationSpec[] = [
   {
     method: 'get',
     path: '/api/me',
-    summary: 'The caller this key, token or console session authenticates as: kind, name, role or agent, and how',
-    ok: { status: 200, description: '{ caller, csrfToken? } (csrfToken: for a console session, the header x-csrf-token its changes send)' },
+    summary: 'The caller this key, token or console session authenticates as (kind, name, role or agent, and how) and the abilities it holds',
+    ok: {
+      status: 200,
+      description:
+        '{ caller, abilities, csrfToken? } (abilities: every ability of the table in src/access, true when the caller holds it; csrfToken: for a console session, the header x-csrf-token its changes send)',
+    },
     errors: [401],
   },
   {

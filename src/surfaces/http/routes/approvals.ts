@@ -1,18 +1,13 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
-import type { ApprovalView } from '../../../policy/index.js'
 import { approvalListQuery, approveBody, decisionBody, grantListQuery, sopCheckQuery } from '../request-schemas.js'
-import type { Caller } from '../../../skill/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
-import { requireRole } from '../middleware/require-role.js'
-
-/** Approvers (operator, admin) see every request; anyone else only their own. */
-export const mayViewApproval = (caller: Caller, approval: ApprovalView) =>
-  (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
+import { requireAbility } from '../middleware/require-ability.js'
+import { can, mayViewApproval } from '../../../access/index.js'
 
 export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
@@ -21,7 +16,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
     const parsed = parseInput(approvalListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
     const caller = c.get('caller')
-    const approver = caller.kind === 'user' && caller.role !== 'viewer'
+    const approver = can(caller, 'viewApprovals')
     const { decided, ...filters } = parsed.data
     const query = {
       ...filters,
@@ -33,14 +28,14 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   // Before /:id, which would take "grants" for a request id.
-  app.get('/grants', requireRole('operator'), async (c) => {
+  app.get('/grants', requireAbility('manageGrants'), async (c) => {
     const parsed = parseInput(grantListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid grants query: ${describeZod(parsed.error)}`)
     const agent = parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent)
     return c.json(await plane.grants.list({ ...parsed.data, agent }))
   })
 
-  app.delete('/grants/:id', requireRole('operator'), async (c) => {
+  app.delete('/grants/:id', requireAbility('manageGrants'), async (c) => {
     const result = await plane.grants.revoke(c.req.param('id'), c.get('caller'))
     if (!result.ok) return errorResponse(c, result.code, result.message)
     return c.json(result.grant)
@@ -54,7 +49,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   // Approvers check a signed procedure against a request before they cite it.
-  app.get('/:id/sop-check', requireRole('operator'), async (c) => {
+  app.get('/:id/sop-check', requireAbility('viewApprovals'), async (c) => {
     const parsed = parseInput(sopCheckQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid SOP check: ${describeZod(parsed.error)}`)
     const checked = await plane.approvals.checkSop(c.req.param('id'), parsed.data.sopId)

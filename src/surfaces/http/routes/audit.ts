@@ -6,11 +6,11 @@ import { errorResponse } from '../error-response.js'
 import { eventsQuery } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
-  app.use(requireRole('operator'))
+  app.use(requireAbility('readAudit'))
 
   app.get('/', async (c) => {
     const parsed = parseAuditQuery(c.req.query())
@@ -36,7 +36,7 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(await plane.events.list(query.data))
   })
 
-  app.post('/sweep', requireRole('admin'), async (c) => {
+  app.post('/sweep', requireAbility('sweepAudit'), async (c) => {
     const caller = c.get('caller')
     return c.json(await plane.audit.sweep({ id: caller.id, name: caller.name }))
   })

@@ -1,18 +1,18 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
+import { can, canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { effectivePolicyQuery, policyBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
 
-  app.get('/', requireRole('admin'), (c) => c.json({ policies: plane.policies.list() }))
+  app.get('/', requireAbility('managePolicies'), (c) => c.json({ policies: plane.policies.list() }))
 
   // Every key may ask about itself (the console's skill page); admins about anyone, as the policy matrix.
   app.get('/effective', async (c) => {
@@ -20,7 +20,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
     const query = parseInput(effectivePolicyQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid effective-policy query: ${describeZod(query.error)}`)
     const { subject, skill, q, class: klass, edge: edgeRef, cursor, limit } = query.data
-    const admin = caller.kind === 'user' && caller.role === 'admin'
+    const admin = can(caller, 'managePolicies')
     const ids = subject?.split(',').map((s) => s.trim())
     if (!admin && ids?.some((id) => id !== 'self'))
       return errorResponse(c, 'denied', 'only admins may see the policy in effect for others: ask for subject=self')
@@ -35,7 +35,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
       }
     } else subjects = admin ? await policySubjects(sources) : [selfSubject(caller)]
     // Edges are listed to operators and admins only: naming one must not tell others which exist.
-    if (edgeRef && (caller.kind !== 'user' || caller.role === 'viewer'))
+    if (edgeRef && !can(caller, 'readEdges'))
       return errorResponse(c, 'denied', 'deciding as run on an edge is for operators and admins')
     const edge = edgeRef ? plane.edges.get(edgeRef) : null
     if (edge === undefined) return errorResponse(c, 'invalid_input', `unknown edge "${edgeRef}"`)
@@ -66,7 +66,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
     })
   })
 
-  app.put('/', requireRole('admin'), async (c) => {
+  app.put('/', requireAbility('managePolicies'), async (c) => {
     const body = await parseBody(c, policyBody, 'invalid policy')
     if (!body.ok) return body.response
     const result = await plane.policies.set(body.value, c.get('caller'), plane.now())
@@ -74,7 +74,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(result.policy)
   })
 
-  app.delete('/:id', requireRole('admin'), async (c) => {
+  app.delete('/:id', requireAbility('managePolicies'), async (c) => {
     const cleared = await plane.policies.clear(c.req.param('id'), c.get('caller'))
     if (!cleared) return errorResponse(c, 'not_found', `no policy "${c.req.param('id')}"`)
     return c.json(cleared)

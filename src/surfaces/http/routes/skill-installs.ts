@@ -6,7 +6,7 @@ import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { readUpload } from '../read-upload.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 import { skillInstallBody, skillUploadFields } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
@@ -16,7 +16,7 @@ import { isValidName } from '../../../sources/agent-skills/index.js'
 export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
 
-  app.post('/install', requireRole('admin'), async (c) => {
+  app.post('/install', requireAbility('manageSkills'), async (c) => {
     const body = await parseBody(c, skillInstallBody, 'invalid install')
     if (!body.ok) return body.response
     const { source: text, pin, skills, dryRun, acceptRisk, allowLoopback, allowRedirects } = body.value
@@ -31,7 +31,7 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
     return answer(c, await plane.installSkills({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
   })
 
-  app.post('/upload', requireRole('admin'), async (c) => {
+  app.post('/upload', requireAbility('manageSkills'), async (c) => {
     const read = await readUpload(c, managedTarget(plane.dataDir), Object.keys(skillUploadFields.shape))
     if (!read.ok) return read.response
     const { upload, filename } = read
@@ -44,7 +44,7 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
     return answer(c, await plane.installSkills({ from: { upload, filename }, skills, dryRun, acceptRisk }, c.get('caller')))
   })
 
-  app.post('/:key/rollback', requireRole('admin'), async (c) => {
+  app.post('/:key/rollback', requireAbility('manageSkills'), async (c) => {
     const name = c.req.param('key')
     if (!isValidName(name)) return errorResponse(c, 'not_found', `"${name.slice(0, 100)}" is not an installed skill's name (a-z, 0-9 and single hyphens)`)
     const rolled = await plane.rollbackSkill(name, c.get('caller'))

@@ -12,7 +12,7 @@ import { parseInput } from '../parse-input.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionDetail } from '../../../sources/agent-skills/index.js'
 import { SkillListBodies } from './skill-list-bodies.js'
@@ -78,7 +78,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(skillDetail(skill, plane.catalog, caller, plane.connectionState(skill, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null })))
   })
 
-  app.patch('/:key', requireRole('admin'), async (c) => {
+  app.patch('/:key', requireAbility('manageSkills'), async (c) => {
     const key = c.req.param('key')
     const skill = plane.registry.get(key)
     const instruction = plane.instructions.get(key)
@@ -96,7 +96,7 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     )
   })
 
-  app.put('/:key/sharing', requireRole('admin'), async (c) => {
+  app.put('/:key/sharing', requireAbility('manageSkills'), async (c) => {
     const body = await parseBody(c, skillSharingBody, 'invalid sharing')
     if (!body.ok) return body.response
     const shared = await plane.shareSkill(c.req.param('key'), body.value, c.get('caller'))

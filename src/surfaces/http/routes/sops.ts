@@ -4,14 +4,14 @@ import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { sopRegisterBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
 
-  app.get('/', requireRole('operator'), async (c) => c.json({ sops: await plane.sops.list() }))
+  app.get('/', requireAbility('readSops'), async (c) => c.json({ sops: await plane.sops.list() }))
 
-  app.post('/', requireRole('admin'), async (c) => {
+  app.post('/', requireAbility('manageSops'), async (c) => {
     const body = await parseBody(c, sopRegisterBody)
     if (!body.ok) return body.response
     const result = await plane.sops.register(body.value.document, body.value.signature, c.get('caller'), plane.now())
@@ -19,7 +19,7 @@ export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(result.value, 201)
   })
 
-  app.post('/:id/revoke', requireRole('admin'), async (c) => {
+  app.post('/:id/revoke', requireAbility('manageSops'), async (c) => {
     const revoked = await plane.sops.revoke(c.req.param('id'), c.get('caller'), plane.now())
     if (!revoked) return errorResponse(c, 'not_found', `no active SOP "${c.req.param('id')}"`)
     return c.json({ id: c.req.param('id'), revoked: true })

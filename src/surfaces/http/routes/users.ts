@@ -4,21 +4,21 @@ import { IdentityError } from '../../../auth/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { parseBody } from '../parse-body.js'
 import { addUserBody, userEditBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 import { answerIdentity as answer } from './answer-identity.js'
 
 /** Users: the people behind keys (admin). */
 export function userRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
-  app.get('/', requireRole('admin'), async (c) => c.json({ users: await plane.users.list() }))
+  app.get('/', requireAbility('manageUsers'), async (c) => c.json({ users: await plane.users.list() }))
 
-  app.post('/', requireRole('admin'), async (c) => {
+  app.post('/', requireAbility('manageUsers'), async (c) => {
     const body = await parseBody(c, addUserBody, 'invalid user')
     if (!body.ok) return body.response
     return answer(c, async () => ({ user: await plane.users.add(body.value, c.get('caller')) }), 201)
   })
 
-  app.patch('/:id', requireRole('admin'), async (c) => {
+  app.patch('/:id', requireAbility('manageUsers'), async (c) => {
     const body = await parseBody(c, userEditBody, 'invalid user change')
     if (!body.ok) return body.response
     const { role, disabled } = body.value
