@@ -6,7 +6,6 @@ import type { AgentView } from '../api/types'
 import type { EffectiveMatrix } from '../api/policy-types'
 import { Chip, ClassChip, DecisionChip, ErrorNote, ModelName } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { useSkillClasses } from '../api/use-skill-classes'
 import { StartRunForm } from './start-run-form'
 import { TestRunForm } from './test-run-form'
@@ -17,8 +16,7 @@ import { AgentAvailability } from './agent-availability'
 /** One agent: its bindings, its runs, and (by role) starting a run or a test run. */
 export function AgentPage() {
   const id = useParams().id!
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   const agents = useApi(() => unwrap<{ agents: AgentView[] }>(api.GET('/api/agents')), [])
   const classes = useSkillClasses()
   const found = agents.data?.agents.find((a) => a.id === id.toLowerCase() || [a.name, ...a.aliases].some((label) => label.toLowerCase() === id.toLowerCase()))
@@ -73,7 +71,7 @@ export function AgentPage() {
         </div>
       )}
       {!can.runAgents && <p className="muted">Your key can't run this agent or read its runs.</p>}
-      {can.readRuns && <AgentRuns agentId={agent.id} refresh={tested} />}
+      {can.runAgents && <AgentRuns agentId={agent.id} refresh={tested} />}
     </section>
   )
 }
@@ -83,8 +81,8 @@ export function AgentPage() {
  * decision: admins ask about any agent, an agent key about itself; others are not told.
  */
 function useAgentPolicy(agent: AgentView | null) {
-  const { caller } = useSession()
-  const subject = !agent ? null : abilities(caller).admin ? `agent:${agent.id}` : caller.kind === 'agent' && caller.agentId === agent.id ? 'self' : null
+  const { caller, abilities } = useSession()
+  const subject = !agent ? null : abilities.managePolicies ? `agent:${agent.id}` : caller.kind === 'agent' && caller.agentId === agent.id ? 'self' : null
   const skills = agent?.skills.join(',') ?? ''
   const effective = useApi(
     async () =>

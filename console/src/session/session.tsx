@@ -2,9 +2,22 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { api, authHeaders, keepCsrfToken, keepKey, onUnauthorized, signedInBySession, storedKey, unwrap } from '../api/client'
 import type { Caller } from '../api/types'
 
+/**
+ * What GET /api/me says the caller may do: every ability of the server's one table
+ * (src/access/abilities.ts), true when it holds it. The console offers only those; the server
+ * still decides every request.
+ */
+export type Abilities = Readonly<Record<string, boolean>>
+
 export interface Session {
   caller: Caller
+  abilities: Abilities
   signOut: () => void
+}
+
+interface Me {
+  caller: Caller
+  abilities: Abilities
 }
 
 /** GET /auth/config: the identity provider to offer, and whether the browser's cookie holds a live session. */
@@ -26,9 +39,9 @@ const SessionContext = createContext<SessionState | null>(null)
 
 // A session's answer carries its CSRF token; a key's doesn't.
 const whoAmI = () =>
-  unwrap<{ caller: Caller; csrfToken?: string }>(api.GET('/api/me')).then((body) => {
-    keepCsrfToken(body.csrfToken ?? null)
-    return body.caller
+  unwrap<Me & { csrfToken?: string }>(api.GET('/api/me')).then(({ caller, abilities, csrfToken }): Me => {
+    keepCsrfToken(csrfToken ?? null)
+    return { caller, abilities }
   })
 
 /**
@@ -36,14 +49,14 @@ const whoAmI = () =>
  * cookie the identity provider's sign-in left (HttpOnly: only asking the server tells).
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [caller, setCaller] = useState<Caller | null>(null)
+  const [me, setMe] = useState<Me | null>(null)
   const [checking, setChecking] = useState(true)
   const [options, setOptions] = useState<SignInOptions | null>(null)
   const signOut = useCallback(() => {
     if (signedInBySession()) void fetch('/auth/logout', { method: 'POST', headers: authHeaders('POST') })
     keepCsrfToken(null)
     keepKey(null)
-    setCaller(null)
+    setMe(null)
   }, [])
   useEffect(() => {
     onUnauthorized(signOut)
@@ -55,7 +68,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     const signedIn = storedKey() !== null ? Promise.resolve(true) : config.then((found) => found?.session === true)
     signedIn
       .then((yes) => (yes ? whoAmI() : null))
-      .then(setCaller, () => {
+      .then(setMe, () => {
         keepCsrfToken(null)
         keepKey(null)
       })
@@ -64,13 +77,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signIn = useCallback(async (key: string) => {
     keepKey(key)
     try {
-      setCaller(await whoAmI())
+      setMe(await whoAmI())
     } catch (error) {
       keepKey(null)
       throw error
     }
   }, [])
-  const value = useMemo(() => ({ session: caller && { caller, signOut }, checking, options, signIn }), [caller, checking, options, signIn, signOut])
+  const value = useMemo(() => ({ session: me && { ...me, signOut }, checking, options, signIn }), [me, checking, options, signIn, signOut])
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 
