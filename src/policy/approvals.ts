@@ -352,11 +352,7 @@ export class Approvals {
         return refuse(`approval request ${row.id} was withdrawn: ask again with a new call`)
     }
     const required = input.requirement
-    if (
-      row.approvals_required < required.approvals ||
-      !roleAtLeast(row.approver_role, required.approverRole) ||
-      (required.sop && row.sop_required !== 1)
-    ) {
+    if (row.approvals_required < required.approvals || !roleAtLeast(row.approver_role, required.approverRole) || (required.sop && row.sop_required !== 1)) {
       return refuse(`approval request ${row.id} was granted under weaker rules than skill "${row.skill_key}" needs now: request a new approval`)
     }
     // Defence in depth against a row edited back to "approved": the audit log remembers runs.

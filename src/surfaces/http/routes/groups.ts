@@ -23,7 +23,9 @@ export function groupRoutes(plane: Skillplane): Hono<HttpEnv> {
     return answer(c, () => plane.groups.setRole(c.req.param('id'), body.value.role, c.get('caller')))
   })
 
-  app.put('/:id/members/:user', requireAbility('manageUsers'), (c) => answer(c, () => plane.groups.addMember(c.req.param('id'), c.req.param('user'), c.get('caller'))))
+  app.put('/:id/members/:user', requireAbility('manageUsers'), (c) =>
+    answer(c, () => plane.groups.addMember(c.req.param('id'), c.req.param('user'), c.get('caller'))),
+  )
 
   app.delete('/:id/members/:user', requireAbility('manageUsers'), (c) =>
     answer(c, () => plane.groups.removeMember(c.req.param('id'), c.req.param('user'), c.get('caller'))),

@@ -35,8 +35,7 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
       }
     } else subjects = admin ? await policySubjects(sources) : [selfSubject(caller)]
     // Edges are listed to operators and admins only: naming one must not tell others which exist.
-    if (edgeRef && !can(caller, 'readEdges'))
-      return errorResponse(c, 'denied', 'deciding as run on an edge is for operators and admins')
+    if (edgeRef && !can(caller, 'readEdges')) return errorResponse(c, 'denied', 'deciding as run on an edge is for operators and admins')
     const edge = edgeRef ? plane.edges.get(edgeRef) : null
     if (edge === undefined) return errorResponse(c, 'invalid_input', `unknown edge "${edgeRef}"`)
     const keys = skill && new Set(skill.split(',').map((k) => k.trim()))
