@@ -13,7 +13,7 @@ import {
 } from './abilities.js'
 import { highestRole, isRole, lowerRole, roleAtLeast, ROLES } from './roles.js'
 
-const person = (role: 'viewer' | 'operator' | 'admin', id = role): Caller => ({ kind: 'user', id, name: id, role })
+const person = (role: 'viewer' | 'operator' | 'admin', id: string = role): Caller => ({ kind: 'user', id, name: id, role })
 const agentKey: Caller = { kind: 'agent', id: 'k1', name: 'helper-key', agentId: 'helper' }
 const held = (caller: Caller) => ABILITY_NAMES.filter((name) => can(caller, name))
 
