@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import { isExecutable, type AuditEntry, type Page, type SkillDetail } from '../api/types'
+import { isExecutable } from '../api/types'
 import { Chip, ClassChip, ConnectionChip, Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { InvokeForm } from './invoke-form'
@@ -21,7 +21,7 @@ export function SkillPage() {
 
 function Skill({ skillKey: key }: { skillKey: string }) {
   const { abilities: can } = useSession()
-  const skill = useApi(() => unwrap<SkillDetail>(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
+  const skill = useApi(() => unwrap(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
   // Each call made from the form loads the recent calls again.
   const [invoked, setInvoked] = useState(0)
   if (skill.error) return <ErrorNote error={skill.error} />
@@ -74,7 +74,7 @@ function Skill({ skillKey: key }: { skillKey: string }) {
         </>
       )}
       <SkillRisks risks={s.risks ?? []} />
-      <SkillSharing key={JSON.stringify(s.sharing)} skill={s} admin={can.manageSkills === true} onSaved={skill.reload} />
+      <SkillSharing key={JSON.stringify(s.sharing)} skill={s} admin={can.manageSkills} onSaved={skill.reload} />
       {/* A fresh form after each save: it starts from what the server now holds. */}
       {can.manageSkills && (
         <CatalogEdit key={JSON.stringify([s.title, s.description, s.tags, s.class, s.enabled, s.overrides])} skill={s} onSaved={skill.reload} />
@@ -103,7 +103,7 @@ function Diagnostics({ items }: { items: Array<{ severity: string; message: stri
 }
 
 function RecentCalls({ skillKey, refresh }: { skillKey: string; refresh: number }) {
-  const calls = useApi(() => unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { skill: skillKey, limit: 10 } } })), [skillKey, refresh])
+  const calls = useApi(() => unwrap(api.GET('/api/audit', { params: { query: { skill: skillKey, limit: 10 } } })), [skillKey, refresh])
   return (
     <>
       <h2 id="recent-calls">Recent calls</h2>

@@ -1,6 +1,5 @@
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { SourcesReport } from '../api/source-types'
 import { Chip, ErrorNote } from '../components'
 import { useSession } from '../session/session'
 import { ConnectionValues } from './connection-values'
@@ -24,7 +23,7 @@ export function SourcesPage() {
 }
 
 function Sources() {
-  const sources = useApi(() => unwrap<SourcesReport>(api.GET('/api/sources')), [])
+  const sources = useApi(() => unwrap(api.GET('/api/sources')), [])
   const report = sources.data
   return (
     <>

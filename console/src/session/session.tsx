@@ -7,17 +7,12 @@ import type { Caller } from '../api/types'
  * (src/access/abilities.ts), true when it holds it. The console offers only those; the server
  * still decides every request.
  */
-export type Abilities = Readonly<Record<string, boolean>>
+export type Abilities = Me['abilities']
 
 export interface Session {
   caller: Caller
   abilities: Abilities
   signOut: () => void
-}
-
-interface Me {
-  caller: Caller
-  abilities: Abilities
 }
 
 /** GET /auth/config: the identity provider to offer, and whether the browser's cookie holds a live session. */
@@ -39,10 +34,11 @@ const SessionContext = createContext<SessionState | null>(null)
 
 // A session's answer carries its CSRF token; a key's doesn't.
 const whoAmI = () =>
-  unwrap<Me & { csrfToken?: string }>(api.GET('/api/me')).then(({ caller, abilities, csrfToken }): Me => {
+  unwrap(api.GET('/api/me')).then(({ caller, abilities, csrfToken }) => {
     keepCsrfToken(csrfToken ?? null)
     return { caller, abilities }
   })
+type Me = Awaited<ReturnType<typeof whoAmI>>
 
 /**
  * Who is signed in: the caller behind the API key kept in sessionStorage, or behind the session
