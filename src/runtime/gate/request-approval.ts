@@ -36,7 +36,6 @@ export async function requestApproval(call: Call, deps: StageDeps, ask: Approval
     approvalDetails(request),
   )
   if (!wait) return pending
-  // The call is on record as waiting before it waits: a crash leaves an accurate row.
   await recordWaiting(call, deps, pending.message)
   const cancel = call.cancel!
   const outcome = await approvals.waitForDecision(request.id, waitMs, cancel.signal)

@@ -5,7 +5,7 @@ import type { StageDeps } from '../stage.js'
 
 const MAX_DEPTH = 8
 
-/** Stage 3: whether this caller (and whoever it acts for) may call the skill at all. */
+/** Whether this caller (and whoever it acts for) may call the skill at all. */
 export function authoriseCall(call: Call, { catalog }: StageDeps): Refusal | undefined {
   const { skill, caller } = call
   const reason = authorize({ key: skill.key, skillClass: skill.class, caller, agentId: call.agentId, isBound: (a, k) => catalog.isBound(a, k) })

@@ -4,7 +4,7 @@ import { isRefusal, type Refusal } from '../refusal.js'
 import type { StageDeps } from '../stage.js'
 
 /**
- * Stage 4: the secrets and settings the skill declares are there for this caller, checked before
+ * The secrets and settings the skill declares are there for this caller, checked before
  * anyone is asked to approve a call that could not run; the executor gets them only after the gate.
  */
 export function connectCall(call: Call, deps: StageDeps): Refusal | undefined | Promise<Refusal | undefined> {

@@ -9,7 +9,7 @@ import { isSkillError } from '../skill-error.js'
 import type { StageDeps } from '../stage.js'
 
 /**
- * Stage 9: run the skill's executor with its deadline, in the call's span; a throw, the deadline
+ * Run the skill's executor with its deadline, in the call's span; a throw, the deadline
  * or an abort becomes a refusal. Executor kinds are told apart here and nowhere else.
  */
 export async function dispatchCall(call: Call, deps: StageDeps): Promise<Refusal | undefined> {

@@ -7,7 +7,7 @@ import type { StageDeps } from '../stage.js'
 import { toAuditRow } from '../to-audit-row.js'
 
 /**
- * Stage 11, where every call that was not stopped by an envelope ends: its final audit row,
+ * Where every call that no envelope stopped ends: its final audit row,
  * committed (or kept in the backlog) before the envelope returns.
  */
 export async function finishCall(call: Call, deps: StageDeps): Promise<Envelope> {

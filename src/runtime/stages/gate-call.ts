@@ -15,7 +15,7 @@ import type { StageDeps, Stop } from '../stage.js'
 import { storeProblem } from '../store-problem.js'
 
 /**
- * Stage 6: policy, then approval when it says ASK, a decision a file in `gate/`. A `check` call
+ * Policy, then approval when it says ASK, a decision a file in `gate/`. A `check` call
  * stops here: it answers whether it would run, and runs nothing.
  */
 export function gateCall(call: Call, deps: StageDeps): Stop | undefined | Promise<Stop | undefined> {

@@ -4,7 +4,7 @@ import { isRefusal, type Refusal } from '../refusal.js'
 import type { StageDeps } from '../stage.js'
 
 /**
- * Stage 7: the secrets and settings the executor gets, read again after the gate: a value rotated
+ * The secrets and settings the executor gets, read again after the gate: a value rotated
  * or deleted while the call waited for approval is not used. Each is scrubbed from what the call
  * logs, stores and answers.
  */

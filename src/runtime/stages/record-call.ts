@@ -5,7 +5,7 @@ import type { StageDeps } from '../stage.js'
 import { storeProblem } from '../store-problem.js'
 import { toAuditRow } from '../to-audit-row.js'
 
-/** Stage 8: the running row is durable before the executor starts, or the call does not run (and, never running, has no final row). */
+/** The running row is durable before the executor starts, or the call does not run (and, never running, has no final row). */
 export async function recordCall(call: Call, deps: StageDeps): Promise<Envelope | undefined> {
   try {
     await deps.audit.write(toAuditRow(call, deps.managerId))

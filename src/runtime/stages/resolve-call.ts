@@ -8,7 +8,7 @@ import { serialize } from '../serialize.js'
 import type { StageDeps } from '../stage.js'
 
 /**
- * Stage 1: the agent the call is for and the skill, enabled, bound and available; for host scope,
+ * The agent the call is for and the skill, enabled, bound and available; for host scope,
  * the edge it runs on. The input is audited as the named skill's schema redacts it, even when the
  * call is refused.
  */

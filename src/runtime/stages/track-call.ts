@@ -3,7 +3,7 @@ import { CallCancel } from '../call-cancel.js'
 import type { StageDeps } from '../stage.js'
 
 /**
- * Stage 5: from here a call can wait (for an approval) and run, so its caller's signal and a
+ * From here a call can wait (for an approval) and run, so its caller's signal and a
  * shutdown cancel it; it gets the `ctx` its executor (and `needsApproval`) sees. The pipeline
  * lets go of it when the call ends.
  */

@@ -3,7 +3,7 @@ import type { Call } from '../call.js'
 import { errorMessage } from '../error-message.js'
 import { refusal, type Refusal } from '../refusal.js'
 
-/** Stage 2: the input as the skill's schema parses it (defaults filled in), or why not. */
+/** The input as the skill's schema parses it (defaults filled in), or why not. */
 export function validateInput(call: Call): Refusal | undefined {
   const { skill, input } = call
   if (call.inputJson === undefined) return refusal('invalid_input', 'input must be a JSON value', 'error')

@@ -4,7 +4,7 @@ import { errorMessage } from '../error-message.js'
 import { refusal, type Refusal } from '../refusal.js'
 import { isSkillError } from '../skill-error.js'
 
-/** Stage 10: the result as the skill's output schema parses it, or why it is not one. */
+/** The result as the skill's output schema parses it, or why it is not one. */
 export function validateOutput(call: Call): Refusal | undefined {
   const { skill, output: data } = call
   try {
