@@ -23,6 +23,7 @@ export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, typ
 export { createSkillplane, type Skillplane, type SkillplaneOptions } from './skillplane/index.js'
 export { createPlane, type Plane, type PlaneOptions } from './plane/index.js'
 export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './runtime/index.js'
+export { SkillplaneError } from './errors/index.js'
 export { SkillError, type SkillErrorCode } from './runtime/index.js'
 export { StoreError } from './store/index.js'
 export { MemoryError, type SharedMemory } from './memory/index.js'
