@@ -2,6 +2,6 @@ export { ApiKeys, hashKey, type CreatedKey, type KeyInfo, type KeyRole } from '.
 export { Users, type UserInfo } from './users.js'
 export { Groups, type GroupInfo } from './groups.js'
 export { IdentityError } from './identity-error.js'
-export { effectiveRole, highestRole, isRole, ROLES } from './effective-role.js'
+export { effectiveRole } from './effective-role.js'
 export type { ChangeActor, IdentityDeps, RecordEvent } from './identity-deps.js'
 export { Sessions, SESSION_HOURS, type OpenedSession, type SessionCaller } from './sessions.js'
