@@ -38,19 +38,19 @@ export class UnknownAgentError extends Error {
 
 /** The caller and agent an adapter acts as; an unknown agent is an error, not an empty tool set. */
 export function resolveToolOptions(plane: Plane, options: ToolAdapterOptions): ResolvedToolOptions {
-  const known = () => plane.catalog.agents().map((a) => a.id)
+  const known = () => plane.agents.list().map((a) => a.id)
   const { caller } = options
   if (caller?.kind === 'agent') {
-    if (!plane.catalog.agent(caller.agentId)) throw new UnknownAgentError(caller.agentId, known())
+    if (!plane.agents.get(caller.agentId)) throw new UnknownAgentError(caller.agentId, known())
     return { ...options, caller, agentId: caller.agentId }
   }
   if (!options.agent) {
     if (!caller) throw new TypeError('a tool adapter needs a caller, or an agent to act as: { agent: "support-bot" }')
     return { ...options, caller, agentId: null }
   }
-  const agentId = plane.catalog.resolveAgent(options.agent)
+  const agentId = plane.agents.resolve(options.agent)
   if (!agentId) throw new UnknownAgentError(options.agent, known())
-  return { ...options, caller: caller ?? agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId), agentId }
+  return { ...options, caller: caller ?? agentCaller(agentId, plane.agents.get(agentId)?.name ?? agentId), agentId }
 }
 
 /** The tools an adapter gives a caller, made once when the adapter is made (the pipeline re-checks each call). */

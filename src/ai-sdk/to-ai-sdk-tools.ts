@@ -138,7 +138,7 @@ function refuseHiddenKeys(plane: Plane, options: AISDKToolOptions & ResolvedTool
 function activeStep(plane: Plane, options: ResolvedToolOptions, tools: ToolSet, core: string[]): PrepareStepFunction<ToolSet> {
   let mostUsed: Promise<string[]> | undefined
   return async ({ messages }) => {
-    mostUsed ??= plane.discovery.mostUsed(options.caller.id).catch((error: unknown) => {
+    mostUsed ??= plane.skills.discovery.mostUsed(options.caller.id).catch((error: unknown) => {
       plane.logger.warn({ err: error }, "reading the caller's most used skills failed; its steps start with the core set alone")
       return []
     })

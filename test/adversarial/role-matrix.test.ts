@@ -129,7 +129,7 @@ const MATRIX: Record<string, Entry> = {
           allow: ADMIN,
           request: async (t: Target) => {
             const name = `M_${ulid()}`
-            await (kind === 'secret' ? t.plane.secrets : t.plane.settings).set(name, 'v-1234')
+            await (kind === 'secret' ? t.plane.values.secrets : t.plane.values.settings).set(name, 'v-1234')
             return { path: `/api/${kind}s/${name}` }
           },
         },
@@ -143,7 +143,7 @@ const MATRIX: Record<string, Entry> = {
       {
         allow: ADMIN,
         request: async (t: Target) => {
-          const { id } = await t.plane.learnings.record(
+          const { id } = await t.plane.values.learnings.record(
             { category: 'pattern', title: 'matrix', content: 'a learning' },
             { skill: null, agentId: null, callId: null, caller: admin },
           )
@@ -157,7 +157,7 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/edges/{id}': {
     allow: OPERATORS,
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}` }
     },
@@ -165,7 +165,7 @@ const MATRIX: Record<string, Entry> = {
   'PUT /api/edges/{id}/secrets': {
     allow: ADMIN,
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}/secrets`, body: JSON.stringify({ secrets: ['DEPLOY_TOKEN'] }) }
     },
@@ -173,7 +173,7 @@ const MATRIX: Record<string, Entry> = {
   'POST /api/edges/{id}/rotate': {
     allow: ADMIN,
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}/rotate`, body: JSON.stringify({ expiresIn: '30d' }) }
     },
@@ -181,7 +181,7 @@ const MATRIX: Record<string, Entry> = {
   'DELETE /api/edges/{id}': {
     allow: ADMIN,
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}` }
     },
@@ -190,23 +190,29 @@ const MATRIX: Record<string, Entry> = {
   'POST /api/users': { allow: ADMIN, request: () => ({ path: '/api/users', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
   'PATCH /api/users/{id}': {
     allow: ADMIN,
-    request: async (t) => ({ path: `/api/users/${(await t.plane.users.add({ name: `m-${ulid()}` }, admin)).id}`, body: JSON.stringify({ role: 'viewer' }) }),
+    request: async (t) => ({
+      path: `/api/users/${(await t.plane.people.users.add({ name: `m-${ulid()}` }, admin)).id}`,
+      body: JSON.stringify({ role: 'viewer' }),
+    }),
   },
   'GET /api/groups': { allow: ADMIN, request: () => ({ path: '/api/groups' }) },
   'POST /api/groups': { allow: ADMIN, request: () => ({ path: '/api/groups', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
   'PATCH /api/groups/{id}': {
     allow: ADMIN,
-    request: async (t) => ({ path: `/api/groups/${(await t.plane.groups.add({ name: `m-${ulid()}` }, admin)).id}`, body: JSON.stringify({ role: null }) }),
+    request: async (t) => ({
+      path: `/api/groups/${(await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)).id}`,
+      body: JSON.stringify({ role: null }),
+    }),
   },
   'PUT /api/groups/{id}/members/{user}': {
     allow: ADMIN,
-    request: async (t) => ({ path: `/api/groups/${(await t.plane.groups.add({ name: `m-${ulid()}` }, admin)).id}/members/vera`, body: '' }),
+    request: async (t) => ({ path: `/api/groups/${(await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)).id}/members/vera`, body: '' }),
   },
   'DELETE /api/groups/{id}/members/{user}': {
     allow: ADMIN,
     request: async (t) => {
-      const group = await t.plane.groups.add({ name: `m-${ulid()}` }, admin)
-      await t.plane.groups.addMember(group.id, 'vera', admin)
+      const group = await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)
+      await t.plane.people.groups.addMember(group.id, 'vera', admin)
       return { path: `/api/groups/${group.id}/members/vera` }
     },
   },
@@ -222,7 +228,7 @@ const MATRIX: Record<string, Entry> = {
     allow: ADMIN,
     request: async (t) => {
       const sop = t.signer.sop({ id: `m${ulid().toLowerCase()}`, skills: ['wipe_things'] })
-      const registered = await t.plane.sops.register(sop.document, sop.signature, admin, t.plane.now())
+      const registered = await t.plane.approvals.sops.register(sop.document, sop.signature, admin, t.plane.now())
       if (!registered.ok) throw new Error(registered.message)
       return { path: `/api/sops/${registered.value.id}/revoke`, body: '' }
     },

@@ -56,7 +56,7 @@ export function createHttpApp(
   const app = new Hono<HttpEnv>()
   const oauth = oauthFor(plane, options.listenUrl)
   const base = plane.config.auth.oidc ? baseUrlOf(plane, options.listenUrl) : undefined
-  const auth = apiKeyAuth(plane.keys, oauth, '', base && { store: plane.sessions, secure: () => base().startsWith('https:') })
+  const auth = apiKeyAuth(plane.people.keys, oauth, '', base && { store: plane.people.sessions, secure: () => base().startsWith('https:') })
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
@@ -98,8 +98,8 @@ export function createHttpApp(
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
   const health = async (c: Context<HttpEnv>) => {
-    const health = { version: VERSION, database: plane.dialect, skills: plane.registry.ownCount, manager: plane.managerId }
-    const down = await plane.checkDatabase()
+    const health = { version: VERSION, database: plane.status.dialect, skills: plane.skills.count, manager: plane.status.managerId }
+    const down = await plane.status.checkDatabase()
     if (!down) return c.json({ ok: true, ...health })
     c.header('Retry-After', String(RETRY_AFTER_S))
     return c.json({ ok: false, ...health, error: { code: 'unavailable', message: `the database is unavailable: ${down}` } }, 503)
@@ -107,7 +107,7 @@ export function createHttpApp(
   app.get('/api/health', health)
   // For load balancers and probes: ready takes traffic only while the database answers; live only says the process serves.
   app.get('/api/health/ready', health)
-  app.get('/api/health/live', (c) => c.json({ ok: true, version: VERSION, manager: plane.managerId }))
+  app.get('/api/health/live', (c) => c.json({ ok: true, version: VERSION, manager: plane.status.managerId }))
   if (oauth) {
     // RFC 9728: where OAuth clients learn which identity provider issues tokens for /api (the root) and /mcp.
     const metadata = (path: ResourcePath) => (c: Context<HttpEnv>) => {
@@ -122,7 +122,7 @@ export function createHttpApp(
   // A console session's answer carries the CSRF token its changes must send.
   app.get('/api/me', (c) => c.json({ caller: c.get('caller'), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }))
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
-  app.use('/mcp', apiKeyAuth(plane.keys, oauth, '/mcp'))
+  app.use('/mcp', apiKeyAuth(plane.people.keys, oauth, '/mcp'))
   const { enabled, listen } = plane.config.metrics
   if (enabled && !listen) {
     const metrics = options.metrics ?? new PlaneMetrics(plane, mcp)
@@ -146,11 +146,11 @@ export function createHttpApp(
   app.route('/api/edges', edgeRoutes(plane))
   app.route('/api/users', userRoutes(plane))
   app.route('/api/groups', groupRoutes(plane))
-  app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources()))
+  app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources.report()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
   app.post('/api/sources/reload', requireRole('admin'), async (c) => {
     try {
-      return c.json(await plane.reloadSources())
+      return c.json(await plane.sources.reload())
     } catch (error) {
       // The reloaded sources hold no skill at all: the catalog is kept, not orphaned.
       if (error instanceof SyncRefusedError) return errorResponse(c, 'conflict', error.message)
@@ -166,7 +166,7 @@ export function createHttpApp(
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
     let caller: Caller | null = null
     try {
-      caller = token ? await bearerCaller(token, plane.keys, oauth) : null
+      caller = token ? await bearerCaller(token, plane.people.keys, oauth) : null
     } catch (error) {
       if (error instanceof InvalidTokenError || error instanceof TokenRefusedError) return errorResponse(c, 'unauthorized', error.message)
       if (error instanceof IdentityProviderUnavailableError) return errorResponse(c, 'unavailable', error.message)
@@ -177,10 +177,10 @@ export function createHttpApp(
     if (pageText !== undefined && !/^[1-9]\d{0,5}$/.test(pageText))
       return errorResponse(c, 'invalid_input', `page must be a whole number from 1, got ${JSON.stringify(pageText)}`)
     const key = JSON.stringify([caller, tag ?? null, pageText ?? null])
-    const version = plane.skillsVersion()
+    const version = plane.skills.version()
     const kept = documents.get(key)
     if (kept?.version === version) return c.body(kept.text, 200, { 'content-type': 'application/json' })
-    let skills = caller ? plane.registry.list().filter((s) => canSee(caller, s, plane.catalog) && (tag === undefined || s.category === tag)) : []
+    let skills = caller ? plane.skills.list().filter((s) => canSee(caller, s, plane.skills) && (tag === undefined || s.category === tag)) : []
     let paging: { page: number; pages: number; skills: number; pageSize: number } | undefined
     if (pageText !== undefined) {
       const page = Number(pageText)
@@ -209,7 +209,7 @@ function oauthFor(plane: Skillplane, listenUrl: (() => string) | undefined): OAu
   if (!oidc) return undefined
   return {
     resource: new ProtectedResource(oidc, baseUrlOf(plane, listenUrl)),
-    context: { resolveAgent: (label) => plane.catalog.resolveAgent(label), users: plane.users },
+    context: { resolveAgent: (label) => plane.agents.resolve(label), users: plane.people.users },
   }
 }
 

@@ -215,22 +215,22 @@ async function syncPlane(
 ): Promise<void> {
   await withPlane(o, async (plane) => {
     // Removing the last installed skill empties the catalog's sources on purpose: that sync is no mistake to refuse.
-    await plane.sync({ prune: removed ? names : [], force: removed })
+    await plane.skills.sync({ prune: removed ? names : [], force: removed })
     for (const plan of plans) {
       // Kept on the catalog row, for the console and `skills show`.
-      for (const skill of plan.skills) await plane.catalog.setRisks(skill.name, skill.risks, plane.now())
-      await recordInstalls(plane.events, plan, names, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o) })
+      for (const skill of plan.skills) await plane.skills.setRisks(skill.name, skill.risks, plane.now())
+      await recordInstalls(plane.audit.events, plan, names, localAdmin(), { acceptRisk: o.acceptRisk, access: accessOf(o) })
     }
     if (removed) return console.log(`catalog: ${names.join(', ')} removed, with ${names.length === 1 ? 'its' : 'their'} bindings`)
-    if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
+    if (!plane.skills.instructions.dirs.some((d) => resolve(d.path) === target.root))
       return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
     for (const name of names) {
-      const skill = plane.instructions.get(name)
+      const skill = plane.skills.instructions.get(name)
       if (skill && isUnder(target.root, skill.file)) {
-        console.log(`${name}: served, bound to ${plane.catalog.agentsBoundTo(name).join(', ') || 'no agent'}`)
+        console.log(`${name}: served, bound to ${plane.skills.agentsBoundTo(name).join(', ') || 'no agent'}`)
         continue
       }
-      const why = plane.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
+      const why = plane.skills.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
       if (skill) console.log(`${name}: not served: ${skill.file} defines a skill of that name first`)
       for (const finding of why) console.log(`${name}: not served: ${finding.message}`)
     }

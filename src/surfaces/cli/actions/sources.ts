@@ -3,7 +3,7 @@ import { formatTable } from '../format-table.js'
 import { formatFinding } from '../../../sources/agent-skills/index.js'
 
 export async function sources(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const report = await withPlane(o, async (plane) => plane.sources(), { connectMcp: true })
+  const report = await withPlane(o, async (plane) => plane.sources.report(), { connectMcp: true })
   if (o.json) return console.log(JSON.stringify(report, null, 2))
   if (report.mcp.length === 0) console.log('MCP servers: none configured')
   else {

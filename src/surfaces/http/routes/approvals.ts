@@ -26,7 +26,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
     const query = {
       ...filters,
       ...(decided && { decided: decided === 'true' }),
-      agent: parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent),
+      agent: parsed.data.agent && (plane.agents.resolve(parsed.data.agent) ?? parsed.data.agent),
       ...(!approver && { requester: caller.id }),
     }
     return c.json(await plane.approvals.list(query))
@@ -36,12 +36,12 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/grants', requireRole('operator'), async (c) => {
     const parsed = parseInput(grantListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid grants query: ${describeZod(parsed.error)}`)
-    const agent = parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent)
-    return c.json(await plane.grants.list({ ...parsed.data, agent }))
+    const agent = parsed.data.agent && (plane.agents.resolve(parsed.data.agent) ?? parsed.data.agent)
+    return c.json(await plane.approvals.grants.list({ ...parsed.data, agent }))
   })
 
   app.delete('/grants/:id', requireRole('operator'), async (c) => {
-    const result = await plane.grants.revoke(c.req.param('id'), c.get('caller'))
+    const result = await plane.approvals.grants.revoke(c.req.param('id'), c.get('caller'))
     if (!result.ok) return errorResponse(c, result.code, result.message)
     return c.json(result.grant)
   })
@@ -49,7 +49,7 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/:id', async (c) => {
     const approval = await plane.approvals.get(c.req.param('id'))
     if (!approval || !mayViewApproval(c.get('caller'), approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
-    const history = await plane.events.list({ subject: `approval:${approval.id}`, limit: 100 })
+    const history = await plane.audit.events.list({ subject: `approval:${approval.id}`, limit: 100 })
     return c.json({ ...approval, history: history.items.reverse() })
   })
 

@@ -13,7 +13,7 @@ import { requireRole } from '../middleware/require-role.js'
 export function connectionValueRoutes(plane: Skillplane, kind: ValueKind): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
   app.use(requireRole('admin'))
-  const store = () => (kind === 'secret' ? plane.secrets : plane.settings)
+  const store = () => (kind === 'secret' ? plane.values.secrets : plane.values.settings)
 
   app.get('/', async (c) => c.json({ [`${kind}s`]: await store().list() }))
 

@@ -56,7 +56,7 @@ export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
         })
         queue = queue.catch(() => {})
       }
-      const tail = plane.events.tail
+      const tail = plane.audit.events.tail
       const unsubscribe = tail.subscribe(send)
       const stop = () => {
         closed = true

@@ -9,24 +9,26 @@ import { answerIdentity as answer } from './answer-identity.js'
 /** Groups: roles granted to their members (admin). */
 export function groupRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
-  app.get('/', requireRole('admin'), async (c) => c.json({ groups: await plane.groups.list() }))
+  app.get('/', requireRole('admin'), async (c) => c.json({ groups: await plane.people.groups.list() }))
 
   app.post('/', requireRole('admin'), async (c) => {
     const body = await parseBody(c, addGroupBody, 'invalid group')
     if (!body.ok) return body.response
-    return answer(c, async () => ({ group: await plane.groups.add(body.value, c.get('caller')) }), 201)
+    return answer(c, async () => ({ group: await plane.people.groups.add(body.value, c.get('caller')) }), 201)
   })
 
   app.patch('/:id', requireRole('admin'), async (c) => {
     const body = await parseBody(c, groupEditBody, 'invalid group change')
     if (!body.ok) return body.response
-    return answer(c, () => plane.groups.setRole(c.req.param('id'), body.value.role, c.get('caller')))
+    return answer(c, () => plane.people.groups.setRole(c.req.param('id'), body.value.role, c.get('caller')))
   })
 
-  app.put('/:id/members/:user', requireRole('admin'), (c) => answer(c, () => plane.groups.addMember(c.req.param('id'), c.req.param('user'), c.get('caller'))))
+  app.put('/:id/members/:user', requireRole('admin'), (c) =>
+    answer(c, () => plane.people.groups.addMember(c.req.param('id'), c.req.param('user'), c.get('caller'))),
+  )
 
   app.delete('/:id/members/:user', requireRole('admin'), (c) =>
-    answer(c, () => plane.groups.removeMember(c.req.param('id'), c.req.param('user'), c.get('caller'))),
+    answer(c, () => plane.people.groups.removeMember(c.req.param('id'), c.req.param('user'), c.get('caller'))),
   )
   return app
 }

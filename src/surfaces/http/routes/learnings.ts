@@ -17,7 +17,7 @@ export function learningRoutes(plane: Skillplane): Hono<HttpEnv> {
     const query = parseInput(learningListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid learnings query: ${describeZod(query.error)}`)
     try {
-      return c.json({ learnings: await plane.learnings.list(query.data) })
+      return c.json({ learnings: await plane.values.learnings.list(query.data) })
     } catch (error) {
       if (error instanceof LearningError) return errorResponse(c, 'invalid_input', error.message)
       throw error
@@ -27,7 +27,7 @@ export function learningRoutes(plane: Skillplane): Hono<HttpEnv> {
   for (const action of ['verify', 'disprove'] as const) {
     app.post(`/:id/${action}`, async (c) => {
       const id = c.req.param('id')
-      const judged = await plane.learnings[action](id, c.get('caller'))
+      const judged = await plane.values.learnings[action](id, c.get('caller'))
       if (!judged) return errorResponse(c, 'not_found', `no learning ${id}`)
       return c.json(judged)
     })

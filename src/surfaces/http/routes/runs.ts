@@ -24,7 +24,7 @@ function runFailure(c: Context<HttpEnv>, error: unknown): Response {
 /** Agent runs under /api/agents/:id/runs and /api/agents/:id/test-runs. */
 export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>()
-  const resolve = (c: Context<HttpEnv>) => plane.catalog.resolveAgent(c.req.param('id') ?? '')
+  const resolve = (c: Context<HttpEnv>) => plane.agents.resolve(c.req.param('id') ?? '')
 
   app.post('/:id/runs', async (c) => {
     const agentId = resolve(c)

@@ -28,11 +28,11 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
       if (error instanceof BundleError) return errorResponse(c, 'invalid_input', error.message)
       throw error
     }
-    return answer(c, await plane.installSkills({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
+    return answer(c, await plane.skills.install({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
   })
 
   app.post('/upload', requireRole('admin'), async (c) => {
-    const read = await readUpload(c, managedTarget(plane.dataDir), Object.keys(skillUploadFields.shape))
+    const read = await readUpload(c, managedTarget(plane.status.dataDir), Object.keys(skillUploadFields.shape))
     if (!read.ok) return read.response
     const { upload, filename } = read
     const fields = parseInput(skillUploadFields, read.fields)
@@ -41,13 +41,13 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
       return errorResponse(c, 'invalid_input', `invalid upload: ${describeZod(fields.error)}`)
     }
     const { skills, dryRun, acceptRisk } = fields.data
-    return answer(c, await plane.installSkills({ from: { upload, filename }, skills, dryRun, acceptRisk }, c.get('caller')))
+    return answer(c, await plane.skills.install({ from: { upload, filename }, skills, dryRun, acceptRisk }, c.get('caller')))
   })
 
   app.post('/:key/rollback', requireRole('admin'), async (c) => {
     const name = c.req.param('key')
     if (!isValidName(name)) return errorResponse(c, 'not_found', `"${name.slice(0, 100)}" is not an installed skill's name (a-z, 0-9 and single hyphens)`)
-    const rolled = await plane.rollbackSkill(name, c.get('caller'))
+    const rolled = await plane.skills.rollback(name, c.get('caller'))
     if (!rolled.ok) return errorResponse(c, rolled.code, rolled.message)
     return c.json(rolled)
   })
