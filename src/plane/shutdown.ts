@@ -45,7 +45,13 @@ export class Shutdown {
 
   /** A start-up failed: close what was opened, ignoring what fails to close, and rethrow the failure. */
   async abort(error: unknown): Promise<never> {
-    for (const step of SHUTDOWN_ORDER) await Promise.resolve(this.#closers.get(step)?.()).catch(() => {})
+    for (const step of SHUTDOWN_ORDER) {
+      try {
+        await this.#closers.get(step)?.()
+      } catch {
+        // The start-up's own failure is what the caller needs to see.
+      }
+    }
     throw error
   }
 }
