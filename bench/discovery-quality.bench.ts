@@ -60,7 +60,7 @@ export interface SpeedFigures {
   firstQueryMs: number
   p50Ms: number
   p99Ms: number
-  /** The same queries asked of the engine itself (plane.discovery.discover): no pipeline, no audit commits. */
+  /** The same queries asked of the engine itself (plane.skills.discovery.discover): no pipeline, no audit commits. */
   engineP50Ms: number
   engineP99Ms: number
 }

@@ -7,7 +7,7 @@ import { DISCOVER_KEY, largeCatalog, type DiscoveryMode } from '../discovery/ind
 export interface ToolAdapterOptions {
   /**
    * Who calls. Without it, the agent named by `agent` calls as itself (its bound skills, audited
-   * under its name); a person is `{ kind: 'user', ... }` or `await plane.keys.authenticate(key)`.
+   * under its name); a person is `{ kind: 'user', ... }` or `await plane.people.keys.authenticate(key)`.
    */
   caller?: Caller
   /** The agent (id, name or alias): the caller itself when no caller is given, else the agent a person's calls are for. */
