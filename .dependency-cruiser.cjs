@@ -2,7 +2,7 @@
 // never form a cycle and the core never reaches into sources or surfaces. Tests are exempt (they
 // drive the public surfaces). A new top-level folder must be placed here before it can be imported.
 const layers = [
-  ['text'],
+  ['text', 'errors'],
   ['skill', 'version.ts'],
   ['store', 'host', 'config'],
   ['audit', 'auth', 'registry'],

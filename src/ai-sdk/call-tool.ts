@@ -3,6 +3,7 @@ import type { Caller, Envelope } from '../skill/index.js'
 import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../access/index.js'
 import { agentCaller } from '../registry/index.js'
 import { DISCOVER_KEY, largeCatalog, type DiscoveryMode } from '../discovery/index.js'
+import { SkillplaneError } from '../errors/index.js'
 
 export interface ToolAdapterOptions {
   /**
@@ -29,7 +30,8 @@ export interface ToolAdapterOptions {
 export type ResolvedToolOptions = Omit<ToolAdapterOptions, 'caller'> & { caller: Caller; agentId: string | null }
 
 /** Thrown when an adapter is made for an agent the config doesn't have: it would see no tools at all. */
-export class UnknownAgentError extends Error {
+export class UnknownAgentError extends SkillplaneError {
+  override readonly code = 'not_found'
   override name = 'UnknownAgentError'
   constructor(label: string, known: string[]) {
     super(`unknown agent "${label}": the config's agents are ${known.length ? known.map((id) => `"${id}"`).join(', ') : 'none'}`)

@@ -2,10 +2,11 @@ import type { ModelMessage, PrepareStepFunction, ToolCallRepairFunction, ToolSet
 // The AI SDK's own tool helpers ('ai' re-exports them): far lighter to load than 'ai', which the library doesn't need until a model runs.
 import { jsonSchema, tool } from '@ai-sdk/provider-utils'
 import type { Plane } from '../plane/index.js'
-import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
+import { checkJsonShape, type Caller, type Envelope, type ErrorCode } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
 import { pendingApproval, type CallableSkill } from '../access/index.js'
 import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'
+import { SkillplaneError } from '../errors/index.js'
 
 export interface AISDKToolOptions extends ToolAdapterOptions {
   /**
@@ -21,10 +22,10 @@ export interface AISDKToolOptions extends ToolAdapterOptions {
 }
 
 /** Thrown by a tool's execute when the pipeline refuses or fails the call; the model reads the message. */
-export class SkillCallError extends Error {
+export class SkillCallError extends SkillplaneError {
   constructor(
     message: string,
-    readonly code: string,
+    override readonly code: ErrorCode,
     readonly callId: string,
     readonly approvalId?: string,
   ) {

@@ -1,8 +1,10 @@
+import { SkillplaneError } from '../errors/index.js'
+
 /** A user, group or key operation refused: what is wrong, with the code the HTTP API answers. */
-export class IdentityError extends Error {
+export class IdentityError extends SkillplaneError {
   override readonly name = 'IdentityError'
   constructor(
-    readonly code: 'invalid_input' | 'not_found' | 'conflict',
+    override readonly code: 'invalid_input' | 'not_found' | 'conflict',
     message: string,
   ) {
     super(message)

@@ -5,6 +5,7 @@ import { createSkill, type Skill, type SkillContext, type SkillDefinition, descr
 import { isSkillError } from '../runtime/index.js'
 import { CLOSE, CONNECT_PATH, MAX_FRAME_BYTES, PROTOCOL_VERSION, edgeProtocol, type EdgeErrorCode, type OfferedSkill } from '../sources/edge/index.js'
 import { VERSION } from '../version.js'
+import { SkillplaneError } from '../errors/index.js'
 
 export interface EdgeAgentOptions {
   /** Manager base URLs (http or https); tried in turn when one is down. */
@@ -26,7 +27,8 @@ const BACKOFF_MAX_MS = 30_000
 const MAX_RESULT_BYTES = MAX_FRAME_BYTES - 4096
 
 /** The edge's refusal to run something: the process ends with this (a revoked token, a wrong identity). */
-export class EdgeRefused extends Error {
+export class EdgeRefused extends SkillplaneError {
+  override readonly code = 'denied'
   override readonly name = 'EdgeRefused'
 }
 

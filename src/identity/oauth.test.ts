@@ -204,6 +204,11 @@ describe('OAuth access tokens on /mcp and /api', () => {
       status: 403,
       body: { error: { code: 'denied', message: 'Carol Nobody has no skillplane role: its groups claim names no group of auth.oidc.roles' } },
     })
+    // /openapi.json takes no key at all: a token refused for its subject is 401 there, with the same reason.
+    expect(await get(server, '/openapi.json', await token('carol'))).toMatchObject({
+      status: 401,
+      body: { error: { code: 'unauthorized', message: 'Carol Nobody has no skillplane role: its groups claim names no group of auth.oidc.roles' } },
+    })
     await plane.people.groups.add({ name: 'reviewers', role: 'viewer' }, { id: 'root', name: 'root' })
     await plane.people.groups.addMember('reviewers', 'carol', { id: 'root', name: 'root' })
     expect((await get(server, '/api/me', await token('carol'))).body.caller).toMatchObject({ name: 'carol', role: 'viewer' })
@@ -282,6 +287,17 @@ describe('OAuth access tokens on /mcp and /api', () => {
     expect(answer).toMatchObject({
       status: 503,
       body: { error: { code: 'unavailable', message: expect.stringContaining("the identity provider's metadata could not be read") } },
+    })
+    // A 503 wherever a token is read or the provider is asked: /openapi.json, and the console's sign-in.
+    const unreachable = { code: 'unavailable', message: expect.stringContaining("the identity provider's metadata could not be read") }
+    const token = await idp.sign(claims(orphan, { iss: `http://127.0.0.1:${port}` }))
+    expect(await get(orphan, '/openapi.json', token)).toMatchObject({ status: 503, body: { ok: false, error: unreachable } })
+    expect(await get(orphan, '/auth/login')).toMatchObject({
+      status: 503,
+      body: {
+        ok: false,
+        error: { code: 'unavailable', message: expect.stringContaining(`the identity provider at http://127.0.0.1:${port} can't be reached`) },
+      },
     })
     const aloneKey = (await alone.people.keys.create({ name: 'root', role: 'admin' }, alone.now())).key
     expect((await get(orphan, '/api/skills', aloneKey)).status).toBe(200)

@@ -1,6 +1,7 @@
 import * as client from 'openid-client'
 import type { ResolvedOidc } from '../config/index.js'
 import { IdentityProviderUnavailableError } from './token-errors.js'
+import { SkillplaneError } from '../errors/index.js'
 
 /** What the browser carries from the sign-in's start to its callback, kept by the server under `state`. */
 export interface SignInChecks {
@@ -10,7 +11,8 @@ export interface SignInChecks {
 }
 
 /** A sign-in the provider refused or that doesn't check out (wrong state, a replayed code): the person starts again. */
-export class SignInError extends Error {
+export class SignInError extends SkillplaneError {
+  override readonly code = 'unauthorized'
   override readonly name = 'SignInError'
 }
 

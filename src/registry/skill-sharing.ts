@@ -1,3 +1,5 @@
+import { SkillplaneError } from '../errors/index.js'
+
 /**
  * Who may see a skill: everyone (the default), the named agents (by id once stored), or the named
  * users (user names or ids). Admins see every skill whatever it says; src/access decides the rest.
@@ -7,7 +9,8 @@ export type SkillSharing = { visibility: 'all' } | { visibility: 'agents'; agent
 export const SHARED_WITH_ALL: SkillSharing = Object.freeze({ visibility: 'all' })
 
 /** A sharing that can't be stored: an agent no one knows, or an empty list. */
-export class SharingError extends Error {
+export class SharingError extends SkillplaneError {
+  override readonly code = 'invalid_input'
   override readonly name = 'SharingError'
 }
 

@@ -5,6 +5,7 @@ import type { Skill } from '../skill/index.js'
 /** What sync needs of a skill: its code-side metadata and declared bindings (executable or instruction). */
 export type CatalogEntry = Pick<Skill, 'key' | 'source' | 'origin' | 'declaredClass' | 'scope' | 'category' | 'title' | 'description' | 'tags' | 'agents'>
 import { agentId } from './agent-id.js'
+import { SkillplaneError } from '../errors/index.js'
 
 export type SyncChangeKind =
   | 'agent_created'
@@ -52,7 +53,8 @@ interface SyncInput {
 }
 
 /** A sync refused because it would orphan the whole catalog: most often the wrong config was loaded. */
-export class SyncRefusedError extends Error {
+export class SyncRefusedError extends SkillplaneError {
+  override readonly code = 'conflict'
   override readonly name = 'SyncRefusedError'
 }
 

@@ -1,4 +1,5 @@
 import type { EdgeInfo, ProgressUpdate, Skill } from '../skill/index.js'
+import { SkillplaneError } from '../errors/index.js'
 
 /** The edge a host-scope call names, or why it can't run there. */
 export type EdgeResolution = { edge: EdgeInfo } | { code: 'invalid_input' | 'not_found' | 'edge_unavailable' | 'denied'; message: string }
@@ -25,11 +26,13 @@ export interface EdgeRouter {
 }
 
 /** The edge went away or can't be reached: the call's outcome there is unknown or it never started. */
-export class EdgeUnavailable extends Error {
+export class EdgeUnavailable extends SkillplaneError {
+  override readonly code = 'edge_unavailable'
   override readonly name = 'EdgeUnavailable'
 }
 
 /** The edge stopped the call at its deadline (the call's own) before this manager's timer fired: a timeout all the same. */
-export class EdgeDeadlineExceeded extends Error {
+export class EdgeDeadlineExceeded extends SkillplaneError {
+  override readonly code = 'timeout'
   override readonly name = 'EdgeDeadlineExceeded'
 }

@@ -1,26 +1,32 @@
 import type { ErrorCode } from '../skill/index.js'
+import { SkillplaneError } from '../errors/index.js'
 
 export type SkillErrorCode = Extract<ErrorCode, 'invalid_input' | 'not_found' | 'denied' | 'unavailable' | 'needs_auth'>
 
-// A registry-wide brand, like defineSkill's: two copies of the package still recognise each other.
-const BRAND = Symbol.for('skillplane.skill-error')
+// Its own brand too, like defineSkill's: an executor from another copy of the package is still recognised.
+const MARKER = 'skillplane.skill-error'
+const SYMBOL = Symbol.for(MARKER)
 
 /**
  * Thrown by an executor to refuse a call with a specific code (a path outside a folder is
  * invalid_input, not a server failure); any other throw is executor_error.
  */
-export class SkillError extends Error {
+export class SkillError extends SkillplaneError {
   override name = 'SkillError'
-  readonly [BRAND] = true
+  readonly [SYMBOL] = true
 
   constructor(
-    readonly code: SkillErrorCode,
+    override readonly code: SkillErrorCode,
     message: string,
   ) {
     super(message)
   }
+
+  static override isInstance(value: unknown): value is SkillError {
+    return SkillplaneError.hasMarker(value, MARKER)
+  }
 }
 
 export function isSkillError(error: unknown): error is SkillError {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true
+  return SkillError.isInstance(error)
 }

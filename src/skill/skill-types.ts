@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import type { ErrorCode } from '../errors/index.js'
 
 export type SkillClass = 'safe' | 'mutating' | 'dangerous'
 export type SkillScope = 'manager' | 'host'
@@ -166,32 +167,7 @@ export interface ProgressUpdate {
   message?: string
 }
 
-/**
- * Every error code a caller can receive: the pipeline's (an envelope's error) and the API's own
- * (keys, body size, decisions that conflict, an unsynced catalog). The HTTP status follows from it.
- */
-export type ErrorCode =
-  | 'unauthorized'
-  | 'payload_too_large'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'tampered'
-  | 'not_synced'
-  | 'render_failed'
-  | 'internal'
-  | 'not_found'
-  | 'invalid_input'
-  | 'denied'
-  | 'approval_required'
-  | 'approval_rejected'
-  | 'approval_expired'
-  | 'timeout'
-  | 'edge_unavailable'
-  | 'executor_error'
-  | 'invalid_output'
-  | 'unavailable'
-  | 'needs_auth'
-  | 'needs_input'
+export type { ErrorCode }
 
 export interface EnvelopeError {
   code: ErrorCode

@@ -1,4 +1,7 @@
+import { SkillplaneError } from '../errors/index.js'
+
 /** The database can't be opened, reached or migrated. */
-export class StoreError extends Error {
+export class StoreError extends SkillplaneError {
+  override readonly code = 'unavailable'
   override name = 'StoreError'
 }

@@ -1,5 +1,8 @@
+import { SkillplaneError } from '../../errors/index.js'
+
 /** Anything wrong with a skill bundle: its source, fetching it, its archive, the lockfile or the installed files. */
-export class BundleError extends Error {
+export class BundleError extends SkillplaneError {
+  override readonly code = 'invalid_input'
   override name = 'BundleError'
 }
 

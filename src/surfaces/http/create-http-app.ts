@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/index.js'
 import { canSee } from '../../access/index.js'
-import { SyncRefusedError } from '../../registry/index.js'
+import { SkillplaneError } from '../../errors/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
@@ -34,7 +34,7 @@ import { consoleRoutes, loadConsoleAssets } from '../console/index.js'
 import { checkOrigin, originRules } from './middleware/check-origin.js'
 import { databaseUnavailable } from '../../store/index.js'
 import { PlaneMetrics } from './metrics/index.js'
-import { IdentityProviderUnavailableError, InvalidTokenError, ProtectedResource, TokenRefusedError, type ResourcePath } from '../../identity/index.js'
+import { ProtectedResource, TokenRefusedError, type ResourcePath } from '../../identity/index.js'
 
 // What a 503 for a lost database asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5
@@ -65,6 +65,8 @@ export function createHttpApp(
       plane.logger.warn({ path: c.req.path, reason: (error as Error).message }, 'the client disconnected before its request was read')
       return errorResponse(c, 'invalid_input', 'the request was cut off before its body was read')
     }
+    // An error thrown on purpose says what the caller gets: routes throw, this answers.
+    if (SkillplaneError.isInstance(error)) return errorResponse(c, error.code, error.message)
     // A lost database is the server's condition, not a bug: every route says so the same way.
     const down = databaseUnavailable(error)
     if (down) {
@@ -148,15 +150,8 @@ export function createHttpApp(
   app.route('/api/groups', groupRoutes(plane))
   app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources.report()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
-  app.post('/api/sources/reload', requireRole('admin'), async (c) => {
-    try {
-      return c.json(await plane.sources.reload())
-    } catch (error) {
-      // The reloaded sources hold no skill at all: the catalog is kept, not orphaned.
-      if (error instanceof SyncRefusedError) return errorResponse(c, 'conflict', error.message)
-      throw error
-    }
-  })
+  // Reloaded sources holding no skill at all are refused (SyncRefusedError, conflict): the catalog is kept, not orphaned.
+  app.post('/api/sources/reload', requireRole('admin'), async (c) => c.json(await plane.sources.reload()))
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
   // Each caller's document (per tag or page) is kept until skills, the catalog or policies change.
@@ -168,8 +163,8 @@ export function createHttpApp(
     try {
       caller = token ? await bearerCaller(token, plane.people.keys, oauth) : null
     } catch (error) {
-      if (error instanceof InvalidTokenError || error instanceof TokenRefusedError) return errorResponse(c, 'unauthorized', error.message)
-      if (error instanceof IdentityProviderUnavailableError) return errorResponse(c, 'unavailable', error.message)
+      // A token refused for its subject is 401 here, not 403: this route needs no key at all.
+      if (error instanceof TokenRefusedError) return errorResponse(c, 'unauthorized', error.message)
       throw error
     }
     if (token && !caller) return errorResponse(c, 'unauthorized', 'unknown or revoked API key, or its user is disabled')

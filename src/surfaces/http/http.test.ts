@@ -612,5 +612,14 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(await h.call('/api/secrets/UPSTREAM_TOKEN?user=oscar', { method: 'DELETE' })).toMatchObject({ status: 200, body: { scope: 'user' } })
     expect(await h.call('/api/secrets/UPSTREAM_TOKEN?user=oscar', { method: 'DELETE' })).toMatchObject({ status: 404 })
     expect(await h.call('/api/secrets/UPSTREAM_TOKEN?owner=x', { method: 'DELETE' })).toMatchObject({ status: 400 })
+    // The store's own refusals of a delete (an unknown agent, a bad name) are 400 with its reason, like a put's.
+    expect(await h.call('/api/secrets/UPSTREAM_TOKEN?agent=nobody', { method: 'DELETE' })).toMatchObject({
+      status: 400,
+      body: { ok: false, error: { code: 'invalid_input', message: 'unknown agent "nobody": declare it in the config and run skillplane sync' } },
+    })
+    expect(await h.call('/api/settings/bad-name', { method: 'DELETE' })).toMatchObject({
+      status: 400,
+      body: { ok: false, error: { code: 'invalid_input', message: expect.stringContaining('setting name "bad-name" is not valid') } },
+    })
   })
 })

@@ -1,4 +1,4 @@
-import { LearningError, type Learning, type LearningListQuery } from '../../../learnings/index.js'
+import type { Learning, LearningListQuery } from '../../../learnings/index.js'
 import { localAdmin, withStore, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { CliError } from '../cli-error.js'
@@ -8,7 +8,7 @@ type ListOptions = GlobalOptions & { status?: string; category?: string; agent?:
 export async function learningsList(o: ListOptions): Promise<void> {
   const limit = Number(o.limit)
   const query = { status: o.status, category: o.category, agent: o.agent, skill: o.skill, limit } as LearningListQuery
-  const list = await withStore(o, (plane) => plane.values.learnings.list(query)).catch(refused)
+  const list = await withStore(o, (plane) => plane.values.learnings.list(query))
   if (o.json) return console.log(JSON.stringify(list, null, 2))
   if (list.length === 0) return console.log('no learnings')
   console.log(
@@ -28,8 +28,4 @@ export async function learningJudge(action: 'verify' | 'disprove', id: string, o
 
 function state(l: Learning): string {
   return l.verification ? `${l.status}, ${l.verification}` : l.status
-}
-
-function refused(error: unknown): never {
-  throw error instanceof LearningError ? new CliError(error.message) : error
 }

@@ -1,10 +1,7 @@
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { truncate, formatTable } from '../format-table.js'
-import { CliError, asCliError } from '../cli-error.js'
-import { RunError, TEST_RUN_KEY, createModel, type RunView, type TestRunResult } from '../../../agents/index.js'
-
-// RunErrors (no model, a missing key, an unknown agent) are one line, not a stack.
-const orCliError = <T>(work: () => Promise<T>) => asCliError([RunError], work)
+import { CliError } from '../cli-error.js'
+import { TEST_RUN_KEY, createModel, type RunView, type TestRunResult } from '../../../agents/index.js'
 
 function printRun(run: RunView): void {
   for (const step of run.steps ?? []) {
@@ -23,7 +20,7 @@ function printRun(run: RunView): void {
 
 export async function run(prompt: string, o: GlobalOptions & { agent: string; json?: boolean }): Promise<void> {
   // Synced first, so that the agent's bindings (its tools) are there on a fresh data dir.
-  const run = await withPlane(o, (plane) => orCliError(() => plane.runs.start({ agent: o.agent, prompt, requester: localAdmin() })), {
+  const run = await withPlane(o, (plane) => plane.runs.start({ agent: o.agent, prompt, requester: localAdmin() }), {
     connectMcp: true,
     sync: true,
   })
@@ -56,7 +53,7 @@ export async function testRun(o: GlobalOptions & { agent: string; input: string;
     o,
     async (plane) => {
       // The changes first (a refused one is the clearer error), then a usable model.
-      await orCliError(async () => createModel(plane.runs.agent(o.agent, o.set)))
+      createModel(plane.runs.agent(o.agent, o.set))
       // Through the test_run skill, so that policy and the audit log see it.
       return plane.invoke(
         TEST_RUN_KEY,

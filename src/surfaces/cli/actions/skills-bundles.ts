@@ -2,7 +2,6 @@ import { read } from 'read'
 import { join, relative, resolve, sep } from 'node:path'
 import {
   applyPlan,
-  BundleError,
   discoverSkills,
   fetchSource,
   frozenMismatches,
@@ -27,7 +26,7 @@ import { recordInstalls } from '../../../plane/index.js'
 import { withPlane, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable, truncate } from '../format-table.js'
 import { printPlanLines } from './print-plan.js'
-import { CliError, asCliError } from '../cli-error.js'
+import { CliError } from '../cli-error.js'
 
 interface TargetOptions extends GlobalOptions {
   project?: boolean
@@ -38,17 +37,15 @@ interface TargetOptions extends GlobalOptions {
 }
 
 export async function skillsAdd(input: string, o: TargetOptions & { skill?: string[]; list?: boolean; pin?: string; json?: boolean }): Promise<void> {
-  const parsed = await bundle(() => {
-    const source = parseSource(input)
-    return o.pin === undefined ? source : pinSource(source, o.pin)
-  })
+  const source = parseSource(input)
+  const parsed = o.pin === undefined ? source : pinSource(source, o.pin)
   const target = targetOf(o)
-  const fetched = await bundle(() => fetchSource(parsed, accessOf(o)))
+  const fetched = await fetchSource(parsed, accessOf(o))
   let installed: string[]
   let plan: InstallPlan<RiskFinding>
   try {
     if (o.list) return listSource(fetched, o.json ?? false)
-    plan = await bundle(() => planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks }))
+    plan = await planInstall(fetched, { target, select: o.skill ?? [], scan: scanRisks })
     printPlan(plan)
     if (plan.skills.length === 0) throw new CliError(`${fetched.source.source} holds no skill that can be installed`)
     const pending = plan.skills.filter((s) => s.change !== 'unchanged')
@@ -56,7 +53,7 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
       return console.log(`nothing to install: ${plan.skills.map((s) => s.name).join(', ')} ${plan.skills.length === 1 ? 'is' : 'are'} installed already`)
     refuseRisks(pending, o, 'installed')
     if (!(await confirm(`install ${count(pending.length, 'skill')} into ${shown(target.root)}?`, o, false))) return console.log('nothing installed')
-    installed = (await bundle(() => applyPlan(plan))).installed
+    installed = (await applyPlan(plan)).installed
     console.log(`installed ${installed.join(', ')} into ${shown(target.root)}; ${shown(target.lockfile)} updated`)
   } finally {
     fetched.dispose()
@@ -66,7 +63,7 @@ export async function skillsAdd(input: string, o: TargetOptions & { skill?: stri
 
 export async function skillsUpdate(name: string | undefined, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
-  const locked = await bundle(() => planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks, ...accessOf(o) }))
+  const locked = await planLocked(target, { names: name === undefined ? [] : [name], scan: scanRisks, ...accessOf(o) })
   const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
@@ -78,7 +75,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
       const skills = plans.flatMap((plan) => plan.skills).filter((s) => s.change !== 'unchanged')
       refuseRisks(skills, o, 'updated')
       if (await confirm(`apply these changes to ${count(skills.length, 'skill')}?`, o, true)) {
-        for (const plan of plans) applied.push(...(await bundle(() => applyPlan(plan))).installed)
+        for (const plan of plans) applied.push(...(await applyPlan(plan)).installed)
         console.log(`updated ${applied.join(', ')}; ${shown(target.lockfile)} updated`)
       } else console.log('nothing updated')
     }
@@ -92,7 +89,7 @@ export async function skillsUpdate(name: string | undefined, o: TargetOptions): 
 export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Promise<void> {
   const target = targetOf(o)
   // What the lockfile pins was accepted when it was added: its risks are shown and recorded, not asked about again; changed content is.
-  const locked = await bundle(() => planLocked(target, { scan: scanRisks, ...accessOf(o) }))
+  const locked = await planLocked(target, { scan: scanRisks, ...accessOf(o) })
   const applied: string[] = []
   try {
     for (const problem of locked.problems) console.log(`! ${problem.name}: ${problem.message}`)
@@ -119,7 +116,7 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
     )
     for (const plan of locked.plans) {
       printPlan(plan)
-      applied.push(...(await bundle(() => applyPlan(plan, { writeLock: !o.frozen }))).installed)
+      applied.push(...(await applyPlan(plan, { writeLock: !o.frozen })).installed)
     }
     const pinned = `${skills.length} in ${shown(target.lockfile)}`
     console.log(applied.length === 0 ? `nothing to install: all ${pinned} are installed already` : `installed ${applied.join(', ')} (of ${pinned})`)
@@ -132,7 +129,7 @@ export async function skillsInstall(o: TargetOptions & { frozen?: boolean }): Pr
 
 export async function skillsRemove(name: string, o: TargetOptions): Promise<void> {
   const target = targetOf(o)
-  await bundle(() => removeSkill(target, name))
+  await removeSkill(target, name)
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
   // Its catalog row goes too, and with it every binding to it.
   await syncPlane(o, target, [name], [], true)
@@ -155,9 +152,6 @@ function refuseRisks(skills: ReadonlyArray<PlannedSkill<RiskFinding>>, o: Target
 function targetOf(o: TargetOptions): InstallTarget {
   return o.project ? projectTarget() : managedTarget(o.dataDir)
 }
-
-// Bundle errors are the user's to fix: one line, no stack.
-const bundle = <T>(work: () => T | Promise<T>) => asCliError([BundleError], work)
 
 function listSource(fetched: FetchedSource, json: boolean): void {
   const found = discoverSkills(fetched.root, fetched.base)

@@ -5,7 +5,6 @@ import type { ApiKeys, Sessions } from '../../../auth/index.js'
 import {
   IdentityProviderUnavailableError,
   InvalidTokenError,
-  TokenRefusedError,
   type ProtectedResource,
   type ResourcePath,
   type TokenCallerContext,
@@ -68,7 +67,6 @@ export function apiKeyAuth(
       caller = await bearerCaller(token, keys, oauth)
     } catch (error) {
       if (error instanceof InvalidTokenError) return refuse(c, error.message, 'invalid_token')
-      if (error instanceof TokenRefusedError) return errorResponse(c, 'denied', error.message)
       if (error instanceof IdentityProviderUnavailableError) {
         c.header('Retry-After', String(RETRY_AFTER_S))
         return errorResponse(c, 'unavailable', error.message)

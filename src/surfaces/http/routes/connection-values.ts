@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { ConnectionValueError, type ValueKind } from '../../../secrets/index.js'
+import type { ValueKind } from '../../../secrets/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -21,25 +21,15 @@ export function connectionValueRoutes(plane: Skillplane, kind: ValueKind): Hono<
     const body = await parseBody(c, valueBody, `invalid ${kind}`)
     if (!body.ok) return body.response
     const { value, ...owner } = body.value
-    try {
-      return c.json(await store().set(c.req.param('name'), value, owner, c.get('caller')))
-    } catch (error) {
-      if (error instanceof ConnectionValueError) return errorResponse(c, 'invalid_input', error.message)
-      throw error
-    }
+    return c.json(await store().set(c.req.param('name'), value, owner, c.get('caller')))
   })
 
   app.delete('/:name', async (c) => {
     const query = parseInput(valueOwnerQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid ${kind} owner: ${describeZod(query.error)}`)
-    try {
-      const deleted = await store().delete(c.req.param('name'), query.data, c.get('caller'))
-      if (!deleted) return errorResponse(c, 'not_found', `no ${kind} ${c.req.param('name')} for ${whose(query.data)}`)
-      return c.json(deleted)
-    } catch (error) {
-      if (error instanceof ConnectionValueError) return errorResponse(c, 'invalid_input', error.message)
-      throw error
-    }
+    const deleted = await store().delete(c.req.param('name'), query.data, c.get('caller'))
+    if (!deleted) return errorResponse(c, 'not_found', `no ${kind} ${c.req.param('name')} for ${whose(query.data)}`)
+    return c.json(deleted)
   })
   return app
 }

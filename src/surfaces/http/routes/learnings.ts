@@ -1,6 +1,5 @@
 import { Hono } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { LearningError } from '../../../learnings/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { describeZod } from '../describe-zod.js'
@@ -16,12 +15,7 @@ export function learningRoutes(plane: Skillplane): Hono<HttpEnv> {
   app.get('/', async (c) => {
     const query = parseInput(learningListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid learnings query: ${describeZod(query.error)}`)
-    try {
-      return c.json({ learnings: await plane.values.learnings.list(query.data) })
-    } catch (error) {
-      if (error instanceof LearningError) return errorResponse(c, 'invalid_input', error.message)
-      throw error
-    }
+    return c.json({ learnings: await plane.values.learnings.list(query.data) })
   })
 
   for (const action of ['verify', 'disprove'] as const) {

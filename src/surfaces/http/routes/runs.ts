@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { maySeeAgent, runAccessRefusal } from '../../../access/index.js'
-import { RunError, createModel, TEST_RUN_KEY } from '../../../agents/index.js'
+import { createModel, TEST_RUN_KEY } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -14,11 +14,6 @@ import { SSE_KEEP_ALIVE_MS } from '../sse-keep-alive.js'
 const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined => {
   const reason = runAccessRefusal(c.get('caller'), doing)
   return reason === null ? undefined : errorResponse(c, 'denied', reason)
-}
-
-function runFailure(c: Context<HttpEnv>, error: unknown): Response {
-  if (error instanceof RunError) return errorResponse(c, error.code, error.message)
-  throw error
 }
 
 /** Agent runs under /api/agents/:id/runs and /api/agents/:id/test-runs. */
@@ -33,12 +28,8 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (refused) return refused
     const body = await parseBody(c, runStartBody, 'invalid run')
     if (!body.ok) return body.response
-    try {
-      const run = await plane.runs.start({ agent: agentId, prompt: body.value.prompt, requester: c.get('caller'), wait: body.value.wait })
-      return c.json(run, body.value.wait === false ? 202 : 201)
-    } catch (error) {
-      return runFailure(c, error)
-    }
+    const run = await plane.runs.start({ agent: agentId, prompt: body.value.prompt, requester: c.get('caller'), wait: body.value.wait })
+    return c.json(run, body.value.wait === false ? 202 : 201)
   })
 
   app.get('/:id/runs', async (c) => {
@@ -58,12 +49,8 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     if (refused) return refused
     const body = await parseBody(c, testRunBody, 'invalid test run')
     if (!body.ok) return body.response
-    try {
-      // A clear error for a refused change or an agent without a usable model, before anything is audited.
-      createModel(plane.runs.agent(agentId, body.value.set))
-    } catch (error) {
-      return runFailure(c, error)
-    }
+    // A clear error (a RunError) for a refused change or an agent without a usable model, before anything is audited.
+    createModel(plane.runs.agent(agentId, body.value.set))
     // Through the test_run skill: gated, audited and policy-bound like any other call.
     const envelope = await plane.invoke(TEST_RUN_KEY, { agent: agentId, ...body.value }, { caller: c.get('caller') })
     if (envelope.ok) return c.json(envelope.data)

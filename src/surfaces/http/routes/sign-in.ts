@@ -39,13 +39,7 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
 
   app.get('/login', async (c) => {
     const returnTo = consolePath(c.req.query('returnTo'))
-    let started
-    try {
-      started = await signIn.begin()
-    } catch (error) {
-      if (error instanceof IdentityProviderUnavailableError) return errorResponse(c, 'unavailable', error.message)
-      throw error
-    }
+    const started = await signIn.begin()
     await plane.people.sessions.startSignIn(started.checks, returnTo)
     setCookie(c, cookies().signIn, started.checks.state, { httpOnly: true, sameSite: 'Lax', path: '/', maxAge: SIGN_IN_SECONDS, secure: secure() })
     return c.redirect(started.url.href)

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { InstallOutcome } from '../../../plane/index.js'
-import { BundleError, dropUpload, managedTarget, parseRemoteSource, pinSource } from '../../../sources/bundles/index.js'
+import { dropUpload, managedTarget, parseRemoteSource, pinSource } from '../../../sources/bundles/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
@@ -20,14 +20,8 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
     const body = await parseBody(c, skillInstallBody, 'invalid install')
     if (!body.ok) return body.response
     const { source: text, pin, skills, dryRun, acceptRisk, allowLoopback, allowRedirects } = body.value
-    let source
-    try {
-      source = parseRemoteSource(text)
-      if (pin !== undefined) source = pinSource(source, pin)
-    } catch (error) {
-      if (error instanceof BundleError) return errorResponse(c, 'invalid_input', error.message)
-      throw error
-    }
+    let source = parseRemoteSource(text)
+    if (pin !== undefined) source = pinSource(source, pin)
     return answer(c, await plane.skills.install({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
   })
 
