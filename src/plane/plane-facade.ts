@@ -1,8 +1,7 @@
-import type { OpenedDatabase } from '../store/index.js'
+import { ManagerRepository, type OpenedDatabase } from '../store/index.js'
 import { subjectsOf } from '../runtime/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
 import { rotateSecretsKey, SECRETS_KEY_ENV } from '../secrets/index.js'
-import { ManagerRepository } from '../store/index.js'
 import type { AuditReader } from '../audit/index.js'
 import type { SyncReport } from '../registry/index.js'
 import type { Plane, PlaneApprovals, PlaneSkills } from './plane.js'
@@ -28,9 +27,9 @@ export type PlaneParts = PlaneSettings &
     recoveredCalls: number
   }
 
-/** The plane as surfaces and programs see it: named interfaces over the parts, none of them the parts themselves. */
+/** The plane as surfaces and programs see it: each part behind a named interface that offers only what they use. */
 export function planeFacade(p: PlaneParts): Plane {
-  const { catalog, registry, sources, connections, now } = p
+  const { catalog, sources, connections, now } = p
   return {
     config: p.config,
     logger: p.logger,
@@ -100,44 +99,45 @@ export function planeFacade(p: PlaneParts): Plane {
     now,
     close: () => p.shutdown.run(),
   }
+}
 
-  function skillsOf(p: PlaneParts): PlaneSkills {
-    const instructions = sources.instructions
-    return {
-      get: (key) => registry.get(key),
-      list: () => registry.list(),
-      get count() {
-        return registry.ownCount
-      },
-      register: (definition, options) => registry.register(definition, options),
-      row: (key) => catalog.row(key),
-      classOverride: (key) => catalog.classOverride(key),
-      isEnabled: (key) => catalog.isEnabled(key),
-      isBound: (agentId, key) => catalog.isBound(agentId, key),
-      agentsBoundTo: (key) => catalog.agentsBoundTo(key),
-      sharing: (key) => catalog.sharing(key),
-      risks: (key) => catalog.risks(key),
-      edit: (key, edit, at) => catalog.edit(key, edit, at),
-      setRisks: (key, risks, at) => catalog.setRisks(key, risks, at),
-      refresh: () => catalog.refresh(),
-      sync: (options) => p.catalogSync.run(options),
-      share: (key, sharing, by) =>
-        shareSkill(
-          { catalog, users: p.users, events: p.events, exists: (k) => registry.get(k) !== undefined || instructions.get(k) !== undefined, now },
-          key,
-          sharing,
-          by,
-        ),
-      install: (request, by) => p.installer.install(request, by),
-      rollback: (name, by) => p.installer.rollback(name, by),
-      onChanged: (listener) => p.changes.subscribe(listener),
-      version: () => p.changes.version,
-      connectionState: (skill, { caller, agentId, onBehalfOf }) => connections.state(skill, subjectsOf(caller, agentId, onBehalfOf)),
-      instructions,
-      templateView: p.view,
-      export: (caller, agentId) => buildExport({ library: instructions, catalog, templateView: p.view, categories: sources.categories() }, caller, agentId),
-      discovery: p.discovery,
-    }
+function skillsOf(p: PlaneParts): PlaneSkills {
+  const { catalog, registry, sources, connections, now } = p
+  const instructions = sources.instructions
+  return {
+    get: (key) => registry.get(key),
+    list: () => registry.list(),
+    get count() {
+      return registry.ownCount
+    },
+    register: (definition, options) => registry.register(definition, options),
+    row: (key) => catalog.row(key),
+    classOverride: (key) => catalog.classOverride(key),
+    isEnabled: (key) => catalog.isEnabled(key),
+    isBound: (agentId, key) => catalog.isBound(agentId, key),
+    agentsBoundTo: (key) => catalog.agentsBoundTo(key),
+    sharing: (key) => catalog.sharing(key),
+    risks: (key) => catalog.risks(key),
+    edit: (key, edit, at) => catalog.edit(key, edit, at),
+    setRisks: (key, risks, at) => catalog.setRisks(key, risks, at),
+    refresh: () => catalog.refresh(),
+    sync: (options) => p.catalogSync.run(options),
+    share: (key, sharing, by) =>
+      shareSkill(
+        { catalog, users: p.users, events: p.events, exists: (k) => registry.get(k) !== undefined || instructions.get(k) !== undefined, now },
+        key,
+        sharing,
+        by,
+      ),
+    install: (request, by) => p.installer.install(request, by),
+    rollback: (name, by) => p.installer.rollback(name, by),
+    onChanged: (listener) => p.changes.subscribe(listener),
+    version: () => p.changes.version,
+    connectionState: (skill, { caller, agentId, onBehalfOf }) => connections.state(skill, subjectsOf(caller, agentId, onBehalfOf)),
+    instructions,
+    templateView: p.view,
+    export: (caller, agentId) => buildExport({ library: instructions, catalog, templateView: p.view, categories: sources.categories() }, caller, agentId),
+    discovery: p.discovery,
   }
 }
 
