@@ -12,5 +12,8 @@ export default defineConfig({
     // sockets and heartbeats, not computing (vitest's default here would be one).
     maxWorkers: 2,
     hookTimeout: TEST_TIMEOUT_MS,
+    // Every 2xx JSON answer the suite sees is checked against its route's declared schema (check-responses.ts);
+    // CLI processes the tests spawn inherit it.
+    env: { SKILLPLANE_CHECK_RESPONSES: '1' },
   },
 })

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openDatabase, type AuditRow } from '../src/store/index.js'
-import { openRow } from '../src/runtime/stages/index.js'
+import { Call } from '../src/runtime/call.js'
+import { toAuditRow } from '../src/runtime/to-audit-row.js'
 import { BENCH_CALLER, NOOP_KEY, noopWork, openBenchPlane, round, sumCounts } from './support.js'
 
 export interface PipelineBenchOptions {
@@ -136,19 +137,12 @@ async function openFloor() {
   }
 }
 
-// The row the pipeline opens for a bench call, made by the pipeline's own function (input as it redacts it).
+// The row the pipeline opens for a bench call, made by the pipeline's own mapping (input as it redacts it).
 function runningRow(callId: string, startedAt: number): AuditRow {
-  const row = openRow({
-    callId,
-    parentCallId: null,
-    key: NOOP_KEY,
-    caller: BENCH_CALLER,
-    conversationId: null,
-    managerId: '01MANAGER0000000000000000',
-    startedAt,
-    traceId: null,
-  })
-  return { ...row, input: '{"n":1}' }
+  const input = { n: 1 }
+  const call = new Call({ id: callId, startedAt, traceId: null, key: NOOP_KEY, shownKey: NOOP_KEY, input, options: { caller: BENCH_CALLER }, parent: null })
+  call.inputJson = JSON.stringify(input)
+  return toAuditRow(call, '01MANAGER0000000000000000')
 }
 
 /** A no-op skill through the whole pipeline (SQLite audit) against a bare call of the same function and SQLite's floor. */

@@ -8,6 +8,8 @@ export class CallCancel {
   #reason: unknown
   #aborted = false
   #listener: ((reason: unknown) => void) | undefined
+  #outer: AbortSignal | undefined
+  #forward: (() => void) | undefined
 
   get aborted(): boolean {
     return this.#aborted
@@ -23,6 +25,21 @@ export class CallCancel {
       if (this.#aborted) this.#controller.abort(this.#reason)
     }
     return this.#controller.signal
+  }
+
+  /** Cancel with the outer signal (e.g. the HTTP client went away), until `release`. */
+  follow(outer: AbortSignal | undefined): void {
+    if (!outer) return
+    const forward = () => this.abort(outer.reason)
+    if (outer.aborted) return forward()
+    this.#outer = outer
+    this.#forward = forward
+    outer.addEventListener('abort', forward, { once: true })
+  }
+
+  /** The call is over: the outer signal no longer reaches it. */
+  release(): void {
+    if (this.#forward) this.#outer!.removeEventListener('abort', this.#forward)
   }
 
   abort(reason: unknown): void {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, waitFor } from '../test-support/databases.js'
-import { admin, agentCaller, counted, hangAborts, openTestPlane, operator, testSkills, viewer } from '../test-support/fixtures.js'
+import { admin, agentCaller, approvalIdOf, counted, hangAborts, openTestPlane, operator, testSkills, viewer } from '../test-support/fixtures.js'
 import { z } from 'zod'
 import { defineSkill } from '../skill/define-skill.js'
 import { SkillError } from './skill-error.js'
@@ -211,6 +211,37 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     expect(impersonating).toMatchObject({ ok: false, error: { code: 'denied' } })
     const row = await plane.audit.get(mutating.callId)
     expect(row).toMatchObject({ caller: { kind: 'agent', role: 'agent' }, agent: 'helper', status: 'approval_required' })
+  })
+
+  it('answers a check call without running it or spending its approval; only a filed request is audited', async () => {
+    plane = await openTestPlane(database)
+    const helper = agentCaller('helper')
+    const check = { caller: helper, approval: { mode: 'check' } } as const
+    const safe = await plane.invoke('echo', { message: 'x' }, check)
+    expect(safe).toEqual({ ok: true, data: { wouldRun: true, approvalId: null }, callId: expect.any(String) })
+    expect(await plane.audit.get(safe.callId)).toBeUndefined()
+    const filed = await plane.invoke('write_thing', { value: 'x' }, check)
+    const id = approvalIdOf(filed)
+    expect(await plane.audit.get(filed.callId)).toMatchObject({ status: 'approval_required', approvalId: id })
+    // Checked again, the open request is found, not filed twice, and this look is not audited.
+    const pending = await plane.invoke('write_thing', { value: 'x' }, check)
+    expect(pending).toMatchObject({
+      ok: false,
+      error: { code: 'approval_required', message: `approval request ${id} is still pending`, details: { approvalId: id } },
+    })
+    expect(await plane.audit.get(pending.callId)).toBeUndefined()
+    expect((await plane.approvals.list({ skill: 'write_thing', limit: 5 })).items).toHaveLength(1)
+    await plane.approvals.decide({ id, caller: admin, decision: 'approve' })
+    const ready = await plane.invoke('write_thing', { value: 'x' }, check)
+    expect(ready).toMatchObject({ ok: true, data: { wouldRun: true, approvalId: id } })
+    expect(await plane.audit.get(ready.callId)).toBeUndefined()
+    // Looking did not spend it: it runs the exact input it was approved for, once.
+    const use = { caller: helper, approval: { mode: 'use', approvalId: id } } as const
+    expect(await plane.invoke('write_thing', { value: 'y' }, use)).toMatchObject({ ok: false, error: { code: 'denied' } })
+    const ran = await plane.invoke('write_thing', { value: 'x' }, use)
+    expect(ran).toMatchObject({ ok: true, data: { stored: 'x' } })
+    expect(await plane.audit.get(ran.callId)).toMatchObject({ status: 'ok', approvalId: id })
+    expect(await plane.invoke('write_thing', { value: 'x' }, use)).toMatchObject({ ok: false, error: { code: 'denied' } })
   })
 
   it('applies bindings when a user acts for an agent by name or alias', async () => {

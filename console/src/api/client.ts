@@ -65,10 +65,11 @@ interface Failure {
   error?: { code?: string; message?: string; details?: Record<string, unknown> }
 }
 
-/** The body of a success, or an ApiError naming what the server said went wrong. */
-export async function unwrap<T>(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+/** The body of a success, typed by the route's declared answer, or an ApiError naming what the server said went wrong. */
+export async function unwrap<D>(pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
   const { data, error, response } = await pending
-  if (response.ok) return data as T
+  // openapi-fetch leaves `data` unset only for an error or an empty body, and every 2xx route declares a JSON body.
+  if (response.ok) return data!
   const failure = (error ?? {}) as Failure
   throw new ApiError(
     response.status,

@@ -3,7 +3,6 @@ import { Link, useParams } from 'react-router'
 import { api, ApiError, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AgentView } from '../api/types'
-import type { EffectiveMatrix } from '../api/policy-types'
 import { Chip, ClassChip, DecisionChip, ErrorNote, ModelName } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -19,7 +18,7 @@ export function AgentPage() {
   const id = useParams().id!
   const { caller } = useSession()
   const can = abilities(caller)
-  const agents = useApi(() => unwrap<{ agents: AgentView[] }>(api.GET('/api/agents')), [])
+  const agents = useApi(() => unwrap(api.GET('/api/agents')), [])
   const classes = useSkillClasses()
   const found = agents.data?.agents.find((a) => a.id === id.toLowerCase() || [a.name, ...a.aliases].some((label) => label.toLowerCase() === id.toLowerCase()))
   const policy = useAgentPolicy(found ?? null)
@@ -87,8 +86,7 @@ function useAgentPolicy(agent: AgentView | null) {
   const subject = !agent ? null : abilities(caller).admin ? `agent:${agent.id}` : caller.kind === 'agent' && caller.agentId === agent.id ? 'self' : null
   const skills = agent?.skills.join(',') ?? ''
   const effective = useApi(
-    async () =>
-      subject && skills ? unwrap<EffectiveMatrix>(api.GET('/api/policies/effective', { params: { query: { subject, skill: skills, limit: 500 } } })) : null,
+    async () => (subject && skills ? unwrap(api.GET('/api/policies/effective', { params: { query: { subject, skill: skills, limit: 500 } } })) : null),
     [subject, skills],
   )
   if (!subject || !effective.data) return null

@@ -2,7 +2,6 @@ import { useState } from 'react'
 import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { Page, RunView } from '../api/types'
 import { Chip, ErrorNote, StatusChip, Time } from '../components'
 import { runPath } from '../paths'
 
@@ -17,8 +16,7 @@ export function AgentRuns({ agentId, refresh }: { agentId: string; refresh: numb
   const [cursors, setCursors] = useState<string[]>([])
   const cursor = cursors.at(-1)
   const runs = useApi(
-    () =>
-      unwrap<Page<RunView>>(api.GET('/api/agents/{id}/runs', { params: { path: { id: agentId }, query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } } })),
+    () => unwrap(api.GET('/api/agents/{id}/runs', { params: { path: { id: agentId }, query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } } })),
     [agentId, cursor ?? '', refresh],
   )
   const rows = runs.data?.items ?? []

@@ -1,7 +1,6 @@
 import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { AgentView } from '../api/types'
 import { Chip, ErrorNote, ModelName } from '../components'
 import { BoundSkills } from './bound-skills'
 import { useSkillClasses } from '../api/use-skill-classes'
@@ -10,7 +9,7 @@ import { AgentAvailability } from './agent-availability'
 
 /** Every agent the key may see (an agent key: its own), with its model, whether it can run, and its bound skills. */
 export function AgentsPage() {
-  const agents = useApi(() => unwrap<{ agents: AgentView[] }>(api.GET('/api/agents')), [])
+  const agents = useApi(() => unwrap(api.GET('/api/agents')), [])
   const classes = useSkillClasses()
   const rows = agents.data?.agents ?? []
   return (

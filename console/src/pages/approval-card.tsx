@@ -25,12 +25,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
   const citable = sops.filter((s) => s.skills.includes(a.skill) || s.skills.includes('*'))
   // The server's own check of the chosen procedure against this request, before it is cited.
   const check = useApi(
-    async () =>
-      sopId
-        ? unwrap<{ ok: true; sop: { id: string; hash: string } } | { ok: false; message: string }>(
-            api.GET('/api/approvals/{id}/sop-check', { params: { path: { id: a.id }, query: { sopId } } }),
-          )
-        : null,
+    async () => (sopId ? unwrap(api.GET('/api/approvals/{id}/sop-check', { params: { path: { id: a.id }, query: { sopId } } })) : null),
     [a.id, sopId],
   )
   const verified = !a.sopRequired || (check.data?.ok === true && !check.loading)
@@ -47,7 +42,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
               body: { ...common, ...(sopId && { sopId }), ...(scope !== 'once' && { scope }), ...(scope === 'conversation' && { minutes }) },
             })
           : api.POST('/api/approvals/{id}/reject', { params, body: common })
-      onDecided(await unwrap<ApprovalView>(decided))
+      onDecided(await unwrap(decided))
     } catch (failure) {
       setError(toApiError(failure).message)
     } finally {

@@ -8,7 +8,7 @@ import { StatusChip, Time } from '../components'
 
 /** An approval request the caller filed, kept current by the event stream. */
 export function ApprovalLive({ id, onRun }: { id: string; onRun: () => void }) {
-  const loaded = useApi(() => unwrap<ApprovalView>(api.GET('/api/approvals/{id}', { params: { path: { id } } })), [id])
+  const loaded = useApi(() => unwrap(api.GET('/api/approvals/{id}', { params: { path: { id } } })), [id])
   const [latest, setLatest] = useState<ApprovalView | null>(null)
   const live = useEventStream('/api/events', (event) => {
     const body = JSON.parse(event.data) as { approval?: ApprovalView }

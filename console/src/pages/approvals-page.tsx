@@ -3,7 +3,7 @@ import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { useEventStream } from '../api/use-event-stream'
-import type { ApprovalView, Page, Sop } from '../api/types'
+import type { ApprovalView } from '../api/types'
 import { ErrorNote } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -22,13 +22,13 @@ export function ApprovalsPage() {
   const [updates, setUpdates] = useState<Map<string, ApprovalView>>(new Map())
   const loaded = useApi(async () => {
     const [pending, recent] = await Promise.all([
-      unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { status: 'pending', limit: 200 } } })),
+      unwrap(api.GET('/api/approvals', { params: { query: { status: 'pending', limit: 200 } } })),
       // The latest decided, however many requests are pending.
-      unwrap<Page<ApprovalView>>(api.GET('/api/approvals', { params: { query: { decided: 'true', limit: 50 } } })),
+      unwrap(api.GET('/api/approvals', { params: { query: { decided: 'true', limit: 50 } } })),
     ])
     return [...pending.items, ...recent.items]
   }, [])
-  const sops = useApi(async () => (can.admin ? (await unwrap<{ sops: Sop[] }>(api.GET('/api/sops'))).sops.filter((s) => !s.revokedAt) : []), [])
+  const sops = useApi(async () => (can.admin ? (await unwrap(api.GET('/api/sops'))).sops.filter((s) => !s.revokedAt) : []), [])
   const live = useEventStream('/api/events', (event) => {
     const { approval } = JSON.parse(event.data) as { approval?: ApprovalView }
     if (approval) setUpdates((map) => new Map(map).set(approval.id, approval))

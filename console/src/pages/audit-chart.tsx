@@ -2,7 +2,6 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { ErrorNote } from '../components'
-import type { Histogram } from '../api/types'
 
 /** At most this many labelled buckets along the time axis. */
 const X_LABELS = 8
@@ -17,7 +16,7 @@ function countTicks(max: number): number[] {
 
 /** Calls and failures over time with the timeline's filters, counted by the server over the whole range. */
 export function AuditChart({ query }: { query: Record<string, string> }) {
-  const histogram = useApi(() => unwrap<Histogram>(api.GET('/api/audit/histogram', { params: { query } })), [JSON.stringify(query)])
+  const histogram = useApi(() => unwrap(api.GET('/api/audit/histogram', { params: { query } })), [JSON.stringify(query)])
   if (histogram.error) return <ErrorNote error={histogram.error} />
   const h = histogram.data
   if (!h) return null

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { AuditEntry, Page } from '../api/types'
+import type { AuditEntry } from '../api/types'
 import { Duration, ErrorNote, StatusChip, Time } from '../components'
 import { AuditChart } from './audit-chart'
 import { callPath } from '../paths'
@@ -26,12 +26,12 @@ function Audit() {
   const query = Object.fromEntries([...params.entries()].filter(([, v]) => v))
   // The datetime inputs are local time; the API takes instants.
   const filters = { ...query, ...(query.from && { from: new Date(query.from).toISOString() }), ...(query.to && { to: new Date(query.to).toISOString() }) }
-  const page = useApi(() => unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...filters, limit: WINDOW } } })), [params.toString()])
+  const page = useApi(() => unwrap(api.GET('/api/audit', { params: { query: { ...filters, limit: WINDOW } } })), [params.toString()])
   const [cursor, setCursor] = useState<string | null>(null)
   const next = cursor ?? page.data?.nextCursor ?? null
   const loadMore = async () => {
     if (!next) return
-    const more = await unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...filters, cursor: next, limit: WINDOW } } }))
+    const more = await unwrap(api.GET('/api/audit', { params: { query: { ...filters, cursor: next, limit: WINDOW } } }))
     setMore((rows) => [...rows, ...more.items])
     setCursor(more.nextCursor ?? '')
   }

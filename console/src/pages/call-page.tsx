@@ -1,14 +1,14 @@
 import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { AuditEntry, Page } from '../api/types'
+import type { AuditEntry } from '../api/types'
 import { Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { callPath, runOfConversation, runPath } from '../paths'
 
 /** One audit row in full, and the trace it belongs to nested by parent call. */
 export function CallPage() {
   const callId = useParams().callId!
-  const row = useApi(() => unwrap<AuditEntry>(api.GET('/api/audit/{callId}', { params: { path: { callId } } })), [callId])
+  const row = useApi(() => unwrap(api.GET('/api/audit/{callId}', { params: { path: { callId } } })), [callId])
   const trace = useApi(() => (row.data ? loadTrace(row.data) : Promise.resolve([])), [row.data?.callId])
   if (row.error) return <ErrorNote error={row.error} />
   const r = row.data
@@ -116,12 +116,11 @@ const MAX_CALLS = 500
  * linked to it by parent (`ctx.invoke`), from the top caller down.
  */
 async function loadTrace(row: AuditEntry): Promise<AuditEntry[]> {
-  const page = (query: { traceId?: string; parentCallId?: string }) =>
-    unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { ...query, limit: MAX_CALLS } } }))
+  const page = (query: { traceId?: string; parentCallId?: string }) => unwrap(api.GET('/api/audit', { params: { query: { ...query, limit: MAX_CALLS } } }))
   if (row.traceId) return (await page({ traceId: row.traceId })).items
   let root = row
   for (let depth = 0; root.parentCallId && depth < MAX_DEPTH; depth++) {
-    root = await unwrap<AuditEntry>(api.GET('/api/audit/{callId}', { params: { path: { callId: root.parentCallId } } }))
+    root = await unwrap(api.GET('/api/audit/{callId}', { params: { path: { callId: root.parentCallId } } }))
   }
   const calls = [root]
   let level = [root]

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { api, unwrap } from '../api/client'
 import { toApiError, useApi } from '../api/use-api'
 import type { SkillSummary } from '../api/types'
-import type { ValueInfo } from '../api/source-types'
+import type { ValueInfo } from '../api/types'
 import { Chip, ErrorNote } from '../components'
 
 interface Row {
@@ -20,10 +20,10 @@ interface Row {
 export function ConnectionValues() {
   const loaded = useApi(async () => {
     const [secrets, settings, ...waiting] = await Promise.all([
-      unwrap<{ secrets: ValueInfo[] }>(api.GET('/api/secrets')).then((b) => b.secrets),
-      unwrap<{ settings: ValueInfo[] }>(api.GET('/api/settings')).then((b) => b.settings),
+      unwrap(api.GET('/api/secrets')).then((b) => b.secrets),
+      unwrap(api.GET('/api/settings')).then((b) => b.settings),
       ...(['needs_auth', 'needs_input'] as const).map((connection) =>
-        unwrap<{ skills: SkillSummary[] }>(api.GET('/api/skills', { params: { query: { connection } } })).then((b) => b.skills),
+        unwrap(api.GET('/api/skills', { params: { query: { connection } } })).then((b) => b.skills),
       ),
     ])
     return rows([...secrets, ...settings], waiting.flat())
@@ -99,7 +99,7 @@ function SetSecretForm({ onSaved, suggestions }: { onSaved: () => void; suggesti
     event.preventDefault()
     setMessage(null)
     try {
-      const saved = await unwrap<ValueInfo>(api.PUT('/api/secrets/{name}', { params: { path: { name: name.trim() } }, body: { value } }))
+      const saved = await unwrap(api.PUT('/api/secrets/{name}', { params: { path: { name: name.trim() } }, body: { value } }))
       setMessage({ error: false, text: `Saved ${saved.name} (version ${saved.version}).` })
       setValue('')
       onSaved()

@@ -1,6 +1,5 @@
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { EdgeView } from '../api/types'
 import { Chip, ErrorNote, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -10,7 +9,7 @@ import { EnrollEdgeForm } from './enroll-edge-form'
 export function EdgesSection() {
   const { caller } = useSession()
   const can = abilities(caller)
-  const edges = useApi(() => unwrap<{ edges: EdgeView[] }>(api.GET('/api/edges')).then((b) => b.edges), [])
+  const edges = useApi(() => unwrap(api.GET('/api/edges')).then((b) => b.edges), [])
   const rows = [...(edges.data ?? [])].sort((a, b) => Number(!!a.revokedAt) - Number(!!b.revokedAt) || a.name.localeCompare(b.name))
   return (
     <>

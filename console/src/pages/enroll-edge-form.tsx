@@ -12,7 +12,7 @@ export function EnrollEdgeForm({ onEnrolled }: { onEnrolled: () => void }) {
     setOutcome(null)
     try {
       const parsed = parseLabels(labels)
-      const { edge, token } = await unwrap<{ edge: { name: string }; token: string }>(api.POST('/api/edges', { body: { name: name.trim(), labels: parsed } }))
+      const { edge, token } = await unwrap(api.POST('/api/edges', { body: { name: name.trim(), labels: parsed } }))
       setOutcome({ name: edge.name, token })
       setName('')
       setLabels('')

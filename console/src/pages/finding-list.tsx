@@ -1,4 +1,4 @@
-import type { Finding } from '../api/source-types'
+import type { Finding } from '../api/types'
 import { Chip } from '../components'
 
 /** What loading a folder found wrong, file and line first, errors before warnings. */

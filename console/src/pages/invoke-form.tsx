@@ -5,7 +5,7 @@ import Ajv2020 from 'ajv/dist/2020'
 import type { RJSFSchema } from '@rjsf/utils'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { EdgeView, Envelope, ExecutableDetail } from '../api/types'
+import type { Envelope, ExecutableDetail } from '../api/types'
 import { JsonView, StatusChip } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -27,10 +27,7 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
   const [edgeId, setEdgeId] = useState('')
   const [result, setResult] = useState<{ status: number; envelope: Envelope; input: unknown } | null>(null)
   const [busy, setBusy] = useState(false)
-  const edges = useApi(
-    async () => (skill.scope === 'host' && can.readEdges ? (await unwrap<{ edges: EdgeView[] }>(api.GET('/api/edges'))).edges : []),
-    [skill.key],
-  )
+  const edges = useApi(async () => (skill.scope === 'host' && can.readEdges ? (await unwrap(api.GET('/api/edges'))).edges : []), [skill.key])
   const offering = (edges.data ?? []).filter((e) => !e.revokedAt && e.skills.some((s) => s.key === skill.key))
   // A host skill runs on one named edge: the first online one offering it, unless another is picked.
   const edge = edgeId || offering.find((e) => e.online)?.id || ''
@@ -41,7 +38,13 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
         params: { path: { key: skill.key } },
         body: { input, ...(edge && { edgeId: edge }), ...(approvalId && { approvalId }) },
       })
-      setResult({ status: response.status, envelope: (data ?? error) as Envelope, input })
+      // Every answer of an invoke is the envelope: a success's body or a failure's.
+      const envelope: Envelope | undefined = data ?? error
+      setResult({
+        status: response.status,
+        envelope: envelope ?? { ok: false, error: { code: 'http_' + response.status, message: response.statusText } },
+        input,
+      })
     } catch (error) {
       setResult({ status: 0, envelope: { ok: false, error: { code: 'network', message: (error as Error).message } }, input })
     } finally {
@@ -49,7 +52,8 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
       onInvoked()
     }
   }
-  const approvalId = result?.envelope.error?.code === 'approval_required' ? (result.envelope.error.details?.approvalId as string | undefined) : undefined
+  const failure = result && !result.envelope.ok ? result.envelope.error : undefined
+  const approvalId = failure?.code === 'approval_required' ? (failure.details?.approvalId as string | undefined) : undefined
   return (
     <div className="invoke">
       {skill.scope === 'host' && can.readEdges && (
@@ -91,8 +95,7 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
       {result && (
         <div className="result" data-testid="invoke-result">
           <h3>
-            Result <StatusChip value={result.envelope.ok ? 'ok' : (result.envelope.error?.code ?? 'error')} />{' '}
-            <span className="muted">HTTP {result.status}</span>
+            Result <StatusChip value={result.envelope.ok ? 'ok' : result.envelope.error.code} /> <span className="muted">HTTP {result.status}</span>
           </h3>
           {approvalId ? (
             <ApprovalLive id={approvalId} onRun={() => void invoke(result.input, approvalId)} />

@@ -1,4 +1,4 @@
-import type { McpServer } from '../api/source-types'
+import type { McpServer } from '../api/types'
 import { Chip, Time } from '../components'
 import { ProblemList } from './problem-list'
 

@@ -2,8 +2,6 @@ import { useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { EdgeView } from '../api/types'
-import type { EffectiveMatrix, Policy } from '../api/policy-types'
 import { ErrorNote } from '../components'
 import { PolicyMatrix } from './policy-matrix'
 import { PolicyOverrides } from './policy-overrides'
@@ -29,7 +27,7 @@ export function PoliciesPage() {
   const cursor = cursors.at(-1)
   const matrix = useApi(
     () =>
-      unwrap<EffectiveMatrix>(
+      unwrap(
         api.GET('/api/policies/effective', {
           params: {
             query: { limit: PAGE, ...(q && { q }), ...(isClass(klass) && { class: klass }), ...(edge && { edge }), ...(cursor && { cursor }) },
@@ -38,8 +36,8 @@ export function PoliciesPage() {
       ),
     [q, klass, edge, cursor ?? ''],
   )
-  const policies = useApi(() => unwrap<{ policies: Policy[] }>(api.GET('/api/policies')).then((b) => b.policies), [])
-  const edges = useApi(() => unwrap<{ edges: EdgeView[] }>(api.GET('/api/edges')).then((b) => b.edges.filter((e) => !e.revokedAt)), [])
+  const policies = useApi(() => unwrap(api.GET('/api/policies')).then((b) => b.policies), [])
+  const edges = useApi(() => unwrap(api.GET('/api/edges')).then((b) => b.edges.filter((e) => !e.revokedAt)), [])
   const set = (name: string, value: string) => {
     const next = new URLSearchParams(params)
     if (value) next.set(name, value)

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react'
 import { api, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
-import type { Decision, EffectiveCell, Policy, PolicySubject } from '../api/policy-types'
+import type { Decision, EffectiveCell, Policy, PolicySubject } from '../api/types'
 import { DecisionChip } from '../components'
 
 const DECISIONS: Decision[] = ['ALWAYS', 'ASK', 'DENY']

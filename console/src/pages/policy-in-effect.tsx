@@ -2,7 +2,6 @@ import { Link } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { ExecutableDetail } from '../api/types'
-import type { EffectiveMatrix } from '../api/policy-types'
 import { DecisionChip, ErrorNote } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -13,7 +12,7 @@ export function PolicyInEffect({ skill }: { skill: ExecutableDetail }) {
   const can = abilities(caller)
   const subjects = ['self', ...(can.admin ? skill.agents.map((agent) => `agent:${agent}`) : [])].join(',')
   const effective = useApi(
-    () => unwrap<EffectiveMatrix>(api.GET('/api/policies/effective', { params: { query: { skill: skill.key, subject: subjects } } })),
+    () => unwrap(api.GET('/api/policies/effective', { params: { query: { skill: skill.key, subject: subjects } } })),
     [skill.key, subjects],
   )
   const row = effective.data?.skills[0]

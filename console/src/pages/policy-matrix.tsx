@@ -1,6 +1,6 @@
 import { Fragment, useState } from 'react'
 import { Link } from 'react-router'
-import type { EffectiveCell, EffectiveMatrix, Policy, PolicySubject } from '../api/policy-types'
+import type { EffectiveCell, EffectiveMatrix, Policy, PolicySubject } from '../api/types'
 import { ClassChip, DecisionChip } from '../components'
 import { PolicyCellEditor } from './policy-cell-editor'
 import { skillPath } from '../paths'

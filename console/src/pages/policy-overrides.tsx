@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { api, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
-import type { Decision, Policy, PolicyLevel, PolicySubject } from '../api/policy-types'
+import type { Decision, Policy, PolicyLevel, PolicySubject } from '../api/types'
 import { DecisionChip, Time } from '../components'
 
 const LEVELS: PolicyLevel[] = ['global', 'role', 'agent', 'user', 'edge']

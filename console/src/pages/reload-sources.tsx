@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { api, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
-import type { ReloadReport } from '../api/source-types'
+import type { ReloadReport } from '../api/types'
 
 /** Reload packs and OpenAPI documents, reconnect MCP servers that are down, sync: then say what changed. */
 export function ReloadSources({ onReloaded }: { onReloaded: () => void }) {
@@ -11,7 +11,7 @@ export function ReloadSources({ onReloaded }: { onReloaded: () => void }) {
     setBusy(true)
     setOutcome(null)
     try {
-      setOutcome({ report: await unwrap<ReloadReport>(api.POST('/api/sources/reload')) })
+      setOutcome({ report: await unwrap(api.POST('/api/sources/reload')) })
       onReloaded()
     } catch (error) {
       setOutcome({ error: toApiError(error).message })

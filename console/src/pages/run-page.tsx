@@ -24,7 +24,7 @@ function Run({ id }: { id: string }) {
   const { caller } = useSession()
   const can = abilities(caller)
   const [round, setRound] = useState(0)
-  const loaded = useApi(() => unwrap<RunView>(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
+  const loaded = useApi(() => unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
   // Steps by index, each with the write (`rev`) it came in: a newer write replaces the step.
   const [streamed, setStreamed] = useState<Map<number, { rev: number; step: RunStep }>>(new Map())
   const [end, setEnd] = useState<RunView>()
@@ -44,7 +44,7 @@ function Run({ id }: { id: string }) {
   useEffect(() => {
     if (!paused) return
     const timer = setInterval(async () => {
-      const now = await unwrap<RunView>(api.GET('/api/runs/{id}', { params: { path: { id } } })).catch(() => null)
+      const now = await unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })).catch(() => null)
       if (now && now.status !== 'awaiting_approval') {
         setEnd(undefined)
         setRound((r) => r + 1)

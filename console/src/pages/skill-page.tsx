@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import { isExecutable, type AuditEntry, type Page, type SkillDetail } from '../api/types'
+import { isExecutable } from '../api/types'
 import { Chip, ClassChip, ConnectionChip, Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -23,7 +23,7 @@ export function SkillPage() {
 function Skill({ skillKey: key }: { skillKey: string }) {
   const { caller } = useSession()
   const can = abilities(caller)
-  const skill = useApi(() => unwrap<SkillDetail>(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
+  const skill = useApi(() => unwrap(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
   // Each call made from the form loads the recent calls again.
   const [invoked, setInvoked] = useState(0)
   if (skill.error) return <ErrorNote error={skill.error} />
@@ -103,7 +103,7 @@ function Diagnostics({ items }: { items: Array<{ severity: string; message: stri
 }
 
 function RecentCalls({ skillKey, refresh }: { skillKey: string; refresh: number }) {
-  const calls = useApi(() => unwrap<Page<AuditEntry>>(api.GET('/api/audit', { params: { query: { skill: skillKey, limit: 10 } } })), [skillKey, refresh])
+  const calls = useApi(() => unwrap(api.GET('/api/audit', { params: { query: { skill: skillKey, limit: 10 } } })), [skillKey, refresh])
   return (
     <>
       <h2 id="recent-calls">Recent calls</h2>

@@ -3,7 +3,6 @@ import { Link, useSearchParams } from 'react-router'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { SkillSummary } from '../api/types'
 import { Chip, ClassChip, ConnectionChip, ErrorNote } from '../components'
 import { skillPath } from '../paths'
 
@@ -25,10 +24,10 @@ export function SkillsPage() {
   const [text, setText] = useState(q)
   const filters = Object.fromEntries(Object.keys(FILTERS).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])))
   const skills = useApi(async () => {
-    const { skills } = await unwrap<{ skills: SkillSummary[] }>(api.GET('/api/skills', { params: { query: filters } }))
+    const { skills } = await unwrap(api.GET('/api/skills', { params: { query: filters } }))
     if (!q) return skills
     // Ranked by the discovery index, then narrowed by the filters.
-    const found = await unwrap<{ results: Array<{ key: string }> }>(api.GET('/api/skills/search', { params: { query: { q, limit: 50 } } }))
+    const found = await unwrap(api.GET('/api/skills/search', { params: { query: { q, limit: 50 } } }))
     const byKey = new Map(skills.map((s) => [s.key, s]))
     return found.results.flatMap((r) => byKey.get(r.key) ?? [])
   }, [params.toString()])

@@ -1,6 +1,5 @@
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { SourcesReport } from '../api/source-types'
 import { Chip, ErrorNote } from '../components'
 import { useSession } from '../session/session'
 import { abilities } from '../session/abilities'
@@ -26,7 +25,7 @@ export function SourcesPage() {
 }
 
 function Sources() {
-  const sources = useApi(() => unwrap<SourcesReport>(api.GET('/api/sources')), [])
+  const sources = useApi(() => unwrap(api.GET('/api/sources')), [])
   const report = sources.data
   return (
     <>

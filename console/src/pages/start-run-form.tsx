@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { useNavigate } from 'react-router'
 import { api, unwrap, type ApiError } from '../api/client'
 import { toApiError } from '../api/use-api'
-import type { AgentView, RunView } from '../api/types'
+import type { AgentView } from '../api/types'
 import { ErrorNote } from '../components'
 import { runPath } from '../paths'
 
@@ -17,7 +17,7 @@ export function StartRunForm({ agent }: { agent: AgentView }) {
     setBusy(true)
     setError(undefined)
     try {
-      const run = await unwrap<RunView>(api.POST('/api/agents/{id}/runs', { params: { path: { id: agent.id } }, body: { prompt, wait: false } }))
+      const run = await unwrap(api.POST('/api/agents/{id}/runs', { params: { path: { id: agent.id } }, body: { prompt, wait: false } }))
       void navigate(runPath(run.id))
     } catch (failure) {
       setError(toApiError(failure))

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { api, ApiError, unwrap } from '../api/client'
 import { toApiError } from '../api/use-api'
-import type { AgentView, Envelope, TestRunResult } from '../api/types'
+import type { AgentView, TestRunResult } from '../api/types'
 import { Chip, ErrorNote } from '../components'
 import { runPath } from '../paths'
 
@@ -21,14 +21,14 @@ export function TestRunForm({ agent, onFinished }: { agent: AgentView; onFinishe
     setError(undefined)
     setResult(undefined)
     try {
-      const body = await unwrap<TestRunResult | Envelope>(
+      const body = await unwrap(
         api.POST('/api/agents/{id}/test-runs', { params: { path: { id: agent.id } }, body: { input, ...(expectTool && { expectTool }) } }),
       )
       // A policy that asks for approval of test_run answers 202 with the request instead of a verdict.
       if ('verdict' in body) {
         setResult(body)
         onFinished()
-      } else setError(new ApiError(202, body.error?.code ?? 'approval_required', body.error?.message ?? 'the test run needs an approval'))
+      } else setError(new ApiError(202, body.error.code, body.error.message))
     } catch (failure) {
       setError(toApiError(failure))
     } finally {

@@ -26,7 +26,7 @@ const SessionContext = createContext<SessionState | null>(null)
 
 // A session's answer carries its CSRF token; a key's doesn't.
 const whoAmI = () =>
-  unwrap<{ caller: Caller; csrfToken?: string }>(api.GET('/api/me')).then((body) => {
+  unwrap(api.GET('/api/me')).then((body) => {
     keepCsrfToken(body.csrfToken ?? null)
     return body.caller
   })

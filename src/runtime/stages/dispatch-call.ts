@@ -1,42 +1,35 @@
 import { trace } from '@opentelemetry/api'
-import type { EdgeInfo, SkillContext, Skill } from '../../skill/index.js'
 import { DeadlineExceeded } from '../abort-reasons.js'
-import type { CallCancel } from '../call-cancel.js'
-import { EdgeDeadlineExceeded, EdgeUnavailable, type EdgeRouter } from '../edge-router.js'
+import type { Call } from '../call.js'
+import { EdgeDeadlineExceeded, EdgeUnavailable } from '../edge-router.js'
+import { errorMessage } from '../error-message.js'
+import { interrupted } from '../interrupted.js'
+import { refusal, type Refusal } from '../refusal.js'
 import { isSkillError } from '../skill-error.js'
-import { errorMessage } from './error-message.js'
-import { interrupted } from './interrupted.js'
-import { refusal, type Refusal } from './refusal.js'
-
-/** What the executor returned, not yet checked. */
-export interface Dispatched {
-  data: unknown
-}
+import type { StageDeps } from '../stage.js'
 
 /**
- * Stage 6: run the skill's executor with its deadline, in the call's span; a throw, the deadline
+ * Run the skill's executor with its deadline, in the call's span; a throw, the deadline
  * or an abort becomes a refusal. Executor kinds are told apart here and nowhere else.
  */
-export async function dispatchCall(
-  skill: Skill,
-  input: unknown,
-  ctx: SkillContext,
-  cancel: CallCancel,
-  edge?: { router: EdgeRouter; target: EdgeInfo; secrets: ReadonlyMap<string, string> },
-): Promise<Dispatched | Refusal> {
+export async function dispatchCall(call: Call, deps: StageDeps): Promise<Refusal | undefined> {
+  const { skill, ctx, value: input } = call
+  const cancel = call.cancel!
+  const router = call.edge && deps.edges
   trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
   const timer = setTimeout(() => cancel.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
   try {
     const run = () => {
       // A call cancelled before its turn never starts its executor.
       if (cancel.aborted) throw cancel.reason
-      if (edge) {
-        const call = { callId: ctx.callId, timeoutMs: skill.timeoutMs, signal: cancel.signal, progress: ctx.progress, secrets: edge.secrets }
-        return edge.router.dispatch(edge.target, skill, input, call)
+      if (router) {
+        const remote = { callId: call.id, timeoutMs: skill.timeoutMs, signal: cancel.signal, progress: ctx.progress, secrets: call.opened!.secrets }
+        return router.dispatch(call.edge!, skill, input, remote)
       }
       return skill.run(input, ctx)
     }
-    return { data: await cancel.race(Promise.resolve().then(run)) }
+    call.output = await cancel.race(Promise.resolve().then(run))
+    return undefined
   } catch (error) {
     const reasonForAbort = cancel.aborted ? cancel.reason : undefined
     if (reasonForAbort instanceof DeadlineExceeded) return refusal('timeout', `skill "${skill.key}": ${reasonForAbort.message}`, 'timeout')

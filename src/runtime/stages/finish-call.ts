@@ -1,68 +1,60 @@
-import type { Logger } from 'pino'
-import { type AuditWriter, redact, scrubText, scrubValue } from '../../audit/index.js'
-import type { AuditRow } from '../../store/index.js'
+import { redact, scrubText, scrubValue } from '../../audit/index.js'
 import type { Envelope, EnvelopeError } from '../../skill/index.js'
-import { failure } from '../envelope.js'
-import type { CallStatus } from './refusal.js'
-import { serialize } from './serialize.js'
+import type { Call } from '../call.js'
+import { failure, success } from '../envelope.js'
+import { serialize } from '../serialize.js'
+import type { StageDeps } from '../stage.js'
+import { toAuditRow } from '../to-audit-row.js'
 
-export interface FinishDeps {
-  audit: AuditWriter
-  logger: Logger
-  /** Results larger than this are stored cut, and marked so. */
-  maxResultBytes: number
-}
-
-export interface FinishInput {
-  row: AuditRow
-  startedAt: number
-  status: CallStatus
-  envelope: Envelope
-  outputSchema?: Record<string, unknown>
-  /** Secret input values, scrubbed from what is stored of the result and the error. */
-  secrets?: ReadonlySet<string>
-  /**
-   * Secret values skillplane gave the executor: scrubbed from the envelope the caller gets too,
-   * even when a remote service echoed them back.
-   */
-  injected?: ReadonlySet<string>
-}
-
-/** Stage 8: the final audit row, committed (or kept in the backlog) before the envelope returns. */
-export async function finishCall(deps: FinishDeps, input: FinishInput): Promise<Envelope> {
-  const { row: running, startedAt, status, outputSchema, injected } = input
-  let { envelope, secrets } = input
-  if (injected?.size) {
+/**
+ * Where every call that no envelope stopped ends: its final audit row,
+ * committed (or kept in the backlog) before the envelope returns.
+ */
+export async function finishCall(call: Call, deps: StageDeps): Promise<Envelope> {
+  const stop = call.refusal
+  let envelope: Envelope = stop ? failure(stop.code, stop.message, call.id, stop.details) : success(call.output === undefined ? null : call.output, call.id)
+  // A gate-only check leaves no row unless it filed an approval request.
+  if (stop && call.approval.mode === 'check' && !(stop.filed ?? stop.code === 'approval_required')) return envelope
+  const { injected } = call
+  // Input secrets an executor echoes back are scrubbed from what is stored; secrets it was given, from the envelope too.
+  let secrets: ReadonlySet<string> = call.secrets
+  if (injected.size) {
     envelope = envelope.ok
       ? { ...envelope, data: scrubValue(envelope.data, injected) }
       : { ...envelope, error: scrubValue(envelope.error, injected) as EnvelopeError }
-    secrets = secrets?.size ? new Set([...secrets, ...injected]) : injected
+    secrets = secrets.size ? new Set([...secrets, ...injected]) : injected
   }
-  const finishedAt = Date.now()
-  const row: AuditRow = { ...running, status, finished_at: new Date(finishedAt).toISOString(), duration_ms: finishedAt - startedAt }
+  call.finishedAt = Date.now()
+  call.status = stop ? stop.status : 'ok'
   if (envelope.ok) {
-    // Input secrets an executor echoes back are scrubbed from the stored result too.
     const data = envelope.data
-    const json = serialize(() => redact(data, outputSchema, { scrub: secrets }))
+    const json = serialize(() => redact(data, call.skill.output?.jsonSchema, { scrub: secrets }))
     if (json === undefined) {
-      row.status = 'error'
-      envelope = failure('invalid_output', 'the result is not JSON-serializable', running.call_id)
+      call.status = 'error'
+      envelope = failure('invalid_output', 'the result is not JSON-serializable', call.id)
     } else if (Buffer.byteLength(json) > deps.maxResultBytes) {
-      row.result = truncateUtf8(json, deps.maxResultBytes)
-      row.result_truncated = 1
+      call.result = truncateUtf8(json, deps.maxResultBytes)
+      call.resultTruncated = true
     } else {
-      row.result = json
+      call.result = json
     }
   }
   if (!envelope.ok) {
-    row.error_code = envelope.error.code
-    row.error_message = secrets?.size ? scrubText(envelope.error.message, secrets) : envelope.error.message
+    call.errorCode = envelope.error.code
+    call.errorMessage = secrets.size ? scrubText(envelope.error.message, secrets) : envelope.error.message
   }
   try {
-    await deps.audit.finish(row)
+    await deps.audit.finish(toAuditRow(call, deps.managerId))
   } catch (error) {
     // Not even the local backlog took it: the running row stays, and recovery marks it interrupted.
-    deps.logger.error({ err: error, callId: row.call_id }, 'audit write of a finished call failed')
+    deps.logger.error({ err: error, callId: call.id }, 'audit write of a finished call failed')
+  }
+  if (envelope.ok && deps.onCallOk) {
+    try {
+      deps.onCallOk({ key: call.skill.key, conversationId: call.conversationId })
+    } catch (error) {
+      deps.logger.warn({ err: error, callId: call.id }, 'a call observer failed')
+    }
   }
   return envelope
 }

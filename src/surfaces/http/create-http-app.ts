@@ -1,4 +1,5 @@
-import { Hono, type MiddlewareHandler, type Context } from 'hono'
+import type { MiddlewareHandler, Context } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/index.js'
@@ -28,6 +29,9 @@ import { userRoutes } from './routes/users.js'
 import { groupRoutes } from './routes/groups.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
 import { buildOpenApi } from './openapi/build-openapi.js'
+import { checkResponses } from './openapi/check-responses.js'
+import { failures, returns, serve } from './openapi/declare.js'
+import { Health, Me, ReloadReport, SourcesReport } from './openapi/response-schemas.js'
 import { landingPage } from './landing-page.js'
 import { McpHttpSessions } from '../mcp/index.js'
 import { consoleRoutes, loadConsoleAssets } from '../console/index.js'
@@ -52,8 +56,10 @@ export function createHttpApp(
   plane: Skillplane,
   mcp: McpHttpSessions = new McpHttpSessions(plane),
   options: { bindHost?: string; metrics?: PlaneMetrics; listenUrl?: () => string } = {},
-): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
+  // The suite checks every answer against its route's declaration; see check-responses.ts.
+  if (process.env.SKILLPLANE_CHECK_RESPONSES === '1') app.use(checkResponses(app))
   const oauth = oauthFor(plane, options.listenUrl)
   const base = plane.config.auth.oidc ? baseUrlOf(plane, options.listenUrl) : undefined
   const auth = apiKeyAuth(plane.people.keys, oauth, '', base && { store: plane.people.sessions, secure: () => base().startsWith('https:') })
@@ -106,10 +112,25 @@ export function createHttpApp(
     c.header('Retry-After', String(RETRY_AFTER_S))
     return c.json({ ok: false, ...health, error: { code: 'unavailable', message: `the database is unavailable: ${down}` } }, 503)
   }
-  app.get('/api/health', health)
+  const healthy = { 200: returns(Health, 'Healthy'), 503: returns(Health, 'The database is unavailable') }
+  serve(app, createRoute({ method: 'get', path: '/api/health', summary: 'Liveness and database', security: [], responses: healthy }), health)
   // For load balancers and probes: ready takes traffic only while the database answers; live only says the process serves.
-  app.get('/api/health/ready', health)
-  app.get('/api/health/live', (c) => c.json({ ok: true, version: VERSION, manager: plane.status.managerId }))
+  const ready = createRoute({
+    method: 'get',
+    path: '/api/health/ready',
+    summary: 'Readiness probe: 503 while the database is unreachable',
+    security: [],
+    responses: healthy,
+  })
+  serve(app, ready, health)
+  const live = createRoute({
+    method: 'get',
+    path: '/api/health/live',
+    summary: 'Liveness probe: the process is up and serving (never reads the database)',
+    security: [],
+    responses: { 200: returns(Health, 'Live') },
+  })
+  serve(app, live, (c) => c.json({ ok: true, version: VERSION, manager: plane.status.managerId }))
   if (oauth) {
     // RFC 9728: where OAuth clients learn which identity provider issues tokens for /api (the root) and /mcp.
     const metadata = (path: ResourcePath) => (c: Context<HttpEnv>) => {
@@ -122,13 +143,26 @@ export function createHttpApp(
   app.use('/api/*', auth)
   // Who the key is: the console shows only what this caller may see and do.
   // A console session's answer carries the CSRF token its changes must send.
-  app.get('/api/me', (c) => c.json({ caller: c.get('caller'), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }))
+  const me = createRoute({
+    method: 'get',
+    path: '/api/me',
+    summary: 'The caller this key, token or console session authenticates as: kind, name, role or agent, and how',
+    responses: { 200: returns(Me, '{ caller, csrfToken? }'), ...failures(401) },
+  })
+  serve(app, me, (c) => c.json({ caller: c.get('caller'), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }))
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', apiKeyAuth(plane.people.keys, oauth, '/mcp'))
   const { enabled, listen } = plane.config.metrics
   if (enabled && !listen) {
     const metrics = options.metrics ?? new PlaneMetrics(plane, mcp)
-    app.get('/metrics', auth, requireRole('admin'), async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
+    const scrape = createRoute({
+      method: 'get',
+      path: '/metrics',
+      summary: 'Calls, latency, pending approvals, audit queue, MCP, edges and process metrics (Prometheus text; admin)',
+      middleware: [auth, requireRole('admin')] as const,
+      responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...failures(401, 403) },
+    })
+    serve(app, scrape, async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
   }
   app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
   app.route('/auth', signInRoutes(plane, base))
@@ -148,14 +182,30 @@ export function createHttpApp(
   app.route('/api/edges', edgeRoutes(plane))
   app.route('/api/users', userRoutes(plane))
   app.route('/api/groups', groupRoutes(plane))
-  app.get('/api/sources', requireRole('admin'), (c) => c.json(plane.sources.report()))
+  const sources = createRoute({
+    method: 'get',
+    path: '/api/sources',
+    summary: 'Where the skills come from: MCP servers, HTTP and OpenAPI sources, pack and SKILL.md folders, with their problems (admin)',
+    middleware: [requireRole('admin')] as const,
+    responses: { 200: returns(SourcesReport, '{ mcp, http, openapi, packs, instructions }'), ...failures(401, 403) },
+  })
+  serve(app, sources, (c) => c.json(plane.sources.report()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
+  const reload = createRoute({
+    method: 'post',
+    path: '/api/sources/reload',
+    summary: 'Load skill packs, SKILL.md folders and MCP tools again and sync the catalog (admin)',
+    middleware: [requireRole('admin')] as const,
+    responses: { 200: returns(ReloadReport, '{ added, removed, packs, findings, mcp, openapi, sync }'), ...failures(401, 403, 409) },
+  })
   // Reloaded sources holding no skill at all are refused (SyncRefusedError, conflict): the catalog is kept, not orphaned.
-  app.post('/api/sources/reload', requireRole('admin'), async (c) => c.json(await plane.sources.reload()))
+  serve(app, reload, async (c) => c.json(await plane.sources.reload()))
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
   // Each caller's document (per tag or page) is kept until skills, the catalog or policies change.
   const documents = new Map<string, { version: number; text: string }>()
+  // The routes' part of the document, generated once from their declarations (every route is registered by now).
+  let routesDocument: Record<string, unknown> | undefined
   app.get('/openapi.json', async (c) => {
     const header = c.req.header('authorization')
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
@@ -184,7 +234,8 @@ export function createHttpApp(
       paging = { page, pages, skills: skills.length, pageSize: OPENAPI_PAGE_SIZE }
       skills = [...skills].sort((a, b) => (a.key < b.key ? -1 : 1)).slice((page - 1) * OPENAPI_PAGE_SIZE, page * OPENAPI_PAGE_SIZE)
     }
-    const document = buildOpenApi({ version: VERSION, skills, caller: caller ?? undefined })
+    routesDocument ??= app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'skillplane', version: VERSION } }) as unknown as Record<string, unknown>
+    const document = buildOpenApi({ routes: routesDocument, version: VERSION, skills, caller: caller ?? undefined })
     const text = JSON.stringify(paging ? { ...document, 'x-skillplane-page': paging } : document)
     // Bounded: the oldest document goes first.
     if (documents.size >= OPENAPI_DOCUMENTS_KEPT) documents.delete(documents.keys().next().value!)

@@ -4,7 +4,7 @@ import { RUN_STATUSES } from '../../agents/index.js'
 import { APPROVAL_STATUSES, GRANT_MINUTES, GRANT_SCOPES, GRANT_STATES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
 
 // The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
-// from them (openapi/operations.ts), so the document can't promise what a route refuses.
+// from them (each route's createRoute declaration), so the document can't promise what a route refuses.
 
 /** A whole number in [min, max] from a query string, with one message for every way it can be wrong. */
 const bounded = (min: number, max: number) => {

@@ -1,7 +1,10 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { failures, params, query, returns, serve } from '../openapi/declare.js'
+import { AgentList, SkillsPrompt } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
+import { exportQuery } from '../request-schemas.js'
 import { skillsPrompt, exportTar } from '../../../sources/agent-skills/index.js'
 import type { Caller } from '../../../skill/index.js'
 import { agentCaller, agentId } from '../../../registry/index.js'
@@ -9,9 +12,15 @@ import { describeModel, runRefusal } from '../../../agents/index.js'
 import { Readable } from 'node:stream'
 import { canSee, maySeeAgent } from '../../../access/index.js'
 
-export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
-  app.get('/', (c) => {
+export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'The agents the caller may see: model, availability, bound skills',
+    responses: { 200: returns(AgentList, 'Agents'), ...failures(401) },
+  })
+  serve(app, list, (c) => {
     const caller = c.get('caller')
     const configured = new Map(plane.config.agents.map((a) => [agentId(a.name), a]))
     const agents = plane.agents
@@ -34,7 +43,14 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   // The <available_skills> fragment for an agent's system prompt ("" when it may see none).
-  app.get('/:id/skills-prompt', (c) => {
+  const prompt = createRoute({
+    method: 'get',
+    path: '/{id}/skills-prompt',
+    summary: "The <available_skills> fragment of the agent's system prompt: the instruction skills it may activate",
+    request: { ...params('/{id}/skills-prompt') },
+    responses: { 200: returns(SkillsPrompt, '{ agent, prompt }'), ...failures(401, 404) },
+  })
+  serve(app, prompt, (c) => {
     const caller = c.get('caller')
     const agentId = plane.agents.resolve(c.req.param('id'))
     if (!agentId || !maySeeAgent(caller, agentId)) {
@@ -46,7 +62,18 @@ export function agentRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json({ agent: agentId, prompt: skillsPrompt(skills) })
   })
   // The same file set as `skillplane skills export`, as a tar stream (admins, or the agent's own key).
-  app.get('/:id/skills-export', async (c) => {
+  const skillsExport = createRoute({
+    method: 'get',
+    path: '/{id}/skills-export',
+    summary: "The agent's instruction skills as files, a tar (admins, or the agent's own key)",
+    ...query(exportQuery),
+    request: { ...params('/{id}/skills-export') },
+    responses: {
+      200: { description: 'A tar of the skills', content: { 'application/x-tar': { schema: { type: 'string', format: 'binary' } } } },
+      ...failures(400, 401, 404, 500),
+    },
+  })
+  serve(app, skillsExport, async (c) => {
     const caller = c.get('caller')
     const agentId = plane.agents.resolve(c.req.param('id'))
     const mayExport = caller.kind === 'agent' ? caller.agentId === agentId : caller.role === 'admin'

@@ -1,9 +1,11 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { ApprovalView } from '../../../policy/index.js'
 import { approvalListQuery, approveBody, decisionBody, grantListQuery, sopCheckQuery } from '../request-schemas.js'
 import type { Caller } from '../../../skill/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
+import { Approval, ApprovalPage, ApprovalWithHistory, Decided, Grant, GrantPage, SopCheck } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
@@ -14,10 +16,17 @@ import { requireRole } from '../middleware/require-role.js'
 export const mayViewApproval = (caller: Caller, approval: ApprovalView) =>
   (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
 
-export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
 
-  app.get('/', async (c) => {
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'Approval requests: approvers see all, others their own',
+    ...query(approvalListQuery),
+    responses: { 200: returns(ApprovalPage, 'A page of requests'), ...failures(400, 401) },
+  })
+  serve(app, list, async (c) => {
     const parsed = parseInput(approvalListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
     const caller = c.get('caller')
@@ -33,20 +42,43 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   // Before /:id, which would take "grants" for a request id.
-  app.get('/grants', requireRole('operator'), async (c) => {
+  const grants = createRoute({
+    method: 'get',
+    path: '/grants',
+    summary: 'Conversation grants left by approvals (operator or admin)',
+    middleware: [requireRole('operator')] as const,
+    ...query(grantListQuery),
+    responses: { 200: returns(GrantPage, '{ items: [grant], nextCursor }'), ...failures(400, 401, 403) },
+  })
+  serve(app, grants, async (c) => {
     const parsed = parseInput(grantListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid grants query: ${describeZod(parsed.error)}`)
     const agent = parsed.data.agent && (plane.agents.resolve(parsed.data.agent) ?? parsed.data.agent)
     return c.json(await plane.approvals.grants.list({ ...parsed.data, agent }))
   })
 
-  app.delete('/grants/:id', requireRole('operator'), async (c) => {
+  const revokeGrant = createRoute({
+    method: 'delete',
+    path: '/grants/{id}',
+    summary: 'Revoke a conversation grant (operator or admin)',
+    middleware: [requireRole('operator')] as const,
+    request: { ...params('/grants/{id}') },
+    responses: { 200: returns(Grant, 'The grant, revoked'), ...failures(401, 403, 404, 409) },
+  })
+  serve(app, revokeGrant, async (c) => {
     const result = await plane.approvals.grants.revoke(c.req.param('id'), c.get('caller'))
     if (!result.ok) return errorResponse(c, result.code, result.message)
     return c.json(result.grant)
   })
 
-  app.get('/:id', async (c) => {
+  const show = createRoute({
+    method: 'get',
+    path: '/{id}',
+    summary: 'One approval request with its history',
+    request: { ...params('/{id}') },
+    responses: { 200: returns(ApprovalWithHistory, 'Request'), ...failures(401, 404) },
+  })
+  serve(app, show, async (c) => {
     const approval = await plane.approvals.get(c.req.param('id'))
     if (!approval || !mayViewApproval(c.get('caller'), approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
     const history = await plane.audit.events.list({ subject: `approval:${approval.id}`, limit: 100 })
@@ -54,7 +86,16 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   // Approvers check a signed procedure against a request before they cite it.
-  app.get('/:id/sop-check', requireRole('operator'), async (c) => {
+  const sopCheck = createRoute({
+    method: 'get',
+    path: '/{id}/sop-check',
+    summary: 'Check a signed procedure against a request before citing it (operator or admin)',
+    middleware: [requireRole('operator')] as const,
+    ...query(sopCheckQuery),
+    request: { ...params('/{id}/sop-check') },
+    responses: { 200: returns(SopCheck, '{ ok: true, sop: { id, hash } } or { ok: false, message }'), ...failures(400, 401, 403, 404) },
+  })
+  serve(app, sopCheck, async (c) => {
     const parsed = parseInput(sopCheckQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid SOP check: ${describeZod(parsed.error)}`)
     const checked = await plane.approvals.checkSop(c.req.param('id'), parsed.data.sopId)
@@ -62,7 +103,17 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(checked)
   })
 
-  app.post('/:id/approve', async (c) => {
+  const approve = createRoute({
+    method: 'post',
+    path: '/{id}/approve',
+    summary: 'Approve a request (approvers)',
+    request: { ...params('/{id}/approve'), ...body(approveBody) },
+    responses: {
+      200: returns(Decided, 'The request after the decision; with scope conversation also `grant`, with always also `policy`'),
+      ...failures(400, 401, 403, 404, 409, 410),
+    },
+  })
+  serve(app, approve, async (c) => {
     const body = await parseBody(c, approveBody)
     if (!body.ok) return body.response
     const result = await plane.approvals.decide({ id: c.req.param('id'), caller: c.get('caller'), decision: 'approve', ...body.value })
@@ -72,7 +123,14 @@ export function approvalRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json({ ...result.approval, ...granted, ...(result.grantProblem && { grantProblem: result.grantProblem }) })
   })
 
-  app.post('/:id/reject', async (c) => {
+  const reject = createRoute({
+    method: 'post',
+    path: '/{id}/reject',
+    summary: 'Reject a request (approvers)',
+    request: { ...params('/{id}/reject'), ...body(decisionBody) },
+    responses: { 200: returns(Approval, 'The request after the decision'), ...failures(400, 401, 403, 404, 409, 410) },
+  })
+  serve(app, reject, async (c) => {
     const body = await parseBody(c, decisionBody, 'invalid request body', 'a rejection is for this request only: scope and minutes apply to approve')
     if (!body.ok) return body.response
     const result = await plane.approvals.decide({ id: c.req.param('id'), caller: c.get('caller'), decision: 'reject', ...body.value })

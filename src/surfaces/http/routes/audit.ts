@@ -1,18 +1,27 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { auditHistogramSchema, parseAuditQuery } from '../../../audit/index.js'
+import { auditHistogramSchema, auditQuerySchema, parseAuditQuery } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { failures, params, query, returns, serve } from '../openapi/declare.js'
+import { AuditEntry, AuditPage, EventPage, Histogram, SweepReport } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { eventsQuery } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { requireRole } from '../middleware/require-role.js'
 
-export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function auditRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
   app.use(requireRole('operator'))
 
-  app.get('/', async (c) => {
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'Audit rows, newest first (operator or admin)',
+    ...query(auditQuerySchema),
+    responses: { 200: returns(AuditPage, 'A page of audit entries'), ...failures(400, 401, 403) },
+  })
+  serve(app, list, async (c) => {
     const parsed = parseAuditQuery(c.req.query())
     if (!parsed.ok) return errorResponse(c, 'invalid_input', `invalid audit query: ${parsed.message}`)
     const query = parsed.query
@@ -21,7 +30,14 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(page)
   })
 
-  app.get('/histogram', async (c) => {
+  const histogram = createRoute({
+    method: 'get',
+    path: '/histogram',
+    summary: 'Calls and failures per minute, hour or day, with the audit filters (the last day by default)',
+    ...query(auditHistogramSchema),
+    responses: { 200: returns(Histogram, '{ bucket, from, to, points: [{ at, calls, failed }] }'), ...failures(400, 401, 403) },
+  })
+  serve(app, histogram, async (c) => {
     const parsed = parseInput(auditHistogramSchema, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid audit histogram query: ${describeZod(parsed.error)}`)
     const query = parsed.data
@@ -30,18 +46,39 @@ export function auditRoutes(plane: Skillplane): Hono<HttpEnv> {
     return result.ok ? c.json(result.histogram) : errorResponse(c, 'invalid_input', `invalid audit histogram query: ${result.message}`)
   })
 
-  app.get('/events', async (c) => {
+  const events = createRoute({
+    method: 'get',
+    path: '/events',
+    summary: 'Audit events (approvals, keys, policies, edges, …), newest first',
+    ...query(eventsQuery),
+    responses: { 200: returns(EventPage, 'A page of events'), ...failures(400, 401, 403) },
+  })
+  serve(app, events, async (c) => {
     const query = parseInput(eventsQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', describeZod(query.error))
     return c.json(await plane.audit.events.list(query.data))
   })
 
-  app.post('/sweep', requireRole('admin'), async (c) => {
+  const sweep = createRoute({
+    method: 'post',
+    path: '/sweep',
+    summary: 'Run the retention sweep now (admin)',
+    middleware: [requireRole('admin')] as const,
+    responses: { 200: returns(SweepReport, 'The sweep report'), ...failures(401, 403) },
+  })
+  serve(app, sweep, async (c) => {
     const caller = c.get('caller')
     return c.json(await plane.audit.sweep({ id: caller.id, name: caller.name }))
   })
 
-  app.get('/:callId', async (c) => {
+  const entry = createRoute({
+    method: 'get',
+    path: '/{callId}',
+    summary: 'One audit row',
+    request: { ...params('/{callId}') },
+    responses: { 200: returns(AuditEntry, 'Entry'), ...failures(401, 403, 404) },
+  })
+  serve(app, entry, async (c) => {
     const row = await plane.audit.get(c.req.param('callId'))
     if (!row) return errorResponse(c, 'not_found', `no call with id "${c.req.param('callId')}"`)
     return c.json(row)

@@ -1,17 +1,34 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { body, failures, params, returns, serve } from '../openapi/declare.js'
+import { Edge, EdgeList, EdgeToken } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { edgeSecretsBody, enrollEdgeBody, rotateEdgeBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
-export function edgeRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
 
-  app.get('/', requireRole('operator'), (c) => c.json({ edges: plane.sources.edges.list() }))
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'Enrolled edges with their state and offered skills (operator or admin)',
+    middleware: [requireRole('operator')] as const,
+    responses: { 200: returns(EdgeList, '{ edges }'), ...failures(401, 403) },
+  })
+  serve(app, list, (c) => c.json({ edges: plane.sources.edges.list() }))
 
-  app.post('/', requireRole('admin'), async (c) => {
+  const enroll = createRoute({
+    method: 'post',
+    path: '/',
+    summary: 'Enroll an edge: its token is shown once (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...body(enrollEdgeBody) },
+    responses: { 201: returns(EdgeToken, '{ edge, token }'), ...failures(400, 401, 403, 409) },
+  })
+  serve(app, enroll, async (c) => {
     const body = await parseBody(c, enrollEdgeBody, 'invalid enrollment')
     if (!body.ok) return body.response
     const result = await plane.sources.edges.enroll(body.value, c.get('caller'))
@@ -19,19 +36,43 @@ export function edgeRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json({ edge: result.edge, token: result.token }, 201)
   })
 
-  app.get('/:id', requireRole('operator'), (c) => {
+  const show = createRoute({
+    method: 'get',
+    path: '/{id}',
+    summary: 'One edge (operator or admin)',
+    middleware: [requireRole('operator')] as const,
+    request: { ...params('/{id}') },
+    responses: { 200: returns(Edge, 'The edge'), ...failures(401, 403, 404) },
+  })
+  serve(app, show, (c) => {
     const edge = plane.sources.edges.get(c.req.param('id'))
     return edge ? c.json(edge) : errorResponse(c, 'not_found', `no edge "${c.req.param('id')}"`)
   })
 
-  app.put('/:id/secrets', requireRole('admin'), async (c) => {
+  const secrets = createRoute({
+    method: 'put',
+    path: '/{id}/secrets',
+    summary: 'Set the secret names calls of its packs may carry (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{id}/secrets'), ...body(edgeSecretsBody) },
+    responses: { 200: returns(Edge, 'The edge'), ...failures(400, 401, 403, 404) },
+  })
+  serve(app, secrets, async (c) => {
     const body = await parseBody(c, edgeSecretsBody, 'invalid secret grant')
     if (!body.ok) return body.response
     const result = await plane.sources.edges.grantSecrets(c.req.param('id'), body.value.secrets, c.get('caller'))
     return result.ok ? c.json(result.edge) : errorResponse(c, result.code, result.message)
   })
 
-  app.post('/:id/rotate', requireRole('admin'), async (c) => {
+  const rotate = createRoute({
+    method: 'post',
+    path: '/{id}/rotate',
+    summary: 'A new token for the edge; the old one stops working (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{id}/rotate'), ...body(rotateEdgeBody) },
+    responses: { 200: returns(EdgeToken, '{ edge, token }'), ...failures(400, 401, 403, 404) },
+  })
+  serve(app, rotate, async (c) => {
     const body = await parseBody(c, rotateEdgeBody, 'invalid rotation')
     if (!body.ok) return body.response
     const result = await plane.sources.edges.rotate(c.req.param('id'), body.value, c.get('caller'))
@@ -39,7 +80,15 @@ export function edgeRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json({ edge: result.edge, token: result.token })
   })
 
-  app.delete('/:id', requireRole('admin'), async (c) => {
+  const revoke = createRoute({
+    method: 'delete',
+    path: '/{id}',
+    summary: 'Revoke an edge: it is disconnected and its token refused (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{id}') },
+    responses: { 200: returns(Edge, 'The revoked edge'), ...failures(401, 403, 404) },
+  })
+  serve(app, revoke, async (c) => {
     const revoked = await plane.sources.edges.revoke(c.req.param('id'), c.get('caller'))
     return revoked ? c.json(revoked) : errorResponse(c, 'not_found', `no enrolled edge "${c.req.param('id')}" (or it was revoked already)`)
   })

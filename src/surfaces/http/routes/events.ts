@@ -1,8 +1,9 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { AuditEvent } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { failures, serve } from '../openapi/declare.js'
 import { mayViewApproval } from './approvals.js'
 import { SSE_KEEP_ALIVE_MS } from '../sse-keep-alive.js'
 
@@ -16,10 +17,23 @@ const GRANT_EVENT = /^approval\.grant_/
  * `GET /api/events`: server-sent events of approval requests as they are created and decided on
  * any manager, each with the request as it is now, to the callers who may see it.
  */
-export function eventRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function eventRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
 
-  app.get('/', (c) => {
+  const stream = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'Approval requests as they are created and decided, as server-sent events',
+    responses: {
+      200: {
+        description:
+          'An event stream: `event` is the audit event kind (approval.created, approval.approval, approval.approved, approval.grant_created, …), `data` { id, kind, at, actor, approval } (grant events add scope and grant or policy); resume with Last-Event-ID',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      ...failures(401),
+    },
+  })
+  serve(app, stream, (c) => {
     const caller = c.get('caller')
     const lastEventId = c.req.header('last-event-id')
     return streamSSE(c, async (stream) => {

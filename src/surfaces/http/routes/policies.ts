@@ -1,7 +1,9 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
+import { EffectivePolicy, Policy, PolicyList } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
@@ -9,13 +11,27 @@ import { parseInput } from '../parse-input.js'
 import { effectivePolicyQuery, policyBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
-export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
 
-  app.get('/', requireRole('admin'), (c) => c.json({ policies: plane.policies.list() }))
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'Policies (admin)',
+    middleware: [requireRole('admin')] as const,
+    responses: { 200: returns(PolicyList, 'Policies'), ...failures(401, 403) },
+  })
+  serve(app, list, (c) => c.json({ policies: plane.policies.list() }))
 
   // Every key may ask about itself (the console's skill page); admins about anyone, as the policy matrix.
-  app.get('/effective', async (c) => {
+  const effective = createRoute({
+    method: 'get',
+    path: '/effective',
+    summary: 'The policy in effect per skill and subject, with why (yourself; admins: anyone)',
+    ...query(effectivePolicyQuery),
+    responses: { 200: returns(EffectivePolicy, '{ subjects, skills: [{ key, class, scope, cells }], nextCursor }'), ...failures(400, 401, 403) },
+  })
+  serve(app, effective, async (c) => {
     const caller = c.get('caller')
     const query = parseInput(effectivePolicyQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid effective-policy query: ${describeZod(query.error)}`)
@@ -65,7 +81,15 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
     })
   })
 
-  app.put('/', requireRole('admin'), async (c) => {
+  const set = createRoute({
+    method: 'put',
+    path: '/',
+    summary: 'Set a policy (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...body(policyBody) },
+    responses: { 200: returns(Policy, 'The policy'), ...failures(400, 401, 403) },
+  })
+  serve(app, set, async (c) => {
     const body = await parseBody(c, policyBody, 'invalid policy')
     if (!body.ok) return body.response
     const result = await plane.policies.set(body.value, c.get('caller'), plane.now())
@@ -73,7 +97,15 @@ export function policyRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(result.policy)
   })
 
-  app.delete('/:id', requireRole('admin'), async (c) => {
+  const clear = createRoute({
+    method: 'delete',
+    path: '/{id}',
+    summary: 'Clear a policy (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{id}') },
+    responses: { 200: returns(Policy, 'Cleared'), ...failures(401, 403, 404) },
+  })
+  serve(app, clear, async (c) => {
     const cleared = await plane.policies.clear(c.req.param('id'), c.get('caller'))
     if (!cleared) return errorResponse(c, 'not_found', `no policy "${c.req.param('id')}"`)
     return c.json(cleared)

@@ -1,9 +1,12 @@
-import { Hono, type Context } from 'hono'
+import type { Context } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { maySeeAgent, runAccessRefusal } from '../../../access/index.js'
 import { createModel, TEST_RUN_KEY } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
+import { Run, RunPage, TestRunResult } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
@@ -17,11 +20,22 @@ const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined
 }
 
 /** Agent runs under /api/agents/:id/runs and /api/agents/:id/test-runs. */
-export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function agentRunRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
   const resolve = (c: Context<HttpEnv>) => plane.agents.resolve(c.req.param('id') ?? '')
 
-  app.post('/:id/runs', async (c) => {
+  const start = createRoute({
+    method: 'post',
+    path: '/{id}/runs',
+    summary: 'Run the agent on a prompt (operator or admin; an agent key for itself)',
+    request: { ...params('/{id}/runs'), ...body(runStartBody) },
+    responses: {
+      201: returns(Run, 'The run with its steps'),
+      202: returns(Run, 'The run as started, for `wait: false`'),
+      ...failures(400, 401, 403, 404, 409, 502, 503),
+    },
+  })
+  serve(app, start, async (c) => {
     const agentId = resolve(c)
     if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'running an agent')
@@ -32,7 +46,15 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(run, body.value.wait === false ? 202 : 201)
   })
 
-  app.get('/:id/runs', async (c) => {
+  const list = createRoute({
+    method: 'get',
+    path: '/{id}/runs',
+    summary: "The agent's runs, newest first",
+    ...query(runListQuery),
+    request: { ...params('/{id}/runs') },
+    responses: { 200: returns(RunPage, '{ items, nextCursor }'), ...failures(400, 401, 403, 404) },
+  })
+  serve(app, list, async (c) => {
     const agentId = resolve(c)
     if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'reading runs')
@@ -42,7 +64,14 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(await plane.runs.list({ agent: agentId, ...parsed.data }))
   })
 
-  app.post('/:id/test-runs', async (c) => {
+  const testRun = createRoute({
+    method: 'post',
+    path: '/{id}/test-runs',
+    summary: 'Test the agent: a run with config changes for this run only, judged (the test_run skill)',
+    request: { ...params('/{id}/test-runs'), ...body(testRunBody) },
+    responses: { 200: returns(TestRunResult, '{ output, tools, approvals, verdict, reason, runId }'), ...failures(202, 400, 401, 403, 404, 502, 503) },
+  })
+  serve(app, testRun, async (c) => {
     const agentId = resolve(c)
     if (!agentId || !maySeeAgent(c.get('caller'), agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     const refused = viewerRefused(c, 'test-running an agent')
@@ -60,9 +89,16 @@ export function agentRunRoutes(plane: Skillplane): Hono<HttpEnv> {
 }
 
 /** One run with its steps: GET /api/runs/:id, and its steps as they happen: GET /api/runs/:id/events. */
-export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
-  app.get('/:id', async (c) => {
+export function runRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
+  const show = createRoute({
+    method: 'get',
+    path: '/{id}',
+    summary: 'One run with its steps',
+    request: { ...params('/{id}') },
+    responses: { 200: returns(Run, 'Run'), ...failures(401, 403, 404) },
+  })
+  serve(app, show, async (c) => {
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
     const run = await plane.runs.get(c.req.param('id'))
@@ -70,7 +106,21 @@ export function runRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(run)
   })
 
-  app.get('/:id/events', async (c) => {
+  const events = createRoute({
+    method: 'get',
+    path: '/{id}/events',
+    summary: "The run's steps as they happen",
+    request: { ...params('/{id}/events') },
+    responses: {
+      200: {
+        description:
+          'An event stream: `step` events (`id` the write number to resume from, `data` the step JSON as GET /api/runs/{id} shows it), then one `end` event with the run',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      ...failures(401, 403, 404),
+    },
+  })
+  serve(app, events, async (c) => {
     const refused = viewerRefused(c, 'reading runs')
     if (refused) return refused
     const id = c.req.param('id')

@@ -1,11 +1,23 @@
-import { Hono, type Context } from 'hono'
+import type { Context } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { IdentityProviderUnavailableError, OidcSignIn, SignInError, noRoleReason, providerUser } from '../../../identity/index.js'
 import { SESSION_HOURS } from '../../../auth/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { returns, serve } from '../openapi/declare.js'
+import { SignInConfig } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { sameSecret, sessionCookieName } from '../middleware/api-key-auth.js'
+
+const config = createRoute({
+  method: 'get',
+  path: '/config',
+  summary:
+    "How the console's sign-in page may sign in: { oidc: { issuer, signInUrl } } with an identity provider configured, else { oidc: null }; session: whether the request's cookie holds a live console session",
+  security: [],
+  responses: { 200: returns(SignInConfig, '{ oidc, session }') },
+})
 
 // Binds a sign-in to the browser that started it: a callback from a link someone else started (login CSRF) finds no cookie.
 const signInCookieName = (secure: boolean) => (secure ? '__Host-skillplane_sign_in' : 'skillplane_sign_in')
@@ -16,11 +28,11 @@ const SIGN_IN_SECONDS = 600
  * the provider, `/auth/callback` opens a session in an HTTP-only cookie, `/auth/logout` ends it.
  * `/auth/config` tells the sign-in page whether there is a provider to offer.
  */
-export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefined): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefined): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
   const { oidc } = plane.config.auth
   if (!oidc || !baseUrl) {
-    app.get('/config', (c) => c.json({ oidc: null, session: false }))
+    serve(app, config, (c) => c.json({ oidc: null, session: false }))
     return app
   }
   const clientSecret = oidc.clientSecretEnv === undefined ? undefined : process.env[oidc.clientSecretEnv]
@@ -29,7 +41,7 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
   const cookies = () => ({ session: sessionCookieName(secure()), signIn: signInCookieName(secure()) })
   // `session`: whether this browser's HTTP-only cookie holds a live session, which the console's script can't read; it asks
   // GET /api/me only then, so a browser that is not signed in sees no 401.
-  app.get('/config', async (c) => {
+  serve(app, config, async (c) => {
     const token = getCookie(c, cookies().session)
     const session = token !== undefined && (await plane.people.sessions.authenticate(token)) !== null
     return c.json({ oidc: { issuer: oidc.issuer, signInUrl: '/auth/login' }, session })

@@ -1,22 +1,34 @@
-import { Hono, type Context } from 'hono'
+import type { Context } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { InstallOutcome } from '../../../plane/index.js'
 import { dropUpload, managedTarget, parseRemoteSource, pinSource } from '../../../sources/bundles/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { body, failures, params, returns, serve } from '../openapi/declare.js'
+import { InstallReport, Rollback } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { readUpload } from '../read-upload.js'
 import { requireRole } from '../middleware/require-role.js'
-import { skillInstallBody, skillUploadFields } from '../request-schemas.js'
+import { skillInstallBody, skillUploadFields, skillUploadForm } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { isValidName } from '../../../sources/agent-skills/index.js'
 
 /** Installing skills into the data dir over HTTP: from a network source, from an upload, and rolling one back (admin). */
-export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
 
-  app.post('/install', requireRole('admin'), async (c) => {
+  const install = createRoute({
+    method: 'post',
+    path: '/install',
+    summary:
+      'Install skills into the data dir from a git URL, OWNER/REPO or archive URL: planned, validated and risk-scanned first; dryRun answers with the plan (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...body(skillInstallBody) },
+    responses: { 201: returns(InstallReport, 'The install report'), 200: returns(InstallReport, 'The plan, for a dry run'), ...failures(400, 401, 403, 409) },
+  })
+  serve(app, install, async (c) => {
     const body = await parseBody(c, skillInstallBody, 'invalid install')
     if (!body.ok) return body.response
     const { source: text, pin, skills, dryRun, acceptRisk, allowLoopback, allowRedirects } = body.value
@@ -25,7 +37,19 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
     return answer(c, await plane.skills.install({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
   })
 
-  app.post('/upload', requireRole('admin'), async (c) => {
+  const upload = createRoute({
+    method: 'post',
+    path: '/upload',
+    summary: 'Upload a .zip or .tar.gz bundle of skills and install it, kept under its SHA-256; high-risk findings need acceptRisk (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...body(skillUploadForm, { multipart: true }) },
+    responses: {
+      201: returns(InstallReport, 'The install report, as for /api/skills/install'),
+      200: returns(InstallReport, 'The plan, for a dry run'),
+      ...failures(400, 401, 403, 409, 413),
+    },
+  })
+  serve(app, upload, async (c) => {
     const read = await readUpload(c, managedTarget(plane.status.dataDir), Object.keys(skillUploadFields.shape))
     if (!read.ok) return read.response
     const { upload, filename } = read
@@ -38,7 +62,15 @@ export function skillInstallRoutes(plane: Skillplane): Hono<HttpEnv> {
     return answer(c, await plane.skills.install({ from: { upload, filename }, skills, dryRun, acceptRisk }, c.get('caller')))
   })
 
-  app.post('/:key/rollback', requireRole('admin'), async (c) => {
+  const rollback = createRoute({
+    method: 'post',
+    path: '/{key}/rollback',
+    summary: 'Put back the version of an installed skill that its last install or upload replaced (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{key}/rollback') },
+    responses: { 200: returns(Rollback, '{ ok, name, restored, replaced }'), ...failures(401, 403, 404, 409) },
+  })
+  serve(app, rollback, async (c) => {
     const name = c.req.param('key')
     if (!isValidName(name)) return errorResponse(c, 'not_found', `"${name.slice(0, 100)}" is not an installed skill's name (a-z, 0-9 and single hyphens)`)
     const rolled = await plane.skills.rollback(name, c.get('caller'))

@@ -1,4 +1,4 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { CLASSES, type Skill, type SkillClass } from '../../../skill/index.js'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { approvalFor } from '../../../runtime/index.js'
@@ -16,12 +16,21 @@ import { requireRole } from '../middleware/require-role.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionDetail } from '../../../sources/agent-skills/index.js'
 import { SkillListBodies } from './skill-list-bodies.js'
+import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
+import { SkillDetail, SkillList, SkillSearch, SkillSharing, Success } from '../openapi/response-schemas.js'
 
-export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
   const listings = new SkillListBodies()
 
-  app.get('/', (c) => {
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'List the skills the caller may see',
+    ...query(skillListQuery),
+    responses: { 200: returns(SkillList, 'Skills'), ...failures(400, 401) },
+  })
+  serve(app, list, (c) => {
     const caller = c.get('caller')
     const query = parseInput(skillListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid skills query: ${describeZod(query.error)}`)
@@ -48,7 +57,14 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
   })
 
   // Through the discover_skills skill, so a search is audited and can teach discovery like any call.
-  app.get('/search', async (c) => {
+  const search = createRoute({
+    method: 'get',
+    path: '/search',
+    summary: 'Discover the skills the caller may use for a task (discover_skills), best first',
+    ...query(skillSearchQuery),
+    responses: { 200: returns(SkillSearch, '{ results, omitted }'), ...failures(400, 401, 403) },
+  })
+  serve(app, search, async (c) => {
     const query = parseInput(skillSearchQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid search: ${describeZod(query.error)}`)
     const { q, limit, maxTokens, agent, excludeBound, conversationId } = query.data
@@ -60,7 +76,14 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     return envelope.ok ? c.json(envelope.data as object) : c.json(envelope, statusForCode(envelope.error.code))
   })
 
-  app.get('/:key', (c) => {
+  const show = createRoute({
+    method: 'get',
+    path: '/{key}',
+    summary: 'One skill with its schemas and catalog fields',
+    request: params('/{key}'),
+    responses: { 200: returns(SkillDetail, 'Skill detail: an executable skill, or an instruction skill (no schemas)'), ...failures(401, 404) },
+  })
+  serve(app, show, (c) => {
     const caller = c.get('caller')
     const key = c.req.param('key')
     // An agent key sees the instruction skills it may activate; a person those shared with them.
@@ -80,7 +103,15 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     )
   })
 
-  app.patch('/:key', requireRole('admin'), async (c) => {
+  const edit = createRoute({
+    method: 'patch',
+    path: '/{key}',
+    summary: 'Edit the catalog side of a skill (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{key}'), ...body(skillEditBody) },
+    responses: { 200: returns(SkillDetail, 'Updated skill'), ...failures(400, 401, 403, 404, 409) },
+  })
+  serve(app, edit, async (c) => {
     const key = c.req.param('key')
     const skill = plane.skills.get(key)
     const instruction = plane.skills.instructions.get(key)
@@ -98,7 +129,15 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     )
   })
 
-  app.put('/:key/sharing', requireRole('admin'), async (c) => {
+  const share = createRoute({
+    method: 'put',
+    path: '/{key}/sharing',
+    summary: 'Share a skill with all, named agents or named users; hidden from everyone else but admins (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{key}'), ...body(skillSharingBody) },
+    responses: { 200: returns(SkillSharing, '{ key, sharing, notes }'), ...failures(400, 401, 403, 404, 409) },
+  })
+  serve(app, share, async (c) => {
     const body = await parseBody(c, skillSharingBody, 'invalid sharing')
     if (!body.ok) return body.response
     const shared = await plane.skills.share(c.req.param('key'), body.value, c.get('caller'))
@@ -106,7 +145,14 @@ export function skillRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json({ key: shared.key, sharing: shared.sharing, notes: shared.notes })
   })
 
-  app.post('/:key/invoke', async (c) => {
+  const invoke = createRoute({
+    method: 'post',
+    path: '/{key}/invoke',
+    summary: 'Invoke any skill',
+    request: { ...params('/{key}'), ...body(invokeBody) },
+    responses: { 200: returns(Success, 'Result'), ...failures(202, 400, 401, 403, 404, 410, 413, 502, 503, 504) },
+  })
+  serve(app, invoke, async (c) => {
     // The most common first mistake: the skill's arguments posted without the `input` wrapper.
     const body = await parseBody(
       c,

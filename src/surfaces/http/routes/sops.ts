@@ -1,17 +1,34 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { body, failures, params, returns, serve } from '../openapi/declare.js'
+import { Sop, SopList, SopRevoked } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { sopRegisterBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 
-export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
+export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
 
-  app.get('/', requireRole('operator'), async (c) => c.json({ sops: await plane.approvals.sops.list() }))
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'Signed procedures (operator or admin)',
+    middleware: [requireRole('operator')] as const,
+    responses: { 200: returns(SopList, 'SOPs'), ...failures(401, 403) },
+  })
+  serve(app, list, async (c) => c.json({ sops: await plane.approvals.sops.list() }))
 
-  app.post('/', requireRole('admin'), async (c) => {
+  const register = createRoute({
+    method: 'post',
+    path: '/',
+    summary: 'Register a signed procedure (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...body(sopRegisterBody) },
+    responses: { 201: returns(Sop, 'Registered'), ...failures(400, 401, 403) },
+  })
+  serve(app, register, async (c) => {
     const body = await parseBody(c, sopRegisterBody)
     if (!body.ok) return body.response
     const result = await plane.approvals.sops.register(body.value.document, body.value.signature, c.get('caller'), plane.now())
@@ -19,7 +36,15 @@ export function sopRoutes(plane: Skillplane): Hono<HttpEnv> {
     return c.json(result.value, 201)
   })
 
-  app.post('/:id/revoke', requireRole('admin'), async (c) => {
+  const revoke = createRoute({
+    method: 'post',
+    path: '/{id}/revoke',
+    summary: 'Revoke a signed procedure (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{id}/revoke') },
+    responses: { 200: returns(SopRevoked, 'Revoked'), ...failures(401, 403, 404) },
+  })
+  serve(app, revoke, async (c) => {
     const revoked = await plane.approvals.sops.revoke(c.req.param('id'), c.get('caller'), plane.now())
     if (!revoked) return errorResponse(c, 'not_found', `no active SOP "${c.req.param('id')}"`)
     return c.json({ id: c.req.param('id'), revoked: true })

@@ -1,24 +1,49 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
 import { IdentityError } from '../../../auth/index.js'
 import type { HttpEnv } from '../http-env.js'
+import { body, failures, params, returns, serve } from '../openapi/declare.js'
+import { User, UserCreated, UserList } from '../openapi/response-schemas.js'
 import { parseBody } from '../parse-body.js'
 import { addUserBody, userEditBody } from '../request-schemas.js'
 import { requireRole } from '../middleware/require-role.js'
 import { answerIdentity as answer } from './answer-identity.js'
 
 /** Users: the people behind keys (admin). */
-export function userRoutes(plane: Skillplane): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>()
-  app.get('/', requireRole('admin'), async (c) => c.json({ users: await plane.people.users.list() }))
+export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    summary: 'Users with their roles, groups and state (admin)',
+    middleware: [requireRole('admin')] as const,
+    responses: { 200: returns(UserList, '{ users }'), ...failures(401, 403) },
+  })
+  serve(app, list, async (c) => c.json({ users: await plane.people.users.list() }))
 
-  app.post('/', requireRole('admin'), async (c) => {
+  const add = createRoute({
+    method: 'post',
+    path: '/',
+    summary: 'Add a user (admin)',
+    middleware: [requireRole('admin')] as const,
+    request: { ...body(addUserBody) },
+    responses: { 201: returns(UserCreated, '{ user }'), ...failures(400, 401, 403, 409) },
+  })
+  serve(app, add, async (c) => {
     const body = await parseBody(c, addUserBody, 'invalid user')
     if (!body.ok) return body.response
     return answer(c, async () => ({ user: await plane.people.users.add(body.value, c.get('caller')) }), 201)
   })
 
-  app.patch('/:id', requireRole('admin'), async (c) => {
+  const edit = createRoute({
+    method: 'patch',
+    path: '/{id}',
+    summary: "Change a user's role, or disable or enable them (admin)",
+    middleware: [requireRole('admin')] as const,
+    request: { ...params('/{id}'), ...body(userEditBody) },
+    responses: { 200: returns(User, 'The user'), ...failures(400, 401, 403, 404, 409) },
+  })
+  serve(app, edit, async (c) => {
     const body = await parseBody(c, userEditBody, 'invalid user change')
     if (!body.ok) return body.response
     const { role, disabled } = body.value

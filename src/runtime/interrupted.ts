@@ -1,4 +1,4 @@
-import { ShuttingDown } from '../abort-reasons.js'
+import { ShuttingDown } from './abort-reasons.js'
 import { refusal, type Refusal } from './refusal.js'
 
 /** The refusal for a call that was cancelled: a shutdown, or its caller gone. */

@@ -1,4 +1,4 @@
-import { databaseUnavailable } from '../../store/index.js'
+import { databaseUnavailable } from '../store/index.js'
 
 /** What to tell a caller about a failed store operation: never the database's address or files. */
 export function storeProblem(error: unknown): string {

@@ -1,0 +1,556 @@
+import { z } from '@hono/zod-openapi'
+
+// The answers of the HTTP API, declared beside the routes that send them: /openapi.json and the
+// console's types come from these, and the suite checks every 2xx it sees against them
+// (SKILLPLANE_CHECK_RESPONSES, see check-responses.ts). Objects are open: a field added later is no break.
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable()
+const who = z.object({ id: z.string(), name: z.string() })
+const klass = z.enum(['safe', 'mutating', 'dangerous'])
+const role = z.enum(['viewer', 'operator', 'admin'])
+const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: nullable(z.string()) })
+const jsonSchema = z.record(z.string(), z.unknown())
+
+export const Failure = z
+  .object({
+    ok: z.literal(false),
+    callId: z.string().optional().describe('Present when the call reached the pipeline'),
+    error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+  })
+  .openapi('Failure')
+
+export const Success = z.object({ ok: z.literal(true), data: z.unknown(), callId: z.string() }).openapi('Success')
+
+const identity = {
+  displayName: z.string().optional(),
+  auth: z.enum(['key', 'session', 'token']).optional().describe('how the caller authenticated'),
+}
+export const Caller = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('user'), id: z.string(), name: z.string(), role, ...identity }),
+    z.object({
+      kind: z.literal('agent'),
+      id: z.string(),
+      name: z.string(),
+      agentId: z.string().describe('the agent it acts for'),
+      userId: z.string().optional(),
+      ...identity,
+    }),
+  ])
+  .openapi('Caller')
+
+export const Me = z.object({
+  caller: Caller,
+  csrfToken: z.string().optional().describe('for a console session: the header x-csrf-token its changes send'),
+})
+
+export const Health = z.object({
+  ok: z.boolean(),
+  version: z.string(),
+  database: z.string().optional(),
+  skills: z.number().optional(),
+  manager: z.string(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+})
+
+export const SignInConfig = z.object({
+  oidc: nullable(z.object({ issuer: z.string(), signInUrl: z.string() })),
+  session: z.boolean().describe("whether the request's cookie holds a live console session"),
+})
+
+const ConnectionState = z
+  .object({
+    state: z.enum(['ready', 'needs_auth', 'needs_input']),
+    missing: z.object({ secrets: z.array(z.string()).optional(), settings: z.array(z.string()).optional() }).optional(),
+  })
+  .openapi('ConnectionState')
+
+export const SkillSummary = z
+  .object({
+    key: z.string(),
+    title: z.string(),
+    description: z.string(),
+    class: klass.describe('in effect: the declared class or a catalog raise of it'),
+    declaredClass: klass,
+    scope: z.enum(['manager', 'host']),
+    category: z.string(),
+    tags: z.array(z.string()),
+    source: z.string(),
+    enabled: z.boolean(),
+    available: z.boolean(),
+    unavailableReason: nullable(z.string()),
+    connection: ConnectionState.optional().describe('whether the secrets and settings it needs are set for the caller'),
+    agents: z.array(z.string()),
+  })
+  .openapi('SkillSummary')
+
+export const SkillList = z.object({ skills: z.array(SkillSummary) })
+
+const RiskFinding = z
+  .object({
+    level: z.enum(['info', 'warning', 'high']),
+    rule: z.string(),
+    file: z.string(),
+    line: z.number().optional(),
+    message: z.string(),
+  })
+  .openapi('RiskFinding')
+const Finding = z.object({ file: z.string(), line: z.number(), severity: z.enum(['error', 'warning']), message: z.string() }).openapi('Finding')
+
+const detailCommon = {
+  overrides: z.object({ title: z.boolean(), description: z.boolean(), tags: z.boolean(), class: z.boolean() }),
+  sharing: z.object({ visibility: z.enum(['all', 'agents', 'users']), agents: z.array(z.string()).optional(), users: z.array(z.string()).optional() }),
+  risks: z.array(RiskFinding),
+}
+
+export const ExecutableDetail = SkillSummary.extend({
+  ...detailCommon,
+  slug: z.string(),
+  toolName: z.string(),
+  origin: z.string(),
+  timeoutMs: z.number(),
+  systemPrompt: nullable(z.string()),
+  inputSchema: jsonSchema,
+  outputSchema: nullable(jsonSchema),
+  examples: z.array(z.unknown()).optional(),
+  needs: z.object({ secrets: z.array(z.string()), settings: z.array(z.string()) }),
+}).openapi('ExecutableDetail')
+
+export const InstructionDetail = SkillSummary.extend({
+  ...detailCommon,
+  folder: z.string(),
+  template: z.boolean(),
+  diagnostics: z.array(z.object({ severity: z.string(), message: z.string(), line: z.number().optional() })),
+}).openapi('InstructionDetail')
+
+export const SkillDetail = z.union([ExecutableDetail, InstructionDetail])
+
+export const SkillSearch = z.object({
+  results: z.array(z.object({ key: z.string() }).catchall(z.unknown())),
+  omitted: z.unknown().optional(),
+})
+
+export const SkillSharing = z.object({ key: z.string(), sharing: detailCommon.sharing, notes: z.array(z.string()) })
+
+export const InstallReport = z
+  .object({
+    dryRun: z.boolean(),
+    applied: z.boolean(),
+    source: z.unknown(),
+    upload: nullable(z.object({ filename: z.string(), sha256: z.string(), bytes: z.number() })),
+    available: z.array(z.object({ name: z.string(), description: z.string(), skillPath: z.string() })),
+    skills: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        skillPath: z.string(),
+        change: z.enum(['new', 'update', 'unchanged']),
+        diff: z.unknown(),
+        computedHash: z.string(),
+        files: z.record(z.string(), z.string()),
+        links: z.record(z.string(), z.string()),
+        findings: z.array(Finding),
+        risks: z.array(RiskFinding),
+        needsAcceptance: z.boolean(),
+      }),
+    ),
+    findings: z.array(Finding),
+    installed: z.array(z.string()),
+    unchanged: z.array(z.string()),
+  })
+  .openapi('InstallReport')
+
+const installed = z.object({ computedHash: z.string(), source: z.string() })
+export const Rollback = z.object({ ok: z.literal(true), name: z.string(), restored: installed, replaced: nullable(installed) })
+
+export const AuditEntry = z
+  .object({
+    callId: z.string(),
+    parentCallId: nullable(z.string()),
+    skill: z.string(),
+    caller: z.object({ id: z.string(), name: z.string(), kind: z.string(), role: z.string() }),
+    agent: nullable(z.string()),
+    conversationId: nullable(z.string()),
+    edgeId: nullable(z.string()).describe('the edge a host-scope call ran on'),
+    edgeName: nullable(z.string()).describe('its name at the time'),
+    status: z.enum(['running', 'ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required']),
+    input: z.unknown().optional(),
+    result: z.unknown().optional(),
+    resultTruncated: z.boolean(),
+    error: nullable(z.object({ code: z.string(), message: z.string() })),
+    startedAt: z.string(),
+    finishedAt: nullable(z.string()),
+    durationMs: nullable(z.number()),
+    approvalId: nullable(z.string()),
+    traceId: nullable(z.string()),
+    grantId: nullable(z.string()).describe('the conversation grant that let the call run without a request of its own'),
+  })
+  .openapi('AuditEntry')
+
+export const AuditPage = page(AuditEntry)
+
+export const Histogram = z
+  .object({
+    bucket: z.enum(['minute', 'hour', 'day']),
+    from: z.string(),
+    to: z.string(),
+    points: z.array(z.object({ at: z.string(), calls: z.number(), failed: z.number() })),
+  })
+  .openapi('Histogram')
+
+export const AuditEvent = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    subject: z.string(),
+    actor: z.object({ id: z.string(), name: z.string() }).catchall(z.unknown()),
+    callId: nullable(z.string()),
+    details: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+  })
+  .openapi('AuditEvent')
+
+export const SweepReport = z.object({
+  cutoff: nullable(z.string()),
+  deleted: z.number(),
+  exported: z.number(),
+  file: nullable(z.string()),
+  error: nullable(z.string()),
+})
+
+export const Agent = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    aliases: z.array(z.string()),
+    description: z.string(),
+    declared: z.boolean().describe('still in the config (false: only its stored bindings and runs remain)'),
+    model: nullable(z.object({ provider: z.string(), model: z.string() })).describe('what it runs with; null when it has no model'),
+    available: z.boolean().describe('whether a run could start now'),
+    unavailableReason: nullable(z.string()).describe('why its runs would be refused now'),
+    skills: z.array(z.string()).describe('its bound skills that the caller may see'),
+  })
+  .openapi('Agent')
+
+export const AgentList = z.object({ agents: z.array(Agent) })
+export const SkillsPrompt = z.object({ agent: z.string(), prompt: z.string() })
+
+const RunStep = z
+  .object({
+    index: z.number(),
+    kind: z.enum(['text', 'tool']),
+    text: z.string().optional(),
+    tool: z.string().optional(),
+    toolCallId: z.string().optional(),
+    input: z.unknown().optional(),
+    output: z.unknown().optional(),
+    error: z.string().optional(),
+    status: z.string().optional(),
+    callId: z.string().optional(),
+    approvalId: z.string().optional(),
+  })
+  .openapi('RunStep')
+
+export const Run = z
+  .object({
+    id: z.string(),
+    agent: z.string(),
+    requester: who,
+    status: z.enum(['running', 'awaiting_approval', 'completed', 'failed']),
+    prompt: z.string(),
+    output: nullable(z.string()),
+    error: nullable(z.string()),
+    traceId: nullable(z.string()),
+    test: z.boolean(),
+    overrides: nullable(z.record(z.string(), z.string())),
+    pending: z.array(z.object({ toolCallId: z.string(), tool: z.string(), approvalId: nullable(z.string()) })),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    finishedAt: nullable(z.string()),
+    steps: z.array(RunStep).optional(),
+  })
+  .openapi('Run')
+
+export const RunPage = page(Run)
+
+export const TestRunResult = z
+  .object({
+    output: nullable(z.string()),
+    tools: z.array(z.object({ name: z.string(), called: z.boolean(), ok: z.boolean() })),
+    approvals: z.array(z.object({ tool: z.string(), approvalId: nullable(z.string()) })),
+    runId: z.string(),
+    verdict: z.enum(['pass', 'failed', 'incomplete', 'unconfirmed']),
+    reason: z.string(),
+  })
+  .openapi('TestRunResult')
+
+export const Approval = z
+  .object({
+    id: z.string(),
+    skill: z.string(),
+    class: klass,
+    input: z.unknown().describe('the input as audited: secrets redacted'),
+    inputHash: z.string(),
+    requester: z.object({
+      id: z.string(),
+      name: z.string(),
+      kind: z.string(),
+      user: nullable(z.object({ id: z.string(), displayName: z.string() })),
+      auth: nullable(z.string()),
+      keyId: nullable(z.string()),
+    }),
+    onBehalfOf: nullable(who),
+    agent: nullable(z.string()),
+    edge: nullable(who),
+    conversationId: nullable(z.string()),
+    callId: z.string(),
+    reason: z.string(),
+    approvalsRequired: z.number(),
+    approverRole: z.string(),
+    sopRequired: z.boolean(),
+    status: z.enum(['pending', 'approved', 'rejected', 'expired', 'executed', 'withdrawn']),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    decidedAt: nullable(z.string()),
+    executedCallId: nullable(z.string()),
+    decisions: z.array(
+      z.object({
+        approver: z.object({
+          id: z.string(),
+          name: z.string(),
+          role: z.string(),
+          displayName: z.string(),
+          auth: nullable(z.string()),
+          keyId: nullable(z.string()),
+        }),
+        decision: z.enum(['approve', 'reject']),
+        comment: nullable(z.string()),
+        sop: nullable(z.object({ id: z.string(), hash: z.string() })),
+        createdAt: z.string(),
+      }),
+    ),
+  })
+  .openapi('Approval')
+
+export const ApprovalPage = page(Approval)
+export const ApprovalWithHistory = Approval.extend({ history: z.array(AuditEvent) })
+
+export const Policy = z
+  .object({
+    id: z.string(),
+    skill: z.string(),
+    level: z.enum(['global', 'agent', 'role', 'user', 'edge']),
+    subject: z.string(),
+    decision: z.enum(['ALWAYS', 'ASK', 'DENY']),
+    createdBy: z.string(),
+    createdAt: z.string(),
+  })
+  .openapi('Policy')
+
+export const Grant = z
+  .object({
+    id: z.string(),
+    approvalId: z.string(),
+    skill: z.string(),
+    agent: nullable(z.string()),
+    conversationId: z.string(),
+    requester: who,
+    onBehalfOf: nullable(who),
+    edge: nullable(who),
+    grantedBy: who,
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    status: z.string(),
+    revokedAt: nullable(z.string()),
+    revokedBy: nullable(who),
+  })
+  .openapi('Grant')
+
+export const GrantPage = page(Grant)
+
+export const Decided = Approval.extend({
+  grant: Grant.optional().describe('with scope conversation: the grant it left'),
+  policy: Policy.optional().describe('with scope always: the ALWAYS override it left'),
+  grantProblem: z.string().optional(),
+})
+
+export const SopCheck = z.union([
+  z.object({ ok: z.literal(true), sop: z.object({ id: z.string(), hash: z.string() }) }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+])
+
+export const PolicyList = z.object({ policies: z.array(Policy) })
+
+export const PolicySubject = z
+  .object({ id: z.string(), level: z.enum(['self', 'role', 'agent', 'user']), subject: z.string(), label: z.string(), note: nullable(z.string()) })
+  .openapi('PolicySubject')
+
+export const EffectiveCell = z
+  .object({
+    subject: z.string(),
+    decision: z.enum(['ALWAYS', 'ASK', 'DENY']),
+    reason: z.string(),
+    requirement: z.object({ approvals: z.number(), approverRole: z.enum(['operator', 'admin']), sop: z.boolean() }),
+    policyId: nullable(z.string()),
+    refusal: nullable(z.string()).describe("why the subject can't call the skill whatever the policy says"),
+    refusalCause: nullable(z.enum(['disabled', 'not_shared', 'not_bound', 'role'])),
+  })
+  .openapi('EffectiveCell')
+
+export const EffectivePolicy = z
+  .object({
+    subjects: z.array(PolicySubject),
+    skills: z.array(z.object({ key: z.string(), class: klass, scope: z.enum(['manager', 'host']), cells: z.array(EffectiveCell) })),
+    nextCursor: nullable(z.string()),
+  })
+  .openapi('EffectiveMatrix')
+
+export const ConnectionValue = z
+  .object({
+    kind: z.enum(['secret', 'setting']),
+    name: z.string(),
+    scope: z.enum(['global', 'agent', 'user']),
+    subject: nullable(z.string()),
+    version: z.number(),
+    updatedAt: z.string(),
+    updatedBy: z.string(),
+    value: z.string().optional().describe('settings only'),
+  })
+  .openapi('ConnectionValue')
+
+export const SecretList = z.object({ secrets: z.array(ConnectionValue) })
+export const SettingList = z.object({ settings: z.array(ConnectionValue) })
+
+export const Learning = z
+  .object({
+    id: z.string(),
+    category: z.enum(['discovery', 'pattern']),
+    title: z.string(),
+    content: z.string(),
+    tags: z.array(z.string()),
+    importance: z.number(),
+    status: z.enum(['active', 'deprecated']),
+    verification: nullable(z.enum(['verified', 'disproved'])),
+    skill: nullable(z.string()),
+    agent: nullable(z.string()),
+    callId: nullable(z.string()),
+    createdBy: who,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Learning')
+
+export const LearningList = z.object({ learnings: z.array(Learning) })
+
+export const Edge = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    labels: z.record(z.string(), z.string()),
+    hostname: nullable(z.string()),
+    os: nullable(z.string()),
+    arch: nullable(z.string()),
+    version: nullable(z.string()),
+    online: z.boolean(),
+    managerId: nullable(z.string()),
+    connectedSince: nullable(z.string()),
+    lastSeenAt: nullable(z.string()),
+    secrets: z.array(z.string()),
+    skills: z.array(z.object({ key: z.string(), class: z.string(), available: z.boolean(), unavailableReason: nullable(z.string()) })),
+    createdAt: z.string(),
+    createdBy: z.string(),
+    revokedAt: nullable(z.string()),
+    tokenExpiresAt: nullable(z.string()),
+  })
+  .openapi('Edge')
+
+export const EdgeList = z.object({ edges: z.array(Edge) })
+export const EdgeToken = z.object({ edge: Edge, token: z.string().describe('shown once') })
+
+export const User = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    displayName: nullable(z.string()),
+    role: nullable(role),
+    groups: z.array(z.string()),
+    grantedRole: nullable(role),
+    external: nullable(z.object({ issuer: z.string(), subject: z.string() })),
+    createdAt: z.string(),
+    disabledAt: nullable(z.string()),
+  })
+  .openapi('User')
+
+export const UserList = z.object({ users: z.array(User) })
+
+export const Group = z.object({ id: z.string(), name: z.string(), role: nullable(role), members: z.array(z.string()), createdAt: z.string() }).openapi('Group')
+
+export const GroupList = z.object({ groups: z.array(Group) })
+
+export const Sop = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    skills: z.array(z.string()),
+    hash: z.string(),
+    keyName: z.string(),
+    registeredBy: z.string(),
+    registeredAt: z.string(),
+    revokedAt: nullable(z.string()),
+  })
+  .openapi('Sop')
+
+export const SopList = z.object({ sops: z.array(Sop) })
+export const SopRevoked = z.object({ id: z.string(), revoked: z.literal(true) })
+
+const McpServer = z
+  .object({
+    name: z.string(),
+    transport: z.enum(['stdio', 'http']),
+    target: z.string(),
+    state: z.string(),
+    reason: nullable(z.string()),
+    connectedAt: nullable(z.string()),
+    retryAt: nullable(z.string()),
+    stderr: nullable(z.string()),
+    skills: z.array(z.string()),
+    problems: z.array(z.string()),
+  })
+  .openapi('McpServer')
+const OpenApiSource = z
+  .object({
+    name: z.string(),
+    spec: z.string(),
+    baseUrl: nullable(z.string()),
+    state: z.enum(['loaded', 'failed']),
+    skills: z.array(z.string()),
+    problems: z.array(z.string()),
+  })
+  .openapi('OpenApiSource')
+const folders = z.object({ dirs: z.array(z.string()), skills: z.array(z.string()), findings: z.array(Finding) })
+
+export const SourcesReport = z
+  .object({
+    mcp: z.array(McpServer),
+    http: z.object({ skills: z.array(z.string()), problems: z.array(z.string()) }),
+    openapi: z.array(OpenApiSource),
+    packs: folders,
+    instructions: folders,
+  })
+  .openapi('SourcesReport')
+
+export const ReloadReport = z
+  .object({
+    added: z.array(z.string()),
+    removed: z.array(z.string()),
+    packs: z.array(z.string()),
+    findings: z.array(Finding),
+    mcp: z.array(McpServer),
+    openapi: z.array(OpenApiSource),
+    sync: z.object({ dryRun: z.boolean(), changes: z.array(z.unknown()), warnings: z.array(z.unknown()) }),
+  })
+  .openapi('ReloadReport')
+
+export const EventPage = page(AuditEvent)
+export const GroupCreated = z.object({ group: Group })
+export const UserCreated = z.object({ user: User })
