@@ -1,6 +1,5 @@
 import { NavLink, Navigate, Route, Routes, useLocation } from 'react-router'
 import { useSessionState } from './session/session'
-import { abilities } from './session/abilities'
 import { SignInPage } from './pages/sign-in-page'
 import { SkillsPage } from './pages/skills-page'
 import { SkillPage } from './pages/skill-page'
@@ -19,7 +18,7 @@ export function App() {
   const { pathname } = useLocation()
   if (checking) return <p className="centered">Checking your key…</p>
   if (!session) return <SignInPage />
-  const can = abilities(session.caller)
+  const can = session.abilities
   const shown = session.caller.displayName ?? session.caller.name
   const who = session.caller.kind === 'user' ? `${shown} · ${session.caller.role}` : `${shown} · agent`
   return (
@@ -32,7 +31,7 @@ export function App() {
           <NavLink to="/approvals">Approvals</NavLink>
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
           {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
-          {can.admin && <NavLink to="/policies">Policies</NavLink>}
+          {can.managePolicies && <NavLink to="/policies">Policies</NavLink>}
         </nav>
         <span className="who" data-testid="who">
           {who}
@@ -50,12 +49,12 @@ export function App() {
             <Route path="/skills/:key" element={<SkillPage />} />
             <Route path="/agents" element={<AgentsPage />} />
             <Route path="/agents/:id" element={<AgentPage />} />
-            {can.readRuns && <Route path="/runs/:id" element={<RunPage />} />}
+            {can.runAgents && <Route path="/runs/:id" element={<RunPage />} />}
             <Route path="/approvals" element={<ApprovalsPage />} />
             {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
             {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
             {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
-            {can.admin && <Route path="/policies" element={<PoliciesPage />} />}
+            {can.managePolicies && <Route path="/policies" element={<PoliciesPage />} />}
             <Route path="*" element={<NotFound />} />
           </Routes>
         </PageErrorBoundary>

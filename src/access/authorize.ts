@@ -1,10 +1,5 @@
-import type { Caller, CallerRole, SkillClass } from '../skill/index.js'
-
-const ROLE_MAY_RUN: Record<CallerRole, readonly SkillClass[]> = {
-  viewer: ['safe'],
-  operator: ['safe', 'mutating'],
-  admin: ['safe', 'mutating', 'dangerous'],
-}
+import type { Caller, SkillClass } from '../skill/index.js'
+import { mayRunClass } from './abilities.js'
 
 export interface AuthorizeInput {
   key: string
@@ -26,7 +21,7 @@ export function authorize(input: AuthorizeInput): string | null {
     return `skill "${key}" is not bound to agent "${agentId}"`
   }
   if (caller.kind === 'agent') return null
-  if (!ROLE_MAY_RUN[caller.role].includes(skillClass)) {
+  if (!mayRunClass(caller, skillClass)) {
     return `role ${caller.role} may not run ${skillClass} skill "${key}"`
   }
   return null

@@ -3,7 +3,23 @@ export { authorize, type AuthorizeInput } from './authorize.js'
 export { canSee, mayActivate, type BindingView } from './can-see.js'
 export { suggestKey } from './suggest-key.js'
 export { isSharedWith } from './shared-with.js'
-export { maySeeAgent, runAccessRefusal } from './run-access.js'
+export { runAccessRefusal } from './run-access.js'
+export { ROLES, isRole, roleAtLeast, highestRole, lowerRole } from './roles.js'
+export {
+  ABILITIES,
+  ABILITY_NAMES,
+  type Ability,
+  can,
+  abilitiesOf,
+  missingAbility,
+  mayRunClass,
+  mayViewApproval,
+  mayDecideApproval,
+  mayRevokeGrant,
+  maySeeAgent,
+  mayExportAgent,
+  seesEverySkill,
+} from './abilities.js'
 export {
   callableSkills,
   callAccess,

@@ -1,6 +1,7 @@
 import type { Caller, CallerRole } from '../skill/index.js'
 import type { AgentInfo } from '../registry/index.js'
 import type { PolicyRow } from '../store/index.js'
+import { ROLES, isRole } from './roles.js'
 
 /**
  * Someone a policy decides for, as the policy matrix shows them: the caller decidePolicy is asked
@@ -28,8 +29,6 @@ export interface SubjectSources {
   /** Who a user name or id is, with the best role their keys give them; null for none (or a disabled one). */
   people: { keys: { callerFor(idOrName: string): Promise<Caller | null> } }
 }
-
-const ROLES: readonly CallerRole[] = ['viewer', 'operator', 'admin']
 
 export function selfSubject(caller: Caller): PolicySubject {
   return {
@@ -60,7 +59,7 @@ export async function policySubject(id: string, self: Caller, sources: SubjectSo
   switch (level) {
     case 'role':
       if (name === 'agent') return anyAgent()
-      return ROLES.includes(name as CallerRole) ? roleSubject(name as CallerRole) : undefined
+      return isRole(name) ? roleSubject(name) : undefined
     case 'agent': {
       const agentId = sources.agents.resolve(name)
       const agent = agentId && sources.agents.list().find((a) => a.id === agentId)

@@ -1,18 +1,6 @@
 import type { CallerRole } from '../skill/index.js'
-
-export const ROLES: readonly CallerRole[] = ['viewer', 'operator', 'admin']
-const RANK: Record<CallerRole, number> = { viewer: 0, operator: 1, admin: 2 }
-
-export function isRole(value: unknown): value is CallerRole {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value)
-}
-
-/** The highest of some roles; null for none. */
-export function highestRole(roles: readonly string[]): CallerRole | null {
-  let best: CallerRole | null = null
-  for (const role of roles) if (isRole(role) && (best === null || RANK[role] > RANK[best])) best = role
-  return best
-}
+// The ability table is a leaf every layer may read (.dependency-cruiser.cjs): roles are ranked there only.
+import { lowerRole } from '../access/roles.js'
 
 /**
  * What a person acts as through one credential: the lower of the credential's own role (a key's;
@@ -22,5 +10,5 @@ export function highestRole(roles: readonly string[]): CallerRole | null {
 export function effectiveRole(credentialRole: CallerRole | null, granted: CallerRole | null): CallerRole {
   if (credentialRole === null) return granted ?? 'viewer'
   if (granted === null) return credentialRole
-  return RANK[credentialRole] <= RANK[granted] ? credentialRole : granted
+  return lowerRole(credentialRole, granted)
 }

@@ -1,7 +1,7 @@
 import { ulid } from 'ulid'
 import type { GroupRow, UserRow } from '../store/index.js'
 import type { CallerRole } from '../skill/index.js'
-import { highestRole } from './effective-role.js'
+import { highestRole } from '../access/roles.js'
 import { IdentityError } from './identity-error.js'
 import { CONTROL, MAX_NAME, nameProblem, roleOf, withoutControls, type ChangeActor, type IdentityDeps } from './identity-deps.js'
 

@@ -1,6 +1,7 @@
 import type { SkillDefinition } from '../skill/index.js'
 import { SkillError } from '../runtime/index.js'
 import type { Catalog } from '../registry/index.js'
+import { can } from '../access/index.js'
 import { DISCOVER_KEY, type Discovery } from './discovery.js'
 
 interface DiscoverInput {
@@ -45,7 +46,7 @@ export function discoverSkillsSkill(discovery: Discovery, catalog: Pick<Catalog,
         if (!agent) throw new SkillError('invalid_input', `unknown agent "${input.agent}"`)
       }
       if (input.excludeBound) {
-        if (ctx.caller.kind !== 'user' || ctx.caller.role !== 'admin') throw new SkillError('denied', 'excludeBound is for admins binding skills to agents')
+        if (!can(ctx.caller, 'manageSkills')) throw new SkillError('denied', 'excludeBound is for admins binding skills to agents')
         if (!agent) throw new SkillError('invalid_input', 'excludeBound needs the agent whose unbound skills to find (agent)')
       }
       const answer = await discovery.discover(ctx.caller, { ...input, agent })

@@ -1,13 +1,15 @@
 import type { ResolvedOidc } from '../config/index.js'
 import type { CallerRole } from '../skill/index.js'
+import { ROLES } from '../access/roles.js'
 
-const ROLES: CallerRole[] = ['admin', 'operator', 'viewer']
+// The first role granted wins, so the highest is looked for first.
+const HIGHEST_FIRST: readonly CallerRole[] = [...ROLES].reverse()
 
 /** The highest role a person's groups (or role claim) grant through `auth.oidc.roles`, if any. */
 export function roleFor(claims: Record<string, unknown>, oidc: ResolvedOidc): CallerRole | undefined {
   const groups = new Set(strings(claims[oidc.groupsClaim]))
   const named = new Set(oidc.roleClaim === undefined ? [] : strings(claims[oidc.roleClaim]))
-  return ROLES.find((r) => named.has(r) || oidc.roles[r].some((group) => groups.has(group)))
+  return HIGHEST_FIRST.find((r) => named.has(r) || oidc.roles[r].some((group) => groups.has(group)))
 }
 
 /** Why roleFor found no role, in the config's terms. */

@@ -9,6 +9,8 @@ import type { Sops } from './sop/sops.js'
 import type { WebhookNotifier } from './webhook-notifier.js'
 import { scopeProblem, type Granted, type Grants } from './grants.js'
 import type { GrantScope } from './grant-scope.js'
+import { mayDecideApproval } from '../access/abilities.js'
+import { roleAtLeast } from '../access/roles.js'
 
 // The event name for every settled request (ids are the names for one request).
 const ANY = Symbol('any request')
@@ -89,8 +91,6 @@ export interface ClaimInput {
 }
 
 export type ClaimResult = { ok: true } | { ok: false; code: ErrorCode; message: string; pending?: ApprovalView }
-
-const RANK: Record<CallerRole, number> = { viewer: 0, operator: 1, admin: 2 }
 
 /**
  * Approval requests: created by the pipeline when the policy says ASK, decided by humans, and
@@ -234,7 +234,7 @@ export class Approvals {
       if (input.decision === 'approve' && caller.id === row.on_behalf_of_id) {
         return fail('denied', `${caller.name} had the agent make this call, so another person must approve it`)
       }
-      if (RANK[caller.role] < RANK[row.approver_role as CallerRole]) {
+      if (!mayDecideApproval(caller, row.approver_role)) {
         return fail(
           'denied',
           `role ${caller.role} may not decide this request: it needs ${row.approver_role}${row.approver_role === 'admin' ? '' : ' or admin'}`,
@@ -352,11 +352,7 @@ export class Approvals {
         return refuse(`approval request ${row.id} was withdrawn: ask again with a new call`)
     }
     const required = input.requirement
-    if (
-      row.approvals_required < required.approvals ||
-      RANK[row.approver_role as CallerRole] < RANK[required.approverRole] ||
-      (required.sop && row.sop_required !== 1)
-    ) {
+    if (row.approvals_required < required.approvals || !roleAtLeast(row.approver_role, required.approverRole) || (required.sop && row.sop_required !== 1)) {
       return refuse(`approval request ${row.id} was granted under weaker rules than skill "${row.skill_key}" needs now: request a new approval`)
     }
     // Defence in depth against a row edited back to "approved": the audit log remembers runs.
@@ -490,7 +486,7 @@ export class Approvals {
       if (d.decision !== 'approve' || [row.caller_id, row.caller_user_id, row.on_behalf_of_id].includes(d.approver_id)) continue
       if (d.approver_key_id !== null && d.approver_key_id === row.caller_id) continue
       if (!this.seal.verify(decisionFields(row, d), d.seal)) continue
-      if (RANK[d.approver_role as CallerRole] < RANK[row.approver_role as CallerRole]) continue
+      if (!roleAtLeast(d.approver_role, row.approver_role as CallerRole)) continue
       // A decision made before users existed is known by its key id: the same key's later decision is the same person.
       if (people.has(d.approver_id) || (d.approver_key_id !== null && people.has(d.approver_key_id))) continue
       if (row.sop_required === 1) {

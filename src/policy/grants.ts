@@ -2,6 +2,7 @@ import { monotonicFactory } from 'ulid'
 import type { ApprovalRow, GrantRepository, GrantRow, GrantState } from '../store/index.js'
 import type { AuditEvents } from '../audit/index.js'
 import type { Caller } from '../skill/index.js'
+import { can, mayRevokeGrant } from '../access/abilities.js'
 import type { ApprovalSeal } from './approval-seal.js'
 import { decidePolicy } from './decide-policy.js'
 import type { Policies, Policy } from './policies.js'
@@ -84,7 +85,7 @@ export class Grants {
       }
       return null
     }
-    if (approver.kind !== 'user' || approver.role !== 'admin') {
+    if (approver.kind !== 'user' || !can(approver, 'managePolicies')) {
       return fail('denied', 'scope always writes a policy override, which only admins may do: approve once, or for the conversation')
     }
     if (row.agent_id === null) return fail('invalid_input', `request ${row.id} was made for no agent: scope always is for an agent and a skill`)
@@ -209,7 +210,7 @@ export class Grants {
     const fail = (code: GrantFailure['code'], message: string): GrantFailure => ({ ok: false, code, message })
     const row = await this.repo.get(id)
     if (!row) return fail('not_found', `no grant "${id}"`)
-    if (caller.kind !== 'user' || (caller.role !== 'admin' && caller.id !== row.granted_by_id)) {
+    if (!mayRevokeGrant(caller, row.granted_by_id)) {
       return fail('denied', `only ${row.granted_by_name}, who granted it, or an admin may revoke grant ${id}`)
     }
     const now = this.#now()

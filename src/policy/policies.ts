@@ -2,9 +2,11 @@ import { ulid } from 'ulid'
 import type { PolicyRepository, PolicyRow } from '../store/index.js'
 import type { Actor, AuditEvents } from '../audit/index.js'
 import { isValidKey } from '../skill/index.js'
+import { ROLES } from '../access/roles.js'
 import { POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel } from './decide-policy.js'
 
-const ROLES = ['viewer', 'operator', 'admin', 'agent']
+// A role override names a person's role, or `agent` for every agent key.
+const SUBJECT_ROLES: readonly string[] = [...ROLES, 'agent']
 const EDGE_SUBJECT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}(=[A-Za-z0-9_.-]{0,63})?$/
 
 export interface PolicyInput {
@@ -70,7 +72,7 @@ export class Policies {
         if (!id) return { ok: false, message: `unknown agent "${input.subject}"` }
         subject = id
       }
-      if (input.level === 'role' && !ROLES.includes(subject)) return { ok: false, message: `role must be one of ${ROLES.join(', ')}` }
+      if (input.level === 'role' && !SUBJECT_ROLES.includes(subject)) return { ok: false, message: `role must be one of ${SUBJECT_ROLES.join(', ')}` }
       if (input.level === 'edge' && !EDGE_SUBJECT.test(subject)) {
         return { ok: false, message: `an edge policy names an edge (its name or id) or a label as label=value, got ${JSON.stringify(subject)}` }
       }

@@ -1,8 +1,9 @@
+import { seesEverySkill } from '../access/abilities.js'
 import { SkillplaneError } from '../errors/index.js'
 
 /**
  * Who may see a skill: everyone (the default), the named agents (by id once stored), or the named
- * users (user names or ids). Admins see every skill whatever it says; src/access decides the rest.
+ * users (user names or ids). Admins see every skill whatever it says; src/access decides.
  */
 export type SkillSharing = { visibility: 'all' } | { visibility: 'agents'; agents: string[] } | { visibility: 'users'; users: string[] }
 
@@ -24,9 +25,9 @@ export function parseSharing(text: string | null | undefined): SkillSharing {
   return SHARED_WITH_ALL
 }
 
-/** Sharing as a viewer sees it: admins (and the local CLI) see whom it names, others only the visibility. */
+/** Sharing as a viewer sees it: those who see every skill (and the local CLI) see whom it names, others only the visibility. */
 export type SharingView = SkillSharing | { visibility: SkillSharing['visibility'] }
 
 export function sharingView(sharing: SkillSharing, viewer?: { kind: 'user'; role: string } | { kind: 'agent' }): SharingView {
-  return !viewer || (viewer.kind === 'user' && viewer.role === 'admin') ? sharing : { visibility: sharing.visibility }
+  return !viewer || seesEverySkill(viewer) ? sharing : { visibility: sharing.visibility }
 }

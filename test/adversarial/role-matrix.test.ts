@@ -2,19 +2,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ulid } from 'ulid'
 import { admin, approvalIdOf, operator } from '../../src/test-support/fixtures.js'
 import { KEY_KINDS, helperCaller, startTarget, type KeyKind, type Target } from './harness.js'
+import { ABILITY_NAMES, abilitiesOf, can, type Ability } from '../../src/access/index.js'
 
 type Request = { path: string; body?: string }
 interface Entry {
-  /** Who may use the route; everyone else gets 401 (no or bad key), 403 or 404. */
-  allow: readonly KeyKind[]
+  /**
+   * Who may use the route: the ability it needs, read from the one table (src/access/abilities.ts),
+   * or the keys named where no ability gates it (open routes, and rules about one object). Everyone
+   * else gets 401 (no or bad key), 403 or 404.
+   */
+  allow: Ability | readonly KeyKind[]
   /** A fresh, well-formed request (state it needs is made anew for every key). */
   request(t: Target): Promise<Request> | Request
 }
 
 const KEYS = ['viewer', 'agent', 'stranger', 'operator', 'admin'] as const
 const EVERY_KEY: readonly KeyKind[] = KEYS
-const OPERATORS: readonly KeyKind[] = ['operator', 'admin']
-const ADMIN: readonly KeyKind[] = ['admin']
+/** What each key is to the table: a person's role, or an agent key (the stranger's is for another agent). */
+const HOLDER = {
+  viewer: { kind: 'user', role: 'viewer' },
+  operator: { kind: 'user', role: 'operator' },
+  admin: { kind: 'user', role: 'admin' },
+  agent: { kind: 'agent' },
+  stranger: { kind: 'agent' },
+} as const
+// The routes here name the helper agent, so the stranger's key (another agent's) is refused whatever it holds.
+const holders = (ability: Ability): KeyKind[] => KEYS.filter((kind) => kind !== 'stranger' && can(HOLDER[kind], ability))
 
 const pendingRequest = async (t: Target) => approvalIdOf(await t.plane.invoke('write_thing', { value: ulid() }, { caller: helperCaller }))
 
@@ -26,7 +39,7 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/health': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/api/health' }) },
   'GET /api/health/live': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/api/health/live' }) },
   'GET /api/health/ready': { allow: ['none', 'garbage', ...EVERY_KEY], request: () => ({ path: '/api/health/ready' }) },
-  'GET /metrics': { allow: ADMIN, request: () => ({ path: '/metrics' }) },
+  'GET /metrics': { allow: 'readMetrics', request: () => ({ path: '/metrics' }) },
   'GET /openapi.json': { allow: ['none', ...EVERY_KEY], request: () => ({ path: '/openapi.json' }) },
   'POST /mcp': {
     allow: EVERY_KEY,
@@ -45,55 +58,68 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/skills': { allow: EVERY_KEY, request: () => ({ path: '/api/skills' }) },
   'GET /api/skills/search': { allow: EVERY_KEY, request: () => ({ path: '/api/skills/search?q=echo' }) },
   'GET /api/skills/{key}': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/skills/echo' }) },
-  'PATCH /api/skills/{key}': { allow: ADMIN, request: () => ({ path: '/api/skills/echo', body: JSON.stringify({ tags: ['matrix'] }) }) },
-  'PUT /api/skills/{key}/sharing': { allow: ADMIN, request: () => ({ path: '/api/skills/echo/sharing', body: JSON.stringify({ visibility: 'all' }) }) },
+  'PATCH /api/skills/{key}': { allow: 'manageSkills', request: () => ({ path: '/api/skills/echo', body: JSON.stringify({ tags: ['matrix'] }) }) },
+  'PUT /api/skills/{key}/sharing': {
+    allow: 'manageSkills',
+    request: () => ({ path: '/api/skills/echo/sharing', body: JSON.stringify({ visibility: 'all' }) }),
+  },
   // Past the gate each answers 400 or 404 here: no network source or bundle is needed to tell roles apart.
-  'POST /api/skills/install': { allow: ADMIN, request: () => ({ path: '/api/skills/install', body: JSON.stringify({ source: '/etc', dryRun: true }) }) },
-  'POST /api/skills/upload': { allow: ADMIN, request: () => ({ path: '/api/skills/upload', body: '' }) },
-  'POST /api/skills/{key}/rollback': { allow: ADMIN, request: () => ({ path: '/api/skills/echo/rollback', body: '' }) },
+  'POST /api/skills/install': {
+    allow: 'manageSkills',
+    request: () => ({ path: '/api/skills/install', body: JSON.stringify({ source: '/etc', dryRun: true }) }),
+  },
+  'POST /api/skills/upload': { allow: 'manageSkills', request: () => ({ path: '/api/skills/upload', body: '' }) },
+  'POST /api/skills/{key}/rollback': { allow: 'manageSkills', request: () => ({ path: '/api/skills/echo/rollback', body: '' }) },
   'POST /api/skills/{key}/invoke': {
     allow: ['viewer', 'agent', 'operator', 'admin'],
     request: () => ({ path: '/api/skills/echo/invoke', body: JSON.stringify({ input: { message: 'hi' } }) }),
   },
-  'GET /api/audit': { allow: OPERATORS, request: () => ({ path: '/api/audit' }) },
+  'GET /api/audit': { allow: 'readAudit', request: () => ({ path: '/api/audit' }) },
   'GET /api/audit/{callId}': {
-    allow: OPERATORS,
+    allow: 'readAudit',
     request: async (t) => ({ path: `/api/audit/${(await t.plane.invoke('echo', { message: 'x' }, { caller: admin })).callId}` }),
   },
-  'GET /api/audit/histogram': { allow: OPERATORS, request: () => ({ path: '/api/audit/histogram?skill=echo' }) },
-  'GET /api/audit/events': { allow: OPERATORS, request: () => ({ path: '/api/audit/events' }) },
-  'POST /api/audit/sweep': { allow: ADMIN, request: () => ({ path: '/api/audit/sweep', body: '' }) },
+  'GET /api/audit/histogram': { allow: 'readAudit', request: () => ({ path: '/api/audit/histogram?skill=echo' }) },
+  'GET /api/audit/events': { allow: 'readAudit', request: () => ({ path: '/api/audit/events' }) },
+  'POST /api/audit/sweep': { allow: 'sweepAudit', request: () => ({ path: '/api/audit/sweep', body: '' }) },
   'GET /api/agents': { allow: EVERY_KEY, request: () => ({ path: '/api/agents' }) },
-  'GET /api/agents/{id}/runs': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/runs' }) },
+  'GET /api/agents/{id}/runs': { allow: 'runAgents', request: () => ({ path: '/api/agents/helper/runs' }) },
   'POST /api/agents/{id}/runs': {
-    allow: ['agent', 'operator', 'admin'],
+    allow: 'runAgents',
     request: () => ({ path: '/api/agents/helper/runs', body: JSON.stringify({ prompt: 'hello' }) }),
   },
   'POST /api/agents/{id}/test-runs': {
-    allow: ['agent', 'operator', 'admin'],
+    allow: 'runAgents',
     request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }),
   },
-  'GET /api/runs/{id}': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: `/api/runs/${ulid()}` }) },
-  'GET /api/runs/{id}/events': { allow: ['agent', 'operator', 'admin'], request: () => ({ path: `/api/runs/${ulid()}/events` }) },
+  'GET /api/runs/{id}': { allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}` }) },
+  'GET /api/runs/{id}/events': { allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
   'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
-  'GET /api/agents/{id}/skills-export': { allow: ['agent', 'admin'], request: () => ({ path: '/api/agents/helper/skills-export' }) },
-  'GET /api/sources': { allow: ADMIN, request: () => ({ path: '/api/sources' }) },
-  'POST /api/sources/reload': { allow: ADMIN, request: () => ({ path: '/api/sources/reload', body: '' }) },
+  // Its own agent key, and whoever exports any agent's skills.
+  'GET /api/agents/{id}/skills-export': { allow: ['agent', ...holders('exportAgents')], request: () => ({ path: '/api/agents/helper/skills-export' }) },
+  'GET /api/sources': { allow: 'manageSources', request: () => ({ path: '/api/sources' }) },
+  'POST /api/sources/reload': { allow: 'manageSources', request: () => ({ path: '/api/sources/reload', body: '' }) },
   'GET /api/approvals': { allow: EVERY_KEY, request: () => ({ path: '/api/approvals' }) },
   'GET /api/events': { allow: EVERY_KEY, request: () => ({ path: '/api/events' }) },
   // The agent asked, so it may read its own request; a stranger and a viewer may not.
   'GET /api/approvals/{id}': { allow: ['agent', 'operator', 'admin'], request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}` }) },
   // A viewer and a stranger can't see the request (404); the agent that asked may read it but not check procedures (403).
   'GET /api/approvals/{id}/sop-check': {
-    allow: OPERATORS,
+    allow: 'viewApprovals',
     request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/sop-check?sopId=none` }),
   },
-  'POST /api/approvals/{id}/approve': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }) },
-  'POST /api/approvals/{id}/reject': { allow: OPERATORS, request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/reject`, body: '{}' }) },
-  'GET /api/approvals/grants': { allow: OPERATORS, request: () => ({ path: '/api/approvals/grants' }) },
-  // Granted by another operator: the operator key is not its granter, so only an admin may revoke it.
+  'POST /api/approvals/{id}/approve': {
+    allow: 'decideApprovals',
+    request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }),
+  },
+  'POST /api/approvals/{id}/reject': {
+    allow: 'decideApprovals',
+    request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/reject`, body: '{}' }),
+  },
+  'GET /api/approvals/grants': { allow: 'manageGrants', request: () => ({ path: '/api/approvals/grants' }) },
+  // Granted by another operator: the operator key is not its granter, so only one who manages policies may revoke it.
   'DELETE /api/approvals/grants/{id}': {
-    allow: ADMIN,
+    allow: 'managePolicies',
     request: async (t) => {
       const asked = await t.plane.invoke('write_thing', { value: ulid() }, { caller: helperCaller, conversationId: ulid() })
       const decided = await t.plane.approvals.decide({ id: approvalIdOf(asked), caller: operator, decision: 'approve', scope: 'conversation' })
@@ -101,15 +127,15 @@ const MATRIX: Record<string, Entry> = {
       return { path: `/api/approvals/grants/${decided.granted.grant.id}` }
     },
   },
-  'GET /api/policies': { allow: ADMIN, request: () => ({ path: '/api/policies' }) },
+  'GET /api/policies': { allow: 'managePolicies', request: () => ({ path: '/api/policies' }) },
   // Every key may ask what is in effect for itself; asking about others is the admins' (tested beside the route).
   'GET /api/policies/effective': { allow: EVERY_KEY, request: () => ({ path: '/api/policies/effective?skill=echo' }) },
   'PUT /api/policies': {
-    allow: ADMIN,
+    allow: 'managePolicies',
     request: () => ({ path: '/api/policies', body: JSON.stringify({ skill: 'echo', level: 'role', subject: 'viewer', decision: 'ASK' }) }),
   },
   'DELETE /api/policies/{id}': {
-    allow: ADMIN,
+    allow: 'managePolicies',
     request: async (t) => {
       const set = await t.plane.policies.set({ skill: 'counted', level: 'role', subject: 'viewer', decision: 'DENY' }, admin, t.plane.now())
       if (!set.ok) throw new Error(set.message)
@@ -118,15 +144,15 @@ const MATRIX: Record<string, Entry> = {
   },
   ...Object.fromEntries(
     (['secret', 'setting'] as const).flatMap((kind) => [
-      [`GET /api/${kind}s`, { allow: ADMIN, request: () => ({ path: `/api/${kind}s` }) }],
+      [`GET /api/${kind}s`, { allow: 'manageConnections', request: () => ({ path: `/api/${kind}s` }) }],
       [
         `PUT /api/${kind}s/{name}`,
-        { allow: ADMIN, request: () => ({ path: `/api/${kind}s/MATRIX_${kind.toUpperCase()}`, body: JSON.stringify({ value: 'v-1234' }) }) },
+        { allow: 'manageConnections', request: () => ({ path: `/api/${kind}s/MATRIX_${kind.toUpperCase()}`, body: JSON.stringify({ value: 'v-1234' }) }) },
       ],
       [
         `DELETE /api/${kind}s/{name}`,
         {
-          allow: ADMIN,
+          allow: 'manageConnections',
           request: async (t: Target) => {
             const name = `M_${ulid()}`
             await (kind === 'secret' ? t.plane.values.secrets : t.plane.values.settings).set(name, 'v-1234')
@@ -136,12 +162,12 @@ const MATRIX: Record<string, Entry> = {
       ],
     ]),
   ),
-  'GET /api/learnings': { allow: ADMIN, request: () => ({ path: '/api/learnings' }) },
+  'GET /api/learnings': { allow: 'manageLearnings', request: () => ({ path: '/api/learnings' }) },
   ...Object.fromEntries(
     (['verify', 'disprove'] as const).map((action) => [
       `POST /api/learnings/{id}/${action}`,
       {
-        allow: ADMIN,
+        allow: 'manageLearnings',
         request: async (t: Target) => {
           const { id } = await t.plane.values.learnings.record(
             { category: 'pattern', title: 'matrix', content: 'a learning' },
@@ -152,10 +178,10 @@ const MATRIX: Record<string, Entry> = {
       },
     ]),
   ),
-  'GET /api/edges': { allow: OPERATORS, request: () => ({ path: '/api/edges' }) },
-  'POST /api/edges': { allow: ADMIN, request: () => ({ path: '/api/edges', body: JSON.stringify({ name: `m-${ulid().toLowerCase()}` }) }) },
+  'GET /api/edges': { allow: 'readEdges', request: () => ({ path: '/api/edges' }) },
+  'POST /api/edges': { allow: 'manageEdges', request: () => ({ path: '/api/edges', body: JSON.stringify({ name: `m-${ulid().toLowerCase()}` }) }) },
   'GET /api/edges/{id}': {
-    allow: OPERATORS,
+    allow: 'readEdges',
     request: async (t) => {
       const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
@@ -163,7 +189,7 @@ const MATRIX: Record<string, Entry> = {
     },
   },
   'PUT /api/edges/{id}/secrets': {
-    allow: ADMIN,
+    allow: 'manageEdges',
     request: async (t) => {
       const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
@@ -171,7 +197,7 @@ const MATRIX: Record<string, Entry> = {
     },
   },
   'POST /api/edges/{id}/rotate': {
-    allow: ADMIN,
+    allow: 'manageEdges',
     request: async (t) => {
       const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
@@ -179,53 +205,53 @@ const MATRIX: Record<string, Entry> = {
     },
   },
   'DELETE /api/edges/{id}': {
-    allow: ADMIN,
+    allow: 'manageEdges',
     request: async (t) => {
       const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}` }
     },
   },
-  'GET /api/users': { allow: ADMIN, request: () => ({ path: '/api/users' }) },
-  'POST /api/users': { allow: ADMIN, request: () => ({ path: '/api/users', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
+  'GET /api/users': { allow: 'manageUsers', request: () => ({ path: '/api/users' }) },
+  'POST /api/users': { allow: 'manageUsers', request: () => ({ path: '/api/users', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
   'PATCH /api/users/{id}': {
-    allow: ADMIN,
+    allow: 'manageUsers',
     request: async (t) => ({
       path: `/api/users/${(await t.plane.people.users.add({ name: `m-${ulid()}` }, admin)).id}`,
       body: JSON.stringify({ role: 'viewer' }),
     }),
   },
-  'GET /api/groups': { allow: ADMIN, request: () => ({ path: '/api/groups' }) },
-  'POST /api/groups': { allow: ADMIN, request: () => ({ path: '/api/groups', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
+  'GET /api/groups': { allow: 'manageUsers', request: () => ({ path: '/api/groups' }) },
+  'POST /api/groups': { allow: 'manageUsers', request: () => ({ path: '/api/groups', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
   'PATCH /api/groups/{id}': {
-    allow: ADMIN,
+    allow: 'manageUsers',
     request: async (t) => ({
       path: `/api/groups/${(await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)).id}`,
       body: JSON.stringify({ role: null }),
     }),
   },
   'PUT /api/groups/{id}/members/{user}': {
-    allow: ADMIN,
+    allow: 'manageUsers',
     request: async (t) => ({ path: `/api/groups/${(await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)).id}/members/vera`, body: '' }),
   },
   'DELETE /api/groups/{id}/members/{user}': {
-    allow: ADMIN,
+    allow: 'manageUsers',
     request: async (t) => {
       const group = await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)
       await t.plane.people.groups.addMember(group.id, 'vera', admin)
       return { path: `/api/groups/${group.id}/members/vera` }
     },
   },
-  'GET /api/sops': { allow: OPERATORS, request: () => ({ path: '/api/sops' }) },
+  'GET /api/sops': { allow: 'readSops', request: () => ({ path: '/api/sops' }) },
   'POST /api/sops': {
-    allow: ADMIN,
+    allow: 'manageSops',
     request: (t) => {
       const sop = t.signer.sop({ id: `m${ulid().toLowerCase()}`, skills: ['wipe_things'] })
       return { path: '/api/sops', body: JSON.stringify(sop) }
     },
   },
   'POST /api/sops/{id}/revoke': {
-    allow: ADMIN,
+    allow: 'manageSops',
     request: async (t) => {
       const sop = t.signer.sop({ id: `m${ulid().toLowerCase()}`, skills: ['wipe_things'] })
       const registered = await t.plane.approvals.sops.register(sop.document, sop.signature, admin, t.plane.now())
@@ -260,7 +286,7 @@ describe('role × route matrix', () => {
         if (kind === 'garbage' && route === 'GET /openapi.json') continue
         const { path, body } = await entry.request(t)
         const answer = await t.send(method, path, t.keys[kind], body)
-        const allowed = entry.allow.includes(kind)
+        const allowed = (typeof entry.allow === 'string' ? holders(entry.allow) : entry.allow).includes(kind)
         // Past the role gate: any answer but a refusal or a server fault; a documented 503
         // `unavailable` (an agent without a model, say) is decided after the gate let the key in.
         const passed = answer.status < 500 || (answer.status === 503 && answer.text.includes('"code":"unavailable"'))
@@ -275,5 +301,13 @@ describe('role × route matrix', () => {
     }
     console.log(`role × route matrix: ${Object.keys(MATRIX).length} routes × ${KEY_KINDS.length} keys = ${cells.length} cells, ${wrong.length} wrong`)
     expect(wrong).toEqual([])
+  })
+
+  it('answers each key its abilities from the same table on GET /api/me', async () => {
+    for (const kind of KEYS) {
+      const me = JSON.parse((await t.send('GET', '/api/me', t.keys[kind])).text) as { abilities: Record<string, boolean> }
+      expect(Object.keys(me.abilities).sort(), kind).toEqual([...ABILITY_NAMES].sort())
+      expect(me.abilities, kind).toEqual(abilitiesOf(HOLDER[kind]))
+    }
   })
 })

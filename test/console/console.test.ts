@@ -212,6 +212,12 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     const filed = await api('/api/skills/wipe_things/invoke', keys['helper-bot']!, { input: { count: 3 } })
     expect(filed.status).toBe(202)
     const approvalId = filed.body.error.details.approvalId as string
+    // An operator sees the request but is offered no decision: it needs admins (the abilities /api/me answers).
+    const operator = await open(keys.oscar!)
+    await operator.getByRole('link', { name: 'Approvals' }).click()
+    const seen = operator.locator(`article[data-approval="${approvalId}"]`)
+    await seen.getByTestId('progress').waitFor()
+    expect(await seen.getByRole('button', { name: 'Approve' }).count()).toBe(0)
     for (const [admin, progress] of [
       ['alice', '1 of 2'],
       ['bob', '2 of 2'],

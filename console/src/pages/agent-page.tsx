@@ -5,7 +5,6 @@ import { useApi } from '../api/use-api'
 import type { AgentView } from '../api/types'
 import { Chip, ClassChip, DecisionChip, ErrorNote, ModelName } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { useSkillClasses } from '../api/use-skill-classes'
 import { StartRunForm } from './start-run-form'
 import { TestRunForm } from './test-run-form'
@@ -16,8 +15,7 @@ import { AgentAvailability } from './agent-availability'
 /** One agent: its bindings, its runs, and (by role) starting a run or a test run. */
 export function AgentPage() {
   const id = useParams().id!
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   const agents = useApi(() => unwrap(api.GET('/api/agents')), [])
   const classes = useSkillClasses()
   const found = agents.data?.agents.find((a) => a.id === id.toLowerCase() || [a.name, ...a.aliases].some((label) => label.toLowerCase() === id.toLowerCase()))
@@ -72,7 +70,7 @@ export function AgentPage() {
         </div>
       )}
       {!can.runAgents && <p className="muted">Your key can't run this agent or read its runs.</p>}
-      {can.readRuns && <AgentRuns agentId={agent.id} refresh={tested} />}
+      {can.runAgents && <AgentRuns agentId={agent.id} refresh={tested} />}
     </section>
   )
 }
@@ -82,8 +80,8 @@ export function AgentPage() {
  * decision: admins ask about any agent, an agent key about itself; others are not told.
  */
 function useAgentPolicy(agent: AgentView | null) {
-  const { caller } = useSession()
-  const subject = !agent ? null : abilities(caller).admin ? `agent:${agent.id}` : caller.kind === 'agent' && caller.agentId === agent.id ? 'self' : null
+  const { caller, abilities } = useSession()
+  const subject = !agent ? null : abilities.managePolicies ? `agent:${agent.id}` : caller.kind === 'agent' && caller.agentId === agent.id ? 'self' : null
   const skills = agent?.skills.join(',') ?? ''
   const effective = useApi(
     async () => (subject && skills ? unwrap(api.GET('/api/policies/effective', { params: { query: { subject, skill: skills, limit: 500 } } })) : null),

@@ -5,13 +5,13 @@ import { toApiError, useApi } from '../api/use-api'
 import type { ApprovalView, Sop } from '../api/types'
 import { ClassChip, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { callPath, skillPath } from '../paths'
 
 /** One request: what would run, for whom, and (for those who may) the decision. */
 export function ApprovalCard({ approval: a, sops, onDecided }: { approval: ApprovalView; sops: Sop[]; onDecided: (a: ApprovalView) => void }) {
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { caller, abilities: can } = useSession()
+  // A request names the role its approvers need; the server's table says which of those this caller holds.
+  const mayDecide = a.approverRole === 'admin' ? can.decideAdminApprovals : can.decideApprovals
   const [comment, setComment] = useState('')
   const [sopId, setSopId] = useState('')
   const [scope, setScope] = useState<'once' | 'conversation' | 'always'>('once')
@@ -21,7 +21,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
   const approvals = a.decisions.filter((d) => d.decision === 'approve')
   const mine = a.decisions.some((d) => d.approver.id === caller.id)
   const own = a.requester.id === caller.id
-  const decidable = a.status === 'pending' && can.decide(a.class) && !mine && !own
+  const decidable = a.status === 'pending' && mayDecide && !mine && !own
   const citable = sops.filter((s) => s.skills.includes(a.skill) || s.skills.includes('*'))
   // The server's own check of the chosen procedure against this request, before it is cited.
   const check = useApi(
@@ -160,7 +160,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
                   minutes
                 </label>
               )}
-              {a.agent && can.admin && (
+              {a.agent && can.managePolicies && (
                 <label className="inline">
                   <input type="radio" name={`scope-${a.id}`} checked={scope === 'always'} onChange={() => setScope('always')} /> always, for agent {a.agent}{' '}
                   (writes an ALWAYS policy)
@@ -183,7 +183,7 @@ export function ApprovalCard({ approval: a, sops, onDecided }: { approval: Appro
           )}
         </form>
       )}
-      {a.status === 'pending' && can.decide(a.class) && (mine || own) && (
+      {a.status === 'pending' && mayDecide && (mine || own) && (
         <p className="muted">{own ? 'You asked for this call: someone else decides it.' : 'You approved; it waits for another approver.'}</p>
       )}
     </article>

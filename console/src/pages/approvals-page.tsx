@@ -6,7 +6,6 @@ import { useEventStream } from '../api/use-event-stream'
 import type { ApprovalView } from '../api/types'
 import { ErrorNote } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { ApprovalCard } from './approval-card'
 
 /**
@@ -17,8 +16,7 @@ const progress = (a: ApprovalView) => (a.status === 'pending' ? 0 : 1000) + a.de
 
 /** The inbox: pending requests first, then the latest decided; new ones arrive without a reload. */
 export function ApprovalsPage() {
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   const [updates, setUpdates] = useState<Map<string, ApprovalView>>(new Map())
   const loaded = useApi(async () => {
     const [pending, recent] = await Promise.all([
@@ -28,7 +26,7 @@ export function ApprovalsPage() {
     ])
     return [...pending.items, ...recent.items]
   }, [])
-  const sops = useApi(async () => (can.admin ? (await unwrap(api.GET('/api/sops'))).sops.filter((s) => !s.revokedAt) : []), [])
+  const sops = useApi(async () => (can.decideAdminApprovals ? (await unwrap(api.GET('/api/sops'))).sops.filter((s) => !s.revokedAt) : []), [])
   const live = useEventStream('/api/events', (event) => {
     const { approval } = JSON.parse(event.data) as { approval?: ApprovalView }
     if (approval) setUpdates((map) => new Map(map).set(approval.id, approval))
@@ -50,7 +48,7 @@ export function ApprovalsPage() {
           {live ? 'live' : 'connecting…'}
         </span>
       </h1>
-      {!can.approve && <p className="muted">Your key can't decide requests; you see the ones you filed.</p>}
+      {!can.viewApprovals && <p className="muted">Your key can't decide requests; you see the ones you filed.</p>}
       <ErrorNote error={loaded.error} />
       <h2>Pending ({pending.length})</h2>
       {pending.length === 0 && <p className="muted">Nothing waits for a decision.</p>}

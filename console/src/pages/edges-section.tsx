@@ -2,13 +2,11 @@ import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { Chip, ErrorNote, Time } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { EnrollEdgeForm } from './enroll-edge-form'
 
 /** Enrolled edges: online or when last heard from, labels, what they offer; admins enroll new ones here. */
 export function EdgesSection() {
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   const edges = useApi(() => unwrap(api.GET('/api/edges')).then((b) => b.edges), [])
   const rows = [...(edges.data ?? [])].sort((a, b) => Number(!!a.revokedAt) - Number(!!b.revokedAt) || a.name.localeCompare(b.name))
   return (
@@ -73,7 +71,7 @@ export function EdgesSection() {
           </tbody>
         </table>
       )}
-      {can.admin && <EnrollEdgeForm onEnrolled={edges.reload} />}
+      {can.manageEdges && <EnrollEdgeForm onEnrolled={edges.reload} />}
     </>
   )
 }

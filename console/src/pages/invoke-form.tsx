@@ -8,7 +8,6 @@ import { useApi } from '../api/use-api'
 import type { Envelope, ExecutableDetail } from '../api/types'
 import { JsonView, StatusChip } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { ApprovalLive } from './approval-live'
 import { formButtons } from './form-buttons'
 
@@ -17,8 +16,7 @@ const validator = customizeValidator({ AjvClass: Ajv2020 as never })
 
 /** A form made from the skill's input schema; the result is the call's envelope. `onInvoked`: a call was answered. */
 export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onInvoked: () => void }) {
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   const schema = useMemo(() => {
     const { $schema: _ignored, ...rest } = skill.inputSchema
     return rest as RJSFSchema

@@ -4,13 +4,11 @@ import { useApi } from '../api/use-api'
 import type { ExecutableDetail } from '../api/types'
 import { DecisionChip, ErrorNote } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 
 /** What the policy decides for this skill: for the signed-in key, and for admins for each agent bound to it. */
 export function PolicyInEffect({ skill }: { skill: ExecutableDetail }) {
-  const { caller } = useSession()
-  const can = abilities(caller)
-  const subjects = ['self', ...(can.admin ? skill.agents.map((agent) => `agent:${agent}`) : [])].join(',')
+  const { abilities: can } = useSession()
+  const subjects = ['self', ...(can.managePolicies ? skill.agents.map((agent) => `agent:${agent}`) : [])].join(',')
   const effective = useApi(
     () => unwrap(api.GET('/api/policies/effective', { params: { query: { skill: skill.key, subject: subjects } } })),
     [skill.key, subjects],
@@ -53,7 +51,7 @@ export function PolicyInEffect({ skill }: { skill: ExecutableDetail }) {
           </tbody>
         </table>
       )}
-      {can.admin && (
+      {can.managePolicies && (
         <p>
           <Link to={`/policies?q=${encodeURIComponent(skill.key)}`}>Edit this skill&apos;s overrides in Policies</Link>
         </p>

@@ -6,7 +6,6 @@ import { useEventStream, type StreamEvent } from '../api/use-event-stream'
 import type { RunStep, RunView } from '../api/types'
 import { Chip, ErrorNote, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { RunStepCard } from './run-step'
 import { agentPath } from '../paths'
 
@@ -21,8 +20,7 @@ const RESUME_POLL_MS = 2000
 
 /** One run: its header, and its steps as they happen (GET /api/runs/{id}/events) until it ends. */
 function Run({ id }: { id: string }) {
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   const [round, setRound] = useState(0)
   const loaded = useApi(() => unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
   // Steps by index, each with the write (`rev`) it came in: a newer write replaces the step.

@@ -5,7 +5,6 @@ import { useApi } from '../api/use-api'
 import { isExecutable } from '../api/types'
 import { Chip, ClassChip, ConnectionChip, Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { InvokeForm } from './invoke-form'
 import { CatalogEdit } from './catalog-edit'
 import { SkillSharing } from './skill-sharing'
@@ -21,8 +20,7 @@ export function SkillPage() {
 }
 
 function Skill({ skillKey: key }: { skillKey: string }) {
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   const skill = useApi(() => unwrap(api.GET('/api/skills/{key}', { params: { path: { key } } })), [key])
   // Each call made from the form loads the recent calls again.
   const [invoked, setInvoked] = useState(0)
@@ -76,9 +74,11 @@ function Skill({ skillKey: key }: { skillKey: string }) {
         </>
       )}
       <SkillRisks risks={s.risks ?? []} />
-      <SkillSharing key={JSON.stringify(s.sharing)} skill={s} admin={can.admin} onSaved={skill.reload} />
+      <SkillSharing key={JSON.stringify(s.sharing)} skill={s} admin={can.manageSkills} onSaved={skill.reload} />
       {/* A fresh form after each save: it starts from what the server now holds. */}
-      {can.admin && <CatalogEdit key={JSON.stringify([s.title, s.description, s.tags, s.class, s.enabled, s.overrides])} skill={s} onSaved={skill.reload} />}
+      {can.manageSkills && (
+        <CatalogEdit key={JSON.stringify([s.title, s.description, s.tags, s.class, s.enabled, s.overrides])} skill={s} onSaved={skill.reload} />
+      )}
       {can.readAudit && isExecutable(s) && <RecentCalls skillKey={s.key} refresh={invoked} />}
     </section>
   )

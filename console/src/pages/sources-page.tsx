@@ -2,7 +2,6 @@ import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { Chip, ErrorNote } from '../components'
 import { useSession } from '../session/session'
-import { abilities } from '../session/abilities'
 import { ConnectionValues } from './connection-values'
 import { EdgesSection } from './edges-section'
 import { FindingList } from './finding-list'
@@ -12,14 +11,13 @@ import { ReloadSources } from './reload-sources'
 
 /** Where skills come from: admins see every source and the secrets and settings; operators the edges only. */
 export function SourcesPage() {
-  const { caller } = useSession()
-  const can = abilities(caller)
+  const { abilities: can } = useSession()
   return (
     <section>
       <h1>Sources</h1>
-      {can.admin ? <Sources /> : <p className="muted">Your key sees the edges; the other sources, secrets and settings are for admins.</p>}
+      {can.manageSources ? <Sources /> : <p className="muted">Your key sees the edges; the other sources, secrets and settings are for admins.</p>}
       <EdgesSection />
-      {can.admin && <ConnectionValues />}
+      {can.manageConnections && <ConnectionValues />}
     </section>
   )
 }

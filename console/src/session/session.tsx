@@ -2,8 +2,16 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { api, authHeaders, keepCsrfToken, keepKey, onUnauthorized, signedInBySession, storedKey, unwrap } from '../api/client'
 import type { Caller } from '../api/types'
 
+/**
+ * What GET /api/me says the caller may do: every ability of the server's one table
+ * (src/access/abilities.ts), true when it holds it. The console offers only those; the server
+ * still decides every request.
+ */
+export type Abilities = Me['abilities']
+
 export interface Session {
   caller: Caller
+  abilities: Abilities
   signOut: () => void
 }
 
@@ -26,24 +34,25 @@ const SessionContext = createContext<SessionState | null>(null)
 
 // A session's answer carries its CSRF token; a key's doesn't.
 const whoAmI = () =>
-  unwrap(api.GET('/api/me')).then((body) => {
-    keepCsrfToken(body.csrfToken ?? null)
-    return body.caller
+  unwrap(api.GET('/api/me')).then(({ caller, abilities, csrfToken }) => {
+    keepCsrfToken(csrfToken ?? null)
+    return { caller, abilities }
   })
+type Me = Awaited<ReturnType<typeof whoAmI>>
 
 /**
  * Who is signed in: the caller behind the API key kept in sessionStorage, or behind the session
  * cookie the identity provider's sign-in left (HttpOnly: only asking the server tells).
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [caller, setCaller] = useState<Caller | null>(null)
+  const [me, setMe] = useState<Me | null>(null)
   const [checking, setChecking] = useState(true)
   const [options, setOptions] = useState<SignInOptions | null>(null)
   const signOut = useCallback(() => {
     if (signedInBySession()) void fetch('/auth/logout', { method: 'POST', headers: authHeaders('POST') })
     keepCsrfToken(null)
     keepKey(null)
-    setCaller(null)
+    setMe(null)
   }, [])
   useEffect(() => {
     onUnauthorized(signOut)
@@ -55,7 +64,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     const signedIn = storedKey() !== null ? Promise.resolve(true) : config.then((found) => found?.session === true)
     signedIn
       .then((yes) => (yes ? whoAmI() : null))
-      .then(setCaller, () => {
+      .then(setMe, () => {
         keepCsrfToken(null)
         keepKey(null)
       })
@@ -64,13 +73,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signIn = useCallback(async (key: string) => {
     keepKey(key)
     try {
-      setCaller(await whoAmI())
+      setMe(await whoAmI())
     } catch (error) {
       keepKey(null)
       throw error
     }
   }, [])
-  const value = useMemo(() => ({ session: caller && { caller, signOut }, checking, options, signIn }), [caller, checking, options, signIn, signOut])
+  const value = useMemo(() => ({ session: me && { ...me, signOut }, checking, options, signIn }), [me, checking, options, signIn, signOut])
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 

@@ -3,14 +3,14 @@ import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { HTTPException } from 'hono/http-exception'
 import type { Skillplane } from '../../skillplane/index.js'
 import type { Caller } from '../../skill/index.js'
-import { canSee } from '../../access/index.js'
+import { abilitiesOf, canSee } from '../../access/index.js'
 import { SkillplaneError } from '../../errors/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
 import { allowedMethods } from './allowed-methods.js'
 import { apiKeyAuth, bearerCaller, type OAuthAuth } from './middleware/api-key-auth.js'
-import { requireRole } from './middleware/require-role.js'
+import { requireAbility } from './middleware/require-ability.js'
 import { limitBody } from './middleware/limit-body.js'
 import { skillInstallRoutes } from './routes/skill-installs.js'
 import { signInRoutes } from './routes/sign-in.js'
@@ -141,15 +141,17 @@ export function createHttpApp(
     app.get('/.well-known/oauth-protected-resource/mcp', metadata('/mcp'))
   }
   app.use('/api/*', auth)
-  // Who the key is: the console shows only what this caller may see and do.
+  // Who the key is and what it may do (the ability table of src/access): the console offers only that.
   // A console session's answer carries the CSRF token its changes must send.
   const me = createRoute({
     method: 'get',
     path: '/api/me',
-    summary: 'The caller this key, token or console session authenticates as: kind, name, role or agent, and how',
-    responses: { 200: returns(Me, '{ caller, csrfToken? }'), ...failures(401) },
+    summary: 'The caller this key, token or console session authenticates as (kind, name, role or agent, and how) and the abilities it holds',
+    responses: { 200: returns(Me, '{ caller, abilities, csrfToken? }'), ...failures(401) },
   })
-  serve(app, me, (c) => c.json({ caller: c.get('caller'), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }))
+  serve(app, me, (c) =>
+    c.json({ caller: c.get('caller'), abilities: abilitiesOf(c.get('caller')), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }),
+  )
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
   app.use('/mcp', apiKeyAuth(plane.people.keys, oauth, '/mcp'))
   const { enabled, listen } = plane.config.metrics
@@ -159,7 +161,7 @@ export function createHttpApp(
       method: 'get',
       path: '/metrics',
       summary: 'Calls, latency, pending approvals, audit queue, MCP, edges and process metrics (Prometheus text; admin)',
-      middleware: [auth, requireRole('admin')] as const,
+      middleware: [auth, requireAbility('manageSources')] as const,
       responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...failures(401, 403) },
     })
     serve(app, scrape, async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
@@ -186,7 +188,7 @@ export function createHttpApp(
     method: 'get',
     path: '/api/sources',
     summary: 'Where the skills come from: MCP servers, HTTP and OpenAPI sources, pack and SKILL.md folders, with their problems (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSources')] as const,
     responses: { 200: returns(SourcesReport, '{ mcp, http, openapi, packs, instructions }'), ...failures(401, 403) },
   })
   serve(app, sources, (c) => c.json(plane.sources.report()))
@@ -195,7 +197,7 @@ export function createHttpApp(
     method: 'post',
     path: '/api/sources/reload',
     summary: 'Load skill packs, SKILL.md folders and MCP tools again and sync the catalog (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSources')] as const,
     responses: { 200: returns(ReloadReport, '{ added, removed, packs, findings, mcp, openapi, sync }'), ...failures(401, 403, 409) },
   })
   // Reloaded sources holding no skill at all are refused (SyncRefusedError, conflict): the catalog is kept, not orphaned.

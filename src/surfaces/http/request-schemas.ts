@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { isValidName } from '../../sources/agent-skills/index.js'
 import { RUN_STATUSES } from '../../agents/index.js'
 import { APPROVAL_STATUSES, GRANT_MINUTES, GRANT_SCOPES, GRANT_STATES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
+import { ROLES } from '../../access/index.js'
 
 // The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
 // from them (each route's createRoute declaration), so the document can't promise what a route refuses.
@@ -234,7 +235,7 @@ export const skillUploadForm = z.strictObject({
   ...skillUploadFields.shape,
 })
 
-const role = z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' })
+const role = z.enum(ROLES, { error: 'must be viewer, operator or admin' })
 
 export const addUserBody = z.strictObject({
   name: z.string().min(1).max(100).describe('unique; keys are made for the user by this name'),

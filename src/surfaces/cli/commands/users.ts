@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander'
+import { ROLES } from '../../../access/roles.js'
 
-export const ROLE_CHOICES = ['viewer', 'operator', 'admin']
+export const ROLE_CHOICES: string[] = [...ROLES]
 
 export function usersCommand(program: Command): void {
   const users = program.command('users').description('add, list, disable and enable users, the people behind keys; grant them roles')

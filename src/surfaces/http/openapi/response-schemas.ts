@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { ABILITY_NAMES, ROLES, type Ability } from '../../../access/index.js'
 
 // The answers of the HTTP API, declared beside the routes that send them: /openapi.json and the
 // console's types come from these, and the suite checks every 2xx it sees against them
@@ -7,7 +8,7 @@ import { z } from '@hono/zod-openapi'
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable()
 const who = z.object({ id: z.string(), name: z.string() })
 const klass = z.enum(['safe', 'mutating', 'dangerous'])
-const role = z.enum(['viewer', 'operator', 'admin'])
+const role = z.enum(ROLES)
 const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: nullable(z.string()) })
 const jsonSchema = z.record(z.string(), z.unknown())
 
@@ -41,6 +42,9 @@ export const Caller = z
 
 export const Me = z.object({
   caller: Caller,
+  abilities: z
+    .object(Object.fromEntries(ABILITY_NAMES.map((name) => [name, z.boolean()])) as Record<Ability, z.ZodBoolean>)
+    .describe('every ability of the table in src/access, true when the caller holds it'),
   csrfToken: z.string().optional().describe('for a console session: the header x-csrf-token its changes send'),
 })
 

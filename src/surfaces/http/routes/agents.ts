@@ -10,7 +10,7 @@ import type { Caller } from '../../../skill/index.js'
 import { agentCaller, agentId } from '../../../registry/index.js'
 import { describeModel, runRefusal } from '../../../agents/index.js'
 import { Readable } from 'node:stream'
-import { canSee, maySeeAgent } from '../../../access/index.js'
+import { canSee, mayExportAgent, maySeeAgent } from '../../../access/index.js'
 
 export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
@@ -76,8 +76,7 @@ export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, skillsExport, async (c) => {
     const caller = c.get('caller')
     const agentId = plane.agents.resolve(c.req.param('id'))
-    const mayExport = caller.kind === 'agent' ? caller.agentId === agentId : caller.role === 'admin'
-    if (!agentId || !mayExport) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
+    if (!agentId || !mayExportAgent(caller, agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     // As the CLI does: rendered as the agent itself unless a user is named.
     let as: Caller = agentCaller(agentId, plane.agents.get(agentId)?.name ?? agentId)
     const user = c.req.query('user')

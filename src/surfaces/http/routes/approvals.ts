@@ -1,8 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
-import type { ApprovalView } from '../../../policy/index.js'
 import { approvalListQuery, approveBody, decisionBody, grantListQuery, sopCheckQuery } from '../request-schemas.js'
-import type { Caller } from '../../../skill/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
 import { Approval, ApprovalPage, ApprovalWithHistory, Decided, Grant, GrantPage, SopCheck } from '../openapi/response-schemas.js'
@@ -10,11 +8,8 @@ import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
-import { requireRole } from '../middleware/require-role.js'
-
-/** Approvers (operator, admin) see every request; anyone else only their own. */
-export const mayViewApproval = (caller: Caller, approval: ApprovalView) =>
-  (caller.kind === 'user' && caller.role !== 'viewer') || approval.requester.id === caller.id
+import { requireAbility } from '../middleware/require-ability.js'
+import { can, mayViewApproval } from '../../../access/index.js'
 
 export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
@@ -30,7 +25,7 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const parsed = parseInput(approvalListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid approvals query: ${describeZod(parsed.error)}`)
     const caller = c.get('caller')
-    const approver = caller.kind === 'user' && caller.role !== 'viewer'
+    const approver = can(caller, 'viewApprovals')
     const { decided, ...filters } = parsed.data
     const query = {
       ...filters,
@@ -46,7 +41,7 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/grants',
     summary: 'Conversation grants left by approvals (operator or admin)',
-    middleware: [requireRole('operator')] as const,
+    middleware: [requireAbility('manageGrants')] as const,
     ...query(grantListQuery),
     responses: { 200: returns(GrantPage, '{ items: [grant], nextCursor }'), ...failures(400, 401, 403) },
   })
@@ -61,7 +56,7 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'delete',
     path: '/grants/{id}',
     summary: 'Revoke a conversation grant (operator or admin)',
-    middleware: [requireRole('operator')] as const,
+    middleware: [requireAbility('manageGrants')] as const,
     request: { ...params('/grants/{id}') },
     responses: { 200: returns(Grant, 'The grant, revoked'), ...failures(401, 403, 404, 409) },
   })
@@ -90,7 +85,7 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/{id}/sop-check',
     summary: 'Check a signed procedure against a request before citing it (operator or admin)',
-    middleware: [requireRole('operator')] as const,
+    middleware: [requireAbility('viewApprovals')] as const,
     ...query(sopCheckQuery),
     request: { ...params('/{id}/sop-check') },
     responses: { 200: returns(SopCheck, '{ ok: true, sop: { id, hash } } or { ok: false, message }'), ...failures(400, 401, 403, 404) },

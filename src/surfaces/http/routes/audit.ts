@@ -8,11 +8,11 @@ import { errorResponse } from '../error-response.js'
 import { eventsQuery } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 export function auditRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
-  app.use(requireRole('operator'))
+  app.use(requireAbility('readAudit'))
 
   const list = createRoute({
     method: 'get',
@@ -63,7 +63,7 @@ export function auditRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/sweep',
     summary: 'Run the retention sweep now (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('sweepAudit')] as const,
     responses: { 200: returns(SweepReport, 'The sweep report'), ...failures(401, 403) },
   })
   serve(app, sweep, async (c) => {

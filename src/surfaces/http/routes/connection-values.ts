@@ -9,12 +9,12 @@ import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { valueBody, valueOwnerQuery } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 /** `/api/secrets` and `/api/settings` (admin): a secret's value goes in and never comes out. */
 export function connectionValueRoutes(plane: Skillplane, kind: ValueKind): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
-  app.use(requireRole('admin'))
+  app.use(requireAbility('manageConnections'))
   const store = () => (kind === 'secret' ? plane.values.secrets : plane.values.settings)
 
   const list = createRoute({

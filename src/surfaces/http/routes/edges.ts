@@ -6,7 +6,7 @@ import { Edge, EdgeList, EdgeToken } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { edgeSecretsBody, enrollEdgeBody, rotateEdgeBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
@@ -15,7 +15,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/',
     summary: 'Enrolled edges with their state and offered skills (operator or admin)',
-    middleware: [requireRole('operator')] as const,
+    middleware: [requireAbility('readEdges')] as const,
     responses: { 200: returns(EdgeList, '{ edges }'), ...failures(401, 403) },
   })
   serve(app, list, (c) => c.json({ edges: plane.sources.edges.list() }))
@@ -24,7 +24,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/',
     summary: 'Enroll an edge: its token is shown once (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageEdges')] as const,
     request: { ...body(enrollEdgeBody) },
     responses: { 201: returns(EdgeToken, '{ edge, token }'), ...failures(400, 401, 403, 409) },
   })
@@ -40,7 +40,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/{id}',
     summary: 'One edge (operator or admin)',
-    middleware: [requireRole('operator')] as const,
+    middleware: [requireAbility('readEdges')] as const,
     request: { ...params('/{id}') },
     responses: { 200: returns(Edge, 'The edge'), ...failures(401, 403, 404) },
   })
@@ -53,7 +53,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'put',
     path: '/{id}/secrets',
     summary: 'Set the secret names calls of its packs may carry (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageEdges')] as const,
     request: { ...params('/{id}/secrets'), ...body(edgeSecretsBody) },
     responses: { 200: returns(Edge, 'The edge'), ...failures(400, 401, 403, 404) },
   })
@@ -68,7 +68,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/{id}/rotate',
     summary: 'A new token for the edge; the old one stops working (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageEdges')] as const,
     request: { ...params('/{id}/rotate'), ...body(rotateEdgeBody) },
     responses: { 200: returns(EdgeToken, '{ edge, token }'), ...failures(400, 401, 403, 404) },
   })
@@ -84,7 +84,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'delete',
     path: '/{id}',
     summary: 'Revoke an edge: it is disconnected and its token refused (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageEdges')] as const,
     request: { ...params('/{id}') },
     responses: { 200: returns(Edge, 'The revoked edge'), ...failures(401, 403, 404) },
   })

@@ -5,7 +5,7 @@ import { body, failures, params, returns, serve } from '../openapi/declare.js'
 import { Group, GroupList, GroupCreated } from '../openapi/response-schemas.js'
 import { parseBody } from '../parse-body.js'
 import { addGroupBody, groupEditBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 import { answerIdentity as answer } from './answer-identity.js'
 
 /** Groups: roles granted to their members (admin). */
@@ -15,7 +15,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/',
     summary: 'Groups with their roles and members (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     responses: { 200: returns(GroupList, '{ groups }'), ...failures(401, 403) },
   })
   serve(app, list, async (c) => c.json({ groups: await plane.people.groups.list() }))
@@ -24,7 +24,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/',
     summary: 'Add a group (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     request: { ...body(addGroupBody) },
     responses: { 201: returns(GroupCreated, '{ group }'), ...failures(400, 401, 403, 409) },
   })
@@ -38,7 +38,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'patch',
     path: '/{id}',
     summary: "Change a group's role (admin)",
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     request: { ...params('/{id}'), ...body(groupEditBody) },
     responses: { 200: returns(Group, 'The group'), ...failures(400, 401, 403, 404) },
   })
@@ -52,7 +52,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'put',
     path: '/{id}/members/{user}',
     summary: 'Add a user to a group (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     request: { ...params('/{id}/members/{user}') },
     responses: { 200: returns(Group, 'The group'), ...failures(401, 403, 404) },
   })
@@ -62,7 +62,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'delete',
     path: '/{id}/members/{user}',
     summary: 'Remove a user from a group (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     request: { ...params('/{id}/members/{user}') },
     responses: { 200: returns(Group, 'The group'), ...failures(401, 403, 404) },
   })

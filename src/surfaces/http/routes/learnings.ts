@@ -7,12 +7,12 @@ import { errorResponse } from '../error-response.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { learningListQuery } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 /** `/api/learnings` (admin): what skills learned, with their importance now; verify or disprove one. */
 export function learningRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
-  app.use(requireRole('admin'))
+  app.use(requireAbility('manageLearnings'))
 
   const list = createRoute({
     method: 'get',

@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../skillplane/index.js'
-import { canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
+import { can, canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
 import { EffectivePolicy, Policy, PolicyList } from '../openapi/response-schemas.js'
@@ -9,7 +9,7 @@ import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { effectivePolicyQuery, policyBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
@@ -18,7 +18,7 @@ export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/',
     summary: 'Policies (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('managePolicies')] as const,
     responses: { 200: returns(PolicyList, 'Policies'), ...failures(401, 403) },
   })
   serve(app, list, (c) => c.json({ policies: plane.policies.list() }))
@@ -36,7 +36,7 @@ export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const query = parseInput(effectivePolicyQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid effective-policy query: ${describeZod(query.error)}`)
     const { subject, skill, q, class: klass, edge: edgeRef, cursor, limit } = query.data
-    const admin = caller.kind === 'user' && caller.role === 'admin'
+    const admin = can(caller, 'managePolicies')
     const ids = subject?.split(',').map((s) => s.trim())
     if (!admin && ids?.some((id) => id !== 'self'))
       return errorResponse(c, 'denied', 'only admins may see the policy in effect for others: ask for subject=self')
@@ -50,8 +50,7 @@ export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
       }
     } else subjects = admin ? await policySubjects(plane) : [selfSubject(caller)]
     // Edges are listed to operators and admins only: naming one must not tell others which exist.
-    if (edgeRef && (caller.kind !== 'user' || caller.role === 'viewer'))
-      return errorResponse(c, 'denied', 'deciding as run on an edge is for operators and admins')
+    if (edgeRef && !can(caller, 'readEdges')) return errorResponse(c, 'denied', 'deciding as run on an edge is for operators and admins')
     const edge = edgeRef ? plane.sources.edges.get(edgeRef) : null
     if (edge === undefined) return errorResponse(c, 'invalid_input', `unknown edge "${edgeRef}"`)
     const keys = skill && new Set(skill.split(',').map((k) => k.trim()))
@@ -85,7 +84,7 @@ export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'put',
     path: '/',
     summary: 'Set a policy (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('managePolicies')] as const,
     request: { ...body(policyBody) },
     responses: { 200: returns(Policy, 'The policy'), ...failures(400, 401, 403) },
   })
@@ -101,7 +100,7 @@ export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'delete',
     path: '/{id}',
     summary: 'Clear a policy (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('managePolicies')] as const,
     request: { ...params('/{id}') },
     responses: { 200: returns(Policy, 'Cleared'), ...failures(401, 403, 404) },
   })

@@ -9,7 +9,7 @@ import { InstallReport, Rollback } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { readUpload } from '../read-upload.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 import { skillInstallBody, skillUploadFields, skillUploadForm } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
@@ -24,7 +24,7 @@ export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     path: '/install',
     summary:
       'Install skills into the data dir from a git URL, OWNER/REPO or archive URL: planned, validated and risk-scanned first; dryRun answers with the plan (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSkills')] as const,
     request: { ...body(skillInstallBody) },
     responses: { 201: returns(InstallReport, 'The install report'), 200: returns(InstallReport, 'The plan, for a dry run'), ...failures(400, 401, 403, 409) },
   })
@@ -41,7 +41,7 @@ export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/upload',
     summary: 'Upload a .zip or .tar.gz bundle of skills and install it, kept under its SHA-256; high-risk findings need acceptRisk (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSkills')] as const,
     request: { ...body(skillUploadForm, { multipart: true }) },
     responses: {
       201: returns(InstallReport, 'The install report, as for /api/skills/install'),
@@ -66,7 +66,7 @@ export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/{key}/rollback',
     summary: 'Put back the version of an installed skill that its last install or upload replaced (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSkills')] as const,
     request: { ...params('/{key}/rollback') },
     responses: { 200: returns(Rollback, '{ ok, name, restored, replaced }'), ...failures(401, 403, 404, 409) },
   })

@@ -12,7 +12,7 @@ import { parseInput } from '../parse-input.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionDetail } from '../../../sources/agent-skills/index.js'
 import { SkillListBodies } from './skill-list-bodies.js'
@@ -107,7 +107,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'patch',
     path: '/{key}',
     summary: 'Edit the catalog side of a skill (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSkills')] as const,
     request: { ...params('/{key}'), ...body(skillEditBody) },
     responses: { 200: returns(SkillDetail, 'Updated skill'), ...failures(400, 401, 403, 404, 409) },
   })
@@ -133,7 +133,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'put',
     path: '/{key}/sharing',
     summary: 'Share a skill with all, named agents or named users; hidden from everyone else but admins (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSkills')] as const,
     request: { ...params('/{key}'), ...body(skillSharingBody) },
     responses: { 200: returns(SkillSharing, '{ key, sharing, notes }'), ...failures(400, 401, 403, 404, 409) },
   })

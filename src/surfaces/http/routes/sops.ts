@@ -6,7 +6,7 @@ import { Sop, SopList, SopRevoked } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { sopRegisterBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
@@ -15,7 +15,7 @@ export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/',
     summary: 'Signed procedures (operator or admin)',
-    middleware: [requireRole('operator')] as const,
+    middleware: [requireAbility('readSops')] as const,
     responses: { 200: returns(SopList, 'SOPs'), ...failures(401, 403) },
   })
   serve(app, list, async (c) => c.json({ sops: await plane.approvals.sops.list() }))
@@ -24,7 +24,7 @@ export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/',
     summary: 'Register a signed procedure (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSops')] as const,
     request: { ...body(sopRegisterBody) },
     responses: { 201: returns(Sop, 'Registered'), ...failures(400, 401, 403) },
   })
@@ -40,7 +40,7 @@ export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/{id}/revoke',
     summary: 'Revoke a signed procedure (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageSops')] as const,
     request: { ...params('/{id}/revoke') },
     responses: { 200: returns(SopRevoked, 'Revoked'), ...failures(401, 403, 404) },
   })

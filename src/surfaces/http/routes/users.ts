@@ -6,7 +6,7 @@ import { body, failures, params, returns, serve } from '../openapi/declare.js'
 import { User, UserCreated, UserList } from '../openapi/response-schemas.js'
 import { parseBody } from '../parse-body.js'
 import { addUserBody, userEditBody } from '../request-schemas.js'
-import { requireRole } from '../middleware/require-role.js'
+import { requireAbility } from '../middleware/require-ability.js'
 import { answerIdentity as answer } from './answer-identity.js'
 
 /** Users: the people behind keys (admin). */
@@ -16,7 +16,7 @@ export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/',
     summary: 'Users with their roles, groups and state (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     responses: { 200: returns(UserList, '{ users }'), ...failures(401, 403) },
   })
   serve(app, list, async (c) => c.json({ users: await plane.people.users.list() }))
@@ -25,7 +25,7 @@ export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/',
     summary: 'Add a user (admin)',
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     request: { ...body(addUserBody) },
     responses: { 201: returns(UserCreated, '{ user }'), ...failures(400, 401, 403, 409) },
   })
@@ -39,7 +39,7 @@ export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'patch',
     path: '/{id}',
     summary: "Change a user's role, or disable or enable them (admin)",
-    middleware: [requireRole('admin')] as const,
+    middleware: [requireAbility('manageUsers')] as const,
     request: { ...params('/{id}'), ...body(userEditBody) },
     responses: { 200: returns(User, 'The user'), ...failures(400, 401, 403, 404, 409) },
   })

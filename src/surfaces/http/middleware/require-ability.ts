@@ -1,0 +1,13 @@
+import type { MiddlewareHandler } from 'hono'
+import { can, missingAbility, type Ability } from '../../../access/index.js'
+import type { HttpEnv } from '../http-env.js'
+import { errorResponse } from '../error-response.js'
+
+/** 403 unless the caller holds this ability of the table in src/access. */
+export function requireAbility(ability: Ability): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    const caller = c.get('caller')
+    if (!can(caller, ability)) return errorResponse(c, 'denied', missingAbility(caller, ability))
+    await next()
+  }
+}
