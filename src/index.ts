@@ -6,7 +6,6 @@ export type {
   CallerRole,
   Envelope,
   EnvelopeError,
-  ErrorCode,
   JsonSchema,
   SkillClass,
   SkillContext,
@@ -36,7 +35,7 @@ export {
   type PlaneStatus,
 } from './plane/index.js'
 export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './runtime/index.js'
-export { SkillplaneError } from './errors/index.js'
+export { SkillplaneError, type ErrorCode } from './errors/index.js'
 export { SkillError, type SkillErrorCode } from './runtime/index.js'
 export { StoreError } from './store/index.js'
 export { MemoryError, type SharedMemory } from './memory/index.js'

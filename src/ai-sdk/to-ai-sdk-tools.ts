@@ -1,8 +1,9 @@
 import type { ModelMessage, PrepareStepFunction, ToolCallRepairFunction, ToolSet } from 'ai'
+import type { ErrorCode } from '../errors/index.js'
 // The AI SDK's own tool helpers ('ai' re-exports them): far lighter to load than 'ai', which the library doesn't need until a model runs.
 import { jsonSchema, tool } from '@ai-sdk/provider-utils'
 import type { Plane } from '../plane/index.js'
-import { checkJsonShape, type Caller, type Envelope, type ErrorCode } from '../skill/index.js'
+import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
 import { pendingApproval, type CallableSkill } from '../access/index.js'
 import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'

@@ -8,6 +8,7 @@ import { SkillplaneError } from '../../errors/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
+import { answerable, statusForCode } from './status-for-code.js'
 import { allowedMethods } from './allowed-methods.js'
 import { apiKeyAuth, bearerCaller, type OAuthAuth } from './middleware/api-key-auth.js'
 import { requireAbility } from './middleware/require-ability.js'
@@ -71,14 +72,18 @@ export function createHttpApp(
       plane.logger.warn({ path: c.req.path, reason: (error as Error).message }, 'the client disconnected before its request was read')
       return errorResponse(c, 'invalid_input', 'the request was cut off before its body was read')
     }
-    // An error thrown on purpose says what the caller gets: routes throw, this answers.
-    if (SkillplaneError.isInstance(error)) return errorResponse(c, error.code, error.message)
-    // A lost database is the server's condition, not a bug: every route says so the same way.
+    // A lost database is the server's condition, not a bug: every route says so the same way, whatever wrapped it.
     const down = databaseUnavailable(error)
     if (down) {
       plane.logger.warn({ err: error, path: c.req.path }, 'request failed: the database is unavailable')
       c.header('Retry-After', String(RETRY_AFTER_S))
       return errorResponse(c, 'unavailable', `the database is unavailable: ${down}; retry in a few seconds`)
+    }
+    // An error thrown on purpose says what the caller gets: routes throw, this answers. A code this
+    // version has no status for, or one that says the server failed, is not the caller's to read.
+    if (SkillplaneError.isInstance(error) && answerable(error.code)) {
+      plane.logger[statusForCode(error.code) >= 500 ? 'error' : 'warn']({ err: error, path: c.req.path, code: error.code }, 'request refused')
+      return errorResponse(c, error.code, error.message)
     }
     plane.logger.error({ err: error, path: c.req.path }, 'unhandled HTTP error')
     return errorResponse(c, 'internal', 'internal error; see the server log')

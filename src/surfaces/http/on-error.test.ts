@@ -65,4 +65,22 @@ describe('HTTP answers to thrown errors', () => {
     expect(status).toBe(500)
     expect(JSON.parse(text)).toEqual({ ok: false, error: { code: 'internal', message: 'internal error; see the server log' } })
   })
+
+  it('answers a branded error with a code this version has no status for as internal, never as a 200', async () => {
+    const call = await start()
+    vi.spyOn(plane.logger, 'error').mockImplementation(() => undefined)
+    const { status, text } = await call(Object.assign(new Error('slow down'), { [Symbol.for('skillplane.error')]: true, code: 'rate_limited' }))
+    expect(status).toBe(500)
+    expect(JSON.parse(text)).toEqual({ ok: false, error: { code: 'internal', message: 'internal error; see the server log' } })
+  })
+
+  it('answers a lost database the one way, with Retry-After, even when a skillplane error wraps it', async () => {
+    const call = await start()
+    vi.spyOn(plane.logger, 'warn').mockImplementation(() => undefined)
+    const lost = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+    const wrapped = Object.assign(new SkillError('unavailable', 'could not list the approvals'), { cause: lost })
+    const { status, text } = await call(wrapped)
+    expect(status).toBe(503)
+    expect(JSON.parse(text).error.message).toMatch(/^the database is unavailable: .*retry in a few seconds$/)
+  })
 })
