@@ -60,7 +60,7 @@ export interface SpeedFigures {
   firstQueryMs: number
   p50Ms: number
   p99Ms: number
-  /** The same queries asked of the engine itself (plane.discovery.discover): no pipeline, no audit commits. */
+  /** The same queries asked of the engine itself (plane.skills.discovery.discover): no pipeline, no audit commits. */
   engineP50Ms: number
   engineP99Ms: number
 }
@@ -83,9 +83,9 @@ export interface DiscoveryQualityResult {
 export async function measureIndex(plane: Skillplane, heap: () => number): Promise<IndexFigures> {
   const heapBefore = heap()
   const started = performance.now()
-  await plane.discovery.ready()
+  await plane.skills.discovery.ready()
   const buildMs = performance.now() - started
-  return { buildMs, skills: plane.discovery.stats().skills, heapMB: heap() - heapBefore }
+  return { buildMs, skills: plane.skills.discovery.stats().skills, heapMB: heap() - heapBefore }
 }
 
 /** A seeded generator (mulberry32): the history split and the synthetic catalog are the same on every run. */
@@ -299,7 +299,7 @@ async function measureSpeed(tools: readonly CatalogTool[], queries: readonly str
     const engine: number[] = []
     for (const query of sample.slice(SPEED_WARMUP)) {
       const t0 = performance.now()
-      await catalog.plane.discovery.discover(BENCH_CALLER, { query, limit: LIMIT })
+      await catalog.plane.skills.discovery.discover(BENCH_CALLER, { query, limit: LIMIT })
       engine.push(performance.now() - t0)
     }
     engine.sort((a, b) => a - b)

@@ -21,7 +21,7 @@ const http = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
 const names = Array.from({ length: edgeCount }, (_, i) => `fleet-${i}`)
 const tokens = []
 for (const name of names) {
-  const enrolled = await plane.edges.enroll({ name }, CALLER)
+  const enrolled = await plane.sources.edges.enroll({ name }, CALLER)
   if (!enrolled.ok) throw new Error(enrolled.message)
   tokens.push(enrolled.token)
 }
@@ -36,9 +36,9 @@ async function connect(from, to) {
   })
   children.push(child)
   const deadline = Date.now() + 60_000
-  while (!names.slice(from, to).every((name) => plane.edges.get(name)?.online)) {
+  while (!names.slice(from, to).every((name) => plane.sources.edges.get(name)?.online)) {
     if (child.exitCode !== null) throw new Error(`the edge agents process exited with ${child.exitCode}`)
-    if (Date.now() > deadline) throw new Error(`only ${names.filter((n) => plane.edges.get(n)?.online).length} edges connected`)
+    if (Date.now() > deadline) throw new Error(`only ${names.filter((n) => plane.sources.edges.get(n)?.online).length} edges connected`)
     await sleep(20)
   }
   const seconds = (performance.now() - started) / 1000
@@ -50,7 +50,7 @@ async function connect(from, to) {
 /** CPU of one reload of the edge directory (the manager's own 5 s tick does one), mean of 10. */
 async function reloadMicros() {
   const start = process.cpuUsage()
-  for (let i = 0; i < 10; i++) await plane.edges.refresh()
+  for (let i = 0; i < 10; i++) await plane.sources.edges.refresh()
   const cpu = process.cpuUsage(start)
   return (cpu.user + cpu.system) / 10
 }
@@ -68,13 +68,13 @@ async function sample() {
     for (let i = 0; i < 3; i++) global.gc()
     const { heapUsed, heapTotal, rss } = process.memoryUsage()
     memory = { heapUsed, heapTotal, rss }
-    const since = names.map((name) => plane.edges.get(name)?.connectedSince)
+    const since = names.map((name) => plane.sources.edges.get(name)?.connectedSince)
     const start = process.cpuUsage()
     await sleep(heartbeatMs * beatsPerWindow)
     const cpu = process.cpuUsage(start)
     cpuMicrosPerBeat = Math.min(cpuMicrosPerBeat, (cpu.user + cpu.system) / beatsPerWindow)
     // An edge that reconnected in the window (a missed heartbeat) would make the window cost more.
-    reconnected += names.filter((name, i) => plane.edges.get(name)?.connectedSince !== since[i]).length
+    reconnected += names.filter((name, i) => plane.sources.edges.get(name)?.connectedSince !== since[i]).length
   }
   return { ...memory, cpuMicrosPerBeat, reloadMicros: reload, reconnected }
 }
@@ -96,7 +96,7 @@ try {
     if (!envelope.ok || envelope.data?.n !== n) throw new Error(`the call to ${target} failed: ${JSON.stringify(envelope)}`)
   }
   const callMs = (performance.now() - callStart) / calls
-  const online = names.filter((name) => plane.edges.get(name)?.online).length
+  const online = names.filter((name) => plane.sources.edges.get(name)?.online).length
   console.log(JSON.stringify({ edges: edgeCount, heartbeatMs, beatsPerWindow, windows, connectSeconds, online, calledEdge: target, callMs, none, one, all }))
 } finally {
   for (const child of children) child.kill()

@@ -197,13 +197,13 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
   })
   const plane = await createSkillplane({ config: { skills: [managerNoop] }, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }), sync: true })
   const http = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-  const enrolled = await plane.edges.enroll({ name: 'bench' }, BENCH_CALLER)
+  const enrolled = await plane.sources.edges.enroll({ name: 'bench' }, BENCH_CALLER)
   if (!enrolled.ok) throw new Error(enrolled.message)
   const edge = spawnEdge(config, join(dir, 'edge'), http.url, enrolled.token)
   const bare = await startBareEcho()
   let other: Skillplane | undefined
   try {
-    await waitFor(() => plane.edges.get('bench')?.online === true && plane.registry.get('edge_noop') !== undefined, 'the bench edge connecting')
+    await waitFor(() => plane.sources.edges.get('bench')?.online === true && plane.skills.get('edge_noop') !== undefined, 'the bench edge connecting')
     const ours = async (n: number) => {
       const envelope = await plane.invoke('edge_noop', { n }, { caller: BENCH_CALLER, edgeId: 'bench' })
       if (!envelope.ok) throw new Error(`edge call failed: ${JSON.stringify(envelope.error)}`)
@@ -302,12 +302,12 @@ async function runPostgresRelay(dir: string, config: string): Promise<RelayFigur
     holder = await createSkillplane({ config: {}, ...location, logger: pino({ level: 'silent' }) })
     http = await startHttpServer(holder, { host: '127.0.0.1', port: 0 })
     caller = await createSkillplane({ config: {}, ...location, logger: pino({ level: 'silent' }) })
-    const enrolled = await holder.edges.enroll({ name: 'bench-pg' }, BENCH_CALLER)
+    const enrolled = await holder.sources.edges.enroll({ name: 'bench-pg' }, BENCH_CALLER)
     if (!enrolled.ok) throw new Error(enrolled.message)
     edge = spawnEdge(config, join(dir, 'pg-edge'), http.url, enrolled.token)
     const [a, b] = [holder, caller]
     await waitFor(
-      () => b.edges.get('bench-pg')?.managerId === a.managerId && b.registry.get('edge_noop') !== undefined,
+      () => b.sources.edges.get('bench-pg')?.managerId === a.status.managerId && b.skills.get('edge_noop') !== undefined,
       'the edge connecting to the first manager, seen from the second',
     )
     await timeCalls(b, 'bench-pg', 20)

@@ -97,7 +97,7 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
   const bench = await openBenchPlane()
   try {
     const { plane } = bench
-    const { key } = await plane.keys.create({ name: 'bench', role: 'admin' }, plane.now())
+    const { key } = await plane.people.keys.create({ name: 'bench', role: 'admin' }, plane.now())
     const auth = { authorization: `Bearer ${key}` }
     const http = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     const bare = await startBareServer()

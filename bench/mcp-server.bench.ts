@@ -87,7 +87,7 @@ export async function runMcpServerBench(calls = 3_000): Promise<McpServerBenchRe
   const bench = await openBenchPlane()
   const http = await startHttpServer(bench.plane, { host: '127.0.0.1', port: 0 })
   const bare = await startBareServer()
-  const { key } = await bench.plane.keys.create({ name: 'bench', role: 'admin' }, bench.plane.now())
+  const { key } = await bench.plane.people.keys.create({ name: 'bench', role: 'admin' }, bench.plane.now())
   const ours = await connect(`${http.url}/mcp`, { authorization: `Bearer ${key}` })
   const theirs = await connect(bare.url)
   try {

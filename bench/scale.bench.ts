@@ -125,7 +125,7 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
   const startupMs = performance.now() - started
   const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   try {
-    const key = (await plane.keys.create({ name: 'bench', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'bench', role: 'admin' }, plane.now())).key
     const get = async (path: string) => {
       const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${key}` } })
       const text = await response.text()
@@ -155,14 +155,14 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
       for (let i = 0; i < 5; i++) {
         await edit(`Edited elsewhere ${i}`)
         const start = performance.now()
-        await plane.catalog.refresh()
+        await plane.skills.refresh()
         refreshes.push(performance.now() - start)
       }
       for (let i = 0; i < 3; i++) {
         const title = `Edited elsewhere, seen by a heartbeat ${i}`
         const stall = await loopWhile(async () => {
           await edit(title)
-          await until(() => plane.catalog.row('skill_00001')?.title_override === title)
+          await until(() => plane.skills.row('skill_00001')?.title_override === title)
         })
         stalls.push(stall)
       }
@@ -174,15 +174,15 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
     const listed = (JSON.parse(listing.value) as { skills: unknown[] }).skills.length
     const afterChange: number[] = []
     for (let i = 0; i < 3; i++) {
-      await plane.catalog.edit('skill_00002', { title: `Listed ${i}` }, plane.now())
+      await plane.skills.edit('skill_00002', { title: `Listed ${i}` }, plane.now())
       const start = performance.now()
       await get('/api/skills')
       afterChange.push(performance.now() - start)
     }
     const scan = await timed(async () => {
       let bound = 0
-      const ids = plane.catalog.agents().map((a) => a.id)
-      for (const skill of plane.registry.list()) for (const id of ids) if (plane.catalog.isBound(id, skill.key)) bound++
+      const ids = plane.agents.list().map((a) => a.id)
+      for (const skill of plane.skills.list()) for (const id of ids) if (plane.skills.isBound(id, skill.key)) bound++
       return bound
     }, 5)
 
@@ -190,13 +190,13 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
     const firstSamples: number[] = []
     let bytes = 0
     for (let i = 0; i < 3; i++) {
-      await plane.catalog.edit('skill_00000', { title: `Retitled ${i}` }, plane.now())
+      await plane.skills.edit('skill_00000', { title: `Retitled ${i}` }, plane.now())
       const start = performance.now()
       bytes = Buffer.byteLength(await get('/openapi.json'))
       firstSamples.push(performance.now() - start)
     }
     const cached = await timed(() => get('/openapi.json'), 5)
-    await plane.catalog.edit('skill_00000', { title: 'Retitled again' }, plane.now())
+    await plane.skills.edit('skill_00000', { title: 'Retitled again' }, plane.now())
     const page = await timed(() => get('/openapi.json?page=1'), 1)
     const pages = (JSON.parse(page.value) as { 'x-skillplane-page': { pages: number } })['x-skillplane-page'].pages
     return {

@@ -46,7 +46,7 @@ export async function openBenchPlane(): Promise<BenchPlane> {
   return {
     plane,
     auditCounts() {
-      const db = new SQLite(plane.location, { readonly: true })
+      const db = new SQLite(plane.status.location, { readonly: true })
       try {
         const rows = db.prepare('SELECT status, count(*) AS n FROM audit_calls GROUP BY status').all() as Array<{
           status: string

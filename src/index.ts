@@ -6,7 +6,6 @@ export type {
   CallerRole,
   Envelope,
   EnvelopeError,
-  ErrorCode,
   JsonSchema,
   SkillClass,
   SkillContext,
@@ -21,9 +20,22 @@ export type {
 } from './skill/index.js'
 export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput, type ServiceConfig } from './config/index.js'
 export { createSkillplane, type Skillplane, type SkillplaneOptions } from './skillplane/index.js'
-export { createPlane, type Plane, type PlaneOptions } from './plane/index.js'
+export {
+  createPlane,
+  type Plane,
+  type PlaneOptions,
+  type PlaneSkills,
+  type PlaneAgents,
+  type PlaneApprovals,
+  type PlanePolicies,
+  type PlaneAudit,
+  type PlanePeople,
+  type PlaneValues,
+  type PlaneSources,
+  type PlaneStatus,
+} from './plane/index.js'
 export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './runtime/index.js'
-export { SkillplaneError } from './errors/index.js'
+export { SkillplaneError, type ErrorCode } from './errors/index.js'
 export { SkillError, type SkillErrorCode } from './runtime/index.js'
 export { StoreError } from './store/index.js'
 export { MemoryError, type SharedMemory } from './memory/index.js'

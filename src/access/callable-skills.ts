@@ -1,23 +1,23 @@
 import type { Skill, Caller, ConnectionState, EdgeInfo, Envelope, JsonSchema } from '../skill/index.js'
-import { type Registry, type Catalog, skillSummary } from '../registry/index.js'
+import { type Registry, type CatalogReader, skillSummary } from '../registry/index.js'
 import { canSee, type BindingView } from './can-see.js'
 import { type Policies, decidePolicy, type PolicyDecision } from '../policy/index.js'
 import { authorize } from './authorize.js'
 
-/** What deciding one skill's access reads: bindings and enablement, the policies, the edges. */
+/** What deciding one skill's access reads (a plane is one): bindings and enablement, the policies, the edges. */
 export interface AccessView {
-  readonly catalog: BindingView
+  readonly skills: BindingView & {
+    /** A skill's connection state for a caller (and the agent it acts for); ready without it. */
+    connectionState?(skill: Skill, subjects: { caller: Caller; agentId: string | null; onBehalfOf?: Caller | null }): ConnectionState
+  }
   readonly policies: Pick<Policies, 'rows'>
   /** The enrolled edges offering a host-scope skill. */
-  readonly edges?: { offering(skillKey: string): EdgeInfo[] }
-  /** A skill's connection state for a caller (and the agent it acts for); ready without it. */
-  connectionState?(skill: Skill, subjects: { caller: Caller; agentId: string | null; onBehalfOf?: Caller | null }): ConnectionState
+  readonly sources?: { readonly edges: { offering(skillKey: string): EdgeInfo[] } }
 }
 
-/** What listing a caller's skills reads: the skills, the catalog and the policies. */
+/** What listing a caller's skills reads: the skills with their catalog rows, and the policies. */
 export interface AccessSources extends AccessView {
-  readonly registry: Pick<Registry, 'list'>
-  readonly catalog: Catalog
+  readonly skills: AccessView['skills'] & Pick<Registry, 'list'> & CatalogReader
 }
 
 /** A skill as an LLM tool for one caller. */
@@ -44,11 +44,11 @@ export function callableSkills(plane: AccessSources, caller: Caller, agent: stri
   const agentId = caller.kind === 'agent' ? caller.agentId : agent
   const policies = plane.policies.rows()
   const callable: CallableSkill[] = []
-  for (const skill of plane.registry.list()) {
+  for (const skill of plane.skills.list()) {
     const access = callAccess(plane, caller, agentId, skill, policies)
     if (!access) continue
     // A run acting for a person meets that person's values, as its calls will.
-    const summary = skillSummary(skill, plane.catalog, plane.connectionState?.(skill, { caller, agentId, onBehalfOf }))
+    const summary = skillSummary(skill, plane.skills, plane.skills.connectionState?.(skill, { caller, agentId, onBehalfOf }))
     let inputSchema = skill.inputSchemaFor({ caller, agent: agentId })
     const wrapped = inputSchema.type !== 'object'
     if (wrapped) inputSchema = { type: 'object', properties: { input: inputSchema }, required: ['input'] }
@@ -73,13 +73,13 @@ export function callAccess(
   skill: Skill,
   policies: ReturnType<AccessView['policies']['rows']> = plane.policies.rows(),
 ): CallAccess | null {
-  if (!canSee(caller, skill, plane.catalog, agentId) || !plane.catalog.isEnabled(skill.key)) return null
-  if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.catalog.isBound(a, k) }) !== null) return null
+  if (!canSee(caller, skill, plane.skills, agentId) || !plane.skills.isEnabled(skill.key)) return null
+  if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.skills.isBound(a, k) }) !== null) return null
   let { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
   // A host skill lists the edges this caller may run it on; when policies deny every one, it is not listed.
   let edges: string[] = []
   if (skill.scope === 'host') {
-    const decided = (plane.edges?.offering(skill.key) ?? []).map((edge) => ({
+    const decided = (plane.sources?.edges.offering(skill.key) ?? []).map((edge) => ({
       edge,
       decision: decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge, policies }).decision,
     }))

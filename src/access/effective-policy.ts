@@ -28,7 +28,7 @@ export type RefusalCause = 'disabled' | 'not_shared' | 'not_bound' | 'role'
  * host-scope skill, the edge the call would run on, whose edge overrides then apply.
  */
 export function effectivePolicy(
-  view: { catalog: BindingView; policies: { rows(): readonly PolicyRow[] } },
+  view: { skills: BindingView; policies: { rows(): readonly PolicyRow[] } },
   skill: Pick<Skill, 'key' | 'class' | 'scope'>,
   subject: PolicySubject,
   edge: EdgeInfo | null = null,
@@ -36,10 +36,10 @@ export function effectivePolicy(
 ): EffectivePolicy {
   const { caller, agentId } = subject
   const decided = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge: skill.scope === 'host' ? edge : null, policies })
-  const isBound = (a: string, k: string) => view.catalog.isBound(a, k)
-  const [refusal, refusalCause]: [string | null, RefusalCause | null] = !view.catalog.isEnabled(skill.key)
+  const isBound = (a: string, k: string) => view.skills.isBound(a, k)
+  const [refusal, refusalCause]: [string | null, RefusalCause | null] = !view.skills.isEnabled(skill.key)
     ? ['disabled in the catalog', 'disabled']
-    : !isSharedWith(view.catalog.sharing(skill.key), caller, agentId)
+    : !isSharedWith(view.skills.sharing(skill.key), caller, agentId)
       ? ['not shared with this subject', 'not_shared']
       : authorized(authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound }), agentId !== null && !isBound(agentId, skill.key))
   return {

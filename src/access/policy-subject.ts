@@ -22,11 +22,12 @@ export interface PolicySubject {
   agentId: string | null
 }
 
+/** What naming policy subjects reads (a plane is one): the agents, the policies, who a user is. */
 export interface SubjectSources {
-  catalog: { agents(): AgentInfo[]; resolveAgent(label: string): string | undefined }
+  agents: { list(): AgentInfo[]; resolve(label: string): string | undefined }
   policies: { rows(): readonly PolicyRow[] }
   /** Who a user name or id is, with the best role their keys give them; null for none (or a disabled one). */
-  keys: { callerFor(idOrName: string): Promise<Caller | null> }
+  people: { keys: { callerFor(idOrName: string): Promise<Caller | null> } }
 }
 
 export function selfSubject(caller: Caller): PolicySubject {
@@ -44,7 +45,7 @@ export function selfSubject(caller: Caller): PolicySubject {
 /** Every subject worth a column: the roles, any agent, each agent, and each user an override names. */
 export async function policySubjects(sources: SubjectSources): Promise<PolicySubject[]> {
   const users = [...new Set(sources.policies.rows().flatMap((p) => (p.level === 'user' ? [p.subject] : [])))].sort()
-  const agents = [...sources.catalog.agents()].sort((a, b) => a.name.localeCompare(b.name))
+  const agents = [...sources.agents.list()].sort((a, b) => a.name.localeCompare(b.name))
   const people = await Promise.all(users.map((name) => userSubject(name, sources)))
   return [...ROLES.map(roleSubject), anyAgent(), ...agents.map((agent) => agentSubject(agent.id, agent.name)), ...people]
 }
@@ -60,8 +61,8 @@ export async function policySubject(id: string, self: Caller, sources: SubjectSo
       if (name === 'agent') return anyAgent()
       return isRole(name) ? roleSubject(name) : undefined
     case 'agent': {
-      const agentId = sources.catalog.resolveAgent(name)
-      const agent = agentId && sources.catalog.agents().find((a) => a.id === agentId)
+      const agentId = sources.agents.resolve(name)
+      const agent = agentId && sources.agents.list().find((a) => a.id === agentId)
       return agent ? agentSubject(agent.id, agent.name) : undefined
     }
     case 'user':
@@ -93,7 +94,7 @@ function agentSubject(id: string, name: string): PolicySubject {
 }
 
 async function userSubject(name: string, sources: SubjectSources): Promise<PolicySubject> {
-  const found = await sources.keys.callerFor(name)
+  const found = await sources.people.keys.callerFor(name)
   // A key's name is no user: user overrides name users.
   const person = found?.kind === 'user' && (found.name === name || found.id === name) ? found : null
   return {

@@ -41,7 +41,7 @@ for (const database of databases) {
       const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
       cleanup.push(() => server.close())
       const key = async (name: string, role: 'viewer' | 'operator' | 'admin' | 'agent', agentId?: string) =>
-        (await plane.keys.create({ name, role, agentId }, plane.now())).key
+        (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
       const keys = {
         helper: await key('helper-key', 'agent', 'helper'),
         other: await key('other-key', 'agent', 'other'),
@@ -183,7 +183,7 @@ for (const database of databases) {
 
       // Risk findings found at install are kept on the catalog entry and shown with the skill.
       const risks = await scanRisks(`${t.skills}/team-guide`)
-      expect(await t.plane.catalog.setRisks('team-guide', risks, t.plane.now())).toBe(true)
+      expect(await t.plane.skills.setRisks('team-guide', risks, t.plane.now())).toBe(true)
       expect((await t.http('uma', 'GET', '/api/skills/team-guide')).body.risks).toEqual([
         { level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh', line: 1, message: 'pipes a download into an interpreter' },
       ])
@@ -195,9 +195,9 @@ for (const database of databases) {
         logger: silentLogger(),
       })
       cleanup.push(() => second.close())
-      expect(second.catalog.sharing('team-guide')).toEqual({ visibility: 'users', users: ['ghost', 'uma'] })
-      expect(second.catalog.sharing('echo')).toEqual({ visibility: 'agents', agents: ['helper', 'other'] })
-      expect(second.catalog.risks('team-guide')).toEqual(risks)
+      expect(second.skills.sharing('team-guide')).toEqual({ visibility: 'users', users: ['ghost', 'uma'] })
+      expect(second.skills.sharing('echo')).toEqual({ visibility: 'agents', agents: ['helper', 'other'] })
+      expect(second.skills.risks('team-guide')).toEqual(risks)
     })
 
     it('shares from the CLI', async () => {

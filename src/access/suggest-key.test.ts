@@ -32,7 +32,7 @@ describe('"did you mean" for a mistyped skill key', () => {
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
     const key = async (name: string, role: 'operator' | 'admin' | 'agent', agentId?: string) =>
-      (await plane.keys.create({ name, role, agentId }, plane.now())).key
+      (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
     const keys = { helper: await key('helper-key', 'agent', 'helper'), other: await key('other-key', 'agent', 'other'), otto: await key('otto', 'operator') }
     const root = await key('root', 'admin')
     const http = async (bearer: string, method: string, path: string, body?: unknown) => {

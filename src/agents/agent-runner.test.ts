@@ -203,7 +203,7 @@ describe.each(databases)('agent runs on $name', (database) => {
       approval: approvalFor(withdrawnId, undefined),
     })
     expect(claimed).toMatchObject({ ok: false, error: { code: 'denied', message: expect.stringContaining('was withdrawn') } })
-    const events = (await plane.events.list({ subject: `approval:${withdrawnId}`, limit: 10 })).items
+    const events = (await plane.audit.events.list({ subject: `approval:${withdrawnId}`, limit: 10 })).items
     expect(events.find((e) => e.kind === 'approval.withdrawn')).toMatchObject({
       actor: { id: 'system' },
       details: { reason: expect.stringContaining('ended at this approval') },

@@ -94,11 +94,12 @@ export class AgentRunner {
   /**
    * `resume`: this process picks up runs whose approvals were decided. Only long-lived processes
    * (serve, an app) should: a one-shot command would exit in the middle of the run it resumed.
+   * `records`: where runs are stored, the plane's store (the plane opens it; its facade does not offer it).
    */
-  constructor(plane: Plane, options: { resume: boolean }) {
+  constructor(plane: Plane, options: { resume: boolean; records: RunRepository }) {
     this.#plane = plane
-    this.#repo = plane.runRecords
-    this.#tail = new RunTail(plane.runRecords)
+    this.#repo = options.records
+    this.#tail = new RunTail(options.records)
     this.#unsubscribe = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
     // Decisions made on other managers arrive through the database.
     this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)
@@ -112,7 +113,7 @@ export class AgentRunner {
     // the catalog's reading of names and aliases, then the config's own.
     const wanted = label.toLowerCase()
     const agents = this.#plane.config.agents
-    const id = this.#plane.catalog.resolveAgent(label)
+    const id = this.#plane.agents.resolve(label)
     const agent =
       agents.find((a) => agentIdOf(a.name) === wanted) ??
       agents.find((a) => id !== undefined && agentIdOf(a.name) === id) ??
@@ -155,7 +156,7 @@ export class AgentRunner {
       pending: null,
       test: input.test ? 1 : 0,
       overrides: input.overrides ? JSON.stringify(input.overrides) : null,
-      manager_id: this.#plane.managerId,
+      manager_id: this.#plane.status.managerId,
       model_steps: 0,
       created_at: now,
       updated_at: now,
@@ -204,7 +205,7 @@ export class AgentRunner {
   }
 
   async list(q: { agent?: string; status?: string; cursor?: string; limit: number }): Promise<{ items: RunView[]; nextCursor: string | null }> {
-    const agentId = q.agent ? (this.#plane.catalog.resolveAgent(q.agent) ?? agentIdOf(q.agent)) : undefined
+    const agentId = q.agent ? (this.#plane.agents.resolve(q.agent) ?? agentIdOf(q.agent)) : undefined
     const rows = await this.#repo.list({ agentId, status: q.status, cursor: q.cursor, limit: q.limit })
     const items = rows.slice(0, q.limit).map(toView)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.id : null }
@@ -246,7 +247,11 @@ export class AgentRunner {
     if (requests.some((r) => r?.status === 'pending')) return false
     // One manager resumes it.
     if (
-      !(await this.#repo.transition(id, 'awaiting_approval', 'running', { pending: null, manager_id: this.#plane.managerId, updated_at: this.#plane.now() }))
+      !(await this.#repo.transition(id, 'awaiting_approval', 'running', {
+        pending: null,
+        manager_id: this.#plane.status.managerId,
+        updated_at: this.#plane.now(),
+      }))
     ) {
       return false
     }
@@ -326,9 +331,9 @@ export class AgentRunner {
         }),
       })
       if (row.test) delete tools[TEST_RUN_KEY]
-      const learned = learningsPrompt(await plane.learnings.top(id, PROMPT_LEARNINGS))
+      const learned = learningsPrompt(await plane.values.learnings.top(id, PROMPT_LEARNINGS))
       // A test run's success says nothing about its learnings: only real runs reinforce them.
-      if (!row.test) await plane.learnings.used(conversationId, learned.included)
+      if (!row.test) await plane.values.learnings.used(conversationId, learned.included)
       // maxSteps bounds the whole run, pauses included.
       const left = agent.maxSteps - row.model_steps
       if (left <= 0) throw new RunError(`the run used all ${agent.maxSteps} model steps (maxSteps)`)
@@ -404,7 +409,7 @@ export class AgentRunner {
       this.#tail.changed(row.id)
       if (!row.test) {
         // The run is done either way: a failed reinforcement is logged, never the run's failure.
-        await plane.learnings
+        await plane.values.learnings
           .reinforce(conversationId)
           .catch((error) => plane.logger.warn({ err: error, runId: row.id }, 'reinforcing the learnings a successful run used failed'))
       }
@@ -420,11 +425,12 @@ export class AgentRunner {
     const message = error instanceof Error ? error.message : String(error)
     await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
     this.#tail.changed(row.id)
-    await this.#plane.learnings.forget(`${row.test ? 'test-run' : 'run'}:${row.id}`).catch(() => {})
+    await this.#plane.values.learnings.forget(`${row.test ? 'test-run' : 'run'}:${row.id}`).catch(() => {})
   }
 
   #systemPrompt(agent: ResolvedAgent, caller: Caller, discovering: boolean, learned: string): string {
-    const { instructions, catalog } = this.#plane
+    const { skills: catalog } = this.#plane
+    const { instructions } = catalog
     const id = agentIdOf(agent.name)
     const skills = instructions.visibleTo(caller, id, catalog).map((s) => ({ name: s.name, description: instructions.description(s, catalog) }))
     const base = agent.systemPrompt ?? `You are ${agent.name}.${agent.description ? ` ${agent.description}.` : ''} Use the tools you have to do what is asked.`

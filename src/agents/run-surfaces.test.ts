@@ -51,7 +51,7 @@ describe('agent runs over HTTP and the CLI', () => {
 
   it('starts, lists and shows runs and test runs over HTTP, for the keys that may', async () => {
     const key = async (role: 'admin' | 'viewer' | 'agent', agentId?: string) =>
-      (await plane.keys.create({ name: `${role}-${agentId ?? 'x'}`, role, agentId }, plane.now())).key
+      (await plane.people.keys.create({ name: `${role}-${agentId ?? 'x'}`, role, agentId }, plane.now())).key
     const [adminKey, viewerKey, otherAgentKey] = await Promise.all([key('admin'), key('viewer'), key('agent', 'other')])
     const call = async (method: string, path: string, token: string, body?: unknown) => {
       const response = await fetch(`${server.url}${path}`, {

@@ -148,7 +148,7 @@ export class StepRecorder {
   /** Steps are served over HTTP: secrets are redacted as in the audit log. */
   #redact(row: RunStepRow): void {
     if (row.kind !== 'tool') return
-    const skill = row.tool_name ? this.plane.registry.get(row.tool_name) : undefined
+    const skill = row.tool_name ? this.plane.skills.get(row.tool_name) : undefined
     const secrets = new Set<string>()
     const raw =
       row.tool_call_id !== null && this.#rawInputs.has(row.tool_call_id)

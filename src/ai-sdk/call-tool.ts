@@ -8,7 +8,7 @@ import { SkillplaneError } from '../errors/index.js'
 export interface ToolAdapterOptions {
   /**
    * Who calls. Without it, the agent named by `agent` calls as itself (its bound skills, audited
-   * under its name); a person is `{ kind: 'user', ... }` or `await plane.keys.authenticate(key)`.
+   * under its name); a person is `{ kind: 'user', ... }` or `await plane.people.keys.authenticate(key)`.
    */
   caller?: Caller
   /** The agent (id, name or alias): the caller itself when no caller is given, else the agent a person's calls are for. */
@@ -40,19 +40,19 @@ export class UnknownAgentError extends SkillplaneError {
 
 /** The caller and agent an adapter acts as; an unknown agent is an error, not an empty tool set. */
 export function resolveToolOptions(plane: Plane, options: ToolAdapterOptions): ResolvedToolOptions {
-  const known = () => plane.catalog.agents().map((a) => a.id)
+  const known = () => plane.agents.list().map((a) => a.id)
   const { caller } = options
   if (caller?.kind === 'agent') {
-    if (!plane.catalog.agent(caller.agentId)) throw new UnknownAgentError(caller.agentId, known())
+    if (!plane.agents.get(caller.agentId)) throw new UnknownAgentError(caller.agentId, known())
     return { ...options, caller, agentId: caller.agentId }
   }
   if (!options.agent) {
     if (!caller) throw new TypeError('a tool adapter needs a caller, or an agent to act as: { agent: "support-bot" }')
     return { ...options, caller, agentId: null }
   }
-  const agentId = plane.catalog.resolveAgent(options.agent)
+  const agentId = plane.agents.resolve(options.agent)
   if (!agentId) throw new UnknownAgentError(options.agent, known())
-  return { ...options, caller: caller ?? agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId), agentId }
+  return { ...options, caller: caller ?? agentCaller(agentId, plane.agents.get(agentId)?.name ?? agentId), agentId }
 }
 
 /** The tools an adapter gives a caller, made once when the adapter is made (the pipeline re-checks each call). */

@@ -1,8 +1,9 @@
 import type { ModelMessage, PrepareStepFunction, ToolCallRepairFunction, ToolSet } from 'ai'
+import type { ErrorCode } from '../errors/index.js'
 // The AI SDK's own tool helpers ('ai' re-exports them): far lighter to load than 'ai', which the library doesn't need until a model runs.
 import { jsonSchema, tool } from '@ai-sdk/provider-utils'
 import type { Plane } from '../plane/index.js'
-import { checkJsonShape, type Caller, type Envelope, type ErrorCode } from '../skill/index.js'
+import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
 import { pendingApproval, type CallableSkill } from '../access/index.js'
 import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'
@@ -139,7 +140,7 @@ function refuseHiddenKeys(plane: Plane, options: AISDKToolOptions & ResolvedTool
 function activeStep(plane: Plane, options: ResolvedToolOptions, tools: ToolSet, core: string[]): PrepareStepFunction<ToolSet> {
   let mostUsed: Promise<string[]> | undefined
   return async ({ messages }) => {
-    mostUsed ??= plane.discovery.mostUsed(options.caller.id).catch((error: unknown) => {
+    mostUsed ??= plane.skills.discovery.mostUsed(options.caller.id).catch((error: unknown) => {
       plane.logger.warn({ err: error }, "reading the caller's most used skills failed; its steps start with the core set alone")
       return []
     })

@@ -36,7 +36,7 @@ async function all(plane: Skillplane): Promise<AuditEntry[]> {
 }
 
 async function events(plane: Skillplane, kind: string) {
-  return (await plane.events.list({ kind, limit: 50 })).items
+  return (await plane.audit.events.list({ kind, limit: 50 })).items
 }
 
 describe.each(databases)('audit retention on $name', (database) => {
@@ -234,7 +234,7 @@ describe.runIf(databases.some((d) => d.name === 'postgres'))('the daily audit sw
         time += DAY
       }
       expect(deleted).toEqual([4, 1, 1])
-      expect((await a.events.list({ kind: 'audit.sweep', limit: 10 })).items).toHaveLength(3)
+      expect((await a.audit.events.list({ kind: 'audit.sweep', limit: 10 })).items).toHaveLength(3)
     } finally {
       await Promise.all([a.close(), b.close()])
     }

@@ -9,3 +9,4 @@ export { planHistogram, fillHistogram, type Histogram, type HistogramBucket } fr
 export { scrubText, scrubValue } from './redact.js'
 export { secretForms } from './secret-forms.js'
 export { AuditRetention, type RetentionPolicy, type SweepReport } from './audit-retention.js'
+export { auditReader, type AuditReader } from './audit-reader.js'

@@ -133,11 +133,11 @@ describe.each(databases)('secret forms scrubbed on every surface, on $name', (da
       ],
     })
     cleanup.push(() => plane.close())
-    await plane.secrets.set('FORM_TOKEN', SECRET)
-    await plane.secrets.set('HEADER_TOKEN', HEADER_SECRET)
+    await plane.values.secrets.set('FORM_TOKEN', SECRET)
+    await plane.values.secrets.set('HEADER_TOKEN', HEADER_SECRET)
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     const api = async (path: string, body?: unknown) => {
       const response = await fetch(server.url + path, {
         method: body === undefined ? 'GET' : 'POST',

@@ -1,6 +1,7 @@
 export { ApiKeys, hashKey, type CreatedKey, type KeyInfo, type KeyRole } from './api-keys.js'
 export { Users, type UserInfo } from './users.js'
 export { Groups, type GroupInfo } from './groups.js'
+export { createPeople } from './create-people.js'
 export { IdentityError } from './identity-error.js'
 export { effectiveRole } from './effective-role.js'
 export type { ChangeActor, IdentityDeps, RecordEvent } from './identity-deps.js'

@@ -17,7 +17,7 @@ describe.each(databases)('users and groups on $name', (database) => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const root = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const root = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     const http = async (key: string, method: string, path: string, body?: unknown) => {
       const response = await fetch(server.url + path, {
         method,
@@ -39,10 +39,10 @@ describe.each(databases)('users and groups on $name', (database) => {
   it('counts two approvers who are the same user under two keys once, refuses self-approval across keys, and records the user', async () => {
     const signer = sopSigner()
     const { plane, root, http } = await setUp({ sopKeys: [signer.config] })
-    await plane.users.add({ name: 'alice', displayName: 'Alice Liddell', role: 'admin' }, admin)
-    const laptop = await plane.keys.create({ name: 'alice-laptop', user: 'alice' }, plane.now())
-    const ci = await plane.keys.create({ name: 'alice-ci', role: 'admin', user: 'alice' }, plane.now())
-    const bob = (await plane.keys.create({ name: 'bob', role: 'admin' }, plane.now())).key
+    await plane.people.users.add({ name: 'alice', displayName: 'Alice Liddell', role: 'admin' }, admin)
+    const laptop = await plane.people.keys.create({ name: 'alice-laptop', user: 'alice' }, plane.now())
+    const ci = await plane.people.keys.create({ name: 'alice-ci', role: 'admin', user: 'alice' }, plane.now())
+    const bob = (await plane.people.keys.create({ name: 'bob', role: 'admin' }, plane.now())).key
     expect((await http(root, 'POST', '/api/sops', signer.sop({ id: 'wipes', skills: ['wipe_things'] }))).status).toBe(201)
 
     // A dangerous call alice asks for with one key: her other key is still her.
@@ -77,9 +77,9 @@ describe.each(databases)('users and groups on $name', (database) => {
 
   it("refuses the user owning an agent key as an approver of that agent's requests", async () => {
     const { plane, http } = await setUp()
-    await plane.users.add({ name: 'dora', role: 'operator' }, admin)
-    const doraKey = (await plane.keys.create({ name: 'dora', user: 'dora' }, plane.now())).key
-    const agentKey = await plane.keys.create({ name: 'doras-helper', role: 'agent', agentId: 'helper', user: 'dora' }, plane.now())
+    await plane.people.users.add({ name: 'dora', role: 'operator' }, admin)
+    const doraKey = (await plane.people.keys.create({ name: 'dora', user: 'dora' }, plane.now())).key
+    const agentKey = await plane.people.keys.create({ name: 'doras-helper', role: 'agent', agentId: 'helper', user: 'dora' }, plane.now())
     const asked = await http(agentKey.key, 'POST', '/api/skills/write_thing/invoke', { input: { value: 'x' } })
     expect(asked.status).toBe(202)
     const request = (await http(doraKey, 'GET', `/api/approvals/${asked.body.error.details.approvalId}`)).body
@@ -101,20 +101,20 @@ describe.each(databases)('users and groups on $name', (database) => {
     const { plane, server, root, http } = await setUp({}, location)
     const peer = await openTestPlane(database, {}, location)
     cleanup.push(() => peer.close())
-    await plane.users.add({ name: 'erin', role: 'operator' }, admin)
-    const first = (await plane.keys.create({ name: 'erin-1', user: 'erin' }, plane.now())).key
-    const second = (await plane.keys.create({ name: 'erin-2', role: 'viewer', user: 'erin' }, plane.now())).key
+    await plane.people.users.add({ name: 'erin', role: 'operator' }, admin)
+    const first = (await plane.people.keys.create({ name: 'erin-1', user: 'erin' }, plane.now())).key
+    const second = (await plane.people.keys.create({ name: 'erin-2', role: 'viewer', user: 'erin' }, plane.now())).key
     const client = await mcpClient(server, first)
     expect((await client.listTools()).tools.length).toBeGreaterThan(0)
     expect((await http(second, 'GET', '/api/me')).body.caller).toMatchObject({ kind: 'user', name: 'erin', role: 'viewer', auth: 'key' })
-    expect(await peer.keys.authenticate(first)).toMatchObject({ name: 'erin' })
+    expect(await peer.people.keys.authenticate(first)).toMatchObject({ name: 'erin' })
 
     const disabled = await http(root, 'PATCH', '/api/users/erin', { disabled: true })
     expect(disabled).toMatchObject({ status: 200, body: { name: 'erin', disabledAt: expect.any(String) } })
     for (const key of [first, second]) expect((await http(key, 'GET', '/api/me')).status).toBe(401)
     await expect(client.listTools()).rejects.toThrow(/unknown or revoked API key, or its user is disabled/)
     await new Promise((r) => setTimeout(r, 1_050))
-    expect(await peer.keys.authenticate(first)).toBeNull()
+    expect(await peer.people.keys.authenticate(first)).toBeNull()
 
     expect((await http(root, 'PATCH', '/api/users/erin', { disabled: false })).body.disabledAt).toBeNull()
     expect((await http(first, 'GET', '/api/me')).body.caller).toMatchObject({ name: 'erin', role: 'operator' })
@@ -123,16 +123,16 @@ describe.each(databases)('users and groups on $name', (database) => {
       status: 409,
       body: { error: { message: 'you cannot disable your own user: ask another admin' } },
     })
-    await expect(plane.keys.create({ name: 'late', user: 'nobody' }, plane.now())).rejects.toThrow('no user "nobody"')
+    await expect(plane.people.keys.create({ name: 'late', user: 'nobody' }, plane.now())).rejects.toThrow('no user "nobody"')
   })
 
   it('gives a key the lower of its own role and the highest its user has itself or through a group', async () => {
     const { plane, server, root, http } = await setUp()
     const me = async (key: string) => (await http(key, 'GET', '/api/me')).body.caller.role as string
     expect((await http(root, 'POST', '/api/users', { name: 'gina', displayName: 'Gina' })).status).toBe(201)
-    const follows = (await plane.keys.create({ name: 'gina', user: 'gina' }, plane.now())).key
-    const viewer = (await plane.keys.create({ name: 'gina-viewer', role: 'viewer', user: 'gina' }, plane.now())).key
-    const admin = (await plane.keys.create({ name: 'gina-admin', role: 'admin', user: 'gina' }, plane.now())).key
+    const follows = (await plane.people.keys.create({ name: 'gina', user: 'gina' }, plane.now())).key
+    const viewer = (await plane.people.keys.create({ name: 'gina-viewer', role: 'viewer', user: 'gina' }, plane.now())).key
+    const admin = (await plane.people.keys.create({ name: 'gina-admin', role: 'admin', user: 'gina' }, plane.now())).key
     // No role anywhere: a key without one is a viewer, one with a role keeps it.
     expect([await me(follows), await me(viewer), await me(admin)]).toEqual(['viewer', 'viewer', 'admin'])
     expect((await http(follows, 'GET', '/api/audit')).status).toBe(403)

@@ -13,7 +13,7 @@ interface DiscoverInput {
 }
 
 /** discover_skills as a skill: safe, audited like any call, bound to every agent, and it returns only what its caller may use. */
-export function discoverSkillsSkill(discovery: () => Discovery, catalog: () => Catalog, agents: string[]): SkillDefinition {
+export function discoverSkillsSkill(discovery: Discovery, catalog: Pick<Catalog, 'resolveAgent'>, agents: string[]): SkillDefinition {
   return {
     key: DISCOVER_KEY,
     title: 'Discover skills',
@@ -42,17 +42,17 @@ export function discoverSkillsSkill(discovery: () => Discovery, catalog: () => C
       let agent = ctx.agent
       if (input.agent !== undefined) {
         if (ctx.caller.kind === 'agent') throw new SkillError('denied', 'an agent key discovers for its own agent: leave out agent')
-        agent = catalog().resolveAgent(input.agent) ?? null
+        agent = catalog.resolveAgent(input.agent) ?? null
         if (!agent) throw new SkillError('invalid_input', `unknown agent "${input.agent}"`)
       }
       if (input.excludeBound) {
         if (!can(ctx.caller, 'manageSkills')) throw new SkillError('denied', 'excludeBound is for admins binding skills to agents')
         if (!agent) throw new SkillError('invalid_input', 'excludeBound needs the agent whose unbound skills to find (agent)')
       }
-      const answer = await discovery().discover(ctx.caller, { ...input, agent })
+      const answer = await discovery.discover(ctx.caller, { ...input, agent })
       // A fetch by key teaches nothing about how people ask for a skill.
       if (!/^select:/i.test(input.query.trim()))
-        discovery().remember(
+        discovery.remember(
           ctx.conversationId,
           input.query,
           answer.results.map((r) => r.key),

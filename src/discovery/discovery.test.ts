@@ -120,14 +120,14 @@ describe.each(databases)('discovery on $name', (database) => {
     await plane.policies.set({ skill: 'delete_volume', level: 'agent', subject: 'fleet', decision: 'DENY' }, admin, plane.now())
     expect(keys(await discover(plane, fleet, { query: 'delete_volume' }))).not.toContain('delete_volume')
     // A skill the agent may not use brings none of its relations along, and names none of them.
-    plane.registry.register(
+    plane.skills.register(
       defineSkill({ key: 'secret_ledger', description: 'The secret ledger', class: 'safe', related: { composes: ['rotate_logs'] }, run: noop }),
       { source: 'code', origin: 'test' },
     )
     expect(keys(await discover(plane, admin, { query: 'secret ledger' }))).toEqual(['secret_ledger', 'rotate_logs'])
     expect(keys(await discover(plane, fleet, { query: 'secret ledger' }))).toEqual([])
     // Disabled in the catalog: gone for everyone.
-    await plane.catalog.edit('rotate_logs', { enabled: false }, plane.now())
+    await plane.skills.edit('rotate_logs', { enabled: false }, plane.now())
     expect(keys(await discover(plane, admin, { query: 'rotate logs' }))).not.toContain('rotate_logs')
     // Admins binding skills: what Idle could use but isn't bound to; only admins may ask.
     const unbound = keys(await discover(plane, admin, { query: 'cost', agent: 'Idle', excludeBound: true, limit: 50 }))
@@ -171,7 +171,7 @@ describe.each(databases)('discovery on $name', (database) => {
     expect((after.results.find((r) => r.key === 'fail_always')?.why ?? []).join()).not.toContain('asked for like this before')
     // A call in another conversation, or of a skill never offered, teaches nothing.
     await plane.invoke('rotate_logs', { path: '/var/log' }, { caller: admin, conversationId: 'conv-2' })
-    expect(plane.discovery.stats().examples).toBe(1)
+    expect(plane.skills.discovery.stats().examples).toBe(1)
     // The evidence outlives the process.
     await plane.close()
     const reopened = await open({}, location)
@@ -196,9 +196,9 @@ describe.each(databases)('discovery on $name', (database) => {
   it('keeps the index current: a catalog edit and a skill registered later are found without a rebuild', async () => {
     const plane = await open()
     expect(keys(await discover(plane, admin, { query: 'quarterly invoices' }))).not.toContain('billing_report')
-    await plane.catalog.edit('billing_report', { description: 'Quarterly invoices for every team' }, plane.now())
+    await plane.skills.edit('billing_report', { description: 'Quarterly invoices for every team' }, plane.now())
     expect(keys(await discover(plane, admin, { query: 'quarterly invoices' }))[0]).toBe('billing_report')
-    plane.registry.register(defineSkill({ key: 'late_arrival', description: 'Joined after start', class: 'safe', run: noop }), {
+    plane.skills.register(defineSkill({ key: 'late_arrival', description: 'Joined after start', class: 'safe', run: noop }), {
       source: 'code',
       origin: 'test',
     })
@@ -209,8 +209,8 @@ describe.each(databases)('discovery on $name', (database) => {
     const plane = await open()
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      const { key: fleetKey } = await plane.keys.create({ name: 'fleet-key', role: 'agent', agentId: 'fleet' }, plane.now())
-      const { key: adminKey } = await plane.keys.create({ name: 'admin-key', role: 'admin' }, plane.now())
+      const { key: fleetKey } = await plane.people.keys.create({ name: 'fleet-key', role: 'agent', agentId: 'fleet' }, plane.now())
+      const { key: adminKey } = await plane.people.keys.create({ name: 'admin-key', role: 'admin' }, plane.now())
       const get = async (query: string, key = adminKey) => {
         const response = await fetch(`${server.url}/api/skills/search?${query}`, { headers: { authorization: `Bearer ${key}` } })
         return { status: response.status, body: (await response.json()) as any }
@@ -246,7 +246,7 @@ describe.each(databases)('discovery on $name', (database) => {
       doEmbed: async ({ values }) => ({ embeddings: values.map(meaning), warnings: [] }),
     })
     const plane = await open({ discovery: { embedding: model } })
-    await plane.discovery.ready()
+    await plane.skills.discovery.ready()
     const answer = await discover(plane, admin, { query: 'how much do we spend', limit: 3 })
     expect(answer.results[0]!.why).toEqual(expect.arrayContaining([expect.stringContaining('similar in meaning')]))
     expect(['billing_report', 'detect_orphans']).toContain(answer.results[0]!.key)

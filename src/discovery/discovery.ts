@@ -67,8 +67,8 @@ export interface DiscoveryOptions {
   registry: Pick<Registry, 'list' | 'get'>
   catalog: Catalog
   policies: Pick<Policies, 'rows'>
-  edges?: AccessView['edges']
-  connectionState?: AccessView['connectionState']
+  edges?: NonNullable<AccessView['sources']>['edges']
+  connectionState?: AccessView['skills']['connectionState']
   instructions: () => InstructionLibrary
   repo: DiscoveryRepository
   /** The audit log, for the skills a caller uses most. */
@@ -350,9 +350,9 @@ export class Discovery {
     if (excludeBound && agentId && catalog.isBound(agentId, skill.key)) return undefined
     // For a binding not made yet, ask as if it were: what would the agent be allowed once bound?
     const sources: AccessView = {
-      catalog: excludeBound ? bindingAssumed(catalog) : catalog,
+      skills: excludeBound ? bindingAssumed(catalog) : catalog,
       policies: this.#o.policies,
-      edges: this.#o.edges,
+      ...(this.#o.edges && { sources: { edges: this.#o.edges } }),
     }
     const access = callAccess(sources, excludeBound && agentId ? { kind: 'agent', id: agentId, name: agentId, agentId } : caller, agentId, skill)
     if (!access || !availability(true, skill).available) return undefined

@@ -154,7 +154,7 @@ describe('OAuth access tokens on /mcp and /api', () => {
     const result = await client.callTool({ name: 'echo', arguments: { message: 'hello over OAuth' } })
     expect(result.structuredContent).toEqual({ message: 'hello over OAuth', count: 1 })
     // The token's subject became a user at first sight, and the audit names that user.
-    const alice = (await plane.users.get('alice'))!
+    const alice = (await plane.people.users.get('alice'))!
     expect(alice).toMatchObject({ displayName: 'Alice Admin', role: 'admin', external: { issuer: idp.issuer, subject: 'alice' } })
     const { items } = await plane.audit.query({ skill: 'echo', limit: 10 })
     expect(items).toMatchObject([
@@ -165,7 +165,7 @@ describe('OAuth access tokens on /mcp and /api', () => {
   it('gives a token the role its groups grant on /api, an agent when it names one, and nothing without a role', async () => {
     const { plane, server } = await start({ agentClaim: 'agent' })
     const token = (account: string) => idp.accessToken(account, server.url)
-    const userId = async (name: string) => (await plane.users.get(name))!.id
+    const userId = async (name: string) => (await plane.people.users.get(name))!.id
     const aliceToken = await token('alice')
     expect((await get(server, '/api/me', aliceToken)).body.caller).toEqual({
       kind: 'user',
@@ -197,7 +197,7 @@ describe('OAuth access tokens on /mcp and /api', () => {
     })
 
     // Disabling the user refuses their next token at once; a skillplane group can grant a role the provider doesn't.
-    await plane.users.disable('alice', { id: 'root', name: 'root' })
+    await plane.people.users.disable('alice', { id: 'root', name: 'root' })
     expect(await get(server, '/api/me', aliceToken)).toMatchObject({ status: 401, body: { error: { message: 'user "alice" is disabled' } } })
 
     expect(await get(server, '/api/me', await token('carol'))).toMatchObject({
@@ -209,8 +209,8 @@ describe('OAuth access tokens on /mcp and /api', () => {
       status: 401,
       body: { error: { code: 'unauthorized', message: 'Carol Nobody has no skillplane role: its groups claim names no group of auth.oidc.roles' } },
     })
-    await plane.groups.add({ name: 'reviewers', role: 'viewer' }, { id: 'root', name: 'root' })
-    await plane.groups.addMember('reviewers', 'carol', { id: 'root', name: 'root' })
+    await plane.people.groups.add({ name: 'reviewers', role: 'viewer' }, { id: 'root', name: 'root' })
+    await plane.people.groups.addMember('reviewers', 'carol', { id: 'root', name: 'root' })
     expect((await get(server, '/api/me', await token('carol'))).body.caller).toMatchObject({ name: 'carol', role: 'viewer' })
     // Acting for an agent takes a user skillplane gives a role to.
     const roleless = await idp.sign({ ...claims(server), sub: 'eve', groups: [], agent: 'Helper' })
@@ -274,7 +274,7 @@ describe('OAuth access tokens on /mcp and /api', () => {
 
   it('keeps API keys working beside tokens, and answers 503 while the provider cannot be reached', async () => {
     const { plane, server } = await start()
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     expect((await get(server, '/api/me', key)).body.caller).toMatchObject({ kind: 'user', name: 'root', role: 'admin' })
     expect((await postMcp(server, key)).status).toBe(200)
 
@@ -299,7 +299,7 @@ describe('OAuth access tokens on /mcp and /api', () => {
         error: { code: 'unavailable', message: expect.stringContaining(`the identity provider at http://127.0.0.1:${port} can't be reached`) },
       },
     })
-    const aloneKey = (await alone.keys.create({ name: 'root', role: 'admin' }, alone.now())).key
+    const aloneKey = (await alone.people.keys.create({ name: 'root', role: 'admin' }, alone.now())).key
     expect((await get(orphan, '/api/skills', aloneKey)).status).toBe(200)
   })
 })

@@ -86,7 +86,7 @@ function configFile(skills: string[]): string {
 async function installedEvents(location: { dataDir: string; databaseUrl?: string }) {
   const plane = await createSkillplane({ sources: false, ...location, logger: silentLogger() })
   try {
-    return (await plane.events.list({ kind: 'skill.installed', limit: 50 })).items
+    return (await plane.audit.events.list({ kind: 'skill.installed', limit: 50 })).items
   } finally {
     await plane.close()
   }
@@ -188,9 +188,9 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     })
 
     const plane = await open(location, config)
-    expect(plane.instructions.skills.map((s) => s.name)).toEqual(['pdf-tools', 'pdf-forms', 'release-notes'])
+    expect(plane.skills.instructions.skills.map((s) => s.name)).toEqual(['pdf-tools', 'pdf-forms', 'release-notes'])
     // Bound to an instruction skill by the config, the agent gets the tools to use it.
-    expect(plane.catalog.boundSkills('helper')).toEqual([
+    expect(plane.agents.boundSkills('helper')).toEqual([
       'activate_skill',
       'discover_skills',
       'list_skills',
@@ -234,7 +234,7 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(accepted.code).toBe(0)
     expect(accepted.stdout).toContain('setup-tools: served')
     const plane = await open(location, configFile([]))
-    expect(plane.catalog.risks('setup-tools')).toEqual([expect.objectContaining({ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh', line: 3 })])
+    expect(plane.skills.risks('setup-tools')).toEqual([expect.objectContaining({ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh', line: 3 })])
     expect((await installedEvents(location)).map((e) => [e.subject, e.details.acceptedRisk, e.details.risks])).toEqual([
       ['skill:setup-tools', true, [{ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh' }]],
     ])
@@ -266,10 +266,10 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
       'its files changed since it was installed (changed scripts/merge.py; added scripts/extra.sh; removed references/guide.md): ' +
       `they no longer hash to the computedHash in ${join(location.dataDir, 'skills-lock.json')}; not served (restore it with skillplane skills install, or remove it)`
     const plane = await open(location, config)
-    expect(plane.instructions.get('pdf-tools')).toBeUndefined()
+    expect(plane.skills.instructions.get('pdf-tools')).toBeUndefined()
     // The nested skill lies in the changed folder: not served either.
-    expect(plane.instructions.get('pdf-forms')).toBeUndefined()
-    expect(plane.sources()['agent-skill'].findings).toContainEqual({ file: join(installed, 'SKILL.md'), line: 1, severity: 'error', message })
+    expect(plane.skills.instructions.get('pdf-forms')).toBeUndefined()
+    expect(plane.sources.report()['agent-skill'].findings).toContainEqual({ file: join(installed, 'SKILL.md'), line: 1, severity: 'error', message })
     expect(await plane.invoke('activate_skill', { name: 'pdf-tools' }, { caller: helper })).toMatchObject({ ok: false, error: { code: 'not_found' } })
 
     const validated = cli('skills', 'validate', join(location.dataDir, 'skills'))
@@ -287,8 +287,8 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(cli('skills', 'validate', join(location.dataDir, 'skills')).stdout).toContain('(added alias.md)')
     rmSync(join(installed, 'alias.md'))
     expect(cli('skills', 'validate', join(location.dataDir, 'skills')).code).toBe(0)
-    await plane.reloadSources()
-    expect(plane.instructions.get('pdf-tools')).toBeDefined()
+    await plane.sources.reload()
+    expect(plane.skills.instructions.get('pdf-tools')).toBeDefined()
 
     // Served again, each file read later is checked as it is read: an edit made while it is served is refused by name.
     const read = (path: string) => plane.invoke('read_skill_resource', { skill: 'pdf-tools', path }, { caller: helper })
@@ -361,7 +361,7 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(readFileSync(join(location.dataDir, 'skills/release-notes/SKILL.md'), 'utf8')).toContain('from merged changes')
 
     const plane = await open(location, config)
-    expect(plane.catalog.agentsBoundTo('release-notes')).toEqual(['helper'])
+    expect(plane.skills.agentsBoundTo('release-notes')).toEqual(['helper'])
     const removed = cli('skills', 'remove', 'release-notes')
     expect(removed.code).toBe(0)
     expect(removed.stdout).toBe(
@@ -372,10 +372,10 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     expect(existsSync(join(location.dataDir, 'skill-versions/release-notes'))).toBe(false)
     expect(readLockfile(join(location.dataDir, 'skills-lock.json')).skills).toEqual({})
     // The running plane sees the lockfile change at its next heartbeat.
-    await waitFor(() => plane.instructions.get('release-notes') === undefined, 20_000)
-    await plane.catalog.refresh()
-    expect(plane.catalog.row('release-notes')).toBeUndefined()
-    expect(plane.catalog.agentsBoundTo('release-notes')).toEqual([])
+    await waitFor(() => plane.skills.instructions.get('release-notes') === undefined, 20_000)
+    await plane.skills.refresh()
+    expect(plane.skills.row('release-notes')).toBeUndefined()
+    expect(plane.skills.agentsBoundTo('release-notes')).toEqual([])
     expect(cli('skills', 'remove', 'release-notes').stderr).toBe(
       `skillplane: no skill "release-notes" is installed in ${join(location.dataDir, 'skills')} (none is)\n`,
     )
@@ -386,9 +386,9 @@ describe.each(databases)('skill bundles on $name', (database: TestDatabase) => {
     const location = await database.create()
     const config = configFile(['pdf-tools'])
     const plane = await open(location, config)
-    expect(plane.instructions.skills).toEqual([])
+    expect(plane.skills.instructions.skills).toEqual([])
     expect(runCli(location, ['skills', 'add', repo.url, '--skill', 'pdf-tools'], { config }).code).toBe(0)
-    const reloaded = await plane.reloadSources()
+    const reloaded = await plane.sources.reload()
     expect(reloaded.added).toEqual(['pdf-tools', 'pdf-forms'])
     expect(await plane.invoke('activate_skill', { name: 'pdf-tools' }, { caller: helper })).toMatchObject({ ok: true })
   })

@@ -1,13 +1,11 @@
 import { READY_CONNECTION, type Caller, type ConnectionState, type Skill } from '../skill/index.js'
-import { type Registry, type Catalog, skillSummary, type SkillSummary, availability } from '../registry/index.js'
+import { type Registry, type CatalogReader, skillSummary, type SkillSummary, availability } from '../registry/index.js'
 import { canSee } from '../access/index.js'
 import { type InstructionLibrary, instructionSummary, type InstructionSummary } from '../sources/agent-skills/index.js'
 
-/** What a skill listing reads: every executable skill, the instruction skills, the catalog. */
-export interface InventorySources {
-  readonly registry: Pick<Registry, 'list'>
-  readonly catalog: Catalog
-  readonly instructions: InstructionLibrary
+/** What a skill listing reads (a plane's `skills` is one): every executable skill, the catalog, the instruction skills. */
+export interface InventorySources extends Pick<Registry, 'list'>, CatalogReader {
+  readonly instructions: Pick<InstructionLibrary, 'skills' | 'findings' | 'visibleTo'>
   /** A skill's connection state for a caller; every skill is ready without it. */
   connectionState?(skill: Skill, subjects: { caller: Caller; agentId: string | null }): ConnectionState
 }
@@ -33,17 +31,17 @@ export interface SkillFilter {
  * sees every skill shared with them, disabled ones included; an agent key only its bound skills and
  * the instruction skills it may activate.
  */
-export function listSkills(sources: InventorySources, caller: Caller, filter: SkillFilter = {}): Array<SkillSummary | InstructionSummary> {
-  const { registry, catalog, instructions } = sources
+export function listSkills(skills: InventorySources, caller: Caller, filter: SkillFilter = {}): Array<SkillSummary | InstructionSummary> {
+  const { instructions } = skills
   const instructionSkills =
-    caller.kind === 'agent' ? instructions.visibleTo(caller, null, catalog) : instructions.skills.filter((s) => canSee(caller, { key: s.name }, catalog))
+    caller.kind === 'agent' ? instructions.visibleTo(caller, null, skills) : instructions.skills.filter((s) => canSee(caller, { key: s.name }, skills))
   const needle = filter.q?.toLowerCase()
   return [
-    ...registry
+    ...skills
       .list()
-      .filter((s) => canSee(caller, s, catalog))
-      .map((s) => skillSummary(s, catalog, sources.connectionState?.(s, subjectsOf(caller, filter)))),
-    ...instructionSkills.map((s) => instructionSummary(s, catalog, instructions.findings)),
+      .filter((s) => canSee(caller, s, skills))
+      .map((s) => skillSummary(s, skills, skills.connectionState?.(s, subjectsOf(caller, filter)))),
+    ...instructionSkills.map((s) => instructionSummary(s, skills, instructions.findings)),
   ]
     .sort((a, b) => a.key.localeCompare(b.key))
     .filter(
@@ -65,15 +63,14 @@ export function listSkills(sources: InventorySources, caller: Caller, filter: Sk
  * each executable skill's availability and connection state for this caller. Two listings with
  * the same fingerprint and no change in between (skills, catalog, bindings, connections) are the same.
  */
-export function listingFingerprint(sources: InventorySources, caller: Caller, filter: SkillFilter = {}): string {
-  const { registry, catalog } = sources
+export function listingFingerprint(skills: InventorySources, caller: Caller, filter: SkillFilter = {}): string {
   const subjects = subjectsOf(caller, filter)
   const parts: string[] = []
-  for (const skill of registry.list()) {
-    if (!canSee(caller, skill, catalog)) continue
-    const { unavailableReason } = availability(catalog.isEnabled(skill.key), skill)
+  for (const skill of skills.list()) {
+    if (!canSee(caller, skill, skills)) continue
+    const { unavailableReason } = availability(skills.isEnabled(skill.key), skill)
     const down = unavailableReason === null ? '' : `!${unavailableReason}`
-    const connection = sources.connectionState?.(skill, subjects) ?? READY_CONNECTION
+    const connection = skills.connectionState?.(skill, subjects) ?? READY_CONNECTION
     parts.push(
       connection === READY_CONNECTION
         ? down

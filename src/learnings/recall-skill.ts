@@ -10,7 +10,7 @@ export const RECALL_KEY = 'recall_learnings'
  * `skills`). What it finds counts as used by the caller's conversation, so an agent run that then
  * succeeds reinforces it.
  */
-export function recallSkill(learnings: () => Learnings): SkillDefinition {
+export function recallSkill(learnings: Pick<Learnings, 'recall'>): SkillDefinition {
   return {
     key: RECALL_KEY,
     title: 'Recall learnings',
@@ -35,7 +35,7 @@ export function recallSkill(learnings: () => Learnings): SkillDefinition {
       try {
         // Only an agent's own calls count as a run's use: anyone else naming a run's conversation id could reinforce what they like.
         const usedBy = ctx.caller.kind === 'agent' ? ctx.conversationId : null
-        const found = await learnings().recall(query, { limit, category, conversationId: usedBy })
+        const found = await learnings.recall(query, { limit, category, conversationId: usedBy })
         return {
           learnings: found.map((l) => ({
             id: l.id,

@@ -14,7 +14,7 @@ const pool = { type: 'string', pattern: POOL_NAME.source, description: 'The pool
  * safe, writing and deleting are mutating (an agent's write needs approval unless a policy says
  * otherwise). Bound to no agent: an agent gets them by listing them in its `skills`.
  */
-export function memorySkills(memory: () => SharedMemory, limits: MemorySizeLimits): SkillDefinition[] {
+export function memorySkills(memory: SharedMemory, limits: MemorySizeLimits): SkillDefinition[] {
   const refuse = (error: unknown): never => {
     throw error instanceof MemoryError ? new SkillError('invalid_input', error.message) : error
   }
@@ -29,7 +29,7 @@ export function memorySkills(memory: () => SharedMemory, limits: MemorySizeLimit
       input: { type: 'object', properties: { key, pool }, required: ['key'], additionalProperties: false },
       run: async (input, ctx) => {
         const { key: k, pool: p } = input as { key: string; pool?: string }
-        const value = await memory()
+        const value = await memory
           .as(ctx.caller.name)
           .get(k, { ...(p !== undefined && { pool: p }) })
           .catch(refuse)
@@ -56,7 +56,7 @@ export function memorySkills(memory: () => SharedMemory, limits: MemorySizeLimit
       },
       run: async (input, ctx) => {
         const { key: k, value, ttlSeconds, pool: p } = input as { key: string; value: unknown; ttlSeconds?: number; pool?: string }
-        return memory()
+        return memory
           .as(ctx.caller.name)
           .set(k, value, { ...(p !== undefined && { pool: p }), ...(ttlSeconds !== undefined && { ttlSeconds }) })
           .catch(refuse)
@@ -73,7 +73,7 @@ export function memorySkills(memory: () => SharedMemory, limits: MemorySizeLimit
       run: async (input, ctx) => {
         const { key: k, pool: p } = input as { key: string; pool?: string }
         return {
-          deleted: await memory()
+          deleted: await memory
             .as(ctx.caller.name)
             .delete(k, { ...(p !== undefined && { pool: p }) })
             .catch(refuse),

@@ -71,32 +71,32 @@ describe.each(databases)('shared memory on $name', (database) => {
 
   it('lets an entry vanish for every read once its TTL passes, and the sweep deletes it', async () => {
     const plane = await open()
-    await plane.memory.set('session', { step: 1 }, { ttlSeconds: 60 })
-    await plane.memory.set('forever', [1, 2, 3])
+    await plane.values.memory.set('session', { step: 1 }, { ttlSeconds: 60 })
+    await plane.values.memory.set('forever', [1, 2, 3])
     advance(59)
-    expect(await plane.memory.get('session')).toEqual({ step: 1 })
-    expect((await plane.memory.list()).map((e) => e.key)).toEqual(['forever', 'session'])
+    expect(await plane.values.memory.get('session')).toEqual({ step: 1 })
+    expect((await plane.values.memory.list()).map((e) => e.key)).toEqual(['forever', 'session'])
     advance(2)
-    expect(await plane.memory.get('session')).toBeUndefined()
-    expect((await plane.memory.list()).map((e) => e.key)).toEqual(['forever'])
-    expect(await plane.memory.delete('session')).toBe(false)
+    expect(await plane.values.memory.get('session')).toBeUndefined()
+    expect((await plane.values.memory.list()).map((e) => e.key)).toEqual(['forever'])
+    expect(await plane.values.memory.delete('session')).toBe(false)
     // Still stored until swept: the sweep removes exactly the expired entry.
-    await plane.memory.set('short', 1, { ttlSeconds: 1 })
+    await plane.values.memory.set('short', 1, { ttlSeconds: 1 })
     advance(5)
-    expect(await plane.memory.sweep()).toBe(1)
-    expect(await plane.memory.sweep()).toBe(0)
-    expect(await plane.memory.get('forever')).toEqual([1, 2, 3])
+    expect(await plane.values.memory.sweep()).toBe(1)
+    expect(await plane.values.memory.sweep()).toBe(0)
+    expect(await plane.values.memory.get('forever')).toEqual([1, 2, 3])
     // Setting again renews the TTL (or drops it).
-    await plane.memory.set('forever', 'now brief', { ttlSeconds: 10 })
-    const [entry] = await plane.memory.list('for')
+    await plane.values.memory.set('forever', 'now brief', { ttlSeconds: 10 })
+    const [entry] = await plane.values.memory.list('for')
     expect(entry).toMatchObject({ key: 'forever', bytes: 11, expiresAt: new Date(time + 10_000).toISOString(), updatedBy: 'library' })
   })
 
   it('sweeps expired entries from the database on the heartbeat', async () => {
     const location = await database.create()
     const plane = await open({}, location)
-    await plane.memory.set('brief', 'gone soon', { ttlSeconds: 1 })
-    await plane.memory.set('kept', 'stays')
+    await plane.values.memory.set('brief', 'gone soon', { ttlSeconds: 1 })
+    await plane.values.memory.set('kept', 'stays')
     advance(2)
     const store = await openDatabase(location)
     try {
@@ -111,29 +111,29 @@ describe.each(databases)('shared memory on $name', (database) => {
 
   it('keeps pools apart and lists keys by prefix, case-sensitively', async () => {
     const plane = await open()
-    await plane.memory.set('k', 'default value')
-    await plane.memory.set('k', 'team value', { pool: 'team-a' })
-    await plane.memory.set('K2', 1, { pool: 'team-a' })
-    await plane.memory.set('k3', null, { pool: 'team-a' })
-    expect(await plane.memory.get('k')).toBe('default value')
-    expect(await plane.memory.get('k', { pool: 'team-a' })).toBe('team value')
-    expect(await plane.memory.get('k3', { pool: 'team-a' })).toBeNull()
-    expect(await plane.memory.get('k', { pool: 'team-b' })).toBeUndefined()
-    expect((await plane.memory.list('k', { pool: 'team-a' })).map((e) => e.key)).toEqual(['k', 'k3'])
-    expect((await plane.memory.list('', { pool: 'team-a', limit: 2 })).map((e) => e.key)).toEqual(['K2', 'k'])
+    await plane.values.memory.set('k', 'default value')
+    await plane.values.memory.set('k', 'team value', { pool: 'team-a' })
+    await plane.values.memory.set('K2', 1, { pool: 'team-a' })
+    await plane.values.memory.set('k3', null, { pool: 'team-a' })
+    expect(await plane.values.memory.get('k')).toBe('default value')
+    expect(await plane.values.memory.get('k', { pool: 'team-a' })).toBe('team value')
+    expect(await plane.values.memory.get('k3', { pool: 'team-a' })).toBeNull()
+    expect(await plane.values.memory.get('k', { pool: 'team-b' })).toBeUndefined()
+    expect((await plane.values.memory.list('k', { pool: 'team-a' })).map((e) => e.key)).toEqual(['k', 'k3'])
+    expect((await plane.values.memory.list('', { pool: 'team-a', limit: 2 })).map((e) => e.key)).toEqual(['K2', 'k'])
     // A prefix is counted in characters on both databases, astral ones included.
-    await plane.memory.set('🚀launch', 1, { pool: 'team-a' })
-    expect((await plane.memory.list('🚀', { pool: 'team-a' })).map((e) => e.key)).toEqual(['🚀launch'])
-    expect(await plane.memory.delete('k', { pool: 'team-a' })).toBe(true)
-    expect(await plane.memory.get('k')).toBe('default value')
+    await plane.values.memory.set('🚀launch', 1, { pool: 'team-a' })
+    expect((await plane.values.memory.list('🚀', { pool: 'team-a' })).map((e) => e.key)).toEqual(['🚀launch'])
+    expect(await plane.values.memory.delete('k', { pool: 'team-a' })).toBe(true)
+    expect(await plane.values.memory.get('k')).toBe('default value')
   })
 
   it('keeps a call’s secrets out of what it stores in memory and learns', async () => {
     const plane = await open()
-    await plane.secrets.set('SERVICE_TOKEN', 'svc-token-0123456789')
+    await plane.values.secrets.set('SERVICE_TOKEN', 'svc-token-0123456789')
     expect(await plane.invoke('keep_answer', {}, { caller: admin })).toMatchObject({ ok: true })
-    expect(await plane.memory.get('last_answer')).toEqual({ answer: '401: bad token [REDACTED]' })
-    const [learning] = await plane.learnings.list()
+    expect(await plane.values.memory.get('last_answer')).toEqual({ answer: '401: bad token [REDACTED]' })
+    const [learning] = await plane.values.learnings.list()
     expect(learning).toMatchObject({ content: '401: bad token [REDACTED]', tags: ['[REDACTED]'] })
     const read = await plane.invoke('memory_get', { key: 'last_answer' }, { caller: viewer })
     expect(read).toMatchObject({ ok: true })
@@ -142,29 +142,29 @@ describe.each(databases)('shared memory on $name', (database) => {
 
   it('caps the pools holding entries, so the whole memory is bounded', async () => {
     const plane = await open({ memory: { maxPools: 2 } })
-    await plane.memory.set('k', 1, { pool: 'one' })
-    await plane.memory.set('k', 2, { pool: 'two', ttlSeconds: 5 })
-    await expect(plane.memory.set('k', 3, { pool: 'three' })).rejects.toThrow('memory already holds 2 pools (memory.maxPools)')
+    await plane.values.memory.set('k', 1, { pool: 'one' })
+    await plane.values.memory.set('k', 2, { pool: 'two', ttlSeconds: 5 })
+    await expect(plane.values.memory.set('k', 3, { pool: 'three' })).rejects.toThrow('memory already holds 2 pools (memory.maxPools)')
     // Pools in use still take entries; a pool whose entries all expired frees its place.
-    await plane.memory.set('more', 1, { pool: 'one' })
+    await plane.values.memory.set('more', 1, { pool: 'one' })
     advance(6)
-    await plane.memory.set('k', 3, { pool: 'three' })
-    expect(await plane.memory.get('k', { pool: 'three' })).toBe(3)
+    await plane.values.memory.set('k', 3, { pool: 'three' })
+    expect(await plane.values.memory.get('k', { pool: 'three' })).toBe(3)
   })
 
   it('caps value sizes and entries per pool, with errors naming the cap', async () => {
     const plane = await open({ memory: { maxValueBytes: 100, maxEntriesPerPool: 3 } })
-    await expect(plane.memory.set('big', 'x'.repeat(200))).rejects.toThrow(/"big" is 202 bytes of JSON; the most is 100 \(memory.maxValueBytes\)/)
-    await plane.memory.set('a', 1)
-    await plane.memory.set('b', 2)
-    await plane.memory.set('c', 3, { ttlSeconds: 5 })
-    await expect(plane.memory.set('d', 4)).rejects.toThrow(/memory pool "default" is full \(3 entries/)
+    await expect(plane.values.memory.set('big', 'x'.repeat(200))).rejects.toThrow(/"big" is 202 bytes of JSON; the most is 100 \(memory.maxValueBytes\)/)
+    await plane.values.memory.set('a', 1)
+    await plane.values.memory.set('b', 2)
+    await plane.values.memory.set('c', 3, { ttlSeconds: 5 })
+    await expect(plane.values.memory.set('d', 4)).rejects.toThrow(/memory pool "default" is full \(3 entries/)
     // Replacing a key adds no entry, another pool has its own room, and an expired entry frees its place.
-    await plane.memory.set('a', 'replaced')
-    await plane.memory.set('d', 4, { pool: 'other' })
+    await plane.values.memory.set('a', 'replaced')
+    await plane.values.memory.set('d', 4, { pool: 'other' })
     advance(6)
-    await plane.memory.set('d', 4)
-    expect((await plane.memory.list()).map((e) => e.key)).toEqual(['a', 'b', 'd'])
+    await plane.values.memory.set('d', 4)
+    expect((await plane.values.memory.list()).map((e) => e.key)).toEqual(['a', 'b', 'd'])
     // A skill hitting a cap fails with the same message.
     const huge = await plane.invoke('huge_memory', {}, { caller: admin })
     expect(huge).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringMatching(/the most is 100/) } })
@@ -173,18 +173,18 @@ describe.each(databases)('shared memory on $name', (database) => {
   it('refuses bad keys, pools, values and TTLs, naming what is wrong', async () => {
     const plane = await open()
     const bad: Array<[Promise<unknown>, RegExp]> = [
-      [plane.memory.set('', 1), /non-empty string/],
-      [plane.memory.set('k'.repeat(257), 1), /257 characters; the most is 256/],
-      [plane.memory.set('line\nbreak', 1), /control characters/],
-      [plane.memory.get(42 as unknown as string), /non-empty string; got 42/],
-      [plane.memory.set('k', undefined), /not JSON \(undefined\)/],
-      [plane.memory.set('k', () => 1), /not JSON \(function\)/],
-      [plane.memory.set('k', { n: 10n }), /not JSON: .*BigInt/],
-      [plane.memory.set('k', 1, { pool: 'Team A' }), /memory pool "Team A" is not valid/],
-      [plane.memory.set('k', 1, { ttlSeconds: 0 }), /ttlSeconds must be a whole number of seconds from 1 to 31536000/],
-      [plane.memory.set('k', 1, { ttlSeconds: 1.5 }), /got 1.5/],
-      [plane.memory.set('k', 1, { ttlSeconds: 400 * 86_400 }), /a year/],
-      [plane.memory.list('p', { limit: 0 }), /limit must be from 1 to 1000/],
+      [plane.values.memory.set('', 1), /non-empty string/],
+      [plane.values.memory.set('k'.repeat(257), 1), /257 characters; the most is 256/],
+      [plane.values.memory.set('line\nbreak', 1), /control characters/],
+      [plane.values.memory.get(42 as unknown as string), /non-empty string; got 42/],
+      [plane.values.memory.set('k', undefined), /not JSON \(undefined\)/],
+      [plane.values.memory.set('k', () => 1), /not JSON \(function\)/],
+      [plane.values.memory.set('k', { n: 10n }), /not JSON: .*BigInt/],
+      [plane.values.memory.set('k', 1, { pool: 'Team A' }), /memory pool "Team A" is not valid/],
+      [plane.values.memory.set('k', 1, { ttlSeconds: 0 }), /ttlSeconds must be a whole number of seconds from 1 to 31536000/],
+      [plane.values.memory.set('k', 1, { ttlSeconds: 1.5 }), /got 1.5/],
+      [plane.values.memory.set('k', 1, { ttlSeconds: 400 * 86_400 }), /a year/],
+      [plane.values.memory.list('p', { limit: 0 }), /limit must be from 1 to 1000/],
     ]
     for (const [attempt, message] of bad) {
       const error = await attempt.then(
@@ -194,7 +194,7 @@ describe.each(databases)('shared memory on $name', (database) => {
       expect(error).toBeInstanceOf(MemoryError)
       expect((error as Error).message).toMatch(message)
     }
-    expect(await plane.memory.list()).toEqual([])
+    expect(await plane.values.memory.list()).toEqual([])
   })
 
   it('is shared by every skill and run of the store: ctx.memory writes are recorded with the caller', async () => {
@@ -204,7 +204,7 @@ describe.each(databases)('shared memory on $name', (database) => {
       data: { key: 'city', pool: 'travel', bytes: 15 },
     })
     expect(await plane.invoke('recall_city', {}, { caller: viewer })).toMatchObject({ ok: true, data: { city: { name: 'Lyon' } } })
-    expect(await plane.memory.list('', { pool: 'travel' })).toEqual([
+    expect(await plane.values.memory.list('', { pool: 'travel' })).toEqual([
       expect.objectContaining({ key: 'city', updatedBy: 'oscar', expiresAt: new Date(time + 30_000).toISOString() }),
     ])
     advance(31)
@@ -218,7 +218,7 @@ describe.each(databases)('shared memory on $name', (database) => {
 
     const asked = await plane.invoke('memory_set', { key: 'plan', value: { steps: 3 }, ttlSeconds: 600 }, { caller: helper })
     const approvalId = approvalIdOf(asked)
-    expect(await plane.memory.get('plan')).toBeUndefined()
+    expect(await plane.values.memory.get('plan')).toBeUndefined()
     await plane.approvals.decide({ id: approvalId, caller: operator, decision: 'approve' })
     const ran = await plane.invoke(
       'memory_set',
@@ -235,7 +235,7 @@ describe.each(databases)('shared memory on $name', (database) => {
 
     // People with the role run mutating skills directly; the memory records who wrote.
     expect(await plane.invoke('memory_set', { key: 'note', value: 'hi', pool: 'ops' }, { caller: operator })).toMatchObject({ ok: true })
-    expect(await plane.memory.list('', { pool: 'ops' })).toEqual([expect.objectContaining({ key: 'note', updatedBy: 'oscar' })])
+    expect(await plane.values.memory.list('', { pool: 'ops' })).toEqual([expect.objectContaining({ key: 'note', updatedBy: 'oscar' })])
     expect(approvalIdOf(await plane.invoke('memory_delete', { key: 'plan' }, { caller: helper }))).toBeTruthy()
     expect(await plane.invoke('memory_delete', { key: 'plan' }, { caller: admin })).toMatchObject({ ok: true, data: { deleted: true } })
     expect(await plane.invoke('memory_delete', { key: 'plan' }, { caller: admin })).toMatchObject({ ok: true, data: { deleted: false } })
@@ -272,12 +272,12 @@ describe.runIf(databases.some((d) => d.name === 'postgres'))('shared memory with
     const open = () => createSkillplane({ config: { memory: { maxValueBytes: 1_000, maxEntriesPerPool: 5 } }, ...location, logger: silentLogger() })
     const [a, b] = [await open(), await open()]
     try {
-      const writes = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).memory.set(`k${String(i).padStart(2, '0')}`, i))
+      const writes = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).values.memory.set(`k${String(i).padStart(2, '0')}`, i))
       const settled = await Promise.allSettled(writes)
       expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(5)
       for (const r of settled) if (r.status === 'rejected') expect(String(r.reason)).toMatch(/memory pool "default" is full \(5 entries/)
-      expect(await a.memory.list()).toHaveLength(5)
-      expect(await b.memory.list()).toEqual(await a.memory.list())
+      expect(await a.values.memory.list()).toHaveLength(5)
+      expect(await b.values.memory.list()).toEqual(await a.values.memory.list())
     } finally {
       await Promise.all([a.close(), b.close()])
     }

@@ -11,7 +11,7 @@ afterEach(async () => {
 })
 
 const helperBoundTo = (skills: string[]) => [{ ...testAgents![0]!, skills }, testAgents![1]!]
-const agentsOf = (plane: Skillplane, key: string) => listSkills(plane, admin).find((s) => s.key === key)!.agents
+const agentsOf = (plane: Skillplane, key: string) => listSkills(plane.skills, admin).find((s) => s.key === key)!.agents
 
 describe.each(databases)('changes made by another manager ($name)', (database) => {
   it('arrive within a heartbeat: bindings (bind and unbind) and catalog edits', async () => {
@@ -25,12 +25,12 @@ describe.each(databases)('changes made by another manager ($name)', (database) =
     const b = await openTestPlane(database, { agents: helperBoundTo(['hang']) }, location)
     open.push(b)
     expect(agentsOf(b, 'explode')).toEqual([])
-    await b.catalog.edit('echo', { title: 'Echo, retitled elsewhere' }, new Date().toISOString())
+    await b.skills.edit('echo', { title: 'Echo, retitled elsewhere' }, new Date().toISOString())
 
-    await waitFor(() => agentsOf(a, 'hang').includes('helper') && a.catalog.row('echo')?.title_override === 'Echo, retitled elsewhere', 12_000)
+    await waitFor(() => agentsOf(a, 'hang').includes('helper') && a.skills.row('echo')?.title_override === 'Echo, retitled elsewhere', 12_000)
     expect(agentsOf(a, 'explode')).toEqual([])
-    expect(a.catalog.agentsBoundTo('hang')).toEqual(['helper'])
-    const forHelper = listSkills(a, admin, { agentId: 'helper' }).map((s) => s.key)
+    expect(a.skills.agentsBoundTo('hang')).toEqual(['helper'])
+    const forHelper = listSkills(a.skills, admin, { agentId: 'helper' }).map((s) => s.key)
     expect(forHelper).toContain('hang')
     expect(forHelper).not.toContain('explode')
   }, 20_000)
@@ -63,17 +63,17 @@ describe.each(databases)('changes made by another manager ($name)', (database) =
       await skills.delete('hang')
       await skills.insert({ ...echo, key: 'hang', code_title: 'Hang, again', created_at: now, updated_at: now })
 
-      await waitFor(() => a.catalog.row('added_elsewhere') !== undefined && a.catalog.row('explode') === undefined, 12_000)
-      expect(a.catalog.row('echo')!.title_override).toBe('Echo, edited elsewhere')
-      expect(a.catalog.row('hang')!.code_title).toBe('Hang, again')
-      expect(a.catalog.agentsBoundTo('explode')).toEqual([])
-      expect(a.catalog.boundSkills('helper')).not.toContain('explode')
-      expect(a.catalog.agentsBoundTo('added_elsewhere')).toEqual(['night-shift'])
-      expect(a.catalog.resolveAgent('Nights')).toBe('night-shift')
-      expect(a.catalog.agents().map((agent) => agent.name)).toEqual(['Helper', 'Night Shift', 'Other'])
+      await waitFor(() => a.skills.row('added_elsewhere') !== undefined && a.skills.row('explode') === undefined, 12_000)
+      expect(a.skills.row('echo')!.title_override).toBe('Echo, edited elsewhere')
+      expect(a.skills.row('hang')!.code_title).toBe('Hang, again')
+      expect(a.skills.agentsBoundTo('explode')).toEqual([])
+      expect(a.agents.boundSkills('helper')).not.toContain('explode')
+      expect(a.skills.agentsBoundTo('added_elsewhere')).toEqual(['night-shift'])
+      expect(a.agents.resolve('Nights')).toBe('night-shift')
+      expect(a.agents.list().map((agent) => agent.name)).toEqual(['Helper', 'Night Shift', 'Other'])
       // What was not touched is as it was.
-      expect(a.catalog.agentsBoundTo('echo')).toEqual(['helper'])
-      expect(a.catalog.row('write_thing')!.present).toBe(1)
+      expect(a.skills.agentsBoundTo('echo')).toEqual(['helper'])
+      expect(a.skills.row('write_thing')!.present).toBe(1)
     } finally {
       await other.close()
     }
@@ -88,7 +88,7 @@ describe.each(databases)('changes made by another manager ($name)', (database) =
       const versions = new ChangeVersionRepository(opened.db)
       const before = await versions.read()
       expect([...before.keys()].sort()).toEqual(['agents', 'bindings', 'policies', 'skills'])
-      await plane.catalog.edit('echo', { title: 'Echo again' }, new Date().toISOString())
+      await plane.skills.edit('echo', { title: 'Echo again' }, new Date().toISOString())
       const after = await versions.read()
       expect(after.get('skills')).toBeGreaterThan(before.get('skills')!)
       for (const table of ['agents', 'bindings', 'policies']) expect(after.get(table)).toBe(before.get(table))

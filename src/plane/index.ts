@@ -1,3 +1,16 @@
-export { createPlane } from './create-plane.js'
-export type { Plane, PlaneOptions, FinishedCall } from './plane.js'
+export { createPlane, openPlane } from './create-plane.js'
+export type {
+  Plane,
+  PlaneOptions,
+  FinishedCall,
+  PlaneSkills,
+  PlaneAgents,
+  PlaneApprovals,
+  PlanePolicies,
+  PlaneAudit,
+  PlanePeople,
+  PlaneValues,
+  PlaneSources,
+  PlaneStatus,
+} from './plane.js'
 export type { ShareOutcome } from './share-skill.js'

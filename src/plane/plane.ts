@@ -1,9 +1,9 @@
 import type { Logger } from 'pino'
-import type { Dialect, AuditQuery, RunRepository } from '../store/index.js'
-import type { Actor, AuditEntry, AuditEvents, Histogram, HistogramBucket, SweepReport } from '../audit/index.js'
+import type { Dialect } from '../store/index.js'
+import type { Actor, AuditEvents, AuditReader } from '../audit/index.js'
 import type { Sessions, ApiKeys, Groups, Users } from '../auth/index.js'
-import type { Registry, Catalog, SyncReport } from '../registry/index.js'
-import type { Caller, Envelope, SkillDefinition } from '../skill/index.js'
+import type { Registry, Catalog, CatalogReader, SyncOptions, SyncReport, SkillSharing } from '../registry/index.js'
+import type { Caller, Envelope, Skill, SkillDefinition } from '../skill/index.js'
 import type { ResolvedConfig, ConfigInput } from '../config/index.js'
 import type { InvokeOptions } from '../runtime/index.js'
 import type { Policies, Approvals, Grants, Sops } from '../policy/index.js'
@@ -12,38 +12,11 @@ import type { McpServerReport } from '../sources/mcp/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from '../sources/skill-source/index.js'
-import type { ConnectionState, ConnectionValueInfo, ValueOwner } from '../secrets/index.js'
-import type { Skill } from '../skill/index.js'
+import type { ConnectionState, ConnectionValueInfo, SecretsKeyRotation, ValueOwner } from '../secrets/index.js'
 import type { SharedMemory } from '../memory/index.js'
 import type { Learnings } from '../learnings/index.js'
-import type { SkillSharing } from '../registry/index.js'
 import type { ShareOutcome } from './share-skill.js'
 import type { InstallOutcome, InstallRequest, RollbackOutcome } from '../install/index.js'
-
-/** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
-export interface ValueStore {
-  /** Store a value (a new version); throws ConnectionValueError naming what is wrong. `by` is audited (default: the library). */
-  set(name: string, value: string, owner?: ValueOwner, by?: Caller): Promise<ConnectionValueInfo>
-  /** Remove one owner's value; null when there was none. */
-  delete(name: string, owner?: ValueOwner, by?: Caller): Promise<ConnectionValueInfo | null>
-  /** Every stored value: names, owners, versions (a setting's value too; never a secret's). */
-  list(): Promise<ConnectionValueInfo[]>
-}
-
-/** What `rotateSecretsKey` did. */
-export interface SecretsKeyRotation {
-  resealed: number
-  /** Values the old key could not open (they were unreadable before too): left as they were. */
-  unreadable: number
-  fingerprint: string
-  /**
-   * Where the new key was written: the data dir's key file, or, when the key came from the
-   * environment, `secrets-key.new` beside it (written before the commit, so a crash cannot lose it).
-   */
-  keyFile: string
-  /** The new key, only when it came from the environment (to be set there). */
-  key: string | null
-}
 
 export interface PlaneOptions {
   /** A config object or factory (what a skillplane.config.ts exports by default). */
@@ -83,35 +56,115 @@ export interface PlaneOptions {
   builtIns?: (config: ResolvedConfig) => Array<{ definition: SkillDefinition; origin: string }>
 }
 
-/** The control plane: skills from every source behind one pipeline, the store, and the catalog. */
+/** The control plane: skills from every source behind one pipeline, and what surfaces and programs read and change. */
 export interface Plane {
   readonly config: ResolvedConfig
-  readonly registry: Registry
-  readonly catalog: Catalog
-  readonly keys: ApiKeys
-  /** Users, the identity behind every key: add, list, disable (every key of theirs stops at once), roles. */
-  readonly users: Users
-  /** Groups: roles granted to their members. */
-  readonly groups: Groups
-  /** Console sessions from sign-ins at the identity provider (`auth.oidc`). */
-  readonly sessions: Sessions
-  readonly policies: Policies
-  readonly approvals: Approvals
-  /** Conversation grants approvers left: list and revoke them. */
-  readonly grants: Grants
-  readonly sops: Sops
-  readonly events: AuditEvents
-  /** Agent runs as stored; the agent runner built on the plane drives them. */
-  readonly runRecords: RunRepository
-  /** What loading the configured skill packs found wrong (those packs were skipped). */
-  readonly packFindings: readonly Finding[]
+  readonly logger: Logger
+  /** Run a skill through the pipeline: the only way a skill runs, from every surface. */
+  invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
+  /** Every skill: executable and instruction skills, their catalog rows, sync, sharing, installs, discovery. */
+  readonly skills: PlaneSkills
+  /** The agents the config declares (by name, alias or id) and their bindings. */
+  readonly agents: PlaneAgents
+  /** Approval requests, the conversation grants approvers left, and the signed SOPs dangerous calls cite. */
+  readonly approvals: PlaneApprovals
+  /** ALWAYS / ASK / DENY for a skill and subject. */
+  readonly policies: PlanePolicies
+  /** Audited calls and events. */
+  readonly audit: PlaneAudit
+  /** Users, groups, API keys and console sessions. */
+  readonly people: PlanePeople
+  /** Secrets, settings, shared memory and learnings. */
+  readonly values: PlaneValues
+  /** The configured sources (packs, SKILL.md folders, HTTP and OpenAPI, MCP servers) and the edges. */
+  readonly sources: PlaneSources
+  /** Where and how this manager runs. */
+  readonly status: PlaneStatus
+  now(): string
+  close(): Promise<void>
+}
+
+export interface PlaneSkills extends CatalogReader {
+  get(key: string): Skill | undefined
+  list(): Skill[]
+  /** Executable skills, the built-in tools left out. */
+  readonly count: number
+  /** Register a skill while the plane runs (what a source does). */
+  register: Registry['register']
+  edit: Catalog['edit']
+  setRisks: Catalog['setRisks']
+  /** Read the catalog again (another manager changed it). */
+  refresh(): Promise<void>
+  /** Refused (SyncRefusedError) when a config without skills would orphan a non-empty catalog, unless `force`. */
+  sync(options?: SyncOptions): Promise<SyncReport>
   /**
-   * Load every source again (SKILL.md folders with installed skills checked against their lockfile,
-   * packs, OpenAPI documents, MCP tool lists, edges): added, changed and removed skills take effect
-   * at once (calls already running finish with the executor they started with), and the catalog is
-   * synced. `sources` is the sources report after the reload.
+   * Share a skill (executable or instruction) with all, named agents (id, name or alias) or named
+   * users (user names or ids); audited as `skill.shared` by `by`. Every surface hides it from others.
    */
-  reloadSources(): Promise<{ added: string[]; removed: string[]; sources: SourcesReport; sync: SyncReport }>
+  share(key: string, sharing: SkillSharing, by: Actor): Promise<ShareOutcome>
+  /**
+   * Install skills into the data dir from a fetched source or an upload: planned, validated and
+   * scanned first; high-risk findings need acceptRisk; the replaced version is kept; audited as
+   * `skill.installed` with every file's SHA-256. One install, upload or rollback at a time.
+   */
+  install(request: InstallRequest, by: Actor): Promise<InstallOutcome>
+  /** Put back the version an install replaced (the current one is kept instead); audited as `skill.rolled_back`. */
+  rollback(name: string, by: Actor): Promise<RollbackOutcome>
+  /**
+   * Call `listener` (debounced) after skills, the catalog, bindings or policies changed, so that a
+   * surface can tell its clients their tool list may differ. Returns the unsubscribe function.
+   */
+  onChanged(listener: () => void): () => void
+  /** A number that moves at once whenever skills, the catalog, bindings, policies or connection values change: a cache of what they decide keeps it and is stale when it moved. */
+  version(): number
+  /** Whether a skill can run for a caller (and the agent it acts for), or which secrets and settings it still needs. */
+  connectionState(skill: Skill, subjects: { caller: Caller; agentId: string | null; onBehalfOf?: Caller | null }): ConnectionState
+  /** SKILL.md instruction skills from the configured folders. */
+  readonly instructions: PlaneInstructions
+  /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
+  templateView(caller: Caller, agentId: string | null): TemplateView
+  /** The rendered instruction-skill files an agent (as a caller) should have, with a manifest. */
+  export(caller: Caller, agentId: string | null): ExportSet
+  /** Skill discovery: what `discover_skills` ranks with, and what it learned. */
+  readonly discovery: PlaneDiscovery
+}
+
+export type PlaneInstructions = Pick<InstructionLibrary, 'get' | 'skills' | 'findings' | 'dirs' | 'visibleTo' | 'description'>
+export type PlaneDiscovery = Pick<Discovery, 'ready' | 'discover' | 'stats' | 'mostUsed'>
+
+export interface PlaneAgents {
+  /** The agent id for a name, alias or id; undefined for an unknown label. */
+  resolve: Catalog['resolveAgent']
+  get: Catalog['agent']
+  list: Catalog['agents']
+  boundSkills: Catalog['boundSkills']
+}
+
+export interface PlaneApprovals extends Pick<Approvals, 'get' | 'list' | 'decide' | 'withdraw' | 'pendingCount' | 'onSettled' | 'checkSop'> {
+  /** Conversation grants approvers left: list and revoke them. */
+  readonly grants: Pick<Grants, 'get' | 'list' | 'revoke'>
+  readonly sops: Pick<Sops, 'register' | 'list' | 'revoke' | 'verify'>
+}
+
+export type PlanePolicies = Pick<Policies, 'set' | 'list' | 'rows' | 'clear' | 'refresh'>
+
+export interface PlaneAudit extends AuditReader {
+  readonly events: Pick<AuditEvents, 'list' | 'record' | 'tail'>
+  /** Call `listener` as each call finishes (for metrics). Returns the unsubscribe function. */
+  onCallFinished(listener: (call: FinishedCall) => void): () => void
+}
+
+export interface PlanePeople {
+  readonly keys: Pick<ApiKeys, 'create' | 'authenticate' | 'callerFor' | 'list' | 'revoke' | 'count'>
+  /** Users, the identity behind every key: add, list, disable (every key of theirs stops at once), roles. */
+  readonly users: Pick<Users, 'add' | 'ensure' | 'fromProvider' | 'get' | 'list' | 'disable' | 'enable' | 'setRole' | 'grantedRole'>
+  /** Groups: roles granted to their members. */
+  readonly groups: Pick<Groups, 'add' | 'get' | 'list' | 'setRole' | 'addMember' | 'removeMember'>
+  /** Console sessions from sign-ins at the identity provider (`auth.oidc`). */
+  readonly sessions: Pick<Sessions, 'startSignIn' | 'takeSignIn' | 'open' | 'authenticate' | 'close'>
+}
+
+export interface PlaneValues {
   /** Secrets skills declare (`ctx.secrets`), encrypted at rest; values are never read back. */
   readonly secrets: ValueStore
   /** Settings skills declare (`ctx.settings`): plain values such as an organisation name. */
@@ -119,15 +172,10 @@ export interface Plane {
   /** Shared memory (`ctx.memory`): one per store, read and written by every skill and run. */
   readonly memory: SharedMemory
   /** Learnings skills left (`ctx.learn`): list, recall, verify, disprove; decayed daily by one manager. */
-  readonly learnings: Learnings
-  /** Whether a skill can run for a caller (and the agent it acts for), or which secrets and settings it still needs. */
-  connectionState(skill: Skill, subjects: { caller: Caller; agentId: string | null; onBehalfOf?: Caller | null }): ConnectionState
-  /** Edge agents: enrollment, their directory, and their tunnels to this manager. */
-  readonly edges: Edges
-  /** Skill discovery: what `discover_skills` ranks with, and what it learned. */
-  readonly discovery: Discovery
-  /** The configured MCP servers: connection state, the skills their tools became, problems. */
-  mcpServers(): McpServerReport[]
+  readonly learnings: Pick<
+    Learnings,
+    'record' | 'list' | 'get' | 'verify' | 'disprove' | 'recall' | 'top' | 'used' | 'reinforce' | 'forget' | 'sweep' | 'dailySweep'
+  >
   /**
    * Re-seal every secret and setting under a new secrets key, atomically, and store the key: in
    * the data dir's key file, or (when the key came from SKILLPLANE_SECRETS_KEY) returned to be set
@@ -135,42 +183,44 @@ export interface Plane {
    * at again inside the transaction): each must restart with the new key.
    */
   rotateSecretsKey(by: Caller): Promise<SecretsKeyRotation>
+}
+
+/** Secrets or settings as the plane's API offers them: owners by agent name or user name. */
+export interface ValueStore {
+  /** Store a value (a new version); throws ConnectionValueError naming what is wrong. `by` is audited (default: the library). */
+  set(name: string, value: string, owner?: ValueOwner, by?: Caller): Promise<ConnectionValueInfo>
+  /** Remove one owner's value; null when there was none. */
+  delete(name: string, owner?: ValueOwner, by?: Caller): Promise<ConnectionValueInfo | null>
+  /** Every stored value: names, owners, versions (a setting's value too; never a secret's). */
+  list(): Promise<ConnectionValueInfo[]>
+}
+
+export interface PlaneSources {
+  /** Every source, by kind, with what it holds and what loading it found wrong, for operators. */
+  report(): SourcesReport
+  /**
+   * Load every source again (SKILL.md folders with installed skills checked against their lockfile,
+   * packs, OpenAPI documents, MCP tool lists, edges): added, changed and removed skills take effect
+   * at once (calls already running finish with the executor they started with), and the catalog is
+   * synced. `sources` is the sources report after the reload.
+   */
+  reload(): Promise<{ added: string[]; removed: string[]; sources: SourcesReport; sync: SyncReport }>
+  /** What loading the configured skill packs found wrong (those packs were skipped). */
+  readonly packFindings: readonly Finding[]
+  /** The configured MCP servers: connection state, the skills their tools became, problems. */
+  mcpServers(): McpServerReport[]
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
   connectMcp(): Promise<void>
-  /** Every source, by kind, with what it holds and what loading it found wrong, for operators. */
-  sources(): SourcesReport
-  /**
-   * Call `listener` (debounced) after skills, the catalog, bindings or policies changed, so that a
-   * surface can tell its clients their tool list may differ. Returns the unsubscribe function.
-   */
-  onSkillsChanged(listener: () => void): () => void
-  /** A number that moves at once whenever skills, the catalog, bindings, policies or connection values change: a cache of what they decide keeps it and is stale when it moved. */
-  skillsVersion(): number
-  /**
-   * Share a skill (executable or instruction) with all, named agents (id, name or alias) or named
-   * users (user names or ids); audited as `skill.shared` by `by`. Every surface hides it from others.
-   */
-  shareSkill(key: string, sharing: SkillSharing, by: Actor): Promise<ShareOutcome>
-  /**
-   * Install skills into the data dir from a fetched source or an upload: planned, validated and
-   * scanned first; high-risk findings need acceptRisk; the replaced version is kept; audited as
-   * `skill.installed` with every file's SHA-256. One install, upload or rollback at a time.
-   */
-  installSkills(request: InstallRequest, by: Actor): Promise<InstallOutcome>
-  /** Put back the version an install replaced (the current one is kept instead); audited as `skill.rolled_back`. */
-  rollbackSkill(name: string, by: Actor): Promise<RollbackOutcome>
-  /** SKILL.md instruction skills from the configured folders. */
-  readonly instructions: InstructionLibrary
-  /** What a SKILL.md.template is rendered with for a caller (and the agent it acts for). */
-  templateView(caller: Caller, agentId: string | null): TemplateView
-  /** The rendered instruction-skill files an agent (as a caller) should have, with a manifest. */
-  exportSkills(caller: Caller, agentId: string | null): ExportSet
+  /** Edge agents: enrollment, their directory, and their tunnels to this manager. */
+  readonly edges: Pick<Edges, 'enroll' | 'tokenValid' | 'rotate' | 'list' | 'get' | 'grantSecrets' | 'revoke' | 'refresh' | 'offering' | 'handleUpgrade'>
+}
+
+export interface PlaneStatus {
   readonly dialect: Dialect
   /** The database location with any password removed. */
   readonly location: string
   readonly dataDir: string
   readonly managerId: string
-  readonly logger: Logger
   /** The report of the start-up sync, when one ran. */
   readonly startupSync: SyncReport | null
   /** Rows a crashed predecessor left `running`, marked `interrupted` at start-up. */
@@ -179,30 +229,8 @@ export interface Plane {
   readonly auditBacklog: number
   /** Audit rows queued for the database or being committed now (the group commit's depth). */
   readonly auditQueue: number
-  /** Call `listener` as each call finishes (for metrics). Returns the unsubscribe function. */
-  onCallFinished(listener: (call: FinishedCall) => void): () => void
   /** Why the database can't serve requests now, or null when a trivial query succeeds in time. */
   checkDatabase(): Promise<string | null>
-  invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope>
-  /** Refused (SyncRefusedError) when a config without skills would orphan a non-empty catalog, unless `force`. */
-  sync(options?: { dryRun?: boolean; prune?: boolean | readonly string[]; force?: boolean }): Promise<SyncReport>
-  /** Audited calls in their public shape (as HTTP and `skillplane audit --json` show them). */
-  audit: {
-    query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>
-    get(callId: string): Promise<AuditEntry | undefined>
-    /** Calls and failures per minute, hour or day with the list's filters; invalid_input for a range it can't chart. */
-    histogram(
-      query: Omit<AuditQuery, 'cursor' | 'limit'> & { bucket?: HistogramBucket },
-    ): Promise<{ ok: true; histogram: Histogram } | { ok: false; message: string }>
-    /** Calls started in [since, until), oldest first, a page at a time (for export: never all in memory). */
-    pages(range: { since?: string; until?: string }): AsyncGenerator<AuditEntry[]>
-    /** Apply `audit.retentionDays` / `audit.maxRows` now (the daily sweep does it on one manager); audited as `by`. */
-    sweep(by?: Actor): Promise<SweepReport>
-    /** The heartbeat's daily sweep: runs only on the manager that takes the day's lease; null elsewhere or within a day. */
-    dailySweep(): Promise<SweepReport | null>
-  }
-  now(): string
-  close(): Promise<void>
 }
 
 /** What a finished call reports to `onCallFinished` listeners. */

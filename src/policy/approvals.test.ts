@@ -49,7 +49,7 @@ describe.each(databases)('approvals on $name', (database) => {
 
     const view = await plane.approvals.get(id)
     expect(view).toMatchObject({ status: 'executed', executedCallId: ran.callId, callId: asked.callId, conversationId: 'c1' })
-    const history = await plane.events.list({ subject: `approval:${id}`, limit: 10 })
+    const history = await plane.audit.events.list({ subject: `approval:${id}`, limit: 10 })
     expect(history.items.map((e) => e.kind).reverse()).toEqual(['approval.created', 'approval.approval', 'approval.approved', 'approval.executed'])
     expect(history.items[0]).toMatchObject({ kind: 'approval.executed', callId: ran.callId })
   })
@@ -116,26 +116,26 @@ describe.each(databases)('approvals on $name', (database) => {
     const stranger = sopSigner('stranger')
     const plane = await open({ sopKeys: [signer.config] })
     const good = signer.sop({ id: 'wipe-small', skills: ['wipe_things'], constraints: { wipe_things: { properties: { count: { maximum: 5 } } } } })
-    expect(await plane.sops.register(good.document, good.signature, admin, plane.now())).toMatchObject({
+    expect(await plane.approvals.sops.register(good.document, good.signature, admin, plane.now())).toMatchObject({
       ok: true,
       value: { id: 'wipe-small', keyName: 'ops-lead' },
     })
     const other = signer.sop({ id: 'other-skill', skills: ['write_thing'] })
-    await plane.sops.register(other.document, other.signature, admin, plane.now())
+    await plane.approvals.sops.register(other.document, other.signature, admin, plane.now())
 
     // Refused registrations: unknown key, edited after signing.
     const foreign = stranger.sop({ id: 'foreign', skills: ['wipe_things'] })
-    expect(await plane.sops.register(foreign.document, foreign.signature, admin, plane.now())).toMatchObject({
+    expect(await plane.approvals.sops.register(foreign.document, foreign.signature, admin, plane.now())).toMatchObject({
       ok: false,
       message: expect.stringContaining('not registered in the config'),
     })
     const badSchema = signer.sop({ id: 'bad-schema', skills: ['wipe_things'], constraints: { wipe_things: { properties: { count: { type: 'nonsense' } } } } })
-    expect(await plane.sops.register(badSchema.document, badSchema.signature, admin, plane.now())).toMatchObject({
+    expect(await plane.approvals.sops.register(badSchema.document, badSchema.signature, admin, plane.now())).toMatchObject({
       ok: false,
       message: expect.stringContaining('constraints.wipe_things: invalid JSON Schema'),
     })
     const tampered = good.document.replace('maximum":5', 'maximum":500')
-    expect(await plane.sops.register(tampered, good.signature, admin, plane.now())).toMatchObject({
+    expect(await plane.approvals.sops.register(tampered, good.signature, admin, plane.now())).toMatchObject({
       ok: false,
       message: expect.stringContaining('changed after it was signed'),
     })
@@ -187,7 +187,7 @@ describe.each(databases)('approvals on $name', (database) => {
       ok: false,
       message: expect.stringMatching(/outside SOP "wipe-small" at \/count/),
     })
-    await plane.sops.revoke('wipe-small', admin, plane.now())
+    await plane.approvals.sops.revoke('wipe-small', admin, plane.now())
     const small = approvalIdOf(await plane.invoke('wipe_things', { count: 1 }, { caller: requester }))
     expect(await plane.approvals.decide({ id: small, caller: admin, decision: 'approve', sopId: 'wipe-small' })).toMatchObject({
       ok: false,
@@ -208,7 +208,7 @@ describe.each(databases)('approvals on $name', (database) => {
       ok: false,
       error: { code: 'approval_expired' },
     })
-    const kinds = (await plane.events.list({ subject: `approval:${id}`, limit: 10 })).items.map((e) => e.kind)
+    const kinds = (await plane.audit.events.list({ subject: `approval:${id}`, limit: 10 })).items.map((e) => e.kind)
     expect(kinds).toContain('approval.expired')
   })
 
@@ -315,7 +315,7 @@ describe.each(databases)('approvals on $name', (database) => {
     expect(await plane.approvals.get((await plane.audit.get(waited.callId))!.approvalId!)).toMatchObject({ status: 'pending' })
 
     const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
-    await plane.sops.register(sop.document, sop.signature, admin, plane.now())
+    await plane.approvals.sops.register(sop.document, sop.signature, admin, plane.now())
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 1 }, { caller: helper }))
     const carol: Caller = { kind: 'user', id: 'k-carol-1', name: 'carol', role: 'admin' }
     expect(await plane.approvals.decide({ id, caller: carol, decision: 'approve', sopId: 'wipe' })).toMatchObject({ ok: true })
@@ -332,7 +332,7 @@ describe.each(databases)('approvals on $name', (database) => {
     const signer = sopSigner()
     const plane = await open({ sopKeys: [signer.config] })
     const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
-    await plane.sops.register(sop.document, sop.signature, admin, plane.now())
+    await plane.approvals.sops.register(sop.document, sop.signature, admin, plane.now())
     // A requester's look-alike name (Cyrillic "а") is not the requester, and two admins' names that
     // look the same do not make them one person: keys are the identity.
     const requester: Caller = { kind: 'user', id: 'k-alice', name: 'alice', role: 'admin' }
@@ -356,19 +356,19 @@ describe.each(databases)('approvals on $name', (database) => {
     const signer = sopSigner()
     const plane = await open({ sopKeys: [signer.config] })
     const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
-    await plane.sops.register(sop.document, sop.signature, admin, plane.now())
+    await plane.approvals.sops.register(sop.document, sop.signature, admin, plane.now())
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 2 }, { caller: helper }))
     await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe' })
     expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({
       ok: true,
       approval: { status: 'approved' },
     })
-    await plane.sops.revoke('wipe', admin, plane.now())
+    await plane.approvals.sops.revoke('wipe', admin, plane.now())
     expect(await plane.invoke('wipe_things', { count: 2 }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining('was revoked') },
     })
-    expect(await plane.sops.register(sop.document, sop.signature, admin, plane.now())).toMatchObject({
+    expect(await plane.approvals.sops.register(sop.document, sop.signature, admin, plane.now())).toMatchObject({
       ok: false,
       message: expect.stringContaining('was revoked'),
     })
@@ -495,9 +495,9 @@ describe.each(databases)('approvals on $name', (database) => {
       message: expect.stringContaining('role must be one of'),
     })
 
-    const kinds = (await plane.events.list({ kind: 'policy.set', limit: 20 })).items.map((e) => e.details.decision)
+    const kinds = (await plane.audit.events.list({ kind: 'policy.set', limit: 20 })).items.map((e) => e.details.decision)
     expect(kinds.sort()).toEqual(['ALWAYS', 'ALWAYS', 'ASK', 'DENY'])
-    expect((await plane.events.list({ kind: 'policy.cleared', limit: 5 })).items).toHaveLength(1)
+    expect((await plane.audit.events.list({ kind: 'policy.cleared', limit: 5 })).items).toHaveLength(1)
   })
 
   it('lets a skill raise a call to ASK with a reason approvers see', async () => {

@@ -172,14 +172,14 @@ describe.each(databases)('approval grants on $name', (database) => {
     expect(await write(plane, helper, 'x', 'c1', 'write_thing')).toMatchObject({ ok: false, error: { code: 'approval_required' } })
 
     // Listed while it lives; after its 30 minutes the calls ask again.
-    expect((await plane.grants.list({ status: 'active', limit: 10 })).items.map((g) => g.id)).toEqual([grantId])
+    expect((await plane.approvals.grants.list({ status: 'active', limit: 10 })).items.map((g) => g.id)).toEqual([grantId])
     time += 30 * 60_000
     expect(await write(plane, helper, 'late', 'c1')).toMatchObject({ ok: false, error: { code: 'approval_required' } })
-    expect(await plane.grants.get(grantId)).toMatchObject({ status: 'expired' })
-    expect((await plane.grants.list({ status: 'active', limit: 10 })).items).toEqual([])
-    expect((await plane.grants.list({ status: 'expired', limit: 10 })).items.map((g) => g.id)).toEqual([grantId])
+    expect(await plane.approvals.grants.get(grantId)).toMatchObject({ status: 'expired' })
+    expect((await plane.approvals.grants.list({ status: 'active', limit: 10 })).items).toEqual([])
+    expect((await plane.approvals.grants.list({ status: 'expired', limit: 10 })).items.map((g) => g.id)).toEqual([grantId])
 
-    const history = await plane.events.list({ subject: `approval:${id}`, limit: 20 })
+    const history = await plane.audit.events.list({ subject: `approval:${id}`, limit: 20 })
     expect(history.items.find((e) => e.kind === 'approval.grant_created')).toMatchObject({
       actor: { id: operator.id },
       details: { scope: 'conversation', grant: { id: grantId } },
@@ -194,19 +194,24 @@ describe.each(databases)('approval grants on $name', (database) => {
     expect(await write(plane, helper, 'covered', 'c1')).toMatchObject({ ok: true })
 
     // Another operator may not; no agent or viewer either.
-    for (const caller of [operator2, viewer, helper]) expect(await plane.grants.revoke(grant!.id, caller)).toMatchObject({ ok: false, code: 'denied' })
-    expect(await plane.grants.revoke('01NOSUCHGRANT0000000000000', operator)).toMatchObject({ ok: false, code: 'not_found' })
-    const revoked = await plane.grants.revoke(grant!.id, operator)
+    for (const caller of [operator2, viewer, helper])
+      expect(await plane.approvals.grants.revoke(grant!.id, caller)).toMatchObject({ ok: false, code: 'denied' })
+    expect(await plane.approvals.grants.revoke('01NOSUCHGRANT0000000000000', operator)).toMatchObject({ ok: false, code: 'not_found' })
+    const revoked = await plane.approvals.grants.revoke(grant!.id, operator)
     expect(revoked).toMatchObject({ ok: true, grant: { status: 'revoked', revokedBy: { id: operator.id } } })
-    expect(await plane.grants.revoke(grant!.id, admin)).toMatchObject({ ok: false, code: 'conflict', message: expect.stringContaining('already revoked') })
+    expect(await plane.approvals.grants.revoke(grant!.id, admin)).toMatchObject({
+      ok: false,
+      code: 'conflict',
+      message: expect.stringContaining('already revoked'),
+    })
     expect(await write(plane, helper, 'after revoke', 'c1')).toMatchObject({ ok: false, error: { code: 'approval_required' } })
-    const history = await plane.events.list({ subject: `approval:${id}`, kind: 'approval.grant_revoked', limit: 5 })
+    const history = await plane.audit.events.list({ subject: `approval:${id}`, kind: 'approval.grant_revoked', limit: 5 })
     expect(history.items).toMatchObject([{ actor: { id: operator.id }, details: { grant: { id: grant!.id, status: 'revoked' } } }])
 
     // An admin may revoke another approver's grant.
     const next = await granted(plane, 'conversation', { conversationId: 'c9' })
     const nextGrant = next.decided.ok && next.decided.granted?.scope === 'conversation' ? next.decided.granted.grant : undefined
-    expect(await plane.grants.revoke(nextGrant!.id, admin)).toMatchObject({ ok: true })
+    expect(await plane.approvals.grants.revoke(nextGrant!.id, admin)).toMatchObject({ ok: true })
   })
 
   it('writes an ALWAYS override for the agent and skill when an admin approves always, audited with the approval it came from', async () => {
@@ -228,9 +233,9 @@ describe.each(databases)('approval grants on $name', (database) => {
     })
     const policyId = decided.ok && decided.granted?.scope === 'always' ? decided.granted.policy.id : ''
     expect(plane.policies.list()).toMatchObject([{ id: policyId }])
-    const set = await plane.events.list({ subject: `policy:${policyId}`, limit: 5 })
+    const set = await plane.audit.events.list({ subject: `policy:${policyId}`, limit: 5 })
     expect(set.items).toMatchObject([{ kind: 'policy.set', actor: { id: admin.id, name: 'alice' }, details: { decision: 'ALWAYS', approvalId: asked } }])
-    expect((await plane.events.list({ subject: `approval:${asked}`, kind: 'approval.grant_created', limit: 5 })).items).toMatchObject([
+    expect((await plane.audit.events.list({ subject: `approval:${asked}`, kind: 'approval.grant_created', limit: 5 })).items).toMatchObject([
       { actor: { id: admin.id }, details: { scope: 'always', policy: { id: policyId } } },
     ])
 
@@ -288,7 +293,7 @@ describe.each(databases)('approval grants on $name', (database) => {
     const { decided } = await granted(plane, 'conversation')
     expect(decided.ok && decided.granted?.scope).toBe('conversation')
     expect(await write(plane, helper, 'mutating', 'c1')).toMatchObject({ ok: true })
-    await plane.catalog.edit('shared_write', { class: 'dangerous' }, plane.now())
+    await plane.skills.edit('shared_write', { class: 'dangerous' }, plane.now())
     const raised = await write(plane, helper, 'dangerous now', 'c1')
     expect(raised).toMatchObject({ ok: false, error: { code: 'approval_required', details: { approvalsRequired: 2, sopRequired: true } } })
     expect(await plane.audit.get(raised.callId)).toMatchObject({ grantId: null })
@@ -329,7 +334,7 @@ describe.each(databases)('approval grants on $name', (database) => {
     // A request no longer pending grants nothing.
     expect(await decide({}, 'reject')).toMatchObject({ ok: true })
     expect(await decide({ scope: 'conversation' })).toMatchObject({ ok: false, code: 'conflict', message: expect.stringContaining('is rejected') })
-    expect((await plane.grants.list({ limit: 10 })).items).toEqual([])
+    expect((await plane.approvals.grants.list({ limit: 10 })).items).toEqual([])
   })
 
   it('grants nothing for an expired request', async () => {
@@ -341,6 +346,6 @@ describe.each(databases)('approval grants on $name', (database) => {
       code: 'conflict',
       message: expect.stringContaining('is expired'),
     })
-    expect((await plane.grants.list({ limit: 10 })).items).toEqual([])
+    expect((await plane.approvals.grants.list({ limit: 10 })).items).toEqual([])
   })
 })

@@ -27,6 +27,9 @@ export interface CatalogEdit {
  * the database show up at the next periodic refresh, which reads only the rows written or deleted
  * since the versions it last saw.
  */
+/** What reading a skill's catalog row answers: overrides, enablement, bindings, sharing, risks. */
+export type CatalogReader = Pick<Catalog, 'row' | 'classOverride' | 'isEnabled' | 'isBound' | 'agentsBoundTo' | 'sharing' | 'risks'>
+
 export class Catalog {
   #rows = new Map<string, CatalogRow>()
   /** Parsed sharing of the rows that narrow it: access asks for every skill of every listing. */

@@ -1,5 +1,6 @@
 export { Registry } from './registry.js'
-export { Catalog, type AgentInfo, type CatalogEdit } from './catalog.js'
+export { Catalog, type CatalogReader, type AgentInfo, type CatalogEdit } from './catalog.js'
+export { CatalogSync, type SyncOptions } from './catalog-sync.js'
 export { syncCatalog, SyncRefusedError, type SyncReport, type SyncChange, type SyncWarning, type CatalogEntry } from './sync.js'
 export { agentId } from './agent-id.js'
 export { skillSummary, skillDetail, type SkillSummary, type SkillDetail } from './skill-view.js'

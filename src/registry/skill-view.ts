@@ -1,5 +1,5 @@
 import { READY_CONNECTION, type Skill, type Caller, type ConnectionState, type JsonSchema } from '../skill/index.js'
-import type { Catalog } from './catalog.js'
+import type { CatalogReader } from './catalog.js'
 import { sharingView, type SharingView } from './skill-sharing.js'
 import type { RiskFinding } from './skill-risks.js'
 
@@ -51,7 +51,7 @@ export interface CatalogOverrides {
   class: boolean
 }
 
-export function catalogOverrides(catalog: Catalog, key: string): CatalogOverrides {
+export function catalogOverrides(catalog: CatalogReader, key: string): CatalogOverrides {
   const row = catalog.row(key)
   return {
     title: row?.title_override != null,
@@ -62,7 +62,7 @@ export function catalogOverrides(catalog: Catalog, key: string): CatalogOverride
 }
 
 /** The effective view of a skill: code metadata with catalog overrides applied, and its connection state for the viewer. */
-export function skillSummary(skill: Skill, catalog: Catalog, connection: ConnectionState = READY_CONNECTION): SkillSummary {
+export function skillSummary(skill: Skill, catalog: CatalogReader, connection: ConnectionState = READY_CONNECTION): SkillSummary {
   const row = catalog.row(skill.key)
   const enabled = catalog.isEnabled(skill.key)
   // Fields one by one, not spread: this runs for every skill of every listing.
@@ -98,7 +98,7 @@ export function availability(enabled: boolean, skill: Pick<Skill, 'unavailable'>
 }
 
 /** With a caller, the input schema is the one that caller sees (an enum of what it may name, say). */
-export function skillDetail(skill: Skill, catalog: Catalog, caller?: Caller, connection?: ConnectionState): SkillDetail {
+export function skillDetail(skill: Skill, catalog: CatalogReader, caller?: Caller, connection?: ConnectionState): SkillDetail {
   const row = catalog.row(skill.key)
   return {
     ...skillSummary(skill, catalog, connection),

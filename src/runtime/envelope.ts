@@ -1,4 +1,5 @@
-import type { Envelope, EnvelopeError, ErrorCode } from '../skill/index.js'
+import type { Envelope, EnvelopeError } from '../skill/index.js'
+import type { ErrorCode } from '../errors/index.js'
 
 export function success<T>(data: T, callId: string): Envelope<T> {
   return { ok: true, data, callId }

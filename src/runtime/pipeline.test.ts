@@ -256,7 +256,7 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
 
   it('refuses disabled skills, and host-scope skills naming no edge or an unknown one', async () => {
     plane = await openTestPlane(database)
-    await plane.catalog.edit('echo', { enabled: false }, plane.now())
+    await plane.skills.edit('echo', { enabled: false }, plane.now())
     expect(await plane.invoke('echo', { message: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
     expect(await plane.invoke('remote_thing', {}, { caller: admin, edgeId: 'edge-1' })).toMatchObject({
       ok: false,
@@ -320,7 +320,7 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     expect(result).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('shutting down') } })
     expect(late).toMatchObject({ ok: false, error: { code: 'unavailable' } })
     plane = await openTestPlane(database, {}, location)
-    expect(plane.recoveredCalls).toBe(0)
+    expect(plane.status.recoveredCalls).toBe(0)
     expect(await plane.audit.get(result.callId)).toMatchObject({ status: 'interrupted', error: { code: 'unavailable' } })
     expect(await plane.audit.get(late.callId)).toMatchObject({ status: 'interrupted', skill: 'echo' })
   })
@@ -338,7 +338,7 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     await store.close()
 
     plane = await openTestPlane(database, {}, location)
-    expect(plane.recoveredCalls).toBe(1)
+    expect(plane.status.recoveredCalls).toBe(1)
     expect(await plane.audit.get('00000000000000000000000000')).toMatchObject({ status: 'interrupted', error: { code: 'unavailable' } })
     expect(await peerCall).toMatchObject({ ok: true })
     expect(await plane.audit.get((await peerCall).callId)).toMatchObject({ status: 'ok' })

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../skill/index.js'
+import type { ErrorCode } from '../errors/index.js'
 
 /** How a call ends up in the audit log. */
 export type CallStatus = 'ok' | 'error' | 'denied' | 'timeout' | 'interrupted' | 'approval_required'

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../skill/index.js'
+import type { ErrorCode } from '../errors/index.js'
 import { SkillplaneError } from '../errors/index.js'
 
 export type SkillErrorCode = Extract<ErrorCode, 'invalid_input' | 'not_found' | 'denied' | 'unavailable' | 'needs_auth'>

@@ -90,7 +90,7 @@ describe.each(databases)('tracing on $name', (database) => {
 
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      const { key } = await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())
+      const { key } = await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())
       const get = (query: string) => fetch(`${server.url}/api/audit?${query}`, { headers: { authorization: `Bearer ${key}` } })
       const response = await get(`traceId=${traceId}`)
       expect(((await response.json()) as { items: Array<{ callId?: string; call_id?: string }> }).items).toHaveLength(3)

@@ -11,3 +11,5 @@ export {
   type ConnectionStateName,
   type ConnectionValueInfo,
 } from './connection-types.js'
+export { agreeOnFingerprint } from './agree-on-fingerprint.js'
+export { rotateSecretsKey, type SecretsKeyRotation } from './rotate-secrets-key.js'

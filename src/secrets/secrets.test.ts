@@ -134,8 +134,8 @@ describe.each(databases)('secrets and settings on $name', (database) => {
 
   it('refuses a call with needs_auth naming the secret until it is set, without running or asking anyone', async () => {
     const plane = await open()
-    const skill = plane.registry.get('echo_token')!
-    expect(plane.connectionState(skill, { caller: admin, agentId: null })).toEqual({
+    const skill = plane.skills.get('echo_token')!
+    expect(plane.skills.connectionState(skill, { caller: admin, agentId: null })).toEqual({
       state: 'needs_auth',
       missing: { secrets: ['GITHUB_TOKEN'], settings: ['GITHUB_ORG'] },
     })
@@ -155,14 +155,17 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     expect(agentCall).toMatchObject({ ok: false, error: { code: 'needs_auth' } })
     expect((await plane.approvals.list({ status: 'pending', limit: 10 })).items).toHaveLength(0)
 
-    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
-    expect(plane.connectionState(skill, { caller: admin, agentId: null })).toEqual({ state: 'needs_input', missing: { secrets: [], settings: ['GITHUB_ORG'] } })
+    await plane.values.secrets.set('GITHUB_TOKEN', TOKEN)
+    expect(plane.skills.connectionState(skill, { caller: admin, agentId: null })).toEqual({
+      state: 'needs_input',
+      missing: { secrets: [], settings: ['GITHUB_ORG'] },
+    })
     expect(await plane.invoke('echo_token', {}, { caller: admin })).toMatchObject({
       ok: false,
       error: { code: 'needs_input', message: expect.stringContaining('skillplane settings set GITHUB_ORG') },
     })
-    await plane.settings.set('GITHUB_ORG', 'acme')
-    expect(plane.connectionState(skill, { caller: admin, agentId: null })).toMatchObject({ state: 'ready' })
+    await plane.values.settings.set('GITHUB_ORG', 'acme')
+    expect(plane.skills.connectionState(skill, { caller: admin, agentId: null })).toMatchObject({ state: 'ready' })
   })
 
   it("scrubs the call's secrets and secret inputs from what its skill logs: messages, objects and errors", async () => {
@@ -175,7 +178,7 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     })
     const plane = await createSkillplane({ config: { skills: [logToken] }, ...(await database.create()), logger: pino({ level: 'debug' }, sink), sync: true })
     planes.push(plane)
-    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    await plane.values.secrets.set('GITHUB_TOKEN', TOKEN)
     expect(await plane.invoke('log_token', { password: PASSWORD }, { caller: admin })).toMatchObject({ ok: true, data: 'logged' })
     const logged = lines.join('')
     expect(logged).toContain('calling with [REDACTED]')
@@ -190,16 +193,16 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     const dataDir = tempDir()
     const location = { ...(await database.create()), dataDir }
     const plane = await open(location)
-    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
-    await plane.settings.set('GITHUB_ORG', 'acme')
+    await plane.values.secrets.set('GITHUB_TOKEN', TOKEN)
+    await plane.values.settings.set('GITHUB_ORG', 'acme')
     const ok = await plane.invoke('echo_token', {}, { caller: admin })
     expect(ok).toMatchObject({ ok: true, data: { org: 'acme', echoed: '[REDACTED]', header: '[REDACTED]', nested: { '[REDACTED]': ['[REDACTED]'] } } })
     const failed = await plane.invoke('echo_token', { fail: true }, { caller: admin })
     expect(failed).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('bad credentials [REDACTED]') } })
     const rows = await plane.audit.query({ limit: 10 })
     expect(JSON.stringify(rows)).not.toContain(TOKEN)
-    expect(JSON.stringify(await plane.secrets.list())).not.toContain(TOKEN)
-    expect(JSON.stringify(await plane.events.list({ limit: 50 }))).not.toContain(TOKEN)
+    expect(JSON.stringify(await plane.values.secrets.list())).not.toContain(TOKEN)
+    expect(JSON.stringify(await plane.audit.events.list({ limit: 50 }))).not.toContain(TOKEN)
     await plane.close()
     if (database.name === 'sqlite') {
       // Not in any file of the data dir: the database, its WAL, the backlog.
@@ -214,7 +217,7 @@ describe.each(databases)('secrets and settings on $name', (database) => {
 
   it('keeps a secret a skill hands to a nested call out of the child audit row and result, scrubs the longer of two nested secrets whole, and opens none for needsApproval', async () => {
     const plane = await open()
-    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    await plane.values.secrets.set('GITHUB_TOKEN', TOKEN)
     const parent = await plane.invoke('pass_token', {}, { caller: admin })
     expect(parent).toMatchObject({ ok: true, data: { ok: true, data: { fetched: 'https://api.example.com/?t=[REDACTED]' } } })
     const child = (await plane.audit.query({ skill: 'child_echo', limit: 5 })).items[0]!
@@ -226,20 +229,20 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     expect(gated).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('opened once the call has passed the gate') } })
     expect(JSON.stringify(await plane.approvals.list({ limit: 10 }))).not.toContain(TOKEN)
 
-    await plane.secrets.set('SHORT_TOKEN', 'abcd1234')
-    await plane.secrets.set('LONG_TOKEN', 'abcd1234-and-the-rest')
+    await plane.values.secrets.set('SHORT_TOKEN', 'abcd1234')
+    await plane.values.secrets.set('LONG_TOKEN', 'abcd1234-and-the-rest')
     expect(await plane.invoke('two_tokens', {}, { caller: admin })).toMatchObject({ ok: true, data: '8:[REDACTED]' })
   })
 
   it('resolves a user value before an agent value before the global one, and versions each change', async () => {
     const plane = await open()
-    const first = await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    const first = await plane.values.secrets.set('GITHUB_TOKEN', TOKEN)
     expect(first).toMatchObject({ name: 'GITHUB_TOKEN', scope: 'global', subject: null, version: 1 })
     expect(first).not.toHaveProperty('value')
-    expect(await plane.secrets.set('GITHUB_TOKEN', `${TOKEN}-rotated`)).toMatchObject({ version: 2 })
-    await plane.secrets.set('GITHUB_TOKEN', ORG_TOKEN, { agent: 'Helper' })
-    await plane.secrets.set('GITHUB_TOKEN', USER_TOKEN, { user: 'alice' })
-    await plane.settings.set('GITHUB_ORG', 'acme')
+    expect(await plane.values.secrets.set('GITHUB_TOKEN', `${TOKEN}-rotated`)).toMatchObject({ version: 2 })
+    await plane.values.secrets.set('GITHUB_TOKEN', ORG_TOKEN, { agent: 'Helper' })
+    await plane.values.secrets.set('GITHUB_TOKEN', USER_TOKEN, { user: 'alice' })
+    await plane.values.settings.set('GITHUB_ORG', 'acme')
     // The three tokens differ in length: the executor reports which one it was given.
     const seen = async (caller: typeof admin, agent?: string) => plane.invoke('token_length', {}, { caller, ...(agent && { agent }) })
     expect(await seen(admin)).toMatchObject({ ok: true, data: USER_TOKEN.length })
@@ -247,52 +250,52 @@ describe.each(databases)('secrets and settings on $name', (database) => {
     expect(await seen(operator, 'Helper')).toMatchObject({ ok: true, data: ORG_TOKEN.length })
     expect(await seen(agentCaller('helper'))).toMatchObject({ ok: true, data: ORG_TOKEN.length })
     expect(await seen(operator)).toMatchObject({ ok: true, data: TOKEN.length + '-rotated'.length })
-    const list = await plane.secrets.list()
+    const list = await plane.values.secrets.list()
     expect(list.map((s) => [s.scope, s.subject, s.version])).toEqual([
       ['agent', 'helper', 1],
       ['global', null, 2],
       ['user', 'alice', 1],
     ])
     expect(JSON.stringify(list)).not.toMatch(/token-|rotated|XYZ987/)
-    expect((await plane.settings.list())[0]).toMatchObject({ name: 'GITHUB_ORG', value: 'acme' })
-    const events = await plane.events.list({ limit: 50 })
+    expect((await plane.values.settings.list())[0]).toMatchObject({ name: 'GITHUB_ORG', value: 'acme' })
+    const events = await plane.audit.events.list({ limit: 50 })
     expect(events.items.filter((e) => e.kind === 'secret.set').map((e) => e.subject)).toEqual(Array(4).fill('secret:GITHUB_TOKEN'))
-    expect(await plane.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toMatchObject({ scope: 'user', version: 1 })
-    expect(await plane.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toBeNull()
+    expect(await plane.values.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toMatchObject({ scope: 'user', version: 1 })
+    expect(await plane.values.secrets.delete('GITHUB_TOKEN', { user: 'alice' })).toBeNull()
   })
 
   it('shows the state a call would meet: a run acting for a person sees their value, a listing for an agent sees its value', async () => {
     const plane = await open()
     const helper = agentCaller('helper')
     const alice = { ...operator, id: 'k-alice', name: 'alice' }
-    await plane.secrets.set('GITHUB_TOKEN', USER_TOKEN, { user: 'alice' })
+    await plane.values.secrets.set('GITHUB_TOKEN', USER_TOKEN, { user: 'alice' })
     const described = (onBehalfOf?: typeof alice) =>
       (toAISDKTools(plane, { caller: helper, ...(onBehalfOf && { onBehalfOf }) }) as Record<string, { description?: string }>).token_length?.description
     expect(described()).toContain('Not connected yet (needs_auth)')
     expect(described(alice)).not.toContain('Not connected')
     expect(await plane.invoke('token_length', {}, { caller: helper, onBehalfOf: alice })).toMatchObject({ ok: true, data: USER_TOKEN.length })
 
-    await plane.secrets.set('DEPLOY_TOKEN', ORG_TOKEN, { agent: 'Helper' })
+    await plane.values.secrets.set('DEPLOY_TOKEN', ORG_TOKEN, { agent: 'Helper' })
     const state = (filter: { agentId?: string }) =>
-      listSkills(plane, operator, filter).find((s) => s.key === 'write_with_token') as { connection?: { state: string } }
+      listSkills(plane.skills, operator, filter).find((s) => s.key === 'write_with_token') as { connection?: { state: string } }
     expect(state({}).connection?.state).toBe('needs_auth')
     expect(state({ agentId: 'helper' }).connection?.state).toBe('ready')
   })
 
   it('rejects bad names, empty values, unknown agents and undeclared reads with clear errors', async () => {
     const plane = await open()
-    await expect(plane.secrets.set('bad-name', 'x')).rejects.toThrow(/secret name "bad-name" is not valid/)
-    await expect(plane.secrets.set('__proto__', 'x')).rejects.toThrow(/secret name "__proto__" is not valid/)
-    await expect(plane.secrets.set('OK', '')).rejects.toThrow(/must be a non-empty string/)
-    await expect(plane.secrets.set('OK', 'x'.repeat(70_000))).rejects.toThrow(/larger than 65536 bytes/)
-    await expect(plane.secrets.set('OK', 'v', { agent: 'Nobody' })).rejects.toThrow(/unknown agent "Nobody"/)
-    await expect(plane.secrets.set('OK', 'v', { agent: 'Helper', user: 'alice' })).rejects.toThrow(/not both/)
+    await expect(plane.values.secrets.set('bad-name', 'x')).rejects.toThrow(/secret name "bad-name" is not valid/)
+    await expect(plane.values.secrets.set('__proto__', 'x')).rejects.toThrow(/secret name "__proto__" is not valid/)
+    await expect(plane.values.secrets.set('OK', '')).rejects.toThrow(/must be a non-empty string/)
+    await expect(plane.values.secrets.set('OK', 'x'.repeat(70_000))).rejects.toThrow(/larger than 65536 bytes/)
+    await expect(plane.values.secrets.set('OK', 'v', { agent: 'Nobody' })).rejects.toThrow(/unknown agent "Nobody"/)
+    await expect(plane.values.secrets.set('OK', 'v', { agent: 'Helper', user: 'alice' })).rejects.toThrow(/not both/)
     // An empty owner is refused, not taken for the global value.
-    await expect(plane.secrets.set('OK', 'v', { user: '' })).rejects.toThrow(/the user of a secret must be a non-empty name/)
-    await expect(plane.secrets.set('OK', 'v', { agent: ' ' })).rejects.toThrow(/the agent of a secret must be a non-empty name/)
-    await expect(plane.secrets.delete('OK', { user: '' })).rejects.toThrow(/must be a non-empty name/)
-    expect(await plane.secrets.list()).toEqual([])
-    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    await expect(plane.values.secrets.set('OK', 'v', { user: '' })).rejects.toThrow(/the user of a secret must be a non-empty name/)
+    await expect(plane.values.secrets.set('OK', 'v', { agent: ' ' })).rejects.toThrow(/the agent of a secret must be a non-empty name/)
+    await expect(plane.values.secrets.delete('OK', { user: '' })).rejects.toThrow(/must be a non-empty name/)
+    expect(await plane.values.secrets.list()).toEqual([])
+    await plane.values.secrets.set('GITHUB_TOKEN', TOKEN)
     expect(await plane.invoke('peek_secret', {}, { caller: admin })).toMatchObject({
       ok: false,
       error: { code: 'executor_error', message: expect.stringContaining('did not declare the secret "AWS_SECRET"') },
@@ -309,7 +312,7 @@ describe('the secrets key', () => {
   it('refuses to start a manager whose key is not the one the database was sealed with', async () => {
     const location = await databases[0]!.create()
     const first = await createSkillplane({ ...location, logger: silentLogger(), config: { skills: [echoToken] } })
-    await first.secrets.set('GITHUB_TOKEN', TOKEN)
+    await first.values.secrets.set('GITHUB_TOKEN', TOKEN)
     await first.close()
     await expect(createSkillplane({ ...location, logger: silentLogger(), config: { skills: [echoToken] } }).then((p) => p.close())).resolves.toBeUndefined()
     process.env[SECRETS_KEY_ENV] = 'ab'.repeat(32)
@@ -329,9 +332,9 @@ describe.each(databases)('rotating the secrets key on $name', (database) => {
     const keyFile = join(location.dataDir, 'secrets-key')
     const open = () => openTestPlane(database, { skills: [...testSkills(), echoToken, tokenLength] }, location)
     const first = await open()
-    await first.secrets.set('GITHUB_TOKEN', TOKEN)
-    await first.secrets.set('GITHUB_TOKEN', ORG_TOKEN, { agent: 'helper' })
-    await first.settings.set('GITHUB_ORG', 'acme')
+    await first.values.secrets.set('GITHUB_TOKEN', TOKEN)
+    await first.values.secrets.set('GITHUB_TOKEN', ORG_TOKEN, { agent: 'helper' })
+    await first.values.settings.set('GITHUB_ORG', 'acme')
     const oldKey = readFileSync(keyFile, 'utf8').trim()
 
     const busy = await runCliAsync(location, ['secrets', 'rotate-key'])
@@ -357,7 +360,7 @@ describe.each(databases)('rotating the secrets key on $name', (database) => {
     expect(await again.invoke('token_length', {}, { caller: admin })).toMatchObject({ ok: true, data: TOKEN.length })
     expect(await again.invoke('token_length', {}, { caller: agentCaller('helper') })).toMatchObject({ ok: true, data: ORG_TOKEN.length })
     expect(await again.invoke('echo_token', {}, { caller: admin })).toMatchObject({ ok: true, data: { org: 'acme', echoed: '[REDACTED]' } })
-    expect((await again.events.list({ kind: 'secrets.key_rotated', limit: 5 })).items).toMatchObject([
+    expect((await again.audit.events.list({ kind: 'secrets.key_rotated', limit: 5 })).items).toMatchObject([
       { actor: { name: expect.stringMatching(/^local:/) }, details: { resealed: 3, unreadable: 0, fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/) } },
     ])
     await again.close()
@@ -410,7 +413,7 @@ describe.skipIf(!postgres)('rotating the secrets key against concurrent work on 
   it('waits for a value being set when the rotation starts, and re-seals it too', async () => {
     const location = await postgres!.create()
     const plane = await openTestPlane(postgres!, { skills: [...testSkills(), echoToken] }, location)
-    await plane.secrets.set('GITHUB_TOKEN', TOKEN)
+    await plane.values.secrets.set('GITHUB_TOKEN', TOKEN)
     // Another manager mid-`settings set`: its value sealed under the old key, its transaction not committed yet.
     const writer = new pg.Client({ connectionString: location.databaseUrl })
     await writer.connect()
@@ -421,11 +424,11 @@ describe.skipIf(!postgres)('rotating the secrets key against concurrent work on 
         "insert into connection_values (kind, name, scope, subject, version, sealed, updated_at, updated_by) values ('setting', 'GITHUB_ORG', 'global', '', 1, $1, $2, 'other')",
         [oldKey.seal('acme', JSON.stringify(['setting', 'GITHUB_ORG', 'global', ''])), plane.now()],
       )
-      const rotating = plane.rotateSecretsKey(admin)
+      const rotating = plane.values.rotateSecretsKey(admin)
       await waitFor(() => waitingOnValues(writer), 15_000)
       await writer.query('commit')
       expect(await rotating).toMatchObject({ resealed: 2, unreadable: 0 })
-      expect(await plane.settings.list()).toMatchObject([{ name: 'GITHUB_ORG', value: 'acme' }])
+      expect(await plane.values.settings.list()).toMatchObject([{ name: 'GITHUB_ORG', value: 'acme' }])
       expect(await plane.invoke('echo_token', {}, { caller: admin })).toMatchObject({ ok: true, data: { org: 'acme', echoed: '[REDACTED]' } })
     } finally {
       await writer.end()
@@ -436,7 +439,7 @@ describe.skipIf(!postgres)('rotating the secrets key against concurrent work on 
   it('refuses when a manager started while it waited: the late manager is seen inside the transaction and keeps working', async () => {
     const location = await postgres!.create()
     const first = await openTestPlane(postgres!, { skills: [...testSkills(), tokenLength] }, location)
-    await first.secrets.set('GITHUB_TOKEN', TOKEN)
+    await first.values.secrets.set('GITHUB_TOKEN', TOKEN)
     const keyFile = join(location.dataDir, 'secrets-key')
     const oldKey = readFileSync(keyFile, 'utf8').trim()
     // The late manager has its own data dir holding copies of the shared key and approval secret.
@@ -449,7 +452,7 @@ describe.skipIf(!postgres)('rotating the secrets key against concurrent work on 
       // Holding the table stalls the rotation after its first look for peers found none.
       await holder.query('begin')
       await holder.query('lock table connection_values in exclusive mode')
-      const rotating = observed(first.rotateSecretsKey(admin))
+      const rotating = observed(first.values.rotateSecretsKey(admin))
       await waitFor(() => waitingOnValues(holder), 15_000)
       late = await openTestPlane(postgres!, { skills: [...testSkills(), tokenLength] }, { dataDir: lateDir, databaseUrl: location.databaseUrl })
       await holder.query('commit')

@@ -49,7 +49,7 @@ describe('definition names', () => {
     const plane = await createSkillplane({ config: { skills: [convert, broken, report] }, ...where, logger: silentLogger(), sync: true })
     planes.push(plane)
 
-    expect(plane.registry.get('convert_celsius')!.input.jsonSchema).toMatchObject({ required: ['celsius'] })
+    expect(plane.skills.get('convert_celsius')!.input.jsonSchema).toMatchObject({ required: ['celsius'] })
     expect(await plane.invoke('convert_celsius', { celsius: 100 }, { caller: admin })).toMatchObject({ ok: true, data: { fahrenheit: 212 } })
     const refused = await plane.invoke('convert_celsius', { celsius: -300 }, { caller: admin })
     expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('celsius') } })

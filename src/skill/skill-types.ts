@@ -168,8 +168,6 @@ export interface ProgressUpdate {
   message?: string
 }
 
-export type { ErrorCode }
-
 export interface EnvelopeError {
   code: ErrorCode
   message: string

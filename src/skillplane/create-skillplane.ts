@@ -1,4 +1,4 @@
-import { createPlane, type Plane, type PlaneOptions } from '../plane/index.js'
+import { openPlane, type Plane, type PlaneOptions } from '../plane/index.js'
 import { AgentRunner, testRunSkill } from '../agents/index.js'
 
 export interface SkillplaneOptions extends Omit<PlaneOptions, 'builtIns'> {
@@ -18,12 +18,12 @@ export interface Skillplane extends Plane {
 /** Open skillplane: the plane, then the agent runner built on it. */
 export async function createSkillplane(options: SkillplaneOptions = {}): Promise<Skillplane> {
   let runner: AgentRunner | undefined
-  const plane = await createPlane({
+  const { plane, runRecords } = await openPlane({
     ...options,
     // Agents with a model can be test-run, by people and by the tools of other agents.
     builtIns: (config) => (config.agents.some((a) => a.model) ? [{ definition: testRunSkill(() => runner), origin: 'built-in (agent runner)' }] : []),
   })
-  const runs = new AgentRunner(plane, { resume: options.resumeRuns ?? true })
+  const runs = new AgentRunner(plane, { resume: options.resumeRuns ?? true, records: runRecords })
   runner = runs
   const closePlane = plane.close
   // The runner stops first: its runs end, stored, before the pipeline they call closes.

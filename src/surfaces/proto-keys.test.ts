@@ -42,7 +42,7 @@ describe('an input key "__proto__" is refused by name on every surface, and audi
     const plane = await open(openTestPlane(sqlite!))
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
 
     const response = await fetch(`${server.url}/api/skills/echo/invoke`, {
       method: 'POST',

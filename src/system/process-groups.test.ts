@@ -64,7 +64,7 @@ describe('process groups of a dead manager', () => {
     const first = await createSkillplane({ dataDir, logger: silentLogger() })
     const running = sleeper()
     const { ProcessGroups } = await import('./process-groups.js')
-    const groups = new ProcessGroups(dir, first.managerId)
+    const groups = new ProcessGroups(dir, first.status.managerId)
     groups.started(running)
     const second = await createSkillplane({ dataDir, logger: silentLogger() })
     await second.close()

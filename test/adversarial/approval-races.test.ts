@@ -55,7 +55,7 @@ describe.each(databases)('approval races on $name (two managers)', (database) =>
     const signer = sopSigner()
     const [a, b] = await managers({ sopKeys: [signer.config] })
     const sop = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
-    await a.sops.register(sop.document, sop.signature, admin, a.now())
+    await a.approvals.sops.register(sop.document, sop.signature, admin, a.now())
     const n = rounds(10)
     let rejectedWithTwoApprovals = 0
     for (let i = 0; i < n; i++) {

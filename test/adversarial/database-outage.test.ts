@@ -44,7 +44,7 @@ describe('a PostgreSQL outage', () => {
     if (!pg) return console.warn('no PostgreSQL server of its own could be started: outage suite skipped')
     const location = { dataDir: tempDir(), databaseUrl: await createTestDatabase(pg.url) }
     const { plane, server } = await manager(location)
-    const key = (await plane.keys.create({ name: 'ops', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'ops', role: 'admin' }, plane.now())).key
     expect(await get(`${server.url}/api/health`)).toMatchObject({ status: 200, body: { ok: true } })
 
     // Calls running when the database goes away still answer, and their final rows are kept.
@@ -55,7 +55,7 @@ describe('a PostgreSQL outage', () => {
     const [kept, keptToo] = await Promise.all([before, beforeToo])
     expect(kept).toMatchObject({ ok: true, data: { slept: 1_500 } })
     expect(keptToo).toMatchObject({ ok: true })
-    expect(plane.auditBacklog).toBe(2)
+    expect(plane.status.auditBacklog).toBe(2)
 
     // Every surface says the database is unavailable, with a reason and Retry-After, never 500.
     const health = await get(`${server.url}/api/health`)
@@ -81,7 +81,7 @@ describe('a PostgreSQL outage', () => {
 
     // Back: the backlog lands in order, and the rows say what the callers were told.
     pg.start()
-    await waitFor(() => plane.auditBacklog === 0, 15_000)
+    await waitFor(() => plane.status.auditBacklog === 0, 15_000)
     expect(await plane.audit.get(kept.callId)).toMatchObject({ status: 'ok', result: { slept: 1500 } })
     expect(await plane.audit.get(keptToo.callId)).toMatchObject({ status: 'ok' })
     expect(await get(`${server.url}/api/health`)).toMatchObject({ status: 200, body: { ok: true } })
@@ -104,7 +104,7 @@ describe('a PostgreSQL outage', () => {
 
     pg.start()
     const { plane: next } = await manager(location)
-    expect(next.recoveredCalls).toBe(0)
+    expect(next.status.recoveredCalls).toBe(0)
     expect(await next.audit.get(kept.callId)).toMatchObject({ status: 'ok', error: null })
     expect(readdirSync(join(location.dataDir, 'audit-backlog'))).toEqual([])
   })
@@ -113,7 +113,7 @@ describe('a PostgreSQL outage', () => {
     if (!pg) return console.warn('no PostgreSQL server of its own could be started: outage suite skipped')
     const location = { dataDir: tempDir(), databaseUrl: await createTestDatabase(pg.url) }
     const { plane, server } = await manager(location)
-    const key = (await plane.keys.create({ name: 'load', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'load', role: 'admin' }, plane.now())).key
     const figures = { requests: 0, ok: 0, unavailable503: 0, other5xx: 0, otherStatus: 0, missingRetryAfter: 0 }
     const answered: string[] = []
     let stop = false
@@ -149,7 +149,7 @@ describe('a PostgreSQL outage', () => {
     await new Promise((r) => setTimeout(r, 1_000))
     stop = true
     await Promise.all(workers)
-    await waitFor(() => plane.auditBacklog === 0, 15_000)
+    await waitFor(() => plane.status.auditBacklog === 0, 15_000)
     const rows = await Promise.all(answered.map((id) => plane.audit.get(id)))
     const lost = rows.filter((r) => !r).length
     const notOk = rows.filter((r) => r && r.status !== 'ok').length

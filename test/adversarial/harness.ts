@@ -49,7 +49,7 @@ export async function startTarget(config: SkillplaneConfig = {}): Promise<Target
   })
   const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   const make = async (name: string, role: 'admin' | 'operator' | 'viewer' | 'agent', agentId?: string) =>
-    (await plane.keys.create({ name, role, agentId }, plane.now())).key
+    (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
   const keys: Record<KeyKind, string | null> = {
     none: null,
     garbage: 'sp_not-a-real-key',

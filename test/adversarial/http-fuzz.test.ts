@@ -175,7 +175,7 @@ describe('fuzzing every route of the OpenAPI document', () => {
     }
     const health = await t.send('GET', '/api/health', null)
     await t.plane.close().catch(() => {}) // drains the audit queue; the next assertion reads the store directly
-    const reopened = await import('../../src/store/open-database.js').then((m) => m.openDatabase({ dataDir: t.plane.dataDir }))
+    const reopened = await import('../../src/store/open-database.js').then((m) => m.openDatabase({ dataDir: t.plane.status.dataDir }))
     let stuck = -1
     await waitFor(async () => {
       stuck = Number(

@@ -155,7 +155,7 @@ const MATRIX: Record<string, Entry> = {
           allow: 'manageConnections',
           request: async (t: Target) => {
             const name = `M_${ulid()}`
-            await (kind === 'secret' ? t.plane.secrets : t.plane.settings).set(name, 'v-1234')
+            await (kind === 'secret' ? t.plane.values.secrets : t.plane.values.settings).set(name, 'v-1234')
             return { path: `/api/${kind}s/${name}` }
           },
         },
@@ -169,7 +169,7 @@ const MATRIX: Record<string, Entry> = {
       {
         allow: 'manageLearnings',
         request: async (t: Target) => {
-          const { id } = await t.plane.learnings.record(
+          const { id } = await t.plane.values.learnings.record(
             { category: 'pattern', title: 'matrix', content: 'a learning' },
             { skill: null, agentId: null, callId: null, caller: admin },
           )
@@ -183,7 +183,7 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/edges/{id}': {
     allow: 'readEdges',
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}` }
     },
@@ -191,7 +191,7 @@ const MATRIX: Record<string, Entry> = {
   'PUT /api/edges/{id}/secrets': {
     allow: 'manageEdges',
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}/secrets`, body: JSON.stringify({ secrets: ['DEPLOY_TOKEN'] }) }
     },
@@ -199,7 +199,7 @@ const MATRIX: Record<string, Entry> = {
   'POST /api/edges/{id}/rotate': {
     allow: 'manageEdges',
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}/rotate`, body: JSON.stringify({ expiresIn: '30d' }) }
     },
@@ -207,7 +207,7 @@ const MATRIX: Record<string, Entry> = {
   'DELETE /api/edges/{id}': {
     allow: 'manageEdges',
     request: async (t) => {
-      const enrolled = await t.plane.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
+      const enrolled = await t.plane.sources.edges.enroll({ name: `m-${ulid().toLowerCase()}` }, admin)
       if (!enrolled.ok) throw new Error(enrolled.message)
       return { path: `/api/edges/${enrolled.edge.id}` }
     },
@@ -216,23 +216,29 @@ const MATRIX: Record<string, Entry> = {
   'POST /api/users': { allow: 'manageUsers', request: () => ({ path: '/api/users', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
   'PATCH /api/users/{id}': {
     allow: 'manageUsers',
-    request: async (t) => ({ path: `/api/users/${(await t.plane.users.add({ name: `m-${ulid()}` }, admin)).id}`, body: JSON.stringify({ role: 'viewer' }) }),
+    request: async (t) => ({
+      path: `/api/users/${(await t.plane.people.users.add({ name: `m-${ulid()}` }, admin)).id}`,
+      body: JSON.stringify({ role: 'viewer' }),
+    }),
   },
   'GET /api/groups': { allow: 'manageUsers', request: () => ({ path: '/api/groups' }) },
   'POST /api/groups': { allow: 'manageUsers', request: () => ({ path: '/api/groups', body: JSON.stringify({ name: `m-${ulid()}` }) }) },
   'PATCH /api/groups/{id}': {
     allow: 'manageUsers',
-    request: async (t) => ({ path: `/api/groups/${(await t.plane.groups.add({ name: `m-${ulid()}` }, admin)).id}`, body: JSON.stringify({ role: null }) }),
+    request: async (t) => ({
+      path: `/api/groups/${(await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)).id}`,
+      body: JSON.stringify({ role: null }),
+    }),
   },
   'PUT /api/groups/{id}/members/{user}': {
     allow: 'manageUsers',
-    request: async (t) => ({ path: `/api/groups/${(await t.plane.groups.add({ name: `m-${ulid()}` }, admin)).id}/members/vera`, body: '' }),
+    request: async (t) => ({ path: `/api/groups/${(await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)).id}/members/vera`, body: '' }),
   },
   'DELETE /api/groups/{id}/members/{user}': {
     allow: 'manageUsers',
     request: async (t) => {
-      const group = await t.plane.groups.add({ name: `m-${ulid()}` }, admin)
-      await t.plane.groups.addMember(group.id, 'vera', admin)
+      const group = await t.plane.people.groups.add({ name: `m-${ulid()}` }, admin)
+      await t.plane.people.groups.addMember(group.id, 'vera', admin)
       return { path: `/api/groups/${group.id}/members/vera` }
     },
   },
@@ -248,7 +254,7 @@ const MATRIX: Record<string, Entry> = {
     allow: 'manageSops',
     request: async (t) => {
       const sop = t.signer.sop({ id: `m${ulid().toLowerCase()}`, skills: ['wipe_things'] })
-      const registered = await t.plane.sops.register(sop.document, sop.signature, admin, t.plane.now())
+      const registered = await t.plane.approvals.sops.register(sop.document, sop.signature, admin, t.plane.now())
       if (!registered.ok) throw new Error(registered.message)
       return { path: `/api/sops/${registered.value.id}/revoke`, body: '' }
     },

@@ -19,7 +19,7 @@ describe.each(databases)('SOP games on $name', (database) => {
     plane = await openTestPlane(database, { sopKeys: [signer.config] })
     const a = signer.sop({ id: 'wipe', skills: ['wipe_things'] })
     const b = signer.sop({ id: 'wipe', skills: ['wipe_things'], body: '# Steps\n\n1. A stricter revision.\n' })
-    expect(await plane.sops.register(a.document, a.signature, admin, plane.now())).toMatchObject({ ok: true })
+    expect(await plane.approvals.sops.register(a.document, a.signature, admin, plane.now())).toMatchObject({ ok: true })
     const id = approvalIdOf(await plane.invoke('wipe_things', { count: 7 }, { caller: helper }))
     await plane.approvals.decide({ id, caller: admin, decision: 'approve', sopId: 'wipe' })
     expect(await plane.approvals.decide({ id, caller: admin2, decision: 'approve', sopId: 'wipe' })).toMatchObject({
@@ -27,14 +27,14 @@ describe.each(databases)('SOP games on $name', (database) => {
       approval: { status: 'approved' },
     })
 
-    expect(await plane.sops.revoke('wipe', admin, plane.now())).toBe(true)
-    expect(await plane.sops.register(b.document, b.signature, admin, plane.now())).toMatchObject({ ok: true })
-    expect(await plane.sops.register(a.document, a.signature, admin, plane.now())).toMatchObject({
+    expect(await plane.approvals.sops.revoke('wipe', admin, plane.now())).toBe(true)
+    expect(await plane.approvals.sops.register(b.document, b.signature, admin, plane.now())).toMatchObject({ ok: true })
+    expect(await plane.approvals.sops.register(a.document, a.signature, admin, plane.now())).toMatchObject({
       ok: false,
       message: expect.stringContaining('with this content was revoked'),
     })
     // B is what is registered now; the approvals cited A, so they count for nothing.
-    expect((await plane.sops.list()).find((s) => s.id === 'wipe')).toMatchObject({ revokedAt: null })
+    expect((await plane.approvals.sops.list()).find((s) => s.id === 'wipe')).toMatchObject({ revokedAt: null })
     const before = wipes.length
     expect(await plane.invoke('wipe_things', { count: 7 }, { caller: helper, approval: { mode: 'use', approvalId: id } })).toMatchObject({
       ok: false,
@@ -43,10 +43,10 @@ describe.each(databases)('SOP games on $name', (database) => {
     expect(wipes.length).toBe(before)
 
     // Revoking B and re-registering either revision is refused too; a third revision works.
-    expect(await plane.sops.revoke('wipe', admin, plane.now())).toBe(true)
-    for (const sop of [a, b]) expect(await plane.sops.register(sop.document, sop.signature, admin, plane.now())).toMatchObject({ ok: false })
+    expect(await plane.approvals.sops.revoke('wipe', admin, plane.now())).toBe(true)
+    for (const sop of [a, b]) expect(await plane.approvals.sops.register(sop.document, sop.signature, admin, plane.now())).toMatchObject({ ok: false })
     const c = signer.sop({ id: 'wipe', skills: ['wipe_things'], body: '# Steps\n\n1. Third revision.\n' })
-    expect(await plane.sops.register(c.document, c.signature, admin, plane.now())).toMatchObject({ ok: true })
+    expect(await plane.approvals.sops.register(c.document, c.signature, admin, plane.now())).toMatchObject({ ok: true })
     console.log(`SOP games on ${database.name}: revoked revisions re-registered 0 of 3 attempts, approvals citing a revoked revision counted 0`)
   })
 })

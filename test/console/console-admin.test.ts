@@ -66,13 +66,13 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
       sync: true,
     })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    helperId = plane.catalog.resolveAgent('helper')!
+    helperId = plane.agents.resolve('helper')!
     for (const [name, role] of [
       ['alice', 'admin'],
       ['oscar', 'operator'],
       ['vera', 'viewer'],
     ] as const)
-      keys[name] = (await plane.keys.create({ name, role }, plane.now())).key
+      keys[name] = (await plane.people.keys.create({ name, role }, plane.now())).key
     // Enrolled through the API and never started: the page lists it offline.
     expect((await api('/api/edges', keys.alice!, 'POST', { name: 'web-1', labels: { env: 'prod' } })).status).toBe(201)
     browser = await launchChromium()

@@ -60,7 +60,7 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
       ['vera', 'viewer'],
       ['helper-bot', 'agent', 'helper'],
     ] as const)
-      keys[name] = (await plane.keys.create({ name, role, agentId }, plane.now())).key
+      keys[name] = (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
     browser = await launchChromium()
   })
   afterAll(async () => {

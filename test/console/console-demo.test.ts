@@ -85,7 +85,7 @@ describe.runIf(chromiumAvailable())('the demo console in Chromium', () => {
       ['vera', 'viewer'],
       ['notes-bot', 'agent', 'notes-assistant'],
     ] as const)
-      keys[name] = (await plane.keys.create({ name, role, agentId }, plane.now())).key
+      keys[name] = (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
     browser = await launchChromium()
   })
   afterAll(async () => {
@@ -100,10 +100,10 @@ describe.runIf(chromiumAvailable())('the demo console in Chromium', () => {
 
   it("opens every skill's page, and every other page, as each role and an agent's key, with no error", async () => {
     // An edge online, as `npm start` has one: its host skills are listed too.
-    const enrolled = await plane.edges.enroll({ name: 'local', labels: {} }, { id: 'test', name: 'test' })
+    const enrolled = await plane.sources.edges.enroll({ name: 'local', labels: {} }, { id: 'test', name: 'test' })
     if (!enrolled.ok) throw new Error(enrolled.message)
     const edge = startEdge([server.url], enrolled.token)
-    await waitFor(() => plane.edges.get('local')?.online === true, 15_000).catch(() => {
+    await waitFor(() => plane.sources.edges.get('local')?.online === true, 15_000).catch(() => {
       throw new Error(`the edge did not come online: ${edge.output()}`)
     })
     const all = (await api('/api/skills', keys.alice!)).body.skills as Array<{ key: string; source: string; scope: string; folder?: string }>

@@ -77,7 +77,7 @@ describe('signing in to the console with the identity provider', () => {
     expect(alice.location).toBe('/audit?status=error')
     expect(alice.setCookie).toMatch(/^skillplane_session=[\w-]{43}; Max-Age=28800; Path=\/; HttpOnly; SameSite=Lax$/)
     const who = (await (await me(alice.cookie!)).json()) as { caller: Record<string, unknown>; csrfToken: string }
-    const user = (await plane.users.get('alice'))!
+    const user = (await plane.people.users.get('alice'))!
     expect(who.caller).toEqual({ kind: 'user', id: user.id, name: 'alice', displayName: 'Alice Admin', role: 'admin', auth: 'session' })
     expect(user).toMatchObject({ role: 'admin', external: { issuer: idp.issuer, subject: 'alice' } })
 
@@ -100,18 +100,18 @@ describe('signing in to the console with the identity provider', () => {
     for (const elsewhere of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) expect((await signInAs('oscar', elsewhere)).location).toBe('/')
 
     // A local user keeps their name: the provider's bob is another user, named after the provider.
-    await plane.users.add({ name: 'bob', role: 'admin' }, root)
+    await plane.people.users.add({ name: 'bob', role: 'admin' }, root)
     const bob = await signInAs('bob')
     const bobCaller = ((await (await me(bob.cookie!)).json()) as { caller: { name: string; role: string } }).caller
     expect(bobCaller).toMatchObject({ name: `bob@${new URL(idp.issuer).host}`, role: 'viewer' })
     // A name that reads like a user id is refused: it would be taken for one.
-    await expect(plane.users.add({ name: user.id }, root)).rejects.toThrow(`user name "${user.id}" looks like an id: choose another`)
+    await expect(plane.people.users.add({ name: user.id }, root)).rejects.toThrow(`user name "${user.id}" looks like an id: choose another`)
 
     const out = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { cookie: alice.cookie!, 'x-csrf-token': who.csrfToken } })
     expect(out.status).toBe(204)
     expect(out.headers.getSetCookie()[0]).toMatch(/^skillplane_session=; Max-Age=0/)
     expect((await me(alice.cookie!)).status).toBe(401)
-    expect((await plane.events.list({ kind: 'session.closed', limit: 5 })).items).toHaveLength(1)
+    expect((await plane.audit.events.list({ kind: 'session.closed', limit: 5 })).items).toHaveLength(1)
   })
 
   it('refuses a callback this browser did not start, one used twice, and a person without a role', async () => {
@@ -158,10 +158,10 @@ describe('signing in to the console with the identity provider', () => {
       await page.getByRole('button', { name: 'Invoke' }).click()
       await expect.poll(() => page.getByTestId('invoke-result').textContent()).toContain('"stored": "from the console"')
 
-      await plane.users.disable('oscar', root)
+      await plane.people.users.disable('oscar', root)
       await page.goto(`${server.url}/skills`)
       await page.getByRole('link', { name: `Sign in with ${new URL(idp.issuer).host}` }).waitFor()
-      expect((await plane.events.list({ kind: 'user.disabled', limit: 5 })).items).toHaveLength(1)
+      expect((await plane.audit.events.list({ kind: 'user.disabled', limit: 5 })).items).toHaveLength(1)
 
       // Signed in at the provider still, oscar is sent back at once, and told why there is no session.
       await page.getByRole('link', { name: `Sign in with ${new URL(idp.issuer).host}` }).click()

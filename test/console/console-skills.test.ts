@@ -53,7 +53,7 @@ describe.runIf(chromiumAvailable())('the console with many skills, nested forms 
       sync: true,
     })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    admin = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+    admin = (await plane.people.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
     browser = await launchChromium()
   })
   afterAll(async () => {
@@ -66,7 +66,7 @@ describe.runIf(chromiumAvailable())('the console with many skills, nested forms 
 
   it('lists ten thousand skills in a virtualised table, scrolls to the last, searches and filters', async () => {
     const page = await open()
-    const total = plane.registry.list().length
+    const total = plane.skills.list().length
     await expect.poll(() => page.getByText(/^\d+ skills$/).textContent()).toBe(`${total} skills`)
     // Only the rows in view (and a few either side) are in the page.
     const rendered = await page.locator('.skills-table [role="row"]').count()
@@ -77,7 +77,7 @@ describe.runIf(chromiumAvailable())('the console with many skills, nested forms 
     expect(await page.locator('.skills-table [role="row"]').count()).toBeLessThan(80)
 
     await page.getByLabel('class').selectOption('mutating')
-    const expected = plane.registry.list().filter((s) => s.class === 'mutating').length
+    const expected = plane.skills.list().filter((s) => s.class === 'mutating').length
     await expect.poll(() => page.getByText(/^\d+ skills?$/).textContent()).toBe(`${expected} skills`)
     await page.getByLabel('class').selectOption('')
 

@@ -39,7 +39,7 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
       ['vera', 'viewer'],
       ['helper-bot', 'agent', 'helper'],
     ] as const)
-      keys[name] = (await plane.keys.create({ name, role, agentId }, plane.now())).key
+      keys[name] = (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
     const sop = signer.sop({ id: 'wipe-procedure', skills: ['wipe_things'] })
     expect((await api('/api/sops', keys.alice!, sop)).status).toBe(201)
     const small = signer.sop({
@@ -73,11 +73,11 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
   })
 
   it('signs out a key revoked while it is signed in, at its next request', async () => {
-    const { key } = await plane.keys.create({ name: 'temp-operator', role: 'operator' }, plane.now())
+    const { key } = await plane.people.keys.create({ name: 'temp-operator', role: 'operator' }, plane.now())
     const page = await open(key)
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Approvals' }).click()
     await page.locator('[data-live="true"]').waitFor()
-    expect(await plane.keys.revoke('temp-operator', plane.now())).toBe(1)
+    expect(await plane.people.keys.revoke('temp-operator', plane.now())).toBe(1)
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Skills' }).click()
     await page.getByLabel('API key').waitFor()
     // Nothing of the key is left in the tab.
@@ -146,7 +146,7 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
   })
 
   it('shows a skill its risk findings, and lets an admin share it with named users only', async () => {
-    await plane.catalog.setRisks(
+    await plane.skills.setRisks(
       'big_result',
       [{ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh', line: 3, message: 'runs what it downloads: curl … | sh' }],
       plane.now(),

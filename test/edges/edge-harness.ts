@@ -33,7 +33,7 @@ export interface Manager {
 export async function startManager(location: { dataDir: string; databaseUrl?: string }, config: SkillplaneConfig = {}, port = 0): Promise<Manager> {
   const plane = await createSkillplane({ config: { edges: { heartbeatMs: 500 }, ...config }, ...location, logger: silentLogger(), sync: true })
   const server = await startHttpServer(plane, { host: '127.0.0.1', port })
-  const { key: adminKey } = await plane.keys.create({ name: `admin-${Date.now()}-${Math.random()}`, role: 'admin' }, plane.now())
+  const { key: adminKey } = await plane.people.keys.create({ name: `admin-${Date.now()}-${Math.random()}`, role: 'admin' }, plane.now())
   const api = async (method: string, path: string, body?: unknown, key = adminKey) => {
     const response = await fetch(`${server.url}${path}`, {
       method,
@@ -100,8 +100,8 @@ export async function enrollAndStart(
   const token: string = enrolled.body.token
   const edge = startEdge(options.managers ?? [manager.url], token, options.args, options.env)
   // As long as it takes (the test's timeout stops a hung one); an edge that exits fails at once.
-  await waitFor(() => manager.plane.edges.get(name)?.online === true || edge.child.exitCode !== null || edge.child.signalCode !== null)
-  if (manager.plane.edges.get(name)?.online !== true) throw new Error(`edge ${name} did not come online: ${edge.output()}`)
+  await waitFor(() => manager.plane.sources.edges.get(name)?.online === true || edge.child.exitCode !== null || edge.child.signalCode !== null)
+  if (manager.plane.sources.edges.get(name)?.online !== true) throw new Error(`edge ${name} did not come online: ${edge.output()}`)
   return { token, edge, id: enrolled.body.edge.id as string }
 }
 

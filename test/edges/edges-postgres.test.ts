@@ -44,15 +44,15 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
       const enrolled = await caller.api('POST', '/api/edges', { name: 'far', labels: { env: 'prod' }, secrets: ['PROBE_TOKEN'] })
       // The edge knows both managers and dials the first.
       const edge = startEdge([holderUrl, caller.url], enrolled.body.token, ['--packs', pack.dir, '--packs', secretPacks()])
-      await waitFor(() => caller.plane.edges.get('far')?.online === true || edge.child.exitCode !== null)
-      if (caller.plane.edges.get('far')?.online !== true) throw new Error(`the edge did not come online: ${edge.output()}`)
-      expect(caller.plane.edges.get('far')!.managerId).not.toBe(caller.plane.managerId)
+      await waitFor(() => caller.plane.sources.edges.get('far')?.online === true || edge.child.exitCode !== null)
+      if (caller.plane.sources.edges.get('far')?.online !== true) throw new Error(`the edge did not come online: ${edge.output()}`)
+      expect(caller.plane.sources.edges.get('far')!.managerId).not.toBe(caller.plane.status.managerId)
 
       const relayed = await caller.invoke('slow_op', { input: { ms: 5 }, edgeId: 'far' })
       expect(relayed).toMatchObject({ status: 200, body: { ok: true, data: { slept: 5 } } })
       expect(await caller.plane.audit.get(relayed.body.callId)).toMatchObject({ status: 'ok', edgeName: 'far', edgeId: enrolled.body.edge.id })
       // A secret travels to the holder sealed in the shared table, and is gone from it after the call.
-      await caller.plane.secrets.set('PROBE_TOKEN', 'relayed-token-0123')
+      await caller.plane.values.secrets.set('PROBE_TOKEN', 'relayed-token-0123')
       const secret = await caller.invoke('probe_token', { input: {}, edgeId: 'far' })
       expect(secret).toMatchObject({ status: 200, body: { ok: true, data: { length: 'relayed-token-0123'.length, echoed: '[REDACTED]' } } })
       // Refusals the edge makes travel back as they are.
@@ -71,7 +71,7 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
       })
 
       // The edge reconnects to the manager still alive, and calls run there.
-      await waitFor(() => caller.plane.edges.get('far')?.managerId === caller.plane.managerId)
+      await waitFor(() => caller.plane.sources.edges.get('far')?.managerId === caller.plane.status.managerId)
       expect(await caller.invoke('slow_op', { input: { ms: 1 }, edgeId: 'far' })).toMatchObject({ body: { ok: true } })
     } finally {
       holder.child.kill('SIGKILL')
@@ -84,7 +84,7 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
     const second = await startManager(location)
     const enrolled = await first.api('POST', '/api/edges', { name: 'twice' })
     const edge = startEdge([first.url], enrolled.body.token)
-    await waitFor(() => second.plane.edges.get('twice')?.online === true, 20_000).catch(() => {
+    await waitFor(() => second.plane.sources.edges.get('twice')?.online === true, 20_000).catch(() => {
       throw new Error(`the edge did not come online: ${edge.output()}`)
     })
     // The same token at the other manager, while the edge is online at the first.
@@ -96,16 +96,16 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
     })
     expect(status).toBe(409)
     expect((await first.api('GET', '/api/audit/events?kind=edge.connection_refused')).body.items).toMatchObject([
-      { details: { name: 'twice', holder: first.plane.managerId } },
+      { details: { name: 'twice', holder: first.plane.status.managerId } },
     ])
-    expect(first.plane.edges.get('twice')?.managerId).toBe(first.plane.managerId)
+    expect(first.plane.sources.edges.get('twice')?.managerId).toBe(first.plane.status.managerId)
 
     const rotated = await second.api('POST', '/api/edges/twice/rotate', {})
     expect(rotated.status).toBe(200)
     expect(await edge.exited).toBe(3)
     expect(edge.output()).toContain("this edge's token was rotated")
     const again = startEdge([second.url], rotated.body.token)
-    await waitFor(() => first.plane.edges.get('twice')?.managerId === second.plane.managerId, 20_000).catch(() => {
+    await waitFor(() => first.plane.sources.edges.get('twice')?.managerId === second.plane.status.managerId, 20_000).catch(() => {
       throw new Error(`the edge did not come back: ${again.output()}`)
     })
   })
@@ -118,15 +118,15 @@ describe.skipIf(!postgres)('edges across managers on PostgreSQL', () => {
     // Both upgrades pass while nobody holds the edge; the hellos then arrive one after the other.
     const [a, b] = await Promise.all([first, second].map((m) => openTunnel(m.url, enrolled.body.token)))
     a!.ws.send(hello)
-    await waitFor(() => first.plane.edges.get('racer')?.online === true)
+    await waitFor(() => first.plane.sources.edges.get('racer')?.online === true)
     b!.ws.send(hello)
     const answer = await Promise.race([b!.closed, new Promise((resolve) => b!.ws.once('message', (data) => resolve({ welcomed: String(data) })))])
     expect(answer).toEqual({ code: 4409, reason: 'edge "racer" is connected already: one connection per token' })
-    expect(first.plane.edges.get('racer')).toMatchObject({ online: true, managerId: first.plane.managerId })
-    await second.plane.edges.refresh()
-    expect(second.plane.edges.get('racer')).toMatchObject({ online: true, managerId: first.plane.managerId })
+    expect(first.plane.sources.edges.get('racer')).toMatchObject({ online: true, managerId: first.plane.status.managerId })
+    await second.plane.sources.edges.refresh()
+    expect(second.plane.sources.edges.get('racer')).toMatchObject({ online: true, managerId: first.plane.status.managerId })
     expect((await first.api('GET', '/api/audit/events?kind=edge.connection_refused')).body.items).toMatchObject([
-      { details: { name: 'racer', reason: 'connected already', holder: first.plane.managerId } },
+      { details: { name: 'racer', reason: 'connected already', holder: first.plane.status.managerId } },
     ])
     a!.ws.close()
   })

@@ -42,7 +42,7 @@ describe('edges', () => {
   it('enrolls an edge, which dials in and runs host skills called over HTTP, MCP and the CLI, audited with the edge', async () => {
     const location = { dataDir: tempDir() }
     const manager = await startManager(location)
-    const viewer = (await manager.plane.keys.create({ name: 'v', role: 'viewer' }, manager.plane.now())).key
+    const viewer = (await manager.plane.people.keys.create({ name: 'v', role: 'viewer' }, manager.plane.now())).key
     expect((await manager.api('POST', '/api/edges', { name: 'web-1' }, viewer)).status).toBe(403)
     expect(await manager.api('POST', '/api/edges', { name: 'Web 1!' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_input' } } })
     expect(await manager.api('POST', '/api/edges', { name: 'web-1', labels: { env: 'prod prod' } })).toMatchObject({ status: 400 })
@@ -62,7 +62,7 @@ describe('edges', () => {
       id,
       online: true,
       labels: { env: 'prod' },
-      managerId: manager.plane.managerId,
+      managerId: manager.plane.status.managerId,
       os: expect.any(String),
       version: expect.any(String),
     })
@@ -146,7 +146,7 @@ describe('edges', () => {
     expect(ended.body.error.message).toMatch(/^edge "doomed" disconnected mid-call \(.*\): the outcome on the edge is unknown$/)
     const row = await manager.plane.audit.get(ended.body.callId)
     expect(row).toMatchObject({ status: 'error', error: { code: 'edge_unavailable' }, edgeName: 'doomed', finishedAt: expect.any(String) })
-    await waitFor(() => manager.plane.edges.get('doomed')?.online === false)
+    await waitFor(() => manager.plane.sources.edges.get('doomed')?.online === false)
     const offline = await manager.invoke('slow_op', { input: { ms: 1 }, edgeId: 'doomed' })
     expect(offline).toMatchObject({ status: 502, body: { error: { code: 'edge_unavailable' } } })
     expect(offline.body.error.message).toMatch(/^edge "doomed" is offline \(last seen \d{4}-\d\d-\d\dT/)
@@ -159,7 +159,7 @@ describe('edges', () => {
     const { edge } = await enrollAndStart(first, 'steady')
     await first.close()
     const second = await startManager(location, {}, port)
-    await waitFor(() => second.plane.edges.get('steady')?.online === true)
+    await waitFor(() => second.plane.sources.edges.get('steady')?.online === true)
     expect(await second.invoke('host_load', { input: {}, edgeId: 'steady' })).toMatchObject({ body: { ok: true, data: { cpus: expect.any(Number) } } })
     expect(edge.child.exitCode).toBeNull()
   })
@@ -186,7 +186,7 @@ describe('edges', () => {
     const wrongSecret = other.body.token.slice(0, -4) + 'AAAA'
     await expect(rawEdge(manager, wrongSecret)).rejects.toThrow('HTTP 401')
     await expect(rawEdge(manager, 'sp_not_an_edge_token')).rejects.toThrow('HTTP 401')
-    expect(manager.plane.edges.get('other')?.online).toBe(false)
+    expect(manager.plane.sources.edges.get('other')?.online).toBe(false)
   })
 
   it("rotates an edge's token: the old one stops at once and its connection closes; a second connection with a live token is refused and recorded", async () => {
@@ -200,10 +200,10 @@ describe('edges', () => {
       {
         kind: 'edge.connection_refused',
         subject: expect.stringMatching(/^edge:/),
-        details: { name: 'turning', holder: manager.plane.managerId, remoteAddress: '127.0.0.1' },
+        details: { name: 'turning', holder: manager.plane.status.managerId, remoteAddress: '127.0.0.1' },
       },
     ])
-    expect(manager.plane.edges.get('turning')?.online).toBe(true)
+    expect(manager.plane.sources.edges.get('turning')?.online).toBe(true)
     expect(edge.child.exitCode).toBeNull()
 
     expect(await manager.api('POST', '/api/edges/turning/rotate', { expiresIn: 'soon' })).toMatchObject({
@@ -226,13 +226,13 @@ describe('edges', () => {
     expect((await manager.api('GET', '/api/audit/events?kind=edge.rotated')).body.items).toMatchObject([{ details: { name: 'turning' } }])
 
     const again = startEdge([manager.url], second)
-    await waitFor(() => manager.plane.edges.get('turning')?.online === true, 15_000)
+    await waitFor(() => manager.plane.sources.edges.get('turning')?.online === true, 15_000)
     expect(await manager.invoke('host_load', { input: {}, edgeId: 'turning' })).toMatchObject({ status: 200, body: { ok: true } })
     // Rotated from another process (the CLI) on the same store: the running manager closes the connection too.
-    const fromCli = await cli({ dataDir: manager.plane.dataDir }, ['edges', 'rotate', 'turning'])
+    const fromCli = await cli({ dataDir: manager.plane.status.dataDir }, ['edges', 'rotate', 'turning'])
     expect(fromCli.stdout).toMatch(/^rotated the token of edge "turning" \(id \w{26}\): the old token no longer works\ntoken \(shown once\): spe_\S+\n/)
     expect(await again.exited).toBe(3)
-    expect(manager.plane.edges.get('turning')?.tokenExpiresAt).toBeNull()
+    expect(manager.plane.sources.edges.get('turning')?.tokenExpiresAt).toBeNull()
   })
 
   it('refuses an expired token, and closes the connection of an edge whose token expires while it is online', async () => {
@@ -246,17 +246,20 @@ describe('edges', () => {
     })
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      expect(await plane.edges.enroll({ name: 'brief', expiresIn: '0h' }, { id: 'a', name: 'admin' })).toMatchObject({ ok: false, code: 'invalid_input' })
-      const enrolled = await plane.edges.enroll({ name: 'brief', expiresIn: '2h' }, { id: 'a', name: 'admin' })
+      expect(await plane.sources.edges.enroll({ name: 'brief', expiresIn: '0h' }, { id: 'a', name: 'admin' })).toMatchObject({
+        ok: false,
+        code: 'invalid_input',
+      })
+      const enrolled = await plane.sources.edges.enroll({ name: 'brief', expiresIn: '2h' }, { id: 'a', name: 'admin' })
       if (!enrolled.ok) throw new Error(enrolled.message)
       expect(Date.parse(enrolled.edge.tokenExpiresAt!) - Date.now()).toBeGreaterThan(2 * 3600 * 1000 - 60_000)
       const edge = startEdge([server.url], enrolled.token)
-      await waitFor(() => plane.edges.get('brief')?.online === true, 15_000)
-      expect(await plane.edges.tokenValid(enrolled.token)).toBe(true)
+      await waitFor(() => plane.sources.edges.get('brief')?.online === true, 15_000)
+      expect(await plane.sources.edges.tokenValid(enrolled.token)).toBe(true)
       offsetMs = 3 * 3600 * 1000
       expect(await edge.exited).toBe(3)
       expect(edge.output()).toContain(`this edge's token expired at ${enrolled.edge.tokenExpiresAt}`)
-      expect(await plane.edges.tokenValid(enrolled.token)).toBe(false)
+      expect(await plane.sources.edges.tokenValid(enrolled.token)).toBe(false)
       const late = startEdge([server.url], enrolled.token)
       expect(await late.exited).toBe(3)
       expect(late.output()).toContain(
@@ -275,9 +278,9 @@ describe('edges', () => {
     expect(own).toBeGreaterThan(0)
     const edge = await rawEdge(manager, token)
     edge.ws.send(hello())
-    await waitFor(() => manager.plane.edges.get('raw')?.online === true)
+    await waitFor(() => manager.plane.sources.edges.get('raw')?.online === true)
     // Health counts the manager's own skills, as the serve banner does: not those the edge offers.
-    expect(manager.plane.registry.get('raw_noop')).toBeDefined()
+    expect(manager.plane.skills.get('raw_noop')).toBeDefined()
     expect((await manager.api('GET', '/api/health')).body.skills).toBe(own)
     const calls: string[] = []
     edge.ws.on('message', (data) => calls.push(String(data)))
@@ -289,11 +292,11 @@ describe('edges', () => {
 
     const big = await rawEdge(manager, token)
     big.ws.send(hello())
-    await waitFor(() => manager.plane.edges.get('raw')?.online === true)
+    await waitFor(() => manager.plane.sources.edges.get('raw')?.online === true)
     big.ws.send('x'.repeat(5 * 1024 * 1024))
     expect((await big.closed).code).toBe(1009)
     // One connection per token: the next is let in once the manager has dropped this one.
-    await waitFor(() => manager.plane.edges.get('raw')?.online === false)
+    await waitFor(() => manager.plane.sources.edges.get('raw')?.online === false)
     const garbage = await rawEdge(manager, token)
     garbage.ws.send('not json at all')
     expect((await garbage.closed).code).toBe(4400)
@@ -305,7 +308,7 @@ describe('edges', () => {
     const { token } = (await manager.api('POST', '/api/edges', { name: 'raw' })).body
     const edge = await rawEdge(manager, token)
     edge.ws.send(hello())
-    await waitFor(() => manager.plane.edges.get('raw')?.online === true)
+    await waitFor(() => manager.plane.sources.edges.get('raw')?.online === true)
     // The edge's deadline is the call's own; on a loaded manager the edge's answer can arrive first.
     edge.ws.on('message', (data) => {
       const message = JSON.parse(String(data)) as { type: string; id: string; timeoutMs: number }
@@ -341,8 +344,8 @@ describe('edges', () => {
     expect(await manager.api('PUT', '/api/policies', { skill: 'restart_service', level: 'edge', subject: 'bad subject', decision: 'ASK' })).toMatchObject({
       status: 400,
     })
-    const operator = (await manager.plane.keys.create({ name: 'op', role: 'operator' }, manager.plane.now())).key
-    const approver = (await manager.plane.keys.create({ name: 'boss', role: 'admin' }, manager.plane.now())).key
+    const operator = (await manager.plane.people.keys.create({ name: 'op', role: 'operator' }, manager.plane.now())).key
+    const approver = (await manager.plane.people.keys.create({ name: 'boss', role: 'admin' }, manager.plane.now())).key
 
     expect(await manager.invoke('restart_service', { input: { unit: 'nginx.service' }, edgeId: 'dev-1' }, { key: operator })).toMatchObject({
       status: 200,
@@ -366,7 +369,7 @@ describe('edges', () => {
     const manager = await startManager({ dataDir: tempDir() })
     const pack = slowPack()
     const { token, edge } = await enrollAndStart(manager, 'pack-1', { args: ['--packs', pack.dir] })
-    const operator = (await manager.plane.keys.create({ name: 'op', role: 'operator' }, manager.plane.now())).key
+    const operator = (await manager.plane.people.keys.create({ name: 'op', role: 'operator' }, manager.plane.now())).key
     const call = (key = operator) => manager.invoke('slow_op', { input: { ms: 1 }, edgeId: 'pack-1' }, { key })
     await waitFor(async () => (await manager.api('GET', '/api/skills/slow_op')).status === 200)
     expect((await manager.api('GET', '/api/skills/slow_op')).body).toMatchObject({ class: 'safe', declaredClass: 'safe', overrides: { class: false } })
@@ -388,9 +391,9 @@ describe('edges', () => {
 
     // The edge comes back announcing safe again: the raise still holds.
     edge.child.kill('SIGKILL')
-    await waitFor(() => manager.plane.edges.get('pack-1')?.online === false)
+    await waitFor(() => manager.plane.sources.edges.get('pack-1')?.online === false)
     startEdge([manager.url], token, ['--packs', pack.dir])
-    await waitFor(() => manager.plane.edges.get('pack-1')?.online === true)
+    await waitFor(() => manager.plane.sources.edges.get('pack-1')?.online === true)
     expect(await call(manager.adminKey)).toMatchObject({ status: 202, body: { error: { code: 'approval_required' } } })
     expect((await manager.api('GET', '/api/skills?class=dangerous')).body.skills.map((s: { key: string }) => s.key)).toContain('slow_op')
 
@@ -407,7 +410,7 @@ describe('edges', () => {
     const model = scripted(callsTool('probe_tcp', { host: '127.0.0.1', port, edge_id: 'ops-1' }), says('the port is open'))
     const manager = await startManager({ dataDir: tempDir() }, { agents: [{ name: 'Ops', model, skills: ['probe_tcp'] }] })
     await enrollAndStart(manager, 'ops-1')
-    await waitFor(() => manager.plane.catalog.isBound('ops', 'probe_tcp'))
+    await waitFor(() => manager.plane.skills.isBound('ops', 'probe_tcp'))
     const run = await manager.api('POST', '/api/agents/ops/runs', { prompt: 'is the port open?' })
     expect(run).toMatchObject({
       status: 201,
@@ -427,8 +430,8 @@ describe('edges', () => {
   it('sends an edge pack the secrets it declares and the edge is granted, with each call only, and scrubs them from what comes back', async () => {
     const manager = await startManager({ dataDir: tempDir() })
     await enrollAndStart(manager, 'vault-1', { args: ['--packs', secretPacks()] })
-    await waitFor(() => manager.plane.registry.get('probe_token') !== undefined)
-    await manager.plane.secrets.set('PROBE_TOKEN', 'not-for-this-edge-yet')
+    await waitFor(() => manager.plane.skills.get('probe_token') !== undefined)
+    await manager.plane.values.secrets.set('PROBE_TOKEN', 'not-for-this-edge-yet')
     // The edge's announcement asks for PROBE_TOKEN; without an admin's grant the call is refused before anything runs.
     const ungranted = await manager.invoke('probe_token', { input: {}, edgeId: 'vault-1' })
     expect(ungranted).toMatchObject({
@@ -442,12 +445,12 @@ describe('edges', () => {
       status: 200,
       body: { name: 'vault-1', secrets: ['PROBE_TOKEN'] },
     })
-    await manager.plane.secrets.delete('PROBE_TOKEN')
+    await manager.plane.values.secrets.delete('PROBE_TOKEN')
     const refused = await manager.invoke('probe_token', { input: {}, edgeId: 'vault-1' })
     expect(refused).toMatchObject({ status: 424, body: { ok: false, error: { code: 'needs_auth', details: { missing: { secrets: ['PROBE_TOKEN'] } } } } })
 
     const token = 'edge-token-0123456789'
-    await manager.plane.secrets.set('PROBE_TOKEN', token)
+    await manager.plane.values.secrets.set('PROBE_TOKEN', token)
     const ran = await manager.invoke('probe_token', { input: {}, edgeId: 'vault-1' })
     expect(ran).toMatchObject({ status: 200, body: { ok: true, data: { length: token.length, echoed: '[REDACTED]' } } })
     // Another pack on the same edge never sees it: the edge holds no secret between calls.

@@ -15,8 +15,3 @@ export async function recordCall(call: Call, deps: StageDeps): Promise<Envelope 
     return failure('unavailable', `the audit log can't be written, so the call was not run: ${storeProblem(error)}`, call.id)
   }
 }
-
-/** The row of a call that waits for its approval, on record before it waits: a crash leaves an accurate row. */
-export function recordWaiting(call: Call, deps: Pick<StageDeps, 'audit' | 'managerId'>, message: string): Promise<void> {
-  return deps.audit.write({ ...toAuditRow(call, deps.managerId), status: 'approval_required', error_code: 'approval_required', error_message: message })
-}

@@ -82,7 +82,7 @@ describe.each(databases)('instruction skills hold their boundaries on $name', (d
     })
     const listed = await plane.invoke('list_skills', {}, { caller: helper })
     expect(listed).toMatchObject({ ok: true, data: { skills: [{ name: 'public-guide' }] } })
-    expect(plane.instructions.findings).toContainEqual(
+    expect(plane.skills.instructions.findings).toContainEqual(
       expect.objectContaining({ severity: 'error', message: expect.stringMatching(/^name "echo" is taken by skill "echo"/) }),
     )
   })
@@ -110,7 +110,7 @@ describe.each(databases)('instruction skills hold their boundaries on $name', (d
       skillDirs: [{ path: root, agents: ['Helper'] }],
       skills: [defineSkill({ key: 'noop', description: 'x', class: 'safe', input: z.object({}), run: () => null })],
     })
-    expect(plane.instructions.skills.map((s) => s.name)).toEqual(['good-folder'])
+    expect(plane.skills.instructions.skills.map((s) => s.name)).toEqual(['good-folder'])
     const base = tempDir('skillplane-out-')
     const out = join(base, 'out')
     writeFileSync(join(base, 'victim.txt'), 'keep me')
@@ -118,14 +118,14 @@ describe.each(databases)('instruction skills hold their boundaries on $name', (d
     writeFileSync(join(out, MANIFEST), JSON.stringify({ files: { '../victim.txt': 'x', 'old/gone.md': 'y' } }))
     mkdirSync(join(out, 'old'))
     writeFileSync(join(out, 'old/gone.md'), 'stale')
-    const result = writeExport(plane.exportSkills(helper, 'helper'), out)
+    const result = writeExport(plane.skills.export(helper, 'helper'), out)
     expect(result).toEqual({ written: ['good-folder/SKILL.md'], removed: ['old/gone.md'] })
     expect(readFileSync(join(base, 'victim.txt'), 'utf8')).toBe('keep me')
     expect(existsSync(join(out, 'old'))).toBe(false)
     expect(existsSync(join(base, 'escape'))).toBe(false)
     // A file edited in the export folder is put back on the next export.
     writeFileSync(join(out, 'good-folder/SKILL.md'), 'tampered')
-    expect(writeExport(plane.exportSkills(helper, 'helper'), out)).toEqual({ written: ['good-folder/SKILL.md'], removed: [] })
+    expect(writeExport(plane.skills.export(helper, 'helper'), out)).toEqual({ written: ['good-folder/SKILL.md'], removed: [] })
   })
 })
 

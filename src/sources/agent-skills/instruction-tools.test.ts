@@ -144,8 +144,8 @@ describe.each(databases)('instruction skills served on $name', (database) => {
     const { root } = fixture()
     const plane = await open(root)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const agentKey = (await plane.keys.create({ name: 'helper-bot', role: 'agent', agentId: 'helper' }, plane.now())).key
-    const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const agentKey = (await plane.people.keys.create({ name: 'helper-bot', role: 'agent', agentId: 'helper' }, plane.now())).key
+    const adminKey = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     const get = async (path: string, key: string) => {
       const response = await fetch(server!.url + path, { headers: { authorization: `Bearer ${key}` } })
       return { status: response.status, body: (await response.json()) as any }

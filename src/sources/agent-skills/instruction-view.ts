@@ -1,5 +1,5 @@
 import {
-  type Catalog,
+  type CatalogReader,
   availability,
   catalogOverrides,
   sharingView,
@@ -33,7 +33,7 @@ export interface InstructionDetail extends InstructionSummary {
 const ALWAYS_AVAILABLE = { scope: 'manager', unavailable: () => null } as const
 
 /** An instruction skill as listed beside executable skills. */
-export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findings: readonly Finding[]): InstructionSummary {
+export function instructionSummary(skill: LibrarySkill, catalog: CatalogReader, findings: readonly Finding[]): InstructionSummary {
   const row = catalog.row(skill.name)
   return {
     key: skill.name,
@@ -57,7 +57,7 @@ export function instructionSummary(skill: LibrarySkill, catalog: Catalog, findin
 }
 
 /** The summary with its catalog overrides, sharing (as `viewer` may see it; in full without one) and risk findings. */
-export function instructionDetail(skill: LibrarySkill, catalog: Catalog, findings: readonly Finding[], viewer?: Caller): InstructionDetail {
+export function instructionDetail(skill: LibrarySkill, catalog: CatalogReader, findings: readonly Finding[], viewer?: Caller): InstructionDetail {
   return {
     ...instructionSummary(skill, catalog, findings),
     overrides: catalogOverrides(catalog, skill.name),

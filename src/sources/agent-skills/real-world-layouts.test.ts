@@ -46,7 +46,7 @@ describe('skill folders as published', () => {
     const suite = await plane.invoke('activate_skill', { name: 'suite' }, { caller: helper })
     expect(suite).toMatchObject({ ok: true, data: { content: expect.stringContaining('<file>variants/inner/SKILL.md</file>') } })
     expect(JSON.stringify(suite)).not.toContain('SKILL.md.template')
-    const exported = [...plane.exportSkills(helper, 'helper').files.keys()]
+    const exported = [...plane.skills.export(helper, 'helper').files.keys()]
     expect(exported).toContain('personal/SKILL.md')
     expect(exported.filter((path) => path.endsWith('SKILL.md.template'))).toEqual([])
   })

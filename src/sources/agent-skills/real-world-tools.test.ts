@@ -56,7 +56,7 @@ describe.each(databases)('real-world skills through the tools on $name', (databa
       expect(answer).toEqual({ path, bytes: content.length, mimeType: mimeTypes[path as keyof typeof mimeTypes], blob: content.toString('base64') })
       expect(Buffer.from(answer.blob as string, 'base64').equals(content)).toBe(true)
     }
-    expect(plane.registry.get('read_skill_resource')!.output!.jsonSchema).toMatchObject({
+    expect(plane.skills.get('read_skill_resource')!.output!.jsonSchema).toMatchObject({
       type: 'object',
       properties: { mimeType: { type: 'string' }, content: { type: 'string' }, blob: { type: 'string' } },
       required: ['path', 'bytes', 'mimeType'],

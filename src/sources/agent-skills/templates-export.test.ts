@@ -89,7 +89,7 @@ describe.each(databases)('templates and export on $name', (database) => {
     })
 
     const out = tempDir('skillplane-export-')
-    const first = writeExport(plane.exportSkills(helper, 'helper'), out)
+    const first = writeExport(plane.skills.export(helper, 'helper'), out)
     expect(first.written.sort()).toEqual(['ops-guide/SKILL.md', 'ops-guide/scripts/run.sh', 'plain/SKILL.md'])
     expect(existsSync(join(out, 'ops-guide/SKILL.md.template'))).toBe(false)
     expect(readFileSync(join(out, 'ops-guide/SKILL.md'), 'utf8')).toBe(
@@ -98,14 +98,14 @@ describe.each(databases)('templates and export on $name', (database) => {
     expect(statSync(join(out, 'ops-guide/scripts/run.sh')).mode & 0o111).not.toBe(0)
     const manifest = JSON.parse(readFileSync(join(out, MANIFEST), 'utf8'))
     expect(Object.keys(manifest.files)).toEqual(['ops-guide/scripts/run.sh', 'ops-guide/SKILL.md', 'plain/SKILL.md'])
-    expect(writeExport(plane.exportSkills(helper, 'helper'), out)).toEqual({ written: [], removed: [] })
+    expect(writeExport(plane.skills.export(helper, 'helper'), out)).toEqual({ written: [], removed: [] })
 
     // A policy change shows up in the next export: the denied line appears.
     await plane.policies.set({ skill: 'echo', level: 'agent', subject: 'helper', decision: 'DENY' }, admin, plane.now())
-    expect(writeExport(plane.exportSkills(helper, 'helper'), out)).toEqual({ written: ['ops-guide/SKILL.md'], removed: [] })
+    expect(writeExport(plane.skills.export(helper, 'helper'), out)).toEqual({ written: ['ops-guide/SKILL.md'], removed: [] })
     expect(readFileSync(join(out, 'ops-guide/SKILL.md'), 'utf8')).toContain('These actions are unavailable and should not be attempted: echo.')
-    await plane.catalog.edit('plain', { enabled: false }, plane.now())
-    expect(writeExport(plane.exportSkills(helper, 'helper'), out)).toEqual({ written: [], removed: ['plain/SKILL.md'] })
+    await plane.skills.edit('plain', { enabled: false }, plane.now())
+    expect(writeExport(plane.skills.export(helper, 'helper'), out)).toEqual({ written: [], removed: ['plain/SKILL.md'] })
   })
 
   it('exports over HTTP as a tar stream', async () => {
@@ -114,8 +114,8 @@ describe.each(databases)('templates and export on $name', (database) => {
     const plane = await openTestPlane(database, { skillDirs: [{ path: root, agents: ['Helper'] }] }, location)
     planes.push(plane)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
-    const agentKey = (await plane.keys.create({ name: 'other-bot', role: 'agent', agentId: 'other' }, plane.now())).key
+    const adminKey = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const agentKey = (await plane.people.keys.create({ name: 'other-bot', role: 'agent', agentId: 'other' }, plane.now())).key
     const response = await fetch(`${server.url}/api/agents/helper/skills-export`, { headers: { authorization: `Bearer ${adminKey}` } })
     expect(response.headers.get('content-type')).toBe('application/x-tar')
     const names: string[] = []
@@ -129,7 +129,7 @@ describe.each(databases)('templates and export on $name', (database) => {
     extract.end(Buffer.from(await response.arrayBuffer()))
     await done
     expect(names).toEqual(['ops-guide/scripts/run.sh', 'ops-guide/SKILL.md', 'plain/SKILL.md', MANIFEST])
-    expect((await plane.events.list({ subject: 'agent:helper', kind: 'skills.exported', limit: 5 })).items).toEqual([
+    expect((await plane.audit.events.list({ subject: 'agent:helper', kind: 'skills.exported', limit: 5 })).items).toEqual([
       expect.objectContaining({ actor: expect.objectContaining({ name: 'root' }), details: { as: 'Helper', skills: ['ops-guide', 'plain'], files: 3 } }),
     ])
     expect((await fetch(`${server.url}/api/agents/helper/skills-export`, { headers: { authorization: `Bearer ${agentKey}` } })).status).toBe(404)

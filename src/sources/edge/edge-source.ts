@@ -2,10 +2,7 @@ import type { Registry } from '../../registry/index.js'
 import type { SkillSource } from '../skill-source/index.js'
 import type { Edges } from './edges.js'
 
-/**
- * Host skills the enrolled edges offer, as a source: the registry holds one per key (see
- * `Edges`). `edges` is read lazily: the edge directory opens with the store.
- */
+/** Host skills the enrolled edges offer, as a source: the registry holds one per key (see `Edges`). */
 export function edgeSource(edges: () => Edges, registry: Registry): SkillSource {
   return {
     kind: 'edge',
@@ -33,6 +30,7 @@ export function edgeSource(edges: () => Edges, registry: Registry): SkillSource 
         findings: [],
       }
     },
-    close: () => edges().close(),
+    // The plane closes the edge hub in its own shutdown step: it holds tunnels and relays, not only skills.
+    async close() {},
   }
 }

@@ -57,7 +57,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
         },
       ],
     })
-    const get = plane.registry.get('echo_get')!
+    const get = plane.skills.get('echo_get')!
     expect(get).toMatchObject({
       source: 'http',
       class: 'safe',
@@ -66,9 +66,9 @@ describe('declarative HTTP skills (httpSkills)', () => {
       secrets: ['ECHO_KEY'],
       origin: 'config httpSkills "echo_get"',
     })
-    expect(plane.connectionState(get, { caller: admin, agentId: null }).state).toBe('needs_auth')
+    expect(plane.skills.connectionState(get, { caller: admin, agentId: null }).state).toBe('needs_auth')
     expect(await plane.invoke('echo_get', { id: 'x' }, { caller: admin })).toMatchObject({ ok: false, error: { code: 'needs_auth' } })
-    await plane.secrets.set('ECHO_KEY', API_KEY)
+    await plane.values.secrets.set('ECHO_KEY', API_KEY)
     const got = await plane.invoke('echo_get', { id: 'a/b c?', tags: ['red', 'blue'] }, { caller: admin })
     expect(got).toMatchObject({
       ok: true,
@@ -91,14 +91,14 @@ describe('declarative HTTP skills (httpSkills)', () => {
       ok: true,
       data: { method: 'POST', path: '/echo/things/7', body: { note: 'hi', qty: 2 } },
     })
-    expect(plane.registry.get('echo_post')!.class).toBe('mutating')
+    expect(plane.skills.get('echo_post')!.class).toBe('mutating')
     // body as a mapping: body field ← input property.
     const put = await plane.invoke('echo_put', { id: '7', qty: 5, note: 'left out' }, { caller: admin })
     expect(put, JSON.stringify(put)).toMatchObject({
       ok: true,
       data: { method: 'PUT', body: { quantity: 5, id: '7' } },
     })
-    expect(plane.registry.get('echo_put')!.class).toBe('safe')
+    expect(plane.skills.get('echo_put')!.class).toBe('safe')
   })
 
   it('asks for approval before a DELETE an agent makes', async () => {
@@ -107,7 +107,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
         { key: 'drop_thing', description: 'Delete a thing', method: 'DELETE', url: `${service.url}/echo/things/{id}`, input: echoInput, agents: ['Helper'] },
       ],
     })
-    expect(plane.registry.get('drop_thing')!.class).toBe('dangerous')
+    expect(plane.skills.get('drop_thing')!.class).toBe('dangerous')
     const before = service.received.length
     expect(await plane.invoke('drop_thing', { id: '1' }, { caller: agentCaller('helper') })).toMatchObject({ ok: false, error: { code: 'approval_required' } })
     expect(service.received.length).toBe(before)
@@ -126,7 +126,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
         { key: 'fail_long', description: 'Echoes the token where the error is cut', method: 'GET', url: `${service.url}/api/fail-long`, headers: auth },
       ],
     })
-    await plane.secrets.set('INV_AUTH', TEST_TOKEN)
+    await plane.values.secrets.set('INV_AUTH', TEST_TOKEN)
     const before = service.received.length
     expect(await plane.invoke('fenced', {}, { caller: admin })).toMatchObject({
       ok: false,
@@ -161,7 +161,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
         { key: 'fine', description: 'Fine', method: 'GET', url: `${service.url}/echo` },
       ],
     })
-    expect(plane.sources().http).toEqual({
+    expect(plane.sources.report().http).toEqual({
       skills: ['fine'],
       entries: [
         {
@@ -175,7 +175,7 @@ describe('declarative HTTP skills (httpSkills)', () => {
       ],
       findings: [],
     })
-    expect(plane.registry.get(first!.key)!.source).toBe('code')
+    expect(plane.skills.get(first!.key)!.source).toBe('code')
   })
 
   it('rejects a bad entry naming the field and what is wrong', async () => {

@@ -43,19 +43,19 @@ describe.each(databases)('OpenAPI sources on $name', (database) => {
 
   it('needs its bearer secret until it is set, sends it, and scrubs it from results, errors and the audit', async () => {
     const plane = await open({ openapi: [inventory()] })
-    const whoami = plane.registry.get('inv_who_am_i')!
+    const whoami = plane.skills.get('inv_who_am_i')!
     expect(whoami).toMatchObject({ source: 'http', class: 'safe', secrets: ['INV_TOKEN'] })
-    expect(plane.connectionState(whoami, { caller: admin, agentId: null })).toMatchObject({ state: 'needs_auth', missing: { secrets: ['INV_TOKEN'] } })
+    expect(plane.skills.connectionState(whoami, { caller: admin, agentId: null })).toMatchObject({ state: 'needs_auth', missing: { secrets: ['INV_TOKEN'] } })
     // Operations whose security is [] are public: no secret, ready at once.
-    expect(plane.registry.get('inv_get_health')!.secrets).toEqual([])
+    expect(plane.skills.get('inv_get_health')!.secrets).toEqual([])
     expect(await plane.invoke('inv_get_health', {}, { caller: admin })).toMatchObject({ ok: true, data: { status: 'ok' } })
     const before = service.received.length
     const refused = await plane.invoke('inv_who_am_i', {}, { caller: admin })
     expect(refused).toMatchObject({ ok: false, error: { code: 'needs_auth', message: expect.stringContaining('skillplane secrets set INV_TOKEN') } })
     expect(service.received.length).toBe(before)
 
-    await plane.secrets.set('INV_TOKEN', TEST_TOKEN)
-    expect(plane.connectionState(whoami, { caller: admin, agentId: null }).state).toBe('ready')
+    await plane.values.secrets.set('INV_TOKEN', TEST_TOKEN)
+    expect(plane.skills.connectionState(whoami, { caller: admin, agentId: null }).state).toBe('ready')
     const echoed = await plane.invoke('inv_who_am_i', {}, { caller: admin })
     expect(echoed).toEqual({ ok: true, data: { authorization: 'Bearer [REDACTED]', trace: null }, callId: expect.any(String) })
     expect(service.received.at(-1)!.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`)
@@ -77,13 +77,13 @@ describe('OpenAPI sources', () => {
   }
   const ready = async (config: SkillplaneConfig) => {
     const plane = await open(config)
-    await plane.secrets.set('INV_TOKEN', TEST_TOKEN)
+    await plane.values.secrets.set('INV_TOKEN', TEST_TOKEN)
     return plane
   }
 
   it('makes one skill per operation, with schemas from parameters and $ref-resolved bodies, and classes from methods', async () => {
     const plane = await open({ openapi: [inventory({ classes: { getMotd: 'mutating' } })] })
-    const keys = plane.registry
+    const keys = plane.skills
       .list()
       .filter((s) => s.source === 'http')
       .map((s) => s.key)
@@ -103,7 +103,7 @@ describe('OpenAPI sources', () => {
       'inv_patch_items_item_id',
       'inv_who_am_i',
     ])
-    const create = plane.registry.get('inv_create_item')!
+    const create = plane.skills.get('inv_create_item')!
     expect(create).toMatchObject({ class: 'mutating', category: 'inv', tags: ['openapi', 'items'], description: 'Add an item' })
     expect(create.input.jsonSchema).toEqual({
       type: 'object',
@@ -121,22 +121,22 @@ describe('OpenAPI sources', () => {
         },
       },
     })
-    expect(plane.registry.get('inv_get_item')!.input.jsonSchema).toMatchObject({
+    expect(plane.skills.get('inv_get_item')!.input.jsonSchema).toMatchObject({
       required: ['itemId'],
       properties: { itemId: { type: 'string', description: "The item's id" } },
     })
-    expect(plane.registry.get('inv_list_items')!).toMatchObject({
+    expect(plane.skills.get('inv_list_items')!).toMatchObject({
       class: 'safe',
       title: 'List items',
       description: 'List the items in stock, optionally by tag.',
     })
-    expect(plane.registry.get('inv_delete_item')!.class).toBe('dangerous')
+    expect(plane.skills.get('inv_delete_item')!.class).toBe('dangerous')
     // No operationId: the key comes from the method and path; an optional body stays optional.
-    expect(plane.registry.get('inv_patch_items_item_id')!).toMatchObject({ class: 'mutating', description: 'Change the quantity (no operationId)' })
-    expect(plane.registry.get('inv_patch_items_item_id')!.input.jsonSchema).toMatchObject({ required: ['itemId'], properties: { body: { type: 'object' } } })
-    expect(plane.registry.get('inv_get_motd')!.class).toBe('mutating')
+    expect(plane.skills.get('inv_patch_items_item_id')!).toMatchObject({ class: 'mutating', description: 'Change the quantity (no operationId)' })
+    expect(plane.skills.get('inv_patch_items_item_id')!.input.jsonSchema).toMatchObject({ required: ['itemId'], properties: { body: { type: 'object' } } })
+    expect(plane.skills.get('inv_get_motd')!.class).toBe('mutating')
     // A form body can't be sent: the operation is reported, not registered.
-    const report = openapi(plane.sources())
+    const report = openapi(plane.sources.report())
     expect(report).toEqual([
       {
         name: 'inv',
@@ -172,7 +172,7 @@ describe('OpenAPI sources', () => {
       ].join('\n'),
     )
     const plane = await open({ openapi: [{ name: 'shop', spec: file }] })
-    expect(plane.registry.get('shop_place_order')!.input.jsonSchema).toEqual({
+    expect(plane.skills.get('shop_place_order')!.input.jsonSchema).toEqual({
       type: 'object',
       additionalProperties: false,
       properties: {
@@ -221,7 +221,7 @@ describe('OpenAPI sources', () => {
     const plane = await ready({ openapi: [inventory()] })
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      const key = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+      const key = (await plane.people.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
       // Raw JSON: "\ud800" parses to half of a UTF-16 pair, which JSON.stringify would never write.
       const invoke = async (skill: string, input: string) => {
         const response = await fetch(`${server.url}/api/skills/${skill}/invoke`, {
@@ -303,13 +303,13 @@ describe('OpenAPI sources', () => {
   it('keeps to include and exclude by operationId or tag, and reports entries that match nothing', async () => {
     const plane = await open({ openapi: [inventory({ include: ['items', 'getHealth', 'nope'], exclude: ['admin', 'getHelth'], prefix: 'stock' })] })
     expect(
-      plane.registry
+      plane.skills
         .list()
         .filter((s) => s.source === 'http')
         .map((s) => s.key)
         .sort(),
     ).toEqual(['stock_create_item', 'stock_get_health', 'stock_get_item', 'stock_list_items', 'stock_patch_items_item_id'])
-    expect(openapi(plane.sources())[0]!.problems).toEqual([
+    expect(openapi(plane.sources.report())[0]!.problems).toEqual([
       'config include: no operation has the operationId or tag "nope"',
       'config exclude: no operation has the operationId or tag "getHelth" (did you mean "getHealth"?)',
     ])
@@ -319,12 +319,12 @@ describe('OpenAPI sources', () => {
     const plane = await ready({
       openapi: [{ name: 'remote', spec: `${service.url}/api/openapi.json`, auth: { type: 'bearer', secret: 'INV_TOKEN' }, include: ['items'] }],
     })
-    expect(openapi(plane.sources())[0]).toMatchObject({ state: 'loaded', baseUrl: `${service.url}/api`, problems: [] })
+    expect(openapi(plane.sources.report())[0]).toMatchObject({ state: 'loaded', baseUrl: `${service.url}/api`, problems: [] })
     expect(await plane.invoke('remote_list_items', {}, { caller: admin })).toMatchObject({ ok: true })
     // A base URL outside the allowlist: every call is refused before it leaves.
     const fenced = await open({ openapi: [inventory({ name: 'fenced', allowHosts: ['api.example.com'] })] })
-    expect(openapi(fenced.sources())[0]!.skills).toEqual([])
-    expect(openapi(fenced.sources())[0]!.problems).toEqual([
+    expect(openapi(fenced.sources.report())[0]!.skills).toEqual([])
+    expect(openapi(fenced.sources.report())[0]!.problems).toEqual([
       `the document's server 127.0.0.1:${new URL(service.url).port} is not in allowHosts (api.example.com)`,
     ])
 
@@ -344,7 +344,7 @@ describe('OpenAPI sources', () => {
     try {
       const specHost = `127.0.0.1:${(elsewhere.address() as AddressInfo).port}`
       const hijack = await open({ openapi: [{ name: 'hijack', spec: `http://${specHost}/openapi.json`, auth: { type: 'bearer', secret: 'INV_TOKEN' } }] })
-      expect(openapi(hijack.sources())[0]).toMatchObject({
+      expect(openapi(hijack.sources.report())[0]).toMatchObject({
         skills: [],
         problems: [`the document's server 169.254.169.254 is not in the host the document came from (${specHost}); set baseUrl or allowHosts`],
       })
@@ -373,7 +373,7 @@ describe('OpenAPI sources', () => {
       }),
     )
     const plane = await open({ openapi: [{ name: 'fan', spec: join(dir, 'fanout.json') }] })
-    expect(openapi(plane.sources())[0]).toMatchObject({
+    expect(openapi(plane.sources.report())[0]).toMatchObject({
       skills: ['fan_fine'],
       problems: ['operation "bomb": its schema expands to more than 20000 nodes (or 64 levels) once its references are resolved; skipped'],
     })
@@ -416,7 +416,7 @@ describe('OpenAPI sources', () => {
         inventory({ include: ['getHealth'] }),
       ],
     })
-    const report = Object.fromEntries(openapi(plane.sources()).map((s) => [s.name, s]))
+    const report = Object.fromEntries(openapi(plane.sources.report()).map((s) => [s.name, s]))
     expect(report.broken).toMatchObject({
       state: 'failed',
       skills: [],
@@ -445,25 +445,25 @@ describe('OpenAPI sources', () => {
     const spec = JSON.parse(SPEC) as { paths: Record<string, unknown> }
     writeFileSync(file, JSON.stringify({ ...spec, paths: { '/health': spec.paths['/health'] } }))
     const plane = await open({ openapi: [inventory({ spec: file })] })
-    expect(openapi(plane.sources())[0]!.skills).toEqual(['inv_get_health'])
+    expect(openapi(plane.sources.report())[0]!.skills).toEqual(['inv_get_health'])
     writeFileSync(file, JSON.stringify({ ...spec, paths: { '/motd': spec.paths['/motd'] } }))
-    const reloaded = await plane.reloadSources()
+    const reloaded = await plane.sources.reload()
     expect(reloaded).toMatchObject({ added: ['inv_get_motd'], removed: ['inv_get_health'] })
     expect(openapi(reloaded.sources)).toMatchObject([{ name: 'inv', skills: ['inv_get_motd'] }])
-    expect(plane.registry.get('inv_get_health')).toBeUndefined()
+    expect(plane.skills.get('inv_get_health')).toBeUndefined()
     expect(await plane.invoke('inv_get_motd', {}, { caller: admin })).toMatchObject({ ok: true, data: 'hello from the depot' })
     // A document broken since keeps nothing of its operations, and says why.
     writeFileSync(file, '{')
-    expect(openapi((await plane.reloadSources()).sources)[0]).toMatchObject({ state: 'failed', skills: [] })
-    expect(plane.registry.get('inv_get_motd')).toBeUndefined()
+    expect(openapi((await plane.sources.reload()).sources)[0]).toMatchObject({ state: 'failed', skills: [] })
+    expect(plane.skills.get('inv_get_motd')).toBeUndefined()
   })
 
   it('over HTTP: 424 until an admin sets the secret, then the value for each caller, never shown', async () => {
     const plane = await open({ openapi: [inventory({ include: ['whoAmI'] })] })
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      const adminKey = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
-      const operatorKey = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+      const adminKey = (await plane.people.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+      const operatorKey = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
       const call = async (path: string, key: string, init: { method?: string; body?: unknown } = {}) => {
         const response = await fetch(server.url + path, {
           method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
@@ -509,7 +509,7 @@ describe('OpenAPI sources', () => {
         { name: 'by_basic', spec: file, auth: { type: 'basic', secret: 'ECHO_SECRET' } },
       ],
     })
-    await plane.secrets.set('ECHO_SECRET', secret)
+    await plane.values.secrets.set('ECHO_SECRET', secret)
     expect(await plane.invoke('by_header_echo', { id: '1' }, { caller: admin })).toMatchObject({ ok: true, data: { key: '[REDACTED]', auth: null } })
     expect(service.received.at(-1)!.headers['x-api-key']).toBe(secret)
     const byQuery = await plane.invoke('by_query_echo', { id: '1' }, { caller: admin })
@@ -568,7 +568,7 @@ describe('OpenAPI sources', () => {
         { name: 'typed', spec: file, include: ['bearer', 'cookie'], auth: { type: 'query', name: 'k', secret: 'ECHO_SECRET' } },
       ],
     })
-    const [sec, typed] = openapi(plane.sources())
+    const [sec, typed] = openapi(plane.sources.report())
     expect(sec!.skills).toEqual(['sec_basic', 'sec_bearer', 'sec_by_default', 'sec_fallback', 'sec_header', 'sec_optional', 'sec_public', 'sec_query'])
     const fix = 'give auth a type (bearer, header, query or basic) to send the secret another way; skipped'
     expect(sec!.problems).toEqual([
@@ -579,11 +579,11 @@ describe('OpenAPI sources', () => {
       `operation "undeclared": its security scheme "missing" (not in components.securitySchemes) can't be sent from a secret; ${fix}`,
     ])
     // Only the secret's name was configured: until it is set, each operation that sends it waits for it.
-    expect(plane.registry.get('sec_header')!.secrets).toEqual(['ECHO_SECRET'])
-    expect(plane.registry.get('sec_public')!.secrets).toEqual([])
-    expect(plane.registry.get('sec_optional')!.secrets).toEqual([])
+    expect(plane.skills.get('sec_header')!.secrets).toEqual(['ECHO_SECRET'])
+    expect(plane.skills.get('sec_public')!.secrets).toEqual([])
+    expect(plane.skills.get('sec_optional')!.secrets).toEqual([])
     expect(await plane.invoke('sec_bearer', {}, { caller: admin })).toMatchObject({ ok: false, error: { code: 'needs_auth' } })
-    await plane.secrets.set('ECHO_SECRET', secret)
+    await plane.values.secrets.set('ECHO_SECRET', secret)
 
     const sent = async (key: string) => {
       expect(await plane.invoke(key, {}, { caller: admin })).toMatchObject({ ok: true })

@@ -67,20 +67,20 @@ describe('MCP import', () => {
 
     // Fourteen tools over four pages of tools/list, camelCase folded into the key rules; the
     // malformed one is reported and the rest are kept.
-    const keys = plane.registry
+    const keys = plane.skills
       .list()
       .filter((s) => s.source === 'mcp')
       .map((s) => s.key)
     expect(keys).toEqual(FIXTURE_KEYS)
-    expect(plane.mcpServers()[0]!.problems).toEqual([expect.stringMatching(/^tool "bad_tool" is malformed \(inputSchema\.type: .*\); skipped$/)])
-    const deploy = skillDetail(plane.registry.get('fix_deploy_fleet')!, plane.catalog)
+    expect(plane.sources.mcpServers()[0]!.problems).toEqual([expect.stringMatching(/^tool "bad_tool" is malformed \(inputSchema\.type: .*\); skipped$/)])
+    const deploy = skillDetail(plane.skills.get('fix_deploy_fleet')!, plane.skills)
     expect(deploy).toMatchObject({ class: 'mutating', category: 'fix', source: 'mcp', available: true, agents: ['other'] })
     expect(deploy.inputSchema).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', 'x-vendor-note': 'kept verbatim' })
     expect((deploy.inputSchema as any).properties.groups.items.properties.labels).toEqual({ type: 'object', additionalProperties: { type: 'string' } })
-    const echo = skillDetail(plane.registry.get('fix_echo')!, plane.catalog)
+    const echo = skillDetail(plane.skills.get('fix_echo')!, plane.skills)
     expect(echo).toMatchObject({ class: 'safe', title: 'Echo text' })
     expect((echo.outputSchema as any).properties.structuredContent.required).toEqual(['echoed', 'length'])
-    expect(plane.registry.get('fix_wipe')!.class).toBe('dangerous')
+    expect(plane.skills.get('fix_wipe')!.class).toBe('dangerous')
     // Served again over skillplane's MCP server, the tool keeps its own output schema (its content
     // passes through) as written, $schema last included: a draft-07 schema read as 2020-12 could fail a client's check.
     expect(JSON.stringify(mcpToolList(plane, admin, { mostUsed: [], found: new Set() }).callable.get('fix_echo')!.tool.outputSchema)).toBe(
@@ -128,13 +128,13 @@ describe('MCP import', () => {
     })
     // A tool that only answers task-based calls is listed as unavailable, with the reason, and never called.
     const task = 'the tool requires task-based calls (execution.taskSupport "required"), which skillplane does not make yet'
-    expect(skillDetail(plane.registry.get('fix_long_job')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: task })
+    expect(skillDetail(plane.skills.get('fix_long_job')!, plane.skills)).toMatchObject({ available: false, unavailableReason: task })
     expect(await call('fix_long_job')).toMatchObject({ ok: false, error: { code: 'unavailable', message: `skill "fix_long_job" is unavailable: ${task}` } })
     expect(await call('fix_busy')).toMatchObject({
       ok: false,
       error: { code: 'executor_error', message: expect.stringContaining('upstream API rate limited') },
     })
-    expect(plane.mcpServers()[0]!.state).toBe('connected')
+    expect(plane.sources.mcpServers()[0]!.state).toBe('connected')
     // An output schema with local references is checked as the server wrote it.
     expect(await call('fix_address')).toMatchObject({ ok: true, data: { structuredContent: { home: { city: 'Oslo' } } } })
     // The deadline cancels the call on the server too.
@@ -145,22 +145,22 @@ describe('MCP import', () => {
 
     // A tool list change registers the new tool, syncs the catalog and binds it.
     expect(await call('fix_add_tool')).toMatchObject({ ok: true })
-    await waitFor(() => plane.catalog.isBound('other', 'fix_extra'))
+    await waitFor(() => plane.skills.isBound('other', 'fix_extra'))
     expect(await plane.invoke('fix_extra', {}, { caller: agentCaller('other') })).toMatchObject({ ok: true, data: { content: [{ text: 'extra ran' }] } })
 
     // A crash mid-call: an executor_error saying the outcome is unknown. The fixture then refuses
     // to start while its marker file exists: unavailable, with the reason, until it is back.
     const crash = await call('fix_crash')
     expect(crash).toMatchObject({ ok: false, error: { code: 'executor_error', message: expect.stringContaining('whether the tool ran is unknown') } })
-    await waitFor(() => plane.mcpServers()[0]!.stderr?.includes('refusing to start') ?? false)
+    await waitFor(() => plane.sources.mcpServers()[0]!.stderr?.includes('refusing to start') ?? false)
     const down = await call('fix_echo', { text: 'x' })
     expect(down).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('MCP server "fix"') } })
-    expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('fix') })
+    expect(skillSummary(plane.skills.get('fix_echo')!, plane.skills)).toMatchObject({ available: false, unavailableReason: expect.stringContaining('fix') })
     // What the server wrote to stderr is for admins (sources), never in what callers see.
-    expect(JSON.stringify([crash, down, plane.mcpServers()[0]!.reason])).not.toMatch(/crashing on purpose|refusing to start/)
+    expect(JSON.stringify([crash, down, plane.sources.mcpServers()[0]!.reason])).not.toMatch(/crashing on purpose|refusing to start/)
     // It reconnects with backoff once it can start again, and the audit log has every call.
     rmSync(marker)
-    await waitFor(() => plane.mcpServers()[0]!.state === 'connected', 15_000)
+    await waitFor(() => plane.sources.mcpServers()[0]!.state === 'connected', 15_000)
     expect(await call('fix_echo', { text: 'back' })).toMatchObject({ ok: true })
     const { items } = await plane.audit.query({ skill: 'fix_crash', limit: 10 })
     expect(items).toMatchObject([{ status: 'error', error: { code: 'executor_error' } }])
@@ -181,7 +181,7 @@ describe('MCP import', () => {
       ],
     })
     const call = (key: string, input: object = {}, extra: object = {}) => plane.invoke(key, input, { caller: operator, ...extra })
-    const [remote, locked] = plane.mcpServers()
+    const [remote, locked] = plane.sources.mcpServers()
     expect(remote).toMatchObject({
       state: 'connected',
       transport: 'http',
@@ -219,11 +219,11 @@ describe('MCP import', () => {
       ok: false,
       error: { code: 'unavailable', message: expect.stringContaining('did not take the call, so it did not run') },
     })
-    expect(plane.mcpServers()[0]!.state).toMatch(/down|connecting/)
+    expect(plane.sources.mcpServers()[0]!.state).toMatch(/down|connecting/)
     expect(await call('remote_echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'unavailable' } })
     const again = await startHttpFixture(fixture.port)
     children.push(again.child)
-    await waitFor(() => plane.mcpServers()[0]!.state === 'connected', 15_000)
+    await waitFor(() => plane.sources.mcpServers()[0]!.state === 'connected', 15_000)
     expect(await call('remote_echo', { text: 'back' })).toMatchObject({ ok: true })
 
     // Killed during a call: the call ends at once as executor_error (outcome unknown), not at its deadline.
@@ -240,36 +240,40 @@ describe('MCP import', () => {
     const config = { mcpServers: [{ name: 'remote', url: fixture.url, headers: { authorization: { secret: 'FIXTURE_TOKEN', prefix: 'Bearer ' } } }] }
     const plane = await openTestPlane(sqlite!, config, location)
     planes.push(plane)
-    expect(plane.mcpServers()[0]).toMatchObject({ state: 'needs_auth', reason: expect.stringContaining('skillplane secrets set FIXTURE_TOKEN'), skills: [] })
+    expect(plane.sources.mcpServers()[0]).toMatchObject({
+      state: 'needs_auth',
+      reason: expect.stringContaining('skillplane secrets set FIXTURE_TOKEN'),
+      skills: [],
+    })
 
     // A wrong token is refused with the server's body, which quotes it: the reason anyone may read doesn't.
-    await plane.secrets.set('FIXTURE_TOKEN', 'wrong-token-4321')
-    await waitFor(() => plane.mcpServers()[0]!.state === 'down')
-    expect(plane.mcpServers()[0]!.reason).toContain('bad credentials: Bearer [REDACTED]')
-    expect(JSON.stringify(plane.sources())).not.toContain('wrong-token-4321')
+    await plane.values.secrets.set('FIXTURE_TOKEN', 'wrong-token-4321')
+    await waitFor(() => plane.sources.mcpServers()[0]!.state === 'down')
+    expect(plane.sources.mcpServers()[0]!.reason).toContain('bad credentials: Bearer [REDACTED]')
+    expect(JSON.stringify(plane.sources.report())).not.toContain('wrong-token-4321')
 
-    await plane.secrets.set('FIXTURE_TOKEN', 'let-me-in')
-    await waitFor(() => plane.mcpServers()[0]!.state === 'connected')
+    await plane.values.secrets.set('FIXTURE_TOKEN', 'let-me-in')
+    await waitFor(() => plane.sources.mcpServers()[0]!.state === 'connected')
     const echoed = await plane.invoke('remote_echo', { text: 'let-me-in, said the header' }, { caller: operator })
     // The server's credential is scrubbed from what comes back, like any injected secret.
     expect(echoed).toMatchObject({ ok: true, data: { structuredContent: { echoed: '[REDACTED], said the header' } } })
     // Rotated while connected: the server is reconnected with the new value (here a wrong one, which it refuses).
-    await plane.secrets.set('FIXTURE_TOKEN', 'rotated-but-wrong-9876')
-    await waitFor(() => plane.mcpServers()[0]!.state === 'down')
-    expect(plane.mcpServers()[0]!.reason).toContain('Bearer [REDACTED]')
-    await plane.secrets.set('FIXTURE_TOKEN', 'let-me-in')
-    await waitFor(() => plane.mcpServers()[0]!.state === 'connected')
+    await plane.values.secrets.set('FIXTURE_TOKEN', 'rotated-but-wrong-9876')
+    await waitFor(() => plane.sources.mcpServers()[0]!.state === 'down')
+    expect(plane.sources.mcpServers()[0]!.reason).toContain('Bearer [REDACTED]')
+    await plane.values.secrets.set('FIXTURE_TOKEN', 'let-me-in')
+    await waitFor(() => plane.sources.mcpServers()[0]!.state === 'connected')
     await planes.pop()!.close()
 
     // Deleted: the next start knows the tools it had, lists them as needs_auth, and refuses their calls without sending them.
     const again = await openTestPlane(sqlite!, config, location)
     planes.push(again)
-    await again.secrets.delete('FIXTURE_TOKEN')
+    await again.values.secrets.delete('FIXTURE_TOKEN')
     await again.close()
     const third = await openTestPlane(sqlite!, config, location)
     planes.push(third)
-    const skill = third.registry.get('remote_echo')!
-    expect(skillSummary(skill, third.catalog, third.connectionState(skill, { caller: admin, agentId: null }))).toMatchObject({
+    const skill = third.skills.get('remote_echo')!
+    expect(skillSummary(skill, third.skills, third.skills.connectionState(skill, { caller: admin, agentId: null }))).toMatchObject({
       available: true,
       connection: { state: 'needs_auth', missing: { secrets: ['FIXTURE_TOKEN'] } },
     })
@@ -284,18 +288,18 @@ describe('MCP import', () => {
   it.each(databases)('keeps the last known tools of a server that is down ($name), listed as unavailable', async (database) => {
     const location = await database.create()
     const first = await openTestPlane(database, { mcpServers: [stdioServer()] }, location)
-    expect(first.mcpServers()[0]!.state).toBe('connected')
+    expect(first.sources.mcpServers()[0]!.state).toBe('connected')
     await first.close()
 
     const plane = await openTestPlane(database, { mcpServers: [stdioServer({ command: '/nonexistent/mcp-server' })] }, location)
     planes.push(plane)
-    const [status] = plane.mcpServers()
+    const [status] = plane.sources.mcpServers()
     expect(status).toMatchObject({
       state: expect.stringMatching(/down|connecting/),
       reason: expect.stringContaining('ENOENT'),
       skills: expect.arrayContaining(['fix_echo']),
     })
-    expect(skillSummary(plane.registry.get('fix_echo')!, plane.catalog)).toMatchObject({
+    expect(skillSummary(plane.skills.get('fix_echo')!, plane.skills)).toMatchObject({
       available: false,
       unavailableReason: expect.stringContaining('ENOENT'),
     })
@@ -310,9 +314,9 @@ describe('MCP import', () => {
   it('never lets an MCP tool take a name another source holds', async () => {
     // Server "late" has a tool "fail": its key late_fail belongs to a code skill.
     const plane = await open({ mcpServers: [{ name: 'late', command: process.execPath, args: [FIXTURE, 'stdio'] }] })
-    const [status] = plane.mcpServers()
+    const [status] = plane.sources.mcpServers()
     expect(status!.problems).toContainEqual(expect.stringContaining('tool "fail": its key "late_fail" is taken by code skill "late_fail"'))
-    expect(plane.registry.get('late_fail')!.source).toBe('code')
+    expect(plane.skills.get('late_fail')!.source).toBe('code')
     expect(status!.skills).toContain('late_echo')
   })
 
@@ -320,8 +324,8 @@ describe('MCP import', () => {
     const plane = await open({ mcpServers: [stdioServer(), { name: 'gone', command: '/nonexistent/mcp-server' }] })
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
-      const viewerKey = (await plane.keys.create({ name: 'v', role: 'viewer' }, plane.now())).key
+      const adminKey = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      const viewerKey = (await plane.people.keys.create({ name: 'v', role: 'viewer' }, plane.now())).key
       const get = (path: string, key = adminKey, init: RequestInit = {}) =>
         fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
           status: r.status,

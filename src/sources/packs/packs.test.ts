@@ -66,7 +66,7 @@ describe.each(databases)('skill packs on $name', (database) => {
     expect(existsSync(marker)).toBe(false)
     const row = (await plane.audit.query({ skill: 'echo_pack', status: 'ok', limit: 1 })).items[0]
     expect(row).toMatchObject({ skill: 'echo_pack', status: 'ok' })
-    expect(plane.registry.get('echo_pack')).toMatchObject({ source: 'pack', origin: join(root, 'echo_pack', 'skill.json'), category: 'packs' })
+    expect(plane.skills.get('echo_pack')).toMatchObject({ source: 'pack', origin: join(root, 'echo_pack', 'skill.json'), category: 'packs' })
   })
 })
 
@@ -77,8 +77,8 @@ describe.each(databases)('reloading packs on $name', (database) => {
     const plane = await openTestPlane(database, { packDirs: [root] })
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
-      const viewerKey = (await plane.keys.create({ name: 'v', role: 'viewer' }, plane.now())).key
+      const adminKey = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      const viewerKey = (await plane.people.keys.create({ name: 'v', role: 'viewer' }, plane.now())).key
       const reload = async (key = adminKey) => {
         const response = await fetch(`${server.url}/api/sources/reload`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })
         return { status: response.status, body: (await response.json()) as any }
@@ -114,7 +114,7 @@ describe.each(databases)('reloading to nothing on $name', (database) => {
     const plane = await openTestPlane(database, { skills: [], agents: [], packDirs: [root] })
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     try {
-      const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      const adminKey = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
       rmSync(join(root, 'only_pack'), { recursive: true })
       const response = await fetch(`${server.url}/api/sources/reload`, { method: 'POST', headers: { authorization: `Bearer ${adminKey}` } })
       expect(response.status).toBe(409)
@@ -122,7 +122,7 @@ describe.each(databases)('reloading to nothing on $name', (database) => {
         ok: false,
         error: { code: 'conflict', message: expect.stringContaining('the config has no skills, and syncing it would orphan all 1 skill of the catalog') },
       })
-      expect(plane.catalog.row('only_pack')).toMatchObject({ present: 1 })
+      expect(plane.skills.row('only_pack')).toMatchObject({ present: 1 })
     } finally {
       await server.close()
       await plane.close()
@@ -147,7 +147,7 @@ describe.each(databases)('pack boundaries on $name', (database) => {
         error: { code: 'unavailable', message: expect.stringContaining('changed on disk') },
       })
       mkdirSync(join(root, 'broken', 'skill.json'), { recursive: true })
-      const result = await plane.reloadSources()
+      const result = await plane.sources.reload()
       expect(result.sources.pack.skills).toContain('noisy_pack')
       expect(result.sources.pack.findings).toContainEqual(
         expect.objectContaining({ file: join(root, 'broken', 'skill.json'), message: expect.stringContaining("can't read") }),

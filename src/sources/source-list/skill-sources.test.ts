@@ -37,8 +37,8 @@ describe('every source as one list', () => {
     pack(packs, 'tally_pack')
     instruction(skills, 'tidy-notes')
     const plane = await open({ packDirs: [packs], skillDirs: [skills] })
-    await plane.edges.enroll({ name: 'web-1' }, admin)
-    const report = plane.sources()
+    await plane.sources.edges.enroll({ name: 'web-1' }, admin)
+    const report = plane.sources.report()
     expect(Object.keys(report)).toEqual(['code', 'built-in', 'pack', 'agent-skill', 'http', 'mcp', 'edge'])
     for (const source of Object.values(report)) expect(Object.keys(source)).toEqual(['skills', 'entries', 'findings'])
     // Code skills by the file that defines them, built-ins by the module that adds them.
@@ -67,7 +67,7 @@ describe('every source as one list', () => {
     instruction(skills, 'sort-notes')
     // Taken by an instruction skill: skipped with a finding, never registered.
     pack(packs, 'digest')
-    const reloaded = await plane.reloadSources()
+    const reloaded = await plane.sources.reload()
     expect(reloaded.added.sort()).toEqual(['count_pack', 'sort-notes'])
     expect(reloaded.removed).toEqual(['tally_pack'])
     expect(reloaded.sources.pack.skills).toEqual(['count_pack'])

@@ -69,13 +69,13 @@ describe.each(databases)('migration 0024 (users and groups) on $name', (database
 
     const plane = await openTestPlane(database, {}, location)
     try {
-      const users = await plane.users.list()
+      const users = await plane.people.users.list()
       expect(users.map((u) => [u.name, u.role, u.disabledAt])).toEqual([
         ['alice', null, null],
         ['bot', null, null],
         ['ci', null, null],
       ])
-      const keys = await plane.keys.list()
+      const keys = await plane.people.keys.list()
       const userOf = (name: string) => users.find((u) => u.name === name)!.id
       expect(keys.map((k) => [k.id, k.role, k.user.id])).toEqual([
         ['k1', 'admin', userOf('alice')],
@@ -84,7 +84,7 @@ describe.each(databases)('migration 0024 (users and groups) on $name', (database
         ['k4444', 'agent', userOf('bot')],
       ])
       // The keys authenticate as before, now as their users; each keeps its own role.
-      expect(await plane.keys.authenticate('sp_k22')).toEqual({
+      expect(await plane.people.keys.authenticate('sp_k22')).toEqual({
         kind: 'user',
         id: userOf('alice'),
         name: 'alice',
@@ -93,10 +93,10 @@ describe.each(databases)('migration 0024 (users and groups) on $name', (database
         keyId: 'k22',
         auth: 'key',
       })
-      expect(await plane.keys.authenticate('sp_k4444')).toMatchObject({ kind: 'agent', id: 'k4444', agentId: 'helper', userId: userOf('bot') })
+      expect(await plane.people.keys.authenticate('sp_k4444')).toMatchObject({ kind: 'agent', id: 'k4444', agentId: 'helper', userId: userOf('bot') })
       expect(plane.policies.rows().map((p) => [p.id, p.subject])).toEqual([['p1', 'ci']])
-      expect(plane.catalog.sharing('echo')).toEqual({ visibility: 'users', users: ['alice', 'nobody'] })
-      expect(await plane.invoke('write_thing', { value: 'x' }, { caller: (await plane.keys.authenticate('sp_k333'))! })).toMatchObject({
+      expect(plane.skills.sharing('echo')).toEqual({ visibility: 'users', users: ['alice', 'nobody'] })
+      expect(await plane.invoke('write_thing', { value: 'x' }, { caller: (await plane.people.keys.authenticate('sp_k333'))! })).toMatchObject({
         ok: false,
         error: { code: 'denied' },
       })

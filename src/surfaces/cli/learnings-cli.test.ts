@@ -11,7 +11,7 @@ describe.each(databases)('skillplane learnings on $name', (database) => {
     const location = await database.create()
     // As `serve` would have: the catalog knows the agent.
     const plane = await createSkillplane({ config: { agents: [{ name: 'Helper', aliases: ['helper'] }] }, ...location, logger: silentLogger(), sync: true })
-    const { id } = await plane.learnings.record(
+    const { id } = await plane.values.learnings.record(
       { category: 'discovery', title: 'Backups run at 03:00', content: 'Avoid deploys then.', tags: ['ops'], importance: 0.4 },
       { skill: 'echo', agentId: 'helper', callId: null, caller: admin },
     )
@@ -41,7 +41,7 @@ describe.each(databases)('skillplane learnings on $name', (database) => {
 
     const reopened = await createSkillplane({ config: {}, ...location, logger: silentLogger() })
     try {
-      const events = (await reopened.events.list({ subject: `learning:${id}`, limit: 10 })).items
+      const events = (await reopened.audit.events.list({ subject: `learning:${id}`, limit: 10 })).items
       expect(events.map((e) => e.kind).sort()).toEqual(['learning.disprove', 'learning.verify'])
     } finally {
       await reopened.close()

@@ -20,12 +20,12 @@ const SUPERVISOR = { id: 'serve', name: 'skillplane serve --edge' }
  * real tunnel. Its token is kept (mode 0600) in the data dir, and enrolled anew when it no longer works.
  */
 export async function startLocalEdge(plane: Skillplane, url: string, name: string, options: GlobalOptions): Promise<LocalEdge> {
-  const dir = join(plane.dataDir, 'edges')
+  const dir = join(plane.status.dataDir, 'edges')
   const tokenFile = join(dir, `${name}.token`)
   let token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : ''
-  if (!token || !(await plane.edges.tokenValid(token))) {
-    if (plane.edges.get(name)?.revokedAt === null) await plane.edges.revoke(name, SUPERVISOR)
-    const enrolled = await plane.edges.enroll({ name, labels: { host: 'local' } }, SUPERVISOR)
+  if (!token || !(await plane.sources.edges.tokenValid(token))) {
+    if (plane.sources.edges.get(name)?.revokedAt === null) await plane.sources.edges.revoke(name, SUPERVISOR)
+    const enrolled = await plane.sources.edges.enroll({ name, labels: { host: 'local' } }, SUPERVISOR)
     if (!enrolled.ok) throw new Error(`enrolling the local edge "${name}" failed: ${enrolled.message}`)
     token = enrolled.token
     mkdirSync(dir, { recursive: true, mode: 0o700 })
@@ -45,7 +45,7 @@ export async function startLocalEdge(plane: Skillplane, url: string, name: strin
   // No deadline: a loaded machine starts the child slowly, and serve says so when it comes up.
   const online = (async () => {
     while (!stopping && child.exitCode === null && child.signalCode === null) {
-      if (plane.edges.get(name)?.online) return true
+      if (plane.sources.edges.get(name)?.online) return true
       await new Promise((r) => setTimeout(r, 50))
     }
     return false

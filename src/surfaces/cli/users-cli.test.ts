@@ -29,7 +29,7 @@ describe.each(databases)('skillplane users and groups on $name', (database) => {
     expect(cli('groups', 'list').stdout).toMatch(/^NAME\s+ID\s+ROLE\s+MEMBERS\nsre\s+\w{26}\s+admin\s+alice\n$/)
 
     let plane = await openTestPlane(database, {}, location)
-    expect(await plane.keys.authenticate(laptop.key)).toMatchObject({
+    expect(await plane.people.keys.authenticate(laptop.key)).toMatchObject({
       kind: 'user',
       name: 'alice',
       role: 'admin',
@@ -40,14 +40,14 @@ describe.each(databases)('skillplane users and groups on $name', (database) => {
 
     expect(cli('users', 'disable', 'alice').stdout).toBe('disabled user alice: 1 key of theirs stopped working\n')
     plane = await openTestPlane(database, {}, location)
-    expect(await plane.keys.authenticate(laptop.key)).toBeNull()
+    expect(await plane.people.keys.authenticate(laptop.key)).toBeNull()
     await plane.close()
     expect(cli('users', 'enable', 'alice').stdout).toBe('enabled user alice\n')
     expect(cli('groups', 'remove-member', 'sre', 'alice').stdout).toBe('group sre: role admin, members none\n')
     expect(cli('users', 'set-role', 'alice', 'none').stdout).toBe('user alice: role none, granted none\n')
     plane = await openTestPlane(database, {}, location)
     // No role anywhere: a key without its own is a viewer.
-    expect(await plane.keys.authenticate(laptop.key)).toMatchObject({ name: 'alice', role: 'viewer' })
+    expect(await plane.people.keys.authenticate(laptop.key)).toMatchObject({ name: 'alice', role: 'viewer' })
     await plane.close()
 
     expect(cli('users', 'add', 'alice')).toMatchObject({ code: 1, stderr: 'skillplane: a user named "alice" exists already\n' })

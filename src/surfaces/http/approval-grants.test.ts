@@ -16,7 +16,7 @@ describe.each(databases)('approval grants over HTTP on $name', (database) => {
     plane = await openTestPlane(database)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     const make = async (name: string, role: 'admin' | 'operator' | 'viewer' | 'agent', agentId?: string) =>
-      (await plane!.keys.create({ name, role, agentId }, plane!.now())).key
+      (await plane!.people.keys.create({ name, role, agentId }, plane!.now())).key
     const keys = {
       admin: await make('alice', 'admin'),
       operator: await make('oscar', 'operator'),

@@ -15,7 +15,7 @@ describe.each(databases)('GET /api/audit/histogram on $name', (database) => {
   it('counts calls and failures per bucket with the filters, every bucket of the range present', async () => {
     plane = await openTestPlane(database)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const key = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     const get = async (query: string) => {
       const response = await fetch(`${server!.url}/api/audit/histogram?${query}`, { headers: { authorization: `Bearer ${key}` } })
       return { status: response.status, body: (await response.json()) as any }
@@ -52,7 +52,7 @@ describe.each(databases)('GET /api/audit/histogram on $name', (database) => {
   it('refuses a range it cannot chart, naming what is wrong', async () => {
     plane = await openTestPlane(database)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const key = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     const get = async (query: string) => {
       const response = await fetch(`${server!.url}/api/audit/histogram?${query}`, { headers: { authorization: `Bearer ${key}` } })
       return { status: response.status, body: (await response.json()) as any }

@@ -17,8 +17,8 @@ describe.each(databases)('POST /api/audit/sweep on $name', (database) => {
     const exportDir = tempDir('skillplane-export-')
     plane = await openTestPlane(database, { audit: { maxRows: 2, exportDir } })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const adminKey = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
-    const operatorKey = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+    const adminKey = (await plane.people.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+    const operatorKey = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     for (const message of ['a', 'b', 'c', 'd', 'e']) await plane.invoke('echo', { message }, { caller: admin })
     const sweep = (key: string) => fetch(`${server!.url}/api/audit/sweep`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })
 
@@ -36,7 +36,7 @@ describe.each(databases)('POST /api/audit/sweep on $name', (database) => {
       .map((line) => JSON.parse(line).input.message)
     expect(exported).toEqual(['a', 'b', 'c'])
     expect((await plane.audit.query({ limit: 10 })).items.map((e) => (e.input as { message: string }).message)).toEqual(['e', 'd'])
-    const [event] = (await plane.events.list({ kind: 'audit.sweep', limit: 5 })).items
+    const [event] = (await plane.audit.events.list({ kind: 'audit.sweep', limit: 5 })).items
     expect(event).toMatchObject({ actor: { name: 'alice' }, details: { deleted: 3, exported: 3, file: report.file, maxRows: 2 } })
   })
 })

@@ -21,7 +21,7 @@ describe('a client that disconnects mid-body', () => {
     })
     plane = await createSkillplane({ config: { skills: testSkills() }, dataDir: tempDir(), logger: pino({ level: 'info' }, sink), sync: true })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    key = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+    key = (await plane.people.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
   })
   afterAll(async () => {
     await server.close()

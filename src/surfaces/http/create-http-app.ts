@@ -8,6 +8,7 @@ import { SkillplaneError } from '../../errors/index.js'
 import { VERSION } from '../../version.js'
 import type { HttpEnv } from './http-env.js'
 import { errorResponse } from './error-response.js'
+import { answerable, statusForCode } from './status-for-code.js'
 import { allowedMethods } from './allowed-methods.js'
 import { apiKeyAuth, bearerCaller, type OAuthAuth } from './middleware/api-key-auth.js'
 import { requireAbility } from './middleware/require-ability.js'
@@ -62,7 +63,7 @@ export function createHttpApp(
   if (process.env.SKILLPLANE_CHECK_RESPONSES === '1') app.use(checkResponses(app))
   const oauth = oauthFor(plane, options.listenUrl)
   const base = plane.config.auth.oidc ? baseUrlOf(plane, options.listenUrl) : undefined
-  const auth = apiKeyAuth(plane.keys, oauth, '', base && { store: plane.sessions, secure: () => base().startsWith('https:') })
+  const auth = apiKeyAuth(plane.people.keys, oauth, '', base && { store: plane.people.sessions, secure: () => base().startsWith('https:') })
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
@@ -71,14 +72,18 @@ export function createHttpApp(
       plane.logger.warn({ path: c.req.path, reason: (error as Error).message }, 'the client disconnected before its request was read')
       return errorResponse(c, 'invalid_input', 'the request was cut off before its body was read')
     }
-    // An error thrown on purpose says what the caller gets: routes throw, this answers.
-    if (SkillplaneError.isInstance(error)) return errorResponse(c, error.code, error.message)
-    // A lost database is the server's condition, not a bug: every route says so the same way.
+    // A lost database is the server's condition, not a bug: every route says so the same way, whatever wrapped it.
     const down = databaseUnavailable(error)
     if (down) {
       plane.logger.warn({ err: error, path: c.req.path }, 'request failed: the database is unavailable')
       c.header('Retry-After', String(RETRY_AFTER_S))
       return errorResponse(c, 'unavailable', `the database is unavailable: ${down}; retry in a few seconds`)
+    }
+    // An error thrown on purpose says what the caller gets: routes throw, this answers. A code this
+    // version has no status for, or one that says the server failed, is not the caller's to read.
+    if (SkillplaneError.isInstance(error) && answerable(error.code)) {
+      plane.logger[statusForCode(error.code) >= 500 ? 'error' : 'warn']({ err: error, path: c.req.path, code: error.code }, 'request refused')
+      return errorResponse(c, error.code, error.message)
     }
     plane.logger.error({ err: error, path: c.req.path }, 'unhandled HTTP error')
     return errorResponse(c, 'internal', 'internal error; see the server log')
@@ -106,8 +111,8 @@ export function createHttpApp(
   app.use('/mcp', limitBody(plane.config.http.maxBodyBytes))
 
   const health = async (c: Context<HttpEnv>) => {
-    const health = { version: VERSION, database: plane.dialect, skills: plane.registry.ownCount, manager: plane.managerId }
-    const down = await plane.checkDatabase()
+    const health = { version: VERSION, database: plane.status.dialect, skills: plane.skills.count, manager: plane.status.managerId }
+    const down = await plane.status.checkDatabase()
     if (!down) return c.json({ ok: true, ...health })
     c.header('Retry-After', String(RETRY_AFTER_S))
     return c.json({ ok: false, ...health, error: { code: 'unavailable', message: `the database is unavailable: ${down}` } }, 503)
@@ -130,7 +135,7 @@ export function createHttpApp(
     security: [],
     responses: { 200: returns(Health, 'Live') },
   })
-  serve(app, live, (c) => c.json({ ok: true, version: VERSION, manager: plane.managerId }))
+  serve(app, live, (c) => c.json({ ok: true, version: VERSION, manager: plane.status.managerId }))
   if (oauth) {
     // RFC 9728: where OAuth clients learn which identity provider issues tokens for /api (the root) and /mcp.
     const metadata = (path: ResourcePath) => (c: Context<HttpEnv>) => {
@@ -153,7 +158,7 @@ export function createHttpApp(
     c.json({ caller: c.get('caller'), abilities: abilitiesOf(c.get('caller')), ...(c.get('csrfToken') && { csrfToken: c.get('csrfToken') }) }),
   )
   // MCP over Streamable HTTP, with the same keys: each key sees the tools it may call.
-  app.use('/mcp', apiKeyAuth(plane.keys, oauth, '/mcp'))
+  app.use('/mcp', apiKeyAuth(plane.people.keys, oauth, '/mcp'))
   const { enabled, listen } = plane.config.metrics
   if (enabled && !listen) {
     const metrics = options.metrics ?? new PlaneMetrics(plane, mcp)
@@ -192,7 +197,7 @@ export function createHttpApp(
     middleware: [requireAbility('manageSources')] as const,
     responses: { 200: returns(SourcesReport, '{ [kind]: { skills, entries, findings } }'), ...failures(401, 403) },
   })
-  serve(app, sources, (c) => c.json(plane.sources()))
+  serve(app, sources, (c) => c.json(plane.sources.report()))
   // Pick up added, changed and removed skill packs and MCP tools without a restart.
   const reload = createRoute({
     method: 'post',
@@ -202,7 +207,7 @@ export function createHttpApp(
     responses: { 200: returns(ReloadReport, '{ added, removed, sources, sync }'), ...failures(401, 403, 409) },
   })
   // Reloaded sources holding no skill at all are refused (SyncRefusedError, conflict): the catalog is kept, not orphaned.
-  serve(app, reload, async (c) => c.json(await plane.reloadSources()))
+  serve(app, reload, async (c) => c.json(await plane.sources.reload()))
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
   // Each caller's document (per tag or page) is kept until skills, the catalog or policies change.
@@ -214,7 +219,7 @@ export function createHttpApp(
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
     let caller: Caller | null = null
     try {
-      caller = token ? await bearerCaller(token, plane.keys, oauth) : null
+      caller = token ? await bearerCaller(token, plane.people.keys, oauth) : null
     } catch (error) {
       // A token refused for its subject is 401 here, not 403: this route needs no key at all.
       if (error instanceof TokenRefusedError) return errorResponse(c, 'unauthorized', error.message)
@@ -225,10 +230,10 @@ export function createHttpApp(
     if (pageText !== undefined && !/^[1-9]\d{0,5}$/.test(pageText))
       return errorResponse(c, 'invalid_input', `page must be a whole number from 1, got ${JSON.stringify(pageText)}`)
     const key = JSON.stringify([caller, tag ?? null, pageText ?? null])
-    const version = plane.skillsVersion()
+    const version = plane.skills.version()
     const kept = documents.get(key)
     if (kept?.version === version) return c.body(kept.text, 200, { 'content-type': 'application/json' })
-    let skills = caller ? plane.registry.list().filter((s) => canSee(caller, s, plane.catalog) && (tag === undefined || s.category === tag)) : []
+    let skills = caller ? plane.skills.list().filter((s) => canSee(caller, s, plane.skills) && (tag === undefined || s.category === tag)) : []
     let paging: { page: number; pages: number; skills: number; pageSize: number } | undefined
     if (pageText !== undefined) {
       const page = Number(pageText)
@@ -258,7 +263,7 @@ function oauthFor(plane: Skillplane, listenUrl: (() => string) | undefined): OAu
   if (!oidc) return undefined
   return {
     resource: new ProtectedResource(oidc, baseUrlOf(plane, listenUrl)),
-    context: { resolveAgent: (label) => plane.catalog.resolveAgent(label), users: plane.users },
+    context: { resolveAgent: (label) => plane.agents.resolve(label), users: plane.people.users },
   }
 }
 

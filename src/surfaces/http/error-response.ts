@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import type { ErrorCode } from '../../skill/index.js'
+import type { ErrorCode } from '../../errors/index.js'
 import { statusForCode } from './status-for-code.js'
 
 /** A JSON error body, with the status its code has (failures outside the pipeline, and refusals). */

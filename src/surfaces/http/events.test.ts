@@ -32,9 +32,9 @@ describe.each(databases)('the /api/events stream on $name', (database) => {
     const server = await startHttpServer(here, { host: '127.0.0.1', port: 0 })
     servers.push(server)
     const key = async (name: string, role: 'viewer' | 'operator' | 'agent', agentId?: string) =>
-      (await here.keys.create({ name, role, ...(agentId && { agentId }) }, here.now())).key
-    const helper = here.catalog.resolveAgent('Helper')!
-    const other = here.catalog.resolveAgent('Other')!
+      (await here.people.keys.create({ name, role, ...(agentId && { agentId }) }, here.now())).key
+    const helper = here.agents.resolve('Helper')!
+    const other = here.agents.resolve('Other')!
     const operatorKey = await key('oscar', 'operator')
     const approver = await listen(server.url, operatorKey)
     const helperKey = await key('helper-bot', 'agent', helper)
@@ -84,13 +84,13 @@ describe.each(databases)('the /api/events stream on $name', (database) => {
     planes.push(plane)
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     servers.push(server)
-    const operatorKey = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+    const operatorKey = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     const approver = await listen(server.url, operatorKey)
     streams.push(approver)
     const asked = await plane.invoke('write_thing', { value: 'x' }, { caller: agentCaller('helper'), conversationId: 'chat-1' })
     const decided = await plane.approvals.decide({ id: approvalIdOf(asked), caller: operator, decision: 'approve', scope: 'conversation' })
     const grant = decided.ok && decided.granted?.scope === 'conversation' ? decided.granted.grant : undefined
-    await plane.grants.revoke(grant!.id, operator)
+    await plane.approvals.grants.revoke(grant!.id, operator)
     await waitFor(() => approver.kinds().includes('approval.grant_revoked'))
     expect(approver.kinds()).toEqual(['approval.created', 'approval.approval', 'approval.grant_created', 'approval.approved', 'approval.grant_revoked'])
     // The grant commits with the decision that approves: the request is approved when either event is read.

@@ -35,8 +35,8 @@ describe('hostile bodies and results over HTTP', () => {
     pack(root, 'odd_category', 'cat', { category: '__proto__' })
     plane = await openTestPlane(databases[0]!, { packDirs: [root] })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const admin = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
-    const operator = (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+    const admin = (await plane.people.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+    const operator = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     const post = async (path: string, raw: string, key = admin) => {
       const response = await fetch(server!.url + path, {
         method: 'POST',
@@ -94,7 +94,7 @@ describe('hostile bodies and results over HTTP', () => {
   it('lists a denied skill whose category is "__proto__" for templates like any other', async () => {
     const { plane } = await start()
     expect(await plane.policies.set({ skill: 'odd_category', level: 'global', decision: 'DENY' }, adminCaller, plane.now())).toMatchObject({ ok: true })
-    const view = plane.templateView(adminCaller, null)
+    const view = plane.skills.templateView(adminCaller, null)
     expect(Object.hasOwn(view.denied, '__proto__')).toBe(true)
     expect(view.denied['__proto__']).toEqual(['odd_category'])
   })

@@ -27,7 +27,7 @@ async function start(
   const plane = await openTestPlane(database, config, location)
   const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   const make = async (name: string, role: 'admin' | 'operator' | 'viewer' | 'agent', agentId?: string) =>
-    (await plane.keys.create({ name, role, agentId }, plane.now())).key
+    (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
   const keys = existingKeys ?? {
     admin: await make('alice', 'admin'),
     admin2: await make('bob', 'admin'),
@@ -64,7 +64,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
     h = await start(database)
     expect(await h.call('/api/health', { key: null })).toMatchObject({ status: 200, body: { ok: true, database: database.name } })
     expect(await h.call('/api/health/ready', { key: null })).toMatchObject({ status: 200, body: { ok: true, database: database.name } })
-    expect(await h.call('/api/health/live', { key: null })).toMatchObject({ status: 200, body: { ok: true, manager: h.plane.managerId } })
+    expect(await h.call('/api/health/live', { key: null })).toMatchObject({ status: 200, body: { ok: true, manager: h.plane.status.managerId } })
     expect(await h.call('/api/skills', { key: null })).toMatchObject({
       status: 401,
       body: { ok: false, error: { code: 'unauthorized', message: expect.stringContaining('missing API key') } },
@@ -86,7 +86,7 @@ describe.each(databases)('HTTP API on $name', (database) => {
         expect(await odd.json()).toMatchObject({ error: { code: 'unauthorized', message: 'malformed Authorization header: expected Bearer <key>' } })
       }
     }
-    await h.plane.keys.revoke('vera', h.plane.now())
+    await h.plane.people.keys.revoke('vera', h.plane.now())
     expect(await h.call('/api/skills', { key: h.keys.viewer })).toMatchObject({
       status: 401,
       body: { error: { message: 'unknown or revoked API key, or its user is disabled' } },
@@ -143,12 +143,12 @@ describe.each(databases)('HTTP API on $name', (database) => {
     down = null
     expect(await skill('flaky')).toMatchObject({ available: true, unavailableReason: null })
 
-    await h.plane.catalog.edit('echo', { title: 'Echo, renamed' }, h.plane.now())
+    await h.plane.skills.edit('echo', { title: 'Echo, renamed' }, h.plane.now())
     expect(await skill('echo')).toMatchObject({ title: 'Echo, renamed' })
     expect((await h.call('/api/skills', { key: h.keys.helper })).body.skills.map((s: { key: string }) => s.key)).not.toContain('flaky')
 
     expect(await skill('needs_token')).toMatchObject({ connection: { state: 'needs_auth', missing: { secrets: ['SOME_TOKEN'] } } })
-    await h.plane.secrets.set('SOME_TOKEN', 'not-a-real-token')
+    await h.plane.values.secrets.set('SOME_TOKEN', 'not-a-real-token')
     expect(await skill('needs_token')).toMatchObject({ connection: { state: 'ready' } })
   })
 

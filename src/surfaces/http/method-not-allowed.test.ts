@@ -16,7 +16,7 @@ describe('a route asked with a method it does not take', () => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     const ask = async (method: string, path: string, bearer: string | null = key) => {
       const response = await fetch(`${server.url}${path}`, { method, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} })
       const text = await response.text()

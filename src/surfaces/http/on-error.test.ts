@@ -21,9 +21,9 @@ describe('HTTP answers to thrown errors', () => {
   async function start() {
     plane = await openTestPlane(sqlite!)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     return async (error: unknown) => {
-      plane.reloadSources = () => Promise.reject(error)
+      plane.sources.reload = () => Promise.reject(error)
       const response = await fetch(`${server.url}/api/sources/reload`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })
       return { status: response.status, text: await response.text() }
     }
@@ -64,5 +64,23 @@ describe('HTTP answers to thrown errors', () => {
     const { status, text } = await throwing(Object.assign(new Error('EACCES: permission denied, open /etc/shadow'), { code: 'not_found' }))
     expect(status).toBe(500)
     expect(JSON.parse(text)).toEqual({ ok: false, error: { code: 'internal', message: 'internal error; see the server log' } })
+  })
+
+  it('answers a branded error with a code this version has no status for as internal, never as a 200', async () => {
+    const call = await start()
+    vi.spyOn(plane.logger, 'error').mockImplementation(() => undefined)
+    const { status, text } = await call(Object.assign(new Error('slow down'), { [Symbol.for('skillplane.error')]: true, code: 'rate_limited' }))
+    expect(status).toBe(500)
+    expect(JSON.parse(text)).toEqual({ ok: false, error: { code: 'internal', message: 'internal error; see the server log' } })
+  })
+
+  it('answers a lost database the one way, with Retry-After, even when a skillplane error wraps it', async () => {
+    const call = await start()
+    vi.spyOn(plane.logger, 'warn').mockImplementation(() => undefined)
+    const lost = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+    const wrapped = Object.assign(new SkillError('unavailable', 'could not list the approvals'), { cause: lost })
+    const { status, text } = await call(wrapped)
+    expect(status).toBe(503)
+    expect(JSON.parse(text).error.message).toMatch(/^the database is unavailable: .*retry in a few seconds$/)
   })
 })

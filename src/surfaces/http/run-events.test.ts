@@ -54,7 +54,7 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     return server
   }
   const key = async (plane: Skillplane, role: 'viewer' | 'operator' | 'agent', agentId?: string) =>
-    (await plane.keys.create({ name: `${role}-${ulid()}`, role, ...(agentId && { agentId }) }, plane.now())).key
+    (await plane.people.keys.create({ name: `${role}-${ulid()}`, role, ...(agentId && { agentId }) }, plane.now())).key
 
   it('sends each step as soon as it is stored, with its audit call id, then the end, and resumes after Last-Event-ID', async () => {
     const gates = [{ opened: Promise.resolve() }, gate(), gate()] as const
@@ -174,7 +174,7 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
       status: 403,
       body: { error: { code: 'denied', message: 'reading runs needs the operator role or higher' } },
     })
-    expect(await refusals(await key(plane, 'agent', plane.catalog.resolveAgent('Other')!), paused.id)).toMatchObject({ status: 404 })
+    expect(await refusals(await key(plane, 'agent', plane.agents.resolve('Other')!), paused.id)).toMatchObject({ status: 404 })
     expect(await refusals(operatorKey, ulid())).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } })
 
     await plane.approvals.decide({

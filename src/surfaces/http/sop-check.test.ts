@@ -17,8 +17,8 @@ describe.each(databases)('GET /api/approvals/{id}/sop-check on $name', (database
     const signer = sopSigner()
     plane = await openTestPlane(database, { sopKeys: [signer.config] })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const key = (await plane.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
-    const viewer = (await plane.keys.create({ name: 'vera', role: 'viewer' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'alice', role: 'admin' }, plane.now())).key
+    const viewer = (await plane.people.keys.create({ name: 'vera', role: 'viewer' }, plane.now())).key
     const call = async (path: string, as = key, body?: unknown) => {
       const response = await fetch(server!.url + path, {
         method: body === undefined ? 'GET' : 'POST',

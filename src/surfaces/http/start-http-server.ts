@@ -81,7 +81,7 @@ export async function startHttpServer(plane: Skillplane, options: { host: string
       }
       tunnels.add(socket)
       socket.once('close', () => tunnels.delete(socket))
-      plane.edges.handleUpgrade(request, socket, head)
+      plane.sources.edges.handleUpgrade(request, socket, head)
     })
     // Clients and proxies keep idle connections for up to a minute; closing them sooner (Node's 5 s)
     // races a client reusing one, which then fails with "other side closed".

@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import type { ErrorCode } from '../../skill/index.js'
+import type { ErrorCode } from '../../errors/index.js'
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   unauthorized: 401,
@@ -29,4 +29,9 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 /** The HTTP status for an error code (DESIGN.md's public contract): one table, so code and status never disagree. */
 export function statusForCode(code: ErrorCode): ContentfulStatusCode {
   return STATUS[code]
+}
+
+/** Whether an error's code is one a client may be told as it is: a known code, and not a server fault. */
+export function answerable(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(STATUS, code) && code !== 'internal'
 }

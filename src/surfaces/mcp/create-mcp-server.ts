@@ -52,7 +52,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const signature = (list: McpToolList) => JSON.stringify(list.listed)
   const listed = async () => {
     if (current().discovering) {
-      mostUsedRead ??= plane.discovery.mostUsed(caller.id).then(
+      mostUsedRead ??= plane.skills.discovery.mostUsed(caller.id).then(
         (keys) => {
           mostUsed = keys
           tools = null
@@ -121,7 +121,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   })
   let resourcesShown = skillResources.signature()
 
-  const unsubscribe = plane.onSkillsChanged(() => {
+  const unsubscribe = plane.skills.onChanged(() => {
     tools = null
     announceChange()
     const resources = skillResources.signature()

@@ -44,7 +44,7 @@ describe('/mcp DNS-rebinding protection', () => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     return { plane, server, key, port: server.port }
   }
 
@@ -95,7 +95,7 @@ describe('/mcp DNS-rebinding protection', () => {
     const open = async (config: SkillplaneConfig = {}) => {
       const plane = await openTestPlane(sqlite!, config)
       cleanup.push(() => plane.close())
-      const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+      const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
       const app = createHttpApp(plane, undefined, { bindHost: '0.0.0.0' })
       return (host: string, headers: Record<string, string> = {}) =>
         app.request(`http://${host}/mcp`, {

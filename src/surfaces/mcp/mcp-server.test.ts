@@ -27,8 +27,8 @@ describe('MCP server', () => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const adminKey = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
-    const agentKey = (await plane.keys.create({ name: 'helper-key', role: 'agent', agentId: 'helper' }, plane.now())).key
+    const adminKey = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const agentKey = (await plane.people.keys.create({ name: 'helper-key', role: 'agent', agentId: 'helper' }, plane.now())).key
     return { plane, server, adminKey, agentKey }
   }
 

@@ -21,7 +21,7 @@ describe('MCP session caps', () => {
   async function setup(limits: Partial<McpSessionLimits> = {}, { fakeSweep = false } = {}) {
     const plane = await openTestPlane(sqlite!)
     cleanup.push(() => plane.close())
-    const key = async (role: 'admin' | 'viewer' | 'operator') => (await plane.keys.create({ name: `${role}-key`, role }, plane.now())).key
+    const key = async (role: 'admin' | 'viewer' | 'operator') => (await plane.people.keys.create({ name: `${role}-key`, role }, plane.now())).key
     const [admin, viewer, operator] = [await key('admin'), await key('viewer'), await key('operator')]
     if (fakeSweep) {
       // Only intervals made from here on are fake: the sweep's, not the plane's.

@@ -23,7 +23,7 @@ describe('MCP tool lists of large catalogs', () => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const agentKey = await plane.keys.create({ name: 'helper-key', role: 'agent', agentId: 'helper' }, plane.now())
+    const agentKey = await plane.people.keys.create({ name: 'helper-key', role: 'agent', agentId: 'helper' }, plane.now())
     return { plane, server, agentKey }
   }
 

@@ -41,7 +41,7 @@ describe('progress through the pipeline', () => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     const client = new Client({ name: 'long-calls', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
     cleanup.push(() => client.close())
@@ -89,7 +89,7 @@ describe('progress through the pipeline', () => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     const client = new Client({ name: 'bursts', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
     cleanup.push(() => client.close())

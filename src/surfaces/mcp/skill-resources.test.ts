@@ -33,7 +33,7 @@ describe('instruction skills as MCP resources and prompts', () => {
     cleanup.push(() => plane.close())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const key = async (name: string, role: 'admin' | 'agent', agentId?: string) => (await plane.keys.create({ name, role, agentId }, plane.now())).key
+    const key = async (name: string, role: 'admin' | 'agent', agentId?: string) => (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
     return { plane, server, key }
   }
 
@@ -129,7 +129,7 @@ describe('instruction skills as MCP resources and prompts', () => {
     let promptsChanged = 0
     admin.setNotificationHandler(ResourceListChangedNotificationSchema, () => void resourcesChanged++)
     admin.setNotificationHandler(PromptListChangedNotificationSchema, () => void promptsChanged++)
-    await plane.catalog.edit('deploy-guide', { enabled: false }, plane.now())
+    await plane.skills.edit('deploy-guide', { enabled: false }, plane.now())
     await waitFor(() => resourcesChanged === 1 && promptsChanged === 1)
     expect((await admin.listResources()).resources).toEqual([])
   })
@@ -137,10 +137,10 @@ describe('instruction skills as MCP resources and prompts', () => {
   it('answers prompts/get and resources/read by the specification when no instruction skills are configured', async () => {
     const plane = await openTestPlane(sqlite!)
     cleanup.push(() => plane.close())
-    expect(plane.registry.get('activate_skill')).toBeUndefined()
+    expect(plane.skills.get('activate_skill')).toBeUndefined()
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
-    const client = await connect(server, (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key)
+    const client = await connect(server, (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key)
     expect((await client.listPrompts()).prompts).toEqual([])
     expect((await client.listResources()).resources).toEqual([])
     expect(await client.getPrompt({ name: 'deploy-guide' }).catch((e) => e)).toMatchObject({

@@ -32,7 +32,7 @@ export interface SkillResourceOptions {
  */
 export function serveSkillResources(server: Server, plane: Skillplane, options: SkillResourceOptions): { signature(): string } {
   const { caller } = options
-  const visible = () => (options.mayCall('activate_skill') ? plane.instructions.visibleTo(caller, null, plane.catalog) : [])
+  const visible = () => (options.mayCall('activate_skill') ? plane.skills.instructions.visibleTo(caller, null, plane.skills) : [])
 
   const resources = (): Resource[] =>
     visible().flatMap((skill) => [
@@ -40,7 +40,7 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
         uri: `${SCHEME}${skill.name}/SKILL.md`,
         name: skill.name,
         title: skill.name,
-        description: plane.instructions.description(skill, plane.catalog),
+        description: plane.skills.instructions.description(skill, plane.skills),
         mimeType: 'text/markdown',
       },
       ...(options.mayCall('read_skill_resource') ? listSkillFiles(skill.dir) : []).map((path) => ({
@@ -50,7 +50,11 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       })),
     ])
   const prompts = (): Prompt[] =>
-    visible().map((skill) => ({ name: skill.name, title: `Use the ${skill.name} skill`, description: plane.instructions.description(skill, plane.catalog) }))
+    visible().map((skill) => ({
+      name: skill.name,
+      title: `Use the ${skill.name} skill`,
+      description: plane.skills.instructions.description(skill, plane.skills),
+    }))
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources() }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {

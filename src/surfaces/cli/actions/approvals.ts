@@ -10,7 +10,7 @@ export async function approvalsList(
     plane.approvals.list({
       status: o.status,
       skill: o.skill,
-      agent: o.agent && (plane.catalog.resolveAgent(o.agent) ?? o.agent),
+      agent: o.agent && (plane.agents.resolve(o.agent) ?? o.agent),
       limit: Math.min(o.limit, 500),
     }),
   )
@@ -37,7 +37,7 @@ export async function approvalsShow(id: string, o: GlobalOptions & { json?: bool
   const found = await withStore(o, async (plane) => {
     const approval = await plane.approvals.get(id)
     if (!approval) throw new CliError(`no approval request "${id}"`)
-    const history = await plane.events.list({ subject: `approval:${id}`, limit: 100 })
+    const history = await plane.audit.events.list({ subject: `approval:${id}`, limit: 100 })
     return { ...approval, history: history.items.reverse() }
   })
   if (o.json) return console.log(JSON.stringify(found, null, 2))
@@ -64,7 +64,12 @@ export async function approvalsDecide(
 
 export async function grantsList(o: GlobalOptions & { status?: GrantState; skill?: string; agent?: string; limit: number; json?: boolean }): Promise<void> {
   const page = await withStore(o, (plane) =>
-    plane.grants.list({ status: o.status, skill: o.skill, agent: o.agent && (plane.catalog.resolveAgent(o.agent) ?? o.agent), limit: Math.min(o.limit, 500) }),
+    plane.approvals.grants.list({
+      status: o.status,
+      skill: o.skill,
+      agent: o.agent && (plane.agents.resolve(o.agent) ?? o.agent),
+      limit: Math.min(o.limit, 500),
+    }),
   )
   if (o.json) return console.log(JSON.stringify(page, null, 2))
   if (page.items.length === 0) return console.log('no conversation grants')
@@ -77,7 +82,7 @@ export async function grantsList(o: GlobalOptions & { status?: GrantState; skill
 }
 
 export async function grantsRevoke(id: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const result = await withStore(o, (plane) => plane.grants.revoke(id, localAdmin()))
+  const result = await withStore(o, (plane) => plane.approvals.grants.revoke(id, localAdmin()))
   if (!result.ok) throw new CliError(result.message)
   if (o.json) return console.log(JSON.stringify(result.grant, null, 2))
   printGrant(result.grant)

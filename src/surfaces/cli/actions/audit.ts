@@ -20,7 +20,7 @@ export async function audit(o: GlobalOptions & Record<string, string | boolean |
   if (!parsed.ok) throw new CliError(`invalid audit filter: ${parsed.message}`)
   await withStore(o as GlobalOptions, async (plane) => {
     const query = parsed.query
-    if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
+    if (query.agent) query.agent = plane.agents.resolve(query.agent) ?? query.agent
     const page = await plane.audit.query(query)
     const { items } = page
     if (o.json) return console.log(JSON.stringify(page, null, 2))

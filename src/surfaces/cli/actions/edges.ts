@@ -7,7 +7,7 @@ import { parseLabels } from '../parse-labels.js'
 export async function edgesEnroll(o: GlobalOptions & { name: string; label?: string[]; secret?: string[]; expiresIn?: string; json?: boolean }): Promise<void> {
   const labels = parseLabels(o.label ?? [], edgeLabels)
   const result = await withStore(o, (plane) =>
-    plane.edges.enroll({ name: o.name, labels, secrets: o.secret ?? [], ...(o.expiresIn !== undefined && { expiresIn: o.expiresIn }) }, localAdmin()),
+    plane.sources.edges.enroll({ name: o.name, labels, secrets: o.secret ?? [], ...(o.expiresIn !== undefined && { expiresIn: o.expiresIn }) }, localAdmin()),
   )
   if (!result.ok) throw new CliError(result.message)
   if (o.json) return console.log(JSON.stringify({ edge: result.edge, token: result.token }, null, 2))
@@ -16,7 +16,7 @@ export async function edgesEnroll(o: GlobalOptions & { name: string; label?: str
 }
 
 export async function edgesRotate(idOrName: string, o: GlobalOptions & { expiresIn?: string; json?: boolean }): Promise<void> {
-  const result = await withStore(o, (plane) => plane.edges.rotate(idOrName, o.expiresIn !== undefined ? { expiresIn: o.expiresIn } : {}, localAdmin()))
+  const result = await withStore(o, (plane) => plane.sources.edges.rotate(idOrName, o.expiresIn !== undefined ? { expiresIn: o.expiresIn } : {}, localAdmin()))
   if (!result.ok) throw new CliError(result.message)
   if (o.json) return console.log(JSON.stringify({ edge: result.edge, token: result.token }, null, 2))
   console.log(`rotated the token of edge "${result.edge.name}" (id ${result.edge.id}): the old token no longer works`)
@@ -29,7 +29,7 @@ function printToken(edge: EdgeView, token: string): void {
 }
 
 export async function edgesList(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const edges = await withStore(o, async (plane) => plane.edges.list())
+  const edges = await withStore(o, async (plane) => plane.sources.edges.list())
   if (o.json) return console.log(JSON.stringify({ edges }, null, 2))
   if (edges.length === 0) return console.log('no edges: enroll one with skillplane edges enroll --name NAME')
   console.log(
@@ -41,7 +41,7 @@ export async function edgesList(o: GlobalOptions & { json?: boolean }): Promise<
 }
 
 export async function edgesShow(idOrName: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const edge = await withStore(o, async (plane) => plane.edges.get(idOrName))
+  const edge = await withStore(o, async (plane) => plane.sources.edges.get(idOrName))
   if (!edge) throw new CliError(`no edge "${idOrName}"`)
   if (o.json) return console.log(JSON.stringify(edge, null, 2))
   console.log(`${edge.name} (${edge.id}) ${status(edge)}`)
@@ -65,8 +65,8 @@ export async function edgesShow(idOrName: string, o: GlobalOptions & { json?: bo
 export async function edgesSecrets(idOrName: string, names: string[], o: GlobalOptions & { none?: boolean; json?: boolean }): Promise<void> {
   if (o.none && names.length > 0) throw new CliError('give secret names or --none, not both')
   const edge = await withStore(o, async (plane) => {
-    if (names.length === 0 && !o.none) return plane.edges.get(idOrName) ?? null
-    const result = await plane.edges.grantSecrets(idOrName, names, localAdmin())
+    if (names.length === 0 && !o.none) return plane.sources.edges.get(idOrName) ?? null
+    const result = await plane.sources.edges.grantSecrets(idOrName, names, localAdmin())
     if (!result.ok) throw new CliError(result.message)
     return result.edge
   })
@@ -76,7 +76,7 @@ export async function edgesSecrets(idOrName: string, names: string[], o: GlobalO
 }
 
 export async function edgesRevoke(idOrName: string, o: GlobalOptions): Promise<void> {
-  const revoked = await withStore(o, (plane) => plane.edges.revoke(idOrName, localAdmin()))
+  const revoked = await withStore(o, (plane) => plane.sources.edges.revoke(idOrName, localAdmin()))
   if (!revoked) throw new CliError(`no enrolled edge "${idOrName}" (or it was revoked already)`)
   console.log(`revoked edge "${revoked.name}" (${revoked.id}): its token no longer works`)
 }

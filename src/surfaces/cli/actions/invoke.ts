@@ -11,8 +11,8 @@ export async function invoke(
   const wait = o.wait === undefined || o.wait === true ? o.wait : parseSeconds(o.wait)
   const envelope = await withPlane(o, async (plane) => {
     // An MCP tool is known (and its class current) only once its server is connected.
-    const skill = plane.registry.get(key)
-    if (!skill || skill.source === 'mcp') await plane.connectMcp()
+    const skill = plane.skills.get(key)
+    if (!skill || skill.source === 'mcp') await plane.sources.connectMcp()
     return plane.invoke(key, input, {
       caller: localAdmin(),
       agent: o.agent,

@@ -11,11 +11,11 @@ export async function keysCreate(o: GlobalOptions & { name: string; role?: KeyRo
   const created = await withStore(o, async (plane) => {
     let agentId: string | null = null
     if (o.agent) {
-      agentId = plane.catalog.resolveAgent(o.agent) ?? null
+      agentId = plane.agents.resolve(o.agent) ?? null
       if (!agentId) throw new CliError(`unknown agent "${o.agent}": declare it in the config and run skillplane sync`)
     }
     const role = agentId ? 'agent' : (o.role ?? null)
-    return plane.keys.create({ name: o.name.trim(), role, agentId, ...(o.user !== undefined && { user: o.user }) }, plane.now(), localAdmin())
+    return plane.people.keys.create({ name: o.name.trim(), role, agentId, ...(o.user !== undefined && { user: o.user }) }, plane.now(), localAdmin())
   })
   if (o.json) return console.log(JSON.stringify(created, null, 2))
   const user = `user ${created.user.name}`
@@ -26,7 +26,7 @@ export async function keysCreate(o: GlobalOptions & { name: string; role?: KeyRo
 }
 
 export async function keysList(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const list = await withStore(o, (plane) => plane.keys.list())
+  const list = await withStore(o, (plane) => plane.people.keys.list())
   if (o.json) return console.log(JSON.stringify(list, null, 2))
   if (list.length === 0) return console.log('no keys')
   console.log(
@@ -38,7 +38,7 @@ export async function keysList(o: GlobalOptions & { json?: boolean }): Promise<v
 }
 
 export async function keysRevoke(idOrName: string, o: GlobalOptions): Promise<void> {
-  const n = await withStore(o, (plane) => plane.keys.revoke(idOrName, plane.now()))
+  const n = await withStore(o, (plane) => plane.people.keys.revoke(idOrName, plane.now()))
   if (n === 0) throw new CliError(`no active key with id or name "${idOrName}"`)
   console.log(`revoked ${n} key${n === 1 ? '' : 's'}`)
 }

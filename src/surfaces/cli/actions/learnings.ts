@@ -8,7 +8,7 @@ type ListOptions = GlobalOptions & { status?: string; category?: string; agent?:
 export async function learningsList(o: ListOptions): Promise<void> {
   const limit = Number(o.limit)
   const query = { status: o.status, category: o.category, agent: o.agent, skill: o.skill, limit } as LearningListQuery
-  const list = await withStore(o, (plane) => plane.learnings.list(query))
+  const list = await withStore(o, (plane) => plane.values.learnings.list(query))
   if (o.json) return console.log(JSON.stringify(list, null, 2))
   if (list.length === 0) return console.log('no learnings')
   console.log(
@@ -20,7 +20,7 @@ export async function learningsList(o: ListOptions): Promise<void> {
 }
 
 export async function learningJudge(action: 'verify' | 'disprove', id: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const judged = await withStore(o, (plane) => plane.learnings[action](id, localAdmin()))
+  const judged = await withStore(o, (plane) => plane.values.learnings[action](id, localAdmin()))
   if (!judged) throw new CliError(`no learning ${id}`)
   if (o.json) return console.log(JSON.stringify(judged, null, 2))
   console.log(`${action === 'verify' ? 'verified' : 'disproved'} learning ${judged.id} "${judged.title}" (importance ${judged.importance.toFixed(2)})`)

@@ -11,12 +11,12 @@ export async function mcp(o: GlobalOptions & { agent?: string }): Promise<void> 
   const plane = await openPlane(o, { sync: true, connectMcp: true, resumeRuns: true, services: true })
   let caller: Caller = localAdmin()
   if (o.agent) {
-    const agentId = plane.catalog.resolveAgent(o.agent)
+    const agentId = plane.agents.resolve(o.agent)
     if (!agentId) {
       await plane.close()
       throw new CliError(`unknown agent "${o.agent}"`)
     }
-    caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
+    caller = agentCaller(agentId, plane.agents.get(agentId)?.name ?? agentId)
   }
   const server = await openMcpServer(plane, { caller, conversationId: `mcp-stdio:${ulid()}` })
   let stopping = false

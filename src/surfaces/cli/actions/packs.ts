@@ -51,9 +51,9 @@ export async function packsTest(path: string, o: GlobalOptions & { input: string
   if (!existsSync(join(folder, 'skill.json'))) throw new CliError(`no skill.json in ${folder}`)
   const plane = await openPlane(o, { packDirs: [folder] })
   try {
-    const problems = plane.packFindings.filter((f) => isInside(folder, f.file))
+    const problems = plane.sources.packFindings.filter((f) => isInside(folder, f.file))
     for (const finding of problems) console.error(formatFinding(finding))
-    const pack = plane.registry.list().find((s) => s.source === 'pack' && s.origin === join(folder, 'skill.json'))
+    const pack = plane.skills.list().find((s) => s.source === 'pack' && s.origin === join(folder, 'skill.json'))
     if (!pack) throw new CliError(`the pack in ${basename(folder)} did not load${problems.length ? '' : ' (is its name taken?)'}`)
     const envelope = await plane.invoke(pack.key, input, { caller: localAdmin() })
     console.log(JSON.stringify(envelope, null, 2))

@@ -12,13 +12,13 @@ export async function valueSet(kind: ValueKind, name: string, given: string | un
   if (!VALUE_NAME.test(name)) throw new CliError(`${kind} name ${JSON.stringify(name)} is not valid (${VALUE_NAME_RULE})`)
   const whom = owner(o)
   const value = given ?? (await readValue(kind, name))
-  const set = await withStore(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).set(name, value, whom, localAdmin()))
+  const set = await withStore(o, (plane) => (kind === 'secret' ? plane.values.secrets : plane.values.settings).set(name, value, whom, localAdmin()))
   if (o.json) return console.log(JSON.stringify(set, null, 2))
   console.log(`set ${kind} ${set.name} (${whose(set)}, version ${set.version})`)
 }
 
 export async function valueList(kind: ValueKind, o: OwnerOptions): Promise<void> {
-  const list = await withStore(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).list())
+  const list = await withStore(o, (plane) => (kind === 'secret' ? plane.values.secrets : plane.values.settings).list())
   if (o.json) return console.log(JSON.stringify(list, null, 2))
   if (list.length === 0) return console.log(`no ${kind}s`)
   const head = ['NAME', 'OWNER', 'VERSION', 'SET AT', 'SET BY']
@@ -34,13 +34,13 @@ export async function valueList(kind: ValueKind, o: OwnerOptions): Promise<void>
 }
 
 export async function valueDelete(kind: ValueKind, name: string, o: OwnerOptions): Promise<void> {
-  const deleted = await withStore(o, (plane) => (kind === 'secret' ? plane.secrets : plane.settings).delete(name, owner(o), localAdmin()))
+  const deleted = await withStore(o, (plane) => (kind === 'secret' ? plane.values.secrets : plane.values.settings).delete(name, owner(o), localAdmin()))
   if (!deleted) throw new CliError(`no ${kind} ${name} for ${o.user ? `user ${o.user}` : o.agent ? `agent ${o.agent}` : 'everyone (global)'}`)
   console.log(`deleted ${kind} ${deleted.name} (${whose(deleted)}, version ${deleted.version})`)
 }
 
 export async function rotateKey(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const done = await withStore(o, (plane) => plane.rotateSecretsKey(localAdmin()))
+  const done = await withStore(o, (plane) => plane.values.rotateSecretsKey(localAdmin()))
   if (o.json) return console.log(JSON.stringify(done, null, 2))
   console.log(
     `re-sealed ${done.resealed} value${done.resealed === 1 ? '' : 's'} (secrets and settings) under a new key (fingerprint ${done.fingerprint})` +

@@ -25,7 +25,7 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
   let server: HttpServer | undefined
   let edge: LocalEdge | undefined
   try {
-    if (plane.startupSync) printSyncReport(plane.startupSync, { quietWhenEmpty: true })
+    if (plane.status.startupSync) printSyncReport(plane.status.startupSync, { quietWhenEmpty: true })
     // Say now which agents can't run (a missing API key), not at their first run.
     for (const agent of plane.config.agents.filter((a) => a.model)) {
       try {
@@ -45,9 +45,9 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
       throw error
     }
     // Created only once the port is bound, so a failed start never swallows the one-time key.
-    const admin = (await plane.keys.count()) === 0 ? await plane.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
+    const admin = (await plane.people.keys.count()) === 0 ? await plane.people.keys.create({ name: 'admin', role: 'admin' }, plane.now()) : null
     // Each edge's line counts the skills it offers; this is the manager's own, as GET /api/health counts them.
-    console.log(`skillplane ${plane.registry.ownCount} skills on ${plane.dialect} (${plane.location})`)
+    console.log(`skillplane ${plane.skills.count} skills on ${plane.status.dialect} (${plane.status.location})`)
     console.log(`console  ${server.url}/`)
     console.log(`api      ${server.url}/api/skills`)
     if (server.metricsUrl) console.log(`metrics  ${server.metricsUrl}`)
@@ -61,7 +61,7 @@ export async function serve(options: GlobalOptions & { port: number; host: strin
       const name = options.edge
       edge = await startLocalEdge(plane, server.url, name, options)
       const online = () => {
-        const offered = plane.edges.get(name)?.skills.length ?? 0
+        const offered = plane.sources.edges.get(name)?.skills.length ?? 0
         console.log(`edge     ${name} (this host): online, offering ${offered} host skills; host skills take edgeId "${name}"`)
       }
       // The demo's first host-skill call should find it connected: wait a little for it, then say when it comes.

@@ -122,7 +122,7 @@ export async function skillsRemove(name: string, o: TargetOptions): Promise<void
   console.log(`removed ${name} from ${shown(target.root)} and ${shown(target.lockfile)}`)
   await withPlane(o, async (plane) => {
     // Its catalog row goes too, and with it every binding to it; removing the last installed skill empties the catalog's sources on purpose.
-    await plane.sync({ prune: [name], force: true })
+    await plane.skills.sync({ prune: [name], force: true })
     console.log(`catalog: ${name} removed, with its bindings`)
   })
 }
@@ -205,7 +205,7 @@ async function install(
     settle: async (installed, work) => {
       console.log(done(installed))
       await withPlane(o, async (plane) => {
-        await work({ catalog: plane.catalog, events: plane.events, reload: async () => void (await plane.sync()) })
+        await work({ catalog: plane.skills, events: plane.audit.events, reload: async () => void (await plane.skills.sync()) })
         served(plane, target, installed)
       })
     },
@@ -214,15 +214,15 @@ async function install(
 }
 
 function served(plane: Plane, target: InstallTarget, names: readonly string[]): void {
-  if (!plane.instructions.dirs.some((d) => resolve(d.path) === target.root))
+  if (!plane.skills.instructions.dirs.some((d) => resolve(d.path) === target.root))
     return console.log(`note: the config doesn't load ${shown(target.root)} (set projectSkills: true to load the project's .agents/skills)`)
   for (const name of names) {
-    const skill = plane.instructions.get(name)
+    const skill = plane.skills.instructions.get(name)
     if (skill && isUnder(target.root, skill.file)) {
-      console.log(`${name}: served, bound to ${plane.catalog.agentsBoundTo(name).join(', ') || 'no agent'}`)
+      console.log(`${name}: served, bound to ${plane.skills.agentsBoundTo(name).join(', ') || 'no agent'}`)
       continue
     }
-    const why = plane.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
+    const why = plane.skills.instructions.findings.filter((f) => f.severity === 'error' && isUnder(join(target.root, name), f.file))
     if (skill) console.log(`${name}: not served: ${skill.file} defines a skill of that name first`)
     for (const finding of why) console.log(`${name}: not served: ${finding.message}`)
   }

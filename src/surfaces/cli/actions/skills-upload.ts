@@ -39,12 +39,12 @@ async function uploadHere(path: string, o: UploadOptions): Promise<InstallOutcom
   return withPlane(o, async (plane) => {
     let upload
     try {
-      upload = await receiveUpload(managedTarget(plane.dataDir), createReadStream(path))
+      upload = await receiveUpload(managedTarget(plane.status.dataDir), createReadStream(path))
     } catch (error) {
       if (error instanceof BundleError) throw new CliError(`${basename(path)}: ${error.message}`)
       throw error
     }
-    return plane.installSkills({ from: { upload, filename: basename(path) }, skills: o.skill, dryRun: o.dryRun, acceptRisk: o.acceptRisk }, localAdmin())
+    return plane.skills.install({ from: { upload, filename: basename(path) }, skills: o.skill, dryRun: o.dryRun, acceptRisk: o.acceptRisk }, localAdmin())
   })
 }
 
@@ -86,7 +86,7 @@ function printReport(report: InstallReport): void {
 
 /** Put back the version an install or upload replaced; the current one is kept in its place. */
 export async function skillsRollback(name: string, o: GlobalOptions): Promise<void> {
-  const rolled = await withPlane(o, (plane) => plane.rollbackSkill(name, localAdmin()))
+  const rolled = await withPlane(o, (plane) => plane.skills.rollback(name, localAdmin()))
   if (!rolled.ok) throw new CliError(rolled.message)
   console.log(`${name}: rolled back to ${rolled.restored.computedHash.slice(0, 12)} from ${rolled.restored.source}`)
   if (rolled.replaced) console.log(`kept ${rolled.replaced.computedHash.slice(0, 12)} (run skillplane skills rollback ${name} again to return to it)`)

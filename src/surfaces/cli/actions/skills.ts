@@ -30,9 +30,9 @@ export async function skillsList(
 ): Promise<void> {
   // No MCP server is started for a listing: their tools are those they listed last, each connecting on its first call.
   await withPlane(o, async (plane) => {
-    const agentId = o.agent ? plane.catalog.resolveAgent(o.agent) : undefined
+    const agentId = o.agent ? plane.agents.resolve(o.agent) : undefined
     if (o.agent && !agentId) throw new CliError(`unknown agent "${o.agent}"`)
-    const list = listSkills(plane, localAdmin(), {
+    const list = listSkills(plane.skills, localAdmin(), {
       class: o.class,
       category: o.category,
       tag: o.tag,
@@ -89,9 +89,9 @@ export async function skillsSearch(
 
 export async function skillsShow(key: string, o: GlobalOptions & { json?: boolean }): Promise<void> {
   await withLivePlane(o, async (plane) => {
-    const instruction = plane.instructions.get(key)
+    const instruction = plane.skills.instructions.get(key)
     if (instruction) {
-      const summary = instructionDetail(instruction, plane.catalog, plane.instructions.findings)
+      const summary = instructionDetail(instruction, plane.skills, plane.skills.instructions.findings)
       if (o.json) return console.log(JSON.stringify(summary, null, 2))
       console.log(`${summary.key}: instruction skill (${instruction.template ? 'SKILL.md.template' : 'SKILL.md'}) in ${summary.folder}`)
       console.log(`  ${summary.description}`)
@@ -100,12 +100,12 @@ export async function skillsShow(key: string, o: GlobalOptions & { json?: boolea
       printRisks(summary.risks)
       return
     }
-    const skill = plane.registry.get(key)
+    const skill = plane.skills.get(key)
     if (!skill)
       throw new CliError(
-        `no skill with key "${key}"${didYouMean(key, [...plane.registry.list().map((s) => s.key), ...plane.instructions.skills.map((s) => s.name)])}`,
+        `no skill with key "${key}"${didYouMean(key, [...plane.skills.list().map((s) => s.key), ...plane.skills.instructions.skills.map((s) => s.name)])}`,
       )
-    const d = skillDetail(skill, plane.catalog, undefined, plane.connectionState(skill, { caller: localAdmin(), agentId: null }))
+    const d = skillDetail(skill, plane.skills, undefined, plane.skills.connectionState(skill, { caller: localAdmin(), agentId: null }))
     if (o.json) return console.log(JSON.stringify(d, null, 2))
     console.log(`${d.key}: ${d.title}`)
     console.log(`  ${d.description}`)
@@ -140,16 +140,16 @@ function printRisks(risks: readonly RiskFinding[]): void {
 
 export async function skillsExport(o: GlobalOptions & { agent: string; user?: string; out: string }): Promise<void> {
   const result = await withPlane(o, async (plane) => {
-    const agentId = plane.catalog.resolveAgent(o.agent)
+    const agentId = plane.agents.resolve(o.agent)
     if (!agentId) throw new CliError(`unknown agent "${o.agent}"`)
-    let caller: Caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
+    let caller: Caller = agentCaller(agentId, plane.agents.get(agentId)?.name ?? agentId)
     if (o.user) {
-      const user = await plane.keys.callerFor(o.user)
+      const user = await plane.people.keys.callerFor(o.user)
       if (!user) throw new CliError(`no enabled user or active key named "${o.user}"`)
       caller = user
     }
-    const set = plane.exportSkills(caller, agentId)
-    await plane.events.record('skills.exported', `agent:${agentId}`, localAdmin(), {
+    const set = plane.skills.export(caller, agentId)
+    await plane.audit.events.record('skills.exported', `agent:${agentId}`, localAdmin(), {
       as: caller.name,
       skills: set.manifest.skills,
       files: set.files.size,
@@ -168,7 +168,7 @@ export async function skillsShare(name: string, o: GlobalOptions & { all?: boole
   if (chosen.length !== 1)
     throw new CliError(`say whom to share "${name}" with: one of --all, --agent A..., --user U...${chosen.length ? ` (not ${chosen.join(' and ')})` : ''}`)
   const sharing: SkillSharing = o.agent ? { visibility: 'agents', agents: o.agent } : o.user ? { visibility: 'users', users: o.user } : { visibility: 'all' }
-  const shared = await withPlane(o, (plane) => plane.shareSkill(name, sharing, localAdmin()))
+  const shared = await withPlane(o, (plane) => plane.skills.share(name, sharing, localAdmin()))
   if (!shared.ok) throw new CliError(shared.message)
   if (o.json) return console.log(JSON.stringify({ key: shared.key, sharing: shared.sharing, notes: shared.notes }, null, 2))
   const whom =

@@ -29,7 +29,7 @@ export function sopSign(file: string, o: { key: string; out?: string }): void {
 export async function sopVerify(file: string, o: GlobalOptions & { signature?: string }): Promise<void> {
   const document = read(file)
   const signature = read(o.signature ?? `${file}.sig`)
-  const verified = await withStore(o, async (plane) => plane.sops.verify(document, signature))
+  const verified = await withStore(o, async (plane) => plane.approvals.sops.verify(document, signature))
   if (!verified.ok) throw new CliError(`${file}: ${verified.message}`)
   const { sop: doc, keyName } = verified.value
   console.log(`${file}: valid, signed by "${keyName}"; SOP ${doc.id} "${doc.title}" covers ${doc.skills.join(', ')} (sha256 ${doc.hash})`)
@@ -38,13 +38,13 @@ export async function sopVerify(file: string, o: GlobalOptions & { signature?: s
 export async function sopRegister(file: string, o: GlobalOptions & { signature?: string }): Promise<void> {
   const document = read(file)
   const signature = read(o.signature ?? `${file}.sig`)
-  const result = await withStore(o, (plane) => plane.sops.register(document, signature, localAdmin(), plane.now()))
+  const result = await withStore(o, (plane) => plane.approvals.sops.register(document, signature, localAdmin(), plane.now()))
   if (!result.ok) throw new CliError(`${file} refused: ${result.message}`)
   console.log(`registered SOP ${result.value.id} "${result.value.title}" for ${result.value.skills.join(', ')} (signed by "${result.value.keyName}")`)
 }
 
 export async function sopList(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const list = await withStore(o, (plane) => plane.sops.list())
+  const list = await withStore(o, (plane) => plane.approvals.sops.list())
   if (o.json) return console.log(JSON.stringify(list, null, 2))
   if (list.length === 0) return console.log('no SOPs registered')
   console.log(
@@ -56,7 +56,7 @@ export async function sopList(o: GlobalOptions & { json?: boolean }): Promise<vo
 }
 
 export async function sopRevoke(id: string, o: GlobalOptions): Promise<void> {
-  const revoked = await withStore(o, (plane) => plane.sops.revoke(id, localAdmin(), plane.now()))
+  const revoked = await withStore(o, (plane) => plane.approvals.sops.revoke(id, localAdmin(), plane.now()))
   if (!revoked) throw new CliError(`no active SOP "${id}"`)
   console.log(`revoked SOP ${id}`)
 }

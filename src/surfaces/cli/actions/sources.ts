@@ -7,7 +7,7 @@ import { formatFinding } from '../../../sources/agent-skills/index.js'
  * reason and problems, and each kind's findings. Names come last: paths don't shift the columns.
  */
 export async function sources(o: GlobalOptions & { json?: boolean }): Promise<void> {
-  const report = await withPlane(o, async (plane) => plane.sources(), { connectMcp: true })
+  const report = await withPlane(o, async (plane) => plane.sources.report(), { connectMcp: true })
   if (o.json) return console.log(JSON.stringify(report, null, 2))
   const kinds = Object.entries(report)
   console.log(

@@ -3,7 +3,7 @@ import { withPlane, type GlobalOptions } from '../open-plane.js'
 
 export async function sync(options: GlobalOptions & { dryRun?: boolean; prune?: boolean; force?: boolean; json?: boolean }): Promise<void> {
   const sync = { dryRun: options.dryRun ?? false, prune: options.prune ?? false, force: options.force ?? false }
-  const report = await withPlane(options, (plane) => plane.sync(sync), {
+  const report = await withPlane(options, (plane) => plane.skills.sync(sync), {
     connectMcp: true,
   })
   if (options.json) console.log(JSON.stringify(report, null, 2))

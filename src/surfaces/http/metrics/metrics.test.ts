@@ -17,7 +17,7 @@ async function start(database: (typeof databases)[number], config: SkillplaneCon
   const plane = await openTestPlane(database, config)
   const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   opened.push({ plane, server })
-  const keyFor = async (role: 'admin' | 'operator') => (await plane.keys.create({ name: `${role}-${Math.random()}`, role }, plane.now())).key
+  const keyFor = async (role: 'admin' | 'operator') => (await plane.people.keys.create({ name: `${role}-${Math.random()}`, role }, plane.now())).key
   return { plane, server, keyFor }
 }
 

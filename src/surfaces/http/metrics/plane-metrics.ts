@@ -29,8 +29,8 @@ export class PlaneMetrics {
       buckets: DURATION_BUCKETS_S,
       registers,
     })
-    plane.onCallFinished(({ skill, status, durationMs }) => {
-      const label = plane.registry.get(skill) ? skill : UNKNOWN_SKILL
+    plane.audit.onCallFinished(({ skill, status, durationMs }) => {
+      const label = plane.skills.get(skill) ? skill : UNKNOWN_SKILL
       calls.inc({ skill: label, status })
       if (durationMs !== null) duration.observe({ skill: label }, durationMs / 1000)
     })
@@ -52,7 +52,7 @@ export class PlaneMetrics {
       help: 'Audit rows queued for the database or being committed',
       registers,
       collect() {
-        this.set(plane.auditQueue)
+        this.set(plane.status.auditQueue)
       },
     })
     new Gauge({
@@ -60,7 +60,7 @@ export class PlaneMetrics {
       help: 'Finished audit rows kept locally until the database is back',
       registers,
       collect() {
-        this.set(plane.auditBacklog)
+        this.set(plane.status.auditBacklog)
       },
     })
     new Gauge({
@@ -68,7 +68,7 @@ export class PlaneMetrics {
       help: 'Configured MCP servers connected now',
       registers,
       collect() {
-        this.set(plane.mcpServers().filter((s) => s.state === 'connected').length)
+        this.set(plane.sources.mcpServers().filter((s) => s.state === 'connected').length)
       },
     })
     new Gauge({
@@ -84,7 +84,7 @@ export class PlaneMetrics {
       help: 'Enrolled edges online now',
       registers,
       collect() {
-        this.set(plane.edges.list().filter((e) => e.online).length)
+        this.set(plane.sources.edges.list().filter((e) => e.online).length)
       },
     })
   }

@@ -29,7 +29,7 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
  * The caller of a bearer credential, told apart by its shape: an API key (`sp_…`), or, with `auth.oidc`,
  * a JWT access token. Null for an unknown or revoked key; a refused token throws the identity module's errors.
  */
-export async function bearerCaller(token: string, keys: ApiKeys, oauth: OAuthAuth | undefined): Promise<Caller | null> {
+export async function bearerCaller(token: string, keys: Pick<ApiKeys, 'authenticate'>, oauth: OAuthAuth | undefined): Promise<Caller | null> {
   if (oauth && !token.startsWith(KEY_PREFIX) && JWT_SHAPE.test(token)) return oauth.resource.callerFor(token, oauth.context)
   return keys.authenticate(token)
 }
@@ -38,7 +38,12 @@ export async function bearerCaller(token: string, keys: ApiKeys, oauth: OAuthAut
  * Bearer API keys, and access tokens with `auth.oidc`: 401 with a JSON body for a missing, malformed,
  * unknown or refused credential, its `WWW-Authenticate` naming the metadata of the resource at `path`.
  */
-export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath = '', sessions?: SessionAuth): MiddlewareHandler<HttpEnv> {
+export function apiKeyAuth(
+  keys: Pick<ApiKeys, 'authenticate'>,
+  oauth?: OAuthAuth,
+  path: ResourcePath = '',
+  sessions?: SessionAuth,
+): MiddlewareHandler<HttpEnv> {
   const what = oauth ? 'API key or access token' : 'API key'
   const refuse = (c: Context, message: string, error?: 'invalid_request' | 'invalid_token') => {
     const params = [
@@ -81,7 +86,7 @@ export function apiKeyAuth(keys: ApiKeys, oauth?: OAuthAuth, path: ResourcePath 
 
 /** Console sessions (with `auth.oidc`): where they live, and whether the server is reached over https. */
 export interface SessionAuth {
-  store: Sessions
+  store: Pick<Sessions, 'authenticate'>
   secure(): boolean
 }
 
@@ -99,7 +104,7 @@ const CSRF_HEADER = 'x-csrf-token'
 async function sessionAuth(
   c: Context<HttpEnv>,
   next: () => Promise<void>,
-  sessions: Sessions,
+  sessions: Pick<Sessions, 'authenticate'>,
   token: string,
   refuse: (c: Context, message: string, error?: 'invalid_request' | 'invalid_token') => Response,
 ) {

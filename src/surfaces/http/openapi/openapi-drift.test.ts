@@ -17,7 +17,7 @@ describe('/openapi.json is generated from the routes', () => {
   it('documents exactly the routes the app serves, with the schemas the routes validate with', async () => {
     plane = await openTestPlane(sqlite!)
     const app = createHttpApp(plane)
-    const key = (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const key = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
     const document = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, any>> }
 

@@ -23,8 +23,8 @@ export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, list, (c) => {
     const caller = c.get('caller')
     const configured = new Map(plane.config.agents.map((a) => [agentId(a.name), a]))
-    const agents = plane.catalog
-      .agents()
+    const agents = plane.agents
+      .list()
       .filter((a) => caller.kind !== 'agent' || a.id === caller.agentId)
       .map((a) => {
         const agent = configured.get(a.id)
@@ -36,7 +36,7 @@ export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
           available: unavailableReason === null,
           unavailableReason,
           // Bindings name only the skills this caller may see.
-          skills: plane.catalog.boundSkills(a.id).filter((key) => canSee(caller, { key }, plane.catalog)),
+          skills: plane.agents.boundSkills(a.id).filter((key) => canSee(caller, { key }, plane.skills)),
         }
       })
     return c.json({ agents })
@@ -52,13 +52,13 @@ export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   })
   serve(app, prompt, (c) => {
     const caller = c.get('caller')
-    const agentId = plane.catalog.resolveAgent(c.req.param('id'))
+    const agentId = plane.agents.resolve(c.req.param('id'))
     if (!agentId || !maySeeAgent(caller, agentId)) {
       return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     }
-    const skills = plane.instructions
-      .visibleTo(caller, agentId, plane.catalog)
-      .map((s) => ({ name: s.name, description: plane.instructions.description(s, plane.catalog) }))
+    const skills = plane.skills.instructions
+      .visibleTo(caller, agentId, plane.skills)
+      .map((s) => ({ name: s.name, description: plane.skills.instructions.description(s, plane.skills) }))
     return c.json({ agent: agentId, prompt: skillsPrompt(skills) })
   })
   // The same file set as `skillplane skills export`, as a tar stream (admins, or the agent's own key).
@@ -75,24 +75,24 @@ export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   })
   serve(app, skillsExport, async (c) => {
     const caller = c.get('caller')
-    const agentId = plane.catalog.resolveAgent(c.req.param('id'))
+    const agentId = plane.agents.resolve(c.req.param('id'))
     if (!agentId || !mayExportAgent(caller, agentId)) return errorResponse(c, 'not_found', `no agent "${c.req.param('id')}"`)
     // As the CLI does: rendered as the agent itself unless a user is named.
-    let as: Caller = agentCaller(agentId, plane.catalog.agent(agentId)?.name ?? agentId)
+    let as: Caller = agentCaller(agentId, plane.agents.get(agentId)?.name ?? agentId)
     const user = c.req.query('user')
     if (user && caller.kind === 'user') {
-      const found = await plane.keys.callerFor(user)
+      const found = await plane.people.keys.callerFor(user)
       if (!found) return errorResponse(c, 'invalid_input', `no enabled user or active key named "${user}"`)
       as = found
     }
     let set
     try {
-      set = plane.exportSkills(as, agentId)
+      set = plane.skills.export(as, agentId)
     } catch (error) {
       return errorResponse(c, 'render_failed', (error as Error).message)
     }
     // Skill content leaving the plane is on record, like an activation is.
-    await plane.events.record('skills.exported', `agent:${agentId}`, caller, { as: as.name, skills: set.manifest.skills, files: set.files.size })
+    await plane.audit.events.record('skills.exported', `agent:${agentId}`, caller, { as: as.name, skills: set.manifest.skills, files: set.files.size })
     return new Response(Readable.toWeb(Readable.from(exportTar(set))) as ReadableStream, {
       headers: { 'content-type': 'application/x-tar', 'content-disposition': `attachment; filename="${agentId}-skills.tar"` },
     })

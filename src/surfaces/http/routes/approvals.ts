@@ -30,7 +30,7 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const query = {
       ...filters,
       ...(decided && { decided: decided === 'true' }),
-      agent: parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent),
+      agent: parsed.data.agent && (plane.agents.resolve(parsed.data.agent) ?? parsed.data.agent),
       ...(!approver && { requester: caller.id }),
     }
     return c.json(await plane.approvals.list(query))
@@ -48,8 +48,8 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, grants, async (c) => {
     const parsed = parseInput(grantListQuery, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid grants query: ${describeZod(parsed.error)}`)
-    const agent = parsed.data.agent && (plane.catalog.resolveAgent(parsed.data.agent) ?? parsed.data.agent)
-    return c.json(await plane.grants.list({ ...parsed.data, agent }))
+    const agent = parsed.data.agent && (plane.agents.resolve(parsed.data.agent) ?? parsed.data.agent)
+    return c.json(await plane.approvals.grants.list({ ...parsed.data, agent }))
   })
 
   const revokeGrant = createRoute({
@@ -61,7 +61,7 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     responses: { 200: returns(Grant, 'The grant, revoked'), ...failures(401, 403, 404, 409) },
   })
   serve(app, revokeGrant, async (c) => {
-    const result = await plane.grants.revoke(c.req.param('id'), c.get('caller'))
+    const result = await plane.approvals.grants.revoke(c.req.param('id'), c.get('caller'))
     if (!result.ok) return errorResponse(c, result.code, result.message)
     return c.json(result.grant)
   })
@@ -76,7 +76,7 @@ export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, show, async (c) => {
     const approval = await plane.approvals.get(c.req.param('id'))
     if (!approval || !mayViewApproval(c.get('caller'), approval)) return errorResponse(c, 'not_found', `no approval request "${c.req.param('id')}"`)
-    const history = await plane.events.list({ subject: `approval:${approval.id}`, limit: 100 })
+    const history = await plane.audit.events.list({ subject: `approval:${approval.id}`, limit: 100 })
     return c.json({ ...approval, history: history.items.reverse() })
   })
 

@@ -25,7 +25,7 @@ export function auditRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const parsed = parseAuditQuery(c.req.query())
     if (!parsed.ok) return errorResponse(c, 'invalid_input', `invalid audit query: ${parsed.message}`)
     const query = parsed.query
-    if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
+    if (query.agent) query.agent = plane.agents.resolve(query.agent) ?? query.agent
     const page = await plane.audit.query(query)
     return c.json(page)
   })
@@ -41,7 +41,7 @@ export function auditRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const parsed = parseInput(auditHistogramSchema, c.req.query())
     if (!parsed.success) return errorResponse(c, 'invalid_input', `invalid audit histogram query: ${describeZod(parsed.error)}`)
     const query = parsed.data
-    if (query.agent) query.agent = plane.catalog.resolveAgent(query.agent) ?? query.agent
+    if (query.agent) query.agent = plane.agents.resolve(query.agent) ?? query.agent
     const result = await plane.audit.histogram(query)
     return result.ok ? c.json(result.histogram) : errorResponse(c, 'invalid_input', `invalid audit histogram query: ${result.message}`)
   })
@@ -56,7 +56,7 @@ export function auditRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, events, async (c) => {
     const query = parseInput(eventsQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', describeZod(query.error))
-    return c.json(await plane.events.list(query.data))
+    return c.json(await plane.audit.events.list(query.data))
   })
 
   const sweep = createRoute({

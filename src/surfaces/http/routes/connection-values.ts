@@ -15,7 +15,7 @@ import { requireAbility } from '../middleware/require-ability.js'
 export function connectionValueRoutes(plane: Skillplane, kind: ValueKind): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
   app.use(requireAbility('manageConnections'))
-  const store = () => (kind === 'secret' ? plane.secrets : plane.settings)
+  const store = () => (kind === 'secret' ? plane.values.secrets : plane.values.settings)
 
   const list = createRoute({
     method: 'get',

@@ -18,7 +18,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     middleware: [requireAbility('readEdges')] as const,
     responses: { 200: returns(EdgeList, '{ edges }'), ...failures(401, 403) },
   })
-  serve(app, list, (c) => c.json({ edges: plane.edges.list() }))
+  serve(app, list, (c) => c.json({ edges: plane.sources.edges.list() }))
 
   const enroll = createRoute({
     method: 'post',
@@ -31,7 +31,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, enroll, async (c) => {
     const body = await parseBody(c, enrollEdgeBody, 'invalid enrollment')
     if (!body.ok) return body.response
-    const result = await plane.edges.enroll(body.value, c.get('caller'))
+    const result = await plane.sources.edges.enroll(body.value, c.get('caller'))
     if (!result.ok) return errorResponse(c, result.code, result.message)
     return c.json({ edge: result.edge, token: result.token }, 201)
   })
@@ -45,7 +45,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     responses: { 200: returns(Edge, 'The edge'), ...failures(401, 403, 404) },
   })
   serve(app, show, (c) => {
-    const edge = plane.edges.get(c.req.param('id'))
+    const edge = plane.sources.edges.get(c.req.param('id'))
     return edge ? c.json(edge) : errorResponse(c, 'not_found', `no edge "${c.req.param('id')}"`)
   })
 
@@ -60,7 +60,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, secrets, async (c) => {
     const body = await parseBody(c, edgeSecretsBody, 'invalid secret grant')
     if (!body.ok) return body.response
-    const result = await plane.edges.grantSecrets(c.req.param('id'), body.value.secrets, c.get('caller'))
+    const result = await plane.sources.edges.grantSecrets(c.req.param('id'), body.value.secrets, c.get('caller'))
     return result.ok ? c.json(result.edge) : errorResponse(c, result.code, result.message)
   })
 
@@ -75,7 +75,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, rotate, async (c) => {
     const body = await parseBody(c, rotateEdgeBody, 'invalid rotation')
     if (!body.ok) return body.response
-    const result = await plane.edges.rotate(c.req.param('id'), body.value, c.get('caller'))
+    const result = await plane.sources.edges.rotate(c.req.param('id'), body.value, c.get('caller'))
     if (!result.ok) return errorResponse(c, result.code, result.message)
     return c.json({ edge: result.edge, token: result.token })
   })
@@ -89,7 +89,7 @@ export function edgeRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     responses: { 200: returns(Edge, 'The revoked edge'), ...failures(401, 403, 404) },
   })
   serve(app, revoke, async (c) => {
-    const revoked = await plane.edges.revoke(c.req.param('id'), c.get('caller'))
+    const revoked = await plane.sources.edges.revoke(c.req.param('id'), c.get('caller'))
     return revoked ? c.json(revoked) : errorResponse(c, 'not_found', `no enrolled edge "${c.req.param('id')}" (or it was revoked already)`)
   })
   return app

@@ -70,7 +70,7 @@ export function eventRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
         })
         queue = queue.catch(() => {})
       }
-      const tail = plane.events.tail
+      const tail = plane.audit.events.tail
       const unsubscribe = tail.subscribe(send)
       const stop = () => {
         closed = true

@@ -18,7 +18,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     middleware: [requireAbility('manageUsers')] as const,
     responses: { 200: returns(GroupList, '{ groups }'), ...failures(401, 403) },
   })
-  serve(app, list, async (c) => c.json({ groups: await plane.groups.list() }))
+  serve(app, list, async (c) => c.json({ groups: await plane.people.groups.list() }))
 
   const add = createRoute({
     method: 'post',
@@ -31,7 +31,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, add, async (c) => {
     const body = await parseBody(c, addGroupBody, 'invalid group')
     if (!body.ok) return body.response
-    return answer(c, async () => ({ group: await plane.groups.add(body.value, c.get('caller')) }), 201)
+    return answer(c, async () => ({ group: await plane.people.groups.add(body.value, c.get('caller')) }), 201)
   })
 
   const edit = createRoute({
@@ -45,7 +45,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, edit, async (c) => {
     const body = await parseBody(c, groupEditBody, 'invalid group change')
     if (!body.ok) return body.response
-    return answer(c, () => plane.groups.setRole(c.req.param('id'), body.value.role, c.get('caller')))
+    return answer(c, () => plane.people.groups.setRole(c.req.param('id'), body.value.role, c.get('caller')))
   })
 
   const addMember = createRoute({
@@ -56,7 +56,7 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     request: { ...params('/{id}/members/{user}') },
     responses: { 200: returns(Group, 'The group'), ...failures(401, 403, 404) },
   })
-  serve(app, addMember, (c) => answer(c, () => plane.groups.addMember(c.req.param('id'), c.req.param('user'), c.get('caller'))))
+  serve(app, addMember, (c) => answer(c, () => plane.people.groups.addMember(c.req.param('id'), c.req.param('user'), c.get('caller'))))
 
   const removeMember = createRoute({
     method: 'delete',
@@ -66,6 +66,6 @@ export function groupRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     request: { ...params('/{id}/members/{user}') },
     responses: { 200: returns(Group, 'The group'), ...failures(401, 403, 404) },
   })
-  serve(app, removeMember, (c) => answer(c, () => plane.groups.removeMember(c.req.param('id'), c.req.param('user'), c.get('caller'))))
+  serve(app, removeMember, (c) => answer(c, () => plane.people.groups.removeMember(c.req.param('id'), c.req.param('user'), c.get('caller'))))
   return app
 }

@@ -24,7 +24,7 @@ export function learningRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, list, async (c) => {
     const query = parseInput(learningListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid learnings query: ${describeZod(query.error)}`)
-    return c.json({ learnings: await plane.learnings.list(query.data) })
+    return c.json({ learnings: await plane.values.learnings.list(query.data) })
   })
 
   for (const action of ['verify', 'disprove'] as const) {
@@ -37,7 +37,7 @@ export function learningRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     })
     serve(app, judge, async (c) => {
       const id = c.req.param('id')
-      const judged = await plane.learnings[action](id, c.get('caller'))
+      const judged = await plane.values.learnings[action](id, c.get('caller'))
       if (!judged) return errorResponse(c, 'not_found', `no learning ${id}`)
       return c.json(judged)
     })

@@ -29,11 +29,11 @@ describe.each(databases)('GET /api/policies/effective on $name', (database) => {
     plane = await openTestPlane(database)
     const app = createHttpApp(plane)
     const keys = {
-      admin: (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key,
-      operator: (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key,
-      viewer: (await plane.keys.create({ name: 'vera', role: 'viewer' }, plane.now())).key,
-      helper: (await plane.keys.create({ name: 'helper-bot', role: 'agent', agentId: plane.catalog.resolveAgent('helper')! }, plane.now())).key,
-      other: (await plane.keys.create({ name: 'other-bot', role: 'agent', agentId: plane.catalog.resolveAgent('other')! }, plane.now())).key,
+      admin: (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key,
+      operator: (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key,
+      viewer: (await plane.people.keys.create({ name: 'vera', role: 'viewer' }, plane.now())).key,
+      helper: (await plane.people.keys.create({ name: 'helper-bot', role: 'agent', agentId: plane.agents.resolve('helper')! }, plane.now())).key,
+      other: (await plane.people.keys.create({ name: 'other-bot', role: 'agent', agentId: plane.agents.resolve('other')! }, plane.now())).key,
     }
     const send = async (key: string, method: string, path: string, body?: unknown) => {
       const response = await app.request(path, {
@@ -54,8 +54,8 @@ describe.each(databases)('GET /api/policies/effective on $name', (database) => {
 
   it('shows admins every subject with the decision, its reason and what stands in the way, as the pipeline decides', async () => {
     const { plane, keys, send, matrix, cell } = await setUp()
-    const helper = plane.catalog.resolveAgent('helper')!
-    const other = plane.catalog.resolveAgent('other')!
+    const helper = plane.agents.resolve('helper')!
+    const other = plane.agents.resolve('other')!
     let m = await matrix(keys.admin, 'skill=write_thing,wipe_things,echo')
     expect(m.subjects.map((s) => s.id)).toEqual(['role:viewer', 'role:operator', 'role:admin', 'role:agent', `agent:${helper}`, `agent:${other}`])
     expect(m.skills.map((s) => s.key)).toEqual(['echo', 'wipe_things', 'write_thing'])
@@ -101,7 +101,7 @@ describe.each(databases)('GET /api/policies/effective on $name', (database) => {
     expect((await matrix(keys.admin, 'subject=role:operator&q=WIPE')).skills.map((s) => s.key)).toEqual(['wipe_things'])
     expect((await matrix(keys.admin, 'subject=role:operator&class=dangerous')).skills.every((s) => s.class === 'dangerous')).toBe(true)
 
-    const enrolled = await plane.edges.enroll({ name: 'prod-1', labels: { env: 'prod' } }, { id: 'k', name: 'root' })
+    const enrolled = await plane.sources.edges.enroll({ name: 'prod-1', labels: { env: 'prod' } }, { id: 'k', name: 'root' })
     expect(enrolled.ok).toBe(true)
     const edgePolicy = await send(keys.admin, 'PUT', '/api/policies', { skill: 'remote_thing', level: 'edge', subject: 'env=prod', decision: 'DENY' })
     expect(cell(await matrix(keys.admin, 'skill=remote_thing&subject=role:operator'), 'remote_thing', 'role:operator').decision).toBe('ALWAYS')
@@ -130,7 +130,7 @@ describe.each(databases)('GET /api/policies/effective on $name', (database) => {
     expect(cell(mine, 'write_thing', 'self').refusal).toContain('role viewer')
 
     const helper = await matrix(keys.helper, 'subject=self')
-    expect(helper.skills.map((s) => s.key)).toEqual([...plane.catalog.boundSkills(plane.catalog.resolveAgent('helper')!)].sort())
+    expect(helper.skills.map((s) => s.key)).toEqual([...plane.agents.boundSkills(plane.agents.resolve('helper')!)].sort())
     expect((await matrix(keys.other, 'skill=echo')).skills).toEqual([])
 
     for (const key of [keys.operator, keys.viewer, keys.helper]) {

@@ -40,23 +40,22 @@ export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const ids = subject?.split(',').map((s) => s.trim())
     if (!admin && ids?.some((id) => id !== 'self'))
       return errorResponse(c, 'denied', 'only admins may see the policy in effect for others: ask for subject=self')
-    const sources = { catalog: plane.catalog, policies: plane.policies, keys: plane.keys }
     let subjects: PolicySubject[]
     if (ids) {
       subjects = []
       for (const id of new Set(ids)) {
-        const found = await policySubject(id, caller, sources)
+        const found = await policySubject(id, caller, plane)
         if (!found) return errorResponse(c, 'invalid_input', `unknown subject "${id}": use self, role:<role>, agent:<agent> or user:<user name>`)
         subjects.push(found)
       }
-    } else subjects = admin ? await policySubjects(sources) : [selfSubject(caller)]
+    } else subjects = admin ? await policySubjects(plane) : [selfSubject(caller)]
     // Edges are listed to operators and admins only: naming one must not tell others which exist.
     if (edgeRef && !can(caller, 'readEdges')) return errorResponse(c, 'denied', 'deciding as run on an edge is for operators and admins')
-    const edge = edgeRef ? plane.edges.get(edgeRef) : null
+    const edge = edgeRef ? plane.sources.edges.get(edgeRef) : null
     if (edge === undefined) return errorResponse(c, 'invalid_input', `unknown edge "${edgeRef}"`)
     const keys = skill && new Set(skill.split(',').map((k) => k.trim()))
     const text = q?.toLowerCase()
-    const matching = plane.registry
+    const matching = plane.skills
       .list()
       .filter(
         (s) =>
@@ -64,7 +63,7 @@ export function policyRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
           (!text || s.key.toLowerCase().includes(text)) &&
           (!klass || s.class === klass) &&
           (!cursor || s.key > cursor) &&
-          canSee(caller, s, plane.catalog),
+          canSee(caller, s, plane.skills),
       )
       .sort((a, b) => (a.key < b.key ? -1 : 1))
     const page = matching.slice(0, limit)

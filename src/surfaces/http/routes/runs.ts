@@ -22,7 +22,7 @@ const viewerRefused = (c: Context<HttpEnv>, doing: string): Response | undefined
 /** Agent runs under /api/agents/:id/runs and /api/agents/:id/test-runs. */
 export function agentRunRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
-  const resolve = (c: Context<HttpEnv>) => plane.catalog.resolveAgent(c.req.param('id') ?? '')
+  const resolve = (c: Context<HttpEnv>) => plane.agents.resolve(c.req.param('id') ?? '')
 
   const start = createRoute({
     method: 'post',

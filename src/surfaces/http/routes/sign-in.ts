@@ -43,7 +43,7 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
   // GET /api/me only then, so a browser that is not signed in sees no 401.
   serve(app, config, async (c) => {
     const token = getCookie(c, cookies().session)
-    const session = token !== undefined && (await plane.sessions.authenticate(token)) !== null
+    const session = token !== undefined && (await plane.people.sessions.authenticate(token)) !== null
     return c.json({ oidc: { issuer: oidc.issuer, signInUrl: '/auth/login' }, session })
   })
   // Back to the console with the reason shown on its sign-in page.
@@ -52,7 +52,7 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
   app.get('/login', async (c) => {
     const returnTo = consolePath(c.req.query('returnTo'))
     const started = await signIn.begin()
-    await plane.sessions.startSignIn(started.checks, returnTo)
+    await plane.people.sessions.startSignIn(started.checks, returnTo)
     setCookie(c, cookies().signIn, started.checks.state, { httpOnly: true, sameSite: 'Lax', path: '/', maxAge: SIGN_IN_SECONDS, secure: secure() })
     return c.redirect(started.url.href)
   })
@@ -62,7 +62,7 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
     const mine = getCookie(c, cookies().signIn)
     deleteCookie(c, cookies().signIn, { path: '/', secure: secure() })
     if (!state || !sameSecret(mine, state)) return failed(c, 'this sign-in was not started in this browser: start it again')
-    const checks = await plane.sessions.takeSignIn(state)
+    const checks = await plane.people.sessions.takeSignIn(state)
     if (!checks) return failed(c, 'this sign-in expired or was used already: start it again')
     let claims: Record<string, unknown>
     try {
@@ -71,14 +71,14 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
       if (error instanceof SignInError || error instanceof IdentityProviderUnavailableError) return failed(c, error.message)
       throw error
     }
-    const { user, role } = await providerUser(claims, oidc, plane.users)
+    const { user, role } = await providerUser(claims, oidc, plane.people.users)
     if (user.disabled_at !== null) return failed(c, `user "${user.name}" is disabled`)
     if (!role) return failed(c, `${user.display_name ?? user.name} has no skillplane role: ${noRoleReason(oidc)}`)
     // A sign-in replaces the browser's earlier session rather than leaving it live.
     const earlier = getCookie(c, cookies().session)
-    if (earlier !== undefined) await plane.sessions.close(earlier)
-    const session = await plane.sessions.open(user.id)
-    await plane.events.record('session.opened', `user:${user.id}`, { id: user.id, name: user.name }, { role, expiresAt: session.expiresAt })
+    if (earlier !== undefined) await plane.people.sessions.close(earlier)
+    const session = await plane.people.sessions.open(user.id)
+    await plane.audit.events.record('session.opened', `user:${user.id}`, { id: user.id, name: user.name }, { role, expiresAt: session.expiresAt })
     setCookie(c, cookies().session, session.token, { httpOnly: true, sameSite: 'Lax', path: '/', maxAge: SESSION_HOURS * 3600, secure: secure() })
     return c.redirect(checks.returnTo)
   })
@@ -86,12 +86,12 @@ export function signInRoutes(plane: Skillplane, baseUrl: (() => string) | undefi
   app.post('/logout', async (c) => {
     const token = getCookie(c, cookies().session)
     if (token !== undefined) {
-      const found = await plane.sessions.authenticate(token)
+      const found = await plane.people.sessions.authenticate(token)
       // Only the console's own page can sign its session out: it alone knows the CSRF token.
       if (found && !sameSecret(c.req.header('x-csrf-token'), found.csrfToken))
         return errorResponse(c, 'denied', 'signing out needs the session’s CSRF token in x-csrf-token')
-      await plane.sessions.close(token)
-      if (found) await plane.events.record('session.closed', `user:${found.caller.id}`, { id: found.caller.id, name: found.caller.name }, {})
+      await plane.people.sessions.close(token)
+      if (found) await plane.audit.events.record('session.closed', `user:${found.caller.id}`, { id: found.caller.id, name: found.caller.name }, {})
     }
     deleteCookie(c, cookies().session, { path: '/', secure: secure() })
     return c.body(null, 204)

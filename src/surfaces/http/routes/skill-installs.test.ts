@@ -45,8 +45,8 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
     plane = await createSkillplane({ config, ...location, logger: silentLogger(), sync: true })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     const keys = {
-      admin: (await plane.keys.create({ name: 'root', role: 'admin' }, plane.now())).key,
-      operator: (await plane.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key,
+      admin: (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key,
+      operator: (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key,
     }
     const url = server.url
     const upload = async (file: string, fields: Record<string, string> = {}, key = keys.admin, part = 'bundle') => {
@@ -116,7 +116,7 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
       },
     })
     expect(await activate()).toContain('Version one.')
-    const events = await plane.events.list({ kind: 'skill.installed', limit: 10 })
+    const events = await plane.audit.events.list({ kind: 'skill.installed', limit: 10 })
     expect(events.items).toEqual([
       expect.objectContaining({
         subject: 'skill:note-style',
@@ -148,7 +148,7 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
     // A second rollback undoes the first.
     expect((await post('/api/skills/note-style/rollback', {})).status).toBe(200)
     expect(await activate()).toContain('Version two.')
-    expect((await plane.events.list({ kind: 'skill.rolled_back', limit: 10 })).items).toHaveLength(2)
+    expect((await plane.audit.events.list({ kind: 'skill.rolled_back', limit: 10 })).items).toHaveLength(2)
 
     // The lockfile restores an uploaded skill from the store: the bundle is kept under its hash.
     rmSync(join(location.dataDir, 'skills'), { recursive: true })
@@ -178,8 +178,8 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
 
     const accepted = await upload(risky, { acceptRisk: 'true' })
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(201)
-    expect(plane.catalog.risks('note-style')).toEqual([expect.objectContaining({ level: 'high', rule: 'remote-exec' })])
-    const [event] = (await plane.events.list({ kind: 'skill.installed', limit: 1 })).items
+    expect(plane.skills.risks('note-style')).toEqual([expect.objectContaining({ level: 'high', rule: 'remote-exec' })])
+    const [event] = (await plane.audit.events.list({ kind: 'skill.installed', limit: 1 })).items
     expect(event!.details).toMatchObject({ acceptedRisk: true, risks: [{ level: 'high', rule: 'remote-exec', file: 'scripts/setup.sh' }] })
   })
 
@@ -339,7 +339,7 @@ describe.each(databases)('installing skills over HTTP on $name', (database: Test
       expect(readLockfile(lockfile).skills['note-style']).toMatchObject({ source: `${base}/styles.tar.gz`, sourceType: 'archive' })
       expect(await activate()).toContain('From the web.')
       // The install's event says the admin allowed the manager's own host.
-      expect((await plane!.events.list({ kind: 'skill.installed', limit: 1 })).items[0]).toMatchObject({ details: { allowedLoopback: true } })
+      expect((await plane!.audit.events.list({ kind: 'skill.installed', limit: 1 })).items[0]).toMatchObject({ details: { allowedLoopback: true } })
       expect(await post('/api/skills/install', { source: `${base}/styles.tar.gz`, allowLoopback: 'yes' })).toMatchObject({
         status: 400,
         body: { error: { message: expect.stringMatching(/^invalid install: .*allowLoopback/) } },

@@ -34,7 +34,7 @@ export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const { source: text, pin, skills, dryRun, acceptRisk, allowLoopback, allowRedirects } = body.value
     let source = parseRemoteSource(text)
     if (pin !== undefined) source = pinSource(source, pin)
-    return answer(c, await plane.installSkills({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
+    return answer(c, await plane.skills.install({ from: { source }, skills, dryRun, acceptRisk, access: { allowLoopback, allowRedirects } }, c.get('caller')))
   })
 
   const upload = createRoute({
@@ -50,7 +50,7 @@ export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     },
   })
   serve(app, upload, async (c) => {
-    const read = await readUpload(c, managedTarget(plane.dataDir), Object.keys(skillUploadFields.shape))
+    const read = await readUpload(c, managedTarget(plane.status.dataDir), Object.keys(skillUploadFields.shape))
     if (!read.ok) return read.response
     const { upload, filename } = read
     const fields = parseInput(skillUploadFields, read.fields)
@@ -59,7 +59,7 @@ export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
       return errorResponse(c, 'invalid_input', `invalid upload: ${describeZod(fields.error)}`)
     }
     const { skills, dryRun, acceptRisk } = fields.data
-    return answer(c, await plane.installSkills({ from: { upload, filename }, skills, dryRun, acceptRisk }, c.get('caller')))
+    return answer(c, await plane.skills.install({ from: { upload, filename }, skills, dryRun, acceptRisk }, c.get('caller')))
   })
 
   const rollback = createRoute({
@@ -73,7 +73,7 @@ export function skillInstallRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, rollback, async (c) => {
     const name = c.req.param('key')
     if (!isValidName(name)) return errorResponse(c, 'not_found', `"${name.slice(0, 100)}" is not an installed skill's name (a-z, 0-9 and single hyphens)`)
-    const rolled = await plane.rollbackSkill(name, c.get('caller'))
+    const rolled = await plane.skills.rollback(name, c.get('caller'))
     if (!rolled.ok) return errorResponse(c, rolled.code, rolled.message)
     return c.json(rolled)
   })

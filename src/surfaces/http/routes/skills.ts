@@ -35,7 +35,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const query = parseInput(skillListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid skills query: ${describeZod(query.error)}`)
     const { class: klass, category, tag, source, agent, q, scope, available, connection } = query.data
-    const agentId = agent ? plane.catalog.resolveAgent(agent) : undefined
+    const agentId = agent ? plane.agents.resolve(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
     const filter = {
       class: klass,
@@ -49,9 +49,9 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
       connection,
     }
     // The version is read before the listing is built: a change while building is never kept as seen.
-    const version = plane.skillsVersion()
-    const body = listings.body(JSON.stringify([caller, filter]), version, listingFingerprint(plane, caller, filter), () => ({
-      skills: listSkills(plane, caller, filter),
+    const version = plane.skills.version()
+    const body = listings.body(JSON.stringify([caller, filter]), version, listingFingerprint(plane.skills, caller, filter), () => ({
+      skills: listSkills(plane.skills, caller, filter),
     }))
     return c.body(body, 200, { 'content-type': 'application/json' })
   })
@@ -88,17 +88,19 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const key = c.req.param('key')
     // An agent key sees the instruction skills it may activate; a person those shared with them.
     const shows = (instruction: { name: string; disableModelInvocation: boolean }) =>
-      caller.kind === 'agent' ? mayActivate(caller, null, instruction, plane.catalog) : canSee(caller, { key: instruction.name }, plane.catalog)
-    const instruction = plane.instructions.get(key)
+      caller.kind === 'agent' ? mayActivate(caller, null, instruction, plane.skills) : canSee(caller, { key: instruction.name }, plane.skills)
+    const instruction = plane.skills.instructions.get(key)
     if (instruction && shows(instruction)) {
-      return c.json(instructionDetail(instruction, plane.catalog, plane.instructions.findings, caller))
+      return c.json(instructionDetail(instruction, plane.skills, plane.skills.instructions.findings, caller))
     }
-    const skill = plane.registry.get(key)
-    if (!skill || !canSee(caller, skill, plane.catalog)) {
-      const instructions = plane.instructions.skills.filter(shows).map((i) => ({ key: i.name }))
-      return errorResponse(c, 'not_found', `no skill with key "${key}"${suggestKey(key, [...plane.registry.list(), ...instructions], caller, plane.catalog)}`)
+    const skill = plane.skills.get(key)
+    if (!skill || !canSee(caller, skill, plane.skills)) {
+      const instructions = plane.skills.instructions.skills.filter(shows).map((i) => ({ key: i.name }))
+      return errorResponse(c, 'not_found', `no skill with key "${key}"${suggestKey(key, [...plane.skills.list(), ...instructions], caller, plane.skills)}`)
     }
-    return c.json(skillDetail(skill, plane.catalog, caller, plane.connectionState(skill, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null })))
+    return c.json(
+      skillDetail(skill, plane.skills, caller, plane.skills.connectionState(skill, { caller, agentId: caller.kind === 'agent' ? caller.agentId : null })),
+    )
   })
 
   const edit = createRoute({
@@ -111,19 +113,19 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   })
   serve(app, edit, async (c) => {
     const key = c.req.param('key')
-    const skill = plane.registry.get(key)
-    const instruction = plane.instructions.get(key)
+    const skill = plane.skills.get(key)
+    const instruction = plane.skills.instructions.get(key)
     if (!skill && !instruction) return errorResponse(c, 'not_found', `no skill with key "${key}"`)
     const body = await parseBody(c, skillEditBody, 'invalid catalog edit')
     if (!body.ok) return body.response
     const refused = classEditRefusal(body.value.class, skill)
     if (refused) return errorResponse(c, 'invalid_input', `invalid catalog edit: ${refused}`)
-    const row = await plane.catalog.edit(key, body.value, plane.now())
+    const row = await plane.skills.edit(key, body.value, plane.now())
     if (!row) return errorResponse(c, 'not_synced', `skill "${key}" has no catalog row yet: run skillplane sync`)
     return c.json(
       skill
-        ? skillDetail(skill, plane.catalog, undefined, plane.connectionState(skill, { caller: c.get('caller'), agentId: null }))
-        : instructionDetail(instruction!, plane.catalog, plane.instructions.findings),
+        ? skillDetail(skill, plane.skills, undefined, plane.skills.connectionState(skill, { caller: c.get('caller'), agentId: null }))
+        : instructionDetail(instruction!, plane.skills, plane.skills.instructions.findings),
     )
   })
 
@@ -138,7 +140,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, share, async (c) => {
     const body = await parseBody(c, skillSharingBody, 'invalid sharing')
     if (!body.ok) return body.response
-    const shared = await plane.shareSkill(c.req.param('key'), body.value, c.get('caller'))
+    const shared = await plane.skills.share(c.req.param('key'), body.value, c.get('caller'))
     if (!shared.ok) return errorResponse(c, shared.code, shared.message)
     return c.json({ key: shared.key, sharing: shared.sharing, notes: shared.notes })
   })

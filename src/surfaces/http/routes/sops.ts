@@ -18,7 +18,7 @@ export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     middleware: [requireAbility('readSops')] as const,
     responses: { 200: returns(SopList, 'SOPs'), ...failures(401, 403) },
   })
-  serve(app, list, async (c) => c.json({ sops: await plane.sops.list() }))
+  serve(app, list, async (c) => c.json({ sops: await plane.approvals.sops.list() }))
 
   const register = createRoute({
     method: 'post',
@@ -31,7 +31,7 @@ export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, register, async (c) => {
     const body = await parseBody(c, sopRegisterBody)
     if (!body.ok) return body.response
-    const result = await plane.sops.register(body.value.document, body.value.signature, c.get('caller'), plane.now())
+    const result = await plane.approvals.sops.register(body.value.document, body.value.signature, c.get('caller'), plane.now())
     if (!result.ok) return errorResponse(c, 'invalid_input', `SOP refused: ${result.message}`)
     return c.json(result.value, 201)
   })
@@ -45,7 +45,7 @@ export function sopRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     responses: { 200: returns(SopRevoked, 'Revoked'), ...failures(401, 403, 404) },
   })
   serve(app, revoke, async (c) => {
-    const revoked = await plane.sops.revoke(c.req.param('id'), c.get('caller'), plane.now())
+    const revoked = await plane.approvals.sops.revoke(c.req.param('id'), c.get('caller'), plane.now())
     if (!revoked) return errorResponse(c, 'not_found', `no active SOP "${c.req.param('id')}"`)
     return c.json({ id: c.req.param('id'), revoked: true })
   })

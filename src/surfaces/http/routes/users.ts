@@ -19,7 +19,7 @@ export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     middleware: [requireAbility('manageUsers')] as const,
     responses: { 200: returns(UserList, '{ users }'), ...failures(401, 403) },
   })
-  serve(app, list, async (c) => c.json({ users: await plane.users.list() }))
+  serve(app, list, async (c) => c.json({ users: await plane.people.users.list() }))
 
   const add = createRoute({
     method: 'post',
@@ -32,7 +32,7 @@ export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   serve(app, add, async (c) => {
     const body = await parseBody(c, addUserBody, 'invalid user')
     if (!body.ok) return body.response
-    return answer(c, async () => ({ user: await plane.users.add(body.value, c.get('caller')) }), 201)
+    return answer(c, async () => ({ user: await plane.people.users.add(body.value, c.get('caller')) }), 201)
   })
 
   const edit = createRoute({
@@ -50,12 +50,12 @@ export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const id = c.req.param('id')
     const caller = c.get('caller')
     return answer(c, async () => {
-      let user = await plane.users.get(id)
+      let user = await plane.people.users.get(id)
       if (!user) throw new IdentityError('not_found', `no user "${id.slice(0, 100)}"`)
       // An admin locking themselves out leaves nobody to undo it over HTTP.
       if (disabled === true && user.id === caller.id) throw new IdentityError('conflict', 'you cannot disable your own user: ask another admin')
-      if (role !== undefined) user = await plane.users.setRole(user.id, role, caller)
-      if (disabled !== undefined) user = disabled ? await plane.users.disable(user.id, caller) : await plane.users.enable(user.id, caller)
+      if (role !== undefined) user = await plane.people.users.setRole(user.id, role, caller)
+      if (disabled !== undefined) user = disabled ? await plane.people.users.disable(user.id, caller) : await plane.people.users.enable(user.id, caller)
       return user
     })
   })

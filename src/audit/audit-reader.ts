@@ -1,0 +1,54 @@
+import type { AuditQuery, AuditRepository } from '../store/index.js'
+import { toAuditEntry, type AuditEntry } from './audit-entry.js'
+import { planHistogram, fillHistogram, type Histogram, type HistogramBucket } from './audit-histogram.js'
+import type { AuditRetention, SweepReport } from './audit-retention.js'
+import type { Actor } from './audit-events.js'
+
+// Export pages are this many rows: enough to stream quickly, few enough to never hold the table in memory.
+const PAGE_ROWS = 500
+
+/** Audited calls in their public shape (as HTTP and `skillplane audit --json` show them). */
+export interface AuditReader {
+  query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>
+  get(callId: string): Promise<AuditEntry | undefined>
+  /** Calls and failures per minute, hour or day with the list's filters; invalid_input for a range it can't chart. */
+  histogram(
+    query: Omit<AuditQuery, 'cursor' | 'limit'> & { bucket?: HistogramBucket },
+  ): Promise<{ ok: true; histogram: Histogram } | { ok: false; message: string }>
+  /** Calls started in [since, until), oldest first, a page at a time (for export: never all in memory). */
+  pages(range: { since?: string; until?: string }): AsyncGenerator<AuditEntry[]>
+  /** Apply `audit.retentionDays` / `audit.maxRows` now (the daily sweep does it on one manager); audited as `by`. */
+  sweep(by?: Actor): Promise<SweepReport>
+  /** The heartbeat's daily sweep: runs only on the manager that takes the day's lease; null elsewhere or within a day. */
+  dailySweep(): Promise<SweepReport | null>
+}
+
+/** Read the audit table as entries, chart it, page through it, and sweep it under the retention policy. */
+export function auditReader(repo: AuditRepository, retention: AuditRetention, now: () => string): AuditReader {
+  return {
+    async query(query) {
+      const page = await repo.query(query)
+      return { items: page.items.map(toAuditEntry), nextCursor: page.nextCursor }
+    },
+    async get(callId) {
+      const row = await repo.get(callId)
+      return row && toAuditEntry(row)
+    },
+    async histogram({ bucket, from, to, ...filters }) {
+      const plan = planHistogram({ from, to, bucket }, now())
+      if (!plan.ok) return plan
+      return { ok: true, histogram: fillHistogram(plan, await repo.histogram({ ...filters, from: plan.from, to: plan.to, prefix: plan.prefix })) }
+    },
+    async *pages(range) {
+      let after: string | null = null
+      for (;;) {
+        const rows = await repo.page({ from: range.since, to: range.until, after, limit: PAGE_ROWS })
+        if (rows.length > 0) yield rows.map(toAuditEntry)
+        if (rows.length < PAGE_ROWS) return
+        after = rows[rows.length - 1]!.call_id
+      }
+    },
+    sweep: (by) => retention.sweep(by),
+    dailySweep: () => retention.dailySweep(),
+  }
+}

@@ -1,0 +1,59 @@
+import type { Logger } from 'pino'
+import type { Catalog } from '../registry/index.js'
+import type { Policies, Approvals } from '../policy/index.js'
+import type { Edges } from '../sources/edge/index.js'
+import type { Connections } from '../secrets/index.js'
+import type { Discovery } from '../discovery/index.js'
+import type { Memory } from '../memory/index.js'
+import type { Learnings } from '../learnings/index.js'
+import type { AuditRetention } from '../audit/index.js'
+import type { ChangeWatch } from './change-watch.js'
+
+export interface HeartbeatParts {
+  watch: ChangeWatch
+  catalog: Catalog
+  policies: Policies
+  edges: Edges
+  connections: Connections
+  discovery: Discovery
+  approvals: Approvals
+  memory: Memory
+  learnings: Learnings
+  retention: AuditRetention
+  /** Whether skills were installed, updated or removed in the data dir by another process, and loading them again. */
+  installed: { changed(): boolean; reload(): Promise<void> }
+  /** Whether this manager takes part in the daily sweeps under their leases. */
+  dailySweeps: boolean
+  logger: Logger
+}
+
+/** What each heartbeat does beside beating: pick up other managers' changes, then the housekeeping after recovery. */
+export function heartbeatTasks(p: HeartbeatParts): { refresh(): Promise<unknown>; afterRecovery(): Promise<unknown> } {
+  const warn = (what: string) => (error: unknown) => p.logger.warn({ err: error }, what)
+  return {
+    // Catalog edits and policies made by other managers arrive with each heartbeat, reloaded only when their tables' versions moved.
+    async refresh() {
+      const moved = await p.watch.look()
+      await Promise.all([
+        p.installed.changed() && p.installed.reload().catch(warn('loading the installed skills again failed')),
+        moved('skills', 'agents', 'bindings') && p.catalog.refresh(),
+        moved('policies') && p.policies.refresh(),
+        p.edges.refresh(),
+        p.connections.refresh(),
+        // Discovery's evidence is no reason to skip the heartbeat's recovery and expiry.
+        p.discovery.refresh().catch(warn('discovery could not load the evidence other managers stored')),
+      ]).catch((error: unknown) => {
+        p.watch.forget()
+        throw error
+      })
+    },
+    afterRecovery: () =>
+      Promise.all([
+        p.approvals.expireDue(),
+        // Housekeeping never holds up the heartbeat's own work.
+        p.memory.sweepDue().catch(warn('sweeping expired memory entries failed')),
+        p.dailySweeps && p.learnings.dailySweepDue().catch(warn('the daily learnings sweep failed')),
+        p.dailySweeps && p.retention.dailySweepDue().catch(warn('the daily audit retention sweep failed')),
+      ]),
+  }
+}
