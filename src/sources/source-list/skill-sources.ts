@@ -25,7 +25,7 @@ export interface SkillSourcesOptions {
   installed: InstalledFolder
   processGroups: ProcessGroups
   logger: Logger
-  /** Read lazily, like every argument below: they open with the store, after the sources are built. */
+  /** Read when a tool runs, not when the list is built. */
   catalog(): CatalogView
   activations(): ActivationRepository
   templateView(ctx: Pick<SkillContext, 'caller' | 'agent'>): TemplateView
