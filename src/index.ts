@@ -19,7 +19,7 @@ export type {
   LearningInput,
 } from './skill/index.js'
 export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput, type ServiceConfig } from './config/index.js'
-export { createSkillplane, type Skillplane, type SkillplaneOptions } from './skillplane/index.js'
+export { createSkillplane, type Skillplane, type SkillplaneOptions } from './agents/index.js'
 export {
   createPlane,
   type Plane,

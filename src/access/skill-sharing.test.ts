@@ -6,7 +6,7 @@ import { databases, tree } from '../test-support/databases.js'
 import { openTestPlane, silentLogger, testAgents, testSkills } from '../test-support/fixtures.js'
 import { runCli } from '../test-support/run-cli.js'
 import { defineSkill } from '../skill/index.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
 import { scanRisks } from '../install/scan-risks.js'
 

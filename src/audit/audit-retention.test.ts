@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, approvalIdOf, silentLogger, testAgents, testSkills } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 import type { AuditEntry } from './audit-entry.js'
 

@@ -1,4 +1,4 @@
-import type { Users } from '../auth/index.js'
+import type { Users } from '../accounts/index.js'
 import type { ResolvedOidc } from '../config/index.js'
 import type { CallerRole } from '../skill/index.js'
 import type { UserRow } from '../store/index.js'

@@ -1,7 +1,7 @@
 import type { JWTPayload } from 'jose'
 import type { ResolvedOidc } from '../config/index.js'
 import type { Caller } from '../skill/index.js'
-import type { Users } from '../auth/index.js'
+import type { Users } from '../accounts/index.js'
 import { firstString, noRoleReason } from './claims.js'
 import { providerUser } from './provider-user.js'
 import { InvalidTokenError, TokenRefusedError } from './token-errors.js'

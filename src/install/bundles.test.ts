@@ -7,7 +7,7 @@ import { databases, tempDir, waitFor, type TestDatabase } from '../test-support/
 import { admin, agentCaller, silentLogger } from '../test-support/fixtures.js'
 import { runCli, runCliAsync } from '../test-support/run-cli.js'
 import { writeTarGz, writeZip } from '../test-support/archives.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 import { hashSkillFolder } from './hash-skill-folder.js'
 import { readInstallManifest } from './install-manifest.js'
 import { readLockfile } from './lockfile.js'

@@ -4,7 +4,7 @@ import { databases, waitFor } from '../test-support/databases.js'
 import { openDatabase } from '../store/open-database.js'
 import { admin, agentCaller, approvalIdOf, operator, silentLogger, testSkills, viewer } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 import { MemoryError } from './memory-error.js'
 

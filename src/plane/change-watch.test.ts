@@ -3,7 +3,7 @@ import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, testAgents } from '../test-support/fixtures.js'
 import { listSkills } from '../inventory/index.js'
 import { AgentRepository, CatalogRepository, ChangeVersionRepository, openDatabase } from '../store/index.js'
-import type { Skillplane } from '../skillplane/index.js'
+import type { Skillplane } from '../agents/index.js'
 
 const open: Skillplane[] = []
 afterEach(async () => {

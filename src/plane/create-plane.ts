@@ -4,7 +4,7 @@ import { openDatabase, ChangeVersionRepository, type RunRepository } from '../st
 import { AuditBacklog, auditReader } from '../audit/index.js'
 import { resolveConfig, createLogger, startServices } from '../config/index.js'
 import { ApprovalSeal, SECRET_ENV } from '../policy/index.js'
-import { SECRETS_KEY_ENV, agreeOnFingerprint } from '../secrets/index.js'
+import { SECRETS_KEY_ENV, agreeOnFingerprint } from '../connections/index.js'
 import type { Plane, PlaneOptions } from './plane.js'
 import { Shutdown } from './shutdown.js'
 import { createServices, type PlaneSettings } from './plane-services.js'

@@ -1,7 +1,7 @@
 import { ManagerRepository, type OpenedDatabase } from '../store/index.js'
 import { subjectsOf } from '../runtime/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
-import { rotateSecretsKey, SECRETS_KEY_ENV } from '../secrets/index.js'
+import { rotateSecretsKey, SECRETS_KEY_ENV } from '../connections/index.js'
 import type { AuditReader } from '../audit/index.js'
 import type { SyncReport } from '../registry/index.js'
 import type { Plane, PlaneApprovals, PlaneSkills } from './plane.js'

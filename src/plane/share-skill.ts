@@ -1,5 +1,5 @@
 import type { Actor, AuditEvents } from '../audit/index.js'
-import type { Users } from '../auth/index.js'
+import type { Users } from '../accounts/index.js'
 import { SharingError, type Catalog, type SkillSharing } from '../registry/index.js'
 
 /** What sharing a skill did, or why it could not. */

@@ -1,4 +1,4 @@
-import { ConnectionValueError, type Connections, type ValueKind, type ValueOwner } from '../secrets/index.js'
+import { ConnectionValueError, type Connections, type ValueKind, type ValueOwner } from '../connections/index.js'
 import type { Caller } from '../skill/index.js'
 import type { ValueStore } from './plane.js'
 

@@ -9,7 +9,7 @@ import { defineSkill } from '../skill/define-skill.js'
 import { admin, agentCaller, approvalIdOf, openTestPlane, operator, viewer, wipes } from '../test-support/fixtures.js'
 import { sopSigner } from '../test-support/sop.js'
 import { openDatabase } from '../store/open-database.js'
-import type { Skillplane } from '../skillplane/index.js'
+import type { Skillplane } from '../agents/index.js'
 import type { Caller, Envelope } from '../skill/skill-types.js'
 
 const admin2: Caller = { kind: 'user', id: 'u-admin2', name: 'bob', role: 'admin' }

@@ -6,7 +6,7 @@ import { z } from 'zod'
 import { databases } from '../test-support/databases.js'
 import { admin, agentCaller, approvalIdOf, operator, silentLogger, testAgents, testSkills, viewer, wipes } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 import type { Caller } from '../skill/skill-types.js'
 
 const helper = agentCaller('helper')

@@ -4,7 +4,7 @@ import { databases } from '../test-support/databases.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
 import type { SkillDefinition } from '../skill/skill-types.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 
 const agents = [

@@ -1,5 +1,5 @@
 import type { Skill } from '../skill/index.js'
-import { awaitingOf, type Connections } from '../secrets/index.js'
+import { awaitingOf, type Connections } from '../connections/index.js'
 import type { Call, Connected } from './call.js'
 import { refusal, type Refusal } from './refusal.js'
 import { storeProblem } from './store-problem.js'

@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { Registry, Catalog } from '../registry/index.js'
 import type { AuditWriter } from '../audit/index.js'
 import type { Caller, SkillContext } from '../skill/index.js'
-import type { Connections } from '../secrets/index.js'
+import type { Connections } from '../connections/index.js'
 import type { Policies, Approvals, Grants } from '../policy/index.js'
 import type { EdgeRouter } from './edge-router.js'
 

@@ -4,7 +4,7 @@ import { admin, agentCaller, approvalIdOf, counted, hangAborts, openTestPlane, o
 import { z } from 'zod'
 import { defineSkill } from '../skill/define-skill.js'
 import { SkillError } from './skill-error.js'
-import type { Skillplane } from '../skillplane/index.js'
+import type { Skillplane } from '../agents/index.js'
 import { openDatabase } from '../store/open-database.js'
 import { AuditRepository } from '../store/audit-repository.js'
 

@@ -5,7 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { databases, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, testAgents } from '../test-support/fixtures.js'
 import { callsTool, says, scripted } from '../test-support/mock-model.js'
-import type { Skillplane } from '../skillplane/index.js'
+import type { Skillplane } from '../agents/index.js'
 import { startHttpServer } from '../surfaces/http/start-http-server.js'
 
 // The API hands out proxy tracers that keep the SDK once they met one: the untraced case runs first.

@@ -4,7 +4,7 @@ import { defineSkill } from './define-skill.js'
 import type { Envelope } from './skill-types.js'
 import { databases } from '../test-support/databases.js'
 import { admin, silentLogger } from '../test-support/fixtures.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 
 const [sqlite] = databases
 

@@ -9,7 +9,7 @@ import { admin, agentCaller, openTestPlane, testAgents } from '../test-support/f
 import { says, scripted } from '../test-support/mock-model.js'
 import { runCli } from '../test-support/run-cli.js'
 import { toAISDKToolLoop, toAnthropicTools, toOpenAITools } from '../ai-sdk/index.js'
-import type { Skillplane } from '../skillplane/index.js'
+import type { Skillplane } from '../agents/index.js'
 import { startHttpServer } from './http/start-http-server.js'
 
 const [sqlite] = databases

@@ -1,7 +1,7 @@
 import pino from 'pino'
 import { z } from 'zod'
 import { defineSkill } from '../skill/define-skill.js'
-import { createSkillplane, type Skillplane } from '../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 import type { Caller, Envelope } from '../skill/skill-types.js'
 import type { TestDatabase } from './databases.js'

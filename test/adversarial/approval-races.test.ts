@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../../src/test-support/databases.js'
 import { admin, agentCaller, approvalIdOf, openTestPlane, operator } from '../../src/test-support/fixtures.js'
 import { sopSigner } from '../../src/test-support/sop.js'
-import type { Skillplane } from '../../src/skillplane/index.js'
+import type { Skillplane } from '../../src/agents/index.js'
 import type { Caller } from '../../src/skill/skill-types.js'
 import { rounds } from './campaign.js'
 

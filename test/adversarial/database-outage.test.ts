@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { tempDir, waitFor, type TestDatabase } from '../../src/test-support/databases.js'
 import { admin, openTestPlane } from '../../src/test-support/fixtures.js'
 import { createTestDatabase, startTempPostgres, type TempPostgres } from '../../src/test-support/postgres.js'
-import type { Skillplane } from '../../src/skillplane/index.js'
+import type { Skillplane } from '../../src/agents/index.js'
 import { startHttpServer, type HttpServer } from '../../src/surfaces/http/start-http-server.js'
 import { rounds } from './campaign.js'
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { databases, tempDir } from '../../src/test-support/databases.js'
 import { agentCaller, openTestPlane } from '../../src/test-support/fixtures.js'
 import { sopSigner } from '../../src/test-support/sop.js'
-import type { Skillplane } from '../../src/skillplane/index.js'
+import type { Skillplane } from '../../src/agents/index.js'
 import type { SkillplaneConfig } from '../../src/config/define-config.js'
 import { startHttpServer, type HttpServer } from '../../src/surfaces/http/start-http-server.js'
 

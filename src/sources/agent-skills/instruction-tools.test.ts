@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tree } from '../../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
 import { startHttpServer, type HttpServer } from '../../surfaces/http/start-http-server.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { Envelope } from '../../skill/skill-types.js'
 import { carriesSkillContent } from './skills-prompt.js'
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tree } from '../../test-support/databases.js'
 import { agentCaller, openTestPlane } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { validateSkills } from './validate-skills.js'
 import { loadInstructionSkills } from './load-instruction-skills.js'
 

@@ -5,7 +5,7 @@ import tar from 'tar-stream'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, agentCaller, openTestPlane } from '../../test-support/fixtures.js'
 import { startHttpServer, type HttpServer } from '../../surfaces/http/start-http-server.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { renderTemplate, checkTemplate, type TemplateView } from './render-template.js'
 import { writeExport, MANIFEST } from './build-export.js'
 

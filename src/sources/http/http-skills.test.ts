@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases } from '../../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, testSkills } from '../../test-support/fixtures.js'
 import type { SkillplaneConfig } from '../../config/index.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { startTestService, TEST_TOKEN, type Received } from '../../test-support/http-test-service.js'
 
 const SPEC = readFileSync(join(import.meta.dirname, 'fixtures/inventory.openapi.json'), 'utf8')

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { loadPacks } from './load-packs.js'
 import { startHttpServer } from '../../surfaces/http/start-http-server.js'
 

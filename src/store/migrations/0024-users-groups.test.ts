@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely'
 import { databases } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import { hashKey } from '../../auth/index.js'
+import { hashKey } from '../../accounts/index.js'
 
 /** Every migration before this one, by the names the store runs them under. */
 async function migrationsBefore(): Promise<Record<string, Migration>> {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, silentLogger, testSkills } from '../../test-support/fixtures.js'
-import { createSkillplane } from '../../skillplane/index.js'
+import { createSkillplane } from '../../agents/index.js'
 import { CLI_MAIN, CLI_TEST_CONFIG, runCli } from '../../test-support/run-cli.js'
 import type { AuditEntry } from '../../audit/index.js'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { databases } from '../../test-support/databases.js'
 import { admin, silentLogger } from '../../test-support/fixtures.js'
-import { createSkillplane } from '../../skillplane/index.js'
+import { createSkillplane } from '../../agents/index.js'
 import { runCli } from '../../test-support/run-cli.js'
 
 const cli = (location: { dataDir: string; databaseUrl?: string }, args: string[]) => runCli(location, args)

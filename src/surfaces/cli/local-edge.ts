@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { findConfigFile } from '../../config/load-config.js'
 import type { GlobalOptions } from './open-plane.js'
 

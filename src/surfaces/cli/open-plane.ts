@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { ConfigInput } from '../../config/index.js'
@@ -29,7 +29,7 @@ export async function openPlane(
   } = {},
 ): Promise<Skillplane> {
   // Loaded here, not at start: `--help`, `--version` and usage errors never pay for the whole plane.
-  const [{ createLogger }, { createSkillplane }] = await Promise.all([import('../../config/index.js'), import('../../skillplane/index.js')])
+  const [{ createLogger }, { createSkillplane }] = await Promise.all([import('../../config/index.js'), import('../../agents/index.js')])
   const logger = createLogger(extra.logLevel ?? 'warn', 2)
   const file = findConfigFile(options.config)
   // Run in the wrong folder, a command must not start an empty skillplane there; existing state stays reachable.

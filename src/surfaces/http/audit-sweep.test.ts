@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 
 describe.each(databases)('POST /api/audit/sweep on $name', (database) => {

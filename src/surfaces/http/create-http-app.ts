@@ -1,7 +1,7 @@
 import type { MiddlewareHandler, Context } from 'hono'
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { HTTPException } from 'hono/http-exception'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { abilitiesOf, canSee } from '../../access/index.js'
 import { SkillplaneError } from '../../errors/index.js'

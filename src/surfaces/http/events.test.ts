@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases, waitFor } from '../../test-support/databases.js'
 import { agentCaller, approvalIdOf, openTestPlane, operator } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 import { listenSse } from '../../test-support/listen-sse.js'
 

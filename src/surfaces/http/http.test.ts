@@ -7,7 +7,7 @@ import { databases, tree, waitFor, type TestDatabase } from '../../test-support/
 import { sopSigner } from '../../test-support/sop.js'
 import { openTestPlane, testSkills } from '../../test-support/fixtures.js'
 import { defineSkill } from '../../skill/define-skill.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { SkillplaneConfig } from '../../config/define-config.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 

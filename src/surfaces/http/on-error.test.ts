@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { databases } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
 import { SkillError } from '../../runtime/index.js'
-import { IdentityError } from '../../auth/index.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import { IdentityError } from '../../accounts/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 
 const [sqlite] = databases

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../../test-support/databases.js'
 import { agentCaller, approvalIdOf, openTestPlane } from '../../test-support/fixtures.js'
 import { sopSigner } from '../../test-support/sop.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 
 describe.each(databases)('GET /api/approvals/{id}/sop-check on $name', (database) => {

@@ -1,7 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { createHttpApp } from './create-http-app.js'
 import { originRules } from './middleware/check-origin.js'
 import { McpHttpSessions } from '../mcp/index.js'

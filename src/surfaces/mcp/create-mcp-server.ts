@@ -8,7 +8,7 @@ import {
   type ProgressToken,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { Caller, Envelope } from '../../skill/index.js'
 import type { InvokeOptions } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { openMcpServer } from './open-mcp-server.js'
 

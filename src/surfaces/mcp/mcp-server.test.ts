@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { databases, tempDir, waitFor } from '../../test-support/databases.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
 
 const ROOT = join(import.meta.dirname, '../../..')

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { callableSkills, type CallableSkill } from '../../access/index.js'
 import { DISCOVER_KEY, largeCatalog } from '../../discovery/index.js'

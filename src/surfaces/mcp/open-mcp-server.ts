@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { McpServerOptions } from './create-mcp-server.js'
 
 /** A new MCP server for one caller. The MCP SDK loads with the first one: commands that serve no MCP never pay for it. */

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { databases, tree, waitFor } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
 
 const [sqlite] = databases

@@ -9,7 +9,7 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import { lookup } from 'mime-types'
-import type { Skillplane } from '../../skillplane/index.js'
+import type { Skillplane } from '../../agents/index.js'
 import type { Caller, Envelope } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
 

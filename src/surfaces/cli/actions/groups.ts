@@ -1,4 +1,4 @@
-import type { GroupInfo } from '../../../auth/index.js'
+import type { GroupInfo } from '../../../accounts/index.js'
 import { withStore, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { parseRole } from '../parse-role.js'

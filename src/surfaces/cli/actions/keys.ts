@@ -1,4 +1,4 @@
-import type { KeyRole } from '../../../auth/index.js'
+import type { KeyRole } from '../../../accounts/index.js'
 import { withStore, localAdmin, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'
 import { CliError } from '../cli-error.js'

@@ -1,5 +1,5 @@
 import { read } from 'read'
-import type { ConnectionValueInfo, ValueKind } from '../../../secrets/index.js'
+import type { ConnectionValueInfo, ValueKind } from '../../../connections/index.js'
 import { VALUE_NAME, VALUE_NAME_RULE } from '../../../skill/index.js'
 import { localAdmin, withStore, type GlobalOptions } from '../open-plane.js'
 import { formatTable } from '../format-table.js'

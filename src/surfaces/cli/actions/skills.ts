@@ -8,7 +8,7 @@ import { riskText } from './print-plan.js'
 import { instructionDetail, writeExport } from '../../../sources/agent-skills/index.js'
 import type { Caller } from '../../../skill/index.js'
 import { DISCOVER_KEY, type DiscoveryAnswer } from '../../../discovery/index.js'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import type { RiskFinding, SharingView, SkillSharing } from '../../../registry/index.js'
 import { didYouMean } from '../../../text/index.js'
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../../../test-support/databases.js'
 import { admin, agentCaller, approvalIdOf, openTestPlane } from '../../../test-support/fixtures.js'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import type { SkillplaneConfig } from '../../../config/index.js'
 import { startHttpServer, type HttpServer } from '../start-http-server.js'
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import type { McpHttpSessions } from '../../mcp/index.js'
 
 // Calls to skills the registry does not hold share one label value, so callers can't grow the series.

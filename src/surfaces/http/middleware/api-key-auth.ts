@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { timingSafeEqual } from 'node:crypto'
 import { getCookie } from 'hono/cookie'
-import type { ApiKeys, Sessions } from '../../../auth/index.js'
+import type { ApiKeys, Sessions } from '../../../accounts/index.js'
 import {
   IdentityProviderUnavailableError,
   InvalidTokenError,

@@ -1,5 +1,5 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { failures, params, query, returns, serve } from '../openapi/declare.js'
 import { AgentList, SkillsPrompt } from '../openapi/response-schemas.js'

@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
-import type { Skillplane } from '../../../skillplane/index.js'
-import type { ValueKind } from '../../../secrets/index.js'
+import type { Skillplane } from '../../../agents/index.js'
+import type { ValueKind } from '../../../connections/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
 import { ConnectionValue, SecretList, SettingList } from '../openapi/response-schemas.js'

@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import type { AuditEvent } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { failures, serve } from '../openapi/declare.js'

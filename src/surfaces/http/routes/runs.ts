@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import { maySeeAgent, runAccessRefusal } from '../../../access/index.js'
 import { createModel, TEST_RUN_KEY } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'

@@ -8,7 +8,7 @@ import { databases, tempDir, type TestDatabase } from '../../../test-support/dat
 import { agentCaller, silentLogger } from '../../../test-support/fixtures.js'
 import { writeTarGz, writeZip, type Member } from '../../../test-support/archives.js'
 import { runCli, runCliAsync } from '../../../test-support/run-cli.js'
-import { createSkillplane, type Skillplane } from '../../../skillplane/index.js'
+import { createSkillplane, type Skillplane } from '../../../agents/index.js'
 import { readLockfile } from '../../../install/lockfile.js'
 import { startHttpServer, type HttpServer } from '../start-http-server.js'
 

@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import type { InstallOutcome } from '../../../install/index.js'
 import { dropUpload, managedTarget, parseRemoteSource, pinSource } from '../../../install/index.js'
 import type { HttpEnv } from '../http-env.js'

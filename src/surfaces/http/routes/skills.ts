@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { CLASSES, type Skill, type SkillClass } from '../../../skill/index.js'
-import type { Skillplane } from '../../../skillplane/index.js'
+import type { Skillplane } from '../../../agents/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { skillDetail } from '../../../registry/index.js'
 import { canSee, mayActivate, suggestKey } from '../../../access/index.js'

@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
-import type { Skillplane } from '../../../skillplane/index.js'
-import { IdentityError } from '../../../auth/index.js'
+import type { Skillplane } from '../../../agents/index.js'
+import { IdentityError } from '../../../accounts/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, returns, serve } from '../openapi/declare.js'
 import { User, UserCreated, UserList } from '../openapi/response-schemas.js'

@@ -1,5 +1,6 @@
 import { openPlane, type Plane, type PlaneOptions } from '../plane/index.js'
-import { AgentRunner, testRunSkill } from '../agents/index.js'
+import { AgentRunner } from './agent-runner.js'
+import { testRunSkill } from './test-run-skill.js'
 
 export interface SkillplaneOptions extends Omit<PlaneOptions, 'builtIns'> {
   /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../test-support/databases.js'
 import { openTestPlane } from '../test-support/fixtures.js'
-import type { Skillplane } from '../skillplane/index.js'
+import type { Skillplane } from '../agents/index.js'
 
 describe.each(databases)('API key revocation on $name', (database) => {
   const planes: Skillplane[] = []

@@ -1,1 +1,0 @@
-export { createSkillplane, type Skillplane, type SkillplaneOptions } from './create-skillplane.js'
