@@ -30,7 +30,7 @@ export const ABILITIES = {
   manageGrants: { role: 'operator' },
   /** Start agent runs and read them. */
   runAgents: { role: 'operator', agents: true },
-  /** Test-run an agent: through the test_run skill, which no agent is bound to, so people only. */
+  /** Test-run an agent: for the console to offer; the server enforces it through the test_run skill, which no agent is bound to, so people only. */
   testRunAgents: { role: 'operator' },
   /** See the enrolled edges (and so decide as run on one). */
   readEdges: { role: 'operator' },

@@ -6,13 +6,11 @@ export { isSharedWith } from './shared-with.js'
 export { runAccessRefusal } from './run-access.js'
 export { ROLES, isRole, roleAtLeast, highestRole, lowerRole } from './roles.js'
 export {
-  ABILITIES,
   ABILITY_NAMES,
   type Ability,
   can,
   abilitiesOf,
   missingAbility,
-  mayRunClass,
   mayViewApproval,
   mayDecideApproval,
   mayRevokeGrant,
@@ -20,16 +18,6 @@ export {
   mayExportAgent,
   seesEverySkill,
 } from './abilities.js'
-export {
-  callableSkills,
-  callAccess,
-  type CallAccess,
-  toSkillInput,
-  approvalText,
-  pendingApproval,
-  type CallableSkill,
-  type AccessSources,
-  type AccessView,
-} from './callable-skills.js'
+export { callableSkills, callAccess, toSkillInput, approvalText, pendingApproval, type CallableSkill, type AccessView } from './callable-skills.js'
 export { effectivePolicy, type EffectivePolicy } from './effective-policy.js'
 export { policySubject, policySubjects, selfSubject, type PolicySubject, type SubjectSources } from './policy-subject.js'

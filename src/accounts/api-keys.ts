@@ -4,8 +4,8 @@ import type { KeyRepository, KeyRow, KeyWithUser } from '../store/index.js'
 import type { Caller, CallerRole } from '../skill/index.js'
 import { effectiveRole } from './effective-role.js'
 import { highestRole } from '../access/roles.js'
-import { IdentityError } from './identity-error.js'
-import type { ChangeActor } from './identity-deps.js'
+import { AccountError } from './account-error.js'
+import type { ChangeActor } from './accounts-deps.js'
 import type { Users } from './users.js'
 
 export type KeyRole = CallerRole | 'agent'
@@ -63,8 +63,8 @@ export class ApiKeys {
     by: ChangeActor = LIBRARY,
   ): Promise<CreatedKey> {
     const user = input.user === undefined ? await this.users.ensure(input.name, by) : await this.users.row(input.user)
-    if (!user) throw new IdentityError('not_found', `no user "${input.user!.slice(0, 100)}": add it with skillplane users add`)
-    if (user.disabled_at !== null) throw new IdentityError('conflict', `user "${user.name}" is disabled: enable it first`)
+    if (!user) throw new AccountError('not_found', `no user "${input.user!.slice(0, 100)}": add it with skillplane users add`)
+    if (user.disabled_at !== null) throw new AccountError('conflict', `user "${user.name}" is disabled: enable it first`)
     const key = PREFIX + randomBytes(32).toString('base64url')
     const row: KeyRow = {
       id: ulid(),

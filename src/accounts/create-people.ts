@@ -3,7 +3,7 @@ import { ApiKeys } from './api-keys.js'
 import { Groups } from './groups.js'
 import { Sessions } from './sessions.js'
 import { Users } from './users.js'
-import type { RecordEvent } from './identity-deps.js'
+import type { RecordEvent } from './accounts-deps.js'
 
 export interface PeopleStores {
   users: UserRepository

@@ -1,8 +1,8 @@
 import { ulid } from 'ulid'
 import type { GroupRow, UserRow } from '../store/index.js'
 import type { CallerRole } from '../skill/index.js'
-import { IdentityError } from './identity-error.js'
-import { MAX_NAME, nameProblem, roleOf, type ChangeActor, type IdentityDeps } from './identity-deps.js'
+import { AccountError } from './account-error.js'
+import { MAX_NAME, nameProblem, roleOf, type ChangeActor, type AccountsDeps } from './accounts-deps.js'
 import type { Users } from './users.js'
 
 export interface GroupInfo {
@@ -17,15 +17,15 @@ export interface GroupInfo {
 /** Groups: roles granted to several users at once. */
 export class Groups {
   constructor(
-    private readonly deps: IdentityDeps,
+    private readonly deps: AccountsDeps,
     private readonly users: Users,
   ) {}
 
   async add(input: { name: string; role?: string | null }, actor: ChangeActor): Promise<GroupInfo> {
     const problem = nameProblem('group', input.name)
-    if (problem) throw new IdentityError('invalid_input', problem)
+    if (problem) throw new AccountError('invalid_input', problem)
     const row: GroupRow = { id: ulid(), name: input.name, role: roleOf(input.role), created_at: this.deps.now() }
-    if (!(await this.deps.repo.insertGroup(row))) throw new IdentityError('conflict', `a group named "${input.name}" exists already`)
+    if (!(await this.deps.repo.insertGroup(row))) throw new AccountError('conflict', `a group named "${input.name}" exists already`)
     await this.deps.record('group.added', `group:${row.id}`, actor, { name: row.name, role: row.role })
     return { id: row.id, name: row.name, role: row.role as CallerRole | null, members: [], createdAt: row.created_at }
   }
@@ -69,7 +69,7 @@ export class Groups {
 
   async removeMember(groupIdOrName: string, userIdOrName: string, actor: ChangeActor): Promise<GroupInfo> {
     const [group, user] = await Promise.all([this.#group(groupIdOrName), this.#user(userIdOrName)])
-    if (!(await this.deps.repo.removeMember(group.id, user.id))) throw new IdentityError('not_found', `${user.name} is not a member of ${group.name}`)
+    if (!(await this.deps.repo.removeMember(group.id, user.id))) throw new AccountError('not_found', `${user.name} is not a member of ${group.name}`)
     this.deps.changed()
     await this.deps.record('group.member_removed', `group:${group.id}`, actor, { name: group.name, user: user.name })
     return (await this.get(group.id))!
@@ -77,13 +77,13 @@ export class Groups {
 
   async #group(idOrName: string): Promise<GroupRow> {
     const group = await this.deps.repo.findGroup(idOrName)
-    if (!group) throw new IdentityError('not_found', `no group "${idOrName.slice(0, MAX_NAME)}"`)
+    if (!group) throw new AccountError('not_found', `no group "${idOrName.slice(0, MAX_NAME)}"`)
     return group
   }
 
   async #user(idOrName: string): Promise<UserRow> {
     const user = await this.users.row(idOrName)
-    if (!user) throw new IdentityError('not_found', `no user "${idOrName.slice(0, MAX_NAME)}"`)
+    if (!user) throw new AccountError('not_found', `no user "${idOrName.slice(0, MAX_NAME)}"`)
     return user
   }
 }

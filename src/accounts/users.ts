@@ -2,8 +2,8 @@ import { ulid } from 'ulid'
 import type { GroupRow, UserRow } from '../store/index.js'
 import type { CallerRole } from '../skill/index.js'
 import { highestRole } from '../access/roles.js'
-import { IdentityError } from './identity-error.js'
-import { CONTROL, MAX_NAME, nameProblem, roleOf, withoutControls, type ChangeActor, type IdentityDeps } from './identity-deps.js'
+import { AccountError } from './account-error.js'
+import { CONTROL, MAX_NAME, nameProblem, roleOf, withoutControls, type ChangeActor, type AccountsDeps } from './accounts-deps.js'
 
 export interface UserInfo {
   id: string
@@ -23,14 +23,14 @@ export interface UserInfo {
 
 /** Users: the identity behind every key; disabling one stops all of their keys at once. */
 export class Users {
-  constructor(private readonly deps: IdentityDeps) {}
+  constructor(private readonly deps: AccountsDeps) {}
 
   async add(input: { name: string; displayName?: string | null; role?: string | null }, actor: ChangeActor): Promise<UserInfo> {
     const problem = nameProblem('user', input.name)
-    if (problem) throw new IdentityError('invalid_input', problem)
+    if (problem) throw new AccountError('invalid_input', problem)
     const displayName = input.displayName?.trim() || null
     if (displayName !== null && (displayName.length > MAX_NAME || CONTROL.test(displayName)))
-      throw new IdentityError('invalid_input', `a display name has at most ${MAX_NAME} printable characters`)
+      throw new AccountError('invalid_input', `a display name has at most ${MAX_NAME} printable characters`)
     const row: UserRow = {
       id: ulid(),
       name: input.name,
@@ -41,7 +41,7 @@ export class Users {
       created_at: this.deps.now(),
       disabled_at: null,
     }
-    if (!(await this.deps.repo.insert(row))) throw new IdentityError('conflict', `a user named "${input.name}" exists already`)
+    if (!(await this.deps.repo.insert(row))) throw new AccountError('conflict', `a user named "${input.name}" exists already`)
     await this.deps.record('user.added', `user:${row.id}`, actor, { name: row.name, displayName: row.display_name, role: row.role })
     return (await this.get(row.id))!
   }
@@ -51,7 +51,7 @@ export class Users {
     const found = await this.deps.repo.find(name)
     if (found?.name === name) return found
     const problem = nameProblem('user', name)
-    if (problem) throw new IdentityError('invalid_input', problem)
+    if (problem) throw new AccountError('invalid_input', problem)
     const row: UserRow = { id: ulid(), name, display_name: null, role: null, issuer: null, subject: null, created_at: this.deps.now(), disabled_at: null }
     // Made by someone else meanwhile: theirs is the one.
     if (!(await this.deps.repo.insert(row))) return (await this.deps.repo.find(name))!
@@ -105,7 +105,7 @@ export class Users {
       const raced = await this.deps.repo.findExternal(claims.issuer, claims.subject)
       if (raced) return raced
     }
-    throw new IdentityError('conflict', `no free user name for ${claims.name} of ${claims.issuer}`)
+    throw new AccountError('conflict', `no free user name for ${claims.name} of ${claims.issuer}`)
   }
 
   /** A user by name or id. */
@@ -160,7 +160,7 @@ export class Users {
     change: (row: UserRow) => Partial<Pick<UserRow, 'disabled_at' | 'role'>> | null,
   ): Promise<UserInfo> {
     const row = await this.deps.repo.find(idOrName)
-    if (!row) throw new IdentityError('not_found', `no user "${idOrName.slice(0, MAX_NAME)}"`)
+    if (!row) throw new AccountError('not_found', `no user "${idOrName.slice(0, MAX_NAME)}"`)
     const changes = change(row)
     if (changes) {
       await this.deps.repo.update(row.id, changes)

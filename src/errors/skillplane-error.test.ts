@@ -3,7 +3,7 @@ import { SkillplaneError, type ErrorCode } from './index.js'
 import { DefinitionError } from '../skill/index.js'
 import { StoreError } from '../store/index.js'
 import { ConfigError } from '../config/index.js'
-import { IdentityError } from '../accounts/index.js'
+import { AccountError } from '../accounts/index.js'
 import { SharingError, SyncRefusedError } from '../registry/index.js'
 import { ConnectionValueError } from '../connections/index.js'
 import { IdentityProviderUnavailableError, InvalidTokenError, SignInError, TokenRefusedError } from '../identity/index.js'
@@ -24,7 +24,7 @@ const errors: Array<[SkillplaneError, string, ErrorCode]> = [
   [new DefinitionError('duplicate skill key'), 'DefinitionError', 'invalid_input'],
   [new StoreError('cannot open the database'), 'StoreError', 'unavailable'],
   [new ConfigError('no config'), 'ConfigError', 'invalid_input'],
-  [new IdentityError('conflict', 'taken'), 'IdentityError', 'conflict'],
+  [new AccountError('conflict', 'taken'), 'AccountError', 'conflict'],
   [new SharingError('no such agent'), 'SharingError', 'invalid_input'],
   [new SyncRefusedError('would orphan'), 'SyncRefusedError', 'conflict'],
   [new ConnectionValueError('bad name'), 'ConnectionValueError', 'invalid_input'],

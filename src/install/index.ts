@@ -1,12 +1,5 @@
 // Installing skills from git, a folder or an upload into the data dir or the project, pinned in skills-lock.json.
-export {
-  SkillInstaller,
-  type InstallOutcome,
-  type InstallReport,
-  type InstallRequest,
-  type RollbackOutcome,
-  type ApplyInstallOptions,
-} from './skill-installer.js'
+export { SkillInstaller, type InstallOutcome, type InstallReport, type InstallRequest, type RollbackOutcome } from './skill-installer.js'
 export { installedFolder } from './installed-folder.js'
 export { BundleError, ArchiveError } from './bundle-error.js'
 export { parseSource, parseRemoteSource, pinSource } from './parse-source.js'

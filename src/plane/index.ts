@@ -2,7 +2,6 @@ export { createPlane, openPlane } from './create-plane.js'
 export type {
   Plane,
   PlaneOptions,
-  FinishedCall,
   PlaneSkills,
   PlaneAgents,
   PlaneApprovals,

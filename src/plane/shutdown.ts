@@ -28,6 +28,8 @@ export class Shutdown {
 
   /** Close `step`'s part when the plane closes. */
   on(step: ShutdownStep, close: () => unknown): void {
+    // A second closer for a step would silently replace the first, leaving a part open.
+    if (this.#closers.has(step)) throw new Error(`shutdown step "${step}" has a closer already`)
     this.#closers.set(step, close)
   }
 

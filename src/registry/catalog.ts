@@ -21,15 +21,15 @@ export interface CatalogEdit {
   enabled?: boolean
 }
 
+/** What reading a skill's catalog row answers: overrides, enablement, bindings, sharing, risks. */
+export type CatalogReader = Pick<Catalog, 'row' | 'classOverride' | 'isEnabled' | 'isBound' | 'agentsBoundTo' | 'sharing' | 'risks'>
+
 /**
  * The stored, editable side of skills plus agents and bindings, cached in memory so the invoke
  * path never waits on a query. Local edits refresh it at once; edits by another manager sharing
  * the database show up at the next periodic refresh, which reads only the rows written or deleted
  * since the versions it last saw.
  */
-/** What reading a skill's catalog row answers: overrides, enablement, bindings, sharing, risks. */
-export type CatalogReader = Pick<Catalog, 'row' | 'classOverride' | 'isEnabled' | 'isBound' | 'agentsBoundTo' | 'sharing' | 'risks'>
-
 export class Catalog {
   #rows = new Map<string, CatalogRow>()
   /** Parsed sharing of the rows that narrow it: access asks for every skill of every listing. */

@@ -1,6 +1,6 @@
 export { isInside } from './is-inside.js'
 export { hasOtherLinks } from './has-other-links.js'
-export { runProcess, type ProcessResult, type RunProcessOptions } from './run-process.js'
+export { runProcess, type RunProcessOptions } from './run-process.js'
 export { ProcessGroups, processStartTime } from './process-groups.js'
 export { findOnPath } from './find-on-path.js'
 export { hostIdentity } from './host-identity.js'

@@ -321,6 +321,10 @@ describe('OpenAPI sources', () => {
     })
     expect(openapi(plane.sources.report())[0]).toMatchObject({ state: 'loaded', baseUrl: `${service.url}/api`, problems: [] })
     expect(await plane.invoke('remote_list_items', {}, { caller: admin })).toMatchObject({ ok: true })
+    // A token in the spec's query reaches the fetch, never the report.
+    const tokened = await ready({ openapi: [{ name: 'tokened', spec: `${service.url}/api/openapi.json?token=s3cret-in-query`, include: ['items'] }] })
+    expect(openapi(tokened.sources.report())[0]).toMatchObject({ state: 'loaded', spec: `${service.url}/api/openapi.json?…` })
+    expect(JSON.stringify(tokened.sources.report())).not.toContain('s3cret-in-query')
     // A base URL outside the allowlist: every call is refused before it leaves.
     const fenced = await open({ openapi: [inventory({ name: 'fenced', allowHosts: ['api.example.com'] })] })
     expect(openapi(fenced.sources.report())[0]!.skills).toEqual([])

@@ -106,7 +106,7 @@ export class HttpSource implements SkillSource {
           reason: null,
           skills,
           problems,
-          details: { spec, baseUrl },
+          details: { spec: shownUrl(spec), baseUrl: baseUrl && shownUrl(baseUrl) },
         })),
       ],
       findings: [],
@@ -135,5 +135,20 @@ export class HttpSource implements SkillSource {
     }
     this.#keys.push(...skills)
     return { skills: skills.sort(), problems: found }
+  }
+}
+
+/** A URL as a report shows it: no user, password or query, which may carry a token; a file path as it is. */
+function shownUrl(text: string): string {
+  if (!/^https?:\/\//i.test(text)) return text
+  try {
+    const url = new URL(text)
+    url.username = ''
+    url.password = ''
+    const query = url.search ? '?…' : ''
+    url.search = ''
+    return url.toString() + query
+  } catch {
+    return text
   }
 }

@@ -22,7 +22,7 @@ export interface McpSourceOptions {
   registry: Registry
   /** A name another kind of source (instruction skills) holds, or undefined. */
   taken(name: string): string | undefined
-  /** Where each server's last tool list is kept (read at start: the store opens after the sources are built). */
+  /** Where each server's last tool list is kept (read at start). */
   store(): McpToolRepository
   /** Connect every server at start and wait for the first attempts; otherwise each connects on its first call. */
   connect: boolean

@@ -234,11 +234,15 @@ describe('loading packs', () => {
     const refused = run(['packs', 'test', join(dir, 'wipe_disk'), '--input', '{"name":"Ada"}'])
     expect(refused.status).toBe(1)
     expect(refused.stdout).toBe('')
-    // The plane's log line says it too; the CLI prints the finding and its refusal.
-    expect(refused.stderr).toContain(
-      `\n${file}:1: error: field "class": missing: declare "safe" (reads only), "mutating" (changes state) or "dangerous" (destructive); ` +
+    // The CLI prints the finding and its refusal; the plane's log line (written by the logger on its own schedule) says it too.
+    const lines = refused.stderr.split('\n')
+    expect(lines.filter((line) => !line.startsWith('{')).join('\n')).toBe(
+      `${file}:1: error: field "class": missing: declare "safe" (reads only), "mutating" (changes state) or "dangerous" (destructive); ` +
         'unknown field "clas" (did you mean "class"?); skipped\n' +
         'skillplane: the pack in wipe_disk did not load\n',
     )
+    expect(lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 50, file, msg: expect.stringContaining('skill pack: field "class": missing') }),
+    ])
   })
 })

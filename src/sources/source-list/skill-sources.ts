@@ -84,7 +84,8 @@ export class SkillSources {
   /** Load every source again; the skills (instruction skills by name) that came and went. */
   async reload(): Promise<{ added: string[]; removed: string[] }> {
     const before = this.#skills()
-    for (const source of this.#list) await source.reload()
+    // SKILL.md folders first: a name an instruction skill gave up is free for a pack in the same reload.
+    for (const source of [this.instructions, ...this.#list.filter((s) => s !== this.instructions)]) await source.reload()
     const after = this.#skills()
     return { added: [...after].filter((key) => !before.has(key)), removed: [...before].filter((key) => !after.has(key)) }
   }

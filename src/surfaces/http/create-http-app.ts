@@ -166,7 +166,7 @@ export function createHttpApp(
       method: 'get',
       path: '/metrics',
       summary: 'Calls, latency, pending approvals, audit queue, MCP, edges and process metrics (Prometheus text; admin)',
-      middleware: [auth, requireAbility('manageSources')] as const,
+      middleware: [auth, requireAbility('readMetrics')] as const,
       responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...failures(401, 403) },
     })
     serve(app, scrape, async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { databases } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
 import { SkillError } from '../../runtime/index.js'
-import { IdentityError } from '../../accounts/index.js'
+import { AccountError } from '../../accounts/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 
@@ -42,7 +42,7 @@ describe('HTTP answers to thrown errors', () => {
   })
 
   it('answers a skillplane error with its code, its status and its message', async () => {
-    const { status, text } = await throwing(new IdentityError('conflict', 'a group named "ops" exists already'))
+    const { status, text } = await throwing(new AccountError('conflict', 'a group named "ops" exists already'))
     expect(status).toBe(409)
     expect(JSON.parse(text)).toEqual({ ok: false, error: { code: 'conflict', message: 'a group named "ops" exists already' } })
   })

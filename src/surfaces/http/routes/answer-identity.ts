@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { HttpEnv } from '../http-env.js'
 
-/** Answer with what an identity operation returned; its refusal (an IdentityError) is answered by the app's onError. */
+/** Answer with what an identity operation returned; its refusal (an AccountError) is answered by the app's onError. */
 export async function answerIdentity<T>(c: Context<HttpEnv>, run: () => Promise<T>, status: 200 | 201 = 200): Promise<Response> {
   return c.json(await run(), status)
 }

@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../agents/index.js'
-import { IdentityError } from '../../../accounts/index.js'
+import { AccountError } from '../../../accounts/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, returns, serve } from '../openapi/declare.js'
 import { User, UserCreated, UserList } from '../openapi/response-schemas.js'
@@ -51,9 +51,9 @@ export function userRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const caller = c.get('caller')
     return answer(c, async () => {
       let user = await plane.people.users.get(id)
-      if (!user) throw new IdentityError('not_found', `no user "${id.slice(0, 100)}"`)
+      if (!user) throw new AccountError('not_found', `no user "${id.slice(0, 100)}"`)
       // An admin locking themselves out leaves nobody to undo it over HTTP.
-      if (disabled === true && user.id === caller.id) throw new IdentityError('conflict', 'you cannot disable your own user: ask another admin')
+      if (disabled === true && user.id === caller.id) throw new AccountError('conflict', 'you cannot disable your own user: ask another admin')
       if (role !== undefined) user = await plane.people.users.setRole(user.id, role, caller)
       if (disabled !== undefined) user = disabled ? await plane.people.users.disable(user.id, caller) : await plane.people.users.enable(user.id, caller)
       return user

@@ -1,7 +1,7 @@
 import type { UserRepository } from '../store/index.js'
 import type { CallerRole } from '../skill/index.js'
 import { isRole, ROLES } from '../access/roles.js'
-import { IdentityError } from './identity-error.js'
+import { AccountError } from './account-error.js'
 
 /** Who an audited change is by (an Actor of the audit's events). */
 export interface ChangeActor {
@@ -12,7 +12,7 @@ export interface ChangeActor {
 /** Writes an audit event (AuditEvents.record). */
 export type RecordEvent = (kind: string, subject: string, actor: ChangeActor, details: Record<string, unknown>) => Promise<void>
 
-export interface IdentityDeps {
+export interface AccountsDeps {
   repo: UserRepository
   record: RecordEvent
   /** Called after anything that changes who a key stands for (the keys' cache forgets). */
@@ -44,6 +44,6 @@ export function nameProblem(what: 'user' | 'group', name: string): string | null
 /** A role as given (null: none), or invalid_input for one that is not. */
 export function roleOf(value: string | null | undefined): CallerRole | null {
   if (value === null || value === undefined) return null
-  if (!isRole(value)) throw new IdentityError('invalid_input', `unknown role "${value}": use ${ROLES.join(', ')}`)
+  if (!isRole(value)) throw new AccountError('invalid_input', `unknown role "${value}": use ${ROLES.join(', ')}`)
   return value
 }
