@@ -2,7 +2,7 @@
 // the skills a real `skillplane edge` offers (the built-in host skills) plus the bench's no-op.
 // One process for all of them, because a `skillplane edge` process holds about 90 MB.
 import pino from 'pino'
-import { EdgeAgent } from '../dist/edge/index.js'
+import { EdgeAgent } from '../dist/edge-agent/index.js'
 import { hostSkills } from '../dist/sources/edge/index.js'
 import { defineSkill } from '../dist/index.js'
 

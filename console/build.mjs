@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
 import pino from 'pino'
 import { build } from 'vite'
-import { createSkillplane } from '../dist/skillplane/index.js'
+import { createSkillplane } from '../dist/agents/index.js'
 import { createHttpApp } from '../dist/surfaces/http/index.js'
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
