@@ -3,6 +3,7 @@ import { ulid } from 'ulid'
 import { admin, approvalIdOf, operator } from '../../src/test-support/fixtures.js'
 import { KEY_KINDS, helperCaller, startTarget, type KeyKind, type Target } from './harness.js'
 import { ABILITY_NAMES, abilitiesOf, can, type Ability } from '../../src/access/index.js'
+import { createHttpApp } from '../../src/surfaces/http/index.js'
 
 type Request = { path: string; body?: string }
 interface Entry {
@@ -12,6 +13,11 @@ interface Entry {
    * else gets 401 (no or bad key), 403 or 404.
    */
   allow: Ability | readonly KeyKind[]
+  /**
+   * The abilities the route declares with requireAbility, where they are not just `allow`: a rule
+   * about one object decided in the handler (none, or a lower gate before it), or a gate in layers.
+   */
+  gate?: readonly Ability[]
   /** A fresh, well-formed request (state it needs is made anew for every key). */
   request(t: Target): Promise<Request> | Request
 }
@@ -81,19 +87,21 @@ const MATRIX: Record<string, Entry> = {
   },
   'GET /api/audit/histogram': { allow: 'readAudit', request: () => ({ path: '/api/audit/histogram?skill=echo' }) },
   'GET /api/audit/events': { allow: 'readAudit', request: () => ({ path: '/api/audit/events' }) },
-  'POST /api/audit/sweep': { allow: 'sweepAudit', request: () => ({ path: '/api/audit/sweep', body: '' }) },
+  'POST /api/audit/sweep': { gate: ['readAudit', 'sweepAudit'], allow: 'sweepAudit', request: () => ({ path: '/api/audit/sweep', body: '' }) },
   'GET /api/agents': { allow: EVERY_KEY, request: () => ({ path: '/api/agents' }) },
-  'GET /api/agents/{id}/runs': { allow: 'runAgents', request: () => ({ path: '/api/agents/helper/runs' }) },
+  'GET /api/agents/{id}/runs': { gate: [], allow: 'runAgents', request: () => ({ path: '/api/agents/helper/runs' }) },
   'POST /api/agents/{id}/runs': {
+    gate: [],
     allow: 'runAgents',
     request: () => ({ path: '/api/agents/helper/runs', body: JSON.stringify({ prompt: 'hello' }) }),
   },
   'POST /api/agents/{id}/test-runs': {
+    gate: [],
     allow: 'runAgents',
     request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }),
   },
-  'GET /api/runs/{id}': { allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}` }) },
-  'GET /api/runs/{id}/events': { allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
+  'GET /api/runs/{id}': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}` }) },
+  'GET /api/runs/{id}/events': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
   'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
   // Its own agent key, and whoever exports any agent's skills.
   'GET /api/agents/{id}/skills-export': { allow: ['agent', ...holders('exportAgents')], request: () => ({ path: '/api/agents/helper/skills-export' }) },
@@ -109,16 +117,19 @@ const MATRIX: Record<string, Entry> = {
     request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/sop-check?sopId=none` }),
   },
   'POST /api/approvals/{id}/approve': {
+    gate: [],
     allow: 'decideApprovals',
     request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/approve`, body: '{}' }),
   },
   'POST /api/approvals/{id}/reject': {
+    gate: [],
     allow: 'decideApprovals',
     request: async (t) => ({ path: `/api/approvals/${await pendingRequest(t)}/reject`, body: '{}' }),
   },
   'GET /api/approvals/grants': { allow: 'manageGrants', request: () => ({ path: '/api/approvals/grants' }) },
   // Granted by another operator: the operator key is not its granter, so only one who manages policies may revoke it.
   'DELETE /api/approvals/grants/{id}': {
+    gate: ['manageGrants'],
     allow: 'managePolicies',
     request: async (t) => {
       const asked = await t.plane.invoke('write_thing', { value: ulid() }, { caller: helperCaller, conversationId: ulid() })
@@ -300,6 +311,22 @@ describe('role × route matrix', () => {
       }
     }
     console.log(`role × route matrix: ${Object.keys(MATRIX).length} routes × ${KEY_KINDS.length} keys = ${cells.length} cells, ${wrong.length} wrong`)
+    expect(wrong).toEqual([])
+  })
+
+  it('finds in each route the ability its entry names, declared with requireAbility, and none on the others', () => {
+    // What lets the keys through could be another ability held by the same roles: read what the route declares.
+    const routes = createHttpApp(t.plane).routes
+    const pattern = (path: string) => new RegExp(`^${path.replace(/\/\*$/, '(/.*)?').replace(/:[^/]+/g, '[^/]+')}$`)
+    const declared = (route: string) => {
+      const [method, path] = route.split(' ') as [string, string]
+      const concrete = path.replace(/\{[^}]+\}/g, 'x')
+      const found = routes.filter((r) => (r.method === method || r.method === 'ALL') && pattern(r.path).test(concrete))
+      return [...new Set(found.map((r) => (r.handler as { ability?: Ability }).ability).filter((a) => a !== undefined))]
+    }
+    const wrong = Object.entries(MATRIX)
+      .map(([route, entry]) => ({ route, expected: entry.gate ?? (typeof entry.allow === 'string' ? [entry.allow] : []), found: declared(route) }))
+      .filter(({ expected, found }) => JSON.stringify([...found].sort()) !== JSON.stringify([...expected].sort()))
     expect(wrong).toEqual([])
   })
 
