@@ -143,6 +143,7 @@ function shownUrl(text: string): string {
   if (!/^https?:\/\//i.test(text)) return text
   try {
     const url = new URL(text)
+    if (!url.username && !url.password && !url.search) return text
     url.username = ''
     url.password = ''
     const query = url.search ? '?…' : ''
