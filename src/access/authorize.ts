@@ -1,5 +1,5 @@
 import type { Caller, SkillClass } from '../skill/index.js'
-import { mayRunClass } from './abilities.js'
+import { mayRunClass } from '../abilities/index.js'
 
 export interface AuthorizeInput {
   key: string

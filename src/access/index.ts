@@ -4,20 +4,6 @@ export { canSee, mayActivate, type BindingView } from './can-see.js'
 export { suggestKey } from './suggest-key.js'
 export { isSharedWith } from './shared-with.js'
 export { runAccessRefusal } from './run-access.js'
-export { ROLES, isRole, roleAtLeast, highestRole, lowerRole } from './roles.js'
-export {
-  ABILITY_NAMES,
-  type Ability,
-  can,
-  abilitiesOf,
-  missingAbility,
-  mayViewApproval,
-  mayDecideApproval,
-  mayRevokeGrant,
-  maySeeAgent,
-  mayExportAgent,
-  seesEverySkill,
-} from './abilities.js'
 export { callableSkills, callAccess, toSkillInput, approvalText, pendingApproval, type CallableSkill, type AccessView } from './callable-skills.js'
 export { effectivePolicy, type EffectivePolicy } from './effective-policy.js'
 export { policySubject, policySubjects, selfSubject, type PolicySubject, type SubjectSources } from './policy-subject.js'

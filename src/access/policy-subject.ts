@@ -1,7 +1,7 @@
 import type { Caller, CallerRole } from '../skill/index.js'
 import type { AgentInfo } from '../registry/index.js'
 import type { PolicyRow } from '../store/index.js'
-import { ROLES, isRole } from './roles.js'
+import { ROLES, isRole } from '../abilities/index.js'
 
 /**
  * Someone a policy decides for, as the policy matrix shows them: the caller decidePolicy is asked

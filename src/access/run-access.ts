@@ -1,5 +1,5 @@
 import type { Caller } from '../skill/index.js'
-import { can, ABILITIES } from './abilities.js'
+import { can, ABILITIES } from '../abilities/index.js'
 
 /**
  * Why a caller may not start, test-run or read agent runs (`doing` names which), or null when it

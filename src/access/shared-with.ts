@@ -1,6 +1,6 @@
 import type { Caller } from '../skill/index.js'
 import type { SkillSharing } from '../registry/index.js'
-import { seesEverySkill } from './abilities.js'
+import { seesEverySkill } from '../abilities/index.js'
 
 /**
  * Whether a skill's sharing lets a caller see it: those who manage skills see every one; a skill shared with

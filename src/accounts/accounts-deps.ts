@@ -1,6 +1,6 @@
 import type { UserRepository } from '../store/index.js'
 import type { CallerRole } from '../skill/index.js'
-import { isRole, ROLES } from '../access/roles.js'
+import { isRole, ROLES } from '../abilities/index.js'
 import { AccountError } from './account-error.js'
 
 /** Who an audited change is by (an Actor of the audit's events). */

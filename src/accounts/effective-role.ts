@@ -1,6 +1,6 @@
 import type { CallerRole } from '../skill/index.js'
 // The ability table is a leaf every layer may read (.dependency-cruiser.cjs): roles are ranked there only.
-import { lowerRole } from '../access/roles.js'
+import { lowerRole } from '../abilities/index.js'
 
 /**
  * What a person acts as through one credential: the lower of the credential's own role (a key's;

@@ -1,7 +1,7 @@
 import { ulid } from 'ulid'
 import type { GroupRow, UserRow } from '../store/index.js'
 import type { CallerRole } from '../skill/index.js'
-import { highestRole } from '../access/roles.js'
+import { highestRole } from '../abilities/index.js'
 import { AccountError } from './account-error.js'
 import { CONTROL, MAX_NAME, nameProblem, roleOf, withoutControls, type ChangeActor, type AccountsDeps } from './accounts-deps.js'
 

@@ -1,7 +1,7 @@
 import type { SkillDefinition } from '../skill/index.js'
 import { SkillError } from '../runtime/index.js'
 import type { Catalog } from '../registry/index.js'
-import { can } from '../access/index.js'
+import { can } from '../abilities/index.js'
 import { DISCOVER_KEY, type Discovery } from './discovery.js'
 
 interface DiscoverInput {

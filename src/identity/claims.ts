@@ -1,6 +1,6 @@
 import type { ResolvedOidc } from '../config/index.js'
 import type { CallerRole } from '../skill/index.js'
-import { ROLES } from '../access/roles.js'
+import { ROLES } from '../abilities/index.js'
 
 // The first role granted wins, so the highest is looked for first.
 const HIGHEST_FIRST: readonly CallerRole[] = [...ROLES].reverse()

@@ -10,8 +10,8 @@ import type { Sops } from './sop/sops.js'
 import type { WebhookNotifier } from './webhook-notifier.js'
 import { scopeProblem, type Granted, type Grants } from './grants.js'
 import type { GrantScope } from './grant-scope.js'
-import { mayDecideApproval } from '../access/abilities.js'
-import { roleAtLeast } from '../access/roles.js'
+import { mayDecideApproval } from '../abilities/index.js'
+import { roleAtLeast } from '../abilities/index.js'
 
 // The event name for every settled request (ids are the names for one request).
 const ANY = Symbol('any request')

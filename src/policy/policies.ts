@@ -2,7 +2,7 @@ import { ulid } from 'ulid'
 import type { PolicyRepository, PolicyRow } from '../store/index.js'
 import type { Actor, AuditEvents } from '../audit/index.js'
 import { isValidKey } from '../skill/index.js'
-import { ROLES } from '../access/roles.js'
+import { ROLES } from '../abilities/index.js'
 import { POLICY_DECISIONS, POLICY_LEVELS, type PolicyDecision, type PolicyLevel } from './decide-policy.js'
 
 // A role override names a person's role, or `agent` for every agent key.

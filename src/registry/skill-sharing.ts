@@ -1,4 +1,4 @@
-import { seesEverySkill } from '../access/abilities.js'
+import { seesEverySkill } from '../abilities/index.js'
 import { SkillplaneError } from '../errors/index.js'
 
 /**

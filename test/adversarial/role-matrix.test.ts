@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ulid } from 'ulid'
 import { admin, approvalIdOf, operator } from '../../src/test-support/fixtures.js'
 import { KEY_KINDS, helperCaller, startTarget, type KeyKind, type Target } from './harness.js'
-import { ABILITY_NAMES, abilitiesOf, can, type Ability } from '../../src/access/index.js'
+import { ABILITY_NAMES, abilitiesOf, can, type Ability } from '../../src/abilities/index.js'
 import { createHttpApp } from '../../src/surfaces/http/index.js'
 
 type Request = { path: string; body?: string }
 interface Entry {
   /**
-   * Who may use the route: the ability it needs, read from the one table (src/access/abilities.ts),
+   * Who may use the route: the ability it needs, read from the one table (src/abilities/abilities.ts),
    * or the keys named where no ability gates it (open routes, and rules about one object). Everyone
    * else gets 401 (no or bad key), 403 or 404.
    */

@@ -4,7 +4,7 @@ import type { Caller } from '../api/types'
 
 /**
  * What GET /api/me says the caller may do: every ability of the server's one table
- * (src/access/abilities.ts), true when it holds it. The console offers only those; the server
+ * (src/abilities/abilities.ts), true when it holds it. The console offers only those; the server
  * still decides every request.
  */
 export type Abilities = Me['abilities']

@@ -1,5 +1,5 @@
 import { CliError } from './cli-error.js'
-import { ROLES, isRole } from '../../access/roles.js'
+import { ROLES, isRole } from '../../abilities/index.js'
 
 /** A role argument: viewer, operator, admin, or none (null). */
 export function parseRole(text: string): string | null {

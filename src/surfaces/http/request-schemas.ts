@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { isValidName } from '../../sources/agent-skills/index.js'
 import { RUN_STATUSES } from '../../agents/index.js'
 import { APPROVAL_STATUSES, GRANT_MINUTES, GRANT_SCOPES, GRANT_STATES, POLICY_DECISIONS, POLICY_LEVELS } from '../../policy/index.js'
-import { ROLES } from '../../access/index.js'
+import { ROLES } from '../../abilities/index.js'
 
 // The request shapes of the HTTP API: the routes validate with these, and /openapi.json is generated
 // from them (each route's createRoute declaration), so the document can't promise what a route refuses.

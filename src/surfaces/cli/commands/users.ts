@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander'
-import { ROLES } from '../../../access/roles.js'
+import { ROLES } from '../../../abilities/index.js'
 
 export const ROLE_CHOICES: string[] = [...ROLES]
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono'
-import { can, missingAbility, type Ability } from '../../../access/index.js'
+import { can, missingAbility, type Ability } from '../../../abilities/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { ABILITY_NAMES, ROLES, type Ability } from '../../../access/index.js'
+import { ABILITY_NAMES, ROLES, type Ability } from '../../../abilities/index.js'
 
 // The answers of the HTTP API, declared beside the routes that send them: /openapi.json and the
 // console's types come from these, and the suite checks every 2xx it sees against them

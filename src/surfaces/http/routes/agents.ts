@@ -10,7 +10,8 @@ import type { Caller } from '../../../skill/index.js'
 import { agentCaller, agentId } from '../../../registry/index.js'
 import { describeModel, runRefusal } from '../../../agents/index.js'
 import { Readable } from 'node:stream'
-import { canSee, mayExportAgent, maySeeAgent } from '../../../access/index.js'
+import { canSee } from '../../../access/index.js'
+import { mayExportAgent, maySeeAgent } from '../../../abilities/index.js'
 
 export function agentRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()

@@ -9,7 +9,7 @@ import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { requireAbility } from '../middleware/require-ability.js'
-import { can, mayViewApproval } from '../../../access/index.js'
+import { can, mayViewApproval } from '../../../abilities/index.js'
 
 export function approvalRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()

@@ -4,7 +4,7 @@ import type { Skillplane } from '../../../agents/index.js'
 import type { AuditEvent } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { failures, serve } from '../openapi/declare.js'
-import { mayViewApproval } from '../../../access/index.js'
+import { mayViewApproval } from '../../../abilities/index.js'
 import { SSE_KEEP_ALIVE_MS } from '../sse-keep-alive.js'
 
 // Events a reconnecting client is sent from before it connected, at most.

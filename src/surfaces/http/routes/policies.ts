@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import type { Skillplane } from '../../../agents/index.js'
-import { can, canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
+import { canSee, effectivePolicy, policySubject, policySubjects, selfSubject, type PolicySubject } from '../../../access/index.js'
+import { can } from '../../../abilities/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
 import { EffectivePolicy, Policy, PolicyList } from '../openapi/response-schemas.js'
