@@ -85,7 +85,10 @@ const loadText = (load: Kept['load']) =>
 
 function render(kept: Kept[]): string {
   const rows = kept.flatMap((k) =>
-    k.targets.map((t) => `| ${t.target} | ${t.figure} | ${verdictCell(t)} | [${k.name}](#${anchor(k.title)}), ${day(k.measured)}, load ${loadText(k.load)} |`),
+    k.targets.map(
+      (t) =>
+        `| ${t.target} | ${t.figure} | ${verdictCell(t)} | [${k.name}](#${anchor(k.title)}), ${day(k.measured)}, load ${loadText(k.load)}${k.failed ? `; the run of ${day(k.failed.date)} failed` : ''} |`,
+    ),
   )
   const sections = kept.map((k) => {
     const failed = k.failed
