@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { auditSection } from './audit.bench.js'
 import { discoverySection } from './discovery-quality.bench.js'
 import { edgeSection } from './edge.bench.js'
 import { httpSection } from './http.bench.js'
@@ -25,6 +26,7 @@ const SECTIONS: BenchSection[] = [
   edgeSection,
   discoverySection,
   scaleSection,
+  auditSection,
   managersSection,
 ]
 

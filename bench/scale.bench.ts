@@ -5,17 +5,10 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
-import { monotonicFactory } from 'ulid'
 import { createSkillplane, defineSkill, z } from '../src/index.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { Catalog } from '../src/registry/index.js'
-import { AuditRepository, CatalogChangeRepository, CatalogRepository, openDatabase, type AuditQuery } from '../src/store/index.js'
-
-export interface AuditFilterFigure {
-  filter: string
-  ms: number
-  rows: number
-}
+import { CatalogChangeRepository, CatalogRepository, openDatabase } from '../src/store/index.js'
 
 export interface ScaleBenchResult {
   skills: number
@@ -37,7 +30,6 @@ export interface ScaleBenchResult {
   /** The reference: every skill's agents found by scanning every agent's bindings, as before. */
   listingScanMs: number
   openapi: { firstMs: number; cachedMs: number; bytes: number; pageMs: number; pageBytes: number; pages: number }
-  audit: { rows: number; buildMs: number; filters: AuditFilterFigure[]; unfilteredMs: number; oldCallerOrMs: number }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -216,88 +208,12 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
   }
 }
 
-/** A large audit table (SQLite, every migration applied), then each documented filter's first page. */
-async function measureAudit(rows: number): Promise<ScaleBenchResult['audit']> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-audit-'))
-  const opened = await openDatabase({ dataDir })
-  try {
-    const sqlite = opened.sqlite!
-    const insert = sqlite.prepare(
-      `insert into audit_calls (call_id, parent_call_id, skill_key, caller_id, caller_name, caller_kind, caller_role, agent_id, conversation_id, edge_id, edge_name,
-        manager_id, input, result, result_truncated, error_code, error_message, status, started_at, finished_at, duration_ms, approval_id, trace_id)
-       values (?, ?, ?, ?, ?, 'user', 'admin', ?, null, ?, ?, 'm1', '{"query":"x"}', '{"ok":true}', 0, null, null, ?, ?, ?, 1.5, null, ?)`,
-    )
-    const nextId = monotonicFactory()
-    // Rows a millisecond apart, ending now: a year of calls at a steady rate looks the same to an index.
-    const first = Date.now() - rows
-    const build = performance.now()
-    const ids: string[] = []
-    sqlite.transaction(() => {
-      for (let i = 0; i < rows; i++) {
-        const at = first + i
-        const id = nextId(at)
-        if (i % 100_000 === 0) ids.push(id)
-        const startedAt = new Date(at).toISOString()
-        insert.run(
-          id,
-          i % 10 === 0 && i > 0 ? ids[ids.length - 1]! : null,
-          `skill_${String(i % 100).padStart(5, '0')}`,
-          `k${i % 1000}`,
-          `user${i % 1000}`,
-          i % 5 === 0 ? `agent_${i % 200}` : null,
-          i % 50 === 0 ? `e${i % 7}` : null,
-          i % 50 === 0 ? `edge${i % 7}` : null,
-          i % 20 === 0 ? 'error' : 'ok',
-          startedAt,
-          startedAt,
-          i % 100 === 0 ? `${(i % 10_000).toString(16).padStart(32, '0')}` : null,
-        )
-      }
-    })()
-    sqlite.exec('analyze')
-    const buildMs = performance.now() - build
-    const repo = new AuditRepository(opened.db, sqlite)
-    const page = async (q: Omit<AuditQuery, 'limit'>) => (await repo.query({ ...q, limit: 50 })).items.length
-    const at = (fraction: number) => new Date(first + Math.floor(rows * fraction)).toISOString()
-    const filters: Array<[string, Omit<AuditQuery, 'limit'>]> = [
-      ['skill', { skill: 'skill_00042' }],
-      ['status', { status: 'error' }],
-      ['status ok', { status: 'ok' }],
-      ['edge by id', { edge: 'e3' }],
-      ['agent', { agent: 'agent_5' }],
-      ['caller by key id', { caller: 'k417' }],
-      ['caller by name', { caller: 'user417' }],
-      ['edge by name', { edge: 'edge3' }],
-      ['parentCallId', { parentCallId: ids[Math.floor(ids.length / 2)]! }],
-      ['traceId', { traceId: `${(300).toString(16).padStart(32, '0')}` }],
-      ['from (the last tenth)', { from: at(0.9) }],
-      ['to (before the first tenth)', { to: at(0.1) }],
-      ['from–to (a window mid-table)', { from: at(0.5), to: at(0.51) }],
-      ['caller + from–to', { caller: 'user417', from: at(0.2), to: at(0.6) }],
-    ]
-    const figures: AuditFilterFigure[] = []
-    for (const [filter, q] of filters) {
-      const { ms, value } = await timed(() => page(q), 5)
-      figures.push({ filter, ms, rows: value })
-    }
-    const unfiltered = await timed(() => page({}), 5)
-    // What the caller filter compiled to before: one OR over id and name.
-    const oldOr = sqlite.prepare('select * from audit_calls where (caller_id = ? or caller_name = ?) order by call_id desc limit 51')
-    const oldCallerOr = await timed(async () => oldOr.all('user417', 'user417').length, 3)
-    return { rows, buildMs, filters: figures, unfilteredMs: unfiltered.ms, oldCallerOrMs: oldCallerOr.ms }
-  } finally {
-    await opened.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-}
-
-export async function runScaleBench(options: { skills?: number; agents?: number; idleSeconds?: number; auditRows?: number } = {}): Promise<ScaleBenchResult> {
+export async function runScaleBench(options: { skills?: number; agents?: number; idleSeconds?: number } = {}): Promise<ScaleBenchResult> {
   const skills = options.skills ?? 10_000
   const agents = options.agents ?? 1_000
   const bareLoop = await idleLoop(options.idleSeconds ?? 12)
   const plane = await measurePlane(skills, agents, options.idleSeconds ?? 12)
-  const audit = await measureAudit(options.auditRows ?? 1_000_000)
-  return { skills, agents, bareLoop, ...plane, audit }
+  return { skills, agents, bareLoop, ...plane }
 }
 
 export function printScale(r: ScaleBenchResult, log: (line: string) => void = console.log): void {
@@ -319,12 +235,6 @@ export function printScale(r: ScaleBenchResult, log: (line: string) => void = co
     `  /openapi.json: built ${ms(r.openapi.firstMs)}, ${mb(r.openapi.bytes)}; from memory ${ms(r.openapi.cachedMs)} (${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× faster); ` +
       `?page=1 of ${r.openapi.pages} ${ms(r.openapi.pageMs)}, ${mb(r.openapi.pageBytes)} (targets < 100 ms, < 5 MB a page)`,
   )
-  log(
-    `  audit: ${r.audit.rows.toLocaleString('en-US')} rows built in ${(r.audit.buildMs / 1000).toFixed(1)} s; unfiltered first page ${ms(r.audit.unfilteredMs)} (the reference)`,
-  )
-  for (const f of r.audit.filters)
-    log(`    ${f.filter}: ${ms(f.ms)} (${f.rows} rows, ${(f.ms / r.audit.unfilteredMs).toFixed(1)}× the reference; target < 10 ms)`)
-  log(`    caller as one OR of id and name, as before: ${ms(r.audit.oldCallerOrMs)}`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -332,21 +242,19 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const found = process.argv.find((a) => a.startsWith(`--${name}=`))
     return found ? Number(found.split('=')[1]) : undefined
   }
-  printScale(await runScaleBench({ skills: arg('skills'), agents: arg('agents'), idleSeconds: arg('idle'), auditRows: arg('audit-rows') }))
+  printScale(await runScaleBench({ skills: arg('skills'), agents: arg('agents'), idleSeconds: arg('idle') }))
 }
 
-const TARGET = { stallMs: 10, listingMs: 50, openapiMs: 100, pageBytes: 5 * 2 ** 20, auditMs: 10 }
+const TARGET = { stallMs: 10, listingMs: 50, openapiMs: 100, pageBytes: 5 * 2 ** 20 }
 
 /** Rows of results.md's target table. */
 export function scaleTargetRows(r: ScaleBenchResult): string[] {
   const yesNo = (met: boolean) => (met ? '**yes**' : '**no**')
-  const slowest = Math.max(...r.audit.filters.map((f) => f.ms))
   return [
     `| no event-loop stall over ${TARGET.stallMs} ms idle with ${r.skills.toLocaleString('en-US')} skills | max ${r.loop.maxMs.toFixed(1)} ms (the bare loop in the same run: ${r.bareLoop.maxMs.toFixed(1)} ms) | ${yesNo(r.loop.maxMs <= TARGET.stallMs)} |`,
     `| no event-loop stall over ${TARGET.stallMs} ms when another manager edits one skill | longest ${r.change.stallMs.toFixed(1)} ms over ${r.change.rounds} edits (refresh ${r.change.refreshMs.toFixed(2)} ms; a full reload ${r.fullReloadMs.toFixed(0)} ms) | ${yesNo(r.change.stallMs <= TARGET.stallMs)} |`,
     `| \`GET /api/skills\` under ${TARGET.listingMs} ms (${r.agents.toLocaleString('en-US')} agents) | ${r.listing.ms.toFixed(1)} ms; the first after a catalog edit ${r.listing.afterChangeMs.toFixed(1)} ms | ${yesNo(Math.max(r.listing.ms, r.listing.afterChangeMs) < TARGET.listingMs)} |`,
     `| \`/openapi.json\` under ${TARGET.openapiMs} ms and 5 MB a page | built ${r.openapi.firstMs.toFixed(0)} ms, from memory ${r.openapi.cachedMs.toFixed(0)} ms; a page ${(r.openapi.pageBytes / 2 ** 20).toFixed(1)} MB | ${yesNo(r.openapi.cachedMs < TARGET.openapiMs && r.openapi.pageBytes < TARGET.pageBytes)} |`,
-    `| every audit filter's first page under ${TARGET.auditMs} ms (${r.audit.rows.toLocaleString('en-US')} rows) | slowest ${slowest.toFixed(2)} ms | ${yesNo(slowest < TARGET.auditMs)} |`,
   ]
 }
 
@@ -368,17 +276,7 @@ start-up with the sync took ${ms(r.startupMs)}. The HTTP client runs in the same
 | \`/openapi.json\`, from memory | ${ms(r.openapi.cachedMs)} | built ÷ from memory: ${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× |
 | \`/openapi.json?page=1\` (of ${r.openapi.pages}) | ${ms(r.openapi.pageMs)}, ${mb(r.openapi.pageBytes)} | |
 
-Held up over 10 ms while idle: ${r.loop.stalls.length === 0 ? 'never' : r.loop.stalls.join(', ')}; the bare loop: ${r.bareLoop.stalls.length === 0 ? 'never' : r.bareLoop.stalls.join(', ')} (seconds into the idle time; heartbeats every 5 s).
-
-### Audit filters on ${r.audit.rows.toLocaleString('en-US')} rows
-
-Rows built straight into a migrated SQLite file in ${(r.audit.buildMs / 1000).toFixed(1)} s (then \`ANALYZE\`), 1,000 callers, 100 skills; each
-filter's first page of 50 through \`AuditRepository.query\`, median of 5. The reference is the unfiltered first page
-(${ms(r.audit.unfilteredMs)}); the caller filter as it compiled before (one OR of id and name): ${ms(r.audit.oldCallerOrMs)}.
-
-| filter | first page | rows | ÷ reference |
-| --- | --- | --- | --- |
-${r.audit.filters.map((f) => `| ${f.filter} | ${ms(f.ms)} | ${f.rows} | ${(f.ms / r.audit.unfilteredMs).toFixed(1)}× |`).join('\n')}`
+Held up over 10 ms while idle: ${r.loop.stalls.length === 0 ? 'never' : r.loop.stalls.join(', ')}; the bare loop: ${r.bareLoop.stalls.length === 0 ? 'never' : r.bareLoop.stalls.join(', ')} (seconds into the idle time; heartbeats every 5 s).`
 }
 
 export const scaleSection: BenchSection = {

@@ -5,6 +5,15 @@ import type { AuditCallsTable, Database } from './database.js'
 
 export type AuditRow = AuditCallsTable
 
+/**
+ * Every status an audit row can have. A filter without a status reads each of these in turn from
+ * its (column, status, call id) index, so a row with any other status would be missed there.
+ */
+export const AUDIT_STATUSES = ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required'] as const
+export type AuditStatus = (typeof AUDIT_STATUSES)[number]
+
+type FilterColumn = 'skill_key' | 'caller_id' | 'caller_name' | 'agent_id' | 'edge_id' | 'edge_name' | 'parent_call_id' | 'trace_id'
+
 export interface AuditQuery {
   skill?: string
   status?: string
@@ -63,6 +72,10 @@ const idBound = (at: string, slackMs: number) => {
 
 // The condition of the status index, repeated in queries as a literal so SQLite can use the index.
 const NOT_OK = sql<boolean>`status <> 'ok'`
+
+// How far a filter's rows are counted when choosing which index leads a pair of filters.
+const DRIVER_CAP = 50_000
+const LIKELY_FEWEST: FilterColumn[] = ['trace_id', 'parent_call_id', 'edge_id', 'edge_name', 'agent_id', 'caller_id', 'caller_name', 'skill_key']
 
 // Rows per INSERT: 28 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
@@ -132,6 +145,7 @@ function storable(row: AuditRow): AuditRow {
 
 export class AuditRepository {
   readonly #writeBatch: ((rows: AuditRow[]) => void) | null = null
+  readonly #counts = new Map<FilterColumn, SQLite.Statement>()
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -207,39 +221,106 @@ export class AuditRepository {
   async query(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
     // A trace reads in the order its calls were made; everything else newest first.
     const ascending = q.traceId !== undefined
-    // Caller and edge match an id or a name: one query per combination, each an ordered walk of
-    // its own index, merged here; a single OR would read every matching row and sort them.
-    const choices: Array<Array<['caller_id' | 'caller_name' | 'edge_id' | 'edge_name', string]>> = [[]]
+    const direction = ascending ? 'asc' : 'desc'
+    const n = Math.trunc(q.limit) + 1
+    // Caller and edge match an id or a name: one branch per combination, each an ordered walk of
+    // its own index; a single OR would read every matching row and sort them.
+    const choices: Array<Array<[FilterColumn, string]>> = [[]]
     for (const [value, columns] of [
       [q.caller, ['caller_id', 'caller_name']],
       [q.edge, ['edge_id', 'edge_name']],
     ] as const) {
       if (value === undefined || value === '') continue
-      const next = choices.flatMap((chosen) => columns.map((column) => [...chosen, [column, value] as [typeof column, string]]))
+      const next = choices.flatMap((chosen) => columns.map((column) => [...chosen, [column, value] as [FilterColumn, string]]))
       choices.splice(0, choices.length, ...next)
     }
-    const pages = await Promise.all(
-      choices.map((chosen) => {
-        let query = this.db.selectFrom('audit_calls').selectAll()
-        for (const [column, value] of chosen) query = query.where(column, '=', value)
-        if (q.skill) query = query.where('skill_key', '=', q.skill)
-        // SQLite uses a partial index only when the query repeats its condition word for word.
-        if (q.status) query = query.where('status', '=', q.status).$if(q.status !== 'ok', (qb) => qb.where(NOT_OK))
-        if (q.agent) query = query.where('agent_id', '=', q.agent)
-        if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
-        if (q.traceId) query = query.where('trace_id', '=', q.traceId)
-        if (q.from) query = query.where('started_at', '>=', q.from).where('call_id', '>=', idBound(q.from, -FROM_SLACK_MS))
-        if (q.to) query = query.where('started_at', '<', q.to).where('call_id', '<', idBound(q.to, TO_SLACK_MS))
-        if (q.cursor) query = query.where('call_id', ascending ? '>' : '<', q.cursor)
-        return query
-          .orderBy('call_id', ascending ? 'asc' : 'desc')
-          .limit(q.limit + 1)
-          .execute()
-      }),
-    )
-    const rows = pages.length === 1 ? pages[0]! : merged(pages, ascending, q.limit + 1)
+    for (const chosen of choices) {
+      if (q.skill) chosen.push(['skill_key', q.skill])
+      if (q.agent) chosen.push(['agent_id', q.agent])
+      if (q.parentCallId) chosen.push(['parent_call_id', q.parentCallId])
+      if (q.traceId) chosen.push(['trace_id', q.traceId])
+    }
+    let rows: AuditRow[]
+    if (choices[0]!.length === 0) {
+      // Status or dates alone: the status index (rows not ok) or the key.
+      let query = this.db.selectFrom('audit_calls').selectAll()
+      if (q.from) query = query.where('started_at', '>=', q.from).where('call_id', '>=', idBound(q.from, -FROM_SLACK_MS))
+      if (q.to) query = query.where('started_at', '<', q.to).where('call_id', '<', idBound(q.to, TO_SLACK_MS))
+      if (q.cursor) query = query.where('call_id', ascending ? '>' : '<', q.cursor)
+      // SQLite uses a partial index only when the query repeats its condition word for word.
+      if (q.status) query = query.where('status', '=', q.status).$if(q.status !== 'ok', (qb) => qb.where(NOT_OK))
+      rows = await query.orderBy('call_id', direction).limit(n).execute()
+    } else {
+      // Every filter column's index is (column, status, call id). A branch takes one status and one
+      // choice of columns: it walks the leading column's index for that status in call order and
+      // finds each id in the other columns' indexes (a merge of sorted ids, never a table row), so
+      // it costs its first page however rarely the filters meet, and at most the leading column's
+      // rows when they never do. The union's few ids are sorted and their rows read by key.
+      const drivers = this.#drivers(choices)
+      const order = sql.raw(direction)
+      const branches = choices.flatMap((chosen, c) => {
+        const ordered = [...chosen].sort(([a], [b]) => Number(b === drivers[c]) - Number(a === drivers[c]))
+        return (q.status ? [q.status] : AUDIT_STATUSES).map((status) => {
+          const t = (i: number) => sql.id(`t${i}`)
+          // SQLite has no statistics to choose by: each alias is held to its column's index.
+          const via = (column: FilterColumn) => (this.sqlite ? sql` indexed by ${sql.id(`audit_calls_${column}_status_idx`)}` : sql``)
+          const tables = ordered.map(([column], i) =>
+            i === 0 ? sql`audit_calls as t0${via(column)}` : sql`join audit_calls as ${t(i)}${via(column)} on ${t(i)}.call_id = t0.call_id`,
+          )
+          const where = ordered.flatMap(([column, value], i) => [sql`${t(i)}.${sql.id(column)} = ${value}`, sql`${t(i)}.status = ${status}`])
+          // Dates bound the ids on the leading index; the exact start is read only for rows every filter met.
+          const last = t(ordered.length - 1)
+          if (q.from) where.push(sql`t0.call_id >= ${idBound(q.from, -FROM_SLACK_MS)}`, sql`${last}.started_at >= ${q.from}`)
+          if (q.to) where.push(sql`t0.call_id < ${idBound(q.to, TO_SLACK_MS)}`, sql`${last}.started_at < ${q.to}`)
+          if (q.cursor) where.push(sql`t0.call_id ${sql.raw(ascending ? '>' : '<')} ${q.cursor}`)
+          return sql`select call_id from (select t0.call_id from ${sql.join(tables, sql` `)} where ${sql.join(where, sql` and `)} order by t0.call_id ${order} limit ${sql.lit(n)}) as b`
+        })
+      })
+      // A literal LIMIT: SQLite stops a subquery at a bound one only after reading it all; DISTINCT for
+      // a row found twice (an id equal to a name).
+      const found =
+        await sql<AuditRow>`select a.* from (select distinct call_id from (${sql.join(branches, sql` union all `)}) as branches) as ids join audit_calls as a on a.call_id = ids.call_id order by a.call_id ${order} limit ${n}`.execute(
+          this.db,
+        )
+      rows = found.rows
+    }
     const items = rows.slice(0, q.limit)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.call_id : null }
+  }
+
+  /**
+   * For each choice of filter columns, the column whose index walk is shortest: the one holding
+   * the fewest rows with its value, counted from the index alone, each count stopping at the
+   * fewest found so far (and at DRIVER_CAP: two filters that both match more rows than that cost a
+   * walk of the leader's rows). PostgreSQL's planner has the statistics autovacuum gathers.
+   */
+  #drivers(choices: Array<Array<[FilterColumn, string]>>): Array<FilterColumn | undefined> {
+    if (!this.sqlite || choices.every((chosen) => chosen.length < 2)) return choices.map((chosen) => chosen[0]?.[0])
+    const counted = new Map<string, number>()
+    return choices.map((chosen) => {
+      let best: [FilterColumn, number] | undefined
+      // Columns that usually hold few rows per value first, so the later counts stop early.
+      for (const [column, value] of [...chosen].sort(([a], [b]) => LIKELY_FEWEST.indexOf(a) - LIKELY_FEWEST.indexOf(b))) {
+        const key = `${column}=${value}`
+        const cap = best ? best[1] : DRIVER_CAP
+        let n = counted.get(key)
+        if (n === undefined || (n >= cap && n < DRIVER_CAP)) {
+          n = (this.#count(column).get(value, cap) as { n: number }).n
+          if (n < cap || cap === DRIVER_CAP) counted.set(key, n)
+        }
+        if (!best || n < best[1]) best = [column, n]
+      }
+      return best![0]
+    })
+  }
+
+  #count(column: FilterColumn): SQLite.Statement {
+    let statement = this.#counts.get(column)
+    if (!statement) {
+      statement = this.sqlite!.prepare(`select count(*) as n from (select 1 from audit_calls where ${column} = ? limit ?)`)
+      this.#counts.set(column, statement)
+    }
+    return statement
   }
 
   /**
@@ -333,13 +414,4 @@ export class AuditRepository {
     const result = await query.executeTakeFirst()
     return Number(result.numUpdatedRows)
   }
-}
-
-/** The first `limit` rows of several pages in call order, each row once (an id can equal a name). */
-function merged(pages: AuditRow[][], ascending: boolean, limit: number): AuditRow[] {
-  const byId = new Map<string, AuditRow>()
-  for (const page of pages) for (const row of page) byId.set(row.call_id, row)
-  const rows = [...byId.values()].sort((a, b) => (a.call_id < b.call_id ? -1 : a.call_id > b.call_id ? 1 : 0))
-  if (!ascending) rows.reverse()
-  return rows.slice(0, limit)
 }

@@ -31,6 +31,7 @@ import * as skillSharingRisks from './migrations/0022-skill-sharing-risks.js'
 import * as usersGroups from './migrations/0024-users-groups.js'
 import * as sessions from './migrations/0025-sessions.js'
 import * as edgeTokenExpiry from './migrations/0026-edge-token-expiry.js'
+import * as auditFilterPairs from './migrations/0030-audit-filter-pairs.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024_users_groups': usersGroups,
   '0025_sessions': sessions,
   '0026_edge_token_expiry': edgeTokenExpiry,
+  '0030_audit_filter_pairs': auditFilterPairs,
 }
 
 export interface OpenDatabaseOptions {

@@ -249,6 +249,38 @@ describe.each(databases)('HTTP API on $name', (database) => {
     expect(future.body.items).toEqual([])
     const one = await h.call(`/api/audit/${page1.body.items[0].callId}`)
     expect(one.body).toMatchObject({ skill: 'echo', status: 'ok', result: { message: 'm4', count: 1 } })
+    // Pairs of filters, meeting or not: a pair whose rows never meet is an empty page, not an error.
+    const pairs: Array<[string, string[]]> = [
+      ['skill=echo&status=ok', ['m4', 'm3', 'm2', 'm1', 'm0']],
+      ['skill=echo&status=error', []],
+      ['skill=explode&status=ok', []],
+      ['caller=oscar&skill=echo', []],
+      ['caller=oscar&skill=explode&status=error', ['explode']],
+      [`skill=echo&from=${encodeURIComponent('2999-01-01T00:00:00Z')}`, []],
+      ['skill=echo&agent=nobody', []],
+      ['skill=echo&edge=nowhere', []],
+      ['status=running&skill=echo', []],
+    ]
+    for (const [filters, expected] of pairs) {
+      const page = await h.call(`/api/audit?${filters}`)
+      expect(page.status, filters).toBe(200)
+      expect(
+        page.body.items.map((e: { skill: string; input: { message?: string } }) => e.input.message ?? e.skill),
+        filters,
+      ).toEqual(expected)
+    }
+    // A pair pages by cursor like a single filter, newest first, each row once.
+    const first = await h.call('/api/audit?skill=echo&status=ok&limit=2')
+    const second = await h.call(`/api/audit?skill=echo&status=ok&limit=2&cursor=${first.body.nextCursor}`)
+    const third = await h.call(`/api/audit?skill=echo&status=ok&limit=2&cursor=${second.body.nextCursor}`)
+    expect([first, second, third].flatMap((p) => p.body.items.map((e: { input: { message: string } }) => e.input.message))).toEqual([
+      'm4',
+      'm3',
+      'm2',
+      'm1',
+      'm0',
+    ])
+    expect(third.body.nextCursor).toBeNull()
     expect(await h.call('/api/audit?status=weird')).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('status') } } })
     expect(await h.call('/api/audit?from=yesterday')).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('from') } } })
     expect(await h.call('/api/audit?limit=0')).toMatchObject({ status: 400 })
