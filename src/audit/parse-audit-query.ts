@@ -1,7 +1,5 @@
 import { z } from 'zod'
-import type { AuditQuery } from '../store/index.js'
-
-const STATUSES = ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required'] as const
+import { AUDIT_STATUSES, type AuditQuery } from '../store/index.js'
 
 const instant = z
   .string()
@@ -11,7 +9,7 @@ const instant = z
 /** The audit filters, for the HTTP API's document too. */
 export const auditQuerySchema = z.strictObject({
   skill: z.string().min(1).optional(),
-  status: z.enum(STATUSES).optional(),
+  status: z.enum(AUDIT_STATUSES).optional(),
   agent: z.string().min(1).optional(),
   caller: z.string().min(1).optional(),
   edge: z.string().min(1).optional().describe('Edge id or name'),
