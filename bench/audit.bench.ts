@@ -43,11 +43,14 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 //   interrupted, as after a crash); no row waiting for approval;
 // - agent runs: blocks of 250 consecutive calls, one block in five, each its own trace, 200 agents
 //   (1,000 rows each); the 1st and 2nd of every 10 rows are nested calls of the 10th before them;
-// - edges: 2 rows in 50 (skill_00000/00001/00050/00051), 7 edges by id e<n> and name edge<n>.
+// - edges: 2 rows in 50 (skill_00000/00001/00050/00051), 7 edges by id e<n> and name edge<n>,
+//   agent runs reaching the first 6 only.
 const RUN = 250
 const traceOf = (run: number) => run.toString(16).padStart(32, '0')
 const isAgentRun = (i: number) => Math.floor(i / RUN) % 5 === 0
 // Agents call the first 60 skills only: skill_00060 to skill_00099 are never in a trace.
+// Agent runs reach edges 0–5 only: edge 6 (e6, edge6) never serves one.
+const edgeOf = (i: number) => (isAgentRun(i) ? i % 6 : i % 7)
 const skillOf = (i: number) => `skill_${String(isAgentRun(i) && i % 100 >= 60 ? (i % 100) - 40 : i % 100).padStart(5, '0')}`
 function statusOf(i: number, rows: number): string {
   if (i >= rows - 5) return 'running'
@@ -62,7 +65,7 @@ function rowAt(i: number, rows: number, at: number, id: string, parent: string |
   const startedAt = new Date(at).toISOString()
   const run = Math.floor(i / RUN)
   const agent = isAgentRun(i)
-  const edge = i % 50 < 2
+  const edge = i % 50 < 2 ? edgeOf(i) : null
   return {
     call_id: id,
     parent_call_id: parent,
@@ -77,8 +80,8 @@ function rowAt(i: number, rows: number, at: number, id: string, parent: string |
     caller_key_id: `k${i % 1000}`,
     agent_id: agent ? `agent_${(run / 5) % 200}` : null,
     conversation_id: null,
-    edge_id: edge ? `e${i % 7}` : null,
-    edge_name: edge ? `edge${i % 7}` : null,
+    edge_id: edge === null ? null : `e${edge}`,
+    edge_name: edge === null ? null : `edge${edge}`,
     manager_id: 'bench',
     input: '{"query":"x"}',
     result: status === 'ok' ? '{"ok":true}' : null,
@@ -130,7 +133,7 @@ function candidates(rows: number, first: number, ids: string[]): Record<Kind, st
     agent: [`agent_${(run / 5) % 200}`, 'agent_7', 'agent_101'],
     // By name for the anchor, by key id for the others: both forms get timed.
     caller: [`user${anchor % 1000}`, 'k417', 'user417', 'k500'],
-    edge: [`edge${anchor % 7}`, `e${(anchor + 1) % 7}`, `edge${(anchor + 3) % 7}`],
+    edge: [`edge${edgeOf(anchor)}`, 'e6', `edge${(edgeOf(anchor) + 3) % 6}`],
     parentCallId: [ids[anchor - (anchor % 10)]!, ids[20_000]!, ids[777_770 % rows]!],
     traceId: [traceOf(run), traceOf(agentRuns[agentRuns.length - 1]!), traceOf(agentRuns[1]!)],
     // Ranges holding the anchor; then none of the rows (after the last, before the first).
