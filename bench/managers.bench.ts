@@ -522,6 +522,8 @@ function projectionInputs(one: ManagersRun, probe: CommitProbe, server: ServerFa
       walMicros,
       transactionsPerCall: one.wal.transactions,
       commitMs: probe.commitMs,
+      inFlight: CONNECTIONS,
+      commitsInTurn: 2,
       poolPerManager: POOL_PER_MANAGER,
       usableConnections: server.maxConnections - server.reservedConnections,
       postgresCores: PROJECTION_POSTGRES_CORES,
@@ -697,12 +699,12 @@ export function managersTargetRows(r: ManagersBenchResult): string[] {
 
 function projectionTable(r: ManagersBenchFigures): string {
   const bound = (n: number | null) => (n === null ? '—' : int(n))
-  return `| managers | projected calls/s | ÷ one manager | binds first | manager CPU allows | PostgreSQL CPU (${PROJECTION_POSTGRES_CORES} cores) allows | WAL flushes allow | commit latency allows | PostgreSQL cores to keep pace | WAL busy | connections (of ${r.inputs.usableConnections ?? '—'}) |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+  return `| managers | projected calls/s | ÷ one manager | binds first | manager CPU allows | PostgreSQL CPU (${PROJECTION_POSTGRES_CORES} cores) allows | WAL flushes/commit latency allow (${r.inputs.inFlight} in flight) | PostgreSQL cores to keep pace | WAL busy at today's batching | connections (of ${r.inputs.usableConnections ?? '—'}) |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${r.projections
   .map(
     (p) =>
-      `| ${p.managers} | ${int(p.callsPerSecond)} | ${p.ratio.toFixed(2)}× | ${p.binds} | ${bound(p.bounds['manager CPU'])} | ${bound(p.bounds['PostgreSQL CPU'])} | ${bound(p.bounds['WAL flushes'])} | ${bound(p.bounds['commit latency'])} | ${p.postgresCoresNeeded?.toFixed(2) ?? '—'} | ${p.walBusy === null ? '—' : `${(p.walBusy * 100).toFixed(0)} %`} | ${p.connections}${p.bounds.connections === null ? '' : ' (too many)'} |`,
+      `| ${p.managers} | ${int(p.callsPerSecond)} | ${p.ratio.toFixed(2)}× | ${p.binds} | ${bound(p.bounds['manager CPU'])} | ${bound(p.bounds['PostgreSQL CPU'])} | ${bound(p.bounds['WAL flushes/commit latency'])} | ${p.postgresCoresNeeded?.toFixed(2) ?? '—'} | ${p.walBusy === null ? '—' : `${(p.walBusy * 100).toFixed(0)} %`} | ${p.connections}${p.bounds.connections === null ? '' : ' (too many)'} |`,
   )
   .join('\n')}`
 }
@@ -763,7 +765,7 @@ Target: two managers ≥ ${MANAGERS_TARGET_RATIO}× one: ${r.runs[1]!.ratio.toFi
 The model of [docs/deployment.md](../docs/deployment.md#how-far-more-managers-go), fed with the one-manager rounds:
 a manager's CPU per call m = ${micros(i.managerMicros)} µs, PostgreSQL's p = ${micros(i.postgresMicros)} µs, WAL time per call
 w = ${micros(i.walMicros)} µs (${r.walSource}), t = ${i.transactionsPerCall?.toFixed(3) ?? '—'} commits per call, a commit's latency L = ${i.commitMs?.toFixed(3) ?? '—'} ms
-(the probe), ${i.poolPerManager} connections per manager of the ${i.usableConnections ?? '—'} the server takes
+(the probe), N = ${i.inFlight} calls in flight (the bench's connections), each waiting for ${i.commitsInTurn} commits in turn, ${i.poolPerManager} connections per manager of the ${i.usableConnections ?? '—'} the server takes
 (max_connections ${s.maxConnections} less ${s.reservedConnections} reserved). Each manager on a core of its own, PostgreSQL on ${PROJECTION_POSTGRES_CORES}.
 
 ${projectionTable(r)}

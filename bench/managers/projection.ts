@@ -1,5 +1,5 @@
 /** The resources a deployment of several managers on one PostgreSQL can run out of. */
-export type Resource = 'manager CPU' | 'PostgreSQL CPU' | 'WAL flushes' | 'commit latency' | 'connections'
+export type Resource = 'manager CPU' | 'PostgreSQL CPU' | 'WAL flushes/commit latency' | 'connections'
 
 /** What one audited call costs, measured with one manager (see docs/deployment.md#how-far-more-managers-go). */
 export interface ProjectionInputs {
@@ -13,6 +13,10 @@ export interface ProjectionInputs {
   transactionsPerCall: number | null
   /** L: one commit's latency seen from a client (round trip and WAL flush), ms. */
   commitMs: number | null
+  /** N: calls in flight (the clients' concurrency). */
+  inFlight: number
+  /** Commits a call waits for one after another: its running row before the skill runs, its final row before the answer. */
+  commitsInTurn: number
   /** Connections each manager's pool may open. */
   poolPerManager: number
   /** Connections the server takes from non-superusers (max_connections − superuser_reserved_connections). */
@@ -32,7 +36,7 @@ export interface Projection {
   bounds: Record<Resource, number | null>
   /** Cores PostgreSQL would need to keep pace with these managers at full speed. */
   postgresCoresNeeded: number | null
-  /** Share of the time WAL is being written or flushed at the projected rate (1 = always). */
+  /** Share of the time WAL is being written or flushed at the projected rate, at the batching measured (1 = always). */
   walBusy: number | null
   connections: number
 }
@@ -42,22 +46,22 @@ export interface Projection {
  * and PostgreSQL on `postgresCores` cores of its own: the least of what each resource allows.
  * - manager CPU: n × 10⁶ / m
  * - PostgreSQL CPU: cores × 10⁶ / p
- * - WAL flushes: 10⁶ / w (PostgreSQL writes and flushes WAL one flush at a time)
- * - commit latency: n × 1000 / (L × t) (each manager's audit writer has one commit in flight)
+ * - WAL flushes/commit latency: N × 1000 / (2 × L): N calls in flight, each waiting for its two
+ *   commits in turn (Little's law); more managers don't raise it, more calls in flight do
  * - connections: the managers whose whole pool fits in the server's connections, × 10⁶ / m
- * The WAL and commit bounds hold the batching measured with one manager; under more load batches
- * grow and those costs per call shrink, so both bounds are conservative.
+ * WAL busy (rate × w) is not a bound: PostgreSQL flushes WAL one flush at a time, and when the
+ * flushes fill the time, each carries more commits (and each manager's commit more calls), so w
+ * shrinks as the load grows, at the price of latency, which the commit bound counts.
  */
 export function project(inputs: ProjectionInputs, counts: number[] = [1, 2, 4, 8]): Projection[] {
-  const { managerMicros: m, postgresMicros: p, walMicros: w, transactionsPerCall: t, commitMs: l } = inputs
+  const { managerMicros: m, postgresMicros: p, walMicros: w, commitMs: l } = inputs
   const one = (n: number) => {
     const connections = n * inputs.poolPerManager
     const fitting = inputs.usableConnections === null ? n : Math.min(n, Math.floor(inputs.usableConnections / inputs.poolPerManager))
     const bounds: Record<Resource, number | null> = {
       'manager CPU': (n * 1e6) / m,
       'PostgreSQL CPU': p === null || p <= 0 ? null : (inputs.postgresCores * 1e6) / p,
-      'WAL flushes': w === null || w <= 0 ? null : 1e6 / w,
-      'commit latency': l === null || t === null || l <= 0 || t <= 0 ? null : (n * 1000) / (l * t),
+      'WAL flushes/commit latency': l === null || l <= 0 ? null : (inputs.inFlight * 1000) / (inputs.commitsInTurn * l),
       connections: fitting >= n ? null : (fitting * 1e6) / m,
     }
     let binds: Resource = 'manager CPU'
