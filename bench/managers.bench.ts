@@ -1,4 +1,3 @@
-import { parseTargetRows, type BenchSection } from './section.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -7,7 +6,16 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createTestDatabase, startTempPostgres, type TempPostgres } from '../src/test-support/postgres.js'
-import { postgresMark, probeCommits, serverFacts, walPerCall, type CommitProbe, type PostgresMark, type ServerFacts, type WalPerCall } from './managers/postgres-stats.js'
+import {
+  postgresMark,
+  probeCommits,
+  serverFacts,
+  walPerCall,
+  type CommitProbe,
+  type PostgresMark,
+  type ServerFacts,
+  type WalPerCall,
+} from './managers/postgres-stats.js'
 import {
   MICROS_PER_TICK,
   TICKS_PER_SECOND,
@@ -20,7 +28,8 @@ import {
   type PostgresTicks,
 } from './managers/proc.js'
 import { project, type Projection, type ProjectionInputs } from './managers/projection.js'
-import { round } from './support.js'
+import { verdict, type BenchSection, type TargetRow, type Verdict } from './section.js'
+import { round, spread } from './support.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
@@ -196,7 +205,11 @@ async function startManager(dir: string, index: number, config: string, database
     child.once('exit', (code) => reject(new Error(`manager ${index} exited (${code}) before it listened: ${out.trim()}`)))
   })
   try {
-    return await within(listening, LISTEN_DEADLINE_MS, () => `manager ${index} did not listen within ${LISTEN_DEADLINE_MS / 1000} s; its output: ${out.trim() || '(none)'}`)
+    return await within(
+      listening,
+      LISTEN_DEADLINE_MS,
+      () => `manager ${index} did not listen within ${LISTEN_DEADLINE_MS / 1000} s; its output: ${out.trim() || '(none)'}`,
+    )
   } catch (error) {
     child.kill('SIGKILL')
     throw error
@@ -220,11 +233,12 @@ async function stopManager(manager: Manager): Promise<string | null> {
 
 /** Calls this manager has finished ok, from its own /metrics. */
 async function finishedCalls(manager: Manager, key: string): Promise<number> {
-  const response = await fetch(`${manager.url}/metrics`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(SCRAPE_DEADLINE_MS) }).catch(
-    (error: Error) => {
-      throw new Error(`manager ${manager.index}: /metrics did not answer within ${SCRAPE_DEADLINE_MS / 1000} s: ${error.message}`)
-    },
-  )
+  const response = await fetch(`${manager.url}/metrics`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(SCRAPE_DEADLINE_MS),
+  }).catch((error: Error) => {
+    throw new Error(`manager ${manager.index}: /metrics did not answer within ${SCRAPE_DEADLINE_MS / 1000} s: ${error.message}`)
+  })
   if (!response.ok) throw new Error(`manager ${manager.index}: /metrics answered ${response.status}`)
   const text = await response.text()
   const line = text.split('\n').find((l) => l.startsWith('skillplane_calls_total{') && l.includes(`skill="${SKILL}"`) && l.includes('status="ok"'))
@@ -282,7 +296,8 @@ function cpuPerCall(start: CpuMark | null, end: CpuMark | null, calls: number, p
   if (!start || !end || calls === 0) return null
   const perManager = end.managers.map((ticks, i) => ((ticks - start.managers[i]!) * MICROS_PER_TICK) / Math.max(1, perManagerCalls[i]!))
   const managerTicks = end.managers.reduce((sum, ticks, i) => sum + ticks - start.managers[i]!, 0)
-  const pgPart = (pick: (t: PostgresTicks) => number) => (start.postgres && end.postgres ? ((pick(end.postgres) - pick(start.postgres)) * MICROS_PER_TICK) / calls : null)
+  const pgPart = (pick: (t: PostgresTicks) => number) =>
+    start.postgres && end.postgres ? ((pick(end.postgres) - pick(start.postgres)) * MICROS_PER_TICK) / calls : null
   return {
     perManager,
     managers: (managerTicks * MICROS_PER_TICK) / calls,
@@ -355,7 +370,18 @@ async function drive(managers: Manager[], amount: number, probe: Probe): Promise
   }
 }
 
-const FINAL_COLUMNS = ['status', 'result', 'result_truncated', 'error_code', 'error_message', 'finished_at', 'duration_ms', 'approval_id', 'trace_id', 'grant_id']
+const FINAL_COLUMNS = [
+  'status',
+  'result',
+  'result_truncated',
+  'error_code',
+  'error_message',
+  'finished_at',
+  'duration_ms',
+  'approval_id',
+  'trace_id',
+  'grant_id',
+]
 
 /** A copy of audit_calls and the audit repository's upsert into it, with a running and a final row of a real call. */
 async function floorTable(pool: pg.Pool | pg.Client): Promise<{ running: (id: string) => [string, unknown[]]; final: (id: string) => [string, unknown[]] }> {
@@ -408,7 +434,9 @@ async function measureFloor(url: string, probe: Probe, managers: number): Promis
     const client = process.cpuUsage(startClient)
     const endTicks = ticks()
     const postgresCores =
-      startTicks && endTicks ? round((endTicks.backends + endTicks.background - startTicks.backends - startTicks.background) / TICKS_PER_SECOND / seconds, 2) : null
+      startTicks && endTicks
+        ? round((endTicks.backends + endTicks.background - startTicks.backends - startTicks.background) / TICKS_PER_SECOND / seconds, 2)
+        : null
     await pool.query('drop table bench_floor_calls')
     return { callsPerSecond: round(calls / seconds), postgresCores, clientCores: round((client.user + client.system) / 1e6 / seconds, 2) }
   } finally {
@@ -539,7 +567,8 @@ function notMeasurableHere(cores: number, load: [number, number], coresNeeded: n
   const busiest = Math.max(...load)
   if (busiest > cores) reasons.push(`the load average (${load.map((l) => l.toFixed(2)).join(' before, ')} after) is above the ${cores} cores`)
   if (coresNeeded === null) reasons.push('the CPU per call was not measured (no /proc), so the cores the target needs are unknown')
-  else if (coresNeeded > cores) reasons.push(`two managers, PostgreSQL and the load generator need ${coresNeeded.toFixed(1)} cores at the target rate, and there are ${cores}`)
+  else if (coresNeeded > cores)
+    reasons.push(`two managers, PostgreSQL and the load generator need ${coresNeeded.toFixed(1)} cores at the target rate, and there are ${cores}`)
   return reasons.length === 0 ? null : reasons.join('; ')
 }
 
@@ -588,7 +617,9 @@ export async function runManagersBench(log: (line: string) => void = () => {}): 
         const last = rounds[n - 1]!.at(-1)?.callsPerSecond ?? (warm.callsPerSecond * n) / 3
         const result = await run(n, Math.max(1_000, Math.round(last * RUN_SECONDS)))
         rounds[n - 1]!.push(result)
-        log(`  round ${r + 1}, ${n} manager${n > 1 ? 's' : ''}: ${Math.round(result.callsPerSecond)} calls/s, load ${result.load.map((l) => l.toFixed(2)).join(' → ')}`)
+        log(
+          `  round ${r + 1}, ${n} manager${n > 1 ? 's' : ''}: ${Math.round(result.callsPerSecond)} calls/s, load ${result.load.map((l) => l.toFixed(2)).join(' → ')}`,
+        )
       }
     }
     const runs: ManagersRun[] = []
@@ -596,13 +627,13 @@ export async function runManagersBench(log: (line: string) => void = () => {}): 
       const mine = rounds[n - 1]!
       const rate = median(mine.map((m) => m.callsPerSecond))
       const middle = mine.find((m) => m.callsPerSecond === rate)!
-      const ratios = mine.map((m, r) => m.callsPerSecond / rounds[0]![r]!.callsPerSecond)
+      const ratios = spread(mine.map((m, r) => m.callsPerSecond / rounds[0]![r]!.callsPerSecond))
       runs.push({
         managers: n,
         requests: mine.reduce((sum, m) => sum + m.requests, 0),
         callsPerSecond: round(rate),
-        ratio: round(median(ratios), 2),
-        ratioMin: round(Math.min(...ratios), 2),
+        ratio: round(ratios.median, 2),
+        ratioMin: round(ratios.min, 2),
         roundRates: mine.map((m) => round(m.callsPerSecond)),
         latencyP50Ms: middle.report.latency.p50,
         latencyP99Ms: middle.report.latency.p99,
@@ -662,8 +693,11 @@ export function printManagers(r: ManagersBenchResult, log: (line: string) => voi
         `WAL ${micros(run.wal.walMicros)} µs, ${run.wal.syncs?.toFixed(3) ?? '—'} flushes, ${run.wal.transactions.toFixed(3)} commits per call; plain pg, two commits a call: ${int(run.floor.callsPerSecond)} calls/s`,
     )
   }
-  log(`  commit probe: ${r.probe.commitMs.toFixed(3)} ms a commit, ${r.probe.roundTripMs.toFixed(3)} ms a round trip, ${r.probe.syncsPerCommit.toFixed(2)} flushes a commit`)
-  for (const p of r.projections) log(`  projected, ${p.managers} manager(s) on dedicated cores: ${int(p.callsPerSecond)} calls/s (${p.ratio.toFixed(2)}×), bound by ${p.binds}`)
+  log(
+    `  commit probe: ${r.probe.commitMs.toFixed(3)} ms a commit, ${r.probe.roundTripMs.toFixed(3)} ms a round trip, ${r.probe.syncsPerCommit.toFixed(2)} flushes a commit`,
+  )
+  for (const p of r.projections)
+    log(`  projected, ${p.managers} manager(s) on dedicated cores: ${int(p.callsPerSecond)} calls/s (${p.ratio.toFixed(2)}×), bound by ${p.binds}`)
   log(`  verdict: ${r.notMeasurable ? `not measurable here (${r.notMeasurable})` : 'measured'}`)
   const a = r.audit
   log(
@@ -672,7 +706,7 @@ export function printManagers(r: ManagersBenchResult, log: (line: string) => voi
 }
 
 /** The target's verdict: yes/no only where the machine can show it. */
-export function managersVerdict(r: ManagersBenchFigures): 'yes' | 'no' | 'not measurable here' {
+export function managersVerdict(r: ManagersBenchFigures): Verdict {
   if (r.notMeasurable) return 'not measurable here'
   return r.runs[1]!.ratio >= MANAGERS_TARGET_RATIO ? 'yes' : 'no'
 }
@@ -688,13 +722,18 @@ function targetFigure(r: ManagersBenchFigures): string {
   )
 }
 
-export function managersTargetRows(r: ManagersBenchResult): string[] {
-  if ('skipped' in r) return [`| two managers ≥ ${MANAGERS_TARGET_RATIO}× one manager's audited calls/s | not measured: ${r.skipped} | — |`]
+export function managersTargets(r: ManagersBenchResult): TargetRow[] {
+  const target = `two managers ≥ ${MANAGERS_TARGET_RATIO}× one manager's audited calls/s (PostgreSQL)`
+  if ('skipped' in r) return [{ target, figure: `not measured: ${r.skipped}`, verdict: 'not measurable here' }]
   const a = r.audit
-  const verdict = managersVerdict(r)
   return [
-    `| two managers ≥ ${MANAGERS_TARGET_RATIO}× one manager's audited calls/s (PostgreSQL) | ${targetFigure(r)} | ${verdict === 'not measurable here' ? verdict : yesNo(verdict === 'yes')} |`,
-    `| several managers: every 2xx has its ok row, none twice | ${int(a.byStatus.ok ?? 0)} ok rows for ${int(a.responses)} responses, ${a.lost} lost, ${a.extra} extra | ${yesNo(a.complete)} |`,
+    { target, figure: targetFigure(r), verdict: managersVerdict(r) },
+    {
+      target: 'several managers: every 2xx has its ok row, none twice',
+      figure: `${int(a.byStatus.ok ?? 0)} ok rows for ${int(a.responses)} responses, ${a.lost} lost, ${a.extra} extra`,
+      verdict: verdict(a.complete),
+      fact: true,
+    },
   ]
 }
 
@@ -710,19 +749,16 @@ ${r.projections
   .join('\n')}`
 }
 
-/** The section of results.md. */
-export function managersReport(r: ManagersBenchResult): string {
-  const title = '## Several managers on one PostgreSQL'
-  if ('skipped' in r) return `${title}\n\nNot measured in this run: ${r.skipped}.`
+/** The section's markdown, below its heading in results.md. */
+export function managersBody(r: ManagersBenchResult): string {
+  if ('skipped' in r) return `Not measured in this run: ${r.skipped}.`
   const cores = (c: CpuShares | null, pick: (c: CpuShares) => number) => (c ? pick(c).toFixed(2) : '—')
   const a = r.audit
   const s = r.server
   const p = r.probe
   const i = r.inputs
   const verdict = managersVerdict(r)
-  return `${title}
-
-Three real \`skillplane serve\` processes (the same config: one no-op \`safe\` skill), each with its
+  return `Three real \`skillplane serve\` processes (the same config: one no-op \`safe\` skill), each with its
 own data dir, on one fresh database of PostgreSQL ${s.version} (${s.source}; fsync ${s.fsync ? 'on' : 'off'}, synchronous_commit ${s.synchronousCommit},
 wal_sync_method ${s.walSyncMethod}, track_wal_io_timing ${s.walTiming ? 'on' : 'off'}). One autocannon process drives
 \`POST /api/skills/{key}/invoke\` with ${r.connections} connections spread round-robin over the first one, two or three
@@ -778,18 +814,12 @@ rows by status ${Object.entries(a.byStatus)
 extra (ok rows beyond the responses, or a call id twice): ${a.extra}. Complete: ${yesNo(a.complete)}.`
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runManagersBench((line) => console.log(line))
-  printManagers(result)
-  console.log(managersReport(result))
-}
-
 export const managersSection: BenchSection = {
   name: 'managers',
   title: 'Several managers on one PostgreSQL',
   async run(log) {
-    const r = await runManagersBench()
+    const r = await runManagersBench(log)
     printManagers(r, log)
-    return { targets: parseTargetRows(managersTargetRows(r), /every 2xx/), body: managersReport(r) }
+    return { targets: managersTargets(r), body: managersBody(r) }
   },
 }
