@@ -10,6 +10,8 @@ import {
   postgresMark,
   probeCommits,
   serverFacts,
+  markDelta,
+  sumMarks,
   walPerCall,
   type CommitProbe,
   type PostgresMark,
@@ -69,7 +71,7 @@ export interface CpuShares {
   waitingForCpu: number | null
 }
 
-/** CPU per audited call, µs, medians over the rounds. */
+/** CPU per audited call, µs: a configuration's rounds summed, then divided. */
 export interface CpuPerCall {
   /** Each manager's CPU ÷ the calls it answered (its /metrics count), in order. */
   perManager: number[]
@@ -98,7 +100,7 @@ export interface ManagersRun {
   /** Averaged over the rounds. */
   cpu: CpuShares | null
   perCall: CpuPerCall | null
-  /** WAL and commits per call, medians over the rounds. */
+  /** WAL and commits per call: the rounds summed, then divided. */
   wal: WalPerCall
   /** 1-minute load average before the first round and after the last. */
   load: [number, number]
@@ -292,26 +294,61 @@ function cpuShares(start: CpuMark | null, end: CpuMark | null): CpuShares | null
   }
 }
 
-function cpuPerCall(start: CpuMark | null, end: CpuMark | null, calls: number, perManagerCalls: number[]): CpuPerCall | null {
-  if (!start || !end || calls === 0) return null
-  const perManager = end.managers.map((ticks, i) => ((ticks - start.managers[i]!) * MICROS_PER_TICK) / Math.max(1, perManagerCalls[i]!))
-  const managerTicks = end.managers.reduce((sum, ticks, i) => sum + ticks - start.managers[i]!, 0)
-  const pgPart = (pick: (t: PostgresTicks) => number) =>
-    start.postgres && end.postgres ? ((pick(end.postgres) - pick(start.postgres)) * MICROS_PER_TICK) / calls : null
+/** CPU ticks and calls that moved during a run, to be summed over rounds before dividing. */
+interface TickDelta {
+  managers: number[]
+  managerCalls: number[]
+  children: number
+  postgres: PostgresTicks | null
+  calls: number
+}
+
+function tickDelta(start: CpuMark | null, end: CpuMark | null, calls: number, managerCalls: number[]): TickDelta | null {
+  if (!start || !end) return null
   return {
-    perManager,
-    managers: (managerTicks * MICROS_PER_TICK) / calls,
-    loadGenerator: ((end.children - start.children) * MICROS_PER_TICK) / calls,
-    postgresBackends: pgPart((t) => t.backends),
-    postgresBackground: pgPart((t) => t.background),
+    managers: end.managers.map((ticks, i) => ticks - start.managers[i]!),
+    managerCalls,
+    children: end.children - start.children,
+    postgres:
+      start.postgres && end.postgres
+        ? { backends: end.postgres.backends - start.postgres.backends, background: end.postgres.background - start.postgres.background }
+        : null,
+    calls,
+  }
+}
+
+// Ticks are 10 ms: a configuration's rounds are summed before dividing, so a short round's rounding does not swing its figure.
+function cpuPerCall(deltas: Array<TickDelta | null>): CpuPerCall | null {
+  if (deltas.length === 0 || deltas.some((d) => d === null)) return null
+  const all = deltas as TickDelta[]
+  const sum = (pick: (d: TickDelta) => number) => all.reduce((total, d) => total + pick(d), 0)
+  const calls = Math.max(
+    1,
+    sum((d) => d.calls),
+  )
+  const pg = all.every((d) => d.postgres !== null)
+  return {
+    perManager: all[0]!.managers.map(
+      (_, i) =>
+        (sum((d) => d.managers[i]!) * MICROS_PER_TICK) /
+        Math.max(
+          1,
+          sum((d) => d.managerCalls[i]!),
+        ),
+    ),
+    managers: (sum((d) => d.managers.reduce((a, b) => a + b, 0)) * MICROS_PER_TICK) / calls,
+    loadGenerator: (sum((d) => d.children) * MICROS_PER_TICK) / calls,
+    postgresBackends: pg ? (sum((d) => d.postgres!.backends) * MICROS_PER_TICK) / calls : null,
+    postgresBackground: pg ? (sum((d) => d.postgres!.background) * MICROS_PER_TICK) / calls : null,
   }
 }
 
 interface LoadRun {
   report: AutocannonReport
   cpu: CpuShares | null
-  perCall: CpuPerCall | null
-  wal: WalPerCall
+  ticks: TickDelta | null
+  /** What PostgreSQL's counters moved by. */
+  moved: PostgresMark
   load: [number, number]
 }
 
@@ -359,13 +396,13 @@ async function drive(managers: Manager[], amount: number, probe: Probe): Promise
   return {
     report,
     cpu: cpuShares(start, end),
-    perCall: cpuPerCall(
+    ticks: tickDelta(
       start,
       end,
       calls,
       callsAfter.map((after, i) => after - callsBefore[i]!),
     ),
-    wal: walPerCall(pgStart, pgEnd, Math.max(1, calls), probe.timing),
+    moved: markDelta(pgStart, pgEnd),
     load: [loadBefore, loadavg()[0]!],
   }
 }
@@ -497,7 +534,6 @@ async function openServer(): Promise<{ url: string; source: string; own: TempPos
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const medianOrNull = (xs: Array<number | null>) => (xs.some((x) => x === null) ? null : median(xs as number[]))
 
 function average(shares: Array<CpuShares | null>): CpuShares | null {
   if (shares.some((s) => s === null)) return null
@@ -509,27 +545,6 @@ function average(shares: Array<CpuShares | null>): CpuShares | null {
     postgres: mean((s) => s.postgres),
     machine: mean((s) => s.machine),
     waitingForCpu: stalls.some((w) => w === null) ? null : mean((s) => s.waitingForCpu!),
-  }
-}
-
-function medianPerCall(rounds: Array<CpuPerCall | null>): CpuPerCall | null {
-  if (rounds.some((r) => r === null)) return null
-  const all = rounds as CpuPerCall[]
-  return {
-    perManager: all[0]!.perManager.map((_, i) => median(all.map((r) => r.perManager[i]!))),
-    managers: median(all.map((r) => r.managers)),
-    loadGenerator: median(all.map((r) => r.loadGenerator)),
-    postgresBackends: medianOrNull(all.map((r) => r.postgresBackends)),
-    postgresBackground: medianOrNull(all.map((r) => r.postgresBackground)),
-  }
-}
-
-function medianWal(rounds: WalPerCall[]): WalPerCall {
-  return {
-    syncs: medianOrNull(rounds.map((r) => r.syncs)),
-    walMicros: medianOrNull(rounds.map((r) => r.walMicros)),
-    bytes: median(rounds.map((r) => r.bytes)),
-    transactions: median(rounds.map((r) => r.transactions)),
   }
 }
 
@@ -638,8 +653,15 @@ export async function runManagersBench(log: (line: string) => void = () => {}): 
         latencyP50Ms: middle.report.latency.p50,
         latencyP99Ms: middle.report.latency.p99,
         cpu: average(mine.map((m) => m.cpu)),
-        perCall: medianPerCall(mine.map((m) => m.perCall)),
-        wal: medianWal(mine.map((m) => m.wal)),
+        perCall: cpuPerCall(mine.map((m) => m.ticks)),
+        wal: walPerCall(
+          sumMarks(mine.map((m) => m.moved)),
+          Math.max(
+            1,
+            mine.reduce((sum, m) => sum + m.requests, 0),
+          ),
+          probe.timing,
+        ),
         load: [mine[0]!.load[0], mine.at(-1)!.load[1]],
         floor: await measureFloor(url, probe, n),
       })
@@ -767,7 +789,7 @@ of requests (about ${RUN_SECONDS} s), all answered before the next starts, and $
 that a neighbour's load falls on every configuration alike. Figures are the median round's (each
 round's calls/s in the last column; the ratio is each round's ratio to that round's one-manager figure, median and least).
 CPU is read from /proc over each run: in cores (1.00 = one core busy all along), averaged, and per
-audited call, the median round's. A manager's CPU per call is its process's CPU ÷ the calls its own
+audited call, a configuration's rounds summed before dividing (the ticks are 10 ms). A manager's CPU per call is its process's CPU ÷ the calls its own
 \`/metrics\` counted; PostgreSQL's is its backends serving this database plus its background
 processes (WAL writer, checkpointer, autovacuum). Every call commits its \`running\` row before the
 skill runs and its final row before the answer (each manager batching concurrent calls' rows into one

@@ -71,7 +71,36 @@ export async function postgresMark(client: pg.Client): Promise<PostgresMark> {
   }
 }
 
-/** WAL and commits per call between two marks. */
+/** What moved between two marks: `end` − `start`, field by field. */
+export function markDelta(start: PostgresMark, end: PostgresMark): PostgresMark {
+  return {
+    walWrites: end.walWrites - start.walWrites,
+    walSyncs: end.walSyncs - start.walSyncs,
+    walWriteMs: end.walWriteMs - start.walWriteMs,
+    walSyncMs: end.walSyncMs - start.walSyncMs,
+    auditInserts: end.auditInserts - start.auditInserts,
+    walBytes: end.walBytes - start.walBytes,
+    nextXid: end.nextXid - start.nextXid,
+  }
+}
+
+export function sumMarks(marks: PostgresMark[]): PostgresMark {
+  const zero: PostgresMark = { walWrites: 0, walSyncs: 0, walWriteMs: 0, walSyncMs: 0, auditInserts: 0, walBytes: 0n, nextXid: 0n }
+  return marks.reduce(
+    (sum, m) => ({
+      walWrites: sum.walWrites + m.walWrites,
+      walSyncs: sum.walSyncs + m.walSyncs,
+      walWriteMs: sum.walWriteMs + m.walWriteMs,
+      walSyncMs: sum.walSyncMs + m.walSyncMs,
+      auditInserts: sum.auditInserts + m.auditInserts,
+      walBytes: sum.walBytes + m.walBytes,
+      nextXid: sum.nextXid + m.nextXid,
+    }),
+    zero,
+  )
+}
+
+/** WAL and commits per call. */
 export interface WalPerCall {
   /** WAL flushes per call: pg_stat_wal's wal_sync ÷ audit rows inserted over the same statistics flushes. */
   syncs: number | null
@@ -83,15 +112,16 @@ export interface WalPerCall {
   transactions: number
 }
 
-export function walPerCall(start: PostgresMark, end: PostgresMark, calls: number, timing: boolean): WalPerCall {
+/** Per call, from what moved (markDelta) while `calls` calls were answered. */
+export function walPerCall(moved: PostgresMark, calls: number, timing: boolean): WalPerCall {
   // Ratios of statistics flushed together: a round's last second may be flushed during the next
   // round, but its inserts and its WAL move over together.
-  const inserts = end.auditInserts - start.auditInserts
+  const inserts = moved.auditInserts
   return {
-    syncs: inserts > 0 ? (end.walSyncs - start.walSyncs) / inserts : null,
-    walMicros: timing && inserts > 0 ? ((end.walWriteMs - start.walWriteMs + end.walSyncMs - start.walSyncMs) * 1000) / inserts : null,
-    bytes: Number(end.walBytes - start.walBytes) / calls,
-    transactions: Number(end.nextXid - start.nextXid) / calls,
+    syncs: inserts > 0 ? moved.walSyncs / inserts : null,
+    walMicros: timing && inserts > 0 ? ((moved.walWriteMs + moved.walSyncMs) * 1000) / inserts : null,
+    bytes: Number(moved.walBytes) / calls,
+    transactions: Number(moved.nextXid) / calls,
   }
 }
 
