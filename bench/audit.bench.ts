@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { cpus, loadavg, tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -167,6 +167,8 @@ async function measure(baseUrl: string, key: string, values: Record<Kind, string
     log(`    ${filter} (${matching ? 'matching' : 'not matching'}): ${figure.ms.toFixed(2)} ms, ${figure.cpuMs.toFixed(2)} ms CPU, ${rows} rows`)
     return figure
   }
+  // The process's first requests compile the HTTP, auth and query paths: not a filter's cost.
+  for (let i = 0; i < 20; i++) await get({})
   const figures: AuditFilterFigure[] = []
   const unfiltered = await time('none', true, {})
   const missing: Record<Kind, string> = {
@@ -264,15 +266,12 @@ const TARGET_MS = 10
 export function auditTargetRows(r: AuditBenchResult): TargetRow[] {
   const slowest = r.filters.reduce((a, b) => (b.ms > a.ms ? b : a))
   const cpuSlowest = r.filters.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a))
-  const cores = cpus().length
-  // On shared cores the wall clock says how busy the machine was; the CPU time still says what a request costs.
-  const loaded = Math.max(r.load.before[0]!, r.load.after[0]!) > cores
-  const met = (loaded ? cpuSlowest.cpuMs : slowest.ms) < TARGET_MS
   return [
     {
       target: `every audit filter and pair, matching or not: first page under ${TARGET_MS} ms (${r.rows.toLocaleString('en-US')} rows, ${r.dialect}, over HTTP)`,
       figure: `slowest ${slowest.ms.toFixed(2)} ms (${slowest.filter}, ${slowest.matching ? 'matching' : 'not matching'}); most CPU ${cpuSlowest.cpuMs.toFixed(2)} ms (${cpuSlowest.filter})`,
-      verdict: met ? 'yes' : loaded ? 'not measurable here' : 'no',
+      // Judged on the wall clock; the harness says "not measurable here" for a miss on shared cores, where the CPU time still tells.
+      verdict: slowest.ms < TARGET_MS ? 'yes' : 'no',
     },
   ]
 }
