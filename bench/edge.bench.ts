@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,12 +22,19 @@ const FLEET = { edges: 100, heartbeatMs: 500, beatsPerWindow: 10, windows: 2 }
 // The manager's own tick (src/plane/liveness.ts), which reloads the edge directory, and the edges' default heartbeat.
 const LIVENESS_MS = 5_000
 const DEFAULT_HEARTBEAT_MS = 10_000
+const FLEET_DEADLINE_MS = 15 * 60_000
 
 export interface EdgeModeFigures {
   inFlight: number
+  /** Medians over the alternating rounds. */
   skillplanePerSecond: number
   barePerSecond: number
+  /** skillplane ÷ bare, the median of the rounds' ratios (each round measures both sides back to back). */
   ratio: number
+  ratioMin: number
+  rounds: number
+  /** CPU time per call (user + system), all rounds together: the part of the figures that load barely moves. */
+  cpu: TunnelCpu
   /** The same pipeline running a manager-scope no-op: its audit commits are the bulk of an edge call. */
   pipelinePerSecond: number
   /** Pipeline and bare echo one after the other (their times added): what the edge call would cost with a free tunnel. */
@@ -36,10 +43,29 @@ export interface EdgeModeFigures {
   ofFloor: number
 }
 
-/** A call made on another manager, relayed through the database to the one holding the edge, mean ms, against the same call on the holder. */
+export interface TunnelCpu {
+  /** This process (the manager, and the caller in it) per edge call. */
+  managerMicros: number
+  /** The `skillplane edge` process per edge call (from /proc, in 10 ms ticks: summed over every round). */
+  edgeMicros: number
+  /** This process per bare echo call (the ws server and its caller). */
+  bareServerMicros: number
+  /** The echoing child per bare call. */
+  bareEchoMicros: number
+}
+
+/** A call made on another manager, relayed through the database to the one holding the edge, against the same call on the holder. */
 export interface RelayFigures {
+  /** Medians of the rounds' means, ms per call. */
   relayedMs: number
   localMs: number
+  /** relayed ÷ local per round (each round measures both, alternating which goes first). */
+  ratioMin: number
+  ratioMedian: number
+  rounds: number
+  /** This process's CPU (both managers live in it) per relayed and per local call, µs. */
+  relayedCpuMicros: number
+  localCpuMicros: number
 }
 
 /** The manager of the many-edges measurement in one state: memory after GC, CPU per heartbeat round. */
@@ -97,9 +123,10 @@ export interface EdgeBenchResult {
   calls: number
   sequential: EdgeModeFigures
   concurrent: EdgeModeFigures
-  /** Relayed through SQLite (another process on the same file, as `skillplane invoke --edge` is). */
+  /** Relayed through SQLite (another manager on the same file, as `skillplane invoke --edge` is). */
   relayedMs: number
   localMs: number
+  sqliteRelay: RelayFigures
   /** Relayed through PostgreSQL between two managers, or why it was not measured. */
   postgres: RelayFigures | { skipped: string }
   fleet: FleetFigures
@@ -116,8 +143,46 @@ async function rate(call: (n: number) => Promise<unknown>, calls: number, inFlig
   return (calls / (performance.now() - start)) * 1000
 }
 
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+// /proc/PID/stat's utime and stime are in clock ticks (USER_HZ, 100 on Linux).
+const TICK_MICROS = 10_000
+
+/** User + system CPU a child process has used, µs (Linux /proc; 0 elsewhere). */
+function childCpuMicros(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS
+  } catch {
+    return 0
+  }
+}
+
+function ownCpuMicros(): number {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+
+/**
+ * Wait for a condition itself, looking again every 20 ms until it holds or the deadline passes
+ * (minutes: a loaded machine is slow, not broken); says how long it took.
+ */
+async function waitFor(check: () => boolean, what: string, log: (line: string) => void, timeoutMs = 300_000): Promise<void> {
+  const start = performance.now()
+  while (!check()) {
+    if (performance.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  log(`  ${what}: after ${((performance.now() - start) / 1000).toFixed(2)} s`)
+}
+
 /** The bare reference: a ws server in this process and an echoing client process, the edge's topology. */
-async function startBareEcho(): Promise<{ call(n: number): Promise<unknown>; close(): Promise<void> }> {
+async function startBareEcho(): Promise<{ call(n: number): Promise<unknown>; pid: number | undefined; close(): Promise<void> }> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' })
   await new Promise((r) => wss.once('listening', r))
   const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`
@@ -136,6 +201,7 @@ async function startBareEcho(): Promise<{ call(n: number): Promise<unknown>; clo
   const socket = await connected
   let id = 0
   return {
+    pid: child.pid,
     call: (n) =>
       new Promise((resolve) => {
         const callId = String(++id)
@@ -162,18 +228,28 @@ function writeEdgeConfig(dir: string): string {
 
 /** A real `skillplane edge` process offering the config's no-op, connected to one manager. */
 function spawnEdge(config: string, dataDir: string, manager: string, token: string): ChildProcess {
-  return spawn(process.execPath, [MAIN, '--config', config, '--data-dir', dataDir, 'edge', '--manager', manager, '--log-level', 'error'], {
-    env: { ...process.env, SKILLPLANE_EDGE_TOKEN: token },
-    stdio: 'ignore',
-  })
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${timeoutMs / 1000} s`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
+  // SKILLPLANE_BENCH_EDGE_PROFILE=DIR: the edge writes a CPU profile there when it stops.
+  const profile = process.env.SKILLPLANE_BENCH_EDGE_PROFILE
+  return spawn(
+    process.execPath,
+    [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      MAIN,
+      '--config',
+      config,
+      '--data-dir',
+      dataDir,
+      'edge',
+      '--manager',
+      manager,
+      '--log-level',
+      'error',
+    ],
+    {
+      env: { ...process.env, SKILLPLANE_EDGE_TOKEN: token },
+      stdio: 'ignore',
+    },
+  )
 }
 
 /** Mean ms of n sequential calls of the no-op on this edge, made on this manager. */
@@ -186,8 +262,55 @@ async function timeCalls(target: Skillplane, edgeId: string, n: number): Promise
   return (performance.now() - start) / n
 }
 
+/** Relayed calls (made on `remote`) against local ones (on `holder`), in alternating rounds of n sequential calls a side. */
+async function relayRounds(
+  remote: Skillplane,
+  holder: Skillplane,
+  edgeId: string,
+  n: number,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<RelayFigures> {
+  await timeCalls(remote, edgeId, Math.ceil(n / 4))
+  await timeCalls(holder, edgeId, Math.ceil(n / 4))
+  const relayed: number[] = []
+  const local: number[] = []
+  const cpu = { relayed: 0, local: 0 }
+  const side = async (target: Skillplane, into: number[], key: 'relayed' | 'local') => {
+    const before = ownCpuMicros()
+    into.push(await timeCalls(target, edgeId, n))
+    cpu[key] += ownCpuMicros() - before
+  }
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      await side(remote, relayed, 'relayed')
+      await side(holder, local, 'local')
+    } else {
+      await side(holder, local, 'local')
+      await side(remote, relayed, 'relayed')
+    }
+    log(`  relay round ${round + 1}: relayed ${relayed[round]!.toFixed(2)} ms, same manager ${local[round]!.toFixed(2)} ms`)
+  }
+  const ratios = relayed.map((r, i) => r / local[i]!)
+  return {
+    relayedMs: median(relayed),
+    localMs: median(local),
+    ratioMin: Math.min(...ratios),
+    ratioMedian: median(ratios),
+    rounds,
+    relayedCpuMicros: cpu.relayed / (n * rounds),
+    localCpuMicros: cpu.local / (n * rounds),
+  }
+}
+
 /** A host-scope no-op skill through the whole pipeline to a real `skillplane edge` process, against a bare ws echo. */
-async function runTunnel(dir: string, config: string, calls: number): Promise<Omit<EdgeBenchResult, 'postgres' | 'fleet'>> {
+async function runTunnel(
+  dir: string,
+  config: string,
+  calls: number,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<Omit<EdgeBenchResult, 'postgres' | 'fleet'>> {
   const managerNoop = defineSkill({
     key: 'manager_noop',
     description: 'Returns its input, on the manager',
@@ -203,7 +326,7 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
   const bare = await startBareEcho()
   let other: Skillplane | undefined
   try {
-    await waitFor(() => plane.sources.edges.get('bench')?.online === true && plane.skills.get('edge_noop') !== undefined, 'the bench edge connecting')
+    await waitFor(() => plane.sources.edges.get('bench')?.online === true && plane.skills.get('edge_noop') !== undefined, 'the bench edge connecting', log)
     const ours = async (n: number) => {
       const envelope = await plane.invoke('edge_noop', { n }, { caller: BENCH_CALLER, edgeId: 'bench' })
       if (!envelope.ok) throw new Error(`edge call failed: ${JSON.stringify(envelope.error)}`)
@@ -212,26 +335,56 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
       const envelope = await plane.invoke('manager_noop', { n }, { caller: BENCH_CALLER })
       if (!envelope.ok) throw new Error(`manager call failed: ${JSON.stringify(envelope.error)}`)
     }
+    // Rate and CPU of one side's round: this process's CPU, and the child's that answers it.
+    const measure = async (call: (n: number) => Promise<unknown>, n: number, inFlight: number, child: number | undefined) => {
+      const [own, theirs] = [ownCpuMicros(), childCpuMicros(child)]
+      const perSecond = await rate(call, n, inFlight)
+      return { perSecond, own: ownCpuMicros() - own, child: childCpuMicros(child) - theirs }
+    }
     const mode = async (inFlight: number): Promise<EdgeModeFigures> => {
       await rate(bare.call, 300, inFlight)
       await rate(ours, 300, inFlight)
       await rate(pipelineOnly, 300, inFlight)
+      const perRound = Math.round(calls / rounds)
       const ourRates: number[] = []
       const bareRates: number[] = []
       const pipelineRates: number[] = []
-      for (let round = 0; round < 4; round++) {
-        bareRates.push(await rate(bare.call, calls / 4, inFlight))
-        ourRates.push(await rate(ours, calls / 4, inFlight))
-        pipelineRates.push(await rate(pipelineOnly, calls / 4, inFlight))
+      const ratios: number[] = []
+      const cpu = { manager: 0, edge: 0, bareServer: 0, bareEcho: 0 }
+      for (let round = 0; round < rounds; round++) {
+        // Alternate which side goes first, so neither always gets the machine in the same state.
+        const bareFirst = round % 2 === 0
+        const first = bareFirst ? await measure(bare.call, perRound, inFlight, bare.pid) : await measure(ours, perRound, inFlight, edge.pid)
+        const second = bareFirst ? await measure(ours, perRound, inFlight, edge.pid) : await measure(bare.call, perRound, inFlight, bare.pid)
+        const [b, o] = bareFirst ? [first, second] : [second, first]
+        bareRates.push(b.perSecond)
+        ourRates.push(o.perSecond)
+        ratios.push(o.perSecond / b.perSecond)
+        cpu.manager += o.own
+        cpu.edge += o.child
+        cpu.bareServer += b.own
+        cpu.bareEcho += b.child
+        pipelineRates.push(await rate(pipelineOnly, perRound, inFlight))
+        log(
+          `  ${inFlight} in flight, round ${round + 1}: skillplane ${Math.round(o.perSecond)}/s, bare ${Math.round(b.perSecond)}/s, ${(o.perSecond / b.perSecond).toFixed(3)}×`,
+        )
       }
-      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-      const [skillplanePerSecond, barePerSecond, pipelinePerSecond] = [mean(ourRates), mean(bareRates), mean(pipelineRates)]
+      const total = perRound * rounds
+      const [skillplanePerSecond, barePerSecond, pipelinePerSecond] = [median(ourRates), median(bareRates), median(pipelineRates)]
       const floorPerSecond = 1 / (1 / pipelinePerSecond + 1 / barePerSecond)
       return {
         inFlight,
         skillplanePerSecond,
         barePerSecond,
-        ratio: skillplanePerSecond / barePerSecond,
+        ratio: median(ratios),
+        ratioMin: Math.min(...ratios),
+        rounds,
+        cpu: {
+          managerMicros: cpu.manager / total,
+          edgeMicros: cpu.edge / total,
+          bareServerMicros: cpu.bareServer / total,
+          bareEchoMicros: cpu.bareEcho / total,
+        },
         pipelinePerSecond,
         floorPerSecond,
         ofFloor: skillplanePerSecond / floorPerSecond,
@@ -241,9 +394,10 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
     const concurrent = await mode(16)
     // Another manager on the same SQLite file (what `skillplane invoke --edge` is): its calls are relayed.
     other = await createSkillplane({ config: {}, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }) })
-    const relayedMs = await timeCalls(other, 'bench', 40)
-    const localMs = await timeCalls(plane, 'bench', 200)
-    return { calls, sequential, concurrent, relayedMs, localMs }
+    const remote = other
+    await waitFor(() => remote.sources.edges.get('bench')?.online === true, 'the edge seen from the second manager (SQLite)', log)
+    const sqliteRelay = await relayRounds(remote, plane, 'bench', 40, rounds, log)
+    return { calls, sequential, concurrent, relayedMs: sqliteRelay.relayedMs, localMs: sqliteRelay.localMs, sqliteRelay }
   } finally {
     edge.kill()
     await other?.close()
@@ -289,7 +443,7 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
 }
 
 /** Two managers on one PostgreSQL database, the edge on the first: calls made on the second are relayed (edge_calls + NOTIFY). */
-async function runPostgresRelay(dir: string, config: string): Promise<RelayFigures | { skipped: string }> {
+async function runPostgresRelay(dir: string, config: string, rounds: number, log: (line: string) => void): Promise<RelayFigures | { skipped: string }> {
   const database = await openPostgres()
   if ('skipped' in database) return database
   // One data dir for both: managers sharing a database share its approval secret.
@@ -308,18 +462,10 @@ async function runPostgresRelay(dir: string, config: string): Promise<RelayFigur
     const [a, b] = [holder, caller]
     await waitFor(
       () => b.sources.edges.get('bench-pg')?.managerId === a.status.managerId && b.skills.get('edge_noop') !== undefined,
-      'the edge connecting to the first manager, seen from the second',
+      'the edge connecting to the first manager, seen from the second (PostgreSQL)',
+      log,
     )
-    await timeCalls(b, 'bench-pg', 20)
-    await timeCalls(a, 'bench-pg', 20)
-    const relayed: number[] = []
-    const local: number[] = []
-    for (let round = 0; round < 4; round++) {
-      relayed.push(await timeCalls(b, 'bench-pg', 50))
-      local.push(await timeCalls(a, 'bench-pg', 50))
-    }
-    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length
-    return { relayedMs: mean(relayed), localMs: mean(local) }
+    return await relayRounds(b, a, 'bench-pg', 50, rounds, log)
   } finally {
     edge?.kill()
     await caller?.close()
@@ -330,9 +476,17 @@ async function runPostgresRelay(dir: string, config: string): Promise<RelayFigur
 }
 
 /** One manager (SQLite) in a process of its own with 100 edges connected: memory per edge and the heartbeat's CPU. */
-async function runFleet(dir: string): Promise<FleetFigures> {
+async function runFleet(dir: string, log: (line: string) => void): Promise<FleetFigures> {
   const args = [FLEET.edges, FLEET.heartbeatMs, FLEET.beatsPerWindow, FLEET.windows].map(String)
-  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', FLEET_CHILD, join(dir, 'fleet'), ...args], { timeout: 120_000 })
+  const started = performance.now()
+  // A deadline for a child that hangs, not a wait: the child waits for each of its own conditions.
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--expose-gc', FLEET_CHILD, join(dir, 'fleet'), ...args], {
+    timeout: FLEET_DEADLINE_MS,
+  }).catch((error: Error & { killed?: boolean }) => {
+    throw error.killed ? new Error(`the fleet measurement did not finish in ${FLEET_DEADLINE_MS / 60_000} min: ${error.message}`) : error
+  })
+  for (const line of stderr.split('\n').filter(Boolean)) log(`  ${line}`)
+  log(`  fleet measured in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   const raw = JSON.parse(stdout) as Omit<FleetFigures, 'perEdge' | 'perEdgeAfterFirst' | 'cpu'>
   const share = (from: FleetState, edges: number): EdgeShare => ({
     heapKB: (raw.all.heapUsed - from.heapUsed) / edges / 1024,
@@ -354,13 +508,13 @@ async function runFleet(dir: string): Promise<FleetFigures> {
   }
 }
 
-export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
+export async function runEdgeBench(calls = 3_000, rounds = 4, log: (line: string) => void = console.error): Promise<EdgeBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'skillplane-bench-edge-'))
   try {
     const config = writeEdgeConfig(dir)
-    const tunnel = await runTunnel(dir, config, calls)
-    const postgres = await runPostgresRelay(dir, config)
-    const fleet = await runFleet(dir)
+    const tunnel = await runTunnel(dir, config, calls, rounds, log)
+    const postgres = await runPostgresRelay(dir, config, rounds, log)
+    const fleet = await runFleet(dir, log)
     return { ...tunnel, postgres, fleet }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -368,6 +522,14 @@ export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runEdgeBench()
-  console.log(JSON.stringify(result, null, 2))
+  // `tunnel [CALLS [ROUNDS]]` measures only the round trip and the SQLite relay (for profiling).
+  const [part, calls, rounds] = process.argv.slice(2)
+  if (part === 'tunnel') {
+    const dir = mkdtempSync(join(tmpdir(), 'skillplane-bench-edge-'))
+    try {
+      console.log(JSON.stringify(await runTunnel(dir, writeEdgeConfig(dir), Number(calls ?? 3_000), Number(rounds ?? 4), console.error), null, 2))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  } else console.log(JSON.stringify(await runEdgeBench(), null, 2))
 }
