@@ -88,7 +88,9 @@ export class Edges implements EdgeRouter {
       managerId: options.managerId,
       logger: options.logger,
       signal: options.signal,
-      pollMs: 50,
+      // Without signals (SQLite) a relayed call waits about half the holder's poll, plus a few ms.
+      pollMs: 25,
+      waitPollMs: 5,
       managerAlive: options.managerAlive,
       connection: (id) => this.#hub.connection(id),
       sealer: options.sealer,
