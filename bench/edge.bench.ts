@@ -19,7 +19,7 @@ const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
 const FLEET_CHILD = fileURLToPath(new URL('./edge-fleet.child.mjs', import.meta.url))
 // Heartbeats far more often than the default 10 s, so that a few seconds hold enough rounds to
 // measure; not so often that a busy machine makes an edge miss one (it would be dropped).
-const FLEET = { edges: 100, heartbeatMs: 500, beatsPerWindow: 10, windows: 2 }
+const FLEET = { edges: 100, heartbeatMs: 1_000, beatsPerWindow: 5, windows: 2 }
 // The manager's own tick (src/plane/liveness.ts), which reloads the edge directory, and the edges' default heartbeat.
 const LIVENESS_MS = 5_000
 const DEFAULT_HEARTBEAT_MS = 10_000
