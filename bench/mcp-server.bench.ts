@@ -9,12 +9,25 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { NOOP_KEY, noopWork, openBenchPlane } from './support.js'
+import { alternating, loadAverage, measure, ratios, spread, type Spread } from './per-call.js'
 
 export interface McpServerModeFigures {
   inFlight: number
+  /** Median round. */
   skillplanePerSecond: number
   barePerSecond: number
+  /** skillplane ÷ bare calls/s: the median of the rounds' ratios. */
   ratio: number
+  /** The same ratio over the rounds. */
+  ratios: Spread
+  /** CPU µs per call of this process (client and server share it; the client's part is the same on both sides), median round. */
+  skillplaneCpuMicros: number
+  bareCpuMicros: number
+  /** skillplane ÷ bare CPU per call, over the rounds. */
+  cpuRatios: Spread
+  rounds: number
+  /** The 1- and 5-minute load averages before and after. */
+  load: { before: string; after: string }
 }
 
 export interface McpServerBenchResult {
@@ -23,14 +36,19 @@ export interface McpServerBenchResult {
   concurrent: McpServerModeFigures
 }
 
+// A callId the same length as skillplane's (a ULID), so both answers carry the same bytes.
+const CALL_ID = '01JBENCHBENCHBENCHBENCHBEN'
+
 /**
  * The reference: a bare MCP SDK server exposing the same no-op tool over the same Streamable HTTP
- * transport (stateful sessions, Hono on @hono/node-server), without auth, policy or audit.
+ * transport (stateful sessions in a map, Hono on @hono/node-server), checking a bearer token and
+ * answering the same result bytes (the text rendering and a callId in _meta), without policy or audit.
  */
-async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
+export async function startBareServer(token: string): Promise<{ url: string; close(): Promise<void> }> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
   const app = new Hono()
   app.all('/mcp', async (c) => {
+    if (c.req.header('authorization') !== `Bearer ${token}`) return c.json({ error: 'unauthorized' }, 401)
     const id = c.req.header('mcp-session-id')
     const existing = id ? sessions.get(id) : undefined
     if (existing) return existing.handleRequest(c.req.raw)
@@ -44,7 +62,7 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
     }))
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const data = await noopWork(request.params.arguments as { n: number })
-      return { content: [{ type: 'text', text: JSON.stringify(data, null, 2) }], structuredContent: data }
+      return { content: [{ type: 'text', text: JSON.stringify(data, null, 2) }], _meta: { 'skillplane/callId': CALL_ID } }
     })
     await server.connect(transport)
     return transport.handleRequest(c.req.raw)
@@ -58,7 +76,7 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
   }
 }
 
-async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+async function connect(url: string, headers: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' })
   // The SDK shares one AbortSignal across requests and fetch frees each listener only at GC:
   // a signal of its own per request keeps them apart.
@@ -67,41 +85,50 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   return client
 }
 
-/** Calls per second with `inFlight` calls at a time. */
-async function rate(client: Client, calls: number, inFlight: number): Promise<number> {
-  const start = performance.now()
-  let next = 0
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next++ < calls) {
-        const result = await client.callTool({ name: NOOP_KEY, arguments: { n: next } })
-        if (result.isError) throw new Error(`tools/call failed: ${JSON.stringify(result.content)}`)
-      }
-    }),
-  )
-  return (calls / (performance.now() - start)) * 1000
+function callOf(client: Client): () => Promise<void> {
+  let n = 0
+  return async () => {
+    const result = await client.callTool({ name: NOOP_KEY, arguments: { n: n++ } })
+    if (result.isError) throw new Error(`tools/call failed: ${JSON.stringify(result.content)}`)
+  }
 }
 
-/** MCP tools/call over Streamable HTTP: skillplane's /mcp against the bare SDK server, alternating rounds. */
-export async function runMcpServerBench(calls = 3_000): Promise<McpServerBenchResult> {
+/**
+ * MCP tools/call over Streamable HTTP: skillplane's /mcp against the bare SDK server, in
+ * `rounds` alternating rounds of `calls / rounds` calls a side, sequentially and 16 in flight.
+ */
+export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpServerBenchResult> {
   const bench = await openBenchPlane()
   const http = await startHttpServer(bench.plane, { host: '127.0.0.1', port: 0 })
-  const bare = await startBareServer()
   const { key } = await bench.plane.people.keys.create({ name: 'bench', role: 'admin' }, bench.plane.now())
+  const bare = await startBareServer(key)
   const ours = await connect(`${http.url}/mcp`, { authorization: `Bearer ${key}` })
-  const theirs = await connect(bare.url)
+  const theirs = await connect(bare.url, { authorization: `Bearer ${key}` })
   try {
     const mode = async (inFlight: number): Promise<McpServerModeFigures> => {
-      await rate(theirs, 300, inFlight)
-      await rate(ours, 300, inFlight)
-      const ourRates: number[] = []
-      const bareRates: number[] = []
-      for (let round = 0; round < 4; round++) {
-        bareRates.push(await rate(theirs, calls / 4, inFlight))
-        ourRates.push(await rate(ours, calls / 4, inFlight))
+      const before = loadAverage()
+      const bareCall = callOf(theirs)
+      const ourCall = callOf(ours)
+      await measure(300, inFlight, bareCall)
+      await measure(300, inFlight, ourCall)
+      const per = Math.round(calls / rounds)
+      const r = await alternating(rounds, {
+        bare: () => measure(per, inFlight, bareCall),
+        skillplane: () => measure(per, inFlight, ourCall),
+      })
+      const rate = ratios(r.bare, r.skillplane, (p) => p.ms)
+      return {
+        inFlight,
+        skillplanePerSecond: 1000 / spread(r.skillplane.map((p) => p.ms)).median,
+        barePerSecond: 1000 / spread(r.bare.map((p) => p.ms)).median,
+        ratio: rate.median,
+        ratios: rate,
+        skillplaneCpuMicros: spread(r.skillplane.map((p) => p.cpuMicros)).median,
+        bareCpuMicros: spread(r.bare.map((p) => p.cpuMicros)).median,
+        cpuRatios: ratios(r.skillplane, r.bare, (p) => p.cpuMicros),
+        rounds,
+        load: { before, after: loadAverage() },
       }
-      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-      return { inFlight, skillplanePerSecond: mean(ourRates), barePerSecond: mean(bareRates), ratio: mean(ourRates) / mean(bareRates) }
     }
     return { calls, sequential: await mode(1), concurrent: await mode(16) }
   } finally {

@@ -7,14 +7,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createSkillplane, defineSkill } from '../src/index.js'
 import { BENCH_CALLER } from './support.js'
+import { alternating, loadAverage, measure, ratios, spread, type PerCall, type Spread } from './per-call.js'
 
 export interface McpModeFigures {
   inFlight: number
+  /** Wall ms per call, median round. */
   importedMs: number
   directMs: number
   /** A no-op code skill through the same pipeline: the part of importedMs that is not MCP. */
   pipelineMs: number
+  /** imported ÷ direct wall time: the median of the rounds' ratios. */
   ratio: number
+  ratios: Spread
+  /** CPU µs per call of this process (the SDK client, the pipeline; not the servers' own), median round. */
+  importedCpuMicros: number
+  directCpuMicros: number
+  pipelineCpuMicros: number
+  cpuRatios: Spread
+  rounds: number
+  load: { before: string; after: string }
 }
 
 export interface McpBenchResult {
@@ -25,24 +36,12 @@ export interface McpBenchResult {
 
 const SERVER = fileURLToPath(new URL('./mcp-echo-server.mjs', import.meta.url))
 
-/** Run `calls` calls with `inFlight` at a time; milliseconds of wall time per call. */
-async function timed(calls: number, inFlight: number, call: () => Promise<void>): Promise<number> {
-  const start = performance.now()
-  let next = 0
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next++ < calls) await call()
-    }),
-  )
-  return (performance.now() - start) / calls
-}
-
 /**
  * An MCP-imported skill through the whole pipeline (validation, policy, durable audit rows, the
  * SDK client) against calling a second instance of the same stdio server with the SDK client
- * directly, in alternating rounds in the same process.
+ * directly, in `rounds` alternating rounds in the same process.
  */
-export async function runMcpBench(calls = 4_000): Promise<McpBenchResult> {
+export async function runMcpBench(calls = 4_000, rounds = 5): Promise<McpBenchResult> {
   const root = mkdtempSync(join(tmpdir(), 'skillplane-bench-mcp-'))
   const noop = defineSkill({
     key: 'noop',
@@ -74,18 +73,32 @@ export async function runMcpBench(calls = 4_000): Promise<McpBenchResult> {
       if (result.isError) throw new Error('direct call failed')
     }
     const mode = async (inFlight: number): Promise<McpModeFigures> => {
-      await timed(200, inFlight, direct)
-      await timed(200, inFlight, imported)
-      await timed(200, inFlight, pipelineOnly)
-      let importedMs = 0
-      let directMs = 0
-      let pipelineMs = 0
-      for (let round = 0; round < 4; round++) {
-        directMs += await timed(calls / 4, inFlight, direct)
-        importedMs += await timed(calls / 4, inFlight, imported)
-        pipelineMs += await timed(calls / 4, inFlight, pipelineOnly)
+      const before = loadAverage()
+      await measure(200, inFlight, direct)
+      await measure(200, inFlight, imported)
+      await measure(200, inFlight, pipelineOnly)
+      const per = Math.round(calls / rounds)
+      const r = await alternating(rounds, {
+        direct: () => measure(per, inFlight, direct),
+        imported: () => measure(per, inFlight, imported),
+        pipeline: () => measure(per, inFlight, pipelineOnly),
+      })
+      const median = (side: PerCall[], pick: (p: PerCall) => number) => spread(side.map(pick)).median
+      const wall = ratios(r.imported, r.direct, (p) => p.ms)
+      return {
+        inFlight,
+        importedMs: median(r.imported, (p) => p.ms),
+        directMs: median(r.direct, (p) => p.ms),
+        pipelineMs: median(r.pipeline, (p) => p.ms),
+        ratio: wall.median,
+        ratios: wall,
+        importedCpuMicros: median(r.imported, (p) => p.cpuMicros),
+        directCpuMicros: median(r.direct, (p) => p.cpuMicros),
+        pipelineCpuMicros: median(r.pipeline, (p) => p.cpuMicros),
+        cpuRatios: ratios(r.imported, r.direct, (p) => p.cpuMicros),
+        rounds,
+        load: { before, after: loadAverage() },
       }
-      return { inFlight, importedMs: importedMs / 4, directMs: directMs / 4, pipelineMs: pipelineMs / 4, ratio: importedMs / directMs }
     }
     return { calls, sequential: await mode(1), concurrent: await mode(16) }
   } finally {
