@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { spread, type Spread } from './support.js'
 
 /** One side of an alternating comparison: its round's wall time and CPU time, per call. */
 export interface PerCall {
@@ -6,20 +7,6 @@ export interface PerCall {
   ms: number
   /** CPU microseconds per call (user + system, see `cpuMicros`). */
   cpuMicros: number
-}
-
-/** min and median of a list of figures. */
-export interface Spread {
-  min: number
-  median: number
-  max: number
-}
-
-export function spread(values: number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-  return { min: sorted[0]!, median, max: sorted[sorted.length - 1]! }
 }
 
 const TICK_MICROS = 1e6 / 100
@@ -91,12 +78,16 @@ export async function alternating<K extends string>(rounds: number, sides: Recor
   return out
 }
 
-/** Per-round ratios of `a` to `b` on `pick`, as min and median. */
-export function ratios(a: PerCall[], b: PerCall[], pick: (p: PerCall) => number): Spread {
+/** Per-round ratios of `a` to `b` on `pick`: min, median and each round's. */
+export function roundRatios(a: PerCall[], b: PerCall[], pick: (p: PerCall) => number): Spread {
   return spread(a.map((x, i) => pick(x) / pick(b[i]!)))
 }
 
+/** The 1- and 5-minute load averages, as the figures are reported with them. */
 export const loadAverage = (): string => {
   const [one, five] = readFileSync('/proc/loadavg', 'utf8').split(' ')
   return `${one} / ${five}`
 }
+
+/** A spread of ratios for a report: its min and median. */
+export const minMedian = (s: Spread): string => `${s.min.toFixed(2)}× min, ${s.median.toFixed(2)}× median`
