@@ -43,7 +43,7 @@ function skillFile(name: string, i: number): string {
 }
 
 /** A tree of n generated skills of real size, each with its reference files and scripts. */
-function generate(n: number): string {
+export function generate(n: number): string {
   const root = mkdtempSync(join(tmpdir(), 'skillplane-bench-skills-'))
   for (let i = 0; i < n; i++) {
     const name = `generated-skill-${i}`
