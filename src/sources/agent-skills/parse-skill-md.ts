@@ -40,9 +40,6 @@ export function parseSkillMd(text: string): ParseResult {
   if (end === -1) return { ok: false, line: 1, message: "unclosed front matter: no closing '---' line" }
   const body = src.slice(bodyStart).replace(/\r\n/g, '\n')
 
-  const simple = simpleFrontMatter(lines, end)
-  if (simple) return { ok: true, parsed: { ...simple, head: lines.join('\n') + '\n', body, bodyLine: end + 2 } }
-
   const lineCounter = new LineCounter()
   const doc = parseDocument(lines.slice(1, end).join('\n'), { lineCounter, uniqueKeys: true, prettyErrors: false })
   // Front matter starts on file line 2.
@@ -74,68 +71,4 @@ export function parseSkillMd(text: string): ParseResult {
       bodyLine: end + 2,
     },
   }
-}
-
-const KEY_LINE = /^( *)([A-Za-z][\w-]*):(?:[ ]+(.*))?$/
-// The plain scalars YAML 1.2's core schema reads as something other than a string, among those starting with a letter.
-const NOT_STRINGS = new Set(['true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL'])
-
-/**
- * Front matter in the shape nearly every SKILL.md has (`key: text` lines, one level of `key:` with
- * indented `key: text` lines below), read without the YAML parser: the same data and lines as
- * `parseDocument` gives (the tests hold the two equal), at a fraction of a first load's cost. Null
- * for anything else (lists, numbers, comments, blank or continued lines, repeated keys...), which
- * the YAML parser reads instead.
- */
-function simpleFrontMatter(lines: readonly string[], end: number): { data: Record<string, unknown>; keyLines: Record<string, number> } | null {
-  const data: Record<string, unknown> = {}
-  const keyLines: Record<string, number> = Object.create(null)
-  let parent: Record<string, unknown> | null = null
-  let indent = 0
-  for (let i = 1; i < end; i++) {
-    const match = KEY_LINE.exec(lines[i]!)
-    if (!match) return null
-    const [, spaces, key, raw] = match as unknown as [string, string, string, string | undefined]
-    if (key === '__proto__' || NOT_STRINGS.has(key)) return null
-    if (spaces.length > 0) {
-      // A nested key: under a `key:` line, all at its first child's indentation.
-      if (!parent || (indent > 0 && spaces.length !== indent) || raw === undefined) return null
-      indent = spaces.length
-      const value = scalar(raw)
-      if (value === null || Object.hasOwn(parent, key)) return null
-      parent[key] = value
-      continue
-    }
-    if (parent && indent === 0) return null
-    parent = null
-    if (Object.hasOwn(data, key)) return null
-    keyLines[key] = i + 1
-    if (raw === undefined) {
-      parent = {}
-      indent = 0
-      data[key] = parent
-      continue
-    }
-    const value = scalar(raw)
-    if (value === null) return null
-    data[key] = value
-  }
-  // A `key:` with nothing under it is null in YAML: left to the parser.
-  return parent && indent === 0 ? null : { data, keyLines }
-}
-
-/** A one-line string scalar that needs no YAML rules beyond quotes, else null. */
-function scalar(raw: string): string | null {
-  const text = raw.trimEnd()
-  // Tabs, control characters and Unicode line breaks: YAML has rules of its own for each.
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x20 || code === 0x7f || code === 0x85 || code === 0x2028 || code === 0x2029 || code === 0xfeff) return null
-  }
-  const first = text[0]
-  if (first === '"') return /^"[^"\\]*"$/.test(text) ? text.slice(1, -1) : null
-  if (first === "'") return /^'[^']*'$/.test(text) ? text.slice(1, -1) : null
-  if (!/^[A-Za-z]/.test(text) || NOT_STRINGS.has(text)) return null
-  // No comment, no nested mapping: both read differently by YAML.
-  return /\s#|:\s|:$/.test(text) ? null : text
 }
