@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openDatabase, type AuditRow } from '../src/store/index.js'
@@ -32,14 +32,20 @@ export interface ModeFigures {
   ratio: number
   /** The floor: plain better-sqlite3 committing the same two rows per call on the same table (batched as the group commit batches). */
   floorPerSecond: number
-  /** Pipeline throughput as a fraction of the floor's. */
+  /** Pipeline throughput as a fraction of the floor's: the median of the rounds' ratios. */
   floorRatio: number
+  /** The lowest round's ratio. */
+  floorRatioMin: number
+  /** CPU time per call (this process: the pipeline and its commits, or the floor's), median of the rounds. */
+  cpuMicros: { pipeline: number; floor: number; bare: number }
   /** Per-call latency of the pipeline and of the floor, in ms (sequential mode only). */
   latency?: { p50Ms: number; p99Ms: number; floorP50Ms: number; floorP99Ms: number }
 }
 
 export interface PipelineBenchResult {
   rounds: number
+  /** 1-minute load average before and after the measured rounds. */
+  load: { before: number; after: number }
   sequential: ModeFigures
   concurrent: ModeFigures
   audit: {
@@ -55,6 +61,7 @@ interface Run {
   calls: number
   failures: number
   seconds: number
+  cpuMicros: number
 }
 
 /**
@@ -64,6 +71,7 @@ interface Run {
 async function drive(ms: number, inFlight: number, call: (n: number) => Promise<boolean>, latencies?: number[]): Promise<Run> {
   let calls = 0
   let failures = 0
+  const cpu = process.cpuUsage()
   const start = performance.now()
   const deadline = start + ms
   const worker = async () => {
@@ -75,7 +83,9 @@ async function drive(ms: number, inFlight: number, call: (n: number) => Promise<
     }
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
-  return { calls, failures, seconds: (performance.now() - start) / 1000 }
+  const seconds = (performance.now() - start) / 1000
+  const used = process.cpuUsage(cpu)
+  return { calls, failures, seconds, cpuMicros: used.user + used.system }
 }
 
 const perSecond = (run: Run) => run.calls / run.seconds
@@ -88,13 +98,19 @@ function median(values: number[]): number {
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0
 
+const cpuPerCall = (runs: Run[]) => round(median(runs.map((run) => run.cpuMicros / run.calls)), 1)
+
 function figures(inFlight: number, ms: number, pipeline: Run[], bare: Run[], floor: Run[]): ModeFigures {
   const pipelinePerSecond = median(pipeline.map(perSecond))
   const barePerSecond = median(bare.map(perSecond))
   const floorPerSecond = median(floor.map(perSecond))
+  // Rounds alternate, so each pipeline round is paired with the floor round just before it.
+  const ratios = pipeline.map((run, i) => perSecond(run) / perSecond(floor[i]!))
   return {
     floorPerSecond: round(floorPerSecond),
-    floorRatio: pipelinePerSecond / floorPerSecond,
+    floorRatio: median(ratios),
+    floorRatioMin: Math.min(...ratios),
+    cpuMicros: { pipeline: cpuPerCall(pipeline), floor: cpuPerCall(floor), bare: cpuPerCall(bare) },
     inFlight,
     roundSeconds: ms / 1000,
     pipelineCalls: pipeline.reduce((sum, run) => sum + run.calls, 0),
@@ -193,6 +209,7 @@ export async function runPipelineBench(options: PipelineBenchOptions = {}): Prom
     }
 
     await measure(warmupMs, concurrency, 1)
+    const loadBefore = loadavg()[0]!
     const sequential = await measure(sequentialMs, 1, rounds)
     const concurrent = await measure(concurrentMs, concurrency, rounds)
 
@@ -202,6 +219,7 @@ export async function runPipelineBench(options: PipelineBenchOptions = {}): Prom
     const okRows = counts.ok ?? 0
     return {
       rounds,
+      load: { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) },
       sequential,
       concurrent,
       audit: { calls: pipelineCalls, rows, okRows, complete: rows === pipelineCalls && okRows === pipelineCalls },
