@@ -240,13 +240,16 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US')
 const times = (ratio: number) => `${ratio.toFixed(2)}×`
 
 function pipelineRow(label: string, m: ModeFigures): string {
-  return `| ${label} | ${m.inFlight} | ${int(m.pipelinePerSecond)} | ${int(m.floorPerSecond)} | ${times(m.floorRatio)} | ${int(m.barePerSecond)} | ${m.overheadMicros.toFixed(1)} |`
+  return (
+    `| ${label} | ${m.inFlight} | ${int(m.pipelinePerSecond)} | ${int(m.floorPerSecond)} | ${times(m.floorRatio)} (min ${times(m.floorRatioMin)}) | ` +
+    `${m.cpuMicros.pipeline} | ${m.cpuMicros.floor} | ${int(m.barePerSecond)} | ${m.overheadMicros.toFixed(1)} |`
+  )
 }
 
 function pipelineReport(pipeline: PipelineBenchResult): string {
   const seq = pipeline.sequential
-  const floorMicros = 1e6 / seq.floorPerSecond
-  const ownMicros = 1e6 / seq.pipelinePerSecond - floorMicros
+  const floorMicros = seq.cpuMicros.floor
+  const ownMicros = seq.cpuMicros.pipeline - floorMicros
   const margin = floorMicros / FLOOR_TARGET_RATIO - floorMicros
   return `A no-op \`safe\` skill (zod input \`{ n: number }\`) through \`plane.invoke\`: resolve, validate,
 authorise, a durable \`running\` audit row, dispatch with a deadline, the final audit row (SQLite,
@@ -255,18 +258,19 @@ statements committing the same running row and the same finish on a database mad
 migrations and opened the same way, one call per pair of commits sequentially, and the calls in
 flight batched into one pair of commits as the group commit batches them), and awaiting the skill's
 own function directly (bare). Each mode runs ${pipeline.rounds} alternating rounds (bare, floor, pipeline;
-${pipeline.sequential.roundSeconds} s and ${pipeline.concurrent.roundSeconds} s a side) and reports the median round. Overhead per call is pipeline time per
-call minus bare time per call; with calls in flight it is wall time amortised over them.
+${pipeline.sequential.roundSeconds} s and ${pipeline.concurrent.roundSeconds} s a side); pipeline ÷ floor is the median of the rounds' ratios (and their min),
+CPU the process's time per call (median round), load average ${pipeline.load.before} before, ${pipeline.load.after} after. Overhead per
+call is pipeline time per call minus bare time per call; with calls in flight it is wall time amortised over them.
 
-| mode | in flight | pipeline calls/s | floor calls/s | pipeline ÷ floor | bare calls/s | overhead µs/call |
-| --- | --- | --- | --- | --- | --- | --- |
+| mode | in flight | pipeline calls/s | floor calls/s | pipeline ÷ floor | pipeline CPU µs/call | floor CPU µs/call | bare calls/s | overhead µs/call |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${pipelineRow('sequential', pipeline.sequential)}
 ${pipelineRow('concurrent', pipeline.concurrent)}
 
 Audit check: ${int(pipeline.audit.calls)} pipeline calls (warm-up included), ${int(pipeline.audit.rows)} rows in
 \`audit_calls\`, ${int(pipeline.audit.okRows)} of them \`ok\`: ${pipeline.audit.complete ? 'one ok row per call, nothing dropped' : '**rows are missing or not ok**'}.
 
-Where the sequential call's time goes: SQLite's two commits take ${floorMicros.toFixed(1)} µs (the floor), the
+Where the sequential call's CPU goes: SQLite's two commits take ${floorMicros.toFixed(1)} µs (the floor), the
 pipeline's own work (resolve, validate, authorise, redact, envelope, the awaits between the stages and
 the group commit) ${ownMicros.toFixed(1)} µs more. Meeting ${FLOOR_TARGET_RATIO}× the floor leaves the pipeline ${margin.toFixed(1)} µs a call.`
 }
@@ -278,7 +282,8 @@ export const pipelineSection: BenchSection = {
     const pipeline = await runPipelineBench()
     for (const [mode, m] of Object.entries({ sequential: pipeline.sequential, concurrent: pipeline.concurrent }))
       log(
-        `  ${mode} (${m.inFlight} in flight): ${int(m.pipelinePerSecond)} calls/s vs SQLite's floor ${int(m.floorPerSecond)}/s (${times(m.floorRatio)}), ` +
+        `  ${mode} (${m.inFlight} in flight): ${int(m.pipelinePerSecond)} calls/s vs SQLite's floor ${int(m.floorPerSecond)}/s ` +
+          `(${times(m.floorRatio)} median, ${times(m.floorRatioMin)} min), CPU ${m.cpuMicros.pipeline} vs ${m.cpuMicros.floor} µs/call, ` +
           `bare ${int(m.barePerSecond)}/s, overhead ${m.overheadMicros.toFixed(1)} µs/call`,
       )
     const seq = pipeline.sequential
@@ -289,12 +294,16 @@ export const pipelineSection: BenchSection = {
       targets: [
         {
           target: `pipeline sequential ≥ ${FLOOR_TARGET_RATIO}× plain SQLite doing the same two commits on the same table`,
-          figure: `${times(seq.floorRatio)} (${int(seq.pipelinePerSecond)}/s vs the floor's ${int(seq.floorPerSecond)}/s)`,
+          figure:
+            `${times(seq.floorRatio)} median, ${times(seq.floorRatioMin)} min of ${pipeline.rounds} rounds (${int(seq.pipelinePerSecond)}/s vs the floor's ${int(seq.floorPerSecond)}/s); ` +
+            `CPU ${seq.cpuMicros.pipeline} vs ${seq.cpuMicros.floor} µs/call`,
           verdict: verdict(seq.floorRatio >= FLOOR_TARGET_RATIO),
         },
         {
           target: `≥ ${int(CONCURRENT_TARGET)} audited calls/s with ${pipeline.concurrent.inFlight} in flight`,
-          figure: `${int(pipeline.concurrent.pipelinePerSecond)}/s (the floor, batched alike: ${int(pipeline.concurrent.floorPerSecond)}/s)`,
+          figure:
+            `${int(pipeline.concurrent.pipelinePerSecond)}/s median round (the floor, batched alike: ${int(pipeline.concurrent.floorPerSecond)}/s); ` +
+            `CPU ${pipeline.concurrent.cpuMicros.pipeline} µs/call`,
           verdict: verdict(pipeline.concurrent.pipelinePerSecond >= CONCURRENT_TARGET),
         },
         {
