@@ -245,7 +245,8 @@ export const httpSection: BenchSection = {
           figure:
             `${http.ratio.toFixed(2)}× median, ${http.ratioMin.toFixed(2)}× min of ${http.rounds} alternating rounds; ` +
             `CPU ${http.skillplane.cpuMicrosPerRequest} vs ${http.bare.cpuMicrosPerRequest} µs/request (${http.cpuRatio.toFixed(2)}×)`,
-          verdict: verdict(http.ratio >= HTTP_TARGET_RATIO),
+          // Met in throughput and in CPU per request: on a loaded machine the rounds' ratios swing, CPU barely does.
+          verdict: verdict(http.ratio >= HTTP_TARGET_RATIO && http.cpuRatio >= HTTP_TARGET_RATIO),
         },
         {
           target: 'every HTTP invoke audited',

@@ -297,7 +297,8 @@ export const pipelineSection: BenchSection = {
           figure:
             `${times(seq.floorRatio)} median, ${times(seq.floorRatioMin)} min of ${pipeline.rounds} rounds (${int(seq.pipelinePerSecond)}/s vs the floor's ${int(seq.floorPerSecond)}/s); ` +
             `CPU ${seq.cpuMicros.pipeline} vs ${seq.cpuMicros.floor} µs/call`,
-          verdict: verdict(seq.floorRatio >= FLOOR_TARGET_RATIO),
+          // Met in throughput and in CPU per call: on a loaded machine the rounds' ratios swing, CPU barely does.
+          verdict: verdict(seq.floorRatio >= FLOOR_TARGET_RATIO && seq.cpuMicros.floor / seq.cpuMicros.pipeline >= FLOOR_TARGET_RATIO),
         },
         {
           target: `≥ ${int(CONCURRENT_TARGET)} audited calls/s with ${pipeline.concurrent.inFlight} in flight`,

@@ -16,8 +16,8 @@ const UNSERVED: Pick<SkillContext, 'memory' | 'learn'> = {
 
 /**
  * The `ctx` of a call's executor: what it may know of the call, and what it may do through it.
- * One object per call with its behaviour on the prototype (most calls use little of it), and
- * what it makes (logger, memory) made on first use.
+ * One object per call; what it hands out (its functions, bound so they work detached, the logger,
+ * secrets, memory) is made on first use, since most calls use little of it.
  */
 export class CallContext implements SkillContext {
   readonly callId: string
@@ -26,13 +26,14 @@ export class CallContext implements SkillContext {
   readonly agent: string | null
   readonly conversationId: string | null
   readonly edgeId: string | null
-  readonly secrets: SkillContext['secrets']
-  readonly settings: SkillContext['settings']
   readonly #call: Call
   readonly #deps: StageDeps
   readonly #nested: NestedInvoke
   #logger: SkillLogger | undefined
   #services: Pick<SkillContext, 'memory' | 'learn'> | undefined
+  #secrets: SkillContext['secrets'] | undefined
+  #settings: SkillContext['settings'] | undefined
+  #bound: Partial<Pick<SkillContext, 'learn' | 'progress' | 'invoke'>> = {}
 
   constructor(call: Call, deps: StageDeps, nested: NestedInvoke) {
     this.callId = call.id
@@ -44,8 +45,15 @@ export class CallContext implements SkillContext {
     this.#call = call
     this.#deps = deps
     this.#nested = nested
-    this.secrets = new DeclaredSecrets(call, 'secret')
-    this.settings = new DeclaredValues(call, 'setting')
+  }
+
+  get secrets(): SkillContext['secrets'] {
+    const call = this.#call
+    return (this.#secrets ??= { get: declaredGet(call, 'secret'), conceal: (derived: string) => call.conceal(derived) })
+  }
+
+  get settings(): SkillContext['settings'] {
+    return (this.#settings ??= { get: declaredGet(this.#call, 'setting') })
   }
 
   get signal(): AbortSignal {
@@ -61,12 +69,20 @@ export class CallContext implements SkillContext {
     return this.#served().memory
   }
 
-  learn(learning: LearningInput): Promise<{ id: string }> {
-    return this.#served().learn(learning)
+  get learn(): SkillContext['learn'] {
+    return (this.#bound.learn ??= (learning: LearningInput) => this.#served().learn(learning))
+  }
+
+  get progress(): SkillContext['progress'] {
+    return (this.#bound.progress ??= (update: ProgressUpdate) => this.#progress(update))
+  }
+
+  get invoke(): SkillContext['invoke'] {
+    return (this.#bound.invoke ??= (skill: string | { key: string }, input: unknown, nested?: NestedCallOptions) => this.#invoke(skill, input, nested))
   }
 
   /** Only while the call runs, and only numbers: a report can come from another process. */
-  progress(update: ProgressUpdate): void {
+  #progress(update: ProgressUpdate): void {
     const { options, injected } = this.#call
     const { logger, inFlight } = this.#deps
     if (!options.onProgress || !inFlight.has(this.callId) || !Number.isFinite(update?.progress)) return
@@ -82,7 +98,7 @@ export class CallContext implements SkillContext {
 
   // A definition stands for its key; the callee runs as registered, whatever object was passed.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads type the result by the callee's output schema, which the pipeline checks
-  invoke(skill: string | { key: string }, input: unknown, nested?: NestedCallOptions): Promise<Envelope<any>> {
+  #invoke(skill: string | { key: string }, input: unknown, nested?: NestedCallOptions): Promise<Envelope<any>> {
     const call = this.#call
     return this.#nested(
       typeof skill === 'string' ? skill : skill.key,
@@ -107,36 +123,13 @@ export class CallContext implements SkillContext {
   }
 }
 
-/** A call's declared secrets or settings, readable once the call has passed the gate. */
-class DeclaredValues {
-  readonly #call: Call
-  readonly #kind: 'secret' | 'setting'
-
-  constructor(call: Call, kind: 'secret' | 'setting') {
-    this.#call = call
-    this.#kind = kind
-  }
-
-  get(name: string): string {
-    const { opened, skill } = this.#call
-    const kind = this.#kind
+/** How a call reads its declared secrets or settings: once the call has passed the gate. */
+function declaredGet(call: Call, kind: 'secret' | 'setting'): (name: string) => string {
+  return (name) => {
+    const { opened, skill } = call
     if (!opened) throw new Error(`skill "${skill.key}": ${kind}s are opened once the call has passed the gate (needsApproval can't read them)`)
     const value = (kind === 'secret' ? opened.secrets : opened.settings).get(name)
     if (value === undefined) throw new Error(`skill "${skill.key}" did not declare the ${kind} ${JSON.stringify(name)}: list it in its ${kind}s`)
     return value
-  }
-}
-
-class DeclaredSecrets extends DeclaredValues {
-  readonly #call: Call
-
-  constructor(call: Call, kind: 'secret') {
-    super(call, kind)
-    this.#call = call
-  }
-
-  /** Scrub a value derived from a secret too. */
-  conceal(derived: string): void {
-    this.#call.conceal(derived)
   }
 }
