@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import { WebSocket } from 'ws'
 import type { Logger } from 'pino'
 import { createSkill, type Skill, type SkillContext, type SkillDefinition, describeIssues } from '../skill/index.js'
-import { isSkillError } from '../runtime/index.js'
+import { CallCancel, isSkillError } from '../runtime/index.js'
 import {
   CLOSE,
   CONNECT_PATH,
@@ -16,7 +16,6 @@ import {
 } from '../sources/edge/index.js'
 import { VERSION } from '../version.js'
 import { SkillplaneError } from '../errors/index.js'
-import { RunningCall } from './running-call.js'
 
 export interface EdgeAgentOptions {
   /** Manager base URLs (http or https); tried in turn when one is down. */
@@ -51,7 +50,7 @@ export class EdgeRefused extends SkillplaneError {
 export class EdgeAgent {
   readonly #o: EdgeAgentOptions
   readonly #skills = new Map<string, Skill>()
-  readonly #running = new Map<string, RunningCall>()
+  readonly #running = new Map<string, CallCancel>()
   #socket: WebSocket | null = null
   #attempt = 0
   #managerIndex = 0
@@ -250,7 +249,7 @@ export class EdgeAgent {
     if (this.#running.size >= (this.#o.maxInFlight ?? 64)) return fail('unavailable', `this edge already runs ${this.#running.size} calls`)
     const input = skill.input.validate(call.input)
     if (!input.ok) return fail('invalid_input', describeIssues('input', input.issues))
-    const running = new RunningCall()
+    const running = new CallCancel()
     this.#running.set(call.id, running)
     const timer = setTimeout(() => running.abort(new Error(`the call exceeded its ${call.timeoutMs} ms deadline on the edge`)), call.timeoutMs)
     try {
@@ -273,7 +272,7 @@ export class EdgeAgent {
     }
   }
 
-  #context(call: edgeProtocol.CallMessage, running: RunningCall, reply: (message: object) => void): SkillContext {
+  #context(call: edgeProtocol.CallMessage, running: CallCancel, reply: (message: object) => void): SkillContext {
     const parent = this.#o.logger
     let logger: Logger | undefined
     return {

@@ -61,17 +61,19 @@ export class CallCancel {
     this.#listener?.(reason)
   }
 
-  /** Resolve or reject with the promise, or reject with the reason as soon as the call is cancelled. */
-  race<T>(promise: Promise<T>): Promise<T> {
+  /** The value (a skill may answer synchronously) or its promise's outcome, or a rejection with the reason as soon as the call is cancelled. */
+  race<T>(value: T | PromiseLike<T>): Promise<T> {
+    if (!isThenable(value)) return this.#aborted ? Promise.reject(this.#reason) : Promise.resolve(value)
+    const promise = Promise.resolve(value)
     // An executor that fails after the cancel won the race must not become an unhandled rejection.
     promise.catch(() => {})
     if (this.#aborted) return Promise.reject(this.#reason)
     return new Promise<T>((resolve, reject) => {
       this.#listener = reject
       promise.then(
-        (value) => {
+        (result) => {
           this.#listener = undefined
-          resolve(value)
+          resolve(result)
         },
         (error) => {
           this.#listener = undefined
@@ -80,4 +82,8 @@ export class CallCancel {
       )
     })
   }
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { RunningCall } from './running-call.js'
+import { CallCancel } from './call-cancel.js'
 
-describe('RunningCall', () => {
+describe('CallCancel', () => {
   it('answers with what the skill returns, sync or async', async () => {
-    await expect(new RunningCall().race(42)).resolves.toBe(42)
-    await expect(new RunningCall().race(Promise.resolve('later'))).resolves.toBe('later')
-    await expect(new RunningCall().race(Promise.reject(new Error('failed')))).rejects.toThrow('failed')
+    await expect(new CallCancel().race(42)).resolves.toBe(42)
+    await expect(new CallCancel().race(Promise.resolve('later'))).resolves.toBe('later')
+    await expect(new CallCancel().race(Promise.reject(new Error('failed')))).rejects.toThrow('failed')
   })
 
   it('rejects with the reason as soon as the call is cancelled, and the signal the skill holds aborts with it', async () => {
-    const running = new RunningCall()
+    const running = new CallCancel()
     const signal = running.signal
     const never = new Promise(() => {})
     const raced = running.race(never)
@@ -23,7 +23,7 @@ describe('RunningCall', () => {
   })
 
   it('gives a signal made after the cancel already aborted, and refuses to start a race then', async () => {
-    const running = new RunningCall()
+    const running = new CallCancel()
     running.abort(new Error('deadline'))
     running.abort(new Error('a second reason is ignored'))
     expect(running.signal.aborted).toBe(true)
@@ -32,12 +32,12 @@ describe('RunningCall', () => {
     await expect(running.race(1)).rejects.toThrow('deadline')
   })
 
-  it('lets a skill fail after the cancel won without an unhandled rejection', async () => {
+  it('lets an executor fail after the cancel won without an unhandled rejection', async () => {
     const unhandled: unknown[] = []
     const onUnhandled = (reason: unknown) => unhandled.push(reason)
     process.on('unhandledRejection', onUnhandled)
     try {
-      const running = new RunningCall()
+      const running = new CallCancel()
       let fail!: (error: Error) => void
       const raced = running.race(new Promise((_, reject) => (fail = reject)))
       running.abort(new Error('cancelled'))
