@@ -1,4 +1,4 @@
-import type { Caller, ConnectionState, Skill } from '../skill/index.js'
+import { READY_CONNECTION, type Caller, type ConnectionState, type Skill } from '../skill/index.js'
 import { type Registry, type CatalogReader, skillSummary, type SkillSummary } from '../registry/index.js'
 import { canSee } from '../access/index.js'
 import { type InstructionLibrary, instructionSummary, type InstructionSummary, type LibrarySkill } from '../sources/agent-skills/index.js'
@@ -73,7 +73,11 @@ export function listSkillsPage(skills: InventorySources, caller: Caller, filter:
     const instruction: LibrarySkill | undefined = instructionSkills[i]
     if (e < executables.length && (!instruction || byKey(executables[e]!.key, instruction.name) <= 0)) {
       const skill = executables[e++]!
-      if (canSee(caller, skill, skills)) summary = skillSummary(skill, skills, skills.connectionState?.(skill, subjects))
+      if (declaredMatch(skill, filter) && canSee(caller, skill, skills)) {
+        const connection = skills.connectionState?.(skill, subjects)
+        // Checked before the summary is made: a filter that skips most skills then reads little of each.
+        if (!filter.connection || (connection ?? READY_CONNECTION).state === filter.connection) summary = skillSummary(skill, skills, connection)
+      }
     } else {
       summary = instructionSummary(instruction!, skills, instructions.findings)
       i++
@@ -105,6 +109,16 @@ function firstAfter(list: readonly Skill[], key: string): number {
     else high = mid
   }
   return low
+}
+
+/** The filters on what no catalog row changes (class is the skill's effective one), asked of the skill itself. */
+function declaredMatch(skill: Skill, filter: SkillFilter): boolean {
+  return (
+    (!filter.class || skill.class === filter.class) &&
+    (!filter.category || skill.category === filter.category) &&
+    (!filter.source || skill.source === filter.source) &&
+    (!filter.scope || skill.scope === filter.scope)
+  )
 }
 
 function matches(s: ListedSkill, filter: SkillFilter, needle: string | undefined): boolean {
