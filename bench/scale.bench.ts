@@ -1,4 +1,5 @@
 import { parseTargetRows, type BenchSection } from './section.js'
+import { alternate, cpuMicrosPerCall, ratios, spread, type Spread } from './support.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -32,11 +33,8 @@ export interface ScaleBenchResult {
    * it (median), and the longest event-loop delay from the edit until a heartbeat has applied it.
    */
   change: { refreshMs: number; stallMs: number; rounds: number }
-  /** `ms`: a listing like the one before it (median); `afterChangeMs`: the first listing after a catalog edit (median of 3). */
-  listing: { ms: number; skills: number; afterChangeMs: number }
-  /** The reference: every skill's agents found by scanning every agent's bindings, as before. */
-  listingScanMs: number
-  openapi: { firstMs: number; cachedMs: number; bytes: number; pageMs: number; pageBytes: number; pages: number }
+  listing: ListingFigures
+  openapi: OpenApiFigures
   audit: { rows: number; buildMs: number; filters: AuditFilterFigure[]; unfilteredMs: number; oldCallerOrMs: number }
 }
 
@@ -171,44 +169,161 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number)
       await other.close()
     }
 
-    const listing = await timed(() => get('/api/skills'), 5)
-    const listed = (JSON.parse(listing.value) as { skills: unknown[] }).skills.length
-    const afterChange: number[] = []
-    for (let i = 0; i < 3; i++) {
-      await plane.skills.edit('skill_00002', { title: `Listed ${i}` }, plane.now())
-      const start = performance.now()
-      await get('/api/skills')
-      afterChange.push(performance.now() - start)
-    }
-    const scan = await timed(async () => {
-      let bound = 0
-      const ids = plane.agents.list().map((a) => a.id)
-      for (const skill of plane.skills.list()) for (const id of ids) if (plane.skills.isBound(id, skill.key)) bound++
-      return bound
-    }, 5)
-
-    // The first document after a change is built; later ones come from memory until the next change.
-    const firstSamples: number[] = []
-    let bytes = 0
-    for (let i = 0; i < 3; i++) {
-      await plane.skills.edit('skill_00000', { title: `Retitled ${i}` }, plane.now())
-      const start = performance.now()
-      bytes = Buffer.byteLength(await get('/openapi.json'))
-      firstSamples.push(performance.now() - start)
-    }
-    const cached = await timed(() => get('/openapi.json'), 5)
-    await plane.skills.edit('skill_00000', { title: 'Retitled again' }, plane.now())
-    const page = await timed(() => get('/openapi.json?page=1'), 1)
-    const pages = (JSON.parse(page.value) as { 'x-skillplane-page': { pages: number } })['x-skillplane-page'].pages
+    const listing = await measureListing(plane, get)
+    const openapi = await measureOpenApi(plane, get)
     return {
       startupMs,
       loop,
       fullReloadMs: median(reloads),
       change: { refreshMs: median(refreshes), stallMs: Math.max(...stalls), rounds: stalls.length },
-      listing: { ms: listing.ms, skills: listed, afterChangeMs: median(afterChange) },
-      listingScanMs: scan.ms,
-      openapi: { firstMs: median(firstSamples), cachedMs: cached.ms, bytes, pageMs: page.ms, pageBytes: Buffer.byteLength(page.value), pages },
+      listing,
+      openapi,
     }
+  } finally {
+    await server.close()
+    await plane.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+type Get = (path: string) => Promise<string>
+type EditablePlane = Awaited<ReturnType<typeof createSkillplane>>
+
+export interface ListingFigures {
+  skills: number
+  pageSize: number
+  /** Wall ms per request over alternating rounds: a default page, a page after a catalog edit, the reference. */
+  page: Spread
+  afterEdit: Spread
+  /** `GET /api/me` on the same server with the same key: the floor of an authenticated JSON answer. */
+  floor: Spread
+  pageBytes: number
+  /** A filter that matches no skill, so the page reads all of them: the worst page. */
+  unmatched: Spread
+  /** CPU (client and server, one process) per request. */
+  cpu: { page: number; floor: number; unmatched: number }
+  /** Every page of the listing in turn at 500 a page, as the CLI and the console read it all. */
+  whole: { pages: number; ms: number }
+}
+
+export interface OpenApiFigures {
+  /** Wall ms for the whole document right after one skill's catalog edit, and from memory (the reference). */
+  afterEdit: Spread
+  fromMemory: Spread
+  cpuAfterEditMs: number
+  bytes: number
+  paths: number
+  schemas: number
+  /** The same skills each with an input schema of its own (no two alike): what deduplication can't save. */
+  distinct: { bytes: number; afterEdit: Spread; schemaBytes: number }
+}
+
+const ROUNDS = 5
+
+/** `GET /api/skills` paged: a page, the first page after an edit, the worst filter, against `GET /api/me`. */
+async function measureListing(plane: EditablePlane, get: Get): Promise<ListingFigures> {
+  const timedGet = async (path: string) => {
+    const start = performance.now()
+    await get(path)
+    return performance.now() - start
+  }
+  const first = JSON.parse(await get('/api/skills')) as { skills: unknown[]; nextCursor: string | null }
+  let edits = 0
+  const sides = await alternate(ROUNDS, {
+    page: () => timedGet('/api/skills'),
+    afterEdit: async () => {
+      await plane.skills.edit('skill_00002', { title: `Listed ${edits++}` }, plane.now())
+      return timedGet('/api/skills')
+    },
+    unmatched: () => timedGet('/api/skills?connection=needs_auth'),
+    floor: () => timedGet('/api/me'),
+  })
+  const cpu = async (path: string) =>
+    (
+      await cpuMicrosPerCall(async () => {
+        for (let i = 0; i < 20; i++) await get(path)
+        return 20
+      })
+    ).cpuMicrosPerCall / 1000
+  const wholeStart = performance.now()
+  let pages = 0
+  let cursor: string | null = null
+  do {
+    const page = JSON.parse(await get(`/api/skills?limit=500${cursor ? `&cursor=${cursor}` : ''}`)) as { nextCursor: string | null }
+    cursor = page.nextCursor
+    pages++
+  } while (cursor !== null)
+  return {
+    skills: plane.skills.list().length,
+    pageSize: first.skills.length,
+    ...sides,
+    pageBytes: Buffer.byteLength(JSON.stringify(first)),
+    cpu: { page: await cpu('/api/skills'), floor: await cpu('/api/me'), unmatched: await cpu('/api/skills?connection=needs_auth') },
+    whole: { pages, ms: performance.now() - wholeStart },
+  }
+}
+
+/** `/openapi.json` whole: built after one skill's edit, and from memory; then the same with distinct schemas. */
+async function measureOpenApi(plane: EditablePlane, get: Get): Promise<OpenApiFigures> {
+  const own = await buildAfterEdit(plane, get)
+  const distinct = await withDistinctSchemas(plane.skills.list().length)
+  return { ...own, distinct }
+}
+
+async function buildAfterEdit(plane: EditablePlane, get: Get) {
+  // The first document builds every skill's part; what the target is about is the build after one edit.
+  await get('/openapi.json')
+  let edits = 0
+  const cpuMs: number[] = []
+  const sides = await alternate(ROUNDS, {
+    afterEdit: async () => {
+      await plane.skills.edit('skill_00000', { title: `Retitled ${edits++}` }, plane.now())
+      const cpu = process.cpuUsage()
+      const start = performance.now()
+      await get('/openapi.json')
+      const ms = performance.now() - start
+      const used = process.cpuUsage(cpu)
+      cpuMs.push((used.user + used.system) / 1000)
+      return ms
+    },
+    fromMemory: async () => {
+      const start = performance.now()
+      await get('/openapi.json')
+      return performance.now() - start
+    },
+  })
+  const text = await get('/openapi.json')
+  const document = JSON.parse(text) as { paths: object; components: { schemas: object } }
+  return {
+    ...sides,
+    cpuAfterEditMs: spread(cpuMs).median,
+    bytes: Buffer.byteLength(text),
+    paths: Object.keys(document.paths).length,
+    schemas: Object.keys(document.components.schemas).length,
+  }
+}
+
+/** A plane whose skills each have an input schema of their own: the document's size when nothing is shared. */
+async function withDistinctSchemas(skills: number): Promise<OpenApiFigures['distinct']> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-openapi-'))
+  const defined = Array.from({ length: skills }, (_, i) =>
+    defineSkill({
+      key: `skill_${String(i).padStart(5, '0')}`,
+      description: `Looks up thing number ${i} in the scale benchmark`,
+      class: 'safe',
+      category: `category_${i % 50}`,
+      input: z.object({ query: z.string().min(1).describe(`What to look up in store ${i}`), limit: z.number().int().min(1).max(100).optional() }),
+      run: ({ query }) => ({ query }),
+    }),
+  )
+  const plane = await createSkillplane({ config: { skills: defined }, dataDir, logger: pino({ level: 'silent' }), sync: true })
+  const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+  try {
+    const key = (await plane.people.keys.create({ name: 'bench', role: 'admin' }, plane.now())).key
+    const get = async (path: string) => (await fetch(server.url + path, { headers: { authorization: `Bearer ${key}` } })).text()
+    const figures = await buildAfterEdit(plane, get)
+    const schemaBytes = defined.reduce((sum, skill) => sum + Buffer.byteLength(JSON.stringify(z.toJSONSchema(skill.input as z.ZodType))), 0)
+    return { bytes: figures.bytes, afterEdit: figures.afterEdit, schemaBytes }
   } finally {
     await server.close()
     await plane.close()
@@ -312,12 +427,15 @@ export function printScale(r: ScaleBenchResult, log: (line: string) => void = co
     `  one skill edited by another writer: refresh ${ms(r.change.refreshMs)}; longest event-loop delay until a heartbeat applied it ${ms(r.change.stallMs)} over ${r.change.rounds} edits (target ≤ 10 ms; a full reload: ${ms(r.fullReloadMs)})`,
   )
   log(`  bare event loop, same process, idle as long before any plane: max ${ms(r.bareLoop.maxMs)}, p99 ${ms(r.bareLoop.p99Ms)} (the machine's noise)`)
+  const l = r.listing
   log(
-    `  GET /api/skills: ${ms(r.listing.ms)} for ${r.listing.skills} skills, the first after a catalog edit ${ms(r.listing.afterChangeMs)} (target < 50 ms); agents by scanning every agent's bindings: ${ms(r.listingScanMs)}`,
+    `  GET /api/skills (${l.skills} skills, ${l.pageSize} a page, ${(l.pageBytes / 1024).toFixed(0)} KB): ${ms(l.page.median)} (min ${ms(l.page.min)}), after a catalog edit ${ms(l.afterEdit.median)}, ` +
+      `a filter matching none ${ms(l.unmatched.median)}; GET /api/me ${ms(l.floor.median)}; CPU ${ms(l.cpu.page)} vs ${ms(l.cpu.floor)}; all ${l.whole.pages} pages of 500 ${ms(l.whole.ms)} (target < 50 ms)`,
   )
+  const o = r.openapi
   log(
-    `  /openapi.json: built ${ms(r.openapi.firstMs)}, ${mb(r.openapi.bytes)}; from memory ${ms(r.openapi.cachedMs)} (${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× faster); ` +
-      `?page=1 of ${r.openapi.pages} ${ms(r.openapi.pageMs)}, ${mb(r.openapi.pageBytes)} (targets < 100 ms, < 5 MB a page)`,
+    `  /openapi.json whole, after an edit: ${ms(o.afterEdit.median)} (min ${ms(o.afterEdit.min)}, CPU ${ms(o.cpuAfterEditMs)}), from memory ${ms(o.fromMemory.median)}; ${mb(o.bytes)} ` +
+      `(${o.paths} paths, ${o.schemas} schemas); every skill its own schema: ${ms(o.distinct.afterEdit.median)}, ${mb(o.distinct.bytes)} of which the schemas alone ${mb(o.distinct.schemaBytes)} (targets < 100 ms, < 5 MB)`,
   )
   log(
     `  audit: ${r.audit.rows.toLocaleString('en-US')} rows built in ${(r.audit.buildMs / 1000).toFixed(1)} s; unfiltered first page ${ms(r.audit.unfilteredMs)} (the reference)`,
@@ -335,7 +453,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   printScale(await runScaleBench({ skills: arg('skills'), agents: arg('agents'), idleSeconds: arg('idle'), auditRows: arg('audit-rows') }))
 }
 
-const TARGET = { stallMs: 10, listingMs: 50, openapiMs: 100, pageBytes: 5 * 2 ** 20, auditMs: 10 }
+const TARGET = { stallMs: 10, listingMs: 50, openapiMs: 100, documentBytes: 5 * 2 ** 20, auditMs: 10 }
 
 /** Rows of results.md's target table. */
 export function scaleTargetRows(r: ScaleBenchResult): string[] {
@@ -344,8 +462,7 @@ export function scaleTargetRows(r: ScaleBenchResult): string[] {
   return [
     `| no event-loop stall over ${TARGET.stallMs} ms idle with ${r.skills.toLocaleString('en-US')} skills | max ${r.loop.maxMs.toFixed(1)} ms (the bare loop in the same run: ${r.bareLoop.maxMs.toFixed(1)} ms) | ${yesNo(r.loop.maxMs <= TARGET.stallMs)} |`,
     `| no event-loop stall over ${TARGET.stallMs} ms when another manager edits one skill | longest ${r.change.stallMs.toFixed(1)} ms over ${r.change.rounds} edits (refresh ${r.change.refreshMs.toFixed(2)} ms; a full reload ${r.fullReloadMs.toFixed(0)} ms) | ${yesNo(r.change.stallMs <= TARGET.stallMs)} |`,
-    `| \`GET /api/skills\` under ${TARGET.listingMs} ms (${r.agents.toLocaleString('en-US')} agents) | ${r.listing.ms.toFixed(1)} ms; the first after a catalog edit ${r.listing.afterChangeMs.toFixed(1)} ms | ${yesNo(Math.max(r.listing.ms, r.listing.afterChangeMs) < TARGET.listingMs)} |`,
-    `| \`/openapi.json\` under ${TARGET.openapiMs} ms and 5 MB a page | built ${r.openapi.firstMs.toFixed(0)} ms, from memory ${r.openapi.cachedMs.toFixed(0)} ms; a page ${(r.openapi.pageBytes / 2 ** 20).toFixed(1)} MB | ${yesNo(r.openapi.cachedMs < TARGET.openapiMs && r.openapi.pageBytes < TARGET.pageBytes)} |`,
+    ...catalogTargetRows(r),
     `| every audit filter's first page under ${TARGET.auditMs} ms (${r.audit.rows.toLocaleString('en-US')} rows) | slowest ${slowest.toFixed(2)} ms | ${yesNo(slowest < TARGET.auditMs)} |`,
   ]
 }
@@ -353,7 +470,6 @@ export function scaleTargetRows(r: ScaleBenchResult): string[] {
 /** The section of results.md. */
 export function scaleReport(r: ScaleBenchResult): string {
   const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
-  const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`
   return `## ${r.skills.toLocaleString('en-US')} skills and ${r.agents.toLocaleString('en-US')} agents
 
 One manager on SQLite with ${r.skills.toLocaleString('en-US')} code skills (zod input) and ${r.agents.toLocaleString('en-US')} agents bound to 10 skills each;
@@ -363,10 +479,7 @@ start-up with the sync took ${ms(r.startupMs)}. The HTTP client runs in the same
 | --- | --- | --- |
 | event loop, idle ${r.loop.seconds} s with heartbeats (\`monitorEventLoopDelay\`) | max ${ms(r.loop.maxMs)}, p99 ${ms(r.loop.p99Ms)} | the bare loop, idle as long before any plane: max ${ms(r.bareLoop.maxMs)}, p99 ${ms(r.bareLoop.p99Ms)}; a full reload of the catalog and policies, what every heartbeat did before: ${ms(r.fullReloadMs)} |
 | one skill edited by another writer on the same database, until a heartbeat applied it | refresh ${ms(r.change.refreshMs)} (median of 5); longest event-loop delay ${ms(r.change.stallMs)} over ${r.change.rounds} edits | a full reload: ${ms(r.fullReloadMs)} |
-| \`GET /api/skills\` (${r.listing.skills.toLocaleString('en-US')} skills) | ${ms(r.listing.ms)}; the first after a catalog edit ${ms(r.listing.afterChangeMs)} | finding each skill's agents by scanning every agent's bindings, as before: ${ms(r.listingScanMs)} |
-| \`/openapi.json\`, built after a change | ${ms(r.openapi.firstMs)}, ${mb(r.openapi.bytes)} | |
-| \`/openapi.json\`, from memory | ${ms(r.openapi.cachedMs)} | built ÷ from memory: ${(r.openapi.firstMs / r.openapi.cachedMs).toFixed(1)}× |
-| \`/openapi.json?page=1\` (of ${r.openapi.pages}) | ${ms(r.openapi.pageMs)}, ${mb(r.openapi.pageBytes)} | |
+${catalogReportRows(r)}
 
 Held up over 10 ms while idle: ${r.loop.stalls.length === 0 ? 'never' : r.loop.stalls.join(', ')}; the bare loop: ${r.bareLoop.stalls.length === 0 ? 'never' : r.bareLoop.stalls.join(', ')} (seconds into the idle time; heartbeats every 5 s).
 
@@ -387,6 +500,36 @@ export const scaleSection: BenchSection = {
   async run(log) {
     const r = await runScaleBench()
     printScale(r, log)
-    return { targets: parseTargetRows(scaleTargetRows(r), /openapi/), body: scaleReport(r) }
+    return { targets: parseTargetRows(scaleTargetRows(r), /5 MB whole/), body: scaleReport(r) }
   },
+}
+
+const fmt = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
+const mib = (n: number) => `${(n / 2 ** 20).toFixed(2)} MB`
+const range = (s: Spread) => `${fmt(s.min)}–${fmt(s.median)} (min–median of ${s.rounds.length})`
+
+/** The listing's and the OpenAPI document's target rows. */
+function catalogTargetRows(r: ScaleBenchResult): string[] {
+  const yesNo = (met: boolean) => (met ? '**yes**' : '**no**')
+  const { listing: l, openapi: o } = r
+  const slowest = Math.max(l.page.median, l.afterEdit.median)
+  return [
+    `| \`GET /api/skills\` under ${TARGET.listingMs} ms, paged (${l.skills.toLocaleString('en-US')} skills, ${r.agents.toLocaleString('en-US')} agents) | a page of ${l.pageSize}: ${range(l.page)}; after a catalog edit ${range(l.afterEdit)}; \`GET /api/me\` ${range(l.floor)} | ${yesNo(slowest < TARGET.listingMs)} |`,
+    `| \`/openapi.json\` under ${TARGET.openapiMs} ms after an edit | whole document ${range(o.afterEdit)}, CPU ${fmt(o.cpuAfterEditMs)} (median; client and server); from memory ${range(o.fromMemory)} | ${yesNo(o.afterEdit.median < TARGET.openapiMs)} |`,
+    `| \`/openapi.json\` under 5 MB whole (${l.skills.toLocaleString('en-US')} skills) | ${mib(o.bytes)} (skills sharing an input schema); every skill its own: ${mib(o.distinct.bytes)}, the schemas alone ${mib(o.distinct.schemaBytes)} | ${yesNo(o.bytes < TARGET.documentBytes)} |`,
+  ]
+}
+
+/** The listing's and the OpenAPI document's rows of the section's table. */
+function catalogReportRows(r: ScaleBenchResult): string {
+  const { listing: l, openapi: o } = r
+  const ratio = (s: Spread) => `${s.min.toFixed(1)}–${s.median.toFixed(1)}×`
+  return [
+    `| \`GET /api/skills\`, a page of ${l.pageSize} (${(l.pageBytes / 1024).toFixed(0)} KB) of ${l.skills.toLocaleString('en-US')} | ${range(l.page)}; CPU ${fmt(l.cpu.page)} a request | \`GET /api/me\`, same key and server: ${range(l.floor)}, CPU ${fmt(l.cpu.floor)}; page ÷ it ${ratio(ratios(l.page, l.floor))} |`,
+    `| \`GET /api/skills\`, the first page after a catalog edit | ${range(l.afterEdit)} | ÷ \`GET /api/me\` ${ratio(ratios(l.afterEdit, l.floor))} |`,
+    `| \`GET /api/skills?connection=needs_auth\` (matches none: the page reads every skill) | ${range(l.unmatched)}; CPU ${fmt(l.cpu.unmatched)} | |`,
+    `| the whole listing, ${l.whole.pages} pages of 500 one after another (what the CLI and console read) | ${fmt(l.whole.ms)} | |`,
+    `| \`/openapi.json\` whole, right after one skill's catalog edit | ${range(o.afterEdit)}; CPU ${fmt(o.cpuAfterEditMs)} (median; client and server); ${mib(o.bytes)}, ${o.paths.toLocaleString('en-US')} paths, ${o.schemas.toLocaleString('en-US')} component schemas | from memory: ${range(o.fromMemory)}; after an edit ÷ from memory ${ratio(ratios(o.afterEdit, o.fromMemory))} |`,
+    `| the same, every skill with an input schema of its own | ${range(o.distinct.afterEdit)}; ${mib(o.distinct.bytes)} | the ${l.skills.toLocaleString('en-US')} schemas alone, compact: ${mib(o.distinct.schemaBytes)} |`,
+  ].join('\n')
 }
