@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { MockEmbeddingModelV3 } from 'ai/test'
-import { databases } from '../test-support/databases.js'
+import { databases, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, operator, silentLogger } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/index.js'
 import { createSkillplane, type Skillplane } from '../agents/index.js'
@@ -192,6 +192,24 @@ describe.each(databases)('discovery on $name', (database) => {
     const learned = await discover(plane, admin, { query: 'hostname', limit: 3 })
     expect(learned.results[1]).toMatchObject({ key: 'rotate_logs', why: ['related to probe_port (called next 2 times)'] })
   })
+
+  it('picks up relations another manager learned, and their later counts, with the heartbeat', async () => {
+    const location = await database.create()
+    const here = await open({}, location)
+    const elsewhere = await open({}, location)
+    const learnElsewhere = async (conversations: string[]) => {
+      for (const conversation of conversations) {
+        await elsewhere.invoke('probe_port', { hostname: 'h', tcpPort: 1 }, { caller: admin, conversationId: conversation })
+        await elsewhere.invoke('rotate_logs', { path: '/x' }, { caller: admin, conversationId: conversation })
+      }
+    }
+    const relatedHere = async () => (await discover(here, admin, { query: 'hostname', limit: 3 })).results.find((r) => r.key === 'rotate_logs')?.why ?? []
+    await learnElsewhere(['a', 'b'])
+    await waitFor(async () => (await relatedHere()).includes('related to probe_port (called next 2 times)'), 15_000)
+    // Counted again later: only that pair is read again, and its new count replaces the old.
+    await learnElsewhere(['c'])
+    await waitFor(async () => (await relatedHere()).includes('related to probe_port (called next 3 times)'), 15_000)
+  }, 40_000)
 
   it('keeps the index current: a catalog edit and a skill registered later are found without a rebuild', async () => {
     const plane = await open()

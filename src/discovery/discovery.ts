@@ -113,6 +113,7 @@ export class Discovery {
   #documents = new Map<string, BaseDocument>()
   #titles = new Map<string, string>()
   #examplesSeen: string | undefined
+  #relationsSeen: string | undefined
   #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string }> = []
   #pendingRelations: Array<{ from: string; to: string }> = []
   #flushing: Promise<void> = Promise.resolve()
@@ -148,7 +149,10 @@ export class Discovery {
       if (this.#usage.add({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })) this.#usageChanged.add(row.skill_key)
     }
     if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
-    this.#relations.setLearned(await this.#o.repo.relations())
+    // Relations are only ever counted up: after the first read, only the pairs counted since (with the same minute of overlap).
+    const relations = await this.#o.repo.relations(this.#relationsSeen && new Date(Date.parse(this.#relationsSeen) - 60_000).toISOString())
+    for (const row of relations) if (!this.#relationsSeen || row.updated_at > this.#relationsSeen) this.#relationsSeen = row.updated_at
+    this.#relations.setLearned(relations)
   }
 
   /** The index is current and, with an embedder, every skill has its vector (tests, benchmarks). */
