@@ -223,6 +223,25 @@ describe.each(databases)('discovery on $name', (database) => {
     expect(keys(await discover(plane, admin, { query: 'joined after start' }))[0]).toBe('late_arrival')
   })
 
+  it('re-reads the skills whose catalog rows changed, edited here or by another manager: title, description, tags, prompt', async () => {
+    const location = await database.create()
+    const here = await open({}, location)
+    const elsewhere = await open({}, location)
+    expect(keys(await discover(here, admin, { query: 'compress' }))).toContain('rotate_logs')
+    await elsewhere.skills.edit(
+      'rotate_logs',
+      { title: 'Logrotate nightly', description: 'Shrink archives of journal output', tags: ['janitor'] },
+      elsewhere.now(),
+    )
+    await waitFor(async () => keys(await discover(here, admin, { query: 'journal archives janitor' }))[0] === 'rotate_logs', 15_000)
+    expect(keys(await discover(here, admin, { query: 'compress' }))).not.toContain('rotate_logs')
+    expect((await discover(here, admin, { query: 'logrotate nightly' })).results[0]).toMatchObject({ key: 'rotate_logs', why: ['exact key'] })
+    await here.skills.edit('probe_port', { systemPrompt: 'Mention the zeppelin hangar' }, here.now())
+    expect(keys(await discover(here, admin, { query: 'zeppelin' }))).toEqual(['probe_port'])
+    // The skills not edited are found as before.
+    expect(keys(await discover(here, admin, { query: 'orphaned' }))[0]).toBe('detect_orphans')
+  }, 30_000)
+
   it('answers GET /api/skills/search for the key that asks, audited, and names a bad parameter', async () => {
     const plane = await open()
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
