@@ -1,3 +1,4 @@
+import { parseTargetRows, type BenchSection } from './section.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -492,4 +493,13 @@ checkpoints in its p99), which issue 15 makes cheaper for every skill alike.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await runDiscoveryQualityBench((line) => console.error(line))
   console.log(discoveryQualityReport(result))
+}
+
+export const discoverySection: BenchSection = {
+  name: 'discovery',
+  title: 'Discovery quality and speed',
+  async run(log) {
+    const r = await runDiscoveryQualityBench(log)
+    return { targets: parseTargetRows(discoveryTargetRows(r), /history/), body: discoveryQualityReport(r) }
+  },
 }

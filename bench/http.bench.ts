@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
 import { startHttpServer } from '../src/surfaces/http/index.js'
+import { verdict, type BenchSection } from './section.js'
 import { NOOP_KEY, openBenchPlane, round, sumCounts } from './support.js'
 
 export interface HttpBenchOptions {
@@ -129,4 +130,49 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
   } finally {
     await bench.close()
   }
+}
+
+const HTTP_TARGET_RATIO = 0.5
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+
+function httpReport(http: HttpBenchResult): string {
+  return `\`POST /api/skills/:key/invoke\` with an admin API key (body limit, bearer auth, body checks, the
+pipeline, SQLite audit) against a bare Hono route on \`@hono/node-server\` that parses the JSON body
+and answers an envelope. Load from a second process: autocannon, ${http.connections} connections,
+${http.durationSeconds} s each after a warm-up, on 127.0.0.1.
+
+| route | requests/s | p50 ms | p99 ms | requests |
+| --- | --- | --- | --- | --- |
+| skillplane invoke | ${int(http.skillplane.requestsPerSecond)} | ${http.skillplane.latencyP50Ms} | ${http.skillplane.latencyP99Ms} | ${int(http.skillplane.requests)} |
+| bare Hono route | ${int(http.bare.requestsPerSecond)} | ${http.bare.latencyP50Ms} | ${http.bare.latencyP99Ms} | ${int(http.bare.requests)} |
+
+Skillplane ÷ bare: **${http.ratio.toFixed(2)}×** (target ≥ ${HTTP_TARGET_RATIO}×).
+Audit check: ${int(http.audit.responses)} 2xx responses (warm-up included), ${int(http.audit.okRows)} ok rows of
+${int(http.audit.rows)} (calls still in flight when the load generator stopped finish after it).`
+}
+
+export const httpSection: BenchSection = {
+  name: 'http',
+  title: 'HTTP invoke vs a bare Hono route',
+  async run(log) {
+    const http = await runHttpBench()
+    log(`  skillplane ${int(http.skillplane.requestsPerSecond)} req/s, bare ${int(http.bare.requestsPerSecond)} req/s, ratio ${http.ratio.toFixed(2)}×`)
+    log(`  audit: ${http.audit.okRows} ok rows for ${http.audit.responses} responses (${http.audit.rows} rows)`)
+    return {
+      targets: [
+        {
+          target: `HTTP invoke ≥ ${HTTP_TARGET_RATIO}× a bare Hono JSON route`,
+          figure: `${http.ratio.toFixed(2)}×`,
+          verdict: verdict(http.ratio >= HTTP_TARGET_RATIO),
+        },
+        {
+          target: 'every HTTP invoke audited',
+          figure: `${int(http.audit.okRows)} ok rows for ${int(http.audit.responses)} responses`,
+          verdict: verdict(http.audit.complete),
+          fact: true,
+        },
+      ],
+      body: httpReport(http),
+    }
+  },
 }

@@ -1,3 +1,4 @@
+import { parseTargetRows, type BenchSection } from './section.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -524,4 +525,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await runManagersBench()
   printManagers(result)
   console.log(managersReport(result))
+}
+
+export const managersSection: BenchSection = {
+  name: 'managers',
+  title: 'Several managers on one PostgreSQL',
+  async run(log) {
+    const r = await runManagersBench()
+    printManagers(r, log)
+    return { targets: parseTargetRows(managersTargetRows(r), /every 2xx/), body: managersReport(r) }
+  },
 }

@@ -8,6 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
+import { verdict, type BenchSection } from './section.js'
 import { NOOP_KEY, noopWork, openBenchPlane } from './support.js'
 
 export interface McpServerModeFigures {
@@ -109,4 +110,37 @@ export async function runMcpServerBench(calls = 3_000): Promise<McpServerBenchRe
     await Promise.all([http.close(), bare.close()])
     await bench.close()
   }
+}
+
+const MCP_SERVER_TARGET_RATIO = 0.9
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+
+export const mcpServerSection: BenchSection = {
+  name: 'mcp-server',
+  title: 'MCP server: tools/call over Streamable HTTP',
+  async run(log) {
+    const r = await runMcpServerBench()
+    const modes = { sequential: r.sequential, concurrent: r.concurrent }
+    for (const [mode, m] of Object.entries(modes))
+      log(`  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ${int(m.barePerSecond)}/s, ratio ${m.ratio.toFixed(2)}×`)
+    return {
+      targets: [
+        {
+          target: `MCP tools/call over Streamable HTTP ≥ ${MCP_SERVER_TARGET_RATIO}× a bare MCP SDK server`,
+          figure: `${r.sequential.ratio.toFixed(2)}× sequential, ${r.concurrent.ratio.toFixed(2)}× with ${r.concurrent.inFlight} in flight`,
+          verdict: verdict(Math.min(r.sequential.ratio, r.concurrent.ratio) >= MCP_SERVER_TARGET_RATIO),
+        },
+      ],
+      body: `The MCP SDK's client calls a no-op \`safe\` skill through skillplane's \`/mcp\` (Bearer key, a
+session per key, the pipeline with its two durable audit rows) and the same tool on a bare MCP SDK
+server over the same transport (stateful Streamable HTTP, Hono on \`@hono/node-server\`), ${int(r.calls)}
+calls per side in alternating rounds, on 127.0.0.1.
+
+| mode | in flight | skillplane calls/s | bare calls/s | skillplane ÷ bare |
+| --- | --- | --- | --- | --- |
+${Object.entries(modes)
+  .map(([mode, m]) => `| ${mode} | ${m.inFlight} | ${int(m.skillplanePerSecond)} | ${int(m.barePerSecond)} | ${m.ratio.toFixed(2)}× |`)
+  .join('\n')}`,
+    }
+  },
 }

@@ -6,6 +6,7 @@ import pino from 'pino'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createSkillplane, defineSkill } from '../src/index.js'
+import { verdict, type BenchSection } from './section.js'
 import { BENCH_CALLER } from './support.js'
 
 export interface McpModeFigures {
@@ -93,4 +94,43 @@ export async function runMcpBench(calls = 4_000): Promise<McpBenchResult> {
     await plane.close()
     rmSync(root, { recursive: true, force: true })
   }
+}
+
+const MCP_TARGET_RATIO = 1.5
+const MCP_CONCURRENT_TARGET_RATIO = 1.2
+
+export const mcpSection: BenchSection = {
+  name: 'mcp',
+  title: 'MCP-imported calls',
+  async run(log) {
+    const mcp = await runMcpBench()
+    const modes = { sequential: mcp.sequential, concurrent: mcp.concurrent }
+    for (const [mode, m] of Object.entries(modes))
+      log(
+        `  ${mode} (${m.inFlight} in flight): imported ${m.importedMs.toFixed(3)} ms/call, direct ${m.directMs.toFixed(3)}, no-op pipeline ${m.pipelineMs.toFixed(3)}, ratio ${m.ratio.toFixed(2)}×`,
+      )
+    return {
+      targets: [
+        {
+          target: `MCP-imported call ≤ ${MCP_TARGET_RATIO}× the same call with the SDK client sequential, ≤ ${MCP_CONCURRENT_TARGET_RATIO}× with ${mcp.concurrent.inFlight} in flight`,
+          figure: `${mcp.sequential.ratio.toFixed(2)}× sequential, ${mcp.concurrent.ratio.toFixed(2)}× with ${mcp.concurrent.inFlight} in flight`,
+          verdict: verdict(mcp.sequential.ratio <= MCP_TARGET_RATIO && mcp.concurrent.ratio <= MCP_CONCURRENT_TARGET_RATIO),
+        },
+      ],
+      body: `A stdio MCP server (official SDK, \`bench/mcp-echo-server.mjs\`) with one read-only \`echo\` tool,
+imported as \`bench_echo\` and invoked ${mcp.calls.toLocaleString('en-US')} times per path through the whole pipeline
+(schema check, policy, the durable \`running\` and final audit rows, the SDK client), against a
+second instance of the same server called with the SDK client directly, in alternating rounds in
+the same process. The third path is a no-op code skill through the same pipeline: what the
+pipeline costs without MCP.
+
+| mode | in flight | imported ms/call | direct SDK ms/call | no-op pipeline ms/call | imported ÷ direct |
+| --- | --- | --- | --- | --- | --- |
+${Object.entries(modes)
+  .map(
+    ([mode, m]) => `| ${mode} | ${m.inFlight} | ${m.importedMs.toFixed(3)} | ${m.directMs.toFixed(3)} | ${m.pipelineMs.toFixed(3)} | ${m.ratio.toFixed(2)}× |`,
+  )
+  .join('\n')}`,
+    }
+  },
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { createSkillplane } from '../src/index.js'
+import { verdict, type BenchSection } from './section.js'
 import { BENCH_CALLER } from './support.js'
 
 export interface PackBenchResult {
@@ -65,4 +66,35 @@ export async function runPackBench(calls = 400): Promise<PackBenchResult> {
     await plane.close()
     rmSync(root, { recursive: true, force: true })
   }
+}
+
+const PACK_TARGET_RATIO = 1.2
+
+export const packSection: BenchSection = {
+  name: 'pack',
+  title: 'Skill pack invocation',
+  async run(log) {
+    const pack = await runPackBench()
+    log(`  pack ${pack.packMs.toFixed(2)} ms/call, direct spawn ${pack.directMs.toFixed(2)} ms/call, ratio ${pack.ratio.toFixed(2)}×`)
+    return {
+      targets: [
+        {
+          target: `skill pack call ≤ ${PACK_TARGET_RATIO}× spawning the script directly`,
+          figure: `${pack.ratio.toFixed(2)}×`,
+          verdict: verdict(pack.ratio <= PACK_TARGET_RATIO),
+        },
+      ],
+      body: `A pack whose entry is \`#!/bin/sh\` + \`exec /bin/cat\` (it echoes its JSON input), invoked ${pack.calls} times in
+sequence through the whole pipeline (validation, audit, process group, caps), against spawning the
+same script with \`child_process\`, writing the same JSON and parsing its output, in alternating
+rounds in the same process.
+
+| path | ms per call |
+| --- | --- |
+| skillplane pack | ${pack.packMs.toFixed(2)} |
+| direct spawn | ${pack.directMs.toFixed(2)} |
+
+Pack ÷ direct: **${pack.ratio.toFixed(2)}×** (target ≤ ${PACK_TARGET_RATIO}×).`,
+    }
+  },
 }

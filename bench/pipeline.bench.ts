@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks'
 import { openDatabase, type AuditRow } from '../src/store/index.js'
 import { Call } from '../src/runtime/call.js'
 import { toAuditRow } from '../src/runtime/to-audit-row.js'
+import { verdict, type BenchSection } from './section.js'
 import { BENCH_CALLER, NOOP_KEY, noopWork, openBenchPlane, round, sumCounts } from './support.js'
 
 export interface PipelineBenchOptions {
@@ -210,4 +211,87 @@ export async function runPipelineBench(options: PipelineBenchOptions = {}): Prom
     await floor.close()
     await bench.close()
   }
+}
+
+// Issue 15's targets: the pipeline near SQLite's own floor, 30,000 audited calls/s at 64 in flight, p99 under 2 ms.
+const FLOOR_TARGET_RATIO = 0.9
+const CONCURRENT_TARGET = 30_000
+const P99_TARGET_MS = 2
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+const times = (ratio: number) => `${ratio.toFixed(2)}×`
+
+function pipelineRow(label: string, m: ModeFigures): string {
+  return `| ${label} | ${m.inFlight} | ${int(m.pipelinePerSecond)} | ${int(m.floorPerSecond)} | ${times(m.floorRatio)} | ${int(m.barePerSecond)} | ${m.overheadMicros.toFixed(1)} |`
+}
+
+function pipelineReport(pipeline: PipelineBenchResult): string {
+  const seq = pipeline.sequential
+  const floorMicros = 1e6 / seq.floorPerSecond
+  const ownMicros = 1e6 / seq.pipelinePerSecond - floorMicros
+  const margin = floorMicros / FLOOR_TARGET_RATIO - floorMicros
+  return `A no-op \`safe\` skill (zod input \`{ n: number }\`) through \`plane.invoke\`: resolve, validate,
+authorise, a durable \`running\` audit row, dispatch with a deadline, the final audit row (SQLite,
+group commit), against two references in the same process: SQLite's floor (plain better-sqlite3
+statements committing the same running row and the same finish on a database made by the same
+migrations and opened the same way, one call per pair of commits sequentially, and the calls in
+flight batched into one pair of commits as the group commit batches them), and awaiting the skill's
+own function directly (bare). Each mode runs ${pipeline.rounds} alternating rounds (bare, floor, pipeline;
+${pipeline.sequential.roundSeconds} s and ${pipeline.concurrent.roundSeconds} s a side) and reports the median round. Overhead per call is pipeline time per
+call minus bare time per call; with calls in flight it is wall time amortised over them.
+
+| mode | in flight | pipeline calls/s | floor calls/s | pipeline ÷ floor | bare calls/s | overhead µs/call |
+| --- | --- | --- | --- | --- | --- | --- |
+${pipelineRow('sequential', pipeline.sequential)}
+${pipelineRow('concurrent', pipeline.concurrent)}
+
+Audit check: ${int(pipeline.audit.calls)} pipeline calls (warm-up included), ${int(pipeline.audit.rows)} rows in
+\`audit_calls\`, ${int(pipeline.audit.okRows)} of them \`ok\`: ${pipeline.audit.complete ? 'one ok row per call, nothing dropped' : '**rows are missing or not ok**'}.
+
+Where the sequential call's time goes: SQLite's two commits take ${floorMicros.toFixed(1)} µs (the floor), the
+pipeline's own work (resolve, validate, authorise, redact, envelope, the awaits between the stages and
+the group commit) ${ownMicros.toFixed(1)} µs more. Meeting ${FLOOR_TARGET_RATIO}× the floor leaves the pipeline ${margin.toFixed(1)} µs a call.`
+}
+
+export const pipelineSection: BenchSection = {
+  name: 'pipeline',
+  title: 'Pipeline overhead',
+  async run(log) {
+    const pipeline = await runPipelineBench()
+    for (const [mode, m] of Object.entries({ sequential: pipeline.sequential, concurrent: pipeline.concurrent }))
+      log(
+        `  ${mode} (${m.inFlight} in flight): ${int(m.pipelinePerSecond)} calls/s vs SQLite's floor ${int(m.floorPerSecond)}/s (${times(m.floorRatio)}), ` +
+          `bare ${int(m.barePerSecond)}/s, overhead ${m.overheadMicros.toFixed(1)} µs/call`,
+      )
+    const seq = pipeline.sequential
+    const latency = seq.latency!
+    log(`  sequential latency: p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms (floor p50 ${latency.floorP50Ms}, p99 ${latency.floorP99Ms})`)
+    log(`  audit: ${pipeline.audit.okRows}/${pipeline.audit.calls} ok rows (${pipeline.audit.rows} rows)`)
+    return {
+      targets: [
+        {
+          target: `pipeline sequential ≥ ${FLOOR_TARGET_RATIO}× plain SQLite doing the same two commits on the same table`,
+          figure: `${times(seq.floorRatio)} (${int(seq.pipelinePerSecond)}/s vs the floor's ${int(seq.floorPerSecond)}/s)`,
+          verdict: verdict(seq.floorRatio >= FLOOR_TARGET_RATIO),
+        },
+        {
+          target: `≥ ${int(CONCURRENT_TARGET)} audited calls/s with ${pipeline.concurrent.inFlight} in flight`,
+          figure: `${int(pipeline.concurrent.pipelinePerSecond)}/s (the floor, batched alike: ${int(pipeline.concurrent.floorPerSecond)}/s)`,
+          verdict: verdict(pipeline.concurrent.pipelinePerSecond >= CONCURRENT_TARGET),
+        },
+        {
+          target: `pipeline p99 < ${P99_TARGET_MS} ms sequential`,
+          figure: `p99 ${latency.p99Ms.toFixed(2)} ms, p50 ${latency.p50Ms.toFixed(3)} ms (the floor: p99 ${latency.floorP99Ms.toFixed(2)}, p50 ${latency.floorP50Ms.toFixed(3)})`,
+          verdict: verdict(latency.p99Ms < P99_TARGET_MS),
+        },
+        {
+          target: 'every pipeline call audited',
+          figure: `${int(pipeline.audit.okRows)} ok rows for ${int(pipeline.audit.calls)} calls`,
+          verdict: verdict(pipeline.audit.complete),
+          fact: true,
+        },
+      ],
+      body: pipelineReport(pipeline),
+    }
+  },
 }

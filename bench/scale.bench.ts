@@ -1,3 +1,4 @@
+import { parseTargetRows, type BenchSection } from './section.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -378,4 +379,14 @@ filter's first page of 50 through \`AuditRepository.query\`, median of 5. The re
 | filter | first page | rows | ÷ reference |
 | --- | --- | --- | --- |
 ${r.audit.filters.map((f) => `| ${f.filter} | ${ms(f.ms)} | ${f.rows} | ${(f.ms / r.audit.unfilteredMs).toFixed(1)}× |`).join('\n')}`
+}
+
+export const scaleSection: BenchSection = {
+  name: 'scale',
+  title: '10,000 skills and 1,000 agents',
+  async run(log) {
+    const r = await runScaleBench()
+    printScale(r, log)
+    return { targets: parseTargetRows(scaleTargetRows(r), /openapi/), body: scaleReport(r) }
+  },
 }

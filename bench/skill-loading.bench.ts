@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { verdict, type BenchSection } from './section.js'
+
 const CHILD = fileURLToPath(new URL('./skill-loading.child.mjs', import.meta.url))
 
 export interface LoadingFigures {
@@ -82,4 +84,52 @@ export function runSkillLoadingBench(sizes = [1_000, 10_000]): LoadingFigures[] 
       rmSync(root, { recursive: true, force: true })
     }
   })
+}
+
+const LOADING_TARGET = 5_000
+const VALIDATE_TARGET = 2_000
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+
+export const loadingSection: BenchSection = {
+  name: 'loading',
+  title: 'Loading SKILL.md folders',
+  async run(log) {
+    const loading = runSkillLoadingBench()
+    for (const l of loading)
+      log(
+        `  ${int(l.skills)} skills: load ${int(l.loadPerSecond)}/s, validate ${int(l.validatePerSecond)}/s, peak ${l.loadMaxRssMB.toFixed(0)} MB; reload re-parsed ${l.reloadParses} in ${l.reloadMs.toFixed(0)} ms`,
+      )
+    return {
+      targets: [
+        {
+          target: `≥ ${int(LOADING_TARGET)} SKILL.md skills/s loaded cold`,
+          figure: loading.map((l) => `${int(l.loadPerSecond)}/s at ${int(l.skills)}`).join(', '),
+          verdict: verdict(loading.every((l) => l.loadPerSecond >= LOADING_TARGET)),
+        },
+        {
+          target: `≥ ${int(VALIDATE_TARGET)} SKILL.md skills/s validated`,
+          figure: loading.map((l) => `${int(l.validatePerSecond)}/s at ${int(l.skills)}`).join(', '),
+          verdict: verdict(loading.every((l) => l.validatePerSecond >= VALIDATE_TARGET)),
+        },
+        {
+          target: 'a reload after one change re-parses only that file',
+          figure: loading.map((l) => `${l.reloadParses} parse at ${int(l.skills)}`).join(', '),
+          verdict: verdict(loading.every((l) => l.reloadParses === 1)),
+          fact: true,
+        },
+      ],
+      body: `Generated trees of skill folders of real size (each SKILL.md about as long as the 7.7 KB average
+of about 2,800 public ones: sections, lists, code, a table, five links; three reference files and
+two scripts beside it), each measurement in a fresh process so its peak memory is its own. The
+floor is walking the tree (every folder is listed, since nested skills must be found) and
+reading every SKILL.md without parsing it. Loading parses front matter (YAML 1.2) and applies
+the lenient rules; validating applies the strict rules plus the body and link checks (markdown
+lexed with marked, each relative link's target checked on disk). Reload: one SKILL.md changed,
+the tree loaded again with the same cache.
+
+| skills | avg SKILL.md | walk + read /s | load /s | load ÷ floor | validate /s | peak RSS load | peak RSS validate | reload ms | files re-parsed |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${loading.map((l) => `| ${int(l.skills)} | ${(l.averageBytes / 1000).toFixed(1)} KB | ${int(l.readPerSecond)} | ${int(l.loadPerSecond)} | ${(l.loadPerSecond / l.readPerSecond).toFixed(2)}× | ${int(l.validatePerSecond)} | ${l.loadMaxRssMB.toFixed(0)} MB | ${l.validateMaxRssMB.toFixed(0)} MB | ${l.reloadMs.toFixed(0)} | ${l.reloadParses} |`).join('\n')}`,
+    }
+  },
 }

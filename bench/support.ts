@@ -72,3 +72,57 @@ export function round(value: number, digits = 0): number {
   const factor = 10 ** digits
   return Math.round(value * factor) / factor
 }
+
+/** The least, middle and greatest of a set of round figures. */
+export interface Spread {
+  min: number
+  median: number
+  max: number
+  rounds: number[]
+}
+
+export function spread(values: number[]): Spread {
+  if (values.length === 0) throw new Error('spread of no values')
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  return { min: sorted[0]!, median, max: sorted[sorted.length - 1]!, rounds: values }
+}
+
+/**
+ * Runs each side once per round, the sides in turn, for `rounds` rounds (at least three), so a neighbour's
+ * load falls on every side alike; each side returns its figure for the round (calls/s, ms per call…).
+ */
+export async function alternate<K extends string>(rounds: number, sides: Record<K, () => Promise<number>>): Promise<Record<K, Spread>> {
+  if (rounds < 3) throw new Error(`alternating rounds: at least 3, not ${rounds}`)
+  const names = Object.keys(sides) as K[]
+  const figures = Object.fromEntries(names.map((n) => [n, [] as number[]])) as unknown as Record<K, number[]>
+  for (let i = 0; i < rounds; i++) for (const name of names) figures[name].push(await sides[name]())
+  return Object.fromEntries(names.map((n) => [n, spread(figures[n])])) as Record<K, Spread>
+}
+
+/** Each round's ratio of one side's figure to another's, taken apart: the min and median of the per-round ratios. */
+export function ratios(over: Spread, under: Spread): Spread {
+  return spread(over.rounds.map((v, i) => v / under.rounds[i]!))
+}
+
+/** This process's CPU time (user + system, µs) spent while `work` ran, per call it reports having made. */
+export async function cpuMicrosPerCall(work: () => Promise<number>): Promise<{ calls: number; cpuMicrosPerCall: number }> {
+  const before = process.cpuUsage()
+  const calls = await work()
+  const used = process.cpuUsage(before)
+  return { calls, cpuMicrosPerCall: (used.user + used.system) / Math.max(1, calls) }
+}
+
+/**
+ * Polls `check` until it holds, failing after `timeoutMs` with what it waited for; deadlines are
+ * generous because a loaded machine is slow, and the time it took is returned to be reported.
+ */
+export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 180_000): Promise<number> {
+  const start = performance.now()
+  for (;;) {
+    if (await check()) return performance.now() - start
+    if (performance.now() - start > timeoutMs) throw new Error(`waited ${(timeoutMs / 1000).toFixed(0)} s for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
