@@ -13,8 +13,12 @@ export interface TempPostgres {
   stop(): void
 }
 
-/** Start a throw-away PostgreSQL cluster with the machine's initdb/pg_ctl, or return null. */
-export async function startTempPostgres(): Promise<TempPostgres | null> {
+/**
+ * Start a throw-away PostgreSQL cluster with the machine's initdb/pg_ctl, or return null. `settings`
+ * are server settings (`-c name=value`); tests want speed (fsync off, the default), a bench wants the
+ * durability a deployment has (`{ fsync: 'on' }`).
+ */
+export async function startTempPostgres(settings: Record<string, string> = { fsync: 'off' }): Promise<TempPostgres | null> {
   const bin = findPostgresBin()
   if (!bin) return null
   const dir = mkdtempSync(join(tmpdir(), 'skillplane-pg-'))
@@ -32,7 +36,8 @@ export async function startTempPostgres(): Promise<TempPostgres | null> {
   let running = false
   const start = () => {
     if (running) return
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+    const options = Object.entries({ listen_addresses: '127.0.0.1', ...settings }).map(([name, value]) => `-c ${name}=${value}`)
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', [`-p ${port} -k ${dir}`, ...options].join(' '), 'start'])
     running = true
   }
   try {

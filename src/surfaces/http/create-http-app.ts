@@ -35,7 +35,7 @@ import { checkResponses } from './openapi/check-responses.js'
 import { failures, returns, serve } from './openapi/declare.js'
 import { Health, Me, ReloadReport, SourcesReport } from './openapi/response-schemas.js'
 import { landingPage } from './landing-page.js'
-import { McpHttpSessions } from '../mcp/index.js'
+import { McpHttpSessions, type SentSignal } from '../mcp/index.js'
 import { consoleRoutes, loadConsoleAssets } from '../console/index.js'
 import { checkOrigin, originRules } from './middleware/check-origin.js'
 import { databaseUnavailable } from '../../store/index.js'
@@ -172,7 +172,8 @@ export function createHttpApp(
     })
     serve(app, scrape, async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
   }
-  app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
+  // On Node's server the response itself says when it is sent; app.request (tests) has none.
+  app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller'), (c.env as { outgoing?: SentSignal } | undefined)?.outgoing))
   app.route('/auth', signInRoutes(plane, base))
   app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
