@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { cliSection } from './cli.bench.js'
 import { discoverySection } from './discovery-quality.bench.js'
 import { edgeSection } from './edge.bench.js'
 import { httpSection } from './http.bench.js'
@@ -19,6 +20,7 @@ const SECTIONS: BenchSection[] = [
   pipelineSection,
   httpSection,
   loadingSection,
+  cliSection,
   packSection,
   mcpSection,
   mcpServerSection,

@@ -1,4 +1,15 @@
 /**
+ * What tells a call its caller went away: an AbortSignal, or anything that says the same in its
+ * shape (the HTTP surface listens to its response closing instead of making a signal per request).
+ */
+export interface CallerSignal {
+  readonly aborted: boolean
+  readonly reason: unknown
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
+/**
  * A call's cancellation: its deadline, a shutdown, or its caller going away. The AbortSignal
  * executors see is made only when something asks for it (most calls finish without anyone
  * looking), and aborts with the same reason if the call was cancelled before.
@@ -8,7 +19,7 @@ export class CallCancel {
   #reason: unknown
   #aborted = false
   #listener: ((reason: unknown) => void) | undefined
-  #outer: AbortSignal | undefined
+  #outer: CallerSignal | undefined
   #forward: (() => void) | undefined
 
   get aborted(): boolean {
@@ -28,7 +39,7 @@ export class CallCancel {
   }
 
   /** Cancel with the outer signal (e.g. the HTTP client went away), until `release`. */
-  follow(outer: AbortSignal | undefined): void {
+  follow(outer: CallerSignal | undefined): void {
     if (!outer) return
     const forward = () => this.abort(outer.reason)
     if (outer.aborted) return forward()

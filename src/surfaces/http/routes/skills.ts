@@ -12,6 +12,7 @@ import { parseInput } from '../parse-input.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
+import { clientSignal } from '../client-signal.js'
 import { requireAbility } from '../middleware/require-ability.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionDetail } from '../../../sources/agent-skills/index.js'
@@ -168,7 +169,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
       conversationId,
       edgeId,
       approval: approvalFor(approvalId, wait),
-      signal: c.req.raw.signal,
+      signal: clientSignal(c),
     })
     return c.json(envelope, envelope.ok ? 200 : statusForCode(envelope.error.code))
   })
