@@ -3,8 +3,8 @@ import { createSkill, type Skill, type CreateSkillOptions, DefinitionError, type
 /** The in-memory set of skills and their executors. Sources register; only the pipeline executes. */
 export class Registry {
   readonly #skills = new Map<string, Skill>()
-  // The skills by key, sorted once per change: every listing page and tool list reads it.
-  #sorted: Skill[] | null = null
+  /** The skills in key order, kept until the set changes: listings and discovery ask for it often, 10,000 at a time. */
+  #sorted: Skill[] | undefined
   readonly #defaultTimeoutMs: number
   /** Called after the set of skills changed. */
   onChange: () => void = () => {}
@@ -26,8 +26,7 @@ export class Registry {
     // Applied before the skill is reachable, so a re-registered skill (an edge reconnecting) never runs below its raise.
     skill.class = this.#effectiveClass(skill)
     this.#skills.set(skill.key, skill)
-    this.#sorted = null
-    this.onChange()
+    this.#changed()
     return skill
   }
 
@@ -51,19 +50,18 @@ export class Registry {
   removeSource(source: Skill['source']): Skill[] {
     const removed = [...this.#skills.values()].filter((s) => s.source === source)
     for (const skill of removed) this.#skills.delete(skill.key)
-    if (removed.length) {
-      this.#sorted = null
-      this.onChange()
-    }
+    if (removed.length) this.#changed()
     return removed
   }
 
   /** Drop one skill (a source whose set changed); calls already running keep their executor. */
   unregister(key: string): void {
-    if (this.#skills.delete(key)) {
-      this.#sorted = null
-      this.onChange()
-    }
+    if (this.#skills.delete(key)) this.#changed()
+  }
+
+  #changed(): void {
+    this.#sorted = undefined
+    this.onChange()
   }
 
   get(key: string): Skill | undefined {
