@@ -65,6 +65,13 @@ export class McpHttpSessions {
     return this.#sessions.size
   }
 
+  /** Sessions with a request open (answers still being sent, event streams). */
+  get inUse(): number {
+    let n = 0
+    for (const session of this.#sessions.values()) if (session.requests > 0) n++
+    return n
+  }
+
   /** `sent`, when the server has one, says when the answer has gone out (cheaper than watching the body stream). */
   async handle(request: Request, caller: Caller, sent?: SentSignal): Promise<Response> {
     const id = request.headers.get('mcp-session-id')
@@ -123,17 +130,22 @@ export class McpHttpSessions {
   /** The transport's answer; the session counts as in use until that answer is sent in full. */
   async #serve(id: string, session: Session, request: Request, sent: SentSignal | undefined, parsedBody?: unknown): Promise<Response> {
     this.#use(id, session, 1)
+    let released = false
+    const done = () => {
+      if (released) return
+      released = true
+      this.#use(id, session, -1)
+    }
+    // Listening before the transport answers: a client that hangs up meanwhile closes the response before the answer exists.
+    sent?.once('close', done)
     let response: Response
     try {
       response = await session.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody })
     } catch (error) {
-      this.#use(id, session, -1)
+      done()
       throw error
     }
-    const done = () => this.#use(id, session, -1)
-    if (!sent) return whenSent(response, done)
-    sent.once('close', done)
-    return response
+    return sent ? response : whenSent(response, done)
   }
 
   #use(id: string, session: Session, change: 1 | -1): void {
