@@ -28,6 +28,8 @@ export class Liveness {
   readonly #host = hostIdentity()
   readonly #started: string
   #timer: NodeJS.Timeout | undefined
+  /** The heartbeat under way: a tick that finds one skips, and a shutdown waits for it. */
+  #running: Promise<void> | undefined
 
   constructor(options: LivenessOptions) {
     this.#o = options
@@ -88,16 +90,20 @@ export class Liveness {
   start(refresh: () => Promise<unknown>, afterRecovery: () => Promise<unknown>): void {
     clearInterval(this.#timer)
     this.#timer = setInterval(() => {
-      stepByStep([() => this.beat(), refresh])
+      // Spread over many turns, a heartbeat on a busy machine can outlast the interval: the next waits for the one after.
+      if (this.#running) return
+      this.#running = stepByStep([() => this.beat(), refresh])
         .then(() => stepByStep([() => this.recover(), afterRecovery]))
         .catch((error) => this.#o.logger.warn({ err: error }, 'heartbeat, catalog refresh or recovery failed'))
+        .finally(() => (this.#running = undefined))
     }, HEARTBEAT_MS)
     this.#timer.unref()
   }
 
-  /** Stop beating: the first step of a shutdown. */
-  stop(): void {
+  /** Stop beating, and let a heartbeat under way finish before what it uses closes: the first step of a shutdown. */
+  async stop(): Promise<void> {
     clearInterval(this.#timer)
+    await this.#running
   }
 
   /** Leave the managers table at the end of a clean shutdown, so peers have nothing to recover. */
