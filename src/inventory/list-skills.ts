@@ -29,10 +29,16 @@ export interface SkillFilter {
 
 export type ListedSkill = SkillSummary | InstructionSummary
 
-/** One page of a listing: `next` is the last key shown when more skills follow (where the next page starts after). */
+/** A place in the listing: a key, and which of the two kinds (an instruction skill follows an executable one of the same name). */
+export interface ListingPosition {
+  key: string
+  instruction: boolean
+}
+
+/** One page of a listing: `next` is the last skill shown when more skills follow (where the next page starts after). */
 export interface SkillPage {
   skills: ListedSkill[]
-  next: string | null
+  next: ListingPosition | null
 }
 
 // The listing's order, the registry's too: by key.
@@ -52,7 +58,7 @@ export function listSkills(skills: InventorySources, caller: Caller, filter: Ski
  * `limit` skills of that listing after the key `after`. Only the skills a page walks past are
  * summarised, so a page costs its own size, not the catalog's, unless the filters skip most skills.
  */
-export function listSkillsPage(skills: InventorySources, caller: Caller, filter: SkillFilter, page: { after?: string; limit: number }): SkillPage {
+export function listSkillsPage(skills: InventorySources, caller: Caller, filter: SkillFilter, page: { after?: ListingPosition; limit: number }): SkillPage {
   const { instructions } = skills
   const subjects = subjectsOf(caller, filter)
   const needle = filter.q?.toLowerCase()
@@ -63,8 +69,9 @@ export function listSkillsPage(skills: InventorySources, caller: Caller, filter:
     .filter((s) => !filter.keys || filter.keys.includes(s.name))
     .sort((a, b) => byKey(a.name, b.name))
   const after = page.after
-  let e = after === undefined ? 0 : firstAfter(executables, after)
-  let i = after === undefined ? 0 : instructionSkills.findIndex((s) => byKey(s.name, after) > 0)
+  let e = after === undefined ? 0 : firstAfter(executables, after.key)
+  // After an executable skill, an instruction skill of the same name is still to come.
+  let i = after === undefined ? 0 : instructionSkills.findIndex((s) => byKey(s.name, after.key) > (after.instruction ? 0 : -1))
   if (i < 0) i = instructionSkills.length
   const shown: ListedSkill[] = []
   // One more than the page, to know whether another page follows.
@@ -86,7 +93,8 @@ export function listSkillsPage(skills: InventorySources, caller: Caller, filter:
   }
   const more = shown.length > page.limit
   if (more) shown.pop()
-  return { skills: shown, next: more ? shown[shown.length - 1]!.key : null }
+  const last = shown[shown.length - 1]
+  return { skills: shown, next: more ? { key: last!.key, instruction: 'folder' in last! } : null }
 }
 
 /** The executable skills a filter can match, by key: the named keys when given, else all. */

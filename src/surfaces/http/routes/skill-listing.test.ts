@@ -32,11 +32,11 @@ describe('GET /api/skills pages', () => {
     await plane?.close()
   })
 
-  async function open() {
+  async function open(moreInstructions: string[] = []) {
     // Instruction skills (SKILL.md) list beside the executable ones, in the same key order.
     const instructions = tree(
       Object.fromEntries(
-        ['b-guide', 'm-guide', 'zz-guide'].map((name) => [`${name}/SKILL.md`, `---\nname: ${name}\ndescription: How to ${name}\n---\nSteps\n`]),
+        ['b-guide', 'm-guide', 'zz-guide', ...moreInstructions].map((name) => [`${name}/SKILL.md`, `---\nname: ${name}\ndescription: How to ${name}\n---\nSteps\n`]),
       ),
     )
     plane = await openTestPlane(sqlite!, { skills: [...testSkills(), ...many], skillDirs: [instructions] })
@@ -123,6 +123,23 @@ describe('GET /api/skills pages', () => {
     const whole = (await get('/api/skills?limit=500')).body.skills.map((s) => s.key)
     const next = (await get(`/api/skills?limit=3&cursor=${first.nextCursor}`)).body.skills.map((s) => s.key)
     expect(next).toEqual(whole.slice(whole.indexOf(c!) + 1, whole.indexOf(c!) + 4))
+  })
+
+  it('lists an executable skill and an instruction skill of the same name both, a page ending between them', async () => {
+    // One word is a name of both kinds: lower_snake keys and SKILL.md names.
+    const { get } = await open(['mguide'])
+    plane!.skills.register(defineSkill({ key: 'mguide', description: 'Code of the same name', class: 'safe', run: () => ({}) }), {
+      source: 'code',
+      origin: 'test',
+    })
+    const whole = (await get('/api/skills?limit=500')).body.skills.map((s) => s.key)
+    const at = whole.indexOf('mguide')
+    expect(whole.slice(at, at + 2)).toEqual(['mguide', 'mguide'])
+    // A page that ends on the executable one: the next starts with the instruction one.
+    const first = (await get(`/api/skills?limit=${at + 1}`)).body
+    expect(first.skills.at(-1)).toMatchObject({ key: 'mguide', description: 'Code of the same name' })
+    const next = (await get(`/api/skills?limit=2&cursor=${first.nextCursor}`)).body.skills.map((s) => s.key)
+    expect(next).toEqual(whole.slice(at + 1, at + 3))
   })
 
   it('refuses a page size out of range and a cursor it never gave out', async () => {

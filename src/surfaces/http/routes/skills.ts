@@ -16,7 +16,7 @@ import { clientSignal } from '../client-signal.js'
 import { requireAbility } from '../middleware/require-ability.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionDetail } from '../../../sources/agent-skills/index.js'
-import { keyCursor } from '../key-cursor.js'
+import { skillCursor } from '../skill-cursor.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
 import { SkillDetail, SkillList, SkillSearch, SkillSharing, Success } from '../openapi/response-schemas.js'
 
@@ -37,7 +37,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const { class: klass, category, tag, source, agent, q, scope, available, connection, key, cursor, limit } = query.data
     const agentId = agent ? plane.agents.resolve(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
-    const after = cursor === undefined ? undefined : keyCursor.decode(cursor)
+    const after = cursor === undefined ? undefined : skillCursor.decode(cursor)
     if (after === null) return errorResponse(c, 'invalid_input', 'invalid skills query: cursor: not a cursor this API gave out (pass nextCursor as it came)')
     const filter = {
       class: klass,
@@ -52,7 +52,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
       connection,
     }
     const page = listSkillsPage(plane.skills, caller, filter, { after, limit })
-    return c.json({ skills: page.skills, nextCursor: page.next === null ? null : keyCursor.encode(page.next) })
+    return c.json({ skills: page.skills, nextCursor: page.next === null ? null : skillCursor.encode(page.next) })
   })
 
   // Through the discover_skills skill, so a search is audited and can teach discovery like any call.
