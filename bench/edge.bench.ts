@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,23 +12,30 @@ import { createSkillplane, defineSkill, type Skillplane } from '../src/index.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { createTestDatabase, startTempPostgres } from '../src/test-support/postgres.js'
 import { verdict, type BenchSection } from './section.js'
-import { BENCH_CALLER } from './support.js'
+import { BENCH_CALLER, spread, waitUntil } from './support.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
 const FLEET_CHILD = fileURLToPath(new URL('./edge-fleet.child.mjs', import.meta.url))
 // Heartbeats far more often than the default 10 s, so that a few seconds hold enough rounds to
 // measure; not so often that a busy machine makes an edge miss one (it would be dropped).
-const FLEET = { edges: 100, heartbeatMs: 500, beatsPerWindow: 10, windows: 2 }
+const FLEET = { edges: 100, heartbeatMs: 1_000, beatsPerWindow: 5, windows: 2 }
 // The manager's own tick (src/plane/liveness.ts), which reloads the edge directory, and the edges' default heartbeat.
 const LIVENESS_MS = 5_000
 const DEFAULT_HEARTBEAT_MS = 10_000
+const FLEET_DEADLINE_MS = 15 * 60_000
 
 export interface EdgeModeFigures {
   inFlight: number
+  /** Medians over the alternating rounds. */
   skillplanePerSecond: number
   barePerSecond: number
+  /** skillplane ÷ bare, the median of the rounds' ratios (each round measures both sides back to back). */
   ratio: number
+  ratioMin: number
+  rounds: number
+  /** CPU time per call (user + system), all rounds together: the part of the figures that load barely moves. */
+  cpu: TunnelCpu
   /** The same pipeline running a manager-scope no-op: its audit commits are the bulk of an edge call. */
   pipelinePerSecond: number
   /** Pipeline and bare echo one after the other (their times added): what the edge call would cost with a free tunnel. */
@@ -37,10 +44,29 @@ export interface EdgeModeFigures {
   ofFloor: number
 }
 
-/** A call made on another manager, relayed through the database to the one holding the edge, mean ms, against the same call on the holder. */
+export interface TunnelCpu {
+  /** This process (the manager, and the caller in it) per edge call. */
+  managerMicros: number
+  /** The `skillplane edge` process per edge call (from /proc, in 10 ms ticks: summed over every round). */
+  edgeMicros: number
+  /** This process per bare echo call (the ws server and its caller). */
+  bareServerMicros: number
+  /** The echoing child per bare call. */
+  bareEchoMicros: number
+}
+
+/** A call made on another manager, relayed through the database to the one holding the edge, against the same call on the holder. */
 export interface RelayFigures {
+  /** Medians of the rounds' means, ms per call. */
   relayedMs: number
   localMs: number
+  /** relayed ÷ local per round (each round measures both, alternating which goes first). */
+  ratioMin: number
+  ratioMedian: number
+  rounds: number
+  /** This process's CPU (both managers live in it) per relayed and per local call, µs. */
+  relayedCpuMicros: number
+  localCpuMicros: number
 }
 
 /** The manager of the many-edges measurement in one state: memory after GC, CPU per heartbeat round. */
@@ -98,12 +124,14 @@ export interface EdgeBenchResult {
   calls: number
   sequential: EdgeModeFigures
   concurrent: EdgeModeFigures
-  /** Relayed through SQLite (another process on the same file, as `skillplane invoke --edge` is). */
+  /** Relayed through SQLite (another manager on the same file, as `skillplane invoke --edge` is). */
   relayedMs: number
   localMs: number
+  sqliteRelay: RelayFigures
   /** Relayed through PostgreSQL between two managers, or why it was not measured. */
   postgres: RelayFigures | { skipped: string }
-  fleet: FleetFigures
+  /** Or why it failed this time (the figures above are kept). */
+  fleet: FleetFigures | { failed: string }
 }
 
 async function rate(call: (n: number) => Promise<unknown>, calls: number, inFlight: number): Promise<number> {
@@ -117,8 +145,35 @@ async function rate(call: (n: number) => Promise<unknown>, calls: number, inFlig
   return (calls / (performance.now() - start)) * 1000
 }
 
+const median = (xs: number[]) => spread(xs).median
+
+// /proc/PID/stat's utime and stime are in clock ticks (USER_HZ, 100 on Linux).
+const TICK_MICROS = 10_000
+
+/** User + system CPU a child process has used, µs (Linux /proc; 0 elsewhere). */
+function childCpuMicros(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS
+  } catch {
+    return 0
+  }
+}
+
+function ownCpuMicros(): number {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+
+/** Wait for a condition itself (a deadline of minutes: a loaded machine is slow, not broken), and say how long it took. */
+async function waitFor(check: () => boolean, what: string, log: (line: string) => void): Promise<void> {
+  const ms = await waitUntil(check, what, 300_000)
+  log(`  ${what}: after ${(ms / 1000).toFixed(2)} s`)
+}
+
 /** The bare reference: a ws server in this process and an echoing client process, the edge's topology. */
-async function startBareEcho(): Promise<{ call(n: number): Promise<unknown>; close(): Promise<void> }> {
+async function startBareEcho(): Promise<{ call(n: number): Promise<unknown>; pid: number | undefined; close(): Promise<void> }> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' })
   await new Promise((r) => wss.once('listening', r))
   const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`
@@ -137,6 +192,7 @@ async function startBareEcho(): Promise<{ call(n: number): Promise<unknown>; clo
   const socket = await connected
   let id = 0
   return {
+    pid: child.pid,
     call: (n) =>
       new Promise((resolve) => {
         const callId = String(++id)
@@ -163,18 +219,28 @@ function writeEdgeConfig(dir: string): string {
 
 /** A real `skillplane edge` process offering the config's no-op, connected to one manager. */
 function spawnEdge(config: string, dataDir: string, manager: string, token: string): ChildProcess {
-  return spawn(process.execPath, [MAIN, '--config', config, '--data-dir', dataDir, 'edge', '--manager', manager, '--log-level', 'error'], {
-    env: { ...process.env, SKILLPLANE_EDGE_TOKEN: token },
-    stdio: 'ignore',
-  })
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${timeoutMs / 1000} s`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
+  // SKILLPLANE_BENCH_EDGE_PROFILE=DIR: the edge writes a CPU profile there when it stops.
+  const profile = process.env.SKILLPLANE_BENCH_EDGE_PROFILE
+  return spawn(
+    process.execPath,
+    [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      MAIN,
+      '--config',
+      config,
+      '--data-dir',
+      dataDir,
+      'edge',
+      '--manager',
+      manager,
+      '--log-level',
+      'error',
+    ],
+    {
+      env: { ...process.env, SKILLPLANE_EDGE_TOKEN: token },
+      stdio: 'ignore',
+    },
+  )
 }
 
 /** Mean ms of n sequential calls of the no-op on this edge, made on this manager. */
@@ -187,8 +253,55 @@ async function timeCalls(target: Skillplane, edgeId: string, n: number): Promise
   return (performance.now() - start) / n
 }
 
+/** Relayed calls (made on `remote`) against local ones (on `holder`), in alternating rounds of n sequential calls a side. */
+async function relayRounds(
+  remote: Skillplane,
+  holder: Skillplane,
+  edgeId: string,
+  n: number,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<RelayFigures> {
+  await timeCalls(remote, edgeId, Math.ceil(n / 4))
+  await timeCalls(holder, edgeId, Math.ceil(n / 4))
+  const relayed: number[] = []
+  const local: number[] = []
+  const cpu = { relayed: 0, local: 0 }
+  const side = async (target: Skillplane, into: number[], key: 'relayed' | 'local') => {
+    const before = ownCpuMicros()
+    into.push(await timeCalls(target, edgeId, n))
+    cpu[key] += ownCpuMicros() - before
+  }
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      await side(remote, relayed, 'relayed')
+      await side(holder, local, 'local')
+    } else {
+      await side(holder, local, 'local')
+      await side(remote, relayed, 'relayed')
+    }
+    log(`  relay round ${round + 1}: relayed ${relayed[round]!.toFixed(2)} ms, same manager ${local[round]!.toFixed(2)} ms`)
+  }
+  const ratios = relayed.map((r, i) => r / local[i]!)
+  return {
+    relayedMs: median(relayed),
+    localMs: median(local),
+    ratioMin: Math.min(...ratios),
+    ratioMedian: median(ratios),
+    rounds,
+    relayedCpuMicros: cpu.relayed / (n * rounds),
+    localCpuMicros: cpu.local / (n * rounds),
+  }
+}
+
 /** A host-scope no-op skill through the whole pipeline to a real `skillplane edge` process, against a bare ws echo. */
-async function runTunnel(dir: string, config: string, calls: number): Promise<Omit<EdgeBenchResult, 'postgres' | 'fleet'>> {
+async function runTunnel(
+  dir: string,
+  config: string,
+  calls: number,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<Omit<EdgeBenchResult, 'postgres' | 'fleet'>> {
   const managerNoop = defineSkill({
     key: 'manager_noop',
     description: 'Returns its input, on the manager',
@@ -204,7 +317,7 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
   const bare = await startBareEcho()
   let other: Skillplane | undefined
   try {
-    await waitFor(() => plane.sources.edges.get('bench')?.online === true && plane.skills.get('edge_noop') !== undefined, 'the bench edge connecting')
+    await waitFor(() => plane.sources.edges.get('bench')?.online === true && plane.skills.get('edge_noop') !== undefined, 'the bench edge connecting', log)
     const ours = async (n: number) => {
       const envelope = await plane.invoke('edge_noop', { n }, { caller: BENCH_CALLER, edgeId: 'bench' })
       if (!envelope.ok) throw new Error(`edge call failed: ${JSON.stringify(envelope.error)}`)
@@ -213,26 +326,56 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
       const envelope = await plane.invoke('manager_noop', { n }, { caller: BENCH_CALLER })
       if (!envelope.ok) throw new Error(`manager call failed: ${JSON.stringify(envelope.error)}`)
     }
+    // Rate and CPU of one side's round: this process's CPU, and the child's that answers it.
+    const measure = async (call: (n: number) => Promise<unknown>, n: number, inFlight: number, child: number | undefined) => {
+      const [own, theirs] = [ownCpuMicros(), childCpuMicros(child)]
+      const perSecond = await rate(call, n, inFlight)
+      return { perSecond, own: ownCpuMicros() - own, child: childCpuMicros(child) - theirs }
+    }
     const mode = async (inFlight: number): Promise<EdgeModeFigures> => {
       await rate(bare.call, 300, inFlight)
       await rate(ours, 300, inFlight)
       await rate(pipelineOnly, 300, inFlight)
+      const perRound = Math.round(calls / rounds)
       const ourRates: number[] = []
       const bareRates: number[] = []
       const pipelineRates: number[] = []
-      for (let round = 0; round < 4; round++) {
-        bareRates.push(await rate(bare.call, calls / 4, inFlight))
-        ourRates.push(await rate(ours, calls / 4, inFlight))
-        pipelineRates.push(await rate(pipelineOnly, calls / 4, inFlight))
+      const ratios: number[] = []
+      const cpu = { manager: 0, edge: 0, bareServer: 0, bareEcho: 0 }
+      for (let round = 0; round < rounds; round++) {
+        // Alternate which side goes first, so neither always gets the machine in the same state.
+        const bareFirst = round % 2 === 0
+        const first = bareFirst ? await measure(bare.call, perRound, inFlight, bare.pid) : await measure(ours, perRound, inFlight, edge.pid)
+        const second = bareFirst ? await measure(ours, perRound, inFlight, edge.pid) : await measure(bare.call, perRound, inFlight, bare.pid)
+        const [b, o] = bareFirst ? [first, second] : [second, first]
+        bareRates.push(b.perSecond)
+        ourRates.push(o.perSecond)
+        ratios.push(o.perSecond / b.perSecond)
+        cpu.manager += o.own
+        cpu.edge += o.child
+        cpu.bareServer += b.own
+        cpu.bareEcho += b.child
+        pipelineRates.push(await rate(pipelineOnly, perRound, inFlight))
+        log(
+          `  ${inFlight} in flight, round ${round + 1}: skillplane ${Math.round(o.perSecond)}/s, bare ${Math.round(b.perSecond)}/s, ${(o.perSecond / b.perSecond).toFixed(3)}×`,
+        )
       }
-      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-      const [skillplanePerSecond, barePerSecond, pipelinePerSecond] = [mean(ourRates), mean(bareRates), mean(pipelineRates)]
+      const total = perRound * rounds
+      const [skillplanePerSecond, barePerSecond, pipelinePerSecond] = [median(ourRates), median(bareRates), median(pipelineRates)]
       const floorPerSecond = 1 / (1 / pipelinePerSecond + 1 / barePerSecond)
       return {
         inFlight,
         skillplanePerSecond,
         barePerSecond,
-        ratio: skillplanePerSecond / barePerSecond,
+        ratio: median(ratios),
+        ratioMin: Math.min(...ratios),
+        rounds,
+        cpu: {
+          managerMicros: cpu.manager / total,
+          edgeMicros: cpu.edge / total,
+          bareServerMicros: cpu.bareServer / total,
+          bareEchoMicros: cpu.bareEcho / total,
+        },
         pipelinePerSecond,
         floorPerSecond,
         ofFloor: skillplanePerSecond / floorPerSecond,
@@ -242,9 +385,10 @@ async function runTunnel(dir: string, config: string, calls: number): Promise<Om
     const concurrent = await mode(16)
     // Another manager on the same SQLite file (what `skillplane invoke --edge` is): its calls are relayed.
     other = await createSkillplane({ config: {}, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }) })
-    const relayedMs = await timeCalls(other, 'bench', 40)
-    const localMs = await timeCalls(plane, 'bench', 200)
-    return { calls, sequential, concurrent, relayedMs, localMs }
+    const remote = other
+    await waitFor(() => remote.sources.edges.get('bench')?.online === true, 'the edge seen from the second manager (SQLite)', log)
+    const sqliteRelay = await relayRounds(remote, plane, 'bench', 40, rounds, log)
+    return { calls, sequential, concurrent, relayedMs: sqliteRelay.relayedMs, localMs: sqliteRelay.localMs, sqliteRelay }
   } finally {
     edge.kill()
     await other?.close()
@@ -290,7 +434,7 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
 }
 
 /** Two managers on one PostgreSQL database, the edge on the first: calls made on the second are relayed (edge_calls + NOTIFY). */
-async function runPostgresRelay(dir: string, config: string): Promise<RelayFigures | { skipped: string }> {
+async function runPostgresRelay(dir: string, config: string, rounds: number, log: (line: string) => void): Promise<RelayFigures | { skipped: string }> {
   const database = await openPostgres()
   if ('skipped' in database) return database
   // One data dir for both: managers sharing a database share its approval secret.
@@ -309,18 +453,10 @@ async function runPostgresRelay(dir: string, config: string): Promise<RelayFigur
     const [a, b] = [holder, caller]
     await waitFor(
       () => b.sources.edges.get('bench-pg')?.managerId === a.status.managerId && b.skills.get('edge_noop') !== undefined,
-      'the edge connecting to the first manager, seen from the second',
+      'the edge connecting to the first manager, seen from the second (PostgreSQL)',
+      log,
     )
-    await timeCalls(b, 'bench-pg', 20)
-    await timeCalls(a, 'bench-pg', 20)
-    const relayed: number[] = []
-    const local: number[] = []
-    for (let round = 0; round < 4; round++) {
-      relayed.push(await timeCalls(b, 'bench-pg', 50))
-      local.push(await timeCalls(a, 'bench-pg', 50))
-    }
-    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length
-    return { relayedMs: mean(relayed), localMs: mean(local) }
+    return await relayRounds(b, a, 'bench-pg', 50, rounds, log)
   } finally {
     edge?.kill()
     await caller?.close()
@@ -331,9 +467,17 @@ async function runPostgresRelay(dir: string, config: string): Promise<RelayFigur
 }
 
 /** One manager (SQLite) in a process of its own with 100 edges connected: memory per edge and the heartbeat's CPU. */
-async function runFleet(dir: string): Promise<FleetFigures> {
+async function runFleet(dir: string, log: (line: string) => void): Promise<FleetFigures> {
   const args = [FLEET.edges, FLEET.heartbeatMs, FLEET.beatsPerWindow, FLEET.windows].map(String)
-  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', FLEET_CHILD, join(dir, 'fleet'), ...args], { timeout: 120_000 })
+  const started = performance.now()
+  // A deadline for a child that hangs, not a wait: the child waits for each of its own conditions.
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--expose-gc', FLEET_CHILD, join(dir, 'fleet'), ...args], {
+    timeout: FLEET_DEADLINE_MS,
+  }).catch((error: Error & { killed?: boolean }) => {
+    throw error.killed ? new Error(`the fleet measurement did not finish in ${FLEET_DEADLINE_MS / 60_000} min: ${error.message}`) : error
+  })
+  for (const line of stderr.split('\n').filter(Boolean)) log(`  ${line}`)
+  log(`  fleet measured in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   const raw = JSON.parse(stdout) as Omit<FleetFigures, 'perEdge' | 'perEdgeAfterFirst' | 'cpu'>
   const share = (from: FleetState, edges: number): EdgeShare => ({
     heapKB: (raw.all.heapUsed - from.heapUsed) / edges / 1024,
@@ -355,13 +499,14 @@ async function runFleet(dir: string): Promise<FleetFigures> {
   }
 }
 
-export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
+export async function runEdgeBench(calls = 3_000, rounds = 4, log: (line: string) => void = console.error): Promise<EdgeBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'skillplane-bench-edge-'))
   try {
     const config = writeEdgeConfig(dir)
-    const tunnel = await runTunnel(dir, config, calls)
-    const postgres = await runPostgresRelay(dir, config)
-    const fleet = await runFleet(dir)
+    const tunnel = await runTunnel(dir, config, calls, rounds, log)
+    const postgres = await runPostgresRelay(dir, config, rounds, log)
+    // The fleet's failure (an edge missing a heartbeat on an overloaded machine) loses none of the figures above.
+    const fleet = await runFleet(dir, log).catch((error: Error) => ({ failed: error.message.split('\n').slice(0, 3).join(' ') }))
     return { ...tunnel, postgres, fleet }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -369,22 +514,34 @@ export async function runEdgeBench(calls = 3_000): Promise<EdgeBenchResult> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runEdgeBench()
-  console.log(JSON.stringify(result, null, 2))
+  // `tunnel [CALLS [ROUNDS]]` measures only the round trip and the SQLite relay (for profiling).
+  const [part, calls, rounds] = process.argv.slice(2)
+  if (part === 'tunnel') {
+    const dir = mkdtempSync(join(tmpdir(), 'skillplane-bench-edge-'))
+    try {
+      console.log(JSON.stringify(await runTunnel(dir, writeEdgeConfig(dir), Number(calls ?? 3_000), Number(rounds ?? 4), console.error), null, 2))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  } else console.log(JSON.stringify(await runEdgeBench(), null, 2))
 }
 
 const EDGE_TARGET_RATIO = 0.7
 const int = (n: number) => Math.round(n).toLocaleString('en-US')
 const times = (ratio: number) => `${ratio < 0.01 ? ratio.toPrecision(2) : ratio.toFixed(2)}×`
 
+function relayTable(figures: RelayFigures, where: string): string {
+  return `| call made on | ms per call (median) | CPU per call, both managers |
+| --- | --- | --- |
+| the manager holding the edge | ${figures.localMs.toFixed(2)} | ${int(figures.localCpuMicros)} µs |
+| the other manager, relayed ${where} | ${figures.relayedMs.toFixed(2)} | ${int(figures.relayedCpuMicros)} µs |
+
+Relayed ÷ same manager over ${figures.rounds} alternating rounds: median **${times(figures.ratioMedian)}**, min ${times(figures.ratioMin)}; +${(figures.relayedMs - figures.localMs).toFixed(1)} ms per call.`
+}
+
 function postgresRelay(figures: EdgeBenchResult['postgres']): string {
   if ('skipped' in figures) return `Not measured in this run: ${figures.skipped}.`
-  return `| call made on | ms per call |
-| --- | --- |
-| the manager holding the edge | ${figures.localMs.toFixed(2)} |
-| the other manager, relayed | ${figures.relayedMs.toFixed(2)} |
-
-Relayed ÷ same manager: **${times(figures.relayedMs / figures.localMs)}**, +${(figures.relayedMs - figures.localMs).toFixed(1)} ms per call.`
+  return relayTable(figures, 'through PostgreSQL')
 }
 
 function fleetTable(fleet: FleetFigures): string {
@@ -403,26 +560,42 @@ ${share(`per edge after the first (${fleet.edges} against 1)`, fleet.perEdgeAfte
 }
 
 function edgeReport(edge: EdgeBenchResult): string {
+  const modes = [edge.sequential, edge.concurrent]
+  const label = (m: EdgeModeFigures) => (m.inFlight === 1 ? 'sequential' : 'concurrent')
   return `
 A host-scope no-op skill called through the whole pipeline (validation, policy, the durable
 \`running\` and final audit rows) and the tunnel to a real \`skillplane edge\` process (schema
 checks on both sides), against a bare \`ws\` server in the same process and an echoing ws client
-process sending the same payload back, ${int(edge.calls)} calls per side in four alternating rounds.
+process sending the same payload back: ${int(edge.calls)} calls per side in ${edge.sequential.rounds} alternating rounds (which side goes
+first alternates too), each round's ratio taken on its own.
 
-| mode | in flight | skillplane calls/s | bare ws echo calls/s | skillplane ÷ bare | pipeline alone calls/s | pipeline + echo floor calls/s | skillplane ÷ floor |
+| mode | in flight | skillplane calls/s | bare ws echo calls/s | skillplane ÷ bare, median (min) | pipeline alone calls/s | pipeline + echo floor calls/s | skillplane ÷ floor |
 | --- | --- | --- | --- | --- | --- | --- | --- |
-${[edge.sequential, edge.concurrent].map((m, i) => `| ${i === 0 ? 'sequential' : 'concurrent'} | ${m.inFlight} | ${int(m.skillplanePerSecond)} | ${int(m.barePerSecond)} | ${times(m.ratio)} | ${int(m.pipelinePerSecond)} | ${int(m.floorPerSecond)} | ${times(m.ofFloor)} |`).join('\n')}
+${modes.map((m) => `| ${label(m)} | ${m.inFlight} | ${int(m.skillplanePerSecond)} | ${int(m.barePerSecond)} | ${times(m.ratio)} (${times(m.ratioMin)}) | ${int(m.pipelinePerSecond)} | ${int(m.floorPerSecond)} | ${times(m.ofFloor)} |`).join('\n')}
 
-The target is out of reach while a call's two durable audit commits cost what they do: the same
-pipeline running a manager-scope no-op (those commits included) is itself slower than the bare
-echo. The floor column adds the two (the pipeline's time and the echo's, one after the other): what
-an edge call would cost if the tunnel, its schema checks and the edge's work were free. Making the
-audit cheaper is issue 15's work; the tunnel's own share is what "skillplane ÷ floor" leaves.
+CPU time per call, all rounds together (user + system; the edge's and the echo's from /proc, in 10 ms ticks):
 
-Target ≥ ${EDGE_TARGET_RATIO}×: ${Math.min(edge.sequential.ratio, edge.concurrent.ratio) >= EDGE_TARGET_RATIO ? 'met' : 'not met'}. A call from
-another manager on the same SQLite file (as \`skillplane invoke --edge\` is) is relayed through the
-\`edge_calls\` table, polled every 50 ms on SQLite: ${edge.relayedMs.toFixed(1)} ms per call against
-${edge.localMs.toFixed(2)} ms on the manager holding the edge (+${(edge.relayedMs - edge.localMs).toFixed(1)} ms).
+| mode | manager (with its caller) | \`skillplane edge\` process | bare ws server (with its caller) | echoing client |
+| --- | --- | --- | --- | --- |
+${modes.map((m) => `| ${label(m)} | ${int(m.cpu.managerMicros)} µs | ${int(m.cpu.edgeMicros)} µs | ${int(m.cpu.bareServerMicros)} µs | ${int(m.cpu.bareEchoMicros)} µs |`).join('\n')}
+
+The target is out of reach while a call's two durable audit commits cost what they do: the
+\`running\` row is durable before the frame leaves and the final row before the answer is returned,
+so a sequential call costs at least the pipeline's time plus the echo's. The floor column adds the
+two: what an edge call would cost if the tunnel, its schema checks and the edge's work were free.
+Making the audit cheaper is the pipeline's work; the tunnel's own share is what "skillplane ÷ floor" leaves.
+Frames sent in one turn of the event loop leave in one write on both ends (with calls in flight
+together, one \`writev\` carries many frames).
+
+Target ≥ ${EDGE_TARGET_RATIO}×: ${Math.min(edge.sequential.ratio, edge.concurrent.ratio) >= EDGE_TARGET_RATIO ? 'met' : 'not met'}.
+
+### Across managers on SQLite
+
+A call from another manager on the same SQLite file (as \`skillplane invoke --edge\` is) is relayed
+through the \`edge_calls\` table: the holder looks for calls addressed to it every 25 ms, the caller
+for its answer every 5 ms (prepared statements), ${edge.sqliteRelay.rounds} alternating rounds of 40 sequential calls a side.
+
+${relayTable(edge.sqliteRelay, 'through SQLite')}
 
 ### Across managers on PostgreSQL
 
@@ -430,12 +603,17 @@ Two managers sharing one PostgreSQL database (a temporary cluster, or the server
 \`SKILLPLANE_TEST_DATABASE_URL\`, as the tests find one), the edge process connected to the first.
 The same no-op called on the second manager is relayed: a row in \`edge_calls\`, the holder told
 with NOTIFY, the answer written back and signalled the same way. Against the call made on the
-manager holding the edge (both write their audit rows to PostgreSQL), four alternating rounds of
+manager holding the edge (both write their audit rows to PostgreSQL), alternating rounds of
 50 sequential calls a side.
 
 ${postgresRelay(edge.postgres)}
 
-### ${edge.fleet.edges} edges on one manager
+${'failed' in edge.fleet ? `### Many edges on one manager\n\nNot measured in this run: ${edge.fleet.failed}` : fleetReport(edge.fleet)}`
+}
+
+function fleetReport(fleet: FleetFigures): string {
+  const edge = { fleet }
+  return `### ${edge.fleet.edges} edges on one manager
 
 One manager (SQLite) in a fresh process of its own, measured with no edge, one, then all
 ${edge.fleet.edges} connected. The edges are ${edge.fleet.edges} \`EdgeAgent\`s in one child process (a \`skillplane edge\`
@@ -455,8 +633,7 @@ ${fleetTable(edge.fleet)}
 Each edge holds about ${(edge.fleet.perEdge.heapKB + edge.fleet.perEdge.outsideHeapKB).toFixed(0)} KB of the manager's memory (heap used plus outside the heap;
 ${(edge.fleet.perEdgeAfterFirst.heapKB + edge.fleet.perEdgeAfterFirst.outsideHeapKB).toFixed(0)} KB after the first). The CPU taken apart: holding any edge at all costs the manager
 ${(edge.fleet.cpu.holdingMicrosPerSecond / 1000).toFixed(1)} ms per second whatever the heartbeat (the step from no edge to one: on SQLite, a manager holding
-an edge looks for relayed calls every 50 ms, and a CPU profile of that state puts those queries
-first); each further edge costs ${edge.fleet.cpu.heartbeatMicrosPerEdge.toFixed(0)} µs per heartbeat round (its ping, its pong, its share of the
+an edge looks for relayed calls every 25 ms); each further edge costs ${edge.fleet.cpu.heartbeatMicrosPerEdge.toFixed(0)} µs per heartbeat round (its ping, its pong, its share of the
 last-seen write) and ${edge.fleet.cpu.reloadMicrosPerEdge.toFixed(0)} µs in each reload of the edge directory, which the manager's own tick does every
 5 s. At the default 10 s heartbeat, ${edge.fleet.edges} edges would cost the manager about **${edge.fleet.cpu.defaultHeartbeatCorePercent.toFixed(2)} % of one core**.
 The ${edge.fleet.edges - 1} edges after the first connected in ${edge.fleet.connectSeconds.toFixed(1)} s; with all ${edge.fleet.online} online, a call to one of them
@@ -468,18 +645,22 @@ export const edgeSection: BenchSection = {
   name: 'edge',
   title: 'Edge round trip',
   async run(log) {
-    const edge = await runEdgeBench()
-    for (const [mode, m] of Object.entries({ sequential: edge.sequential, concurrent: edge.concurrent }))
-      log(`  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ws ${int(m.barePerSecond)}/s, ratio ${times(m.ratio)}`)
+    const edge = await runEdgeBench(3_000, 4, log)
+    for (const m of [edge.sequential, edge.concurrent])
+      log(
+        `  ${m.inFlight} in flight: skillplane ${int(m.skillplanePerSecond)} calls/s, bare ws ${int(m.barePerSecond)}/s, ratio median ${times(m.ratio)} (min ${times(m.ratioMin)}); CPU per call: manager ${int(m.cpu.managerMicros)} µs, edge ${int(m.cpu.edgeMicros)} µs`,
+      )
     log(`  relayed through SQLite ${edge.relayedMs.toFixed(1)} ms/call, same manager ${edge.localMs.toFixed(2)} ms/call`)
     if ('skipped' in edge.postgres) log(`  relayed through PostgreSQL: skipped (${edge.postgres.skipped})`)
     else log(`  relayed through PostgreSQL ${edge.postgres.relayedMs.toFixed(2)} ms/call, same manager ${edge.postgres.localMs.toFixed(2)} ms/call`)
     const ratio = Math.min(edge.sequential.ratio, edge.concurrent.ratio)
+    const figure = (m: EdgeModeFigures) =>
+      `${times(m.ratio)} (min ${times(m.ratioMin)}, ${m.inFlight === 1 ? 'sequential' : `${m.inFlight} in flight`}; CPU ${int(m.cpu.managerMicros)} µs manager + ${int(m.cpu.edgeMicros)} µs edge per call, ${times(m.ofFloor)} of the pipeline + echo floor)`
     return {
       targets: [
         {
           target: `edge round trip ≥ ${EDGE_TARGET_RATIO}× a bare \`ws\` echo`,
-          figure: `${times(edge.sequential.ratio)} sequential, ${times(edge.concurrent.ratio)} with ${edge.concurrent.inFlight} in flight`,
+          figure: `${figure(edge.sequential)}; ${figure(edge.concurrent)}`,
           verdict: verdict(ratio >= EDGE_TARGET_RATIO),
         },
       ],

@@ -7,15 +7,26 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createSkillplane, defineSkill } from '../src/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { BENCH_CALLER } from './support.js'
+import { BENCH_CALLER, spread, type Spread } from './support.js'
+import { alternating, loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
 
 export interface McpModeFigures {
   inFlight: number
+  /** Wall ms per call, median round. */
   importedMs: number
   directMs: number
   /** A no-op code skill through the same pipeline: the part of importedMs that is not MCP. */
   pipelineMs: number
+  /** imported ÷ direct wall time: the median of the rounds' ratios. */
   ratio: number
+  ratios: Spread
+  /** CPU µs per call of this process (the SDK client, the pipeline; not the servers' own), median round. */
+  importedCpuMicros: number
+  directCpuMicros: number
+  pipelineCpuMicros: number
+  cpuRatios: Spread
+  rounds: number
+  load: { before: string; after: string }
 }
 
 export interface McpBenchResult {
@@ -26,24 +37,12 @@ export interface McpBenchResult {
 
 const SERVER = fileURLToPath(new URL('./mcp-echo-server.mjs', import.meta.url))
 
-/** Run `calls` calls with `inFlight` at a time; milliseconds of wall time per call. */
-async function timed(calls: number, inFlight: number, call: () => Promise<void>): Promise<number> {
-  const start = performance.now()
-  let next = 0
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next++ < calls) await call()
-    }),
-  )
-  return (performance.now() - start) / calls
-}
-
 /**
  * An MCP-imported skill through the whole pipeline (validation, policy, durable audit rows, the
  * SDK client) against calling a second instance of the same stdio server with the SDK client
- * directly, in alternating rounds in the same process.
+ * directly, in `rounds` alternating rounds in the same process.
  */
-export async function runMcpBench(calls = 4_000): Promise<McpBenchResult> {
+export async function runMcpBench(calls = 4_000, rounds = 5): Promise<McpBenchResult> {
   const root = mkdtempSync(join(tmpdir(), 'skillplane-bench-mcp-'))
   const noop = defineSkill({
     key: 'noop',
@@ -75,18 +74,32 @@ export async function runMcpBench(calls = 4_000): Promise<McpBenchResult> {
       if (result.isError) throw new Error('direct call failed')
     }
     const mode = async (inFlight: number): Promise<McpModeFigures> => {
-      await timed(200, inFlight, direct)
-      await timed(200, inFlight, imported)
-      await timed(200, inFlight, pipelineOnly)
-      let importedMs = 0
-      let directMs = 0
-      let pipelineMs = 0
-      for (let round = 0; round < 4; round++) {
-        directMs += await timed(calls / 4, inFlight, direct)
-        importedMs += await timed(calls / 4, inFlight, imported)
-        pipelineMs += await timed(calls / 4, inFlight, pipelineOnly)
+      const before = loadAverage()
+      await measure(200, inFlight, direct)
+      await measure(200, inFlight, imported)
+      await measure(200, inFlight, pipelineOnly)
+      const per = Math.round(calls / rounds)
+      const r = await alternating(rounds, {
+        direct: () => measure(per, inFlight, direct),
+        imported: () => measure(per, inFlight, imported),
+        pipeline: () => measure(per, inFlight, pipelineOnly),
+      })
+      const median = (side: PerCall[], pick: (p: PerCall) => number) => spread(side.map(pick)).median
+      const wall = roundRatios(r.imported, r.direct, (p) => p.ms)
+      return {
+        inFlight,
+        importedMs: median(r.imported, (p) => p.ms),
+        directMs: median(r.direct, (p) => p.ms),
+        pipelineMs: median(r.pipeline, (p) => p.ms),
+        ratio: wall.median,
+        ratios: wall,
+        importedCpuMicros: median(r.imported, (p) => p.cpuMicros),
+        directCpuMicros: median(r.direct, (p) => p.cpuMicros),
+        pipelineCpuMicros: median(r.pipeline, (p) => p.cpuMicros),
+        cpuRatios: roundRatios(r.imported, r.direct, (p) => p.cpuMicros),
+        rounds,
+        load: { before, after: loadAverage() },
       }
-      return { inFlight, importedMs: importedMs / 4, directMs: directMs / 4, pipelineMs: pipelineMs / 4, ratio: importedMs / directMs }
     }
     return { calls, sequential: await mode(1), concurrent: await mode(16) }
   } finally {
@@ -113,24 +126,30 @@ export const mcpSection: BenchSection = {
       targets: [
         {
           target: `MCP-imported call ≤ ${MCP_TARGET_RATIO}× the same call with the SDK client sequential, ≤ ${MCP_CONCURRENT_TARGET_RATIO}× with ${mcp.concurrent.inFlight} in flight`,
-          figure: `${mcp.sequential.ratio.toFixed(2)}× sequential, ${mcp.concurrent.ratio.toFixed(2)}× with ${mcp.concurrent.inFlight} in flight`,
+          figure: `${mcp.sequential.ratio.toFixed(2)}× sequential (min ${mcp.sequential.ratios.min.toFixed(2)}×), ${mcp.concurrent.ratio.toFixed(2)}× with ${mcp.concurrent.inFlight} in flight (min ${mcp.concurrent.ratios.min.toFixed(2)}×); CPU ${mcp.sequential.cpuRatios.median.toFixed(2)}× / ${mcp.concurrent.cpuRatios.median.toFixed(2)}×`,
           verdict: verdict(mcp.sequential.ratio <= MCP_TARGET_RATIO && mcp.concurrent.ratio <= MCP_CONCURRENT_TARGET_RATIO),
         },
       ],
       body: `A stdio MCP server (official SDK, \`bench/mcp-echo-server.mjs\`) with one read-only \`echo\` tool,
 imported as \`bench_echo\` and invoked ${mcp.calls.toLocaleString('en-US')} times per path through the whole pipeline
 (schema check, policy, the durable \`running\` and final audit rows, the SDK client), against a
-second instance of the same server called with the SDK client directly, in alternating rounds in
+second instance of the same server called with the SDK client directly, in ${mcp.sequential.rounds} alternating rounds in
 the same process. The third path is a no-op code skill through the same pipeline: what the
-pipeline costs without MCP.
+pipeline costs without MCP. Times are the median round; ratios are per round (min and median);
+CPU is this process's (the SDK client and the pipeline, not the servers').
 
-| mode | in flight | imported ms/call | direct SDK ms/call | no-op pipeline ms/call | imported ÷ direct |
-| --- | --- | --- | --- | --- | --- |
+| mode | in flight | imported ms/call | direct SDK ms/call | no-op pipeline ms/call | imported ÷ direct | CPU µs/call imported / direct / no-op | CPU imported ÷ direct | load (1/5 min) |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${Object.entries(modes)
   .map(
-    ([mode, m]) => `| ${mode} | ${m.inFlight} | ${m.importedMs.toFixed(3)} | ${m.directMs.toFixed(3)} | ${m.pipelineMs.toFixed(3)} | ${m.ratio.toFixed(2)}× |`,
+    ([mode, m]) =>
+      `| ${mode} | ${m.inFlight} | ${m.importedMs.toFixed(3)} | ${m.directMs.toFixed(3)} | ${m.pipelineMs.toFixed(3)} | ${minMedian(m.ratios)} | ${m.importedCpuMicros.toFixed(0)} / ${m.directCpuMicros.toFixed(0)} / ${m.pipelineCpuMicros.toFixed(0)} | ${minMedian(m.cpuRatios)} | ${m.load.before} → ${m.load.after} |`,
   )
-  .join('\n')}`,
+  .join('\n')}
+
+Imported less direct less the no-op pipeline, in CPU: ${Object.entries(modes)
+        .map(([mode, m]) => `${mode} ${(m.importedCpuMicros - m.directCpuMicros - m.pipelineCpuMicros).toFixed(0)} µs`)
+        .join(', ')}: what the MCP executor and its output check add beyond the pipeline's own work and the audit commits.`,
     }
   },
 }

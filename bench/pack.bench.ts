@@ -5,13 +5,23 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { createSkillplane } from '../src/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { BENCH_CALLER } from './support.js'
+import { BENCH_CALLER, spread, type Spread } from './support.js'
+import { alternating, loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
 
 export interface PackBenchResult {
   calls: number
+  /** Wall ms per call, median round. */
   packMs: number
   directMs: number
+  /** pack ÷ direct wall time: the median of the rounds' ratios. */
   ratio: number
+  ratios: Spread
+  /** CPU µs per call of this process and its children (the script, the watchdog), median round. */
+  packCpuMicros: number
+  directCpuMicros: number
+  cpuRatios: Spread
+  rounds: number
+  load: { before: string; after: string }
 }
 
 /** The reference: spawn the same executable, write the JSON input, parse its JSON output. */
@@ -27,7 +37,7 @@ function direct(file: string, input: unknown): Promise<unknown> {
 }
 
 /** A pack that echoes its input, invoked through the whole pipeline, against spawning it directly. */
-export async function runPackBench(calls = 400): Promise<PackBenchResult> {
+export async function runPackBench(calls = 400, rounds = 5): Promise<PackBenchResult> {
   const root = mkdtempSync(join(tmpdir(), 'skillplane-bench-pack-'))
   const dir = join(root, 'packs', 'echo_pack')
   mkdirSync(dir, { recursive: true })
@@ -43,25 +53,33 @@ export async function runPackBench(calls = 400): Promise<PackBenchResult> {
   })
   try {
     const input = { n: 1, text: 'hello' }
-    // Warm both paths, then alternate rounds so drift hits both alike.
-    for (let i = 0; i < 20; i++) {
-      await direct(script, input)
-      await plane.invoke('echo_pack', input, { caller: BENCH_CALLER })
+    const before = loadAverage()
+    const pack = async () => {
+      const result = await plane.invoke('echo_pack', input, { caller: BENCH_CALLER })
+      if (!result.ok) throw new Error(`pack call failed: ${result.error.message}`)
     }
-    let packMs = 0
-    let directMs = 0
-    for (let round = 0; round < 4; round++) {
-      let start = performance.now()
-      for (let i = 0; i < calls / 4; i++) await direct(script, input)
-      directMs += performance.now() - start
-      start = performance.now()
-      for (let i = 0; i < calls / 4; i++) {
-        const result = await plane.invoke('echo_pack', input, { caller: BENCH_CALLER })
-        if (!result.ok) throw new Error(`pack call failed: ${result.error.message}`)
-      }
-      packMs += performance.now() - start
+    const spawnIt = async () => void (await direct(script, input))
+    await measure(20, 1, spawnIt)
+    await measure(20, 1, pack)
+    const per = Math.round(calls / rounds)
+    const r = await alternating(rounds, {
+      direct: () => measure(per, 1, spawnIt, { children: true }),
+      pack: () => measure(per, 1, pack, { children: true }),
+    })
+    const median = (side: PerCall[], pick: (p: PerCall) => number) => spread(side.map(pick)).median
+    const wall = roundRatios(r.pack, r.direct, (p) => p.ms)
+    return {
+      calls,
+      packMs: median(r.pack, (p) => p.ms),
+      directMs: median(r.direct, (p) => p.ms),
+      ratio: wall.median,
+      ratios: wall,
+      packCpuMicros: median(r.pack, (p) => p.cpuMicros),
+      directCpuMicros: median(r.direct, (p) => p.cpuMicros),
+      cpuRatios: roundRatios(r.pack, r.direct, (p) => p.cpuMicros),
+      rounds,
+      load: { before, after: loadAverage() },
     }
-    return { calls, packMs: packMs / calls, directMs: directMs / calls, ratio: packMs / directMs }
   } finally {
     await plane.close()
     rmSync(root, { recursive: true, force: true })
@@ -80,21 +98,22 @@ export const packSection: BenchSection = {
       targets: [
         {
           target: `skill pack call ≤ ${PACK_TARGET_RATIO}× spawning the script directly`,
-          figure: `${pack.ratio.toFixed(2)}×`,
+          figure: `${pack.ratio.toFixed(2)}× (min ${pack.ratios.min.toFixed(2)}×); CPU ${pack.cpuRatios.median.toFixed(2)}×`,
           verdict: verdict(pack.ratio <= PACK_TARGET_RATIO),
         },
       ],
       body: `A pack whose entry is \`#!/bin/sh\` + \`exec /bin/cat\` (it echoes its JSON input), invoked ${pack.calls} times in
 sequence through the whole pipeline (validation, audit, process group, caps), against spawning the
-same script with \`child_process\`, writing the same JSON and parsing its output, in alternating
-rounds in the same process.
+same script with \`child_process\`, writing the same JSON and parsing its output, in ${pack.rounds} alternating
+rounds in the same process (load ${pack.load.before} → ${pack.load.after}). CPU counts this process and its children
+(the script, and for the pack the watchdog that kills its process group if the manager dies).
 
-| path | ms per call |
-| --- | --- |
-| skillplane pack | ${pack.packMs.toFixed(2)} |
-| direct spawn | ${pack.directMs.toFixed(2)} |
+| path | ms per call (median round) | CPU µs per call |
+| --- | --- | --- |
+| skillplane pack | ${pack.packMs.toFixed(2)} | ${pack.packCpuMicros.toFixed(0)} |
+| direct spawn | ${pack.directMs.toFixed(2)} | ${pack.directCpuMicros.toFixed(0)} |
 
-Pack ÷ direct: **${pack.ratio.toFixed(2)}×** (target ≤ ${PACK_TARGET_RATIO}×).`,
+Pack ÷ direct: **${minMedian(pack.ratios)}** in wall time, ${minMedian(pack.cpuRatios)} in CPU (target ≤ ${PACK_TARGET_RATIO}×).`,
     }
   },
 }

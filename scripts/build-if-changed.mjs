@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const stampFile = join(root, 'dist', '.build-inputs')
-// What `npm run build` reads: the server's sources and the console's, with their configs.
-const inputs = ['src', 'console', 'tsconfig.json', 'package.json', 'package-lock.json']
+// What `npm run build` reads: the server's sources and the console's, with their configs, and the bundler's script.
+const inputs = ['src', 'console', 'tsconfig.json', 'package.json', 'package-lock.json', join('scripts', 'bundle.mjs')]
 // Written by the build itself (the console's API types), or not an input at all.
 const skipped = new Set(['node_modules', 'dist', join('console', 'src', 'api', 'schema.d.ts')])
 

@@ -32,4 +32,24 @@ describe('the audit writer on SQLite', () => {
     await Promise.all(Array.from({ length: 200 }, (_, i) => writer.write(row(1000 + i))))
     expect(await repo.count()).toBe(500)
   })
+
+  it("commits a lone writer's rows without waiting a turn of the event loop each, up to 16 in a turn", async () => {
+    opened = await openDatabase({ dataDir: tempDir() })
+    const repo = new AuditRepository(opened.db, opened.sqlite)
+    const writer = new AuditWriter(repo)
+    // Its first row shows the writer alone.
+    await writer.write(row(0))
+    let turned = false
+    setImmediate(() => (turned = true))
+    // Eight calls' running and final rows: 16 commits, all in this turn.
+    for (let i = 1; i <= 8; i++) {
+      await writer.write(row(i))
+      await writer.write(row(i, 'ok'))
+    }
+    expect(turned).toBe(false)
+    // The 17th waits for the next turn, so timers and I/O get theirs.
+    await writer.write(row(9))
+    expect(turned).toBe(true)
+    expect(await repo.count()).toBe(10)
+  })
 })

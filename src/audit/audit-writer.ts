@@ -1,6 +1,10 @@
 import type { AuditRepository, AuditRow } from '../store/index.js'
 import type { AuditBacklog } from './audit-backlog.js'
 
+// Lone commits per turn of the event loop: a sequential caller's calls commit without waiting a
+// turn each, and timers and I/O still get one at least every few hundred microseconds.
+const QUICK_PER_TURN = 16
+
 interface Pending {
   row: AuditRow
   resolve: () => void
@@ -19,8 +23,8 @@ export class AuditWriter {
   // Rows in the last batch: a writer alone commits at the end of the current job (no turn of the
   // event loop in between); once rows arrive together it waits a turn to gather them.
   #lastBatch = 2
-  // At most one such commit per turn: the rest wait for the next, so timers and I/O still get theirs.
-  #quickThisTurn = false
+  // Such commits left in this turn: the rest wait for the next (QUICK_PER_TURN).
+  #quickLeft = QUICK_PER_TURN
   readonly #finished = new Set<(row: AuditRow) => void>()
 
   constructor(
@@ -77,9 +81,8 @@ export class AuditWriter {
   #schedule(): void {
     if (this.#scheduled || this.#flushing) return
     this.#scheduled = true
-    if (this.#lastBatch === 1 && !this.#quickThisTurn) {
-      this.#quickThisTurn = true
-      setImmediate(() => (this.#quickThisTurn = false))
+    if (this.#lastBatch === 1 && this.#quickLeft > 0) {
+      if (this.#quickLeft-- === QUICK_PER_TURN) setImmediate(() => (this.#quickLeft = QUICK_PER_TURN))
       queueMicrotask(() => void this.#flush())
     } else {
       setImmediate(() => void this.#flush())

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { MockEmbeddingModelV3 } from 'ai/test'
-import { databases } from '../test-support/databases.js'
+import { databases, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, operator, silentLogger } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/index.js'
 import { createSkillplane, type Skillplane } from '../agents/index.js'
@@ -193,6 +193,24 @@ describe.each(databases)('discovery on $name', (database) => {
     expect(learned.results[1]).toMatchObject({ key: 'rotate_logs', why: ['related to probe_port (called next 2 times)'] })
   })
 
+  it('picks up relations another manager learned, and their later counts, with the heartbeat', async () => {
+    const location = await database.create()
+    const here = await open({}, location)
+    const elsewhere = await open({}, location)
+    const learnElsewhere = async (conversations: string[]) => {
+      for (const conversation of conversations) {
+        await elsewhere.invoke('probe_port', { hostname: 'h', tcpPort: 1 }, { caller: admin, conversationId: conversation })
+        await elsewhere.invoke('rotate_logs', { path: '/x' }, { caller: admin, conversationId: conversation })
+      }
+    }
+    const relatedHere = async () => (await discover(here, admin, { query: 'hostname', limit: 3 })).results.find((r) => r.key === 'rotate_logs')?.why ?? []
+    await learnElsewhere(['a', 'b'])
+    await waitFor(async () => (await relatedHere()).includes('related to probe_port (called next 2 times)'), 15_000)
+    // Counted again later: only that pair is read again, and its new count replaces the old.
+    await learnElsewhere(['c'])
+    await waitFor(async () => (await relatedHere()).includes('related to probe_port (called next 3 times)'), 15_000)
+  }, 40_000)
+
   it('keeps the index current: a catalog edit and a skill registered later are found without a rebuild', async () => {
     const plane = await open()
     expect(keys(await discover(plane, admin, { query: 'quarterly invoices' }))).not.toContain('billing_report')
@@ -204,6 +222,25 @@ describe.each(databases)('discovery on $name', (database) => {
     })
     expect(keys(await discover(plane, admin, { query: 'joined after start' }))[0]).toBe('late_arrival')
   })
+
+  it('re-reads the skills whose catalog rows changed, edited here or by another manager: title, description, tags, prompt', async () => {
+    const location = await database.create()
+    const here = await open({}, location)
+    const elsewhere = await open({}, location)
+    expect(keys(await discover(here, admin, { query: 'compress' }))).toContain('rotate_logs')
+    await elsewhere.skills.edit(
+      'rotate_logs',
+      { title: 'Logrotate nightly', description: 'Shrink archives of journal output', tags: ['janitor'] },
+      elsewhere.now(),
+    )
+    await waitFor(async () => keys(await discover(here, admin, { query: 'journal archives janitor' }))[0] === 'rotate_logs', 15_000)
+    expect(keys(await discover(here, admin, { query: 'compress' }))).not.toContain('rotate_logs')
+    expect((await discover(here, admin, { query: 'logrotate nightly' })).results[0]).toMatchObject({ key: 'rotate_logs', why: ['exact key'] })
+    await here.skills.edit('probe_port', { systemPrompt: 'Mention the zeppelin hangar' }, here.now())
+    expect(keys(await discover(here, admin, { query: 'zeppelin' }))).toEqual(['probe_port'])
+    // The skills not edited are found as before.
+    expect(keys(await discover(here, admin, { query: 'orphaned' }))[0]).toBe('detect_orphans')
+  }, 30_000)
 
   it('answers GET /api/skills/search for the key that asks, audited, and names a bad parameter', async () => {
     const plane = await open()

@@ -110,9 +110,12 @@ export class Discovery {
   readonly #semantic: SemanticIndex | undefined
   readonly #now: () => number
   #dirty = true
+  /** Skills whose catalog rows changed since they were last indexed (a rebuild takes them all). */
+  readonly #dirtyKeys = new Set<string>()
   #documents = new Map<string, BaseDocument>()
   #titles = new Map<string, string>()
   #examplesSeen: string | undefined
+  #relationsSeen: string | undefined
   #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string }> = []
   #pendingRelations: Array<{ from: string; to: string }> = []
   #flushing: Promise<void> = Promise.resolve()
@@ -126,9 +129,10 @@ export class Discovery {
     this.#timer.unref()
   }
 
-  /** Skills, the catalog or instruction skills changed: the next query re-indexes what differs. */
-  markDirty(): void {
-    this.#dirty = true
+  /** Skills, the catalog or instruction skills changed: the next query re-indexes what differs (only these skills' documents, when named). */
+  markDirty(keys?: readonly string[]): void {
+    if (keys === undefined) this.#dirty = true
+    else for (const key of keys) this.#dirtyKeys.add(key)
   }
 
   /** Load the evidence other managers (or earlier runs) stored since the last look. */
@@ -148,7 +152,10 @@ export class Discovery {
       if (this.#usage.add({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })) this.#usageChanged.add(row.skill_key)
     }
     if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
-    this.#relations.setLearned(await this.#o.repo.relations())
+    // Relations are only ever counted up: after the first read, only the pairs counted since (with the same minute of overlap).
+    const relations = await this.#o.repo.relations(this.#relationsSeen && new Date(Date.parse(this.#relationsSeen) - 60_000).toISOString())
+    for (const row of relations) if (!this.#relationsSeen || row.updated_at > this.#relationsSeen) this.#relationsSeen = row.updated_at
+    this.#relations.setLearned(relations)
   }
 
   /** The index is current and, with an embedder, every skill has its vector (tests, benchmarks). */
@@ -256,9 +263,11 @@ export class Discovery {
     if (this.#dirty) {
       this.#rebuild()
       this.#dirty = false
-    } else if (rebucket) {
-      for (const key of this.#usage.skills()) this.#usageChanged.add(key)
-    } else if (this.#usageChanged.size === 0) return
+    } else {
+      if (this.#dirtyKeys.size > 0) this.#reindex(now)
+      if (rebucket) for (const key of this.#usage.skills()) this.#usageChanged.add(key)
+      else if (this.#usageChanged.size === 0) return
+    }
     if (rebucket) this.#bucketedAt = now
     for (const key of this.#usageChanged) {
       const base = this.#documents.get(key)
@@ -269,44 +278,81 @@ export class Discovery {
 
   /** Every skill's document again (skills, the catalog or instruction skills changed); the index keeps what is unchanged. */
   #rebuild(): void {
+    this.#dirtyKeys.clear()
     const documents = new Map<string, BaseDocument>()
     const related = new Map<string, Skill['related']>()
     for (const skill of this.#o.registry.list()) {
       if (skill.key === DISCOVER_KEY) continue
-      const row = this.#o.catalog.row(skill.key)
-      documents.set(
-        skill.key,
-        skillDocument(skill, {
-          title: row?.title_override ?? skill.title,
-          description: row?.description_override ?? skill.description,
-          tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
-          systemPrompt: row?.system_prompt ?? null,
-        }),
-      )
+      documents.set(skill.key, this.#skillDocument(skill))
       related.set(skill.key, skill.related)
     }
     const library = this.#o.instructions()
     for (const skill of library.skills) {
       if (documents.has(skill.name)) continue
-      documents.set(skill.name, {
-        id: skill.name,
-        key: skill.name,
-        title: skill.name,
-        description: library.description(skill, this.#o.catalog),
-        prompt: this.#o.catalog.row(skill.name)?.system_prompt ?? '',
-        tags: '',
-        category: 'instructions',
-        source: 'agent-skill',
-        args: '',
-      })
+      documents.set(skill.name, this.#instructionDocument(library, skill))
     }
     const now = this.#now()
     this.#index.sync([...documents.values()].map((base) => ({ ...base, ...this.#usage.fields(base.id, now, this.#o.halfLifeMs) })))
     this.#usageChanged.clear()
     this.#relations.setDeclared(related)
     this.#documents = documents
-    this.#titles = new Map([...documents.values()].map((doc) => [doc.title.toLowerCase(), doc.id]))
+    this.#titles = titlesOf(documents)
     this.#semantic?.sync(documents.values())
+  }
+
+  /**
+   * The documents of the skills whose catalog rows changed, as a rebuild would make them: only
+   * those are read again, in the order a rebuild takes them (the order the index adds them in).
+   */
+  #reindex(now: number): void {
+    const keys = [...this.#dirtyKeys].filter((key) => this.#documents.has(key))
+    this.#dirtyKeys.clear()
+    if (keys.length === 0) return
+    if (keys.length > 1) {
+      const order = new Map<string, number>()
+      let i = 0
+      for (const key of this.#documents.keys()) order.set(key, i++)
+      keys.sort((a, b) => order.get(a)! - order.get(b)!)
+    }
+    const library = this.#o.instructions()
+    let retitled = false
+    for (const key of keys) {
+      // Which skills exist moves only with a rebuild: a key here is a registered skill or, failing that, an instruction skill.
+      const skill = this.#o.registry.get(key)
+      const instruction = skill ? undefined : library.get(key)
+      const base = skill ? this.#skillDocument(skill) : instruction && this.#instructionDocument(library, instruction)
+      if (!base) continue
+      retitled ||= this.#documents.get(key)!.title !== base.title
+      this.#documents.set(key, base)
+      this.#index.upsert({ ...base, ...this.#usage.fields(key, now, this.#o.halfLifeMs) })
+      this.#usageChanged.delete(key)
+    }
+    if (retitled) this.#titles = titlesOf(this.#documents)
+    this.#semantic?.sync(this.#documents.values())
+  }
+
+  #skillDocument(skill: Skill): BaseDocument {
+    const row = this.#o.catalog.row(skill.key)
+    return skillDocument(skill, {
+      title: row?.title_override ?? skill.title,
+      description: row?.description_override ?? skill.description,
+      tags: row?.tags_override ? (JSON.parse(row.tags_override) as string[]) : skill.tags,
+      systemPrompt: row?.system_prompt ?? null,
+    })
+  }
+
+  #instructionDocument(library: InstructionLibrary, skill: LibrarySkill): BaseDocument {
+    return {
+      id: skill.name,
+      key: skill.name,
+      title: skill.name,
+      description: library.description(skill, this.#o.catalog),
+      prompt: this.#o.catalog.row(skill.name)?.system_prompt ?? '',
+      tags: '',
+      category: 'instructions',
+      source: 'agent-skill',
+      args: '',
+    }
   }
 
   async #rank(query: string, mayUse: (key: string) => boolean): Promise<Candidate[]> {
@@ -396,6 +442,11 @@ export class Discovery {
   #reasons(candidate: Candidate): string[] {
     return candidate.match ? [...matchedFields(candidate.match, this.#usage.count(candidate.key)), ...candidate.why] : candidate.why
   }
+}
+
+/** Skill keys by lower-cased title; of two skills with one title, the later one's. */
+function titlesOf(documents: Map<string, BaseDocument>): Map<string, string> {
+  return new Map([...documents.values()].map((doc) => [doc.title.toLowerCase(), doc.id]))
 }
 
 function bindingAssumed(catalog: Catalog): BindingView {

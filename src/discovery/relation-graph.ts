@@ -38,8 +38,9 @@ export class RelationGraph {
     this.#declared = edges
   }
 
+  /** The stored counts of these pairs (every pair, or those counted since the last read); the rest are kept. */
   setLearned(rows: RelationRow[]): void {
-    this.#counts.clear()
+    if (rows.length === 0) return
     for (const row of rows) this.#counts.set(`${row.from_key}\u0000${row.to_key}`, row.weight)
     this.#rebuildLearned()
   }

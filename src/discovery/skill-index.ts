@@ -1,4 +1,4 @@
-import MiniSearch from 'minisearch'
+import MiniSearch, { type Options } from 'minisearch'
 import { DOCUMENT_FIELDS, type SkillDocument } from './skill-document.js'
 import { processTerm, tokenize } from './tokenize.js'
 import { USAGE_FIELDS } from './usage-log.js'
@@ -40,6 +40,35 @@ const OKAPI = { k: 1.5, b: 0.75, d: 0 }
 const COMMON_FROM = 1_000
 const COMMON_SHARE = 0.05
 
+// Fuzzy lookups walk the whole word tree; queries share most of their words, so each is walked once while the index stands.
+const FUZZY_KEPT = 20_000
+
+/** MiniSearch whose fuzzy lookups are remembered until the index changes. */
+class FuzzyMemoSearch extends MiniSearch<SkillDocument> {
+  readonly #fuzzy = new Map<string, ReturnType<MiniSearch['_index']['fuzzyGet']>>()
+
+  constructor(options: Options<SkillDocument>) {
+    super(options)
+    const index = this._index
+    const fuzzyGet = index.fuzzyGet.bind(index)
+    index.fuzzyGet = (term, distance) => {
+      const key = `${distance}\u0000${term}`
+      let found = this.#fuzzy.get(key)
+      if (!found) {
+        if (this.#fuzzy.size >= FUZZY_KEPT) this.#fuzzy.clear()
+        this.#fuzzy.set(key, (found = fuzzyGet(term, distance)))
+      }
+      // A copy, in the same order: the search deletes the words it also found by prefix from what it gets.
+      return new Map(found)
+    }
+  }
+
+  /** The index changed: a word may now be within reach of a lookup. */
+  forgetFuzzy(): void {
+    this.#fuzzy.clear()
+  }
+}
+
 /**
  * The search structure behind discovery: one MiniSearch index of skill documents (their own text
  * and every request that led to their calls, as fields of their own), updated in place as skills
@@ -48,7 +77,7 @@ const COMMON_SHARE = 0.05
 export class SkillIndex {
   // Documents are removed with remove(), which needs the document as indexed and is synchronous:
   // discard() would leave vacuuming to run in the background, where it breaks on the adds that follow.
-  readonly #skills = new MiniSearch<SkillDocument>({
+  readonly #skills = new FuzzyMemoSearch({
     fields: [...DOCUMENT_FIELDS],
     tokenize,
     // Adding and removing pass each word through here: that keeps each word's document frequency.
@@ -91,12 +120,14 @@ export class SkillIndex {
     if (before && DOCUMENT_FIELDS.every((field) => before[field] === doc[field])) return
     if (before) this.#remove(before)
     this.#inDoc.clear()
+    this.#skills.forgetFuzzy()
     this.#skills.add(doc)
     this.#docs.set(doc.id, doc)
   }
 
   #remove(doc: SkillDocument): void {
     this.#inDoc.clear()
+    this.#skills.forgetFuzzy()
     this.#step = -1
     try {
       this.#skills.remove(doc)

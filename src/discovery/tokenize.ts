@@ -15,8 +15,19 @@ export function tokenize(text: string): string[] {
     .filter((word) => word !== '')
 }
 
+// Indexing and every query stem the same few thousand words over and over: each is stemmed once.
+const STEMS_KEPT = 100_000
+const stems = new Map<string, string | null>()
+
 /** A word as indexed and searched: lower case, stop words dropped, stemmed (Porter), so "restarts" finds "restart". */
 export function processTerm(term: string): string | null {
-  const lower = term.toLowerCase()
-  return STOP_WORDS.has(lower) ? null : stemmer(lower)
+  let processed = stems.get(term)
+  if (processed === undefined) {
+    const lower = term.toLowerCase()
+    processed = STOP_WORDS.has(lower) ? null : stemmer(lower)
+    // Words from queries are unbounded: the memo starts over rather than grow without end.
+    if (stems.size >= STEMS_KEPT) stems.clear()
+    stems.set(term, processed)
+  }
+  return processed
 }

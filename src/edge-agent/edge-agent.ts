@@ -1,9 +1,19 @@
 import { arch, hostname, platform, release } from 'node:os'
+import type { Duplex } from 'node:stream'
 import { WebSocket } from 'ws'
 import type { Logger } from 'pino'
 import { createSkill, type Skill, type SkillContext, type SkillDefinition, describeIssues } from '../skill/index.js'
-import { isSkillError } from '../runtime/index.js'
-import { CLOSE, CONNECT_PATH, MAX_FRAME_BYTES, PROTOCOL_VERSION, edgeProtocol, type EdgeErrorCode, type OfferedSkill } from '../sources/edge/index.js'
+import { CallCancel, isSkillError } from '../runtime/index.js'
+import {
+  CLOSE,
+  CONNECT_PATH,
+  FrameWriter,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  edgeProtocol,
+  type EdgeErrorCode,
+  type OfferedSkill,
+} from '../sources/edge/index.js'
 import { VERSION } from '../version.js'
 import { SkillplaneError } from '../errors/index.js'
 
@@ -40,13 +50,15 @@ export class EdgeRefused extends SkillplaneError {
 export class EdgeAgent {
   readonly #o: EdgeAgentOptions
   readonly #skills = new Map<string, Skill>()
-  readonly #running = new Map<string, AbortController>()
+  readonly #running = new Map<string, CallCancel>()
   #socket: WebSocket | null = null
   #attempt = 0
   #managerIndex = 0
   #stopped = false
   #retry: NodeJS.Timeout | undefined
   #silence: NodeJS.Timeout | undefined
+  #armedUntil = 0
+  #quietUntil = 0
   #done!: (error?: Error) => void
   /** Settles when the agent stops: resolved by stop(), rejected by a refusal it can't get past. */
   readonly finished: Promise<void>
@@ -69,8 +81,8 @@ export class EdgeAgent {
   async stop(): Promise<void> {
     this.#stopped = true
     clearTimeout(this.#retry)
-    clearTimeout(this.#silence)
-    for (const controller of this.#running.values()) controller.abort(new Error('the edge is shutting down'))
+    this.#stopListening()
+    for (const running of this.#running.values()) running.abort(new Error('the edge is shutting down'))
     const socket = this.#socket
     if (socket && socket.readyState === WebSocket.OPEN) {
       await new Promise<void>((resolve) => {
@@ -115,6 +127,10 @@ export class EdgeAgent {
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.#o.token}` }, maxPayload: MAX_FRAME_BYTES, handshakeTimeout: 10_000 })
     this.#socket = socket
     let welcomed = false
+    // The connection under the WebSocket, so that the frames of one turn share a write.
+    let raw: Duplex | undefined
+    socket.on('upgrade', (response) => (raw = response.socket))
+    let writer: FrameWriter | undefined
     socket.on('unexpected-response', (_request, response) => {
       let body = ''
       response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8').slice(0, 2000)))
@@ -126,6 +142,7 @@ export class EdgeAgent {
       })
     })
     socket.on('open', () => {
+      writer = new FrameWriter(socket, raw)
       const hello = {
         type: 'hello',
         protocol: PROTOCOL_VERSION,
@@ -162,14 +179,14 @@ export class EdgeAgent {
       }
       const message = parsed.value
       if (message.type === 'cancel') this.#running.get(message.id)?.abort(new Error(`cancelled by the manager: ${message.reason}`))
-      else void this.#run(socket, message)
+      else void this.#run(writer!, message)
     })
     socket.on('error', (error) => logger.debug({ err: error, manager: base }, 'edge connection error'))
     socket.on('close', (code, reason) => {
-      clearTimeout(this.#silence)
+      this.#stopListening()
       this.connected = null
       // Work for a connection that is gone can't be delivered: it stops.
-      for (const controller of this.#running.values()) controller.abort(new Error('the connection to the manager closed'))
+      for (const running of this.#running.values()) running.abort(new Error('the connection to the manager closed'))
       if (code === CLOSE.revoked) return this.#refused(`the manager closed the connection: ${reason.toString('utf8') || 'this edge was revoked'}`)
       if (this.#stopped) return
       if (welcomed) logger.warn({ manager: base, code, reason: reason.toString('utf8') }, 'disconnected from the manager; reconnecting')
@@ -180,14 +197,31 @@ export class EdgeAgent {
 
   #heartbeatMs = 10_000
 
-  // A manager that has not pinged for three heartbeats is gone, even if TCP has not noticed.
+  // A manager that has not pinged for three heartbeats is gone, even if TCP has not noticed. Each
+  // message moves the deadline; the timer is set again only when it fires early or must fire sooner.
   #listenForSilence(ms = this.#heartbeatMs * 3): void {
+    const until = Date.now() + ms
+    this.#quietUntil = until
+    if (this.#silence && this.#armedUntil <= until) return
+    this.#armSilence(ms)
+  }
+
+  #armSilence(ms: number): void {
     clearTimeout(this.#silence)
+    this.#armedUntil = Date.now() + ms
     this.#silence = setTimeout(() => {
+      const left = this.#quietUntil - Date.now()
+      if (left > 0) return this.#armSilence(left)
+      this.#silence = undefined
       this.#o.logger.warn('no heartbeat from the manager; reconnecting')
       this.#socket?.terminate()
     }, ms)
     this.#silence.unref()
+  }
+
+  #stopListening(): void {
+    clearTimeout(this.#silence)
+    this.#silence = undefined
   }
 
   #scheduleReconnect(): void {
@@ -201,15 +235,13 @@ export class EdgeAgent {
   #refused(why: string): void {
     if (this.#stopped) return
     this.#stopped = true
-    clearTimeout(this.#silence)
+    this.#stopListening()
     this.#socket?.terminate()
     this.#done(new EdgeRefused(why))
   }
 
-  async #run(socket: WebSocket, call: edgeProtocol.CallMessage): Promise<void> {
-    const reply = (message: object) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message))
-    }
+  async #run(writer: FrameWriter, call: edgeProtocol.CallMessage): Promise<void> {
+    const reply = (message: object) => writer.send(JSON.stringify(message))
     const fail = (code: EdgeErrorCode, message: string) => reply({ type: 'result', id: call.id, ok: false, error: { code, message: message.slice(0, 8000) } })
     const skill = this.#skills.get(call.key)
     if (!skill) return fail('not_found', `this edge offers no skill "${call.key.slice(0, 100)}"`)
@@ -217,21 +249,20 @@ export class EdgeAgent {
     if (this.#running.size >= (this.#o.maxInFlight ?? 64)) return fail('unavailable', `this edge already runs ${this.#running.size} calls`)
     const input = skill.input.validate(call.input)
     if (!input.ok) return fail('invalid_input', describeIssues('input', input.issues))
-    const controller = new AbortController()
-    this.#running.set(call.id, controller)
-    const timer = setTimeout(() => controller.abort(new Error(`the call exceeded its ${call.timeoutMs} ms deadline on the edge`)), call.timeoutMs)
+    const running = new CallCancel()
+    this.#running.set(call.id, running)
+    const timer = setTimeout(() => running.abort(new Error(`the call exceeded its ${call.timeoutMs} ms deadline on the edge`)), call.timeoutMs)
     try {
-      const data = await runUntilAborted(skill.run(input.value, this.#context(call, controller.signal, reply)), controller.signal)
+      const data = await running.race(skill.run(input.value, this.#context(call, running, reply)))
       if (skill.output) {
         const output = skill.output.validate(data)
         if (!output.ok) return fail('invalid_output', describeIssues('output', output.issues))
       }
       const json = JSON.stringify({ type: 'result', id: call.id, ok: true, data: data === undefined ? null : data })
       if (Buffer.byteLength(json) > MAX_RESULT_BYTES) return fail('executor_error', `the result is larger than ${MAX_RESULT_BYTES} bytes, the tunnel's limit`)
-      if (socket.readyState === WebSocket.OPEN) socket.send(json)
+      writer.send(json)
     } catch (error) {
-      if (controller.signal.aborted)
-        return fail(/deadline/.test(String(controller.signal.reason)) ? 'timeout' : 'executor_error', errorText(controller.signal.reason))
+      if (running.aborted) return fail(/deadline/.test(String(running.reason)) ? 'timeout' : 'executor_error', errorText(running.reason))
       if (isSkillError(error) && (error.code === 'invalid_input' || error.code === 'not_found' || error.code === 'unavailable'))
         return fail(error.code, error.message)
       fail('executor_error', errorText(error))
@@ -241,8 +272,9 @@ export class EdgeAgent {
     }
   }
 
-  #context(call: edgeProtocol.CallMessage, signal: AbortSignal, reply: (message: object) => void): SkillContext {
-    const logger = this.#o.logger.child({ callId: call.id })
+  #context(call: edgeProtocol.CallMessage, running: CallCancel, reply: (message: object) => void): SkillContext {
+    const parent = this.#o.logger
+    let logger: Logger | undefined
     return {
       callId: call.id,
       parentCallId: null,
@@ -251,8 +283,13 @@ export class EdgeAgent {
       agent: null,
       conversationId: null,
       edgeId: this.connected?.edgeId ?? null,
-      signal,
-      logger,
+      // Made when the skill first looks: most calls never log or listen for a cancel.
+      get signal() {
+        return running.signal
+      },
+      get logger() {
+        return (logger ??= parent.child({ callId: call.id }))
+      },
       secrets: {
         get: (name) => {
           const value = call.secrets?.[name]
@@ -285,18 +322,6 @@ export class EdgeAgent {
 }
 
 const onManager = () => Promise.reject(new Error('shared memory and learnings live on the manager; a skill running on an edge cannot use them'))
-
-function runUntilAborted<T>(value: T | Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    Promise.resolve(value).then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    )
-  })
-}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error)

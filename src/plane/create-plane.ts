@@ -99,7 +99,7 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
     }
     catalog.onChange = (keys) => {
       registry.reapplyClasses(keys)
-      discovery.markDirty()
+      discovery.markDirty(keys)
       changes.changed()
     }
     policies.onChange = changes.changed

@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import type { ManagerRepository, AuditRepository, RunRepository } from '../store/index.js'
 import { hostIdentity, processExists } from '../system/index.js'
 import { ProcessGroups } from '../system/index.js'
+import { stepByStep } from './heartbeat.js'
 
 // A manager whose heartbeat is older than this is considered dead and its running calls interrupted.
 const HEARTBEAT_MS = 5_000
@@ -27,6 +28,8 @@ export class Liveness {
   readonly #host = hostIdentity()
   readonly #started: string
   #timer: NodeJS.Timeout | undefined
+  /** The heartbeat under way: a tick that finds one skips, and a shutdown waits for it. */
+  #running: Promise<void> | undefined
 
   constructor(options: LivenessOptions) {
     this.#o = options
@@ -60,11 +63,16 @@ export class Liveness {
     const cutoff = new Date(Date.now() - DEAD_AFTER_MS).toISOString()
     const alive = (await managers.heartbeatSince(cutoff)).filter((m) => m.hostname !== this.#host || processExists(m.pid))
     const living = [managerId, ...alive.map((m) => m.id)]
-    const recovered = await audit.markInterrupted(living, now())
-    const orphanedRuns = await runs.failOrphaned(living, now())
-    if (orphanedRuns > 0) logger.warn({ runs: orphanedRuns }, 'agent runs left running by a stopped manager were marked failed')
+    let recovered = 0
+    await stepByStep([
+      async () => (recovered = await audit.markInterrupted(living, now())),
+      async () => {
+        const orphanedRuns = await runs.failOrphaned(living, now())
+        if (orphanedRuns > 0) logger.warn({ runs: orphanedRuns }, 'agent runs left running by a stopped manager were marked failed')
+      },
+      () => managers.removeStale(cutoff),
+    ])
     if (recovered > 0) logger.warn({ calls: recovered }, 'calls left running by a stopped manager were marked interrupted')
-    await managers.removeStale(cutoff)
     return recovered
   }
 
@@ -76,21 +84,26 @@ export class Liveness {
 
   /**
    * Every 5 s: the heartbeat keeps this manager's running calls safe from its peers' recovery,
-   * `refresh` picks up what other managers changed, and then dead peers are recovered.
+   * `refresh` picks up what other managers changed, and then dead peers are recovered. One step a
+   * turn of the event loop, so calls and requests are served between them.
    */
   start(refresh: () => Promise<unknown>, afterRecovery: () => Promise<unknown>): void {
     clearInterval(this.#timer)
     this.#timer = setInterval(() => {
-      Promise.all([this.beat(), refresh()])
-        .then(() => Promise.all([this.recover(), afterRecovery()]))
+      // Spread over many turns, a heartbeat on a busy machine can outlast the interval: the next waits for the one after.
+      if (this.#running) return
+      this.#running = stepByStep([() => this.beat(), refresh])
+        .then(() => stepByStep([() => this.recover(), afterRecovery]))
         .catch((error) => this.#o.logger.warn({ err: error }, 'heartbeat, catalog refresh or recovery failed'))
+        .finally(() => (this.#running = undefined))
     }, HEARTBEAT_MS)
     this.#timer.unref()
   }
 
-  /** Stop beating: the first step of a shutdown. */
-  stop(): void {
+  /** Stop beating, and let a heartbeat under way finish before what it uses closes: the first step of a shutdown. */
+  async stop(): Promise<void> {
     clearInterval(this.#timer)
+    await this.#running
   }
 
   /** Leave the managers table at the end of a clean shutdown, so peers have nothing to recover. */

@@ -39,7 +39,7 @@ export function loadSkills(database: store.OpenedDatabase, services: PlaneServic
   const registry = new Registry({ defaultTimeoutMs: config.defaults.timeoutMs })
   registry.classOverride = (key) => catalog.classOverride(key)
   const edges = new Edges({
-    repo: new store.EdgeRepository(db),
+    repo: new store.EdgeRepository(db, database.sqlite),
     registry,
     events,
     managerId,

@@ -3,6 +3,8 @@ import { createSkill, type Skill, type CreateSkillOptions, DefinitionError, type
 /** The in-memory set of skills and their executors. Sources register; only the pipeline executes. */
 export class Registry {
   readonly #skills = new Map<string, Skill>()
+  /** The skills in key order, kept until the set changes: listings and discovery ask for it often, 10,000 at a time. */
+  #sorted: Skill[] | undefined
   readonly #defaultTimeoutMs: number
   /** Called after the set of skills changed. */
   onChange: () => void = () => {}
@@ -24,7 +26,7 @@ export class Registry {
     // Applied before the skill is reachable, so a re-registered skill (an edge reconnecting) never runs below its raise.
     skill.class = this.#effectiveClass(skill)
     this.#skills.set(skill.key, skill)
-    this.onChange()
+    this.#changed()
     return skill
   }
 
@@ -48,13 +50,18 @@ export class Registry {
   removeSource(source: Skill['source']): Skill[] {
     const removed = [...this.#skills.values()].filter((s) => s.source === source)
     for (const skill of removed) this.#skills.delete(skill.key)
-    if (removed.length) this.onChange()
+    if (removed.length) this.#changed()
     return removed
   }
 
   /** Drop one skill (a source whose set changed); calls already running keep their executor. */
   unregister(key: string): void {
-    if (this.#skills.delete(key)) this.onChange()
+    if (this.#skills.delete(key)) this.#changed()
+  }
+
+  #changed(): void {
+    this.#sorted = undefined
+    this.onChange()
   }
 
   get(key: string): Skill | undefined {
@@ -62,7 +69,8 @@ export class Registry {
   }
 
   list(): Skill[] {
-    return [...this.#skills.values()].sort((a, b) => a.key.localeCompare(b.key))
+    this.#sorted ??= [...this.#skills.values()].sort((a, b) => a.key.localeCompare(b.key))
+    return [...this.#sorted]
   }
 
   /** The manager's own skills: those edges offer come and go with the edges, so they are not counted. */

@@ -1,4 +1,15 @@
 /**
+ * What tells a call its caller went away: an AbortSignal, or anything that says the same in its
+ * shape (the HTTP surface listens to its response closing instead of making a signal per request).
+ */
+export interface CallerSignal {
+  readonly aborted: boolean
+  readonly reason: unknown
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
+/**
  * A call's cancellation: its deadline, a shutdown, or its caller going away. The AbortSignal
  * executors see is made only when something asks for it (most calls finish without anyone
  * looking), and aborts with the same reason if the call was cancelled before.
@@ -8,7 +19,7 @@ export class CallCancel {
   #reason: unknown
   #aborted = false
   #listener: ((reason: unknown) => void) | undefined
-  #outer: AbortSignal | undefined
+  #outer: CallerSignal | undefined
   #forward: (() => void) | undefined
 
   get aborted(): boolean {
@@ -28,7 +39,7 @@ export class CallCancel {
   }
 
   /** Cancel with the outer signal (e.g. the HTTP client went away), until `release`. */
-  follow(outer: AbortSignal | undefined): void {
+  follow(outer: CallerSignal | undefined): void {
     if (!outer) return
     const forward = () => this.abort(outer.reason)
     if (outer.aborted) return forward()
@@ -50,17 +61,19 @@ export class CallCancel {
     this.#listener?.(reason)
   }
 
-  /** Resolve or reject with the promise, or reject with the reason as soon as the call is cancelled. */
-  race<T>(promise: Promise<T>): Promise<T> {
+  /** The value (a skill may answer synchronously) or its promise's outcome, or a rejection with the reason as soon as the call is cancelled. */
+  race<T>(value: T | PromiseLike<T>): Promise<T> {
+    if (!isThenable(value)) return this.#aborted ? Promise.reject(this.#reason) : Promise.resolve(value)
+    const promise = Promise.resolve(value)
     // An executor that fails after the cancel won the race must not become an unhandled rejection.
     promise.catch(() => {})
     if (this.#aborted) return Promise.reject(this.#reason)
     return new Promise<T>((resolve, reject) => {
       this.#listener = reject
       promise.then(
-        (value) => {
+        (result) => {
           this.#listener = undefined
-          resolve(value)
+          resolve(result)
         },
         (error) => {
           this.#listener = undefined
@@ -69,4 +82,8 @@ export class CallCancel {
       )
     })
   }
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }

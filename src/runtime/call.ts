@@ -1,4 +1,5 @@
 import { secretForms } from '../audit/index.js'
+import type { AuditRow } from '../store/index.js'
 import type { Caller, EdgeInfo, Skill, SkillContext } from '../skill/index.js'
 import type { CallCancel } from './call-cancel.js'
 import type { ApprovalMode, InvokeOptions } from './invoke-options.js'
@@ -82,6 +83,8 @@ export class Call {
   output: unknown = undefined
   /** Why a stage stopped the call; null while it goes on (and when it ends ok). */
   refusal: Refusal | null = null
+  /** The running row once it is committed; the final row is made from it. */
+  row: AuditRow | null = null
   // finish
   status: CallStatus | 'running' = 'running'
   finishedAt: number | null = null

@@ -1,6 +1,7 @@
 export { Pipeline } from './pipeline.js'
 export type { PipelineDeps, CallOrigin } from './pipeline-deps.js'
 export { approvalFor, type ApprovalMode, type ApprovalWait, type InvokeOptions } from './invoke-options.js'
+export { CallCancel, type CallerSignal } from './call-cancel.js'
 export { success, failure } from './envelope.js'
 export { DeadlineExceeded, ShuttingDown } from './abort-reasons.js'
 export { SkillError, isSkillError, type SkillErrorCode } from './skill-error.js'

@@ -1,4 +1,5 @@
 import type { Caller, ProgressUpdate } from '../skill/index.js'
+import type { CallerSignal } from './call-cancel.js'
 
 /** How long to wait for an approval decision: true for the configured time, or seconds (never longer). */
 export type ApprovalWait = boolean | number
@@ -27,7 +28,7 @@ export interface InvokeOptions {
   conversationId?: string | null
   edgeId?: string | null
   /** Aborting it cancels the call (e.g. the HTTP client went away). */
-  signal?: AbortSignal
+  signal?: CallerSignal
   /** Hears the executor's progress reports while this call runs (not those of calls it makes). */
   onProgress?: (update: ProgressUpdate) => void
   /** What to do about approval; `{ mode: 'ask' }` when absent. */

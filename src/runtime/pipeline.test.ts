@@ -175,6 +175,35 @@ describe.each(databases)('invoke pipeline on $name', (database) => {
     expect(children.items[0]).toMatchObject({ skill: 'echo', status: 'ok', caller: { id: 'u-admin' } })
   })
 
+  it("hands out ctx's functions bound, so an executor can take them apart", async () => {
+    const progress: number[] = []
+    const detached = defineSkill({
+      key: 'detached',
+      description: 'Uses ctx.invoke, ctx.progress and ctx.settings taken off ctx',
+      class: 'safe',
+      run: async (_input, ctx) => {
+        const { invoke, progress: report, settings } = ctx
+        report({ progress: 1 })
+        const child = await invoke('echo', { message: 'detached' })
+        let missing = ''
+        try {
+          settings.get('absent')
+        } catch (error) {
+          missing = (error as Error).message
+        }
+        return { child, missing }
+      },
+    })
+    plane = await openTestPlane(database, { skills: [...testSkills(), detached] })
+    const result = await plane.invoke('detached', {}, { caller: admin, onProgress: (update) => progress.push(update.progress) })
+    expect(result).toMatchObject({
+      ok: true,
+      data: { child: { ok: true, data: { message: 'detached' } }, missing: 'skill "detached" did not declare the setting "absent": list it in its settings' },
+    })
+    expect(progress).toEqual([1])
+    expect((await plane.audit.query({ parentCallId: result.callId, limit: 10 })).items).toHaveLength(1)
+  })
+
   it('bounds the depth of nested calls', async () => {
     plane = await openTestPlane(database)
     const result = await plane.invoke('recurse', {}, { caller: admin })

@@ -1,12 +1,12 @@
 import { randomFillSync } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
 import { SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemetry/api'
-import { scrubText } from '../audit/index.js'
-import type { Envelope, NestedCallOptions, SkillContext } from '../skill/index.js'
+import type { Envelope } from '../skill/index.js'
 import { ShuttingDown } from './abort-reasons.js'
 import { Call, shownKey, type CallParent } from './call.js'
 import type { CallCancel } from './call-cancel.js'
-import { scrubbedLogger } from './scrubbed-logger.js'
+import { CallContext, type NestedInvoke } from './call-context.js'
+import { Deadlines } from './deadlines.js'
 import type { InvokeOptions } from './invoke-options.js'
 import type { PipelineDeps } from './pipeline-deps.js'
 import { isRefusal } from './refusal.js'
@@ -54,11 +54,6 @@ const pooledRandom = () => {
   return pool[poolAt++]! / 256
 }
 const tracer = trace.getTracer('skillplane')
-const unserved = () => Promise.reject(new Error('shared memory and learnings are not available here'))
-const UNSERVED: Pick<SkillContext, 'memory' | 'learn'> = {
-  memory: { get: unserved, set: unserved, delete: unserved, list: unserved },
-  learn: unserved,
-}
 
 /** The one invoke pipeline: it runs `STAGES` over each call, tracks calls in flight, and never throws. */
 export class Pipeline {
@@ -70,7 +65,15 @@ export class Pipeline {
   #closing = false
 
   constructor(deps: PipelineDeps) {
-    this.#deps = { ...deps, closing: () => this.#closing, inFlight: this.#inFlight, context: (call) => this.#context(call) }
+    const nested: NestedInvoke = (key, input, options, parent) => this.#track(this.#invoke(key, input, options, parent))
+    const stageDeps: StageDeps = {
+      ...deps,
+      closing: () => this.#closing,
+      inFlight: this.#inFlight,
+      deadlines: new Deadlines(),
+      context: (call) => new CallContext(call, stageDeps, nested),
+    }
+    this.#deps = stageDeps
   }
 
   invoke(key: string, input: unknown, options: InvokeOptions): Promise<Envelope> {
@@ -140,76 +143,6 @@ export class Pipeline {
         call.cancel.release()
         this.#inFlight.delete(call.id)
       }
-    }
-  }
-
-  /** The `ctx` of a call's executor: what it may know of the call, and what it may do through it. */
-  #context(call: Call): SkillContext {
-    const logger = this.#deps.logger
-    const callServices = this.#deps.callServices
-    const { id: callId, caller, agentId, options, injected } = call
-    const cancel = call.cancel!
-    const key = call.skill.key
-    let child: SkillContext['logger'] | undefined
-    let services: Pick<SkillContext, 'memory' | 'learn'> | undefined
-    const declared = (kind: 'secret' | 'setting') => (name: string) => {
-      const opened = call.opened
-      if (!opened) throw new Error(`skill "${key}": ${kind}s are opened once the call has passed the gate (needsApproval can't read them)`)
-      const value = (kind === 'secret' ? opened.secrets : opened.settings).get(name)
-      if (value === undefined) throw new Error(`skill "${key}" did not declare the ${kind} ${JSON.stringify(name)}: list it in its ${kind}s`)
-      return value
-    }
-    return {
-      callId,
-      parentCallId: call.parent?.callId ?? null,
-      caller,
-      agent: agentId,
-      conversationId: call.conversationId,
-      edgeId: call.edge?.id ?? null,
-      get signal() {
-        return cancel.signal
-      },
-      get logger() {
-        return (child ??= scrubbedLogger(logger.child({ callId }), () => call.scrub()))
-      },
-      secrets: { get: declared('secret'), conceal: (derived) => call.conceal(derived) },
-      settings: { get: declared('setting') },
-      // Made on first use: most calls never touch memory or learnings.
-      get memory() {
-        return (services ??= callServices?.({ callId, skill: key, caller, agentId, scrub: injected }) ?? UNSERVED).memory
-      },
-      learn: (learning) => (services ??= callServices?.({ callId, skill: key, caller, agentId, scrub: injected }) ?? UNSERVED).learn(learning),
-      // Only while the call runs, and only numbers: a report can come from another process.
-      progress: (update) => {
-        if (!options.onProgress || !this.#inFlight.has(callId) || !Number.isFinite(update?.progress)) return
-        const total = Number.isFinite(update.total) ? update.total : undefined
-        const text = typeof update.message === 'string' ? update.message.slice(0, 1000) : undefined
-        const message = text !== undefined && injected.size > 0 ? scrubText(text, injected) : text
-        try {
-          options.onProgress({ progress: update.progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) })
-        } catch (error) {
-          logger.warn({ err: error, callId }, 'a progress listener failed')
-        }
-      },
-      // A definition stands for its key; the callee runs as registered, whatever object was passed.
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads type the result by the callee's output schema, which the pipeline checks
-      invoke: (skill: string | { key: string }, input: unknown, nested?: NestedCallOptions): Promise<Envelope<any>> =>
-        this.#track(
-          this.#invoke(
-            typeof skill === 'string' ? skill : skill.key,
-            input,
-            {
-              caller,
-              agent: agentId,
-              conversationId: call.conversationId,
-              // An edge is named per call: a nested call runs on the manager unless it names one.
-              edgeId: nested?.edgeId ?? null,
-              signal: cancel.signal,
-              onBehalfOf: options.onBehalfOf ?? null,
-            },
-            { callId, depth: (call.parent?.depth ?? 0) + 1, scrub: injected },
-          ),
-        ),
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Envelope, SkillContext } from '../skill/index.js'
 import type { Call } from './call.js'
 import type { CallCancel } from './call-cancel.js'
+import type { Deadlines } from './deadlines.js'
 import type { PipelineDeps } from './pipeline-deps.js'
 import type { Refusal } from './refusal.js'
 
@@ -10,6 +11,8 @@ export interface StageDeps extends PipelineDeps {
   closing: () => boolean
   /** The calls that can be cancelled now, by id: a shutdown interrupts them. */
   inFlight: Map<string, CallCancel>
+  /** Where a running call's deadline is kept. */
+  deadlines: Deadlines
   /** The `ctx` the call's executor (and `needsApproval`) gets. */
   context: (call: Call) => SkillContext
 }

@@ -2,8 +2,14 @@ import type { AuditRow } from '../store/index.js'
 import { identityOf } from '../skill/index.js'
 import type { Call } from './call.js'
 
-/** The one place a call becomes an audit row: its `running` row as it starts, its final row as it ends. */
+/**
+ * The one place a call becomes an audit row: its `running` row as it starts, its final row as it
+ * ends. The final row of a recorded call is its running row (committed, so no writer holds it any
+ * more) with what a finish changes: one row object per call.
+ */
 export function toAuditRow(call: Call, managerId: string): AuditRow {
+  const running = call.row
+  if (running) return finish(running, call)
   const { caller, finishedAt } = call
   const identity = identityOf(caller)
   return {
@@ -36,4 +42,19 @@ export function toAuditRow(call: Call, managerId: string): AuditRow {
     trace_id: call.traceId,
     grant_id: call.grantId,
   }
+}
+
+function finish(row: AuditRow, call: Call): AuditRow {
+  const { finishedAt } = call
+  row.result = call.result
+  row.result_truncated = call.resultTruncated ? 1 : 0
+  row.error_code = call.errorCode
+  row.error_message = call.errorMessage
+  row.status = call.status
+  row.finished_at = finishedAt === null ? null : new Date(finishedAt).toISOString()
+  row.duration_ms = finishedAt === null ? null : finishedAt - call.startedAt
+  row.approval_id = call.approvalId
+  row.trace_id = call.traceId
+  row.grant_id = call.grantId
+  return row
 }

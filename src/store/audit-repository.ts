@@ -156,16 +156,18 @@ export class AuditRepository {
       // building, compiling and preparing a fresh multi-row statement through Kysely per batch.
       // Finishing a running row sets only what a finish changes from it: a column in SET has its
       // indexes rewritten even when its value stays, so approval and trace ids are left alone.
-      const finishers = new Map<string, SQLite.Statement>()
+      // Prepared once per shape: a truncated result and an error each add their columns.
+      const finishers: Array<SQLite.Statement | undefined> = []
       const finish = (row: AuditRow) => {
-        const columns = ['status', 'result', 'finished_at', 'duration_ms']
-        if (row.result_truncated) columns.push('result_truncated')
-        if (row.error_code !== null || row.error_message !== null) columns.push('error_code', 'error_message')
-        const shape = columns.join()
-        let statement = finishers.get(shape)
+        const shape = (row.result_truncated ? 1 : 0) | (row.error_code !== null || row.error_message !== null ? 2 : 0)
+        let statement = finishers[shape]
         if (!statement) {
-          statement = sqlite.prepare(`update audit_calls set ${columns.map((c) => `${c} = @${c}`).join(', ')} where call_id = @call_id and status = 'running'`)
-          finishers.set(shape, statement)
+          const columns = ['status', 'result', 'finished_at', 'duration_ms']
+          if (shape & 1) columns.push('result_truncated')
+          if (shape & 2) columns.push('error_code', 'error_message')
+          statement = finishers[shape] = sqlite.prepare(
+            `update audit_calls set ${columns.map((c) => `${c} = @${c}`).join(', ')} where call_id = @call_id and status = 'running'`,
+          )
         }
         return statement.run(row).changes > 0
       }

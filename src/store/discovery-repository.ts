@@ -39,8 +39,13 @@ export class DiscoveryRepository {
     }
   }
 
-  relations(): Promise<RelationRow[]> {
-    return this.db.selectFrom('skill_relations').selectAll().execute()
+  /** Every learned relation, or those counted at or after `since`. */
+  relations(since?: string): Promise<RelationRow[]> {
+    return this.db
+      .selectFrom('skill_relations')
+      .selectAll()
+      .$if(since !== undefined, (q) => q.where('updated_at', '>=', since!))
+      .execute()
   }
 
   embeddings(model: string): Promise<EmbeddingRow[]> {

@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from 'kysely'
+import type { CompiledQuery, Kysely, Selectable } from 'kysely'
+import type SQLite from 'better-sqlite3'
 import type { Database, EdgeCallsTable, EdgesTable } from './database.js'
 
 export type EdgeRow = Selectable<EdgesTable>
@@ -6,7 +7,16 @@ export type EdgeCallRow = Selectable<EdgeCallsTable>
 
 /** Enrolled edges, who holds their connection, and the calls relayed between managers for them. */
 export class EdgeRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  // The relay's polls (every few ms while a call waits, every 50 ms while edges are held) are
+  // prepared once: SQLite statements on its connection, else queries compiled once.
+  readonly #polls: RelayPolls
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    sqlite?: SQLite.Database,
+  ) {
+    this.#polls = sqlite ? new SqlitePolls(sqlite, db) : new CompiledPolls(db)
+  }
 
   async insert(row: EdgeRow): Promise<void> {
     await this.db.insertInto('edges').values(row).execute()
@@ -115,18 +125,14 @@ export class EdgeRepository {
 
   /** Take the pending calls addressed to this manager (each taken once, whoever else looks). */
   async takeCalls(holderId: string): Promise<EdgeCallRow[]> {
-    const pending = await this.db.selectFrom('edge_calls').selectAll().where('holder_id', '=', holderId).where('state', '=', 'pending').execute()
     const taken: EdgeCallRow[] = []
-    for (const row of pending) {
-      const result = await this.db.updateTable('edge_calls').set({ state: 'taken' }).where('id', '=', row.id).where('state', '=', 'pending').executeTakeFirst()
-      if (Number(result.numUpdatedRows) === 1) taken.push({ ...row, state: 'taken' })
-    }
+    for (const row of await this.#polls.pending(holderId)) if (await this.#polls.take(row.id)) taken.push({ ...row, state: 'taken' })
     return taken
   }
 
   /** Calls whose caller asked to cancel them, among those this manager runs. */
   cancelledCalls(holderId: string): Promise<Array<Pick<EdgeCallRow, 'id'>>> {
-    return this.db.selectFrom('edge_calls').select('id').where('holder_id', '=', holderId).where('state', '=', 'cancelled').execute()
+    return this.#polls.cancelled(holderId)
   }
 
   /** The answer to a relayed call; false when it was cancelled or gone meanwhile. */
@@ -140,7 +146,7 @@ export class EdgeRepository {
   }
 
   getCall(id: string): Promise<EdgeCallRow | undefined> {
-    return this.db.selectFrom('edge_calls').selectAll().where('id', '=', id).executeTakeFirst()
+    return this.#polls.call(id)
   }
 
   async deleteCall(id: string): Promise<void> {
@@ -153,5 +159,95 @@ export class EdgeRepository {
       .deleteFrom('edge_calls')
       .where((eb) => eb.or([eb('created_at', '<', before), ...(livingManagerIds.length ? [eb('caller_manager_id', 'not in', livingManagerIds)] : [])]))
       .execute()
+  }
+}
+
+/** The relay's polling queries. */
+interface RelayPolls {
+  pending(holderId: string): Promise<EdgeCallRow[]>
+  /** Mark a pending call taken; false when another look took it first. */
+  take(id: string): Promise<boolean>
+  cancelled(holderId: string): Promise<Array<Pick<EdgeCallRow, 'id'>>>
+  call(id: string): Promise<EdgeCallRow | undefined>
+}
+
+// Stands for a run's value in a query compiled once (replaced in its parameters, wherever it is).
+const VALUE = '\u0000value'
+const bind = <R>(query: CompiledQuery<R>, value: string): CompiledQuery<R> => ({
+  ...query,
+  parameters: query.parameters.map((p) => (p === VALUE ? value : p)),
+})
+
+/** The queries built and compiled once, their value set per run (PostgreSQL). */
+class CompiledPolls implements RelayPolls {
+  readonly #pending: CompiledQuery<EdgeCallRow>
+  readonly #take: CompiledQuery
+  readonly #cancelled: CompiledQuery<Pick<EdgeCallRow, 'id'>>
+  readonly #call: CompiledQuery<EdgeCallRow>
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.#pending = db.selectFrom('edge_calls').selectAll().where('holder_id', '=', VALUE).where('state', '=', 'pending').compile()
+    this.#take = db.updateTable('edge_calls').set({ state: 'taken' }).where('id', '=', VALUE).where('state', '=', 'pending').compile()
+    this.#cancelled = db.selectFrom('edge_calls').select('id').where('holder_id', '=', VALUE).where('state', '=', 'cancelled').compile()
+    this.#call = db.selectFrom('edge_calls').selectAll().where('id', '=', VALUE).compile()
+  }
+
+  async pending(holderId: string): Promise<EdgeCallRow[]> {
+    return (await this.db.executeQuery(bind(this.#pending, holderId))).rows
+  }
+
+  async take(id: string): Promise<boolean> {
+    return Number((await this.db.executeQuery(bind(this.#take, id))).numAffectedRows) === 1
+  }
+
+  async cancelled(holderId: string): Promise<Array<Pick<EdgeCallRow, 'id'>>> {
+    return (await this.db.executeQuery(bind(this.#cancelled, holderId))).rows
+  }
+
+  async call(id: string): Promise<EdgeCallRow | undefined> {
+    return (await this.db.executeQuery(bind(this.#call, id))).rows[0]
+  }
+}
+
+/**
+ * SQLite statements prepared once on the connection under Kysely. Inside a transaction Kysely holds
+ * open (a statement here would join it), the compiled queries run instead, after it.
+ */
+class SqlitePolls implements RelayPolls {
+  readonly #fallback: CompiledPolls
+  readonly #pending: SQLite.Statement<[string], EdgeCallRow>
+  readonly #take: SQLite.Statement<[string]>
+  readonly #cancelled: SQLite.Statement<[string], Pick<EdgeCallRow, 'id'>>
+  readonly #call: SQLite.Statement<[string], EdgeCallRow>
+
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    db: Kysely<Database>,
+  ) {
+    this.#fallback = new CompiledPolls(db)
+    this.#pending = sqlite.prepare("select * from edge_calls where holder_id = ? and state = 'pending'")
+    this.#take = sqlite.prepare("update edge_calls set state = 'taken' where id = ? and state = 'pending'")
+    this.#cancelled = sqlite.prepare("select id from edge_calls where holder_id = ? and state = 'cancelled'")
+    this.#call = sqlite.prepare('select * from edge_calls where id = ?')
+  }
+
+  async pending(holderId: string): Promise<EdgeCallRow[]> {
+    if (this.sqlite.inTransaction) return this.#fallback.pending(holderId)
+    return this.#pending.all(holderId)
+  }
+
+  async take(id: string): Promise<boolean> {
+    if (this.sqlite.inTransaction) return this.#fallback.take(id)
+    return this.#take.run(id).changes === 1
+  }
+
+  async cancelled(holderId: string): Promise<Array<Pick<EdgeCallRow, 'id'>>> {
+    if (this.sqlite.inTransaction) return this.#fallback.cancelled(holderId)
+    return this.#cancelled.all(holderId)
+  }
+
+  async call(id: string): Promise<EdgeCallRow | undefined> {
+    if (this.sqlite.inTransaction) return this.#fallback.call(id)
+    return this.#call.get(id)
   }
 }

@@ -1,12 +1,11 @@
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
-import pg from 'pg'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from 'kysely'
 import type { Database } from './database.js'
 import { StoreError } from './store-error.js'
 import { WalCheckpointer } from './wal-checkpointer.js'
-import { listen, type Listener } from './pg-listener.js'
+import type { Listener } from './pg-listener.js'
 import * as initial from './migrations/0001-initial.js'
 import * as policiesApprovals from './migrations/0002-policies-approvals.js'
 import * as settings from './migrations/0003-settings.js'
@@ -126,6 +125,8 @@ async function openPostgres(url: string): Promise<OpenedDatabase> {
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new StoreError(`unsupported database URL ${location}: use postgres://user:password@host:port/database`)
   }
+  // Loaded only for PostgreSQL: importing pg costs a SQLite command tens of ms (it builds a fetch Response to detect its runtime).
+  const [{ default: pg }, { listen }] = await Promise.all([import('pg'), import('./pg-listener.js')])
   const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 10 })
   // A server restart or outage must not crash the process: idle clients report to the pool, and a
   // checked-out client (between a transaction's statements) gets its own listener, since pg emits

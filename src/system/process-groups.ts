@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { processExists } from './process-exists.js'
 
@@ -38,6 +38,8 @@ const FILE = /^(?<manager>[0-9A-Z]+)\.(?<pid>\d+)\.groups$/
 export class ProcessGroups {
   readonly #file: string
   readonly #running = new Set<number>()
+  /** The file, opened for appending with the first group: two writes a call, not an open, write and close each. */
+  #fd: number | null = null
   #watchdog: ChildProcess | null = null
   #closed = false
 
@@ -49,8 +51,11 @@ export class ProcessGroups {
   }
 
   started(pgid: number): void {
-    mkdirSync(this.dir, { recursive: true })
-    appendFileSync(this.#file, `+${pgid} ${processStartTime(pgid) ?? '-'}\n`)
+    if (this.#fd === null) {
+      mkdirSync(this.dir, { recursive: true })
+      this.#fd = openSync(this.#file, 'a')
+    }
+    writeSync(this.#fd, `+${pgid} ${processStartTime(pgid) ?? '-'}\n`)
     this.#running.add(pgid)
     this.#tell(`+ ${pgid}\n`)
   }
@@ -59,7 +64,7 @@ export class ProcessGroups {
     this.#running.delete(pgid)
     this.#tell(`- ${pgid}\n`)
     try {
-      appendFileSync(this.#file, `-${pgid}\n`)
+      if (this.#fd !== null) writeSync(this.#fd, `-${pgid}\n`)
     } catch {
       // The file went with a clean shutdown or the data dir; nothing is left to kill then.
     }
@@ -70,6 +75,8 @@ export class ProcessGroups {
     this.#closed = true
     this.#watchdog?.stdin?.end()
     this.#watchdog = null
+    if (this.#fd !== null) closeSync(this.#fd)
+    this.#fd = null
     rmSync(this.#file, { force: true })
   }
 

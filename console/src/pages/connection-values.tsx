@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react'
 import { api, unwrap } from '../api/client'
+import { allSkills } from '../api/all-skills'
 import { toApiError, useApi } from '../api/use-api'
 import type { SkillSummary } from '../api/types'
 import type { ValueInfo } from '../api/types'
@@ -22,9 +23,7 @@ export function ConnectionValues() {
     const [secrets, settings, ...waiting] = await Promise.all([
       unwrap(api.GET('/api/secrets')).then((b) => b.secrets),
       unwrap(api.GET('/api/settings')).then((b) => b.settings),
-      ...(['needs_auth', 'needs_input'] as const).map((connection) =>
-        unwrap(api.GET('/api/skills', { params: { query: { connection } } })).then((b) => b.skills),
-      ),
+      ...(['needs_auth', 'needs_input'] as const).map((connection) => allSkills({ connection })),
     ])
     return rows([...secrets, ...settings], waiting.flat())
   }, [])

@@ -1,8 +1,10 @@
-import { useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { api, unwrap } from '../api/client'
-import { useApi } from '../api/use-api'
+import { api, unwrap, type ApiError } from '../api/client'
+import { allSkills, type SkillQuery } from '../api/all-skills'
+import { toApiError } from '../api/use-api'
+import type { SkillSummary } from '../api/types'
 import { Chip, ClassChip, ConnectionChip, ErrorNote } from '../components'
 import { skillPath } from '../paths'
 
@@ -17,20 +19,15 @@ type Filter = keyof typeof FILTERS
 
 const ROW_HEIGHT = 44
 
-/** Every skill the key may see: search through the discovery index, filters, and a virtualised table. */
+/**
+ * Every skill the key may see: the filters applied by the server, page after page into a virtualised
+ * table (rows show as pages arrive); a search ranks through the discovery index, then asks for those skills.
+ */
 export function SkillsPage() {
   const [params, setParams] = useSearchParams()
   const q = params.get('q') ?? ''
   const [text, setText] = useState(q)
-  const filters = Object.fromEntries(Object.keys(FILTERS).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])))
-  const skills = useApi(async () => {
-    const { skills } = await unwrap(api.GET('/api/skills', { params: { query: filters } }))
-    if (!q) return skills
-    // Ranked by the discovery index, then narrowed by the filters.
-    const found = await unwrap(api.GET('/api/skills/search', { params: { query: { q, limit: 50 } } }))
-    const byKey = new Map(skills.map((s) => [s.key, s]))
-    return found.results.flatMap((r) => byKey.get(r.key) ?? [])
-  }, [params.toString()])
+  const skills = useSkills(params)
   const set = (name: string, value: string) => {
     const next = new URLSearchParams(params)
     if (value) next.set(name, value)
@@ -70,7 +67,9 @@ export function SkillsPage() {
       </form>
       <ErrorNote error={skills.error} />
       <p className="muted" aria-live="polite">
-        {skills.loading ? 'Loading…' : `${rows.length} skill${rows.length === 1 ? '' : 's'}${q ? ` for “${q}”, best first` : ''}`}
+        {skills.loading
+          ? `Loading… ${rows.length} skill${rows.length === 1 ? '' : 's'} so far`
+          : `${rows.length} skill${rows.length === 1 ? '' : 's'}${q ? ` for “${q}”, best first` : ''}`}
       </p>
       <div className="grid-table skills-table" role="table" aria-label="Skills" aria-rowcount={rows.length + 1}>
         <div className="grid-row head" role="row">
@@ -130,4 +129,36 @@ export function SkillsPage() {
       </div>
     </section>
   )
+}
+
+/** The listing the page's query asks for, as it loads: every page of it, or the search's results. */
+function useSkills(params: URLSearchParams): { data: SkillSummary[] | undefined; error: ApiError | undefined; loading: boolean } {
+  const [state, setState] = useState<{ key: string; data?: SkillSummary[]; error?: ApiError; done: boolean }>({ key: '', done: false })
+  const key = params.toString()
+  useEffect(() => {
+    let current = true
+    const q = params.get('q') ?? ''
+    const filters: SkillQuery = Object.fromEntries(Object.keys(FILTERS).flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])))
+    const show = (data: SkillSummary[], done: boolean) => current && setState({ key, data, done })
+    const load = async () => {
+      if (!q) return allSkills(filters, (sofar) => show(sofar, false))
+      // Ranked by the discovery index, then narrowed by the filters.
+      const found = await unwrap(api.GET('/api/skills/search', { params: { query: { q, limit: 50 } } }))
+      if (found.results.length === 0) return []
+      const keys = found.results.map((r) => r.key)
+      const listed = await allSkills({ ...filters, key: keys.join(',') })
+      const byKey = new Map(listed.map((s) => [s.key, s]))
+      return keys.flatMap((k) => byKey.get(k) ?? [])
+    }
+    load().then(
+      (data) => show(data, true),
+      (error: unknown) => current && setState((s) => ({ key, data: s.data, error: toApiError(error), done: true })),
+    )
+    return () => {
+      current = false
+    }
+    // `params` is what `key` stands for.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key])
+  return { data: state.data, error: state.key === key ? state.error : undefined, loading: state.key !== key || !state.done }
 }

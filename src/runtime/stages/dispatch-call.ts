@@ -17,7 +17,7 @@ export async function dispatchCall(call: Call, deps: StageDeps): Promise<Refusal
   const cancel = call.cancel!
   const router = call.edge && deps.edges
   trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
-  const timer = setTimeout(() => cancel.abort(new DeadlineExceeded(skill.timeoutMs)), skill.timeoutMs)
+  const deadline = deps.deadlines.start(cancel, skill.timeoutMs)
   try {
     const run = () => {
       // A call cancelled before its turn never starts its executor.
@@ -39,6 +39,6 @@ export async function dispatchCall(call: Call, deps: StageDeps): Promise<Refusal
     if (isSkillError(error)) return refusal(error.code, error.message, error.code === 'denied' ? 'denied' : 'error')
     return refusal('executor_error', `skill "${skill.key}" failed: ${errorMessage(error)}`, 'error')
   } finally {
-    clearTimeout(timer)
+    deps.deadlines.end(deadline)
   }
 }

@@ -8,7 +8,9 @@ import { toAuditRow } from '../to-audit-row.js'
 /** The running row is durable before the executor starts, or the call does not run (and, never running, has no final row). */
 export async function recordCall(call: Call, deps: StageDeps): Promise<Envelope | undefined> {
   try {
-    await deps.audit.write(toAuditRow(call, deps.managerId))
+    const row = toAuditRow(call, deps.managerId)
+    await deps.audit.write(row)
+    call.row = row
     return undefined
   } catch (error) {
     deps.logger.error({ err: error, callId: call.id }, 'audit write failed; call refused')

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { Lexer, marked } from 'marked'
 import type { Finding } from './finding.js'
@@ -10,7 +10,7 @@ const MAX_BODY_LINES = 500
  * Checks beyond the specification: an over-long body, and relative links (to references,
  * scripts, assets; `{baseDir}/` is the skill's folder) that point at nothing or lead out of it.
  */
-export function checkBody(body: string, bodyLine: number, options: { file: string; dir: string }): Finding[] {
+export function checkBody(body: string, bodyLine: number, options: { file: string; dir: string; real: string }): Finding[] {
   const findings: Finding[] = []
   const lines = body.split('\n')
   if (lines.length > MAX_BODY_LINES) {
@@ -22,7 +22,7 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
     })
   }
   const hrefs = linkHrefs(body)
-  const root = realpathSync(options.dir)
+  const root = options.real
   for (const href of new Set(hrefs)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) continue
     // Many skills write `{baseDir}/scripts/x.py` for a file of their own, the way clients substitute it.
@@ -34,12 +34,11 @@ export function checkBody(body: string, bodyLine: number, options: { file: strin
         0,
         lines.findIndex((l) => l.includes(href)),
       )
-    const target = isAbsolute(path) ? path : resolve(options.dir, path)
-    if (!existsSync(target)) {
+    const real = realTarget(isAbsolute(path) ? path : resolve(options.dir, path))
+    if (real === null) {
       findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}", which does not exist` })
       continue
     }
-    const real = realpathSync(target)
     if (!isInside(root, real))
       findings.push({ file: options.file, line, severity: 'warning', message: `link to "${href}" leads outside the skill's folder (${relative(root, real)})` })
   }
@@ -65,6 +64,15 @@ function linkHrefs(body: string): string[] {
     if (token.type === 'link' || token.type === 'image') hrefs.push(token.href)
   })
   return hrefs
+}
+
+/** Where a link leads, symlinks resolved, or null when nothing is there: one call where exists-then-resolve took two. */
+function realTarget(target: string): string | null {
+  try {
+    return realpathSync.native(target)
+  } catch {
+    return null
+  }
 }
 
 function safeDecode(path: string): string {

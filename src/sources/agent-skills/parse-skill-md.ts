@@ -54,10 +54,17 @@ export function parseSkillMd(text: string): ParseResult {
   for (const pair of doc.contents.items) {
     if (isScalar(pair.key) && pair.key.range) keyLines[String(pair.key.value)] = fileLine(pair.key.range[0])
   }
+  let data: Record<string, unknown>
+  try {
+    data = doc.toJS() as Record<string, unknown>
+  } catch (error) {
+    // An alias to an anchor that isn't there parses, and fails only here.
+    return { ok: false, line: 2, message: `front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}` }
+  }
   return {
     ok: true,
     parsed: {
-      data: doc.toJS() as Record<string, unknown>,
+      data,
       keyLines,
       head: lines.join('\n') + '\n',
       body,

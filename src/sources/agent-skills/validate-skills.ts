@@ -36,7 +36,7 @@ export function validateSkills(
       return
     }
     findings.push(...checkFrontMatter(parsed.parsed, { file: dir.file, folderName: folderName(dir), strict: true }).findings)
-    findings.push(...checkBody(parsed.parsed.body, parsed.parsed.bodyLine, { file: dir.file, dir: dir.path }))
+    findings.push(...checkBody(parsed.parsed.body, parsed.parsed.bodyLine, { file: dir.file, dir: dir.path, real: dir.real }))
     if (dir.template) {
       const checked = checkTemplate(parsed.parsed.body, parsed.parsed.bodyLine)
       if (!checked.ok) findings.push({ file: dir.file, line: checked.line, severity: 'error', message: checked.message })

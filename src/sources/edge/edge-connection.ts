@@ -1,8 +1,10 @@
+import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { Logger } from 'pino'
 import type { ProgressUpdate } from '../../skill/index.js'
 import { EdgeDeadlineExceeded, EdgeUnavailable, SkillError } from '../../runtime/index.js'
 import { CLOSE, fromEdge, parseFrame, type FromEdge } from './protocol.js'
+import { FrameWriter } from './frame-writer.js'
 
 export interface EdgeCallOptions {
   callId: string
@@ -14,15 +16,17 @@ export interface EdgeCallOptions {
 }
 
 interface Pending {
-  key: string
   resolve(data: unknown): void
   reject(error: Error): void
   progress(update: ProgressUpdate): void
+  signal: AbortSignal
+  onAbort(): void
 }
 
 /** One edge's tunnel on this manager: calls out, answers back, and the end of all of them when it drops. */
 export class EdgeConnection {
   readonly #socket: WebSocket
+  readonly #writer: FrameWriter
   readonly #pending = new Map<string, Pending>()
   readonly #logger: Logger
   readonly #maxInFlight: number
@@ -34,9 +38,10 @@ export class EdgeConnection {
     readonly edgeId: string,
     readonly name: string,
     readonly connectedAt: string,
-    options: { logger: Logger; maxInFlight: number; onClose(connection: EdgeConnection, reason: string): void },
+    options: { logger: Logger; maxInFlight: number; onClose(connection: EdgeConnection, reason: string): void; raw?: Duplex },
   ) {
     this.#socket = socket
+    this.#writer = new FrameWriter(socket, options.raw)
     this.#logger = options.logger
     this.#maxInFlight = options.maxInFlight
     socket.on('message', (data, isBinary) => this.#receive(isBinary ? null : data))
@@ -67,13 +72,7 @@ export class EdgeConnection {
         this.#send({ type: 'cancel', id, reason: String((signal.reason as Error | undefined)?.message ?? 'cancelled') })
         reject(signal.reason as Error)
       }
-      const settle =
-        <T>(fn: (value: T) => void) =>
-        (value: T) => {
-          signal.removeEventListener('abort', onAbort)
-          fn(value)
-        }
-      this.#pending.set(id, { key, resolve: settle(resolve), reject: settle(reject), progress: options.progress })
+      this.#pending.set(id, { resolve, reject, progress: options.progress, signal, onAbort })
       signal.addEventListener('abort', onAbort, { once: true })
       this.#send({ type: 'call', id, key, input, timeoutMs: options.timeoutMs, ...(options.secrets?.size && { secrets: Object.fromEntries(options.secrets) }) })
     })
@@ -98,7 +97,7 @@ export class EdgeConnection {
   }
 
   #send(message: object): void {
-    this.#socket.send(JSON.stringify(message))
+    this.#writer.send(JSON.stringify(message))
   }
 
   #receive(data: unknown): void {
@@ -120,6 +119,7 @@ export class EdgeConnection {
       return
     }
     this.#pending.delete(message.id)
+    pending.signal.removeEventListener('abort', pending.onAbort)
     if (message.ok) return pending.resolve(message.data)
     pending.reject(edgeFailure(message.error.code, `on edge "${this.name}": ${message.error.message}`))
   }
@@ -127,6 +127,7 @@ export class EdgeConnection {
   #failAll(why: string): void {
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id)
+      pending.signal.removeEventListener('abort', pending.onAbort)
       pending.reject(new EdgeUnavailable(`edge "${this.name}" disconnected mid-call (${why}): the outcome on the edge is unknown`))
     }
   }

@@ -91,7 +91,7 @@ export class EdgeHub {
               `the token of edge "${row.name}" expired at ${row.token_expires_at}: an admin issues a new one with skillplane edges rotate ${row.name}`,
             )
           return this.#holder(row).then((holder) => {
-            if (holder === null) return this.#wss.handleUpgrade(request, socket, head, (ws) => this.#greet(ws, row))
+            if (holder === null) return this.#wss.handleUpgrade(request, socket, head, (ws) => this.#greet(ws, row, socket))
             this.#o.onDuplicate(row, { holder, remoteAddress: request.socket.remoteAddress ?? null })
             reject(
               socket,
@@ -123,7 +123,7 @@ export class EdgeHub {
   }
 
   // The first message must be the hello, in time; everything it claims about identity must match the token.
-  #greet(ws: WebSocket, row: EdgeRow): void {
+  #greet(ws: WebSocket, row: EdgeRow, raw: Duplex): void {
     const { logger } = this.#o
     const timer = setTimeout(() => ws.close(CLOSE.malformed, 'no hello within 10 s'), HELLO_TIMEOUT_MS)
     ws.once('message', (data, isBinary) => {
@@ -139,14 +139,14 @@ export class EdgeHub {
         logger.warn({ edge: row.name, claim }, 'edge claimed another identity; refused')
         return ws.close(CLOSE.revoked, claim.slice(0, 120))
       }
-      this.#accept(ws, row, hello).catch((error: unknown) => {
+      this.#accept(ws, row, hello, raw).catch((error: unknown) => {
         logger.error({ err: error, edge: row.name }, 'recording an edge connection failed')
         ws.close(1011, 'the manager could not record the connection')
       })
     })
   }
 
-  async #accept(ws: WebSocket, row: EdgeRow, hello: HelloMessage): Promise<void> {
+  async #accept(ws: WebSocket, row: EdgeRow, hello: HelloMessage, raw: Duplex): Promise<void> {
     const { repo, managerId, logger } = this.#o
     const now = this.#o.now()
     const refused = hello.skills.flatMap((skill) => {
@@ -162,6 +162,7 @@ export class EdgeHub {
     const connection = new EdgeConnection(ws, row.id, row.name, now, {
       logger,
       maxInFlight: this.#o.maxInFlight,
+      raw,
       onClose: (closed, reason) => {
         if (this.#connections.get(closed.edgeId) === closed) this.#connections.delete(closed.edgeId)
         logger.info({ edge: closed.name, reason }, 'edge disconnected')

@@ -16,8 +16,10 @@ export interface EdgeRelayOptions {
   logger: Logger
   /** Tell other managers (PostgreSQL NOTIFY); absent on SQLite, where both sides poll instead. */
   signal?: (message: RelaySignal) => Promise<void>
-  /** How often a waiting side looks at the table without a signal. */
+  /** How often the holder looks for calls addressed to it without a signal. */
   pollMs: number
+  /** How often a caller waiting for an answer looks without a signal (a prepared lookup by key: cheap). */
+  waitPollMs: number
   /** Whether a manager is still alive (its heartbeat is fresh). */
   managerAlive(managerId: string): Promise<boolean>
   /** This manager's connection to an edge, for calls relayed to it. */
@@ -131,7 +133,7 @@ export class EdgeRelay {
           this.#waiting.delete(id)
           resolve()
         }
-        const timer = setTimeout(done, this.#o.signal ? Math.max(pollMs, 500) : pollMs)
+        const timer = setTimeout(done, this.#o.signal ? Math.max(pollMs, 500) : this.#o.waitPollMs)
         signal.addEventListener('abort', done, { once: true })
         this.#waiting.set(id, done)
       })

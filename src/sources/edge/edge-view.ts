@@ -34,14 +34,20 @@ export interface EdgeRecord {
   row: EdgeRow
   info: EdgeInfo
   skills: OfferedSkill[]
+  /** The same by key (the first where an announcement repeats one). */
+  offers: Map<string, OfferedSkill>
   secrets: string[]
 }
 
 export function toRecord(row: EdgeRow): EdgeRecord {
+  const skills = parseArray(row.skills) as OfferedSkill[]
+  const offers = new Map<string, OfferedSkill>()
+  for (const skill of skills) if (!offers.has(skill.key)) offers.set(skill.key, skill)
   return {
     row,
     info: { id: row.id, name: row.name, labels: parseObject(row.labels) as Record<string, string> },
-    skills: parseArray(row.skills) as OfferedSkill[],
+    skills,
+    offers,
     secrets: parseArray(row.secrets).filter((s): s is string => typeof s === 'string'),
   }
 }

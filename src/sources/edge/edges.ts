@@ -15,6 +15,7 @@ import { CLOSE, edgeName, labels as labelsSchema, secretGrants, type OfferedSkil
 import { hostSkills } from './host-skills/index.js'
 
 const edgeIds = monotonicFactory()
+const NO_SECRETS: ReadonlyMap<string, string> = new Map()
 // The package's own definitions of the built-in host skills: their schemas and classes win over what an edge declares.
 const BUILT_INS = new Map<string, SkillDefinition>(hostSkills({ allowRead: [], allowShell: true }).map((d) => [d.key, d]))
 
@@ -52,6 +53,8 @@ export class Edges implements EdgeRouter {
   readonly #relay: EdgeRelay
   #records = new Map<string, EdgeRecord>()
   #byName = new Map<string, EdgeRecord>()
+  // Enrolled (not revoked) edges by each skill key their last announcement offers, in enrollment order.
+  #bySkill = new Map<string, EdgeRecord[]>()
   #skillsSignature = '[]'
   #refreshing: Promise<void> | null = null
   #again = false
@@ -85,7 +88,9 @@ export class Edges implements EdgeRouter {
       managerId: options.managerId,
       logger: options.logger,
       signal: options.signal,
-      pollMs: 50,
+      // Without signals (SQLite) a relayed call waits about half the holder's poll, plus a few ms.
+      pollMs: 25,
+      waitPollMs: 5,
       managerAlive: options.managerAlive,
       connection: (id) => this.#hub.connection(id),
       sealer: options.sealer,
@@ -259,22 +264,28 @@ export class Edges implements EdgeRouter {
   }
 
   resolve(ref: string | null, skill: Skill): EdgeResolution {
-    const offering = this.#offering(skill.key)
-    const names = offering.map((r) => `${r.info.name}${this.#online(r) ? '' : ' (offline)'}`).join(', ')
+    // Which edges offer the skill only matters to say why a call can't run.
+    const names = () => {
+      const offering = this.#offering(skill.key).map((r) => `${r.info.name}${this.#online(r) ? '' : ' (offline)'}`)
+      return offering.length > 0 ? offering.join(', ') : ''
+    }
     if (!ref) {
+      const known = names()
       return {
         code: 'invalid_input',
-        message: `skill "${skill.key}" runs on an edge: name one with edgeId${names ? ` (edges offering it: ${names})` : ' (no enrolled edge offers it)'}`,
+        message: `skill "${skill.key}" runs on an edge: name one with edgeId${known ? ` (edges offering it: ${known})` : ' (no enrolled edge offers it)'}`,
       }
     }
     const record = this.#find(ref, false)
     if (!record) return { code: 'not_found', message: `no enrolled edge "${ref.slice(0, 100)}"` }
-    const offer = record.skills.find((s) => s.key === skill.key)
-    if (!offer)
+    const offer = record.offers.get(skill.key)
+    if (!offer) {
+      const known = names()
       return {
         code: 'invalid_input',
-        message: `edge "${record.info.name}" does not offer skill "${skill.key}"${names ? ` (edges offering it: ${names})` : ''}`,
+        message: `edge "${record.info.name}" does not offer skill "${skill.key}"${known ? ` (edges offering it: ${known})` : ''}`,
       }
+    }
     if (!this.#online(record)) {
       const seen = record.row.last_seen_at ? `last seen ${record.row.last_seen_at}` : 'it has never connected'
       return { code: 'edge_unavailable', message: `edge "${record.info.name}" is offline (${seen})` }
@@ -294,8 +305,12 @@ export class Edges implements EdgeRouter {
   dispatch(edge: EdgeInfo, skill: Skill, input: unknown, given: EdgeCall): Promise<unknown> {
     // Only what this edge's own pack declares and it is granted (resolve refused the rest), never another edge's list.
     const record = this.#records.get(edge.id)
-    const wanted = new Set((record?.skills.find((s) => s.key === skill.key)?.secrets ?? []).filter((n) => record!.secrets.includes(n)))
-    const call: EdgeCall = { ...given, secrets: new Map([...given.secrets].filter(([name]) => wanted.has(name))) }
+    const declared = record?.offers.get(skill.key)?.secrets
+    const secrets =
+      declared?.length && given.secrets.size > 0
+        ? new Map([...given.secrets].filter(([name]) => declared.includes(name) && record!.secrets.includes(name)))
+        : NO_SECRETS
+    const call: EdgeCall = { ...given, secrets }
     const local = this.#hub.connection(edge.id)
     if (local) return local.call(skill.key, input, call)
     const holder = this.#records.get(edge.id)?.row.manager_id
@@ -309,7 +324,7 @@ export class Edges implements EdgeRouter {
     if (offering.length === 0) return 'no enrolled edge offers it'
     const online = offering.filter((r) => this.#online(r))
     if (online.length === 0) return `no edge offering it is online (${offering.map((r) => r.info.name).join(', ')})`
-    const reasons = online.map((r) => r.skills.find((s) => s.key === skillKey)!.unavailable).filter((u): u is string => !!u)
+    const reasons = online.map((r) => r.offers.get(skillKey)!.unavailable).filter((u): u is string => !!u)
     return reasons.length === online.length ? `on every online edge offering it: ${reasons[0]}` : null
   }
 
@@ -323,6 +338,9 @@ export class Edges implements EdgeRouter {
     const rows = await this.#o.repo.list()
     this.#records = new Map(rows.map((row) => [row.id, toRecord(row)]))
     this.#byName = new Map([...this.#records.values()].filter((r) => r.row.revoked_at === null).map((r) => [r.info.name, r]))
+    const bySkill = new Map<string, EdgeRecord[]>()
+    for (const record of this.#byName.values()) for (const key of record.offers.keys()) bySkill.set(key, [...(bySkill.get(key) ?? []), record])
+    this.#bySkill = bySkill
     // A connection whose edge was revoked (by another manager or the CLI) ends here too.
     for (const id of this.#hub.connectedIds) {
       if (this.#records.get(id)?.row.revoked_at != null) this.#hub.disconnect(id, CLOSE.revoked, 'this edge was revoked')
@@ -388,7 +406,7 @@ export class Edges implements EdgeRouter {
 
   // Enrolled (not revoked) edges whose last announcement offers the key.
   #offering(skillKey: string): EdgeRecord[] {
-    return [...this.#records.values()].filter((r) => r.row.revoked_at === null && r.skills.some((s) => s.key === skillKey))
+    return this.#bySkill.get(skillKey) ?? []
   }
 
   #find(ref: string, includeRevoked: boolean): EdgeRecord | undefined {

@@ -71,7 +71,7 @@ describe('module loading', () => {
     expect(run.stdout).toMatch(/no keys/i)
     // The config and the store did load: the trace is of a real run.
     expect(run.modules.some((url) => url.endsWith('/dist/index.js'))).toBe(true)
-    expect(run.modules.some((url) => url.includes('/node_modules/kysely/'))).toBe(true)
+    expect(run.modules.some((url) => url.includes('/node_modules/better-sqlite3/'))).toBe(true)
     expect(heavy(run.modules)).toEqual([])
   })
 

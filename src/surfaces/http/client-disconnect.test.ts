@@ -45,4 +45,31 @@ describe('a client that disconnects mid-body', () => {
     expect((await plane.audit.query({ limit: 10 })).items).toEqual([])
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
   })
+
+  it('cancels a running call when its client hangs up, and audits it interrupted', async () => {
+    const url = new URL(server.url)
+    const socket = connect(Number(url.port), '127.0.0.1')
+    await new Promise((resolve) => socket.on('connect', resolve))
+    const body = JSON.stringify({ input: { ms: 60_000 } })
+    socket.write(
+      `POST /api/skills/slow/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
+    const row = async () => (await plane.audit.query({ skill: 'slow', limit: 10 })).items[0]
+    await waitFor(async () => (await row())?.status === 'running', 5_000)
+    socket.destroy()
+    await waitFor(async () => (await row())?.status !== 'running', 5_000)
+    expect(await row()).toMatchObject({ status: 'interrupted', error: { code: 'unavailable', message: 'the call was cancelled by its caller' } })
+  })
+
+  it('leaves a call whose client stays to the end ok', async () => {
+    const response = await fetch(`${server.url}/api/skills/slow/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { ms: 1 } }),
+    })
+    expect(await response.json()).toMatchObject({ ok: true, data: { slept: 1 } })
+    const rows = (await plane.audit.query({ skill: 'slow', status: 'ok', limit: 10 })).items
+    expect(rows).toHaveLength(1)
+  })
 })

@@ -30,12 +30,12 @@ import { edgeRoutes } from './routes/edges.js'
 import { userRoutes } from './routes/users.js'
 import { groupRoutes } from './routes/groups.js'
 import { agentRunRoutes, runRoutes } from './routes/runs.js'
-import { buildOpenApi } from './openapi/build-openapi.js'
+import { OpenApiBuilder } from './openapi/build-openapi.js'
 import { checkResponses } from './openapi/check-responses.js'
 import { failures, returns, serve } from './openapi/declare.js'
 import { Health, Me, ReloadReport, SourcesReport } from './openapi/response-schemas.js'
 import { landingPage } from './landing-page.js'
-import { McpHttpSessions } from '../mcp/index.js'
+import { McpHttpSessions, type SentSignal } from '../mcp/index.js'
 import { consoleRoutes, loadConsoleAssets } from '../console/index.js'
 import { checkOrigin, originRules } from './middleware/check-origin.js'
 import { databaseUnavailable } from '../../store/index.js'
@@ -172,7 +172,8 @@ export function createHttpApp(
     })
     serve(app, scrape, async (c) => c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }))
   }
-  app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller')))
+  // On Node's server the response itself says when it is sent; app.request (tests) has none.
+  app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller'), (c.env as { outgoing?: SentSignal } | undefined)?.outgoing))
   app.route('/auth', signInRoutes(plane, base))
   app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
@@ -212,9 +213,10 @@ export function createHttpApp(
 
   // Without a key the document lists the routes only; with one, also the skills that key may see.
   // Each caller's document (per tag or page) is kept until skills, the catalog or policies change.
-  const documents = new Map<string, { version: number; text: string }>()
+  const documents = new Map<string, { version: number; body: Uint8Array<ArrayBuffer> }>()
   // The routes' part of the document, generated once from their declarations (every route is registered by now).
   let routesDocument: Record<string, unknown> | undefined
+  const openApi = new OpenApiBuilder()
   app.get('/openapi.json', async (c) => {
     const header = c.req.header('authorization')
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
@@ -233,7 +235,7 @@ export function createHttpApp(
     const key = JSON.stringify([caller, tag ?? null, pageText ?? null])
     const version = plane.skills.version()
     const kept = documents.get(key)
-    if (kept?.version === version) return c.body(kept.text, 200, { 'content-type': 'application/json' })
+    if (kept?.version === version) return c.body(kept.body, 200, { 'content-type': 'application/json' })
     let skills = caller ? plane.skills.list().filter((s) => canSee(caller, s, plane.skills) && (tag === undefined || s.category === tag)) : []
     let paging: { page: number; pages: number; skills: number; pageSize: number } | undefined
     if (pageText !== undefined) {
@@ -244,12 +246,17 @@ export function createHttpApp(
       skills = [...skills].sort((a, b) => (a.key < b.key ? -1 : 1)).slice((page - 1) * OPENAPI_PAGE_SIZE, page * OPENAPI_PAGE_SIZE)
     }
     routesDocument ??= app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'skillplane', version: VERSION } }) as unknown as Record<string, unknown>
-    const document = buildOpenApi({ routes: routesDocument, version: VERSION, skills, caller: caller ?? undefined })
-    const text = JSON.stringify(paging ? { ...document, 'x-skillplane-page': paging } : document)
+    const body = openApi.build({
+      routes: routesDocument,
+      version: VERSION,
+      skills,
+      caller: caller ?? undefined,
+      extra: paging && { 'x-skillplane-page': paging },
+    })
     // Bounded: the oldest document goes first.
     if (documents.size >= OPENAPI_DOCUMENTS_KEPT) documents.delete(documents.keys().next().value!)
-    documents.set(key, { version, text })
-    return c.body(text, 200, { 'content-type': 'application/json' })
+    documents.set(key, { version, body })
+    return c.body(body, 200, { 'content-type': 'application/json' })
   })
 
   const assets = loadConsoleAssets()

@@ -28,6 +28,9 @@ export const skillListQuery = z.object({
     .enum(['ready', 'needs_auth', 'needs_input'], { error: 'must be ready, needs_auth or needs_input' })
     .optional()
     .describe('only skills in this connection state for the caller'),
+  key: z.string().min(1).optional().describe('only these skills: keys, comma-separated'),
+  cursor: cursor.describe("the previous page's nextCursor"),
+  limit: bounded(1, 500).default(100).describe('skills per page, 1–500 (default 100)'),
 })
 
 export const skillSearchQuery = z.strictObject({

@@ -29,6 +29,11 @@ export interface McpSessionLimits {
   clock: () => number
 }
 
+/** The Node response a request is answered on (Hono's node server passes it): it tells when the answer is sent. */
+export interface SentSignal {
+  once(event: 'close', listener: () => void): unknown
+}
+
 const DEFAULT_LIMITS: McpSessionLimits = { maxSessions: 1_000, maxSessionsPerKey: 100, idleMs: 10 * 60_000, clock: Date.now }
 
 const SWEEP_MS = 60_000
@@ -60,14 +65,22 @@ export class McpHttpSessions {
     return this.#sessions.size
   }
 
-  async handle(request: Request, caller: Caller): Promise<Response> {
+  /** Sessions with a request open (answers still being sent, event streams). */
+  get inUse(): number {
+    let n = 0
+    for (const session of this.#sessions.values()) if (session.requests > 0) n++
+    return n
+  }
+
+  /** `sent`, when the server has one, says when the answer has gone out (cheaper than watching the body stream). */
+  async handle(request: Request, caller: Caller, sent?: SentSignal): Promise<Response> {
     const id = request.headers.get('mcp-session-id')
     if (id) {
       const session = this.#sessions.get(id)
       // Expiry is exact: the sweep only frees the memory.
       // A caller whose role changed since (their user's or group's) starts again with the tools the new role sees.
       if (session && (this.#expired(session) || (session.keyId === ownerOf(caller) && session.role !== roleOf(caller)))) void this.#end(id, session)
-      else if (session?.keyId === ownerOf(caller)) return this.#serve(id, session, request)
+      else if (session?.keyId === ownerOf(caller)) return this.#serve(id, session, request, sent)
       // Another key's session, like an expired one, answers as an unknown one.
       return jsonRpcError(404, -32001, 'Session not found: initialise a new one')
     }
@@ -98,7 +111,7 @@ export class McpHttpSessions {
         })
       } else {
         if (opening) this.#sessions.set(sessionId, session)
-        response = await this.#serve(sessionId, session, request, body)
+        response = await this.#serve(sessionId, session, request, sent, body)
       }
     } catch (error) {
       await this.#end(sessionId, session)
@@ -115,16 +128,24 @@ export class McpHttpSessions {
   }
 
   /** The transport's answer; the session counts as in use until that answer is sent in full. */
-  async #serve(id: string, session: Session, request: Request, parsedBody?: unknown): Promise<Response> {
+  async #serve(id: string, session: Session, request: Request, sent: SentSignal | undefined, parsedBody?: unknown): Promise<Response> {
     this.#use(id, session, 1)
+    let released = false
+    const done = () => {
+      if (released) return
+      released = true
+      this.#use(id, session, -1)
+    }
+    // Listening before the transport answers: a client that hangs up meanwhile closes the response before the answer exists.
+    sent?.once('close', done)
     let response: Response
     try {
       response = await session.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody })
     } catch (error) {
-      this.#use(id, session, -1)
+      done()
       throw error
     }
-    return whenSent(response, () => this.#use(id, session, -1))
+    return sent ? response : whenSent(response, done)
   }
 
   #use(id: string, session: Session, change: 1 | -1): void {
@@ -160,7 +181,7 @@ export class McpHttpSessions {
   }
 }
 
-/** The same response, calling `done` once its body has been sent in full or the client has gone. */
+/** The same response, calling `done` once its body has been sent in full or the client has gone (without a `SentSignal`). */
 function whenSent(response: Response, done: () => void): Response {
   if (!response.body) {
     done()

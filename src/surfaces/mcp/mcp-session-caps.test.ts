@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
+import { connect, type AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
@@ -73,7 +73,7 @@ describe('MCP session caps', () => {
       cleanup.push(() => hangUp.abort())
       return () => hangUp.abort()
     }
-    return { sessions, admin, viewer, operator, post, initialize, open, ping, listen }
+    return { sessions, admin, viewer, operator, post, initialize, open, ping, listen, url }
   }
 
   // Past the old process-wide cap of 1,000 on purpose, hence the longer timeout.
@@ -139,6 +139,31 @@ describe('MCP session caps', () => {
     await waitFor(async () => (await initialize(admin)).status === 200)
     expect(await ping(viewer, viewer2)).toBe(404)
     expect(await ping(operator, operator2)).toBe(200)
+  })
+
+  it('frees a session whose client hung up in the middle of a request, so it still expires', async () => {
+    let now = 1_000_000
+    const { sessions, viewer, open, ping, url } = await setup({ clock: () => now })
+    const sessionId = await open(viewer)
+    // A request whose body never arrives in full: the client goes away with the request half sent.
+    const { port } = new URL(url)
+    const socket = connect(Number(port), '127.0.0.1')
+    await new Promise((connected) => socket.once('connect', connected))
+    const closed = new Promise((done) => socket.once('close', done))
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${viewer}\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nmcp-session-id: ${sessionId}\r\nmcp-protocol-version: ${LATEST_PROTOCOL_VERSION}\r\n` +
+        'Content-Length: 1000\r\n\r\n{"jsonrpc":',
+    )
+    await waitFor(() => sessions.inUse === 1)
+    socket.destroy()
+    await closed
+    await waitFor(() => sessions.inUse === 0)
+    // Each look moves the clock past the idle time: a session still counted in use would answer 200 forever.
+    await waitFor(async () => {
+      now += 11 * MINUTE
+      return (await ping(viewer, sessionId)) === 404
+    })
   })
 
   it('closes a session 10 minutes after its last request, and not while a request on it is open', async () => {

@@ -88,7 +88,10 @@ export const SkillSummary = z
   })
   .openapi('SkillSummary')
 
-export const SkillList = z.object({ skills: z.array(SkillSummary) })
+export const SkillList = z.object({
+  skills: z.array(SkillSummary),
+  nextCursor: nullable(z.string()).describe('pass as `cursor` (with the same filters) for the next page; null on the last page'),
+})
 
 const RiskFinding = z
   .object({

@@ -4,7 +4,7 @@ import type { Skillplane } from '../../../agents/index.js'
 import { approvalFor } from '../../../runtime/index.js'
 import { skillDetail } from '../../../registry/index.js'
 import { canSee, mayActivate, suggestKey } from '../../../access/index.js'
-import { listSkills, listingFingerprint } from '../../../inventory/index.js'
+import { listSkillsPage } from '../../../inventory/index.js'
 import { invokeBody, skillEditBody, skillListQuery, skillSearchQuery, skillSharingBody } from '../request-schemas.js'
 import { DISCOVER_KEY } from '../../../discovery/index.js'
 import { describeZod } from '../describe-zod.js'
@@ -12,16 +12,16 @@ import { parseInput } from '../parse-input.js'
 import type { HttpEnv } from '../http-env.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
+import { clientSignal } from '../client-signal.js'
 import { requireAbility } from '../middleware/require-ability.js'
 import { statusForCode } from '../status-for-code.js'
 import { instructionDetail } from '../../../sources/agent-skills/index.js'
-import { SkillListBodies } from './skill-list-bodies.js'
+import { skillCursor } from '../skill-cursor.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
 import { SkillDetail, SkillList, SkillSearch, SkillSharing, Success } from '../openapi/response-schemas.js'
 
 export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
-  const listings = new SkillListBodies()
 
   const list = createRoute({
     method: 'get',
@@ -34,9 +34,11 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const caller = c.get('caller')
     const query = parseInput(skillListQuery, c.req.query())
     if (!query.success) return errorResponse(c, 'invalid_input', `invalid skills query: ${describeZod(query.error)}`)
-    const { class: klass, category, tag, source, agent, q, scope, available, connection } = query.data
+    const { class: klass, category, tag, source, agent, q, scope, available, connection, key, cursor, limit } = query.data
     const agentId = agent ? plane.agents.resolve(agent) : undefined
     if (agent && !agentId) return errorResponse(c, 'invalid_input', `unknown agent "${agent}"`)
+    const after = cursor === undefined ? undefined : skillCursor.decode(cursor)
+    if (after === null) return errorResponse(c, 'invalid_input', 'invalid skills query: cursor: not a cursor this API gave out (pass nextCursor as it came)')
     const filter = {
       class: klass,
       category,
@@ -44,16 +46,13 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
       source,
       scope,
       agentId,
+      keys: key?.split(',').map((k) => k.trim()),
       q,
       available: available === undefined ? undefined : available === 'true',
       connection,
     }
-    // The version is read before the listing is built: a change while building is never kept as seen.
-    const version = plane.skills.version()
-    const body = listings.body(JSON.stringify([caller, filter]), version, listingFingerprint(plane.skills, caller, filter), () => ({
-      skills: listSkills(plane.skills, caller, filter),
-    }))
-    return c.body(body, 200, { 'content-type': 'application/json' })
+    const page = listSkillsPage(plane.skills, caller, filter, { after, limit })
+    return c.json({ skills: page.skills, nextCursor: page.next === null ? null : skillCursor.encode(page.next) })
   })
 
   // Through the discover_skills skill, so a search is audited and can teach discovery like any call.
@@ -168,7 +167,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
       conversationId,
       edgeId,
       approval: approvalFor(approvalId, wait),
-      signal: c.req.raw.signal,
+      signal: clientSignal(c),
     })
     return c.json(envelope, envelope.ok ? 200 : statusForCode(envelope.error.code))
   })
