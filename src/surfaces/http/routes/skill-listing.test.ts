@@ -36,7 +36,10 @@ describe('GET /api/skills pages', () => {
     // Instruction skills (SKILL.md) list beside the executable ones, in the same key order.
     const instructions = tree(
       Object.fromEntries(
-        ['b-guide', 'm-guide', 'zz-guide', ...moreInstructions].map((name) => [`${name}/SKILL.md`, `---\nname: ${name}\ndescription: How to ${name}\n---\nSteps\n`]),
+        ['b-guide', 'm-guide', 'zz-guide', ...moreInstructions].map((name) => [
+          `${name}/SKILL.md`,
+          `---\nname: ${name}\ndescription: How to ${name}\n---\nSteps\n`,
+        ]),
       ),
     )
     plane = await openTestPlane(sqlite!, { skills: [...testSkills(), ...many], skillDirs: [instructions] })
