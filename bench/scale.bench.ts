@@ -117,14 +117,6 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number,
     const refreshes: number[] = []
     const editRounds: StallRounds['rounds'] = []
     try {
-      for (let i = 0; i < 5; i++) {
-        // A fresh catalog's first refresh reads every row: what every change cost before.
-        const fresh = new Catalog(new CatalogRepository(other.db), new CatalogChangeRepository(other.db))
-        const start = performance.now()
-        await fresh.refresh()
-        await plane.policies.refresh()
-        reloads.push(performance.now() - start)
-      }
       const otherCatalog = new CatalogRepository(other.db)
       const edit = (title: string) => otherCatalog.update('skill_00001', { title_override: title, updated_at: plane.now() })
       for (let i = 0; i < 5; i++) {
@@ -142,6 +134,15 @@ async function measurePlane(skills: number, agents: number, idleSeconds: number,
           }),
         )
         editRounds.push({ main, bare })
+      }
+      // After the rounds: the garbage of five full reloads must not be collected during one of them.
+      for (let i = 0; i < 5; i++) {
+        // A fresh catalog's first refresh reads every row: what every change cost before.
+        const fresh = new Catalog(new CatalogRepository(other.db), new CatalogChangeRepository(other.db))
+        const start = performance.now()
+        await fresh.refresh()
+        await plane.policies.refresh()
+        reloads.push(performance.now() - start)
       }
     } finally {
       await other.close()
