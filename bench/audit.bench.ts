@@ -10,6 +10,7 @@ import { startHttpServer } from '../src/surfaces/http/index.js'
 import { AuditRepository, openDatabase, type AuditRow } from '../src/store/index.js'
 import { createTestDatabase, startTempPostgres, type TempPostgres } from '../src/test-support/postgres.js'
 import type { BenchSection, TargetRow } from './section.js'
+import { median } from './support.js'
 
 /** One `GET /api/audit` first page: its filters, whether they were meant to meet, what came back and how long it took. */
 export interface AuditFilterFigure {
@@ -34,7 +35,6 @@ export interface AuditBenchResult {
 
 const ROUNDS = 5
 const PAGE = 50
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 // The table's shape, by row number i (rows a millisecond apart, oldest first):
 // - 100 skills in turn (10,000 rows each; agent runs call the first 60 only); 1,000 callers in turn (key id k<n>, name user<n>);

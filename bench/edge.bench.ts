@@ -12,7 +12,7 @@ import { createSkillplane, defineSkill, type Skillplane } from '../src/index.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { createTestDatabase, startTempPostgres } from '../src/test-support/postgres.js'
 import { verdict, type BenchSection } from './section.js'
-import { BENCH_CALLER, spread, waitUntil } from './support.js'
+import { BENCH_CALLER, int, median, times, waitUntil } from './support.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
@@ -144,8 +144,6 @@ async function rate(call: (n: number) => Promise<unknown>, calls: number, inFlig
   )
   return (calls / (performance.now() - start)) * 1000
 }
-
-const median = (xs: number[]) => spread(xs).median
 
 // /proc/PID/stat's utime and stime are in clock ticks (USER_HZ, 100 on Linux).
 const TICK_MICROS = 10_000
@@ -527,8 +525,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 }
 
 const EDGE_TARGET_RATIO = 0.7
-const int = (n: number) => Math.round(n).toLocaleString('en-US')
-const times = (ratio: number) => `${ratio < 0.01 ? ratio.toPrecision(2) : ratio.toFixed(2)}×`
 
 function relayTable(figures: RelayFigures, where: string): string {
   return `| call made on | ms per call (median) | CPU per call, both managers |

@@ -8,7 +8,7 @@ import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { NOOP_KEY, openBenchPlane, round, sumCounts } from './support.js'
+import { int, median, NOOP_KEY, openBenchPlane, round, sumCounts } from './support.js'
 
 export interface HttpBenchOptions {
   connections?: number
@@ -92,12 +92,6 @@ async function load(url: string, headers: Record<string, string>, connections: n
     throw new Error(`${url}: ${report.non2xx} non-2xx responses, ${report.errors} errors, ${report.timeouts} timeouts`)
   }
   return { report, cpuMicros: (used.user + used.system) / Math.max(1, report['2xx']) }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 function loadFigures(rounds: Round[], bodyBytes: number): LoadFigures {
@@ -206,7 +200,6 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
 }
 
 const HTTP_TARGET_RATIO = 0.5
-const int = (n: number) => Math.round(n).toLocaleString('en-US')
 
 function httpReport(http: HttpBenchResult): string {
   return `\`POST /api/skills/:key/invoke\` with an admin API key (body limit, bearer auth, body checks, the

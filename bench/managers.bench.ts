@@ -31,7 +31,8 @@ import {
 } from './managers/proc.js'
 import { project, type Projection, type ProjectionInputs } from './managers/projection.js'
 import { verdict, type BenchSection, type TargetRow, type Verdict } from './section.js'
-import { round, spread } from './support.js'
+import { FINAL_COLUMNS } from '../src/store/index.js'
+import { int, median, round, spread } from './support.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = join(ROOT, 'dist/surfaces/cli/main.js')
@@ -407,19 +408,6 @@ async function drive(managers: Manager[], amount: number, probe: Probe): Promise
   }
 }
 
-const FINAL_COLUMNS = [
-  'status',
-  'result',
-  'result_truncated',
-  'error_code',
-  'error_message',
-  'finished_at',
-  'duration_ms',
-  'approval_id',
-  'trace_id',
-  'grant_id',
-]
-
 /** A copy of audit_calls and the audit repository's upsert into it, with a running and a final row of a real call. */
 async function floorTable(pool: pg.Pool | pg.Client): Promise<{ running: (id: string) => [string, unknown[]]; final: (id: string) => [string, unknown[]] }> {
   await pool.query('drop table if exists bench_floor_calls')
@@ -532,8 +520,6 @@ async function openServer(): Promise<{ url: string; source: string; own: TempPos
   if (tests) return { url: tests, source: `the server at SKILLPLANE_TEST_DATABASE_URL (${why})`, own: null }
   return { skipped: `no PostgreSQL: ${why}, and neither SKILLPLANE_BENCH_DATABASE_URL nor SKILLPLANE_TEST_DATABASE_URL is set` }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 function average(shares: Array<CpuShares | null>): CpuShares | null {
   if (shares.some((s) => s === null)) return null
@@ -699,7 +685,6 @@ export async function runManagersBench(log: (line: string) => void = () => {}): 
   }
 }
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US')
 const yesNo = (met: boolean) => (met ? '**yes**' : '**no**')
 const micros = (n: number | null | undefined) => (n === null || n === undefined || Number.isNaN(n) ? '—' : int(n))
 

@@ -9,8 +9,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { NOOP_KEY, noopWork, openBenchPlane, spread, type Spread } from './support.js'
-import { alternating, loadAverage, measure, minMedian, roundRatios } from './per-call.js'
+import { alternateRounds, int, NOOP_KEY, noopWork, openBenchPlane, type Spread, spread } from './support.js'
+import { loadAverage, measure, minMedian, roundRatios } from './per-call.js'
 
 export interface McpServerModeFigures {
   inFlight: number
@@ -113,7 +113,7 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
       await measure(300, inFlight, bareCall)
       await measure(300, inFlight, ourCall)
       const per = Math.round(calls / rounds)
-      const r = await alternating(rounds, {
+      const r = await alternateRounds(rounds, {
         bare: () => measure(per, inFlight, bareCall),
         skillplane: () => measure(per, inFlight, ourCall),
       })
@@ -140,7 +140,6 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
 }
 
 const MCP_SERVER_TARGET_RATIO = 0.9
-const int = (n: number) => Math.round(n).toLocaleString('en-US')
 
 export const mcpServerSection: BenchSection = {
   name: 'mcp-server',

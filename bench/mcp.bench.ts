@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createSkillplane, defineSkill } from '../src/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { BENCH_CALLER, spread, type Spread } from './support.js'
-import { alternating, loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
+import { alternateRounds, BENCH_CALLER, type Spread, spread } from './support.js'
+import { loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
 
 export interface McpModeFigures {
   inFlight: number
@@ -79,7 +79,7 @@ export async function runMcpBench(calls = 4_000, rounds = 5): Promise<McpBenchRe
       await measure(200, inFlight, imported)
       await measure(200, inFlight, pipelineOnly)
       const per = Math.round(calls / rounds)
-      const r = await alternating(rounds, {
+      const r = await alternateRounds(rounds, {
         direct: () => measure(per, inFlight, direct),
         imported: () => measure(per, inFlight, imported),
         pipeline: () => measure(per, inFlight, pipelineOnly),

@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { createSkillplane } from '../src/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { BENCH_CALLER, spread, type Spread } from './support.js'
-import { alternating, loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
+import { alternateRounds, BENCH_CALLER, type Spread, spread } from './support.js'
+import { loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
 
 export interface PackBenchResult {
   calls: number
@@ -62,7 +62,7 @@ export async function runPackBench(calls = 400, rounds = 5): Promise<PackBenchRe
     await measure(20, 1, spawnIt)
     await measure(20, 1, pack)
     const per = Math.round(calls / rounds)
-    const r = await alternating(rounds, {
+    const r = await alternateRounds(rounds, {
       direct: () => measure(per, 1, spawnIt, { children: true }),
       pack: () => measure(per, 1, pack, { children: true }),
     })

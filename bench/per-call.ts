@@ -67,17 +67,6 @@ export async function measure(calls: number, inFlight: number, call: () => Promi
   return { ms, cpuMicros: (cpuMicros(options) - cpu) / calls }
 }
 
-/**
- * Alternating rounds of every side, in the order given, so drift in the machine's load hits all
- * alike: each side's figures per round.
- */
-export async function alternating<K extends string>(rounds: number, sides: Record<K, () => Promise<PerCall>>): Promise<Record<K, PerCall[]>> {
-  const names = Object.keys(sides) as K[]
-  const out = Object.fromEntries(names.map((n) => [n, [] as PerCall[]])) as Record<K, PerCall[]>
-  for (let round = 0; round < rounds; round++) for (const name of names) out[name].push(await sides[name]())
-  return out
-}
-
 /** Per-round ratios of `a` to `b` on `pick`: min, median and each round's. */
 export function roundRatios(a: PerCall[], b: PerCall[], pick: (p: PerCall) => number): Spread {
   return spread(a.map((x, i) => pick(x) / pick(b[i]!)))

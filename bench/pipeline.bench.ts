@@ -6,7 +6,7 @@ import { openDatabase, type AuditRow } from '../src/store/index.js'
 import { Call } from '../src/runtime/call.js'
 import { toAuditRow } from '../src/runtime/to-audit-row.js'
 import { verdict, type BenchSection } from './section.js'
-import { BENCH_CALLER, NOOP_KEY, noopWork, openBenchPlane, round, sumCounts } from './support.js'
+import { BENCH_CALLER, int, median, NOOP_KEY, noopWork, openBenchPlane, round, sumCounts, times } from './support.js'
 
 export interface PipelineBenchOptions {
   warmupMs?: number
@@ -90,12 +90,6 @@ async function drive(ms: number, inFlight: number, call: (n: number) => Promise<
 }
 
 const perSecond = (run: Run) => run.calls / run.seconds
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0
 
@@ -235,9 +229,6 @@ export async function runPipelineBench(options: PipelineBenchOptions = {}): Prom
 const FLOOR_TARGET_RATIO = 0.9
 const CONCURRENT_TARGET = 30_000
 const P99_TARGET_MS = 2
-
-const int = (n: number) => Math.round(n).toLocaleString('en-US')
-const times = (ratio: number) => `${ratio.toFixed(2)}×`
 
 function pipelineRow(label: string, m: ModeFigures): string {
   return (

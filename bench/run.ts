@@ -7,6 +7,7 @@ import { cliSection } from './cli.bench.js'
 import { discoverySection } from './discovery-quality.bench.js'
 import { edgeSection } from './edge.bench.js'
 import { httpSection } from './http.bench.js'
+import { cpuMicros } from './per-call.js'
 import { managersSection } from './managers.bench.js'
 import { mcpServerSection } from './mcp-server.bench.js'
 import { mcpSection } from './mcp.bench.js'
@@ -84,19 +85,12 @@ function judged(row: TargetRow, k: Pick<Kept, 'load' | 'othersCores'>): TargetRo
 
 // More than this much of a core taken by other processes, on average, and a speed figure says more about them than about us.
 const SHARED_CORES = 0.3
-const TICKS_PER_SECOND = 100
+const MICROS_PER_TICK = 1e6 / 100
 
-/** The machine's busy CPU time and this process's own (children it has waited for included), in clock ticks. */
-function cpuTicks(): { busy: number; own: number } {
+/** The machine's busy CPU time and this process's own (its children's included, waited for or running), in µs. */
+function cpuNow(): { busy: number; own: number } {
   const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
-  // Fields after the command name (which may hold spaces): utime is the 14th field of the line, cstime the 17th.
-  const self = readFileSync('/proc/self/stat', 'utf8')
-  const [utime, stime, cutime, cstime] = self
-    .slice(self.lastIndexOf(')') + 2)
-    .split(' ')
-    .slice(11, 15)
-    .map(Number)
-  return { busy: user! + nice! + system! + irq! + softirq! + steal!, own: utime! + stime! + cutime! + cstime! }
+  return { busy: (user! + nice! + system! + irq! + softirq! + steal!) * MICROS_PER_TICK, own: cpuMicros({ children: true }) }
 }
 
 function verdictCell(row: TargetRow): string {
@@ -104,9 +98,9 @@ function verdictCell(row: TargetRow): string {
 }
 
 function others(from: { busy: number; own: number }, start: number): number {
-  const now = cpuTicks()
+  const now = cpuNow()
   const seconds = (performance.now() - start) / 1000
-  return Math.max(0, (now.busy - from.busy - (now.own - from.own)) / TICKS_PER_SECOND / seconds)
+  return Math.max(0, (now.busy - from.busy - (now.own - from.own)) / 1e6 / seconds)
 }
 
 const day = (iso: string) => iso.slice(0, 10)
@@ -185,7 +179,7 @@ const AUDITED = /\bevery\b.*(audited|ok row)/
 const failures: string[] = []
 for (const section of chosen) {
   const before = loadavg()[0]!
-  const ticks = cpuTicks()
+  const ticks = cpuNow()
   console.log(`${section.title} (load ${before.toFixed(2)})…`)
   const start = performance.now()
   const measured = new Date().toISOString()

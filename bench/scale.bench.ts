@@ -1,5 +1,5 @@
 import { parseTargetRows, type BenchSection } from './section.js'
-import { alternate, cpuMicrosPerCall, ratios, spread, type Spread } from './support.js'
+import { alternate, cpuMicrosPerCall, median, ratios, type Spread, spread } from './support.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,20 +56,25 @@ function worstOf(rounds: StallRounds['rounds']): StallRounds {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const lookupInput = (what: string) => z.object({ query: z.string().min(1).describe(what), limit: z.number().int().min(1).max(100).optional() })
 
-function skillsAndAgents(skills: number, agents: number) {
-  const input = z.object({ query: z.string().min(1).describe('What to look up'), limit: z.number().int().min(1).max(100).optional() })
-  const defined = Array.from({ length: skills }, (_, i) =>
+/** The scale bench's skills; `inputOf` gives each its input schema (one shared by all, or one of its own each). */
+function scaleSkills(skills: number, inputOf: (i: number) => z.ZodType<{ query: string }>) {
+  return Array.from({ length: skills }, (_, i) =>
     defineSkill({
       key: `skill_${String(i).padStart(5, '0')}`,
       description: `Looks up thing number ${i} in the scale benchmark`,
       class: 'safe',
       category: `category_${i % 50}`,
-      input,
+      input: inputOf(i),
       run: ({ query }) => ({ query }),
     }),
   )
+}
+
+function skillsAndAgents(skills: number, agents: number) {
+  const input = lookupInput('What to look up')
+  const defined = scaleSkills(skills, () => input)
   // Each agent bound to 10 skills: 10,000 bindings in all.
   const declared = Array.from({ length: agents }, (_, i) => ({
     name: `agent_${i}`,
@@ -290,16 +295,7 @@ async function buildAfterEdit(plane: EditablePlane, get: Get) {
 /** A plane whose skills each have an input schema of their own: the document's size when nothing is shared. */
 async function withDistinctSchemas(skills: number): Promise<OpenApiFigures['distinct']> {
   const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-openapi-'))
-  const defined = Array.from({ length: skills }, (_, i) =>
-    defineSkill({
-      key: `skill_${String(i).padStart(5, '0')}`,
-      description: `Looks up thing number ${i} in the scale benchmark`,
-      class: 'safe',
-      category: `category_${i % 50}`,
-      input: z.object({ query: z.string().min(1).describe(`What to look up in store ${i}`), limit: z.number().int().min(1).max(100).optional() }),
-      run: ({ query }) => ({ query }),
-    }),
-  )
+  const defined = scaleSkills(skills, (i) => lookupInput(`What to look up in store ${i}`))
   const plane = await createSkillplane({ config: { skills: defined }, dataDir, logger: pino({ level: 'silent' }), sync: true })
   const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   try {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { verdict, type BenchSection } from './section.js'
+import { int } from './support.js'
 
 const CHILD = fileURLToPath(new URL('./skill-loading.child.mjs', import.meta.url))
 
@@ -95,7 +96,6 @@ export function runSkillLoadingBench(sizes = [1_000, 10_000]): LoadingFigures[] 
 
 const LOADING_TARGET = 5_000
 const VALIDATE_TARGET = 2_000
-const int = (n: number) => Math.round(n).toLocaleString('en-US')
 
 export const loadingSection: BenchSection = {
   name: 'loading',

@@ -91,15 +91,29 @@ export function spread(values: number[]): Spread {
 
 /**
  * Runs each side once per round, the sides in turn, for `rounds` rounds (at least three), so a neighbour's
- * load falls on every side alike; each side returns its figure for the round (calls/s, ms per call…).
+ * load falls on every side alike: each side's figures, round by round.
  */
-export async function alternate<K extends string>(rounds: number, sides: Record<K, () => Promise<number>>): Promise<Record<K, Spread>> {
+export async function alternateRounds<K extends string, T>(rounds: number, sides: Record<K, () => Promise<T>>): Promise<Record<K, T[]>> {
   if (rounds < 3) throw new Error(`alternating rounds: at least 3, not ${rounds}`)
   const names = Object.keys(sides) as K[]
-  const figures = Object.fromEntries(names.map((n) => [n, [] as number[]])) as unknown as Record<K, number[]>
+  const figures = Object.fromEntries(names.map((n) => [n, [] as T[]])) as unknown as Record<K, T[]>
   for (let i = 0; i < rounds; i++) for (const name of names) figures[name].push(await sides[name]())
-  return Object.fromEntries(names.map((n) => [n, spread(figures[n])])) as Record<K, Spread>
+  return figures
 }
+
+/** Alternating rounds of sides that each return one figure a round (calls/s, ms per call…): their spreads. */
+export async function alternate<K extends string>(rounds: number, sides: Record<K, () => Promise<number>>): Promise<Record<K, Spread>> {
+  const figures = await alternateRounds(rounds, sides)
+  return Object.fromEntries(Object.entries<number[]>(figures).map(([n, values]) => [n, spread(values)])) as Record<K, Spread>
+}
+
+export const median = (values: number[]): number => spread(values).median
+
+/** A count or rate as the reports print it: rounded, with thousands separators. */
+export const int = (n: number): string => Math.round(n).toLocaleString('en-US')
+
+/** A ratio as the reports print it. */
+export const times = (ratio: number): string => `${ratio < 0.01 ? ratio.toPrecision(2) : ratio.toFixed(2)}×`
 
 /** Each round's ratio of one side's figure to another's, taken apart: the min and median of the per-round ratios. */
 export function ratios(over: Spread, under: Spread): Spread {

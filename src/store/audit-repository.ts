@@ -79,7 +79,8 @@ const LIKELY_FEWEST: FilterColumn[] = ['trace_id', 'parent_call_id', 'edge_id', 
 
 // Rows per INSERT: 28 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
-const FINAL_COLUMNS = [
+/** What a call's final row writes over its running row (the upsert's update list). */
+export const FINAL_COLUMNS = [
   'status',
   'result',
   'result_truncated',
