@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket, WebSocketServer } from 'ws'
+import { waitFor } from '../../test-support/databases.js'
 import { FrameWriter } from './frame-writer.js'
 
 const closers: Array<() => Promise<void>> = []
@@ -31,19 +32,15 @@ async function connect(): Promise<{ writer: FrameWriter; server: WebSocket; hear
   return { writer: new FrameWriter(ws, raw), server: ws, heard, client }
 }
 
-const until = async (check: () => boolean) => {
-  while (!check()) await new Promise((r) => setTimeout(r, 5))
-}
-
 describe('FrameWriter', () => {
   it('delivers every frame sent in one turn, in order, and those of later turns', async () => {
     const { writer, heard } = await connect()
     for (let i = 0; i < 100; i++) writer.send(`frame ${i}`)
-    await until(() => heard.length === 100)
+    await waitFor(() => heard.length === 100)
     expect(heard).toEqual(Array.from({ length: 100 }, (_, i) => `frame ${i}`))
     await Promise.resolve().then(() => writer.send('from a microtask'))
     setImmediate(() => writer.send('from the next turn'))
-    await until(() => heard.length === 102)
+    await waitFor(() => heard.length === 102)
     expect(heard.slice(100)).toEqual(['from a microtask', 'from the next turn'])
   })
 
@@ -52,7 +49,7 @@ describe('FrameWriter', () => {
     const writer = new FrameWriter(server, undefined)
     writer.send('a')
     writer.send('b')
-    await until(() => heard.length === 2)
+    await waitFor(() => heard.length === 2)
     expect(heard).toEqual(['a', 'b'])
   })
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -54,6 +54,14 @@ Module._resolveFilename = function (...args) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr, modules }
 }
 
+// The PostgreSQL driver: its package, or the built chunk the bundle put it in (esbuild names each bundled file in a comment).
+const PG_DRIVER = [
+  '/node_modules/pg/',
+  ...readdirSync(join(import.meta.dirname, '../../../dist'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.js') && readFileSync(join(import.meta.dirname, '../../../dist', file), 'utf8').includes('node_modules/pg/lib/client.js'))
+    .map((file) => `/dist/${file}`),
+]
+
 const heavy = (modules: string[]) => modules.filter((url) => HEAVY.some((part) => url.includes(part)))
 
 describe('module loading', () => {
@@ -73,6 +81,9 @@ describe('module loading', () => {
     expect(run.modules.some((url) => url.endsWith('/dist/index.js'))).toBe(true)
     expect(run.modules.some((url) => url.includes('/node_modules/better-sqlite3/'))).toBe(true)
     expect(heavy(run.modules)).toEqual([])
+    // SQLite needs no PostgreSQL driver (it loads only for a postgres:// URL).
+    expect(PG_DRIVER.length).toBeGreaterThan(1)
+    expect(run.modules.filter((url) => PG_DRIVER.some((part) => url.includes(part)))).toEqual([])
   })
 
   it("importing the library ('skillplane') loads neither the AI SDK nor the MCP SDK", () => {
