@@ -458,11 +458,25 @@ const configShape = {
    * `embedding`, an optional embedding model for a semantic leg (provider settings or an AI SDK
    * embedding model object); `toolThreshold`, how many callable tools an MCP session or agent run
    * may have before it gets a core set plus discovery instead (default 64); `coreTools`, the skills
-   * always in that core set.
+   * always in that core set; `ranking`, overrides of the ranking parameters (BM25 `k1` and `b`, field
+   * weights, the weight of learned requests, prefix and fuzzy matching, relations; docs/discovery.md).
    */
   discovery: strictObject({
     usageHalfLifeDays: z.number().positive().max(3650).default(30),
     embedding: embeddingSetting.optional(),
+    ranking: strictObject({
+      k1: z.number().min(0).max(10).optional(),
+      b: z.number().min(0).max(1).optional(),
+      fields: strictObject(
+        Object.fromEntries(
+          ['key', 'title', 'description', 'tags', 'category', 'args', 'prompt', 'source'].map((f) => [f, z.number().min(0).max(100).optional()]),
+        ),
+      ).optional(),
+      usage: z.number().min(0).max(100).optional(),
+      prefix: z.boolean().optional(),
+      fuzzyFrom: z.number().int().min(0).max(100).optional(),
+      relations: z.number().min(0).max(1).optional(),
+    }).optional(),
     toolThreshold: positiveInt.max(100_000).default(64),
     coreTools: z.array(z.string().min(1)).default([]),
   }).prefault({}),

@@ -14,6 +14,7 @@ import { ConversationLog } from './conversation-log.js'
 import { argumentSummary } from './argument-summary.js'
 import { fuseRanks } from './fuse-ranks.js'
 import type { Embedder } from './embedder.js'
+import { rankingWith, type RankingOverrides, type RankingParameters } from './ranking.js'
 import { SemanticIndex } from './semantic-index.js'
 
 export const DISCOVER_KEY = 'discover_skills'
@@ -77,6 +78,8 @@ export interface DiscoveryOptions {
   /** Usage evidence halves in weight every this many ms. */
   halfLifeMs: number
   embedder?: Embedder
+  /** Overrides of the default ranking parameters (`discovery.ranking` in the config). */
+  ranking?: RankingOverrides
   now?: () => number
 }
 
@@ -120,13 +123,25 @@ export class Discovery {
   #pendingRelations: Array<{ from: string; to: string }> = []
   #flushing: Promise<void> = Promise.resolve()
   #timer: NodeJS.Timeout | undefined
+  #ranking: RankingParameters
 
   constructor(options: DiscoveryOptions) {
     this.#o = options
+    this.#ranking = rankingWith(options.ranking)
     this.#now = options.now ?? Date.now
     this.#semantic = options.embedder && new SemanticIndex(options.embedder, options.repo, options.logger)
     this.#timer = setInterval(() => void this.flush(), 1_000)
     this.#timer.unref()
+  }
+
+  /** The ranking parameters in use. */
+  get ranking(): RankingParameters {
+    return this.#ranking
+  }
+
+  /** Rank with these overrides of the defaults from now on (the bench's leave-one-set-out tuning; the config sets them at start). */
+  setRanking(overrides: RankingOverrides): void {
+    this.#ranking = rankingWith(overrides)
   }
 
   /** Skills, the catalog or instruction skills changed: the next query re-indexes what differs (only these skills' documents, when named). */

@@ -5,3 +5,4 @@ export { createEmbedder, type Embedder, type EmbeddingSettings } from './embedde
 export { largeCatalog, type CatalogSettings, type DiscoveryMode, type LargeCatalog } from './large-catalog.js'
 export { foundKeys } from './found-keys.js'
 export { tokenize, processTerm } from './tokenize.js'
+export { DEFAULT_RANKING, rankingWith, type RankingParameters, type RankingFields, type RankingOverrides } from './ranking.js'

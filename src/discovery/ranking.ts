@@ -1,0 +1,49 @@
+/**
+ * How discovery ranks: a field-weighted Okapi BM25 (BM25F) over each skill's own text and the
+ * requests that led to its calls. The defaults are chosen by `bench/discovery-quality.bench.ts`
+ * on public tool-retrieval sets; `discovery.ranking` in the config overrides any of them.
+ */
+export interface RankingParameters {
+  /** BM25 term-frequency saturation: higher lets repeated words count longer. */
+  k1: number
+  /** BM25 length normalisation, 0 (none) to 1 (full). */
+  b: number
+  /** Each field's weight; 0 leaves the field out of matching. */
+  fields: RankingFields
+  /** The weight of the requests that led to the skill's calls, at their newest (they halve every half-life). */
+  usage: number
+  /** The last word may be unfinished ("restar" → restart), as in a search box. */
+  prefix: boolean
+  /** Words of at least this many letters forgive one typo; 0 turns fuzzy matching off. */
+  fuzzyFrom: number
+  /** How much a learned or declared relation to a better match raises a skill that matched too; 0 turns relations off. */
+  relations: number
+}
+
+export interface RankingFields {
+  key: number
+  title: number
+  description: number
+  tags: number
+  category: number
+  args: number
+  prompt: number
+  source: number
+}
+
+export type RankingOverrides = Partial<Omit<RankingParameters, 'fields'>> & { fields?: Partial<RankingFields> }
+
+export const DEFAULT_RANKING: RankingParameters = {
+  k1: 1.2,
+  b: 0.75,
+  fields: { key: 1, title: 0.5, description: 1, tags: 0.5, category: 0.3, args: 0.3, prompt: 0.3, source: 0 },
+  usage: 1,
+  prefix: true,
+  fuzzyFrom: 0,
+  relations: 0.1,
+}
+
+/** The defaults with these overrides applied. */
+export function rankingWith(overrides: RankingOverrides = {}, base: RankingParameters = DEFAULT_RANKING): RankingParameters {
+  return { ...base, ...overrides, fields: { ...base.fields, ...overrides.fields } }
+}
