@@ -6,9 +6,10 @@ import type { Policies } from '../policy/index.js'
 import { callAccess, isSharedWith, mayActivate, type AccessView, type BindingView } from '../access/index.js'
 import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
 import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
-import { SkillIndex, matchedFields } from './skill-index.js'
+import { LexicalIndex } from './lexical-index.js'
+import { matchedFields } from './matched-fields.js'
 import { skillDocument, type BaseDocument } from './skill-document.js'
-import { UsageLog } from './usage-log.js'
+import { UsageLog, type UsageExample } from './usage-log.js'
 import { RelationGraph } from './relation-graph.js'
 import { ConversationLog } from './conversation-log.js'
 import { argumentSummary } from './argument-summary.js'
@@ -18,8 +19,8 @@ import { rankingWith, type RankingOverrides, type RankingParameters } from './ra
 import { SemanticIndex } from './semantic-index.js'
 
 export const DISCOVER_KEY = 'discover_skills'
-// Usage fields move between age buckets over days: putting them in the right bucket hourly is plenty.
-const REBUCKET_MS = 60 * 60 * 1000
+// Usage older than seven half-lives weighs under 1%: hourly, it is forgotten.
+const PRUNE_MS = 60 * 60 * 1000
 const DEFAULT_LIMIT = 5
 const DESCRIPTION_CHARS = 240
 /** A large catalog's core set holds the caller's most used skills: this many, over this many days. */
@@ -88,8 +89,8 @@ interface Candidate {
   score: number
   why: string[]
   pinned?: boolean
-  /** The lexical match, turned into words only for the results shown. */
-  match?: Record<string, string[]>
+  /** The index words the query matched with: which ones this skill holds is worked out only for the results shown. */
+  terms?: string[]
 }
 
 // Hits beyond these can't make a top 50; scoring them all only feeds the GC.
@@ -102,11 +103,8 @@ const LEXICAL_TOP = 200
  */
 export class Discovery {
   readonly #o: DiscoveryOptions
-  readonly #index = new SkillIndex()
+  readonly #index: LexicalIndex
   readonly #usage = new UsageLog()
-  /** Skills whose stored requests changed since they were last indexed. */
-  readonly #usageChanged = new Set<string>()
-  #bucketedAt = 0
   #prunedAt = 0
   readonly #relations = new RelationGraph()
   readonly #log = new ConversationLog()
@@ -129,6 +127,7 @@ export class Discovery {
     this.#o = options
     this.#ranking = rankingWith(options.ranking)
     this.#now = options.now ?? Date.now
+    this.#index = new LexicalIndex(options.halfLifeMs, this.#now())
     this.#semantic = options.embedder && new SemanticIndex(options.embedder, options.repo, options.logger)
     this.#timer = setInterval(() => void this.flush(), 1_000)
     this.#timer.unref()
@@ -157,15 +156,13 @@ export class Discovery {
     const oldest = this.#now() - 7 * this.#o.halfLifeMs
     const since = new Date(Math.max(oldest, this.#examplesSeen ? Date.parse(this.#examplesSeen) - 60_000 : 0)).toISOString()
     // Hourly, what weighs nothing any more is forgotten, here and in the database.
-    if (this.#now() - this.#prunedAt > REBUCKET_MS) {
+    if (this.#now() - this.#prunedAt > PRUNE_MS) {
       this.#prunedAt = this.#now()
-      this.#usage.prune(oldest)
+      for (const example of this.#usage.prune(oldest)) this.#index.unlearn(example.skill, example.query, example.at)
       await this.#o.repo.deleteExamplesBefore(new Date(oldest).toISOString())
     }
     const rows = await this.#o.repo.examplesSince(since)
-    for (const row of rows) {
-      if (this.#usage.add({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })) this.#usageChanged.add(row.skill_key)
-    }
+    for (const row of rows) this.#learn({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
     if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
     // Relations are only ever counted up: after the first read, only the pairs counted since (with the same minute of overlap).
     const relations = await this.#o.repo.relations(this.#relationsSeen && new Date(Date.parse(this.#relationsSeen) - 60_000).toISOString())
@@ -234,8 +231,7 @@ export class Discovery {
     const at = new Date(this.#now()).toISOString()
     for (const query of queries) {
       const example = { id: ulid(), skill: call.key, query, at: Date.parse(at) }
-      this.#usage.add(example)
-      this.#usageChanged.add(call.key)
+      this.#learn(example)
       this.#pendingExamples.push({ id: example.id, skill_key: call.key, query, created_at: at })
     }
     if (previous && previous !== call.key) {
@@ -272,23 +268,18 @@ export class Discovery {
     await this.flush()
   }
 
+  /** A request learned here or read from the store: the index learns it at once (its words join the skill's usage). */
+  #learn(example: UsageExample): void {
+    const { added, dropped } = this.#usage.add(example)
+    if (added) this.#index.learn(example.skill, example.query, example.at)
+    for (const old of dropped) this.#index.unlearn(old.skill, old.query, old.at)
+  }
+
   #sync(): void {
-    const now = this.#now()
-    const rebucket = now - this.#bucketedAt > REBUCKET_MS
     if (this.#dirty) {
       this.#rebuild()
       this.#dirty = false
-    } else {
-      if (this.#dirtyKeys.size > 0) this.#reindex(now)
-      if (rebucket) for (const key of this.#usage.skills()) this.#usageChanged.add(key)
-      else if (this.#usageChanged.size === 0) return
-    }
-    if (rebucket) this.#bucketedAt = now
-    for (const key of this.#usageChanged) {
-      const base = this.#documents.get(key)
-      if (base) this.#index.upsert({ ...base, ...this.#usage.fields(key, now, this.#o.halfLifeMs) })
-    }
-    this.#usageChanged.clear()
+    } else if (this.#dirtyKeys.size > 0) this.#reindex()
   }
 
   /** Every skill's document again (skills, the catalog or instruction skills changed); the index keeps what is unchanged. */
@@ -306,9 +297,8 @@ export class Discovery {
       if (documents.has(skill.name)) continue
       documents.set(skill.name, this.#instructionDocument(library, skill))
     }
-    const now = this.#now()
-    this.#index.sync([...documents.values()].map((base) => ({ ...base, ...this.#usage.fields(base.id, now, this.#o.halfLifeMs) })))
-    this.#usageChanged.clear()
+    // A skill new to the index (or back) learns the requests stored for it.
+    for (const key of this.#index.sync(documents.values())) for (const e of this.#usage.examples(key)) this.#index.learn(key, e.query, e.at)
     this.#relations.setDeclared(related)
     this.#documents = documents
     this.#titles = titlesOf(documents)
@@ -319,7 +309,7 @@ export class Discovery {
    * The documents of the skills whose catalog rows changed, as a rebuild would make them: only
    * those are read again, in the order a rebuild takes them (the order the index adds them in).
    */
-  #reindex(now: number): void {
+  #reindex(): void {
     const keys = [...this.#dirtyKeys].filter((key) => this.#documents.has(key))
     this.#dirtyKeys.clear()
     if (keys.length === 0) return
@@ -339,8 +329,7 @@ export class Discovery {
       if (!base) continue
       retitled ||= this.#documents.get(key)!.title !== base.title
       this.#documents.set(key, base)
-      this.#index.upsert({ ...base, ...this.#usage.fields(key, now, this.#o.halfLifeMs) })
-      this.#usageChanged.delete(key)
+      this.#index.upsert(base)
     }
     if (retitled) this.#titles = titlesOf(this.#documents)
     this.#semantic?.sync(this.#documents.values())
@@ -380,9 +369,9 @@ export class Discovery {
         .map((key) => ({ key, score: 1, why: ['selected by key'], pinned: true }))
     }
     const candidates = new Map<string, Candidate>()
-    const lexical = this.#index.lexical(query, LEXICAL_TOP)
-    const topLexical = lexical[0]?.score ?? 1
-    for (const hit of lexical) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], match: hit.match })
+    const { hits, terms } = this.#index.search(query, this.#ranking, this.#now(), LEXICAL_TOP)
+    const topLexical = hits[0]?.score ?? 1
+    for (const hit of hits) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], terms })
     let ranked = [...candidates.values()].sort((a, b) => b.score - a.score)
     if (this.#semantic) ranked = fuseRanks(ranked, await this.#semantic.rank(query))
     const exact = this.#exact(query)
@@ -455,7 +444,9 @@ export class Discovery {
   }
 
   #reasons(candidate: Candidate): string[] {
-    return candidate.match ? [...matchedFields(candidate.match, this.#usage.count(candidate.key)), ...candidate.why] : candidate.why
+    return candidate.terms
+      ? [...matchedFields(this.#index.matches(candidate.key, candidate.terms, this.#ranking), this.#usage.count(candidate.key)), ...candidate.why]
+      : candidate.why
   }
 }
 
