@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { databases } from '../test-support/databases.js'
+import { databases, tree } from '../test-support/databases.js'
 import { admin, agentCaller, silentLogger } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/index.js'
 import { createSkillplane, type Skillplane } from '../agents/index.js'
@@ -30,6 +30,8 @@ function catalog() {
     skill('scale_pool', 'Grow or shrink a worker pool'),
     skill('drain_node', 'Move workloads off a machine'),
     skill('flush_cache', 'Empty a memcached cluster'),
+    skill('tag_release', 'Tag a release in git', { related: { composes: ['publish_notes'] } }),
+    skill('publish_notes', 'Publish the notes of a release'),
   ]
 }
 
@@ -99,6 +101,14 @@ describe.each(databases)('discovery learning on $name', (database) => {
     expect(learned(after, 'pack_boxes')).toBe(true)
   })
 
+  it('teaches the instruction-skill tools nothing they were not found for: they follow every discovery of an instruction skill', async () => {
+    const dir = tree({ 'parcel-guide/SKILL.md': '---\nname: parcel-guide\ndescription: How to weigh freight before it ships\n---\nUse the scale.\n' })
+    const plane = await open({ skillDirs: [dir] })
+    expect(keys(await discover(plane, admin, 'weigh the freight', 'c5'))).toEqual(['parcel-guide'])
+    expect(await call(plane, 'activate_skill', { name: 'parcel-guide' }, 'c5')).toBe(true)
+    expect(plane.skills.discovery.stats().examples).toBe(0)
+  })
+
   /** Each pair called in a fresh conversation, the first then the second. */
   const sequences = async (plane: Skillplane, pairs: Array<[string, string]>) => {
     let n = 0
@@ -151,8 +161,18 @@ describe.each(databases)('discovery learning on $name', (database) => {
     expect(score(raised, 'rotate_logs')).toBeGreaterThan(score(before.raised, 'rotate_logs'))
     expect(score(raised, 'rotate_logs')).toBeLessThanOrEqual(score(raised, 'probe_port'))
     expect(raised.results.find((r) => r.key === 'rotate_logs')!.why).toContain('related to probe_port (called next 2 times)')
-    // The same evidence read with relations switched off: the rankings from before, to the letter.
     await plane.close()
+    // At full weight as well: a related skill reaches its seed's score at most, and one only a relation brings still comes last.
+    const full = await open({ discovery: { ranking: { relations: 1 } } }, location)
+    expect(keys(await discover(full, admin, onlyRelatedQuery))).toEqual(keys(onlyRelated))
+    const fully = await discover(full, admin, raisedQuery)
+    expect(keys(fully)[0]).toBe('probe_port')
+    expect(score(fully, 'rotate_logs')).toBeLessThanOrEqual(score(fully, 'probe_port'))
+    // A declared relation is at full strength: raised to its seed's score, and no further.
+    const declared = await discover(full, admin, 'tag git release')
+    expect(keys(declared).slice(0, 2)).toEqual(['tag_release', 'publish_notes'])
+    expect(declared.results[1]).toMatchObject({ score: 1, why: expect.arrayContaining(['related to tag_release (composes)']) })
+    // The same evidence read with relations switched off: the rankings from before, to the letter.
     const off = await open({ discovery: { ranking: { relations: 0 } } }, location)
     expect(await discover(off, admin, raisedQuery)).toEqual(before.raised)
     expect(await discover(off, admin, onlyRelatedQuery)).toEqual(before.onlyRelated)
