@@ -252,7 +252,8 @@ export class Discovery {
     const { key } = call
     const teaches = (offer: Offer<Asker>) =>
       // The instruction tools follow every discovery of an instruction skill: they learn only when discovery returned them.
-      (offer.returned.has(key) || !INSTRUCTION_TOOLS.has(key)) && this.#usable(offer.asker.caller, agentOf(offer.asker.caller, offer.asker.agent), key, false) !== undefined
+      (offer.returned.has(key) || !INSTRUCTION_TOOLS.has(key)) &&
+      this.#usable(offer.asker.caller, agentOf(offer.asker.caller, offer.asker.agent), key, false) !== undefined
     const { queries, previous } = this.#log.called(call.conversationId, key, this.#now(), teaches)
     const at = new Date(this.#now()).toISOString()
     for (const query of queries) {

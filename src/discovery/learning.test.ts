@@ -60,7 +60,8 @@ describe.each(databases)('discovery learning on $name', (database) => {
   const call = async (plane: Skillplane, key: string, input: unknown, conversationId: string, caller: Caller = admin) =>
     (await plane.invoke(key, input, { caller, conversationId })).ok
   const keys = (answer: Answer) => answer.results.map((r) => r.key)
-  const learned = (answer: Answer, key: string) => (answer.results.find((r) => r.key === key)?.why ?? []).some((w) => w.startsWith('asked for like this before'))
+  const learned = (answer: Answer, key: string) =>
+    (answer.results.find((r) => r.key === key)?.why ?? []).some((w) => w.startsWith('asked for like this before'))
 
   it('teaches a skill called after a discovery the request, though the discovery did not return it; failed calls and select: teach nothing', async () => {
     const plane = await open()

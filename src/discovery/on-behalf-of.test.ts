@@ -34,9 +34,9 @@ describe.each(databases)('discovery on behalf of a person on $name', (database) 
       return found?.connection
     }
     const toolSaysReady = (onBehalfOf?: Caller) =>
-      !(toAISDKTools(plane, { caller: helper, ...(onBehalfOf && { onBehalfOf }) }) as Record<string, { description?: string }>).token_length?.description?.includes(
-        'Not connected',
-      )
+      !(
+        toAISDKTools(plane, { caller: helper, ...(onBehalfOf && { onBehalfOf }) }) as Record<string, { description?: string }>
+      ).token_length?.description?.includes('Not connected')
     expect(await connection(alice)).toEqual({ state: 'ready', missing: { secrets: [], settings: [] } })
     expect(toolSaysReady(alice)).toBe(true)
     for (const onBehalfOf of [bob, undefined]) {
