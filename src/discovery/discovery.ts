@@ -5,13 +5,13 @@ import { type Registry, type Catalog, availability } from '../registry/index.js'
 import type { Policies } from '../policy/index.js'
 import { callAccess, isSharedWith, mayActivate, type AccessView, type BindingView } from '../access/index.js'
 import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
-import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
+import { INSTRUCTION_TOOL_KEYS, type InstructionLibrary, type LibrarySkill } from '../sources/agent-skills/index.js'
 import { LexicalIndex } from './lexical-index.js'
 import { matchedFields } from './matched-fields.js'
 import { skillDocument, type BaseDocument } from './skill-document.js'
 import { UsageLog, type UsageExample } from './usage-log.js'
 import { RelationGraph } from './relation-graph.js'
-import { ConversationLog } from './conversation-log.js'
+import { ConversationLog, type Offer } from './conversation-log.js'
 import { argumentSummary } from './argument-summary.js'
 import { fuseRanks } from './fuse-ranks.js'
 import type { Embedder } from './embedder.js'
@@ -37,6 +37,14 @@ export interface DiscoverOptions {
   agent?: string | null
   /** Skills the agent could use but isn't bound to (for admins binding skills). */
   excludeBound?: boolean
+  /** The person an agent run acts for: results show the connection state that person's values give, as tool lists do. */
+  onBehalfOf?: Caller | null
+}
+
+/** Who made a discovery: the caller, and the agent it discovered for. */
+export interface Asker {
+  caller: Caller
+  agent: string | null
 }
 
 export interface DiscoveredSkill {
@@ -93,6 +101,11 @@ interface Candidate {
   terms?: string[]
 }
 
+/** A skill the caller may call (and how), or an instruction skill it may activate. */
+type Usable = { skill: Skill; access: NonNullable<ReturnType<typeof callAccess>> } | { instruction: LibrarySkill }
+
+const INSTRUCTION_TOOLS: ReadonlySet<string> = new Set(INSTRUCTION_TOOL_KEYS)
+
 // Hits beyond these can't make a top 50; scoring them all only feeds the GC.
 const LEXICAL_TOP = 200
 
@@ -107,7 +120,7 @@ export class Discovery {
   readonly #usage = new UsageLog()
   #prunedAt = 0
   readonly #relations = new RelationGraph()
-  readonly #log = new ConversationLog()
+  readonly #log = new ConversationLog<Asker>()
   readonly #semantic: SemanticIndex | undefined
   readonly #now: () => number
   #dirty = true
@@ -184,21 +197,21 @@ export class Discovery {
 
   async discover(caller: Caller, options: DiscoverOptions): Promise<DiscoveryAnswer> {
     this.#sync()
-    const agentId = caller.kind === 'agent' ? caller.agentId : (options.agent ?? null)
+    const agentId = agentOf(caller, options.agent)
     const excludeBound = options.excludeBound === true
-    const checked = new Map<string, boolean>()
-    const mayUse = (key: string) => {
-      let may = checked.get(key)
-      if (may === undefined) checked.set(key, (may = this.#permitted(caller, agentId, { key, score: 0, why: [] }, excludeBound) !== undefined))
-      return may
+    const checked = new Map<string, Usable | undefined>()
+    const usable = (key: string) => {
+      if (!checked.has(key)) checked.set(key, this.#usable(caller, agentId, key, excludeBound))
+      return checked.get(key)
     }
-    const ranked = await this.#rank(options.query.trim(), mayUse)
+    const ranked = await this.#rank(options.query.trim(), (key) => usable(key) !== undefined)
     const limit = options.limit ?? DEFAULT_LIMIT
     const results: DiscoveredSkill[] = []
+    const subjects = { caller, agentId, onBehalfOf: options.onBehalfOf ?? null }
     for (const candidate of ranked) {
       if (results.length === limit) break
-      const result = mayUse(candidate.key) ? this.#permitted(caller, agentId, candidate, excludeBound) : undefined
-      if (result) results.push(result)
+      const found = usable(candidate.key)
+      if (found) results.push(this.#result(found, subjects, candidate))
     }
     const top = results[0]?.score ?? 1
     for (const result of results) result.score = Math.round((result.score / (top || 1)) * 1000) / 1000
@@ -219,24 +232,35 @@ export class Discovery {
       .slice(0, MOST_USED)
   }
 
-  /** A discovery's results, for learning when one of them is called next in the conversation. */
-  remember(conversationId: string | null, query: string, keys: string[]): void {
-    if (conversationId && keys.length) this.#log.offer(conversationId, query, keys, this.#now())
+  /**
+   * A discovery made in a conversation, and who made it: an ok call that follows in that
+   * conversation teaches the called skill this request, if the asker may use that skill.
+   */
+  remember(conversationId: string | null, query: string, asker: Asker, returned: string[]): void {
+    if (conversationId) this.#log.offer(conversationId, query, asker, returned, this.#now())
   }
 
-  /** An ok call: a skill offered earlier in its conversation learns the request; a sequence teaches a relation. */
+  /**
+   * An ok call: the called skill learns every request discovered before it in its conversation
+   * that the discovery's asker could have found it for (returned or not); a sequence teaches a relation.
+   */
   observe(call: { key: string; conversationId: string | null }): void {
     if (!call.conversationId || call.key === DISCOVER_KEY) return
-    const { queries, previous } = this.#log.called(call.conversationId, call.key, this.#now())
+    const { key } = call
+    const teaches = (offer: Offer<Asker>) =>
+      // The instruction tools follow every discovery of an instruction skill: they learn only when discovery returned them.
+      (offer.returned.has(key) || !INSTRUCTION_TOOLS.has(key)) &&
+      this.#usable(offer.asker.caller, agentOf(offer.asker.caller, offer.asker.agent), key, false) !== undefined
+    const { queries, previous } = this.#log.called(call.conversationId, key, this.#now(), teaches)
     const at = new Date(this.#now()).toISOString()
     for (const query of queries) {
-      const example = { id: ulid(), skill: call.key, query, at: Date.parse(at) }
+      const example = { id: ulid(), skill: key, query, at: Date.parse(at) }
       this.#learn(example)
-      this.#pendingExamples.push({ id: example.id, skill_key: call.key, query, created_at: at })
+      this.#pendingExamples.push({ id: example.id, skill_key: key, query, created_at: at })
     }
-    if (previous && previous !== call.key) {
-      this.#relations.learn(previous, call.key)
-      this.#pendingRelations.push({ from: previous, to: call.key })
+    if (previous && previous !== key) {
+      this.#relations.learn(previous, key)
+      this.#pendingRelations.push({ from: previous, to: key })
     }
   }
 
@@ -379,7 +403,7 @@ export class Discovery {
       ranked = ranked.filter((c) => c.key !== exact)
       ranked.unshift({ key: exact, score: (ranked[0]?.score ?? 1) * 1.5 || 1, why: ['exact key'], pinned: true })
     }
-    return this.#relations.expand(ranked, mayUse)
+    return this.#relations.expand(ranked, mayUse, this.ranking.relations)
   }
 
   /** The key a query names exactly: the key itself, its tool name or its title, in any case. */
@@ -389,12 +413,16 @@ export class Discovery {
     return this.#titles.get(query.toLowerCase())
   }
 
-  #permitted(caller: Caller, agentId: string | null, candidate: Candidate, excludeBound: boolean): DiscoveredSkill | undefined {
-    const skill = this.#o.registry.get(candidate.key)
+  /**
+   * Whether this caller, for this agent, may use the skill now, as every discovery decides it: how
+   * it may call a skill (null when it may not), or the instruction skill it may activate.
+   */
+  #usable(caller: Caller, agentId: string | null, key: string, excludeBound: boolean): Usable | undefined {
+    const skill = this.#o.registry.get(key)
     const catalog = this.#o.catalog
     if (!skill) {
-      const instruction = this.#o.instructions().get(candidate.key)
-      return instruction && this.#instructionResult(caller, agentId, instruction, candidate, excludeBound)
+      const instruction = this.#o.instructions().get(key)
+      return instruction && this.#mayActivate(caller, agentId, instruction, excludeBound) ? { instruction } : undefined
     }
     if (skill.key === DISCOVER_KEY) return undefined
     if (excludeBound && agentId && catalog.isBound(agentId, skill.key)) return undefined
@@ -405,8 +433,37 @@ export class Discovery {
       ...(this.#o.edges && { sources: { edges: this.#o.edges } }),
     }
     const access = callAccess(sources, excludeBound && agentId ? { kind: 'agent', id: agentId, name: agentId, agentId } : caller, agentId, skill)
-    if (!access || !availability(true, skill).available) return undefined
-    const row = catalog.row(skill.key)
+    return access && availability(true, skill).available ? { skill, access } : undefined
+  }
+
+  #mayActivate(caller: Caller, agentId: string | null, skill: LibrarySkill, excludeBound: boolean): boolean {
+    const catalog = this.#o.catalog
+    if (!excludeBound) return mayActivate(caller, agentId, skill, catalog)
+    if (!agentId || catalog.isBound(agentId, skill.name) || !catalog.isEnabled(skill.name)) return false
+    // What the agent could use once bound: only what is shared with it.
+    return isSharedWith(catalog.sharing(skill.name), { kind: 'agent', id: agentId, name: agentId, agentId }, agentId)
+  }
+
+  /** A usable skill as a result; its connection is the one its calls would meet (a run acting for a person: that person's values). */
+  #result(found: Usable, subjects: { caller: Caller; agentId: string | null; onBehalfOf: Caller | null }, candidate: Candidate): DiscoveredSkill {
+    if ('instruction' in found) {
+      const skill = found.instruction
+      return {
+        key: skill.name,
+        title: skill.name,
+        description: trim(this.#o.instructions().description(skill, this.#o.catalog)),
+        score: candidate.score,
+        why: this.#reasons(candidate),
+        kind: 'instruction',
+        class: 'safe',
+        needsApproval: false,
+        arguments: 'none: activate it with activate_skill { name }',
+        connection: READY_CONNECTION,
+      }
+    }
+    const { skill, access } = found
+    const { caller, agentId } = subjects
+    const row = this.#o.catalog.row(skill.key)
     return {
       key: skill.key,
       title: row?.title_override ?? skill.title,
@@ -418,28 +475,7 @@ export class Discovery {
       needsApproval: access.decision === 'ASK',
       arguments: argumentSummary(skill.inputSchemaFor({ caller, agent: agentId }), skill.scope === 'host' ? access.edges : undefined),
       ...(skill.scope === 'host' && { edges: access.edges }),
-      connection: this.#o.connectionState?.(skill, { caller, agentId }) ?? READY_CONNECTION,
-    }
-  }
-
-  #instructionResult(caller: Caller, agentId: string | null, skill: LibrarySkill, candidate: Candidate, excludeBound: boolean): DiscoveredSkill | undefined {
-    const catalog = this.#o.catalog
-    if (excludeBound) {
-      if (!agentId || catalog.isBound(agentId, skill.name) || !catalog.isEnabled(skill.name)) return undefined
-      // What the agent could use once bound: only what is shared with it.
-      if (!isSharedWith(catalog.sharing(skill.name), { kind: 'agent', id: agentId, name: agentId, agentId }, agentId)) return undefined
-    } else if (!mayActivate(caller, agentId, skill, catalog)) return undefined
-    return {
-      key: skill.name,
-      title: skill.name,
-      description: trim(this.#o.instructions().description(skill, catalog)),
-      score: candidate.score,
-      why: this.#reasons(candidate),
-      kind: 'instruction',
-      class: 'safe',
-      needsApproval: false,
-      arguments: 'none: activate it with activate_skill { name }',
-      connection: READY_CONNECTION,
+      connection: this.#o.connectionState?.(skill, subjects) ?? READY_CONNECTION,
     }
   }
 
@@ -448,6 +484,11 @@ export class Discovery {
       ? [...matchedFields(this.#index.matches(candidate.key, candidate.terms, this.#ranking), this.#usage.count(candidate.key)), ...candidate.why]
       : candidate.why
   }
+}
+
+/** An agent key discovers for its own agent; a person for the agent it names, if any. */
+function agentOf(caller: Caller, agent: string | null | undefined): string | null {
+  return caller.kind === 'agent' ? caller.agentId : (agent ?? null)
 }
 
 /** Skill keys by lower-cased title; of two skills with one title, the later one's. */
