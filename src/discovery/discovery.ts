@@ -7,6 +7,7 @@ import { callAccess, isSharedWith, mayActivate, type AccessView, type BindingVie
 import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
 import { INSTRUCTION_TOOL_KEYS, type InstructionLibrary, type LibrarySkill } from '../sources/agent-skills/index.js'
 import { LexicalIndex } from './lexical-index.js'
+import { NeighbourIndex } from './neighbour-index.js'
 import { matchedFields } from './matched-fields.js'
 import { skillDocument, type BaseDocument } from './skill-document.js'
 import { UsageLog, type UsageExample } from './usage-log.js'
@@ -108,6 +109,8 @@ const INSTRUCTION_TOOLS: ReadonlySet<string> = new Set(INSTRUCTION_TOOL_KEYS)
 
 // Hits beyond these can't make a top 50; scoring them all only feeds the GC.
 const LEXICAL_TOP = 200
+/** The past requests most like a new one that vote for the skills they led to. */
+const NEIGHBOURS = 10
 
 /**
  * Discovery: ranks the skills a caller may use for a request, from the words of each skill, the
@@ -117,6 +120,7 @@ const LEXICAL_TOP = 200
 export class Discovery {
   readonly #o: DiscoveryOptions
   readonly #index: LexicalIndex
+  readonly #neighbours: NeighbourIndex
   readonly #usage = new UsageLog()
   #prunedAt = 0
   readonly #relations = new RelationGraph()
@@ -141,6 +145,7 @@ export class Discovery {
     this.#ranking = rankingWith(options.ranking)
     this.#now = options.now ?? Date.now
     this.#index = new LexicalIndex(options.halfLifeMs, this.#now())
+    this.#neighbours = new NeighbourIndex(options.halfLifeMs)
     this.#semantic = options.embedder && new SemanticIndex(options.embedder, options.repo, options.logger)
     this.#timer = setInterval(() => void this.flush(), 1_000)
     this.#timer.unref()
@@ -171,7 +176,7 @@ export class Discovery {
     // Hourly, what weighs nothing any more is forgotten, here and in the database.
     if (this.#now() - this.#prunedAt > PRUNE_MS) {
       this.#prunedAt = this.#now()
-      for (const example of this.#usage.prune(oldest)) this.#index.unlearn(example.skill, example.query, example.at)
+      for (const example of this.#usage.prune(oldest)) this.#unlearn(example)
       await this.#o.repo.deleteExamplesBefore(new Date(oldest).toISOString())
     }
     const rows = await this.#o.repo.examplesSince(since)
@@ -295,8 +300,16 @@ export class Discovery {
   /** A request learned here or read from the store: the index learns it at once (its words join the skill's usage). */
   #learn(example: UsageExample): void {
     const { added, dropped } = this.#usage.add(example)
-    if (added) this.#index.learn(example.skill, example.query, example.at)
-    for (const old of dropped) this.#index.unlearn(old.skill, old.query, old.at)
+    if (added) {
+      this.#index.learn(example.skill, example.query, example.at)
+      this.#neighbours.add(example)
+    }
+    for (const old of dropped) this.#unlearn(old)
+  }
+
+  #unlearn(example: UsageExample): void {
+    this.#index.unlearn(example.skill, example.query, example.at)
+    this.#neighbours.remove(example)
   }
 
   #sync(): void {
@@ -396,6 +409,14 @@ export class Discovery {
     const { hits, terms } = this.#index.search(query, this.#ranking, this.#now(), LEXICAL_TOP)
     const topLexical = hits[0]?.score ?? 1
     for (const hit of hits) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], terms })
+    const { neighbours } = this.#ranking
+    if (neighbours > 0) {
+      for (const { skill, vote } of this.#neighbours.nearest(query, NEIGHBOURS, this.#now(), this.#ranking)) {
+        const candidate = candidates.get(skill)
+        if (candidate) candidate.score += neighbours * vote
+        else candidates.set(skill, { key: skill, score: neighbours * vote, why: [], terms })
+      }
+    }
     let ranked = [...candidates.values()].sort((a, b) => b.score - a.score)
     if (this.#semantic) ranked = fuseRanks(ranked, await this.#semantic.rank(query))
     const exact = this.#exact(query)

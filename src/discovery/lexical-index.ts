@@ -1,7 +1,7 @@
 import SearchableMap from 'minisearch/SearchableMap'
 import type { BaseDocument } from './skill-document.js'
 import { TEXT_FIELDS, type TextField } from './skill-document.js'
-import { processTerm, tokenize } from './tokenize.js'
+import { processTerm, termCounts, tokenize } from './tokenize.js'
 import type { RankingParameters } from './ranking.js'
 
 /** Where a matched word was found: one of the skill's own fields, or the requests it learned. */
@@ -296,16 +296,6 @@ export class LexicalIndex {
     for (const field of this.#postings) if (field.get(term)?.has(n)) return true
     return false
   }
-}
-
-/** A text's indexed words with how often each occurs. */
-function termCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const word of tokenize(text)) {
-    const term = processTerm(word)
-    if (term !== null) counts.set(term, (counts.get(term) ?? 0) + 1)
-  }
-  return counts
 }
 
 /** The `top` best of the touched skills, best first; equal scores by skill number (the order they were added in). */
