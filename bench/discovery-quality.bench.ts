@@ -551,8 +551,11 @@ export function discoveryTargetRows(r: DiscoveryQualityResult): TargetRow[] {
     {
       target: 'discover_skills with history ≥ the doc-expansion reference on Recall@5, nDCG@5 and all-in-top-5 (MetaTool held-out, Torch Hub)',
       figure:
-        verdictFigure(withHistory, (s) => shortfalls(s.skillplane, s.docExpansion!, HISTORY_FIGURES), withHistory.map((s) => `${s.title} Recall@5 ${pct(s.skillplane.recall5)} vs ${pct(s.docExpansion!.recall5)}`).join(', ')) +
-        cutNote,
+        verdictFigure(
+          withHistory,
+          (s) => shortfalls(s.skillplane, s.docExpansion!, HISTORY_FIGURES),
+          withHistory.map((s) => `${s.title} Recall@5 ${pct(s.skillplane.recall5)} vs ${pct(s.docExpansion!.recall5)}`).join(', '),
+        ) + cutNote,
       verdict: verdict(withHistory.every((s) => atLeast(s.skillplane, s.docExpansion!, HISTORY_FIGURES))),
       fact: true,
     },
@@ -597,7 +600,7 @@ function parametersTable(r: DiscoveryQualityResult): string {
     `| --- | ${GRID.map(() => '---').join(' | ')} |`,
     ...GROUPS.map((g) => row(g, r.tuning.heldOut[g])),
     row('nothing (chosen on every group: the product default)', r.tuning.all),
-    row('(today\'s DEFAULT_RANKING)', startingPoint(DEFAULT_RANKING)),
+    row("(today's DEFAULT_RANKING)", startingPoint(DEFAULT_RANKING)),
   ].join('\n')
 }
 

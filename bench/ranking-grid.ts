@@ -31,7 +31,8 @@ export function startingPoint(defaults: RankingParameters): GridPoint {
   return Object.fromEntries(
     GRID.map((c) => {
       const value = c.name in defaults.fields ? defaults.fields[c.name as keyof RankingParameters['fields']] : defaults[c.name as keyof RankingParameters]
-      if (!(c.values as ReadonlyArray<unknown>).includes(value)) throw new Error(`ranking grid: the default ${c.name} ${String(value)} is not among ${c.values.join(', ')}`)
+      if (!(c.values as ReadonlyArray<unknown>).includes(value))
+        throw new Error(`ranking grid: the default ${c.name} ${String(value)} is not among ${c.values.join(', ')}`)
       return [c.name, value as number | boolean]
     }),
   )
