@@ -1,4 +1,4 @@
-import { parseTargetRows, verdict, type BenchSection, type TargetRow } from './section.js'
+import { parseTargetRows, verdict, type BenchSection, type TargetRow, type Verdict } from './section.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,7 +20,7 @@ const LIMIT = 10
 /** The history-feeding discover asks for what an agent would look at; the engine learns a called skill's request even when discovery did not return it. */
 const FEED_LIMIT = 5
 /** MetaTool's single-tool and held-out sets are sampled to this many queries FOR TUNING ONLY; every reported figure is over the whole set. */
-const TUNING_SAMPLE = 2_000
+const TUNING_SAMPLE = 1_000
 /** `DISCOVERY_BENCH_QUERIES=n` cuts every scored set, history feed and tuning sample to its first n queries: a quick run that proves the bench works, not figures to report. */
 const CUT = Number(process.env.DISCOVERY_BENCH_QUERIES) || Infinity
 const SEED = 13
@@ -541,11 +541,13 @@ export function discoveryTargetRows(r: DiscoveryQualityResult): TargetRow[] {
   const without = r.sets.filter((s) => !s.history)
   const withHistory = r.sets.filter((s) => s.history)
   const cutNote = r.cut === null ? '' : ` (cut to ${r.cut} queries a set: not figures to report)`
+  // A cut-down run proves the bench runs; it judges no target.
+  const judge = (met: boolean): Verdict => (r.cut === null ? verdict(met) : 'not measurable here')
   const quality: TargetRow[] = [
     {
       target: 'discover_skills without history ≥ plain BM25 on every figure of every set (parameters chosen without the set)',
       figure: verdictFigure(without, (s) => shortfalls(s.skillplane, s.bm25), `every figure of ${without.length} sets`) + cutNote,
-      verdict: verdict(without.every((s) => atLeast(s.skillplane, s.bm25))),
+      verdict: judge(without.every((s) => atLeast(s.skillplane, s.bm25))),
       fact: true,
     },
     {
@@ -556,13 +558,13 @@ export function discoveryTargetRows(r: DiscoveryQualityResult): TargetRow[] {
           (s) => shortfalls(s.skillplane, s.docExpansion!, HISTORY_FIGURES),
           withHistory.map((s) => `${s.title} Recall@5 ${pct(s.skillplane.recall5)} vs ${pct(s.docExpansion!.recall5)}`).join(', '),
         ) + cutNote,
-      verdict: verdict(withHistory.every((s) => atLeast(s.skillplane, s.docExpansion!, HISTORY_FIGURES))),
+      verdict: judge(withHistory.every((s) => atLeast(s.skillplane, s.docExpansion!, HISTORY_FIGURES))),
       fact: true,
     },
     {
       target: 'discovery relations on ≥ off on every figure of every set',
       figure: verdictFigure(r.sets, (s) => shortfalls(s.skillplane, s.relationsOff), `every figure of ${r.sets.length} sets`) + cutNote,
-      verdict: verdict(r.sets.every((s) => atLeast(s.skillplane, s.relationsOff))),
+      verdict: judge(r.sets.every((s) => atLeast(s.skillplane, s.relationsOff))),
       fact: true,
     },
   ]

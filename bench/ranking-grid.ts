@@ -89,7 +89,7 @@ export class GridEvaluator<S extends TunedSet> {
   }
 
   /** Coordinate descent from `start`: each coordinate in turn to its best value (ties keep the current), until a pass changes none. */
-  async choose(start: GridPoint, heldOut?: string, maxPasses = 3): Promise<GridPoint> {
+  async choose(start: GridPoint, heldOut?: string, maxPasses = 2): Promise<GridPoint> {
     let point = start
     let best = await this.value(point, heldOut)
     for (let pass = 0; pass < maxPasses; pass++) {
