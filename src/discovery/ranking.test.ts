@@ -119,6 +119,19 @@ describe.each(databases)('discovery ranking on $name', (database) => {
     await expect(refused({ neighbors: 0.3 })).rejects.toThrow(/discovery\.ranking.*neighbors/)
     await expect(refused({ prefix: 'yes' })).rejects.toThrow(/discovery\.ranking\.prefix/)
   })
+  it('counts no word of a field weighted 0, not even to make a word common: every code skill’s source is "code"', async () => {
+    const reviews = [skill('review_changes', 'Review code changes before merge'), skill('review_design', 'Review the design of a feature')]
+    const small = await discover(await open(reviews), 'review code')
+    expect(keys(small)[0]).toBe('review_changes')
+    expect(scoreOf(small, 'review_design')).toBeLessThan(0.8)
+    // In a large catalog a word most skills hold is left out of a query; held only in the source field, "code" is not such a word.
+    const chores = Array.from({ length: 1_050 }, (_, i) => skill(`chore_${i}`, `Routine chore ${i}`))
+    const large = await discover(await open([...reviews, ...chores]), 'review code')
+    expect(keys(large)[0]).toBe('review_changes')
+    expect(scoreOf(large, 'review_design')).toBeLessThan(0.8)
+    expect(large.results[0]!.why).toEqual(['matched key: review; title: review; description: review, code'])
+  })
+
   it('keeps a heavy learner from crowding out a skill whose own words fit the request', async () => {
     const plane = await open([
       skill('general_helper', 'Answers general questions'),
