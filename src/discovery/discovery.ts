@@ -88,6 +88,8 @@ export interface DiscoveryOptions {
   /** Usage evidence halves in weight every this many ms. */
   halfLifeMs: number
   embedder?: Embedder
+  /** This manager, so that it never reads back the requests it stored itself. */
+  managerId?: string
   /** Overrides of the default ranking parameters (`discovery.ranking` in the config). */
   ranking?: RankingOverrides
   now?: () => number
@@ -134,7 +136,7 @@ export class Discovery {
   #titles = new Map<string, string>()
   #examplesSeen: string | undefined
   #relationsSeen: string | undefined
-  #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string }> = []
+  #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string; manager_id: string | null }> = []
   #pendingRelations: Array<{ from: string; to: string }> = []
   #flushing: Promise<void> = Promise.resolve()
   #timer: NodeJS.Timeout | undefined
@@ -179,9 +181,10 @@ export class Discovery {
       for (const example of this.#usage.prune(oldest)) this.#unlearn(example)
       await this.#o.repo.deleteExamplesBefore(new Date(oldest).toISOString())
     }
-    const rows = await this.#o.repo.examplesSince(since)
+    // What this manager learned it knows: only other managers' requests (and older runs') are read.
+    const rows = await this.#o.repo.examplesSince(since, this.#o.managerId)
     for (const row of rows) this.#learn({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
-    if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
+    this.#seeExamples(rows.at(-1)?.created_at ?? new Date(this.#now()).toISOString())
     // Relations are only ever counted up: after the first read, only the pairs counted since (with the same minute of overlap).
     const relations = await this.#o.repo.relations(this.#relationsSeen && new Date(Date.parse(this.#relationsSeen) - 60_000).toISOString())
     for (const row of relations) if (!this.#relationsSeen || row.updated_at > this.#relationsSeen) this.#relationsSeen = row.updated_at
@@ -261,7 +264,7 @@ export class Discovery {
     for (const query of queries) {
       const example = { id: ulid(), skill: key, query, at: Date.parse(at) }
       this.#learn(example)
-      this.#pendingExamples.push({ id: example.id, skill_key: key, query, created_at: at })
+      this.#pendingExamples.push({ id: example.id, skill_key: key, query, created_at: at, manager_id: this.#o.managerId ?? null })
     }
     if (previous && previous !== key) {
       this.#relations.learn(previous, key)
@@ -278,6 +281,8 @@ export class Discovery {
     this.#flushing = this.#flushing.then(async () => {
       try {
         await this.#o.repo.addExamples(examples)
+        // Written here, so known here: the next look starts a minute before them, not before the last request read.
+        if (this.#examplesSeen && examples.length) this.#seeExamples(examples.at(-1)!.created_at)
       } catch (error) {
         this.#pendingExamples.unshift(...examples)
         this.#o.logger.warn({ err: error, examples: examples.length }, 'discovery could not store what it learned; it tries again in a second')
@@ -295,6 +300,11 @@ export class Discovery {
   async close(): Promise<void> {
     clearInterval(this.#timer)
     await this.flush()
+  }
+
+  /** The newest request time known here (read, or written by this manager) moves forward only. */
+  #seeExamples(at: string): void {
+    if (!this.#examplesSeen || at > this.#examplesSeen) this.#examplesSeen = at
   }
 
   /** A request learned here or read from the store: the index learns it at once (its words join the skill's usage). */

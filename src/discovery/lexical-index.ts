@@ -176,7 +176,6 @@ export class LexicalIndex {
     // A field's average length is over the skills that have it: a skill's only learned request is not "long" for being the only one.
     const averages = this.#totals.map((total, f) => total / Math.max(1, this.#holders[f]!))
     const touched: number[] = []
-    const seen = new Uint8Array(capacity)
     const termTouched: number[] = []
     for (const [term, queryWeight] of terms) {
       if (!this.#df.has(term)) continue
@@ -186,10 +185,11 @@ export class LexicalIndex {
         if (!postings) continue
         const lengths = this.#lengths[f]!
         const average = averages[f]! || 1
-        for (const [n, tf] of postings) {
+        // forEach, not for…of: no iterator entry per posting, which the GC would collect by the million.
+        postings.forEach((tf, n) => {
           if (accumulated[n] === 0) termTouched.push(n)
           accumulated[n]! += (weight * tf) / (1 - b + (b * lengths[n]!) / average)
-        }
+        })
       }
       // The skills holding the word in a field ranking counts: every code skill's source says "code", which must not make "code" worthless.
       const df = termTouched.length
@@ -198,10 +198,8 @@ export class LexicalIndex {
         const tf = accumulated[n]!
         accumulated[n] = 0
         if (!(tf > 0)) continue
-        if (!seen[n]) {
-          seen[n] = 1
-          touched.push(n)
-        }
+        // Every term adds more than 0 (idf > 0), so a score of 0 means not touched yet.
+        if (scores[n] === 0) touched.push(n)
         scores[n]! += (queryWeight * idf * tf * (k1 + 1)) / (tf + k1)
       }
       termTouched.length = 0

@@ -4,6 +4,7 @@ import type { UsageExample } from './usage-log.js'
 // From this many stored requests on, a word more than this share of them hold is left out (unless nothing else is left).
 const COMMON_FROM = 1_000
 const COMMON_SHARE = 0.05
+const MAX_WORDS = 16
 
 export interface NeighbourVote {
   skill: string
@@ -71,19 +72,24 @@ export class NeighbourIndex {
     if (count === 0) return []
     const words = [...new Set(tokenize(query).map(processTerm))].filter((t): t is string => t !== null && this.#postings.has(t))
     const common = (term: string) => count >= COMMON_FROM && this.#postings.get(term)!.size > count * COMMON_SHARE
-    const kept = words.some((t) => !common(t)) ? words.filter((t) => !common(t)) : words
+    const rarest = (words.some((t) => !common(t)) ? words.filter((t) => !common(t)) : words).sort(
+      (x, y) => this.#postings.get(x)!.size - this.#postings.get(y)!.size,
+    )
+    // A long request's rarest words say which past ones are like it; the rest only cost time.
+    const kept = rarest.slice(0, MAX_WORDS)
     if (this.#scores.length < this.#examples.length) this.#scores = new Float64Array(this.#examples.length * 2)
     const scores = this.#scores
     const touched: number[] = []
     const average = this.#total / count || 1
     const { k1, b } = bm25
+    const lengths = this.#lengths
     for (const term of kept) {
       const postings = this.#postings.get(term)!
       const idf = Math.log(1 + (count - postings.size + 0.5) / (postings.size + 0.5))
-      for (const [n, tf] of postings) {
+      postings.forEach((tf, n) => {
         if (scores[n] === 0) touched.push(n)
-        scores[n]! += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * this.#lengths[n]!) / average))
-      }
+        scores[n]! += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[n]!) / average))
+      })
     }
     // Only the best few matter: a bounded selection, then each votes by rank, older ones less.
     const best: number[] = []

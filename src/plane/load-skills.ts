@@ -72,6 +72,7 @@ export function loadSkills(database: store.OpenedDatabase, services: PlaneServic
     now: () => clock().getTime(),
     ...(config.discovery.embedding && { embedder: createEmbedder(config.discovery.embedding) }),
     ...(config.discovery.ranking && { ranking: config.discovery.ranking }),
+    managerId,
   })
   shutdown.on('discovery', () => discovery.close())
   const view = (caller: Caller, agentId: string | null) => templateView({ registry, catalog, policies, vars: config.templateVars }, caller, agentId)
