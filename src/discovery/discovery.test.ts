@@ -221,13 +221,10 @@ describe.each(databases)('discovery on $name', (database) => {
     }
     await learn(elsewhere, 'e-1', 'zeppelin hangar invoices')
     await learn(here, 'h-1', 'quokka expenses')
-    await elsewhere.skills.discovery.flush()
-    await here.skills.discovery.flush()
     await waitFor(async () => keys(await discover(here, admin, { query: 'zeppelin hangar' }))[0] === 'billing_report', 15_000)
     await waitFor(async () => keys(await discover(elsewhere, admin, { query: 'quokka' }))[0] === 'billing_report', 15_000)
     // Learned later, after each has read the other: still arrives, and nothing is counted twice over the heartbeats.
     await learn(elsewhere, 'e-2', 'narwhal ledger')
-    await elsewhere.skills.discovery.flush()
     await waitFor(async () => keys(await discover(here, admin, { query: 'narwhal' }))[0] === 'billing_report', 15_000)
     await waitFor(async () => here.skills.discovery.stats().examples === 3 && elsewhere.skills.discovery.stats().examples === 3, 15_000)
     expect((await discover(here, admin, { query: 'narwhal zeppelin quokka' })).results[0]!.why).toEqual(

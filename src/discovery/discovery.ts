@@ -112,7 +112,7 @@ const INSTRUCTION_TOOLS: ReadonlySet<string> = new Set(INSTRUCTION_TOOL_KEYS)
 // Hits beyond these can't make a top 50; scoring them all only feeds the GC.
 const LEXICAL_TOP = 200
 /** The past requests most like a new one that vote for the skills they led to. */
-const NEIGHBOURS = 10
+const NEIGHBOURS = 40
 
 /**
  * Discovery: ranks the skills a caller may use for a request, from the words of each skill, the

@@ -4,7 +4,7 @@ import type { UsageExample } from './usage-log.js'
 // From this many stored requests on, a word more than this share of them hold is left out (unless nothing else is left).
 const COMMON_FROM = 1_000
 const COMMON_SHARE = 0.05
-const MAX_WORDS = 16
+const MAX_WORDS = 64
 
 export interface NeighbourVote {
   skill: string
@@ -75,7 +75,7 @@ export class NeighbourIndex {
     const rarest = (words.some((t) => !common(t)) ? words.filter((t) => !common(t)) : words).sort(
       (x, y) => this.#postings.get(x)!.size - this.#postings.get(y)!.size,
     )
-    // A long request's rarest words say which past ones are like it; the rest only cost time.
+    // A long request's rarest words say which past ones are like it; past these, more only cost time.
     const kept = rarest.slice(0, MAX_WORDS)
     if (this.#scores.length < this.#examples.length) this.#scores = new Float64Array(this.#examples.length * 2)
     const scores = this.#scores
