@@ -130,7 +130,7 @@ export interface PlaneSkills extends CatalogReader {
 }
 
 export type PlaneInstructions = Pick<InstructionLibrary, 'get' | 'skills' | 'findings' | 'dirs' | 'visibleTo' | 'description'>
-export type PlaneDiscovery = Pick<Discovery, 'ready' | 'discover' | 'stats' | 'mostUsed' | 'ranking' | 'setRanking' | 'flush'>
+export type PlaneDiscovery = Pick<Discovery, 'ready' | 'discover' | 'stats' | 'mostUsed' | 'ranking' | 'setRanking'>
 
 export interface PlaneAgents {
   /** The agent id for a name, alias or id; undefined for an unknown label. */
