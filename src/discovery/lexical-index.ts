@@ -131,7 +131,8 @@ export class LexicalIndex {
   /** The best `top` skills for a query, by BM25F over the fields weighted as `ranking` says. */
   search(query: string, ranking: RankingParameters, now: number, top: number): LexicalSearch {
     const words = [...new Set(tokenize(query).map(processTerm))].filter((t): t is string => t !== null)
-    const common = (term: string) => this.#entries.size >= COMMON_FROM && (this.#df.get(term) ?? 0) > this.#entries.size * COMMON_SHARE
+    const counted = FIELD_NAMES.map((field, f) => (f === USAGE ? ranking.usage : ranking.fields[field as TextField]) > 0)
+    const common = (term: string) => this.#entries.size >= COMMON_FROM && this.#heldBy(term, counted) > this.#entries.size * COMMON_SHARE
     const kept = words.some((term) => !common(term)) ? words.filter((term) => !common(term)) : words
     const weighted = new Map<string, number>()
     kept.forEach((term, i) => {
@@ -177,9 +178,7 @@ export class LexicalIndex {
     const touched: number[] = []
     const termTouched: number[] = []
     for (const [term, queryWeight] of terms) {
-      const df = this.#df.get(term)
-      if (!df) continue
-      const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5))
+      if (!this.#df.has(term)) continue
       for (let f = 0; f < FIELD_NAMES.length; f++) {
         const weight = weights[f]!
         const postings = weight > 0 ? this.#postings[f]!.get(term) : undefined
@@ -192,6 +191,9 @@ export class LexicalIndex {
           accumulated[n]! += (weight * tf) / (1 - b + (b * lengths[n]!) / average)
         })
       }
+      // The skills holding the word in a field ranking counts: every code skill's source says "code", which must not make "code" worthless.
+      const df = termTouched.length
+      const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5))
       for (const n of termTouched) {
         const tf = accumulated[n]!
         accumulated[n] = 0
@@ -288,6 +290,17 @@ export class LexicalIndex {
       this.#df.delete(term)
       this.#terms.delete(term)
     }
+  }
+
+  /** How many skills hold a word in the fields counted (a field weighted 0 makes no word common). */
+  #heldBy(term: string, counted: readonly boolean[]): number {
+    const all = this.#df.get(term) ?? 0
+    if (all === 0 || this.#postings.every((field, f) => counted[f] || !field.has(term))) return all
+    const holders = new Set<number>()
+    this.#postings.forEach((field, f) => {
+      if (counted[f]) for (const n of field.get(term)?.keys() ?? []) holders.add(n)
+    })
+    return holders.size
   }
 
   #holds(term: string, n: number): boolean {

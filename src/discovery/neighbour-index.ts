@@ -8,7 +8,7 @@ const MAX_WORDS = 64
 
 export interface NeighbourVote {
   skill: string
-  /** 0–1: the best voted skill has 1. */
+  /** 0–1: the best voted skill has 1 when its requests are new; older requests vote less (they halve every half-life). */
   vote: number
 }
 
@@ -103,15 +103,19 @@ export class NeighbourIndex {
         }
       }
     }
-    const votes = new Map<string, number>()
+    const votes = new Map<string, { aged: number; fresh: number }>()
     best.forEach((n, rank) => {
       const example = this.#examples[n]!
       const age = 2 ** (-Math.max(0, now - example.at) / this.halfLifeMs)
-      votes.set(example.skill, (votes.get(example.skill) ?? 0) + age / (rank + 1))
+      const vote = votes.get(example.skill) ?? { aged: 0, fresh: 0 }
+      vote.aged += age / (rank + 1)
+      vote.fresh += 1 / (rank + 1)
+      votes.set(example.skill, vote)
     })
     for (const n of touched) scores[n] = 0
     if (votes.size === 0) return []
-    const top = Math.max(...votes.values())
-    return [...votes].map(([skill, vote]) => ({ skill, vote: vote / top }))
+    // Scaled by the best vote as if its requests were new: old neighbours fade by the half-life as learned words do, even alone.
+    const top = Math.max(...[...votes.values()].map((v) => v.fresh))
+    return [...votes].map(([skill, { aged }]) => ({ skill, vote: aged / top }))
   }
 }
