@@ -20,7 +20,7 @@ export const GRID: readonly Coordinate[] = [
   { name: 'prefix', values: [true, false], set: (v) => ({ prefix: v as boolean }) },
   { name: 'fuzzyFrom', values: [0, 6], set: (v) => ({ fuzzyFrom: v as number }) },
   { name: 'usage', values: [0.5, 1, 2], set: (v) => ({ usage: v as number }), historyOnly: true },
-  { name: 'neighbours', values: [0, 0.3, 0.6, 1], set: (v) => ({ neighbours: v as number }), historyOnly: true },
+  { name: 'neighbours', values: [0, 0.3, 0.6, 1, 1.5, 2], set: (v) => ({ neighbours: v as number }), historyOnly: true },
   { name: 'relations', values: [0.05, 0.1, 0.3], set: (v) => ({ relations: v as number }), historyOnly: true },
 ]
 

@@ -39,10 +39,10 @@ export const DEFAULT_RANKING: RankingParameters = {
   k1: 3,
   b: 0.75,
   fields: { key: 1, title: 2, description: 1, tags: 0.5, category: 1.5, args: 0.3, prompt: 0.3, source: 0 },
-  usage: 1,
-  prefix: true,
+  usage: 0.5,
+  prefix: false,
   fuzzyFrom: 6,
-  neighbours: 0.6,
+  neighbours: 1,
   relations: 0.1,
 }
 
