@@ -223,7 +223,7 @@ describe.each(databases)('discovery ranking on $name', (database) => {
   it('matches the last word as a prefix and, when fuzzyFrom says, words with one typo', async () => {
     const skills = [skill('restart_service', 'Restart a systemd unit'), skill('rotate_logs', 'Compress and rotate application log files')]
     // Prefixes first, with no typo forgiven (restar is one letter from restart).
-    const plane = await open(skills, { discovery: { ranking: { fuzzyFrom: 0 } } })
+    const plane = await open(skills, { discovery: { ranking: { fuzzyFrom: 0, prefix: true } } })
     expect((await discover(plane, 'systemd restar')).results[0]).toMatchObject({
       key: 'restart_service',
       why: ['matched description: systemd, restart; key: restart; title: restart'],
@@ -236,7 +236,7 @@ describe.each(databases)('discovery ranking on $name', (database) => {
     // By default, words of six letters or more forgive one typo.
     plane.skills.discovery.setRanking({})
     expect((await discover(plane, 'systmd')).results[0]).toMatchObject({ key: 'restart_service', why: ['matched description: systemd'] })
-    plane.skills.discovery.setRanking({ fuzzyFrom: 5 })
+    plane.skills.discovery.setRanking({ fuzzyFrom: 5, prefix: true })
     expect((await discover(plane, 'systmd')).results[0]).toMatchObject({ key: 'restart_service', why: ['matched description: systemd'] })
     expect(keys(await discover(plane, 'rotat'))).toEqual(['rotate_logs'])
     plane.skills.discovery.setRanking({ prefix: false, fuzzyFrom: 0 })
