@@ -1,31 +1,43 @@
 const MAX_CONVERSATIONS = 10_000
+const MAX_OFFERS = 20
 const TTL_MS = 60 * 60 * 1000
 
-interface Conversation {
-  offers: Array<{ query: string; keys: Set<string>; taught: Set<string> }>
+/** One discovery in a conversation: its request, who asked (T), what it returned, and the skills it has taught since. */
+export interface Offer<T> {
+  query: string
+  asker: T
+  returned: ReadonlySet<string>
+  taught: Set<string>
+}
+
+interface Conversation<T> {
+  offers: Array<Offer<T>>
   last: string | null
   at: number
 }
 
 /**
- * Recent conversations on this manager: the discoveries made in each and the last skill called,
- * bounded in number and age (a conversation idle for an hour is forgotten).
+ * Recent conversations on this manager: the discoveries made in each (with who made them) and the
+ * last skill called, bounded in number and age (a conversation idle for an hour is forgotten).
  */
-export class ConversationLog {
-  readonly #conversations = new Map<string, Conversation>()
+export class ConversationLog<T> {
+  readonly #conversations = new Map<string, Conversation<T>>()
 
-  offer(conversationId: string, query: string, keys: string[], now: number): void {
+  offer(conversationId: string, query: string, asker: T, returned: string[], now: number): void {
     const conversation = this.#touch(conversationId, now)
-    conversation.offers.push({ query, keys: new Set(keys), taught: new Set() })
-    if (conversation.offers.length > 20) conversation.offers.shift()
+    conversation.offers.push({ query, asker, returned: new Set(returned), taught: new Set() })
+    if (conversation.offers.length > MAX_OFFERS) conversation.offers.shift()
   }
 
-  /** A skill was called: the requests it was offered for (each once), and the skill called before it. */
-  called(conversationId: string, key: string, now: number): { queries: string[]; previous: string | null } {
+  /**
+   * A skill was called ok: the discoveries of its conversation it may learn from (each once; those
+   * `teaches` accepts are marked taught), and the skill called before it.
+   */
+  called(conversationId: string, key: string, now: number, teaches: (offer: Offer<T>) => boolean): { queries: string[]; previous: string | null } {
     const conversation = this.#touch(conversationId, now)
     const queries: string[] = []
     for (const offer of conversation.offers) {
-      if (!offer.keys.has(key) || offer.taught.has(key)) continue
+      if (offer.taught.has(key) || !teaches(offer)) continue
       offer.taught.add(key)
       queries.push(offer.query)
     }
@@ -34,7 +46,7 @@ export class ConversationLog {
     return { queries, previous }
   }
 
-  #touch(conversationId: string, now: number): Conversation {
+  #touch(conversationId: string, now: number): Conversation<T> {
     let conversation = this.#conversations.get(conversationId)
     if (conversation && now - conversation.at > TTL_MS) conversation = undefined
     this.#conversations.delete(conversationId)

@@ -49,12 +49,13 @@ export function discoverSkillsSkill(discovery: Discovery, catalog: Pick<Catalog,
         if (!can(ctx.caller, 'manageSkills')) throw new SkillError('denied', 'excludeBound is for admins binding skills to agents')
         if (!agent) throw new SkillError('invalid_input', 'excludeBound needs the agent whose unbound skills to find (agent)')
       }
-      const answer = await discovery.discover(ctx.caller, { ...input, agent })
+      const answer = await discovery.discover(ctx.caller, { ...input, agent, onBehalfOf: ctx.onBehalfOf })
       // A fetch by key teaches nothing about how people ask for a skill.
       if (!/^select:/i.test(input.query.trim()))
         discovery.remember(
           ctx.conversationId,
           input.query,
+          { caller: ctx.caller, agent },
           answer.results.map((r) => r.key),
         )
       return answer

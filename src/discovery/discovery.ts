@@ -5,12 +5,13 @@ import { type Registry, type Catalog, availability } from '../registry/index.js'
 import type { Policies } from '../policy/index.js'
 import { callAccess, isSharedWith, mayActivate, type AccessView, type BindingView } from '../access/index.js'
 import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
-import type { InstructionLibrary, LibrarySkill } from '../sources/agent-skills/index.js'
-import { SkillIndex, matchedFields } from './skill-index.js'
+import { INSTRUCTION_TOOL_KEYS, type InstructionLibrary, type LibrarySkill } from '../sources/agent-skills/index.js'
+import { LexicalIndex } from './lexical-index.js'
+import { matchedFields } from './matched-fields.js'
 import { skillDocument, type BaseDocument } from './skill-document.js'
-import { UsageLog } from './usage-log.js'
+import { UsageLog, type UsageExample } from './usage-log.js'
 import { RelationGraph } from './relation-graph.js'
-import { ConversationLog } from './conversation-log.js'
+import { ConversationLog, type Offer } from './conversation-log.js'
 import { argumentSummary } from './argument-summary.js'
 import { fuseRanks } from './fuse-ranks.js'
 import type { Embedder } from './embedder.js'
@@ -18,8 +19,8 @@ import { rankingWith, type RankingOverrides, type RankingParameters } from './ra
 import { SemanticIndex } from './semantic-index.js'
 
 export const DISCOVER_KEY = 'discover_skills'
-// Usage fields move between age buckets over days: putting them in the right bucket hourly is plenty.
-const REBUCKET_MS = 60 * 60 * 1000
+// Usage older than seven half-lives weighs under 1%: hourly, it is forgotten.
+const PRUNE_MS = 60 * 60 * 1000
 const DEFAULT_LIMIT = 5
 const DESCRIPTION_CHARS = 240
 /** A large catalog's core set holds the caller's most used skills: this many, over this many days. */
@@ -36,6 +37,14 @@ export interface DiscoverOptions {
   agent?: string | null
   /** Skills the agent could use but isn't bound to (for admins binding skills). */
   excludeBound?: boolean
+  /** The person an agent run acts for: results show the connection state that person's values give, as tool lists do. */
+  onBehalfOf?: Caller | null
+}
+
+/** Who made a discovery: the caller, and the agent it discovered for. */
+export interface Asker {
+  caller: Caller
+  agent: string | null
 }
 
 export interface DiscoveredSkill {
@@ -88,9 +97,14 @@ interface Candidate {
   score: number
   why: string[]
   pinned?: boolean
-  /** The lexical match, turned into words only for the results shown. */
-  match?: Record<string, string[]>
+  /** The index words the query matched with: which ones this skill holds is worked out only for the results shown. */
+  terms?: string[]
 }
+
+/** A skill the caller may call (and how), or an instruction skill it may activate. */
+type Usable = { skill: Skill; access: NonNullable<ReturnType<typeof callAccess>> } | { instruction: LibrarySkill }
+
+const INSTRUCTION_TOOLS: ReadonlySet<string> = new Set(INSTRUCTION_TOOL_KEYS)
 
 // Hits beyond these can't make a top 50; scoring them all only feeds the GC.
 const LEXICAL_TOP = 200
@@ -102,14 +116,11 @@ const LEXICAL_TOP = 200
  */
 export class Discovery {
   readonly #o: DiscoveryOptions
-  readonly #index = new SkillIndex()
+  readonly #index: LexicalIndex
   readonly #usage = new UsageLog()
-  /** Skills whose stored requests changed since they were last indexed. */
-  readonly #usageChanged = new Set<string>()
-  #bucketedAt = 0
   #prunedAt = 0
   readonly #relations = new RelationGraph()
-  readonly #log = new ConversationLog()
+  readonly #log = new ConversationLog<Asker>()
   readonly #semantic: SemanticIndex | undefined
   readonly #now: () => number
   #dirty = true
@@ -129,6 +140,7 @@ export class Discovery {
     this.#o = options
     this.#ranking = rankingWith(options.ranking)
     this.#now = options.now ?? Date.now
+    this.#index = new LexicalIndex(options.halfLifeMs, this.#now())
     this.#semantic = options.embedder && new SemanticIndex(options.embedder, options.repo, options.logger)
     this.#timer = setInterval(() => void this.flush(), 1_000)
     this.#timer.unref()
@@ -157,15 +169,13 @@ export class Discovery {
     const oldest = this.#now() - 7 * this.#o.halfLifeMs
     const since = new Date(Math.max(oldest, this.#examplesSeen ? Date.parse(this.#examplesSeen) - 60_000 : 0)).toISOString()
     // Hourly, what weighs nothing any more is forgotten, here and in the database.
-    if (this.#now() - this.#prunedAt > REBUCKET_MS) {
+    if (this.#now() - this.#prunedAt > PRUNE_MS) {
       this.#prunedAt = this.#now()
-      this.#usage.prune(oldest)
+      for (const example of this.#usage.prune(oldest)) this.#index.unlearn(example.skill, example.query, example.at)
       await this.#o.repo.deleteExamplesBefore(new Date(oldest).toISOString())
     }
     const rows = await this.#o.repo.examplesSince(since)
-    for (const row of rows) {
-      if (this.#usage.add({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })) this.#usageChanged.add(row.skill_key)
-    }
+    for (const row of rows) this.#learn({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
     if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
     // Relations are only ever counted up: after the first read, only the pairs counted since (with the same minute of overlap).
     const relations = await this.#o.repo.relations(this.#relationsSeen && new Date(Date.parse(this.#relationsSeen) - 60_000).toISOString())
@@ -187,21 +197,21 @@ export class Discovery {
 
   async discover(caller: Caller, options: DiscoverOptions): Promise<DiscoveryAnswer> {
     this.#sync()
-    const agentId = caller.kind === 'agent' ? caller.agentId : (options.agent ?? null)
+    const agentId = agentOf(caller, options.agent)
     const excludeBound = options.excludeBound === true
-    const checked = new Map<string, boolean>()
-    const mayUse = (key: string) => {
-      let may = checked.get(key)
-      if (may === undefined) checked.set(key, (may = this.#permitted(caller, agentId, { key, score: 0, why: [] }, excludeBound) !== undefined))
-      return may
+    const checked = new Map<string, Usable | undefined>()
+    const usable = (key: string) => {
+      if (!checked.has(key)) checked.set(key, this.#usable(caller, agentId, key, excludeBound))
+      return checked.get(key)
     }
-    const ranked = await this.#rank(options.query.trim(), mayUse)
+    const ranked = await this.#rank(options.query.trim(), (key) => usable(key) !== undefined)
     const limit = options.limit ?? DEFAULT_LIMIT
     const results: DiscoveredSkill[] = []
+    const subjects = { caller, agentId, onBehalfOf: options.onBehalfOf ?? null }
     for (const candidate of ranked) {
       if (results.length === limit) break
-      const result = mayUse(candidate.key) ? this.#permitted(caller, agentId, candidate, excludeBound) : undefined
-      if (result) results.push(result)
+      const found = usable(candidate.key)
+      if (found) results.push(this.#result(found, subjects, candidate))
     }
     const top = results[0]?.score ?? 1
     for (const result of results) result.score = Math.round((result.score / (top || 1)) * 1000) / 1000
@@ -222,25 +232,35 @@ export class Discovery {
       .slice(0, MOST_USED)
   }
 
-  /** A discovery's results, for learning when one of them is called next in the conversation. */
-  remember(conversationId: string | null, query: string, keys: string[]): void {
-    if (conversationId && keys.length) this.#log.offer(conversationId, query, keys, this.#now())
+  /**
+   * A discovery made in a conversation, and who made it: an ok call that follows in that
+   * conversation teaches the called skill this request, if the asker may use that skill.
+   */
+  remember(conversationId: string | null, query: string, asker: Asker, returned: string[]): void {
+    if (conversationId) this.#log.offer(conversationId, query, asker, returned, this.#now())
   }
 
-  /** An ok call: a skill offered earlier in its conversation learns the request; a sequence teaches a relation. */
+  /**
+   * An ok call: the called skill learns every request discovered before it in its conversation
+   * that the discovery's asker could have found it for (returned or not); a sequence teaches a relation.
+   */
   observe(call: { key: string; conversationId: string | null }): void {
     if (!call.conversationId || call.key === DISCOVER_KEY) return
-    const { queries, previous } = this.#log.called(call.conversationId, call.key, this.#now())
+    const { key } = call
+    const teaches = (offer: Offer<Asker>) =>
+      // The instruction tools follow every discovery of an instruction skill: they learn only when discovery returned them.
+      (offer.returned.has(key) || !INSTRUCTION_TOOLS.has(key)) &&
+      this.#usable(offer.asker.caller, agentOf(offer.asker.caller, offer.asker.agent), key, false) !== undefined
+    const { queries, previous } = this.#log.called(call.conversationId, key, this.#now(), teaches)
     const at = new Date(this.#now()).toISOString()
     for (const query of queries) {
-      const example = { id: ulid(), skill: call.key, query, at: Date.parse(at) }
-      this.#usage.add(example)
-      this.#usageChanged.add(call.key)
-      this.#pendingExamples.push({ id: example.id, skill_key: call.key, query, created_at: at })
+      const example = { id: ulid(), skill: key, query, at: Date.parse(at) }
+      this.#learn(example)
+      this.#pendingExamples.push({ id: example.id, skill_key: key, query, created_at: at })
     }
-    if (previous && previous !== call.key) {
-      this.#relations.learn(previous, call.key)
-      this.#pendingRelations.push({ from: previous, to: call.key })
+    if (previous && previous !== key) {
+      this.#relations.learn(previous, key)
+      this.#pendingRelations.push({ from: previous, to: key })
     }
   }
 
@@ -272,23 +292,18 @@ export class Discovery {
     await this.flush()
   }
 
+  /** A request learned here or read from the store: the index learns it at once (its words join the skill's usage). */
+  #learn(example: UsageExample): void {
+    const { added, dropped } = this.#usage.add(example)
+    if (added) this.#index.learn(example.skill, example.query, example.at)
+    for (const old of dropped) this.#index.unlearn(old.skill, old.query, old.at)
+  }
+
   #sync(): void {
-    const now = this.#now()
-    const rebucket = now - this.#bucketedAt > REBUCKET_MS
     if (this.#dirty) {
       this.#rebuild()
       this.#dirty = false
-    } else {
-      if (this.#dirtyKeys.size > 0) this.#reindex(now)
-      if (rebucket) for (const key of this.#usage.skills()) this.#usageChanged.add(key)
-      else if (this.#usageChanged.size === 0) return
-    }
-    if (rebucket) this.#bucketedAt = now
-    for (const key of this.#usageChanged) {
-      const base = this.#documents.get(key)
-      if (base) this.#index.upsert({ ...base, ...this.#usage.fields(key, now, this.#o.halfLifeMs) })
-    }
-    this.#usageChanged.clear()
+    } else if (this.#dirtyKeys.size > 0) this.#reindex()
   }
 
   /** Every skill's document again (skills, the catalog or instruction skills changed); the index keeps what is unchanged. */
@@ -306,9 +321,8 @@ export class Discovery {
       if (documents.has(skill.name)) continue
       documents.set(skill.name, this.#instructionDocument(library, skill))
     }
-    const now = this.#now()
-    this.#index.sync([...documents.values()].map((base) => ({ ...base, ...this.#usage.fields(base.id, now, this.#o.halfLifeMs) })))
-    this.#usageChanged.clear()
+    // A skill new to the index (or back) learns the requests stored for it.
+    for (const key of this.#index.sync(documents.values())) for (const e of this.#usage.examples(key)) this.#index.learn(key, e.query, e.at)
     this.#relations.setDeclared(related)
     this.#documents = documents
     this.#titles = titlesOf(documents)
@@ -319,7 +333,7 @@ export class Discovery {
    * The documents of the skills whose catalog rows changed, as a rebuild would make them: only
    * those are read again, in the order a rebuild takes them (the order the index adds them in).
    */
-  #reindex(now: number): void {
+  #reindex(): void {
     const keys = [...this.#dirtyKeys].filter((key) => this.#documents.has(key))
     this.#dirtyKeys.clear()
     if (keys.length === 0) return
@@ -339,8 +353,7 @@ export class Discovery {
       if (!base) continue
       retitled ||= this.#documents.get(key)!.title !== base.title
       this.#documents.set(key, base)
-      this.#index.upsert({ ...base, ...this.#usage.fields(key, now, this.#o.halfLifeMs) })
-      this.#usageChanged.delete(key)
+      this.#index.upsert(base)
     }
     if (retitled) this.#titles = titlesOf(this.#documents)
     this.#semantic?.sync(this.#documents.values())
@@ -380,9 +393,9 @@ export class Discovery {
         .map((key) => ({ key, score: 1, why: ['selected by key'], pinned: true }))
     }
     const candidates = new Map<string, Candidate>()
-    const lexical = this.#index.lexical(query, LEXICAL_TOP)
-    const topLexical = lexical[0]?.score ?? 1
-    for (const hit of lexical) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], match: hit.match })
+    const { hits, terms } = this.#index.search(query, this.#ranking, this.#now(), LEXICAL_TOP)
+    const topLexical = hits[0]?.score ?? 1
+    for (const hit of hits) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], terms })
     let ranked = [...candidates.values()].sort((a, b) => b.score - a.score)
     if (this.#semantic) ranked = fuseRanks(ranked, await this.#semantic.rank(query))
     const exact = this.#exact(query)
@@ -390,7 +403,7 @@ export class Discovery {
       ranked = ranked.filter((c) => c.key !== exact)
       ranked.unshift({ key: exact, score: (ranked[0]?.score ?? 1) * 1.5 || 1, why: ['exact key'], pinned: true })
     }
-    return this.#relations.expand(ranked, mayUse)
+    return this.#relations.expand(ranked, mayUse, this.ranking.relations)
   }
 
   /** The key a query names exactly: the key itself, its tool name or its title, in any case. */
@@ -400,12 +413,16 @@ export class Discovery {
     return this.#titles.get(query.toLowerCase())
   }
 
-  #permitted(caller: Caller, agentId: string | null, candidate: Candidate, excludeBound: boolean): DiscoveredSkill | undefined {
-    const skill = this.#o.registry.get(candidate.key)
+  /**
+   * Whether this caller, for this agent, may use the skill now, as every discovery decides it: how
+   * it may call a skill (null when it may not), or the instruction skill it may activate.
+   */
+  #usable(caller: Caller, agentId: string | null, key: string, excludeBound: boolean): Usable | undefined {
+    const skill = this.#o.registry.get(key)
     const catalog = this.#o.catalog
     if (!skill) {
-      const instruction = this.#o.instructions().get(candidate.key)
-      return instruction && this.#instructionResult(caller, agentId, instruction, candidate, excludeBound)
+      const instruction = this.#o.instructions().get(key)
+      return instruction && this.#mayActivate(caller, agentId, instruction, excludeBound) ? { instruction } : undefined
     }
     if (skill.key === DISCOVER_KEY) return undefined
     if (excludeBound && agentId && catalog.isBound(agentId, skill.key)) return undefined
@@ -416,8 +433,37 @@ export class Discovery {
       ...(this.#o.edges && { sources: { edges: this.#o.edges } }),
     }
     const access = callAccess(sources, excludeBound && agentId ? { kind: 'agent', id: agentId, name: agentId, agentId } : caller, agentId, skill)
-    if (!access || !availability(true, skill).available) return undefined
-    const row = catalog.row(skill.key)
+    return access && availability(true, skill).available ? { skill, access } : undefined
+  }
+
+  #mayActivate(caller: Caller, agentId: string | null, skill: LibrarySkill, excludeBound: boolean): boolean {
+    const catalog = this.#o.catalog
+    if (!excludeBound) return mayActivate(caller, agentId, skill, catalog)
+    if (!agentId || catalog.isBound(agentId, skill.name) || !catalog.isEnabled(skill.name)) return false
+    // What the agent could use once bound: only what is shared with it.
+    return isSharedWith(catalog.sharing(skill.name), { kind: 'agent', id: agentId, name: agentId, agentId }, agentId)
+  }
+
+  /** A usable skill as a result; its connection is the one its calls would meet (a run acting for a person: that person's values). */
+  #result(found: Usable, subjects: { caller: Caller; agentId: string | null; onBehalfOf: Caller | null }, candidate: Candidate): DiscoveredSkill {
+    if ('instruction' in found) {
+      const skill = found.instruction
+      return {
+        key: skill.name,
+        title: skill.name,
+        description: trim(this.#o.instructions().description(skill, this.#o.catalog)),
+        score: candidate.score,
+        why: this.#reasons(candidate),
+        kind: 'instruction',
+        class: 'safe',
+        needsApproval: false,
+        arguments: 'none: activate it with activate_skill { name }',
+        connection: READY_CONNECTION,
+      }
+    }
+    const { skill, access } = found
+    const { caller, agentId } = subjects
+    const row = this.#o.catalog.row(skill.key)
     return {
       key: skill.key,
       title: row?.title_override ?? skill.title,
@@ -429,34 +475,20 @@ export class Discovery {
       needsApproval: access.decision === 'ASK',
       arguments: argumentSummary(skill.inputSchemaFor({ caller, agent: agentId }), skill.scope === 'host' ? access.edges : undefined),
       ...(skill.scope === 'host' && { edges: access.edges }),
-      connection: this.#o.connectionState?.(skill, { caller, agentId }) ?? READY_CONNECTION,
-    }
-  }
-
-  #instructionResult(caller: Caller, agentId: string | null, skill: LibrarySkill, candidate: Candidate, excludeBound: boolean): DiscoveredSkill | undefined {
-    const catalog = this.#o.catalog
-    if (excludeBound) {
-      if (!agentId || catalog.isBound(agentId, skill.name) || !catalog.isEnabled(skill.name)) return undefined
-      // What the agent could use once bound: only what is shared with it.
-      if (!isSharedWith(catalog.sharing(skill.name), { kind: 'agent', id: agentId, name: agentId, agentId }, agentId)) return undefined
-    } else if (!mayActivate(caller, agentId, skill, catalog)) return undefined
-    return {
-      key: skill.name,
-      title: skill.name,
-      description: trim(this.#o.instructions().description(skill, catalog)),
-      score: candidate.score,
-      why: this.#reasons(candidate),
-      kind: 'instruction',
-      class: 'safe',
-      needsApproval: false,
-      arguments: 'none: activate it with activate_skill { name }',
-      connection: READY_CONNECTION,
+      connection: this.#o.connectionState?.(skill, subjects) ?? READY_CONNECTION,
     }
   }
 
   #reasons(candidate: Candidate): string[] {
-    return candidate.match ? [...matchedFields(candidate.match, this.#usage.count(candidate.key)), ...candidate.why] : candidate.why
+    return candidate.terms
+      ? [...matchedFields(this.#index.matches(candidate.key, candidate.terms, this.#ranking), this.#usage.count(candidate.key)), ...candidate.why]
+      : candidate.why
   }
+}
+
+/** An agent key discovers for its own agent; a person for the agent it names, if any. */
+function agentOf(caller: Caller, agent: string | null | undefined): string | null {
+  return caller.kind === 'agent' ? caller.agentId : (agent ?? null)
 }
 
 /** Skill keys by lower-cased title; of two skills with one title, the later one's. */

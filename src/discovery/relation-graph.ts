@@ -1,14 +1,20 @@
 import type { Skill } from '../skill/index.js'
 import type { RelationRow } from '../store/index.js'
 
-/** Learned relations count once this many sequences were seen: one could be chance. */
-const LEARNED_MIN_WEIGHT = 2
-const MAX_DEPTH = 3
+/** A learned relation needs this many sequences: one could be chance. */
+const LEARNED_MIN_COUNT = 2
+/**
+ * And B must follow A at least twice as often as B's share of all follow-ups predicts: a busy
+ * skill called after everything follows each skill about as often as chance says (lift near 1).
+ */
+const LEARNED_MIN_LIFT = 2
 const SEEDS = 10
 
 interface Edge {
   to: string
   kind: string
+  /** 0–1: 1 for a declared relation; a learned one's share of follow-ups beyond chance, 1 − 1/lift. */
+  strength: number
 }
 
 interface Ranked {
@@ -19,20 +25,24 @@ interface Ranked {
 }
 
 /**
- * Relations between skills: declared on definitions (`related`) and learned (one skill called
- * after another in a conversation). A found skill brings its relations along, to depth 3, each
- * step scoring the parent's score × (1 − 0.15·depth).
+ * Relations between skills: declared on definitions (`related`) and learned from the stored counts
+ * of one skill called right after another in a conversation, kept only where the pair beats its
+ * base rates (lift). A relation raises a skill that matched the request itself, never above the
+ * skill it is related to; a skill only a relation brings comes after every direct match.
  */
 export class RelationGraph {
   #declared = new Map<string, Edge[]>()
-  #learned = new Map<string, Edge[]>()
-  readonly #counts = new Map<string, number>()
+  /** n(a→b), by a then b, and the margins lift is measured against. */
+  readonly #counts = new Map<string, Map<string, number>>()
+  readonly #out = new Map<string, number>()
+  readonly #in = new Map<string, number>()
+  #total = 0
 
   setDeclared(related: Map<string, Skill['related']>): void {
     const edges = new Map<string, Edge[]>()
     for (const [from, kinds] of related) {
       for (const [kind, keys] of Object.entries(kinds)) {
-        for (const to of keys) if (to !== from) edges.set(from, [...(edges.get(from) ?? []), { to, kind }])
+        for (const to of keys) if (to !== from) edges.set(from, [...(edges.get(from) ?? []), { to, kind, strength: 1 }])
       }
     }
     this.#declared = edges
@@ -40,61 +50,72 @@ export class RelationGraph {
 
   /** The stored counts of these pairs (every pair, or those counted since the last read); the rest are kept. */
   setLearned(rows: RelationRow[]): void {
-    if (rows.length === 0) return
-    for (const row of rows) this.#counts.set(`${row.from_key}\u0000${row.to_key}`, row.weight)
-    this.#rebuildLearned()
+    for (const row of rows) this.#count(row.from_key, row.to_key, row.weight)
   }
 
   learn(from: string, to: string): void {
-    const pair = `${from}\u0000${to}`
-    this.#counts.set(pair, (this.#counts.get(pair) ?? 0) + 1)
-    if (this.#counts.get(pair) === LEARNED_MIN_WEIGHT) this.#rebuildLearned()
+    this.#count(from, to, (this.#counts.get(from)?.get(to) ?? 0) + 1)
   }
 
   /**
-   * The ranking with each top result's relations added (or raised) at their expanded score. Only
-   * skills the caller may use seed an expansion: a hidden skill must not surface through its relations.
+   * The ranking with relations applied, `weight` (0 turns them off) scaling how much they count.
+   * Each of the best skills the caller may use (a hidden skill must not surface through its
+   * relations) raises a related skill that matched too by weight × its score × the relation's
+   * strength, never above itself; a related skill nothing matched comes after every match.
    */
-  expand<T extends Ranked>(ranked: T[], mayUse: (key: string) => boolean): T[] {
-    if (this.#declared.size === 0 && this.#learned.size === 0) return ranked
+  expand<T extends Ranked>(ranked: T[], mayUse: (key: string) => boolean, weight: number): T[] {
+    if (weight <= 0 || ranked.length === 0) return ranked
     const byKey = new Map(ranked.map((r) => [r.key, r]))
-    const added: Ranked[] = []
+    const raised = new Map<string, { score: number; why: string }>()
+    const added = new Map<string, Ranked>()
     for (const seed of ranked.filter((r) => mayUse(r.key)).slice(0, SEEDS)) {
-      let frontier = [seed.key]
-      const seen = new Set(frontier)
-      for (let depth = 1; depth <= MAX_DEPTH && frontier.length; depth++) {
-        const next: string[] = []
-        const score = seed.score * (1 - 0.15 * depth)
-        for (const key of frontier) {
-          for (const edge of [...(this.#declared.get(key) ?? []), ...(this.#learned.get(key) ?? [])]) {
-            if (seen.has(edge.to)) continue
-            seen.add(edge.to)
-            next.push(edge.to)
-            const why = `related to ${seed.key} (${edge.kind}${depth > 1 ? `, ${depth} steps` : ''})`
-            const existing = byKey.get(edge.to)
-            if (!existing) {
-              const entry = { key: edge.to, score, why: [why] }
-              byKey.set(edge.to, entry as T)
-              added.push(entry)
-            } else if (!existing.pinned && existing.score < score) {
-              existing.score = score
-              existing.why.push(why)
-            }
-          }
+      for (const edge of this.#edgesFrom(seed.key)) {
+        const why = `related to ${seed.key} (${edge.kind})`
+        const target = byKey.get(edge.to)
+        if (!target) {
+          if (!added.has(edge.to)) added.set(edge.to, { key: edge.to, score: seed.score * weight * edge.strength, why: [why] })
+          continue
         }
-        frontier = next
+        // Scores are the direct matches' own: a raised skill raises nothing in turn.
+        const score = Math.min(target.score + weight * seed.score * edge.strength, seed.score)
+        if (target.pinned || score <= Math.max(target.score, raised.get(edge.to)?.score ?? 0)) continue
+        raised.set(edge.to, { score, why })
       }
     }
-    return [...ranked, ...(added as T[])].sort((a, b) => Number(b.pinned ?? false) - Number(a.pinned ?? false) || b.score - a.score)
+    if (raised.size === 0 && added.size === 0) return ranked
+    for (const [key, { score, why }] of raised) {
+      const target = byKey.get(key)!
+      target.score = score
+      target.why.push(why)
+    }
+    const direct = raised.size ? [...ranked].sort((a, b) => Number(b.pinned ?? false) - Number(a.pinned ?? false) || b.score - a.score) : ranked
+    // Below every match in score as in order: a result's score is relative to the best one's.
+    let floor = direct.at(-1)!.score
+    for (const entry of added.values()) entry.score = floor = Math.min(entry.score, floor)
+    return [...direct, ...(added.values() as Iterable<T>)]
   }
 
-  #rebuildLearned(): void {
-    const edges = new Map<string, Edge[]>()
-    for (const [pair, weight] of this.#counts) {
-      if (weight < LEARNED_MIN_WEIGHT) continue
-      const [from, to] = pair.split('\u0000') as [string, string]
-      edges.set(from, [...(edges.get(from) ?? []), { to, kind: `called next ${weight} times` }])
+  #edgesFrom(key: string): Edge[] {
+    const edges = [...(this.#declared.get(key) ?? [])]
+    const counts = this.#counts.get(key)
+    if (!counts) return edges
+    const out = this.#out.get(key)!
+    const learned: Edge[] = []
+    for (const [to, n] of counts) {
+      if (n < LEARNED_MIN_COUNT) continue
+      const lift = (n * this.#total) / (out * this.#in.get(to)!)
+      if (lift >= LEARNED_MIN_LIFT) learned.push({ to, kind: `called next ${n} times`, strength: 1 - 1 / lift })
     }
-    this.#learned = edges
+    return [...edges, ...learned.sort((a, b) => b.strength - a.strength)]
+  }
+
+  #count(from: string, to: string, n: number): void {
+    let counts = this.#counts.get(from)
+    if (!counts) this.#counts.set(from, (counts = new Map()))
+    const delta = n - (counts.get(to) ?? 0)
+    counts.set(to, n)
+    this.#out.set(from, (this.#out.get(from) ?? 0) + delta)
+    this.#in.set(to, (this.#in.get(to) ?? 0) + delta)
+    this.#total += delta
   }
 }

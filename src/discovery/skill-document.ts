@@ -1,10 +1,6 @@
 import type { JsonSchema, Skill } from '../skill/index.js'
-import { USAGE_FIELDS, type UsageFields } from './usage-log.js'
 
-/** What discovery indexes of one skill, its stored requests included: each field is searched with its own weight. */
-export interface SkillDocument extends BaseDocument, UsageFields {}
-
-/** The skill's own text, without its usage. */
+/** What discovery indexes of one skill's own text: each field is searched with its own weight (its usage is learned apart). */
 export interface BaseDocument {
   id: string
   key: string
@@ -17,7 +13,8 @@ export interface BaseDocument {
   args: string
 }
 
-export const DOCUMENT_FIELDS = ['key', 'title', 'description', 'prompt', 'tags', 'category', 'source', 'args', ...USAGE_FIELDS] as const
+export const TEXT_FIELDS = ['key', 'title', 'description', 'tags', 'category', 'args', 'prompt', 'source'] as const
+export type TextField = (typeof TEXT_FIELDS)[number]
 
 // Enough for any real skill's arguments; a huge schema can't swamp a document.
 const ARGUMENT_CHARS = 2_000

@@ -2,7 +2,7 @@ import { stemmer } from 'stemmer'
 
 // Words too common in requests and descriptions to tell skills apart.
 const STOP_WORDS = new Set(
-  'a an and are as at be been but by can could do does for from get has have how i if in into is it its me my of on or our please should so some than that the their them then there these this those to use using was we what when where which who why will with would you your'.split(
+  'a about all also an and any are as at be been but by can could do does for from get has have how i if in into is it its just ll me my need of on or our please re should so some than that the their them then there these this those to use using ve want was we what when where which who why will with would you your'.split(
     ' ',
   ),
 )
@@ -19,12 +19,15 @@ export function tokenize(text: string): string[] {
 const STEMS_KEPT = 100_000
 const stems = new Map<string, string | null>()
 
-/** A word as indexed and searched: lower case, stop words dropped, stemmed (Porter), so "restarts" finds "restart". */
+/**
+ * A word as indexed and searched: lower case, stemmed (Porter), so "restarts" finds "restart".
+ * Stop words, bare numbers and one-letter fragments ("I'm" → m) are dropped: they match everything alike.
+ */
 export function processTerm(term: string): string | null {
   let processed = stems.get(term)
   if (processed === undefined) {
     const lower = term.toLowerCase()
-    processed = STOP_WORDS.has(lower) ? null : stemmer(lower)
+    processed = STOP_WORDS.has(lower) || lower.length < 2 || /^\p{N}+$/u.test(lower) ? null : stemmer(lower)
     // Words from queries are unbounded: the memo starts over rather than grow without end.
     if (stems.size >= STEMS_KEPT) stems.clear()
     stems.set(term, processed)

@@ -282,6 +282,7 @@ export class EdgeAgent {
       caller: { kind: 'user', id: 'manager', name: 'manager', role: 'admin' },
       agent: null,
       conversationId: null,
+      onBehalfOf: null,
       edgeId: this.connected?.edgeId ?? null,
       // Made when the skill first looks: most calls never log or listen for a cancel.
       get signal() {

@@ -64,7 +64,7 @@ export function loadSkills(database: store.OpenedDatabase, services: PlaneServic
     repo: new store.DiscoveryRepository(db),
     audit: services.auditRepo,
     logger,
-    connectionState: (skill, { caller, agentId }) => connections.state(skill, subjectsOf(caller, agentId, null)),
+    connectionState: (skill, { caller, agentId, onBehalfOf }) => connections.state(skill, subjectsOf(caller, agentId, onBehalfOf)),
     // Read from its first refresh on, when the sources below have loaded.
     instructions: () => sources.instructions.library,
     halfLifeMs: config.discovery.usageHalfLifeDays * 24 * 60 * 60 * 1000,

@@ -25,6 +25,7 @@ export class CallContext implements SkillContext {
   readonly caller: Caller
   readonly agent: string | null
   readonly conversationId: string | null
+  readonly onBehalfOf: Caller | null
   readonly edgeId: string | null
   readonly #call: Call
   readonly #deps: StageDeps
@@ -41,6 +42,7 @@ export class CallContext implements SkillContext {
     this.caller = call.caller
     this.agent = call.agentId
     this.conversationId = call.conversationId
+    this.onBehalfOf = call.options.onBehalfOf ?? null
     this.edgeId = call.edge?.id ?? null
     this.#call = call
     this.#deps = deps
@@ -110,7 +112,7 @@ export class CallContext implements SkillContext {
         // An edge is named per call: a nested call runs on the manager unless it names one.
         edgeId: nested?.edgeId ?? null,
         signal: call.cancel!.signal,
-        onBehalfOf: call.options.onBehalfOf ?? null,
+        onBehalfOf: this.onBehalfOf,
       },
       { callId: this.callId, depth: (call.parent?.depth ?? 0) + 1, scrub: call.injected },
     )

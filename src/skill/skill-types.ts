@@ -56,6 +56,8 @@ export interface SkillContext {
   /** Agent id the call is made for, when any. */
   agent: string | null
   conversationId: string | null
+  /** The person an agent run acts for (whose values and policies its calls meet), or null. */
+  onBehalfOf: Caller | null
   /** The edge a host-scope call runs on (its id); null on the manager. */
   edgeId: string | null
   signal: AbortSignal

@@ -18,6 +18,7 @@ export async function runSkill(skill: DefinedSkill<any, any>, input: unknown, si
     caller: admin,
     agent: null,
     conversationId: null,
+    onBehalfOf: null,
     edgeId: null,
     signal,
     logger: silentLogger(),
