@@ -126,6 +126,9 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
 }
 
+/** Who asked in the learning-rate run: the bench's admin, for no agent. */
+const ASKER = { caller: BENCH_CALLER, agent: null }
+
 /** The engine object behind plane.skills.discovery: the pipeline's own calls (remember, observe, flush), which the plane does not expose. */
 const engineOf = (plane: Skillplane) => plane.skills.discovery as Discovery
 
@@ -271,7 +274,7 @@ async function measureLearning(plane: Skillplane, learned: readonly Learned[]): 
       const started = performance.now()
       for (const [n, { key, query }] of learned.entries()) {
         const conversationId = `bench-learn-${n}`
-        engine.remember(conversationId, query, [key])
+        engine.remember(conversationId, query, ASKER, [key])
         engine.observe({ key, conversationId })
         await engine.ready()
         taught++
@@ -475,7 +478,7 @@ batch sizes the engine's flushes wrote (recorded during the run), into an empty 
 
 | figure | engine (remember + observe) | real path (discover → call) |
 | --- | --- | --- |
-| queries learned | ${int(l.taught)} of ${int(LEARN_QUERIES)} | ${int(f.taught)} of ${int(f.planned)} |
+| queries through the run (taught; fed) | ${int(l.taught)} of ${int(LEARN_QUERIES)} | ${int(f.taught)} of ${int(f.planned)} |
 | time, last flush included | ${(l.ms / 1000).toFixed(2)} s | ${(f.ms / 1000).toFixed(2)} s |
 | learned queries per second | ${perSecond(l.perSecond)} | ${perSecond(f.perSecond)} |
 | CPU per query | ${int(l.cpuMicrosPerQuery)} µs | ${int(f.cpuMicrosPerQuery)} µs |
