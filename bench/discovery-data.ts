@@ -1,16 +1,20 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { isDeepStrictEqual } from 'node:util'
 
 const DATA = fileURLToPath(new URL('./data/', import.meta.url))
 
 /** One tool of a catalog, as the data set describes it. */
 export interface CatalogTool {
-  /** What labels name: the MetaTool tool name, the LiveMCPBench tool name (shared across servers). */
+  /** What labels name: the MetaTool tool name, the LiveMCPBench tool name (shared across servers), an APIBench catalog line's `api_name`, numbered when repeated. */
   label: string
+  /** APIBench only: the tool's name as text (`api_name`), which repeats where labels cannot. */
+  name?: string
   description: string
-  /** LiveMCPBench only: the tool's JSON Schema input, its server and the server's category. */
+  /** LiveMCPBench only: the tool's JSON Schema input and its server. */
   inputSchema?: Record<string, unknown>
   server?: string
+  /** LiveMCPBench: the server's category; APIBench: the API's `domain`. */
   category?: string
 }
 
@@ -30,6 +34,11 @@ export interface DiscoveryData {
   metatoolSingle: RetrievalSet
   metatoolMulti: RetrievalSet
   liveMcpBench: RetrievalSet
+  huggingFace: RetrievalSet
+  tensorflowHub: RetrievalSet
+  torchHub: RetrievalSet
+  /** Torch Hub's train queries over the same catalog: usage history, never scored. */
+  torchHubTrain: LabelledQuery[]
 }
 
 function readJson(path: string): unknown {
@@ -167,6 +176,132 @@ export function loadLiveMcpBench(): RetrievalSet {
   return { name: 'LiveMCPBench', tools, queries }
 }
 
+function readJsonLines(path: string): unknown[] {
+  return readFileSync(DATA + path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, n) => {
+      try {
+        return JSON.parse(line) as unknown
+      } catch (error) {
+        throw new Error(`${path} line ${n + 1}: ${(error as Error).message}`)
+      }
+    })
+}
+
+/** An APIBench catalog line (the fields the bench reads; the rest only take part in matching labels). */
+interface ApiDoc {
+  domain: string
+  api_name: string
+  functionality: string
+  description: string
+}
+
+interface ApiRecord {
+  code: string
+  api_data: unknown
+}
+
+/** A JSON value with its object keys sorted, so two deep-equal objects print the same. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  )
+}
+
+/**
+ * The request of an eval record: after `###Instruction: ` up to `\n###Output`. 10 records write
+ * `### Instruction:` or `### Output`, and 5 have no output, their request running to the end.
+ */
+export function evalInstruction(code: string): string | undefined {
+  return /^\s*###\s?Instruction:\s*([\s\S]*?)\s*(?:\n###\s?Output|$)/.exec(code)?.[1]?.trim() || undefined
+}
+
+/** The request of a train record, written as a Python dict: `{'Instruction': text, 'Output': …`, the text quoted in 6. */
+export function trainInstruction(code: string): string | undefined {
+  const text = /^\{'Instruction':\s*([\s\S]*?),\s*'Output':/.exec(code)?.[1]?.trim()
+  return text?.replace(/^(["'])([\s\S]*)\1$/, '$2').trim() || undefined
+}
+
+/** What the README says resolves: a change in the data fails here rather than quietly moving the figures. */
+const APIBENCH_COUNTS = {
+  huggingface: { catalog: 936, records: 911, resolved: 834, twoDocs: 0 },
+  tensorflowhub: { catalog: 696, records: 688, resolved: 688, twoDocs: 4 },
+  torchhub: { catalog: 94, records: 186, resolved: 186, twoDocs: 0 },
+  torchhubTrain: { catalog: 94, records: 837, resolved: 837, twoDocs: 0 },
+}
+
+function expectCount(what: string, actual: number, expected: number): void {
+  if (actual !== expected) throw new Error(`Gorilla APIBench ${what}: ${actual}, bench/data/README.md says ${expected}`)
+}
+
+/**
+ * An APIBench catalog as tools: key from `api_name` (numbered when repeated, as 641 TensorFlow
+ * Hub lines share `model_id`), description = functionality + description, category = domain.
+ */
+function apiCatalog(file: string): { tools: CatalogTool[]; docs: unknown[] } {
+  const docs = readJsonLines(`gorilla-apibench/api/${file}`)
+  const seen = new Map<string, number>()
+  const tools = docs.map((doc) => {
+    const { api_name: name, functionality, description, domain } = doc as ApiDoc
+    const n = (seen.get(name) ?? 0) + 1
+    seen.set(name, n)
+    return { label: n === 1 ? name : `${name} (${n})`, name, description: `${functionality}. ${description}`, category: domain }
+  })
+  return { tools, docs }
+}
+
+/** Labels are the catalog lines whose whole object deep-equals the record's `api_data` (two identical lines: both relevant); records none equals are skipped. */
+function apiQueries(
+  catalog: { tools: CatalogTool[]; docs: unknown[] },
+  file: string,
+  instruction: (code: string) => string | undefined,
+  counts: (typeof APIBENCH_COUNTS)[keyof typeof APIBENCH_COUNTS],
+): LabelledQuery[] {
+  const lines = new Map<string, number[]>()
+  catalog.docs.forEach((doc, i) => lines.set(canonical(doc), [...(lines.get(canonical(doc)) ?? []), i]))
+  const records = readJsonLines(`gorilla-apibench/apibench/${file}`) as ApiRecord[]
+  const queries: LabelledQuery[] = []
+  let twoDocs = 0
+  for (const [n, record] of records.entries()) {
+    const matching = (lines.get(canonical(record.api_data)) ?? []).filter((i) => isDeepStrictEqual(catalog.docs[i], record.api_data))
+    if (matching.length === 0) continue
+    const query = instruction(record.code)
+    if (query === undefined) throw new Error(`${file} record ${n + 1}: no instruction in ${JSON.stringify(record.code.slice(0, 80))}`)
+    if (matching.length > 1) twoDocs++
+    queries.push({ query, relevant: matching.map((i) => catalog.tools[i]!.label) })
+  }
+  expectCount(`${file} records`, records.length, counts.records)
+  expectCount(`${file} records resolved`, queries.length, counts.resolved)
+  expectCount(`${file} records matching two identical lines`, twoDocs, counts.twoDocs)
+  return queries
+}
+
+function loadApiBench(name: string, catalogFile: string, evalFile: string, counts: (typeof APIBENCH_COUNTS)['huggingface']): RetrievalSet {
+  const catalog = apiCatalog(catalogFile)
+  expectCount(`${catalogFile} lines`, catalog.tools.length, counts.catalog)
+  return { name, tools: catalog.tools, queries: apiQueries(catalog, evalFile, evalInstruction, counts) }
+}
+
+export const loadHuggingFace = () => loadApiBench('Hugging Face', 'huggingface_api.jsonl', 'huggingface_eval.json', APIBENCH_COUNTS.huggingface)
+export const loadTensorflowHub = () => loadApiBench('TensorFlow Hub', 'tensorflowhub_api.jsonl', 'tensorflow_eval.json', APIBENCH_COUNTS.tensorflowhub)
+export const loadTorchHub = () => loadApiBench('Torch Hub', 'torchhub_api.jsonl', 'torchhub_eval.json', APIBENCH_COUNTS.torchhub)
+
+/** Torch Hub's train queries, labelled as the eval ones are, over the same catalog. */
+export function loadTorchHubTrain(): LabelledQuery[] {
+  return apiQueries(apiCatalog('torchhub_api.jsonl'), 'torchhub_train.json', trainInstruction, APIBENCH_COUNTS.torchhubTrain)
+}
+
 export function loadDiscoveryData(): DiscoveryData {
-  return { metatoolSingle: loadMetatoolSingle(), metatoolMulti: loadMetatoolMulti(), liveMcpBench: loadLiveMcpBench() }
+  return {
+    metatoolSingle: loadMetatoolSingle(),
+    metatoolMulti: loadMetatoolMulti(),
+    liveMcpBench: loadLiveMcpBench(),
+    huggingFace: loadHuggingFace(),
+    tensorflowHub: loadTensorflowHub(),
+    torchHub: loadTorchHub(),
+    torchHubTrain: loadTorchHubTrain(),
+  }
 }

@@ -211,8 +211,15 @@ function learnedQueries(pool: readonly LabelledQuery[], skillsOf: Map<string, st
   })
 }
 
-function exampleRows(learned: readonly Learned[], now: number, spreadMs: number, random: () => number): ExampleRow[] {
-  return learned.map(({ key, query }) => ({ id: ulid(), skill_key: key, query, created_at: new Date(now - random() * spreadMs).toISOString() }))
+/** Rows as a manager's flush writes them, dated over the last `spreadMs`. */
+function exampleRows(learned: readonly Learned[], manager: string, now: number, spreadMs: number, random: () => number): ExampleRow[] {
+  return learned.map(({ key, query }) => ({
+    id: ulid(),
+    skill_key: key,
+    query,
+    created_at: new Date(now - random() * spreadMs).toISOString(),
+    manager_id: manager,
+  }))
 }
 
 /** Rows into the store by the repository alone, in the batches given, on a SQLite file of `dataDir`: the floor under learning. */
@@ -237,7 +244,7 @@ async function storeRows(dataDir: string, rows: readonly ExampleRow[], batches: 
 async function storeFloor(learned: readonly Learned[], batches: readonly number[]): Promise<StoreFloor> {
   const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-discovery-floor-'))
   try {
-    const rows = exampleRows(learned, Date.now(), 0, Math.random)
+    const rows = exampleRows(learned, 'bench-floor', Date.now(), 0, Math.random)
     return await storeRows(dataDir, rows, batches)
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
@@ -359,7 +366,8 @@ export async function runDiscoverySpeedBench(log: (line: string) => void = () =>
 
     log(`  seeding ${int(HISTORY)} learned queries through the store (the repository's addExamples)`)
     const history = learnedQueries(pool, skillsOf, HISTORY, random)
-    const rows = exampleRows(history, Date.now(), HISTORY_DAYS * DAY_MS, random)
+    // Another manager's rows: a plane reads back only what it did not write itself.
+    const rows = exampleRows(history, 'bench-other-manager', Date.now(), HISTORY_DAYS * DAY_MS, random)
     const seeded = await storeRows(
       dataDir,
       rows,

@@ -1,4 +1,4 @@
-import type { CatalogTool } from './discovery-data.js'
+import type { CatalogTool, LabelledQuery } from './discovery-data.js'
 
 /** Query filler and function words only: a small list, so the reference stays plain BM25. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -15,9 +15,20 @@ export function tokenize(text: string): string[] {
   return (words ?? []).filter((word) => !STOP_WORDS.has(word))
 }
 
-/** What the reference indexes for a tool: its name and its description. */
+/**
+ * What the reference indexes for a tool: the words skillplane indexes for it (its name, its
+ * description, APIBench's domain), except LiveMCPBench's category and server, which the figures
+ * the data README publishes were measured without.
+ */
 export function referenceText(tool: CatalogTool): string {
-  return `${tool.label} ${tool.description}`
+  return [tool.name ?? tool.label, tool.server === undefined ? tool.category : undefined, tool.description].filter((part) => part !== undefined).join(' ')
+}
+
+/** The doc-expansion reference's text: the tool's own, then every history query labelled with it. */
+export function expandedTexts(tools: readonly CatalogTool[], history: readonly LabelledQuery[]): string[] {
+  const learned = new Map<string, string[]>()
+  for (const { query, relevant } of history) for (const label of relevant) learned.set(label, [...(learned.get(label) ?? []), query])
+  return tools.map((tool) => [referenceText(tool), ...(learned.get(tool.label) ?? [])].join(' '))
 }
 
 /**

@@ -459,7 +459,8 @@ const configShape = {
    * embedding model object); `toolThreshold`, how many callable tools an MCP session or agent run
    * may have before it gets a core set plus discovery instead (default 64); `coreTools`, the skills
    * always in that core set; `ranking`, overrides of the ranking parameters (BM25 `k1` and `b`, field
-   * weights, the weight of learned requests, prefix and fuzzy matching, relations; docs/discovery.md).
+   * weights, the weight of learned requests and of the most similar ones, prefix and fuzzy matching,
+   * relations; docs/discovery.md).
    */
   discovery: strictObject({
     usageHalfLifeDays: z.number().positive().max(3650).default(30),
@@ -475,6 +476,7 @@ const configShape = {
       usage: z.number().min(0).max(100).optional(),
       prefix: z.boolean().optional(),
       fuzzyFrom: z.number().int().min(0).max(100).optional(),
+      neighbours: z.number().min(0).max(10).optional(),
       relations: z.number().min(0).max(1).optional(),
     }).optional(),
     toolThreshold: positiveInt.max(100_000).default(64),

@@ -211,6 +211,27 @@ describe.each(databases)('discovery on $name', (database) => {
     await waitFor(async () => (await relatedHere()).includes('related to probe_port (called next 3 times)'), 15_000)
   }, 40_000)
 
+  it('picks up the requests another manager learned with the heartbeat, each once, while both go on learning', async () => {
+    const location = await database.create()
+    const here = await open({}, location)
+    const elsewhere = await open({}, location)
+    const learn = async (plane: Skillplane, conversation: string, query: string) => {
+      await discover(plane, admin, { query }, conversation)
+      expect((await plane.invoke('billing_report', { month: '2026-11' }, { caller: admin, conversationId: conversation })).ok).toBe(true)
+    }
+    await learn(elsewhere, 'e-1', 'zeppelin hangar invoices')
+    await learn(here, 'h-1', 'quokka expenses')
+    await waitFor(async () => keys(await discover(here, admin, { query: 'zeppelin hangar' }))[0] === 'billing_report', 15_000)
+    await waitFor(async () => keys(await discover(elsewhere, admin, { query: 'quokka' }))[0] === 'billing_report', 15_000)
+    // Learned later, after each has read the other: still arrives, and nothing is counted twice over the heartbeats.
+    await learn(elsewhere, 'e-2', 'narwhal ledger')
+    await waitFor(async () => keys(await discover(here, admin, { query: 'narwhal' }))[0] === 'billing_report', 15_000)
+    await waitFor(async () => here.skills.discovery.stats().examples === 3 && elsewhere.skills.discovery.stats().examples === 3, 15_000)
+    expect((await discover(here, admin, { query: 'narwhal zeppelin quokka' })).results[0]!.why).toEqual(
+      expect.arrayContaining([expect.stringMatching(/; 3 stored requests\)$/)]),
+    )
+  }, 40_000)
+
   it('keeps the index current: a catalog edit and a skill registered later are found without a rebuild', async () => {
     const plane = await open()
     expect(keys(await discover(plane, admin, { query: 'quarterly invoices' }))).not.toContain('billing_report')

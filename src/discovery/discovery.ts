@@ -7,6 +7,7 @@ import { callAccess, isSharedWith, mayActivate, type AccessView, type BindingVie
 import type { AuditRepository, DiscoveryRepository } from '../store/index.js'
 import { INSTRUCTION_TOOL_KEYS, type InstructionLibrary, type LibrarySkill } from '../sources/agent-skills/index.js'
 import { LexicalIndex } from './lexical-index.js'
+import { NeighbourIndex } from './neighbour-index.js'
 import { matchedFields } from './matched-fields.js'
 import { skillDocument, type BaseDocument } from './skill-document.js'
 import { UsageLog, type UsageExample } from './usage-log.js'
@@ -87,6 +88,8 @@ export interface DiscoveryOptions {
   /** Usage evidence halves in weight every this many ms. */
   halfLifeMs: number
   embedder?: Embedder
+  /** This manager, so that it never reads back the requests it stored itself. */
+  managerId?: string
   /** Overrides of the default ranking parameters (`discovery.ranking` in the config). */
   ranking?: RankingOverrides
   now?: () => number
@@ -108,6 +111,8 @@ const INSTRUCTION_TOOLS: ReadonlySet<string> = new Set(INSTRUCTION_TOOL_KEYS)
 
 // Hits beyond these can't make a top 50; scoring them all only feeds the GC.
 const LEXICAL_TOP = 200
+/** The past requests most like a new one that vote for the skills they led to. */
+const NEIGHBOURS = 40
 
 /**
  * Discovery: ranks the skills a caller may use for a request, from the words of each skill, the
@@ -117,6 +122,7 @@ const LEXICAL_TOP = 200
 export class Discovery {
   readonly #o: DiscoveryOptions
   readonly #index: LexicalIndex
+  readonly #neighbours: NeighbourIndex
   readonly #usage = new UsageLog()
   #prunedAt = 0
   readonly #relations = new RelationGraph()
@@ -130,7 +136,7 @@ export class Discovery {
   #titles = new Map<string, string>()
   #examplesSeen: string | undefined
   #relationsSeen: string | undefined
-  #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string }> = []
+  #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string; manager_id: string | null }> = []
   #pendingRelations: Array<{ from: string; to: string }> = []
   #flushing: Promise<void> = Promise.resolve()
   #timer: NodeJS.Timeout | undefined
@@ -141,6 +147,7 @@ export class Discovery {
     this.#ranking = rankingWith(options.ranking)
     this.#now = options.now ?? Date.now
     this.#index = new LexicalIndex(options.halfLifeMs, this.#now())
+    this.#neighbours = new NeighbourIndex(options.halfLifeMs)
     this.#semantic = options.embedder && new SemanticIndex(options.embedder, options.repo, options.logger)
     this.#timer = setInterval(() => void this.flush(), 1_000)
     this.#timer.unref()
@@ -171,12 +178,13 @@ export class Discovery {
     // Hourly, what weighs nothing any more is forgotten, here and in the database.
     if (this.#now() - this.#prunedAt > PRUNE_MS) {
       this.#prunedAt = this.#now()
-      for (const example of this.#usage.prune(oldest)) this.#index.unlearn(example.skill, example.query, example.at)
+      for (const example of this.#usage.prune(oldest)) this.#unlearn(example)
       await this.#o.repo.deleteExamplesBefore(new Date(oldest).toISOString())
     }
-    const rows = await this.#o.repo.examplesSince(since)
+    // What this manager learned it knows: only other managers' requests (and older runs') are read.
+    const rows = await this.#o.repo.examplesSince(since, this.#o.managerId)
     for (const row of rows) this.#learn({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
-    if (rows.length) this.#examplesSeen = rows.at(-1)!.created_at
+    this.#seeExamples(rows.at(-1)?.created_at ?? new Date(this.#now()).toISOString())
     // Relations are only ever counted up: after the first read, only the pairs counted since (with the same minute of overlap).
     const relations = await this.#o.repo.relations(this.#relationsSeen && new Date(Date.parse(this.#relationsSeen) - 60_000).toISOString())
     for (const row of relations) if (!this.#relationsSeen || row.updated_at > this.#relationsSeen) this.#relationsSeen = row.updated_at
@@ -256,7 +264,7 @@ export class Discovery {
     for (const query of queries) {
       const example = { id: ulid(), skill: key, query, at: Date.parse(at) }
       this.#learn(example)
-      this.#pendingExamples.push({ id: example.id, skill_key: key, query, created_at: at })
+      this.#pendingExamples.push({ id: example.id, skill_key: key, query, created_at: at, manager_id: this.#o.managerId ?? null })
     }
     if (previous && previous !== key) {
       this.#relations.learn(previous, key)
@@ -273,6 +281,8 @@ export class Discovery {
     this.#flushing = this.#flushing.then(async () => {
       try {
         await this.#o.repo.addExamples(examples)
+        // Written here, so known here: the next look starts a minute before them, not before the last request read.
+        if (this.#examplesSeen && examples.length) this.#seeExamples(examples.at(-1)!.created_at)
       } catch (error) {
         this.#pendingExamples.unshift(...examples)
         this.#o.logger.warn({ err: error, examples: examples.length }, 'discovery could not store what it learned; it tries again in a second')
@@ -292,11 +302,24 @@ export class Discovery {
     await this.flush()
   }
 
+  /** The newest request time known here (read, or written by this manager) moves forward only. */
+  #seeExamples(at: string): void {
+    if (!this.#examplesSeen || at > this.#examplesSeen) this.#examplesSeen = at
+  }
+
   /** A request learned here or read from the store: the index learns it at once (its words join the skill's usage). */
   #learn(example: UsageExample): void {
     const { added, dropped } = this.#usage.add(example)
-    if (added) this.#index.learn(example.skill, example.query, example.at)
-    for (const old of dropped) this.#index.unlearn(old.skill, old.query, old.at)
+    if (added) {
+      this.#index.learn(example.skill, example.query, example.at)
+      this.#neighbours.add(example)
+    }
+    for (const old of dropped) this.#unlearn(old)
+  }
+
+  #unlearn(example: UsageExample): void {
+    this.#index.unlearn(example.skill, example.query, example.at)
+    this.#neighbours.remove(example)
   }
 
   #sync(): void {
@@ -396,6 +419,14 @@ export class Discovery {
     const { hits, terms } = this.#index.search(query, this.#ranking, this.#now(), LEXICAL_TOP)
     const topLexical = hits[0]?.score ?? 1
     for (const hit of hits) candidates.set(hit.key, { key: hit.key, score: hit.score / topLexical, why: [], terms })
+    const { neighbours } = this.#ranking
+    if (neighbours > 0) {
+      for (const { skill, vote } of this.#neighbours.nearest(query, NEIGHBOURS, this.#now(), this.#ranking)) {
+        const candidate = candidates.get(skill)
+        if (candidate) candidate.score += neighbours * vote
+        else candidates.set(skill, { key: skill, score: neighbours * vote, why: [], terms })
+      }
+    }
     let ranked = [...candidates.values()].sort((a, b) => b.score - a.score)
     if (this.#semantic) ranked = fuseRanks(ranked, await this.#semantic.rank(query))
     const exact = this.#exact(query)

@@ -1,7 +1,7 @@
 import SearchableMap from 'minisearch/SearchableMap'
 import type { BaseDocument } from './skill-document.js'
 import { TEXT_FIELDS, type TextField } from './skill-document.js'
-import { processTerm, tokenize } from './tokenize.js'
+import { processTerm, termCounts, tokenize } from './tokenize.js'
 import type { RankingParameters } from './ranking.js'
 
 /** Where a matched word was found: one of the skill's own fields, or the requests it learned. */
@@ -131,7 +131,8 @@ export class LexicalIndex {
   /** The best `top` skills for a query, by BM25F over the fields weighted as `ranking` says. */
   search(query: string, ranking: RankingParameters, now: number, top: number): LexicalSearch {
     const words = [...new Set(tokenize(query).map(processTerm))].filter((t): t is string => t !== null)
-    const common = (term: string) => this.#entries.size >= COMMON_FROM && (this.#df.get(term) ?? 0) > this.#entries.size * COMMON_SHARE
+    const counted = FIELD_NAMES.map((field, f) => (f === USAGE ? ranking.usage : ranking.fields[field as TextField]) > 0)
+    const common = (term: string) => this.#entries.size >= COMMON_FROM && this.#heldBy(term, counted) > this.#entries.size * COMMON_SHARE
     const kept = words.some((term) => !common(term)) ? words.filter((term) => !common(term)) : words
     const weighted = new Map<string, number>()
     kept.forEach((term, i) => {
@@ -175,31 +176,30 @@ export class LexicalIndex {
     // A field's average length is over the skills that have it: a skill's only learned request is not "long" for being the only one.
     const averages = this.#totals.map((total, f) => total / Math.max(1, this.#holders[f]!))
     const touched: number[] = []
-    const seen = new Uint8Array(capacity)
     const termTouched: number[] = []
     for (const [term, queryWeight] of terms) {
-      const df = this.#df.get(term)
-      if (!df) continue
-      const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5))
+      if (!this.#df.has(term)) continue
       for (let f = 0; f < FIELD_NAMES.length; f++) {
         const weight = weights[f]!
         const postings = weight > 0 ? this.#postings[f]!.get(term) : undefined
         if (!postings) continue
         const lengths = this.#lengths[f]!
         const average = averages[f]! || 1
-        for (const [n, tf] of postings) {
+        // forEach, not for…of: no iterator entry per posting, which the GC would collect by the million.
+        postings.forEach((tf, n) => {
           if (accumulated[n] === 0) termTouched.push(n)
           accumulated[n]! += (weight * tf) / (1 - b + (b * lengths[n]!) / average)
-        }
+        })
       }
+      // The skills holding the word in a field ranking counts: every code skill's source says "code", which must not make "code" worthless.
+      const df = termTouched.length
+      const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5))
       for (const n of termTouched) {
         const tf = accumulated[n]!
         accumulated[n] = 0
         if (!(tf > 0)) continue
-        if (!seen[n]) {
-          seen[n] = 1
-          touched.push(n)
-        }
+        // Every term adds more than 0 (idf > 0), so a score of 0 means not touched yet.
+        if (scores[n] === 0) touched.push(n)
         scores[n]! += (queryWeight * idf * tf * (k1 + 1)) / (tf + k1)
       }
       termTouched.length = 0
@@ -292,20 +292,21 @@ export class LexicalIndex {
     }
   }
 
+  /** How many skills hold a word in the fields counted (a field weighted 0 makes no word common). */
+  #heldBy(term: string, counted: readonly boolean[]): number {
+    const all = this.#df.get(term) ?? 0
+    if (all === 0 || this.#postings.every((field, f) => counted[f] || !field.has(term))) return all
+    const holders = new Set<number>()
+    this.#postings.forEach((field, f) => {
+      if (counted[f]) for (const n of field.get(term)?.keys() ?? []) holders.add(n)
+    })
+    return holders.size
+  }
+
   #holds(term: string, n: number): boolean {
     for (const field of this.#postings) if (field.get(term)?.has(n)) return true
     return false
   }
-}
-
-/** A text's indexed words with how often each occurs. */
-function termCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const word of tokenize(text)) {
-    const term = processTerm(word)
-    if (term !== null) counts.set(term, (counts.get(term) ?? 0) + 1)
-  }
-  return counts
 }
 
 /** The `top` best of the touched skills, best first; equal scores by skill number (the order they were added in). */

@@ -16,6 +16,8 @@ export interface RankingParameters {
   prefix: boolean
   /** Words of at least this many letters forgive one typo; 0 turns fuzzy matching off. */
   fuzzyFrom: number
+  /** How much the skills that the most similar past requests led to gain (0–1 of the best match); 0 turns it off. */
+  neighbours: number
   /** How much a learned or declared relation to a better match raises a skill that matched too; 0 turns relations off. */
   relations: number
 }
@@ -34,12 +36,13 @@ export interface RankingFields {
 export type RankingOverrides = Partial<Omit<RankingParameters, 'fields'>> & { fields?: Partial<RankingFields> }
 
 export const DEFAULT_RANKING: RankingParameters = {
-  k1: 1.2,
-  b: 0.75,
-  fields: { key: 1, title: 0.5, description: 1, tags: 0.5, category: 0.3, args: 0.3, prompt: 0.3, source: 0 },
-  usage: 1,
+  k1: 2,
+  b: 0.5,
+  fields: { key: 1, title: 1.5, description: 1, tags: 0.5, category: 1.5, args: 0.3, prompt: 0.3, source: 0 },
+  usage: 0.5,
   prefix: true,
-  fuzzyFrom: 0,
+  fuzzyFrom: 6,
+  neighbours: 0.6,
   relations: 0.1,
 }
 

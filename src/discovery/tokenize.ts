@@ -34,3 +34,13 @@ export function processTerm(term: string): string | null {
   }
   return processed
 }
+
+/** A text's indexed words with how often each occurs. */
+export function termCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const word of tokenize(text)) {
+    const term = processTerm(word)
+    if (term !== null) counts.set(term, (counts.get(term) ?? 0) + 1)
+  }
+  return counts
+}

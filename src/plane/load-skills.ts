@@ -68,8 +68,11 @@ export function loadSkills(database: store.OpenedDatabase, services: PlaneServic
     // Read from its first refresh on, when the sources below have loaded.
     instructions: () => sources.instructions.library,
     halfLifeMs: config.discovery.usageHalfLifeDays * 24 * 60 * 60 * 1000,
+    // The plane's clock: tests move it to age what discovery learned.
+    now: () => clock().getTime(),
     ...(config.discovery.embedding && { embedder: createEmbedder(config.discovery.embedding) }),
     ...(config.discovery.ranking && { ranking: config.discovery.ranking }),
+    managerId,
   })
   shutdown.on('discovery', () => discovery.close())
   const view = (caller: Caller, agentId: string | null) => templateView({ registry, catalog, policies, vars: config.templateVars }, caller, agentId)

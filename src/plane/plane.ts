@@ -44,7 +44,7 @@ export interface PlaneOptions {
   sources?: boolean
   /** Start the config's `services` (before the sources) and stop them on close, as `serve` does. Default false. */
   services?: boolean
-  /** The time memory TTLs, learning decay and edge token lifetimes are measured against; tests pass a fake. Default: the system clock. */
+  /** The time memory TTLs, learning decay, discovery's usage decay and edge token lifetimes are measured against; tests pass a fake. Default: the system clock. */
   clock?: () => Date
   /**
    * Whether this process takes part in the daily sweeps (learnings decay, audit retention) under
@@ -130,7 +130,7 @@ export interface PlaneSkills extends CatalogReader {
 }
 
 export type PlaneInstructions = Pick<InstructionLibrary, 'get' | 'skills' | 'findings' | 'dirs' | 'visibleTo' | 'description'>
-export type PlaneDiscovery = Pick<Discovery, 'ready' | 'discover' | 'stats' | 'mostUsed'>
+export type PlaneDiscovery = Pick<Discovery, 'ready' | 'discover' | 'stats' | 'mostUsed' | 'ranking' | 'setRanking'>
 
 export interface PlaneAgents {
   /** The agent id for a name, alias or id; undefined for an unknown label. */

@@ -410,6 +410,8 @@ export interface DiscoveryExamplesTable {
   skill_key: string
   query: string
   created_at: string
+  /** The manager that learned it (none on rows from before migration 0031). */
+  manager_id: string | null
 }
 
 /** Learned: `to_key` called after `from_key` in one conversation, `weight` times. */

@@ -18,9 +18,15 @@ export class DiscoveryRepository {
       .execute()
   }
 
-  /** Examples recorded at or after `since`. */
-  examplesSince(since: string): Promise<ExampleRow[]> {
-    return this.db.selectFrom('discovery_examples').selectAll().where('created_at', '>=', since).orderBy('created_at').execute()
+  /** Examples recorded at or after `since`, but for those `exceptManager` learned (it knows them). */
+  examplesSince(since: string, exceptManager?: string): Promise<ExampleRow[]> {
+    return this.db
+      .selectFrom('discovery_examples')
+      .selectAll()
+      .where('created_at', '>=', since)
+      .$if(exceptManager !== undefined, (q) => q.where((eb) => eb.or([eb('manager_id', 'is', null), eb('manager_id', '<>', exceptManager!)])))
+      .orderBy('created_at')
+      .execute()
   }
 
   /** Delete examples recorded before `before`: they weigh nothing any more. */

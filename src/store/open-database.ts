@@ -31,6 +31,7 @@ import * as usersGroups from './migrations/0024-users-groups.js'
 import * as sessions from './migrations/0025-sessions.js'
 import * as edgeTokenExpiry from './migrations/0026-edge-token-expiry.js'
 import * as auditFilterPairs from './migrations/0030-audit-filter-pairs.js'
+import * as discoveryExampleManager from './migrations/0031-discovery-example-manager.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_sessions': sessions,
   '0026_edge_token_expiry': edgeTokenExpiry,
   '0030_audit_filter_pairs': auditFilterPairs,
+  '0031_discovery_example_manager': discoveryExampleManager,
 }
 
 export interface OpenDatabaseOptions {
