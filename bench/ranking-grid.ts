@@ -12,15 +12,15 @@ interface Coordinate {
 
 /** The grid every choice is made over; the product defaults (DEFAULT_RANKING) are a point of it. */
 export const GRID: readonly Coordinate[] = [
-  { name: 'k1', values: [0.9, 1.2, 1.5, 2, 3], set: (v) => ({ k1: v as number }) },
+  { name: 'k1', values: [0.9, 1.2, 1.5, 2, 3, 5], set: (v) => ({ k1: v as number }) },
   { name: 'b', values: [0.5, 0.75, 0.9], set: (v) => ({ b: v as number }) },
   { name: 'key', values: [0, 0.5, 1], set: (v) => ({ fields: { key: v as number } }) },
-  { name: 'title', values: [0, 0.5, 1, 1.5, 2], set: (v) => ({ fields: { title: v as number } }) },
+  { name: 'title', values: [0, 0.5, 1, 1.5, 2, 3], set: (v) => ({ fields: { title: v as number } }) },
   { name: 'category', values: [0, 0.3, 1, 1.5, 2], set: (v) => ({ fields: { category: v as number } }) },
   { name: 'prefix', values: [true, false], set: (v) => ({ prefix: v as boolean }) },
   { name: 'fuzzyFrom', values: [0, 6], set: (v) => ({ fuzzyFrom: v as number }) },
   { name: 'usage', values: [0.5, 1, 2], set: (v) => ({ usage: v as number }), historyOnly: true },
-  { name: 'neighbours', values: [0, 0.3, 0.6, 1], set: (v) => ({ neighbours: v as number }), historyOnly: true },
+  { name: 'neighbours', values: [0, 0.3, 0.6, 1, 1.5, 2], set: (v) => ({ neighbours: v as number }), historyOnly: true },
   { name: 'relations', values: [0.05, 0.1, 0.3], set: (v) => ({ relations: v as number }), historyOnly: true },
 ]
 

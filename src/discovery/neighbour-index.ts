@@ -1,4 +1,4 @@
-import { processTerm, termCounts, tokenize } from './tokenize.js'
+import { termCounts } from './tokenize.js'
 import type { UsageExample } from './usage-log.js'
 
 // From this many stored requests on, a word more than this share of them hold is left out (unless nothing else is left).
@@ -70,11 +70,12 @@ export class NeighbourIndex {
   nearest(query: string, k: number, now: number, bm25: { k1: number; b: number }): NeighbourVote[] {
     const count = this.#numbers.size
     if (count === 0) return []
-    const words = [...new Set(tokenize(query).map(processTerm))].filter((t): t is string => t !== null && this.#postings.has(t))
-    const common = (term: string) => count >= COMMON_FROM && this.#postings.get(term)!.size > count * COMMON_SHARE
-    const rarest = (words.some((t) => !common(t)) ? words.filter((t) => !common(t)) : words).sort(
-      (x, y) => this.#postings.get(x)!.size - this.#postings.get(y)!.size,
-    )
+    const asked = termCounts(query)
+    // A word no past request holds is kept too: it scores none of them, but it is part of what a near one would match.
+    const df = (term: string) => this.#postings.get(term)?.size ?? 0
+    const words = [...asked.keys()]
+    const common = (term: string) => count >= COMMON_FROM && df(term) > count * COMMON_SHARE
+    const rarest = (words.some((t) => !common(t)) ? words.filter((t) => !common(t)) : words).sort((x, y) => df(x) - df(y))
     // A long request's rarest words say which past ones are like it; past these, more only cost time.
     const kept = rarest.slice(0, MAX_WORDS)
     if (this.#scores.length < this.#examples.length) this.#scores = new Float64Array(this.#examples.length * 2)
@@ -83,10 +84,15 @@ export class NeighbourIndex {
     const average = this.#total / count || 1
     const { k1, b } = bm25
     const lengths = this.#lengths
+    // What the request would score against itself, were it stored: the most a past request can score.
+    let self = 0
+    const askedLength = [...asked.values()].reduce((sum, tf) => sum + tf, 0)
     for (const term of kept) {
-      const postings = this.#postings.get(term)!
-      const idf = Math.log(1 + (count - postings.size + 0.5) / (postings.size + 0.5))
-      postings.forEach((tf, n) => {
+      const postings = this.#postings.get(term)
+      const idf = Math.log(1 + (count - (postings?.size ?? 0) + 0.5) / ((postings?.size ?? 0) + 0.5))
+      const tf = asked.get(term)!
+      self += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * askedLength) / average))
+      postings?.forEach((tf, n) => {
         if (scores[n] === 0) touched.push(n)
         scores[n]! += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[n]!) / average))
       })
@@ -112,10 +118,12 @@ export class NeighbourIndex {
       vote.fresh += 1 / (rank + 1)
       votes.set(example.skill, vote)
     })
+    // Past requests that share only everyday words with this one are its nearest, but not near: votes count as near as the nearest is.
+    const nearness = best.length && self > 0 ? Math.min(1, scores[best[0]!]! / self) : 0
     for (const n of touched) scores[n] = 0
     if (votes.size === 0) return []
     // Scaled by the best vote as if its requests were new: old neighbours fade by the half-life as learned words do, even alone.
     const top = Math.max(...[...votes.values()].map((v) => v.fresh))
-    return [...votes].map(([skill, { aged }]) => ({ skill, vote: aged / top }))
+    return [...votes].map(([skill, { aged }]) => ({ skill, vote: (aged / top) * nearness }))
   }
 }

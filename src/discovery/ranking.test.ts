@@ -190,7 +190,8 @@ describe.each(databases)('discovery ranking on $name', (database) => {
 
   it('keeps the newest 500 requests per skill: the oldest leave the index too', async () => {
     let time = Date.parse('2026-03-01T00:00:00Z')
-    const plane = await open([skill('move_files', 'Move files between folders')], {}, () => new Date(time))
+    // No typo forgiven here: crate0z is one letter from crate20z.
+    const plane = await open([skill('move_files', 'Move files between folders')], { discovery: { ranking: { fuzzyFrom: 0 } } }, () => new Date(time))
     await teach(
       plane,
       'move_files',
@@ -206,19 +207,23 @@ describe.each(databases)('discovery ranking on $name', (database) => {
   }, 60_000)
 
   it('ranks first the skill a nearly identical past request led to, by the neighbours vote; neighbours 0 turns it off', async () => {
-    const plane = await open([skill('cold_storage', 'Archive invoices in the vault'), skill('move_files', 'Move files between folders')])
+    // Learned words weigh little here, so that the words alone favour the description.
+    const plane = await open([skill('cold_storage', 'Archive invoices in the vault'), skill('move_files', 'Move files between folders')], {
+      discovery: { ranking: { usage: 0.25, neighbours: 1 } },
+    })
     await teach(plane, 'move_files', ['archive old invoices quarterly in the vault', 'copy the photos to the shared drive', 'put backups on the nas'])
     const query = 'archive old invoices quarterly into the vault'
     const voted = await discover(plane, query)
     expect(keys(voted)).toEqual(['move_files', 'cold_storage'])
-    plane.skills.discovery.setRanking({ neighbours: 0 })
+    plane.skills.discovery.setRanking({ usage: 0.25, neighbours: 0 })
     const unvoted = await discover(plane, query)
     expect(keys(unvoted)).toEqual(['cold_storage', 'move_files'])
   })
 
   it('matches the last word as a prefix and, when fuzzyFrom says, words with one typo', async () => {
     const skills = [skill('restart_service', 'Restart a systemd unit'), skill('rotate_logs', 'Compress and rotate application log files')]
-    const plane = await open(skills)
+    // Prefixes first, with no typo forgiven (restar is one letter from restart).
+    const plane = await open(skills, { discovery: { ranking: { fuzzyFrom: 0 } } })
     expect((await discover(plane, 'systemd restar')).results[0]).toMatchObject({
       key: 'restart_service',
       why: ['matched description: systemd, restart; key: restart; title: restart'],
@@ -227,12 +232,14 @@ describe.each(databases)('discovery ranking on $name', (database) => {
     // Only the last word: an unfinished one before it is a word of its own.
     expect(keys(await discover(plane, 'restar units'))).toEqual(['restart_service'])
     expect(keys(await discover(plane, 'restar compress'))).toEqual(['rotate_logs'])
-    // Fuzzy is off by default.
     expect(keys(await discover(plane, 'systmd'))).toEqual([])
+    // By default, words of six letters or more forgive one typo.
+    plane.skills.discovery.setRanking({})
+    expect((await discover(plane, 'systmd')).results[0]).toMatchObject({ key: 'restart_service', why: ['matched description: systemd'] })
     plane.skills.discovery.setRanking({ fuzzyFrom: 5 })
     expect((await discover(plane, 'systmd')).results[0]).toMatchObject({ key: 'restart_service', why: ['matched description: systemd'] })
     expect(keys(await discover(plane, 'rotat'))).toEqual(['rotate_logs'])
-    plane.skills.discovery.setRanking({ prefix: false })
+    plane.skills.discovery.setRanking({ prefix: false, fuzzyFrom: 0 })
     expect(keys(await discover(plane, 'restar'))).toEqual([])
     // Shorter than fuzzyFrom: no typo forgiven.
     plane.skills.discovery.setRanking({ fuzzyFrom: 7, prefix: false })

@@ -36,13 +36,13 @@ export interface RankingFields {
 export type RankingOverrides = Partial<Omit<RankingParameters, 'fields'>> & { fields?: Partial<RankingFields> }
 
 export const DEFAULT_RANKING: RankingParameters = {
-  k1: 2,
-  b: 0.5,
-  fields: { key: 1, title: 1.5, description: 1, tags: 0.5, category: 1.5, args: 0.3, prompt: 0.3, source: 0 },
+  k1: 3,
+  b: 0.75,
+  fields: { key: 1, title: 2, description: 1, tags: 0.5, category: 1.5, args: 0.3, prompt: 0.3, source: 0 },
   usage: 0.5,
-  prefix: true,
+  prefix: false,
   fuzzyFrom: 6,
-  neighbours: 0.6,
+  neighbours: 1,
   relations: 0.1,
 }
 
