@@ -1,14 +1,7 @@
-import { parseTargetRows, verdict, type BenchSection, type TargetRow, type Verdict } from './section.js'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { verdict, type BenchSection, type TargetRow, type Verdict } from './section.js'
 import { fileURLToPath } from 'node:url'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
-import pino from 'pino'
 import { DEFAULT_RANKING } from '../src/discovery/index.js'
-import { createSkillplane, defineSkill, type DefinedSkill, type JsonSchema, type Skillplane } from '../src/index.js'
+import { asked, catalogSkills, discover, MAX_QUERY, mulberry32, openCatalog, shuffled, type BenchCatalog } from './discovery-catalog.js'
 import { loadDiscoveryData, type CatalogTool, type LabelledQuery, type RetrievalSet } from './discovery-data.js'
 import { expandedTexts, ReferenceBm25, referenceText, STOP_WORDS } from './reference-bm25.js'
 import { describePoint, GRID, GridEvaluator, overridesOf, startingPoint, type GridPoint, type TunedSet } from './ranking-grid.js'
@@ -24,13 +17,6 @@ const TUNING_SAMPLE = 1_000
 /** `DISCOVERY_BENCH_QUERIES=n` cuts every scored set, history feed and tuning sample to its first n queries: a quick run that proves the bench works, not figures to report. */
 const CUT = Number(process.env.DISCOVERY_BENCH_QUERIES) || Infinity
 const SEED = 13
-/** The longest query discover_skills takes: 4 MetaTool queries and one LiveMCPBench task are longer. */
-const MAX_QUERY = 1_000
-const SPEED_SKILLS = 10_000
-const SPEED_QUERIES = 1_000
-const SPEED_WARMUP = 50
-
-export const TARGETS = { p99Ms: 5, indexMs: 1_000 }
 
 /** The plain BM25 figures `bench/data/README.md` publishes, which the reference must reproduce. */
 export const PUBLISHED: Record<'metatoolSingle' | 'metatoolMulti' | 'liveMcpBench', Partial<Record<FigureName, number>>> = {
@@ -70,31 +56,6 @@ export interface HistoryFeed {
   skillsTaught: number
 }
 
-export interface IndexFigures {
-  buildMs: number
-  /** Skills in the index once built (the engine's count). */
-  skills: number
-  /** Heap growth (after a full GC) from building it. */
-  heapMB: number
-}
-
-export interface SpeedFigures {
-  skills: number
-  queries: number
-  /** createSkillplane with the skills already defined: registration and the catalog sync. */
-  startMs: number
-  /** Heap growth (after a full GC) from starting the plane, the skills already defined. */
-  startHeapMB: number
-  index: IndexFigures
-  /** The first discover_skills answered, the index built. */
-  firstQueryMs: number
-  p50Ms: number
-  p99Ms: number
-  /** The same queries asked of the engine itself (plane.skills.discovery.discover): no pipeline, no audit commits. */
-  engineP50Ms: number
-  engineP99Ms: number
-}
-
 export interface DiscoveryQualityResult {
   /** The reference BM25 over full rankings: what the README publishes. */
   reference: Record<SetName, RetrievalFigures>
@@ -111,136 +72,6 @@ export interface DiscoveryQualityResult {
     evaluations: number
     seconds: number
   }
-  speed: SpeedFigures
-}
-
-/** The engine indexes lazily (at the first query or `ready()`): timed right after start, before any query. */
-export async function measureIndex(plane: Skillplane, heap: () => number): Promise<IndexFigures> {
-  const heapBefore = heap()
-  const started = performance.now()
-  await plane.skills.discovery.ready()
-  const buildMs = performance.now() - started
-  return { buildMs, skills: plane.skills.discovery.stats().skills, heapMB: heap() - heapBefore }
-}
-
-/** A seeded generator (mulberry32): the history split and the synthetic catalog are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items]
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    ;[out[i], out[j]] = [out[j]!, out[i]!]
-  }
-  return out
-}
-
-/** A tool name as a skill key the way MCP imports fold names (camelCase split, the rest to `_`), a letter first, repeats numbered. */
-function skillKeys(names: readonly string[]): string[] {
-  const taken = new Set<string>()
-  return names.map((name) => {
-    let base = name
-      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '_')
-      .replace(/^_+|_+$/g, '')
-    if (!/^[a-z]/.test(base)) base = `t_${base}`
-    base = base.slice(0, 56).replace(/_+$/, '')
-    let key = base
-    for (let n = 2; taken.has(key); n++) key = `${base}_${n}`
-    taken.add(key)
-    return key
-  })
-}
-
-/** Draft-04's boolean exclusiveMinimum/Maximum (numbers since draft-06) dropped: one PDF Reader tool has them, and Ajv refuses them. */
-function withoutDraft4Bounds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutDraft4Bounds)
-  if (typeof value !== 'object' || value === null) return value
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([name, v]) => !(typeof v === 'boolean' && (name === 'exclusiveMinimum' || name === 'exclusiveMaximum')))
-      .map(([name, v]) => [name, withoutDraft4Bounds(v)]),
-  )
-}
-
-/** The tool's arguments as the skill's JSON Schema input, so that their names and descriptions are indexed. */
-function inputOf(schema: JsonSchema): JsonSchema {
-  return withoutDraft4Bounds({
-    ...(schema.$schema !== undefined && { $schema: schema.$schema }),
-    type: 'object',
-    properties: schema.properties ?? {},
-  }) as JsonSchema
-}
-
-function toSkill(tool: CatalogTool, key: string): DefinedSkill<JsonSchema> {
-  return defineSkill({
-    key,
-    // 19 LiveMCPBench tools come without a description; skillplane requires one.
-    description: tool.description.trim() || tool.label,
-    class: 'safe',
-    ...(tool.category !== undefined && { category: tool.category }),
-    ...(tool.server !== undefined && { tags: [tool.server] }),
-    ...(tool.inputSchema !== undefined && { input: inputOf(tool.inputSchema) }),
-    run: () => ({ done: true }),
-  })
-}
-
-interface CatalogSkills {
-  skills: DefinedSkill<JsonSchema>[]
-  /** Skill key → the label the data set scores. */
-  labels: Map<string, string>
-  /** Label → the keys of its skills (a LiveMCPBench name on several servers has several). */
-  keys: Map<string, string[]>
-}
-
-interface BenchCatalog extends CatalogSkills {
-  plane: Skillplane
-  close(): Promise<void>
-}
-
-function catalogSkills(tools: readonly CatalogTool[]): CatalogSkills {
-  const keys = skillKeys(tools.map((t) => t.label))
-  const byLabel = new Map<string, string[]>()
-  keys.forEach((key, i) => byLabel.set(tools[i]!.label, [...(byLabel.get(tools[i]!.label) ?? []), key]))
-  return {
-    skills: tools.map((tool, i) => toSkill(tool, keys[i]!)),
-    labels: new Map(keys.map((key, i) => [key, tools[i]!.label])),
-    keys: byLabel,
-  }
-}
-
-/** A plane on a fresh SQLite file whose registry holds the skills, synced to its catalog as `serve` does. */
-async function openCatalog(catalog: CatalogSkills): Promise<BenchCatalog> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-discovery-'))
-  const plane = await createSkillplane({ config: { skills: catalog.skills }, dataDir, logger: pino({ level: 'silent' }), sync: true })
-  return {
-    ...catalog,
-    plane,
-    async close() {
-      await plane.close()
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
-}
-
-interface DiscoverResult {
-  results: Array<{ key: string; score: number; why: string[] }>
-}
-
-async function discover(plane: Skillplane, query: string, limit: number, conversationId?: string): Promise<string[]> {
-  const envelope = await plane.invoke('discover_skills', { query, limit }, { caller: BENCH_CALLER, conversationId })
-  if (!envelope.ok) throw new Error(`discover_skills failed for ${JSON.stringify(query)}: ${envelope.error.code}: ${envelope.error.message}`)
-  return (envelope.data as DiscoverResult).results.map((r) => r.key)
 }
 
 /** Skillplane's rankings as labels; a key the data set does not know (a built-in) holds its place as a miss. */
@@ -300,77 +131,6 @@ async function feedHistory(catalog: BenchCatalog, history: readonly LabelledQuer
   return followed
 }
 
-/** Every tool of both catalogs again and again, words shuffled and keys numbered, to 10,000 skills. */
-function syntheticCatalog(tools: readonly CatalogTool[], size: number, random: () => number): CatalogTool[] {
-  return Array.from({ length: size }, (_, i) => {
-    const tool = tools[i % tools.length]!
-    const copy = Math.floor(i / tools.length)
-    if (copy === 0) return tool
-    const words = shuffled(tool.description.split(/\s+/), random).join(' ')
-    return { ...tool, label: `${tool.label}_${copy}`, description: words }
-  })
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
-}
-
-function collectGarbage(): () => void {
-  setFlagsFromString('--expose-gc')
-  return runInNewContext('gc') as () => void
-}
-
-async function measureSpeed(tools: readonly CatalogTool[], queries: readonly string[]): Promise<SpeedFigures> {
-  const random = mulberry32(SEED)
-  const skills = catalogSkills(syntheticCatalog(tools, SPEED_SKILLS, random))
-  const sample = Array.from({ length: SPEED_WARMUP + SPEED_QUERIES }, () => queries[Math.floor(random() * queries.length)]!)
-  const gc = collectGarbage()
-  const heap = () => {
-    gc()
-    return process.memoryUsage().heapUsed / 2 ** 20
-  }
-  const heapBefore = heap()
-  const started = performance.now()
-  const catalog = await openCatalog(skills)
-  try {
-    const startMs = performance.now() - started
-    const startHeapMB = heap() - heapBefore
-    const index = await measureIndex(catalog.plane, heap)
-    const firstStarted = performance.now()
-    await discover(catalog.plane, sample[0]!, LIMIT)
-    const firstQueryMs = performance.now() - firstStarted
-    for (const query of sample.slice(1, SPEED_WARMUP)) await discover(catalog.plane, query, LIMIT)
-    const latencies: number[] = []
-    for (const query of sample.slice(SPEED_WARMUP)) {
-      const t0 = performance.now()
-      await discover(catalog.plane, query, LIMIT)
-      latencies.push(performance.now() - t0)
-    }
-    latencies.sort((a, b) => a - b)
-    const engine: number[] = []
-    for (const query of sample.slice(SPEED_WARMUP)) {
-      const t0 = performance.now()
-      await catalog.plane.skills.discovery.discover(BENCH_CALLER, { query, limit: LIMIT })
-      engine.push(performance.now() - t0)
-    }
-    engine.sort((a, b) => a - b)
-    return {
-      engineP50Ms: percentile(engine, 0.5),
-      engineP99Ms: percentile(engine, 0.99),
-      skills: skills.skills.length,
-      queries: latencies.length,
-      startMs,
-      firstQueryMs,
-      startHeapMB,
-      index,
-      p50Ms: percentile(latencies, 0.5),
-      p99Ms: percentile(latencies, 0.99),
-    }
-  } finally {
-    await catalog.close()
-  }
-}
-
 /** The reference BM25 on every set, full rankings: the figures the data README publishes. */
 export function runReferenceBench(): Record<SetName, RetrievalFigures> {
   const data = loadDiscoveryData()
@@ -381,12 +141,6 @@ export function runReferenceBench(): Record<SetName, RetrievalFigures> {
   }
 }
 
-/** A query as an agent would ask it: its first MAX_QUERY characters, to both rankers alike. */
-function asked(queries: readonly LabelledQuery[]): LabelledQuery[] {
-  return queries.map((q) => ({ ...q, query: q.query.slice(0, MAX_QUERY) }))
-}
-
-/** A set as the bench scores it: its catalog's open plane, its queries, and (with history) what was fed. */
 interface ScoredSet extends TunedSet {
   group: GroupName
   title: string
@@ -497,12 +251,7 @@ export async function runDiscoveryQualityBench(log: (line: string) => void = () 
       })
     }
 
-    log(`  speed: ${SPEED_SKILLS.toLocaleString('en-US')} skills, ${SPEED_QUERIES} queries`)
-    const speed = await measureSpeed(
-      [...data.metatoolSingle.tools, ...data.liveMcpBench.tools],
-      asked([...data.metatoolSingle.queries, ...data.liveMcpBench.queries]).map((q) => q.query),
-    )
-    return { reference, sets: figures, cut: Number.isFinite(CUT) ? CUT : null, seed: SEED, history, tuning, speed }
+    return { reference, sets: figures, cut: Number.isFinite(CUT) ? CUT : null, seed: SEED, history, tuning }
   } finally {
     for (const catalog of opened) await catalog.close()
   }
@@ -513,8 +262,6 @@ const FIGURES = Object.keys(FIGURE_NAMES) as FigureName[]
 /** What the with-history target compares with the doc-expansion reference. */
 const HISTORY_FIGURES: FigureName[] = ['recall5', 'ndcg5', 'allIn5']
 const pct = (n: number) => n.toFixed(2)
-const yesNo = (met: boolean) => (met ? '**yes**' : '**no**')
-const signedMB = (mb: number) => `${mb < 0 ? '−' : '+'}${Math.abs(mb).toFixed(1)} MB`
 const atLeast = (a: RetrievalFigures, b: RetrievalFigures, figures: FigureName[] = FIGURES) => figures.every((f) => a[f] >= b[f])
 /** The figures where `a` falls short of `b`, as `R@5 30.78 < 33.47`. */
 const shortfalls = (a: RetrievalFigures, b: RetrievalFigures, figures: FigureName[] = FIGURES) =>
@@ -536,14 +283,14 @@ function verdictFigure(sets: SetFigures[], failing: (s: SetFigures) => string[],
   return misses.length === 0 ? passed : misses.map(([title, m]) => `${title}: ${m.join(', ')}`).join('; ')
 }
 
-/** Rows for bench/results.md's table of targets: the quality ones are facts (counts on fixed data), the speed ones are timed. */
+/** Rows for bench/results.md's table of targets: facts (counts on fixed data). */
 export function discoveryTargetRows(r: DiscoveryQualityResult): TargetRow[] {
   const without = r.sets.filter((s) => !s.history)
   const withHistory = r.sets.filter((s) => s.history)
   const cutNote = r.cut === null ? '' : ` (cut to ${r.cut} queries a set: not figures to report)`
   // A cut-down run proves the bench runs; it judges no target.
   const judge = (met: boolean): Verdict => (r.cut === null ? verdict(met) : 'not measurable here')
-  const quality: TargetRow[] = [
+  return [
     {
       target: 'discover_skills without history ≥ plain BM25 on every figure of every set (parameters chosen without the set)',
       figure: verdictFigure(without, (s) => shortfalls(s.skillplane, s.bm25), `every figure of ${without.length} sets`) + cutNote,
@@ -568,16 +315,7 @@ export function discoveryTargetRows(r: DiscoveryQualityResult): TargetRow[] {
       fact: true,
     },
   ]
-  const s = r.speed
-  return [
-    ...quality,
-    ...parseTargetRows([
-      `| discovery query p99 < ${TARGETS.p99Ms} ms over ${s.skills.toLocaleString('en-US')} skills | engine p50 ${s.engineP50Ms.toFixed(2)} ms, p99 ${s.engineP99Ms.toFixed(2)} ms (through the pipeline p50 ${s.p50Ms.toFixed(2)}, p99 ${s.p99Ms.toFixed(2)}) | ${yesNo(s.engineP99Ms < TARGETS.p99Ms)} |`,
-      `| discovery index build < ${TARGETS.indexMs / 1000} s for ${s.skills.toLocaleString('en-US')} skills | ${s.index.buildMs.toFixed(0)} ms | ${yesNo(s.index.buildMs < TARGETS.indexMs)} |`,
-    ]),
-  ]
 }
-
 /** Every set: skillplane with relations on and off beside plain BM25 and, with history, the doc-expansion reference. */
 export function setsTable(sets: SetFigures[]): string {
   const cells = (f: RetrievalFigures) => FIGURES.map((name) => pct(f[name])).join(' | ')
@@ -608,7 +346,6 @@ function parametersTable(r: DiscoveryQualityResult): string {
 
 /** The benchmark's section of bench/results.md (and what the bench prints when run alone). */
 export function discoveryQualityReport(r: DiscoveryQualityResult): string {
-  const s = r.speed
   const h = r.history
   return `## Discovery quality and speed
 ${r.cut === null ? '' : `\n> **Cut-down run** (DISCOVERY_BENCH_QUERIES=${r.cut}): each set, history feed and tuning sample cut to its first ${r.cut} queries. It shows the bench runs; its figures are not to be reported.\n`}
@@ -651,25 +388,6 @@ Full rankings; k1 = 1.5, b = 0.75, Lucene idf, tool name (camelCase split) + des
 lower-cased alphanumeric tokens, a ${STOP_WORDS.size}-word stop list, no stemming.
 
 ${referenceTable(r.reference)}
-
-### Speed over ${s.skills.toLocaleString('en-US')} skills
-
-Both catalogs' tools repeated with their description words shuffled and keys numbered, registered
-as code skills; ${s.queries.toLocaleString('en-US')} \`plane.invoke('discover_skills')\` calls in sequence as an admin (the whole
-pipeline, audit included) after a warm-up, then the same queries asked of the engine directly. The
-target is the engine's: the pipeline adds a call's two durable audit commits (and SQLite's
-checkpoints in its p99), which issue 15 makes cheaper for every skill alike.
-
-| figure | value | target | met |
-| --- | --- | --- | --- |
-| query p50, the engine (\`plane.discovery.discover\`) | ${s.engineP50Ms.toFixed(2)} ms | | |
-| query p99, the engine | ${s.engineP99Ms.toFixed(2)} ms | < ${TARGETS.p99Ms} ms | ${yesNo(s.engineP99Ms < TARGETS.p99Ms)} |
-| p50 through the pipeline (\`plane.invoke('discover_skills')\`, its two audit commits included) | ${s.p50Ms.toFixed(2)} ms | | |
-| p99 through the pipeline | ${s.p99Ms.toFixed(2)} ms | | |
-| index build (\`plane.discovery.ready()\` right after start, ${s.index.skills.toLocaleString('en-US')} skills indexed) | ${s.index.buildMs.toFixed(0)} ms | < ${TARGETS.indexMs} ms | ${yesNo(s.index.buildMs < TARGETS.indexMs)} |
-| index memory (heap growth across the build, after a full GC) | ${signedMB(s.index.heapMB)} | | |
-| plane start with the skills defined (registration, catalog sync) | ${s.startMs.toFixed(0)} ms, heap ${signedMB(s.startHeapMB)} | | |
-| first query after the build | ${s.firstQueryMs.toFixed(2)} ms | | |
 `
 }
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { auditSection } from './audit.bench.js'
 import { cliSection } from './cli.bench.js'
 import { discoverySection } from './discovery-quality.bench.js'
+import { discoverySpeedSection } from './discovery-speed.bench.js'
 import { edgeSection } from './edge.bench.js'
 import { httpSection } from './http.bench.js'
 import { cpuMicros } from './per-call.js'
@@ -28,6 +29,7 @@ const SECTIONS: BenchSection[] = [
   mcpServerSection,
   edgeSection,
   discoverySection,
+  discoverySpeedSection,
   scaleSection,
   auditSection,
   managersSection,
