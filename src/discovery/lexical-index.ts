@@ -18,6 +18,7 @@ const MAX_EXPANSIONS = 8
 // (unless nothing else is left): its IDF is near nothing and it costs the most to score.
 const COMMON_FROM = 1_000
 const COMMON_SHARE = 0.05
+const TYPOS_KEPT = 10_000
 // Learned weights are kept relative to an epoch (2^(age/half-life) grows with time); past this many half-lives it moves.
 const EPOCH_SPAN = 64
 
@@ -57,6 +58,8 @@ export class LexicalIndex {
   readonly #df = new Map<string, number>()
   /** Every indexed word, for prefix and fuzzy lookups. */
   readonly #terms = new SearchableMap<true>()
+  /** Fuzzy lookups walk the whole word tree: each word's is kept until a word comes or goes. */
+  readonly #typoCache = new Map<string, string[]>()
   readonly #halfLifeMs: number
   #epoch: number
   #scores = new Float64Array(0)
@@ -139,7 +142,8 @@ export class LexicalIndex {
       weighted.set(term, 1)
       const expansions: string[] = []
       if (ranking.prefix && i === kept.length - 1 && term.length >= 4) for (const [found] of this.#terms.atPrefix(term)) expansions.push(found)
-      if (ranking.fuzzyFrom > 0 && term.length >= ranking.fuzzyFrom) for (const [found] of this.#terms.fuzzyGet(term, 1)) expansions.push(found)
+      // A typo is a word the skills don't hold: a word they hold is taken as meant (plan is not plane).
+      if (ranking.fuzzyFrom > 0 && term.length >= ranking.fuzzyFrom && !this.#terms.has(term)) expansions.push(...this.#typos(term))
       const ranked = expansions.filter((t) => t !== term && !common(t)).sort((a, b) => (this.#df.get(b) ?? 0) - (this.#df.get(a) ?? 0))
       for (const found of ranked.slice(0, MAX_EXPANSIONS)) if (!weighted.has(found)) weighted.set(found, EXPANDED_WEIGHT)
     })
@@ -156,6 +160,17 @@ export class LexicalIndex {
     for (const term of terms) {
       const fields = FIELD_NAMES.filter((_, f) => counted[f] && this.#postings[f]!.get(term)?.has(entry.n))
       if (fields.length) found[term] = fields
+    }
+    return found
+  }
+
+  /** The indexed words one edit away. */
+  #typos(term: string): string[] {
+    let found = this.#typoCache.get(term)
+    if (!found) {
+      // Query words are unbounded: the memo starts over rather than grow without end.
+      if (this.#typoCache.size >= TYPOS_KEPT) this.#typoCache.clear()
+      this.#typoCache.set(term, (found = [...this.#terms.fuzzyGet(term, 1).keys()]))
     }
     return found
   }
@@ -272,7 +287,10 @@ export class LexicalIndex {
     if (!this.#holds(term, n)) {
       const df = this.#df.get(term) ?? 0
       this.#df.set(term, df + 1)
-      if (df === 0) this.#terms.set(term, true)
+      if (df === 0) {
+        this.#terms.set(term, true)
+        this.#typoCache.clear()
+      }
     }
     let postings = this.#postings[field]!.get(term)
     if (!postings) this.#postings[field]!.set(term, (postings = new Map()))
@@ -289,6 +307,7 @@ export class LexicalIndex {
     else {
       this.#df.delete(term)
       this.#terms.delete(term)
+      this.#typoCache.clear()
     }
   }
 

@@ -5,6 +5,8 @@ import type { UsageExample } from './usage-log.js'
 const COMMON_FROM = 1_000
 const COMMON_SHARE = 0.05
 const MAX_WORDS = 64
+// Postings scored per request at most: past them, only more common words are left, which move the nearest little and cost the most.
+const MAX_POSTINGS = 20_000
 
 export interface NeighbourVote {
   skill: string
@@ -87,8 +89,11 @@ export class NeighbourIndex {
     // What the request would score against itself, were it stored: the most a past request can score.
     let self = 0
     const askedLength = [...asked.values()].reduce((sum, tf) => sum + tf, 0)
+    let scanned = 0
     for (const term of kept) {
       const postings = this.#postings.get(term)
+      if (scanned > MAX_POSTINGS) break
+      scanned += postings?.size ?? 0
       const idf = Math.log(1 + (count - (postings?.size ?? 0) + 0.5) / ((postings?.size ?? 0) + 0.5))
       const tf = asked.get(term)!
       self += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * askedLength) / average))

@@ -68,7 +68,13 @@ export class RelationGraph {
     const byKey = new Map(ranked.map((r) => [r.key, r]))
     const raised = new Map<string, { score: number; why: string }>()
     const added = new Map<string, Ranked>()
-    for (const seed of ranked.filter((r) => mayUse(r.key)).slice(0, SEEDS)) {
+    // Access is checked lazily, best first, until enough seeds: a check costs, and most of the ranking never seeds.
+    const seeds: T[] = []
+    for (const r of ranked) {
+      if (seeds.length === SEEDS) break
+      if (mayUse(r.key)) seeds.push(r)
+    }
+    for (const seed of seeds) {
       for (const edge of this.#edgesFrom(seed.key)) {
         const why = `related to ${seed.key} (${edge.kind})`
         const target = byKey.get(edge.to)
