@@ -40,7 +40,7 @@ export const DEFAULT_RANKING: RankingParameters = {
   b: 0.75,
   fields: { key: 1, title: 2, description: 1, tags: 0.5, category: 1.5, args: 0.3, prompt: 0.3, source: 0 },
   usage: 0.5,
-  prefix: false,
+  prefix: true,
   fuzzyFrom: 6,
   neighbours: 1,
   relations: 0.1,
