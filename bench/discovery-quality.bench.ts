@@ -347,7 +347,7 @@ function parametersTable(r: DiscoveryQualityResult): string {
 /** The benchmark's section of bench/results.md (and what the bench prints when run alone). */
 export function discoveryQualityReport(r: DiscoveryQualityResult): string {
   const h = r.history
-  return `## Discovery quality and speed
+  return `## Discovery quality
 ${r.cut === null ? '' : `\n> **Cut-down run** (DISCOVERY_BENCH_QUERIES=${r.cut}): each set, history feed and tuning sample cut to its first ${r.cut} queries. It shows the bench runs; its figures are not to be reported.\n`}
 \`discover_skills\` (limit ${LIMIT}) over five public tool-retrieval sets (bench/data/README.md): MetaTool,
 LiveMCPBench and Gorilla APIBench's Hugging Face, TensorFlow Hub and Torch Hub catalogs. Scored per
@@ -398,7 +398,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 
 export const discoverySection: BenchSection = {
   name: 'discovery',
-  title: 'Discovery quality and speed',
+  title: 'Discovery quality',
   async run(log) {
     const r = await runDiscoveryQualityBench(log)
     return { targets: discoveryTargetRows(r), body: discoveryQualityReport(r) }

@@ -241,6 +241,10 @@ describe.each(databases)('discovery ranking on $name', (database) => {
     expect(keys(await discover(plane, 'rotat'))).toEqual(['rotate_logs'])
     plane.skills.discovery.setRanking({ prefix: false, fuzzyFrom: 0 })
     expect(keys(await discover(plane, 'restar'))).toEqual([])
+    // A word some skill holds is taken as meant, never as a typo of another one.
+    const planets = await open([skill('plane_tickets', 'Book plane seats'), skill('planet_facts', 'Facts about each planet')])
+    expect(keys(await discover(planets, 'planet'))).toEqual(['planet_facts'])
+    expect(keys(await discover(planets, 'planer'))).toEqual(expect.arrayContaining(['plane_tickets', 'planet_facts']))
     // Shorter than fuzzyFrom: no typo forgiven.
     plane.skills.discovery.setRanking({ fuzzyFrom: 7, prefix: false })
     expect(keys(await discover(plane, 'systmd'))).toEqual([])
