@@ -31,13 +31,15 @@ export class ConversationLog<T> {
 
   /**
    * A skill was called ok: the discoveries of its conversation it may learn from (each once; those
-   * `teaches` accepts are marked taught), and the skill called before it.
+   * `teaches` accepts are marked taught), and the skill called before it. The latest discovery may
+   * teach a skill it did not return; an earlier one only what it returned (the conversation has moved on).
    */
   called(conversationId: string, key: string, now: number, teaches: (offer: Offer<T>) => boolean): { queries: string[]; previous: string | null } {
     const conversation = this.#touch(conversationId, now)
     const queries: string[] = []
+    const latest = conversation.offers.at(-1)
     for (const offer of conversation.offers) {
-      if (offer.taught.has(key) || !teaches(offer)) continue
+      if (offer.taught.has(key) || (offer !== latest && !offer.returned.has(key)) || !teaches(offer)) continue
       offer.taught.add(key)
       queries.push(offer.query)
     }

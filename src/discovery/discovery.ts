@@ -251,8 +251,9 @@ export class Discovery {
   }
 
   /**
-   * An ok call: the called skill learns every request discovered before it in its conversation
-   * that the discovery's asker could have found it for (returned or not); a sequence teaches a relation.
+   * An ok call: the called skill learns the latest request discovered in its conversation (returned
+   * or not) and earlier ones that returned it, each only if the discovery's asker could have found
+   * it; a sequence teaches a relation.
    */
   observe(call: { key: string; conversationId: string | null }): void {
     if (!call.conversationId || call.key === DISCOVER_KEY) return

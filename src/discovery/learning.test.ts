@@ -87,6 +87,23 @@ describe.each(databases)('discovery learning on $name', (database) => {
     expect(plane.skills.discovery.stats().examples).toBe(1)
   })
 
+  it('teaches a skill the latest discovery of its conversation, and earlier ones only if they returned it', async () => {
+    const plane = await open()
+    expect(keys(await discover(plane, admin, 'print shipping labels', 'c5'))).toContain('print_labels')
+    expect(await call(plane, 'print_labels', {}, 'c5')).toBe(true)
+    const rotate = await discover(plane, admin, 'rotate the log files', 'c5')
+    expect(keys(rotate)).not.toContain('print_labels')
+    expect(await call(plane, 'rotate_logs', {}, 'c5')).toBe(true)
+    // The first request led to print_labels only: rotate_logs, called after the conversation moved on, learns only its own.
+    expect(plane.skills.discovery.stats().examples).toBe(2)
+    expect(learned(await discover(plane, admin, 'shipping labels'), 'rotate_logs')).toBe(false)
+    // A skill an earlier discovery did return still learns that request, called later.
+    expect(keys(await discover(plane, admin, 'compress parcels', 'c6'))).toEqual(expect.arrayContaining(['rotate_logs', 'print_labels']))
+    await discover(plane, admin, 'weigh the freight', 'c6')
+    expect(await call(plane, 'print_labels', {}, 'c6')).toBe(true)
+    expect(plane.skills.discovery.stats().examples).toBe(4)
+  })
+
   it('teaches only skills the caller who discovered could have found, whoever calls them in that conversation', async () => {
     const plane = await open()
     const fleet = agentCaller('fleet')
