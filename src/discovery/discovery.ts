@@ -115,6 +115,8 @@ const INSTRUCTION_TOOLS: ReadonlySet<string> = new Set(INSTRUCTION_TOOL_KEYS)
 const LEXICAL_TOP = 200
 /** The past requests most like a new one that vote for the skills they led to. */
 const NEIGHBOURS = 40
+/** Learned requests (and relations) waiting for the store, at most: past this, the oldest are dropped with a warning. */
+const MAX_PENDING = 100_000
 
 /**
  * Discovery: ranks the skills a caller may use for a request, from the words of each skill, the
@@ -137,6 +139,8 @@ export class Discovery {
   #documents = new Map<string, BaseDocument>()
   #titles = new Map<string, string>()
   #examplesSeen: string | undefined
+  /** The stored requests were read once: from then on, this manager's own writes move the read cursor. */
+  #loaded = false
   #relationsSeen: string | undefined
   #pendingExamples: Array<{ id: string; skill_key: string; query: string; created_at: string; manager_id: string | null }> = []
   #pendingRelations: Array<{ from: string; to: string }> = []
@@ -186,7 +190,8 @@ export class Discovery {
     // What this manager learned it knows: only other managers' requests (and older runs') are read.
     const rows = await this.#o.repo.examplesSince(since, this.#o.managerId)
     for (const row of rows) this.#learn({ id: row.id, skill: row.skill_key, query: row.query, at: Date.parse(row.created_at) })
-    this.#seeExamples(rows.at(-1)?.created_at ?? new Date(this.#now()).toISOString())
+    if (rows.length) this.#seeExamples(rows.at(-1)!.created_at)
+    this.#loaded = true
     // Relations are only ever counted up: after the first read, only the pairs counted since (with the same minute of overlap).
     const relations = await this.#o.repo.relations(this.#relationsSeen && new Date(Date.parse(this.#relationsSeen) - 60_000).toISOString())
     for (const row of relations) if (!this.#relationsSeen || row.updated_at > this.#relationsSeen) this.#relationsSeen = row.updated_at
@@ -282,18 +287,25 @@ export class Discovery {
     if (!examples.length && !relations.length) return this.#flushing
     const at = new Date(this.#now()).toISOString()
     this.#flushing = this.#flushing.then(async () => {
+      // Dated when written, not when learned: a write retried after an outage must not land behind other managers' read cursors.
+      const written = new Date(this.#now()).toISOString()
       try {
-        await this.#o.repo.addExamples(examples)
+        await this.#o.repo.addExamples(examples.map((row) => ({ ...row, created_at: written })))
         // Written here, so known here: the next look starts a minute before them, not before the last request read.
-        if (this.#examplesSeen && examples.length) this.#seeExamples(examples.at(-1)!.created_at)
+        if (this.#loaded && examples.length) this.#seeExamples(written)
       } catch (error) {
-        this.#pendingExamples.unshift(...examples)
-        this.#o.logger.warn({ err: error, examples: examples.length }, 'discovery could not store what it learned; it tries again in a second')
+        // Kept for the next try, up to a bound: a store down for long loses the oldest, never the process.
+        const waiting = [...examples, ...this.#pendingExamples]
+        this.#pendingExamples = waiting.slice(-MAX_PENDING)
+        this.#o.logger.warn(
+          { err: error, examples: examples.length, dropped: waiting.length - this.#pendingExamples.length },
+          'discovery could not store what it learned; it tries again in a second',
+        )
       }
       try {
         await this.#o.repo.addRelations(relations, at)
       } catch (error) {
-        this.#pendingRelations.unshift(...relations)
+        this.#pendingRelations = [...relations, ...this.#pendingRelations].slice(-MAX_PENDING)
         this.#o.logger.warn({ err: error, relations: relations.length }, 'discovery could not store learned relations; it tries again in a second')
       }
     })
@@ -355,20 +367,11 @@ export class Discovery {
     this.#semantic?.sync(documents.values())
   }
 
-  /**
-   * The documents of the skills whose catalog rows changed, as a rebuild would make them: only
-   * those are read again, in the order a rebuild takes them (the order the index adds them in).
-   */
+  /** The documents of the skills whose catalog rows changed, as a rebuild would make them: only those are read again. */
   #reindex(): void {
     const keys = [...this.#dirtyKeys].filter((key) => this.#documents.has(key))
     this.#dirtyKeys.clear()
     if (keys.length === 0) return
-    if (keys.length > 1) {
-      const order = new Map<string, number>()
-      let i = 0
-      for (const key of this.#documents.keys()) order.set(key, i++)
-      keys.sort((a, b) => order.get(a)! - order.get(b)!)
-    }
     const library = this.#o.instructions()
     let retitled = false
     for (const key of keys) {
@@ -427,7 +430,7 @@ export class Discovery {
       for (const { skill, vote } of this.#neighbours.nearest(query, NEIGHBOURS, this.#now(), this.#ranking)) {
         const candidate = candidates.get(skill)
         if (candidate) candidate.score += neighbours * vote
-        else candidates.set(skill, { key: skill, score: neighbours * vote, why: [], terms })
+        else candidates.set(skill, { key: skill, score: neighbours * vote, why: ['asked for like this before'], terms })
       }
     }
     let ranked = [...candidates.values()].sort((a, b) => b.score - a.score)

@@ -160,6 +160,18 @@ describe.each(databases)('discovery learning on $name', (database) => {
     expect(pair.results[1]!.why).toEqual(['related to probe_port (called next 2 times)'])
   })
 
+  it('learns a deployment’s one main workflow, which follows nothing else', async () => {
+    const plane = await open()
+    // Only probe_port → rotate_logs is ever called in sequence: it is every follow-up there is.
+    await sequences(plane, [
+      ['probe_port', 'rotate_logs'],
+      ['probe_port', 'rotate_logs'],
+    ])
+    const pair = await discover(plane, admin, 'answers on tcp')
+    expect(keys(pair)).toEqual(['probe_port', 'rotate_logs'])
+    expect(pair.results[1]!.why).toEqual(['related to probe_port (called next 2 times)'])
+  })
+
   it('never ranks a related skill above a direct match; relations 0 changes nothing', async () => {
     const location = await database.create()
     const plane = await open({}, location)

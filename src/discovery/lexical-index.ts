@@ -74,10 +74,6 @@ export class LexicalIndex {
     return this.#entries.size
   }
 
-  has(key: string): boolean {
-    return this.#entries.has(key)
-  }
-
   /** Add or replace a skill's own text (its learned requests stay); unchanged, it is left alone. */
   upsert(doc: BaseDocument): void {
     const entry = this.#entries.get(doc.id)
@@ -328,7 +324,7 @@ export class LexicalIndex {
   }
 }
 
-/** The `top` best of the touched skills, best first; equal scores by skill number (the order they were added in). */
+/** The `top` best of the touched skills, best first; equal scores by skill number (stable while the catalog stands). */
 function topScores(touched: number[], scores: Float64Array, top: number): number[] {
   const better = (x: number, y: number) => scores[y]! - scores[x]! || x - y
   if (touched.length <= top * 2) return touched.sort(better).slice(0, top)

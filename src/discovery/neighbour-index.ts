@@ -32,10 +32,6 @@ export class NeighbourIndex {
 
   constructor(private readonly halfLifeMs: number) {}
 
-  get size(): number {
-    return this.#numbers.size
-  }
-
   /** Store a request; one already stored (the same id) is left alone. */
   add(example: UsageExample): void {
     if (this.#numbers.has(example.id)) return

@@ -4,8 +4,8 @@ import type { RelationRow } from '../store/index.js'
 /** A learned relation needs this many sequences: one could be chance. */
 const LEARNED_MIN_COUNT = 2
 /**
- * And B must follow A at least twice as often as B's share of all follow-ups predicts: a busy
- * skill called after everything follows each skill about as often as chance says (lift near 1).
+ * And B must follow A at least twice as often as it follows the other skills: a busy skill called
+ * after everything follows each about as often (lift near 1).
  */
 const LEARNED_MIN_LIFT = 2
 const SEEDS = 10
@@ -13,7 +13,7 @@ const SEEDS = 10
 interface Edge {
   to: string
   kind: string
-  /** 0–1: 1 for a declared relation; a learned one's share of follow-ups beyond chance, 1 − 1/lift. */
+  /** 0–1: 1 for a declared relation; a learned one's 1 − 1/lift. */
   strength: number
 }
 
@@ -109,7 +109,11 @@ export class RelationGraph {
     const learned: Edge[] = []
     for (const [to, n] of counts) {
       if (n < LEARNED_MIN_COUNT) continue
-      const lift = (n * this.#total) / (out * this.#in.get(to)!)
+      // How often `to` follows this skill against how often it follows any other: a deployment's one
+      // main workflow is learned (it follows nothing else), a skill that follows everything is not.
+      const elsewhere = this.#total - out
+      const otherwise = elsewhere > 0 ? (this.#in.get(to)! - n) / elsewhere : 0
+      const lift = otherwise > 0 ? n / out / otherwise : Infinity
       if (lift >= LEARNED_MIN_LIFT) learned.push({ to, kind: `called next ${n} times`, strength: 1 - 1 / lift })
     }
     return [...edges, ...learned.sort((a, b) => b.strength - a.strength)]

@@ -5,17 +5,25 @@ export type ExampleRow = Selectable<DiscoveryExamplesTable>
 export type RelationRow = Selectable<SkillRelationsTable>
 export type EmbeddingRow = Selectable<SkillEmbeddingsTable>
 
+// Five columns a row: SQLite takes 32,766 parameters a statement, PostgreSQL 65,535.
+const EXAMPLES_PER_STATEMENT = 1_000
+
 /** Discovery's evidence: usage examples, learned relations and skill embeddings. */
 export class DiscoveryRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Store examples (an id already stored is left alone), in statements small enough for either database's bound-parameter limit. */
   async addExamples(rows: ExampleRow[]): Promise<void> {
     if (rows.length === 0) return
-    await this.db
-      .insertInto('discovery_examples')
-      .values(rows)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute()
+    await this.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < rows.length; i += EXAMPLES_PER_STATEMENT) {
+        await tx
+          .insertInto('discovery_examples')
+          .values(rows.slice(i, i + EXAMPLES_PER_STATEMENT))
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute()
+      }
+    })
   }
 
   /** Examples recorded at or after `since`, but for those `exceptManager` learned (it knows them). */
