@@ -45,7 +45,7 @@ export function callableSkills(plane: AccessSources, caller: Caller, agent: stri
   const policies = plane.policies.rows()
   const callable: CallableSkill[] = []
   for (const skill of plane.skills.list()) {
-    const access = callAccess(plane, caller, agentId, skill, policies)
+    const access = callAccess(plane, caller, agentId, skill, policies, onBehalfOf)
     if (!access) continue
     // A run acting for a person meets that person's values, as its calls will.
     const summary = skillSummary(skill, plane.skills, plane.skills.connectionState?.(skill, { caller, agentId, onBehalfOf }))
@@ -59,7 +59,7 @@ export function callableSkills(plane: AccessSources, caller: Caller, agent: stri
   return callable
 }
 
-/** How one caller may call one skill: null when it may not (unseen, disabled, its role, DENY). */
+/** How one caller (acting for a person: under the stricter of both policies) may call one skill: null when it may not (unseen, disabled, its role, DENY). */
 export interface CallAccess {
   decision: Exclude<PolicyDecision, 'DENY'>
   /** For a host skill, the edges this caller may run it on. */
@@ -72,16 +72,26 @@ export function callAccess(
   agentId: string | null,
   skill: Skill,
   policies: ReturnType<AccessView['policies']['rows']> = plane.policies.rows(),
+  onBehalfOf: Caller | null = null,
 ): CallAccess | null {
   if (!canSee(caller, skill, plane.skills, agentId) || !plane.skills.isEnabled(skill.key)) return null
   if (authorize({ key: skill.key, skillClass: skill.class, caller, agentId, isBound: (a, k) => plane.skills.isBound(a, k) }) !== null) return null
-  let { decision } = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, policies })
+  // As the pipeline decides a call: the person an agent acts for limits it by their role, and the stricter policy wins.
+  const person = onBehalfOf?.kind === 'user' ? onBehalfOf : null
+  if (person && authorize({ key: skill.key, skillClass: skill.class, caller: person, agentId: null, isBound: () => true }) !== null) return null
+  const decide = (edge?: EdgeInfo): PolicyDecision => {
+    const own = decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, ...(edge && { edge }), policies }).decision
+    if (!person) return own
+    const theirs = decidePolicy({ skill: skill.key, skillClass: skill.class, caller: person, agentId, ...(edge && { edge }), policies }).decision
+    return STRICTNESS[theirs] > STRICTNESS[own] ? theirs : own
+  }
+  let decision = decide()
   // A host skill lists the edges this caller may run it on; when policies deny every one, it is not listed.
   let edges: string[] = []
   if (skill.scope === 'host') {
     const decided = (plane.sources?.edges.offering(skill.key) ?? []).map((edge) => ({
       edge,
-      decision: decidePolicy({ skill: skill.key, skillClass: skill.class, caller, agentId, edge, policies }).decision,
+      decision: decide(edge),
     }))
     const allowed = decided.filter((d) => d.decision !== 'DENY')
     edges = allowed.map((d) => d.edge.name)
@@ -89,6 +99,8 @@ export function callAccess(
   }
   return decision === 'DENY' ? null : { decision, edges }
 }
+
+const STRICTNESS: Record<PolicyDecision, number> = { ALWAYS: 0, ASK: 1, DENY: 2 }
 
 /** A line for a model (or a person) on why a tool can't run yet and what an admin has to set. */
 export function connectionNote(connection: ConnectionState): string {

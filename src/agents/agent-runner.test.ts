@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MockLanguageModelV3 } from 'ai/test'
 import { callsTool, says, scripted, streamed } from '../test-support/mock-model.js'
 import { databases, waitFor } from '../test-support/databases.js'
-import { admin, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
+import { admin, agentCaller, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/index.js'
 import { z } from 'zod'
 import type { Skillplane } from './index.js'
@@ -113,10 +113,11 @@ describe.each(databases)('agent runs on $name', (database) => {
     const plane = await open(model)
     await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'DENY' }, admin, plane.now())
     const denied = await plane.runs.start({ agent: 'helper', prompt: 'store a', requester: operator })
-    expect(denied.steps![0]).toMatchObject({
-      tool: 'write_thing',
-      status: 'error',
-      error: expect.stringContaining(`denied for ${operator.name}, on whose behalf the agent acts`),
+    // Denied for the person, it is not among the run's tools; called anyway, the pipeline refuses it.
+    expect(denied.steps![0]).toMatchObject({ tool: 'write_thing', status: 'error', error: expect.stringContaining("unavailable tool 'write_thing'") })
+    expect(await plane.invoke('write_thing', { value: 'a' }, { caller: agentCaller('helper'), onBehalfOf: operator })).toMatchObject({
+      ok: false,
+      error: { code: 'denied', message: expect.stringContaining(`denied for ${operator.name}, on whose behalf the agent acts`) },
     })
 
     await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'ALWAYS' }, admin, plane.now())

@@ -216,7 +216,7 @@ export class Discovery {
     const excludeBound = options.excludeBound === true
     const checked = new Map<string, Usable | undefined>()
     const usable = (key: string) => {
-      if (!checked.has(key)) checked.set(key, this.#usable(caller, agentId, key, excludeBound))
+      if (!checked.has(key)) checked.set(key, this.#usable(caller, agentId, key, excludeBound, options.onBehalfOf ?? null))
       return checked.get(key)
     }
     const ranked = await this.#rank(options.query.trim(), (key) => usable(key) !== undefined)
@@ -454,7 +454,7 @@ export class Discovery {
    * Whether this caller, for this agent, may use the skill now, as every discovery decides it: how
    * it may call a skill (null when it may not), or the instruction skill it may activate.
    */
-  #usable(caller: Caller, agentId: string | null, key: string, excludeBound: boolean): Usable | undefined {
+  #usable(caller: Caller, agentId: string | null, key: string, excludeBound: boolean, onBehalfOf: Caller | null = null): Usable | undefined {
     const skill = this.#o.registry.get(key)
     const catalog = this.#o.catalog
     if (!skill) {
@@ -469,7 +469,14 @@ export class Discovery {
       policies: this.#o.policies,
       ...(this.#o.edges && { sources: { edges: this.#o.edges } }),
     }
-    const access = callAccess(sources, excludeBound && agentId ? { kind: 'agent', id: agentId, name: agentId, agentId } : caller, agentId, skill)
+    const access = callAccess(
+      sources,
+      excludeBound && agentId ? { kind: 'agent', id: agentId, name: agentId, agentId } : caller,
+      agentId,
+      skill,
+      undefined,
+      onBehalfOf,
+    )
     return access && availability(true, skill).available ? { skill, access } : undefined
   }
 
