@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createSkillplane, defineSkill } from '../src/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { alternateRounds, BENCH_CALLER, type Spread, spread } from './support.js'
-import { loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
+import { alternateRounds, BENCH_CALLER, type Spread } from './support.js'
+import { loadAverage, measure, medianOf, minMedian, roundRatios } from './per-call.js'
 
 export interface McpModeFigures {
   inFlight: number
@@ -84,18 +84,17 @@ export async function runMcpBench(calls = 4_000, rounds = 5): Promise<McpBenchRe
         imported: () => measure(per, inFlight, imported),
         pipeline: () => measure(per, inFlight, pipelineOnly),
       })
-      const median = (side: PerCall[], pick: (p: PerCall) => number) => spread(side.map(pick)).median
       const wall = roundRatios(r.imported, r.direct, (p) => p.ms)
       return {
         inFlight,
-        importedMs: median(r.imported, (p) => p.ms),
-        directMs: median(r.direct, (p) => p.ms),
-        pipelineMs: median(r.pipeline, (p) => p.ms),
+        importedMs: medianOf(r.imported, (p) => p.ms),
+        directMs: medianOf(r.direct, (p) => p.ms),
+        pipelineMs: medianOf(r.pipeline, (p) => p.ms),
         ratio: wall.median,
         ratios: wall,
-        importedCpuMicros: median(r.imported, (p) => p.cpuMicros),
-        directCpuMicros: median(r.direct, (p) => p.cpuMicros),
-        pipelineCpuMicros: median(r.pipeline, (p) => p.cpuMicros),
+        importedCpuMicros: medianOf(r.imported, (p) => p.cpuMicros),
+        directCpuMicros: medianOf(r.direct, (p) => p.cpuMicros),
+        pipelineCpuMicros: medianOf(r.pipeline, (p) => p.cpuMicros),
         cpuRatios: roundRatios(r.imported, r.direct, (p) => p.cpuMicros),
         rounds,
         load: { before, after: loadAverage() },

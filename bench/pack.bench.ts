@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { createSkillplane } from '../src/index.js'
 import { verdict, type BenchSection } from './section.js'
-import { alternateRounds, BENCH_CALLER, type Spread, spread } from './support.js'
-import { loadAverage, measure, minMedian, roundRatios, type PerCall } from './per-call.js'
+import { alternateRounds, BENCH_CALLER, type Spread } from './support.js'
+import { loadAverage, measure, medianOf, minMedian, roundRatios } from './per-call.js'
 
 export interface PackBenchResult {
   calls: number
@@ -66,16 +66,15 @@ export async function runPackBench(calls = 400, rounds = 5): Promise<PackBenchRe
       direct: () => measure(per, 1, spawnIt, { children: true }),
       pack: () => measure(per, 1, pack, { children: true }),
     })
-    const median = (side: PerCall[], pick: (p: PerCall) => number) => spread(side.map(pick)).median
     const wall = roundRatios(r.pack, r.direct, (p) => p.ms)
     return {
       calls,
-      packMs: median(r.pack, (p) => p.ms),
-      directMs: median(r.direct, (p) => p.ms),
+      packMs: medianOf(r.pack, (p) => p.ms),
+      directMs: medianOf(r.direct, (p) => p.ms),
       ratio: wall.median,
       ratios: wall,
-      packCpuMicros: median(r.pack, (p) => p.cpuMicros),
-      directCpuMicros: median(r.direct, (p) => p.cpuMicros),
+      packCpuMicros: medianOf(r.pack, (p) => p.cpuMicros),
+      directCpuMicros: medianOf(r.direct, (p) => p.cpuMicros),
       cpuRatios: roundRatios(r.pack, r.direct, (p) => p.cpuMicros),
       rounds,
       load: { before, after: loadAverage() },

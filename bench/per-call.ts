@@ -68,6 +68,9 @@ export async function measure(calls: number, inFlight: number, call: () => Promi
 }
 
 /** Per-round ratios of `a` to `b` on `pick`: min, median and each round's. */
+/** The median over a side's rounds of one figure (wall ms or CPU µs per call). */
+export const medianOf = (side: PerCall[], pick: (p: PerCall) => number): number => spread(side.map(pick)).median
+
 export function roundRatios(a: PerCall[], b: PerCall[], pick: (p: PerCall) => number): Spread {
   return spread(a.map((x, i) => pick(x) / pick(b[i]!)))
 }

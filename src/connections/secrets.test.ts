@@ -6,7 +6,7 @@ import pino from 'pino'
 import { z } from 'zod'
 import pg from 'pg'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
-import { admin, agentCaller, openTestPlane, operator, testSkills } from '../test-support/fixtures.js'
+import { admin, agentCaller, openTestPlane, operator, testSkills, tokenLength } from '../test-support/fixtures.js'
 import { defineSkill } from '../skill/define-skill.js'
 import { createSkillplane, type Skillplane } from '../agents/index.js'
 import { silentLogger } from '../test-support/fixtures.js'
@@ -47,15 +47,6 @@ const undeclared = defineSkill({
   class: 'safe',
   secrets: ['GITHUB_TOKEN'],
   run: (_input, ctx) => ctx.secrets.get('AWS_SECRET'),
-})
-
-const tokenLength = defineSkill({
-  key: 'token_length',
-  description: 'Tells which token it was given, by its length',
-  class: 'safe',
-  agents: ['Helper'],
-  secrets: ['GITHUB_TOKEN'],
-  run: (_input, ctx) => ctx.secrets.get('GITHUB_TOKEN').length,
 })
 
 const writeWithToken = defineSkill({

@@ -1,18 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../test-support/databases.js'
-import { admin, agentCaller, openTestPlane, operator } from '../test-support/fixtures.js'
+import { admin, agentCaller, openTestPlane, operator, tokenLength } from '../test-support/fixtures.js'
 import { defineSkill, type Caller } from '../skill/index.js'
 import type { Skillplane } from '../agents/index.js'
 import { toAISDKTools } from '../ai-sdk/index.js'
-
-const tokenLength = defineSkill({
-  key: 'token_length',
-  description: 'Tells which token it was given, by its length',
-  class: 'safe',
-  agents: ['Helper'],
-  secrets: ['GITHUB_TOKEN'],
-  run: (_input, ctx) => ctx.secrets.get('GITHUB_TOKEN').length,
-})
 
 describe.each(databases)('discovery on behalf of a person on $name', (database) => {
   const planes: Skillplane[] = []

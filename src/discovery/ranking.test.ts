@@ -118,6 +118,13 @@ describe.each(databases)('discovery ranking on $name', (database) => {
     await expect(refused({ b: 1.5 })).rejects.toThrow(/discovery\.ranking\.b/)
     await expect(refused({ neighbors: 0.3 })).rejects.toThrow(/discovery\.ranking.*neighbors/)
     await expect(refused({ prefix: 'yes' })).rejects.toThrow(/discovery\.ranking\.prefix/)
+    // The library's setRanking refuses the same, naming it, and keeps the ranking it had.
+    const before = noArgs.skills.discovery.ranking
+    expect(() => noArgs.skills.discovery.setRanking({ b: 1.5 })).toThrow('discovery ranking: b must be a number from 0 to 1, not 1.5')
+    expect(() => noArgs.skills.discovery.setRanking({ k1: Number.NaN })).toThrow('discovery ranking: k1 must be')
+    expect(() => noArgs.skills.discovery.setRanking({ fields: { summary: 1 } as never })).toThrow('discovery ranking: no field "summary"')
+    expect(() => noArgs.skills.discovery.setRanking({ fuzzyFrom: 2.5 })).toThrow('discovery ranking: fuzzyFrom must be a whole number')
+    expect(noArgs.skills.discovery.ranking).toBe(before)
   })
   it('counts no word of a field weighted 0, not even to make a word common: every code skill’s source is "code"', async () => {
     const reviews = [skill('review_changes', 'Review code changes before merge'), skill('review_design', 'Review the design of a feature')]

@@ -47,6 +47,24 @@ export const DEFAULT_RANKING: RankingParameters = {
 }
 
 /** The defaults with these overrides applied. */
+/** The defaults with these overrides applied; a value out of range is refused, naming it (the config's schema checks the same). */
 export function rankingWith(overrides: RankingOverrides = {}, base: RankingParameters = DEFAULT_RANKING): RankingParameters {
-  return { ...base, ...overrides, fields: { ...base.fields, ...overrides.fields } }
+  const ranking = { ...base, ...overrides, fields: { ...base.fields, ...overrides.fields } }
+  const numbers: Array<[string, unknown, number]> = [
+    ['k1', ranking.k1, 10],
+    ['b', ranking.b, 1],
+    ['usage', ranking.usage, 100],
+    ['neighbours', ranking.neighbours, 10],
+    ['relations', ranking.relations, 1],
+    ['fuzzyFrom', ranking.fuzzyFrom, 100],
+    ...Object.entries(ranking.fields).map(([field, value]): [string, unknown, number] => [`fields.${field}`, value, 100]),
+  ]
+  for (const [name, value, most] of numbers) {
+    if (typeof value !== 'number' || !(value >= 0 && value <= most))
+      throw new RangeError(`discovery ranking: ${name} must be a number from 0 to ${most}, not ${String(value)}`)
+  }
+  for (const field of Object.keys(ranking.fields)) if (!(field in base.fields)) throw new RangeError(`discovery ranking: no field "${field}"`)
+  if (!Number.isInteger(ranking.fuzzyFrom)) throw new RangeError(`discovery ranking: fuzzyFrom must be a whole number, not ${ranking.fuzzyFrom}`)
+  if (typeof ranking.prefix !== 'boolean') throw new RangeError(`discovery ranking: prefix must be true or false, not ${String(ranking.prefix)}`)
+  return ranking
 }

@@ -14,6 +14,16 @@ export const agentCaller = (agentId: string): Caller => ({ kind: 'agent', id: `k
 
 export const silentLogger = () => pino({ level: 'silent' })
 
+/** A skill needing GITHUB_TOKEN, bound to Helper: its output tells which token reached it (by length), never the token. */
+export const tokenLength = defineSkill({
+  key: 'token_length',
+  description: 'Tells which token it was given, by its length',
+  class: 'safe',
+  agents: ['Helper'],
+  secrets: ['GITHUB_TOKEN'],
+  run: (_input, ctx) => ctx.secrets.get('GITHUB_TOKEN').length,
+})
+
 /** The approval request id of an approval_required envelope; throws on any other answer. */
 export function approvalIdOf(envelope: Envelope): string {
   if (envelope.ok || envelope.error.code !== 'approval_required') throw new Error(`expected approval_required, got ${JSON.stringify(envelope)}`)
