@@ -6,6 +6,7 @@ import {
   type SkillContext,
   type SkillDefinition,
   type SkillExample,
+  type SkillOAuth,
   type SkillRelations,
   type SkillScope,
   type SkillSourceKind,
@@ -55,6 +56,8 @@ export interface Skill {
   secrets: string[]
   /** Setting names it needs, resolved the same way. */
   settings: string[]
+  /** The OAuth connection it runs with, scopes and account filled in (scopes empty: the provider's defaults), or null. */
+  oauth: Required<SkillOAuth> | null
   /** Global values its source still waits for (an MCP server's), or null. */
   awaiting: () => { secrets?: string[]; settings?: string[] } | null
   /** The input schema as one caller should see it (defaults to input.jsonSchema). */
@@ -94,6 +97,7 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
   }
   const secrets = namesOf(definition.secrets, 'secrets', where)
   const settings = namesOf(definition.settings, 'settings', where)
+  const oauth = oauthOf(definition.oauth, where)
   const related = relationsOf(definition.related, where)
   const fields = definitionFields(definition, where)
   const input = fields.input ? compileSchema(fields.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)
@@ -121,10 +125,31 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
     unavailable: definition.unavailable ?? (() => null),
     secrets,
     settings,
+    oauth,
     awaiting: definition.awaiting ?? (() => null),
     inputSchemaFor: definition.inputSchemaFor ?? (() => input.jsonSchema),
     run: fields.run as Skill['run'],
   }
+}
+
+// Provider names: the config's lower_snake names, or mcp:<server> for an imported server's authorization server.
+const PROVIDER_NAME = /^(?:mcp:)?[a-z][a-z0-9_]{0,63}$/
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
+
+function oauthOf(oauth: unknown, where: string): Required<SkillOAuth> | null {
+  if (oauth === undefined) return null
+  if (typeof oauth !== 'object' || oauth === null || Array.isArray(oauth)) throw new DefinitionError(`${where}: oauth must be { provider, scopes?, account? }`)
+  const { provider, scopes = [], account = 'person', ...rest } = oauth as Record<string, unknown>
+  const extra = Object.keys(rest)
+  if (extra.length > 0) throw new DefinitionError(`${where}: oauth has unknown field ${JSON.stringify(extra[0])} (it takes provider, scopes, account)`)
+  if (typeof provider !== 'string' || !PROVIDER_NAME.test(provider)) {
+    throw new DefinitionError(`${where}: oauth.provider must name a provider of the config's oauth.providers (lower_snake), got ${JSON.stringify(provider)}`)
+  }
+  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !SCOPE_TOKEN.test(s))) {
+    throw new DefinitionError(`${where}: oauth.scopes must be a list of scope tokens (no spaces or quotes)`)
+  }
+  if (account !== 'person' && account !== 'service') throw new DefinitionError(`${where}: oauth.account must be "person" or "service", got ${JSON.stringify(account)}`)
+  return { provider, scopes: [...new Set(scopes as string[])], account }
 }
 
 function namesOf(names: unknown, field: string, where: string): string[] {

@@ -22,6 +22,7 @@ const FIELDS: Record<keyof SkillDefinition, true> = {
   unavailable: true,
   secrets: true,
   settings: true,
+  oauth: true,
   awaiting: true,
   timeoutMs: true,
   needsApproval: true,

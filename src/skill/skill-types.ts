@@ -97,6 +97,21 @@ export interface ConnectionState {
   state: ConnectionStateName
   /** What is missing for this caller, by name (empty lists when ready). */
   missing: { secrets: string[]; settings: string[] }
+  /** The OAuth connection the skill waits for, when that is what is missing: its provider and the scopes not yet granted. */
+  oauth?: { provider: string; missingScopes: string[] }
+}
+
+/**
+ * An OAuth 2 connection a skill runs with instead of a static secret: the provider (named in the
+ * config's `oauth.providers`, or `mcp:<server>` for an imported server's own authorization server),
+ * the scopes it needs (default: the provider's), and whose account: `person` (the caller, or the
+ * person an agent acts for; the default) or `service` (one connection an admin makes for everyone).
+ * The access token is read as `ctx.secrets.get(provider)` and scrubbed like any secret.
+ */
+export interface SkillOAuth {
+  provider: string
+  scopes?: string[]
+  account?: 'person' | 'service'
 }
 
 /** A skill's declared settings for this call. */
@@ -241,6 +256,8 @@ export interface SkillDefinition<I extends SchemaLike = SchemaLike, O extends Sc
   secrets?: string[]
   /** Settings (plain values such as an organisation name) it needs, read with `ctx.settings.get`; missing → `needs_input`. */
   settings?: string[]
+  /** An OAuth 2 connection it runs with (see SkillOAuth); without one for this caller a call answers `needs_auth` with the link to connect. */
+  oauth?: SkillOAuth
   /**
    * Global values the skill's source waits for before it can connect (an MCP server's header
    * secret), or null when it has them: shown as the skill's connection state, and calls refused.

@@ -1,0 +1,19 @@
+import { SkillplaneError } from '../errors/index.js'
+
+/** The provider refused a grant (a revoked refresh token, a denied consent): the person connects again. */
+export class OAuthRefusedError extends SkillplaneError {
+  override readonly code = 'needs_auth'
+  override readonly name = 'OAuthRefusedError'
+}
+
+/** The provider could not be reached, or answered with a server error: try again later; nothing was lost. */
+export class OAuthUnavailableError extends SkillplaneError {
+  override readonly code = 'unavailable'
+  override readonly name = 'OAuthUnavailableError'
+}
+
+/** A callback that doesn't check out (an unknown, replayed or expired state, another person's link). */
+export class OAuthCallbackError extends SkillplaneError {
+  override readonly code = 'invalid_input'
+  override readonly name = 'OAuthCallbackError'
+}
