@@ -352,6 +352,14 @@ const oauthProviderShape = {
   scopes: z.array(scopeToken).default([]),
   /** RFC 8707: the resource the tokens are for, sent with every request to the provider. */
   resource: serverUrl.optional(),
+  /** More parameters of the authorization request, such as Google's `{ access_type: 'offline', prompt: 'consent' }` (without which it issues no refresh token). */
+  authorizationParams: z
+    .record(z.string().regex(/^[a-z_]+$/, 'a parameter name (a-z and _)'), z.string())
+    .refine(
+      (p) => !['state', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'client_id', 'response_type', 'scope'].some((k) => k in p),
+      "state, PKCE, client, redirect and scope parameters are skillplane's own",
+    )
+    .default({}),
 }
 
 const oauthProviderSchema = strictObject(oauthProviderShape).superRefine((p, ctx) => {
