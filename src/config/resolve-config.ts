@@ -9,6 +9,7 @@ import {
   type openApiSourceSchema,
 } from './config-schema.js'
 import { ConfigError } from './config-error.js'
+import { sourceProviderProblems } from './unknown-provider.js'
 
 // Named interfaces over the schema's output side: the config with its defaults filled in.
 // (The members restated here only name the element types; `extends` checks they match the schema.)
@@ -53,6 +54,8 @@ export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, 
   }
   const resolved: ResolvedConfig = parsed.data
   checkAgents(resolved.agents, source)
+  const unknown = sourceProviderProblems(resolved)
+  if (unknown.length > 0) throw new ConfigError(`config ${source}: ${unknown.join('; ')}`)
   return resolved
 }
 
