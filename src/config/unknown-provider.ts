@@ -1,8 +1,7 @@
 import { didYouMean } from '../text/index.js'
-import type { ResolvedConfig } from './resolve-config.js'
 
 /** The names of the config's OAuth providers. */
-export function providerNames(config: ResolvedConfig): string[] {
+export function providerNames(config: object): string[] {
   // TODO(merge): the lead's `oauth.providers` block; read loosely until it lands.
   return Object.keys((config as { oauth?: { providers?: Record<string, unknown> } }).oauth?.providers ?? {})
 }
@@ -12,17 +11,4 @@ export function unknownProvider(name: string, providers: readonly string[]): str
   if (providers.includes(name)) return null
   const known = providers.length > 0 ? didYouMean(name, providers) || ` (it has ${providers.map((p) => `"${p}"`).join(', ')})` : ' (it names none)'
   return `no OAuth provider "${name}" in the config's oauth.providers${known}`
-}
-
-/** Each HTTP skill's and OpenAPI source's `oauth` names a configured provider: the problems, by config path. */
-export function sourceProviderProblems(config: ResolvedConfig): string[] {
-  const providers = providerNames(config)
-  const declared = [
-    ...config.httpSkills.map((s, i) => [`httpSkills[${i}].oauth.provider`, s.oauth?.provider] as const),
-    ...config.openapi.map((s, i) => [`openapi[${i}].oauth.provider`, s.oauth?.provider] as const),
-  ]
-  return declared.flatMap(([path, name]) => {
-    const problem = name === undefined ? null : unknownProvider(name, providers)
-    return problem ? [`${path}: ${problem}`] : []
-  })
 }

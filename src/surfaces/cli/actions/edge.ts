@@ -59,8 +59,8 @@ export async function edge(o: {
   const packs = loadPacks(
     (o.packs ?? []).map((dir) => resolve(dir)),
     (name) => (builtIn.has(name) ? 'a built-in host skill' : undefined),
-    // Tokens of OAuth connections are not sent to edges: such a pack runs on a manager.
-    () => "oauth is not supported in an edge's packs (serve the pack from a manager's packDirs)",
+    // The manager checks the provider: it knows the config's providers, and refuses the pack if it names another.
+    () => null,
   )
   for (const f of packs.findings) logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `skill pack: ${f.message}`)
   for (const pack of packs.packs) skills.push({ definition: { ...packSkill(pack), scope: 'host' }, origin: pack.file })
