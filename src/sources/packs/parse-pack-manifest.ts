@@ -21,14 +21,14 @@ export interface PackManifest {
 }
 
 const jsonSchema = z.record(z.string(), z.unknown())
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names (letters, digits and _, not starting with a digit)')
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 const oauth = z
   .strictObject({
     provider: z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, `must name a provider of the config's oauth.providers (${LOWER_SNAKE_RULE})`),
     scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be scope tokens (no spaces or quotes)')).optional(),
     account: z.enum(['person', 'service'], 'must be person or service').optional(),
-    env: envName.optional(),
+    env: z.string().regex(ENV_NAME, 'must be an environment variable name (letters, digits and _, not starting with a digit)').optional(),
   })
   // GITHUB_TOKEN for github: the name such tools read by convention.
   .transform(({ env, ...rest }) => ({ ...rest, env: env ?? `${rest.provider.toUpperCase()}_TOKEN` }))
@@ -38,7 +38,7 @@ const manifest = z.strictObject({
   description: z.string().trim().min(1, 'must not be empty').max(4000),
   schema: jsonSchema.default({ type: 'object' }),
   entry: z.string().min(1),
-  env_allow: z.array(envName).default([]),
+  env_allow: z.array(z.string().regex(ENV_NAME, 'must be environment variable names (letters, digits and _, not starting with a digit)')).default([]),
   secrets: z
     .array(z.string().regex(VALUE_NAME, `must be secret names (${VALUE_NAME_RULE}; used as environment variable names)`))
     .max(32)
