@@ -30,7 +30,8 @@ export async function startResourceServer(issuer: string): Promise<TestResourceS
   const received: ResourceRequest[] = []
   const server: Server = createServer((req, res) => {
     handle(req).then(
-      ({ status, body }) => res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 && { 'www-authenticate': 'Bearer' }) }).end(JSON.stringify(body)),
+      ({ status, body }) =>
+        res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 && { 'www-authenticate': 'Bearer' }) }).end(JSON.stringify(body)),
       (error: Error) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: error.message })),
     )
   })
@@ -86,7 +87,13 @@ function openApiDocument(url: string, issuer: string): object {
       securitySchemes: {
         provider: {
           type: 'oauth2',
-          flows: { authorizationCode: { authorizationUrl: `${issuer}/auth`, tokenUrl: `${issuer}/token`, scopes: { profile: 'who you are', 'notes.write': 'write notes' } } },
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${issuer}/auth`,
+              tokenUrl: `${issuer}/token`,
+              scopes: { profile: 'who you are', 'notes.write': 'write notes' },
+            },
+          },
         },
       },
     },

@@ -33,29 +33,31 @@ const oauth = z
   // GITHUB_TOKEN for github: the name such tools read by convention.
   .transform(({ env, ...rest }) => ({ ...rest, env: env ?? `${rest.provider.toUpperCase()}_TOKEN` }))
 
-const manifest = z.strictObject({
-  name: z.string().refine(isValidKey, `must be a skill key: ${KEY_RULE}`),
-  description: z.string().trim().min(1, 'must not be empty').max(4000),
-  schema: jsonSchema.default({ type: 'object' }),
-  entry: z.string().min(1),
-  env_allow: z.array(z.string().regex(ENV_NAME, 'must be environment variable names (letters, digits and _, not starting with a digit)')).default([]),
-  secrets: z
-    .array(z.string().regex(VALUE_NAME, `must be secret names (${VALUE_NAME_RULE}; used as environment variable names)`))
-    .max(32)
-    .default([]),
-  oauth: oauth.optional(),
-  timeout_seconds: z.number().positive().max(86_400).default(30),
-  // Never assumed: a pack that forgets its class must not run as safe.
-  class: z.enum(['safe', 'mutating', 'dangerous'], {
-    error: (issue) => (issue.input === undefined ? `missing: declare ${CLASS_CHOICES}` : `must be ${CLASS_CHOICES}`),
-  }),
-  category: z.string().min(1).max(64).optional(),
-  tags: z.array(z.string().min(1).max(64)).default([]),
-  output_schema: jsonSchema.optional(),
-}).refine((m) => !m.oauth || !m.secrets.includes(m.oauth.env), {
-  path: ['oauth', 'env'],
-  message: 'names a variable a secret of the pack already fills: give oauth another env',
-})
+const manifest = z
+  .strictObject({
+    name: z.string().refine(isValidKey, `must be a skill key: ${KEY_RULE}`),
+    description: z.string().trim().min(1, 'must not be empty').max(4000),
+    schema: jsonSchema.default({ type: 'object' }),
+    entry: z.string().min(1),
+    env_allow: z.array(z.string().regex(ENV_NAME, 'must be environment variable names (letters, digits and _, not starting with a digit)')).default([]),
+    secrets: z
+      .array(z.string().regex(VALUE_NAME, `must be secret names (${VALUE_NAME_RULE}; used as environment variable names)`))
+      .max(32)
+      .default([]),
+    oauth: oauth.optional(),
+    timeout_seconds: z.number().positive().max(86_400).default(30),
+    // Never assumed: a pack that forgets its class must not run as safe.
+    class: z.enum(['safe', 'mutating', 'dangerous'], {
+      error: (issue) => (issue.input === undefined ? `missing: declare ${CLASS_CHOICES}` : `must be ${CLASS_CHOICES}`),
+    }),
+    category: z.string().min(1).max(64).optional(),
+    tags: z.array(z.string().min(1).max(64)).default([]),
+    output_schema: jsonSchema.optional(),
+  })
+  .refine((m) => !m.oauth || !m.secrets.includes(m.oauth.env), {
+    path: ['oauth', 'env'],
+    message: 'names a variable a secret of the pack already fills: give oauth another env',
+  })
 
 export type ParsedManifest = { ok: true; manifest: PackManifest } | { ok: false; message: string }
 
