@@ -97,7 +97,7 @@ describe('the config schema', () => {
         oauth: { providers },
         httpSkills: [{ ...get, oauth: { provider: 'github', scopes: ['read:user'] } }],
         openapi: [{ name: 'gh', spec: 'gh.yaml', oauth: { provider: 'github', account: 'service' } }],
-      } as never,
+      },
       env,
       'test',
     )
@@ -106,23 +106,23 @@ describe('the config schema', () => {
     expect(await refused({ httpSkills: [{ ...get, oauth: { provider: 'github' } }] })).toBe(
       `config test: httpSkills[0].oauth.provider: no OAuth provider "github" in the config's oauth.providers (it names none)`,
     )
-    expect(await refused({ oauth: { providers }, openapi: [{ name: 'gh', spec: 'gh.yaml', oauth: { provider: 'githb' } }] } as never)).toBe(
+    expect(await refused({ oauth: { providers }, openapi: [{ name: 'gh', spec: 'gh.yaml', oauth: { provider: 'githb' } }] })).toBe(
       `config test: openapi[0].oauth.provider: no OAuth provider "githb" in the config's oauth.providers (did you mean "github"?)`,
     )
-    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', scope: ['x'] } }] } as never)).toBe(
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', scope: ['x'] } }] })).toBe(
       'config test: httpSkills[0].oauth: unknown field "scope" (did you mean "scopes"?)',
     )
-    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', scopes: ['a b'] } }] } as never)).toBe(
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', scopes: ['a b'] } }] })).toBe(
       'config test: httpSkills[0].oauth.scopes[0]: a scope token (no spaces or quotes)',
     )
-    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', account: 'team' } }] } as never)).toBe(
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', account: 'team' } }] })).toBe(
       'config test: httpSkills[0].oauth.account: an account: person or service',
     )
-    expect(
-      await refused({ oauth: { providers }, httpSkills: [{ ...get, headers: { Authorization: 'Bearer x' }, oauth: { provider: 'github' } }] } as never),
-    ).toBe('config test: httpSkills[0].headers: oauth sends the authorization header: leave it out of headers')
-    expect(
-      await refused({ oauth: { providers }, openapi: [{ name: 'gh', spec: 'gh.yaml', auth: { secret: 'GH' }, oauth: { provider: 'github' } }] } as never),
-    ).toBe('config test: openapi[0].oauth: give auth (a secret) or oauth (a connection), not both')
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, headers: { Authorization: 'Bearer x' }, oauth: { provider: 'github' } }] })).toBe(
+      'config test: httpSkills[0].headers: oauth sends the authorization header: leave it out of headers',
+    )
+    expect(await refused({ oauth: { providers }, openapi: [{ name: 'gh', spec: 'gh.yaml', auth: { secret: 'GH' }, oauth: { provider: 'github' } }] })).toBe(
+      'config test: openapi[0].oauth: give auth (a secret) or oauth (a connection), not both',
+    )
   })
 })

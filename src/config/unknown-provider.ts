@@ -1,9 +1,8 @@
 import { didYouMean } from '../text/index.js'
 
 /** The names of the config's OAuth providers. */
-export function providerNames(config: object): string[] {
-  // TODO(merge): the lead's `oauth.providers` block; read loosely until it lands.
-  return Object.keys((config as { oauth?: { providers?: Record<string, unknown> } }).oauth?.providers ?? {})
+export function providerNames(config: { oauth: { providers: Record<string, unknown> } }): string[] {
+  return Object.keys(config.oauth.providers)
 }
 
 /** Why `name` is not a provider of the config's `oauth.providers`, or null when it is one. */

@@ -13,25 +13,28 @@ export interface ResourceRequest {
 
 export interface TestResourceServer {
   url: string
-  /** Its OpenAPI document: `/me` needs the scope `profile`, `/notes` `notes.write`; `/status` is public. */
+  /** Its OpenAPI document: `GET /me` needs the scope `issues:read`, `POST /issues` `issues:write`; `GET /status` is public. */
   spec: object
   received: ResourceRequest[]
   close(): Promise<void>
 }
 
 /**
- * A resource server on 127.0.0.1 that accepts only access tokens the test identity provider issued
- * for it: JWTs verified against the provider's JWKS (issuer, signature, expiry, audience = its URL).
- * It echoes the Authorization header back, as careless services do, so tests can check it is scrubbed.
+ * An issue tracker's API on 127.0.0.1 that accepts only access tokens a test authorization server
+ * (oidc-provider) issued for `audience`: JWTs verified against the JWKS its metadata names (issuer,
+ * signature, expiry, audience, scope). It echoes the Authorization header back, as careless
+ * services do, so tests can check that it is scrubbed.
  */
-export async function startResourceServer(issuer: string): Promise<TestResourceServer> {
-  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string }
-  const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri))
+export async function startResourceServer(issuer: string, audience: string): Promise<TestResourceServer> {
+  const metadata = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string }
+  const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri))
   const received: ResourceRequest[] = []
   const server: Server = createServer((req, res) => {
     handle(req).then(
       ({ status, body }) =>
-        res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 && { 'www-authenticate': 'Bearer' }) }).end(JSON.stringify(body)),
+        res
+          .writeHead(status, { 'content-type': 'application/json', ...(status === 401 && { 'www-authenticate': 'Bearer error="invalid_token"' }) })
+          .end(JSON.stringify(body)),
       (error: Error) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: error.message })),
     )
   })
@@ -47,18 +50,18 @@ export async function startResourceServer(issuer: string): Promise<TestResourceS
     received.push(entry)
     if (path === '/openapi.json') return { status: 200, body: spec }
     if (path === '/status') return { status: 200, body: { status: 'ok' } }
+    const needs = path === '/me' && req.method === 'GET' ? 'issues:read' : path === '/issues' && req.method === 'POST' ? 'issues:write' : null
+    if (!needs) return { status: 404, body: { error: 'no such path' } }
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
     if (!token) return { status: 401, body: { error: 'a bearer token is required' } }
     let claims
     try {
-      claims = (await jwtVerify(token, jwks, { issuer, audience: url })).payload
+      claims = (await jwtVerify(token, jwks, { issuer, audience })).payload
     } catch (error) {
       return { status: 401, body: { error: `the token was refused: ${(error as Error).message}` } }
     }
     entry.subject = String(claims.sub)
     const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : []
-    const needs = path === '/me' ? 'profile' : path === '/notes' ? 'notes.write' : null
-    if (!needs) return { status: 404, body: { error: 'no such path' } }
     if (!scopes.includes(needs)) return { status: 403, body: { error: `the token lacks the scope ${needs}` } }
     // The echo: the whole header, token included.
     return { status: 200, body: { subject: claims.sub, scopes, authorization: req.headers.authorization } }
@@ -78,28 +81,20 @@ export async function startResourceServer(issuer: string): Promise<TestResourceS
 
 function openApiDocument(url: string, issuer: string): object {
   const response = { '200': { description: 'who the token is for, and the Authorization header it came with' } }
+  const scopes = { 'issues:read': 'read issues', 'issues:write': 'open issues' }
   return {
     openapi: '3.1.0',
-    info: { title: 'Notes', version: '1.0.0' },
+    info: { title: 'Issues', version: '1.0.0' },
     servers: [{ url }],
-    security: [{ provider: ['profile'] }],
+    security: [{ tracker: ['issues:read'] }],
     components: {
       securitySchemes: {
-        provider: {
-          type: 'oauth2',
-          flows: {
-            authorizationCode: {
-              authorizationUrl: `${issuer}/auth`,
-              tokenUrl: `${issuer}/token`,
-              scopes: { profile: 'who you are', 'notes.write': 'write notes' },
-            },
-          },
-        },
+        tracker: { type: 'oauth2', flows: { authorizationCode: { authorizationUrl: `${issuer}/auth`, tokenUrl: `${issuer}/token`, scopes } } },
       },
     },
     paths: {
       '/me': { get: { operationId: 'whoami', summary: 'Who the token is for', responses: response } },
-      '/notes': { post: { operationId: 'add_note', summary: 'Add a note', security: [{ provider: ['notes.write'] }], responses: response } },
+      '/issues': { post: { operationId: 'open_issue', summary: 'Open an issue', security: [{ tracker: ['issues:write'] }], responses: response } },
       '/status': { get: { operationId: 'status', summary: 'Service status', security: [], responses: { '200': { description: 'ok' } } } },
     },
   }
