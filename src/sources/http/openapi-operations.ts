@@ -167,17 +167,12 @@ function withScopes(oauth: SkillOAuth, security: unknown[] | undefined, document
     for (const [name, scopes] of Object.entries(requirement)) {
       const scheme: unknown = Object.hasOwn(schemes, name) ? schemes[name] : undefined
       const type = scheme !== null && typeof scheme === 'object' ? (scheme as { type?: unknown }).type : undefined
-      if ((type === 'oauth2' || type === 'openIdConnect') && Array.isArray(scopes)) {
-        const valid = scopes.filter((s): s is string => typeof s === 'string' && SCOPE_TOKEN.test(s))
-        if (valid.length !== scopes.length) throw new Error(`its security requirement "${name}" lists a scope that is not a scope token (no spaces or quotes)`)
-        return { ...oauth, scopes: valid }
-      }
+      // A scope that is not a token is refused when the skill is made, skipping the operation.
+      if ((type === 'oauth2' || type === 'openIdConnect') && Array.isArray(scopes)) return { ...oauth, scopes: scopes as string[] }
     }
   }
   return oauth
 }
-
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
 
 /** How a security scheme sends a secret, or why skillplane can't send it. */
 function sentAs(scheme: unknown): Omit<HttpAuth, 'secret'> | string {
