@@ -144,6 +144,24 @@ describe.each(databases)('OAuth connections of HTTP skills, OpenAPI operations a
     expect(JSON.stringify(rows) + JSON.stringify(after.body)).not.toContain(token)
   })
 
+  it("sends the service account's token, once an admin connects it, for every caller", async () => {
+    keys.root = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    const response = await fetch(`${server.url}/api/connections/tracker/authorize`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.root}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'service' }),
+    })
+    expect(response.status).toBe(200)
+    await connect(((await response.json()) as { authorizationUrl: string }).authorizationUrl, 'depot-robot')
+    for (const person of ['alice', 'carol']) {
+      expect(await invoke(person, 'tracker_me_shared')).toMatchObject({
+        status: 200,
+        body: { ok: true, data: { subject: 'depot-robot', authorization: 'Bearer [REDACTED]' } },
+      })
+    }
+    expect(JSON.stringify(await plane.audit.query({ skill: 'tracker_me_shared', limit: 10 }))).not.toContain(lastToken())
+  })
+
   it('gives each OpenAPI operation the scopes its security requirement lists; a connection short of one is not used', async () => {
     expect(plane.skills.get('issues_whoami')!.oauth).toEqual({ provider: 'tracker', scopes: ['issues:read'], account: 'person' })
     expect(plane.skills.get('issues_open_issue')!.oauth).toEqual({ provider: 'tracker', scopes: ['issues:write'], account: 'person' })
