@@ -12,6 +12,7 @@ import { groupsCommand } from './commands/groups.js'
 import { approvalsCommand } from './commands/approvals.js'
 import { policiesCommand } from './commands/policies.js'
 import { secretsCommand } from './commands/secrets.js'
+import { connectionsCommand } from './commands/connections.js'
 import { learningsCommand } from './commands/learnings.js'
 import { sopCommand } from './commands/sop.js'
 import { packsCommand } from './commands/packs.js'
@@ -46,6 +47,7 @@ export function createProgram(): Command {
     approvalsCommand,
     policiesCommand,
     secretsCommand,
+    connectionsCommand,
     learningsCommand,
     sopCommand,
     packsCommand,
