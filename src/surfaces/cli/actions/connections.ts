@@ -50,7 +50,8 @@ export async function connectionsConnect(provider: string, o: WhomOptions & { sc
     knownProvider(plane, provider)
     if (subject !== '') {
       const user = await person(plane, subject)
-      if (user.disabledAt !== null) throw new CliError(`user ${subject} is disabled, so their connections are not used: skillplane users enable ${subject} first`)
+      if (user.disabledAt !== null)
+        throw new CliError(`user ${subject} is disabled, so their connections are not used: skillplane users enable ${subject} first`)
     }
     const existing = (await plane.oauth.list({ subject })).find((c) => c.provider === provider && (c.subject ?? '') === subject)
     const scopes = [...new Set([...(existing?.scopes ?? []), ...plane.oauth.scopesFor(provider, o.scope ?? [])])]
@@ -91,7 +92,9 @@ export async function connectionsDisconnect(provider: string, o: WhomOptions): P
   if (o.json) return console.log(JSON.stringify(done, null, 2))
   console.log(
     `disconnected ${subject === '' ? "the service account's" : `${subject}'s`} ${provider} connection: its tokens are deleted` +
-      (done.revoked ? ' and revoked at the provider' : '; they were not revoked at the provider (it offers no revocation, or refused it): remove the app in its settings to be sure'),
+      (done.revoked
+        ? ' and revoked at the provider'
+        : '; they were not revoked at the provider (it offers no revocation, or refused it): remove the app in its settings to be sure'),
   )
 }
 

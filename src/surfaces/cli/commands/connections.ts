@@ -5,7 +5,9 @@ const WHOM_HELP = '\nname whose connection: --user NAME (a person) or --service 
 
 /** `connections`: people's (and the service account's) OAuth connections, as the local admin. */
 export function connectionsCommand(program: Command): void {
-  const group = program.command('connections').description("list, make and disconnect OAuth connections: people's and the service account's (tokens never shown)")
+  const group = program
+    .command('connections')
+    .description("list, make and disconnect OAuth connections: people's and the service account's (tokens never shown)")
   group
     .command('list')
     .description('list the configured OAuth providers and every connection (or one person’s): state, scopes, expiry, who connected it')
@@ -17,7 +19,7 @@ export function connectionsCommand(program: Command): void {
     .description("print a connect link: send it to the person, or open it yourself for the service account's connection")
     .option('--user <user>', "connect this person's account")
     .option('--service', "connect the service account's")
-    .option('--scope <scope>', "a scope to ask for besides the connection's own (repeatable; default: the provider's default scopes)", collect)
+    .option('--scope <scope>', "a scope to ask for, besides those the connection has (repeatable); without it, the provider's default scopes", collect)
     .option('--return-to <path>', 'the console path the browser returns to afterwards (default /connections)')
     .option('--json', 'print JSON')
     .addHelpText('after', WHOM_HELP)
