@@ -92,9 +92,7 @@ describe.each(databases)('skillplane connections on $name', (database) => {
     let printed: CliRun | undefined
     await waitFor(async () => (printed = await cli('connections', 'connect', 'svc', '--user', 'alice')).code === 0)
     const lines = printed!.stdout.split('\n')
-    expect(lines[0]).toBe(
-      'Send this link to alice: opened in their browser it connects their Test Service account (svc, asking for issues:read); it is valid for 10 minutes:',
-    )
+    expect(lines[0]).toBe('Send this link to alice: opening it connects their account at svc (Test Service), asking for issues:read. Valid for 10 minutes:')
     expect(lines[1]).toMatch(new RegExp(`^${server.url}/oauth/start\\?link=[\\w.-]+$`))
     expect(printed!.stderr).toBe(
       `skillplane: the link names ${server.url}, where a server of this database last listened; set http.publicUrl for an address other machines reach\n`,
@@ -102,7 +100,12 @@ describe.each(databases)('skillplane connections on $name', (database) => {
     expect(await approve(lines[1]!, 'alice')).toBe('/connections?connected=svc')
     expect(await plane.invoke('svc_whoami', {}, { caller: alice })).toMatchObject({ ok: true, data: { sub: 'alice' } })
 
-    // The service account's, made by the admin following their own link with --json.
+    // The service account's, made by the admin following their own link.
+    expect((await cli('connections', 'connect', 'svc', '--service')).stdout).toMatch(
+      new RegExp(
+        `^Open this link and sign in at svc \\(Test Service\\) as the service account to connect it, asking for issues:read\\. Valid for 10 minutes:\\n${server.url}/oauth/start\\?link=\\S+\\n$`,
+      ),
+    )
     const service_ = await cli(
       'connections',
       'connect',

@@ -71,8 +71,8 @@ export async function connectionsConnect(provider: string, o: WhomOptions & { sc
   const asks = made.scopes.length > 0 ? `, asking for ${made.scopes.join(' ')}` : ''
   console.log(
     subject === ''
-      ? `Open this link in your browser and sign in at ${made.title} as the service account to connect it (${provider}${asks}); it is valid for ${validFor(made.expiresInMs)}:`
-      : `Send this link to ${subject}: opened in their browser it connects their ${made.title} account (${provider}${asks}); it is valid for ${validFor(made.expiresInMs)}:`,
+      ? `Open this link and sign in at ${provider} (${made.title}) as the service account to connect it${asks}. Valid for ${validFor(made.expiresInMs)}:`
+      : `Send this link to ${subject}: opening it connects their account at ${provider} (${made.title})${asks}. Valid for ${validFor(made.expiresInMs)}:`,
   )
   console.log(made.authorizationUrl)
   if (made.publicUrl === undefined)

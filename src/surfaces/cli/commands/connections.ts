@@ -10,7 +10,7 @@ export function connectionsCommand(program: Command): void {
     .description("list, make and disconnect OAuth connections: people's and the service account's (tokens never shown)")
   group
     .command('list')
-    .description('list the configured OAuth providers and every connection (or one person’s): state, scopes, expiry, who connected it')
+    .description("list the configured OAuth providers and every connection (or one person's): state, scopes, expiry, who connected it")
     .option('--user <user>', "only this person's connections")
     .option('--json', 'print JSON')
     .action(async (_o: unknown, command: Command) => (await import('../actions/connections.js')).connectionsList(command.optsWithGlobals()))
