@@ -4,6 +4,10 @@ import type { Registry } from '../../registry/index.js'
 import type { SkillLogger } from '../../skill/index.js'
 import type { McpToolRepository } from '../../store/index.js'
 import { McpConnection, type McpServerStatus } from './mcp-connection.js'
+import type { McpServerHandle } from './mcp-server-handle.js'
+import { McpOAuthFlow, mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
+import { PersonSessions } from './person-sessions.js'
+import type { OAuthPort } from './oauth-port.js'
 import { mcpToolSkill } from './mcp-tool-skill.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { toolKey } from './tool-key.js'
@@ -32,6 +36,8 @@ export interface McpSourceOptions {
   now(): string
   /** Open global secrets that servers' headers or environments name. */
   secrets?(names: string[]): Promise<Map<string, string>>
+  /** People's and the service account's OAuth connections, for servers with `oauth`. */
+  oauth?: OAuthPort
 }
 
 /**
@@ -41,7 +47,8 @@ export interface McpSourceOptions {
 export class McpSource implements SkillSource {
   readonly kind = 'mcp'
   readonly #options: McpSourceOptions
-  readonly #connections: McpConnection[]
+  readonly #connections: McpServerHandle[]
+  readonly #unsubscribe: () => void
   readonly #keys = new Map<string, string[]>()
   readonly #problems = new Map<string, string[]>()
   readonly #signatures = new Map<string, string>()
@@ -49,14 +56,65 @@ export class McpSource implements SkillSource {
 
   constructor(options: McpSourceOptions) {
     this.#options = options
-    this.#connections = options.servers.map((server) => {
+    this.#connections = options.servers.map((server) => this.#handle(server))
+    const byProvider = new Map(this.#connections.filter((c) => c.server.transport === 'http' && c.server.oauth).map((c) => [mcpProvider(c.server), c]))
+    // Someone connected: a person's server renews their session; a service server waiting for its token connects.
+    this.#unsubscribe =
+      byProvider.size > 0 && options.oauth
+        ? options.oauth.onConnected((provider, subject) => {
+            const handle = byProvider.get(provider)
+            if (handle instanceof PersonSessions) handle.connected(subject)
+            else if (handle && subject === '' && handle.status().state === 'needs_auth') void handle.connect()
+          })
+        : () => {}
+  }
+
+  /** One connection, or for a per-person OAuth server one session per person; an OAuth server's flow is registered. */
+  #handle(server: McpSourceOptions['servers'][number]): McpServerHandle {
+    const { logger, secrets, oauth } = this.#options
+    const onTools = (handle: McpServerHandle) => (tools: Tool[], problems: ToolProblem[]) => this.#apply(handle, tools, problems, true)
+    if (server.transport !== 'http' || !server.oauth) {
+      const connection: McpConnection = new McpConnection(server, { logger, onTools: (t, p) => onTools(connection)(t, p), ...(secrets && { secrets }) })
+      return connection
+    }
+    const secured = server as OAuthMcpServer
+    const provider = mcpProvider(secured)
+    if (!oauth) {
+      // A plane without OAuth connections (a store-only one): the server waits, saying why.
       const connection: McpConnection = new McpConnection(server, {
-        logger: options.logger,
-        onTools: (tools, problems) => this.#apply(connection, tools, problems, true),
-        secrets: options.secrets,
+        logger,
+        onTools: (t, p) => onTools(connection)(t, p),
+        bearer: {
+          token: () => Promise.reject(Object.assign(new Error('OAuth connections are not available in this process'), { code: 'needs_auth' })),
+          refused: () => {},
+        },
       })
       return connection
+    }
+    oauth.register(new McpOAuthFlow(secured, { clients: oauth, secrets: secrets ?? (async () => new Map()) }))
+    if (secured.oauth.account === 'person') {
+      const sessions: PersonSessions = new PersonSessions(secured, {
+        oauth,
+        logger,
+        onTools: (t, p) => onTools(sessions)(t, p),
+        hasTools: () => this.#signatures.has(server.name),
+        ...(secrets && { secrets }),
+      })
+      return sessions
+    }
+    const scopes = secured.oauth.scopes ?? []
+    const connection: McpConnection = new McpConnection(server, {
+      logger,
+      onTools: (t, p) => onTools(connection)(t, p),
+      ...(secrets && { secrets }),
+      bearer: {
+        token: async (signal) => (await oauth.token(provider, '', scopes, signal)).accessToken,
+        refused: (reason) => {
+          oauth.refused(provider, '', reason).catch((error) => logger.warn({ err: error, server: server.name }, 'marking the connection needs_auth failed'))
+        },
+      },
     })
+    return connection
   }
 
   /**
@@ -116,11 +174,12 @@ export class McpSource implements SkillSource {
   }
 
   async close(): Promise<void> {
+    this.#unsubscribe()
     await Promise.all(this.#connections.map((c) => c.close()))
   }
 
   /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */
-  #apply(connection: McpConnection, tools: Tool[], listProblems: ToolProblem[], live: boolean): void {
+  #apply(connection: McpServerHandle, tools: Tool[], listProblems: ToolProblem[], live: boolean): void {
     const { registry, taken, logger } = this.#options
     const { server } = connection
     const signature = JSON.stringify([tools, listProblems])
