@@ -11,31 +11,7 @@ import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
-import type { McpServerHandle } from './mcp-server-handle.js'
-
-/**
- * idle: not connected yet, and connects on its first call (a one-shot CLI command); needs_auth:
- * a secret its headers or environment name is not set.
- */
-export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'needs_auth' | 'closed'
-
-export interface McpServerStatus {
-  name: string
-  transport: 'stdio' | 'http'
-  /** The command line or URL (headers, environment and credentials are never shown). */
-  target: string
-  state: McpServerState
-  /** Why it is not connected, when it is not. */
-  reason: string | null
-  connectedAt: string | null
-  /** When the next reconnection attempt is due, while down. */
-  retryAt: string | null
-  /**
-   * The last lines a stdio server wrote to stderr (the process that exited last, when one did).
-   * Shown to admins only: it may hold anything, so it never goes into what agents see.
-   */
-  stderr: string | null
-}
+import type { McpServerHandle, McpServerState, McpServerStatus } from './mcp-server-handle.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */

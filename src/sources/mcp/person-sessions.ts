@@ -1,11 +1,11 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ProgressUpdate, SkillLogger } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
-import { McpConnection, type McpServerStatus } from './mcp-connection.js'
+import { McpConnection } from './mcp-connection.js'
 import { mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import type { OAuthPort } from './oauth-port.js'
 import type { ToolProblem } from './parse-tools.js'
-import type { McpServerHandle } from './mcp-server-handle.js'
+import type { McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
 
 /** A session nobody has called through for this long is closed; the next call opens another. */
 const IDLE_MS = 10 * 60_000
