@@ -23,7 +23,7 @@ interface Hooks {
    * An OAuth server's connection: the access token each request carries (the connections service
    * refreshes it), and what the server refusing it (401) means: that connection needs connecting again.
    */
-  bearer?: { token(signal?: AbortSignal): Promise<string>; refused(reason: string): void }
+  bearer?: { token(signal?: AbortSignal): Promise<string>; refused(token: string, reason: string): void }
   /** False for a person's session: one lost is dropped and made anew by the next call, not retried. */
   reconnect?: boolean
 }
@@ -307,7 +307,8 @@ export class McpConnection implements McpServerHandle {
     this.#state = 'needs_auth'
     this.#reason = reason
     this.#hooks.logger.warn({ server: this.server.name, reason }, 'MCP server waits for an OAuth connection')
-    if (tell) this.#hooks.bearer?.refused(reason)
+    const token = this.#tokens.at(-1)
+    if (tell && token !== undefined) this.#hooks.bearer?.refused(token, reason)
   }
 
   /**

@@ -37,7 +37,7 @@ export interface McpSourceOptions {
   /** Open global secrets that servers' headers or environments name. */
   secrets?(names: string[]): Promise<Map<string, string>>
   /** People's and the service account's OAuth connections, for servers with `oauth`. */
-  oauth?: OAuthPort
+  oauth: OAuthPort
 }
 
 /**
@@ -48,7 +48,7 @@ export class McpSource implements SkillSource {
   readonly kind = 'mcp'
   readonly #options: McpSourceOptions
   readonly #connections: McpServerHandle[]
-  readonly #unsubscribe: () => void
+  #unsubscribe: () => void = () => {}
   readonly #keys = new Map<string, string[]>()
   readonly #problems = new Map<string, string[]>()
   readonly #signatures = new Map<string, string>()
@@ -57,16 +57,6 @@ export class McpSource implements SkillSource {
   constructor(options: McpSourceOptions) {
     this.#options = options
     this.#connections = options.servers.map((server) => this.#handle(server))
-    const byProvider = new Map(this.#connections.filter((c) => c.server.transport === 'http' && c.server.oauth).map((c) => [mcpProvider(c.server), c]))
-    // Someone connected: a person's server renews their session; a service server waiting for its token connects.
-    this.#unsubscribe =
-      byProvider.size > 0 && options.oauth
-        ? options.oauth.onConnected((provider, subject) => {
-            const handle = byProvider.get(provider)
-            if (handle instanceof PersonSessions) handle.connected(subject)
-            else if (handle && subject === '' && handle.status().state === 'needs_auth') void handle.connect()
-          })
-        : () => {}
   }
 
   /** One connection, or for a per-person OAuth server one session per person; an OAuth server's flow is registered. */
@@ -79,18 +69,6 @@ export class McpSource implements SkillSource {
     }
     const secured = server as OAuthMcpServer
     const provider = mcpProvider(secured)
-    if (!oauth) {
-      // A plane without OAuth connections (a store-only one): the server waits, saying why.
-      const connection: McpConnection = new McpConnection(server, {
-        logger,
-        onTools: (t, p) => onTools(connection)(t, p),
-        bearer: {
-          token: () => Promise.reject(Object.assign(new Error('OAuth connections are not available in this process'), { code: 'needs_auth' })),
-          refused: () => {},
-        },
-      })
-      return connection
-    }
     oauth.register(new McpOAuthFlow(secured, { clients: oauth, secrets: secrets ?? (async () => new Map()) }))
     if (secured.oauth.account === 'person') {
       const sessions: PersonSessions = new PersonSessions(secured, {
@@ -109,8 +87,10 @@ export class McpSource implements SkillSource {
       ...(secrets && { secrets }),
       bearer: {
         token: async (signal) => (await oauth.token(provider, '', scopes, signal)).accessToken,
-        refused: (reason) => {
-          oauth.refused(provider, '', reason).catch((error) => logger.warn({ err: error, server: server.name }, 'marking the connection needs_auth failed'))
+        refused: (token, reason) => {
+          oauth
+            .refused(provider, '', token, reason)
+            .catch((error) => logger.warn({ err: error, server: server.name }, 'marking the connection needs_auth failed'))
         },
       },
     })
@@ -122,6 +102,16 @@ export class McpSource implements SkillSource {
    * first attempts; otherwise each server connects on its first call.
    */
   async start(): Promise<void> {
+    // Connections made from now on (the ones present at start are what each server starts with).
+    const byProvider = new Map(this.#connections.filter((c) => c.server.transport === 'http' && c.server.oauth).map((c) => [mcpProvider(c.server), c]))
+    if (byProvider.size > 0) {
+      // Someone connected: a person's server renews their session; a service server waiting for its token connects.
+      this.#unsubscribe = this.#options.oauth.onConnected((provider, subject) => {
+        const handle = byProvider.get(provider)
+        if (handle instanceof PersonSessions) handle.connected(subject)
+        else if (handle && subject === '' && handle.status().state === 'needs_auth') void handle.connect()
+      })
+    }
     let stored = new Map<string, unknown>()
     try {
       stored = await this.#options.store().all()

@@ -11,6 +11,6 @@ export interface OAuthPort {
   saveClient(provider: string, info: unknown): Promise<void>
   list(filter: { subject?: string }): Promise<Array<{ provider: string; subject: string | null; state: string }>>
   onConnected(listener: (provider: string, subject: string) => void): () => void
-  /** The resource server refused the token (revoked, say): the connection goes back to needs_auth. */
-  refused(provider: string, subject: string, reason: string): Promise<void>
+  /** The resource server refused this token (revoked, say): the connection goes back to needs_auth, unless it holds another by now. */
+  refused(provider: string, subject: string, accessToken: string, reason: string): Promise<boolean>
 }

@@ -156,9 +156,9 @@ export class PersonSessions implements McpServerHandle {
       reconnect: false,
       bearer: {
         token: async (signal) => (await oauth.token(this.#provider, subject, scopes, signal)).accessToken,
-        refused: (reason) => {
+        refused: (token, reason) => {
           oauth
-            .refused(this.#provider, subject, reason)
+            .refused(this.#provider, subject, token, reason)
             .catch((error) => logger.warn({ err: error, server: this.server.name }, 'marking the connection needs_auth failed'))
         },
       },
