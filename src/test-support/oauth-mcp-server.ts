@@ -15,7 +15,7 @@ import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/sdk/c
 export interface OAuthMcpServer {
   /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`: also the resource its tokens must name. */
   url: string
-  /** Tokens of `subject` are refused from now on (401 invalid_token), as if revoked at the provider. */
+  /** The tokens of `subject` it has seen are refused from now on (401 invalid_token), as if revoked at the provider; later ones are taken. */
   refuse(subject: string): void
   /** The subjects whose tokens opened each live session. */
   sessions(): string[]
@@ -38,6 +38,7 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
   if (!oauthMetadata) throw new Error(`no metadata at ${options.issuer}`)
   const jwks = createRemoteJWKSet(new URL(oauthMetadata.jwks_uri!))
   const refused = new Set<string>()
+  const seen = new Map<string, Set<string>>()
   const transports = new Map<string, { transport: StreamableHTTPServerTransport; subject: string }>()
 
   const verifier = {
@@ -48,7 +49,8 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
       } catch (error) {
         throw new InvalidTokenError(`the token does not check out: ${(error as Error).message}`)
       }
-      if (refused.has(String(payload.sub))) throw new InvalidTokenError('the token was revoked')
+      if (refused.has(token)) throw new InvalidTokenError('the token was revoked')
+      seen.set(String(payload.sub), (seen.get(String(payload.sub)) ?? new Set()).add(token))
       return {
         token,
         clientId: String(payload.client_id),
@@ -108,7 +110,9 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
 
   return {
     url,
-    refuse: (subject) => void refused.add(subject),
+    refuse: (subject) => {
+      for (const token of seen.get(subject) ?? []) refused.add(token)
+    },
     sessions: () => [...transports.values()].map((t) => t.subject),
     close: async () => {
       await Promise.all([...transports.values()].map((t) => t.transport.close().catch(() => {})))

@@ -156,6 +156,16 @@ describe('MCP servers behind OAuth', () => {
     // The next call is refused before the server; Carol's session is untouched.
     expect((await invoke(server, alice, 'secured_whoami')).body.error).toMatchObject({ code: 'needs_auth', details: { authorizationUrl: expect.any(String) } })
     expect((await invoke(server, carol, 'secured_whoami')).body).toMatchObject({ ok: true, data: { structuredContent: { subject: 'carol' } } })
+    // Alice connects again: a new token, on a new session.
+    await connectThrough((await api(server, alice, `/api/connections/${encodeURIComponent('mcp:secured')}/authorize`, {})).body.authorizationUrl, 'alice')
+    expect((await invoke(server, alice, 'secured_whoami')).body).toMatchObject({ ok: true, data: { structuredContent: { subject: 'alice' } } })
+    // (The session of the refused token can't be ended with it: the server refuses that token, so it ends the session itself.)
+    expect(secured.sessions().sort()).toEqual(['alice', 'alice', 'carol'])
+    // Carol connects again (another token, maybe another account): her session is ended, and her next call opens one.
+    await connectThrough((await api(server, carol, `/api/connections/${encodeURIComponent('mcp:secured')}/authorize`, {})).body.authorizationUrl, 'carol')
+    await waitFor(() => !secured.sessions().includes('carol'))
+    expect((await invoke(server, carol, 'secured_whoami')).body).toMatchObject({ ok: true, data: { structuredContent: { subject: 'carol' } } })
+    expect(secured.sessions().filter((s) => s === 'carol')).toHaveLength(1)
   })
 
   it('connects a service-account server once, by an admin, and every caller runs with that account', async () => {
