@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CONSOLE_CLIENT, startTestIdentityProvider, type TestIdentityProvider } from '../../test-support/identity-provider.js'
 import { startOAuthMcpServer, type OAuthMcpServer } from '../../test-support/oauth-mcp-server.js'
+import { startTestOAuthService } from '../../test-support/oauth-service.js'
 import { OAuthCallbackError, OAuthRefusedError, OAuthUnavailableError } from '../../oauth/index.js'
 import { McpOAuthFlow, type OAuthMcpServer as ServerConfig } from './mcp-oauth-flow.js'
 
@@ -134,6 +135,22 @@ describe('the OAuth flow of an imported MCP server', () => {
     const replay = flow.complete({ callbackUrl: back, state: 's', scopes: [], checks, redirectUri: REDIRECT })
     await expect(replay).rejects.toBeInstanceOf(OAuthRefusedError)
     await expect(replay).rejects.toThrow(/invalid_grant/)
+  })
+
+  it('asks for a configured client when the authorization server offers no dynamic registration', async () => {
+    const service = await startTestOAuthService()
+    const behind = await startOAuthMcpServer({ issuer: service.issuer })
+    try {
+      const flow = new McpOAuthFlow(config(undefined, behind.url), { clients: memoryClients(), secrets: noSecrets })
+      await expect(flow.begin({ state: 's', scopes: [], redirectUri: REDIRECT })).rejects.toThrow(
+        new OAuthUnavailableError(
+          `MCP server "secured": its authorization server ${service.issuer} offers no dynamic client registration: register skillplane there (redirect URL ${REDIRECT}) and set oauth.clientId (and oauth.clientSecret) in the server's config`,
+        ),
+      )
+    } finally {
+      await behind.close()
+      await service.close()
+    }
   })
 
   it('says what is wrong when the server is no OAuth-protected MCP server, or is down', async () => {
