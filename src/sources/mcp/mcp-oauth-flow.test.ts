@@ -86,6 +86,12 @@ describe('the OAuth flow of an imported MCP server', () => {
     expect(second.url.searchParams.get('client_id')).toBe(url.searchParams.get('client_id'))
   })
 
+  it('registers once when people start connecting at the same time', async () => {
+    const flow = new McpOAuthFlow(config(), { clients: memoryClients(), secrets: noSecrets })
+    const started = await Promise.all(['a', 'b', 'c'].map((state) => flow.begin({ state, scopes: [], redirectUri: REDIRECT })))
+    expect(new Set(started.map(({ url }) => url.searchParams.get('client_id'))).size).toBe(1)
+  })
+
   it('refreshes, and a revoked grant is refused', async () => {
     const flow = new McpOAuthFlow(config(), { clients: memoryClients(), secrets: noSecrets })
     const tokens = await connect(flow, 'bob')

@@ -67,6 +67,8 @@ export class McpOAuthFlow implements OAuthFlow {
   readonly #server: OAuthMcpServer
   readonly #options: McpOAuthFlowOptions
   #discovered: Promise<Discovered> | undefined
+  // People starting to connect at once share one registration (another would replace the first one's client).
+  #registering: Promise<OAuthClientInformationFull> | undefined
   #scopes: string[] = []
 
   constructor(server: OAuthMcpServer, options: McpOAuthFlowOptions) {
@@ -257,6 +259,13 @@ export class McpOAuthFlow implements OAuthFlow {
     if (configured) return configured
     const stored = await this.#stored(found)
     if (stored?.redirect_uris.includes(redirectUri)) return stored
+    this.#registering ??= this.#register(found, redirectUri).finally(() => {
+      this.#registering = undefined
+    })
+    return this.#registering
+  }
+
+  async #register(found: Discovered, redirectUri: string): Promise<OAuthClientInformationFull> {
     if (!found.metadata.registration_endpoint) {
       throw new OAuthUnavailableError(
         `${this.title}: its authorization server ${found.issuer} offers no dynamic client registration: register skillplane there (redirect URL ${redirectUri}) and set oauth.clientId (and oauth.clientSecret) in the server's config`,
