@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases, waitFor } from '../../test-support/databases.js'
-import { openTestPlane } from '../../test-support/fixtures.js'
+import { agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
 import { startTestIdentityProvider, type TestIdentityProvider } from '../../test-support/identity-provider.js'
 import { startOAuthMcpServer, type OAuthMcpServer } from '../../test-support/oauth-mcp-server.js'
 import { resolveConfig } from '../../config/index.js'
@@ -96,7 +96,7 @@ describe('MCP servers behind OAuth', () => {
   it('connects a per-person server: a call answers needs_auth with a link, the person connects, the call runs with their token; others still need to', async () => {
     const secured = await startOAuthMcpServer({ issuer: idp.issuer })
     cleanup.push(() => secured.close())
-    const { plane, server, key } = await serve({ mcpServers: [{ name: 'secured', url: secured.url, oauth: {} }] })
+    const { plane, server, key } = await serve({ mcpServers: [{ name: 'secured', url: secured.url, oauth: {}, agents: ['Helper'] }] })
     const [carol, alice, bob, root] = [await key('carol'), await key('alice'), await key('bob'), await key('root', 'admin')]
     // Nobody has connected: no session, so no tool list yet, and the server says how it gets one.
     expect(plane.sources.mcpServers()[0]).toMatchObject({ state: 'needs_auth', skills: [], reason: expect.stringContaining('nobody has connected to it yet') })
@@ -123,6 +123,12 @@ describe('MCP servers behind OAuth', () => {
     expect(ran.body).toMatchObject({ ok: true, data: { structuredContent: { subject: 'alice' } } })
     expect((await invoke(server, carol, 'secured_whoami')).body).toMatchObject({ ok: true, data: { structuredContent: { subject: 'carol' } } })
     // One upstream session per person.
+    expect(secured.sessions().sort()).toEqual(['alice', 'carol'])
+    // An agent acting for Alice uses her session; acting for nobody, it has no account to use.
+    const helper = agentCaller('helper')
+    const forAlice = await plane.invoke('secured_whoami', {}, { caller: helper, onBehalfOf: { ...operator, id: 'k-alice', name: 'alice' } })
+    expect(forAlice).toMatchObject({ ok: true, data: { structuredContent: { subject: 'alice' } } })
+    expect(await plane.invoke('secured_whoami', {}, { caller: helper })).toMatchObject({ ok: false, error: { code: 'needs_auth' } })
     expect(secured.sessions().sort()).toEqual(['alice', 'carol'])
     // Bob still has to connect.
     expect((await invoke(server, bob, 'secured_whoami')).body.error).toMatchObject({ code: 'needs_auth', details: { oauth: { provider: 'mcp:secured' } } })
