@@ -150,6 +150,16 @@ export class McpConnection implements McpServerHandle {
     await this.connect()
   }
 
+  /**
+   * Its OAuth account was connected (again, maybe as another account): a new session with the new
+   * token, since the server may tie a session to whoever opened it.
+   */
+  async reconnected(): Promise<void> {
+    if (this.#state === 'closed' || this.#state === 'idle') return
+    if (this.#state === 'connected') this.#lost(this.#generation, 'its account was connected again; reconnecting with the new token', { retryNow: false })
+    await this.connect()
+  }
+
   /** List the tools again (an operator's reload), reconnecting when down. */
   async refresh(): Promise<void> {
     const client = this.#client

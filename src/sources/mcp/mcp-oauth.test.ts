@@ -199,8 +199,16 @@ describe('MCP servers behind OAuth', () => {
     expect(JSON.stringify(echoed.body)).not.toContain(token)
     expect(echoed.body.data.content[0].text).toBe('your token is [REDACTED]')
 
+    // The admin connects the service account again, as another account: a new session, with its token.
+    await connectThrough(
+      (await api(server, root, `/api/connections/${encodeURIComponent('mcp:shared')}/authorize`, { account: 'service' })).body.authorizationUrl,
+      'carol',
+    )
+    await waitFor(() => secured.sessions().includes('carol') && plane.sources.mcpServers()[0]!.state === 'connected')
+    expect((await invoke(server, alice, 'shared_whoami')).body).toMatchObject({ ok: true, data: { structuredContent: { subject: 'carol' } } })
+
     // Revoked upstream: the service connection goes back to needs_auth, and so does the server.
-    secured.refuse('oscar')
+    secured.refuse('carol')
     expect((await invoke(server, alice, 'shared_whoami')).body.error).toMatchObject({ code: 'needs_auth' })
     expect(plane.oauth.state('mcp:shared', '', [])).toMatchObject({ state: 'needs_auth' })
     expect(plane.sources.mcpServers()[0]).toMatchObject({ state: 'needs_auth', reason: expect.stringContaining('it refused the token') })

@@ -105,11 +105,11 @@ export class McpSource implements SkillSource {
     // Connections made from now on (the ones present at start are what each server starts with).
     const byProvider = new Map(this.#connections.filter((c) => c.server.transport === 'http' && c.server.oauth).map((c) => [mcpProvider(c.server), c]))
     if (byProvider.size > 0) {
-      // Someone connected: a person's server renews their session; a service server waiting for its token connects.
+      // Someone connected: a person's server renews their session; a service server connects (again) with the new token.
       this.#unsubscribe = this.#options.oauth.onConnected((provider, subject) => {
         const handle = byProvider.get(provider)
         if (handle instanceof PersonSessions) handle.connected(subject)
-        else if (handle && subject === '' && handle.status().state === 'needs_auth') void handle.connect()
+        else if (handle instanceof McpConnection && subject === '') void handle.reconnected()
       })
     }
     let stored = new Map<string, unknown>()
