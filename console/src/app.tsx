@@ -11,6 +11,7 @@ import { AgentPage } from './pages/agent-page'
 import { RunPage } from './pages/run-page'
 import { SourcesPage } from './pages/sources-page'
 import { PoliciesPage } from './pages/policies-page'
+import { ConnectionsPage } from './pages/connections-page'
 import { PageErrorBoundary } from './components'
 
 export function App() {
@@ -19,6 +20,8 @@ export function App() {
   if (checking) return <p className="centered">Checking your key…</p>
   if (!session) return <SignInPage />
   const can = session.abilities
+  // Connections are a person's own accounts: an agent key has none.
+  const person = session.caller.kind === 'user'
   const shown = session.caller.displayName ?? session.caller.name
   const who = session.caller.kind === 'user' ? `${shown} · ${session.caller.role}` : `${shown} · agent`
   return (
@@ -32,6 +35,7 @@ export function App() {
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
           {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
           {can.managePolicies && <NavLink to="/policies">Policies</NavLink>}
+          {person && <NavLink to="/connections">Connections</NavLink>}
         </nav>
         <span className="who" data-testid="who">
           {who}
@@ -55,6 +59,7 @@ export function App() {
             {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
             {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
             {can.managePolicies && <Route path="/policies" element={<PoliciesPage />} />}
+            {person && <Route path="/connections" element={<ConnectionsPage />} />}
             <Route path="*" element={<NotFound />} />
           </Routes>
         </PageErrorBoundary>

@@ -1,0 +1,55 @@
+import { useState } from 'react'
+import { useLocation } from 'react-router'
+import { authorizeConnection, type Account } from '../api/connections'
+import { toApiError } from '../api/use-api'
+
+/**
+ * Start the provider's consent: ask the server for the link (it comes back here, to this page) and
+ * follow it. The page is left, so the button stays busy until then.
+ */
+export function ConnectButton({
+  provider,
+  title,
+  scopes,
+  account,
+  label = 'Connect',
+}: {
+  provider: string
+  /** Who the button connects, for screen readers and the hover: the provider's title. */
+  title?: string
+  scopes?: string[]
+  account?: Account
+  label?: 'Connect' | 'Reconnect'
+}) {
+  const { pathname, search } = useLocation()
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const connect = async () => {
+    setBusy(true)
+    setError(null)
+    try {
+      const { authorizationUrl } = await authorizeConnection(provider, {
+        ...(scopes?.length && { scopes }),
+        ...(account === 'service' && { account }),
+        returnTo: pathname + search,
+      })
+      window.location.assign(authorizationUrl)
+    } catch (failure) {
+      setError(toApiError(failure).message)
+      setBusy(false)
+    }
+  }
+  const name = title ?? provider
+  return (
+    <span className="connect">
+      <button type="button" disabled={busy} aria-label={`${label} ${name}${account === 'service' ? ' (service account)' : ''}`} onClick={() => void connect()}>
+        {busy ? 'Opening…' : label}
+      </button>
+      {error && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  )
+}
