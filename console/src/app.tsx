@@ -12,7 +12,7 @@ import { RunPage } from './pages/run-page'
 import { SourcesPage } from './pages/sources-page'
 import { PoliciesPage } from './pages/policies-page'
 import { ConnectionsPage } from './pages/connections-page'
-import { PageErrorBoundary } from './components'
+import { ConnectedNotice, PageErrorBoundary } from './components'
 
 export function App() {
   const { session, checking } = useSessionState()
@@ -45,6 +45,7 @@ export function App() {
         </button>
       </header>
       <main>
+        <ConnectedNotice />
         {/* The server loads this app for these page prefixes only (src/surfaces/console/console-routes.ts, APP_PAGES). */}
         <PageErrorBoundary key={pathname}>
           <Routes>

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { useLocation } from 'react-router'
-import { authorizeConnection, type Account } from '../api/connections'
+import { authorizeConnection } from '../api/connections'
+import type { ConnectionInfo } from '../api/types'
 import { toApiError } from '../api/use-api'
 
 /**
@@ -18,20 +19,24 @@ export function ConnectButton({
   /** Who the button connects, for screen readers and the hover: the provider's title. */
   title?: string
   scopes?: string[]
-  account?: Account
+  account?: ConnectionInfo['account']
   label?: 'Connect' | 'Reconnect'
 }) {
   const { pathname, search } = useLocation()
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const connect = async () => {
+    // Back to this page, without what the last round trip's return added.
+    const back = new URLSearchParams(search)
+    back.delete('connected')
+    back.delete('missingScopes')
     setBusy(true)
     setError(null)
     try {
       const { authorizationUrl } = await authorizeConnection(provider, {
         ...(scopes?.length && { scopes }),
         ...(account === 'service' && { account }),
-        returnTo: pathname + search,
+        returnTo: pathname + (back.size ? `?${back}` : ''),
       })
       window.location.assign(authorizationUrl)
     } catch (failure) {

@@ -2,9 +2,6 @@ import type { SkillSummary } from '../api/types'
 import { Chip } from './chips'
 import { ConnectButton } from './connect-button'
 
-// TEMPORARY until the core's ConnectionState (with `oauth`) reaches the generated schema.
-type OAuthNeed = { provider: string; missingScopes: string[] }
-
 /**
  * Whether what a skill needs is there for the viewer, which secrets, settings or scopes are missing
  * (on hover), and for an OAuth connection not made yet, the button that makes it.
@@ -13,7 +10,7 @@ export function ConnectionChip({ skill }: { skill: SkillSummary }) {
   const connection = skill.connection
   const state = connection?.state ?? 'ready'
   if (state === 'ready') return <Chip tone="good">ready</Chip>
-  const oauth = (connection as { oauth?: OAuthNeed } | undefined)?.oauth
+  const oauth = connection?.oauth
   const missing = [
     ...(connection?.missing?.secrets ?? []),
     ...(connection?.missing?.settings ?? []),

@@ -1,5 +1,6 @@
 import { useState } from 'react'
-import { disconnectConnection, listConnections, type ConnectionInfo, type ConnectionList, type OAuthProviderInfo } from '../api/connections'
+import { disconnectConnection, listConnections, type ConnectionList, type OAuthProviderInfo } from '../api/connections'
+import type { ConnectionInfo } from '../api/types'
 import { toApiError, useApi } from '../api/use-api'
 import { Chip, ConnectButton, ErrorNote, Time } from '../components'
 import { useSession } from '../session/session'
@@ -13,7 +14,6 @@ export function ConnectionsPage() {
   const admin = can.manageConnections
   const loaded = useApi(() => listConnections(admin), [admin])
   const list = loaded.data
-  const returned = new URLSearchParams(location.search).get('connectionError')
   return (
     <section>
       <h1>Connections</h1>
@@ -21,11 +21,6 @@ export function ConnectionsPage() {
         Accounts at other services that skills use for you: connecting sends you to the service to approve, then back here. skillplane keeps the tokens sealed
         and never shows them.
       </p>
-      {returned && (
-        <p className="error" role="alert">
-          {returned}
-        </p>
-      )}
       <ErrorNote error={loaded.error} />
       {list && list.providers.length === 0 && <p className="muted">No OAuth provider is configured (oauth.providers in the config).</p>}
       {list && list.providers.length > 0 && (
@@ -123,7 +118,7 @@ function ProviderTable({
                         title={provider.title}
                         account={account}
                         label={connection ? 'Reconnect' : 'Connect'}
-                        scopes={connection?.missingScopes.length ? [...connection.scopes, ...connection.missingScopes] : undefined}
+                        scopes={connection?.missingScopes}
                       />
                       {connection && <DisconnectButton connection={connection} onDone={onChanged} />}
                     </span>
