@@ -85,6 +85,7 @@ describe.runIf(chromiumAvailable())('connecting accounts from the console in Chr
     for (const [name, role] of [
       ['alice', 'admin'],
       ['oscar', 'operator'],
+      ['vera', 'viewer'],
     ] as const)
       keys[name] = (await plane.people.keys.create({ name, role }, plane.now())).key
     browser = await launchChromium()
@@ -157,16 +158,16 @@ describe.runIf(chromiumAvailable())('connecting accounts from the console in Chr
     expect(await page.getByTestId('invoke-result').textContent()).not.toContain('oscar-at-svc')
   })
 
-  it('shows the provider’s refusal and keeps nothing', async () => {
-    const page = await open(keys.oscar!)
+  it('shows the provider’s refusal and keeps nothing (a viewer connects their own too)', async () => {
+    const page = await open(keys.vera!)
     await page.goto(`${server.url}/connections`)
     await row(page, 'Your connections', 'svc').getByRole('button', { name: 'Connect Test Service', exact: true }).click()
-    await atService(page, 'oscar-at-svc', 'Deny')
+    await atService(page, 'vera-at-svc', 'Deny')
     await page.getByRole('heading', { name: 'Connection not made' }).waitFor()
     expect(await page.locator('#reason').textContent()).toContain('the person did not allow it')
     await page.getByRole('link', { name: 'Back to your connections' }).click()
     await row(page, 'Your connections', 'svc').getByText('not connected').waitFor()
-    expect((await api('/api/connections', keys.oscar!)).body.connections).toEqual([])
+    expect((await api('/api/connections', keys.vera!)).body.connections).toEqual([])
   })
 
   it('lets admins connect the service account, see who is connected to what, and disconnect anyone', async () => {
