@@ -20,8 +20,6 @@ export function App() {
   if (checking) return <p className="centered">Checking your key…</p>
   if (!session) return <SignInPage />
   const can = session.abilities
-  // Connections are a person's own accounts: an agent key has none.
-  const person = session.caller.kind === 'user'
   const shown = session.caller.displayName ?? session.caller.name
   const who = session.caller.kind === 'user' ? `${shown} · ${session.caller.role}` : `${shown} · agent`
   return (
@@ -35,7 +33,7 @@ export function App() {
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
           {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
           {can.managePolicies && <NavLink to="/policies">Policies</NavLink>}
-          {person && <NavLink to="/connections">Connections</NavLink>}
+          {can.connectAccounts && <NavLink to="/connections">Connections</NavLink>}
         </nav>
         <span className="who" data-testid="who">
           {who}
@@ -60,7 +58,7 @@ export function App() {
             {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
             {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
             {can.managePolicies && <Route path="/policies" element={<PoliciesPage />} />}
-            {person && <Route path="/connections" element={<ConnectionsPage />} />}
+            {can.connectAccounts && <Route path="/connections" element={<ConnectionsPage />} />}
             <Route path="*" element={<NotFound />} />
           </Routes>
         </PageErrorBoundary>

@@ -16,6 +16,7 @@ const whoami = defineSkill({
   title: 'Who am I at the service',
   description: 'Ask the test service whose account this connection is',
   class: 'safe',
+  agents: ['Helper'],
   oauth: { provider: 'svc', scopes: ['issues:read'] },
   async run(_input, ctx) {
     const response = await fetch(`${serviceApi}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('svc')}` }, signal: ctx.signal })
@@ -88,6 +89,7 @@ describe.runIf(chromiumAvailable())('connecting accounts from the console in Chr
       ['vera', 'viewer'],
     ] as const)
       keys[name] = (await plane.people.keys.create({ name, role }, plane.now())).key
+    keys.helper = (await plane.people.keys.create({ name: 'helper-bot', role: 'agent', agentId: plane.agents.resolve('helper')! }, plane.now())).key
     browser = await launchChromium()
   })
   afterAll(async () => {
@@ -204,5 +206,20 @@ describe.runIf(chromiumAvailable())('connecting accounts from the console in Chr
     await serviceRow.getByRole('button', { name: 'Disconnect Test Service (service account)' }).click()
     await serviceRow.getByText('not connected').waitFor()
     expect((await api('/api/skills/svc_shared/invoke', keys.oscar!, 'POST', { input: {} })).status).toBe(424)
+  })
+
+  it('offers an agent key no connections: it acts for no person', async () => {
+    const page = await open(keys.helper!)
+    await page.goto(`${server.url}/skills/svc_whoami`)
+    await connectionChip(page).getByText('needs auth').waitFor()
+    expect(
+      await page
+        .getByRole('main')
+        .getByRole('button', { name: /Connect/ })
+        .count(),
+    ).toBe(0)
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Connections' }).count()).toBe(0)
+    await page.goto(`${server.url}/connections`)
+    await page.getByRole('heading', { name: 'Not here' }).waitFor()
   })
 })

@@ -3,6 +3,7 @@ import { useLocation } from 'react-router'
 import { authorizeConnection } from '../api/connections'
 import type { ConnectionInfo } from '../api/types'
 import { toApiError } from '../api/use-api'
+import { useSession } from '../session/session'
 
 /**
  * Start the provider's consent: ask the server for the link (it comes back here, to this page) and
@@ -22,6 +23,7 @@ export function ConnectButton({
   account?: ConnectionInfo['account']
   label?: 'Connect' | 'Reconnect'
 }) {
+  const { abilities: can } = useSession()
   const { pathname, search } = useLocation()
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
@@ -44,6 +46,8 @@ export function ConnectButton({
       setBusy(false)
     }
   }
+  // An agent key acts for no person: it has no account to connect.
+  if (!can.connectAccounts) return null
   const name = title ?? provider
   return (
     <span className="connect">
