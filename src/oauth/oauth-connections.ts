@@ -13,6 +13,7 @@ const REFRESH_HOLD_MS = 30_000
 const LINK_BINDING = 'skillplane oauth link'
 // Another manager held the refresh: read the connection again.
 const WAIT = Symbol('wait')
+const SERVED_URL = 'http_served_url'
 export const CALLBACK_PATH = '/oauth/callback'
 export const START_PATH = '/oauth/start'
 
@@ -25,6 +26,8 @@ export interface OAuthConnectionsDeps {
   linkTtlMs: number
   /** `http.publicUrl`: the origin people's browsers reach this server at; else the address it listens on (`serveAt`). */
   publicUrl: string | undefined
+  /** Where the address a server of this database last listened at is kept (the CLI links to it). */
+  settings: { get(key: string): Promise<string | undefined>; change(key: string, value: string): Promise<unknown> }
   /** Whether a person may still use their connections (not disabled). */
   isActive: (user: string) => Promise<boolean>
   warn: (message: string) => void
@@ -68,6 +71,7 @@ export class OAuthConnections {
   readonly #listeners = new Set<(provider: string, subject: string) => void>()
   readonly #refreshing = new Map<string, Promise<TokenSet | typeof WAIT>>()
   #listenUrl: (() => string) | undefined
+  #lastServed: string | undefined
 
   constructor(deps: OAuthConnectionsDeps) {
     this.#deps = deps
@@ -78,8 +82,13 @@ export class OAuthConnections {
     this.#listenUrl = origin
   }
 
+  /** Record where this server listens, for links made by processes that serve nothing (a CLI `invoke`). */
+  async served(origin: string): Promise<void> {
+    await this.#deps.settings.change(SERVED_URL, origin)
+  }
+
   #baseUrl(): string | undefined {
-    return this.#deps.publicUrl ?? this.#listenUrl?.()
+    return this.#deps.publicUrl ?? (this.#listenUrl?.() || this.#lastServed)
   }
 
   register(flow: OAuthFlow): void {
@@ -103,7 +112,8 @@ export class OAuthConnections {
 
   /** Reload which connections exist (other managers change them); tells listeners of ones that became ready. */
   async refresh(): Promise<void> {
-    const rows = await this.#deps.repo.list()
+    const [rows, served] = await Promise.all([this.#deps.repo.list(), this.#deps.settings.get(SERVED_URL)])
+    this.#lastServed = served
     const next = new Map(rows.map((row) => [presenceKey(row.provider, row.subject), row]))
     const previous = this.#present
     this.#present = next
@@ -143,7 +153,9 @@ export class OAuthConnections {
       e: this.#deps.now().getTime() + this.#deps.linkTtlMs,
       by: options.by ?? subject,
     }
-    const sealed = Buffer.from(this.#deps.key().seal(JSON.stringify(link), LINK_BINDING)).toString('base64url')
+    // The sealed text's base64 as base64url: nothing in it needs escaping in a URL.
+    const [format, body] = this.#deps.key().seal(JSON.stringify(link), LINK_BINDING).split(':') as [string, string]
+    const sealed = `${format}.${Buffer.from(body, 'base64').toString('base64url')}`
     return `${this.#baseUrl() ?? ''}${START_PATH}?link=${sealed}`
   }
 
@@ -395,7 +407,8 @@ export class OAuthConnections {
   #openLink(param: string | undefined): Link {
     const invalid = () => new OAuthCallbackError('this connect link is not valid (it was altered, or made with another secrets key): ask for a new one')
     if (!param) throw invalid()
-    const opened = this.#deps.key().open(Buffer.from(param, 'base64url').toString(), LINK_BINDING)
+    const [format, body = ''] = param.split('.')
+    const opened = this.#deps.key().open(`${format}:${Buffer.from(body, 'base64url').toString('base64')}`, LINK_BINDING)
     if (opened === null) throw invalid()
     const link = JSON.parse(opened) as Link
     if (link.e <= this.#deps.now().getTime())
