@@ -75,7 +75,7 @@ describe.each(databases)('skillplane connections on $name', (database) => {
     expect((await cli('connections', 'list')).stdout).toBe('PROVIDER  TITLE         DEFAULT SCOPES\nsvc       Test Service  issues:read\n\nno connections\n')
     expect(await cli('connections', 'connect', 'svc', '--user', 'alicia')).toMatchObject({ code: 1, stderr: 'skillplane: no user "alicia"\n' })
     expect((await cli('users', 'add', 'alice')).code).toBe(0)
-    expect((await cli('users', 'add', 'bob')).code).toBe(0)
+    expect((await cli('users', 'add', 'bob', '--role', 'viewer')).code).toBe(0)
     // No server has listened on this database and no http.publicUrl: a link would lead nowhere.
     expect(await cli('connections', 'connect', 'svc', '--user', 'alice')).toMatchObject({
       code: 1,
@@ -163,6 +163,23 @@ describe.each(databases)('skillplane connections on $name', (database) => {
     expect((await cli('connections', 'list', '--user', 'alice', '--json')).json().connections).toEqual([expect.objectContaining({ subject: 'alice' })])
     expect((await cli('connections', 'list', '--user', 'bob')).stdout).toMatch(/\n\nno connections of bob\n$/)
     expect(await cli('connections', 'list', '--user', 'bbo')).toMatchObject({ code: 1, stderr: 'skillplane: no user "bbo" (did you mean "bob"?)\n' })
+
+    // A service-account link made --as an admin opens only in that admin's browser when it is signed in to the console.
+    expect((await cli('users', 'add', 'root', '--role', 'admin')).code).toBe(0)
+    expect(await cli('connections', 'connect', 'svc', '--service', '--as', 'bob')).toMatchObject({
+      code: 1,
+      stderr: 'skillplane: user bob is not an admin: only an admin connects the service account\n',
+    })
+    expect(await cli('connections', 'connect', 'svc', '--user', 'alice', '--as', 'root')).toMatchObject({
+      code: 1,
+      stderr: "skillplane: --as names the admin who opens a service-account link; a person's link opens in their own browser\n",
+    })
+    const asRoot = (await cli('connections', 'connect', 'svc', '--service', '--as', 'root', '--json')).json().authorizationUrl as string
+    const signedIn = async (name: string) => `skillplane_session=${(await plane.people.sessions.open((await plane.people.users.get(name))!.id)).token}`
+    const inBobs = await fetch(asRoot, { redirect: 'manual', headers: { cookie: await signedIn('bob') } })
+    expect(inBobs.status).toBe(400)
+    expect(await inBobs.text()).toContain('this link connects the service account for root; you are signed in as bob')
+    expect((await fetch(asRoot, { redirect: 'manual', headers: { cookie: await signedIn('root') } })).status).toBe(302)
 
     const revocations = service.revocations
     const gone = await cli('connections', 'disconnect', 'svc', '--user', 'alice')

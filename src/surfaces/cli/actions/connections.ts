@@ -44,8 +44,10 @@ export async function connectionsList(o: GlobalOptions & { user?: string; json?:
   )
 }
 
-export async function connectionsConnect(provider: string, o: WhomOptions & { scope?: string[]; returnTo?: string }): Promise<void> {
+export async function connectionsConnect(provider: string, o: WhomOptions & { scope?: string[]; returnTo?: string; as?: string }): Promise<void> {
   const subject = whom(o)
+  if (o.as !== undefined && subject !== '')
+    throw new CliError("--as names the admin who opens a service-account link; a person's link opens in their own browser")
   const made = await withStore(o, async (plane) => {
     knownProvider(plane, provider)
     if (subject !== '') {
@@ -53,11 +55,12 @@ export async function connectionsConnect(provider: string, o: WhomOptions & { sc
       if (user.disabledAt !== null)
         throw new CliError(`user ${subject} is disabled, so their connections are not used: skillplane users enable ${subject} first`)
     }
+    const by = await opener(plane, subject, o.as)
     const existing = (await plane.oauth.list({ subject })).find((c) => c.provider === provider && (c.subject ?? '') === subject)
     const scopes = [...new Set([...(existing?.scopes ?? []), ...plane.oauth.scopesFor(provider, o.scope ?? [])])]
     const authorizationUrl = plane.oauth.authorizationUrl(provider, subject, o.scope ?? [], {
       ...(o.returnTo !== undefined && { returnTo: o.returnTo }),
-      by: localAdmin().name,
+      by,
     })
     const title = plane.oauth.providers().find((p) => p.name === provider)!.title
     return { authorizationUrl, expiresInMs: plane.config.oauth.linkTtlMs, scopes, title, publicUrl: plane.config.http.publicUrl }
@@ -98,6 +101,25 @@ export async function connectionsDisconnect(provider: string, o: WhomOptions): P
   )
 }
 
+/**
+ * Whose browser may open the link: the person's own for theirs; for the service account's, the
+ * admin it names (a browser signed in to the console as anyone else is refused), else the local
+ * admin, whom no console sign-in is, so only a browser signed in to none.
+ */
+async function opener(plane: Skillplane, subject: string, as: string | undefined): Promise<string> {
+  if (subject !== '') return localAdmin().name
+  if (as === undefined) {
+    if (plane.config.auth.oidc)
+      throw new CliError('the console has a sign-in, so a service-account link opens only in the browser of the admin it names: give --as NAME (an admin)')
+    return localAdmin().name
+  }
+  nonEmpty(as, '--as')
+  const admin = await person(plane, as)
+  if (admin.disabledAt !== null) throw new CliError(`user ${as} is disabled`)
+  if (admin.grantedRole !== 'admin') throw new CliError(`user ${as} is not an admin: only an admin connects the service account`)
+  return admin.name
+}
+
 /** The connection's subject: a person's name, or '' for the service account. */
 function whom(o: WhomOptions): string {
   if (o.user !== undefined && o.service) throw new CliError('give --user or --service, not both')
@@ -108,8 +130,8 @@ function whom(o: WhomOptions): string {
 }
 
 // `--user "$U"` with U unset must not mean someone else.
-function nonEmpty(user: string): void {
-  if (user.trim() === '') throw new CliError('--user is empty: name the person')
+function nonEmpty(name: string, flag = '--user'): void {
+  if (name.trim() === '') throw new CliError(`${flag} is empty: name the person`)
 }
 
 function knownProvider(plane: Skillplane, provider: string): void {

@@ -19,6 +19,7 @@ export function connectionsCommand(program: Command): void {
     .description("print a connect link: send it to the person, or open it yourself for the service account's connection")
     .option('--user <user>', "connect this person's account")
     .option('--service', "connect the service account's")
+    .option('--as <admin>', 'with --service: the admin who opens the link (with a console sign-in, only their signed-in browser can use it)')
     .option('--scope <scope>', "a scope to ask for, besides those the connection has (repeatable); without it, the provider's default scopes", collect)
     .option('--return-to <path>', 'the console path the browser returns to afterwards (default /connections)')
     .option('--json', 'print JSON')
