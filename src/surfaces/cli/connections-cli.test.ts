@@ -220,6 +220,18 @@ describe.each(databases)('skillplane connections on $name', (database) => {
       code: 1,
       stderr: 'skillplane: user alice is disabled, so their connections are not used: skillplane users enable alice first\n',
     })
+    // With a console sign-in, a service-account link must name the admin whose browser opens it.
+    const signIn = join(tempDir('skillplane-oauth-cli-'), 'skillplane.config.mjs')
+    writeFileSync(
+      signIn,
+      `export default { auth: { oidc: { issuer: ${JSON.stringify(service.issuer)}, clientId: 'console', clientSecretEnv: 'SP_TEST_CONSOLE_SECRET', roles: { admin: ['admins'] } } }, oauth: ${JSON.stringify(providers())} }\n`,
+    )
+    expect(
+      await runCliAsync(location, ['connections', 'connect', 'svc', '--service'], { config: signIn, env: { SP_TEST_CONSOLE_SECRET: 'unused' } }),
+    ).toMatchObject({
+      code: 1,
+      stderr: 'skillplane: the console has a sign-in, so a service-account link opens only in the browser of the admin it names: give --as NAME (an admin)\n',
+    })
     // A config without providers says so, and names none.
     const bare = (...args: string[]) => runCliAsync(location, args)
     expect((await bare('connections', 'list')).stdout).toBe('no OAuth providers configured (name them under oauth.providers in the config)\n\nno connections\n')
