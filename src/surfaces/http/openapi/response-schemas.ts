@@ -67,7 +67,7 @@ const ConnectionState = z
     state: z.enum(['ready', 'needs_auth', 'needs_input']),
     missing: z.object({ secrets: z.array(z.string()).optional(), settings: z.array(z.string()).optional() }).optional(),
     oauth: z
-      .object({ provider: z.string(), missingScopes: z.array(z.string()) })
+      .object({ provider: z.string(), missingScopes: z.array(z.string()), account: z.enum(['person', 'service']) })
       .optional()
       .describe('the OAuth connection the skill waits for: connect with POST /api/connections/{provider}/authorize'),
   })
