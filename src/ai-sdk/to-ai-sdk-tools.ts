@@ -80,7 +80,7 @@ export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToo
     tools[name] = tool({
       description: entry.description,
       inputSchema: jsonSchema<Record<string, unknown>>(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
-      needsApproval: async (args, { toolCallId }) => {
+      needsApproval: async (args, { toolCallId, messages }) => {
         const gate = await callTool(plane, entry, args, { ...options, gateOnly: true })
         const link = options.onConnectRequest && connectLink(gate)
         if (link && !gate.ok) {
@@ -92,7 +92,9 @@ export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToo
         const approvalId = gate.ok ? (gate.data as { approvalId: string | null }).approvalId : pendingApproval(gate)
         if (!approvalId) {
           asked.delete(toolCallId)
-          return false
+          // A call the app approved once its account was connected: the AI SDK asks again before running it, and
+          // would refuse it as one that needs no approval. It runs, and the pipeline decides it.
+          return options.onConnectRequest !== undefined && approvedBefore(messages, toolCallId)
         }
         asked.set(toolCallId, approvalId)
         options.onApprovalRequest?.({ toolCallId, toolName: name, approvalId })
@@ -148,6 +150,19 @@ function refuseHiddenKeys(plane: Plane, options: AISDKToolOptions & ResolvedTool
     // The pipeline refuses such input before it runs anything: what it said is what the model reads.
     throw new SkillCallError(failureText(envelope), envelope.ok ? 'invalid_input' : envelope.error.code, envelope.callId)
   }
+}
+
+/** Whether the conversation holds the app's approval of this tool call (the AI SDK's tool-approval-response). */
+function approvedBefore(messages: ModelMessage[], toolCallId: string): boolean {
+  const requests = new Set<string>()
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue
+    for (const part of message.content) {
+      if (part.type === 'tool-approval-request' && part.toolCallId === toolCallId) requests.add(part.approvalId)
+      if (part.type === 'tool-approval-response' && part.approved && requests.has(part.approvalId)) return true
+    }
+  }
+  return false
 }
 
 /** Each step's active tools: the core set, the caller's most used skills (read once), and what discover_skills found in the messages. */
