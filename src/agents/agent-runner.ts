@@ -120,7 +120,7 @@ export class AgentRunner {
       settled()
       connected()
     }
-    // Decisions made and connections made on other managers arrive through the database.
+    // Decisions made on other managers arrive through the database.
     this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)
     this.#sweep.unref()
     if (!options.resume) clearInterval(this.#sweep)
@@ -230,17 +230,16 @@ export class AgentRunner {
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.id : null }
   }
 
-  /**
-   * Resume the runs whose approvals have all been decided and whose people have connected what
-   * they waited for; returns how many resumed.
-   */
-  async resumeDecided(): Promise<number> {
-    let resumed = 0
-    for (const status of WAITING) resumed += await this.#resumeAll(status, () => true)
-    return resumed
+  /** Resume the runs whose approvals have all been decided; returns how many resumed. */
+  resumeDecided(): Promise<number> {
+    return this.#resumeAll('awaiting_approval', () => true)
   }
 
-  /** Resume the runs waiting for a connection to `provider` that is there now; returns how many resumed. */
+  /**
+   * Resume the runs waiting for a connection to `provider` that is there now; returns how many
+   * resumed. Connections are heard as they are made here, and at the next refresh when made on
+   * another manager (or before this one started).
+   */
   resumeConnected(provider: string): Promise<number> {
     return this.#resumeAll('needs_auth', (pending) => pending.some((p) => p.connect?.provider === provider))
   }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../agents/index.js'
-import { onConnection } from './on-connection.js'
 import { connectLink, type ConnectLink } from '../../access/index.js'
 import type { Envelope } from '../../skill/index.js'
 
@@ -37,7 +36,10 @@ export async function connectInCall(
   let heard = false
   let wake = () => {}
   // Listening before the person gets the link: a connection made before they answer still counts.
-  const unsubscribe = onConnection(plane, (provider, subject) => {
+  // Connections made on other managers are heard too, at their next refresh.
+  // TODO(core): plane.oauth lands with the OAuth core; until then the contract's shape.
+  const oauth = (plane as Skillplane & { oauth: { onConnected(listener: (provider: string, subject: string) => void): () => void } }).oauth
+  const unsubscribe = oauth.onConnected((provider, subject) => {
     if (provider !== link.provider || (subject !== '' && subject !== options.person)) return
     heard = true
     wake()
