@@ -68,10 +68,16 @@ interface Pending {
   /** The AI SDK's id for the approval request, answered with a tool-approval-response. */
   sdkApprovalId: string
   approvalId: string | null
-  /** Waiting for the person to connect an account first (the run is needs_auth): where they do. */
-  connect?: ConnectLink
+  /** Waiting for the person to connect an account first (the run is needs_auth): where they do, and whose connection it is. */
+  connect?: PendingConnect
   /** Waited for a connection that is made now, and needs no approval: it runs when the run resumes. */
   connected?: true
+}
+
+interface PendingConnect extends ConnectLink {
+  /** The connection's subject ('' for the service account) and scopes: a link shown later is made afresh (links expire). */
+  subject: string
+  scopes: string[]
 }
 
 /** The statuses of a run that waits, to resume once what it waits for is there. */
@@ -113,8 +119,7 @@ export class AgentRunner {
     this.#tail = new RunTail(options.records)
     const settled = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
     // A person who connects here resumes their runs at once.
-    // TODO(core): plane.oauth lands with the OAuth core; until then the contract's shape.
-    const oauth = (plane as Plane & { oauth: { onConnected(listener: (provider: string) => void): () => void } }).oauth
+    const oauth = this.#oauth
     const connected = options.resume && oauth ? oauth.onConnected((provider) => void this.resumeConnected(provider)) : () => {}
     this.#unsubscribe = () => {
       settled()
@@ -182,7 +187,7 @@ export class AgentRunner {
       finished_at: null,
     }
     await this.#repo.insert(row)
-    const started: RunView = { ...toView(row), steps: [] }
+    const started: RunView = { ...this.#view(row), steps: [] }
     const driving = this.#track(this.#drive(row, agent, []))
     if (input.wait === false) return started
     await driving
@@ -208,7 +213,7 @@ export class AgentRunner {
           yield { type: 'step', rev: step.rev, step: toStep(step) }
         }
         if (row.status !== 'running') {
-          yield { type: 'end', run: toView(row) }
+          yield { type: 'end', run: this.#view(row) }
           return
         }
         await watch.next(signal)
@@ -220,13 +225,13 @@ export class AgentRunner {
 
   async get(id: string): Promise<RunView | undefined> {
     const row = await this.#repo.get(id)
-    return row && { ...toView(row), steps: (await this.#repo.steps(id)).map(toStep) }
+    return row && { ...this.#view(row), steps: (await this.#repo.steps(id)).map(toStep) }
   }
 
   async list(q: { agent?: string; status?: string; cursor?: string; limit: number }): Promise<{ items: RunView[]; nextCursor: string | null }> {
     const agentId = q.agent ? (this.#plane.agents.resolve(q.agent) ?? agentIdOf(q.agent)) : undefined
     const rows = await this.#repo.list({ agentId, status: q.status, cursor: q.cursor, limit: q.limit })
-    const items = rows.slice(0, q.limit).map(toView)
+    const items = rows.slice(0, q.limit).map((row) => this.#view(row))
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.id : null }
   }
 
@@ -385,6 +390,14 @@ export class AgentRunner {
     await record.flush().catch((error: unknown) => this.#plane.logger.warn({ err: error, run: row.id }, 'storing the steps of a paused run failed'))
   }
 
+  /** What a call waiting for a connection stores: the link, and whose connection with which scopes (as the pipeline asked). */
+  #pendingConnect(row: RunRow, asked: { key: string; link: ConnectLink } | undefined): PendingConnect | undefined {
+    if (!asked) return undefined
+    const oauth = this.#plane.skills.get(asked.key)?.oauth
+    const person = row.requester_kind === 'user' ? row.requester_name : ''
+    return { ...asked.link, subject: oauth?.account === 'service' ? '' : person, scopes: [...(oauth?.scopes ?? [])] }
+  }
+
   /** Who the run's tool calls are made as, and for whom. */
   #toolOptions(row: RunRow, agent: ResolvedAgent): AISDKToolOptions {
     const id = agentIdOf(agent.name)
@@ -417,7 +430,7 @@ export class AgentRunner {
     const id = agentIdOf(agent.name)
     const caller = agentCaller(id, agent.name)
     const asked = new Map<string, string>()
-    const connects = new Map<string, { link: ConnectLink; message: string }>()
+    const connects = new Map<string, { key: string; link: ConnectLink; message: string }>()
     const conversationId = `${row.test ? 'test-run' : 'run'}:${row.id}`
     // A step that can't be stored stops the model: the run fails rather than go on unrecorded.
     const halt = new AbortController()
@@ -498,7 +511,7 @@ export class AgentRunner {
       const now = plane.now()
       if (requests.length > 0) {
         const pending: Pending[] = requests.map((part) => {
-          const connect = connects.get(part.toolCall.toolCallId)?.link
+          const connect = this.#pendingConnect(row, connects.get(part.toolCall.toolCallId))
           return {
             toolCallId: part.toolCall.toolCallId,
             tool: part.toolCall.toolName,
@@ -532,6 +545,25 @@ export class AgentRunner {
       await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }
+  }
+
+  // TODO(core): plane.oauth lands with the OAuth core; until then the contract's shape.
+  get #oauth():
+    | { onConnected(listener: (provider: string) => void): () => void; authorizationUrl(provider: string, subject: string, scopes: string[]): string }
+    | undefined {
+    return (this.#plane as Plane & { oauth?: never }).oauth
+  }
+
+  /** A run as shown, with fresh connect links: one stored when the run paused may have expired since. */
+  #view(row: RunRow): RunView {
+    return toView(row, (connect) => {
+      try {
+        return this.#oauth?.authorizationUrl(connect.provider, connect.subject, connect.scopes) ?? connect.url
+      } catch {
+        // A provider gone from the config: the link it had.
+        return connect.url
+      }
+    })
   }
 
   async #fail(row: RunRow, error: unknown): Promise<void> {
@@ -575,7 +607,8 @@ function denialReason(p: Pending, status: string | undefined): string {
   return `skillplane approval request ${p.approvalId ?? '(none)'} is ${status ?? 'missing'}`
 }
 
-function toView(row: RunRow): RunView {
+/** A run as shown; a connect link it waits on is `link(connect)`, made when shown. */
+function toView(row: RunRow, link: (connect: PendingConnect) => string): RunView {
   const pending = row.pending ? (JSON.parse(row.pending) as Pending[]) : []
   return {
     id: row.id,
@@ -593,7 +626,7 @@ function toView(row: RunRow): RunView {
       tool: p.tool,
       approvalId: p.approvalId,
       provider: p.connect?.provider ?? null,
-      authorizationUrl: p.connect?.url ?? null,
+      authorizationUrl: p.connect ? link(p.connect) : null,
     })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -26,7 +26,7 @@ export interface AISDKToolOptions extends ToolAdapterOptions {
    * person connects. Answer its approval request once they have (the call then runs); without it,
    * the call runs and the model reads the refusal, link included.
    */
-  onConnectRequest?: (event: { toolCallId: string; toolName: string; link: ConnectLink; message: string }) => void
+  onConnectRequest?: (event: { toolCallId: string; toolName: string; key: string; link: ConnectLink; message: string }) => void
 }
 
 /** Thrown by a tool's execute when the pipeline refuses or fails the call; the model reads the message. */
@@ -85,7 +85,7 @@ export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToo
         const link = options.onConnectRequest && connectLink(gate)
         if (link && !gate.ok) {
           asked.delete(toolCallId)
-          options.onConnectRequest!({ toolCallId, toolName: name, link, message: gate.error.message })
+          options.onConnectRequest!({ toolCallId, toolName: name, key: entry.skill.key, link, message: gate.error.message })
           return true
         }
         // Gated by an approval: one to ask for, or one already granted (the AI SDK asks again on resume).
