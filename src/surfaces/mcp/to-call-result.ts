@@ -29,8 +29,8 @@ export function toCallResult(envelope: Envelope, entry: McpToolEntry | null): Ca
       `POST /api/approvals/${approvalId}/approve. Once it is approved, call this tool again with exactly the same arguments: ` +
       `the approved request is resumed and runs once.`
     : link
-      ? `${error.code}: ${error.message}\n\nThe person calling connects their ${link.provider} account by opening ${link.url} ` +
-        `(it asks them to sign in there); once connected, call this tool again with the same arguments.`
+      ? `${error.code}: ${error.message}${error.message.includes(link.url) ? '' : ` Connect at ${link.url}`}\n\n` +
+        'Once connected, call this tool again with the same arguments.'
       : `${error.code}: ${error.message}`
   return {
     isError: true,
