@@ -284,16 +284,9 @@ export class AgentRunner {
     let row = await this.#repo.get(id)
     // A test run stops at its first pause: it reports unconfirmed and never runs the call later.
     if (!row || !isWaiting(row.status) || row.test === 1 || this.#closed) return false
-    let agent: ResolvedAgent
-    try {
-      agent = this.agent(row.agent_id, row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : undefined)
-    } catch (error) {
-      await this.#fail(row, error)
-      return true
-    }
     let pending = JSON.parse(row.pending ?? '[]') as Pending[]
     if (pending.some((p) => p.connect)) {
-      const asked = await this.#askAgain(row, agent, pending)
+      const asked = await this.#askAgain(row, pending)
       if (!asked) return false
       ;({ row, pending } = asked)
     }
@@ -330,16 +323,30 @@ export class AgentRunner {
     }
     this.#tail.changed(id)
     const denied = pending.flatMap((p, i) => (outcome(p, i) === 'approved' ? [] : [{ toolCallId: p.toolCallId, reason: denialReason(p, outcome(p, i)) }]))
+    let agent: ResolvedAgent
+    try {
+      agent = this.#agentOf(row)
+    } catch (error) {
+      await this.#fail(row, error)
+      return true
+    }
     await this.#track(this.#drive(row, agent, [answers], denied))
     return true
   }
 
   /**
    * The calls of a needs_auth run asked about again, as the model's next step would: connected and
-   * free to run, connected but needing an approval (filed now), or still waiting for the connection
-   * (with a fresh link). What changed is stored; undefined while any still waits for a connection.
+   * free to run, connected but needing an approval (filed now), or still waiting for the connection.
+   * What changed is stored; undefined while any still waits for a connection.
    */
-  async #askAgain(row: RunRow, agent: ResolvedAgent, pending: Pending[]): Promise<{ row: RunRow; pending: Pending[] } | undefined> {
+  async #askAgain(row: RunRow, pending: Pending[]): Promise<{ row: RunRow; pending: Pending[] } | undefined> {
+    let agent: ResolvedAgent
+    try {
+      agent = this.#agentOf(row)
+    } catch {
+      // An agent gone from the config: the run fails once it is resumed, not while it waits.
+      return undefined
+    }
     const approvals = new Map<string, string>()
     const connects = new Map<string, { link: ConnectLink; message: string }>()
     const { tools } = toAISDKToolLoop(this.#plane, {
@@ -396,6 +403,11 @@ export class AgentRunner {
     const oauth = this.#plane.skills.get(asked.key)?.oauth
     const person = row.requester_kind === 'user' ? row.requester_name : ''
     return { ...asked.link, subject: oauth?.account === 'service' ? '' : person, scopes: [...(oauth?.scopes ?? [])] }
+  }
+
+  /** The run's agent as configured now, with a test run's changes. */
+  #agentOf(row: RunRow): ResolvedAgent {
+    return this.agent(row.agent_id, row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : undefined)
   }
 
   /** Who the run's tool calls are made as, and for whom. */

@@ -71,7 +71,9 @@ describe.each(databases)('agent runs that need the person to connect an account,
       pending: [{ tool: 'test_profile', approvalId: null, provider: 'test', authorizationUrl: expect.stringMatching(/\/oauth\/start\?link=/) }],
     })
     const link = paused.pending[0]!.authorizationUrl!
-    expect(paused.steps).toEqual([expect.objectContaining({ tool: 'test_profile', status: 'needs_auth', error: expect.stringContaining('/oauth/start?link=') })])
+    expect(paused.steps).toEqual([
+      expect.objectContaining({ tool: 'test_profile', status: 'needs_auth', error: expect.stringContaining('/oauth/start?link=') }),
+    ])
     // Nothing ran, and the model never read a refusal.
     expect((await plane.audit.query({ skill: 'test_profile', limit: 10 })).items).toEqual([])
     expect(model.doStreamCalls).toHaveLength(1)
@@ -88,7 +90,12 @@ describe.each(databases)('agent runs that need the person to connect an account,
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     const done = (await plane.runs.get(paused.id))!
     expect(done).toMatchObject({ output: 'your token is there', pending: [] })
-    expect(done.steps![0]).toMatchObject({ tool: 'test_profile', status: 'ok', callId: expect.any(String), output: { tokenLength: expect.any(Number), token: '[REDACTED]' } })
+    expect(done.steps![0]).toMatchObject({
+      tool: 'test_profile',
+      status: 'ok',
+      callId: expect.any(String),
+      output: { tokenLength: expect.any(Number), token: '[REDACTED]' },
+    })
     expect(await plane.audit.get(done.steps![0]!.callId!)).toMatchObject({ skill: 'test_profile', status: 'ok', onBehalfOf: { name: 'oscar' } })
     // The model read the result, its token scrubbed.
     const read = JSON.stringify(model.doStreamCalls[1]!.prompt)

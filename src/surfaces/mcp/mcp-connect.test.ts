@@ -93,7 +93,11 @@ describe('MCP: a tool that needs the person to connect an account', () => {
       _meta: { 'skillplane/error': 'needs_auth' },
     })
     expect(refused.content[0]!.text).toContain(link)
-    expect(await plane.audit.get(refused._meta!['skillplane/callId'] as string)).toMatchObject({ skill: 'test_profile', status: 'error', error: { code: 'needs_auth' } })
+    expect(await plane.audit.get(refused._meta!['skillplane/callId'] as string)).toMatchObject({
+      skill: 'test_profile',
+      status: 'error',
+      error: { code: 'needs_auth' },
+    })
 
     expect((await follow(idp, link, 'oscar')).status).toBe(302)
     const ran = await call(client, 'test_profile')
@@ -167,6 +171,9 @@ describe('MCP: a tool that needs the person to connect an account', () => {
     client.setRequestHandler(ElicitRequestSchema, async () => {
       throw new Error('this client cannot open links')
     })
-    expect(await call(client, 'test_profile')).toMatchObject({ isError: true, _meta: { 'skillplane/error': 'needs_auth', 'skillplane/authorizationUrl': expect.any(String) } })
+    expect(await call(client, 'test_profile')).toMatchObject({
+      isError: true,
+      _meta: { 'skillplane/error': 'needs_auth', 'skillplane/authorizationUrl': expect.any(String) },
+    })
   })
 })
