@@ -102,7 +102,8 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     }
     let envelope = await plane.invoke(key, input, invokeOptions)
     const link = connectLink(envelope)
-    if (link && server.getClientCapabilities()?.elicitation?.url) {
+    // A link without an origin (no http.publicUrl, and no server listening in this process) can't be opened from a client.
+    if (link && URL.canParse(link.url) && server.getClientCapabilities()?.elicitation?.url) {
       envelope = await connectInCall(server, plane, envelope, link, () => plane.invoke(key, input, invokeOptions), {
         requestId: extra.requestId,
         signal: extra.signal,

@@ -36,7 +36,7 @@ export function toCallResult(envelope: Envelope, entry: McpToolEntry | null): Ca
     isError: true,
     content: [
       { type: 'text', text },
-      ...(link
+      ...(link && URL.canParse(link.url)
         ? [
             {
               type: 'resource_link' as const,
