@@ -7,6 +7,7 @@ const layers = [
   ['store', 'config', 'abilities'],
   ['audit', 'accounts', 'registry'],
   ['policy', 'connections', 'identity'],
+  ['oauth'],
   ['access'],
   ['runtime'],
   ['sources'],

@@ -46,8 +46,10 @@ export const ABILITIES = {
   manageSkills: { role: 'admin' },
   /** Read and reload the sources. */
   manageSources: { role: 'admin' },
-  /** Read and set secret and setting values. */
+  /** Read and set secret and setting values; make and remove the service account's OAuth connections, see everyone's. */
   manageConnections: { role: 'admin' },
+  /** Connect one's own accounts at OAuth providers, list and disconnect them (people only: an agent acts for nobody's account). */
+  connectAccounts: { role: 'viewer' },
   /** Read, verify and disprove learnings. */
   manageLearnings: { role: 'admin' },
   /** Manage users, groups and their roles. */

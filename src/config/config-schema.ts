@@ -326,6 +326,39 @@ const oidcSchema: z.ZodObject<typeof oidcShape, z.core.$strict> = strictObject(o
     ctx.addIssue({ code: 'custom', path: ['roles'], message: 'map at least one group to a role (or set roleClaim): otherwise no signed-in user has a role' })
 })
 
+const scopeToken = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope token (no spaces or quotes)')
+const serverUrl = z
+  .url({ protocol: /^https?$/, error: 'an http(s) URL' })
+  .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials')
+  .refine(
+    (url) => !URL.canParse(url) || url.startsWith('https:') || LOOPBACK.has(new URL(url).hostname),
+    'must be https (http only for 127.0.0.1 or localhost)',
+  )
+
+const oauthProviderShape = {
+  /** Shown to people: "GitHub". Default: the provider's name. */
+  title: z.string().trim().min(1).max(100).optional(),
+  /** The authorization server's issuer: its metadata is discovered (RFC 8414, then OpenID discovery). Or give the endpoints. */
+  issuer: serverUrl.optional(),
+  authorizationEndpoint: serverUrl.optional(),
+  tokenEndpoint: serverUrl.optional(),
+  /** RFC 7009: where disconnecting revokes the tokens (discovered with an issuer). */
+  revocationEndpoint: serverUrl.optional(),
+  /** skillplane's client id at the provider. */
+  clientId: z.string().trim().min(1, 'the client id skillplane has at the provider is required'),
+  /** The client secret, from the secrets store: `{ secret: NAME }` (global). None for a public client. */
+  clientSecret: secretRef.pick({ secret: true }).optional(),
+  /** Scopes asked for when a skill names none. */
+  scopes: z.array(scopeToken).default([]),
+  /** RFC 8707: the resource the tokens are for, sent with every request to the provider. */
+  resource: serverUrl.optional(),
+}
+
+const oauthProviderSchema = strictObject(oauthProviderShape).superRefine((p, ctx) => {
+  if (p.issuer === undefined && (p.authorizationEndpoint === undefined || p.tokenEndpoint === undefined))
+    ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'give the issuer (its metadata is discovered) or both authorizationEndpoint and tokenEndpoint' })
+})
+
 const configShape = {
   /** The code skills, made with defineSkill(). */
   skills: z
@@ -378,6 +411,14 @@ const configShape = {
    * `/api` also accept its JWT access tokens (docs/identity.md).
    */
   auth: strictObject({ oidc: oidcSchema.optional() }).prefault({}),
+  /**
+   * OAuth 2 providers skills connect with (docs/connections.md): `providers`, each named once (lower_snake) with its issuer or
+   * endpoints, client id and secret, and default scopes; `linkTtlMs`, how long a connect link and a started flow stay valid (default 10 minutes).
+   */
+  oauth: strictObject({
+    providers: z.record(lowerSnake.max(64), oauthProviderSchema).default({}),
+    linkTtlMs: duration.default(600_000),
+  }).prefault({}),
   /**
    * Prometheus metrics at `/metrics`. `enabled` (default true); `listen`: a separate address such as
    * `127.0.0.1:9464` that serves them without a key; without it the main server serves them to admin keys.

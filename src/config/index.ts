@@ -18,6 +18,7 @@ export {
   type ResolvedHttpSkill,
   type ResolvedOpenApiSource,
   type ResolvedOidc,
+  type ResolvedOAuthProvider,
 } from './resolve-config.js'
 export { findConfigFile, loadConfigFile, DEFAULT_CONFIG_FILES } from './load-config.js'
 export { ConfigError } from './config-error.js'

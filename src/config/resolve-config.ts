@@ -33,6 +33,9 @@ export interface ResolvedOpenApiSource extends z.output<typeof openApiSourceSche
 /** The identity provider's settings (`auth.oidc`), defaults filled in. */
 export type ResolvedOidc = NonNullable<z.output<typeof configSchema>['auth']['oidc']>
 
+/** One OAuth provider's settings (`oauth.providers.NAME`), defaults filled in. */
+export type ResolvedOAuthProvider = z.output<typeof configSchema>['oauth']['providers'][string]
+
 /** Validate a config (object or factory) and fill in defaults; errors name the field. */
 export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, source: string): Promise<ResolvedConfig> {
   let config: unknown = input

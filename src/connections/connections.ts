@@ -1,4 +1,4 @@
-import type { ConnectionValueMeta, ConnectionValueRepository, ConnectionValueId } from '../store/index.js'
+import { sealedBinding, type ConnectionValueMeta, type ConnectionValueRepository, type ConnectionValueId } from '../store/index.js'
 import type { Actor, AuditEvents } from '../audit/index.js'
 import { READY_CONNECTION, VALUE_NAME, VALUE_NAME_RULE } from '../skill/index.js'
 import type { SecretsKey } from './secrets-key.js'
@@ -88,9 +88,9 @@ export class Connections {
     return this.#inTurn(async () => {
       const previous = this.#deps.key
       const counts = await this.#deps.repo.resealAll(
-        (row) => {
-          const value = previous.open(row.sealed, boundTo(row))
-          return value === null ? null : next.seal(value, boundTo(row))
+        (sealed, bound) => {
+          const value = previous.open(sealed, bound)
+          return value === null ? null : next.seal(value, bound)
         },
         { setting: fingerprintSetting, from: previous.fingerprint(), to: next.fingerprint() },
         guard,
@@ -197,7 +197,7 @@ function identity(kind: ValueKind, name: string, owner: ValueOwner): ConnectionV
 }
 
 function boundTo(id: ConnectionValueId): string {
-  return JSON.stringify([id.kind, id.name, id.scope, id.subject])
+  return sealedBinding.connectionValue(id)
 }
 
 function presenceKey(id: ConnectionValueId): string {

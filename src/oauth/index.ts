@@ -1,3 +1,5 @@
 export type { TokenSet } from './token-set.js'
 export type { OAuthFlow } from './oauth-flow.js'
-export { OAuthRefusedError, OAuthUnavailableError, OAuthCallbackError } from './oauth-errors.js'
+export { OAuthRefusedError, OAuthUnavailableError, OAuthCallbackError, NeedsConnectionError, type NeedsConnectionDetails } from './oauth-errors.js'
+export { OAuthConnections, CALLBACK_PATH, START_PATH, type ConnectionInfo, type OAuthConnectionsDeps } from './oauth-connections.js'
+export { ProviderFlow } from './provider-flow.js'

@@ -17,3 +17,23 @@ export class OAuthCallbackError extends SkillplaneError {
   override readonly code = 'invalid_input'
   override readonly name = 'OAuthCallbackError'
 }
+
+/** What a call needs to run: the person connects at `authorizationUrl` (a skillplane link). */
+export interface NeedsConnectionDetails {
+  provider: string
+  authorizationUrl: string
+  /** Scopes the skill needs that the connection lacks (all of them when there is no connection). */
+  missingScopes: string[]
+}
+
+/** No usable connection for this person and provider (never made, refused at refresh, missing scopes). */
+export class NeedsConnectionError extends SkillplaneError {
+  override readonly code = 'needs_auth'
+  override readonly name = 'NeedsConnectionError'
+  constructor(
+    message: string,
+    readonly details: NeedsConnectionDetails,
+  ) {
+    super(message)
+  }
+}

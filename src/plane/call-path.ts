@@ -17,7 +17,7 @@ export const backlogDir = (dataDir: string): string => join(dataDir, 'audit-back
 export function createCallPath(database: store.OpenedDatabase, services: PlaneServices, skills: PlaneSkillParts, seal: ApprovalSeal, s: PlaneSettings) {
   const { db } = database
   const { config, logger, managerId, clock, dataDir, shutdown } = s
-  const { auditRepo, events, policies, sops, notifier, catalog, connections, memory, learnings } = services
+  const { auditRepo, events, policies, sops, notifier, catalog, connections, oauth, memory, learnings } = services
   const grants = new Grants(new store.GrantRepository(db), seal, events, policies, clock)
   const approvals = new Approvals(new store.ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, grants, {
     expiresAfterMs: config.approvals.expiresAfterMs,
@@ -44,6 +44,7 @@ export function createCallPath(database: store.OpenedDatabase, services: PlaneSe
     managerId,
     edges: skills.edges,
     connections,
+    oauth,
     maxResultBytes: config.audit.maxResultBytes,
     approvalWaitMs: config.approvals.waitTimeoutMs,
     onCallOk: (call) => skills.discovery.observe(call),

@@ -63,7 +63,7 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
     // Before anything runs with secrets (MCP servers connect with them): a manager with another key stops here.
     const secrets = { what: 'secrets key', sealed: "this database's secrets are encrypted with", file: 'secrets-key', env: SECRETS_KEY_ENV }
     await agreeOnFingerprint(settingsRepo, 'secrets_key_fingerprint', services.secretsKey, secrets)
-    await connections.refresh()
+    await Promise.all([connections.refresh(), services.oauth.refresh()])
     // Finished rows kept through an outage by a stopped manager land before recovery judges its calls.
     const replayed = await AuditBacklog.replay(backlogDir(dataDir), services.auditRepo)
     if (replayed > 0) logger.warn({ rows: replayed }, 'wrote the finished audit rows a stopped manager had kept during a database outage')
@@ -108,6 +108,9 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
       changes.changed()
       sources.mcp.secretsChanged().catch((error) => logger.warn({ err: error }, 'reconnecting MCP servers after a secret change failed'))
     }
+
+    // A connection made (here or at another manager) changes connection states in every tool list.
+    services.oauth.onConnected(() => changes.changed())
 
     // The pipeline, then the work of each heartbeat.
     const callPath = createCallPath(database, services, skills, seal, settings)

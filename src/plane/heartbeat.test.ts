@@ -15,6 +15,7 @@ function parts(log: string[], fail?: string): HeartbeatParts & { forgotten: () =
     policies: { refresh: step('policies') },
     edges: { refresh: step('edges') },
     connections: { refresh: step('connections') },
+    oauth: { refresh: step('oauth') },
     discovery: { refresh: step('discovery') },
     approvals: { expireDue: step('approvals') as () => Promise<never> },
     memory: { sweepDue: step('memory') },
@@ -37,7 +38,7 @@ describe('heartbeat', () => {
     await refreshing
     expect(log.indexOf('other work')).toBeGreaterThan(-1)
     expect(log.indexOf('other work')).toBeLessThan(log.indexOf('discovery'))
-    expect(log.filter((entry) => entry !== 'other work')).toEqual(['installed', 'catalog', 'policies', 'edges', 'connections', 'discovery'])
+    expect(log.filter((entry) => entry !== 'other work')).toEqual(['installed', 'catalog', 'policies', 'edges', 'connections', 'oauth', 'discovery'])
 
     log.length = 0
     const sweeping = beat.afterRecovery()
@@ -50,7 +51,7 @@ describe('heartbeat', () => {
     const log: string[] = []
     const p = parts(log, 'policies')
     await expect(heartbeatTasks(p).refresh()).rejects.toThrow('policies failed')
-    expect(log).toEqual(['installed', 'catalog', 'policies', 'edges', 'connections', 'discovery'])
+    expect(log).toEqual(['installed', 'catalog', 'policies', 'edges', 'connections', 'oauth', 'discovery'])
     // The next look reports every table as moved, so what failed is read again.
     expect(p.forgotten()).toBe(true)
   })

@@ -1,3 +1,4 @@
+import type { OAuthConnections } from '../oauth/index.js'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { Catalog } from '../registry/index.js'
@@ -16,6 +17,7 @@ export interface HeartbeatParts {
   policies: Pick<Policies, 'refresh'>
   edges: Pick<Edges, 'refresh'>
   connections: Pick<Connections, 'refresh'>
+  oauth: Pick<OAuthConnections, 'refresh'>
   discovery: Pick<Discovery, 'refresh'>
   approvals: Pick<Approvals, 'expireDue'>
   memory: Pick<Memory, 'sweepDue'>
@@ -59,6 +61,7 @@ export function heartbeatTasks(p: HeartbeatParts): { refresh(): Promise<unknown>
         () => moved('policies') && p.policies.refresh(),
         () => p.edges.refresh(),
         () => p.connections.refresh(),
+        () => p.oauth.refresh(),
         // Discovery's evidence is no reason to skip the heartbeat's recovery and expiry.
         () => p.discovery.refresh().catch(warn('discovery could not load the evidence other managers stored')),
       ]).catch((error: unknown) => {

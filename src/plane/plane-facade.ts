@@ -11,6 +11,7 @@ import type { CallPath } from './call-path.js'
 import type { SkillInstaller } from '../install/index.js'
 import type { ChangeNotifier } from './change-notifier.js'
 import { valueStore } from './value-store.js'
+import { connectionState } from './connection-state.js'
 import { checkDatabase } from './check-database.js'
 import { shareSkill } from './share-skill.js'
 
@@ -81,6 +82,7 @@ export function planeFacade(p: PlaneParts): Plane {
       connectMcp: () => sources.mcp.connectIdle(),
       edges: p.edges,
     },
+    oauth: p.oauth,
     status: {
       dialect: p.database.dialect,
       location: p.database.location,
@@ -133,7 +135,7 @@ function skillsOf(p: PlaneParts): PlaneSkills {
     rollback: (name, by) => p.installer.rollback(name, by),
     onChanged: (listener) => p.changes.subscribe(listener),
     version: () => p.changes.version,
-    connectionState: (skill, { caller, agentId, onBehalfOf }) => connections.state(skill, subjectsOf(caller, agentId, onBehalfOf)),
+    connectionState: (skill, { caller, agentId, onBehalfOf }) => connectionState(connections, p.oauth, skill, subjectsOf(caller, agentId, onBehalfOf)),
     instructions,
     templateView: p.view,
     export: (caller, agentId) => buildExport({ library: instructions, catalog, templateView: p.view, categories: sources.categories() }, caller, agentId),

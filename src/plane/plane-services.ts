@@ -9,6 +9,7 @@ import { Policies, Sops, WebhookNotifier } from '../policy/index.js'
 import { ProcessGroups } from '../system/index.js'
 import { Connections, SecretsKey } from '../connections/index.js'
 import { Memory } from '../memory/index.js'
+import { OAuthConnections, OAuthUnavailableError, ProviderFlow } from '../oauth/index.js'
 import { Learnings } from '../learnings/index.js'
 import { Liveness } from './liveness.js'
 import type { Shutdown } from './shutdown.js'
@@ -52,6 +53,29 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
   shutdown.on('liveness', () => liveness.leave())
   shutdown.on('heartbeat', () => liveness.stop())
   const secretsKey = SecretsKey.load(dataDir)
+  const connections = new Connections({ repo: new store.ConnectionValueRepository(db, dialect), key: secretsKey, events, now })
+  const oauth = new OAuthConnections({
+    repo: new store.OAuthRepository(db),
+    key: () => connections.key,
+    events,
+    now: clock,
+    linkTtlMs: config.oauth.linkTtlMs,
+    publicUrl: config.http.publicUrl,
+    isActive: async (user) => (await people.users.row(user))?.disabled_at == null,
+    warn: (message) => logger.warn(message),
+  })
+  for (const [name, provider] of Object.entries(config.oauth.providers)) {
+    const secretName = provider.clientSecret?.secret
+    oauth.register(
+      new ProviderFlow(name, provider, async () => {
+        if (secretName === undefined) return undefined
+        const value = (await connections.resolve({ secrets: [secretName], settings: [] }, { agent: null, user: null })).secrets.get(secretName)
+        if (value === undefined)
+          throw new OAuthUnavailableError(`the OAuth provider ${name}'s client secret ${secretName} is not set: skillplane secrets set ${secretName}`)
+        return value
+      }),
+    )
+  }
   return {
     ...people,
     auditRepo,
@@ -66,7 +90,8 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
     processGroups,
     liveness,
     secretsKey,
-    connections: new Connections({ repo: new store.ConnectionValueRepository(db, dialect), key: secretsKey, events, now }),
+    connections,
+    oauth,
     memory: new Memory({ repo: new store.MemoryRepository(db, dialect), clock, limits: config.memory }),
     learnings: new Learnings({ repo: new store.LearningRepository(db), leases, events, clock, managerId, logger, resolveAgent }),
     retention: new AuditRetention({ repo: auditRepo, leases, settings, events, policy: config.audit, clock, managerId, logger }),

@@ -12,6 +12,7 @@ import type { McpServerReport } from '../sources/mcp/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from '../sources/skill-source/index.js'
+import type { OAuthConnections } from '../oauth/index.js'
 import type { ConnectionState, ConnectionValueInfo, SecretsKeyRotation, ValueOwner } from '../connections/index.js'
 import type { SharedMemory } from '../memory/index.js'
 import type { Learnings } from '../learnings/index.js'
@@ -78,6 +79,8 @@ export interface Plane {
   readonly values: PlaneValues
   /** The configured sources (packs, SKILL.md folders, HTTP and OpenAPI, MCP servers) and the edges. */
   readonly sources: PlaneSources
+  /** OAuth 2 providers and the connections people (and the service account) made with them. */
+  readonly oauth: OAuthConnections
   /** Where and how this manager runs. */
   readonly status: PlaneStatus
   now(): string

@@ -3,6 +3,7 @@ import type { Registry, Catalog } from '../registry/index.js'
 import type { AuditWriter } from '../audit/index.js'
 import type { Caller, SkillContext } from '../skill/index.js'
 import type { Connections } from '../connections/index.js'
+import type { OAuthConnections } from '../oauth/index.js'
 import type { Policies, Approvals, Grants } from '../policy/index.js'
 import type { EdgeRouter } from './edge-router.js'
 
@@ -24,6 +25,8 @@ export interface PipelineDeps {
   edges?: EdgeRouter
   /** Where declared secrets and settings are read; without it a skill that declares one can't run. */
   connections?: Pick<Connections, 'resolve'>
+  /** Where OAuth access tokens are read (refreshed when due); without it a skill with `oauth` can't run. */
+  oauth?: Pick<OAuthConnections, 'token'>
   /** Shared memory and learnings for a call's `ctx`; without them `ctx.memory` and `ctx.learn` refuse. */
   callServices?: (call: CallOrigin) => Pick<SkillContext, 'memory' | 'learn'>
   /** Told of each call that ended ok, after its final row (discovery learns from them). */

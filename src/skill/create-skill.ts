@@ -148,7 +148,8 @@ function oauthOf(oauth: unknown, where: string): Required<SkillOAuth> | null {
   if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !SCOPE_TOKEN.test(s))) {
     throw new DefinitionError(`${where}: oauth.scopes must be a list of scope tokens (no spaces or quotes)`)
   }
-  if (account !== 'person' && account !== 'service') throw new DefinitionError(`${where}: oauth.account must be "person" or "service", got ${JSON.stringify(account)}`)
+  if (account !== 'person' && account !== 'service')
+    throw new DefinitionError(`${where}: oauth.account must be "person" or "service", got ${JSON.stringify(account)}`)
   return { provider, scopes: [...new Set(scopes as string[])], account }
 }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import type { ConnectionValuesTable, Database } from './database.js'
 import type { EventRow } from './event-repository.js'
 import { StoreError } from './store-error.js'
+import { sealedBinding } from './sealed-binding.js'
 import type { Dialect } from './open-database.js'
 
 export type ConnectionValueRow = Selectable<ConnectionValuesTable>
@@ -90,7 +91,7 @@ export class ConnectionValueRepository {
    * `guard` throws to abort. Refused (StoreError) when the fingerprint is no longer `from`.
    */
   async resealAll(
-    reseal: (row: ConnectionValueRow) => string | null,
+    reseal: (sealed: string, boundTo: string) => string | null,
     fingerprint: { setting: string; from: string; to: string },
     guard: (trx: Kysely<Database>) => Promise<void>,
     event: (counts: { resealed: number; unreadable: number }) => EventRow,
@@ -111,7 +112,7 @@ export class ConnectionValueRepository {
       await guard(trx)
       const counts = { resealed: 0, unreadable: 0 }
       for (const row of await trx.selectFrom('connection_values').selectAll().execute()) {
-        const sealed = reseal(row)
+        const sealed = reseal(row.sealed, sealedBinding.connectionValue(row))
         if (sealed === null) {
           counts.unreadable++
           continue
@@ -126,6 +127,26 @@ export class ConnectionValueRepository {
           .execute()
         counts.resealed++
       }
+      for (const row of await trx.selectFrom('oauth_connections').select(['provider', 'subject', 'sealed']).execute()) {
+        const sealed = reseal(row.sealed, sealedBinding.oauthConnection(row.provider, row.subject))
+        if (sealed === null) {
+          counts.unreadable++
+          continue
+        }
+        await trx.updateTable('oauth_connections').set({ sealed }).where('provider', '=', row.provider).where('subject', '=', row.subject).execute()
+        counts.resealed++
+      }
+      for (const row of await trx.selectFrom('oauth_clients').select(['provider', 'sealed']).execute()) {
+        const sealed = reseal(row.sealed, sealedBinding.oauthClient(row.provider))
+        if (sealed === null) {
+          counts.unreadable++
+          continue
+        }
+        await trx.updateTable('oauth_clients').set({ sealed }).where('provider', '=', row.provider).execute()
+        counts.resealed++
+      }
+      // Flows in progress are started again: their PKCE verifiers are not worth carrying over.
+      await trx.deleteFrom('oauth_states').execute()
       await trx.deleteFrom('edge_calls').where('secrets', 'is not', null).execute()
       await trx.insertInto('audit_events').values(event(counts)).execute()
       return counts

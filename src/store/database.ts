@@ -97,6 +97,46 @@ export interface SignInsTable {
   expires_at: string
 }
 
+/** A person's (or the service account's, subject '') OAuth connection to a provider, tokens sealed (migration 0032). */
+export interface OAuthConnectionsTable {
+  provider: string
+  subject: string
+  /** The TokenSet as JSON, sealed with the secrets key and bound to (provider, subject). */
+  sealed: string
+  /** Granted scopes, space-separated. */
+  scopes: string
+  expires_at: string | null
+  status: string
+  reason: string | null
+  version: number
+  refreshing_until: string | null
+  connected_at: string
+  connected_by: string
+  updated_at: string
+}
+
+/** An authorization flow started and not yet called back, by its state's hash (migration 0032). */
+export interface OAuthStatesTable {
+  state_hash: string
+  provider: string
+  subject: string
+  scopes: string
+  /** The flow's checks (a PKCE verifier) as JSON, sealed. */
+  checks: string
+  return_to: string
+  /** Who asked for the link. */
+  created_by: string
+  created_at: string
+  expires_at: string
+}
+
+/** A client registration skillplane made at a provider (RFC 7591), sealed (migration 0032). */
+export interface OAuthClientsTable {
+  provider: string
+  sealed: string
+  updated_at: string
+}
+
 /** A console session, by the hash of its cookie's token (migration 0025). */
 export interface SessionsTable {
   id: string
@@ -530,6 +570,9 @@ export interface Database {
   api_keys: ApiKeysTable
   users: UsersTable
   sign_ins: SignInsTable
+  oauth_connections: OAuthConnectionsTable
+  oauth_states: OAuthStatesTable
+  oauth_clients: OAuthClientsTable
   sessions: SessionsTable
   groups: GroupsTable
   group_members: GroupMembersTable

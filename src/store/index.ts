@@ -28,4 +28,6 @@ export { LearningRepository, type LearningRow, type LearningQuery } from './lear
 export { LeaseRepository } from './lease-repository.js'
 export { ChangeVersionRepository } from './change-version-repository.js'
 export { CatalogChangeRepository, type CatalogChanges, type CatalogVersions } from './catalog-change-repository.js'
+export { sealedBinding } from './sealed-binding.js'
+export { OAuthRepository, type OAuthConnectionRow, type OAuthConnectionMeta, type OAuthStateRow } from './oauth-repository.js'
 export { SessionRepository, type SessionRow, type SignInRow } from './session-repository.js'

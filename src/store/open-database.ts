@@ -32,6 +32,7 @@ import * as sessions from './migrations/0025-sessions.js'
 import * as edgeTokenExpiry from './migrations/0026-edge-token-expiry.js'
 import * as auditFilterPairs from './migrations/0030-audit-filter-pairs.js'
 import * as discoveryExampleManager from './migrations/0031-discovery-example-manager.js'
+import * as oauthConnections from './migrations/0032-oauth-connections.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_edge_token_expiry': edgeTokenExpiry,
   '0030_audit_filter_pairs': auditFilterPairs,
   '0031_discovery_example_manager': discoveryExampleManager,
+  '0032_oauth_connections': oauthConnections,
 }
 
 export interface OpenDatabaseOptions {

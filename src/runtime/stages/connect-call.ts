@@ -8,7 +8,7 @@ import type { StageDeps } from '../stage.js'
  * anyone is asked to approve a call that could not run; the executor gets them only after the gate.
  */
 export function connectCall(call: Call, deps: StageDeps): Refusal | undefined | Promise<Refusal | undefined> {
-  const present = connectValues(call, deps.connections)
+  const present = connectValues(call, deps.connections, deps.oauth)
   return present instanceof Promise ? present.then((p) => keep(call, p)) : keep(call, present)
 }
 

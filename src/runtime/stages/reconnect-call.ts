@@ -11,7 +11,7 @@ import type { StageDeps } from '../stage.js'
 export function reconnectCall(call: Call, deps: StageDeps): Refusal | undefined | Promise<Refusal | undefined> {
   const { present } = call
   if (present.secrets.size + present.settings.size === 0) return open(call, present)
-  const connected = connectValues(call, deps.connections)
+  const connected = connectValues(call, deps.connections, deps.oauth)
   return connected instanceof Promise ? connected.then((c) => open(call, c)) : open(call, connected)
 }
 

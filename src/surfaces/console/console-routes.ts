@@ -18,7 +18,7 @@ const CSP = [
 /** The app's own pages (console/src/app.tsx): these load index.html. */
 const APP_PAGES = /^\/(?:$|(?:skills|agents|runs|approvals|audit|sources|policies)(?:\/|$))/
 /** The server's own paths: an unknown one stays the API's JSON 404, whoever asks. */
-const SERVER_PATHS = /^\/(?:api|mcp|auth|metrics|openapi\.json|\.well-known)(?:[/?.]|$)/
+const SERVER_PATHS = /^\/(?:api|mcp|auth|oauth|metrics|openapi\.json|\.well-known)(?:[/?.]|$)/
 
 /**
  * The web console: its built files, and `index.html` for the app's own pages, so they load on a

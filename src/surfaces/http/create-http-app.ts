@@ -16,6 +16,8 @@ import { requireAbility } from './middleware/require-ability.js'
 import { limitBody } from './middleware/limit-body.js'
 import { skillInstallRoutes } from './routes/skill-installs.js'
 import { signInRoutes } from './routes/sign-in.js'
+import { oauthFlowRoutes } from './routes/oauth-flow.js'
+import { connectionRoutes } from './routes/connections.js'
 import { DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes } from '../../install/index.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
@@ -63,6 +65,8 @@ export function createHttpApp(
   // The suite checks every answer against its route's declaration; see check-responses.ts.
   if (process.env.SKILLPLANE_CHECK_RESPONSES === '1') app.use(checkResponses(app))
   const oauth = oauthFor(plane, options.listenUrl)
+  // Connect links and the OAuth callback name this server: its public URL, else where it listens.
+  if (options.listenUrl) plane.oauth.serveAt(options.listenUrl)
   const base = plane.config.auth.oidc ? baseUrlOf(plane, options.listenUrl) : undefined
   const auth = apiKeyAuth(plane.people.keys, oauth, '', base && { store: plane.people.sessions, secure: () => base().startsWith('https:') })
 
@@ -175,6 +179,8 @@ export function createHttpApp(
   // On Node's server the response itself says when it is sent; app.request (tests) has none.
   app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('caller'), (c.env as { outgoing?: SentSignal } | undefined)?.outgoing))
   app.route('/auth', signInRoutes(plane, base))
+  app.route('/oauth', oauthFlowRoutes(plane))
+  app.route('/api/connections', connectionRoutes(plane))
   app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))

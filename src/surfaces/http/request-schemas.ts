@@ -259,3 +259,25 @@ export const addGroupBody = z.strictObject({
 export const groupEditBody = z.strictObject({
   role: role.nullable().describe('the role granted to every member (null: none)'),
 })
+
+const scopeToken = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope token (no spaces or quotes)')
+
+export const authorizeBody = z
+  .strictObject({
+    scopes: z.array(scopeToken).max(100).optional().describe("Scopes to ask for besides the connection's own (default: the provider's)"),
+    account: z
+      .enum(['person', 'service'], { error: 'must be person or service' })
+      .default('person')
+      .describe('service: the one connection an admin makes for everyone'),
+    returnTo: z.string().max(2000).optional().describe('The console path the browser comes back to (default /connections)'),
+  })
+  .default({ account: 'person' })
+
+export const connectionsQuery = z.strictObject({
+  all: z.enum(['true', 'false'], { error: 'must be true or false' }).optional().describe("true: everyone's connections (admin)"),
+})
+
+export const disconnectQuery = z.strictObject({
+  account: z.enum(['person', 'service'], { error: 'must be person or service' }).optional().describe("service: the service account's connection (admin)"),
+  user: z.string().min(1).max(200).optional().describe("Another person's connection (admin)"),
+})

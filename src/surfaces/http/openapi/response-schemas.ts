@@ -66,6 +66,10 @@ const ConnectionState = z
   .object({
     state: z.enum(['ready', 'needs_auth', 'needs_input']),
     missing: z.object({ secrets: z.array(z.string()).optional(), settings: z.array(z.string()).optional() }).optional(),
+    oauth: z
+      .object({ provider: z.string(), missingScopes: z.array(z.string()) })
+      .optional()
+      .describe('the OAuth connection the skill waits for: connect with POST /api/connections/{provider}/authorize'),
   })
   .openapi('ConnectionState')
 
@@ -545,3 +549,31 @@ export const ReloadReport = z
 export const EventPage = page(AuditEvent)
 export const GroupCreated = z.object({ group: Group })
 export const UserCreated = z.object({ user: User })
+
+export const OAuthConnection = z
+  .object({
+    provider: z.string(),
+    title: z.string(),
+    account: z.enum(['person', 'service']),
+    subject: nullable(z.string()).describe('the person; null for the service account'),
+    state: z.enum(['ready', 'needs_auth']),
+    scopes: z.array(z.string()).describe('granted'),
+    missingScopes: z.array(z.string()).describe("the provider's default scopes not granted"),
+    expiresAt: nullable(z.string()).describe('when the access token expires; it is refreshed before then'),
+    connectedAt: z.string(),
+    connectedBy: z.string(),
+    updatedAt: z.string(),
+    reason: nullable(z.string()).describe('why it needs the person again'),
+    revoked: z.boolean().optional().describe('on disconnect: whether the provider revoked the tokens too'),
+  })
+  .openapi('OAuthConnection')
+
+export const OAuthConnections = z.object({
+  providers: z.array(z.object({ name: z.string(), title: z.string(), defaultScopes: z.array(z.string()) })),
+  connections: z.array(OAuthConnection),
+})
+
+export const AuthorizationLink = z.object({
+  authorizationUrl: z.string().describe('open it in the browser of the person connecting: it starts the flow at the provider'),
+  expiresInMs: z.number(),
+})
