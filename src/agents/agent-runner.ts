@@ -89,6 +89,8 @@ const DISCOVERING =
   'You have more tools than are shown to you. When none of the tools you see fits, call discover_skills with the task in plain words: ' +
   'the tools it finds are yours to call from your next step on.'
 const SWEEP_MS = 5_000
+// Sweeps between two looks at every run waiting for a connection (about a minute).
+const CONNECT_SWEEP_EVERY = 12
 
 /**
  * Runs agents: a multi-step tool loop (AI SDK streamText) over the agent's bound skills, with the
@@ -118,15 +120,19 @@ export class AgentRunner {
     this.#repo = options.records
     this.#tail = new RunTail(options.records)
     const settled = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
-    // A person who connects here resumes their runs at once.
-    const oauth = this.#oauth
-    const connected = options.resume && oauth ? oauth.onConnected((provider) => void this.resumeConnected(provider)) : () => {}
+    // A person who connects resumes their runs: at once here, at the next refresh on other managers.
+    const connected = options.resume ? plane.oauth.onConnected((provider) => void this.resumeConnected(provider)) : () => {}
     this.#unsubscribe = () => {
       settled()
       connected()
     }
-    // Decisions made on other managers arrive through the database.
-    this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)
+    // Decisions made on other managers arrive through the database. Now and then every run waiting for a
+    // connection is asked again too: one made while no manager listened (all of them down) is found that way.
+    let sweeps = 0
+    this.#sweep = setInterval(() => {
+      void this.resumeDecided()
+      if (sweeps++ % CONNECT_SWEEP_EVERY === 0) void this.#resumeAll('needs_auth', () => true)
+    }, SWEEP_MS)
     this.#sweep.unref()
     if (!options.resume) clearInterval(this.#sweep)
   }
@@ -559,18 +565,11 @@ export class AgentRunner {
     }
   }
 
-  // TODO(core): plane.oauth lands with the OAuth core; until then the contract's shape.
-  get #oauth():
-    | { onConnected(listener: (provider: string) => void): () => void; authorizationUrl(provider: string, subject: string, scopes: string[]): string }
-    | undefined {
-    return (this.#plane as Plane & { oauth?: never }).oauth
-  }
-
   /** A run as shown, with fresh connect links: one stored when the run paused may have expired since. */
   #view(row: RunRow): RunView {
     return toView(row, (connect) => {
       try {
-        return this.#oauth?.authorizationUrl(connect.provider, connect.subject, connect.scopes) ?? connect.url
+        return this.#plane.oauth.authorizationUrl(connect.provider, connect.subject, connect.scopes)
       } catch {
         // A provider gone from the config: the link it had.
         return connect.url

@@ -37,9 +37,7 @@ export async function connectInCall(
   let wake = () => {}
   // Listening before the person gets the link: a connection made before they answer still counts.
   // Connections made on other managers are heard too, at their next refresh.
-  // TODO(core): plane.oauth lands with the OAuth core; until then the contract's shape.
-  const oauth = (plane as Skillplane & { oauth: { onConnected(listener: (provider: string, subject: string) => void): () => void } }).oauth
-  const unsubscribe = oauth.onConnected((provider, subject) => {
+  const unsubscribe = plane.oauth.onConnected((provider, subject) => {
     if (provider !== link.provider || (subject !== '' && subject !== options.person)) return
     heard = true
     wake()

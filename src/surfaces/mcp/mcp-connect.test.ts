@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -8,7 +8,7 @@ import { openTestPlane, testSkills } from '../../test-support/fixtures.js'
 import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
-import { startTestIdentityProvider, type TestIdentityProvider } from '../../test-support/identity-provider.js'
+import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
 
 const [sqlite] = databases
 
@@ -19,46 +19,46 @@ type ToolResult = {
   _meta?: Record<string, unknown>
 }
 
-/** A skill that acts with the caller's own account at the test provider; it says only how long the token is. */
+let service: TestOAuthService
+
+/** Acts with the caller's own account at the test service: asks its API whose token it holds. */
 const profile = defineSkill({
   key: 'test_profile',
-  description: "Read the caller's profile at the test provider",
+  description: "Ask the test service whose account this is",
   class: 'safe',
   oauth: { provider: 'test' },
   input: z.object({}),
-  run: async (_input, ctx) => ({ tokenLength: ctx.secrets.get('test').length }),
+  async run(_input, ctx) {
+    const response = await fetch(`${service.api}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('test')}` }, signal: ctx.signal })
+    if (!response.ok) throw new Error(`the service answered ${response.status}`)
+    // The token itself too, as a careless skill might: it reaches neither the model nor the audit log.
+    return { ...((await response.json()) as { sub: string }), raw: ctx.secrets.get('test') }
+  },
 })
 
-/** One that hands its token back, as a careless skill might: it reaches nobody. */
-const leaky = defineSkill({
-  key: 'test_leaky',
-  description: 'Returns its own token',
-  class: 'safe',
-  oauth: { provider: 'test' },
-  input: z.object({}),
-  run: async (_input, ctx) => ({ token: ctx.secrets.get('test') }),
-})
 
 describe('MCP: a tool that needs the person to connect an account', () => {
   const cleanup: Array<() => Promise<unknown>> = []
+  beforeAll(async () => {
+    service = await startTestOAuthService()
+  })
+  afterAll(() => service.close())
   afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {})
   })
 
-  async function setup(config: { waitTimeoutMs?: number } = {}): Promise<{ plane: Skillplane; server: HttpServer; idp: TestIdentityProvider; key: string }> {
-    const idp = await startTestIdentityProvider()
-    cleanup.push(() => idp.close())
+  async function setup(config: { waitTimeoutMs?: number } = {}): Promise<{ plane: Skillplane; server: HttpServer; key: string }> {
     const plane = await openTestPlane(sqlite!, {
-      skills: [...testSkills(), profile, leaky],
-      oauth: { providers: { test: idp.connectionsProvider() } },
+      skills: [...testSkills(), profile],
+      oauth: { providers: { test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] } } },
       ...(config.waitTimeoutMs && { approvals: { waitTimeoutMs: config.waitTimeoutMs } }),
     })
     cleanup.push(() => plane.close())
-    await idp.setUpConnections(plane)
+    await plane.values.secrets.set('TEST_CLIENT_SECRET', SERVICE_CLIENT.clientSecret, {})
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     cleanup.push(() => server.close())
     const key = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
-    return { plane, server, idp, key }
+    return { plane, server, key }
   }
 
   async function connect(server: HttpServer, key: string, options: ConstructorParameters<typeof Client>[1] = {}): Promise<Client> {
@@ -71,15 +71,15 @@ describe('MCP: a tool that needs the person to connect an account', () => {
   const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<ToolResult>
 
   /** A person following a connect link in their browser: skillplane sends them to the provider, they sign in there, and come back. */
-  async function follow(idp: TestIdentityProvider, link: string, account: string): Promise<Response> {
+  async function follow(link: string, account: string): Promise<Response> {
     const start = await fetch(link, { redirect: 'manual' })
     expect(start.status).toBe(302)
-    const back = await idp.signIn(start.headers.get('location')!, account)
+    const back = await service.approve(start.headers.get('location')!, account)
     return fetch(back, { redirect: 'manual' })
   }
 
   it('gives a client without URL elicitation the link as text and a resource_link; once connected the call runs', async () => {
-    const { plane, server, idp, key } = await setup()
+    const { plane, server, key } = await setup()
     const client = await connect(server, key)
     const refused = await call(client, 'test_profile')
     const link = refused._meta!['skillplane/authorizationUrl'] as string
@@ -99,20 +99,18 @@ describe('MCP: a tool that needs the person to connect an account', () => {
       error: { code: 'needs_auth' },
     })
 
-    expect((await follow(idp, link, 'oscar')).status).toBe(302)
+    expect((await follow(link, 'oscar')).status).toBe(302)
     const ran = await call(client, 'test_profile')
     expect(ran.isError).toBeFalsy()
-    expect(ran.structuredContent ?? JSON.parse(ran.content[0]!.text!)).toMatchObject({ tokenLength: expect.any(Number) })
-
-    // A token a skill hands back reaches neither the model nor the audit log.
-    const leaked = await call(client, 'test_leaky')
-    expect(JSON.parse(leaked.content[0]!.text!)).toEqual({ token: '[REDACTED]' })
-    const row = await plane.audit.get(leaked._meta!['skillplane/callId'] as string)
-    expect(JSON.stringify(row)).toContain('[REDACTED]')
+    // Oscar's own token, which the model never sees.
+    expect(JSON.parse(ran.content[0]!.text!)).toEqual({ sub: 'oscar', scope: expect.stringContaining('issues:read'), raw: '[REDACTED]' })
+    const row = await plane.audit.get(ran._meta!['skillplane/callId'] as string)
+    expect(row).toMatchObject({ status: 'ok' })
+    expect(JSON.stringify(row)).not.toMatch(/eyJ[\w-]+\./)
   })
 
   it('sends a client that declares URL elicitation to the link, waits until the person has connected, and answers with the result', async () => {
-    const { plane, server, idp, key } = await setup()
+    const { plane, server, key } = await setup()
     const client = await connect(server, key, { capabilities: { elicitation: { url: {} } } })
     const asked: ElicitRequestURLParams[] = []
     const completed: string[] = []
@@ -123,7 +121,7 @@ describe('MCP: a tool that needs the person to connect an account', () => {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params as ElicitRequestURLParams)
       // The person opens the link after saying yes, as a client's browser would.
-      followed.push(follow(idp, (request.params as ElicitRequestURLParams).url, 'oscar'))
+      followed.push(follow((request.params as ElicitRequestURLParams).url, 'oscar'))
       return { action: 'accept' }
     })
     const result = await call(client, 'test_profile')
@@ -137,7 +135,8 @@ describe('MCP: a tool that needs the person to connect an account', () => {
     ])
     expect((await followed[0]!).status).toBe(302)
     expect(result.isError).toBeFalsy()
-    expect(result.structuredContent ?? JSON.parse(result.content[0]!.text!)).toMatchObject({ tokenLength: expect.any(Number) })
+    expect(JSON.parse(result.content[0]!.text!)).toEqual({ sub: 'oscar', scope: expect.stringContaining('issues:read'), raw: '[REDACTED]' })
+    expect(JSON.stringify([result, asked, completed])).not.toMatch(/eyJ[\w-]+\./)
     expect(completed).toEqual([asked[0]!.elicitationId])
     // Two calls: the refusal that sent the person to the link, then the call that ran.
     const rows = (await plane.audit.query({ skill: 'test_profile', limit: 10 })).items
