@@ -1,21 +1,24 @@
+import { copyFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { callsTool, says, scripted } from '../test-support/mock-model.js'
-import { databases, waitFor } from '../test-support/databases.js'
-import { admin, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
+import { databases, tempDir, waitFor } from '../test-support/databases.js'
+import { admin, openTestPlane, operator, silentLogger, testAgents, testSkills } from '../test-support/fixtures.js'
 import { listenSse } from '../test-support/listen-sse.js'
 import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/start-http-server.js'
 import type { MockLanguageModelV3 } from 'ai/test'
-import type { RunView, Skillplane } from './index.js'
+import { createSkillplane, type RunView, type Skillplane } from './index.js'
+import type { SkillplaneConfig } from '../config/index.js'
 
 let service: TestOAuthService
 
 /** Acts with the person's own account at the test service: asks its API whose token it holds. */
 const profile = defineSkill({
   key: 'test_profile',
-  description: "Ask the test service whose account this is",
+  description: 'Ask the test service whose account this is',
   class: 'safe',
   agents: ['Helper'],
   oauth: { provider: 'test' },
@@ -49,12 +52,18 @@ describe.each(databases)('agent runs that need the person to connect an account,
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {})
   })
 
+  const config = (model: MockLanguageModelV3): SkillplaneConfig => ({
+    skills: [...testSkills(), profile, post],
+    agents: [{ ...testAgents![0]!, model, systemPrompt: 'You help.' }, testAgents![1]!],
+    oauth: {
+      providers: {
+        test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] },
+      },
+    },
+  })
+
   async function setup(model: MockLanguageModelV3): Promise<{ plane: Skillplane; server: HttpServer; adminKey: string }> {
-    const plane = await openTestPlane(database, {
-      skills: [...testSkills(), profile, post],
-      agents: [{ ...testAgents![0]!, model, systemPrompt: 'You help.' }, testAgents![1]!],
-      oauth: { providers: { test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] } } },
-    })
+    const plane = await openTestPlane(database, config(model))
     cleanup.push(() => plane.close())
     await plane.values.secrets.set('TEST_CLIENT_SECRET', SERVICE_CLIENT.clientSecret, {})
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
@@ -105,7 +114,12 @@ describe.each(databases)('agent runs that need the person to connect an account,
       callId: expect.any(String),
       output: { sub: 'oscar', scope: expect.stringContaining('issues:read'), raw: '[REDACTED]' },
     })
-    expect(await plane.audit.get(done.steps![0]!.callId!)).toMatchObject({ skill: 'test_profile', status: 'ok', agent: 'helper', conversationId: `run:${paused.id}` })
+    expect(await plane.audit.get(done.steps![0]!.callId!)).toMatchObject({
+      skill: 'test_profile',
+      status: 'ok',
+      agent: 'helper',
+      conversationId: `run:${paused.id}`,
+    })
     // The model read the result, its token scrubbed.
     const read = JSON.stringify(model.doStreamCalls[1]!.prompt)
     expect(read).toMatch(/sub\W+oscar/)
@@ -149,6 +163,29 @@ describe.each(databases)('agent runs that need the person to connect an account,
     expect(await plane.runs.resumeConnected('test')).toBe(0)
     expect(await plane.runs.get(paused.id)).toMatchObject({ status: 'needs_auth', pending: [{ provider: 'test' }] })
     expect(model.doStreamCalls).toHaveLength(1)
+  })
+
+  it.runIf(database.name === 'postgres')('resumes on its manager when the person connects through another one', async () => {
+    const model = scripted(callsTool('test_profile', {}), says('done'))
+    const { plane } = await setup(model)
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'who am I there?', requester: operator })
+    // Another manager on the same database serves the callback; it resumes no runs, so this one must.
+    const otherDir = tempDir()
+    for (const file of ['secrets-key', 'approval-secret']) copyFileSync(join(plane.status.dataDir, file), join(otherDir, file))
+    const other = await createSkillplane({
+      config: config(scripted()),
+      dataDir: otherDir,
+      databaseUrl: plane.status.location,
+      logger: silentLogger(),
+      resumeRuns: false,
+    })
+    cleanup.push(() => other.close())
+    const otherServer = await startHttpServer(other, { host: '127.0.0.1', port: 0 })
+    cleanup.push(() => otherServer.close())
+    const link = new URL(paused.pending[0]!.authorizationUrl!)
+    await follow(`${otherServer.url}${link.pathname}${link.search}`, 'oscar')
+    await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
+    expect((await plane.runs.get(paused.id))!.steps![0]).toMatchObject({ status: 'ok', output: { sub: 'oscar' } })
   })
 
   it('stops a test run at the link, unconfirmed', async () => {

@@ -24,7 +24,7 @@ let service: TestOAuthService
 /** Acts with the caller's own account at the test service: asks its API whose token it holds. */
 const profile = defineSkill({
   key: 'test_profile',
-  description: "Ask the test service whose account this is",
+  description: 'Ask the test service whose account this is',
   class: 'safe',
   oauth: { provider: 'test' },
   input: z.object({}),
@@ -35,7 +35,6 @@ const profile = defineSkill({
     return { ...((await response.json()) as { sub: string }), raw: ctx.secrets.get('test') }
   },
 })
-
 
 describe('MCP: a tool that needs the person to connect an account', () => {
   const cleanup: Array<() => Promise<unknown>> = []
@@ -50,7 +49,11 @@ describe('MCP: a tool that needs the person to connect an account', () => {
   async function setup(config: { waitTimeoutMs?: number } = {}): Promise<{ plane: Skillplane; server: HttpServer; key: string }> {
     const plane = await openTestPlane(sqlite!, {
       skills: [...testSkills(), profile],
-      oauth: { providers: { test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] } } },
+      oauth: {
+        providers: {
+          test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] },
+        },
+      },
       ...(config.waitTimeoutMs && { approvals: { waitTimeoutMs: config.waitTimeoutMs } }),
     })
     cleanup.push(() => plane.close())
