@@ -32,6 +32,7 @@ export async function connectInCall(
   options: ConnectInCall,
 ): Promise<Envelope> {
   const elicitationId = randomUUID()
+  const title = plane.oauth.providers().find((p) => p.name === link.provider)?.title ?? link.provider
   const sendOptions = { relatedRequestId: options.requestId }
   let heard = false
   let wake = () => {}
@@ -50,7 +51,7 @@ export async function connectInCall(
         mode: 'url',
         elicitationId,
         url: link.url,
-        message: `This needs your ${link.provider} account, not connected yet: open the link to connect it. The call runs as soon as you have connected.`,
+        message: `This needs a ${title} connection first: open the link and sign in there. The call runs as soon as it is connected.`,
       },
       { signal: deadline, ...sendOptions },
     )

@@ -51,7 +51,7 @@ describe('MCP: a tool that needs the person to connect an account', () => {
       skills: [...testSkills(), profile],
       oauth: {
         providers: {
-          test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] },
+          test: { title: 'Test Service', issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] },
         },
       },
       ...(config.waitTimeoutMs && { approvals: { waitTimeoutMs: config.waitTimeoutMs } }),
@@ -133,7 +133,7 @@ describe('MCP: a tool that needs the person to connect an account', () => {
         mode: 'url',
         url: expect.stringMatching(new RegExp(`^${server.url}/oauth/start\\?link=`)),
         elicitationId: expect.any(String),
-        message: expect.stringContaining('test account'),
+        message: 'This needs a Test Service connection first: open the link and sign in there. The call runs as soon as it is connected.',
       },
     ])
     expect((await followed[0]!).status).toBe(302)
