@@ -569,7 +569,8 @@ export class AgentRunner {
   #view(row: RunRow): RunView {
     return toView(row, (connect) => {
       try {
-        return this.#plane.oauth.authorizationUrl(connect.provider, connect.subject, connect.scopes)
+        // Back from the provider, the person lands on the run's console page, where it goes on.
+        return this.#plane.oauth.authorizationUrl(connect.provider, connect.subject, connect.scopes, { returnTo: `/runs/${encodeURIComponent(row.id)}` })
       } catch {
         // A provider gone from the config: the link it had.
         return connect.url
