@@ -6,7 +6,9 @@ import { calculate } from './skills/calculate.js'
 import { diskUsage } from './skills/disk-usage.js'
 import { noteSkills } from './skills/notes.js'
 import { NoteStore } from './skills/note-store.js'
+import { depotAccount } from './skills/depot-account.js'
 import { startDemoApi } from './services/demo-api.js'
+import { startDemoOAuth, DEMO_CLIENT_ID } from './services/demo-oauth.js'
 
 // What `npm start` serves. A function config receives the data dir for skills with state of their own.
 // Evaluating it starts nothing: every CLI command loads it, and only `serve` (and `mcp`) start its services.
@@ -14,10 +16,18 @@ export default defineConfig(({ dataDir }) => {
   // The depot service the HTTP skills call (SKILLPLANE_DEMO_API_PORT moves it off 7421).
   const depotPort = Number(process.env.SKILLPLANE_DEMO_API_PORT ?? 7421)
   const depot = `http://127.0.0.1:${depotPort}`
+  // Its accounts service, where people connect over OAuth 2 (SKILLPLANE_DEMO_OAUTH_PORT moves it off 7422).
+  const accountsPort = Number(process.env.SKILLPLANE_DEMO_OAUTH_PORT ?? 7422)
+  const accounts = `http://127.0.0.1:${accountsPort}`
   return {
     // Started by `serve` before the skill sources, stopped when it stops.
-    services: [{ name: 'depot', start: () => startDemoApi(depotPort) }],
-    skills: [calculate, diskUsage, ...noteSkills(new NoteStore(dataDir))],
+    services: [
+      { name: 'depot', start: () => startDemoApi(depotPort) },
+      { name: 'depot-accounts', start: () => startDemoOAuth(accountsPort) },
+    ],
+    skills: [calculate, diskUsage, ...noteSkills(new NoteStore(dataDir)), depotAccount(`${accounts}/api`)],
+    // OAuth 2 providers people connect their own accounts with (docs/connections.md#oauth-connections).
+    oauth: { providers: { depot: { title: 'Depot accounts', issuer: accounts, clientId: DEMO_CLIENT_ID, scopes: ['issues:read'] } } },
     agents: [
       {
         name: 'Fleet Autonomy',

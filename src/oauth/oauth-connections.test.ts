@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
-import { agentCaller, openTestPlane, operator } from '../test-support/fixtures.js'
+import { admin, agentCaller, openTestPlane, operator } from '../test-support/fixtures.js'
 import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import type { Skillplane } from '../agents/index.js'
@@ -303,7 +303,7 @@ describe.each(databases)('OAuth connections on $name', (database) => {
 
   it('disconnects (revoking at the provider), and serves skills of the service account from an admin’s connection', async () => {
     const { server, key } = await start()
-    const admin = await key('root', 'admin')
+    const adminKey = await key('root', 'admin')
     const alice = await key('alice')
     const bob = await key('bob')
     await connect((await invoke(server, alice, 'svc_whoami')).body.error.details.authorizationUrl, 'alice')
@@ -325,7 +325,7 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     expect(asBob.status).toBe(403)
     const asAdmin = await fetch(`${server.url}/api/connections/svc/authorize`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ account: 'service', returnTo: '/skills/svc_shared' }),
     })
     const { authorizationUrl } = (await asAdmin.json()) as { authorizationUrl: string }
@@ -333,7 +333,7 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     expect(done.location).toBe('/skills/svc_shared?connected=svc')
     expect((await invoke(server, bob, 'svc_shared')).body.data.sub).toBe('ops-robot')
     expect((await invoke(server, alice, 'svc_shared')).body.data.sub).toBe('ops-robot')
-    const all = (await (await fetch(`${server.url}/api/connections?all=true`, { headers: { authorization: `Bearer ${admin}` } })).json()) as any
+    const all = (await (await fetch(`${server.url}/api/connections?all=true`, { headers: { authorization: `Bearer ${adminKey}` } })).json()) as any
     expect(all.connections).toEqual([expect.objectContaining({ account: 'service', subject: null, connectedBy: 'root' })])
     expect((await fetch(`${server.url}/api/connections?all=true`, { headers: { authorization: `Bearer ${bob}` } })).status).toBe(403)
     // A return path off this server is not followed.
@@ -349,7 +349,7 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     const { plane, server, key } = await start()
     const alice = await key('alice')
     await connect((await invoke(server, alice, 'svc_whoami')).body.error.details.authorizationUrl, 'alice')
-    const rotated = await plane.values.rotateSecretsKey({ ...operator, role: 'admin', id: 'root', name: 'root' })
+    const rotated = await plane.values.rotateSecretsKey(admin)
     // The client secret and alice's tokens.
     expect(rotated.resealed).toBe(2)
     expect((await invoke(server, alice, 'svc_whoami')).body.data.sub).toBe('alice')

@@ -143,7 +143,9 @@ export class OAuthConnections {
       e: this.#deps.now().getTime() + this.#deps.linkTtlMs,
       by: options.by ?? subject,
     }
-    const sealed = Buffer.from(this.#deps.key().seal(JSON.stringify(link), LINK_BINDING)).toString('base64url')
+    // The sealed text's base64 as base64url: nothing in it needs escaping in a URL.
+    const [format, body] = this.#deps.key().seal(JSON.stringify(link), LINK_BINDING).split(':') as [string, string]
+    const sealed = `${format}.${Buffer.from(body, 'base64').toString('base64url')}`
     return `${this.#baseUrl() ?? ''}${START_PATH}?link=${sealed}`
   }
 
@@ -395,7 +397,8 @@ export class OAuthConnections {
   #openLink(param: string | undefined): Link {
     const invalid = () => new OAuthCallbackError('this connect link is not valid (it was altered, or made with another secrets key): ask for a new one')
     if (!param) throw invalid()
-    const opened = this.#deps.key().open(Buffer.from(param, 'base64url').toString(), LINK_BINDING)
+    const [format, body = ''] = param.split('.')
+    const opened = this.#deps.key().open(`${format}:${Buffer.from(body, 'base64url').toString('base64')}`, LINK_BINDING)
     if (opened === null) throw invalid()
     const link = JSON.parse(opened) as Link
     if (link.e <= this.#deps.now().getTime())
