@@ -51,7 +51,13 @@ describe('MCP: a tool that needs the person to connect an account', () => {
       skills: [...testSkills(), profile],
       oauth: {
         providers: {
-          test: { title: 'Test Service', issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] },
+          test: {
+            title: 'Test Service',
+            issuer: service.issuer,
+            clientId: SERVICE_CLIENT.clientId,
+            clientSecret: { secret: 'TEST_CLIENT_SECRET' },
+            scopes: ['issues:read'],
+          },
         },
       },
       ...(config.waitTimeoutMs && { approvals: { waitTimeoutMs: config.waitTimeoutMs } }),
