@@ -86,4 +86,43 @@ describe('the config schema', () => {
     )
     expect((await refused({ http: { publicUrl: 'https://sp.example.com/mcp' } })).message).toContain('http.publicUrl: an origin such as')
   })
+
+  it("checks a source's oauth: its provider is configured, and it replaces a static credential", async () => {
+    const env = { dataDir: '/tmp' }
+    const refused = async (config: object) => ((await resolveConfig(config, env, 'test').catch((error: Error) => error)) as Error).message
+    const providers = { github: { issuer: 'https://github.example.com', clientId: 'skillplane' } }
+    const get = { key: 'get_user', description: 'The user', method: 'GET', url: 'https://api.example.com/user' }
+    const resolved = await resolveConfig(
+      {
+        oauth: { providers },
+        httpSkills: [{ ...get, oauth: { provider: 'github', scopes: ['read:user'] } }],
+        openapi: [{ name: 'gh', spec: 'gh.yaml', oauth: { provider: 'github', account: 'service' } }],
+      },
+      env,
+      'test',
+    )
+    expect(resolved.httpSkills[0]!.oauth).toEqual({ provider: 'github', scopes: ['read:user'] })
+    expect(resolved.openapi[0]!.oauth).toEqual({ provider: 'github', account: 'service' })
+    expect(await refused({ httpSkills: [{ ...get, oauth: { provider: 'github' } }] })).toBe(
+      `config test: httpSkills[0].oauth.provider: no OAuth provider "github" in the config's oauth.providers (it names none)`,
+    )
+    expect(await refused({ oauth: { providers }, openapi: [{ name: 'gh', spec: 'gh.yaml', oauth: { provider: 'githb' } }] })).toBe(
+      `config test: openapi[0].oauth.provider: no OAuth provider "githb" in the config's oauth.providers (did you mean "github"?)`,
+    )
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', scope: ['x'] } }] })).toBe(
+      'config test: httpSkills[0].oauth: unknown field "scope" (did you mean "scopes"?)',
+    )
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', scopes: ['a b'] } }] })).toBe(
+      'config test: httpSkills[0].oauth.scopes[0]: a scope token (no spaces or quotes)',
+    )
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, oauth: { provider: 'github', account: 'team' } }] })).toBe(
+      'config test: httpSkills[0].oauth.account: an account: person or service',
+    )
+    expect(await refused({ oauth: { providers }, httpSkills: [{ ...get, headers: { Authorization: 'Bearer x' }, oauth: { provider: 'github' } }] })).toBe(
+      'config test: httpSkills[0].headers: oauth sends the authorization header: leave it out of headers',
+    )
+    expect(await refused({ oauth: { providers }, openapi: [{ name: 'gh', spec: 'gh.yaml', auth: { secret: 'GH' }, oauth: { provider: 'github' } }] })).toBe(
+      'config test: openapi[0].oauth: give auth (a secret) or oauth (a connection), not both',
+    )
+  })
 })

@@ -183,6 +183,18 @@ const urlTemplate = z
     'an http(s) URL; {name} placeholders only in its path',
   )
   .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)')
+// A source's OAuth connection: the access token is sent as `Authorization: Bearer` instead of a static secret.
+const oauthScope = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope token (no spaces or quotes)')
+const oauthRefShape = {
+  /** The provider's name in `oauth.providers`. */
+  provider: lowerSnake.max(64),
+  /** Scopes the calls need. Default: the provider's default scopes. */
+  scopes: z.array(oauthScope).optional(),
+  /** `person` (default): each caller's own connection; `service`: one connection an admin makes for everyone. */
+  account: z.enum(['person', 'service'], 'an account: person or service').optional(),
+}
+const oauthRef: z.ZodObject<typeof oauthRefShape, z.core.$strict> = strictObject(oauthRefShape)
+
 const egressShape = {
   /** Hosts calls may reach (host or host:port, *.suffix for subdomains). Default: the host of the URL. */
   allowHosts: z.array(allowHost).optional(),
@@ -212,6 +224,8 @@ const httpSkillShape = {
       valueOrSecret,
     )
     .default({}),
+  /** An OAuth connection whose access token is sent as `Authorization: Bearer` (instead of an authorization header). */
+  oauth: oauthRef.optional(),
   /**
    * The JSON body: a list of input properties, or `{ bodyField: inputProperty }`. Default for POST,
    * PUT and PATCH: the input properties not used in the path or query; none for the other methods.
@@ -241,6 +255,8 @@ export const httpSkillSchema: z.ZodObject<typeof httpSkillShape, z.core.$strict>
       if (!Object.hasOwn(properties, name)) ctx.addIssue({ code: 'custom', path: [path], message: `"${name}" is not a property of input` })
   }
   named(skill.query, 'query')
+  if (skill.oauth && Object.keys(skill.headers).some((name) => name.toLowerCase() === 'authorization'))
+    ctx.addIssue({ code: 'custom', path: ['headers'], message: 'oauth sends the authorization header: leave it out of headers' })
   if (skill.body !== undefined) {
     if (skill.method === 'GET' || skill.method === 'HEAD') ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${skill.method} request has no body` })
     named(Array.isArray(skill.body) ? skill.body : Object.values(skill.body), 'body')
@@ -272,6 +288,12 @@ const openApiSourceShape = {
       path: ['name'],
     })
     .optional(),
+  /**
+   * An OAuth connection whose access token is sent as `Authorization: Bearer` with every operation except
+   * those whose `security` is `[]` (instead of auth). Without `scopes`, each operation asks for the scopes
+   * its security requirement lists for an oauth2 or openIdConnect scheme (else the provider's defaults).
+   */
+  oauth: oauthRef.optional(),
   /** Only operations whose operationId or a tag is listed. Default all. */
   include: z.array(z.string().min(1)).optional(),
   /** Leave out operations whose operationId or a tag is listed (wins over include). */
@@ -283,7 +305,10 @@ const openApiSourceShape = {
 }
 
 /** An OpenAPI document whose operations become skills. */
-export const openApiSourceSchema: z.ZodObject<typeof openApiSourceShape, z.core.$strict> = strictObject(openApiSourceShape)
+export const openApiSourceSchema: z.ZodObject<typeof openApiSourceShape, z.core.$strict> = strictObject(openApiSourceShape).refine(
+  (source) => !(source.auth && source.oauth),
+  { message: 'give auth (a secret) or oauth (a connection), not both', path: ['oauth'] },
+)
 
 // Loopback hosts, where an identity provider may speak plain HTTP (a local one, or one in tests).
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
@@ -352,6 +377,14 @@ const oauthProviderShape = {
   scopes: z.array(scopeToken).default([]),
   /** RFC 8707: the resource the tokens are for, sent with every request to the provider. */
   resource: serverUrl.optional(),
+  /** More parameters of the authorization request, such as Google's `{ access_type: 'offline', prompt: 'consent' }` (without which it issues no refresh token). */
+  authorizationParams: z
+    .record(z.string().regex(/^[a-z_]+$/, 'a parameter name (a-z and _)'), z.string())
+    .refine(
+      (p) => !['state', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'client_id', 'response_type', 'scope'].some((k) => k in p),
+      "state, PKCE, client, redirect and scope parameters are skillplane's own",
+    )
+    .default({}),
 }
 
 const oauthProviderSchema = strictObject(oauthProviderShape).superRefine((p, ctx) => {

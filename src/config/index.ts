@@ -22,6 +22,7 @@ export {
 } from './resolve-config.js'
 export { findConfigFile, loadConfigFile, DEFAULT_CONFIG_FILES } from './load-config.js'
 export { ConfigError } from './config-error.js'
+export { providerNames, unknownProvider } from './unknown-provider.js'
 export type { ServiceStart, ServiceStop } from './config-schema.js'
 export { createLogger } from './create-logger.js'
 export { startServices, type RunningServices } from './start-services.js'

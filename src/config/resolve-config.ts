@@ -9,6 +9,7 @@ import {
   type openApiSourceSchema,
 } from './config-schema.js'
 import { ConfigError } from './config-error.js'
+import { providerNames, unknownProvider } from './unknown-provider.js'
 
 // Named interfaces over the schema's output side: the config with its defaults filled in.
 // (The members restated here only name the element types; `extends` checks they match the schema.)
@@ -56,6 +57,8 @@ export async function resolveConfig(input: ConfigInput, env: ConfigEnvironment, 
   }
   const resolved: ResolvedConfig = parsed.data
   checkAgents(resolved.agents, source)
+  const unknown = sourceProviderProblems(resolved)
+  if (unknown.length > 0) throw new ConfigError(`config ${source}: ${unknown.join('; ')}`)
   return resolved
 }
 
@@ -75,4 +78,17 @@ function checkAgents(agents: ResolvedConfig['agents'], source: string): void {
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('')
+}
+
+/** Each HTTP skill's and OpenAPI source's `oauth` names a configured provider: the problems, by config path. */
+function sourceProviderProblems(config: ResolvedConfig): string[] {
+  const providers = providerNames(config)
+  const declared = [
+    ...config.httpSkills.map((s, i) => [`httpSkills[${i}].oauth.provider`, s.oauth?.provider] as const),
+    ...config.openapi.map((s, i) => [`openapi[${i}].oauth.provider`, s.oauth?.provider] as const),
+  ]
+  return declared.flatMap(([path, name]) => {
+    const problem = name === undefined ? null : unknownProvider(name, providers)
+    return problem ? [`${path}: ${problem}`] : []
+  })
 }

@@ -115,6 +115,7 @@ export class EdgeAgent {
         timeoutMs: skill.timeoutMs,
         unavailable,
         ...(skill.secrets.length > 0 && { secrets: skill.secrets }),
+        ...(skill.oauth && { oauth: skill.oauth }),
       }
     })
   }

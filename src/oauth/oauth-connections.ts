@@ -13,6 +13,7 @@ const REFRESH_HOLD_MS = 30_000
 const LINK_BINDING = 'skillplane oauth link'
 // Another manager held the refresh: read the connection again.
 const WAIT = Symbol('wait')
+const SERVED_URL = 'http_served_url'
 export const CALLBACK_PATH = '/oauth/callback'
 export const START_PATH = '/oauth/start'
 
@@ -25,6 +26,8 @@ export interface OAuthConnectionsDeps {
   linkTtlMs: number
   /** `http.publicUrl`: the origin people's browsers reach this server at; else the address it listens on (`serveAt`). */
   publicUrl: string | undefined
+  /** Where the address a server of this database last listened at is kept (the CLI links to it). */
+  settings: { get(key: string): Promise<string | undefined>; change(key: string, value: string): Promise<unknown> }
   /** Whether a person may still use their connections (not disabled). */
   isActive: (user: string) => Promise<boolean>
   warn: (message: string) => void
@@ -68,6 +71,7 @@ export class OAuthConnections {
   readonly #listeners = new Set<(provider: string, subject: string) => void>()
   readonly #refreshing = new Map<string, Promise<TokenSet | typeof WAIT>>()
   #listenUrl: (() => string) | undefined
+  #lastServed: string | undefined
 
   constructor(deps: OAuthConnectionsDeps) {
     this.#deps = deps
@@ -78,8 +82,13 @@ export class OAuthConnections {
     this.#listenUrl = origin
   }
 
+  /** Record where this server listens, for links made by processes that serve nothing (a CLI `invoke`). */
+  async served(origin: string): Promise<void> {
+    await this.#deps.settings.change(SERVED_URL, origin)
+  }
+
   #baseUrl(): string | undefined {
-    return this.#deps.publicUrl ?? this.#listenUrl?.()
+    return this.#deps.publicUrl ?? (this.#listenUrl?.() || this.#lastServed)
   }
 
   register(flow: OAuthFlow): void {
@@ -103,7 +112,8 @@ export class OAuthConnections {
 
   /** Reload which connections exist (other managers change them); tells listeners of ones that became ready. */
   async refresh(): Promise<void> {
-    const rows = await this.#deps.repo.list()
+    const [rows, served] = await Promise.all([this.#deps.repo.list(), this.#deps.settings.get(SERVED_URL)])
+    this.#lastServed = served
     const next = new Map(rows.map((row) => [presenceKey(row.provider, row.subject), row]))
     const previous = this.#present
     this.#present = next

@@ -30,6 +30,7 @@ export class ProviderFlow implements OAuthFlow {
     const config = await this.#config()
     const verifier = client.randomPKCECodeVerifier()
     const url = client.buildAuthorizationUrl(config, {
+      ...this.provider.authorizationParams,
       redirect_uri: request.redirectUri,
       response_type: 'code',
       ...(request.scopes.length > 0 && { scope: request.scopes.join(' ') }),

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import * as store from '../store/index.js'
 import { Registry, CatalogSync } from '../registry/index.js'
+import { providerNames } from '../config/index.js'
 import { subjectsOf } from '../runtime/index.js'
 import type { Caller, SkillDefinition } from '../skill/index.js'
 import { Edges } from '../sources/edge/index.js'
@@ -54,6 +55,7 @@ export function loadSkills(database: store.OpenedDatabase, services: PlaneServic
     onSkillsChanged: () => loading.running() && catalogSync.inBackground('an edge skill change'),
     // Through the connections: after a rotation, relayed calls are sealed with the new key.
     sealer: { seal: (value, boundTo) => connections.key.seal(value, boundTo), open: (sealed, boundTo) => connections.key.open(sealed, boundTo) },
+    providers: providerNames(config),
   })
   shutdown.on('edges', () => edges.close())
   const discovery: Discovery = new Discovery({

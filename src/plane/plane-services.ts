@@ -61,6 +61,7 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
     now: clock,
     linkTtlMs: config.oauth.linkTtlMs,
     publicUrl: config.http.publicUrl,
+    settings,
     isActive: async (user) => (await people.users.row(user))?.disabled_at == null,
     warn: (message) => logger.warn(message),
   })

@@ -5,6 +5,10 @@ import type { Database } from './database.js'
 export class SettingsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  async get(key: string): Promise<string | undefined> {
+    return (await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst())?.value
+  }
+
   /** The stored value, storing `value` first when none exists (the first manager decides). */
   async getOrInit(key: string, value: string): Promise<string> {
     await this.db

@@ -7,6 +7,7 @@ import type { Registry } from '../../registry/index.js'
 import { SYSTEM_ACTOR, type Actor, type AuditEvents } from '../../audit/index.js'
 import type { EdgeInfo, Skill, SkillDefinition } from '../../skill/index.js'
 import { EdgeUnavailable, type EdgeCall, type EdgeResolution, type EdgeRouter } from '../../runtime/index.js'
+import { unknownProvider } from '../../config/index.js'
 import { EdgeHub } from './edge-hub.js'
 import { EdgeRelay, type RelaySignal, type Sealer } from './edge-relay.js'
 import { edgeIdOf, hashEdgeToken, newEdgeToken, tokenExpiry, tokenMatches } from './edge-token.js'
@@ -37,6 +38,8 @@ export interface EdgesOptions {
   tokenNow(): string
   /** Seals the secrets of calls relayed through the database. */
   sealer?: Sealer
+  /** The config's OAuth providers, which an edge's pack may name. */
+  providers: readonly string[]
 }
 
 export type EnrollResult = { ok: true; edge: EdgeView; token: string } | { ok: false; code: 'invalid_input' | 'conflict'; message: string }
@@ -291,12 +294,12 @@ export class Edges implements EdgeRouter {
       return { code: 'edge_unavailable', message: `edge "${record.info.name}" is offline (${seen})` }
     }
     if (offer.unavailable) return { code: 'edge_unavailable', message: `skill "${skill.key}" can't run on edge "${record.info.name}": ${offer.unavailable}` }
-    // An edge's announcement names the secrets it wants; only an admin's grant lets them go there.
-    const ungranted = (offer.secrets ?? []).filter((name) => !record.secrets.includes(name))
+    // An edge's announcement names the secrets (and the OAuth connection) it wants; only an admin's grant lets them go there.
+    const ungranted = wanted(offer).filter((name) => !record.secrets.includes(name))
     if (ungranted.length > 0) {
       return {
         code: 'denied',
-        message: `edge "${record.info.name}" declares the secret${ungranted.length === 1 ? '' : 's'} ${ungranted.join(', ')} for skill "${skill.key}" but is not granted ${ungranted.length === 1 ? 'it' : 'them'}: an admin grants ${ungranted.length === 1 ? 'it' : 'them'} with skillplane edges secrets ${record.info.name} ${[...record.secrets, ...ungranted].join(' ')}`,
+        message: `edge "${record.info.name}" declares ${named(offer, ungranted)} for skill "${skill.key}" but is not granted ${ungranted.length === 1 ? 'it' : 'them'}: an admin grants ${ungranted.length === 1 ? 'it' : 'them'} with skillplane edges secrets ${record.info.name} ${[...record.secrets, ...ungranted].join(' ')}`,
       }
     }
     return { edge: record.info }
@@ -305,7 +308,8 @@ export class Edges implements EdgeRouter {
   dispatch(edge: EdgeInfo, skill: Skill, input: unknown, given: EdgeCall): Promise<unknown> {
     // Only what this edge's own pack declares and it is granted (resolve refused the rest), never another edge's list.
     const record = this.#records.get(edge.id)
-    const declared = record?.offers.get(skill.key)?.secrets
+    const offer = record?.offers.get(skill.key)
+    const declared = offer && wanted(offer)
     const secrets =
       declared?.length && given.secrets.size > 0
         ? new Map([...given.secrets].filter(([name]) => declared.includes(name) && record!.secrets.includes(name)))
@@ -389,6 +393,7 @@ export class Edges implements EdgeRouter {
       ...(offer.outputSchema && { output: offer.outputSchema }),
       ...(offer.timeoutMs && { timeoutMs: offer.timeoutMs }),
       ...(offer.secrets && { secrets: offer.secrets }),
+      ...(offer.oauth && { oauth: offer.oauth }),
       unavailable,
       // Never called: the pipeline dispatches host-scope skills to their edge.
       run: () => {
@@ -399,6 +404,8 @@ export class Edges implements EdgeRouter {
 
   // A key another source holds for the manager can't come from an edge.
   #refusal(skill: OfferedSkill): string | null {
+    const provider = skill.oauth && unknownProvider(skill.oauth.provider, this.#o.providers)
+    if (provider) return provider
     const held = this.#o.registry.get(skill.key)
     if (!held || held.source === 'edge' || held.scope === 'host') return null
     return `the key "${skill.key}" is a ${held.source} skill of the manager (${held.origin})`
@@ -429,4 +436,19 @@ export class Edges implements EdgeRouter {
   async #signal(message: RelaySignal): Promise<void> {
     await this.#o.signal?.(message).catch((error: unknown) => this.#o.logger.warn({ err: error }, 'signalling other managers failed'))
   }
+}
+
+/** The values an offer's calls carry: its secrets, and its OAuth connection's token, named after the provider. */
+function wanted(offer: OfferedSkill): string[] {
+  return [...(offer.secrets ?? []), ...(offer.oauth ? [offer.oauth.provider] : [])]
+}
+
+/** "the secret A", "the secrets A, B and the OAuth connection github": what an edge wants, as a refusal names it. */
+function named(offer: OfferedSkill, names: string[]): string {
+  const secrets = names.filter((n) => offer.secrets?.includes(n))
+  const oauth = names.filter((n) => !secrets.includes(n))
+  return [
+    ...(secrets.length > 0 ? [`the secret${secrets.length === 1 ? '' : 's'} ${secrets.join(', ')}`] : []),
+    ...oauth.map((n) => `the OAuth connection ${n}`),
+  ].join(' and ')
 }

@@ -48,6 +48,20 @@ export const offeredSkill = z.strictObject({
   unavailable: text(500).nullable().optional(),
   /** Secrets the skill needs: the manager resolves them per caller and sends them with each call. */
   secrets: z.array(secretName).max(32).optional(),
+  /** The OAuth connection it runs with: the manager sends the caller's access token as the secret named after the provider. */
+  oauth: z
+    .strictObject({
+      provider: z
+        .string()
+        .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'a provider name (lower_snake)')
+        .max(64),
+      scopes: z
+        .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope token'))
+        .max(32)
+        .optional(),
+      account: z.enum(['person', 'service']).optional(),
+    })
+    .optional(),
 })
 export type OfferedSkill = z.infer<typeof offeredSkill>
 

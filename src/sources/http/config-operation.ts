@@ -34,6 +34,7 @@ export function configOperation(skill: ResolvedHttpSkill): HttpOperation {
     url: skill.url,
     parameters,
     headers: skill.headers,
+    ...(skill.oauth && { oauth: skill.oauth }),
     body: skill.body !== undefined || (withBody && Object.keys(fields).length > 0) ? { fields } : null,
     allowHosts: skill.allowHosts ?? [hostOf(skill.url.replace(/\{[^{}]*\}/g, 'x'))],
     maxResponseBytes: skill.maxResponseBytes,

@@ -1,4 +1,4 @@
-import type { JsonSchema, SkillClass } from '../../skill/index.js'
+import type { JsonSchema, SkillClass, SkillOAuth } from '../../skill/index.js'
 
 /** A header value as written, or a secret opened for the caller at each call. */
 export type HeaderValue = string | { secret: string; prefix?: string }
@@ -39,6 +39,8 @@ export interface HttpOperation {
   /** JSON body: the value of one input property, the named fields (body field → input property), or none. */
   body: { property: string } | { fields: Record<string, string> } | null
   auth?: HttpAuth
+  /** The OAuth connection whose access token goes in `Authorization: Bearer`. */
+  oauth?: SkillOAuth
   allowHosts: string[]
   maxResponseBytes: number
   timeoutMs?: number

@@ -526,6 +526,64 @@ describe('OpenAPI sources', () => {
     for (const form of [secret, basic, encodeURIComponent(secret), new URLSearchParams({ k: secret }).toString().slice(2)]) expect(audit).not.toContain(form)
   })
 
+  it('with oauth, asks per operation for the scopes its oauth2 or openIdConnect requirement lists, unless the config names them', async () => {
+    const file = join(tempDir(), 'oauth.json')
+    const get = (operationId: string, security?: unknown[]) => ({ get: { operationId, ...(security && { security }) } })
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.1.0',
+        servers: [{ url: service.url }],
+        security: [{ oauth: ['items:read'] }],
+        components: {
+          securitySchemes: {
+            oauth: {
+              type: 'oauth2',
+              flows: { authorizationCode: { authorizationUrl: 'https://idp.example.com/auth', tokenUrl: 'https://idp.example.com/token', scopes: {} } },
+            },
+            oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://idp.example.com/.well-known/openid-configuration' },
+            headerKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          },
+        },
+        paths: {
+          '/echo/default': get('byDefault'),
+          '/echo/write': get('write', [{ headerKey: [] }, { oauth: ['items:read', 'items:write'] }]),
+          '/echo/oidc': get('signedIn', [{ oidc: ['openid', 'profile'] }]),
+          '/echo/key': get('key', [{ headerKey: [] }]),
+          '/echo/public': get('public', []),
+          '/echo/bad': get('bad', [{ oauth: ['two words'] }]),
+        },
+      }),
+    )
+    const plane = await open({
+      oauth: { providers: { idp: { issuer: 'https://idp.example.com', clientId: 'skillplane', scopes: ['items:read'] } } },
+      openapi: [
+        { name: 'doc', spec: file, oauth: { provider: 'idp' } },
+        { name: 'fixed', spec: file, include: ['write', 'signedIn'], oauth: { provider: 'idp', scopes: ['items:all'], account: 'service' } },
+      ],
+    })
+    const oauth = (key: string) => plane.skills.get(key)?.oauth
+    expect(oauth('doc_by_default')).toEqual({ provider: 'idp', scopes: ['items:read'], account: 'person' })
+    expect(oauth('doc_write')).toEqual({ provider: 'idp', scopes: ['items:read', 'items:write'], account: 'person' })
+    expect(oauth('doc_signed_in')).toEqual({ provider: 'idp', scopes: ['openid', 'profile'], account: 'person' })
+    // No OAuth scheme among its requirements: the provider's default scopes.
+    expect(oauth('doc_key')).toEqual({ provider: 'idp', scopes: [], account: 'person' })
+    expect(oauth('doc_public')).toBeNull()
+    expect(oauth('fixed_write')).toEqual({ provider: 'idp', scopes: ['items:all'], account: 'service' })
+    expect(oauth('fixed_signed_in')).toEqual({ provider: 'idp', scopes: ['items:all'], account: 'service' })
+    expect(oauth('doc_bad')).toBeUndefined()
+    expect(openapi(plane.sources.report())[0]!.problems).toEqual([
+      'OpenAPI source "doc", GET /echo/bad: skill "doc_bad" (OpenAPI source "doc", GET /echo/bad): oauth.scopes must be a list of scope tokens (no spaces or quotes); skipped',
+    ])
+    // Until the caller connects, nothing is sent.
+    const sent = service.received.length
+    expect(await plane.invoke('doc_by_default', {}, { caller: admin })).toMatchObject({
+      ok: false,
+      error: { code: 'needs_auth', details: { oauth: { provider: 'idp', missingScopes: ['items:read'] } } },
+    })
+    expect(service.received.length).toBe(sent)
+  })
+
   it("sends a secret as the document's own security schemes say, naming the schemes it can't send; a typed auth wins", async () => {
     const dir = tempDir()
     const file = join(dir, 'secured.json')

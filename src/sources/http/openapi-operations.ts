@@ -1,5 +1,5 @@
 import type { ResolvedOpenApiSource } from '../../config/index.js'
-import type { JsonSchema } from '../../skill/index.js'
+import type { JsonSchema, SkillOAuth } from '../../skill/index.js'
 import { hostAllowed, hostOf } from './allow-hosts.js'
 import { classOfMethod, type HttpAuth, type HttpOperation, type InputParameter } from './http-operation.js'
 import type { OpenApiDocument } from './load-openapi.js'
@@ -106,6 +106,7 @@ export function openApiOperations(
           headers: {},
           body: input.body ? { property: 'body' } : null,
           ...(source.auth && !isPublic && withAuth(source.auth, security, document)),
+          ...(source.oauth && !isPublic && { oauth: withScopes(source.oauth, security, document) }),
           allowHosts,
           maxResponseBytes: source.maxResponseBytes,
           ...(source.timeoutMs && { timeoutMs: source.timeoutMs }),
@@ -152,6 +153,25 @@ function withAuth(auth: NonNullable<ResolvedOpenApiSource['auth']>, security: un
   throw new Error(
     `its security scheme ${refused.join(', or ')} can't be sent from a secret; give auth a type (bearer, header, query or basic) to send the secret another way`,
   )
+}
+
+/**
+ * The source's OAuth connection for one operation: its scopes as the config gives them, else those
+ * the operation's first security requirement naming an oauth2 or openIdConnect scheme lists.
+ */
+function withScopes(oauth: SkillOAuth, security: unknown[] | undefined, document: OpenApiDocument): SkillOAuth {
+  if (oauth.scopes) return oauth
+  const schemes = document.components?.securitySchemes ?? {}
+  for (const requirement of security ?? []) {
+    if (requirement === null || typeof requirement !== 'object') continue
+    for (const [name, scopes] of Object.entries(requirement)) {
+      const scheme: unknown = Object.hasOwn(schemes, name) ? schemes[name] : undefined
+      const type = scheme !== null && typeof scheme === 'object' ? (scheme as { type?: unknown }).type : undefined
+      // A scope that is not a token is refused when the skill is made, skipping the operation.
+      if ((type === 'oauth2' || type === 'openIdConnect') && Array.isArray(scopes)) return { ...oauth, scopes: scopes as string[] }
+    }
+  }
+  return oauth
 }
 
 /** How a security scheme sends a secret, or why skillplane can't send it. */

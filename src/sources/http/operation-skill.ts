@@ -6,8 +6,9 @@ import { egressFetch, type EgressResponse } from './egress-fetch.js'
 import { secretsOf, type HttpOperation } from './http-operation.js'
 
 /**
- * An HTTP operation as a skill. It declares the secrets its headers and auth name, so the pipeline
- * answers needs_auth until they are set and scrubs their values from whatever comes back.
+ * An HTTP operation as a skill. It declares the secrets its headers and auth name (and its OAuth
+ * connection), so the pipeline answers needs_auth until they are set and scrubs their values from
+ * whatever comes back.
  */
 export function operationSkill(operation: HttpOperation): SkillDefinition {
   return {
@@ -20,6 +21,7 @@ export function operationSkill(operation: HttpOperation): SkillDefinition {
     agents: operation.agents,
     input: operation.input,
     secrets: secretsOf(operation),
+    ...(operation.oauth && { oauth: operation.oauth }),
     ...(operation.timeoutMs && { timeoutMs: operation.timeoutMs }),
     run: async (input, ctx) => {
       const sent = new Set<string>()
@@ -69,6 +71,8 @@ function buildRequest(
     if (p.in === 'query') appendQuery(url.searchParams, p.name, value)
     else if (p.in === 'header') headers[p.name.toLowerCase()] = headerValue(typeof value === 'object' ? JSON.stringify(value) : String(value), p.name)
   }
+  // The pipeline hands a connection's access token as the secret named after its provider.
+  if (op.oauth) headers.authorization = `Bearer ${ctx.secrets.get(op.oauth.provider)}`
   if (op.auth) {
     const secret = ctx.secrets.get(op.auth.secret)
     if (op.auth.type === 'bearer') headers.authorization = `Bearer ${secret}`

@@ -19,12 +19,20 @@ export interface Pack {
   root: string
 }
 
+/** Why a pack can't use an OAuth provider here (it is not configured), or null when it can. */
+export type OAuthCheck = (provider: string) => string | null
+
 /**
  * Packs under the configured roots (a folder with skill.json, searched up to 4 levels deep). A bad
- * manifest, an entry that is missing, not executable or outside the root, and a name already
- * taken are skipped with a finding naming the file: nothing silently replaces a skill.
+ * manifest, an entry that is missing, not executable or outside the root, an OAuth provider
+ * `oauth` refuses, and a name already taken are skipped with a finding naming the file: nothing
+ * silently replaces a skill.
  */
-export function loadPacks(roots: readonly string[], taken: (name: string) => string | undefined = () => undefined): { packs: Pack[]; findings: Finding[] } {
+export function loadPacks(
+  roots: readonly string[],
+  taken: (name: string) => string | undefined = () => undefined,
+  oauth: OAuthCheck = (provider) => `no OAuth provider "${provider}" is configured`,
+): { packs: Pack[]; findings: Finding[] } {
   const packs: Pack[] = []
   const findings: Finding[] = []
   const byName = new Map<string, Pack>()
@@ -39,7 +47,7 @@ export function loadPacks(roots: readonly string[], taken: (name: string) => str
       if (existsSync(file)) {
         let pack: Pack | null
         try {
-          pack = loadOne(dir, file, realRoot, findings)
+          pack = loadOne(dir, file, realRoot, findings, oauth)
         } catch (error) {
           // An unreadable manifest (a directory named skill.json, no permission) skips that pack only.
           findings.push({
@@ -76,7 +84,7 @@ export function loadPacks(roots: readonly string[], taken: (name: string) => str
   return { packs, findings }
 }
 
-function loadOne(dir: string, file: string, realRoot: string, findings: Finding[]): Pack | null {
+function loadOne(dir: string, file: string, realRoot: string, findings: Finding[], oauth: OAuthCheck): Pack | null {
   const fail = (message: string) => {
     findings.push({ file, line: 1, severity: 'error', message: `${message}; skipped` })
     return null
@@ -84,6 +92,8 @@ function loadOne(dir: string, file: string, realRoot: string, findings: Finding[
   const parsed = parsePackManifest(readFileSync(file, 'utf8'))
   if (!parsed.ok) return fail(parsed.message)
   const { manifest } = parsed
+  const refused = manifest.oauth && oauth(manifest.oauth.provider)
+  if (refused) return fail(`field "oauth.provider": ${refused}`)
   const realDir = realpathSync(dir)
   let entry: string
   try {

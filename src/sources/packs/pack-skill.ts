@@ -23,6 +23,7 @@ export function packSkill(pack: Pack, groups?: ProcessGroups): SkillDefinition {
     ...(manifest.output_schema && { output: manifest.output_schema }),
     timeoutMs: manifest.timeout_seconds * 1000,
     secrets: manifest.secrets,
+    ...(manifest.oauth && { oauth: { provider: manifest.oauth.provider, scopes: manifest.oauth.scopes, account: manifest.oauth.account } }),
     run: async (input, ctx) => {
       // The folder may have changed since loading: run only what still resolves inside the root.
       let entry: string
@@ -40,6 +41,8 @@ export function packSkill(pack: Pack, groups?: ProcessGroups): SkillDefinition {
       for (const name of manifest.env_allow) if (process.env[name] !== undefined) env[name] = process.env[name]!
       // Opened for this call only; a secret wins over an inherited variable of the same name.
       for (const name of manifest.secrets) env[name] = ctx.secrets.get(name)
+      // The pipeline hands the connection's access token as the secret named after its provider.
+      if (manifest.oauth) env[manifest.oauth.env] = ctx.secrets.get(manifest.oauth.provider)
       const result = await runProcess({
         file: entry,
         args: [],

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { unknownProvider } from '../../config/index.js'
 import type { Registry } from '../../registry/index.js'
 import type { SkillLogger } from '../../skill/index.js'
 import { isInside, type ProcessGroups } from '../../system/index.js'
@@ -14,6 +15,8 @@ export interface PackSourceOptions {
   processGroups: ProcessGroups
   /** A name another kind of source (instruction skills) holds, or undefined. */
   reserved(name: string): string | undefined
+  /** The config's OAuth providers, which a pack's `oauth` may name. */
+  providers: readonly string[]
   logger: SkillLogger
 }
 
@@ -33,12 +36,16 @@ export class PackSource implements SkillSource {
 
   // Packs are registered as a whole set: a folder that fails to load must not cost the working packs.
   async reload(): Promise<void> {
-    const { registry, processGroups, reserved } = this.#o
-    const packs = loadPacks(this.#o.dirs, (name) => {
-      const holder = registry.get(name)
-      if (holder && holder.source !== 'pack') return `skill "${holder.key}" (${holder.origin})`
-      return reserved(name)
-    })
+    const { registry, processGroups, reserved, providers } = this.#o
+    const packs = loadPacks(
+      this.#o.dirs,
+      (name) => {
+        const holder = registry.get(name)
+        if (holder && holder.source !== 'pack') return `skill "${holder.key}" (${holder.origin})`
+        return reserved(name)
+      },
+      (provider) => unknownProvider(provider, providers),
+    )
     registry.removeSource('pack')
     const found = [...packs.findings]
     for (const pack of packs.packs) {

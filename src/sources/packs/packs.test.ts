@@ -6,6 +6,7 @@ import { databases, tempDir } from '../../test-support/databases.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../agents/index.js'
 import { loadPacks } from './load-packs.js'
+import { unknownProvider } from '../../config/index.js'
 import { startHttpServer } from '../../surfaces/http/start-http-server.js'
 
 const MAIN = join(import.meta.dirname, '../../../dist/surfaces/cli/main.js')
@@ -203,6 +204,28 @@ describe('loading packs', () => {
       expect.stringMatching(/^twin_b\/skill\.json: error: name "twin" is taken by .*twin_a\/skill\.json; skipped$/),
       'typo_class/skill.json: error: field "class": missing: declare "safe" (reads only), "mutating" (changes state) or "dangerous" (destructive); ' +
         'unknown field "clas" (did you mean "class"?); skipped',
+    ])
+  })
+
+  it("checks a pack's oauth: a configured provider, the variable it fills (default <PROVIDER>_TOKEN), not one a secret fills", () => {
+    const root = tempDir('skillplane-oauthpacks-')
+    pack(root, 'default_env', 'echo {}', { oauth: { provider: 'github', scopes: ['repo'] } })
+    pack(root, 'own_env', 'echo {}', { oauth: { provider: 'github', account: 'service', env: 'GH_TOKEN' } })
+    pack(root, 'typo_provider', 'echo {}', { oauth: { provider: 'githb' } })
+    pack(root, 'clash', 'echo {}', { secrets: ['GITHUB_TOKEN'], oauth: { provider: 'github' } })
+    pack(root, 'bad_oauth', 'echo {}', { oauth: { provider: 'GitHub', scope: ['repo'], account: 'team', env: 'not a name' } })
+    const { packs, findings } = loadPacks([root], undefined, (provider) => unknownProvider(provider, ['github']))
+    expect(Object.fromEntries(packs.map((p) => [p.manifest.name, p.manifest.oauth]))).toEqual({
+      default_env: { provider: 'github', scopes: ['repo'], env: 'GITHUB_TOKEN' },
+      own_env: { provider: 'github', account: 'service', env: 'GH_TOKEN' },
+    })
+    expect(findings.map((f) => `${f.file.slice(root.length + 1)}: ${f.message}`).sort()).toEqual([
+      'bad_oauth/skill.json: field "oauth.provider": must name a provider of the config\'s oauth.providers (lowercase letters, digits and single underscores, starting with a letter); ' +
+        'field "oauth.account": must be person or service; ' +
+        'field "oauth.env": must be an environment variable name (letters, digits and _, not starting with a digit); ' +
+        'unknown field "scope" (did you mean "scopes"?); skipped',
+      'clash/skill.json: field "oauth.env": names a variable a secret of the pack already fills: give oauth another env; skipped',
+      'typo_provider/skill.json: field "oauth.provider": no OAuth provider "githb" in the config\'s oauth.providers (did you mean "github"?); skipped',
     ])
   })
 

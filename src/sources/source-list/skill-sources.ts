@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Registry, CatalogEntry } from '../../registry/index.js'
-import type { ResolvedConfig } from '../../config/index.js'
+import { providerNames, type ResolvedConfig } from '../../config/index.js'
 import type { ActivationRepository, McpToolRepository } from '../../store/index.js'
 import type { SkillContext } from '../../skill/index.js'
 import type { ProcessGroups } from '../../system/index.js'
@@ -63,7 +63,7 @@ export class SkillSources {
     })
     // Packs, HTTP and MCP skills may not take a name instruction skills hold.
     const reserved = (name: string) => this.instructions.reserved(name)
-    this.packs = new PackSource({ dirs: config.packDirs, registry, processGroups, reserved, logger })
+    this.packs = new PackSource({ dirs: config.packDirs, registry, processGroups, reserved, providers: providerNames(config), logger })
     this.mcp = new McpSource({ servers: config.mcpServers, registry, taken: reserved, logger, ...options.mcp })
     this.#list = [
       codeSource('code', options.code, registry),

@@ -53,6 +53,7 @@ export async function startHttpServer(plane: Skillplane, options: { host: string
       server.off('error', onError)
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
       listenUrl = `http://${host}:${info.port}`
+      plane.oauth.served(listenUrl).catch((error: unknown) => plane.logger.warn({ err: error }, 'could not record the address this server listens at'))
       resolve({
         url: listenUrl,
         port: info.port,

@@ -59,6 +59,8 @@ export async function edge(o: {
   const packs = loadPacks(
     (o.packs ?? []).map((dir) => resolve(dir)),
     (name) => (builtIn.has(name) ? 'a built-in host skill' : undefined),
+    // The manager checks the provider: it knows the config's providers, and refuses the pack if it names another.
+    () => null,
   )
   for (const f of packs.findings) logger[f.severity === 'error' ? 'error' : 'warn']({ file: f.file, line: f.line }, `skill pack: ${f.message}`)
   for (const pack of packs.packs) skills.push({ definition: { ...packSkill(pack), scope: 'host' }, origin: pack.file })
