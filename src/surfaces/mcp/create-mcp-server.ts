@@ -102,7 +102,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     }
     let envelope = await plane.invoke(key, input, invokeOptions)
     const link = connectLink(envelope)
-    // A link without an origin (no http.publicUrl, and no server listening in this process) can't be opened from a client.
+    // A link without an origin (no http.publicUrl, and no server of this database ever listened) cannot be opened from a client.
     if (link && URL.canParse(link.url) && server.getClientCapabilities()?.elicitation?.url) {
       envelope = await connectInCall(server, plane, envelope, link, () => plane.invoke(key, input, invokeOptions), {
         requestId: extra.requestId,
