@@ -128,12 +128,34 @@ const stdioServerShape = {
   cwd: z.string().min(1).optional(),
 }
 
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
+
+/**
+ * The server's authorization as the MCP specification describes it: its authorization server is
+ * discovered from its protected-resource metadata (RFC 9728). `account`: `person` (each caller
+ * connects their own account; the default) or `service` (one connection an admin makes for everyone).
+ * `clientId` (and `clientSecret`, a global secret): a client registered by hand, for an
+ * authorization server without dynamic client registration.
+ */
+const mcpOAuthSchema = strictObject({
+  account: z.enum(['person', 'service']).default('person'),
+  /** Asked for at connecting; default: what the server's 401 or its metadata names. */
+  scopes: z.array(z.string().regex(SCOPE_TOKEN, 'a scope token (no spaces or quotes)')).optional(),
+  clientId: z.string().min(1).optional(),
+  clientSecret: strictObject({ secret: z.string().regex(VALUE_NAME, `a secret name (${VALUE_NAME_RULE})`) }).optional(),
+}).refine((oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined, {
+  path: ['clientSecret'],
+  message: 'needs clientId (a client secret belongs to a client registered by hand)',
+})
+
 const httpServerShape = {
   ...mcpServerCommon,
   /** The MCP endpoint; credentials belong in headers. */
   url: httpUrl.refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not carry credentials: put them in headers (they are never shown)'),
   /** Sent with every request; never shown. `{ secret: NAME }` reads the global secret at each connection. */
   headers: z.record(z.string(), valueOrSecret).optional(),
+  /** Connect over OAuth 2 as the MCP authorization specification says, per person or with a service account. */
+  oauth: mcpOAuthSchema.optional(),
 }
 
 /** A local server started as a subprocess (stdio). */
@@ -149,14 +171,18 @@ const anyMcpServer = stdioServerSchema
     if ((server.command === undefined) === (server.url === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'give either command (a stdio server) or url (a Streamable HTTP server)' })
     }
-    const wrong = server.url !== undefined ? (['args', 'env', 'cwd'] as const) : (['headers'] as const)
+    const wrong = server.url !== undefined ? (['args', 'env', 'cwd'] as const) : (['headers', 'oauth'] as const)
     for (const field of wrong) {
       if (server[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `does not apply to a ${server.url ? 'url' : 'command'} server` })
     }
+    // The token is the server's Authorization header: a configured one would fight it.
+    if (server.oauth && Object.keys(server.headers ?? {}).some((name) => name.toLowerCase() === 'authorization')) {
+      ctx.addIssue({ code: 'custom', path: ['headers'], message: 'Authorization is sent by the oauth connection: remove it from headers' })
+    }
   })
-  .transform(({ command, args, env, cwd, url, headers, ...common }) =>
+  .transform(({ command, args, env, cwd, url, headers, oauth, ...common }) =>
     url !== undefined
-      ? { ...common, transport: 'http' as const, url, headers: headers ?? {} }
+      ? { ...common, transport: 'http' as const, url, headers: headers ?? {}, ...(oauth && { oauth }) }
       : { ...common, transport: 'stdio' as const, command: command!, args: args ?? [], env: env ?? {}, ...(cwd && { cwd }) },
   )
 

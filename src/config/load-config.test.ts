@@ -39,7 +39,15 @@ describe('config files', () => {
   it('loads the example config, a TypeScript factory using the package by name', async () => {
     const file = findConfigFile('examples/skillplane.config.ts')!
     const config = await resolveConfig(await loadConfigFile(file), { dataDir: tempDir() }, file)
-    expect(config.skills.map((s) => s.key).sort()).toEqual(['calculate', 'depot_whoami', 'disk_usage', 'notes_add', 'notes_digest', 'notes_list', 'notes_purge'])
+    expect(config.skills.map((s) => s.key).sort()).toEqual([
+      'calculate',
+      'depot_whoami',
+      'disk_usage',
+      'notes_add',
+      'notes_digest',
+      'notes_list',
+      'notes_purge',
+    ])
     expect(config.agents.map((a) => a.name)).toEqual(['Fleet Autonomy', 'Notes Assistant'])
     expect(config.defaults.timeoutMs).toBe(30_000)
   })

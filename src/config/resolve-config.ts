@@ -80,10 +80,12 @@ function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('')
 }
 
-/** Each HTTP skill's and OpenAPI source's `oauth` names a configured provider: the problems, by config path. */
+/** Each code skill's, HTTP skill's and OpenAPI source's `oauth` names a configured provider: the problems, by config path. */
 function sourceProviderProblems(config: ResolvedConfig): string[] {
   const providers = providerNames(config)
   const declared = [
+    // An imported MCP server's own authorization server (mcp:NAME) is registered by its source, not the config.
+    ...config.skills.map((s, i) => [`skills[${i}] (${s.key}).oauth.provider`, s.oauth?.provider.startsWith('mcp:') ? undefined : s.oauth?.provider] as const),
     ...config.httpSkills.map((s, i) => [`httpSkills[${i}].oauth.provider`, s.oauth?.provider] as const),
     ...config.openapi.map((s, i) => [`openapi[${i}].oauth.provider`, s.oauth?.provider] as const),
   ]

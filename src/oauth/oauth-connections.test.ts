@@ -384,3 +384,25 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     expect(first.plane.oauth.state('svc', 'alice', []).state).toBe('ready')
   })
 })
+
+describe('declaring an OAuth connection', () => {
+  const [sqlite] = databases
+  const skill = (oauth: unknown, extra: object = {}) =>
+    defineSkill({ key: 'needs_oauth', description: 'x', class: 'safe', oauth: oauth as never, ...extra, run: () => null })
+
+  it('refuses a malformed declaration, a provider the config lacks, and a secret the token would shadow', async () => {
+    const oauth = { providers: { github: { issuer: 'https://github.example.com', clientId: 'x' } } }
+    const refused = (declared: unknown, extra?: object) => expect(openTestPlane(sqlite!, { skills: [skill(declared, extra)], oauth })).rejects
+    await refused({ provider: 'github', scope: ['repo'] }).toThrow(/oauth has unknown field "scope"/)
+    await refused({ provider: 'github', account: 'team' }).toThrow(/oauth\.account must be "person" or "service"/)
+    await refused({ provider: 'github', scopes: ['a b'] }).toThrow(/oauth\.scopes must be a list of scope tokens/)
+    await refused({ provider: 'github' }, { secrets: ['github'] }).toThrow(/oauth\.provider github is also a declared secret/)
+    await refused({ provider: 'mcp:Not Valid' }).toThrow(/oauth\.provider must name a provider/)
+    await refused({ provider: 'githib' }).toThrow(
+      /skills\[\d+\] \(needs_oauth\)\.oauth\.provider: no OAuth provider "githib" in the config's oauth\.providers \(did you mean "github"\?\)/,
+    )
+    await expect(openTestPlane(sqlite!, { oauth: { providers: { x: { clientId: 'x' } } } })).rejects.toThrow(
+      /give the issuer .* or both authorizationEndpoint and tokenEndpoint/,
+    )
+  })
+})

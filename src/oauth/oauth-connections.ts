@@ -344,6 +344,28 @@ export class OAuthConnections {
     }
   }
 
+  /**
+   * A resource server refused `accessToken` (revoked at the provider, say): the connection goes back to
+   * needs_auth, audited as `connection.token_refused`. Nothing changes when the connection holds
+   * another token by now (reconnected, or refreshed since). True when it was marked.
+   */
+  async refused(provider: string, subject: string, accessToken: string, reason: string): Promise<boolean> {
+    const row = await this.#deps.repo.get(provider, subject)
+    if (!row || row.status !== 'ready' || this.#open(row)?.accessToken !== accessToken) return false
+    const marked = await this.#deps.repo.needsAuth(
+      provider,
+      subject,
+      Number(row.version),
+      reason,
+      this.#deps.now().toISOString(),
+      this.#deps.events.row('connection.token_refused', `connection:${provider}`, { id: 'system', name: 'skillplane' }, { subject: subject || null, reason }),
+    )
+    if (!marked) return false
+    this.#deps.events.tail.poke()
+    await this.refresh()
+    return true
+  }
+
   /** The client registration skillplane made at a provider (RFC 7591), opened; undefined when none (or unreadable). */
   async client<T = Record<string, unknown>>(provider: string): Promise<T | undefined> {
     const sealed = await this.#deps.repo.client(provider)

@@ -95,6 +95,7 @@ export function loadSkills(database: store.OpenedDatabase, services: PlaneServic
       // Global values only: one connection serves every caller.
       secrets: async (names) => (await connections.resolve({ secrets: names, settings: [] }, { agent: null, user: null })).secrets,
       onChange: () => shutdown.closing || catalogSync.inBackground('an MCP tool change'),
+      oauth: services.oauth,
       now,
     },
     edges: () => edges,

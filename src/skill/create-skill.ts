@@ -98,6 +98,11 @@ export function createSkill(definition: SkillDefinition, options: CreateSkillOpt
   const secrets = namesOf(definition.secrets, 'secrets', where)
   const settings = namesOf(definition.settings, 'settings', where)
   const oauth = oauthOf(definition.oauth, where)
+  // The token is handed over as the secret named after the provider: a declared secret of that name would be shadowed.
+  if (oauth && secrets.includes(oauth.provider))
+    throw new DefinitionError(
+      `${where}: oauth.provider ${oauth.provider} is also a declared secret; the access token is read as ctx.secrets.get("${oauth.provider}")`,
+    )
   const related = relationsOf(definition.related, where)
   const fields = definitionFields(definition, where)
   const input = fields.input ? compileSchema(fields.input, 'input', `${where} input`) : compileSchema(EMPTY_OBJECT, 'input', where)

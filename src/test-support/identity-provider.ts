@@ -86,6 +86,7 @@ export async function startTestIdentityProvider(options: { consoleRedirectUris?:
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         // Every http(s) resource is a resource server of this provider, its tokens JWTs for that audience.

@@ -11,30 +11,7 @@ import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
-
-/**
- * idle: not connected yet, and connects on its first call (a one-shot CLI command); needs_auth:
- * a secret its headers or environment name is not set.
- */
-export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'needs_auth' | 'closed'
-
-export interface McpServerStatus {
-  name: string
-  transport: 'stdio' | 'http'
-  /** The command line or URL (headers, environment and credentials are never shown). */
-  target: string
-  state: McpServerState
-  /** Why it is not connected, when it is not. */
-  reason: string | null
-  connectedAt: string | null
-  /** When the next reconnection attempt is due, while down. */
-  retryAt: string | null
-  /**
-   * The last lines a stdio server wrote to stderr (the process that exited last, when one did).
-   * Shown to admins only: it may hold anything, so it never goes into what agents see.
-   */
-  stderr: string | null
-}
+import type { McpServerHandle, McpServerState, McpServerStatus } from './mcp-server-handle.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -42,6 +19,13 @@ interface Hooks {
   logger: SkillLogger
   /** Open the global secrets the server's headers or environment name; without it none can be. */
   secrets?(names: string[]): Promise<Map<string, string>>
+  /**
+   * An OAuth server's connection: the access token each request carries (the connections service
+   * refreshes it), and what the server refusing it (401) means: that connection needs connecting again.
+   */
+  bearer?: { token(signal?: AbortSignal): Promise<string>; refused(token: string, reason: string): void }
+  /** False for a person's session: one lost is dropped and made anew by the next call, not retried. */
+  reconnect?: boolean
 }
 
 type Configured = string | { secret: string; prefix?: string }
@@ -55,6 +39,8 @@ const PINGS_MISSED = 2
 const STDERR_TAIL = 4096
 const MAX_MESSAGE = 500
 const MAX_TOOLS = 10_000
+// The tokens a session has sent lately (a refresh replaces one): scrubbed from what the server answers.
+const TOKENS_KEPT = 3
 
 // tools/list read leniently: one malformed tool becomes a problem, not a failed connection.
 const LenientToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
@@ -64,7 +50,7 @@ const LenientToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor:
  * follows list changes, notices a lost connection (close, failed call, failed pings) and
  * reconnects with exponential backoff until closed.
  */
-export class McpConnection {
+export class McpConnection implements McpServerHandle {
   readonly server: ResolvedMcpServer
   readonly #hooks: Hooks
   #client: Client | null = null
@@ -87,6 +73,10 @@ export class McpConnection {
   #missing: string[] = []
   /** The values of the named secrets the current connection was made with. */
   #opened = new Map<string, string>()
+  /** The access tokens its requests carried lately (an OAuth server). */
+  #tokens: string[] = []
+  /** The WWW-Authenticate of the server's last 401. */
+  #challenge: string | null = null
 
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
@@ -118,9 +108,9 @@ export class McpConnection {
     return this.#state === 'needs_auth' ? this.#missing : []
   }
 
-  /** The secret values its connection was made with: a tool result echoing one is scrubbed. */
-  secretValues(): Iterable<string> {
-    return this.#opened.values()
+  /** The secret values and tokens its connection was made with: a tool result echoing one is scrubbed. */
+  secretValues(): string[] {
+    return [...this.#opened.values(), ...this.#tokens]
   }
 
   // A server's error text (an HTTP 401 body, its stderr) may quote the credential it was sent; any viewer sees the reason.
@@ -129,9 +119,10 @@ export class McpConnection {
   }
 
   #clean(text: string): string {
-    if (this.#opened.size === 0) return text
+    const secrets = this.secretValues()
+    if (secrets.length === 0) return text
     const values = new Set<string>()
-    for (const value of this.#opened.values()) for (const form of secretForms(value)) values.add(form)
+    for (const value of secrets) for (const form of secretForms(value)) values.add(form)
     return scrubText(text, values)
   }
 
@@ -159,6 +150,16 @@ export class McpConnection {
     await this.connect()
   }
 
+  /**
+   * Its OAuth account was connected (again, maybe as another account): a new session with the new
+   * token, since the server may tie a session to whoever opened it.
+   */
+  async reconnected(): Promise<void> {
+    if (this.#state === 'closed' || this.#state === 'idle') return
+    if (this.#state === 'connected') this.#lost(this.#generation, 'its account was connected again; reconnecting with the new token', { retryNow: false })
+    await this.connect()
+  }
+
   /** List the tools again (an operator's reload), reconnecting when down. */
   async refresh(): Promise<void> {
     const client = this.#client
@@ -171,7 +172,8 @@ export class McpConnection {
    * first. The server's progress notifications go to `onProgress` (asking for them sends a token).
    */
   async callTool(name: string, args: unknown, signal: AbortSignal, onProgress?: (update: ProgressUpdate) => void): Promise<CallToolResult> {
-    if (this.#state === 'idle') await this.connect()
+    // An OAuth connection waiting for its token tries again: the person (or an admin) may have connected since.
+    if (this.#state === 'idle' || (this.#state === 'needs_auth' && this.#hooks.bearer)) await this.connect()
     for (let attempt = 0; ; attempt++) {
       const client = this.#client
       const generation = this.#generation
@@ -184,6 +186,15 @@ export class McpConnection {
         if (signal.aborted) throw error
         const failure = classify(error, client)
         const server = `MCP server "${this.server.name}"`
+        if (this.#hooks.bearer) {
+          // The connections service had no token to give (needs_auth) or could not reach the provider (unavailable).
+          const code = (error as { code?: unknown }).code
+          if (code === 'needs_auth' || code === 'unavailable') throw new SkillError(code, (error as Error).message)
+          if (isUnauthorized(error)) {
+            this.#needsAuth(generation, `it refused the token: ${this.#describe(error)}`)
+            throw new SkillError('needs_auth', `${server} refused the token, so the call did not run: ${this.#describe(error)}`)
+          }
+        }
         switch (failure) {
           case 'session_gone':
             // It restarted and forgot our session: it refused the call, so send it once more on a new session.
@@ -275,8 +286,39 @@ export class McpConnection {
     } catch (error) {
       if (this.#pending === client) this.#pending = null
       await endClient(client)
-      this.#lost(generation, `can't connect: ${this.#describe(error)}`)
+      const code = (error as { code?: unknown } | null)?.code
+      if (this.#hooks.bearer && code === 'needs_auth') this.#needsAuth(generation, (error as Error).message, false)
+      else if (this.#hooks.bearer && isUnauthorized(error)) this.#needsAuth(generation, `it refused the token: ${this.#describe(error)}`)
+      else if (isUnauthorized(error) && /resource_metadata=/i.test(this.#challenge ?? '')) {
+        // An OAuth-protected server (RFC 9728): whose account it acts for is the config's choice, not a guess.
+        this.#lost(
+          generation,
+          `can't connect: it requires OAuth (its 401 names protected-resource metadata): give it oauth: { account: 'person' } (each person connects their own account) or oauth: { account: 'service' } in the config`,
+        )
+      } else this.#lost(generation, `can't connect: ${this.#describe(error)}`)
     }
+  }
+
+  /**
+   * No token, or the server refused it: wait in needs_auth until the connection is made again. A
+   * refused token (`tell`) is reported, so the connection is marked needs_auth for every surface.
+   */
+  #needsAuth(generation: number, reason: string, tell = true): void {
+    if (generation !== this.#generation || this.#state === 'closed') return
+    this.#generation++
+    clearInterval(this.#pingTimer)
+    clearTimeout(this.#retryTimer)
+    const client = this.#client
+    this.#client = null
+    if (client) {
+      client.onclose = undefined
+      void endClient(client)
+    }
+    this.#state = 'needs_auth'
+    this.#reason = reason
+    this.#hooks.logger.warn({ server: this.server.name, reason }, 'MCP server waits for an OAuth connection')
+    const token = this.#tokens.at(-1)
+    if (tell && token !== undefined) this.#hooks.bearer?.refused(token, reason)
   }
 
   /**
@@ -308,7 +350,21 @@ export class McpConnection {
     const value = (v: Configured) => (typeof v === 'string' ? v : (v.prefix ?? '') + this.#opened.get(v.secret)!)
     const values = (record: Record<string, Configured>) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, value(v)]))
     if (server.transport === 'http') {
-      return new sdk.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: values(server.headers) }, fetch: sharedSignalFetch })
+      const bearer = this.#hooks.bearer
+      const fetch: typeof globalThis.fetch = async (url, init) => {
+        let request = init
+        if (bearer) {
+          const token = await bearer.token()
+          if (this.#tokens.at(-1) !== token) this.#tokens = [...this.#tokens, token].slice(-TOKENS_KEPT)
+          const headers = new Headers(init?.headers)
+          headers.set('authorization', `Bearer ${token}`)
+          request = { ...init, headers }
+        }
+        const response = await sharedSignalFetch(url, request)
+        if (response.status === 401) this.#challenge = response.headers.get('www-authenticate')
+        return response
+      }
+      return new sdk.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: values(server.headers) }, fetch })
     }
     // The SDK passes only a minimal environment (PATH, HOME, USER, ...) plus what the config sets.
     const transport = new sdk.StdioClientTransport({ command: server.command, args: server.args, env: values(server.env), cwd: server.cwd, stderr: 'pipe' })
@@ -344,6 +400,7 @@ export class McpConnection {
       await client.ping({ timeout: this.server.connectTimeoutMs })
       this.#missedPings = 0
     } catch (error) {
+      if (this.#hooks.bearer && isUnauthorized(error)) return this.#needsAuth(generation, `it refused the token: ${this.#describe(error)}`)
       // A server busy with a long call may miss one ping; a refused or closed connection is gone at once.
       if (classify(error, client) === 'answered' && ++this.#missedPings < PINGS_MISSED) return
       this.#lost(generation, `it stopped answering pings: ${this.#describe(error)}`)
@@ -373,7 +430,7 @@ export class McpConnection {
         wasConnected ? 'MCP server disconnected' : 'MCP server is not reachable; retrying with backoff',
       )
     }
-    if (options.retryNow === false) return
+    if (options.retryNow === false || this.#hooks.reconnect === false) return
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.#failures++) * (0.8 + Math.random() * 0.4)
     this.#retryAt = Date.now() + delay
     clearTimeout(this.#retryTimer)
@@ -450,6 +507,11 @@ function describe(error: unknown, clean: (text: string) => string = (text) => te
   // Scrubbed before it is cut, so no part of a secret survives at the cut.
   text = clean(scrubCredentials(text.replace(/\s+/g, ' ').trim()))
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text
+}
+
+/** The server answered 401: the credential (the OAuth token) is not good (any more). */
+function isUnauthorized(error: unknown): boolean {
+  return isHttpError(error) && error.code === 401
 }
 
 /** An HTTP error status the SDK's client got (none before a connection loaded the SDK). */

@@ -3,7 +3,11 @@ import type { ResolvedMcpServer } from '../../config/index.js'
 import type { Registry } from '../../registry/index.js'
 import type { SkillLogger } from '../../skill/index.js'
 import type { McpToolRepository } from '../../store/index.js'
-import { McpConnection, type McpServerStatus } from './mcp-connection.js'
+import { McpConnection } from './mcp-connection.js'
+import type { McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
+import { McpOAuthFlow, mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
+import { PersonSessions } from './person-sessions.js'
+import type { OAuthPort } from './oauth-port.js'
 import { mcpToolSkill } from './mcp-tool-skill.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { toolKey } from './tool-key.js'
@@ -32,6 +36,8 @@ export interface McpSourceOptions {
   now(): string
   /** Open global secrets that servers' headers or environments name. */
   secrets?(names: string[]): Promise<Map<string, string>>
+  /** People's and the service account's OAuth connections, for servers with `oauth`. */
+  oauth: OAuthPort
 }
 
 /**
@@ -41,7 +47,8 @@ export interface McpSourceOptions {
 export class McpSource implements SkillSource {
   readonly kind = 'mcp'
   readonly #options: McpSourceOptions
-  readonly #connections: McpConnection[]
+  readonly #connections: McpServerHandle[]
+  #unsubscribe: () => void = () => {}
   readonly #keys = new Map<string, string[]>()
   readonly #problems = new Map<string, string[]>()
   readonly #signatures = new Map<string, string>()
@@ -49,14 +56,45 @@ export class McpSource implements SkillSource {
 
   constructor(options: McpSourceOptions) {
     this.#options = options
-    this.#connections = options.servers.map((server) => {
-      const connection: McpConnection = new McpConnection(server, {
-        logger: options.logger,
-        onTools: (tools, problems) => this.#apply(connection, tools, problems, true),
-        secrets: options.secrets,
-      })
+    this.#connections = options.servers.map((server) => this.#handle(server))
+  }
+
+  /** One connection, or for a per-person OAuth server one session per person; an OAuth server's flow is registered. */
+  #handle(server: McpSourceOptions['servers'][number]): McpServerHandle {
+    const { logger, secrets, oauth } = this.#options
+    const onTools = (handle: McpServerHandle) => (tools: Tool[], problems: ToolProblem[]) => this.#apply(handle, tools, problems, true)
+    if (server.transport !== 'http' || !server.oauth) {
+      const connection: McpConnection = new McpConnection(server, { logger, onTools: (t, p) => onTools(connection)(t, p), ...(secrets && { secrets }) })
       return connection
+    }
+    const secured = server as OAuthMcpServer
+    const provider = mcpProvider(secured)
+    oauth.register(new McpOAuthFlow(secured, { clients: oauth, secrets: secrets ?? (async () => new Map()) }))
+    if (secured.oauth.account === 'person') {
+      const sessions: PersonSessions = new PersonSessions(secured, {
+        oauth,
+        logger,
+        onTools: (t, p) => onTools(sessions)(t, p),
+        hasTools: () => this.#signatures.has(server.name),
+        ...(secrets && { secrets }),
+      })
+      return sessions
+    }
+    const scopes = secured.oauth.scopes ?? []
+    const connection: McpConnection = new McpConnection(server, {
+      logger,
+      onTools: (t, p) => onTools(connection)(t, p),
+      ...(secrets && { secrets }),
+      bearer: {
+        token: async (signal) => (await oauth.token(provider, '', scopes, signal)).accessToken,
+        refused: (token, reason) => {
+          oauth
+            .refused(provider, '', token, reason)
+            .catch((error) => logger.warn({ err: error, server: server.name }, 'marking the connection needs_auth failed'))
+        },
+      },
     })
+    return connection
   }
 
   /**
@@ -64,6 +102,16 @@ export class McpSource implements SkillSource {
    * first attempts; otherwise each server connects on its first call.
    */
   async start(): Promise<void> {
+    // Connections made from now on (the ones present at start are what each server starts with).
+    const byProvider = new Map(this.#connections.filter((c) => c.server.transport === 'http' && c.server.oauth).map((c) => [mcpProvider(c.server), c]))
+    if (byProvider.size > 0) {
+      // Someone connected: a person's server renews their session; a service server connects (again) with the new token.
+      this.#unsubscribe = this.#options.oauth.onConnected((provider, subject) => {
+        const handle = byProvider.get(provider)
+        if (handle instanceof PersonSessions) handle.connected(subject)
+        else if (handle instanceof McpConnection && subject === '') void handle.reconnected()
+      })
+    }
     let stored = new Map<string, unknown>()
     try {
       stored = await this.#options.store().all()
@@ -116,11 +164,12 @@ export class McpSource implements SkillSource {
   }
 
   async close(): Promise<void> {
+    this.#unsubscribe()
     await Promise.all(this.#connections.map((c) => c.close()))
   }
 
   /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */
-  #apply(connection: McpConnection, tools: Tool[], listProblems: ToolProblem[], live: boolean): void {
+  #apply(connection: McpServerHandle, tools: Tool[], listProblems: ToolProblem[], live: boolean): void {
     const { registry, taken, logger } = this.#options
     const { server } = connection
     const signature = JSON.stringify([tools, listProblems])

@@ -1,7 +1,9 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/index.js'
-import type { McpConnection } from './mcp-connection.js'
+import { subjectsOf } from '../../runtime/index.js'
+import type { McpServerHandle } from './mcp-server-handle.js'
+import { mcpProvider } from './mcp-oauth-flow.js'
 
 const MAX_ERROR_TEXT = 4096
 
@@ -20,9 +22,10 @@ export function classFromAnnotations(annotations: Tool['annotations']): SkillCla
  * `content` (text, images, ...) and, when the tool returns it, `structuredContent`, which its
  * output schema (kept verbatim) describes.
  */
-export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string, connection: McpConnection): SkillDefinition {
+export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string, connection: McpServerHandle): SkillDefinition {
   const override = server.tools[tool.name]
   const title = tool.title ?? tool.annotations?.title
+  const oauth = server.transport === 'http' ? server.oauth : undefined
   return {
     key,
     ...(title && { title }),
@@ -34,6 +37,8 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
     input: tool.inputSchema as JsonSchema,
     output: resultSchema(tool.outputSchema as JsonSchema | undefined, `urn:skillplane:mcp:${server.name}:${encodeURIComponent(tool.name)}:output`),
     ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
+    // The connect stage refuses a call without a connection (needs_auth, with the link) before it reaches the server.
+    ...(oauth && { oauth: { provider: mcpProvider(server), scopes: oauth.scopes ?? [], account: oauth.account } }),
     // A tool that only answers task-based calls fails every ordinary one: say so before calling it.
     unavailable: () =>
       tool.execution?.taskSupport === 'required'
@@ -44,9 +49,19 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
       return secrets.length > 0 ? { secrets } : null
     },
     run: async (input, ctx) => {
-      // A server that echoes its credentials back gets them scrubbed like any injected secret.
-      for (const value of connection.secretValues()) ctx.secrets.conceal(value)
-      const result = await connection.callTool(tool.name, input, ctx.signal, (update) => ctx.progress(update))
+      // A per-person server's session is the person's the call acts for.
+      const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
+      // A server that echoes its credentials back gets them scrubbed like any injected secret (a token refreshed during the call too).
+      const conceal = () => {
+        for (const value of connection.secretValues(subject)) ctx.secrets.conceal(value)
+      }
+      conceal()
+      let result
+      try {
+        result = await connection.callTool(tool.name, input, ctx.signal, (update) => ctx.progress(update), subject)
+      } finally {
+        conceal()
+      }
       if (result.isError) {
         const text = textOf(result)
         throw new Error(`MCP tool "${tool.name}" of server "${server.name}" reported an error: ${text || '(no text)'}`)

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino'
 import type { Registry, CatalogEntry } from '../../registry/index.js'
 import { providerNames, type ResolvedConfig } from '../../config/index.js'
-import type { ActivationRepository, McpToolRepository } from '../../store/index.js'
+import type { ActivationRepository } from '../../store/index.js'
 import type { SkillContext } from '../../skill/index.js'
 import type { ProcessGroups } from '../../system/index.js'
 import { InstructionSource, type CatalogView, type InstalledFolder, type TemplateView } from '../agent-skills/index.js'
 import { codeSource, type CodeDefinition } from '../code/index.js'
 import { PackSource } from '../packs/index.js'
 import { HttpSource } from '../http/index.js'
-import { McpSource } from '../mcp/index.js'
+import { McpSource, type McpSourceOptions } from '../mcp/index.js'
 import { edgeSource, type Edges } from '../edge/index.js'
 import type { SkillSource, SourcesReport } from '../skill-source/index.js'
 
@@ -29,7 +29,7 @@ export interface SkillSourcesOptions {
   catalog(): CatalogView
   activations(): ActivationRepository
   templateView(ctx: Pick<SkillContext, 'caller' | 'agent'>): TemplateView
-  mcp: { store(): McpToolRepository; connect: boolean; onChange(): void; now(): string; secrets?(names: string[]): Promise<Map<string, string>> }
+  mcp: Pick<McpSourceOptions, 'store' | 'connect' | 'onChange' | 'now' | 'secrets' | 'oauth'>
   edges(): Edges
 }
 

@@ -1,0 +1,52 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { ResolvedMcpServer } from '../../config/index.js'
+import type { ProgressUpdate } from '../../skill/index.js'
+
+/**
+ * idle: not connected yet, and connects on its first call (a one-shot CLI command), or a per-person
+ * server with no session open; needs_auth: a secret its headers or environment name is not set, or
+ * an OAuth server's token is missing or refused.
+ */
+export type McpServerState = 'idle' | 'connecting' | 'connected' | 'down' | 'needs_auth' | 'closed'
+
+export interface McpServerStatus {
+  name: string
+  transport: 'stdio' | 'http'
+  /** The command line or URL (headers, environment and credentials are never shown). */
+  target: string
+  state: McpServerState
+  /** Why it is not connected, when it is not. */
+  reason: string | null
+  connectedAt: string | null
+  /** When the next reconnection attempt is due, while down. */
+  retryAt: string | null
+  /**
+   * The last lines a stdio server wrote to stderr (the process that exited last, when one did).
+   * Shown to admins only: it may hold anything, so it never goes into what agents see.
+   */
+  stderr: string | null
+}
+
+/** One configured server as its skills and the source see it: one connection, or one session per person. */
+export interface McpServerHandle {
+  readonly server: ResolvedMcpServer
+  status(): McpServerStatus
+  /** Why a call can't go to this server now, or null when it can. */
+  unavailable(): string | null
+  /** The secrets the server waits for (named in its config, not set). */
+  missingSecrets(): string[]
+  /** Secret values and tokens the (person's) connection was made with: scrubbed from what the server answers. */
+  secretValues(subject: string | null): string[]
+  connect(): Promise<void>
+  refresh(): Promise<void>
+  secretsChanged(): Promise<void>
+  close(): Promise<void>
+  /** `subject`: the person the call acts for (a per-person server's session), null for none. */
+  callTool(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    onProgress: ((update: ProgressUpdate) => void) | undefined,
+    subject: string | null,
+  ): Promise<CallToolResult>
+}

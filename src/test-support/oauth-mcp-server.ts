@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto'
+import type { Server } from 'node:http'
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { createRemoteJWKSet, jwtVerify } from 'jose'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js'
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js'
+import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from '@modelcontextprotocol/sdk/server/auth/router.js'
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
+import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/sdk/client/auth.js'
+
+export interface OAuthMcpServer {
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`: also the resource its tokens must name. */
+  url: string
+  /** The tokens of `subject` it has seen are refused from now on (401 invalid_token), as if revoked at the provider; later ones are taken. */
+  refuse(subject: string): void
+  /** The subjects whose tokens opened each live session. */
+  sessions(): string[]
+  close(): Promise<void>
+}
+
+/**
+ * A real MCP server that requires OAuth, built with the MCP SDK's own server-side auth: bearer tokens
+ * checked by `requireBearerAuth` (JWTs of the test identity provider, for this server as the resource),
+ * a 401 naming its protected-resource metadata (RFC 9728), served by `mcpAuthMetadataRouter`.
+ * Tools: `whoami` (the subject and scopes of the token it saw) and `echo_token` (the token itself, to
+ * show a result never carries it).
+ */
+export async function startOAuthMcpServer(options: { issuer: string; scopes?: string[] }): Promise<OAuthMcpServer> {
+  const app = createMcpExpressApp()
+  const http: Server = app.listen(0, '127.0.0.1')
+  await once(http, 'listening')
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`
+  const oauthMetadata = await discoverAuthorizationServerMetadata(options.issuer)
+  if (!oauthMetadata) throw new Error(`no metadata at ${options.issuer}`)
+  const jwks = createRemoteJWKSet(new URL(oauthMetadata.jwks_uri!))
+  const refused = new Set<string>()
+  const seen = new Map<string, Set<string>>()
+  const transports = new Map<string, { transport: StreamableHTTPServerTransport; subject: string }>()
+
+  const verifier = {
+    async verifyAccessToken(token: string): Promise<AuthInfo> {
+      let payload
+      try {
+        ;({ payload } = await jwtVerify(token, jwks, { issuer: oauthMetadata.issuer, audience: url }))
+      } catch (error) {
+        throw new InvalidTokenError(`the token does not check out: ${(error as Error).message}`)
+      }
+      if (refused.has(token)) throw new InvalidTokenError('the token was revoked')
+      seen.set(String(payload.sub), (seen.get(String(payload.sub)) ?? new Set()).add(token))
+      return {
+        token,
+        clientId: String(payload.client_id),
+        scopes: typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
+        expiresAt: payload.exp,
+        resource: new URL(url),
+        extra: { subject: payload.sub },
+      }
+    },
+  }
+
+  app.use(
+    mcpAuthMetadataRouter({
+      oauthMetadata,
+      resourceServerUrl: new URL(url),
+      scopesSupported: options.scopes ?? ['openid', 'offline_access'],
+      resourceName: 'OAuth test MCP server',
+    }),
+  )
+  const bearer = requireBearerAuth({ verifier, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)), expectedResource: new URL(url) })
+
+  const mcpServer = (): McpServer => {
+    const server = new McpServer({ name: 'oauth-test', version: '1.0.0' })
+    server.registerTool('whoami', { description: 'Say whose token the call came with.', annotations: { readOnlyHint: true } }, async (extra) => {
+      const seen = { subject: extra.authInfo?.extra?.subject, scopes: extra.authInfo?.scopes ?? [] }
+      return { content: [{ type: 'text', text: JSON.stringify(seen) }], structuredContent: seen }
+    })
+    server.registerTool(
+      'echo_token',
+      { description: 'Echo the bearer token back (a careless server).', annotations: { readOnlyHint: true } },
+      async (extra) => ({ content: [{ type: 'text', text: `your token is ${extra.authInfo?.token}` }] }),
+    )
+    return server
+  }
+
+  app.all('/mcp', bearer, async (req, res) => {
+    const auth = (req as unknown as { auth: AuthInfo }).auth
+    const subject = String(auth.extra?.subject)
+    const id = req.headers['mcp-session-id']
+    const known = typeof id === 'string' ? transports.get(id) : undefined
+    if (known) {
+      // A session belongs to the person whose token opened it.
+      if (known.subject !== subject) return void res.status(403).json({ error: 'this session belongs to someone else' })
+      return known.transport.handleRequest(req, res, req.body)
+    }
+    if (typeof id === 'string') return void res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null })
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void transports.set(sessionId, { transport, subject }),
+    })
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId)
+    }
+    await mcpServer().connect(transport)
+    await transport.handleRequest(req, res, req.body)
+  })
+
+  return {
+    url,
+    refuse: (subject) => {
+      for (const token of seen.get(subject) ?? []) refused.add(token)
+    },
+    sessions: () => [...transports.values()].map((t) => t.subject),
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.transport.close().catch(() => {})))
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve())
+        http.closeAllConnections()
+      })
+    },
+  }
+}
