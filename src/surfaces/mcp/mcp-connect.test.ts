@@ -176,12 +176,15 @@ describe('MCP: a tool that needs the person to connect an account', () => {
   it('answers a client that fails the elicitation with the link', async () => {
     const { server, key } = await setup()
     const client = await connect(server, key, { capabilities: { elicitation: { url: {} } } })
+    let tried = 0
     client.setRequestHandler(ElicitRequestSchema, async () => {
+      tried++
       throw new Error('this client cannot open links')
     })
     expect(await call(client, 'test_profile')).toMatchObject({
       isError: true,
       _meta: { 'skillplane/error': 'needs_auth', 'skillplane/authorizationUrl': expect.any(String) },
     })
+    expect(tried).toBe(1)
   })
 })
