@@ -11,7 +11,8 @@ import { AgentPage } from './pages/agent-page'
 import { RunPage } from './pages/run-page'
 import { SourcesPage } from './pages/sources-page'
 import { PoliciesPage } from './pages/policies-page'
-import { PageErrorBoundary } from './components'
+import { ConnectionsPage } from './pages/connections-page'
+import { ConnectedNotice, PageErrorBoundary } from './components'
 
 export function App() {
   const { session, checking } = useSessionState()
@@ -32,6 +33,7 @@ export function App() {
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
           {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
           {can.managePolicies && <NavLink to="/policies">Policies</NavLink>}
+          {can.connectAccounts && <NavLink to="/connections">Connections</NavLink>}
         </nav>
         <span className="who" data-testid="who">
           {who}
@@ -41,6 +43,7 @@ export function App() {
         </button>
       </header>
       <main>
+        <ConnectedNotice />
         {/* The server loads this app for these page prefixes only (src/surfaces/console/console-routes.ts, APP_PAGES). */}
         <PageErrorBoundary key={pathname}>
           <Routes>
@@ -55,6 +58,7 @@ export function App() {
             {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
             {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
             {can.managePolicies && <Route path="/policies" element={<PoliciesPage />} />}
+            {can.connectAccounts && <Route path="/connections" element={<ConnectionsPage />} />}
             <Route path="*" element={<NotFound />} />
           </Routes>
         </PageErrorBoundary>

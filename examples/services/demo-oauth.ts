@@ -240,7 +240,7 @@ function accountOf(ctx: KoaContextWithOIDC): string {
 }
 
 function loginForm(uid: string, problem?: string): string {
-  return `<!doctype html><title>Sign in to the service</title>${problem ? `<p>${problem}</p>` : ''}<form method="post" action="/interaction/${uid}/login"><label>Account <input name="login"></label><button>Allow</button></form>`
+  return `<!doctype html><title>Sign in to the service</title>${problem ? `<p>${problem}</p>` : ''}<form method="post" action="/interaction/${uid}/login"><label>Account <input name="login"></label><button>Allow</button><button formaction="/interaction/${uid}/deny">Deny</button></form>`
 }
 
 /**

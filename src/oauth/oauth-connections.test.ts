@@ -316,7 +316,12 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     expect((await fetch(`${server.url}/api/connections/svc`, { method: 'DELETE', headers: { authorization: `Bearer ${alice}` } })).status).toBe(404)
 
     // The service account: only an admin connects it; then every caller's call runs with it.
-    expect((await invoke(server, bob, 'svc_shared')).status).toBe(424)
+    // Its link is never handed to a caller: they could connect their own account as everyone's.
+    const unconnected = await invoke(server, bob, 'svc_shared')
+    expect(unconnected.status).toBe(424)
+    expect(unconnected.body.error.details.authorizationUrl).toBeUndefined()
+    expect(unconnected.body.error.message).toContain('an admin connects it')
+    expect(unconnected.body.error.message).not.toContain('/oauth/start')
     const asBob = await fetch(`${server.url}/api/connections/svc/authorize`, {
       method: 'POST',
       headers: { authorization: `Bearer ${bob}`, 'content-type': 'application/json' },

@@ -28,6 +28,8 @@ export interface OAuthConnectionsDeps {
   publicUrl: string | undefined
   /** Where the address a server of this database last listened at is kept (the CLI links to it). */
   settings: { get(key: string): Promise<string | undefined>; change(key: string, value: string): Promise<unknown> }
+  /** With a console sign-in (auth.oidc): links and callbacks work only in a browser signed in as their person. */
+  signInRequired: boolean
   /** Whether a person may still use their connections (not disabled). */
   isActive: (user: string) => Promise<boolean>
   warn: (message: string) => void
@@ -165,9 +167,7 @@ export class OAuthConnections {
    */
   async begin(linkParam: string | undefined, browserUser: string | null): Promise<URL> {
     const link = this.#openLink(linkParam)
-    if (browserUser !== null && link.s !== '' && browserUser !== link.s) {
-      throw new OAuthCallbackError(`this link connects ${link.s}'s account; you are signed in as ${browserUser}: ask for your own link`)
-    }
+    this.#checkBrowser(link.s, link.by, browserUser, 'this link')
     const flow = this.#flow(link.p)
     const state = randomBytes(32).toString('base64url')
     const started = await flow.begin({ state, scopes: link.sc, redirectUri: this.#redirectUri() })
@@ -201,9 +201,7 @@ export class OAuthConnections {
     const stateHash = hash(state)
     const flowRow = await this.#deps.repo.takeFlow(stateHash, now.toISOString())
     if (!flowRow) throw new OAuthCallbackError('this connection attempt is unknown, already used or expired: start again from a connect link')
-    if (browserUser !== null && flowRow.subject !== '' && browserUser !== flowRow.subject) {
-      throw new OAuthCallbackError(`this connection attempt was started for ${flowRow.subject}; you are signed in as ${browserUser}: nothing was connected`)
-    }
+    this.#checkBrowser(flowRow.subject, flowRow.created_by, browserUser, 'this connection attempt')
     const checks = this.#deps.key().open(flowRow.checks, `oauth-state:${stateHash}`)
     if (checks === null) throw new OAuthCallbackError('this connection attempt can no longer be read (the secrets key changed): start again')
     const flow = this.#flow(flowRow.provider)
@@ -416,14 +414,36 @@ export class OAuthConnections {
   }
 
   #needs(provider: string, subject: string, wanted: string[], lacking: string[], reason: string | null): NeedsConnectionError {
-    const authorizationUrl = this.authorizationUrl(provider, subject, wanted)
-    const who = subject === '' ? 'the service account' : subject
     const why = reason ? ` (${reason})` : ''
-    return new NeedsConnectionError(`${who} has no usable ${this.#title(provider)} connection${why}; connect at ${authorizationUrl}`, {
+    // A link that connects the service account is an admin's to ask for: handed to a caller, they could connect their own account as everyone's.
+    if (subject === '') {
+      return new NeedsConnectionError(
+        `the service account has no usable ${this.#title(provider)} connection${why}; an admin connects it (the console's Connections page, or POST /api/connections/${provider}/authorize with account "service")`,
+        { provider, missingScopes: lacking },
+      )
+    }
+    const authorizationUrl = this.authorizationUrl(provider, subject, wanted)
+    return new NeedsConnectionError(`${subject} has no usable ${this.#title(provider)} connection${why}; connect at ${authorizationUrl}`, {
       provider,
       authorizationUrl,
       missingScopes: lacking,
     })
+  }
+
+  /** Whom a browser must be signed in as to use a link or callback of `subject` ('' for the service account, made by `by`). */
+  #checkBrowser(subject: string, by: string, browserUser: string | null, what: string): void {
+    if (browserUser === null) {
+      if (this.#deps.signInRequired) throw new OAuthCallbackError(`sign in to the console first: ${what} is only used in the browser of the person it names`)
+      return
+    }
+    const owner = subject === '' ? by : subject
+    if (browserUser !== owner) {
+      throw new OAuthCallbackError(
+        subject === ''
+          ? `${what} connects the service account for ${by}; you are signed in as ${browserUser}: nothing was connected`
+          : `${what} connects ${subject}'s account; you are signed in as ${browserUser}: nothing was connected`,
+      )
+    }
   }
 
   #openLink(param: string | undefined): Link {

@@ -21,7 +21,8 @@ export class OAuthCallbackError extends SkillplaneError {
 /** What a call needs to run: the person connects at `authorizationUrl` (a skillplane link). */
 export interface NeedsConnectionDetails {
   provider: string
-  authorizationUrl: string
+  /** Absent for the service account: only an admin asks for its link. */
+  authorizationUrl?: string
   /** Scopes the skill needs that the connection lacks (all of them when there is no connection). */
   missingScopes: string[]
 }

@@ -62,6 +62,7 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
     linkTtlMs: config.oauth.linkTtlMs,
     publicUrl: config.http.publicUrl,
     settings,
+    signInRequired: config.auth.oidc !== undefined,
     isActive: async (user) => (await people.users.row(user))?.disabled_at == null,
     warn: (message) => logger.warn(message),
   })

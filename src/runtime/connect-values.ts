@@ -65,7 +65,7 @@ async function read(
       return refusal('needs_auth', `skill "${skill.key}": ${error.message}; nothing ran`, 'error', {
         missing: { secrets: [], settings: [] },
         oauth: { provider, missingScopes },
-        authorizationUrl,
+        ...(authorizationUrl !== undefined && { authorizationUrl }),
       })
     }
     if (SkillplaneError.isInstance(error)) return refusal('unavailable', `skill "${skill.key}" could not get its ${provider} token: ${error.message}`, 'error')

@@ -272,7 +272,7 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     const page = await open(keys.vera!)
     expect(await page.getByTestId('who').textContent()).toBe('vera · viewer')
     const nav = page.getByRole('navigation', { name: 'Console' })
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Skills', 'Agents', 'Approvals'])
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Skills', 'Agents', 'Approvals', 'Connections'])
     await page.getByRole('link', { name: 'Approvals' }).click()
     await page.getByRole('heading', { name: /Pending/ }).waitFor()
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0)

@@ -37,6 +37,7 @@ export type ReloadReport = Schemas['ReloadReport']
 export type SourceReport = Schemas['SourceReport']
 export type SourceEntry = Schemas['SourceEntry']
 export type ValueInfo = Schemas['ConnectionValue']
+export type ConnectionInfo = Schemas['OAuthConnection']
 /** A page of a listing: its items and the cursor of the next page. */
 export interface Page<T> {
   items: T[]

@@ -6,7 +6,7 @@ import type { RJSFSchema } from '@rjsf/utils'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { Envelope, ExecutableDetail } from '../api/types'
-import { JsonView, StatusChip } from '../components'
+import { ConnectButton, JsonView, StatusChip } from '../components'
 import { useSession } from '../session/session'
 import { ApprovalLive } from './approval-live'
 import { formButtons } from './form-buttons'
@@ -52,6 +52,8 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
   }
   const failure = result && !result.envelope.ok ? result.envelope.error : undefined
   const approvalId = failure?.code === 'approval_required' ? (failure.details?.approvalId as string | undefined) : undefined
+  // A call refused for want of an OAuth connection: connect here, then invoke again.
+  const oauth = failure?.code === 'needs_auth' ? (failure.details?.oauth as { provider: string; missingScopes: string[] } | undefined) : undefined
   return (
     <div className="invoke">
       {skill.scope === 'host' && can.readEdges && (
@@ -95,6 +97,11 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
           <h3>
             Result <StatusChip value={result.envelope.ok ? 'ok' : result.envelope.error.code} /> <span className="muted">HTTP {result.status}</span>
           </h3>
+          {oauth && (
+            <p>
+              Not connected to {oauth.provider} yet: <ConnectButton provider={oauth.provider} scopes={oauth.missingScopes} />
+            </p>
+          )}
           {approvalId ? (
             <ApprovalLive id={approvalId} onRun={() => void invoke(result.input, approvalId)} />
           ) : (

@@ -38,7 +38,7 @@ describe('the console files', () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'index.html'), '<div id="root"></div>')
     const app = consoleRoutes(loadConsoleAssets(dir)!)
-    for (const path of ['/', '/approvals', '/skills/calc.v2', '/skills/a.b/', '/audit/01ARZ3NDEKTSV4RRFFQ69G5FAV', '/runs/x', '/policies']) {
+    for (const path of ['/', '/approvals', '/skills/calc.v2', '/skills/a.b/', '/audit/01ARZ3NDEKTSV4RRFFQ69G5FAV', '/runs/x', '/policies', '/connections']) {
       const response = await app.request(path)
       expect(response.status, path).toBe(200)
       expect(await response.text()).toBe('<div id="root"></div>')
@@ -69,7 +69,7 @@ describe('the console files', () => {
       expect(await response.text()).toBe('<div id="root"></div>')
       expect(response.headers.get('content-security-policy')).toContain("default-src 'self'")
     }
-    for (const path of ['/api/nope', '/api', '/mcp', '/auth/nope', '/metrics', '/openapi.json', '/.well-known/x']) {
+    for (const path of ['/api/nope', '/api', '/mcp', '/auth/nope', '/oauth/nope', '/metrics', '/openapi.json', '/.well-known/x']) {
       const response = await app.request(path, browser)
       expect(response.status, path).toBe(404)
       expect(await response.text(), path).not.toContain('root')

@@ -22,7 +22,10 @@ export function oauthFlowRoutes(plane: Skillplane): Hono {
 
   app.get('/start', async (c) => {
     try {
-      const to = await oauth.begin(c.req.query('link'), await browserUser(c))
+      const user = await browserUser(c)
+      // With a console sign-in, the person signs in first and comes back to the same link.
+      if (user === null && plane.config.auth.oidc) return c.redirect(`/auth/login?returnTo=${encodeURIComponent(`/oauth/start?link=${c.req.query('link') ?? ''}`)}`)
+      const to = await oauth.begin(c.req.query('link'), user)
       return c.redirect(to.href)
     } catch (error) {
       return failed(c, plane, error)
