@@ -75,7 +75,7 @@ interface Pending {
 }
 
 interface PendingConnect extends ConnectLink {
-  /** The connection's subject ('' for the service account) and scopes: a link shown later is made afresh (links expire). */
+  /** The connection's person and scopes: a link shown later is made afresh (links expire). */
   subject: string
   scopes: string[]
 }
@@ -406,9 +406,8 @@ export class AgentRunner {
   /** What a call waiting for a connection stores: the link, and whose connection with which scopes (as the pipeline asked). */
   #pendingConnect(row: RunRow, asked: { key: string; link: ConnectLink } | undefined): PendingConnect | undefined {
     if (!asked) return undefined
-    const oauth = this.#plane.skills.get(asked.key)?.oauth
-    const person = row.requester_kind === 'user' ? row.requester_name : ''
-    return { ...asked.link, subject: oauth?.account === 'service' ? '' : person, scopes: [...(oauth?.scopes ?? [])] }
+    // Only a person's connection has a link in a refusal (the service account's are for admins): the run's person.
+    return { ...asked.link, subject: row.requester_name, scopes: [...(this.#plane.skills.get(asked.key)?.oauth?.scopes ?? [])] }
   }
 
   /** The run's agent as configured now, with a test run's changes. */

@@ -10,7 +10,7 @@ export interface ConnectInCall {
   requestId: RequestId
   /** The client's cancellation of the tool call. */
   signal: AbortSignal
-  /** The person calling, whose connections count ('' ones, the service account's, count for everyone). */
+  /** The person calling: the link connects their account. */
   person: string | null
   /** The longest the call waits for the person to connect. */
   waitMs: number
@@ -39,7 +39,7 @@ export async function connectInCall(
   // Listening before the person gets the link: a connection made before they answer still counts.
   // Connections made on other managers are heard too, at their next refresh.
   const unsubscribe = plane.oauth.onConnected((provider, subject) => {
-    if (provider !== link.provider || (subject !== '' && subject !== options.person)) return
+    if (provider !== link.provider || subject !== options.person) return
     heard = true
     wake()
   })
