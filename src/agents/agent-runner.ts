@@ -8,7 +8,8 @@ import type { Caller, CallerRole } from '../skill/index.js'
 import type { RunRepository, RunRow, RunStepRow } from '../store/index.js'
 import { agentCaller, agentId as agentIdOf } from '../registry/index.js'
 import { skillsPrompt } from '../sources/agent-skills/index.js'
-import { toAISDKToolLoop } from '../ai-sdk/index.js'
+import { toAISDKToolLoop, type AISDKToolOptions } from '../ai-sdk/index.js'
+import type { ConnectLink } from '../access/index.js'
 import { createModel } from './create-model.js'
 import { RunError } from './run-error.js'
 import { applyOverrides } from './apply-overrides.js'
@@ -47,8 +48,11 @@ export interface RunView {
   traceId: string | null
   test: boolean
   overrides: Record<string, string> | null
-  /** While awaiting_approval: the tool calls waiting and skillplane's approval requests for them. */
-  pending: Array<{ toolCallId: string; tool: string; approvalId: string | null }>
+  /**
+   * While paused: the tool calls waiting, with skillplane's approval request for each (awaiting_approval)
+   * or the account the person must connect first, and the link where they do (needs_auth).
+   */
+  pending: Array<{ toolCallId: string; tool: string; approvalId: string | null; provider: string | null; authorizationUrl: string | null }>
   createdAt: string
   updatedAt: string
   finishedAt: string | null
@@ -64,7 +68,20 @@ interface Pending {
   /** The AI SDK's id for the approval request, answered with a tool-approval-response. */
   sdkApprovalId: string
   approvalId: string | null
+  /** Waiting for the person to connect an account first (the run is needs_auth): where they do, and whose connection it is. */
+  connect?: PendingConnect
+  /** Waited for a connection that is made now, and needs no approval: it runs when the run resumes. */
+  connected?: true
 }
+
+interface PendingConnect extends ConnectLink {
+  /** The connection's person and scopes: a link shown later is made afresh (links expire). */
+  subject: string
+  scopes: string[]
+}
+
+/** The statuses of a run that waits, to resume once what it waits for is there. */
+const WAITING = ['awaiting_approval', 'needs_auth'] as const
 
 const tracer = trace.getTracer('skillplane')
 /** What a model with a large catalog is told: most of its tools are found, not shown. */
@@ -72,6 +89,8 @@ const DISCOVERING =
   'You have more tools than are shown to you. When none of the tools you see fits, call discover_skills with the task in plain words: ' +
   'the tools it finds are yours to call from your next step on.'
 const SWEEP_MS = 5_000
+// Sweeps between two looks at every run waiting for a connection (about a minute).
+const CONNECT_SWEEP_EVERY = 12
 
 /**
  * Runs agents: a multi-step tool loop (AI SDK streamText) over the agent's bound skills, with the
@@ -100,9 +119,20 @@ export class AgentRunner {
     this.#plane = plane
     this.#repo = options.records
     this.#tail = new RunTail(options.records)
-    this.#unsubscribe = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
-    // Decisions made on other managers arrive through the database.
-    this.#sweep = setInterval(() => void this.resumeDecided(), SWEEP_MS)
+    const settled = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
+    // A person who connects resumes their runs: at once here, at the next refresh on other managers.
+    const connected = options.resume ? plane.oauth.onConnected((provider) => void this.resumeConnected(provider)) : () => {}
+    this.#unsubscribe = () => {
+      settled()
+      connected()
+    }
+    // Decisions made on other managers arrive through the database. Now and then every run waiting for a
+    // connection is asked again too: one made while no manager listened (all of them down) is found that way.
+    let sweeps = 0
+    this.#sweep = setInterval(() => {
+      void this.resumeDecided()
+      if (sweeps++ % CONNECT_SWEEP_EVERY === 0) void this.#resumeAll('needs_auth', () => true)
+    }, SWEEP_MS)
     this.#sweep.unref()
     if (!options.resume) clearInterval(this.#sweep)
   }
@@ -163,7 +193,7 @@ export class AgentRunner {
       finished_at: null,
     }
     await this.#repo.insert(row)
-    const started: RunView = { ...toView(row), steps: [] }
+    const started: RunView = { ...this.#view(row), steps: [] }
     const driving = this.#track(this.#drive(row, agent, []))
     if (input.wait === false) return started
     await driving
@@ -189,7 +219,7 @@ export class AgentRunner {
           yield { type: 'step', rev: step.rev, step: toStep(step) }
         }
         if (row.status !== 'running') {
-          yield { type: 'end', run: toView(row) }
+          yield { type: 'end', run: this.#view(row) }
           return
         }
         await watch.next(signal)
@@ -201,30 +231,44 @@ export class AgentRunner {
 
   async get(id: string): Promise<RunView | undefined> {
     const row = await this.#repo.get(id)
-    return row && { ...toView(row), steps: (await this.#repo.steps(id)).map(toStep) }
+    return row && { ...this.#view(row), steps: (await this.#repo.steps(id)).map(toStep) }
   }
 
   async list(q: { agent?: string; status?: string; cursor?: string; limit: number }): Promise<{ items: RunView[]; nextCursor: string | null }> {
     const agentId = q.agent ? (this.#plane.agents.resolve(q.agent) ?? agentIdOf(q.agent)) : undefined
     const rows = await this.#repo.list({ agentId, status: q.status, cursor: q.cursor, limit: q.limit })
-    const items = rows.slice(0, q.limit).map(toView)
+    const items = rows.slice(0, q.limit).map((row) => this.#view(row))
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.id : null }
   }
 
   /** Resume the runs whose approvals have all been decided; returns how many resumed. */
-  async resumeDecided(): Promise<number> {
+  resumeDecided(): Promise<number> {
+    return this.#resumeAll('awaiting_approval', () => true)
+  }
+
+  /**
+   * Resume the runs waiting for a connection to `provider` that is there now; returns how many
+   * resumed. Connections are heard as they are made here, and at the next refresh when made on
+   * another manager (or before this one started).
+   */
+  resumeConnected(provider: string): Promise<number> {
+    return this.#resumeAll('needs_auth', (pending) => pending.some((p) => p.connect?.provider === provider))
+  }
+
+  async #resumeAll(status: (typeof WAITING)[number], waitsFor: (pending: Pending[]) => boolean): Promise<number> {
     let resumed = 0
     let cursor: string | undefined
     // Every waiting run, page by page; one that fails to resume does not hold up the rest.
     while (!this.#closed) {
       let page: RunRow[]
       try {
-        page = await this.#repo.list({ status: 'awaiting_approval', test: false, cursor, limit: 100 })
+        page = await this.#repo.list({ status, test: false, cursor, limit: 100 })
       } catch (error) {
         this.#plane.logger.warn({ err: error }, 'listing agent runs to resume failed')
         return resumed
       }
       for (const run of page.slice(0, 100)) {
+        if (!waitsFor(JSON.parse(run.pending ?? '[]') as Pending[])) continue
         try {
           if (await this.resume(run.id)) resumed++
         } catch (error) {
@@ -237,17 +281,27 @@ export class AgentRunner {
     return resumed
   }
 
-  /** Resume one run if every approval it waits for is decided; false while one is pending. */
+  /**
+   * Resume one run if every approval it waits for is decided and every account it waits for is
+   * connected; false while one is not. A call that waited for a connection is asked about again
+   * first: it may need an approval now (the run then waits for that), or still the connection.
+   */
   async resume(id: string): Promise<boolean> {
-    const row = await this.#repo.get(id)
-    // A test run stops at its first approval: it reports unconfirmed and never runs the call later.
-    if (!row || row.status !== 'awaiting_approval' || row.test === 1 || this.#closed) return false
-    const pending = JSON.parse(row.pending ?? '[]') as Pending[]
+    let row = await this.#repo.get(id)
+    // A test run stops at its first pause: it reports unconfirmed and never runs the call later.
+    if (!row || !isWaiting(row.status) || row.test === 1 || this.#closed) return false
+    let pending = JSON.parse(row.pending ?? '[]') as Pending[]
+    if (pending.some((p) => p.connect)) {
+      const asked = await this.#askAgain(row, pending)
+      if (!asked) return false
+      ;({ row, pending } = asked)
+    }
+    const status = row.status as (typeof WAITING)[number]
     const requests = await Promise.all(pending.map((p) => (p.approvalId ? this.#plane.approvals.get(p.approvalId) : undefined)))
     if (requests.some((r) => r?.status === 'pending')) return false
     // One manager resumes it.
     if (
-      !(await this.#repo.transition(id, 'awaiting_approval', 'running', {
+      !(await this.#repo.transition(id, status, 'running', {
         pending: null,
         manager_id: this.#plane.status.managerId,
         updated_at: this.#plane.now(),
@@ -257,13 +311,14 @@ export class AgentRunner {
     }
     if (this.#closed) {
       // Shutting down between the check and the claim: leave it for another manager.
-      await this.#repo.transition(id, 'running', 'awaiting_approval', { pending: row.pending })
+      await this.#repo.transition(id, 'running', status, { pending: row.pending })
       return false
     }
+    const outcome = (p: Pending, i: number) => (p.connected && p.approvalId === null ? 'approved' : (requests[i]?.status ?? 'missing'))
     const answers: ModelMessage = {
       role: 'tool',
       content: pending.map((p, i) => {
-        const status = requests[i]?.status ?? 'missing'
+        const status = outcome(p, i)
         return {
           type: 'tool-approval-response' as const,
           approvalId: p.sdkApprovalId,
@@ -273,18 +328,105 @@ export class AgentRunner {
       }),
     }
     this.#tail.changed(id)
-    const denied = pending.flatMap((p, i) =>
-      requests[i]?.status === 'approved' ? [] : [{ toolCallId: p.toolCallId, reason: denialReason(p, requests[i]?.status) }],
-    )
+    const denied = pending.flatMap((p, i) => (outcome(p, i) === 'approved' ? [] : [{ toolCallId: p.toolCallId, reason: denialReason(p, outcome(p, i)) }]))
     let agent: ResolvedAgent
     try {
-      agent = this.agent(row.agent_id, row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : undefined)
+      agent = this.#agentOf(row)
     } catch (error) {
       await this.#fail(row, error)
       return true
     }
     await this.#track(this.#drive(row, agent, [answers], denied))
     return true
+  }
+
+  /**
+   * The calls of a needs_auth run asked about again, as the model's next step would: connected and
+   * free to run, connected but needing an approval (filed now), or still waiting for the connection.
+   * What changed is stored; undefined while any still waits for a connection.
+   */
+  async #askAgain(row: RunRow, pending: Pending[]): Promise<{ row: RunRow; pending: Pending[] } | undefined> {
+    let agent: ResolvedAgent
+    try {
+      agent = this.#agentOf(row)
+    } catch {
+      // An agent gone from the config: the run fails once it is resumed, not while it waits.
+      return undefined
+    }
+    const approvals = new Map<string, string>()
+    const connects = new Map<string, { link: ConnectLink; message: string }>()
+    const { tools } = toAISDKToolLoop(this.#plane, {
+      ...this.#toolOptions(row, agent),
+      onApprovalRequest: (event) => approvals.set(event.toolCallId, event.approvalId),
+      onConnectRequest: (event) => connects.set(event.toolCallId, event),
+    })
+    const messages = JSON.parse(row.messages) as ModelMessage[]
+    const next: Pending[] = []
+    for (const p of pending) {
+      const needsApproval = tools[p.tool]?.needsApproval
+      if (!p.connect || typeof needsApproval !== 'function') {
+        // A tool gone from the run's tools since: the AI SDK's answer to the call says so.
+        next.push(p.connect ? { ...p, connect: undefined, connected: true } : p)
+        continue
+      }
+      const stops = await needsApproval(inputOf(messages, p.toolCallId), { toolCallId: p.toolCallId, messages })
+      const approvalId = approvals.get(p.toolCallId)
+      const connect = connects.get(p.toolCallId)
+      if (!stops) next.push({ ...p, connect: undefined, connected: true })
+      else if (approvalId) next.push({ ...p, connect: undefined, connected: true, approvalId })
+      // Still waiting: the link it showed stays (a new one each time would rewrite the run for nothing).
+      else if (connect) next.push(p)
+      else next.push({ ...p, connect: undefined, connected: true })
+    }
+    const waiting = next.some((p) => p.connect)
+    const unchanged = JSON.stringify(next) === JSON.stringify(pending)
+    if (waiting && unchanged) return undefined
+    const status = waiting ? 'needs_auth' : 'awaiting_approval'
+    const stored = JSON.stringify(next)
+    if (!(await this.#repo.transition(row.id, row.status, status, { pending: stored, updated_at: this.#plane.now() }))) return undefined
+    await this.#recordWaits(
+      row,
+      messages,
+      next.filter((p, i) => JSON.stringify(p) !== JSON.stringify(pending[i])),
+    )
+    this.#tail.changed(row.id)
+    return waiting ? undefined : { row: { ...row, status, pending: stored }, pending: next }
+  }
+
+  /** The steps of calls a paused run waits for, as they wait now. */
+  async #recordWaits(row: RunRow, messages: ModelMessage[], pending: Pending[]): Promise<void> {
+    const record = new StepRecorder(this.#plane, this.#repo, row.id, await this.#repo.steps(row.id), messages, {
+      written: () => this.#tail.changed(row.id),
+      failed: () => {},
+    })
+    for (const p of pending) record.waits(p.toolCallId, p.connect ? { connect: p.connect } : { approvalId: p.approvalId })
+    await record.flush().catch((error: unknown) => this.#plane.logger.warn({ err: error, run: row.id }, 'storing the steps of a paused run failed'))
+  }
+
+  /** What a call waiting for a connection stores: the link, and whose connection with which scopes (as the pipeline asked). */
+  #pendingConnect(row: RunRow, asked: { key: string; link: ConnectLink } | undefined): PendingConnect | undefined {
+    if (!asked) return undefined
+    // Only a person's connection has a link in a refusal (the service account's are for admins): the run's person.
+    return { ...asked.link, subject: row.requester_name, scopes: [...(this.#plane.skills.get(asked.key)?.oauth?.scopes ?? [])] }
+  }
+
+  /** The run's agent as configured now, with a test run's changes. */
+  #agentOf(row: RunRow): ResolvedAgent {
+    return this.agent(row.agent_id, row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : undefined)
+  }
+
+  /** Who the run's tool calls are made as, and for whom. */
+  #toolOptions(row: RunRow, agent: ResolvedAgent): AISDKToolOptions {
+    const id = agentIdOf(agent.name)
+    return {
+      caller: agentCaller(id, agent.name),
+      // Test runs are marked so that a test run can't start another one.
+      conversationId: `${row.test ? 'test-run' : 'run'}:${row.id}`,
+      // The person who started the run: the agent does no more than they may, and they can't approve its calls.
+      ...(row.requester_kind === 'user' && {
+        onBehalfOf: { kind: 'user', id: row.requester_id, name: row.requester_name, role: row.requester_role as CallerRole },
+      }),
+    }
   }
 
   async close(): Promise<void> {
@@ -305,6 +447,7 @@ export class AgentRunner {
     const id = agentIdOf(agent.name)
     const caller = agentCaller(id, agent.name)
     const asked = new Map<string, string>()
+    const connects = new Map<string, { key: string; link: ConnectLink; message: string }>()
     const conversationId = `${row.test ? 'test-run' : 'run'}:${row.id}`
     // A step that can't be stored stops the model: the run fails rather than go on unrecorded.
     const halt = new AbortController()
@@ -320,15 +463,11 @@ export class AgentRunner {
       for (const d of denied) record.denied(d.toolCallId, d.reason)
       // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
       const { tools, activeTools, prepareStep, experimental_repairToolCall } = toAISDKToolLoop(plane, {
-        caller,
-        // Test runs are marked so that a test run can't start another one.
-        conversationId,
+        ...this.#toolOptions(row, agent),
         onCall: (event) => record.called(event.toolCallId, event.envelope),
         onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
-        // The person who started the run: the agent does no more than they may, and they can't approve its calls.
-        ...(row.requester_kind === 'user' && {
-          onBehalfOf: { kind: 'user', id: row.requester_id, name: row.requester_name, role: row.requester_role as CallerRole },
-        }),
+        // A call that needs the person to connect an account pauses the run like an approval, until they have.
+        onConnectRequest: (event) => connects.set(event.toolCallId, event),
       })
       if (row.test) delete tools[TEST_RUN_KEY]
       const learned = learningsPrompt(await plane.values.learnings.top(id, PROMPT_LEARNINGS))
@@ -366,7 +505,7 @@ export class AgentRunner {
               stopWhen: stepCountIs(left),
               abortSignal,
               // Each step is stored before the next one starts.
-              onStepFinish: (step) => record.step(step, asked),
+              onStepFinish: (step) => record.step(step, asked, connects),
               // Errors come through the stream below and fail the run.
               onError: () => {},
             })
@@ -388,21 +527,26 @@ export class AgentRunner {
       const requests = result.content.filter((part) => part.type === 'tool-approval-request')
       const now = plane.now()
       if (requests.length > 0) {
-        const pending: Pending[] = requests.map((part) => ({
-          toolCallId: part.toolCall.toolCallId,
-          tool: part.toolCall.toolName,
-          sdkApprovalId: part.approvalId,
-          approvalId: asked.get(part.toolCall.toolCallId) ?? null,
-        }))
-        await this.#repo.update(row.id, { status: 'awaiting_approval', messages: JSON.stringify(all), pending: JSON.stringify(pending), updated_at: now })
+        const pending: Pending[] = requests.map((part) => {
+          const connect = this.#pendingConnect(row, connects.get(part.toolCall.toolCallId))
+          return {
+            toolCallId: part.toolCall.toolCallId,
+            tool: part.toolCall.toolName,
+            sdkApprovalId: part.approvalId,
+            approvalId: asked.get(part.toolCall.toolCallId) ?? null,
+            ...(connect && { connect }),
+          }
+        })
+        const status = pending.some((p) => p.connect) ? 'needs_auth' : 'awaiting_approval'
+        await this.#repo.update(row.id, { status, messages: JSON.stringify(all), pending: JSON.stringify(pending), updated_at: now })
         this.#tail.changed(row.id)
         // A test run never resumes, so its requests would only wait in inboxes until they expire.
         if (row.test) {
           for (const p of pending) if (p.approvalId) await plane.approvals.withdraw(p.approvalId, `test run ${row.id} ended at this approval`)
           return
         }
-        // Decided while we were storing it: go on at once.
-        void this.resumeDecided()
+        // Decided (or connected) while we were storing it: go on at once.
+        void this.resume(row.id)
         return
       }
       await this.#repo.update(row.id, { status: 'completed', output: result.text, messages: JSON.stringify(all), updated_at: now, finished_at: now })
@@ -418,6 +562,19 @@ export class AgentRunner {
       await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }
+  }
+
+  /** A run as shown, with fresh connect links: one stored when the run paused may have expired since. */
+  #view(row: RunRow): RunView {
+    return toView(row, (connect) => {
+      try {
+        // Back from the provider, the person lands on the run's console page, where it goes on.
+        return this.#plane.oauth.authorizationUrl(connect.provider, connect.subject, connect.scopes, { returnTo: `/runs/${encodeURIComponent(row.id)}` })
+      } catch {
+        // A provider gone from the config: the link it had.
+        return connect.url
+      }
+    })
   }
 
   async #fail(row: RunRow, error: unknown): Promise<void> {
@@ -444,11 +601,25 @@ function runSpanId(runId: string): string {
   return createHash('sha256').update(runId).digest('hex').slice(0, 16)
 }
 
+function isWaiting(status: string): status is (typeof WAITING)[number] {
+  return (WAITING as readonly string[]).includes(status)
+}
+
+/** A tool call's input as the model sent it, from the conversation. */
+function inputOf(messages: ModelMessage[], toolCallId: string): unknown {
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue
+    for (const part of message.content) if (part.type === 'tool-call' && part.toolCallId === toolCallId) return part.input
+  }
+  return {}
+}
+
 function denialReason(p: Pending, status: string | undefined): string {
   return `skillplane approval request ${p.approvalId ?? '(none)'} is ${status ?? 'missing'}`
 }
 
-function toView(row: RunRow): RunView {
+/** A run as shown; a connect link it waits on is `link(connect)`, made when shown. */
+function toView(row: RunRow, link: (connect: PendingConnect) => string): RunView {
   const pending = row.pending ? (JSON.parse(row.pending) as Pending[]) : []
   return {
     id: row.id,
@@ -461,7 +632,13 @@ function toView(row: RunRow): RunView {
     traceId: row.trace_id,
     test: row.test === 1,
     overrides: row.overrides ? (JSON.parse(row.overrides) as Record<string, string>) : null,
-    pending: pending.map((p) => ({ toolCallId: p.toolCallId, tool: p.tool, approvalId: p.approvalId })),
+    pending: pending.map((p) => ({
+      toolCallId: p.toolCallId,
+      tool: p.tool,
+      approvalId: p.approvalId,
+      provider: p.connect?.provider ?? null,
+      authorizationUrl: p.connect ? link(p.connect) : null,
+    })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,

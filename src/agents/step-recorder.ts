@@ -3,6 +3,7 @@ import type { Plane } from '../plane/index.js'
 import type { Envelope } from '../skill/index.js'
 import type { RunRepository, RunStepRow } from '../store/index.js'
 import { redact, scrubText } from '../audit/index.js'
+import type { ConnectLink } from '../access/index.js'
 
 /**
  * Stores a run's steps as they happen: a model step's text and tool calls once that step finishes,
@@ -38,8 +39,11 @@ export class StepRecorder {
     }
   }
 
-  /** Store a finished model step: what the model said, its tool calls with their outcomes, the approvals it asks for. */
-  step(step: StepResult<ToolSet>, asked: ReadonlyMap<string, string>): Promise<void> {
+  /**
+   * Store a finished model step: what the model said, its tool calls with their outcomes, the
+   * approvals it asks for and the accounts the person must connect first (`connects`, by call).
+   */
+  step(step: StepResult<ToolSet>, asked: ReadonlyMap<string, string>, connects: ReadonlyMap<string, { message: string }> = new Map()): Promise<void> {
     const added: RunStepRow[] = []
     const changed = new Set<RunStepRow>()
     const touch = (toolCallId: string, changes: Partial<RunStepRow>) => {
@@ -63,7 +67,13 @@ export class StepRecorder {
         added.push(row)
       }
       if (part.type === 'tool-approval-request') {
-        touch(part.toolCall.toolCallId, { status: 'awaiting_approval', approval_id: asked.get(part.toolCall.toolCallId) ?? null })
+        const connect = connects.get(part.toolCall.toolCallId)
+        touch(
+          part.toolCall.toolCallId,
+          connect
+            ? { status: 'needs_auth', error: `needs_auth: ${connect.message}` }
+            : { status: 'awaiting_approval', approval_id: asked.get(part.toolCall.toolCallId) ?? null },
+        )
       }
       if (part.type === 'tool-error') touch(part.toolCallId, { status: 'error', error: errorText(part.error) })
       if (part.type === 'tool-result') touch(part.toolCallId, { status: 'ok', output: JSON.stringify(part.output ?? null) })
@@ -86,6 +96,18 @@ export class StepRecorder {
       return
     }
     applyOutcome(row, envelope)
+    void this.#write([], [row])
+  }
+
+  /** A call of a paused run as it waits now: for a connection (the link stays in its error), or for an approval. */
+  waits(toolCallId: string, on: { connect: ConnectLink } | { approvalId: string | null }): void {
+    const row = this.#byCall.get(toolCallId)
+    if (!row) return
+    if ('connect' in on) {
+      if (row.status === 'needs_auth') return
+      Object.assign(row, { status: 'needs_auth', error: `needs_auth: connect ${on.connect.provider} at ${on.connect.url}` })
+    } else if (on.approvalId) Object.assign(row, { status: 'awaiting_approval', approval_id: on.approvalId, error: null })
+    else Object.assign(row, { status: 'called', error: null })
     void this.#write([], [row])
   }
 

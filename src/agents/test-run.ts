@@ -40,6 +40,10 @@ function judge(run: RunView, expectTool: string | undefined): TestRunResult {
   if (run.status === 'awaiting_approval') {
     return { ...base, verdict: 'unconfirmed', reason: `the run paused for approval of ${approvals.map((a) => a.tool).join(', ')}` }
   }
+  if (run.status === 'needs_auth') {
+    const waiting = run.pending.filter((p) => p.authorizationUrl !== null)
+    return { ...base, verdict: 'unconfirmed', reason: `the run paused until ${waiting.map((p) => `${p.provider} is connected for ${p.tool}`).join(', ')}` }
+  }
   if (!expectTool) return { ...base, verdict: 'unconfirmed', reason: 'no expected tool was given, so the run could not be checked' }
   const expected = calls.filter((s) => s.tool === expectTool)
   if (expected.length === 0) return { ...base, verdict: 'incomplete', reason: `the expected tool ${expectTool} never ran` }

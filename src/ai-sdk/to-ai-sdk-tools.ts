@@ -5,7 +5,7 @@ import { jsonSchema, tool } from '@ai-sdk/provider-utils'
 import type { Plane } from '../plane/index.js'
 import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
-import { pendingApproval, type CallableSkill } from '../access/index.js'
+import { connectLink, pendingApproval, type CallableSkill, type ConnectLink } from '../access/index.js'
 import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'
 import { SkillplaneError } from '../errors/index.js'
 
@@ -20,6 +20,13 @@ export interface AISDKToolOptions extends ToolAdapterOptions {
   onCall?: (event: { toolCallId: string; toolName: string; envelope: Envelope }) => void
   /** A tool call that needs a human: skillplane's approval request for it. */
   onApprovalRequest?: (event: { toolCallId: string; toolName: string; approvalId: string }) => void
+  /**
+   * A tool call that can't run until the person connects an account (`needs_auth` with a link):
+   * given this, such a call goes through the AI SDK's approval flow too, and `link` is where the
+   * person connects. Answer its approval request once they have (the call then runs); without it,
+   * the call runs and the model reads the refusal, link included.
+   */
+  onConnectRequest?: (event: { toolCallId: string; toolName: string; key: string; link: ConnectLink; message: string }) => void
 }
 
 /** Thrown by a tool's execute when the pipeline refuses or fails the call; the model reads the message. */
@@ -50,7 +57,8 @@ export interface AISDKToolLoop {
 /**
  * The skills a caller may call as AI SDK tools. `needsApproval` asks skillplane's gate (policy and
  * the skill's own rule, for these arguments) and files the approval request when a human must
- * decide, which puts the call through the AI SDK's approval flow; `execute` runs the pipeline.
+ * decide, which puts the call through the AI SDK's approval flow (so does an account to connect,
+ * with `onConnectRequest`); `execute` runs the pipeline.
  * For a large catalog, use toAISDKToolLoop: this set then holds every tool, and shows them all.
  */
 export function toAISDKTools(plane: Plane, given: AISDKToolOptions): ToolSet {
@@ -72,13 +80,21 @@ export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToo
     tools[name] = tool({
       description: entry.description,
       inputSchema: jsonSchema<Record<string, unknown>>(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
-      needsApproval: async (args, { toolCallId }) => {
+      needsApproval: async (args, { toolCallId, messages }) => {
         const gate = await callTool(plane, entry, args, { ...options, gateOnly: true })
+        const link = options.onConnectRequest && connectLink(gate)
+        if (link && !gate.ok) {
+          asked.delete(toolCallId)
+          options.onConnectRequest!({ toolCallId, toolName: name, key: entry.skill.key, link, message: gate.error.message })
+          return true
+        }
         // Gated by an approval: one to ask for, or one already granted (the AI SDK asks again on resume).
         const approvalId = gate.ok ? (gate.data as { approvalId: string | null }).approvalId : pendingApproval(gate)
         if (!approvalId) {
           asked.delete(toolCallId)
-          return false
+          // A call the app approved once its account was connected: the AI SDK asks again before running it, and
+          // would refuse it as one that needs no approval. It runs, and the pipeline decides it.
+          return options.onConnectRequest !== undefined && approvedBefore(messages, toolCallId)
         }
         asked.set(toolCallId, approvalId)
         options.onApprovalRequest?.({ toolCallId, toolName: name, approvalId })
@@ -134,6 +150,19 @@ function refuseHiddenKeys(plane: Plane, options: AISDKToolOptions & ResolvedTool
     // The pipeline refuses such input before it runs anything: what it said is what the model reads.
     throw new SkillCallError(failureText(envelope), envelope.ok ? 'invalid_input' : envelope.error.code, envelope.callId)
   }
+}
+
+/** Whether the conversation holds the app's approval of this tool call (the AI SDK's tool-approval-response). */
+function approvedBefore(messages: ModelMessage[], toolCallId: string): boolean {
+  const requests = new Set<string>()
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue
+    for (const part of message.content) {
+      if (part.type === 'tool-approval-request' && part.toolCallId === toolCallId) requests.add(part.approvalId)
+      if (part.type === 'tool-approval-response' && part.approved && requests.has(part.approvalId)) return true
+    }
+  }
+  return false
 }
 
 /** Each step's active tools: the core set, the caller's most used skills (read once), and what discover_skills found in the messages. */

@@ -51,7 +51,9 @@ describe('connect links in a browser signed in to the console', () => {
             roles: { admin: ['sp-admins'], operator: ['sp-operators'], viewer: ['sp-viewers'] },
           },
         },
-        oauth: { providers: { svc: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'SVC_SECRET' }, scopes: ['issues:read'] } } },
+        oauth: {
+          providers: { svc: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'SVC_SECRET' }, scopes: ['issues:read'] } },
+        },
       },
       ...(await sqlite.create()),
       logger: silentLogger(),
@@ -72,7 +74,10 @@ describe('connect links in a browser signed in to the console', () => {
     const signInCookie = login.headers.getSetCookie()[0]!.split(';')[0]!
     const back = await idp.signIn(login.headers.get('location')!, account)
     const callback = await fetch(back, { redirect: 'manual', headers: { cookie: signInCookie } })
-    return callback.headers.getSetCookie().find((c) => c.startsWith('skillplane_session='))!.split(';')[0]!
+    return callback.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('skillplane_session='))!
+      .split(';')[0]!
   }
 
   it('refuses another person’s browser at the link and at the callback, and connects the person’s own', async () => {
@@ -109,10 +114,10 @@ describe('connect links in a browser signed in to the console', () => {
     expect(plane.oauth.state('svc', aliceName, []).state).toBe('ready')
 
     // A service-account link an admin asked for works in her browser only.
-    const service = plane.oauth.authorizationUrl('svc', '', [], { by: aliceName })
-    const elsewhere = await fetch(service, { redirect: 'manual', headers: { cookie: bob } })
+    const serviceLink = plane.oauth.authorizationUrl('svc', '', [], { by: aliceName })
+    const elsewhere = await fetch(serviceLink, { redirect: 'manual', headers: { cookie: bob } })
     expect(elsewhere.status).toBe(400)
     expect(await elsewhere.text()).toContain(`this link connects the service account for ${aliceName}; you are signed in as oscar`)
-    expect((await fetch(service, { redirect: 'manual', headers: { cookie: alice } })).status).toBe(302)
+    expect((await fetch(serviceLink, { redirect: 'manual', headers: { cookie: alice } })).status).toBe(302)
   })
 })

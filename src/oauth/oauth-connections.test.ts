@@ -129,7 +129,7 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     expect(refused.body.error.code).toBe('needs_auth')
     const link: string = refused.body.error.details.authorizationUrl
     expect(link).toMatch(new RegExp(`^${server.url}/oauth/start\\?link=`))
-    expect(refused.body.error.details.oauth).toEqual({ provider: 'svc', missingScopes: ['issues:read'] })
+    expect(refused.body.error.details.oauth).toEqual({ provider: 'svc', missingScopes: ['issues:read'], account: 'person' })
     expect(refused.body.error.message).toContain(link)
     // The listing says so too, for this caller.
     const listed = (await (await fetch(`${server.url}/api/skills/svc_whoami`, { headers: { authorization: `Bearer ${alice}` } })).json()) as any

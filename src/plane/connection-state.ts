@@ -10,5 +10,5 @@ export function connectionState(connections: Connections, oauth: OAuthConnection
   const { provider, scopes, account } = skill.oauth
   const subject = account === 'person' ? subjects.user : ''
   const found = subject === null ? { state: 'needs_auth', missingScopes: oauth.scopesFor(provider, scopes) } : oauth.state(provider, subject, scopes)
-  return found.state === 'ready' ? values : { state: 'needs_auth', missing: values.missing, oauth: { provider, missingScopes: found.missingScopes } }
+  return found.state === 'ready' ? values : { state: 'needs_auth', missing: values.missing, oauth: { provider, missingScopes: found.missingScopes, account } }
 }

@@ -53,7 +53,7 @@ async function read(
       'needs_auth',
       `skill "${skill.key}" runs with the ${provider} account of the person calling, and this call acts for no person (an agent key must act on behalf of a user); nothing ran`,
       'error',
-      { missing: { secrets: [], settings: [] }, oauth: { provider, missingScopes: [...scopes] } },
+      { missing: { secrets: [], settings: [] }, oauth: { provider, missingScopes: [...scopes], account } },
     )
   }
   try {
@@ -64,7 +64,7 @@ async function read(
       const { authorizationUrl, missingScopes } = error.details
       return refusal('needs_auth', `skill "${skill.key}": ${error.message}; nothing ran`, 'error', {
         missing: { secrets: [], settings: [] },
-        oauth: { provider, missingScopes },
+        oauth: { provider, missingScopes, account },
         ...(authorizationUrl !== undefined && { authorizationUrl }),
       })
     }

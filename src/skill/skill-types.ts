@@ -98,7 +98,7 @@ export interface ConnectionState {
   /** What is missing for this caller, by name (empty lists when ready). */
   missing: { secrets: string[]; settings: string[] }
   /** The OAuth connection the skill waits for, when that is what is missing: its provider and the scopes not yet granted. */
-  oauth?: { provider: string; missingScopes: string[] }
+  oauth?: { provider: string; missingScopes: string[]; account: 'person' | 'service' }
 }
 
 /**

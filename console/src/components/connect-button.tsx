@@ -48,6 +48,8 @@ export function ConnectButton({
   }
   // An agent key acts for no person: it has no account to connect.
   if (!can.connectAccounts) return null
+  // The service account serves everyone: only an admin connects it.
+  if (account === 'service' && !can.manageConnections) return <span className="muted">an admin connects it</span>
   const name = title ?? provider
   return (
     <span className="connect">

@@ -21,7 +21,7 @@ export function ConnectionChip({ skill }: { skill: SkillSummary }) {
       <Chip tone="warn" title={missing.length ? `missing: ${missing.join(', ')}` : undefined}>
         {state.replace('_', ' ')}
       </Chip>
-      {oauth && state === 'needs_auth' && <ConnectButton provider={oauth.provider} scopes={oauth.missingScopes} />}
+      {oauth && state === 'needs_auth' && <ConnectButton provider={oauth.provider} scopes={oauth.missingScopes} account={oauth.account} />}
     </>
   )
 }

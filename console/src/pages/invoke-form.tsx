@@ -53,7 +53,10 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
   const failure = result && !result.envelope.ok ? result.envelope.error : undefined
   const approvalId = failure?.code === 'approval_required' ? (failure.details?.approvalId as string | undefined) : undefined
   // A call refused for want of an OAuth connection: connect here, then invoke again.
-  const oauth = failure?.code === 'needs_auth' ? (failure.details?.oauth as { provider: string; missingScopes: string[] } | undefined) : undefined
+  const oauth =
+    failure?.code === 'needs_auth'
+      ? (failure.details?.oauth as { provider: string; missingScopes: string[]; account?: 'person' | 'service' } | undefined)
+      : undefined
   return (
     <div className="invoke">
       {skill.scope === 'host' && can.readEdges && (
@@ -99,7 +102,7 @@ export function InvokeForm({ skill, onInvoked }: { skill: ExecutableDetail; onIn
           </h3>
           {oauth && (
             <p>
-              Not connected to {oauth.provider} yet: <ConnectButton provider={oauth.provider} scopes={oauth.missingScopes} />
+              Not connected to {oauth.provider} yet: <ConnectButton provider={oauth.provider} scopes={oauth.missingScopes} account={oauth.account} />
             </p>
           )}
           {approvalId ? (

@@ -37,19 +37,19 @@ function Run({ id }: { id: string }) {
     },
     ended,
   )
-  // A paused run goes on by itself once its requests are decided: look every few seconds, then follow it again.
-  const paused = end?.status === 'awaiting_approval'
+  // A paused run goes on by itself once its requests are decided (or its accounts connected): look every few seconds, then follow it again.
+  const paused = end?.status === 'awaiting_approval' || end?.status === 'needs_auth'
   useEffect(() => {
     if (!paused) return
     const timer = setInterval(async () => {
       const now = await unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })).catch(() => null)
-      if (now && now.status !== 'awaiting_approval') {
+      if (now && now.status !== end?.status) {
         setEnd(undefined)
         setRound((r) => r + 1)
       }
     }, RESUME_POLL_MS)
     return () => clearInterval(timer)
-  }, [paused, id])
+  }, [paused, id, end?.status])
   const steps = useMemo(() => {
     const byIndex = new Map<number, RunStep>()
     for (const step of loaded.data?.steps ?? []) byIndex.set(step.index, step)
@@ -120,6 +120,25 @@ function Run({ id }: { id: string }) {
             The run waits for {run.pending.length === 1 ? 'a decision' : `${run.pending.length} decisions`} on {run.pending.map((p) => p.tool).join(', ')}:
             decide in the <Link to="/approvals">approvals inbox</Link>. It goes on once every request is decided, and this page follows it again.
           </p>
+          {end && (
+            <button type="button" onClick={followAgain}>
+              Follow again
+            </button>
+          )}
+        </div>
+      )}
+      {run.status === 'needs_auth' && (
+        <div className="card notice" role="status">
+          <p>The run waits for {run.requester.name} to connect an account before it goes on, by itself, once they have:</p>
+          <ul>
+            {run.pending
+              .filter((p) => p.authorizationUrl)
+              .map((p) => (
+                <li key={p.toolCallId}>
+                  <a href={p.authorizationUrl!}>Connect {p.provider}</a> for {p.tool}
+                </li>
+              ))}
+          </ul>
           {end && (
             <button type="button" onClick={followAgain}>
               Follow again

@@ -16,7 +16,8 @@ import { mcpToolList, type McpToolList } from './mcp-tool-list.js'
 import { CALL_SKILL, readCallSkill } from './call-skill-tool.js'
 import { DISCOVER_KEY, foundKeys } from '../../discovery/index.js'
 import { toCallResult } from './to-call-result.js'
-import { toSkillInput } from '../../access/index.js'
+import { connectLink, toSkillInput } from '../../access/index.js'
+import { connectInCall } from './connect-in-call.js'
 import { serveSkillResources } from './skill-resources.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
@@ -100,6 +101,16 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       onProgress: progressTo(request.params._meta?.progressToken, extra.sendNotification),
     }
     let envelope = await plane.invoke(key, input, invokeOptions)
+    const link = connectLink(envelope)
+    // A link without an origin (no http.publicUrl, and no server of this database ever listened) cannot be opened from a client.
+    if (link && URL.canParse(link.url) && server.getClientCapabilities()?.elicitation?.url) {
+      envelope = await connectInCall(server, plane, envelope, link, () => plane.invoke(key, input, invokeOptions), {
+        requestId: extra.requestId,
+        signal: extra.signal,
+        person: caller.kind === 'user' ? caller.name : null,
+        waitMs: plane.config.approvals.waitTimeoutMs,
+      })
+    }
     if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
       envelope = await plane.invoke(key, input, { ...invokeOptions, approval: { mode: 'resume', wait: true } })
     }

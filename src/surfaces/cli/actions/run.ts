@@ -15,7 +15,10 @@ function printRun(run: RunView): void {
   if (run.output) console.log(run.output)
   if (run.error) console.log(`error: ${run.error}`)
   // The person who started the run can't approve its calls: someone else decides.
-  for (const p of run.pending) console.log(`waiting for approval of ${p.tool}: request ${p.approvalId}, for someone other than ${run.requester.name} to decide`)
+  for (const p of run.pending) {
+    if (p.authorizationUrl) console.log(`waiting for ${run.requester.name} to connect ${p.provider} for ${p.tool}: ${p.authorizationUrl}`)
+    else console.log(`waiting for approval of ${p.tool}: request ${p.approvalId}, for someone other than ${run.requester.name} to decide`)
+  }
 }
 
 export async function run(prompt: string, o: GlobalOptions & { agent: string; json?: boolean }): Promise<void> {

@@ -6,7 +6,7 @@ import { RUN_STATUSES } from '../../../agents/run-status.js'
 export function runCommand(program: Command): void {
   program
     .command('run')
-    .description('run an agent on a prompt with its model and bound skills (exit 0 completed, 1 failed, 2 waiting for approval)')
+    .description('run an agent on a prompt with its model and bound skills (exit 0 completed, 1 failed, 2 waiting for approval or for a connection)')
     .requiredOption('--agent <agent>', 'the agent (name, alias or id)')
     .argument('<prompt>', 'what to ask it')
     .option('--json', 'print the run as JSON')

@@ -18,6 +18,7 @@ export const ERROR_TEXT: Record<number, string> = {
   409: 'A conflict: the request is no longer pending or already decided by this approver; a skill not synced yet',
   410: 'Approval expired',
   413: 'Request body too large',
+  424: 'Nothing ran: a secret or setting is not set, or the account is not connected (details.authorizationUrl: where the person connects it)',
   500: 'A template failed to render, or an internal error',
   502: 'Executor error, invalid output or edge unavailable',
   503: 'Skill unavailable or disabled',

@@ -5,8 +5,9 @@ import type { Skillplane } from '../../../agents/index.js'
 import { createHttpApp } from '../create-http-app.js'
 
 const [sqlite] = databases
-// Served beside the API but not part of it: the console (or landing page), the document itself, MCP.
-const NOT_API = new Set(['/', '/*', '/openapi.json', '/mcp'])
+// Served beside the API but not part of it: the console (or landing page), the document itself, MCP, and the pages a
+// browser passes through while connecting an OAuth account.
+const NOT_API = new Set(['/', '/*', '/openapi.json', '/mcp', '/oauth/start', '/oauth/callback'])
 
 describe('/openapi.json is generated from the routes', () => {
   let plane: Skillplane | undefined

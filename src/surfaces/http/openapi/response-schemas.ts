@@ -67,7 +67,7 @@ const ConnectionState = z
     state: z.enum(['ready', 'needs_auth', 'needs_input']),
     missing: z.object({ secrets: z.array(z.string()).optional(), settings: z.array(z.string()).optional() }).optional(),
     oauth: z
-      .object({ provider: z.string(), missingScopes: z.array(z.string()) })
+      .object({ provider: z.string(), missingScopes: z.array(z.string()), account: z.enum(['person', 'service']) })
       .optional()
       .describe('the OAuth connection the skill waits for: connect with POST /api/connections/{provider}/authorize'),
   })
@@ -267,14 +267,22 @@ export const Run = z
     id: z.string(),
     agent: z.string(),
     requester: who,
-    status: z.enum(['running', 'awaiting_approval', 'completed', 'failed']),
+    status: z.enum(['running', 'awaiting_approval', 'needs_auth', 'completed', 'failed']),
     prompt: z.string(),
     output: nullable(z.string()),
     error: nullable(z.string()),
     traceId: nullable(z.string()),
     test: z.boolean(),
     overrides: nullable(z.record(z.string(), z.string())),
-    pending: z.array(z.object({ toolCallId: z.string(), tool: z.string(), approvalId: nullable(z.string()) })),
+    pending: z.array(
+      z.object({
+        toolCallId: z.string(),
+        tool: z.string(),
+        approvalId: nullable(z.string()),
+        provider: nullable(z.string()).describe('needs_auth: the OAuth provider the person connects before the call runs'),
+        authorizationUrl: nullable(z.string()).describe('needs_auth: where the person connects it; the run resumes by itself once they have'),
+      }),
+    ),
     createdAt: z.string(),
     updatedAt: z.string(),
     finishedAt: nullable(z.string()),

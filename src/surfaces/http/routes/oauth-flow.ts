@@ -24,7 +24,8 @@ export function oauthFlowRoutes(plane: Skillplane): Hono {
     try {
       const user = await browserUser(c)
       // With a console sign-in, the person signs in first and comes back to the same link.
-      if (user === null && plane.config.auth.oidc) return c.redirect(`/auth/login?returnTo=${encodeURIComponent(`/oauth/start?link=${c.req.query('link') ?? ''}`)}`)
+      if (user === null && plane.config.auth.oidc)
+        return c.redirect(`/auth/login?returnTo=${encodeURIComponent(`/oauth/start?link=${c.req.query('link') ?? ''}`)}`)
       const to = await oauth.begin(c.req.query('link'), user)
       return c.redirect(to.href)
     } catch (error) {
