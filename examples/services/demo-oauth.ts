@@ -176,37 +176,8 @@ export async function startTestOAuthService(options: { accessTokenTtlSeconds?: n
     return provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true })
   }
 
-  const approve = async (authorizationUrl: URL | string, account: string, decision: 'allow' | 'deny' = 'allow'): Promise<URL> => {
-    const jar = new Map<string, string>()
-    let url = new URL(authorizationUrl)
-    let init: RequestInit = {}
-    // Redirects are followed by hand, keeping the service's cookies, until one leaves the service.
-    for (let hop = 0; hop < 20; hop++) {
-      if (url.origin !== issuer) return url
-      const response = await fetch(url, {
-        ...init,
-        redirect: 'manual',
-        headers: { ...(init.headers as object), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
-      })
-      for (const cookie of response.headers.getSetCookie()) {
-        const [pair] = cookie.split(';')
-        const at = pair!.indexOf('=')
-        jar.set(pair!.slice(0, at), pair!.slice(at + 1))
-      }
-      const location = response.headers.get('location')
-      if (location) {
-        url = new URL(location, url)
-        init = {}
-        continue
-      }
-      const page = await response.text()
-      const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1]
-      if (!action || init.method === 'POST') throw new Error(`approving as ${account} stopped at ${url} (${response.status}): ${page.slice(0, 300)}`)
-      url = new URL(decision === 'deny' ? action.replace(/\/login$/, '/deny') : action, url)
-      init = { method: 'POST', body: new URLSearchParams({ login: account }), headers: { 'content-type': 'application/x-www-form-urlencoded' } }
-    }
-    throw new Error(`approving as ${account} redirected too often`)
-  }
+  const approve = (authorizationUrl: URL | string, account: string, decision: 'allow' | 'deny' = 'allow'): Promise<URL> =>
+    signInAt(issuer, authorizationUrl, account, (action) => (decision === 'deny' ? action.replace(/\/login$/, '/deny') : action))
 
   return {
     issuer,
@@ -232,6 +203,47 @@ export async function startTestOAuthService(options: { accessTokenTtlSeconds?: n
         server.closeAllConnections()
       }),
   }
+}
+
+/**
+ * Follow an authorization URL as a browser would, at the server `origin`: redirects by hand with its
+ * cookies, its login form submitted as `account` (to `action`'s choice of button), until a redirect
+ * leaves it; returns that URL (the client's callback, with `code` and `state`, or `error`).
+ */
+export async function signInAt(
+  origin: string,
+  authorizationUrl: URL | string,
+  account: string,
+  action: (formAction: string) => string = (a) => a,
+): Promise<URL> {
+  const jar = new Map<string, string>()
+  let url = new URL(authorizationUrl)
+  let init: RequestInit = {}
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.origin !== origin) return url
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as object), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+    })
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';')
+      const at = pair!.indexOf('=')
+      jar.set(pair!.slice(0, at), pair!.slice(at + 1))
+    }
+    const location = response.headers.get('location')
+    if (location) {
+      url = new URL(location, url)
+      init = {}
+      continue
+    }
+    const page = await response.text()
+    const formAction = /<form method="post" action="([^"]+)"/.exec(page)?.[1]
+    if (!formAction || init.method === 'POST') throw new Error(`signing in as ${account} stopped at ${url} (${response.status}): ${page.slice(0, 300)}`)
+    url = new URL(action(formAction), url)
+    init = { method: 'POST', body: new URLSearchParams({ login: account }), headers: { 'content-type': 'application/x-www-form-urlencoded' } }
+  }
+  throw new Error(`signing in as ${account} redirected too often`)
 }
 
 function accountOf(ctx: KoaContextWithOIDC): string {

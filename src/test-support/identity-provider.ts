@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose'
+import { signInAt } from '../../examples/services/demo-oauth.js'
 
 /** A person (or service) who can sign in at the test identity provider. */
 export interface TestAccount {
@@ -120,37 +121,7 @@ export async function startTestIdentityProvider(options: { consoleRedirectUris?:
     else callback(req, res)
   })
 
-  const signIn = async (authorizationUrl: URL | string, account: string): Promise<URL> => {
-    const jar = new Map<string, string>()
-    let url = new URL(authorizationUrl)
-    let init: RequestInit = {}
-    // Redirects are followed by hand, keeping the provider's cookies, until one leaves the provider.
-    for (let hop = 0; hop < 20; hop++) {
-      if (url.origin !== issuer) return url
-      const response = await fetch(url, {
-        ...init,
-        redirect: 'manual',
-        headers: { ...(init.headers as object), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
-      })
-      for (const cookie of response.headers.getSetCookie()) {
-        const [pair] = cookie.split(';')
-        const at = pair!.indexOf('=')
-        jar.set(pair!.slice(0, at), pair!.slice(at + 1))
-      }
-      const location = response.headers.get('location')
-      if (location) {
-        url = new URL(location, url)
-        init = {}
-        continue
-      }
-      const page = await response.text()
-      const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1]
-      if (!action || init.method === 'POST') throw new Error(`sign-in as ${account} stopped at ${url} (${response.status}): ${page.slice(0, 300)}`)
-      url = new URL(action, url)
-      init = { method: 'POST', body: new URLSearchParams({ login: account }), headers: { 'content-type': 'application/x-www-form-urlencoded' } }
-    }
-    throw new Error(`sign-in as ${account} redirected too often`)
-  }
+  const signIn = (authorizationUrl: URL | string, account: string): Promise<URL> => signInAt(issuer, authorizationUrl, account)
 
   return {
     issuer,
