@@ -45,6 +45,8 @@ export async function startTarget(config: SkillplaneConfig = {}): Promise<Target
     sopKeys: [signer.config],
     defaults: { timeoutMs: 2_000 },
     approvals: { waitTimeoutMs: 1_000 },
+    // A provider nothing connects to: links are made without asking it.
+    oauth: { providers: { matrix: { authorizationEndpoint: 'http://127.0.0.1:9/authorize', tokenEndpoint: 'http://127.0.0.1:9/token', clientId: 'matrix' } } },
     ...config,
   })
   const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })

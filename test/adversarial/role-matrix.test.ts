@@ -173,6 +173,10 @@ const MATRIX: Record<string, Entry> = {
       ],
     ]),
   ),
+  // People's own OAuth connections: every role, no agent key (an agent acts for nobody's account).
+  'GET /api/connections': { allow: 'connectAccounts', request: () => ({ path: '/api/connections' }) },
+  'POST /api/connections/{provider}/authorize': { allow: 'connectAccounts', request: () => ({ path: '/api/connections/matrix/authorize', body: '{}' }) },
+  'DELETE /api/connections/{provider}': { allow: 'connectAccounts', request: () => ({ path: '/api/connections/matrix' }) },
   'GET /api/learnings': { allow: 'manageLearnings', request: () => ({ path: '/api/learnings' }) },
   ...Object.fromEntries(
     (['verify', 'disprove'] as const).map((action) => [

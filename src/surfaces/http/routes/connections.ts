@@ -10,6 +10,7 @@ import { parseBody } from '../parse-body.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { authorizeBody, connectionsQuery, disconnectQuery } from '../request-schemas.js'
+import { requireAbility } from '../middleware/require-ability.js'
 
 /**
  * `/api/connections`: people's OAuth connections. A person lists, connects and disconnects their own;
@@ -41,6 +42,7 @@ export function connectionRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'get',
     path: '/',
     summary: "The providers, and the caller's connections and the service account's (admins: everyone's with all=true); never a token",
+    middleware: [requireAbility('connectAccounts')] as const,
     ...query(connectionsQuery),
     responses: { 200: returns(OAuthConnections, '{ providers, connections }'), ...failures(400, 401, 403) },
   })
@@ -58,6 +60,7 @@ export function connectionRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     method: 'post',
     path: '/{provider}/authorize',
     summary: "A link that connects the caller's account (or, for admins, the service account) at the provider: open it in that person's browser",
+    middleware: [requireAbility('connectAccounts')] as const,
     request: { ...params('/{provider}/authorize'), ...body(authorizeBody) },
     responses: { 200: returns(AuthorizationLink, '{ authorizationUrl, expiresInMs }'), ...failures(400, 401, 403, 404) },
   })
@@ -82,6 +85,7 @@ export function connectionRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     path: '/{provider}',
     summary:
       "Disconnect: the tokens are deleted, and revoked at the provider where it offers that (RFC 7009). Admins: the service account's or another person's",
+    middleware: [requireAbility('connectAccounts')] as const,
     ...query(disconnectQuery),
     request: params('/{provider}'),
     responses: { 200: returns(OAuthConnection, 'The connection as it was, with revoked'), ...failures(400, 401, 403, 404) },
