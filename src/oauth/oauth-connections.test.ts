@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
-import { admin, agentCaller, openTestPlane, operator } from '../test-support/fixtures.js'
+import { admin, agentCaller, openTestPlane, operator, silentLogger } from '../test-support/fixtures.js'
+import { createSkillplane } from '../index.js'
 import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import type { Skillplane } from '../agents/index.js'
@@ -196,6 +197,29 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     // Markup a provider sends back is shown as text.
     const hostile = await fetch(`${server.url}/oauth/callback?state=%3Cscript%3Ealert(1)%3C%2Fscript%3E`, { redirect: 'manual' })
     expect(await hostile.text()).not.toContain('<script>')
+  })
+
+  it('refuses a link, and a flow, past their time', async () => {
+    let now = Date.now()
+    const plane = await createSkillplane({ config: config(), ...(await database.create()), logger: silentLogger(), sync: true, clock: () => new Date(now) })
+    cleanup.push(() => plane.close())
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    cleanup.push(() => server.close())
+    await plane.values.secrets.set('SVC_CLIENT_SECRET', SERVICE_CLIENT.clientSecret, {})
+    const stale = plane.oauth.authorizationUrl('svc', 'alice', [])
+    now += 600_001
+    const late = await fetch(stale, { redirect: 'manual' })
+    expect(late.status).toBe(400)
+    expect(await late.text()).toContain('this connect link has expired')
+
+    const started = await fetch(plane.oauth.authorizationUrl('svc', 'alice', []), { redirect: 'manual' })
+    expect(started.status).toBe(302)
+    const callback = await service.approve(started.headers.get('location')!, 'alice')
+    now += 600_001
+    const expired = await fetch(callback, { redirect: 'manual' })
+    expect(expired.status).toBe(400)
+    expect(await expired.text()).toContain('unknown, already used or expired')
+    expect(plane.oauth.state('svc', 'alice', []).state).toBe('needs_auth')
   })
 
   it('shows the provider’s refusal, keeps nothing, and stays needs_auth', async () => {
