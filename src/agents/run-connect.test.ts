@@ -6,7 +6,7 @@ import { callsTool, says, scripted } from '../test-support/mock-model.js'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, silentLogger, testAgents, testSkills } from '../test-support/fixtures.js'
 import { listenSse } from '../test-support/listen-sse.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/start-http-server.js'
 import type { MockLanguageModelV3 } from 'ai/test'
@@ -74,9 +74,7 @@ describe.each(databases)('agent runs that need the person to connect an account,
 
   /** The person follows the link in their browser: to the provider, signed in there, and back. */
   async function follow(link: string, account: string): Promise<void> {
-    const start = await fetch(link, { redirect: 'manual' })
-    expect(start.status).toBe(302)
-    const back = await fetch(await service.approve(start.headers.get('location')!, account), { redirect: 'manual' })
+    const back = await connectInBrowser(link, (url) => service.approve(url, account))
     expect(back.status).toBe(302)
   }
 

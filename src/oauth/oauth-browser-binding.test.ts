@@ -6,7 +6,7 @@ import { startHttpServer } from '../surfaces/http/index.js'
 import { databases } from '../test-support/databases.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { CONSOLE_CLIENT, startTestIdentityProvider, type TestIdentityProvider } from '../test-support/identity-provider.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
@@ -108,9 +108,8 @@ describe('connect links in a browser signed in to the console', () => {
     expect((await fetch(callback, { redirect: 'manual', headers: { cookie: alice } })).status).toBe(400)
 
     // Her own browser, start to finish.
-    const again = await fetch(link, { redirect: 'manual', headers: { cookie: alice } })
-    const back = await fetch(await service.approve(again.headers.get('location')!, 'alice-at-service'), { redirect: 'manual', headers: { cookie: alice } })
-    expect(back.status, await back.clone().text()).toBe(302)
+    const back = await connectInBrowser(link, (url) => service.approve(url, 'alice-at-service'), { cookie: alice })
+    expect(back.status, back.page).toBe(302)
     expect(plane.oauth.state('svc', aliceName, []).state).toBe('ready')
 
     // A service-account link an admin asked for works in her browser only.

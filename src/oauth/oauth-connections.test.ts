@@ -1,11 +1,13 @@
 import { copyFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator, silentLogger } from '../test-support/fixtures.js'
 import { createSkillplane } from '../index.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import type { Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/index.js'
@@ -105,13 +107,8 @@ describe.each(databases)('OAuth connections on $name', (database) => {
   }
 
   /** Open a connect link as a browser would, approve at the service as `account`, and come back: the callback's answer. */
-  async function connect(link: string, account: string, decision: 'allow' | 'deny' = 'allow') {
-    const started = await fetch(link, { redirect: 'manual' })
-    if (started.status !== 302) return { status: started.status, page: await started.text(), location: null, callback: null }
-    const callback = await service.approve(started.headers.get('location')!, account, decision)
-    const back = await fetch(callback, { redirect: 'manual' })
-    return { status: back.status, page: back.status === 302 ? '' : await back.text(), location: back.headers.get('location'), callback }
-  }
+  const connect = (link: string, account: string, decision: 'allow' | 'deny' = 'allow') =>
+    connectInBrowser(link, (url) => service.approve(url, account, decision))
 
   async function rawDb(plane: Skillplane) {
     const location = plane.status.dialect === 'postgres' ? { databaseUrl: plane.status.location } : { dataDir: plane.status.dataDir }
@@ -181,7 +178,7 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     const first = await connect(link, 'alice')
     expect(first.status).toBe(302)
     // The same callback again (a replayed code and state): refused, nothing changes.
-    const replay = await fetch(first.callback!, { redirect: 'manual' })
+    const replay = await fetch(first.callback!, { redirect: 'manual', headers: { cookie: first.cookie } })
     expect(replay.status).toBe(400)
     expect(await replay.text()).toContain('unknown, already used or expired')
     // A state nobody started.
@@ -212,14 +209,42 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     expect(late.status).toBe(400)
     expect(await late.text()).toContain('this connect link has expired')
 
-    const started = await fetch(plane.oauth.authorizationUrl('svc', 'alice', []), { redirect: 'manual' })
-    expect(started.status).toBe(302)
-    const callback = await service.approve(started.headers.get('location')!, 'alice')
-    now += 600_001
-    const expired = await fetch(callback, { redirect: 'manual' })
+    const expired = await connectInBrowser(plane.oauth.authorizationUrl('svc', 'alice', []), async (url) => {
+      const callback = await service.approve(url, 'alice')
+      now += 600_001
+      return callback
+    })
     expect(expired.status).toBe(400)
-    expect(await expired.text()).toContain('unknown, already used or expired')
+    expect(expired.page).toContain('unknown, already used or expired')
     expect(plane.oauth.state('svc', 'alice', []).state).toBe('needs_auth')
+  })
+
+  it('finishes a flow only in the browser that started it, and returns only to this server', async () => {
+    const { server, key } = await start()
+    const bob = await key('bob')
+    const alice = await key('alice')
+    // Bob starts his own flow but sends the provider's page to alice instead of following it: her consent connects nobody.
+    const bobs: string = (await invoke(server, bob, 'svc_whoami')).body.error.details.authorizationUrl
+    const forwarded = await connectInBrowser(bobs, async (url) => {
+      const callback = await service.approve(url, 'alice')
+      // Alice's browser comes back without bob's cookie.
+      const back = await fetch(callback, { redirect: 'manual' })
+      expect(back.status).toBe(400)
+      expect(await back.text()).toContain('started in another browser')
+      return callback
+    })
+    // The attempt was spent by that refusal.
+    expect(forwarded.status).toBe(400)
+    expect((await invoke(server, bob, 'svc_whoami')).status).toBe(424)
+
+    // A return path a browser would resolve to another host is not followed.
+    const sneaky = await fetch(`${server.url}/api/connections/svc/authorize`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ returnTo: '/.//evil.example/x' }),
+    })
+    const done = await connect(((await sneaky.json()) as { authorizationUrl: string }).authorizationUrl, 'alice')
+    expect(done.location).toBe('/connections?connected=svc')
   })
 
   it('shows the provider’s refusal, keeps nothing, and stays needs_auth', async () => {
@@ -237,15 +262,16 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     const { server, key } = await start()
     const alice = await key('alice')
     const link: string = (await invoke(server, alice, 'svc_whoami')).body.error.details.authorizationUrl
-    const started = await fetch(link, { redirect: 'manual' })
-    const callback = await service.approve(started.headers.get('location')!, 'alice')
-    service.setTokenEndpointDown(true)
-    const down = await fetch(callback, { redirect: 'manual' })
+    const down = await connectInBrowser(link, async (url) => {
+      const callback = await service.approve(url, 'alice')
+      service.setTokenEndpointDown(true)
+      return callback
+    })
     expect(down.status).toBe(503)
     expect(down.headers.get('retry-after')).toBe('5')
-    expect(await down.text()).toContain('503')
+    expect(down.page).toContain('503')
     service.setTokenEndpointDown(false)
-    const again = await fetch(callback, { redirect: 'manual' })
+    const again = await fetch(down.callback!, { redirect: 'manual', headers: { cookie: down.cookie } })
     expect(again.status).toBe(302)
     expect((await invoke(server, alice, 'svc_whoami')).body.data.sub).toBe('alice')
   })
@@ -433,5 +459,50 @@ describe('declaring an OAuth connection', () => {
     await expect(openTestPlane(sqlite!, { oauth: { providers: { x: { clientId: 'x' } } } })).rejects.toThrow(
       /give the issuer .* or both authorizationEndpoint and tokenEndpoint/,
     )
+  })
+})
+
+// GitHub's token endpoint: no metadata, comma-separated scopes, errors answered with HTTP 200, no RFC 7009 revocation.
+describe('a GitHub-like provider', () => {
+  const [sqlite] = databases
+  let http: Server
+  let answer: object = {}
+  let plane: Skillplane
+  let server: HttpServer
+  beforeAll(async () => {
+    http = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)))
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+    const repos = defineSkill({ key: 'gh_repos', description: 'x', class: 'safe', oauth: { provider: 'gh' }, run: () => ({ ran: true }) })
+    plane = await openTestPlane(sqlite!, {
+      skills: [repos],
+      oauth: { providers: { gh: { authorizationEndpoint: `${origin}/login/oauth/authorize`, tokenEndpoint: `${origin}/login/oauth/access_token`, clientId: 'Iv1.x', scopes: ['repo', 'read:org'] } } },
+    })
+    server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await plane?.close()
+    await new Promise<void>((resolve) => http.close(() => resolve()))
+  })
+  /** Through skillplane's start, the "provider" sending the browser straight back with a code. */
+  const connect = () =>
+    connectInBrowser(plane.oauth.authorizationUrl('gh', 'alice', []), async (url) => {
+      const back = new URL(`${server.url}/oauth/callback`)
+      back.search = new URLSearchParams({ code: 'c0de', state: new URL(url).searchParams.get('state')! }).toString()
+      return back
+    })
+
+  it('reads comma-separated scopes, takes an error in a 200 answer as a refusal, and says nothing was revoked', async () => {
+    answer = { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' }
+    const refused = await connect()
+    expect(refused.status).toBe(400)
+    expect(refused.page).toContain('bad_verification_code: The code passed is incorrect or expired.')
+
+    answer = { access_token: 'gho_abc', token_type: 'bearer', scope: 'read:org,repo' }
+    expect((await connect()).location).toBe('/connections?connected=gh')
+    expect(plane.oauth.state('gh', 'alice', []).state).toBe('ready')
+    expect(await plane.invoke('gh_repos', {}, { caller: { ...operator, name: 'alice' } })).toMatchObject({ ok: true })
+    expect(await plane.oauth.disconnect('gh', 'alice', admin)).toMatchObject({ provider: 'gh', revoked: false })
   })
 })

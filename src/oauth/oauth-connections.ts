@@ -11,6 +11,13 @@ const REFRESH_AHEAD_MS = 60_000
 // How long one manager may hold a refresh before another may take it over (a manager that died mid-refresh).
 const REFRESH_HOLD_MS = 30_000
 const LINK_BINDING = 'skillplane oauth link'
+/** A caller's abort signal, as little of one as waiting needs (an AbortSignal is one). */
+interface Stop {
+  readonly aborted: boolean
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
 // Another manager held the refresh: read the connection again.
 const WAIT = Symbol('wait')
 const SERVED_URL = 'http_served_url'
@@ -165,7 +172,7 @@ export class OAuthConnections {
    * Open a connect link in `browserUser`'s browser (null when not signed in to the console): the
    * flow is stored under a fresh state, taken once by the callback. Returns where to send the browser.
    */
-  async begin(linkParam: string | undefined, browserUser: string | null): Promise<URL> {
+  async begin(linkParam: string | undefined, browserUser: string | null): Promise<{ url: URL; cookie: { name: string; value: string } }> {
     const link = this.#openLink(linkParam)
     this.#checkBrowser(link.s, link.by, browserUser, 'this link')
     const flow = this.#flow(link.p)
@@ -173,18 +180,21 @@ export class OAuthConnections {
     const started = await flow.begin({ state, scopes: link.sc, redirectUri: this.#redirectUri() })
     const now = this.#deps.now()
     const stateHash = hash(state)
+    // The flow is finished only in the browser that started it: a provider URL passed to someone else connects nobody.
+    const browser = randomBytes(32).toString('base64url')
+    const sealed: SealedChecks = { flow: started.checks, browser: hash(browser) }
     await this.#deps.repo.startFlow({
       state_hash: stateHash,
       provider: link.p,
       subject: link.s,
       scopes: link.sc.join(' '),
-      checks: this.#deps.key().seal(JSON.stringify(started.checks), `oauth-state:${stateHash}`),
+      checks: this.#deps.key().seal(JSON.stringify(sealed), `oauth-state:${stateHash}`),
       return_to: link.r,
       created_by: link.by,
       created_at: now.toISOString(),
       expires_at: new Date(Math.min(now.getTime() + this.#deps.linkTtlMs, link.e + this.#deps.linkTtlMs)).toISOString(),
     })
-    return started.url
+    return { url: started.url, cookie: { name: flowCookie(stateHash), value: browser } }
   }
 
   /**
@@ -194,6 +204,7 @@ export class OAuthConnections {
   async complete(
     query: URLSearchParams,
     browserUser: string | null,
+    cookie: (name: string) => string | undefined,
   ): Promise<{ provider: string; subject: string; returnTo: string; missingScopes: string[] }> {
     const state = query.get('state')
     if (!state) throw new OAuthCallbackError('the callback carries no state: start again from a connect link')
@@ -202,8 +213,15 @@ export class OAuthConnections {
     const flowRow = await this.#deps.repo.takeFlow(stateHash, now.toISOString())
     if (!flowRow) throw new OAuthCallbackError('this connection attempt is unknown, already used or expired: start again from a connect link')
     this.#checkBrowser(flowRow.subject, flowRow.created_by, browserUser, 'this connection attempt')
-    const checks = this.#deps.key().open(flowRow.checks, `oauth-state:${stateHash}`)
-    if (checks === null) throw new OAuthCallbackError('this connection attempt can no longer be read (the secrets key changed): start again')
+    const opened = this.#deps.key().open(flowRow.checks, `oauth-state:${stateHash}`)
+    if (opened === null) throw new OAuthCallbackError('this connection attempt can no longer be read (the secrets key changed): start again')
+    const sealed = JSON.parse(opened) as SealedChecks
+    const browser = cookie(flowCookie(stateHash))
+    if (browser === undefined || hash(browser) !== sealed.browser) {
+      throw new OAuthCallbackError(
+        'this connection attempt was started in another browser (or its cookie is gone): nothing was connected; open the connect link again in this browser',
+      )
+    }
     const flow = this.#flow(flowRow.provider)
     const asked = split(flowRow.scopes)
     const callbackUrl = new URL(`${this.#redirectUri()}?${query.toString()}`)
@@ -213,7 +231,7 @@ export class OAuthConnections {
         callbackUrl,
         state,
         scopes: asked,
-        checks: JSON.parse(checks) as Record<string, string>,
+        checks: sealed.flow,
         redirectUri: this.#redirectUri(),
       })
     } catch (error) {
@@ -252,7 +270,7 @@ export class OAuthConnections {
    * refresh across every manager (the others wait for its result). Throws NeedsConnectionError when
    * the person must connect (again), OAuthUnavailableError when the provider can't be reached.
    */
-  async token(provider: string, subject: string, scopes: readonly string[], signal?: AbortSignal): Promise<TokenSet> {
+  async token(provider: string, subject: string, scopes: readonly string[], signal?: Stop): Promise<TokenSet> {
     const wanted = this.scopesFor(provider, scopes)
     if (subject !== '' && !(await this.#deps.isActive(subject)))
       throw this.#needs(provider, subject, wanted, wanted, `${subject} is disabled: their connections are not used`)
@@ -273,10 +291,15 @@ export class OAuthConnections {
       const key = presenceKey(provider, subject)
       let refresh = this.#refreshing.get(key)
       if (!refresh) {
-        refresh = this.#refresh(row, tokens, wanted, signal).finally(() => this.#refreshing.delete(key))
+        // Detached from whichever caller started it (others share it), bounded by its own time.
+        refresh = this.#refresh(row, tokens, wanted, AbortSignal.timeout(REFRESH_HOLD_MS)).finally(() => this.#refreshing.delete(key))
         this.#refreshing.set(key, refresh)
       }
-      const result = await refresh
+      const result = await untilAborted(
+        refresh,
+        signal,
+        () => new OAuthUnavailableError(`the ${this.#title(provider)} connection is still being refreshed; the call gave up waiting`),
+      )
       if (result !== WAIT) return result
       if (attempt >= 3 || signal?.aborted)
         throw new OAuthUnavailableError(`the ${this.#title(provider)} connection is being refreshed elsewhere and did not finish in time; try again`)
@@ -298,7 +321,7 @@ export class OAuthConnections {
     } catch (error) {
       if (error instanceof OAuthRefusedError) {
         const reason = `the provider refused to refresh it: ${error.message}`
-        await this.#deps.repo.needsAuth(
+        const marked = await this.#deps.repo.needsAuth(
           provider,
           subject,
           version,
@@ -311,6 +334,8 @@ export class OAuthConnections {
             { subject: subject || null, reason },
           ),
         )
+        // Reconnected meanwhile: the connection is another one now; read it.
+        if (!marked) return WAIT
         this.#deps.events.tail.poke()
         await this.refresh()
         throw this.#needs(provider, subject, wanted, wanted, reason)
@@ -328,8 +353,8 @@ export class OAuthConnections {
       expires_at: next.expiresAt ?? null,
       updated_at: this.#deps.now().toISOString(),
     })
-    // Disconnected or reconnected meanwhile: this refresh's tokens are not the connection's.
-    if (!stored) throw this.#needs(provider, subject, wanted, wanted, 'it was disconnected while it was being refreshed')
+    // Reconnected or disconnected meanwhile: this refresh's tokens are not the connection's; read what is.
+    if (!stored) return WAIT
     return next
   }
 
@@ -402,8 +427,7 @@ export class OAuthConnections {
     let revoked = false
     if (flow?.revoke && tokens) {
       try {
-        await flow.revoke(tokens)
-        revoked = true
+        revoked = await flow.revoke(tokens)
       } catch (error) {
         this.#deps.warn(
           `the ${flow.title} tokens of ${subject || 'the service account'} were deleted but could not be revoked at the provider: ${(error as Error).message}`,
@@ -514,11 +538,36 @@ export class OAuthConnections {
 
 /** Where the callback may send the browser: a path of this server only (no open redirect). */
 function consolePath(returnTo: string | undefined): string {
-  return returnTo && /^\/(?![/\\])[^\s]*$/.test(returnTo) ? returnTo : '/connections'
+  if (!returnTo || !/^\/(?![/\\])\S*$/.test(returnTo)) return '/connections'
+  // As a browser resolves it: `/.//evil.example` becomes `//evil.example`, another host.
+  const resolved = new URL(returnTo, 'http://console.invalid')
+  return resolved.origin === 'http://console.invalid' && !/^\/[/\\]/.test(resolved.pathname) ? `${resolved.pathname}${resolved.search}` : '/connections'
+}
+
+/** `work`, or the error `gaveUp` makes once `signal` aborts first. */
+function untilAborted<T>(work: Promise<T>, signal: Stop | undefined, gaveUp: () => Error): Promise<T> {
+  if (!signal) return work
+  if (signal.aborted) return Promise.reject(gaveUp())
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(gaveUp())
+    signal.addEventListener('abort', stop, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop))
+  })
 }
 
 function presenceKey(provider: string, subject: string): string {
   return `${provider}\0${subject}`
+}
+
+/** What a started flow keeps sealed: its protocol checks (a PKCE verifier), and the hash of its browser's cookie. */
+interface SealedChecks {
+  flow: Record<string, string>
+  browser: string
+}
+
+/** The cookie binding one flow to its browser: one per flow, so two started in one browser don't clash. */
+export function flowCookie(stateHash: string): string {
+  return `skillplane_oauth_${stateHash.slice(0, 16)}`
 }
 
 function hash(value: string): string {
@@ -526,7 +575,7 @@ function hash(value: string): string {
 }
 
 function split(scopes: string): string[] {
-  return scopes.split(' ').filter(Boolean)
+  return scopes.split(/[\s,]+/).filter(Boolean)
 }
 
 function missing(wanted: readonly string[], granted: string): string[] {

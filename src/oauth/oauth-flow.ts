@@ -21,6 +21,6 @@ export interface OAuthFlow {
   complete(request: { callbackUrl: URL; state: string; scopes: string[]; checks: Record<string, string>; redirectUri: string }): Promise<TokenSet>
   /** New tokens for a refresh token. Throws OAuthRefusedError when the provider refuses it (revoked, expired), OAuthUnavailableError when it can't be reached. */
   refresh(tokens: TokenSet, signal?: AbortSignal): Promise<TokenSet>
-  /** Revoke at the provider (RFC 7009), where it offers that; absent when it doesn't. */
-  revoke?(tokens: TokenSet): Promise<void>
+  /** Revoke at the provider (RFC 7009): true once it did, false when it offers no revocation endpoint. */
+  revoke?(tokens: TokenSet): Promise<boolean>
 }

@@ -59,16 +59,17 @@ export class ProviderFlow implements OAuthFlow {
     return { ...refreshed, refreshToken: refreshed.refreshToken ?? tokens.refreshToken }
   }
 
-  get revoke(): ((tokens: TokenSet) => Promise<void>) | undefined {
+  get revoke(): ((tokens: TokenSet) => Promise<boolean>) | undefined {
     if (this.provider.revocationEndpoint === undefined && this.provider.issuer === undefined) return undefined
     return async (tokens) => {
       const config = await this.#config()
-      if (!config.serverMetadata().revocation_endpoint) return
+      if (!config.serverMetadata().revocation_endpoint) return false
       // The refresh token first: revoking it ends the grant, access tokens with it at most providers.
       await this.#grant(async () => {
         if (tokens.refreshToken) await client.tokenRevocation(config, tokens.refreshToken, { token_type_hint: 'refresh_token' })
         await client.tokenRevocation(config, tokens.accessToken, { token_type_hint: 'access_token' })
       })
+      return true
     }
   }
 
@@ -140,6 +141,11 @@ export class ProviderFlow implements OAuthFlow {
         throw new OAuthRefusedError(`${this.title} refused: ${error.error}${error.error_description ? `: ${error.error_description}` : ''}`)
       if (error instanceof OAuthRefusedError || error instanceof OAuthUnavailableError) throw error
       // An answer that is not an OAuth error body (a proxy's 503 page): its status decides.
+      // An OAuth error in a 200 answer (GitHub's way): the provider refused.
+      const body = (error as { cause?: { cause?: { body?: { error?: unknown; error_description?: unknown } } } }).cause?.cause?.body
+      if (typeof body?.error === 'string') {
+        throw new OAuthRefusedError(`${this.title} answered ${body.error}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}`)
+      }
       // Duck-typed: the fetch that made it may be another realm's.
       const response = (error as { cause?: { status?: unknown } }).cause
       if (typeof response?.status === 'number') {
@@ -160,6 +166,7 @@ function tokenSet(tokens: client.TokenEndpointResponse & client.TokenEndpointRes
     ...(tokens.token_type && { tokenType: tokens.token_type }),
     ...(expiresIn !== undefined && { expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() }),
     // RFC 6749 5.1: a response without scope granted what was asked.
-    scopes: tokens.scope === undefined ? asked : tokens.scope.split(' ').filter(Boolean),
+    // GitHub separates them with commas.
+    scopes: tokens.scope === undefined ? asked : tokens.scope.split(/[\s,]+/).filter(Boolean),
   }
 }

@@ -57,7 +57,7 @@ async function read(
     )
   }
   try {
-    const tokens = await oauth.token(provider, account === 'person' ? subjects.user! : '', scopes, call.cancel?.signal)
+    const tokens = await oauth.token(provider, account === 'person' ? subjects.user! : '', scopes, call.options.signal)
     return { secrets: new Map([...resolved.secrets, [provider, tokens.accessToken]]), settings: resolved.settings }
   } catch (error) {
     if (error instanceof NeedsConnectionError) {

@@ -1,2 +1,59 @@
 // The tests' OAuth service is the demo's: one real authorization server and API, exercised by both.
 export { startTestOAuthService, SERVICE_CLIENT, SERVICE_SCOPES, type TestOAuthService } from '../../examples/services/demo-oauth.js'
+
+/** Where a connect link led one browser: the callback's answer, and the cookies that browser holds to replay it. */
+export interface ConnectRoundTrip {
+  /** The callback's status (302 back to the console), or /oauth/start's when it refused. */
+  status: number
+  location: string | null
+  headers: Headers
+  /** The error page, when there is one. */
+  page: string
+  /** The provider's redirect back (with code and state), when the start went through. */
+  callback: URL | null
+  /** The browser's cookies after the start: send them to replay the callback in the same browser. */
+  cookie: string
+}
+
+/**
+ * Open a connect link as one browser (cookies kept), sign in at the provider with `signIn` (the test
+ * service's `approve`, or the identity provider's `signIn`), and follow the redirect back to skillplane.
+ */
+export async function connectInBrowser(
+  link: string,
+  signIn: (providerUrl: string) => Promise<URL>,
+  options: { cookie?: string } = {},
+): Promise<ConnectRoundTrip> {
+  const jar = new Map<string, string>(
+    (options.cookie ?? '')
+      .split(/;\s*/)
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as [string, string]),
+  )
+  const header = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const started = await fetch(link, { redirect: 'manual', headers: { cookie: header() } })
+  for (const set of started.headers.getSetCookie()) {
+    const [pair] = set.split(';')
+    jar.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1))
+  }
+  if (started.status !== 302 || !started.headers.get('location')?.startsWith('http')) {
+    return {
+      status: started.status,
+      location: started.headers.get('location'),
+      headers: started.headers,
+      page: await started.text(),
+      callback: null,
+      cookie: header(),
+    }
+  }
+  const callback = await signIn(started.headers.get('location')!)
+  const back = await fetch(callback, { redirect: 'manual', headers: { cookie: header() } })
+  return {
+    status: back.status,
+    location: back.headers.get('location'),
+    headers: back.headers,
+    page: back.status === 302 ? '' : await back.text(),
+    callback,
+    cookie: header(),
+  }
+}

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../../src/test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../../src/test-support/oauth-service.js'
 import { startResourceServer, type TestResourceServer } from '../../src/test-support/resource-server.js'
 import { enrollAndStart, startManager, tempDir, waitFor } from './edge-harness.js'
 
@@ -81,8 +81,7 @@ describe('OAuth connections of edge packs', () => {
         error: { code: 'needs_auth', details: { oauth: { provider: 'tracker', missingScopes: ['issues:read'] }, authorizationUrl: expect.any(String) } },
       },
     })
-    const started = await fetch(before.body.error.details.authorizationUrl, { redirect: 'manual' })
-    expect((await fetch(await service.approve(started.headers.get('location')!, 'alice'), { redirect: 'manual' })).status).toBe(302)
+    expect((await connectInBrowser(before.body.error.details.authorizationUrl, (url) => service.approve(url, 'alice'))).status).toBe(302)
     // Nothing reached the edge's pack, nor the tracker, before she connected.
     expect(tracker.received.length).toBe(sent)
 

@@ -147,18 +147,19 @@ export class McpOAuthFlow implements OAuthFlow {
         clientInformation: client,
         refreshToken: tokens.refreshToken!,
         ...(found.resource && { resource: found.resource }),
-        ...(signal && { fetchFn: (url, init) => fetch(url, { ...init, signal }) }),
+        // Bounded whoever asks: a refresh that never answers must not hold every later call of this person.
+        fetchFn: (url, init) => fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000) }),
       }),
     )
     return tokenSet(fresh, tokens.scopes)
   }
 
   /** RFC 7009, where the authorization server offers it: the refresh token (and with it the grant), else the access token. */
-  async revoke(tokens: TokenSet): Promise<void> {
+  async revoke(tokens: TokenSet): Promise<boolean> {
     const found = await this.#discover()
     const endpoint = found.metadata.revocation_endpoint
     const client = await this.#stored(found)
-    if (!endpoint || !client) return
+    if (!endpoint || !client) return false
     const { selectClientAuthMethod } = await loadAuth()
     const body = new URLSearchParams({
       token: tokens.refreshToken ?? tokens.accessToken,
@@ -186,6 +187,7 @@ export class McpOAuthFlow implements OAuthFlow {
     }
     await response.body?.cancel()
     if (!response.ok) throw new OAuthUnavailableError(`${this.title}: the authorization server answered HTTP ${response.status} to the revocation`)
+    return true
   }
 
   /**
@@ -335,7 +337,7 @@ function tokenSet(tokens: OAuthTokens, asked: string[]): TokenSet {
     ...(tokens.refresh_token && { refreshToken: tokens.refresh_token }),
     tokenType: tokens.token_type,
     ...(tokens.expires_in !== undefined && { expiresAt: new Date(Date.now() + tokens.expires_in * 1000).toISOString() }),
-    scopes: tokens.scope !== undefined ? tokens.scope.split(' ').filter(Boolean) : asked,
+    scopes: tokens.scope !== undefined ? tokens.scope.split(/[\s,]+/).filter(Boolean) : asked,
   }
 }
 

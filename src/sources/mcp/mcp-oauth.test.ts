@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases, waitFor } from '../../test-support/databases.js'
 import { agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
 import { startTestIdentityProvider, type TestIdentityProvider } from '../../test-support/identity-provider.js'
+import { connectInBrowser } from '../../test-support/oauth-service.js'
 import { startOAuthMcpServer, type OAuthMcpServer } from '../../test-support/oauth-mcp-server.js'
 import { resolveConfig } from '../../config/index.js'
 import type { Skillplane } from '../../agents/index.js'
@@ -85,12 +86,9 @@ describe('MCP servers behind OAuth', () => {
 
   /** Open a connect link as a browser would, sign in at the provider as `account`, and come back through skillplane's callback. */
   async function connectThrough(link: string, account: string): Promise<string | null> {
-    const started = await fetch(link, { redirect: 'manual' })
-    expect(started.status).toBe(302)
-    const callback = await idp.signIn(started.headers.get('location')!, account)
-    const back = await fetch(callback, { redirect: 'manual' })
+    const back = await connectInBrowser(link, (url) => idp.signIn(url, account))
     expect(back.status).toBe(302)
-    return back.headers.get('location')
+    return back.location
   }
 
   it('connects a per-person server: a call answers needs_auth with a link, the person connects, the call runs with their token; others still need to', async () => {

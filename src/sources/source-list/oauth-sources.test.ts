@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
 import { startResourceServer, type TestResourceServer } from '../../test-support/resource-server.js'
 import { startHttpServer, type HttpServer } from '../../surfaces/http/index.js'
 import type { Skillplane } from '../../agents/index.js'
@@ -99,10 +99,7 @@ describe.each(databases)('OAuth connections of HTTP skills, OpenAPI operations a
 
   /** Follow a needs_auth link as a person's browser would: skillplane's link, the service's sign-in and consent, skillplane's callback. */
   const connect = async (link: string, account: string) => {
-    const started = await fetch(link, { redirect: 'manual' })
-    expect(started.status).toBe(302)
-    const callback = await service.approve(started.headers.get('location')!, account)
-    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(302)
+    expect((await connectInBrowser(link, (url) => service.approve(url, account))).status).toBe(302)
   }
 
   /** The token the tracker last received (and verified), from its own record. */

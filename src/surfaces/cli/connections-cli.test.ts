@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
 import { runCli, runCliAsync, type CliRun } from '../../test-support/run-cli.js'
 import { defineSkill, type Caller } from '../../skill/index.js'
 import type { SkillplaneConfig } from '../../config/index.js'
@@ -58,12 +58,9 @@ describe.each(databases)('skillplane connections on $name', (database) => {
 
   /** Open a connect link as a browser would, approve at the service as `account`, and follow the callback. */
   async function approve(link: string, account: string): Promise<string | null> {
-    const started = await fetch(link, { redirect: 'manual' })
-    expect(started.status).toBe(302)
-    const callback = await service.approve(started.headers.get('location')!, account)
-    const back = await fetch(callback, { redirect: 'manual' })
+    const back = await connectInBrowser(link, (url) => service.approve(url, account))
     expect(back.status).toBe(302)
-    return back.headers.get('location')
+    return back.location
   }
 
   it('prints connect links the person and the admin follow, lists the connections (never a token), and disconnects revoking at the provider', async () => {

@@ -8,7 +8,7 @@ import { openTestPlane, testSkills } from '../../test-support/fixtures.js'
 import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type ConnectRoundTrip, type TestOAuthService } from '../../test-support/oauth-service.js'
 
 const [sqlite] = databases
 
@@ -80,12 +80,7 @@ describe('MCP: a tool that needs the person to connect an account', () => {
   const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<ToolResult>
 
   /** A person following a connect link in their browser: skillplane sends them to the provider, they sign in there, and come back. */
-  async function follow(link: string, account: string): Promise<Response> {
-    const start = await fetch(link, { redirect: 'manual' })
-    expect(start.status).toBe(302)
-    const back = await service.approve(start.headers.get('location')!, account)
-    return fetch(back, { redirect: 'manual' })
-  }
+  const follow = (link: string, account: string) => connectInBrowser(link, (url) => service.approve(url, account))
 
   it('gives a client without URL elicitation the link as text and a resource_link; once connected the call runs', async () => {
     const { plane, server, key } = await setup()
@@ -123,7 +118,7 @@ describe('MCP: a tool that needs the person to connect an account', () => {
     const client = await connect(server, key, { capabilities: { elicitation: { url: {} } } })
     const asked: ElicitRequestURLParams[] = []
     const completed: string[] = []
-    const followed: Array<Promise<Response>> = []
+    const followed: Array<Promise<ConnectRoundTrip>> = []
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
       completed.push(notification.params.elicitationId)
     })

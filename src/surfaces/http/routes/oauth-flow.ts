@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono'
-import { getCookie } from 'hono/cookie'
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import type { Skillplane } from '../../../agents/index.js'
 import { SkillplaneError } from '../../../errors/index.js'
 import { html } from 'hono/html'
@@ -7,14 +7,17 @@ import { sessionCookieName } from '../middleware/api-key-auth.js'
 
 /**
  * The browser's side of a connection: `/oauth/start` opens a connect link and sends the browser to
- * the provider; `/oauth/callback` is where the provider sends it back. A browser signed in to the
- * console as someone else than the link's person is refused at both.
+ * the provider; `/oauth/callback` is where the provider sends it back, finishing only in the browser
+ * that started (its cookie). A browser signed in to the console as someone else than the link's
+ * person is refused at both.
  */
 export function oauthFlowRoutes(plane: Skillplane): Hono {
   const app = new Hono()
   const { oauth } = plane
+  // Over https only the __Host- session cookie counts: a plain one could be planted from a sibling subdomain.
+  const secure = () => (plane.config.http.publicUrl ?? '').startsWith('https:')
   const browserUser = async (c: Context): Promise<string | null> => {
-    const token = getCookie(c, sessionCookieName(true)) ?? getCookie(c, sessionCookieName(false))
+    const token = getCookie(c, sessionCookieName(secure()))
     if (token === undefined) return null
     const session = await plane.people.sessions.authenticate(token)
     return session?.caller.name ?? null
@@ -26,8 +29,16 @@ export function oauthFlowRoutes(plane: Skillplane): Hono {
       // With a console sign-in, the person signs in first and comes back to the same link.
       if (user === null && plane.config.auth.oidc)
         return c.redirect(`/auth/login?returnTo=${encodeURIComponent(`/oauth/start?link=${c.req.query('link') ?? ''}`)}`)
-      const to = await oauth.begin(c.req.query('link'), user)
-      return c.redirect(to.href)
+      const started = await oauth.begin(c.req.query('link'), user)
+      // Lax: the provider's redirect back is a top-level navigation, which carries it.
+      setCookie(c, started.cookie.name, started.cookie.value, {
+        httpOnly: true,
+        sameSite: 'Lax',
+        path: '/oauth/callback',
+        maxAge: Math.ceil(plane.config.oauth.linkTtlMs / 1000),
+        secure: secure(),
+      })
+      return c.redirect(started.url.href)
     } catch (error) {
       return failed(c, plane, error)
     }
@@ -35,7 +46,14 @@ export function oauthFlowRoutes(plane: Skillplane): Hono {
 
   app.get('/callback', async (c) => {
     try {
-      const done = await oauth.complete(new URL(c.req.url).searchParams, await browserUser(c))
+      const query = new URL(c.req.url).searchParams
+      let used: string | undefined
+      const done = await oauth.complete(query, await browserUser(c), (name) => {
+        used = name
+        return getCookie(c, name)
+      })
+      // Kept when the callback failed for a while (the provider down): the same page finishes it later.
+      deleteCookie(c, used!, { path: '/oauth/callback', secure: secure() })
       const back = new URL(done.returnTo, 'http://console.invalid')
       back.searchParams.set('connected', done.provider)
       if (done.missingScopes.length > 0) back.searchParams.set('missingScopes', done.missingScopes.join(' '))
