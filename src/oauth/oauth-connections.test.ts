@@ -156,6 +156,9 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     const events = await db.selectFrom('audit_events').selectAll().execute()
     const stored = await db.selectFrom('oauth_connections').selectAll().executeTakeFirstOrThrow()
     expect(stored.sealed).not.toMatch(/eyJ/)
+    // The refusal's connect link is alice's to use: it is not in the audit every operator reads.
+    expect(rows.find((r) => r.status === 'error' && r.error_code === 'needs_auth')?.error_message).toContain('connect at [connect link]')
+    expect(JSON.stringify(rows)).not.toContain('/oauth/start?link=')
     const everything = JSON.stringify([rows, events])
     expect(everything).not.toMatch(/eyJ[\w-]+\.[\w-]+\./)
     const connected = events.find((e) => e.kind === 'connection.connected')!

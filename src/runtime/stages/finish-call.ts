@@ -41,7 +41,10 @@ export async function finishCall(call: Call, deps: StageDeps): Promise<Envelope>
   }
   if (!envelope.ok) {
     call.errorCode = envelope.error.code
-    call.errorMessage = secrets.size ? scrubText(envelope.error.message, secrets) : envelope.error.message
+    const message = secrets.size ? scrubText(envelope.error.message, secrets) : envelope.error.message
+    // A connect link is its person's to use: the caller gets it, the audit (which every operator reads) does not.
+    const link = envelope.error.details?.authorizationUrl
+    call.errorMessage = typeof link === 'string' ? message.replaceAll(link, '[connect link]') : message
   }
   try {
     await deps.audit.finish(toAuditRow(call, deps.managerId))
