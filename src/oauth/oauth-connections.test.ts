@@ -479,7 +479,16 @@ describe('a GitHub-like provider', () => {
     const repos = defineSkill({ key: 'gh_repos', description: 'x', class: 'safe', oauth: { provider: 'gh' }, run: () => ({ ran: true }) })
     plane = await openTestPlane(sqlite!, {
       skills: [repos],
-      oauth: { providers: { gh: { authorizationEndpoint: `${origin}/login/oauth/authorize`, tokenEndpoint: `${origin}/login/oauth/access_token`, clientId: 'Iv1.x', scopes: ['repo', 'read:org'] } } },
+      oauth: {
+        providers: {
+          gh: {
+            authorizationEndpoint: `${origin}/login/oauth/authorize`,
+            tokenEndpoint: `${origin}/login/oauth/access_token`,
+            clientId: 'Iv1.x',
+            scopes: ['repo', 'read:org'],
+          },
+        },
+      },
     })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
   })

@@ -110,13 +110,15 @@ async function opener(plane: Skillplane, subject: string, as: string | undefined
   if (subject !== '') return localAdmin().name
   if (as === undefined) {
     if (plane.config.auth.oidc)
-      throw new CliError('the console has a sign-in, so a service-account link opens only in the browser of the admin it names: give --as NAME (an admin)')
+      throw new CliError(
+        'the console has a sign-in, so a service-account link opens only in the browser of the admin it names: give --as NAME (the user who will open it)',
+      )
     return localAdmin().name
   }
   nonEmpty(as, '--as')
   const admin = await person(plane, as)
   if (admin.disabledAt !== null) throw new CliError(`user ${as} is disabled`)
-  if (admin.grantedRole !== 'admin') throw new CliError(`user ${as} is not an admin: only an admin connects the service account`)
+  // No role check: a role can come from a key or the identity provider's groups, not the user row; the local admin chooses whose browser opens it.
   return admin.name
 }
 
