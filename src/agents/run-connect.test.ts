@@ -6,7 +6,7 @@ import { callsTool, says, scripted } from '../test-support/mock-model.js'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, silentLogger, testAgents, testSkills } from '../test-support/fixtures.js'
 import { listenSse } from '../test-support/listen-sse.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/start-http-server.js'
 import type { MockLanguageModelV3 } from 'ai/test'
@@ -16,20 +16,7 @@ import type { SkillplaneConfig } from '../config/index.js'
 let service: TestOAuthService
 
 /** Acts with the person's own account at the test service: asks its API whose token it holds. */
-const profile = defineSkill({
-  key: 'test_profile',
-  description: 'Ask the test service whose account this is',
-  class: 'safe',
-  agents: ['Helper'],
-  oauth: { provider: 'test' },
-  input: z.object({}),
-  async run(_input, ctx) {
-    const response = await fetch(`${service.api}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('test')}` }, signal: ctx.signal })
-    if (!response.ok) throw new Error(`the service answered ${response.status}`)
-    // The token itself too, as a careless skill might: it reaches neither the model nor the audit log.
-    return { ...((await response.json()) as { sub: string }), raw: ctx.secrets.get('test') }
-  },
-})
+const profile = whoamiSkill(() => service.api, { key: 'test_profile', provider: 'test', agents: ['Helper'], echo: true })
 
 /** Changes something at the provider: once connected, it still needs an approval. */
 const post = defineSkill({

@@ -1,12 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { generateText, stepCountIs, type ModelMessage } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
-import { z } from 'zod'
 import { callsTool, says } from '../test-support/mock-model.js'
 import { databases } from '../test-support/databases.js'
 import { openTestPlane, operator, testSkills } from '../test-support/fixtures.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
-import { defineSkill } from '../skill/index.js'
+import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill, connectInBrowser } from '../test-support/oauth-service.js'
 import type { Skillplane } from '../agents/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
 import { toAISDKTools } from './index.js'
@@ -15,17 +13,7 @@ const [sqlite] = databases
 let service: TestOAuthService
 
 /** Acts with the caller's own account at the test service: asks its API whose token it holds. */
-const profile = defineSkill({
-  key: 'test_profile',
-  description: 'Ask the test service whose account this is',
-  class: 'safe',
-  oauth: { provider: 'test' },
-  input: z.object({}),
-  async run(_input, ctx) {
-    const response = await fetch(`${service.api}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('test')}` } })
-    return (await response.json()) as { sub: string }
-  },
-})
+const profile = whoamiSkill(() => service.api, { key: 'test_profile', provider: 'test' })
 
 describe('AI SDK tools for a skill the person must connect first', () => {
   const cleanup: Array<() => Promise<unknown>> = []
@@ -100,8 +88,7 @@ describe('AI SDK tools for a skill the person must connect first', () => {
     const early = await generateText({ model: new MockLanguageModelV3({ doGenerate: [says('not yet')] }), tools, messages: answer })
     expect(JSON.stringify(early.response.messages)).toContain('needs_auth')
 
-    const started = await fetch(asked[0]!.link.url, { redirect: 'manual' })
-    expect((await fetch(await service.approve(started.headers.get('location')!, 'oscar'), { redirect: 'manual' })).status).toBe(302)
+    expect((await connectInBrowser(asked[0]!.link.url, (url) => service.approve(url, 'oscar'))).status).toBe(302)
     const done = await generateText({ model: new MockLanguageModelV3({ doGenerate: [says('you are oscar')] }), tools, messages: answer })
     expect(done.text).toBe('you are oscar')
     expect(JSON.stringify(done.response.messages)).toContain('"sub":"oscar"')

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator, silentLogger } from '../test-support/fixtures.js'
 import { createSkillplane } from '../index.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import type { Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/index.js'
@@ -15,18 +15,7 @@ import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
 import { openDatabase } from '../store/index.js'
 
 /** Who the service's API says the token belongs to, read with the connection's token. */
-const whoami = defineSkill({
-  key: 'svc_whoami',
-  description: 'Ask the service whose token this is',
-  class: 'safe',
-  agents: ['Helper'],
-  oauth: { provider: 'svc', scopes: ['issues:read'] },
-  async run(_input, ctx) {
-    const response = await fetch(`${serviceApi}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('svc')}` }, signal: ctx.signal })
-    if (!response.ok) throw new Error(`the service answered ${response.status}: ${await response.text()}`)
-    return (await response.json()) as { sub: string; scope: string }
-  },
-})
+const whoami = whoamiSkill(() => serviceApi, { key: 'svc_whoami', provider: 'svc', scopes: ['issues:read'], agents: ['Helper'] })
 /** A service that repeats the Authorization header back: the token must not reach the caller or the audit. */
 const echo = defineSkill({
   key: 'svc_echo',
@@ -46,16 +35,7 @@ const writer = defineSkill({
   oauth: { provider: 'svc', scopes: ['issues:read', 'issues:write'] },
   run: (_input, ctx) => ({ length: ctx.secrets.get('svc').length }),
 })
-const shared = defineSkill({
-  key: 'svc_shared',
-  description: 'Runs with the service account',
-  class: 'safe',
-  oauth: { provider: 'svc', scopes: ['issues:read'], account: 'service' },
-  async run(_input, ctx) {
-    const response = await fetch(`${serviceApi}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('svc')}` } })
-    return (await response.json()) as { sub: string }
-  },
-})
+const shared = whoamiSkill(() => serviceApi, { key: 'svc_shared', provider: 'svc', scopes: ['issues:read'], account: 'service' })
 let serviceApi = ''
 
 describe.each(databases)('OAuth connections on $name', (database) => {

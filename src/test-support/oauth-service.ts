@@ -1,4 +1,5 @@
 // The tests' OAuth service is the demo's: one real authorization server and API, exercised by both.
+import { defineSkill } from '../skill/index.js'
 export { startTestOAuthService, SERVICE_CLIENT, SERVICE_SCOPES, type TestOAuthService } from '../../examples/services/demo-oauth.js'
 
 /** Where a connect link led one browser: the callback's answer, and the cookies that browser holds to replay it. */
@@ -56,4 +57,38 @@ export async function connectInBrowser(
     callback,
     cookie: header(),
   }
+}
+
+/**
+ * A skill that asks the test service's API whose account its token is for (`{ sub, scope }`); with
+ * `echo`, it also returns the token itself, as a careless skill might (it must reach neither a model nor the audit).
+ */
+export function whoamiSkill(
+  api: () => string,
+  options: {
+    key: string
+    provider: string
+    description?: string
+    title?: string
+    scopes?: string[]
+    account?: 'person' | 'service'
+    agents?: string[]
+    echo?: boolean
+  },
+) {
+  const { key, provider, description = 'Ask the test service whose account this is', title, scopes, account, agents, echo } = options
+  return defineSkill({
+    key,
+    ...(title && { title }),
+    description,
+    class: 'safe',
+    ...(agents && { agents }),
+    oauth: { provider, ...(scopes && { scopes }), ...(account && { account }) },
+    async run(_input, ctx) {
+      const response = await fetch(`${api()}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get(provider)}` }, signal: ctx.signal })
+      if (!response.ok) throw new Error(`the service answered ${response.status}: ${await response.text()}`)
+      const who = (await response.json()) as { sub: string; scope: string }
+      return echo ? { ...who, raw: ctx.secrets.get(provider) } : who
+    },
+  })
 }

@@ -1,39 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { createSkillplane, defineSkill, type Skillplane } from '../../src/index.js'
+import { createSkillplane, type Skillplane } from '../../src/index.js'
 import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents } from '../../src/test-support/fixtures.js'
 import { callApi, chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../../src/test-support/oauth-service.js'
+import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill, connectInBrowser } from '../../src/test-support/oauth-service.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 let serviceApi = ''
 
 /** Asks the service's API (a resource server checking the token) whose token the connection holds. */
-const whoami = defineSkill({
+const whoami = whoamiSkill(() => serviceApi, {
   key: 'svc_whoami',
   title: 'Who am I at the service',
   description: 'Ask the test service whose account this connection is',
-  class: 'safe',
+  provider: 'svc',
+  scopes: ['issues:read'],
   agents: ['Helper'],
-  oauth: { provider: 'svc', scopes: ['issues:read'] },
-  async run(_input, ctx) {
-    const response = await fetch(`${serviceApi}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('svc')}` }, signal: ctx.signal })
-    if (!response.ok) throw new Error(`the service answered ${response.status}`)
-    return (await response.json()) as { sub: string; scope: string }
-  },
 })
 /** The same, with the one account an admin connects for everyone. */
-const shared = defineSkill({
+const shared = whoamiSkill(() => serviceApi, {
   key: 'svc_shared',
   description: 'Ask the test service whose account the service connection is',
-  class: 'safe',
-  oauth: { provider: 'svc', scopes: ['issues:read'], account: 'service' },
-  async run(_input, ctx) {
-    const response = await fetch(`${serviceApi}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('svc')}` } })
-    return (await response.json()) as { sub: string }
-  },
+  provider: 'svc',
+  scopes: ['issues:read'],
+  account: 'service',
 })
 
 describe.runIf(chromiumAvailable())('connecting accounts from the console in Chromium', () => {
@@ -175,8 +167,7 @@ describe.runIf(chromiumAvailable())('connecting accounts from the console in Chr
   it('lets admins connect the service account, see who is connected to what, and disconnect anyone', async () => {
     // Oscar connects his own (outside the browser: the link, the service's consent, the callback).
     const link = (await api('/api/connections/svc/authorize', keys.oscar!, 'POST', {})).body.authorizationUrl as string
-    const started = await fetch(link, { redirect: 'manual' })
-    expect((await fetch(await service.approve(started.headers.get('location')!, 'oscar-at-svc'), { redirect: 'manual' })).status).toBe(302)
+    expect((await connectInBrowser(link, (url) => service.approve(url, 'oscar-at-svc'))).status).toBe(302)
 
     const page = await open(keys.alice!)
     await page.goto(`${server.url}/skills/svc_shared`)

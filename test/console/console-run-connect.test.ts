@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
-import { z } from 'zod'
-import { createSkillplane, defineSkill, type Skillplane } from '../../src/index.js'
+import { createSkillplane, type Skillplane } from '../../src/index.js'
 import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
 import { callsTool, says, scripted } from '../../src/test-support/mock-model.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService } from '../../src/test-support/oauth-service.js'
+import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../../src/test-support/oauth-service.js'
 import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn, callApi } from '../../src/test-support/browser.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
@@ -20,18 +19,7 @@ describe.runIf(chromiumAvailable())('a run waiting for a connection, in the cons
 
   beforeAll(async () => {
     service = await startTestOAuthService()
-    const profile = defineSkill({
-      key: 'test_profile',
-      description: 'Ask the test service whose account this is',
-      class: 'safe',
-      agents: ['Helper'],
-      oauth: { provider: 'test' },
-      input: z.object({}),
-      async run(_input, ctx) {
-        const response = await fetch(`${service.api}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('test')}` } })
-        return (await response.json()) as { sub: string }
-      },
-    })
+    const profile = whoamiSkill(() => service.api, { key: 'test_profile', provider: 'test', agents: ['Helper'] })
     plane = await createSkillplane({
       config: {
         skills: [...testSkills(), profile],

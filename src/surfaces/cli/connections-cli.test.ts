@@ -4,24 +4,15 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../../test-support/oauth-service.js'
 import { runCli, runCliAsync, type CliRun } from '../../test-support/run-cli.js'
-import { defineSkill, type Caller } from '../../skill/index.js'
+import type { Caller } from '../../skill/index.js'
 import type { SkillplaneConfig } from '../../config/index.js'
 import { startHttpServer } from '../http/index.js'
 
 let serviceApi = ''
 /** Whose token the service says a connection's is. */
-const whoami = defineSkill({
-  key: 'svc_whoami',
-  description: 'Ask the service whose token this is',
-  class: 'safe',
-  oauth: { provider: 'svc', scopes: ['issues:read'] },
-  async run(_input, ctx) {
-    const response = await fetch(`${serviceApi}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('svc')}` } })
-    return (await response.json()) as { sub: string }
-  },
-})
+const whoami = whoamiSkill(() => serviceApi, { key: 'svc_whoami', provider: 'svc', scopes: ['issues:read'] })
 const alice: Caller = { kind: 'user', id: 'alice', name: 'alice', role: 'operator' }
 const localAdmin = `local:${userInfo().username}`
 

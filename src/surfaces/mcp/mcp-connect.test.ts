@@ -1,14 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js'
 import { databases } from '../../test-support/databases.js'
 import { openTestPlane, testSkills } from '../../test-support/fixtures.js'
-import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type ConnectRoundTrip, type TestOAuthService } from '../../test-support/oauth-service.js'
+import {
+  SERVICE_CLIENT,
+  connectInBrowser,
+  startTestOAuthService,
+  type ConnectRoundTrip,
+  type TestOAuthService,
+  whoamiSkill,
+} from '../../test-support/oauth-service.js'
 
 const [sqlite] = databases
 
@@ -22,19 +27,7 @@ type ToolResult = {
 let service: TestOAuthService
 
 /** Acts with the caller's own account at the test service: asks its API whose token it holds. */
-const profile = defineSkill({
-  key: 'test_profile',
-  description: 'Ask the test service whose account this is',
-  class: 'safe',
-  oauth: { provider: 'test' },
-  input: z.object({}),
-  async run(_input, ctx) {
-    const response = await fetch(`${service.api}/whoami`, { headers: { authorization: `Bearer ${ctx.secrets.get('test')}` }, signal: ctx.signal })
-    if (!response.ok) throw new Error(`the service answered ${response.status}`)
-    // The token itself too, as a careless skill might: it reaches neither the model nor the audit log.
-    return { ...((await response.json()) as { sub: string }), raw: ctx.secrets.get('test') }
-  },
-})
+const profile = whoamiSkill(() => service.api, { key: 'test_profile', provider: 'test', echo: true })
 
 describe('MCP: a tool that needs the person to connect an account', () => {
   const cleanup: Array<() => Promise<unknown>> = []
