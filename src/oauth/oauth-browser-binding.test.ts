@@ -1,4 +1,4 @@
-import { createServer } from 'node:net'
+import { freePort } from '../test-support/free-port.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSkillplane } from '../index.js'
 import type { Skillplane } from '../agents/index.js'
@@ -10,14 +10,6 @@ import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuth
 import { defineSkill } from '../skill/index.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 const tokenLength = defineSkill({
   key: 'svc_token_length',

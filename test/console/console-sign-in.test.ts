@@ -1,4 +1,4 @@
-import { createServer } from 'node:net'
+import { freePort } from '../../src/test-support/free-port.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { createSkillplane, type Skillplane } from '../../src/index.js'
@@ -11,15 +11,6 @@ import { CONSOLE_CLIENT, startTestIdentityProvider, type TestIdentityProvider } 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 const ROLES = { admin: ['sp-admins'], operator: ['sp-operators'], viewer: ['sp-viewers'] }
 const root = { id: 'root', name: 'root' }
-
-/** A port free now, so the identity provider can know the console's callback before the server starts. */
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 describe('signing in to the console with the identity provider', () => {
   let idp: TestIdentityProvider

@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
-import { createServer } from 'node:net'
+import { freePort } from '../../src/test-support/free-port.js'
 import { join } from 'node:path'
 import { extractExamples, type DocExample } from './extract-examples.js'
 import { Bindings, compareOutput } from './match-output.js'
@@ -51,15 +51,6 @@ interface Server {
   adminKey: string
   startup: string
   process: ChildProcess
-}
-
-/** A port nothing listens on now, for the demo's depot service. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** Starts `serve` as `npm start` does, on a free port, and reads the URL and admin key it prints. */
@@ -119,6 +110,8 @@ export async function runDoc(file: string, markdown: string, options: { server?:
   Object.assign(env, {
     SKILLPLANE_DATA_DIR: dataDir,
     SKILLPLANE_DEMO_API_PORT: new URL(depot).port,
+    // The demo's OAuth service too: each doc's server its own, none shared with another file's.
+    SKILLPLANE_DEMO_OAUTH_PORT: String(await freePort()),
     NO_COLOR: '1',
     DOC_WORK: work,
     DOC_STATE: state,
