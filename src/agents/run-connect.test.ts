@@ -6,7 +6,7 @@ import { callsTool, says, scripted } from '../test-support/mock-model.js'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, openTestPlane, operator, silentLogger, testAgents, testSkills } from '../test-support/fixtures.js'
 import { listenSse } from '../test-support/listen-sse.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill, serviceProvider } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/start-http-server.js'
 import type { MockLanguageModelV3 } from 'ai/test'
@@ -44,7 +44,7 @@ describe.each(databases)('agent runs that need the person to connect an account,
     agents: [{ ...testAgents![0]!, model, systemPrompt: 'You help.' }, testAgents![1]!],
     oauth: {
       providers: {
-        test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] },
+        test: serviceProvider(service, 'TEST_CLIENT_SECRET'),
       },
     },
   })

@@ -4,7 +4,7 @@ import { MockLanguageModelV3 } from 'ai/test'
 import { callsTool, says } from '../test-support/mock-model.js'
 import { databases } from '../test-support/databases.js'
 import { openTestPlane, operator, testSkills } from '../test-support/fixtures.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill, connectInBrowser } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill, connectInBrowser, serviceProvider } from '../test-support/oauth-service.js'
 import type { Skillplane } from '../agents/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
 import { toAISDKTools } from './index.js'
@@ -30,7 +30,7 @@ describe('AI SDK tools for a skill the person must connect first', () => {
       skills: [...testSkills(), profile],
       oauth: {
         providers: {
-          test: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TEST_CLIENT_SECRET' }, scopes: ['issues:read'] },
+          test: serviceProvider(service, 'TEST_CLIENT_SECRET'),
         },
       },
     })

@@ -6,7 +6,7 @@ import { startHttpServer } from '../surfaces/http/index.js'
 import { databases } from '../test-support/databases.js'
 import { silentLogger } from '../test-support/fixtures.js'
 import { CONSOLE_CLIENT, startTestIdentityProvider, type TestIdentityProvider } from '../test-support/identity-provider.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, serviceProvider } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
@@ -44,7 +44,7 @@ describe('connect links in a browser signed in to the console', () => {
           },
         },
         oauth: {
-          providers: { svc: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'SVC_SECRET' }, scopes: ['issues:read'] } },
+          providers: { svc: serviceProvider(service, 'SVC_SECRET') },
         },
       },
       ...(await sqlite.create()),

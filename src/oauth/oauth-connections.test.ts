@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { databases, tempDir, waitFor } from '../test-support/databases.js'
 import { admin, agentCaller, openTestPlane, operator, silentLogger } from '../test-support/fixtures.js'
 import { createSkillplane } from '../index.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill, serviceProvider } from '../test-support/oauth-service.js'
 import { defineSkill } from '../skill/index.js'
 import type { Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/index.js'
@@ -55,13 +55,7 @@ describe.each(databases)('OAuth connections on $name', (database) => {
     skills: [whoami, echo, writer, shared],
     oauth: {
       providers: {
-        svc: {
-          title: 'Test Service',
-          issuer: service.issuer,
-          clientId: SERVICE_CLIENT.clientId,
-          clientSecret: { secret: 'SVC_CLIENT_SECRET' },
-          scopes: ['issues:read'],
-        },
+        svc: serviceProvider(service, 'SVC_CLIENT_SECRET', 'Test Service'),
       },
     },
     ...extra,

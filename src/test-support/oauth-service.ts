@@ -1,5 +1,6 @@
 // The tests' OAuth service is the demo's: one real authorization server and API, exercised by both.
 import { defineSkill } from '../skill/index.js'
+import { SERVICE_CLIENT as CLIENT } from '../../examples/services/demo-oauth.js'
 export { startTestOAuthService, SERVICE_CLIENT, SERVICE_SCOPES, type TestOAuthService } from '../../examples/services/demo-oauth.js'
 
 /** Where a connect link led one browser: the callback's answer, and the cookies that browser holds to replay it. */
@@ -91,4 +92,9 @@ export function whoamiSkill(
       return echo ? { ...who, raw: ctx.secrets.get(provider) } : who
     },
   })
+}
+
+/** The test service as a provider of the config: skillplane's confidential client, its secret in the secrets store under `secret`. */
+export function serviceProvider(service: { issuer: string }, secret: string, title?: string) {
+  return { ...(title && { title }), issuer: service.issuer, clientId: CLIENT.clientId, clientSecret: { secret }, scopes: ['issues:read'] }
 }

@@ -5,7 +5,14 @@ import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents } from '../../src/test-support/fixtures.js'
 import { callApi, chromiumAvailable, cspViolations, launchChromium, screenshot, signIn } from '../../src/test-support/browser.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill, connectInBrowser } from '../../src/test-support/oauth-service.js'
+import {
+  SERVICE_CLIENT,
+  startTestOAuthService,
+  type TestOAuthService,
+  whoamiSkill,
+  connectInBrowser,
+  serviceProvider,
+} from '../../src/test-support/oauth-service.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
 let serviceApi = ''
@@ -59,13 +66,7 @@ describe.runIf(chromiumAvailable())('connecting accounts from the console in Chr
         agents: testAgents,
         oauth: {
           providers: {
-            svc: {
-              title: 'Test Service',
-              issuer: service.issuer,
-              clientId: SERVICE_CLIENT.clientId,
-              clientSecret: { secret: 'SVC_CLIENT_SECRET' },
-              scopes: ['issues:read'],
-            },
+            svc: serviceProvider(service, 'SVC_CLIENT_SECRET', 'Test Service'),
           },
         },
       },

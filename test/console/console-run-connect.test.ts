@@ -5,7 +5,7 @@ import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
 import { callsTool, says, scripted } from '../../src/test-support/mock-model.js'
-import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../../src/test-support/oauth-service.js'
+import { SERVICE_CLIENT, startTestOAuthService, type TestOAuthService, whoamiSkill, serviceProvider } from '../../src/test-support/oauth-service.js'
 import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn, callApi } from '../../src/test-support/browser.js'
 
 const sqlite = databases.find((d) => d.name === 'sqlite')!
@@ -26,13 +26,7 @@ describe.runIf(chromiumAvailable())('a run waiting for a connection, in the cons
         agents: [{ ...testAgents![0]!, model: scripted(callsTool('test_profile', {}), says('you are oscar there')) }, testAgents![1]!],
         oauth: {
           providers: {
-            test: {
-              title: 'Test Service',
-              issuer: service.issuer,
-              clientId: SERVICE_CLIENT.clientId,
-              clientSecret: { secret: 'TEST_CLIENT_SECRET' },
-              scopes: ['issues:read'],
-            },
+            test: serviceProvider(service, 'TEST_CLIENT_SECRET', 'Test Service'),
           },
         },
       },

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../../src/test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, serviceProvider } from '../../src/test-support/oauth-service.js'
 import { startResourceServer, type TestResourceServer } from '../../src/test-support/resource-server.js'
 import { enrollAndStart, startManager, tempDir, waitFor } from './edge-harness.js'
 
@@ -43,7 +43,7 @@ describe('OAuth connections of edge packs', () => {
       {
         oauth: {
           providers: {
-            tracker: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TRACKER_CLIENT_SECRET' }, scopes: ['issues:read'] },
+            tracker: serviceProvider(service, 'TRACKER_CLIENT_SECRET'),
           },
         },
       },

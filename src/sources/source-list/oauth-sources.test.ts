@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { databases, tempDir } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService } from '../../test-support/oauth-service.js'
+import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, serviceProvider } from '../../test-support/oauth-service.js'
 import { startResourceServer, type TestResourceServer } from '../../test-support/resource-server.js'
 import { startHttpServer, type HttpServer } from '../../surfaces/http/index.js'
 import type { Skillplane } from '../../agents/index.js'
@@ -55,7 +55,7 @@ describe.each(databases)('OAuth connections of HTTP skills, OpenAPI operations a
     plane = await openTestPlane(database, {
       oauth: {
         providers: {
-          tracker: { issuer: service.issuer, clientId: SERVICE_CLIENT.clientId, clientSecret: { secret: 'TRACKER_CLIENT_SECRET' }, scopes: ['issues:read'] },
+          tracker: serviceProvider(service, 'TRACKER_CLIENT_SECRET'),
         },
       },
       httpSkills: [

@@ -4,7 +4,14 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { databases, tempDir, waitFor } from '../../test-support/databases.js'
 import { openTestPlane } from '../../test-support/fixtures.js'
-import { SERVICE_CLIENT, connectInBrowser, startTestOAuthService, type TestOAuthService, whoamiSkill } from '../../test-support/oauth-service.js'
+import {
+  SERVICE_CLIENT,
+  connectInBrowser,
+  startTestOAuthService,
+  type TestOAuthService,
+  whoamiSkill,
+  serviceProvider,
+} from '../../test-support/oauth-service.js'
 import { runCli, runCliAsync, type CliRun } from '../../test-support/run-cli.js'
 import type { Caller } from '../../skill/index.js'
 import type { SkillplaneConfig } from '../../config/index.js'
@@ -30,13 +37,7 @@ describe.each(databases)('skillplane connections on $name', (database) => {
 
   const providers = (): NonNullable<SkillplaneConfig['oauth']> => ({
     providers: {
-      svc: {
-        title: 'Test Service',
-        issuer: service.issuer,
-        clientId: SERVICE_CLIENT.clientId,
-        clientSecret: { secret: 'SVC_CLIENT_SECRET' },
-        scopes: ['issues:read'],
-      },
+      svc: serviceProvider(service, 'SVC_CLIENT_SECRET', 'Test Service'),
     },
   })
 

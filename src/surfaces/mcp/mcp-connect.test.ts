@@ -13,6 +13,7 @@ import {
   type ConnectRoundTrip,
   type TestOAuthService,
   whoamiSkill,
+  serviceProvider,
 } from '../../test-support/oauth-service.js'
 
 const [sqlite] = databases
@@ -44,13 +45,7 @@ describe('MCP: a tool that needs the person to connect an account', () => {
       skills: [...testSkills(), profile],
       oauth: {
         providers: {
-          test: {
-            title: 'Test Service',
-            issuer: service.issuer,
-            clientId: SERVICE_CLIENT.clientId,
-            clientSecret: { secret: 'TEST_CLIENT_SECRET' },
-            scopes: ['issues:read'],
-          },
+          test: serviceProvider(service, 'TEST_CLIENT_SECRET', 'Test Service'),
         },
       },
       ...(config.waitTimeoutMs && { approvals: { waitTimeoutMs: config.waitTimeoutMs } }),
