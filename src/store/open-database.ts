@@ -33,6 +33,7 @@ import * as edgeTokenExpiry from './migrations/0026-edge-token-expiry.js'
 import * as auditFilterPairs from './migrations/0030-audit-filter-pairs.js'
 import * as discoveryExampleManager from './migrations/0031-discovery-example-manager.js'
 import * as oauthConnections from './migrations/0032-oauth-connections.js'
+import * as conversationIndexes from './migrations/0033-conversation-indexes.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030_audit_filter_pairs': auditFilterPairs,
   '0031_discovery_example_manager': discoveryExampleManager,
   '0032_oauth_connections': oauthConnections,
+  '0033_conversation_indexes': conversationIndexes,
 }
 
 export interface OpenDatabaseOptions {
