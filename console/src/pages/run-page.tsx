@@ -7,6 +7,8 @@ import type { RunStep, RunView } from '../api/types'
 import { Chip, ErrorNote, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { RunStepCard } from './run-step'
+import { RunTimeline } from './run-timeline'
+import { RunTotalsView } from './run-totals'
 import { agentPath } from '../paths'
 
 export function RunPage() {
@@ -17,14 +19,28 @@ export function RunPage() {
 
 const ended = (event: StreamEvent) => event.event === 'end'
 const RESUME_POLL_MS = 2000
+// How often a running run's clock and its open bars move on.
+const TICK_MS = 500
+
+/** The time now, moving on every `ms` while `ms` is set. */
+function useNow(ms: number | null): number {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (ms === null) return
+    setNow(Date.now())
+    const timer = setInterval(() => setNow(Date.now()), ms)
+    return () => clearInterval(timer)
+  }, [ms])
+  return now
+}
 
 /** One run: its header, and its steps as they happen (GET /api/runs/{id}/events) until it ends. */
 function Run({ id }: { id: string }) {
   const { abilities: can } = useSession()
   const [round, setRound] = useState(0)
-  const loaded = useApi(() => unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
   // Steps by index, each with the write (`rev`) it came in: a newer write replaces the step.
   const [streamed, setStreamed] = useState<Map<number, { rev: number; step: RunStep }>>(new Map())
+  const loaded = useApi(() => unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
   const [end, setEnd] = useState<RunView>()
   const live = useEventStream(
     end ? null : `/api/runs/${id}/events`,
@@ -56,8 +72,17 @@ function Run({ id }: { id: string }) {
     for (const { step } of streamed.values()) byIndex.set(step.index, step)
     return [...byIndex.values()].sort((a, b) => a.index - b.index)
   }, [loaded.data, streamed])
-  if (loaded.error) return <ErrorNote error={loaded.error} />
+  // The run's totals are the server's: the run is read again when a step finished since it was last read.
+  const finished = steps.filter((step) => step.finishedAt !== null).length
+  const finishedWhenRead = loaded.data?.steps?.filter((step) => step.finishedAt !== null).length ?? 0
+  const { reload, loading } = loaded
+  const stale = !end && !!loaded.data && !loading && finished > finishedWhenRead
+  useEffect(() => {
+    if (stale) reload()
+  }, [stale, reload])
   const run = end ?? loaded.data
+  const now = useNow(run?.status === 'running' ? TICK_MS : null)
+  if (loaded.error) return <ErrorNote error={loaded.error} />
   if (!run) return <p>Loading…</p>
   const followAgain = () => {
     setEnd(undefined)
@@ -146,12 +171,14 @@ function Run({ id }: { id: string }) {
           )}
         </div>
       )}
+      <RunTotalsView totals={run.status === 'running' && run.totals.durationMs === null ? { ...run.totals, durationMs: now - Date.parse(run.createdAt) } : run.totals} />
       <h2>Steps</h2>
       {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
+      {steps.length > 0 && <RunTimeline startedAt={run.createdAt} endedAt={run.finishedAt} steps={steps} now={now} />}
       <ol className="steps" aria-label="Steps" aria-live="polite">
         {steps.map((step) => (
           <li key={step.index}>
-            <RunStepCard step={step} readAudit={can.readAudit} />
+            <RunStepCard runId={run.id} step={step} readAudit={can.readAudit} />
           </li>
         ))}
       </ol>
