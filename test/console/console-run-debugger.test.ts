@@ -85,7 +85,10 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
     plane = await createSkillplane({
       config: {
         skills: [...testSkills(), signInSkill],
-        agents: [{ ...testAgents![0]!, model, systemPrompt: SYSTEM_PROMPT }, { ...testAgents![1]!, model }],
+        agents: [
+          { ...testAgents![0]!, model, systemPrompt: SYSTEM_PROMPT },
+          { ...testAgents![1]!, model },
+        ],
       },
       ...(await sqlite.create()),
       logger: silentLogger(),
@@ -120,7 +123,7 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
 
     release()
     await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
-    await page.locator('article[data-step="0"][data-kind="model"][data-status="completed"]').waitFor()
+    await page.locator('article[data-step="0"][data-kind="model"][data-status="ok"]').waitFor()
     const stored = (await api(`/api/runs/${runId}`, keys.oscar!)).body
     expect(stored.steps.map((s: { kind: string }) => s.kind)).toEqual(['model', 'tool', 'model', 'text'])
     // Every step is a bar on the timeline, in order, each with its duration.

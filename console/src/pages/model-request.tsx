@@ -22,7 +22,8 @@ interface Message {
 export function ModelRequestView({ runId, index }: { runId: string; index: number }) {
   const [open, setOpen] = useState(false)
   const request = useApi(
-    () => (open ? unwrap(api.GET('/api/runs/{id}/steps/{index}/request', { params: { path: { id: runId, index } } })) : Promise.resolve(undefined)),
+    () =>
+      open ? unwrap(api.GET('/api/runs/{id}/steps/{index}/request', { params: { path: { id: runId, index: String(index) } } })) : Promise.resolve(undefined),
     [runId, index, open],
   )
   const sent = request.data

@@ -103,8 +103,7 @@ function Compare({ agentId, a, b }: { agentId: string; a: string; b: string }) {
       <p className={first ? 'card notice divergence' : 'card'} role="status" data-testid="divergence">
         {first ? (
           <>
-            The runs part at <a href={`#row-${firstDivergence}`}>row {firstDivergence! + 1}</a>:{' '}
-            {first.differences.map((d) => SAYS[d]).join(', ')}
+            The runs part at <a href={`#row-${firstDivergence}`}>row {firstDivergence! + 1}</a>: {first.differences.map((d) => SAYS[d]).join(', ')}
             {first.a && first.b && ` (step ${first.a.index + 1} of A, step ${first.b.index + 1} of B)`}.
           </>
         ) : (

@@ -19,7 +19,7 @@ export function RunPage() {
 
 const ended = (event: StreamEvent) => event.event === 'end'
 const RESUME_POLL_MS = 2000
-// How often a running run's clock and its open bars move on.
+// How often an unfinished run's clock and its open bars move on.
 const TICK_MS = 500
 
 /** The time now, moving on every `ms` while `ms` is set. */
@@ -27,7 +27,6 @@ function useNow(ms: number | null): number {
   const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
     if (ms === null) return
-    setNow(Date.now())
     const timer = setInterval(() => setNow(Date.now()), ms)
     return () => clearInterval(timer)
   }, [ms])
@@ -81,7 +80,7 @@ function Run({ id }: { id: string }) {
     if (stale) reload()
   }, [stale, reload])
   const run = end ?? loaded.data
-  const now = useNow(run?.status === 'running' ? TICK_MS : null)
+  const now = useNow(run && run.finishedAt === null ? TICK_MS : null)
   if (loaded.error) return <ErrorNote error={loaded.error} />
   if (!run) return <p>Loading…</p>
   const followAgain = () => {
@@ -171,7 +170,9 @@ function Run({ id }: { id: string }) {
           )}
         </div>
       )}
-      <RunTotalsView totals={run.status === 'running' && run.totals.durationMs === null ? { ...run.totals, durationMs: now - Date.parse(run.createdAt) } : run.totals} />
+      <RunTotalsView
+        totals={run.status === 'running' && run.totals.durationMs === null ? { ...run.totals, durationMs: now - Date.parse(run.createdAt) } : run.totals}
+      />
       <h2>Steps</h2>
       {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
       {steps.length > 0 && <RunTimeline startedAt={run.createdAt} endedAt={run.finishedAt} steps={steps} now={now} />}

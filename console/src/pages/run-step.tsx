@@ -8,7 +8,7 @@ import { ModelRequestView } from './model-request'
 export function RunStepCard({ runId, step, readAudit }: { runId: string; step: RunStep; readAudit: boolean }) {
   const n = step.index + 1
   if (step.kind === 'model') {
-    const status = step.status ?? 'completed'
+    const status = step.status ?? 'ok'
     const usage = step.usage
     return (
       <article className="step card model-step" id={`step-${step.index}`} data-step={step.index} data-kind="model" data-status={status}>
