@@ -164,7 +164,7 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
 
   it('compares two test runs of the agent that differ in one tool input, and highlights that step', async () => {
     for (const input of ['compare alpha', 'compare beta'])
-      expect((await api('/api/agents/helper/test-runs', keys.oscar!, { input, expectTool: 'echo' })).body).toMatchObject({ verdict: 'passed' })
+      expect((await api('/api/agents/helper/test-runs', keys.oscar!, { input, expectTool: 'echo' })).body).toMatchObject({ verdict: 'pass' })
     const { items } = (await api('/api/agents/helper/runs?limit=2', keys.oscar!)).body
     const [beta, alpha] = items as Array<{ id: string; prompt: string }>
 
