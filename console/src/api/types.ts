@@ -43,3 +43,28 @@ export interface Page<T> {
   items: T[]
   nextCursor: string | null
 }
+// Until the tree API lands on this branch (merge of h-b): the contract's shapes, by hand.
+export interface Span {
+  id: string
+  parentId: string | null
+  kind: 'run' | 'model' | 'call' | 'approval' | 'relay' | 'edge' | 'remote'
+  name: string
+  startedAt: string
+  endedAt: string | null
+  status: string
+  callId?: string
+  runId?: string
+  stepIndex?: number
+  approvalId?: string
+  managerId?: string
+  edge?: string
+  usage?: { inputTokens: number | null; outputTokens: number | null }
+  costUsd?: number | null
+}
+export interface CallTree {
+  rootId: string
+  startedAt: string
+  endedAt: string | null
+  spans: Span[]
+  truncated: boolean
+}

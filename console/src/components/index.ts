@@ -1,4 +1,4 @@
-export { Chip, ClassChip, StatusChip } from './chips'
+export { Chip, ClassChip, StatusChip, statusTone } from './chips'
 export { DecisionChip } from './decision-chip'
 export { JsonView } from './json-view'
 export { ErrorNote } from './error-note'
