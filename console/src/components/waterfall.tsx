@@ -102,6 +102,7 @@ export function Waterfall({ tree, highlight }: { tree: CallTree; highlight?: str
                 data-span={span.id}
                 data-kind={span.kind}
                 data-status={span.status}
+                data-depth={depth}
                 className={span.id === highlight ? 'wf-current' : undefined}
                 aria-current={span.id === highlight ? 'true' : undefined}
                 title={spanTitle(span, durationMs, pending)}
