@@ -31,7 +31,14 @@ const skills = [
     input: target,
     run: async ({ target }, ctx) => ({ checked: await ctx.invoke('lookup_thing', { target }) }),
   }),
-  defineSkill({ key: 'lookup_thing', description: 'Looks a target up', class: 'safe', agents: ['Helper'], input: target, run: ({ target }) => ({ found: target }) }),
+  defineSkill({
+    key: 'lookup_thing',
+    description: 'Looks a target up',
+    class: 'safe',
+    agents: ['Helper'],
+    input: target,
+    run: ({ target }) => ({ found: target }),
+  }),
   defineSkill({ key: 'notify_thing', description: 'Tells the team', class: 'safe', agents: ['Helper'], input: target, run: () => ({ sent: true }) }),
 ]
 

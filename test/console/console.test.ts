@@ -168,7 +168,7 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     await expect.poll(async () => (await api('/api/skills/big_result', keys.vera!)).status).toBe(200)
   })
 
-  it("shows the tree a call belongs to as a waterfall on its audit page, from the top caller down", async () => {
+  it('shows the tree a call belongs to as a waterfall on its audit page, from the top caller down', async () => {
     const parent = await api('/api/skills/parent_call/invoke', keys.alice!, { input: {} })
     expect(parent.status).toBe(200)
     const child = (await api(`/api/audit?parentCallId=${parent.body.callId}`, keys.alice!)).body.items[0]
