@@ -135,16 +135,21 @@ describe.runIf(chromiumAvailable())('the call waterfall in Chromium', () => {
     expect(await waterfall.locator('tr[aria-current="true"]').getAttribute('data-span')).toBe(ran.id)
 
     // On the shared axis the wait starts where the request was refused and ends before the approved call starts.
-    const [refusedBar, waitBar, ranBar, checkBar] = await Promise.all([refused, approval, ran, check].map((s) => bar(waterfall, s.id)))
+    const [refusedBar, waitBar, ranBar, checkBar] = [
+      await bar(waterfall, refused.id),
+      await bar(waterfall, approval.id),
+      await bar(waterfall, ran.id),
+      await bar(waterfall, check.id),
+    ]
     expect(waitBar.x).toBeGreaterThanOrEqual(refusedBar.x - 1)
     expect(waitBar.x + waitBar.width).toBeLessThanOrEqual(ranBar.x + 1)
     expect(checkBar.x).toBeGreaterThanOrEqual(ranBar.x - 1)
     expect(checkBar.x + checkBar.width).toBeLessThanOrEqual(ranBar.x + ranBar.width + 1)
     // Waiting for a person is drawn apart from working: hatched, not a solid colour.
-    expect(await waterfall.locator(`tr[data-span="${approval.id}"] .wf-bar`).evaluate((e) => getComputedStyle(e).backgroundImage)).toContain(
-      'repeating-linear-gradient',
-    )
-    expect(await waterfall.locator(`tr[data-span="${check.id}"] .wf-bar`).evaluate((e) => getComputedStyle(e).backgroundImage)).toBe('none')
+    expect(
+      await waterfall.locator(`tr[data-span="${approval.id}"] .wf-bar`).evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundImage),
+    ).toContain('repeating-linear-gradient')
+    expect(await waterfall.locator(`tr[data-span="${check.id}"] .wf-bar`).evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundImage)).toBe('none')
     // The hover says what the span is.
     expect(await waterfall.locator(`tr[data-span="${check.id}"]`).getAttribute('title')).toMatch(/check_thing[\s\S]*ok · \d/)
     await screenshot(page, 'waterfall')
