@@ -130,7 +130,7 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
     const beat = heartbeatTasks({ ...services, ...skills, ...callPath, watch, installed, dailySweeps, logger })
     liveness.start(beat.refresh, beat.afterRecovery)
 
-    const audit = auditReader(services.auditRepo, retention, settings.now)
+    const audit = auditReader(services.auditRepo, services.callTrees, retention, settings.now)
     const plane = planeFacade({ ...settings, ...services, ...skills, ...callPath, database, changes, installer, audit, startupSync, recoveredCalls })
     return { plane, runRecords: services.runRecords }
   } catch (error) {
