@@ -17,6 +17,8 @@ export type RiskFinding = Schemas['RiskFinding']
 export type Finding = Schemas['Finding']
 export type AuditEntry = Schemas['AuditEntry']
 export type Histogram = Schemas['Histogram']
+export type CallTree = Schemas['CallTree']
+export type Span = Schemas['Span']
 export type AgentView = Schemas['Agent']
 export type RunView = Schemas['Run']
 export type RunStep = Schemas['RunStep']
@@ -42,29 +44,4 @@ export type ConnectionInfo = Schemas['OAuthConnection']
 export interface Page<T> {
   items: T[]
   nextCursor: string | null
-}
-// Until the tree API lands on this branch (merge of h-b): the contract's shapes, by hand.
-export interface Span {
-  id: string
-  parentId: string | null
-  kind: 'run' | 'model' | 'call' | 'approval' | 'relay' | 'edge' | 'remote'
-  name: string
-  startedAt: string
-  endedAt: string | null
-  status: string
-  callId?: string
-  runId?: string
-  stepIndex?: number
-  approvalId?: string
-  managerId?: string
-  edge?: string
-  usage?: { inputTokens: number | null; outputTokens: number | null }
-  costUsd?: number | null
-}
-export interface CallTree {
-  rootId: string
-  startedAt: string
-  endedAt: string | null
-  spans: Span[]
-  truncated: boolean
 }
