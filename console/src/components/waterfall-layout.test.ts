@@ -79,6 +79,11 @@ describe('layoutWaterfall', () => {
     expect(labels).toContain('2 h')
     expect(labels.filter((l) => l.startsWith('+')).length).toBeGreaterThan(0)
     expect(labels.filter((l) => l.startsWith('+')).every((l) => l.endsWith(' ms'))).toBe(true)
+    // Labels keep clear of the break (the next stretch's first label stands after it) and of the axis' end.
+    const [gap] = layout.axis.breaks
+    const before = layout.axis.ticks.filter((t) => t.at < gap!.offset)
+    expect(before.every((t) => t.at === 0 || t.at <= gap!.offset - 0.14 / 3)).toBe(true)
+    expect(layout.axis.ticks.every((t) => t.at <= 1 - 0.07 || t.at === 1)).toBe(true)
   })
 
   it('does not count a call waiting in-line for a decision as working while it waits', () => {

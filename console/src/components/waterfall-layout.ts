@@ -182,11 +182,13 @@ function ticks(segments: Segment[], t0: number): AxisTick[] {
     const count = Math.max(1, Math.floor((s.x1 - s.x0) / TICK_SPACING))
     const step = STEPS.find((candidate) => candidate >= (s.to - s.from) / count) ?? Math.ceil((s.to - s.from) / count / DAY) * DAY
     const afterBreak = i > 0 || s.from > t0
-    // A stretch's last label keeps clear of the break after it, where the next stretch's first label stands.
-    const last = i < stretches.length - 1 ? s.x1 - TICK_SPACING / 3 : s.x1
+    // A stretch's last label keeps clear of the break after it (where the next stretch's first label
+    // stands), and of the axis' end, where only a label for the end itself fits (drawn to its left).
+    const end = i === stretches.length - 1
+    const last = end ? 1 - TICK_SPACING / 2 : s.x1 - TICK_SPACING / 3
     for (let k = 0; s.from + k * step <= s.to; k++) {
       const at = s.to === s.from ? s.x0 : s.x0 + ((k * step) / (s.to - s.from)) * (s.x1 - s.x0)
-      if (k > 0 && at > last) break
+      if (k > 0 && at > last && !(end && at > 1 - 1e-9)) continue
       out.push({ at, label: k === 0 ? formatDuration(s.from - t0) : afterBreak ? `+${formatDuration(k * step)}` : formatDuration(k * step) })
       if (s.to === s.from) break
     }
