@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react'
-import { Link, useParams } from 'react-router'
+import { Link, useParams, useSearchParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { useEventStream, type StreamEvent } from '../api/use-event-stream'
@@ -9,6 +9,7 @@ import { useSession } from '../session/session'
 import { RunStepCard } from './run-step'
 import { RunTimeline } from './run-timeline'
 import { RunTotalsView } from './run-totals'
+import { RunWaterfall } from './run-waterfall'
 import { agentPath } from '../paths'
 
 export function RunPage() {
@@ -37,6 +38,9 @@ function useNow(ms: number | null): number {
 function Run({ id }: { id: string }) {
   const { abilities: can } = useSession()
   const [round, setRound] = useState(0)
+  // The steps as cards, or the run's call tree as a waterfall (?view=waterfall): a shared link keeps the view.
+  const [search, setSearch] = useSearchParams()
+  const view = search.get('view') === 'waterfall' ? 'waterfall' : 'steps'
   // Steps by index, each with the write (`rev`) it came in: a newer write replaces the step.
   const [streamed, setStreamed] = useState<Map<number, { rev: number; step: RunStep }>>(new Map())
   const loaded = useApi(() => unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
@@ -173,16 +177,33 @@ function Run({ id }: { id: string }) {
       <RunTotalsView
         totals={run.status === 'running' && run.totals.durationMs === null ? { ...run.totals, durationMs: now - Date.parse(run.createdAt) } : run.totals}
       />
-      <h2>Steps</h2>
-      {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
-      {steps.length > 0 && <RunTimeline startedAt={run.createdAt} endedAt={run.finishedAt} steps={steps} now={now} />}
-      <ol className="steps" aria-label="Steps" aria-live="polite">
-        {steps.map((step) => (
-          <li key={step.index}>
-            <RunStepCard runId={run.id} step={step} readAudit={can.readAudit} />
-          </li>
-        ))}
-      </ol>
+      <div className="view-switch" role="group" aria-label="View">
+        <button type="button" aria-pressed={view === 'steps'} onClick={() => setSearch({}, { replace: true })}>
+          Steps
+        </button>
+        <button type="button" aria-pressed={view === 'waterfall'} onClick={() => setSearch({ view: 'waterfall' }, { replace: true })}>
+          Waterfall
+        </button>
+      </div>
+      {view === 'waterfall' ? (
+        <>
+          <h2>Waterfall</h2>
+          <RunWaterfall runId={run.id} version={finished + (end ? 1 : 0)} />
+        </>
+      ) : (
+        <>
+          <h2>Steps</h2>
+          {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
+          {steps.length > 0 && <RunTimeline startedAt={run.createdAt} endedAt={run.finishedAt} steps={steps} now={now} />}
+          <ol className="steps" aria-label="Steps" aria-live="polite">
+            {steps.map((step) => (
+              <li key={step.index}>
+                <RunStepCard runId={run.id} step={step} readAudit={can.readAudit} />
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
       {run.output !== null && (
         <>
           <h2>Output</h2>
