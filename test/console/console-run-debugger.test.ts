@@ -160,6 +160,14 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
     expect(await messages.textContent()).toContain('live: sign in and finish')
     expect(await page.content()).not.toContain(PASSWORD)
     await screenshot(page, 'run-debugger')
+
+    // The same run as a waterfall of its call tree: the run, its model steps and the tool call it made.
+    await page.getByRole('group', { name: 'View' }).getByRole('button', { name: 'Waterfall' }).click()
+    await page.waitForURL(/\?view=waterfall$/)
+    const waterfall = page.getByTestId('waterfall')
+    await waterfall.waitFor()
+    expect(await waterfall.textContent()).toContain('sign_in')
+    expect(await page.locator('article[data-step]').count()).toBe(0)
   })
 
   it('compares two test runs of the agent that differ in one tool input, and highlights that step', async () => {
