@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { databases } from '../../test-support/databases.js'
-import { admin, agentCaller, approvalIdOf, openTestPlane, operator, testAgents, testSkills } from '../../test-support/fixtures.js'
+import { admin, agentCaller, openTestPlane, operator, testAgents, testSkills } from '../../test-support/fixtures.js'
 import { callsTool, says, scripted } from '../../test-support/mock-model.js'
 import { waitFor } from '../../test-support/databases.js'
 import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
+import type { KeyRole } from '../../accounts/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
 
 const leaf = defineSkill({ key: 'leaf', description: 'A leaf', class: 'safe', input: z.object({ n: z.number() }), run: ({ n }) => ({ n }) })
@@ -71,7 +72,7 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
       const response = await fetch(`${server!.url}${path}`, { headers: { authorization: `Bearer ${as}` } })
       return { status: response.status, body: (await response.json()) as any }
     }
-    const keyFor = async (role: string, agentId?: string) =>
+    const keyFor = async (role: KeyRole, agentId?: string) =>
       (await plane!.people.keys.create({ name: `${role}-${agentId ?? 'x'}`, role, agentId }, plane!.now())).key
     return { plane, get, keyFor }
   }
