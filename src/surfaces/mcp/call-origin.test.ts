@@ -7,7 +7,7 @@ import { admin, openTestPlane } from '../../test-support/fixtures.js'
 import { freePort } from '../../test-support/free-port.js'
 import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
-import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
+import { startHttpServer } from '../http/start-http-server.js'
 
 const leaf = defineSkill({ key: 'leaf', description: 'A leaf', class: 'safe', input: z.object({ n: z.number() }), run: ({ n }) => ({ n }) })
 const middle = defineSkill({
