@@ -101,6 +101,9 @@ describe.runIf(chromiumAvailable())('the call waterfall in Chromium', () => {
     expect(await waiting.locator('tr[aria-current="true"]').getAttribute('data-status')).toBe('approval_required')
 
     expect((await api(`/api/approvals/${approvalId}/approve`, keys.oscar!, {})).status).toBe(200)
+    // The open page fetches its tree again while part of it is open: the decision shows up without a reload.
+    await expect.poll(() => wait.getAttribute('data-status'), { timeout: 15_000 }).toBe('approved')
+    expect(await wait.locator('.wf-duration').textContent()).not.toContain('so far')
     const executed = await api('/api/skills/deploy_thing/invoke', keys['helper-bot']!, { input: { target: 'web-1' }, approvalId })
     expect(executed).toMatchObject({ status: 200, body: { ok: true, data: { deployed: 'web-1' } } })
     const tree = await api(`/api/audit/${executed.body.callId}/tree`, keys.oscar!)
