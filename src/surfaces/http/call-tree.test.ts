@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { databases } from '../../test-support/databases.js'
-import { admin, openTestPlane } from '../../test-support/fixtures.js'
+import { admin, agentCaller, approvalIdOf, openTestPlane, operator, testAgents, testSkills } from '../../test-support/fixtures.js'
+import { callsTool, says, scripted } from '../../test-support/mock-model.js'
+import { waitFor } from '../../test-support/databases.js'
 import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
@@ -39,6 +41,20 @@ const fan = defineSkill({
   },
 })
 
+// When each waiting write's executor started: after its approval's decision, inside its call.
+const workStarted: number[] = []
+const waitedWrite = defineSkill({
+  key: 'waited_write',
+  description: 'A mutating skill that notes when it starts working',
+  class: 'mutating',
+  agents: ['helper'],
+  input: z.object({ value: z.string() }),
+  run: ({ value }) => {
+    workStarted.push(Date.now())
+    return { stored: value }
+  },
+})
+
 describe.each(databases)('call trees over HTTP on $name', (database) => {
   let plane: Skillplane | undefined
   let server: HttpServer | undefined
@@ -47,15 +63,17 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     await plane?.close()
   })
 
-  const open = async () => {
-    plane = await openTestPlane(database, { skills: [leaf, middle, outer, fan] })
+  const open = async (config: Parameters<typeof openTestPlane>[1] = {}) => {
+    plane = await openTestPlane(database, { skills: [...testSkills(), leaf, middle, outer, fan, waitedWrite], ...config })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     const key = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     const get = async (path: string, as = key) => {
       const response = await fetch(`${server!.url}${path}`, { headers: { authorization: `Bearer ${as}` } })
       return { status: response.status, body: (await response.json()) as any }
     }
-    return { plane, get }
+    const keyFor = async (role: string, agentId?: string) =>
+      (await plane!.people.keys.create({ name: `${role}-${agentId ?? 'x'}`, role, agentId }, plane!.now())).key
+    return { plane, get, keyFor }
   }
 
   it('shows nested ctx.invoke calls as one tree from any of its calls, parent before children, siblings by start', async () => {
@@ -101,4 +119,100 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     const small = await plane.invoke('fan', { count: 3 }, { caller: admin })
     expect((await get(`/api/audit/${small.callId}/tree`)).body).toMatchObject({ truncated: false, spans: [{}, {}, {}, {}] })
   }, 120_000)
+
+  it("shows an agent run's tool calls and approval pause: the approval span lies between the request and the decision", async () => {
+    const model = scripted(callsTool('parent_call', {}), callsTool('write_thing', { value: 'v' }, 'c2'), says('done'))
+    const { plane, get, keyFor } = await open({ agents: [{ ...testAgents![0]!, model }, testAgents![1]!] })
+    const paused = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: operator })
+    expect(paused.status).toBe('awaiting_approval')
+    const approvalId = paused.pending[0]!.approvalId!
+    // Pending: the approval span is open.
+    const before = await get(`/api/runs/${paused.id}/tree`)
+    expect(before.body.spans.find((s: any) => s.kind === 'approval')).toMatchObject({ approvalId, status: 'pending', endedAt: null })
+    expect(before.body.endedAt).toBeNull()
+    await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
+    await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
+    const run = (await plane.runs.get(paused.id))!
+
+    const { status, body } = await get(`/api/runs/${run.id}/tree`)
+    expect(status).toBe(200)
+    expect(body.rootId).toBe(`run:${run.id}`)
+    const shape = body.spans.map((s: any) => [s.kind, s.name, s.status])
+    expect(shape).toEqual([
+      ['run', 'helper', 'completed'],
+      ['call', 'parent_call', 'ok'],
+      ['call', 'echo', 'ok'],
+      ['call', 'write_thing', 'approval_required'],
+      ['approval', 'write_thing', 'executed'],
+      ['call', 'write_thing', 'ok'],
+    ])
+    const [runSpan, parentCall, child, refused, approval, executed] = body.spans
+    expect(parentCall.parentId).toBe(runSpan.id)
+    expect(child.parentId).toBe(parentCall.id)
+    expect(refused.parentId).toBe(runSpan.id)
+    expect(approval.parentId).toBe(refused.id)
+    expect(executed.parentId).toBe(approval.id)
+    const decided = (await plane.approvals.get(approvalId))!
+    expect(approval).toMatchObject({ approvalId, startedAt: decided.createdAt, endedAt: decided.decidedAt })
+    expect(refused.startedAt <= approval.startedAt && approval.endedAt <= executed.startedAt).toBe(true)
+    expect(body.endedAt).toBe(runSpan.endedAt)
+
+    // From any of its calls, the same tree: the run is the root.
+    expect((await get(`/api/audit/${executed.callId}/tree`)).body).toEqual(body)
+    expect((await get(`/api/audit/${child.callId}/tree`)).body).toEqual(body)
+
+    // The run's own agent key reads the run, so its steps' calls and approval, and no other call.
+    const agentView = await get(`/api/runs/${run.id}/tree`, await keyFor('agent', 'helper'))
+    expect(agentView.status).toBe(200)
+    expect(agentView.body.spans.map((s: any) => s.name)).toEqual(['helper', 'parent_call', 'hidden', 'write_thing', 'write_thing', 'write_thing'])
+    const hidden = agentView.body.spans[2]
+    expect(hidden).toEqual({
+      id: expect.stringMatching(/^hidden:/),
+      parentId: parentCall.id,
+      kind: 'call',
+      name: 'hidden',
+      startedAt: child.startedAt,
+      endedAt: child.endedAt,
+      status: 'ok',
+    })
+    expect(JSON.stringify(agentView.body)).not.toContain(child.callId)
+    // Another agent's key, and a viewer, are refused as GET /api/runs/{id} refuses them.
+    expect((await get(`/api/runs/${run.id}/tree`, await keyFor('agent', 'other'))).status).toBe(404)
+    expect((await get(`/api/runs/${run.id}/tree`, await keyFor('viewer'))).status).toBe(403)
+    expect((await get(`/api/audit/${executed.callId}/tree`, await keyFor('agent', 'helper'))).status).toBe(403)
+  })
+
+  it('puts a wait-mode approval inside the call that waited, so its working time is its duration less the wait', async () => {
+    const { plane, get } = await open()
+    workStarted.length = 0
+    const waiting = plane.invoke('waited_write', { value: 'w' }, { caller: agentCaller('helper'), approval: { mode: 'ask', wait: 60 } })
+    let approvalId = ''
+    await waitFor(async () => {
+      const pending = (await plane.approvals.list({ status: 'pending', limit: 10 })).items
+      approvalId = pending.find((a) => a.skill === 'waited_write')?.id ?? ''
+      return approvalId !== ''
+    })
+    await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
+    const envelope = await waiting
+    expect(envelope.ok).toBe(true)
+
+    const { body } = await get(`/api/audit/${envelope.callId}/tree`)
+    expect(body.spans.map((s: any) => [s.kind, s.status])).toEqual([
+      ['call', 'ok'],
+      ['approval', 'executed'],
+    ])
+    const [call, wait] = body.spans
+    expect(wait.parentId).toBe(call.id)
+    const ms = (iso: string) => Date.parse(iso)
+    // The wait lies inside the call, and the work starts once it is over.
+    expect(ms(call.startedAt) <= ms(wait.startedAt) && ms(wait.endedAt) <= ms(call.endedAt)).toBe(true)
+    expect(workStarted).toHaveLength(1)
+    expect(workStarted[0]!).toBeGreaterThanOrEqual(ms(wait.endedAt))
+    const duration = ms(call.endedAt) - ms(call.startedAt)
+    const waited = ms(wait.endedAt) - ms(wait.startedAt)
+    const working = duration - waited
+    expect(working).toBeGreaterThanOrEqual(ms(call.endedAt) - workStarted[0]!)
+    expect(working).toBeLessThan(duration)
+    expect((await plane.audit.get(envelope.callId))!.durationMs).toBe(duration)
+  })
 })
