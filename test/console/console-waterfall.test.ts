@@ -164,6 +164,34 @@ describe.runIf(chromiumAvailable())('the call waterfall in Chromium', () => {
     await expect.poll(() => page.getByTestId('waterfall').locator('tr[aria-current="true"]').getAttribute('data-span')).toBe(check.id)
   })
 
+  it('draws a call that waited in-line for its approval with the wait inside its bar, before the calls it made', async () => {
+    const call = api('/api/skills/deploy_thing/invoke', keys['helper-bot']!, { input: { target: 'web-2' }, wait: 60 })
+    let approvalId: string | undefined
+    await expect
+      .poll(async () => (approvalId = (await api('/api/approvals?status=pending', keys.oscar!)).body.items.find((a: any) => a.input?.target === 'web-2')?.id), {
+        timeout: 15_000,
+      })
+      .toBeDefined()
+    expect((await api(`/api/approvals/${approvalId}/approve`, keys.oscar!, {})).status).toBe(200)
+    const done = await call
+    expect(done).toMatchObject({ status: 200, body: { ok: true } })
+    const page = await open(keys.oscar!)
+    await page.goto(`${server.url}/audit/${done.body.callId}`)
+    const waterfall = page.getByTestId('waterfall')
+    await waterfall.locator('tr[data-kind="approval"]').waitFor()
+    const rows = await rowsOf(waterfall)
+    const root = rows.find((r) => r.kind === 'call' && r.depth === 0)!
+    const wait = rows.find((r) => r.kind === 'approval')!
+    const check = rows.find((r) => r.name!.includes('check_thing'))!
+    expect(root.name).toContain('deploy_thing')
+    expect(wait).toMatchObject({ depth: 1, status: 'executed' })
+    expect(rows.indexOf(wait)).toBeLessThan(rows.indexOf(check))
+    const [rootBar, waitBar, checkBar] = [await bar(waterfall, root.span!), await bar(waterfall, wait.span!), await bar(waterfall, check.span!)]
+    expect(waitBar.x).toBeGreaterThanOrEqual(rootBar.x - 1)
+    expect(waitBar.x + waitBar.width).toBeLessThanOrEqual(checkBar.x + 1)
+    expect(checkBar.x + checkBar.width).toBeLessThanOrEqual(rootBar.x + rootBar.width + 1)
+  })
+
   it('shows no waterfall for a call that started nothing', async () => {
     const lone = await api('/api/skills/lookup_thing/invoke', keys.oscar!, { input: { target: 'db-1' } })
     expect(lone.status).toBe(200)
