@@ -101,6 +101,9 @@ describe.runIf(chromiumAvailable())('the call waterfall in Chromium', () => {
     expect(await waiting.locator('tr[aria-current="true"]').getAttribute('data-status')).toBe('approval_required')
 
     expect((await api(`/api/approvals/${approvalId}/approve`, keys.oscar!, {})).status).toBe(200)
+    // The open page fetches its tree again while part of it is open: the decision shows up without a reload.
+    await expect.poll(() => wait.getAttribute('data-status'), { timeout: 15_000 }).toBe('approved')
+    expect(await wait.locator('.wf-duration').textContent()).not.toContain('so far')
     const executed = await api('/api/skills/deploy_thing/invoke', keys['helper-bot']!, { input: { target: 'web-1' }, approvalId })
     expect(executed).toMatchObject({ status: 200, body: { ok: true, data: { deployed: 'web-1' } } })
     const tree = await api(`/api/audit/${executed.body.callId}/tree`, keys.oscar!)
@@ -159,6 +162,34 @@ describe.runIf(chromiumAvailable())('the call waterfall in Chromium', () => {
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/audit/${check.callId}`)
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('check_thing')
     await expect.poll(() => page.getByTestId('waterfall').locator('tr[aria-current="true"]').getAttribute('data-span')).toBe(check.id)
+  })
+
+  it('draws a call that waited in-line for its approval with the wait inside its bar, before the calls it made', async () => {
+    const call = api('/api/skills/deploy_thing/invoke', keys['helper-bot']!, { input: { target: 'web-2' }, wait: 60 })
+    let approvalId: string | undefined
+    await expect
+      .poll(async () => (approvalId = (await api('/api/approvals?status=pending', keys.oscar!)).body.items.find((a: any) => a.input?.target === 'web-2')?.id), {
+        timeout: 15_000,
+      })
+      .toBeDefined()
+    expect((await api(`/api/approvals/${approvalId}/approve`, keys.oscar!, {})).status).toBe(200)
+    const done = await call
+    expect(done).toMatchObject({ status: 200, body: { ok: true } })
+    const page = await open(keys.oscar!)
+    await page.goto(`${server.url}/audit/${done.body.callId}`)
+    const waterfall = page.getByTestId('waterfall')
+    await waterfall.locator('tr[data-kind="approval"]').waitFor()
+    const rows = await rowsOf(waterfall)
+    const root = rows.find((r) => r.kind === 'call' && r.depth === 0)!
+    const wait = rows.find((r) => r.kind === 'approval')!
+    const check = rows.find((r) => r.name!.includes('check_thing'))!
+    expect(root.name).toContain('deploy_thing')
+    expect(wait).toMatchObject({ depth: 1, status: 'executed' })
+    expect(rows.indexOf(wait)).toBeLessThan(rows.indexOf(check))
+    const [rootBar, waitBar, checkBar] = [await bar(waterfall, root.span!), await bar(waterfall, wait.span!), await bar(waterfall, check.span!)]
+    expect(waitBar.x).toBeGreaterThanOrEqual(rootBar.x - 1)
+    expect(waitBar.x + waitBar.width).toBeLessThanOrEqual(checkBar.x + 1)
+    expect(checkBar.x + checkBar.width).toBeLessThanOrEqual(rootBar.x + rootBar.width + 1)
   })
 
   it('shows no waterfall for a call that started nothing', async () => {

@@ -135,6 +135,18 @@ export function Waterfall({ tree, highlight }: { tree: CallTree; highlight?: str
           })}
         </tbody>
       </table>
+      <p className="wf-legend muted">
+        {[...new Set(rows.map((r) => r.span.kind))].map((kind) => (
+          <span key={kind}>
+            <span className={`wf-swatch wf-${kind}`} /> {KIND_LABEL[kind]}
+          </span>
+        ))}
+        {axis.kind === 'broken' && (
+          <span>
+            <span className="wf-swatch wf-break-swatch" /> a long wait, drawn narrow
+          </span>
+        )}
+      </p>
       {tree.truncated && <p className="muted">The tree is larger than the server returns at once: only its first {rows.length} spans are shown.</p>}
     </div>
   )
