@@ -185,9 +185,11 @@ function StepSummary({ step, differences }: { step: RunStep; differences: StepDi
       {step.kind === 'text' && <p className={`said ${marked('text') ?? ''}`}>{step.text || <span className="muted">(no text)</span>}</p>}
       {step.kind === 'tool' && (
         <>
+          <h4>Arguments</h4>
           <div className={marked('input')}>
             <JsonView value={step.input} label={`Arguments of step ${n}`} />
           </div>
+          <h4>Outcome</h4>
           <div className={marked('output')}>
             {step.error ? <p className="error">{step.error}</p> : <JsonView value={step.output} label={`Outcome of step ${n}`} />}
           </div>
