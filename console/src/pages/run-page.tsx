@@ -194,7 +194,8 @@ function Run({ id }: { id: string }) {
         <>
           <h2>Steps</h2>
           {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
-          {steps.length > 0 && <RunTimeline startedAt={run.createdAt} endedAt={run.finishedAt} steps={steps} now={now} />}
+          {/* A run recorded before steps were timed has no timeline. */}
+          {steps.some((step) => step.startedAt !== null) && <RunTimeline startedAt={run.createdAt} endedAt={run.finishedAt} steps={steps} now={now} />}
           <ol className="steps" aria-label="Steps" aria-live="polite">
             {steps.map((step) => (
               <li key={step.index}>
