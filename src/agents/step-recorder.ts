@@ -310,8 +310,9 @@ export class StepRecorder {
       row.rev = ++this.#rev
       return { ...row }
     }
-    const inserts = added.map(snapshot)
+    // Changes first: a model step is told finished before the text and calls it made.
     const updates = changed.map(snapshot)
+    const inserts = added.map(snapshot)
     this.#writes = this.#writes.then(async () => {
       if (this.#failure) return
       try {
