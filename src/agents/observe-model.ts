@@ -44,8 +44,10 @@ export function observeModel(observe: ModelCallObserver): LanguageModelV3Middlew
         span.end()
       }
       let result: Awaited<ReturnType<typeof doStream>>
+      let source: ReadableStream<LanguageModelV3StreamPart>
       try {
         result = await doStream()
+        source = result.stream
       } catch (error) {
         fail(error)
         throw error
@@ -62,7 +64,7 @@ export function observeModel(observe: ModelCallObserver): LanguageModelV3Middlew
         },
         { once: true },
       )
-      const stream = result.stream.pipeThrough(
+      const stream = source.pipeThrough(
         new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
           transform(chunk, controller) {
             if (!answered && !PREAMBLE.has(chunk.type)) {
