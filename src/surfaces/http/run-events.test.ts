@@ -32,6 +32,10 @@ function gatedModel(turns: LanguageModelV3GenerateResult[], gates: Array<{ opene
   return model
 }
 
+/** The events of what a run did (its text and tool steps, and its end), without its model calls. */
+const work = <T extends { event?: string; data?: any; type?: string; step?: { kind: string } }>(events: T[]): T[] =>
+  events.filter((e) => !(e.event === 'step' && e.data.kind === 'model') && !(e.type === 'step' && e.step!.kind === 'model'))
+
 const TURNS = [callsTool('echo', { message: 'one' }), callsTool('echo', { message: 'two' }, 'call-2'), says('all done')]
 
 describe.each(databases)('following a run over GET /api/runs/{id}/events on $name', (database) => {
@@ -74,40 +78,47 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     const stream = await listen(server.url, operatorKey, run.id)
     streams.push(stream)
     // The model's second step is held back: the first step arrives without it.
-    await waitFor(() => stream.received.length === 1)
+    await waitFor(() => work(stream.received).length === 1)
     expect(model.doStreamCalls.length).toBeLessThanOrEqual(2)
-    const [first] = stream.received
+    const [first] = work(stream.received)
     expect(first).toMatchObject({
       event: 'step',
-      data: { index: 0, kind: 'tool', tool: 'echo', input: { message: 'one' }, status: 'ok', callId: expect.any(String) },
+      data: { index: 1, kind: 'tool', tool: 'echo', input: { message: 'one' }, status: 'ok', callId: expect.any(String) },
     })
+    // The second model call is under way (held back): it shows, running, before it answers.
+    await waitFor(() => stream.received.some((r) => r.data.kind === 'model' && r.data.stepNumber === 2 && r.data.status === 'running'))
     gates[1].open()
-    await waitFor(() => stream.received.length === 2)
-    expect(stream.received[1]).toMatchObject({ event: 'step', data: { index: 1, tool: 'echo', input: { message: 'two' }, status: 'ok' } })
+    await waitFor(() => work(stream.received).length === 2)
+    expect(work(stream.received)[1]).toMatchObject({ event: 'step', data: { index: 3, tool: 'echo', input: { message: 'two' }, status: 'ok' } })
     gates[2].open()
     await stream.ended
-    expect(stream.received.map((r) => r.event)).toEqual(['step', 'step', 'step', 'end'])
-    expect(stream.received[2]!.data).toMatchObject({ index: 2, kind: 'text', text: 'all done' })
-    expect(stream.received[3]!.data).toMatchObject({ id: run.id, status: 'completed', output: 'all done', error: null })
+    expect(work(stream.received).map((r) => r.event)).toEqual(['step', 'step', 'step', 'end'])
+    expect(work(stream.received)[2]!.data).toMatchObject({ index: 5, kind: 'text', text: 'all done' })
+    expect(work(stream.received)[3]!.data).toMatchObject({ id: run.id, status: 'completed', output: 'all done', error: null })
     // Step ids rise; each tool call's id names its audit row.
-    const ids = stream.received.slice(0, 3).map((r) => Number(r.id))
+    const ids = stream.received.filter((r) => r.event === 'step').map((r) => Number(r.id))
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
-    expect(new Set(ids).size).toBe(3)
+    expect(new Set(ids).size).toBe(ids.length)
     const audit = (await (await fetch(`${server.url}/api/audit?skill=echo`, { headers: { authorization: `Bearer ${operatorKey}` } })).json()) as {
       items: Array<{ callId: string; input: unknown; conversationId: string }>
     }
-    for (const step of stream.received.slice(0, 2)) {
+    for (const step of work(stream.received).slice(0, 2)) {
       expect(audit.items.find((row) => row.callId === step.data.callId)).toMatchObject({ input: step.data.input, conversationId: `run:${run.id}` })
     }
 
     // A client that reconnects after the first step gets the rest once each.
     const resumed = await listen(server.url, operatorKey, run.id, first!.id)
     await resumed.ended
-    expect(resumed.received).toEqual(stream.received.slice(1))
-    // A finished run is replayed whole, then ends.
+    expect(work(resumed.received)).toEqual(work(stream.received).slice(1))
+    // A finished run is replayed whole (a model step as it ended, not as it ran), then ends.
     const replayed = await listen(server.url, operatorKey, run.id)
     await replayed.ended
-    expect(replayed.received).toEqual(stream.received)
+    expect(work(replayed.received)).toEqual(work(stream.received))
+    expect(replayed.received.filter((r) => r.data.kind === 'model').map((r) => [r.data.stepNumber, r.data.status])).toEqual([
+      [1, 'ok'],
+      [2, 'ok'],
+      [3, 'ok'],
+    ])
   })
 
   it('streams a run started through the library API on another manager sharing the database, the same to followers of both', async () => {
@@ -129,27 +140,28 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     const following = (async () => {
       for await (const event of there.runs.follow(run.id, { signal: gone.signal })) followed.push(event)
     })()
-    await waitFor(() => stream.received.length === 1 && followed.length === 1)
+    await waitFor(() => work(stream.received).length === 1 && work(followed).length === 1)
     expect(model.doStreamCalls.length).toBeLessThanOrEqual(2)
-    expect(stream.received[0]).toMatchObject({ id: String(followed[0]!.type === 'step' && followed[0]!.rev), data: { index: 0, tool: 'echo', status: 'ok' } })
+    const seen = work(followed)[0]!
+    expect(work(stream.received)[0]).toMatchObject({ id: String(seen.type === 'step' && seen.rev), data: { index: 1, tool: 'echo', status: 'ok' } })
     // A follower that leaves stops following; the run goes on.
     gone.abort()
     await following
     gates[1].open()
     gates[2].open()
     await stream.ended
-    expect(stream.received.map((r) => [r.event, r.data.index ?? r.data.status])).toEqual([
-      ['step', 0],
+    expect(work(stream.received).map((r) => [r.event, r.data.index ?? r.data.status])).toEqual([
       ['step', 1],
-      ['step', 2],
+      ['step', 3],
+      ['step', 5],
       ['end', 'completed'],
     ])
     const all: RunEvent[] = []
     for await (const event of here.runs.follow(run.id, { signal: new AbortController().signal })) all.push(event)
-    expect(all.map((e) => (e.type === 'step' ? { id: String(e.rev), event: 'step', data: e.step } : { event: 'end', data: e.run }))).toEqual(
-      stream.received.map((r) => (r.event === 'end' ? { event: 'end', data: r.data } : r)),
+    expect(work(all).map((e) => (e.type === 'step' ? { id: String(e.rev), event: 'step', data: e.step } : { event: 'end', data: e.run }))).toEqual(
+      work(stream.received).map((r) => (r.event === 'end' ? { event: 'end', data: r.data } : r)),
     )
-    expect(followed).toEqual(all.slice(0, 1))
+    expect(work(followed)).toEqual(work(all).slice(0, 1))
   })
 
   it('ends at a pause for approval, sends the paused call again once it ran, and refuses those who may not read runs', async () => {
@@ -162,7 +174,8 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     const first = await listen(server.url, operatorKey, paused.id)
     await first.ended
     expect(first.received).toMatchObject([
-      { event: 'step', data: { index: 0, tool: 'write_thing', status: 'awaiting_approval', approvalId: paused.pending[0]!.approvalId } },
+      { event: 'step', data: { index: 0, kind: 'model', status: 'ok' } },
+      { event: 'step', data: { index: 1, tool: 'write_thing', status: 'awaiting_approval', approvalId: paused.pending[0]!.approvalId } },
       { event: 'end', data: { status: 'awaiting_approval', pending: [{ tool: 'write_thing', approvalId: paused.pending[0]!.approvalId }] } },
     ])
 
@@ -184,13 +197,14 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     })
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     // Reconnecting after the paused step: the step again, now run, then what followed; nothing seen twice as it was.
-    const after = await listen(server.url, operatorKey, paused.id, first.received[0]!.id)
+    const after = await listen(server.url, operatorKey, paused.id, first.received[1]!.id)
     await after.ended
     expect(after.received).toMatchObject([
-      { event: 'step', data: { index: 0, tool: 'write_thing', status: 'ok', output: { stored: 'v1' }, callId: expect.any(String) } },
-      { event: 'step', data: { index: 1, kind: 'text', text: 'stored v1' } },
+      { event: 'step', data: { index: 1, tool: 'write_thing', status: 'ok', output: { stored: 'v1' }, callId: expect.any(String) } },
+      { event: 'step', data: { index: 2, kind: 'model', stepNumber: 2, status: 'ok' } },
+      { event: 'step', data: { index: 3, kind: 'text', text: 'stored v1' } },
       { event: 'end', data: { status: 'completed', output: 'stored v1' } },
     ])
-    expect(Number(after.received[0]!.id)).toBeGreaterThan(Number(first.received[0]!.id))
+    expect(Number(after.received[0]!.id)).toBeGreaterThan(Number(first.received[1]!.id))
   })
 })
