@@ -14,9 +14,13 @@ const sqlite = databases.find((d) => d.name === 'sqlite')!
 
 const SYSTEM_PROMPT = 'You are the test helper. Sign in, then echo what you are asked.'
 const PASSWORD = 'pw-never-shown-7731'
-// What the mock model reports for its two turns, as a provider would (AI SDK V3 usage).
-const FIRST = { inputTokens: { total: 1200, noCache: 800, cacheRead: 400, cacheWrite: 0 }, outputTokens: { total: 30, text: 30, reasoning: 0 } }
-const SECOND = { inputTokens: { total: 1500, noCache: 300, cacheRead: 1200, cacheWrite: 0 }, outputTokens: { total: 12, text: 12, reasoning: 0 } }
+// What the mock model reports for the live run's two turns, and the prices of its tokens (US dollars per million).
+const FIRST = { input: 1200, output: 30, cacheRead: 400 }
+const SECOND = { input: 1500, output: 12, cacheRead: 1200 }
+const PRICING = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 }
+// 800 uncached, 400 cached in and 30 out; then 300 uncached, 1200 cached in and 12 out.
+const COST = (800 * 3 + 400 * 0.3 + 30 * 15 + 300 * 3 + 1200 * 0.3 + 12 * 15) / 1_000_000
+const STREAMING = { chunkDelayInMs: 20 }
 
 const asked = (prompt: LanguageModelV3Prompt): string =>
   prompt
@@ -55,13 +59,13 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
     doStream: async ({ prompt }) => {
       const text = asked(prompt)
       const called = prompt.some((m) => m.role === 'tool')
-      if (text.startsWith('plain')) return streamed(says('ok'))
+      if (text.startsWith('plain')) return streamed(says('ok'), STREAMING)
       if (text.startsWith('live')) {
         return called
-          ? streamed({ ...says('signed in and done'), usage: SECOND })
-          : heldAfterFirstChunk({ ...callsTool('sign_in', { user: 'oscar', password: PASSWORD }), usage: FIRST }, released)
+          ? streamed(says('signed in and done', SECOND), STREAMING)
+          : heldAfterFirstChunk(callsTool('sign_in', { user: 'oscar', password: PASSWORD }, 'call-1', FIRST), released)
       }
-      return streamed(called ? says('all done') : callsTool('echo', { message: text }))
+      return streamed(called ? says('all done') : callsTool('echo', { message: text }), STREAMING)
     },
   })
   const api = (path: string, key: string, body?: unknown) => callApi(server.url, path, key, body === undefined ? 'GET' : 'POST', body)
@@ -86,7 +90,7 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
       config: {
         skills: [...testSkills(), signInSkill],
         agents: [
-          { ...testAgents![0]!, model, systemPrompt: SYSTEM_PROMPT },
+          { ...testAgents![0]!, model, systemPrompt: SYSTEM_PROMPT, pricing: PRICING },
           { ...testAgents![1]!, model },
         ],
       },
@@ -136,6 +140,7 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
     expect(await firstCall.locator('[data-fact="tokens"]').textContent()).toBe('1,200 / 30')
     expect(await firstCall.locator('[data-fact="cached"]').textContent()).toBe('400')
     expect(await firstCall.locator('[data-fact="finishReason"]').textContent()).toBe('tool-calls')
+    expect(await firstCall.locator('[data-fact="cost"]').textContent()).toBe('$0.00297')
     expect(await firstCall.locator('[data-fact="duration"] [data-value]').getAttribute('data-value')).toBe(String(stored.steps[0].durationMs))
 
     // The header totals both turns, as the server does.
@@ -143,6 +148,8 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
     expect(await total(page, 'outputTokens').textContent()).toBe('42')
     expect(await total(page, 'cachedInputTokens').textContent()).toBe('1,600')
     expect(await total(page, 'modelSteps').textContent()).toBe('2')
+    expect(await total(page, 'costUsd').textContent()).toBe('$0.00441')
+    expect(Number(await total(page, 'costUsd').locator('[data-value]').getAttribute('data-value'))).toBeCloseTo(COST, 12)
     expect(await total(page, 'durationMs').locator('[data-value]').getAttribute('data-value')).toBe(String(stored.totals.durationMs))
     expect(stored.totals).toMatchObject({ inputTokens: 2700, outputTokens: 42, cachedInputTokens: 1600, modelSteps: 2 })
 

@@ -8,7 +8,7 @@ interface Part {
   text?: string
   toolName?: string
   input?: unknown
-  output?: unknown
+  output?: { type?: string; value?: unknown }
 }
 interface Message {
   role?: string
@@ -83,7 +83,8 @@ function MessageContent({ content }: { content: Message['content'] }) {
         ) : part.type === 'tool-result' ? (
           <div key={k}>
             result of <code>{part.toolName}</code>
-            <JsonView value={part.output} />
+            {/* A result is sent as { type, value }: json and text show their value. */}
+            <JsonView value={part.output?.type === 'json' || part.output?.type === 'text' ? part.output.value : part.output} />
           </div>
         ) : (
           <JsonView key={k} value={part} />

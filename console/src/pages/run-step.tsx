@@ -23,7 +23,7 @@ export function RunStepCard({ runId, step, readAudit }: { runId: string; step: R
           </h3>
           <StatusChip value={status} />
         </header>
-        <dl className="facts model-facts" aria-label={`Model call of step ${n}`}>
+        <dl className="facts" aria-label={`Model call of step ${n}`}>
           <dt>Started</dt>
           <dd>
             <Time at={step.startedAt} />
