@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { AUDIT_STATUSES } from '../store/index.js'
 import type { AuditFilter } from './audit-reader.js'
 import { searchWords } from './audit-search.js'
+import { EXPORT_FORMATS } from './audit-export.js'
 
 const instant = z
   .string()
@@ -37,8 +38,34 @@ export type AuditQueryParse = { ok: true; query: AuditFilter } | { ok: false; me
 
 /** Validate audit filters from a query string or CLI flags; errors name the parameter. */
 export function parseAuditQuery(raw: Record<string, unknown>): AuditQueryParse {
+  return parseWith(auditQuerySchema, raw)
+}
+
+/** The most rows one export writes; `limit` lowers it. */
+export const EXPORT_MAX_ROWS = 1_000_000
+const EXPORT_DEFAULT_ROWS = 100_000
+
+/** An export's query: the list's filters (q too), a format and how many rows at most. */
+export const auditExportSchema = auditQuerySchema.omit({ cursor: true, limit: true }).extend({
+  format: z.enum(EXPORT_FORMATS, { error: 'must be jsonl or csv' }).default('jsonl'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(EXPORT_MAX_ROWS)
+    .default(EXPORT_DEFAULT_ROWS)
+    .describe(`the most calls written (default ${EXPORT_DEFAULT_ROWS.toLocaleString('en')}, at most ${EXPORT_MAX_ROWS.toLocaleString('en')}); the newest come first`),
+})
+
+export function parseAuditExport(
+  raw: Record<string, unknown>,
+): { ok: true; query: z.output<typeof auditExportSchema> } | { ok: false; message: string } {
+  return parseWith(auditExportSchema, raw)
+}
+
+function parseWith<S extends z.ZodType>(schema: S, raw: Record<string, unknown>): { ok: true; query: z.output<S> } | { ok: false; message: string } {
   const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined))
-  const parsed = auditQuerySchema.safeParse(defined)
+  const parsed = schema.safeParse(defined)
   if (!parsed.success) {
     return {
       ok: false,

@@ -38,6 +38,8 @@ export interface AuditQuery {
   /** The calls of one trace (an agent run), oldest first. */
   traceId?: string
   conversationId?: string
+  /** Oldest first (a trace always is). */
+  oldestFirst?: boolean
   /** Free text (`q`), every other filter still applying. */
   search?: AuditSearch
   /** ISO timestamps, inclusive from, exclusive to, on started_at. */
@@ -276,7 +278,7 @@ export class AuditRepository {
 
   async query(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
     // A trace reads in the order its calls were made; everything else newest first.
-    const ascending = q.traceId !== undefined
+    const ascending = q.traceId !== undefined || q.oldestFirst === true
     const direction = ascending ? 'asc' : 'desc'
     const n = Math.trunc(q.limit) + 1
     // Caller and edge match an id or a name: one branch per combination, each an ordered walk of
