@@ -54,12 +54,12 @@ export const auditExportSchema = auditQuerySchema.omit({ cursor: true, limit: tr
     .min(1)
     .max(EXPORT_MAX_ROWS)
     .default(EXPORT_DEFAULT_ROWS)
-    .describe(`the most calls written (default ${EXPORT_DEFAULT_ROWS.toLocaleString('en')}, at most ${EXPORT_MAX_ROWS.toLocaleString('en')}); the newest come first`),
+    .describe(
+      `the most calls written (default ${EXPORT_DEFAULT_ROWS.toLocaleString('en')}, at most ${EXPORT_MAX_ROWS.toLocaleString('en')}); the newest come first`,
+    ),
 })
 
-export function parseAuditExport(
-  raw: Record<string, unknown>,
-): { ok: true; query: z.output<typeof auditExportSchema> } | { ok: false; message: string } {
+export function parseAuditExport(raw: Record<string, unknown>): { ok: true; query: z.output<typeof auditExportSchema> } | { ok: false; message: string } {
   return parseWith(auditExportSchema, raw)
 }
 

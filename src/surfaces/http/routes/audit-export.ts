@@ -55,7 +55,10 @@ export function auditExportRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
         await pages.return(undefined)
       },
     })
-    const stamp = new Date().toISOString().replaceAll(':', '-').replace(/\.\d+Z$/, 'Z')
+    const stamp = new Date()
+      .toISOString()
+      .replaceAll(':', '-')
+      .replace(/\.\d+Z$/, 'Z')
     return c.body(body, 200, {
       'Content-Type': EXPORT_CONTENT_TYPES[format],
       'Content-Disposition': `attachment; filename="audit-${stamp}.${format}"`,
