@@ -105,7 +105,7 @@ describe.each(databases)('audit export and conversations over HTTP on $name', (d
     // The audit list takes the conversation as a filter, newest first.
     const listed = (await (await get('/api/audit?conversationId=c1')).json()) as any
     expect(listed.items.map((c: any) => c.skill)).toEqual(['explode', 'write_thing', 'echo'])
-    expect((await (await get('/api/audit?conversationId=c1&q=fire')).json()).items.map((c: any) => c.skill)).toEqual(['explode'])
+    expect(((await (await get('/api/audit?conversationId=c1&q=fire')).json()) as any).items.map((c: any) => c.skill)).toEqual(['explode'])
     expect((await get('/api/conversations/nothing-here')).status).toBe(404)
     expect((await get('/api/conversations/run:nothing')).status).toBe(404)
   })

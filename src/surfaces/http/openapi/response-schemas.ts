@@ -583,6 +583,7 @@ export const Conversation = z
     id: z.string(),
     calls: z.array(AuditEntry).describe('its calls, oldest first (the first 2,000)'),
     approvals: z.array(Approval).describe('the approval requests made in it, oldest first (the first 500)'),
-    run: nullable(Run).describe('for run:<id> and test-run:<id>, the agent run, when the caller may read it'),
+    // A union, not Run.nullable(): that would carry the name Run and make every Run nullable in the document.
+    run: z.union([Run, z.null()]).describe('for run:<id> and test-run:<id>, the agent run, when the caller may read it'),
   })
   .openapi('Conversation')
