@@ -92,6 +92,7 @@ function Audit() {
       </form>
       <ErrorNote error={page.error} />
       <AuditChart query={charted} />
+      {query.q && <p className="muted small">The chart counts the other filters; the search narrows the list and the export.</p>}
       <table className="plain" aria-label="Calls">
         <thead>
           <tr>
