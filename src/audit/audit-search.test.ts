@@ -153,6 +153,32 @@ describe.each(databases)('audit search on $name', (database) => {
   })
 })
 
+describe.each(databases)('audit search matching many values on $name', (database) => {
+  it('walks the calls newest first when a word matches more skills, callers and agents than it walks one by one', async () => {
+    const plane = await createSkillplane({ config: { skills: testSkills(), agents: testAgents }, ...(await database.create()), logger: silentLogger() })
+    try {
+      for (let i = 0; i < 20; i++) {
+        await plane.invoke('echo', { message: `m${i}` }, { caller: { kind: 'user', id: `bulk-${i}`, name: `Bulk user ${i}`, role: 'admin' } })
+        await plane.invoke('echo', { message: `n${i}` }, { caller: admin })
+      }
+      await plane.invoke('explode', {}, { caller: { kind: 'user', id: 'bulk-0', name: 'Bulk user 0', role: 'admin' } })
+      const rows = await all(plane)
+      const paged: AuditEntry[] = []
+      let cursor: string | undefined
+      do {
+        const page = await plane.audit.query({ q: 'bulk', limit: 3, ...(cursor && { cursor }) })
+        paged.push(...page.items)
+        cursor = page.nextCursor ?? undefined
+      } while (cursor)
+      expect(paged.map((e) => e.callId)).toEqual(oracle(rows, 'bulk').map((e) => e.callId))
+      expect(paged).toHaveLength(21)
+      expect((await plane.audit.query({ q: 'bulk', status: 'error', limit: 50 })).items.map((e) => e.skill)).toEqual(['explode'])
+    } finally {
+      await plane.close()
+    }
+  })
+})
+
 describe('audit search parity', () => {
   it.runIf(databases.length === 2)('finds the same calls on SQLite and PostgreSQL', () => {
     expect(found.get('postgres')).toEqual(found.get('sqlite'))

@@ -338,9 +338,13 @@ export class AuditRepository {
           return sql`select call_id from (select t0.call_id from ${sql.join(tables, sql` `)} where ${sql.join(where, sql` and `)} order by t0.call_id ${order} limit ${sql.lit(n)}) as b`
         })
       })
-      // Error words and many matched values read every row they match (one row each), then sort.
+      // Error words read every row they match (one row each), then sort; many matched values walk
+      // the key newest first, checking each row, until a page is found.
       for (const chosen of choices) {
         if (!chosen.words && !chosen.anyOf) continue
+        // On SQLite the words index holds each hit's call id: rows are read only for filters it can't answer.
+        const wordsAlone = this.sqlite && chosen.words && chosen.eq.length === 0 && !q.status && !q.from && !q.to
+        const id = wordsAlone ? sql`s.call_id` : sql`a.call_id`
         const where = chosen.eq.map(([column, value]) => sql`a.${sql.id(column)} = ${value}`)
         if (chosen.anyOf)
           where.push(
@@ -352,12 +356,14 @@ export class AuditRepository {
         if (q.status) where.push(sql`a.status = ${q.status}`)
         if (q.from) where.push(sql`a.call_id >= ${idBound(q.from, -FROM_SLACK_MS)}`, sql`a.started_at >= ${q.from}`)
         if (q.to) where.push(sql`a.call_id < ${idBound(q.to, TO_SLACK_MS)}`, sql`a.started_at < ${q.to}`)
-        if (q.cursor) where.push(sql`a.call_id ${later} ${q.cursor}`)
-        let from = sql`audit_calls as a`
+        if (q.cursor) where.push(sql`${id} ${later} ${q.cursor}`)
+        // SQLite would walk an IN list's index and sort everything it holds; the key stops at a page.
+        let from = this.sqlite ? sql`audit_calls as a indexed by sqlite_autoindex_audit_calls_1` : sql`audit_calls as a`
         if (chosen.words && this.sqlite) {
+          const match = sql`s.audit_search match ${chosen.words.map((word) => `"${word}"*`).join(' AND ')}`
           // The words index drives (cross join keeps SQLite from scanning the audit and probing it).
-          from = sql`audit_search as s cross join audit_calls as a on a.rowid = s.rowid`
-          where.unshift(sql`s.audit_search match ${chosen.words.map((word) => `"${word}"*`).join(' AND ')}`)
+          from = wordsAlone ? sql`audit_search as s` : sql`audit_search as s cross join audit_calls as a on a.rowid = s.rowid`
+          where.unshift(match)
         } else if (chosen.words) {
           where.unshift(
             sql`a.error_message is not null`,
@@ -365,7 +371,7 @@ export class AuditRepository {
           )
         }
         branches.push(
-          sql`select call_id from (select a.call_id from ${from} where ${sql.join(where, sql` and `)} order by a.call_id ${order} limit ${sql.lit(n)}) as w`,
+          sql`select call_id from (select ${id} as call_id from ${from} where ${sql.join(where, sql` and `)} order by ${id} ${order} limit ${sql.lit(n)}) as w`,
         )
       }
       // A literal LIMIT: SQLite stops a subquery at a bound one only after reading it all; DISTINCT for

@@ -11,20 +11,25 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create index audit_calls_error_words_idx on audit_calls using gin (${sql.raw(PG_ERROR_WORDS)}) where error_message is not null`.execute(db)
     return
   }
-  // Contentless (the text stays in audit_calls), keyed by the audit row's rowid; triggers keep it in
-  // step with every write and delete (retention) whoever makes it.
-  await sql`create virtual table audit_search using fts5(error_message, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')`.execute(db)
+  // Contentless (the text stays in audit_calls), keyed by the audit row's rowid, with the call id kept
+  // beside the words so a search sorts its hits without reading their audit rows; triggers keep it
+  // in step with every write and delete (retention) whoever makes it.
+  await sql`create virtual table audit_search using fts5(error_message, call_id unindexed, content='', contentless_delete=1, contentless_unindexed=1, tokenize='unicode61 remove_diacritics 0')`.execute(
+    db,
+  )
   await sql`create trigger audit_search_insert after insert on audit_calls when new.error_message is not null
-    begin insert into audit_search (rowid, error_message) values (new.rowid, new.error_message); end`.execute(db)
+    begin insert into audit_search (rowid, error_message, call_id) values (new.rowid, new.error_message, new.call_id); end`.execute(db)
   // One trigger for both halves: the order of two triggers on one event is not defined.
   await sql`create trigger audit_search_update after update of error_message on audit_calls
     begin
       delete from audit_search where rowid = old.rowid and old.error_message is not null;
-      insert into audit_search (rowid, error_message) select new.rowid, new.error_message where new.error_message is not null;
+      insert into audit_search (rowid, error_message, call_id) select new.rowid, new.error_message, new.call_id where new.error_message is not null;
     end`.execute(db)
   await sql`create trigger audit_search_delete after delete on audit_calls when old.error_message is not null
     begin delete from audit_search where rowid = old.rowid; end`.execute(db)
-  await sql`insert into audit_search (rowid, error_message) select rowid, error_message from audit_calls where error_message is not null`.execute(db)
+  await sql`insert into audit_search (rowid, error_message, call_id) select rowid, error_message, call_id from audit_calls where error_message is not null`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
