@@ -62,6 +62,19 @@ describe.each(databases)('audit export and conversations over HTTP on $name', (d
     expect((await (await get('/api/audit/export?format=csv&q=fire&status=ok')).text()).split('\r\n')).toHaveLength(2)
   })
 
+  it('never finds or exports a secret the audit redacted', async () => {
+    const { get } = await open()
+    await plane!.invoke('leaky', { passphrase: 'correcthorse battery', fail: true }, { caller: admin })
+    await plane!.invoke('leaky', { passphrase: 'correcthorse battery' }, { caller: admin })
+    expect(((await (await get('/api/audit?q=rejected')).json()) as any).items).toHaveLength(1)
+    for (const q of ['correcthorse', 'battery', 'correcthorse battery']) expect(((await (await get(`/api/audit?q=${q}`)).json()) as any).items).toEqual([])
+    for (const format of ['jsonl', 'csv']) {
+      const text = await (await get(`/api/audit/export?format=${format}`)).text()
+      expect(text).toContain('[REDACTED]')
+      expect(text).not.toContain('correcthorse')
+    }
+  })
+
   it('refuses bad parameters with a 400 naming the parameter, and keeps export apart from call ids', async () => {
     const { get } = await open()
     const failure = async (path: string) => {
