@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { databases } from '../../test-support/databases.js'
-import { admin, agentCaller, openTestPlane } from '../../test-support/fixtures.js'
+import { databases, waitFor } from '../../test-support/databases.js'
+import { admin, agentCaller, openTestPlane, operator, testAgents } from '../../test-support/fixtures.js'
+import { callsTool, says, scripted } from '../../test-support/mock-model.js'
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
@@ -13,8 +14,8 @@ describe.each(databases)('audit export and conversations over HTTP on $name', (d
     await plane?.close()
   })
 
-  const open = async () => {
-    plane = await openTestPlane(database)
+  const open = async (config: Parameters<typeof openTestPlane>[1] = {}) => {
+    plane = await openTestPlane(database, config)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     const key = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
     const get = (path: string, as = key) => fetch(`${server!.url}${path}`, { headers: { authorization: `Bearer ${as}` } })
@@ -121,5 +122,21 @@ describe.each(databases)('audit export and conversations over HTTP on $name', (d
     expect(((await (await get('/api/audit?conversationId=c1&q=fire')).json()) as any).items.map((c: any) => c.skill)).toEqual(['explode'])
     expect((await get('/api/conversations/nothing-here')).status).toBe(404)
     expect((await get('/api/conversations/run:nothing')).status).toBe(404)
+  })
+
+  it("shows an agent run's conversation with its approval and the run itself", async () => {
+    const model = scripted(callsTool('write_thing', { value: 'v1' }), says('stored v1'))
+    const { get } = await open({ agents: [{ ...testAgents![0]!, model }, testAgents![1]!] })
+    const paused = await plane!.runs.start({ agent: 'helper', prompt: 'store v1', requester: operator })
+    await plane!.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
+    await waitFor(async () => (await plane!.runs.get(paused.id))!.status === 'completed')
+    await waitFor(async () => (await plane!.audit.query({ conversationId: `run:${paused.id}`, status: 'ok', limit: 1 })).items.length === 1)
+    const conversation = (await (await get(`/api/conversations/run:${paused.id}`)).json()) as any
+    expect(conversation.calls.map((c: any) => [c.skill, c.status])).toEqual([
+      ['write_thing', 'approval_required'],
+      ['write_thing', 'ok'],
+    ])
+    expect(conversation.approvals.map((a: any) => [a.skill, a.status, a.executedCallId])).toEqual([['write_thing', 'executed', conversation.calls[1].callId]])
+    expect(conversation.run).toMatchObject({ id: paused.id, agent: 'helper', status: 'completed', output: 'stored v1' })
   })
 })
