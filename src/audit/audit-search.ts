@@ -65,7 +65,7 @@ export class AuditSearcher {
   async #known(): Promise<Array<[SearchColumn, string]>> {
     const cached = this.#values
     if (cached && Date.now() - cached.at < VALUES_TTL_MS) return cached.values
-    this.#reading ??= Promise.all(
+    const reading = (this.#reading ??= Promise.all(
       SEARCH_COLUMNS.map(async (column) => (await this.repo.distinctValues(column)).map((v): [SearchColumn, string] => [column, v])),
     )
       .then((lists) => {
@@ -73,7 +73,10 @@ export class AuditSearcher {
         this.#values = { at: Date.now(), values, keys: new Set(values.map(([column, value]) => `${column}\u0000${value}`)) }
         return this.#values.values
       })
-      .finally(() => (this.#reading = null))
-    return this.#reading
+      .finally(() => (this.#reading = null)))
+    if (!cached) return reading
+    // Stale values answer now (they lack only calls from other managers since): the fresh ones come for the next search.
+    reading.catch(() => {})
+    return cached.values
   }
 }
