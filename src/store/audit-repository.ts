@@ -343,9 +343,16 @@ export class AuditRepository {
       for (const chosen of choices) {
         if (!chosen.words && !chosen.anyOf) continue
         // On SQLite the words index holds each hit's call id: rows are read only for filters it can't answer.
-        const wordsAlone = this.sqlite && chosen.words && chosen.eq.length === 0 && !q.status && !q.from && !q.to
+        // A status other than ok is found in the status index (status, call id), not the row.
+        const byStatusIndex = q.status !== undefined && q.status !== 'ok'
+        const wordsAlone = this.sqlite && chosen.words && chosen.eq.length === 0 && (!q.status || byStatusIndex) && !q.from && !q.to
         const id = wordsAlone ? sql`s.call_id` : sql`a.call_id`
         const where = chosen.eq.map(([column, value]) => sql`a.${sql.id(column)} = ${value}`)
+        if (wordsAlone && q.status) {
+          where.push(
+            sql`exists (select 1 from audit_calls as st indexed by audit_calls_status_idx where st.call_id = s.call_id and st.status = ${q.status} and ${NOT_OK})`,
+          )
+        }
         if (chosen.anyOf)
           where.push(
             sql`(${sql.join(
@@ -353,7 +360,7 @@ export class AuditRepository {
               sql` or `,
             )})`,
           )
-        if (q.status) where.push(sql`a.status = ${q.status}`)
+        if (q.status && !wordsAlone) where.push(sql`a.status = ${q.status}`)
         if (q.from) where.push(sql`a.call_id >= ${idBound(q.from, -FROM_SLACK_MS)}`, sql`a.started_at >= ${q.from}`)
         if (q.to) where.push(sql`a.call_id < ${idBound(q.to, TO_SLACK_MS)}`, sql`a.started_at < ${q.to}`)
         if (q.cursor) where.push(sql`${id} ${later} ${q.cursor}`)
