@@ -13,7 +13,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
   // Contentless (the text stays in audit_calls), keyed by the audit row's rowid, with the call id kept
   // beside the words so a search sorts its hits without reading their audit rows; triggers keep it
-  // in step with every write and delete (retention) whoever makes it.
+  // in step with every write and delete (retention) whoever makes it. (A VACUUM could renumber
+  // audit rowids, audit_calls having no integer key: skillplane never runs one.)
   await sql`create virtual table audit_search using fts5(error_message, call_id unindexed, content='', contentless_delete=1, contentless_unindexed=1, tokenize='unicode61 remove_diacritics 0')`.execute(
     db,
   )
