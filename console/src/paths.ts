@@ -6,6 +6,7 @@ export const agentPath = (id: string) => `/agents/${part(id)}`
 export const runPath = (id: string) => `/runs/${part(id)}`
 export const compareRunsPath = (agentId: string, a: string, b: string) => `/agents/${part(agentId)}/runs/compare?a=${part(a)}&b=${part(b)}`
 export const callPath = (callId: string) => `/audit/${part(callId)}`
+export const conversationPath = (id: string) => `/conversations/${part(id)}`
 
 /** An agent run's calls carry `run:<run id>` as their conversation; any other conversation is the caller's own. */
 export const runOfConversation = (conversationId: string | null): string | null => {

@@ -3,7 +3,7 @@ import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { Duration, ErrorNote, JsonView, StatusChip, Time, Waterfall } from '../components'
-import { callPath, runOfConversation, runPath } from '../paths'
+import { callPath, conversationPath, runOfConversation, runPath } from '../paths'
 
 // While part of the tree is open (a call running, an approval waiting), it is fetched again this often.
 const OPEN_TREE_REFRESH_MS = 5000
@@ -46,12 +46,12 @@ export function CallPage() {
           <>
             <dt>Conversation</dt>
             <dd>
-              {runOfConversation(r.conversationId) ? (
+              <Link to={conversationPath(r.conversationId)}>{r.conversationId}</Link>
+              {runOfConversation(r.conversationId) && (
                 <>
-                  agent run <Link to={runPath(runOfConversation(r.conversationId)!)}>{runOfConversation(r.conversationId)}</Link>
+                  {' '}
+                  · agent run <Link to={runPath(runOfConversation(r.conversationId)!)}>{runOfConversation(r.conversationId)}</Link>
                 </>
-              ) : (
-                r.conversationId
               )}
             </dd>
           </>

@@ -18,7 +18,7 @@ export function RunTimeline({ startedAt, endedAt, steps, now }: { startedAt: str
   const span = end - start
   const percent = (t: number) => Math.min(100, Math.max(0, ((t - start) / span) * 100))
   return (
-    <figure className="timeline" aria-label="Step timeline">
+    <figure className="step-timeline" aria-label="Step timeline">
       <ol>
         {steps.map((step, k) => {
           const from = at(step.startedAt)
