@@ -134,18 +134,26 @@ describe('the config schema', () => {
     )
   })
 
-  it('takes a model\'s prices in its provider settings, or beside a model object, and names what is wrong', async () => {
+  it("takes a model's prices in its provider settings, or beside a model object, and names what is wrong", async () => {
     const pricing = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 }
-    const resolved = await resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'gpt-4.1-mini', pricing } }] }, { dataDir: '/tmp' }, 'test')
+    const resolved = await resolveConfig(
+      { agents: [{ name: 'A', model: { provider: 'openai', model: 'gpt-4.1-mini', pricing } }] },
+      { dataDir: '/tmp' },
+      'test',
+    )
     expect(resolved.agents[0]!.model).toMatchObject({ pricing })
     await expect(
-      resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm', pricing: { inputPerMTok: -1, outputPerMTok: 1 } } }] }, { dataDir: '/tmp' }, 'test'),
+      resolveConfig(
+        { agents: [{ name: 'A', model: { provider: 'openai', model: 'm', pricing: { inputPerMTok: -1, outputPerMTok: 1 } } }] },
+        { dataDir: '/tmp' },
+        'test',
+      ),
     ).rejects.toThrow('agents[0].model.pricing.inputPerMTok: a price is a number of US dollars from 0')
     await expect(
       resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm', pricing: { inputPerMTok: 1 } } }] }, { dataDir: '/tmp' }, 'test'),
     ).rejects.toThrow('agents[0].model.pricing.outputPerMTok')
-    await expect(
-      resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm' }, pricing }] }, { dataDir: '/tmp' }, 'test'),
-    ).rejects.toThrow('agents[0].pricing: give the prices of provider settings as model.pricing')
+    await expect(resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm' }, pricing }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      'agents[0].pricing: give the prices of provider settings as model.pricing',
+    )
   })
 })

@@ -53,7 +53,11 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     await Promise.all(planes.splice(0).map((p) => p.close()))
   })
   const open = async (model: MockLanguageModelV3, location?: Awaited<ReturnType<typeof database.create>>, skills: unknown[] = testSkills()) => {
-    const plane = await openTestPlane(database, { skills: skills as ReturnType<typeof testSkills>, agents: [{ ...testAgents![0]!, model }, testAgents![1]!] }, location)
+    const plane = await openTestPlane(
+      database,
+      { skills: skills as ReturnType<typeof testSkills>, agents: [{ ...testAgents![0]!, model }, testAgents![1]!] },
+      location,
+    )
     planes.push(plane)
     return plane
   }
@@ -254,7 +258,7 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     expect(stream.received.at(-1)!.data).toMatchObject({ status: 'completed', totals: { modelSteps: 1, inputTokens: 7, outputTokens: 6 } })
   })
 
-  it("serves what the model was sent on a model step with secrets redacted, as in the steps and their events; refuses a bad step clearly", async () => {
+  it('serves what the model was sent on a model step with secrets redacted, as in the steps and their events; refuses a bad step clearly', async () => {
     const PASSWORD = 'Pw-7c1-secret'
     const TOKEN = 'tok-Zq9-issued'
     const issueKey = defineSkill({
