@@ -149,9 +149,11 @@ describe('the config schema', () => {
         'test',
       ),
     ).rejects.toThrow('agents[0].model.pricing.inputPerMTok: a price is a number of US dollars from 0')
-    await expect(
-      resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm', pricing: { inputPerMTok: 1 } } }] }, { dataDir: '/tmp' }, 'test'),
-    ).rejects.toThrow('agents[0].model.pricing.outputPerMTok')
+    // A JavaScript config has no types to catch a missing price: loading does.
+    const halfPriced = { provider: 'openai', model: 'm', pricing: { inputPerMTok: 1 } } as unknown as AgentConfig['model']
+    await expect(resolveConfig({ agents: [{ name: 'A', model: halfPriced }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      'agents[0].model.pricing.outputPerMTok',
+    )
     await expect(resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm' }, pricing }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
       'agents[0].pricing: give the prices of provider settings as model.pricing',
     )
