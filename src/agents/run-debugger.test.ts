@@ -113,7 +113,10 @@ describe.each(databases)('a run as a debugger on $name', (database) => {
     expect(run.totals).toMatchObject({ inputTokens: 5, outputTokens: 2, costUsd: null, modelSteps: 1 })
 
     const silent = says('hi')
-    silent.usage = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } }
+    silent.usage = {
+      inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+    }
     const priced = await open(scripted(silent), { pricing: PRICING })
     const quiet = await priced.runs.start({ agent: 'helper', prompt: 'x', requester: admin })
     expect(quiet.steps![0]).toMatchObject({

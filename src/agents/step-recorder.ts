@@ -303,7 +303,11 @@ export class StepRecorder {
     })
   }
 
-  #write(added: RunStepRow[], changed: RunStepListed[], also: { prepare?: (inserts: RunStepRow[]) => Promise<void>; totals?: RunTotalsChange } = {}): Promise<void> {
+  #write(
+    added: RunStepRow[],
+    changed: RunStepListed[],
+    also: { prepare?: (inserts: RunStepRow[]) => Promise<void>; totals?: RunTotalsChange } = {},
+  ): Promise<void> {
     // Numbered and copied now: the order of the calls is the order of the writes.
     const snapshot = <T extends RunStepListed>(row: T): T => {
       this.#redact(row)

@@ -63,12 +63,19 @@ describe.each(databases)('tracing on $name', (database) => {
     ])
     // Each model call is a span of the run's trace, under the run, with the model and its usage (gen_ai conventions).
     const steps = exporter.getFinishedSpans().filter((s) => s.name === 'model step')
-    expect(steps.map((s) => [s.attributes['gen_ai.request.model'], s.attributes['gen_ai.usage.input_tokens'], s.attributes['gen_ai.usage.output_tokens']])).toEqual([
+    expect(
+      steps.map((s) => [s.attributes['gen_ai.request.model'], s.attributes['gen_ai.usage.input_tokens'], s.attributes['gen_ai.usage.output_tokens']]),
+    ).toEqual([
       ['mock-model-id', 11, 3],
       ['mock-model-id', 21, 4],
       ['mock-model-id', 31, 5],
     ])
-    const runSpans = new Set(exporter.getFinishedSpans().filter((s) => s.name.startsWith('agent run')).map((s) => s.spanContext().spanId))
+    const runSpans = new Set(
+      exporter
+        .getFinishedSpans()
+        .filter((s) => s.name.startsWith('agent run'))
+        .map((s) => s.spanContext().spanId),
+    )
     for (const step of steps) {
       expect(step.spanContext().traceId).toBe(run.traceId)
       expect(runSpans.has(step.parentSpanContext?.spanId ?? '')).toBe(true)

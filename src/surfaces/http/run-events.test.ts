@@ -8,6 +8,11 @@ import { callsTool, says, scripted, streamed } from '../../test-support/mock-mod
 import type { Skillplane } from '../../agents/index.js'
 import type { RunEvent } from '../../agents/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
+import { simulateReadableStream } from 'ai'
+import { z } from 'zod'
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import { defineSkill } from '../../skill/index.js'
+import { testSkills } from '../../test-support/fixtures.js'
 import { listenSse } from '../../test-support/listen-sse.js'
 
 /** A `GET /api/runs/{id}/events` stream: what it has received so far, parsed, and `ended` once the server closes it. */
@@ -47,8 +52,12 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
     await Promise.all(servers.splice(0).map((s) => s.close()))
     await Promise.all(planes.splice(0).map((p) => p.close()))
   })
-  const open = async (model: MockLanguageModelV3, location?: Awaited<ReturnType<typeof database.create>>) => {
-    const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model }, testAgents![1]!] }, location)
+  const open = async (model: MockLanguageModelV3, location?: Awaited<ReturnType<typeof database.create>>, skills: unknown[] = testSkills()) => {
+    const plane = await openTestPlane(
+      database,
+      { skills: skills as ReturnType<typeof testSkills>, agents: [{ ...testAgents![0]!, model }, testAgents![1]!] },
+      location,
+    )
     planes.push(plane)
     return plane
   }
@@ -206,5 +215,111 @@ describe.each(databases)('following a run over GET /api/runs/{id}/events on $nam
       { event: 'end', data: { status: 'completed', output: 'stored v1' } },
     ])
     expect(Number(after.received[0]!.id)).toBeGreaterThan(Number(first.received[1]!.id))
+  })
+
+  it('shows a model call running while it streams, then as it ended: its timing, first chunk and usage', async () => {
+    // The answer streams a chunk every few ms, as a model's would; its end is held until the test has seen the call running.
+    const finish = gate()
+    const held = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      async transform(chunk, controller) {
+        if (chunk.type === 'finish') await finish.opened
+        controller.enqueue(chunk)
+      },
+    })
+    const { stream: parts } = streamed(says('a slow answer in several words', { input: 7, output: 6 }))
+    const chunks: LanguageModelV3StreamPart[] = []
+    for await (const chunk of parts as unknown as AsyncIterable<LanguageModelV3StreamPart>) chunks.push(chunk)
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks, chunkDelayInMs: 5 }).pipeThrough(held) }) })
+    const plane = await open(model)
+    const server = await serve(plane)
+    const operatorKey = await key(plane, 'operator')
+    const run = await plane.runs.start({ agent: 'helper', prompt: 'answer slowly', requester: admin, wait: false })
+    const stream = await listen(server.url, operatorKey, run.id)
+    streams.push(stream)
+    await waitFor(() => stream.received.some((r) => r.data.kind === 'model' && r.data.status === 'running'))
+    const running = stream.received.find((r) => r.data.kind === 'model')!
+    expect(running.data).toMatchObject({ index: 0, stepNumber: 1, status: 'running', startedAt: expect.any(String), finishedAt: null, durationMs: null })
+    expect(stream.received.some((r) => r.event === 'end')).toBe(false)
+    finish.open()
+    await stream.ended
+    const ended = stream.received.filter((r) => r.data.kind === 'model').at(-1)!
+    expect(Number(ended.id)).toBeGreaterThan(Number(running.id))
+    expect(ended.data).toMatchObject({
+      index: 0,
+      status: 'ok',
+      startedAt: running.data.startedAt,
+      finishedAt: expect.any(String),
+      model: { provider: 'mock-provider', modelId: 'mock-model-id' },
+      usage: { inputTokens: 7, outputTokens: 6 },
+      finishReason: 'stop',
+    })
+    expect(ended.data.firstChunkMs).toBeLessThanOrEqual(ended.data.durationMs)
+    expect(work(stream.received).map((r) => r.event)).toEqual(['step', 'end'])
+    expect(stream.received.at(-1)!.data).toMatchObject({ status: 'completed', totals: { modelSteps: 1, inputTokens: 7, outputTokens: 6 } })
+  })
+
+  it('serves what the model was sent on a model step with secrets redacted, as in the steps and their events; refuses a bad step clearly', async () => {
+    const PASSWORD = 'Pw-7c1-secret'
+    const TOKEN = 'tok-Zq9-issued'
+    const issueKey = defineSkill({
+      key: 'issue_key',
+      description: 'Checks an account password and issues an API token',
+      class: 'safe',
+      agents: ['Helper'],
+      input: z.object({ account: z.string(), password: z.string() }),
+      output: z.object({ greeting: z.string(), apiToken: z.string() }),
+      run: ({ account, password }) => ({ greeting: `welcome ${account}, password ${password} works`, apiToken: TOKEN }),
+    })
+    const model = scripted(callsTool('issue_key', { account: 'bob', password: PASSWORD }), says('bob has a token now'))
+    const plane = await open(model, undefined, [...testSkills(), issueKey])
+    const server = await serve(plane)
+    const operatorKey = await key(plane, 'operator')
+    const get = async (path: string, token = operatorKey) => {
+      const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } })
+      return { status: response.status, body: (await response.json()) as any }
+    }
+    const run = await plane.runs.start({ agent: 'helper', prompt: 'get bob a token', requester: admin })
+    expect(run.status).toBe('completed')
+    // The model saw both secrets in the tool's result (that is what it is for) ...
+    const seen = JSON.stringify(model.doStreamCalls[1]!.prompt)
+    expect(seen).toContain(PASSWORD)
+    expect(seen).toContain(TOKEN)
+    // ... what is stored and served of it has neither: the request, the steps, their events.
+    const request = await get(`/api/runs/${run.id}/steps/2/request`)
+    expect(request.status).toBe(200)
+    const redacted = (text: string) => text.replaceAll(PASSWORD, '[REDACTED]').replaceAll(TOKEN, '[REDACTED]')
+    expect(request.body.messages).toEqual(JSON.parse(redacted(JSON.stringify(model.doStreamCalls[1]!.prompt.slice(1)))))
+    expect(request.body.tools.map((t: { name: string }) => t.name)).toContain('issue_key')
+    const shown = await get(`/api/runs/${run.id}`)
+    const events = await listen(server.url, operatorKey, run.id)
+    await events.ended
+    for (const served of [JSON.stringify(request.body), JSON.stringify(shown.body), JSON.stringify(events.received)]) {
+      expect(served).not.toContain(PASSWORD)
+      expect(served).not.toContain(TOKEN)
+    }
+    expect(shown.body.steps[1]).toMatchObject({ input: { account: 'bob', password: '[REDACTED]' }, output: { apiToken: '[REDACTED]' } })
+
+    // A step that is not a model call, one that isn't there, an index that isn't one, a run that isn't there or isn't theirs.
+    expect(await get(`/api/runs/${run.id}/steps/1/request`)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found', message: `step 1 of run "${run.id}" is a tool step: only a model step has a request` } },
+    })
+    expect(await get(`/api/runs/${run.id}/steps/9/request`)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found', message: `run "${run.id}" has no step 9` } },
+    })
+    for (const bad of ['-1', 'one', '1.5', '99999999999']) {
+      expect(await get(`/api/runs/${run.id}/steps/${bad}/request`)).toMatchObject({
+        status: 400,
+        body: { error: { code: 'invalid_input', message: `invalid step index "${bad}": a step's index is a whole number from 0` } },
+      })
+    }
+    const missing = ulid()
+    expect(await get(`/api/runs/${missing}/steps/0/request`)).toMatchObject({ status: 404, body: { error: { message: `no run "${missing}"` } } })
+    expect(await get(`/api/runs/${run.id}/steps/0/request`, await key(plane, 'agent', plane.agents.resolve('Other')!))).toMatchObject({
+      status: 404,
+      body: { error: { message: `no run "${run.id}"` } },
+    })
+    expect(await get(`/api/runs/${run.id}/steps/0/request`, await key(plane, 'viewer'))).toMatchObject({ status: 403 })
   })
 })
