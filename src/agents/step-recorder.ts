@@ -1,7 +1,7 @@
 import type { ModelMessage, StepResult, ToolSet } from 'ai'
 import type { Plane } from '../plane/index.js'
 import type { Envelope } from '../skill/index.js'
-import type { RunRepository, RunStepRow } from '../store/index.js'
+import type { RunRepository, RunStepListed, RunStepRow } from '../store/index.js'
 import { redact, scrubText } from '../audit/index.js'
 import type { ConnectLink } from '../access/index.js'
 
@@ -12,7 +12,7 @@ import type { ConnectLink } from '../access/index.js'
  * time, in that order.
  */
 export class StepRecorder {
-  readonly #byCall = new Map<string, RunStepRow>()
+  readonly #byCall = new Map<string, RunStepListed>()
   // Outcomes that arrive before the step holding their call is stored.
   readonly #outcomes = new Map<string, Envelope>()
   // Stored inputs are redacted: outputs are redacted again from the raw arguments the conversation holds.
@@ -26,7 +26,7 @@ export class StepRecorder {
     private readonly plane: Plane,
     private readonly repo: RunRepository,
     private readonly runId: string,
-    existing: readonly RunStepRow[],
+    existing: readonly RunStepListed[],
     messages: readonly ModelMessage[],
     private readonly events: { written(): void; failed(error: unknown): void },
   ) {
@@ -45,12 +45,12 @@ export class StepRecorder {
    */
   step(step: StepResult<ToolSet>, asked: ReadonlyMap<string, string>, connects: ReadonlyMap<string, { message: string }> = new Map()): Promise<void> {
     const added: RunStepRow[] = []
-    const changed = new Set<RunStepRow>()
+    const changed = new Set<RunStepListed>()
     const touch = (toolCallId: string, changes: Partial<RunStepRow>) => {
       const row = this.#byCall.get(toolCallId)
       if (!row) return
       Object.assign(row, changes)
-      if (!added.includes(row)) changed.add(row)
+      if (!added.includes(row as RunStepRow)) changed.add(row)
     }
     for (const part of step.content) {
       if (part.type === 'text' && part.text.trim()) added.push({ ...this.#blank('text'), text: part.text })
@@ -141,12 +141,27 @@ export class StepRecorder {
       approval_id: null,
       created_at: this.plane.now(),
       rev: 0,
+      started_at: null,
+      finished_at: null,
+      duration_ms: null,
+      step_number: null,
+      model_provider: null,
+      model_id: null,
+      input_tokens: null,
+      output_tokens: null,
+      cached_input_tokens: null,
+      cache_write_tokens: null,
+      reasoning_tokens: null,
+      cost_usd: null,
+      finish_reason: null,
+      first_chunk_ms: null,
+      request: null,
     }
   }
 
-  #write(added: RunStepRow[], changed: RunStepRow[]): Promise<void> {
+  #write(added: RunStepRow[], changed: RunStepListed[]): Promise<void> {
     // Numbered and copied now: the order of the calls is the order of the writes.
-    const snapshot = (row: RunStepRow) => {
+    const snapshot = <T extends RunStepListed>(row: T): T => {
       this.#redact(row)
       row.rev = ++this.#rev
       return { ...row }
@@ -168,7 +183,7 @@ export class StepRecorder {
   }
 
   /** Steps are served over HTTP: secrets are redacted as in the audit log. */
-  #redact(row: RunStepRow): void {
+  #redact(row: RunStepListed): void {
     if (row.kind !== 'tool') return
     const skill = row.tool_name ? this.plane.skills.get(row.tool_name) : undefined
     const secrets = new Set<string>()
@@ -184,7 +199,7 @@ export class StepRecorder {
   }
 }
 
-function applyOutcome(row: RunStepRow, envelope: Envelope): void {
+function applyOutcome(row: RunStepListed, envelope: Envelope): void {
   row.call_id = envelope.callId
   if (envelope.ok) Object.assign(row, { status: 'ok', output: JSON.stringify(envelope.data ?? null), error: null })
   else Object.assign(row, { status: 'error', error: `${envelope.error.code}: ${envelope.error.message}` })

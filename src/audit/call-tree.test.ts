@@ -110,6 +110,30 @@ describe('buildCallTree', () => {
     ])
   })
 
+  it('puts an agent run at the root: its model steps and its own calls under it, a nested call under its parent', () => {
+    const run = { id: 'r', agent_id: 'helper', status: 'completed', created_at: at(0), finished_at: at(9), test: 0 }
+    const step = { run_id: 'r', status: 'ok', finished_at: at(2), model: 'gpt', input_tokens: 10, output_tokens: 2, cost_usd: null }
+    const tree = buildCallTree(
+      rows('run:r', {
+        runs: [run],
+        modelSteps: [
+          { ...step, idx: 0, started_at: at(1) },
+          { ...step, idx: 3, started_at: at(5), finished_at: null, status: 'running' },
+        ],
+        calls: [call('a', 3, { conversation_id: 'run:r' }), call('b', 3, { conversation_id: 'run:r', parent_call_id: 'a' })],
+      }),
+    )
+    expect(tree.spans.map((s) => [s.id, s.parentId])).toEqual([
+      ['run:r', null],
+      ['model:r:0', 'run:r'],
+      ['call:a', 'run:r'],
+      ['call:b', 'call:a'],
+      ['model:r:3', 'run:r'],
+    ])
+    expect(tree.spans[1]).toMatchObject({ kind: 'model', name: 'gpt', stepIndex: 0, usage: { inputTokens: 10, outputTokens: 2 }, costUsd: null })
+    expect(tree.endedAt).toBeNull()
+  })
+
   it('caps the spans and says so', () => {
     const calls = [call('root', 0), ...Array.from({ length: MAX_TREE_SPANS + 5 }, (_, i) => call(`c${i}`, 1, { parent_call_id: 'root' }))]
     const tree = buildCallTree(rows('call:root', { calls }))
