@@ -8,6 +8,8 @@ import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import type { KeyRole } from '../../accounts/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
 const leaf = defineSkill({ key: 'leaf', description: 'A leaf', class: 'safe', input: z.object({ n: z.number() }), run: ({ n }) => ({ n }) })
 const middle = defineSkill({
@@ -181,6 +183,22 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
       status: 'ok',
     })
     expect(JSON.stringify(agentView.body)).not.toContain(child.callId)
+    // A call that says over MCP it was made by one of the run's calls joins the tree, and shows the
+    // agent key nothing more: the link is a claim, not a right to see.
+    const mcp = new Client({ name: 'claimer', version: '1.0.0' })
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server!.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${await keyFor('admin')}` } } }),
+    )
+    try {
+      await mcp.callTool({ name: 'echo', arguments: { message: 'claimed' }, _meta: { 'skillplane/callId': parentCall.callId } })
+    } finally {
+      await mcp.close()
+    }
+    const claimed = (await get(`/api/runs/${run.id}/tree`)).body.spans.find((s: any) => s.parentId === parentCall.id && s.callId !== child.callId)
+    expect(claimed).toMatchObject({ kind: 'call', name: 'echo' })
+    const agentAgain = (await get(`/api/runs/${run.id}/tree`, await keyFor('agent', 'helper'))).body
+    expect(agentAgain.spans.filter((s: any) => s.parentId === parentCall.id).map((s: any) => s.name)).toEqual(['hidden', 'hidden'])
+    expect(JSON.stringify(agentAgain)).not.toContain(claimed.callId)
     // Another agent's key, and a viewer, are refused as GET /api/runs/{id} refuses them.
     expect((await get(`/api/runs/${run.id}/tree`, await keyFor('agent', 'other'))).status).toBe(404)
     expect((await get(`/api/runs/${run.id}/tree`, await keyFor('viewer'))).status).toBe(403)
