@@ -208,7 +208,7 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
   it('puts a wait-mode approval inside the call that waited, so its working time is its duration less the wait', async () => {
     const { plane, get } = await open()
     workStarted.length = 0
-    const waiting = plane.invoke('waited_write', { value: 'w' }, { caller: agentCaller('helper'), approval: { mode: 'ask', wait: 60 } })
+    const waiting = plane.invoke('waited_write', { value: 'input-only-4242' }, { caller: agentCaller('helper'), approval: { mode: 'ask', wait: 60 } })
     let approvalId = ''
     await waitFor(async () => {
       const pending = (await plane.approvals.list({ status: 'pending', limit: 10 })).items
@@ -220,6 +220,8 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     expect(envelope.ok).toBe(true)
 
     const { body } = await get(`/api/audit/${envelope.callId}/tree`)
+    // A tree names calls and times them: inputs and results stay on the call's own page.
+    expect(JSON.stringify(body)).not.toContain('input-only-4242')
     expect(body.spans.map((s: any) => [s.kind, s.status])).toEqual([
       ['call', 'ok'],
       ['approval', 'executed'],
