@@ -18,6 +18,8 @@ import type { RunStatus } from './run-status.js'
 import { learningsPrompt, PROMPT_LEARNINGS } from './learnings-prompt.js'
 import { StepRecorder } from './step-recorder.js'
 import { RunTail } from './run-tail.js'
+import { observeModel } from './observe-model.js'
+import { pricingOf } from './model-cost.js'
 import { rebuildRequest, type ModelRequest, type RequestDelta } from './model-request.js'
 
 export type { RunStatus } from './run-status.js'
@@ -361,19 +363,23 @@ export class AgentRunner {
     const status = row.status as (typeof WAITING)[number]
     const requests = await Promise.all(pending.map((p) => (p.approvalId ? this.#plane.approvals.get(p.approvalId) : undefined)))
     if (requests.some((r) => r?.status === 'pending')) return false
-    // One manager resumes it.
+    // One manager resumes it; the time it waited is counted apart from its work.
+    const now = this.#plane.now()
+    const waited = row.paused_at ? Math.max(0, Date.parse(now) - Date.parse(row.paused_at)) : 0
     if (
       !(await this.#repo.transition(id, status, 'running', {
         pending: null,
         manager_id: this.#plane.status.managerId,
-        updated_at: this.#plane.now(),
+        updated_at: now,
+        paused_at: null,
+        approval_wait_ms: row.approval_wait_ms + waited,
       }))
     ) {
       return false
     }
     if (this.#closed) {
       // Shutting down between the check and the claim: leave it for another manager.
-      await this.#repo.transition(id, 'running', status, { pending: row.pending })
+      await this.#repo.transition(id, 'running', status, { pending: row.pending, paused_at: row.paused_at, approval_wait_ms: row.approval_wait_ms })
       return false
     }
     const outcome = (p: Pending, i: number) => (p.connected && p.approvalId === null ? 'approved' : (requests[i]?.status ?? 'missing'))
@@ -517,10 +523,15 @@ export class AgentRunner {
     // Everything after the run is marked running is inside the try: a run never stays running on an error.
     try {
       const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
-      const record = new StepRecorder(plane, this.#repo, row.id, await this.#repo.steps(row.id), messages, {
-        written: () => this.#tail.changed(row.id),
-        failed: (error) => halt.abort(error),
-      })
+      const record = new StepRecorder(
+        plane,
+        this.#repo,
+        row.id,
+        await this.#repo.steps(row.id),
+        messages,
+        { written: () => this.#tail.changed(row.id), failed: (error) => halt.abort(error) },
+        { pricing: pricingOf(agent), steps: row.model_steps },
+      )
       recorder = record
       for (const d of denied) record.denied(d.toolCallId, d.reason)
       // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
@@ -543,7 +554,7 @@ export class AgentRunner {
         ? trace.setSpanContext(context.active(), { traceId: row.trace_id, spanId: runSpanId(row.id), traceFlags: TraceFlags.SAMPLED, isRemote: true })
         : context.active()
       // Loaded here, not at the top: store-only commands never start a run and shouldn't pay for the AI SDK.
-      const { stepCountIs, streamText } = await import('ai')
+      const { stepCountIs, streamText, wrapLanguageModel } = await import('ai')
       const result = await tracer.startActiveSpan(
         `agent run ${agent.name}`,
         { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } },
@@ -557,7 +568,8 @@ export class AgentRunner {
           try {
             const abortSignal = AbortSignal.any([this.#stop.signal, halt.signal])
             const stream = streamText({
-              model: createModel(agent),
+              // Each model call is stored as it starts (what it was sent) and timed.
+              model: wrapLanguageModel({ model: createModel(agent), middleware: observeModel(record.observe) }),
               system: this.#systemPrompt(agent, caller, prepareStep !== undefined, learned.text),
               messages,
               tools,
@@ -584,8 +596,6 @@ export class AgentRunner {
         },
       )
       const all = [...messages, ...result.response.messages]
-      row.model_steps += result.steps.length
-      await this.#repo.update(row.id, { model_steps: row.model_steps })
       const requests = result.content.filter((part) => part.type === 'tool-approval-request')
       const now = plane.now()
       if (requests.length > 0) {
@@ -600,7 +610,14 @@ export class AgentRunner {
           }
         })
         const status = pending.some((p) => p.connect) ? 'needs_auth' : 'awaiting_approval'
-        await this.#repo.update(row.id, { status, messages: JSON.stringify(all), pending: JSON.stringify(pending), updated_at: now })
+        // A test run never resumes: it doesn't wait.
+        await this.#repo.update(row.id, {
+          status,
+          messages: JSON.stringify(all),
+          pending: JSON.stringify(pending),
+          updated_at: now,
+          paused_at: row.test ? null : now,
+        })
         this.#tail.changed(row.id)
         // A test run never resumes, so its requests would only wait in inboxes until they expire.
         if (row.test) {
@@ -621,6 +638,7 @@ export class AgentRunner {
       }
     } catch (error) {
       // The steps stored so far, before the run is seen to end.
+      recorder?.settle(error)
       await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }

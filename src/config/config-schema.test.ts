@@ -10,7 +10,15 @@ describe('the config schema', () => {
       { maxBodyBytes?: number; allowedHosts?: string[]; publicUrl?: string; allowedOrigins?: string[] } | undefined
     >()
     expectTypeOf<AgentConfig['model']>().toEqualTypeOf<
-      { provider: 'openai' | 'anthropic' | 'openai-compatible'; model: string; apiKeyEnv?: string; baseURL?: string } | LanguageModelV3 | undefined
+      | {
+          provider: 'openai' | 'anthropic' | 'openai-compatible'
+          model: string
+          apiKeyEnv?: string
+          baseURL?: string
+          pricing?: { inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok?: number; cacheWritePerMTok?: number }
+        }
+      | LanguageModelV3
+      | undefined
     >()
     // Resolved: defaults filled in, shapes normalised.
     expectTypeOf<ResolvedConfig['http']>().toEqualTypeOf<{ maxBodyBytes: number; allowedHosts: string[]; publicUrl?: string; allowedOrigins: string[] }>()

@@ -113,17 +113,11 @@ export class RunRepository {
     return row?.kind
   }
 
-  /** The stored requests (deltas, JSON) of the run's model steps up to step `idx`, in order. */
-  async requests(runId: string, upTo = Number.MAX_SAFE_INTEGER): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('agent_run_steps')
-      .select('request')
-      .where('run_id', '=', runId)
-      .where('kind', '=', 'model')
-      .where('idx', '<=', upTo)
-      .where('request', 'is not', null)
-      .orderBy('idx')
-      .execute()
+  /** The stored requests (deltas, JSON) of the run's model steps (up to step `upTo`), in order. */
+  async requests(runId: string, upTo?: number): Promise<string[]> {
+    let query = this.db.selectFrom('agent_run_steps').select('request').where('run_id', '=', runId).where('kind', '=', 'model').where('request', 'is not', null)
+    if (upTo !== undefined) query = query.where('idx', '<=', upTo)
+    const rows = await query.orderBy('idx').execute()
     return rows.map((row) => row.request!)
   }
 
