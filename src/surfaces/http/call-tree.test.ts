@@ -123,7 +123,7 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     expect((await get(`/api/audit/${small.callId}/tree`)).body).toMatchObject({ truncated: false, spans: [{}, {}, {}, {}] })
   }, 120_000)
 
-  it("shows an agent run's tool calls and approval pause: the approval span lies between the request and the decision", async () => {
+  it("shows an agent run's model steps, tool calls and approval pause: the approval span lies between the request and the decision", async () => {
     const model = scripted(callsTool('parent_call', {}), callsTool('write_thing', { value: 'v' }, 'c2'), says('done'))
     const { plane, get, keyFor } = await open({ agents: [{ ...testAgents![0]!, model }, testAgents![1]!] })
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: operator })
@@ -140,9 +140,15 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     const { status, body } = await get(`/api/runs/${run.id}/tree`)
     expect(status).toBe(200)
     expect(body.rootId).toBe(`run:${run.id}`)
-    // Its model steps hang from the run (once the run records them); the rest is its calls.
+    // Its three model steps hang from the run, with their model and tokens; the rest is its calls.
+    const models = body.spans.filter((s: any) => s.kind === 'model')
+    expect(models).toHaveLength(3)
+    for (const step of models) {
+      expect(step).toMatchObject({ parentId: `run:${run.id}`, name: 'mock-model-id', status: 'ok', runId: run.id, usage: { inputTokens: 1, outputTokens: 1 } })
+      expect(step.endedAt >= step.startedAt).toBe(true)
+    }
+    expect(models.map((s: any) => s.stepIndex)).toEqual([...models.map((s: any) => s.stepIndex)].sort((a, b) => a - b))
     const calls = body.spans.filter((s: any) => s.kind !== 'model')
-    for (const step of body.spans.filter((s: any) => s.kind === 'model')) expect(step.parentId).toBe(`run:${run.id}`)
     const shape = calls.map((s: any) => [s.kind, s.name, s.status])
     expect(shape).toEqual([
       ['run', 'helper', 'completed'],
