@@ -213,17 +213,13 @@ export class CallTreeRepository {
   }
 
   async #modelSteps(runId: string): Promise<TreeModelStep[]> {
-    const rows = await this.db.selectFrom('agent_run_steps').selectAll().where('run_id', '=', runId).where('kind', '=', 'model').orderBy('idx').execute()
-    return rows.map((row) => ({
-      run_id: row.run_id,
-      idx: row.idx,
-      status: row.status,
-      started_at: row.created_at,
-      finished_at: null,
-      model: null,
-      input_tokens: null,
-      output_tokens: null,
-      cost_usd: null,
-    }))
+    const rows = await this.db
+      .selectFrom('agent_run_steps')
+      .select(['run_id', 'idx', 'status', 'created_at', 'started_at', 'finished_at', 'model_id', 'input_tokens', 'output_tokens', 'cost_usd'])
+      .where('run_id', '=', runId)
+      .where('kind', '=', 'model')
+      .orderBy('idx')
+      .execute()
+    return rows.map(({ created_at, started_at, model_id, ...row }) => ({ ...row, started_at: started_at ?? created_at, model: model_id }))
   }
 }

@@ -8,6 +8,8 @@ import { defineSkill } from '../../skill/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import type { KeyRole } from '../../accounts/index.js'
 import { startHttpServer, type HttpServer } from './start-http-server.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
 const leaf = defineSkill({ key: 'leaf', description: 'A leaf', class: 'safe', input: z.object({ n: z.number() }), run: ({ n }) => ({ n }) })
 const middle = defineSkill({
@@ -121,7 +123,7 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     expect((await get(`/api/audit/${small.callId}/tree`)).body).toMatchObject({ truncated: false, spans: [{}, {}, {}, {}] })
   }, 120_000)
 
-  it("shows an agent run's tool calls and approval pause: the approval span lies between the request and the decision", async () => {
+  it("shows an agent run's model steps, tool calls and approval pause: the approval span lies between the request and the decision", async () => {
     const model = scripted(callsTool('parent_call', {}), callsTool('write_thing', { value: 'v' }, 'c2'), says('done'))
     const { plane, get, keyFor } = await open({ agents: [{ ...testAgents![0]!, model }, testAgents![1]!] })
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: operator })
@@ -138,7 +140,16 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     const { status, body } = await get(`/api/runs/${run.id}/tree`)
     expect(status).toBe(200)
     expect(body.rootId).toBe(`run:${run.id}`)
-    const shape = body.spans.map((s: any) => [s.kind, s.name, s.status])
+    // Its three model steps hang from the run, with their model and tokens; the rest is its calls.
+    const models = body.spans.filter((s: any) => s.kind === 'model')
+    expect(models).toHaveLength(3)
+    for (const step of models) {
+      expect(step).toMatchObject({ parentId: `run:${run.id}`, name: 'mock-model-id', status: 'ok', runId: run.id, usage: { inputTokens: 1, outputTokens: 1 } })
+      expect(step.endedAt >= step.startedAt).toBe(true)
+    }
+    expect(models.map((s: any) => s.stepIndex)).toEqual([...models.map((s: any) => s.stepIndex)].sort((a, b) => a - b))
+    const calls = body.spans.filter((s: any) => s.kind !== 'model')
+    const shape = calls.map((s: any) => [s.kind, s.name, s.status])
     expect(shape).toEqual([
       ['run', 'helper', 'completed'],
       ['call', 'parent_call', 'ok'],
@@ -147,7 +158,7 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
       ['approval', 'write_thing', 'executed'],
       ['call', 'write_thing', 'ok'],
     ])
-    const [runSpan, parentCall, child, refused, approval, executed] = body.spans
+    const [runSpan, parentCall, child, refused, approval, executed] = calls
     expect(parentCall.parentId).toBe(runSpan.id)
     expect(child.parentId).toBe(parentCall.id)
     expect(refused.parentId).toBe(runSpan.id)
@@ -165,8 +176,9 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     // The run's own agent key reads the run, so its steps' calls and approval, and no other call.
     const agentView = await get(`/api/runs/${run.id}/tree`, await keyFor('agent', 'helper'))
     expect(agentView.status).toBe(200)
-    expect(agentView.body.spans.map((s: any) => s.name)).toEqual(['helper', 'parent_call', 'hidden', 'write_thing', 'write_thing', 'write_thing'])
-    const hidden = agentView.body.spans[2]
+    const agentCalls = agentView.body.spans.filter((s: any) => s.kind !== 'model')
+    expect(agentCalls.map((s: any) => s.name)).toEqual(['helper', 'parent_call', 'hidden', 'write_thing', 'write_thing', 'write_thing'])
+    const hidden = agentCalls[2]
     expect(hidden).toEqual({
       id: expect.stringMatching(/^hidden:/),
       parentId: parentCall.id,
@@ -177,6 +189,22 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
       status: 'ok',
     })
     expect(JSON.stringify(agentView.body)).not.toContain(child.callId)
+    // A call that says over MCP it was made by one of the run's calls joins the tree, and shows the
+    // agent key nothing more: the link is a claim, not a right to see.
+    const mcp = new Client({ name: 'claimer', version: '1.0.0' })
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server!.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${await keyFor('admin')}` } } }),
+    )
+    try {
+      await mcp.callTool({ name: 'echo', arguments: { message: 'claimed' }, _meta: { 'skillplane/callId': parentCall.callId } })
+    } finally {
+      await mcp.close()
+    }
+    const claimed = (await get(`/api/runs/${run.id}/tree`)).body.spans.find((s: any) => s.parentId === parentCall.id && s.callId !== child.callId)
+    expect(claimed).toMatchObject({ kind: 'call', name: 'echo' })
+    const agentAgain = (await get(`/api/runs/${run.id}/tree`, await keyFor('agent', 'helper'))).body
+    expect(agentAgain.spans.filter((s: any) => s.parentId === parentCall.id).map((s: any) => s.name)).toEqual(['hidden', 'hidden'])
+    expect(JSON.stringify(agentAgain)).not.toContain(claimed.callId)
     // Another agent's key, and a viewer, are refused as GET /api/runs/{id} refuses them.
     expect((await get(`/api/runs/${run.id}/tree`, await keyFor('agent', 'other'))).status).toBe(404)
     expect((await get(`/api/runs/${run.id}/tree`, await keyFor('viewer'))).status).toBe(403)
@@ -186,7 +214,7 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
   it('puts a wait-mode approval inside the call that waited, so its working time is its duration less the wait', async () => {
     const { plane, get } = await open()
     workStarted.length = 0
-    const waiting = plane.invoke('waited_write', { value: 'w' }, { caller: agentCaller('helper'), approval: { mode: 'ask', wait: 60 } })
+    const waiting = plane.invoke('waited_write', { value: 'input-only-4242' }, { caller: agentCaller('helper'), approval: { mode: 'ask', wait: 60 } })
     let approvalId = ''
     await waitFor(async () => {
       const pending = (await plane.approvals.list({ status: 'pending', limit: 10 })).items
@@ -198,6 +226,8 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     expect(envelope.ok).toBe(true)
 
     const { body } = await get(`/api/audit/${envelope.callId}/tree`)
+    // A tree names calls and times them: inputs and results stay on the call's own page.
+    expect(JSON.stringify(body)).not.toContain('input-only-4242')
     expect(body.spans.map((s: any) => [s.kind, s.status])).toEqual([
       ['call', 'ok'],
       ['approval', 'executed'],
