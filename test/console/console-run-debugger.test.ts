@@ -99,7 +99,11 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
       sync: true,
     })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    for (const [name, role] of [['oscar', 'operator']] as const) keys[name] = (await plane.people.keys.create({ name, role }, plane.now())).key
+    for (const [name, role] of [
+      ['oscar', 'operator'],
+      ['vera', 'viewer'],
+    ] as const)
+      keys[name] = (await plane.people.keys.create({ name, role }, plane.now())).key
     browser = await launchChromium()
   })
   afterAll(async () => {
@@ -204,7 +208,7 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
     await screenshot(page, 'run-compare')
   })
 
-  it('says so when the runs picked are missing, unknown or of different agents', async () => {
+  it('says so when the runs picked are missing, unknown or of different agents, and shows a viewer no compare page', async () => {
     const page = await open(keys.oscar!)
     await page.goto(`${server.url}/agents/helper/runs/compare?a=01ARZ3NDEKTSV4RRFFQ69G5FAV`)
     await page.getByText('Pick two runs to compare').waitFor()
@@ -216,5 +220,9 @@ describe.runIf(chromiumAvailable())('the run debugger and run compare in Chromiu
     await page.goto(`${server.url}/agents/helper/runs/compare?a=${items[0].id}&b=${other.id}`)
     await page.getByText('compare two runs of one agent').waitFor()
     expect(await page.getByRole('table', { name: 'Steps compared' }).count()).toBe(0)
+    // A viewer reads no runs, so has no compare page either.
+    const viewer = await open(keys.vera!)
+    await viewer.goto(`${server.url}/agents/helper/runs/compare?a=${items[0].id}&b=${other.id}`)
+    await viewer.getByRole('heading', { name: 'Not here' }).waitFor()
   })
 })
