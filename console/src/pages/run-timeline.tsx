@@ -3,6 +3,8 @@ import { Elapsed, elapsed } from '../components'
 import { stepLabel } from './step-label'
 
 const at = (iso: string | null | undefined): number | null => (iso ? Date.parse(iso) : null)
+// A step in one of these states has not ended: its bar reaches to now.
+const OPEN = new Set(['running', 'called', 'awaiting_approval', 'needs_auth'])
 // A bar this thin is still visible, and still clickable.
 const MIN_WIDTH = 0.5
 
@@ -12,7 +14,7 @@ const MIN_WIDTH = 0.5
  */
 export function RunTimeline({ startedAt, endedAt, steps, now }: { startedAt: string; endedAt: string | null; steps: RunStep[]; now: number }) {
   const start = Date.parse(startedAt)
-  const open = (step: RunStep) => step.finishedAt === null && (step.status === 'running' || step.status === 'awaiting_approval' || step.status === 'needs_auth')
+  const open = (step: RunStep) => step.startedAt !== null && step.finishedAt === null && OPEN.has(step.status ?? '')
   const ends = steps.map((step) => at(step.finishedAt) ?? (open(step) ? now : at(step.startedAt)) ?? start)
   const end = Math.max(at(endedAt) ?? now, ...ends, start + 1)
   const span = end - start
