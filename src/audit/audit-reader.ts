@@ -1,4 +1,5 @@
-import type { AuditQuery, AuditRepository } from '../store/index.js'
+import type { AuditQuery, AuditRepository, CallTreeRepository } from '../store/index.js'
+import { buildCallTree, type CallTree } from './call-tree.js'
 import { toAuditEntry, type AuditEntry } from './audit-entry.js'
 import { planHistogram, fillHistogram, type Histogram, type HistogramBucket } from './audit-histogram.js'
 import type { AuditRetention, SweepReport } from './audit-retention.js'
@@ -17,6 +18,8 @@ export interface AuditReader {
   /** Every call the filter matches in the list's order, a page at a time through its cursor, `max` at most (for export). */
   matching(query: Omit<AuditFilter, 'cursor' | 'limit'>, max: number): AsyncGenerator<AuditEntry[]>
   get(callId: string): Promise<AuditEntry | undefined>
+  /** The tree a call belongs to, from its root (its agent run when it has one), or an agent run's tree; undefined when unknown. */
+  tree(of: { callId: string } | { runId: string }): Promise<CallTree | undefined>
   /** Calls and failures per minute, hour or day with the list's filters; invalid_input for a range it can't chart. */
   histogram(
     query: Omit<AuditQuery, 'cursor' | 'limit'> & { bucket?: HistogramBucket },
@@ -30,7 +33,13 @@ export interface AuditReader {
 }
 
 /** Read the audit table as entries, chart it, page through it, and sweep it under the retention policy. */
-export function auditReader(repo: AuditRepository, retention: AuditRetention, now: () => string, searcher: AuditSearcher): AuditReader {
+export function auditReader(
+  repo: AuditRepository,
+  trees: CallTreeRepository,
+  retention: AuditRetention,
+  now: () => string,
+  searcher: AuditSearcher,
+): AuditReader {
   const resolve = async ({ q, ...query }: AuditFilter): Promise<AuditQuery> => (q === undefined ? query : { ...query, search: await searcher.resolve(q) })
   return {
     async query(filter) {
@@ -51,6 +60,10 @@ export function auditReader(repo: AuditRepository, retention: AuditRetention, no
     async get(callId) {
       const row = await repo.get(callId)
       return row && toAuditEntry(row)
+    },
+    async tree(of) {
+      const rows = 'callId' in of ? await trees.ofCall(of.callId) : await trees.ofRun(of.runId)
+      return rows && buildCallTree(rows)
     },
     async histogram({ bucket, from, to, ...filters }) {
       const plan = planHistogram({ from, to, bucket }, now())
