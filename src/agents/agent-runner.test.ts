@@ -282,10 +282,20 @@ describe.each(databases)('agent runs on $name', (database) => {
       updated_at: now,
       finished_at: null,
     })
+    // It died during a model call.
+    const step = { run_id: '01ORPHAN00000000000000000A', idx: 0, kind: 'model', status: 'running', created_at: now, started_at: now, step_number: 1 }
+    await db.db
+      .insertInto('agent_run_steps')
+      .values({ ...step, rev: 1 })
+      .execute()
     await db.close()
     const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model: new MockLanguageModelV3() }] }, location)
     planes.push(plane)
-    expect(await plane.runs.get('01ORPHAN00000000000000000A')).toMatchObject({ status: 'failed', error: 'interrupted: the manager driving the run stopped' })
+    expect(await plane.runs.get('01ORPHAN00000000000000000A')).toMatchObject({
+      status: 'failed',
+      error: 'interrupted: the manager driving the run stopped',
+      steps: [{ kind: 'model', status: 'error', error: 'interrupted: the manager driving the run stopped', finishedAt: expect.any(String) }],
+    })
   })
 
   it('offers test_run as a skill, which a test run itself may not use', async () => {

@@ -44,8 +44,10 @@ export function observeModel(observe: ModelCallObserver): LanguageModelV3Middlew
         span.end()
       }
       let result: Awaited<ReturnType<typeof doStream>>
+      let source: ReadableStream<LanguageModelV3StreamPart>
       try {
         result = await doStream()
+        source = result.stream
       } catch (error) {
         fail(error)
         throw error
@@ -53,16 +55,17 @@ export function observeModel(observe: ModelCallObserver): LanguageModelV3Middlew
       let answered = false
       let done = false
       // A run stopped mid-answer: its stream ends neither way.
-      params.abortSignal?.addEventListener(
-        'abort',
-        () => {
-          if (done) return
-          done = true
-          fail(params.abortSignal!.reason ?? new Error('the model call was aborted'))
-        },
-        { once: true },
-      )
-      const stream = result.stream.pipeThrough(
+      const aborted = () => {
+        if (done) return
+        done = true
+        fail(params.abortSignal!.reason ?? new Error('the model call was aborted'))
+      }
+      params.abortSignal?.addEventListener('abort', aborted, { once: true })
+      const settled = () => {
+        done = true
+        params.abortSignal?.removeEventListener('abort', aborted)
+      }
+      const stream = source.pipeThrough(
         new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
           transform(chunk, controller) {
             if (!answered && !PREAMBLE.has(chunk.type)) {
@@ -78,14 +81,14 @@ export function observeModel(observe: ModelCallObserver): LanguageModelV3Middlew
                 'gen_ai.response.finish_reasons': [chunk.finishReason.unified],
               })
             } else if (chunk.type === 'error' && !done) {
-              done = true
+              settled()
               fail(chunk.error)
             }
             controller.enqueue(chunk)
           },
           flush() {
             if (done) return
-            done = true
+            settled()
             events.ended()
             span.end()
           },

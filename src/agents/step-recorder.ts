@@ -303,15 +303,20 @@ export class StepRecorder {
     })
   }
 
-  #write(added: RunStepRow[], changed: RunStepListed[], also: { prepare?: (inserts: RunStepRow[]) => Promise<void>; totals?: RunTotalsChange } = {}): Promise<void> {
+  #write(
+    added: RunStepRow[],
+    changed: RunStepListed[],
+    also: { prepare?: (inserts: RunStepRow[]) => Promise<void>; totals?: RunTotalsChange } = {},
+  ): Promise<void> {
     // Numbered and copied now: the order of the calls is the order of the writes.
     const snapshot = <T extends RunStepListed>(row: T): T => {
       this.#redact(row)
       row.rev = ++this.#rev
       return { ...row }
     }
-    const inserts = added.map(snapshot)
+    // Changes first: a model step is told finished before the text and calls it made.
     const updates = changed.map(snapshot)
+    const inserts = added.map(snapshot)
     this.#writes = this.#writes.then(async () => {
       if (this.#failure) return
       try {

@@ -133,4 +133,29 @@ describe('the config schema', () => {
       'config test: openapi[0].oauth: give auth (a secret) or oauth (a connection), not both',
     )
   })
+
+  it("takes a model's prices in its provider settings, or beside a model object, and names what is wrong", async () => {
+    const pricing = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 }
+    const resolved = await resolveConfig(
+      { agents: [{ name: 'A', model: { provider: 'openai', model: 'gpt-4.1-mini', pricing } }] },
+      { dataDir: '/tmp' },
+      'test',
+    )
+    expect(resolved.agents[0]!.model).toMatchObject({ pricing })
+    await expect(
+      resolveConfig(
+        { agents: [{ name: 'A', model: { provider: 'openai', model: 'm', pricing: { inputPerMTok: -1, outputPerMTok: 1 } } }] },
+        { dataDir: '/tmp' },
+        'test',
+      ),
+    ).rejects.toThrow('agents[0].model.pricing.inputPerMTok: a price is a number of US dollars from 0')
+    // A JavaScript config has no types to catch a missing price: loading does.
+    const halfPriced = { provider: 'openai', model: 'm', pricing: { inputPerMTok: 1 } } as unknown as AgentConfig['model']
+    await expect(resolveConfig({ agents: [{ name: 'A', model: halfPriced }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      'agents[0].model.pricing.outputPerMTok',
+    )
+    await expect(resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm' }, pricing }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      'agents[0].pricing: give the prices of provider settings as model.pricing',
+    )
+  })
 })

@@ -87,15 +87,38 @@ export class RunRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
-  /** Fail the runs left running by managers that stopped; returns how many. */
+  /** Fail the runs left running by managers that stopped, and the model calls they left running; returns how many runs. */
   async failOrphaned(aliveManagerIds: string[], now: string): Promise<number> {
-    const result = await this.db
+    const error = 'interrupted: the manager driving the run stopped'
+    const failed = await this.db
       .updateTable('agent_runs')
-      .set({ status: 'failed', error: 'interrupted: the manager driving the run stopped', updated_at: now, finished_at: now })
+      .set({ status: 'failed', error, updated_at: now, finished_at: now })
       .where('status', '=', 'running')
       .where((eb) => eb.or([eb('manager_id', 'is', null), eb('manager_id', 'not in', aliveManagerIds)]))
-      .executeTakeFirst()
-    return Number(result.numUpdatedRows)
+      .returning('id')
+      .execute()
+    if (failed.length === 0) return 0
+    // A run has one model call running at most: it takes the run's next write number.
+    await this.db
+      .updateTable('agent_run_steps')
+      .set((eb) => ({
+        status: 'error',
+        error,
+        finished_at: now,
+        rev: eb
+          .selectFrom('agent_run_steps as s')
+          .select(sql<number>`max(s.rev) + 1`.as('next'))
+          .whereRef('s.run_id', '=', 'agent_run_steps.run_id'),
+      }))
+      .where(
+        'run_id',
+        'in',
+        failed.map((r) => r.id),
+      )
+      .where('kind', '=', 'model')
+      .where('status', '=', 'running')
+      .execute()
+    return failed.length
   }
 
   steps(runId: string): Promise<RunStepListed[]> {

@@ -55,4 +55,5 @@ export function streamed(turn: LanguageModelV3GenerateResult, timing?: { chunkDe
 }
 
 /** A mock model that streams `turns`, one a call, as agent runs use it. */
-export const scripted = (...turns: LanguageModelV3GenerateResult[]): MockLanguageModelV3 => new MockLanguageModelV3({ doStream: turns.map((turn) => streamed(turn)) })
+export const scripted = (...turns: LanguageModelV3GenerateResult[]): MockLanguageModelV3 =>
+  new MockLanguageModelV3({ doStream: turns.map((turn) => streamed(turn)) })

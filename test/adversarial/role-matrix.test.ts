@@ -89,6 +89,15 @@ const MATRIX: Record<string, Entry> = {
     allow: 'readAudit',
     request: async (t) => ({ path: `/api/audit/${(await t.plane.invoke('echo', { message: 'x' }, { caller: admin })).callId}/tree` }),
   },
+  'GET /api/audit/export': { allow: 'readAudit', request: () => ({ path: '/api/audit/export?format=csv&q=echo' }) },
+  'GET /api/conversations/{id}': {
+    allow: 'readAudit',
+    request: async (t) => {
+      const conversationId = ulid()
+      await t.plane.invoke('echo', { message: 'x' }, { caller: admin, conversationId })
+      return { path: `/api/conversations/${conversationId}` }
+    },
+  },
   'GET /api/audit/histogram': { allow: 'readAudit', request: () => ({ path: '/api/audit/histogram?skill=echo' }) },
   'GET /api/audit/events': { allow: 'readAudit', request: () => ({ path: '/api/audit/events' }) },
   'POST /api/audit/sweep': { gate: ['readAudit', 'sweepAudit'], allow: 'sweepAudit', request: () => ({ path: '/api/audit/sweep', body: '' }) },
@@ -105,9 +114,9 @@ const MATRIX: Record<string, Entry> = {
     request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }),
   },
   'GET /api/runs/{id}': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}` }) },
-  'GET /api/runs/{id}/steps/{index}/request': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/steps/0/request` }) },
   'GET /api/runs/{id}/tree': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/tree` }) },
   'GET /api/runs/{id}/events': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
+  'GET /api/runs/{id}/steps/{index}/request': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/steps/0/request` }) },
   'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
   // Its own agent key, and whoever exports any agent's skills.
   'GET /api/agents/{id}/skills-export': { allow: ['agent', ...holders('exportAgents')], request: () => ({ path: '/api/agents/helper/skills-export' }) },
