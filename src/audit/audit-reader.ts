@@ -35,10 +35,10 @@ export interface AuditReader {
 /** Read the audit table as entries, chart it, page through it, and sweep it under the retention policy. */
 export function auditReader(
   repo: AuditRepository,
-  trees: CallTreeRepository,
   retention: AuditRetention,
   now: () => string,
   searcher: AuditSearcher,
+  trees: CallTreeRepository,
 ): AuditReader {
   const resolve = async ({ q, ...query }: AuditFilter): Promise<AuditQuery> => (q === undefined ? query : { ...query, search: await searcher.resolve(q) })
   return {
