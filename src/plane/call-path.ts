@@ -23,6 +23,7 @@ export function createCallPath(database: store.OpenedDatabase, services: PlaneSe
     expiresAfterMs: config.approvals.expiresAfterMs,
     pollMs: 1_000,
     hasRun: (approvalId) => auditRepo.ranWithApproval(approvalId),
+    onWaited: (wait) => auditRepo.countWait(wait),
   })
   const backlog = new AuditBacklog(backlogDir(dataDir), managerId, auditRepo, logger)
   // Rows still refused stay in the backlog file for the next start.
@@ -32,7 +33,9 @@ export function createCallPath(database: store.OpenedDatabase, services: PlaneSe
   })
   const writer = new AuditWriter(auditRepo, backlog)
   // Webhook retries get a short grace at shutdown; they never hold the process for long.
-  shutdown.on('writes', () => Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])]))
+  shutdown.on('writes', () =>
+    Promise.all([writer.drain().then(() => auditRepo.flushStats()), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])]),
+  )
   const pipeline = new Pipeline({
     registry: skills.registry,
     catalog,

@@ -2,6 +2,8 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { encodeTime } from 'ulid'
 import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
+import { StatsDeltas, type WaitFacts } from './call-stats.js'
+import { sqliteStatsWriter, upsertStats } from './call-stats-repository.js'
 
 export type AuditRow = AuditCallsTable
 
@@ -144,9 +146,17 @@ function storable(row: AuditRow): AuditRow {
   return clean ?? row
 }
 
+// How long counted rows wait in memory before their stats are written (one small transaction then).
+const STATS_FLUSH_MS = 1_000
+
 export class AuditRepository {
-  readonly #writeBatch: ((rows: AuditRow[]) => void) | null = null
+  readonly #writeBatch: ((rows: AuditRow[]) => StatsDeltas) | null = null
+  readonly #writeStats: ((deltas: StatsDeltas) => void) | null = null
   readonly #counts = new Map<FilterColumn, SQLite.Statement>()
+  // Stats of rows committed and not yet written to call_stats; see flushStats.
+  #stats = new StatsDeltas()
+  #statsTimer: NodeJS.Timeout | undefined
+  #statsFlushing: Promise<void> | null = null
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -172,17 +182,37 @@ export class AuditRepository {
         }
         return statement.run(row).changes > 0
       }
+      const insert = sqlite.prepare(
+        `insert into audit_calls (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => '@' + c).join(', ')}) on conflict (call_id) do nothing`,
+      )
+      const before = sqlite.prepare<[string], Pick<AuditRow, 'status' | 'duration_ms'>>('select status, duration_ms from audit_calls where call_id = ?')
       const upsert = sqlite.prepare(
         `insert into audit_calls (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => '@' + c).join(', ')}) ` +
           `on conflict (call_id) do update set ${FINAL_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
       )
+      // A row counts in the stats once, in the state its write leaves it: a finish or a new final
+      // row adds it; a rewrite (a replayed row, one marked interrupted meanwhile, a row that waited
+      // for its approval and now runs) takes back what the state it replaces counted.
       this.#writeBatch = sqlite.transaction((rows: AuditRow[]) => {
+        const deltas = new StatsDeltas()
         for (const row of rows) {
-          // Anything else (a new row, one marked interrupted meanwhile) takes the whole upsert.
-          if (row.status !== 'running' && finish(row)) continue
+          if (row.status !== 'running' && finish(row)) {
+            deltas.row(row, 1)
+            continue
+          }
+          if (insert.run(row).changes > 0) {
+            deltas.row(row, 1)
+            continue
+          }
+          const old = before.get(row.call_id)!
           upsert.run(row)
+          deltas.row({ ...row, ...old }, -1)
+          deltas.row(row, 1)
         }
+        return deltas
       })
+      const writeStats = sqliteStatsWriter(sqlite)
+      this.#writeStats = sqlite.transaction((deltas: StatsDeltas) => writeStats(deltas.entries()))
     }
   }
 
@@ -192,18 +222,89 @@ export class AuditRepository {
     const rows = input.map(storable)
     // Inside a Kysely transaction on the shared connection the batch would join it (and vanish with
     // a rollback): then wait for the connection through Kysely instead.
-    if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#writeBatch(rows)
+    if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#counted(this.#writeBatch(rows))
     const write = async (db: Kysely<Database>) => {
+      const deltas = new StatsDeltas()
       for (let i = 0; i < rows.length; i += CHUNK) {
-        await db
-          .insertInto('audit_calls')
-          .values(rows.slice(i, i + CHUNK))
-          .onConflict((oc) => oc.column('call_id').doUpdateSet((eb) => Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))))
+        const chunk = rows.slice(i, i + CHUNK)
+        // What the rows were before this write, read in the same statement (every part of one
+        // statement sees the same snapshot) and locked, so a concurrent markInterrupted waits.
+        const old = await db
+          .with('old', (qb) =>
+            qb
+              .selectFrom('audit_calls')
+              .select(['call_id', 'status', 'duration_ms'])
+              .where(
+                'call_id',
+                'in',
+                chunk.map((r) => r.call_id),
+              )
+              .$if(!this.sqlite, (qb) => qb.forUpdate()),
+          )
+          .with('written', (qb) =>
+            qb
+              .insertInto('audit_calls')
+              .values(chunk)
+              .onConflict((oc) => oc.column('call_id').doUpdateSet((eb) => Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))))
+              .returning('call_id'),
+          )
+          .selectFrom('old')
+          .selectAll()
           .execute()
+        const before = new Map(old.map((o) => [o.call_id, o]))
+        for (const row of chunk) {
+          const was = before.get(row.call_id)
+          if (was) deltas.row({ ...row, status: was.status, duration_ms: was.duration_ms === null ? null : Number(was.duration_ms) }, -1)
+          deltas.row(row, 1)
+        }
       }
+      return deltas
     }
-    if (rows.length <= CHUNK) await write(this.db)
-    else await this.db.transaction().execute(write)
+    this.#counted(rows.length <= CHUNK ? await write(this.db) : await this.db.transaction().execute(write))
+  }
+
+  #counted(deltas: StatsDeltas): void {
+    if (deltas.size === 0) return
+    this.#stats.merge(deltas)
+    this.#statsTimer ??= setTimeout(() => {
+      this.#statsTimer = undefined
+      void this.flushStats().catch(() => {})
+    }, STATS_FLUSH_MS).unref()
+  }
+
+  /** An approval stopped waiting for a decision: its wait counts in the stats. */
+  countWait(wait: WaitFacts): void {
+    const deltas = new StatsDeltas()
+    deltas.wait(wait)
+    this.#counted(deltas)
+  }
+
+  /**
+   * Write the stats of rows committed so far to call_stats (one transaction). Counting in memory and
+   * writing once a second keeps the audit's group commit as fast as without stats; the price is that
+   * a process killed outright loses its last second of counts (never audit rows). Reads flush first.
+   */
+  async flushStats(): Promise<void> {
+    while (this.#statsFlushing) await this.#statsFlushing
+    if (this.#stats.size === 0) return
+    const deltas = this.#stats
+    this.#stats = new StatsDeltas()
+    clearTimeout(this.#statsTimer)
+    this.#statsTimer = undefined
+    const write = async () => {
+      if (this.#writeStats && !this.sqlite!.inTransaction) this.#writeStats(deltas)
+      else await this.db.transaction().execute((trx) => upsertStats(trx, deltas.entries()))
+    }
+    this.#statsFlushing = write()
+      .catch((error: unknown) => {
+        // Kept for the next flush: the database may be back by then.
+        deltas.merge(this.#stats)
+        this.#stats = deltas
+        this.#counted(new StatsDeltas())
+        throw error
+      })
+      .finally(() => (this.#statsFlushing = null))
+    await this.#statsFlushing
   }
 
   /** Whether a call ran with this approval: refused calls carry its id too, but never got this far. */
@@ -414,7 +515,10 @@ export class AuditRepository {
       .where('status', '=', 'running')
       .where(NOT_OK)
     if (aliveManagerIds.length > 0) query = query.where('manager_id', 'not in', aliveManagerIds)
-    const result = await query.executeTakeFirst()
-    return Number(result.numUpdatedRows)
+    const marked = await query.returning(['status', 'duration_ms', 'started_at', 'skill_key', 'caller_id', 'agent_id', 'edge_name']).execute()
+    const deltas = new StatsDeltas()
+    for (const row of marked) deltas.row(row, 1)
+    this.#counted(deltas)
+    return marked.length
   }
 }

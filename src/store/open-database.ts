@@ -34,6 +34,7 @@ import * as auditFilterPairs from './migrations/0030-audit-filter-pairs.js'
 import * as discoveryExampleManager from './migrations/0031-discovery-example-manager.js'
 import * as oauthConnections from './migrations/0032-oauth-connections.js'
 import * as conversationIndexes from './migrations/0033-conversation-indexes.js'
+import * as callStats from './migrations/0036-call-stats.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -78,6 +79,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031_discovery_example_manager': discoveryExampleManager,
   '0032_oauth_connections': oauthConnections,
   '0033_conversation_indexes': conversationIndexes,
+  '0036_call_stats': callStats,
 }
 
 export interface OpenDatabaseOptions {

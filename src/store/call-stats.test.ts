@@ -1,0 +1,234 @@
+import fc from 'fast-check'
+import { sql } from 'kysely'
+import { afterEach, describe, expect, it } from 'vitest'
+import { databases } from '../test-support/databases.js'
+import { AuditRepository, type AuditRow } from './audit-repository.js'
+import { binOf, DURATION_BOUNDS, DURATION_COLUMNS, PERCENTILE_ERROR, percentile, STATS_COLUMNS, WAIT_COLUMNS } from './call-stats.js'
+import { openDatabase, type OpenedDatabase } from './open-database.js'
+
+const SKILLS = ['alpha', 'beta', 'gamma']
+const base = Date.UTC(2026, 0, 1, 23, 58)
+
+function running(n: number, at: number, manager: string): AuditRow {
+  return {
+    call_id: `C${String(n).padStart(25, '0')}`,
+    parent_call_id: null,
+    skill_key: SKILLS[n % 3]!,
+    caller_id: n % 2 ? 'k1' : 'k2',
+    caller_name: n % 2 ? 'alice' : 'bob',
+    caller_kind: 'user',
+    caller_role: 'admin',
+    caller_user_id: null,
+    caller_display_name: null,
+    caller_auth: null,
+    caller_key_id: null,
+    agent_id: n % 4 === 0 ? 'helper' : null,
+    conversation_id: null,
+    edge_id: n % 5 === 0 ? 'e1' : null,
+    edge_name: n % 5 === 0 ? 'edge-one' : null,
+    manager_id: manager,
+    input: '{}',
+    result: null,
+    result_truncated: 0,
+    error_code: null,
+    error_message: null,
+    status: 'running',
+    // Spread over three minutes, two hours and two days.
+    started_at: new Date(base + at).toISOString(),
+    finished_at: null,
+    duration_ms: null,
+    approval_id: null,
+    trace_id: null,
+    grant_id: null,
+  }
+}
+
+const FINAL = ['ok', 'error', 'timeout', 'denied', 'approval_required'] as const
+const finished = (row: AuditRow, status: string, ms: number): AuditRow => ({
+  ...row,
+  status,
+  duration_ms: status === 'approval_required' ? null : ms,
+  finished_at: new Date(Date.parse(row.started_at) + ms).toISOString(),
+  error_code: status === 'ok' ? null : status,
+  error_message: status === 'ok' ? null : 'failed',
+})
+
+type Step =
+  | { kind: 'start'; n: number; at: number; manager: string }
+  | { kind: 'finish'; pick: number; status: (typeof FINAL)[number]; ms: number }
+  | { kind: 'refused'; n: number; at: number; status: 'denied' | 'approval_required' }
+  | { kind: 'replay'; pick: number }
+  | { kind: 'rerun'; pick: number }
+  | { kind: 'interrupt' }
+  | { kind: 'flush' }
+
+const durations = fc.oneof(
+  fc.constant(0),
+  fc.integer({ min: 1, max: 50 }),
+  fc.integer({ min: 1, max: 3_000_000 }),
+  fc.double({ min: 0, max: 1000, noNaN: true }),
+)
+const at = fc.oneof(fc.integer({ min: 0, max: 3 * 60_000 }), fc.integer({ min: 0, max: 2 * 86_400_000 }))
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('start' as const), n: fc.nat(10_000), at, manager: fc.constantFrom('m1', 'm2') }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat(), status: fc.constantFrom(...FINAL), ms: durations }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('refused' as const),
+      n: fc.nat(10_000),
+      at,
+      status: fc.constantFrom('denied' as const, 'approval_required' as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('replay' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rerun' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'interrupt' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'flush' as const }) },
+)
+// Steps are grouped into the batches one upsertMany writes.
+const scenario = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 })
+
+const CALL_COLUMNS = STATS_COLUMNS.filter((c) => c !== 'waits' && c !== 'wait_sum_ms' && !(WAIT_COLUMNS as string[]).includes(c))
+const DIM_COLUMNS = { all: sql`''`, skill: sql`skill_key`, agent: sql`agent_id`, edge: sql`edge_name`, caller: sql`caller_id` }
+const GRAIN_LENGTH = { m: 16, h: 13, d: 10 }
+
+/** The rollup as it should be: a GROUP BY over the audit rows as they are, with each duration's bucket. */
+async function expected(opened: OpenedDatabase): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>()
+  const rows = await opened.db.selectFrom('audit_calls').selectAll().execute()
+  for (const [dim, column] of Object.entries(DIM_COLUMNS)) {
+    for (const [grain, length] of Object.entries(GRAIN_LENGTH)) {
+      const groups = await sql<Record<string, unknown>>`select ${column} as value, substr(started_at, 1, ${sql.lit(length)}) as bucket, count(*) as calls,
+        sum(case when status = 'ok' then 1 else 0 end) as ok,
+        sum(case when status in ('error', 'timeout', 'interrupted') then 1 else 0 end) as failed,
+        sum(case when status = 'denied' then 1 else 0 end) as refused,
+        sum(case when status = 'approval_required' then 1 else 0 end) as approval_required,
+        sum(case when status not in ('denied', 'approval_required') and duration_ms is not null then 1 else 0 end) as timed,
+        coalesce(sum(case when status not in ('denied', 'approval_required') then duration_ms end), 0) as sum_ms,
+        coalesce(max(case when status not in ('denied', 'approval_required') then duration_ms end), 0) as max_ms
+        from audit_calls where status <> 'running' and ${column} is not null group by 1, 2`.execute(opened.db)
+      for (const g of groups.rows) {
+        const values: Record<string, number> = {}
+        for (const c of CALL_COLUMNS) values[c] = Number(g[c] ?? 0)
+        out.set(`${dim}|${String(g.value)}|${grain}|${String(g.bucket)}`, values)
+      }
+    }
+  }
+  // Each duration's histogram bucket, counted per key.
+  for (const r of rows) {
+    if (r.status === 'running' || r.duration_ms === null || r.status === 'denied' || r.status === 'approval_required') continue
+    const bin = DURATION_COLUMNS[binOf(r.duration_ms, DURATION_BOUNDS)]!
+    for (const [dim, value] of [
+      ['all', ''],
+      ['skill', r.skill_key],
+      ['caller', r.caller_id],
+      ['agent', r.agent_id],
+      ['edge', r.edge_name],
+    ] as const) {
+      if (value === null) continue
+      for (const [grain, length] of Object.entries(GRAIN_LENGTH)) out.get(`${dim}|${value}|${grain}|${r.started_at.slice(0, length)}`)![bin]! += 1
+    }
+  }
+  return out
+}
+
+async function actual(opened: OpenedDatabase): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>()
+  for (const row of await opened.db.selectFrom('call_stats').selectAll().execute()) {
+    const values: Record<string, number> = {}
+    for (const c of CALL_COLUMNS) values[c] = Number(row[c])
+    // A key whose rows all moved elsewhere is left at zero.
+    if (values.calls === 0) continue
+    out.set(`${row.dim}|${row.value}|${row.grain}|${row.bucket}`, values)
+  }
+  return out
+}
+
+describe.each(databases)('call stats on $name', (database) => {
+  let opened: OpenedDatabase | undefined
+  afterEach(async () => {
+    await opened?.close()
+    opened = undefined
+  })
+
+  it('equal a GROUP BY over the audit after random batches, replays, reruns after a wait and interruptions', async () => {
+    opened = await openDatabase(await database.create())
+    const db = opened
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(scenario, async (batches) => {
+        run++
+        await sql`delete from audit_calls`.execute(db.db)
+        await sql`delete from call_stats`.execute(db.db)
+        const repo = new AuditRepository(db.db, db.sqlite)
+        // Each call's latest state handed to the repository.
+        const current = new Map<string, AuditRow>()
+        const pick = (status: (status: string) => boolean, i: number) => {
+          const list = [...current.values()].filter((r) => status(r.status))
+          return list.length ? list[i % list.length] : undefined
+        }
+        const id = (n: number) => run * 100_000 + n
+        for (const batch of batches) {
+          const rows = new Map<string, AuditRow>()
+          const write = (row: AuditRow) => {
+            current.set(row.call_id, row)
+            rows.set(row.call_id, row)
+          }
+          for (const s of batch) {
+            if (s.kind === 'start' || s.kind === 'refused') {
+              const row = running(id(s.n), s.at, s.kind === 'start' ? s.manager : 'm1')
+              if (current.has(row.call_id)) continue
+              write(s.kind === 'start' ? row : finished(row, s.status, 0))
+            } else if (s.kind === 'finish') {
+              // A running row, or one markInterrupted has marked meanwhile (its manager seemed gone).
+              const row = pick((status) => status === 'running', s.pick)
+              if (row) write(finished(row, s.status, s.ms))
+            } else if (s.kind === 'replay') {
+              // A backlog replays a final row already written.
+              const row = pick((status) => status !== 'running', s.pick)
+              if (row) rows.set(row.call_id, row)
+            } else if (s.kind === 'rerun') {
+              // A call that waited for its approval runs: its running row replaces the approval_required one.
+              const row = pick((status) => status === 'approval_required', s.pick)
+              if (row) write({ ...row, status: 'running', error_code: null, error_message: null, finished_at: null, duration_ms: null })
+            } else if (s.kind === 'interrupt') {
+              await repo.upsertMany([...rows.values()])
+              rows.clear()
+              await repo.markInterrupted(['m2'], new Date(base).toISOString())
+            } else {
+              await repo.upsertMany([...rows.values()])
+              rows.clear()
+              await repo.flushStats()
+            }
+          }
+          await repo.upsertMany([...rows.values()])
+        }
+        await repo.flushStats()
+        expect(await actual(db)).toEqual(await expected(db))
+      }),
+      { numRuns: database.name === 'sqlite' ? 60 : 25 },
+    )
+  })
+})
+
+describe('percentiles from the histogram', () => {
+  it(`are within ${(PERCENTILE_ERROR * 100).toFixed(1)}% of the exact nearest-rank percentile`, () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 7_000_000 }), { minLength: 1, maxLength: 300 }), fc.constantFrom(0.5, 0.95, 0.99), (values, p) => {
+        const histogram = new Array<number>(DURATION_COLUMNS.length).fill(0)
+        for (const v of values) histogram[binOf(v, DURATION_BOUNDS)]! += 1
+        const sorted = [...values].sort((a, b) => a - b)
+        const exact = sorted[Math.max(1, Math.ceil(p * sorted.length)) - 1]!
+        const estimate = percentile(histogram, p, DURATION_BOUNDS, Math.max(...values))!
+        expect(Math.abs(estimate - exact) / exact).toBeLessThanOrEqual(PERCENTILE_ERROR + 1e-9)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('are 0 for calls under a millisecond and null with no calls', () => {
+    expect(percentile([3, 0, 0], 0.5, DURATION_BOUNDS)).toBe(0)
+    expect(percentile([0, 0, 0], 0.5, DURATION_BOUNDS)).toBeNull()
+  })
+})
