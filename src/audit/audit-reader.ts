@@ -1,8 +1,9 @@
-import type { AuditQuery, AuditRepository } from '../store/index.js'
+import type { AuditQuery, AuditRepository, CallStatsRepository } from '../store/index.js'
 import { toAuditEntry, type AuditEntry } from './audit-entry.js'
 import { planHistogram, fillHistogram, type Histogram, type HistogramBucket } from './audit-histogram.js'
 import type { AuditRetention, SweepReport } from './audit-retention.js'
 import type { Actor } from './audit-events.js'
+import { healthReader, type HealthReader } from './call-health.js'
 
 // Export pages are this many rows: enough to stream quickly, few enough to never hold the table in memory.
 const PAGE_ROWS = 500
@@ -21,11 +22,14 @@ export interface AuditReader {
   sweep(by?: Actor): Promise<SweepReport>
   /** The heartbeat's daily sweep: runs only on the manager that takes the day's lease; null elsewhere or within a day. */
   dailySweep(): Promise<SweepReport | null>
+  /** Every skill's (agent's, edge's, caller's) health over a window, from the call_stats rollup. */
+  readonly health: HealthReader
 }
 
 /** Read the audit table as entries, chart it, page through it, and sweep it under the retention policy. */
-export function auditReader(repo: AuditRepository, retention: AuditRetention, now: () => string): AuditReader {
+export function auditReader(repo: AuditRepository, stats: CallStatsRepository, retention: AuditRetention, now: () => string): AuditReader {
   return {
+    health: healthReader(repo, stats, () => Date.parse(now())),
     async query(query) {
       const page = await repo.query(query)
       return { items: page.items.map(toAuditEntry), nextCursor: page.nextCursor }

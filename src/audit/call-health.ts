@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import {
   DURATION_BOUNDS,
   DURATION_COLUMNS,
@@ -191,3 +192,16 @@ export function healthReader(audit: AuditRepository, stats: CallStatsRepository,
     },
   }
 }
+
+const choices = (values: readonly string[]) => values.join(', ')
+/** GET /api/stats's query. */
+export const statsQuerySchema = z.object({
+  dim: z.enum(STATS_TABLE_DIMS, { error: `must be one of ${choices(STATS_TABLE_DIMS)}` }).default('skill'),
+  window: z.enum(Object.keys(STATS_WINDOWS) as [StatsWindow], { error: `must be one of ${choices(Object.keys(STATS_WINDOWS))}` }).default('24h'),
+  sort: z.enum(STATS_SORTS, { error: `must be one of ${choices(STATS_SORTS)}` }).default('calls'),
+  order: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).default('desc'),
+  limit: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(100),
+})
+/** GET /api/stats/{dim}/{value}/series's path and query. */
+export const statsSeriesDimSchema = z.enum([...STATS_TABLE_DIMS, 'all'], { error: `must be one of ${choices([...STATS_TABLE_DIMS, 'all'])}` })
+export const statsSeriesQuerySchema = statsQuerySchema.pick({ window: true })

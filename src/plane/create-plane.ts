@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
-import { openDatabase, ChangeVersionRepository, type RunRepository } from '../store/index.js'
+import { openDatabase, ChangeVersionRepository, CallStatsRepository, type RunRepository } from '../store/index.js'
 import { AuditBacklog, auditReader } from '../audit/index.js'
 import { resolveConfig, createLogger, startServices } from '../config/index.js'
 import { ApprovalSeal, SECRET_ENV } from '../policy/index.js'
@@ -130,7 +130,7 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
     const beat = heartbeatTasks({ ...services, ...skills, ...callPath, watch, installed, dailySweeps, logger })
     liveness.start(beat.refresh, beat.afterRecovery)
 
-    const audit = auditReader(services.auditRepo, retention, settings.now)
+    const audit = auditReader(services.auditRepo, new CallStatsRepository(database.db), retention, settings.now)
     const plane = planeFacade({ ...settings, ...services, ...skills, ...callPath, database, changes, installer, audit, startupSync, recoveredCalls })
     return { plane, runRecords: services.runRecords }
   } catch (error) {

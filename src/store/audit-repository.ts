@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { encodeTime } from 'ulid'
 import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
-import { StatsDeltas, type WaitFacts } from './call-stats.js'
+import { StatsDeltas, type StatsRowFacts, type WaitFacts } from './call-stats.js'
 import { sqliteStatsWriter, upsertStats } from './call-stats-repository.js'
 
 export type AuditRow = AuditCallsTable
@@ -146,11 +146,26 @@ function storable(row: AuditRow): AuditRow {
   return clean ?? row
 }
 
+/** Rows a batch wrote that change the stats: a final state to count (1), or one a rewrite replaced (−1). */
+type Counted = Array<[StatsRowFacts, 1 | -1]>
+// A copy of what the stats read: the row object may change once its batch is done (a running row becomes final).
+const facts = (row: StatsRowFacts, sign: 1 | -1): [StatsRowFacts, 1 | -1] => [
+  {
+    status: row.status,
+    duration_ms: row.duration_ms,
+    started_at: row.started_at,
+    skill_key: row.skill_key,
+    caller_id: row.caller_id,
+    agent_id: row.agent_id,
+    edge_name: row.edge_name,
+  },
+  sign,
+]
 // How long counted rows wait in memory before their stats are written (one small transaction then).
 const STATS_FLUSH_MS = 1_000
 
 export class AuditRepository {
-  readonly #writeBatch: ((rows: AuditRow[]) => StatsDeltas) | null = null
+  readonly #writeBatch: ((rows: AuditRow[]) => Counted) | null = null
   readonly #writeStats: ((deltas: StatsDeltas) => void) | null = null
   readonly #counts = new Map<FilterColumn, SQLite.Statement>()
   // Stats of rows committed and not yet written to call_stats; see flushStats.
@@ -194,22 +209,22 @@ export class AuditRepository {
       // row adds it; a rewrite (a replayed row, one marked interrupted meanwhile, a row that waited
       // for its approval and now runs) takes back what the state it replaces counted.
       this.#writeBatch = sqlite.transaction((rows: AuditRow[]) => {
-        const deltas = new StatsDeltas()
+        const counted: Counted = []
         for (const row of rows) {
           if (row.status !== 'running' && finish(row)) {
-            deltas.row(row, 1)
+            counted.push(facts(row, 1))
             continue
           }
           if (insert.run(row).changes > 0) {
-            deltas.row(row, 1)
+            if (row.status !== 'running') counted.push(facts(row, 1))
             continue
           }
           const old = before.get(row.call_id)!
           upsert.run(row)
-          deltas.row({ ...row, ...old }, -1)
-          deltas.row(row, 1)
+          if (old.status !== 'running') counted.push(facts({ ...row, ...old }, -1))
+          if (row.status !== 'running') counted.push(facts(row, 1))
         }
-        return deltas
+        return counted
       })
       const writeStats = sqliteStatsWriter(sqlite)
       this.#writeStats = sqlite.transaction((deltas: StatsDeltas) => writeStats(deltas.entries()))
@@ -224,7 +239,7 @@ export class AuditRepository {
     // a rollback): then wait for the connection through Kysely instead.
     if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#counted(this.#writeBatch(rows))
     const write = async (db: Kysely<Database>) => {
-      const deltas = new StatsDeltas()
+      const counted: Counted = []
       for (let i = 0; i < rows.length; i += CHUNK) {
         const chunk = rows.slice(i, i + CHUNK)
         // What the rows were before this write, read in the same statement (every part of one
@@ -254,18 +269,24 @@ export class AuditRepository {
         const before = new Map(old.map((o) => [o.call_id, o]))
         for (const row of chunk) {
           const was = before.get(row.call_id)
-          if (was) deltas.row({ ...row, status: was.status, duration_ms: was.duration_ms === null ? null : Number(was.duration_ms) }, -1)
-          deltas.row(row, 1)
+          if (was && was.status !== 'running')
+            counted.push(facts({ ...row, status: was.status, duration_ms: was.duration_ms === null ? null : Number(was.duration_ms) }, -1))
+          if (row.status !== 'running') counted.push(facts(row, 1))
         }
       }
-      return deltas
+      return counted
     }
     this.#counted(rows.length <= CHUNK ? await write(this.db) : await this.db.transaction().execute(write))
   }
 
-  #counted(deltas: StatsDeltas): void {
-    if (deltas.size === 0) return
-    this.#stats.merge(deltas)
+  // Applied once the batch committed: a batch rolled back counts nothing.
+  #counted(counted: Counted): void {
+    if (counted.length === 0) return
+    for (const [row, sign] of counted) this.#stats.row(row, sign)
+    this.#schedule()
+  }
+
+  #schedule(): void {
     this.#statsTimer ??= setTimeout(() => {
       this.#statsTimer = undefined
       void this.flushStats().catch(() => {})
@@ -274,9 +295,8 @@ export class AuditRepository {
 
   /** An approval stopped waiting for a decision: its wait counts in the stats. */
   countWait(wait: WaitFacts): void {
-    const deltas = new StatsDeltas()
-    deltas.wait(wait)
-    this.#counted(deltas)
+    this.#stats.wait(wait)
+    this.#schedule()
   }
 
   /**
@@ -300,7 +320,7 @@ export class AuditRepository {
         // Kept for the next flush: the database may be back by then.
         deltas.merge(this.#stats)
         this.#stats = deltas
-        this.#counted(new StatsDeltas())
+        this.#schedule()
         throw error
       })
       .finally(() => (this.#statsFlushing = null))
@@ -516,9 +536,7 @@ export class AuditRepository {
       .where(NOT_OK)
     if (aliveManagerIds.length > 0) query = query.where('manager_id', 'not in', aliveManagerIds)
     const marked = await query.returning(['status', 'duration_ms', 'started_at', 'skill_key', 'caller_id', 'agent_id', 'edge_name']).execute()
-    const deltas = new StatsDeltas()
-    for (const row of marked) deltas.row(row, 1)
-    this.#counted(deltas)
+    this.#counted(marked.map((row) => [row, 1]))
     return marked.length
   }
 }

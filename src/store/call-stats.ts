@@ -10,6 +10,7 @@ export type StatsDim = (typeof STATS_DIMS)[number]
 /** Minute, hour and day buckets: the leading characters of an ISO time (UTC), as the audit histogram. */
 export const GRAINS = { m: 16, h: 13, d: 10 } as const
 export type Grain = keyof typeof GRAINS
+const GRAIN_LIST = Object.keys(GRAINS) as Grain[]
 
 /** Each histogram bucket's upper bound is RATIO times the one before: a percentile read from it is off by at most √RATIO − 1. */
 export const RATIO = 1.4
@@ -167,7 +168,7 @@ export class StatsDeltas {
 
   #each(facts: Pick<StatsRowFacts, 'skill_key' | 'caller_id' | 'agent_id' | 'edge_name'>, time: string, apply: (values: number[]) => void): void {
     for (const [dim, value] of dimsOf(facts)) {
-      for (const grain of Object.keys(GRAINS) as Grain[]) apply(this.#entry(dim, value, grain, time.slice(0, GRAINS[grain])).values)
+      for (const grain of GRAIN_LIST) apply(this.#entry(dim, value, grain, time.slice(0, GRAINS[grain])).values)
     }
   }
 

@@ -21,6 +21,7 @@ import { connectionRoutes } from './routes/connections.js'
 import { DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes } from '../../install/index.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
+import { statsRoutes } from './routes/stats.js'
 import { agentRoutes } from './routes/agents.js'
 import { eventRoutes } from './routes/events.js'
 import { approvalRoutes } from './routes/approvals.js'
@@ -184,6 +185,7 @@ export function createHttpApp(
   app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
+  app.route('/api/stats', statsRoutes(plane))
   app.route('/api/agents', agentRoutes(plane))
   app.route('/api/agents', agentRunRoutes(plane))
   app.route('/api/runs', runRoutes(plane))
