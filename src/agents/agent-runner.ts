@@ -109,6 +109,7 @@ export class AgentRunner {
   // Shutting down cuts model calls short: those runs fail, stored, instead of holding the exit.
   readonly #stop = new AbortController()
   #closed = false
+  readonly #ended = new Set<(run: { agent: string; status: 'completed' | 'failed'; test: boolean }) => void>()
 
   /**
    * `resume`: this process picks up runs whose approvals were decided. Only long-lived processes
@@ -551,6 +552,7 @@ export class AgentRunner {
       }
       await this.#repo.update(row.id, { status: 'completed', output: result.text, messages: JSON.stringify(all), updated_at: now, finished_at: now })
       this.#tail.changed(row.id)
+      this.#end(row, 'completed')
       if (!row.test) {
         // The run is done either way: a failed reinforcement is logged, never the run's failure.
         await plane.values.learnings
@@ -562,6 +564,16 @@ export class AgentRunner {
       await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }
+  }
+
+  /** Call `listener` as each run this process drives ends, completed or failed (for metrics). Returns the unsubscribe function. */
+  onRunEnded(listener: (run: { agent: string; status: 'completed' | 'failed'; test: boolean }) => void): () => void {
+    this.#ended.add(listener)
+    return () => this.#ended.delete(listener)
+  }
+
+  #end(row: RunRow, status: 'completed' | 'failed'): void {
+    for (const listener of this.#ended) listener({ agent: row.agent_id, status, test: row.test === 1 })
   }
 
   /** A run as shown, with fresh connect links: one stored when the run paused may have expired since. */
@@ -582,6 +594,7 @@ export class AgentRunner {
     const message = error instanceof Error ? error.message : String(error)
     await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
     this.#tail.changed(row.id)
+    this.#end(row, 'failed')
     await this.#plane.values.learnings.forget(`${row.test ? 'test-run' : 'run'}:${row.id}`).catch(() => {})
   }
 

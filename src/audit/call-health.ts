@@ -135,10 +135,13 @@ export interface StatsTableQuery {
 export interface HealthReader {
   table(q: StatsTableQuery): Promise<{ dim: StatsDim; window: StatsWindow; from: string; to: string; items: StatsRow[] }>
   series(q: { dim: StatsDim; value: string; window: StatsWindow }): Promise<{ dim: StatsDim; value: string; window: StatsWindow; points: StatsPoint[] }>
+  /** Requests waiting for a decision now, per value of a dimension. */
+  pending(dim: StatsDim): Promise<Map<string, number>>
 }
 
 export function healthReader(audit: AuditRepository, stats: CallStatsRepository, now: () => number): HealthReader {
   return {
+    pending: (dim) => stats.pending(dim, iso(now())),
     async table(q) {
       // This manager's counts not yet written go first, so a call just made shows.
       await audit.flushStats()
@@ -195,7 +198,7 @@ export function healthReader(audit: AuditRepository, stats: CallStatsRepository,
 
 const choices = (values: readonly string[]) => values.join(', ')
 /** GET /api/stats's query. */
-export const statsQuerySchema = z.object({
+export const statsQuerySchema = z.strictObject({
   dim: z.enum(STATS_TABLE_DIMS, { error: `must be one of ${choices(STATS_TABLE_DIMS)}` }).default('skill'),
   window: z.enum(Object.keys(STATS_WINDOWS) as [StatsWindow], { error: `must be one of ${choices(Object.keys(STATS_WINDOWS))}` }).default('24h'),
   sort: z.enum(STATS_SORTS, { error: `must be one of ${choices(STATS_SORTS)}` }).default('calls'),
