@@ -5,6 +5,7 @@ import { SkillsPage } from './pages/skills-page'
 import { SkillPage } from './pages/skill-page'
 import { ApprovalsPage } from './pages/approvals-page'
 import { AuditPage } from './pages/audit-page'
+import { HealthPage } from './pages/health-page'
 import { CallPage } from './pages/call-page'
 import { AgentsPage } from './pages/agents-page'
 import { AgentPage } from './pages/agent-page'
@@ -31,6 +32,7 @@ export function App() {
           <NavLink to="/agents">Agents</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
+          {can.readAudit && <NavLink to="/health">Health</NavLink>}
           {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
           {can.managePolicies && <NavLink to="/policies">Policies</NavLink>}
           {can.connectAccounts && <NavLink to="/connections">Connections</NavLink>}
@@ -56,6 +58,7 @@ export function App() {
             <Route path="/approvals" element={<ApprovalsPage />} />
             {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
             {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
+            {can.readAudit && <Route path="/health" element={<HealthPage />} />}
             {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
             {can.managePolicies && <Route path="/policies" element={<PoliciesPage />} />}
             {can.connectAccounts && <Route path="/connections" element={<ConnectionsPage />} />}
