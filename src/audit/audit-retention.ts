@@ -81,7 +81,6 @@ export class AuditRetention {
   async dailySweepDue(): Promise<void> {
     if (Date.now() - this.#triedAt < TRY_EVERY_MS) return
     this.#triedAt = Date.now()
-    await this.pruneStats()
     await this.dailySweep()
   }
 
@@ -99,6 +98,8 @@ export class AuditRetention {
 
   /** The daily sweep, on whichever manager takes the day's lease first; null when another has it or it ran within a day. */
   async dailySweep(): Promise<SweepReport | null> {
+    // The health stats' fine buckets go whether or not audit rows are kept for a limited time.
+    await this.pruneStats()
     if (!this.enabled) return null
     const now = this.deps.clock()
     const taken = await this.deps.leases.claim(SWEEP_LEASE, this.deps.managerId, now.toISOString(), new Date(now.getTime() + DAY_MS).toISOString())

@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { databases } from '../test-support/databases.js'
 import { AuditRepository, type AuditRow } from './audit-repository.js'
-import { binOf, DURATION_BOUNDS, DURATION_COLUMNS, PERCENTILE_ERROR, percentile, STATS_COLUMNS, WAIT_COLUMNS } from './call-stats.js'
+import { binOf, DURATION_BOUNDS, DURATION_COLUMNS, PERCENTILE_ERROR, percentile, STATS_COLUMNS, WAIT_BOUNDS, WAIT_COLUMNS } from './call-stats.js'
 import { openDatabase, type OpenedDatabase } from './open-database.js'
 
 const SKILLS = ['alpha', 'beta', 'gamma']
@@ -230,5 +230,81 @@ describe('percentiles from the histogram', () => {
   it('are 0 for calls under a millisecond and null with no calls', () => {
     expect(percentile([3, 0, 0], 0.5, DURATION_BOUNDS)).toBe(0)
     expect(percentile([0, 0, 0], 0.5, DURATION_BOUNDS)).toBeNull()
+  })
+})
+
+describe.each(databases)('the call stats migration on $name', (database) => {
+  let opened: OpenedDatabase | undefined
+  afterEach(async () => {
+    await opened?.close()
+    opened = undefined
+  })
+
+  it('backfills the rollup from the audit rows and settled approvals already there', async () => {
+    opened = await openDatabase(await database.create())
+    const db = opened
+    // Rows as an older version wrote them: no stats were kept for them.
+    const rows = Array.from({ length: 300 }, (_, n) => {
+      const row = running(n, (n * 7_919_113) % (2 * 86_400_000), 'm1')
+      return n % 10 === 0 ? row : finished(row, FINAL[n % FINAL.length]!, (n * 104_729) % 5_000_000)
+    })
+    const approval = (id: string, status: string, created: string, decided: string | null) => ({
+      id,
+      skill_key: 'alpha',
+      class: 'mutating',
+      input: '{}',
+      input_hash: 'h',
+      caller_id: 'k1',
+      caller_name: 'alice',
+      caller_kind: 'user',
+      caller_user_id: null,
+      caller_display_name: null,
+      caller_auth: null,
+      caller_key_id: null,
+      agent_id: 'helper',
+      conversation_id: null,
+      call_id: `C-${id}`,
+      reason: 'r',
+      approvals_required: 1,
+      approver_role: 'operator',
+      sop_required: 0,
+      status,
+      created_at: created,
+      expires_at: '2026-01-02T00:00:00.000Z',
+      decided_at: decided,
+      executed_call_id: null,
+      seal: '',
+      on_behalf_of_id: null,
+      on_behalf_of_name: null,
+      edge_id: null,
+      edge_name: null,
+    })
+    await db.db
+      .insertInto('approvals')
+      .values([
+        approval('a1', 'approved', '2026-01-01T10:00:00.000Z', '2026-01-01T10:00:30.000Z'),
+        approval('a2', 'rejected', '2026-01-01T10:05:00.000Z', '2026-01-01T11:05:00.000Z'),
+        approval('a3', 'expired', '2026-01-01T12:00:00.000Z', '2026-01-02T00:00:05.000Z'),
+        approval('a4', 'pending', '2026-01-01T12:00:00.000Z', null),
+      ])
+      .execute()
+    await sql`delete from call_stats`.execute(db.db)
+    for (let i = 0; i < rows.length; i += 100)
+      await db.db
+        .insertInto('audit_calls')
+        .values(rows.slice(i, i + 100))
+        .execute()
+    // The migration again, as it runs on a store that has rows.
+    const migration = await import('./migrations/0036-call-stats.js')
+    await migration.down(db.db)
+    await migration.up(db.db)
+    expect(await actual(db)).toEqual(await expected(db))
+    const waits = await db.db.selectFrom('call_stats').selectAll().where('dim', '=', 'agent').where('grain', '=', 'd').execute()
+    // Decided after 30 s and an hour; expired when its time ran out (12 h): the median of three is an hour.
+    const day = waits.find((w) => w.bucket === '2026-01-01')!
+    expect(Number(day.waits) + Number(waits.find((w) => w.bucket === '2026-01-02')?.waits ?? 0)).toBe(3)
+    const all = waits.reduce((h, w) => WAIT_COLUMNS.map((c, i) => h[i]! + Number(w[c])), new Array<number>(WAIT_COLUMNS.length).fill(0))
+    const median = percentile(all, 0.5, WAIT_BOUNDS)!
+    expect(Math.abs(median - 3600) / 3600).toBeLessThanOrEqual(PERCENTILE_ERROR)
   })
 })
