@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { encodeTime } from 'ulid'
 import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
@@ -242,30 +242,33 @@ export class AuditRepository {
       const counted: Counted = []
       for (let i = 0; i < rows.length; i += CHUNK) {
         const chunk = rows.slice(i, i + CHUNK)
-        // What the rows were before this write, read in the same statement (every part of one
-        // statement sees the same snapshot) and locked, so a concurrent markInterrupted waits.
-        const old = await db
-          .with('old', (qb) =>
-            qb
-              .selectFrom('audit_calls')
-              .select(['call_id', 'status', 'duration_ms'])
-              .where(
-                'call_id',
-                'in',
-                chunk.map((r) => r.call_id),
-              )
-              .$if(!this.sqlite, (qb) => qb.forUpdate()),
+        const previous = db
+          .selectFrom('audit_calls')
+          .select(['call_id', 'status', 'duration_ms'])
+          .where(
+            'call_id',
+            'in',
+            chunk.map((r) => r.call_id),
           )
-          .with('written', (qb) =>
-            qb
-              .insertInto('audit_calls')
-              .values(chunk)
-              .onConflict((oc) => oc.column('call_id').doUpdateSet((eb) => Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))))
-              .returning('call_id'),
-          )
-          .selectFrom('old')
-          .selectAll()
-          .execute()
+        const upsert = db
+          .insertInto('audit_calls')
+          .values(chunk)
+          .onConflict((oc) => oc.column('call_id').doUpdateSet((eb) => Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))))
+        let old: Array<Pick<AuditRow, 'call_id' | 'status' | 'duration_ms'>>
+        if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+          // SQLite has one writer: reading first is enough.
+          old = await previous.execute()
+          await upsert.execute()
+        } else {
+          // What the rows were before this write, read in the same statement (every part of one
+          // statement sees the same snapshot) and locked, so a concurrent markInterrupted waits.
+          old = await db
+            .with('old', () => previous.forUpdate())
+            .with('written', () => upsert.returning('call_id'))
+            .selectFrom('old')
+            .selectAll()
+            .execute()
+        }
         const before = new Map(old.map((o) => [o.call_id, o]))
         for (const row of chunk) {
           const was = before.get(row.call_id)
