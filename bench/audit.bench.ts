@@ -98,16 +98,27 @@ function rowAt(i: number, rows: number, at: number, id: string, parent: string |
   }
 }
 
-/** Rows written through the audit repository's own batch write (the group commit's), nothing else. */
-export async function writeAuditRows(repo: AuditRepository, rows: number, first: number): Promise<string[]> {
+/**
+ * Rows written through the audit repository's own batch write (the group commit's), nothing else:
+ * `spacing` ms apart (1 unless told), each changed by `patch` first if given.
+ */
+export async function writeAuditRows(
+  repo: AuditRepository,
+  rows: number,
+  first: number,
+  options: { spacing?: number; patch?: (row: AuditRow, i: number) => void } = {},
+): Promise<string[]> {
   const nextId = monotonicFactory()
   const ids: string[] = new Array(rows)
+  const spacing = options.spacing ?? 1
   let batch: AuditRow[] = []
   for (let i = 0; i < rows; i++) {
-    const at = first + i
+    const at = first + i * spacing
     ids[i] = nextId(at)
     const parent = i % 10 === 1 || i % 10 === 2 ? ids[i - (i % 10)]! : null
-    batch.push(rowAt(i, rows, at, ids[i]!, parent))
+    const row = rowAt(i, rows, at, ids[i]!, parent)
+    options.patch?.(row, i)
+    batch.push(row)
     if (batch.length === 2000) {
       await repo.upsertMany(batch)
       batch = []

@@ -17,6 +17,7 @@ import { pipelineSection } from './pipeline.bench.js'
 import { scaleSection } from './scale.bench.js'
 import type { BenchSection, TargetRow } from './section.js'
 import { loadingSection } from './skill-loading.bench.js'
+import { viewsSection } from './views.bench.js'
 
 // In the order they run and appear in results.md.
 const SECTIONS: BenchSection[] = [
@@ -32,6 +33,7 @@ const SECTIONS: BenchSection[] = [
   discoverySpeedSection,
   scaleSection,
   auditSection,
+  viewsSection,
   managersSection,
 ]
 
