@@ -86,6 +86,21 @@ describe.each(databases)('GET /api/stats on $name', (database) => {
     expect(waiting).toBeTruthy()
   })
 
+  it('holds counts, never what a call was given', async () => {
+    const get = await start()
+    const secret = 'hunter2-stats-secret'
+    await plane!.invoke('login', { user: 'ann', pin: secret, password: secret }, { caller: admin })
+    await plane!.invoke('leaky', { passphrase: secret, fail: true }, { caller: admin })
+    const shown = [
+      await get('/api/stats?dim=skill&window=1h'),
+      await get('/api/stats?dim=caller&window=1h'),
+      await get('/api/stats/skill/leaky/series?window=1h'),
+    ]
+    expect(shown.map((r) => r.status)).toEqual([200, 200, 200])
+    expect(shown[0]!.body.items.find((r: any) => r.value === 'leaky')).toMatchObject({ calls: 1, failed: 1 })
+    expect(JSON.stringify(shown)).not.toContain(secret)
+  })
+
   it('refuses a bad dimension, window, sort, order or limit with a 400 naming it', async () => {
     const get = await start()
     for (const [query, named] of [
