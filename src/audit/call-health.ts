@@ -3,6 +3,7 @@ import {
   DURATION_BOUNDS,
   DURATION_COLUMNS,
   GRAINS,
+  GRAINS_OF,
   percentile,
   WAIT_BOUNDS,
   WAIT_COLUMNS,
@@ -19,14 +20,17 @@ const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 const UNIT: Record<Grain, number> = { d: DAY, h: HOUR, m: MINUTE }
 
-/** The windows the health views offer, each with the precision of its edges and the grain of its chart. */
+/**
+ * The windows the health views offer: whole buckets ending with the current one (a window reads one
+ * row per bucket and value: at most 60, 6, 24, 7 or 30), and the grain of its chart.
+ */
 export const STATS_WINDOWS = {
-  '1h': { ms: HOUR, edge: MINUTE, chart: 'm' },
-  '6h': { ms: 6 * HOUR, edge: MINUTE, chart: 'm' },
-  '24h': { ms: DAY, edge: MINUTE, chart: 'h' },
-  '7d': { ms: 7 * DAY, edge: HOUR, chart: 'h' },
-  '30d': { ms: 30 * DAY, edge: HOUR, chart: 'd' },
-} as const satisfies Record<string, { ms: number; edge: number; chart: Grain }>
+  '1h': { ms: HOUR, edge: 'm', chart: 'm' },
+  '6h': { ms: 6 * HOUR, edge: 'h', chart: 'm' },
+  '24h': { ms: DAY, edge: 'h', chart: 'h' },
+  '7d': { ms: 7 * DAY, edge: 'd', chart: 'h' },
+  '30d': { ms: 30 * DAY, edge: 'd', chart: 'd' },
+} as const satisfies Record<string, { ms: number; edge: Grain; chart: Grain }>
 export type StatsWindow = keyof typeof STATS_WINDOWS
 
 export const STATS_SORTS = ['calls', 'errorRate', 'refusalRate', 'p50', 'p95', 'p99', 'approvalsPending', 'waitMedian'] as const
@@ -83,12 +87,16 @@ export function tileWindow(from: number, to: number, grains: Grain[] = ['d', 'h'
   return [{ grain, from: iso(a).slice(0, length), to: iso(b).slice(0, length) }, ...tileWindow(from, a, finer), ...tileWindow(b, to, finer)]
 }
 
-/** A window ending with the current minute (or hour, for a week or more), and its tiles. */
-export function planWindow(window: StatsWindow, now: number): { from: string; to: string; tiles: StatsTile[] } {
+// A grain a dimension keeps (callers and edges have no minutes; GRAINS_OF lists the finest first): the finest one at least as coarse as asked.
+const keptGrain = (dim: StatsDim, grain: Grain): Grain => (GRAINS_OF[dim].includes(grain) ? grain : GRAINS_OF[dim][0]!)
+
+/** A window of whole buckets ending with the current one, and its tiles. */
+export function planWindow(window: StatsWindow, now: number, dim: StatsDim = 'skill'): { from: string; to: string; tiles: StatsTile[] } {
   const { ms, edge } = STATS_WINDOWS[window]
-  const to = Math.floor(now / edge) * edge + edge
-  const from = to - ms
-  return { from: iso(from), to: iso(to), tiles: tileWindow(from, to) }
+  const unit = UNIT[keptGrain(dim, edge)]
+  const to = Math.floor(now / unit) * unit + unit
+  const from = to - Math.max(ms, unit)
+  return { from: iso(from), to: iso(to), tiles: tileWindow(from, to, [...GRAINS_OF[dim]].reverse()) }
 }
 
 const durations = (t: StatsTotals) => DURATION_COLUMNS.map((c) => t[c])
@@ -146,7 +154,7 @@ export function healthReader(audit: AuditRepository, stats: CallStatsRepository,
       // This manager's counts not yet written go first, so a call just made shows.
       await audit.flushStats()
       const at = now()
-      const plan = planWindow(q.window, at)
+      const plan = planWindow(q.window, at, q.dim)
       const [totals, pending] = await Promise.all([stats.totals(q.dim, plan.tiles), stats.pending(q.dim, iso(at))])
       const byValue = new Map(totals.map((t) => [t.value, t]))
       const values = new Set([...byValue.keys(), ...pending.keys()])
@@ -178,8 +186,8 @@ export function healthReader(audit: AuditRepository, stats: CallStatsRepository,
 
     async series(q) {
       await audit.flushStats()
-      const plan = planWindow(q.window, now())
-      const grain = STATS_WINDOWS[q.window].chart
+      const plan = planWindow(q.window, now(), q.dim)
+      const grain = keptGrain(q.dim, STATS_WINDOWS[q.window].chart)
       const unit = UNIT[grain]
       const start = Math.floor(Date.parse(plan.from) / unit) * unit
       const end = Date.parse(plan.to)

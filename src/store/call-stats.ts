@@ -11,6 +11,11 @@ export type StatsDim = (typeof STATS_DIMS)[number]
 export const GRAINS = { m: 16, h: 13, d: 10 } as const
 export type Grain = keyof typeof GRAINS
 const GRAIN_LIST = Object.keys(GRAINS) as Grain[]
+/**
+ * The grains each dimension is kept in. Callers and edges can number thousands, each with a row per
+ * minute it called in: they get hours and days only (their shortest window reads whole hours).
+ */
+export const GRAINS_OF: Record<StatsDim, readonly Grain[]> = { all: GRAIN_LIST, skill: GRAIN_LIST, agent: GRAIN_LIST, edge: ['h', 'd'], caller: ['h', 'd'] }
 
 /** Each histogram bucket's upper bound is RATIO times the one before: a percentile read from it is off by at most √RATIO − 1. */
 export const RATIO = 1.4
@@ -168,7 +173,7 @@ export class StatsDeltas {
 
   #each(facts: Pick<StatsRowFacts, 'skill_key' | 'caller_id' | 'agent_id' | 'edge_name'>, time: string, apply: (values: number[]) => void): void {
     for (const [dim, value] of dimsOf(facts)) {
-      for (const grain of GRAIN_LIST) apply(this.#entry(dim, value, grain, time.slice(0, GRAINS[grain])).values)
+      for (const grain of GRAINS_OF[dim]) apply(this.#entry(dim, value, grain, time.slice(0, GRAINS[grain])).values)
     }
   }
 

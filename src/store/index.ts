@@ -35,6 +35,7 @@ export { CallStatsRepository, type StatsTile, type StatsTotals } from './call-st
 export {
   STATS_DIMS,
   GRAINS,
+  GRAINS_OF,
   PERCENTILE_ERROR,
   DURATION_BOUNDS,
   WAIT_BOUNDS,
