@@ -124,7 +124,7 @@ export function HealthPage() {
       {stats.data && rows.length === 0 && <p className="muted">No calls in the last {window}.</p>}
       {stats.data && (
         <p className="muted">
-          {new Date(stats.data.from).toLocaleString()} to {new Date(stats.data.to).toLocaleString()}. Durations are read from log buckets (within 19%); the
+          {new Date(stats.data.from).toLocaleString()} to {new Date(stats.data.to).toLocaleString()}. Durations are read from log buckets (within 18.4%); the
           counts outlive audit rows that retention deletes.
         </p>
       )}
