@@ -7,6 +7,7 @@ import { ApprovalsPage } from './pages/approvals-page'
 import { AuditPage } from './pages/audit-page'
 import { HealthPage } from './pages/health-page'
 import { CallPage } from './pages/call-page'
+import { ConversationPage } from './pages/conversation-page'
 import { AgentsPage } from './pages/agents-page'
 import { AgentPage } from './pages/agent-page'
 import { RunPage } from './pages/run-page'
@@ -59,6 +60,7 @@ export function App() {
             {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
             {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
             {can.readAudit && <Route path="/health" element={<HealthPage />} />}
+            {can.readAudit && <Route path="/conversations/:id" element={<ConversationPage />} />}
             {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
             {can.managePolicies && <Route path="/policies" element={<PoliciesPage />} />}
             {can.connectAccounts && <Route path="/connections" element={<ConnectionsPage />} />}

@@ -5,6 +5,7 @@ export const skillPath = (key: string) => `/skills/${part(key)}`
 export const agentPath = (id: string) => `/agents/${part(id)}`
 export const runPath = (id: string) => `/runs/${part(id)}`
 export const callPath = (callId: string) => `/audit/${part(callId)}`
+export const conversationPath = (id: string) => `/conversations/${part(id)}`
 
 /** An agent run's calls carry `run:<run id>` as their conversation; any other conversation is the caller's own. */
 export const runOfConversation = (conversationId: string | null): string | null => {

@@ -4,13 +4,19 @@ import { planHistogram, fillHistogram, type Histogram, type HistogramBucket } fr
 import type { AuditRetention, SweepReport } from './audit-retention.js'
 import type { Actor } from './audit-events.js'
 import { healthReader, type HealthReader } from './call-health.js'
+import type { AuditSearcher } from './audit-search.js'
+
+/** The audit's filters as surfaces give them: free text `q` instead of its resolved form. */
+export type AuditFilter = Omit<AuditQuery, 'search'> & { q?: string }
 
 // Export pages are this many rows: enough to stream quickly, few enough to never hold the table in memory.
 const PAGE_ROWS = 500
 
 /** Audited calls in their public shape (as HTTP and `skillplane audit --json` show them). */
 export interface AuditReader {
-  query(query: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }>
+  query(query: AuditFilter): Promise<{ items: AuditEntry[]; nextCursor: string | null }>
+  /** Every call the filter matches in the list's order, a page at a time through its cursor, `max` at most (for export). */
+  matching(query: Omit<AuditFilter, 'cursor' | 'limit'>, max: number): AsyncGenerator<AuditEntry[]>
   get(callId: string): Promise<AuditEntry | undefined>
   /** Calls and failures per minute, hour or day with the list's filters; invalid_input for a range it can't chart. */
   histogram(
@@ -27,12 +33,30 @@ export interface AuditReader {
 }
 
 /** Read the audit table as entries, chart it, page through it, and sweep it under the retention policy. */
-export function auditReader(repo: AuditRepository, stats: CallStatsRepository, retention: AuditRetention, now: () => string): AuditReader {
+export function auditReader(
+  repo: AuditRepository,
+  retention: AuditRetention,
+  now: () => string,
+  searcher: AuditSearcher,
+  stats: CallStatsRepository,
+): AuditReader {
+  const resolve = async ({ q, ...query }: AuditFilter): Promise<AuditQuery> => (q === undefined ? query : { ...query, search: await searcher.resolve(q) })
   return {
     health: healthReader(repo, stats, () => Date.parse(now())),
-    async query(query) {
-      const page = await repo.query(query)
+    async query(filter) {
+      const page = await repo.query(await resolve(filter))
       return { items: page.items.map(toAuditEntry), nextCursor: page.nextCursor }
+    },
+    async *matching(filter, max) {
+      const query = await resolve({ ...filter, limit: PAGE_ROWS })
+      let left = max
+      while (left > 0) {
+        const page = await repo.query({ ...query, limit: Math.min(PAGE_ROWS, left) })
+        if (page.items.length > 0) yield page.items.map(toAuditEntry)
+        left -= page.items.length
+        if (!page.nextCursor) return
+        query.cursor = page.nextCursor
+      }
     },
     async get(callId) {
       const row = await repo.get(callId)

@@ -1,7 +1,7 @@
 export { AuditWriter } from './audit-writer.js'
 export { redact, REDACTED } from './redact.js'
 export { toAuditEntry, type AuditEntry } from './audit-entry.js'
-export { parseAuditQuery, type AuditQueryParse } from './parse-audit-query.js'
+export { parseAuditQuery, parseAuditExport, auditExportSchema, EXPORT_MAX_ROWS, type AuditQueryParse } from './parse-audit-query.js'
 export { AuditEvents, SYSTEM_ACTOR, type Actor, type AuditEvent } from './audit-events.js'
 export { AuditBacklog } from './audit-backlog.js'
 export { auditQuerySchema, auditHistogramSchema } from './parse-audit-query.js'
@@ -26,3 +26,6 @@ export {
   type StatsSort,
 } from './call-health.js'
 export { STATS_KEPT_DAYS } from './audit-retention.js'
+export { type AuditFilter } from './audit-reader.js'
+export { AuditSearcher, searchWords, matchesWords, type SearchLabel } from './audit-search.js'
+export { EXPORT_FORMATS, EXPORT_CONTENT_TYPES, CSV_COLUMNS, csvCell, exportHeader, exportLines, type ExportFormat } from './audit-export.js'

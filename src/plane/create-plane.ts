@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
 import { openDatabase, ChangeVersionRepository, CallStatsRepository, type RunRepository } from '../store/index.js'
-import { AuditBacklog, auditReader } from '../audit/index.js'
+import { AuditBacklog, AuditSearcher, auditReader } from '../audit/index.js'
 import { resolveConfig, createLogger, startServices } from '../config/index.js'
 import { ApprovalSeal, SECRET_ENV } from '../policy/index.js'
 import { SECRETS_KEY_ENV, agreeOnFingerprint } from '../connections/index.js'
@@ -130,7 +130,11 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
     const beat = heartbeatTasks({ ...services, ...skills, ...callPath, watch, installed, dailySweeps, logger })
     liveness.start(beat.refresh, beat.afterRecovery)
 
-    const audit = auditReader(services.auditRepo, new CallStatsRepository(database.db), retention, settings.now)
+    const searcher = new AuditSearcher(services.auditRepo, () =>
+      catalog.agents().flatMap((agent) => [agent.name, ...agent.aliases].map((label) => ({ column: 'agent_id' as const, value: agent.id, label }))),
+    )
+    callPath.writer.onFinish((row) => searcher.saw(row))
+    const audit = auditReader(services.auditRepo, retention, settings.now, searcher, new CallStatsRepository(database.db))
     const plane = planeFacade({ ...settings, ...services, ...skills, ...callPath, database, changes, installer, audit, startupSync, recoveredCalls })
     return { plane, runRecords: services.runRecords }
   } catch (error) {

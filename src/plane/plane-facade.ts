@@ -153,6 +153,7 @@ function approvalsOf(p: PlaneParts): PlaneApprovals {
   return {
     get: (id) => approvals.get(id),
     list: (query) => approvals.list(query),
+    ofConversation: (id, limit) => approvals.ofConversation(id, limit),
     decide: (input) => approvals.decide(input),
     withdraw: (id, reason) => approvals.withdraw(id, reason),
     pendingCount: () => approvals.pendingCount(),

@@ -143,7 +143,7 @@ export interface PlaneAgents {
   boundSkills: Catalog['boundSkills']
 }
 
-export interface PlaneApprovals extends Pick<Approvals, 'get' | 'list' | 'decide' | 'withdraw' | 'pendingCount' | 'onSettled' | 'checkSop'> {
+export interface PlaneApprovals extends Pick<Approvals, 'get' | 'list' | 'ofConversation' | 'decide' | 'withdraw' | 'pendingCount' | 'onSettled' | 'checkSop'> {
   /** Conversation grants approvers left: list and revoke them. */
   readonly grants: Pick<Grants, 'get' | 'list' | 'revoke'>
   readonly sops: Pick<Sops, 'register' | 'list' | 'revoke' | 'verify'>

@@ -201,6 +201,13 @@ export class Approvals {
     return { items, nextCursor: rows.length > q.limit ? page[page.length - 1]!.id : null }
   }
 
+  /** The requests made in one conversation, oldest first (`limit` at most). */
+  async ofConversation(conversationId: string, limit: number): Promise<ApprovalView[]> {
+    await this.expireDue()
+    const rows = await this.repo.ofConversation(conversationId, limit)
+    return Promise.all(rows.map(async (r) => toView(r, await this.repo.decisions(r.id))))
+  }
+
   /**
    * Record one person's decision. It either moves the request from the state the decider saw
    * (pending, with the decisions judged) or is refused with a conflict: a reject always wins over

@@ -35,6 +35,18 @@ export class ApprovalRepository {
       .execute()
   }
 
+  /** A conversation's requests in the order they were made (its own index), `limit` at most. */
+  ofConversation(conversationId: string, limit: number): Promise<ApprovalRow[]> {
+    return this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('conversation_id', '=', conversationId)
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute()
+  }
+
   /** Move a request from one status to another; false when it was no longer in `from` (a race lost). */
   async transition(id: string, from: string, to: string, changes: Partial<ApprovalRow> = {}): Promise<boolean> {
     const result = await this.db

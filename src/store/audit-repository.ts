@@ -4,6 +4,7 @@ import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
 import { StatsDeltas, type StatsRowFacts, type WaitFacts } from './call-stats.js'
 import { sqliteStatsWriter, upsertStats } from './call-stats-repository.js'
+import { PG_ERROR_WORDS } from './migrations/0037-audit-search.js'
 
 export type AuditRow = AuditCallsTable
 
@@ -14,7 +15,18 @@ export type AuditRow = AuditCallsTable
 export const AUDIT_STATUSES = ['running', 'ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required'] as const
 export type AuditStatus = (typeof AUDIT_STATUSES)[number]
 
-type FilterColumn = 'skill_key' | 'caller_id' | 'caller_name' | 'agent_id' | 'edge_id' | 'edge_name' | 'parent_call_id' | 'trace_id'
+type FilterColumn = 'skill_key' | 'caller_id' | 'caller_name' | 'agent_id' | 'edge_id' | 'edge_name' | 'parent_call_id' | 'trace_id' | 'conversation_id'
+
+/** The columns free text is matched against by value (few distinct values each), besides error messages. */
+export type SearchColumn = 'skill_key' | 'caller_id' | 'caller_name' | 'agent_id'
+export const SEARCH_COLUMNS: readonly SearchColumn[] = ['skill_key', 'caller_id', 'caller_name', 'agent_id']
+
+/** Free text resolved for the store: a row matches one of these values, or has every word in its error message. */
+export interface AuditSearch {
+  values: Array<[SearchColumn, string]>
+  /** Lowercase runs of letters and digits, each matching the start of a word of the message. */
+  words: string[]
+}
 
 export interface AuditQuery {
   skill?: string
@@ -27,6 +39,11 @@ export interface AuditQuery {
   edge?: string
   /** The calls of one trace (an agent run), oldest first. */
   traceId?: string
+  conversationId?: string
+  /** Oldest first (a trace always is). */
+  oldestFirst?: boolean
+  /** Free text (`q`), every other filter still applying. */
+  search?: AuditSearch
   /** ISO timestamps, inclusive from, exclusive to, on started_at. */
   from?: string
   to?: string
@@ -77,7 +94,17 @@ const NOT_OK = sql<boolean>`status <> 'ok'`
 
 // How far a filter's rows are counted when choosing which index leads a pair of filters.
 const DRIVER_CAP = 50_000
-const LIKELY_FEWEST: FilterColumn[] = ['trace_id', 'parent_call_id', 'edge_id', 'edge_name', 'agent_id', 'caller_id', 'caller_name', 'skill_key']
+const LIKELY_FEWEST: FilterColumn[] = [
+  'trace_id',
+  'conversation_id',
+  'parent_call_id',
+  'edge_id',
+  'edge_name',
+  'agent_id',
+  'caller_id',
+  'caller_name',
+  'skill_key',
+]
 
 // Rows per INSERT: 28 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
@@ -163,6 +190,34 @@ const facts = (row: StatsRowFacts, sign: 1 | -1): [StatsRowFacts, 1 | -1] => [
 ]
 // How long counted rows wait in memory before their stats are written (one small transaction then).
 const STATS_FLUSH_MS = 1_000
+
+// A free-text search tries this many matched values as index walks of their own; more are read as one IN list.
+const MAX_VALUE_WALKS = 16
+
+/** One conjunction of filters; the union of a query's choices is its answer. */
+interface Choice {
+  eq: Array<[FilterColumn, string]>
+  /** A column holding one of these values (searches matching many values). */
+  anyOf?: Array<[SearchColumn, string[]]>
+  /** Every word in the error message. */
+  words?: string[]
+}
+
+/** A choice of filters widened by free text: one choice per matched value, one for the error words. */
+function searchChoices(eq: Array<[FilterColumn, string]>, search: AuditSearch): Choice[] {
+  // A value that contradicts an equal filter on its column can't match; one that repeats it adds nothing.
+  const values = search.values.filter(([column, value]) => eq.every(([c, v]) => c !== column || v === value))
+  const choices: Choice[] = []
+  if (values.length <= MAX_VALUE_WALKS) {
+    for (const pair of values) choices.push({ eq: eq.some(([c]) => c === pair[0]) ? eq : [...eq, pair] })
+  } else {
+    const byColumn = new Map<SearchColumn, string[]>()
+    for (const [column, value] of values) byColumn.set(column, [...(byColumn.get(column) ?? []), value])
+    choices.push({ eq, anyOf: [...byColumn] })
+  }
+  if (search.words.length > 0) choices.push({ eq, words: search.words })
+  return choices
+}
 
 export class AuditRepository {
   readonly #writeBatch: ((rows: AuditRow[]) => Counted) | null = null
@@ -347,28 +402,30 @@ export class AuditRepository {
 
   async query(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
     // A trace reads in the order its calls were made; everything else newest first.
-    const ascending = q.traceId !== undefined
+    const ascending = q.traceId !== undefined || q.oldestFirst === true
     const direction = ascending ? 'asc' : 'desc'
     const n = Math.trunc(q.limit) + 1
     // Caller and edge match an id or a name: one branch per combination, each an ordered walk of
     // its own index; a single OR would read every matching row and sort them.
-    const choices: Array<Array<[FilterColumn, string]>> = [[]]
+    let choices: Choice[] = [{ eq: [] }]
     for (const [value, columns] of [
       [q.caller, ['caller_id', 'caller_name']],
       [q.edge, ['edge_id', 'edge_name']],
     ] as const) {
       if (value === undefined || value === '') continue
-      const next = choices.flatMap((chosen) => columns.map((column) => [...chosen, [column, value] as [FilterColumn, string]]))
-      choices.splice(0, choices.length, ...next)
+      choices = choices.flatMap((chosen) => columns.map((column) => ({ eq: [...chosen.eq, [column, value] as [FilterColumn, string]] })))
     }
-    for (const chosen of choices) {
-      if (q.skill) chosen.push(['skill_key', q.skill])
-      if (q.agent) chosen.push(['agent_id', q.agent])
-      if (q.parentCallId) chosen.push(['parent_call_id', q.parentCallId])
-      if (q.traceId) chosen.push(['trace_id', q.traceId])
+    for (const { eq } of choices) {
+      if (q.skill) eq.push(['skill_key', q.skill])
+      if (q.agent) eq.push(['agent_id', q.agent])
+      if (q.parentCallId) eq.push(['parent_call_id', q.parentCallId])
+      if (q.traceId) eq.push(['trace_id', q.traceId])
+      if (q.conversationId) eq.push(['conversation_id', q.conversationId])
     }
+    if (q.search) choices = choices.flatMap((chosen) => searchChoices(chosen.eq, q.search!))
+    if (choices.length === 0) return { items: [], nextCursor: null }
     let rows: AuditRow[]
-    if (choices[0]!.length === 0) {
+    if (choices.length === 1 && choices[0]!.eq.length === 0 && !choices[0]!.words && !choices[0]!.anyOf) {
       // Status or dates alone: the status index (rows not ok) or the key.
       let query = this.db.selectFrom('audit_calls').selectAll()
       if (q.from) query = query.where('started_at', '>=', q.from).where('call_id', '>=', idBound(q.from, -FROM_SLACK_MS))
@@ -383,9 +440,11 @@ export class AuditRepository {
       // finds each id in the other columns' indexes (a merge of sorted ids, never a table row), so
       // it costs its first page however rarely the filters meet, and at most the leading column's
       // rows when they never do. The union's few ids are sorted and their rows read by key.
-      const drivers = this.#drivers(choices)
+      const walks = choices.filter((chosen) => !chosen.words && !chosen.anyOf)
+      const drivers = this.#drivers(walks.map((chosen) => chosen.eq))
       const order = sql.raw(direction)
-      const branches = choices.flatMap((chosen, c) => {
+      const later = sql.raw(ascending ? '>' : '<')
+      const branches = walks.flatMap(({ eq: chosen }, c) => {
         const ordered = [...chosen].sort(([a], [b]) => Number(b === drivers[c]) - Number(a === drivers[c]))
         return (q.status ? [q.status] : AUDIT_STATUSES).map((status) => {
           const t = (i: number) => sql.id(`t${i}`)
@@ -399,10 +458,53 @@ export class AuditRepository {
           const last = t(ordered.length - 1)
           if (q.from) where.push(sql`t0.call_id >= ${idBound(q.from, -FROM_SLACK_MS)}`, sql`${last}.started_at >= ${q.from}`)
           if (q.to) where.push(sql`t0.call_id < ${idBound(q.to, TO_SLACK_MS)}`, sql`${last}.started_at < ${q.to}`)
-          if (q.cursor) where.push(sql`t0.call_id ${sql.raw(ascending ? '>' : '<')} ${q.cursor}`)
+          if (q.cursor) where.push(sql`t0.call_id ${later} ${q.cursor}`)
           return sql`select call_id from (select t0.call_id from ${sql.join(tables, sql` `)} where ${sql.join(where, sql` and `)} order by t0.call_id ${order} limit ${sql.lit(n)}) as b`
         })
       })
+      // Error words read every row they match (one row each), then sort; many matched values walk
+      // the key newest first, checking each row, until a page is found.
+      for (const chosen of choices) {
+        if (!chosen.words && !chosen.anyOf) continue
+        // On SQLite the words index holds each hit's call id: rows are read only for filters it can't answer.
+        // A status other than ok is found in the status index (status, call id), not the row.
+        const byStatusIndex = q.status !== undefined && q.status !== 'ok'
+        const wordsAlone = this.sqlite && chosen.words && chosen.eq.length === 0 && (!q.status || byStatusIndex) && !q.from && !q.to
+        const id = wordsAlone ? sql`s.call_id` : sql`a.call_id`
+        const where = chosen.eq.map(([column, value]) => sql`a.${sql.id(column)} = ${value}`)
+        if (wordsAlone && q.status) {
+          where.push(
+            sql`exists (select 1 from audit_calls as st indexed by audit_calls_status_idx where st.call_id = s.call_id and st.status = ${q.status} and ${NOT_OK})`,
+          )
+        }
+        if (chosen.anyOf)
+          where.push(
+            sql`(${sql.join(
+              chosen.anyOf.map(([column, values]) => sql`a.${sql.id(column)} in (${sql.join(values)})`),
+              sql` or `,
+            )})`,
+          )
+        if (q.status && !wordsAlone) where.push(sql`a.status = ${q.status}`)
+        if (q.from) where.push(sql`a.call_id >= ${idBound(q.from, -FROM_SLACK_MS)}`, sql`a.started_at >= ${q.from}`)
+        if (q.to) where.push(sql`a.call_id < ${idBound(q.to, TO_SLACK_MS)}`, sql`a.started_at < ${q.to}`)
+        if (q.cursor) where.push(sql`${id} ${later} ${q.cursor}`)
+        // SQLite would walk an IN list's index and sort everything it holds; the key stops at a page.
+        let from = this.sqlite ? sql`audit_calls as a indexed by sqlite_autoindex_audit_calls_1` : sql`audit_calls as a`
+        if (chosen.words && this.sqlite) {
+          const match = sql`s.audit_search match ${chosen.words.map((word) => `"${word}"*`).join(' AND ')}`
+          // The words index drives (cross join keeps SQLite from scanning the audit and probing it).
+          from = wordsAlone ? sql`audit_search as s` : sql`audit_search as s cross join audit_calls as a on a.rowid = s.rowid`
+          where.unshift(match)
+        } else if (chosen.words) {
+          where.unshift(
+            sql`a.error_message is not null`,
+            sql`${sql.raw(PG_ERROR_WORDS)} @@ to_tsquery('simple', ${chosen.words.map((word) => `'${word}':*`).join(' & ')})`,
+          )
+        }
+        branches.push(
+          sql`select call_id from (select ${id} as call_id from ${from} where ${sql.join(where, sql` and `)} order by ${id} ${order} limit ${sql.lit(n)}) as w`,
+        )
+      }
       // A literal LIMIT: SQLite stops a subquery at a bound one only after reading it all; DISTINCT for
       // a row found twice (an id equal to a name).
       const found =
@@ -413,6 +515,19 @@ export class AuditRepository {
     }
     const items = rows.slice(0, q.limit)
     return { items, nextCursor: rows.length > q.limit ? items[items.length - 1]!.call_id : null }
+  }
+
+  /**
+   * The distinct values of a column the free-text search matches by value, from its index: one
+   * seek per value (a loose index scan), not a read of the rows.
+   */
+  async distinctValues(column: SearchColumn): Promise<string[]> {
+    const c = sql.id(column)
+    const { rows } = await sql<{ v: string | null }>`with recursive vs(v) as (
+        select min(${c}) from audit_calls where ${c} is not null
+        union all select (select min(${c}) from audit_calls where ${c} > vs.v) from vs where vs.v is not null
+      ) select v from vs where v is not null`.execute(this.db)
+    return rows.map((row) => row.v!)
   }
 
   /**
@@ -455,7 +570,7 @@ export class AuditRepository {
    * chart. Buckets are the leading characters of the ISO `started_at` (both dialects' substr), so
    * a bucket is a minute, an hour or a day in UTC. Only non-empty buckets come back.
    */
-  async histogram(q: Omit<AuditQuery, 'cursor' | 'limit' | 'from' | 'to'> & { from: string; to: string; prefix: 10 | 13 | 16 }) {
+  async histogram(q: Omit<AuditQuery, 'cursor' | 'limit' | 'from' | 'to' | 'search'> & { from: string; to: string; prefix: 10 | 13 | 16 }) {
     const bucket = sql<string>`substr(started_at, 1, ${sql.lit(q.prefix)})`
     let query = this.db
       .selectFrom('audit_calls')
@@ -475,6 +590,7 @@ export class AuditRepository {
     if (q.agent) query = query.where('agent_id', '=', q.agent)
     if (q.parentCallId) query = query.where('parent_call_id', '=', q.parentCallId)
     if (q.traceId) query = query.where('trace_id', '=', q.traceId)
+    if (q.conversationId) query = query.where('conversation_id', '=', q.conversationId)
     const rows = await query.groupBy(bucket).orderBy(bucket).execute()
     // PostgreSQL's count and sum are bigints, which pg hands over as strings.
     return rows.map((r) => ({ bucket: r.bucket, calls: Number(r.calls), failed: Number(r.failed) }))

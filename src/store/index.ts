@@ -1,5 +1,15 @@
 export { openDatabase, redactUrl, type OpenedDatabase, type OpenDatabaseOptions, type Dialect } from './open-database.js'
-export { AuditRepository, AUDIT_STATUSES, FINAL_COLUMNS, type AuditRow, type AuditQuery, type AuditStatus } from './audit-repository.js'
+export {
+  AuditRepository,
+  AUDIT_STATUSES,
+  FINAL_COLUMNS,
+  SEARCH_COLUMNS,
+  type AuditRow,
+  type AuditQuery,
+  type AuditSearch,
+  type AuditStatus,
+  type SearchColumn,
+} from './audit-repository.js'
 export { CatalogRepository, type CatalogRow } from './catalog-repository.js'
 export { AgentRepository, type AgentRow, type BindingRow } from './agent-repository.js'
 export { KeyRepository, type KeyRow, type KeyWithUser } from './key-repository.js'

@@ -85,6 +85,15 @@ const MATRIX: Record<string, Entry> = {
     allow: 'readAudit',
     request: async (t) => ({ path: `/api/audit/${(await t.plane.invoke('echo', { message: 'x' }, { caller: admin })).callId}` }),
   },
+  'GET /api/audit/export': { allow: 'readAudit', request: () => ({ path: '/api/audit/export?format=csv&q=echo' }) },
+  'GET /api/conversations/{id}': {
+    allow: 'readAudit',
+    request: async (t) => {
+      const conversationId = ulid()
+      await t.plane.invoke('echo', { message: 'x' }, { caller: admin, conversationId })
+      return { path: `/api/conversations/${conversationId}` }
+    },
+  },
   'GET /api/audit/histogram': { allow: 'readAudit', request: () => ({ path: '/api/audit/histogram?skill=echo' }) },
   'GET /api/audit/events': { allow: 'readAudit', request: () => ({ path: '/api/audit/events' }) },
   'GET /api/stats': { allow: 'readAudit', request: () => ({ path: '/api/stats?dim=skill&window=1h' }) },

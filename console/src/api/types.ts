@@ -16,6 +16,7 @@ export const isExecutable = (skill: SkillDetail): skill is ExecutableDetail => '
 export type RiskFinding = Schemas['RiskFinding']
 export type Finding = Schemas['Finding']
 export type AuditEntry = Schemas['AuditEntry']
+export type Conversation = Schemas['Conversation']
 export type Histogram = Schemas['Histogram']
 export type AgentView = Schemas['Agent']
 export type RunView = Schemas['Run']

@@ -1,14 +1,20 @@
 import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
-import { api, unwrap } from '../api/client'
+import { api, ApiError, authHeaders, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AuditEntry } from '../api/types'
 import { Duration, ErrorNote, StatusChip, Time } from '../components'
 import { AuditChart } from './audit-chart'
-import { callPath } from '../paths'
+import { callPath, conversationPath } from '../paths'
 
 const STATUSES = ['ok', 'error', 'denied', 'timeout', 'interrupted', 'approval_required', 'running']
-const TEXT_FILTERS = ['skill', 'agent', 'caller', 'edge'] as const
+const TEXT_FILTERS = [
+  ['skill', 'skill'],
+  ['agent', 'agent'],
+  ['caller', 'caller'],
+  ['edge', 'edge'],
+  ['conversationId', 'conversation'],
+] as const
 // Rows per page of the timeline.
 const WINDOW = 100
 
@@ -36,6 +42,8 @@ function Audit() {
     setCursor(more.nextCursor ?? '')
   }
   const rows = [...(page.data?.items ?? []), ...more]
+  // The chart counts by the filters; the search text is the list's and the export's.
+  const { q: _q, ...charted } = filters as Record<string, string>
   return (
     <section>
       <h1>Audit</h1>
@@ -47,9 +55,18 @@ function Audit() {
           setParams(new URLSearchParams(Object.entries(draft).filter(([, v]) => v)))
         }}
       >
-        {TEXT_FILTERS.map((name) => (
+        <label className="search">
+          search
+          <input
+            type="search"
+            placeholder="skill, caller, agent or error words"
+            value={draft.q ?? ''}
+            onChange={(e) => setDraft({ ...draft, q: e.target.value })}
+          />
+        </label>
+        {TEXT_FILTERS.map(([name, label]) => (
           <label key={name}>
-            {name}
+            {label}
             <input value={draft[name] ?? ''} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} />
           </label>
         ))}
@@ -71,9 +88,11 @@ function Audit() {
           <input type="datetime-local" value={draft.to ?? ''} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
         </label>
         <button type="submit">Filter</button>
+        <ExportMenu filters={filters} />
       </form>
       <ErrorNote error={page.error} />
-      <AuditChart query={filters} />
+      <AuditChart query={charted} />
+      {query.q && <p className="muted small">The chart counts the other filters; the search narrows the list and the export.</p>}
       <table className="plain" aria-label="Calls">
         <thead>
           <tr>
@@ -83,6 +102,7 @@ function Audit() {
             <th>Caller</th>
             <th>Agent</th>
             <th>Edge</th>
+            <th>Conversation</th>
             <th>Duration</th>
           </tr>
         </thead>
@@ -101,6 +121,7 @@ function Audit() {
               <td>{row.caller.name}</td>
               <td>{row.agent ?? '—'}</td>
               <td>{row.edgeName ?? '—'}</td>
+              <td>{row.conversationId ? <Link to={conversationPath(row.conversationId)}>{row.conversationId}</Link> : '—'}</td>
               <td>
                 <Duration ms={row.durationMs} />
               </td>
@@ -115,5 +136,53 @@ function Audit() {
         </button>
       )}
     </section>
+  )
+}
+
+const FORMATS = [
+  ['jsonl', 'JSON lines'],
+  ['csv', 'CSV'],
+] as const
+
+/**
+ * Downloads the current filter as a file. A plain link would carry no API key (it lives in
+ * sessionStorage), so the file is fetched with the console's own headers and saved from a Blob.
+ */
+function ExportMenu({ filters }: { filters: Record<string, string> }) {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ApiError | undefined>()
+  const download = async (format: string) => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      const response = await fetch(`/api/audit/export?${new URLSearchParams({ ...filters, format })}`, { headers: authHeaders() })
+      if (!response.ok) {
+        const failure = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } }
+        throw new ApiError(response.status, failure.error?.code ?? `http_${response.status}`, failure.error?.message ?? response.statusText)
+      }
+      const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `audit.${format}`
+      const url = URL.createObjectURL(await response.blob())
+      const link = Object.assign(document.createElement('a'), { href: url, download: name })
+      link.click()
+      setTimeout(() => URL.revokeObjectURL(url), 60_000)
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0, 'network', (e as Error).message))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <details className="menu">
+      <summary aria-busy={busy}>Export</summary>
+      <div role="menu" aria-label="Export">
+        {FORMATS.map(([format, label]) => (
+          <button key={format} type="button" role="menuitem" disabled={busy} onClick={() => void download(format)}>
+            {label}
+          </button>
+        ))}
+        <p className="muted small">the calls this filter matches, newest first, up to 100,000</p>
+      </div>
+      <ErrorNote error={error} />
+    </details>
   )
 }

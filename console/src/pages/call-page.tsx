@@ -3,7 +3,7 @@ import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import type { AuditEntry } from '../api/types'
 import { Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
-import { callPath, runOfConversation, runPath } from '../paths'
+import { callPath, conversationPath, runOfConversation, runPath } from '../paths'
 
 /** One audit row in full, and the trace it belongs to nested by parent call. */
 export function CallPage() {
@@ -36,12 +36,12 @@ export function CallPage() {
           <>
             <dt>Conversation</dt>
             <dd>
-              {runOfConversation(r.conversationId) ? (
+              <Link to={conversationPath(r.conversationId)}>{r.conversationId}</Link>
+              {runOfConversation(r.conversationId) && (
                 <>
-                  agent run <Link to={runPath(runOfConversation(r.conversationId)!)}>{runOfConversation(r.conversationId)}</Link>
+                  {' '}
+                  · agent run <Link to={runPath(runOfConversation(r.conversationId)!)}>{runOfConversation(r.conversationId)}</Link>
                 </>
-              ) : (
-                r.conversationId
               )}
             </dd>
           </>

@@ -71,6 +71,13 @@ describe.each(databases)('skillplane audit export on $name', (database) => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
     // Nothing in range: empty output, not an error.
     expect(cli(location, ['audit', 'export', '--since', '2001-01-01', '--until', '2001-01-02'])).toMatchObject({ code: 0, stdout: '' })
+    // CSV: the header, then the same calls in the same order.
+    const csv = cli(location, ['audit', 'export', '--format', 'csv', '--since', since, '--until', until])
+    expect(csv.code).toBe(0)
+    const [header, ...records] = csv.stdout.split('\r\n')
+    expect(header).toMatch(/^callId,startedAt,finishedAt,durationMs,status,skill,/)
+    expect(records.pop()).toBe('')
+    expect(records.map((r) => r.split(',')[0])).toEqual(expected.map((e) => e.callId))
   })
 
   it('names what is wrong with bad dates, an empty range and an existing --out file', async () => {
@@ -81,6 +88,11 @@ describe.each(databases)('skillplane audit export on $name', (database) => {
       code: 1,
       stdout: '',
       stderr: 'skillplane: --since: must be an ISO-8601 date or date-time (like 2026-01-31 or 2026-01-31T12:00:00Z), not "yesterday"\n',
+    })
+    expect(cli(location, ['audit', 'export', '--format', 'xml'])).toMatchObject({ code: 1, stderr: 'skillplane: --format: must be jsonl or csv, not "xml"\n' })
+    expect(cli(location, ['audit', '--search', '!'])).toMatchObject({
+      code: 1,
+      stderr: 'skillplane: invalid audit filter: q: must contain a letter or digit\n',
     })
     expect(cli(location, ['audit', 'export', '--until', '2026-02-30T25:00'])).toMatchObject({
       code: 1,

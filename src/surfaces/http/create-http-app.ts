@@ -22,6 +22,8 @@ import { DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes } from '../../install/index.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
 import { statsRoutes } from './routes/stats.js'
+import { auditExportRoutes } from './routes/audit-export.js'
+import { conversationRoutes } from './routes/conversations.js'
 import { agentRoutes } from './routes/agents.js'
 import { eventRoutes } from './routes/events.js'
 import { approvalRoutes } from './routes/approvals.js'
@@ -184,8 +186,11 @@ export function createHttpApp(
   app.route('/api/connections', connectionRoutes(plane))
   app.route('/api/skills', skillInstallRoutes(plane))
   app.route('/api/skills', skillRoutes(plane))
+  // Before the audit routes: their /{callId} would take "export".
+  app.route('/api/audit', auditExportRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
   app.route('/api/stats', statsRoutes(plane))
+  app.route('/api/conversations', conversationRoutes(plane))
   app.route('/api/agents', agentRoutes(plane))
   app.route('/api/agents', agentRunRoutes(plane))
   app.route('/api/runs', runRoutes(plane))

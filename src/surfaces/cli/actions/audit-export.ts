@@ -3,9 +3,12 @@ import { once } from 'node:events'
 import { resolve } from 'node:path'
 import { withStore, type GlobalOptions } from '../open-plane.js'
 import { CliError } from '../cli-error.js'
+import { EXPORT_FORMATS, exportHeader, exportLines, type ExportFormat } from '../../../audit/index.js'
 
-/** `audit export`: calls started in [--since, --until) as JSON lines, oldest first, a page at a time. */
-export async function auditExport(o: GlobalOptions & { since?: string; until?: string; out?: string }): Promise<void> {
+/** `audit export`: calls started in [--since, --until) as JSON lines or CSV, oldest first, a page at a time. */
+export async function auditExport(o: GlobalOptions & { since?: string; until?: string; out?: string; format?: string }): Promise<void> {
+  const format = (o.format ?? 'jsonl') as ExportFormat
+  if (!EXPORT_FORMATS.includes(format)) throw new CliError(`--format: must be jsonl or csv, not ${JSON.stringify(o.format)}`)
   const since = instant('--since', o.since)
   const until = instant('--until', o.until)
   if (since && until && since >= until) throw new CliError(`--since (${since}) must be before --until (${until})`)
@@ -17,11 +20,14 @@ export async function auditExport(o: GlobalOptions & { since?: string; until?: s
     let stdoutError: NodeJS.ErrnoException | undefined
     const onStdoutError = (error: NodeJS.ErrnoException) => (stdoutError ??= error)
     if (!file) process.stdout.on('error', onStdoutError)
+    const write = async (text: string) => {
+      if (file) await file.write(text)
+      else if (!process.stdout.write(text)) await once(process.stdout, 'drain').catch(() => {})
+    }
     try {
+      await write(exportHeader(format))
       for await (const page of plane.audit.pages({ ...(since && { since }), ...(until && { until }) })) {
-        const text = page.map((entry) => JSON.stringify(entry) + '\n').join('')
-        if (file) await file.write(text)
-        else if (!process.stdout.write(text)) await once(process.stdout, 'drain').catch(() => {})
+        await write(exportLines(format, page))
         if (stdoutError) break
         written += page.length
       }

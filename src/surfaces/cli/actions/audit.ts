@@ -12,6 +12,8 @@ export async function audit(o: GlobalOptions & Record<string, string | boolean |
     edge: o.edge,
     parentCallId: o.parent,
     traceId: o.traceId,
+    conversationId: o.conversation,
+    q: o.search,
     from: o.from,
     to: o.to,
     limit: o.limit,

@@ -627,3 +627,13 @@ export const AuthorizationLink = z.object({
   authorizationUrl: z.string().describe('open it in the browser of the person connecting: it starts the flow at the provider'),
   expiresInMs: z.number(),
 })
+
+export const Conversation = z
+  .object({
+    id: z.string(),
+    calls: z.array(AuditEntry).describe('its calls, oldest first (the first 2,000)'),
+    approvals: z.array(Approval).describe('the approval requests made in it, oldest first (the first 500)'),
+    // A union, not Run.nullable(): that would carry the name Run and make every Run nullable in the document.
+    run: z.union([Run, z.null()]).describe('for run:<id> and test-run:<id>, the agent run, when the caller may read it'),
+  })
+  .openapi('Conversation')
