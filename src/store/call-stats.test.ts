@@ -90,6 +90,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const scenario = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 })
 
 const CALL_COLUMNS = STATS_COLUMNS.filter((c) => c !== 'waits' && c !== 'wait_sum_ms' && !(WAIT_COLUMNS as string[]).includes(c))
+// Fractional durations summed in another order (and taken back by rewrites) differ in the last bits.
+const approx = (ms: number) => Math.round(ms * 1e6) / 1e6
 const DIM_COLUMNS = { all: sql`''`, skill: sql`skill_key`, agent: sql`agent_id`, edge: sql`edge_name`, caller: sql`caller_id` }
 const GRAIN_LENGTH = { m: 16, h: 13, d: 10 }
 
@@ -113,6 +115,7 @@ async function expected(opened: OpenedDatabase): Promise<Map<string, Record<stri
       for (const g of groups.rows) {
         const values: Record<string, number> = {}
         for (const c of CALL_COLUMNS) values[c] = Number(g[c] ?? 0)
+        values.sum_ms = approx(values.sum_ms!)
         out.set(`${dim}|${String(g.value)}|${grain}|${String(g.bucket)}`, values)
       }
     }
@@ -143,6 +146,7 @@ async function actual(opened: OpenedDatabase): Promise<Map<string, Record<string
   for (const row of await opened.db.selectFrom('call_stats').selectAll().execute()) {
     const values: Record<string, number> = {}
     for (const c of CALL_COLUMNS) values[c] = Number(row[c])
+    values.sum_ms = approx(values.sum_ms!)
     // A key whose rows all moved elsewhere is left at zero.
     if (values.calls === 0) continue
     out.set(`${row.dim}|${row.value}|${row.grain}|${row.bucket}`, values)
@@ -213,7 +217,7 @@ describe.each(databases)('call stats on $name', (database) => {
         await repo.flushStats()
         expect(await actual(db)).toEqual(await expected(db))
       }),
-      { numRuns: database.name === 'sqlite' ? 60 : 25 },
+      { numRuns: Number(process.env.STATS_RUNS ?? (database.name === 'sqlite' ? 60 : 25)) },
     )
   })
 })
