@@ -25,7 +25,7 @@ describe.runIf(chromiumAvailable())('the health page', () => {
   // The skills in the table's order, once it shows `first` on top.
   const order = async (page: Page, first: string) => {
     const rows = page.getByTestId('health-table').locator('tbody tr')
-    await expect.poll(() => rows.first().getAttribute('data-value')).toBe(first)
+    await expect.poll(() => rows.first().getAttribute('data-value'), { timeout: 15_000 }).toBe(first)
     return rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-value')))
   }
 
@@ -86,11 +86,11 @@ describe.runIf(chromiumAvailable())('the health page', () => {
 
     await page.getByRole('button', { name: 'p95' }).click()
     expect((await order(page, 'slow'))[0]).toBe('slow')
-    await expect.poll(() => page.getByRole('columnheader', { name: /p95/ }).getAttribute('aria-sort')).toBe('descending')
+    await expect.poll(() => page.getByRole('columnheader', { name: /p95/ }).getAttribute('aria-sort'), { timeout: 15_000 }).toBe('descending')
     // Again: the other way, skills that never ran (no duration) still last.
     await page.getByRole('button', { name: 'p95' }).click()
     const rows = page.getByTestId('health-table').locator('tbody tr')
-    await expect.poll(() => rows.first().getAttribute('data-value')).not.toBe('slow')
+    await expect.poll(() => rows.first().getAttribute('data-value'), { timeout: 15_000 }).not.toBe('slow')
     const ascending = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-value')))
     expect(ascending.slice(2)).toEqual(['slow', 'bulk_delete', 'write_thing'])
 
@@ -99,14 +99,16 @@ describe.runIf(chromiumAvailable())('the health page', () => {
     await page.getByRole('button', { name: 'Most waited for approval' }).click()
     expect((await order(page, 'bulk_delete')).slice(0, 2)).toEqual(['bulk_delete', 'write_thing'])
     const waited = page.locator('tr[data-value="bulk_delete"] td').last()
-    await expect.poll(() => waited.textContent()).toMatch(/^\d s$/)
+    await expect.poll(() => waited.textContent(), { timeout: 15_000 }).toMatch(/^\d s$/)
 
     await page.getByRole('button', { name: 'Calls' }).click()
     await page.getByLabel('Window').selectOption('6h')
-    expect(await order(page, 'echo')).toContain('legacy_report')
-    await expect.poll(() => page.locator('tr[data-value="legacy_report"] td').first().textContent()).toBe('4')
+    const legacy = page.locator('tr[data-value="legacy_report"]')
+    await expect.poll(() => legacy.count(), { timeout: 15_000 }).toBe(1)
+    expect((await order(page, 'echo')).length).toBe(6)
+    await expect.poll(() => legacy.locator('td').first().textContent(), { timeout: 15_000 }).toBe('4')
     await page.getByLabel('Window').selectOption('1h')
-    await order(page, 'echo')
+    await expect.poll(() => legacy.count(), { timeout: 15_000 }).toBe(0)
     await screenshot(page, 'health')
 
     // Agents: the helper's call, and its row leads to the agent's page with its charts.
@@ -114,7 +116,7 @@ describe.runIf(chromiumAvailable())('the health page', () => {
     const agent = plane.agents.resolve('helper')!
     await order(page, agent)
     await page.getByRole('link', { name: agent }).click()
-    await expect.poll(() => page.getByTestId('health-charts').getAttribute('data-calls')).toBe('1')
+    await expect.poll(() => page.getByTestId('health-charts').getAttribute('data-calls'), { timeout: 15_000 }).toBe('1')
   })
 
   it("charts a skill's calls, percentiles and approval waits on its page", async () => {
@@ -122,14 +124,14 @@ describe.runIf(chromiumAvailable())('the health page', () => {
     await order(page, 'slow')
     await page.getByRole('link', { name: 'slow', exact: true }).click()
     const charts = page.getByTestId('health-charts')
-    await expect.poll(() => charts.getAttribute('data-calls')).toBe('2')
+    await expect.poll(() => charts.getAttribute('data-calls'), { timeout: 15_000 }).toBe('2')
     await charts.getByLabel('Chart window').selectOption('1h')
-    await expect.poll(() => charts.getByRole('figure', { name: 'Duration percentiles' }).textContent()).toMatch(/p50.*p95.*p99/)
+    await expect.poll(() => charts.getByRole('figure', { name: 'Duration percentiles' }).textContent(), { timeout: 15_000 }).toMatch(/p50.*p95.*p99/)
     await charts.scrollIntoViewIfNeeded()
     await screenshot(page, 'skill-health')
     // The approval waits of a skill that asked for approval.
     await page.goto(`${server.url}/skills/bulk_delete`)
-    await expect.poll(() => page.getByTestId('health-charts').getAttribute('data-calls')).toBe('1')
-    await expect.poll(() => page.getByRole('figure', { name: 'Approval waits' }).textContent()).toContain('Approval waits (1)')
+    await expect.poll(() => page.getByTestId('health-charts').getAttribute('data-calls'), { timeout: 15_000 }).toBe('1')
+    await expect.poll(() => page.getByRole('figure', { name: 'Approval waits' }).textContent(), { timeout: 15_000 }).toContain('Approval waits (1)')
   })
 })
