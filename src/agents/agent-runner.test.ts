@@ -14,6 +14,7 @@ import { openDatabase } from '../store/open-database.js'
 import { RunRepository } from '../store/run-repository.js'
 import { agentCaller as runAs } from '../registry/agent-id.js'
 import { approvalFor } from '../runtime/index.js'
+import { workSteps } from '../test-support/run-steps.js'
 
 describe.each(databases)('agent runs on $name', (database) => {
   const planes: Skillplane[] = []
@@ -32,7 +33,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     const plane = await open(model)
     const run = await plane.runs.start({ agent: 'helper', prompt: 'say hi', requester: admin })
     expect(run).toMatchObject({ status: 'completed', output: 'echo said hi', agent: 'helper', requester: { name: 'alice' } })
-    const [tool, text] = run.steps!
+    const [tool, text] = workSteps(run)
     expect(tool).toMatchObject({ kind: 'tool', tool: 'echo', input: { message: 'hi' }, status: 'ok', output: { message: 'hi', count: 1 } })
     expect(text).toMatchObject({ kind: 'text', text: 'echo said hi' })
     expect(await plane.audit.get(tool!.callId!)).toMatchObject({ skill: 'echo', caller: { kind: 'agent' }, agent: 'helper', conversationId: `run:${run.id}` })
@@ -53,7 +54,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     const plane = await open(model)
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'store v1', requester: operator })
     expect(paused).toMatchObject({ status: 'awaiting_approval', pending: [{ tool: 'write_thing', approvalId: expect.any(String) }] })
-    expect(paused.steps).toMatchObject([{ tool: 'write_thing', status: 'awaiting_approval' }])
+    expect(workSteps(paused)).toMatchObject([{ tool: 'write_thing', status: 'awaiting_approval' }])
     const approvalId = paused.pending[0]!.approvalId!
     expect(await plane.approvals.get(approvalId)).toMatchObject({ status: 'pending', skill: 'write_thing', requester: { kind: 'agent' } })
 
@@ -61,7 +62,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     const done = (await plane.runs.get(paused.id))!
     expect(done).toMatchObject({ output: 'stored v1', pending: [] })
-    expect(done.steps![0]).toMatchObject({ status: 'ok', output: { stored: 'v1' }, callId: expect.any(String) })
+    expect(workSteps(done)[0]).toMatchObject({ status: 'ok', output: { stored: 'v1' }, callId: expect.any(String) })
     expect(await plane.approvals.get(approvalId)).toMatchObject({ status: 'executed' })
 
     const second = await plane.runs.start({ agent: 'helper', prompt: 'store v2', requester: operator })
@@ -69,7 +70,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     await waitFor(async () => (await plane.runs.get(second.id))!.status === 'completed')
     const rejected = (await plane.runs.get(second.id))!
     expect(rejected.output).toBe('could not store v2')
-    expect(rejected.steps![0]).toMatchObject({ tool: 'write_thing', status: 'denied', error: expect.stringContaining('rejected') })
+    expect(workSteps(rejected)[0]).toMatchObject({ tool: 'write_thing', status: 'denied', error: expect.stringContaining('rejected') })
     expect((await plane.audit.query({ skill: 'write_thing', status: 'ok', limit: 10 })).items).toHaveLength(1)
   })
 
@@ -87,7 +88,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     })
     planes.push(plane)
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'echo, then store v1', requester: admin })
-    expect(paused.steps).toMatchObject([
+    expect(workSteps(paused)).toMatchObject([
       { tool: 'discover_skills', status: 'ok' },
       { tool: 'echo', status: 'ok', output: { message: 'found', count: 1 } },
       { tool: 'discover_skills', status: 'ok' },
@@ -114,7 +115,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     await plane.policies.set({ skill: 'write_thing', level: 'user', subject: operator.id, decision: 'DENY' }, admin, plane.now())
     const denied = await plane.runs.start({ agent: 'helper', prompt: 'store a', requester: operator })
     // Denied for the person, it is not among the run's tools; called anyway, the pipeline refuses it.
-    expect(denied.steps![0]).toMatchObject({ tool: 'write_thing', status: 'error', error: expect.stringContaining("unavailable tool 'write_thing'") })
+    expect(workSteps(denied)[0]).toMatchObject({ tool: 'write_thing', status: 'error', error: expect.stringContaining("unavailable tool 'write_thing'") })
     expect(await plane.invoke('write_thing', { value: 'a' }, { caller: agentCaller('helper'), onBehalfOf: operator })).toMatchObject({
       ok: false,
       error: { code: 'denied', message: expect.stringContaining(`denied for ${operator.name}, on whose behalf the agent acts`) },
@@ -235,7 +236,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     const plane = await openTestPlane(database, { skills: [...testSkills(), useToken, setPassword], agents: [{ ...testAgents![0]!, model }] })
     planes.push(plane)
     const run = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: admin })
-    expect(run.steps![0]).toMatchObject({ input: { token: '[REDACTED]', note: 'hi' }, output: { note: 'hi', said: 'used [REDACTED]' } })
+    expect(workSteps(run)[0]).toMatchObject({ input: { token: '[REDACTED]', note: 'hi' }, output: { note: 'hi', said: 'used [REDACTED]' } })
     expect(JSON.stringify(run)).not.toContain('hunter2-secret')
 
     // After a pause for approval too, when only the redacted input was stored.
@@ -247,7 +248,7 @@ describe.each(databases)('agent runs on $name', (database) => {
     await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     const resumed = (await plane.runs.get(paused.id))!
-    expect(resumed.steps![0]).toMatchObject({
+    expect(workSteps(resumed)[0]).toMatchObject({
       status: 'ok',
       input: { user: 'bob', password: '[REDACTED]' },
       output: { said: 'password of bob is now [REDACTED]' },
@@ -281,10 +282,20 @@ describe.each(databases)('agent runs on $name', (database) => {
       updated_at: now,
       finished_at: null,
     })
+    // It died during a model call.
+    const step = { run_id: '01ORPHAN00000000000000000A', idx: 0, kind: 'model', status: 'running', created_at: now, started_at: now, step_number: 1 }
+    await db.db
+      .insertInto('agent_run_steps')
+      .values({ ...step, rev: 1 })
+      .execute()
     await db.close()
     const plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model: new MockLanguageModelV3() }] }, location)
     planes.push(plane)
-    expect(await plane.runs.get('01ORPHAN00000000000000000A')).toMatchObject({ status: 'failed', error: 'interrupted: the manager driving the run stopped' })
+    expect(await plane.runs.get('01ORPHAN00000000000000000A')).toMatchObject({
+      status: 'failed',
+      error: 'interrupted: the manager driving the run stopped',
+      steps: [{ kind: 'model', status: 'error', error: 'interrupted: the manager driving the run stopped', finishedAt: expect.any(String) }],
+    })
   })
 
   it('offers test_run as a skill, which a test run itself may not use', async () => {

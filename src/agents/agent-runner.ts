@@ -5,7 +5,7 @@ import { ulid } from 'ulid'
 import type { Plane } from '../plane/index.js'
 import type { ResolvedAgent } from '../config/index.js'
 import type { Caller, CallerRole } from '../skill/index.js'
-import type { RunRepository, RunRow, RunStepRow } from '../store/index.js'
+import type { RunRepository, RunRow, RunStepListed } from '../store/index.js'
 import { agentCaller, agentId as agentIdOf } from '../registry/index.js'
 import { skillsPrompt } from '../sources/agent-skills/index.js'
 import { toAISDKToolLoop, type AISDKToolOptions } from '../ai-sdk/index.js'
@@ -18,12 +18,16 @@ import type { RunStatus } from './run-status.js'
 import { learningsPrompt, PROMPT_LEARNINGS } from './learnings-prompt.js'
 import { StepRecorder } from './step-recorder.js'
 import { RunTail } from './run-tail.js'
+import { observeModel } from './observe-model.js'
+import { pricingOf } from './model-cost.js'
+import { rebuildRequest, type ModelRequest, type RequestDelta } from './model-request.js'
 
 export type { RunStatus } from './run-status.js'
 
 export interface RunStep {
   index: number
-  kind: 'text' | 'tool'
+  /** model: one call of the model; text: what it wrote; tool: one tool call. */
+  kind: 'text' | 'tool' | 'model'
   text?: string
   tool?: string
   toolCallId?: string
@@ -35,6 +39,42 @@ export interface RunStep {
   /** The audit row of the call, when it reached the pipeline. */
   callId?: string
   approvalId?: string
+  /** When it started and ended (a tool call: its audit row's times); null when not known. */
+  startedAt: string | null
+  finishedAt: string | null
+  durationMs: number | null
+  /** A model step: its number among the run's model steps, from 1, across pauses. */
+  stepNumber?: number
+  model?: { provider: string; modelId: string }
+  /** A model step: the tokens as the provider reported them (null where it did not). */
+  usage?: {
+    inputTokens: number | null
+    outputTokens: number | null
+    cachedInputTokens: number | null
+    cacheWriteTokens: number | null
+    reasoningTokens: number | null
+  }
+  /** From the model's configured pricing; null without pricing or reported usage. */
+  costUsd?: number | null
+  finishReason?: string | null
+  /** Time from the model call to its first streamed chunk. */
+  firstChunkMs?: number | null
+}
+
+/** A run's totals, kept with it. */
+export interface RunTotals {
+  /** From start to end; null while it has not ended. */
+  durationMs: number | null
+  modelMs: number
+  toolMs: number
+  /** Time paused for a person (an approval, an account to connect), apart from the work. */
+  approvalWaitMs: number
+  inputTokens: number
+  outputTokens: number
+  cachedInputTokens: number
+  /** The sum of the model steps that have a cost; null when none has. */
+  costUsd: number | null
+  modelSteps: number
 }
 
 export interface RunView {
@@ -56,6 +96,7 @@ export interface RunView {
   createdAt: string
   updatedAt: string
   finishedAt: string | null
+  totals: RunTotals
   steps?: RunStep[]
 }
 
@@ -192,6 +233,14 @@ export class AgentRunner {
       created_at: now,
       updated_at: now,
       finished_at: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cached_input_tokens: 0,
+      cost_usd: null,
+      model_ms: 0,
+      tool_ms: 0,
+      approval_wait_ms: 0,
+      paused_at: null,
     }
     await this.#repo.insert(row)
     const started: RunView = { ...this.#view(row), steps: [] }
@@ -233,6 +282,21 @@ export class AgentRunner {
   async get(id: string): Promise<RunView | undefined> {
     const row = await this.#repo.get(id)
     return row && { ...this.#view(row), steps: (await this.#repo.steps(id)).map(toStep) }
+  }
+
+  /**
+   * What the model was sent for step `index` of a run (redacted as stored), with the run's agent so
+   * the caller can check who may see it; `step` undefined when the run has no such step, `request`
+   * undefined when the step is not a model step.
+   */
+  async request(id: string, index: number): Promise<{ agent: string; step?: { kind: string; request?: ModelRequest } } | undefined> {
+    const row = await this.#repo.get(id)
+    if (!row) return undefined
+    const kind = await this.#repo.stepKind(id, index)
+    if (kind === undefined) return { agent: row.agent_id }
+    if (kind !== 'model') return { agent: row.agent_id, step: { kind } }
+    const deltas = (await this.#repo.requests(id, index)).map((text) => JSON.parse(text) as RequestDelta)
+    return { agent: row.agent_id, step: { kind, request: rebuildRequest(deltas) ?? { system: null, tools: [], messages: [] } } }
   }
 
   async list(q: { agent?: string; status?: string; cursor?: string; limit: number }): Promise<{ items: RunView[]; nextCursor: string | null }> {
@@ -300,19 +364,23 @@ export class AgentRunner {
     const status = row.status as (typeof WAITING)[number]
     const requests = await Promise.all(pending.map((p) => (p.approvalId ? this.#plane.approvals.get(p.approvalId) : undefined)))
     if (requests.some((r) => r?.status === 'pending')) return false
-    // One manager resumes it.
+    // One manager resumes it; the time it waited is counted apart from its work.
+    const now = this.#plane.now()
+    const waited = row.paused_at ? Math.max(0, Date.parse(now) - Date.parse(row.paused_at)) : 0
     if (
       !(await this.#repo.transition(id, status, 'running', {
         pending: null,
         manager_id: this.#plane.status.managerId,
-        updated_at: this.#plane.now(),
+        updated_at: now,
+        paused_at: null,
+        approval_wait_ms: row.approval_wait_ms + waited,
       }))
     ) {
       return false
     }
     if (this.#closed) {
       // Shutting down between the check and the claim: leave it for another manager.
-      await this.#repo.transition(id, 'running', status, { pending: row.pending })
+      await this.#repo.transition(id, 'running', status, { pending: row.pending, paused_at: row.paused_at, approval_wait_ms: row.approval_wait_ms })
       return false
     }
     const outcome = (p: Pending, i: number) => (p.connected && p.approvalId === null ? 'approved' : (requests[i]?.status ?? 'missing'))
@@ -456,10 +524,15 @@ export class AgentRunner {
     // Everything after the run is marked running is inside the try: a run never stays running on an error.
     try {
       const messages = [...(JSON.parse(row.messages) as ModelMessage[]), ...more]
-      const record = new StepRecorder(plane, this.#repo, row.id, await this.#repo.steps(row.id), messages, {
-        written: () => this.#tail.changed(row.id),
-        failed: (error) => halt.abort(error),
-      })
+      const record = new StepRecorder(
+        plane,
+        this.#repo,
+        row.id,
+        await this.#repo.steps(row.id),
+        messages,
+        { written: () => this.#tail.changed(row.id), failed: (error) => halt.abort(error) },
+        { pricing: pricingOf(agent), steps: row.model_steps },
+      )
       recorder = record
       for (const d of denied) record.denied(d.toolCallId, d.reason)
       // Past discovery.toolThreshold skills, the model starts with a core set and finds the rest.
@@ -482,7 +555,7 @@ export class AgentRunner {
         ? trace.setSpanContext(context.active(), { traceId: row.trace_id, spanId: runSpanId(row.id), traceFlags: TraceFlags.SAMPLED, isRemote: true })
         : context.active()
       // Loaded here, not at the top: store-only commands never start a run and shouldn't pay for the AI SDK.
-      const { stepCountIs, streamText } = await import('ai')
+      const { stepCountIs, streamText, wrapLanguageModel } = await import('ai')
       const result = await tracer.startActiveSpan(
         `agent run ${agent.name}`,
         { attributes: { 'skillplane.run_id': row.id, 'skillplane.agent': id } },
@@ -496,7 +569,8 @@ export class AgentRunner {
           try {
             const abortSignal = AbortSignal.any([this.#stop.signal, halt.signal])
             const stream = streamText({
-              model: createModel(agent),
+              // Each model call is stored as it starts (what it was sent) and timed.
+              model: wrapLanguageModel({ model: createModel(agent), middleware: observeModel(record.observe) }),
               system: this.#systemPrompt(agent, caller, prepareStep !== undefined, learned.text),
               messages,
               tools,
@@ -523,8 +597,6 @@ export class AgentRunner {
         },
       )
       const all = [...messages, ...result.response.messages]
-      row.model_steps += result.steps.length
-      await this.#repo.update(row.id, { model_steps: row.model_steps })
       const requests = result.content.filter((part) => part.type === 'tool-approval-request')
       const now = plane.now()
       if (requests.length > 0) {
@@ -539,7 +611,14 @@ export class AgentRunner {
           }
         })
         const status = pending.some((p) => p.connect) ? 'needs_auth' : 'awaiting_approval'
-        await this.#repo.update(row.id, { status, messages: JSON.stringify(all), pending: JSON.stringify(pending), updated_at: now })
+        // A test run never resumes: it doesn't wait.
+        await this.#repo.update(row.id, {
+          status,
+          messages: JSON.stringify(all),
+          pending: JSON.stringify(pending),
+          updated_at: now,
+          paused_at: row.test ? null : now,
+        })
         this.#tail.changed(row.id)
         // A test run never resumes, so its requests would only wait in inboxes until they expire.
         if (row.test) {
@@ -561,6 +640,7 @@ export class AgentRunner {
       }
     } catch (error) {
       // The steps stored so far, before the run is seen to end.
+      recorder?.settle(error)
       await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }
@@ -578,7 +658,7 @@ export class AgentRunner {
 
   /** A run as shown, with fresh connect links: one stored when the run paused may have expired since. */
   #view(row: RunRow): RunView {
-    return toView(row, (connect) => {
+    return toView(row, this.#plane.now(), (connect) => {
       try {
         // Back from the provider, the person lands on the run's console page, where it goes on.
         return this.#plane.oauth.authorizationUrl(connect.provider, connect.subject, connect.scopes, { returnTo: `/runs/${encodeURIComponent(row.id)}` })
@@ -632,7 +712,7 @@ function denialReason(p: Pending, status: string | undefined): string {
 }
 
 /** A run as shown; a connect link it waits on is `link(connect)`, made when shown. */
-function toView(row: RunRow, link: (connect: PendingConnect) => string): RunView {
+function toView(row: RunRow, now: string, link: (connect: PendingConnect) => string): RunView {
   const pending = row.pending ? (JSON.parse(row.pending) as Pending[]) : []
   return {
     id: row.id,
@@ -655,10 +735,11 @@ function toView(row: RunRow, link: (connect: PendingConnect) => string): RunView
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
+    totals: toTotals(row, now),
   }
 }
 
-function toStep(row: RunStepRow): RunStep {
+function toStep(row: RunStepListed): RunStep {
   const parse = (text: string | null) => (text === null ? undefined : (JSON.parse(text) as unknown))
   return {
     index: row.idx,
@@ -672,5 +753,38 @@ function toStep(row: RunStepRow): RunStep {
     ...(row.status !== null && { status: row.status }),
     ...(row.call_id !== null && { callId: row.call_id }),
     ...(row.approval_id !== null && { approvalId: row.approval_id }),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    durationMs: row.duration_ms,
+    ...(row.kind === 'model' && {
+      ...(row.step_number !== null && { stepNumber: row.step_number }),
+      ...(row.model_provider !== null && row.model_id !== null && { model: { provider: row.model_provider, modelId: row.model_id } }),
+      usage: {
+        inputTokens: row.input_tokens,
+        outputTokens: row.output_tokens,
+        cachedInputTokens: row.cached_input_tokens,
+        cacheWriteTokens: row.cache_write_tokens,
+        reasoningTokens: row.reasoning_tokens,
+      },
+      costUsd: row.cost_usd,
+      finishReason: row.finish_reason,
+      firstChunkMs: row.first_chunk_ms,
+    }),
+  }
+}
+
+/** A run's totals as stored, with the wait so far while it is paused. */
+function toTotals(row: RunRow, now: string): RunTotals {
+  const waiting = row.paused_at !== null && isWaiting(row.status) ? Math.max(0, Date.parse(now) - Date.parse(row.paused_at)) : 0
+  return {
+    durationMs: row.finished_at === null ? null : Math.max(0, Date.parse(row.finished_at) - Date.parse(row.created_at)),
+    modelMs: row.model_ms,
+    toolMs: row.tool_ms,
+    approvalWaitMs: row.approval_wait_ms + waiting,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cachedInputTokens: row.cached_input_tokens,
+    costUsd: row.cost_usd,
+    modelSteps: row.model_steps,
   }
 }

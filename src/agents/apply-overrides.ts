@@ -12,7 +12,9 @@ const PATHS: Record<string, (agent: ResolvedAgent, value: string) => ResolvedAge
   },
   'model.model': (agent, value) => {
     if (!/^[\w.:/@-]{1,200}$/.test(value)) throw new RunError(`--set model.model: a model id (letters, digits, . : / @ - _), got "${value}"`)
-    return { ...agent, model: { ...settings(agent, 'model.model'), model: value } }
+    // Another model has other prices: the configured ones don't apply to it.
+    const { pricing: _pricing, ...rest } = settings(agent, 'model.model')
+    return { ...agent, model: { ...rest, model: value } }
   },
 }
 

@@ -1,5 +1,6 @@
 // Agent runs and test runs: the runner a composition builds on the plane, and the shapes it returns.
-export { AgentRunner, type RunView, type RunStep, type RunEvent } from './agent-runner.js'
+export { AgentRunner, type RunView, type RunStep, type RunTotals, type RunEvent } from './agent-runner.js'
+export type { ModelRequest } from './model-request.js'
 export { RUN_STATUSES, type RunStatus } from './run-status.js'
 export type { TestRunResult, Verdict } from './test-run.js'
 export { RunError } from './run-error.js'

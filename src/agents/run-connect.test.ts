@@ -12,6 +12,7 @@ import { startHttpServer, type HttpServer } from '../surfaces/http/start-http-se
 import type { MockLanguageModelV3 } from 'ai/test'
 import { createSkillplane, type RunView, type Skillplane } from './index.js'
 import type { SkillplaneConfig } from '../config/index.js'
+import { workSteps } from '../test-support/run-steps.js'
 
 let service: TestOAuthService
 
@@ -74,7 +75,7 @@ describe.each(databases)('agent runs that need the person to connect an account,
       pending: [{ tool: 'test_profile', approvalId: null, provider: 'test', authorizationUrl: expect.stringMatching(/\/oauth\/start\?link=/) }],
     })
     const link = paused.pending[0]!.authorizationUrl!
-    expect(paused.steps).toEqual([
+    expect(workSteps(paused)).toEqual([
       expect.objectContaining({ tool: 'test_profile', status: 'needs_auth', error: expect.stringContaining('/oauth/start?link=') }),
     ])
     // Nothing ran, and the model never read a refusal.
@@ -86,20 +87,21 @@ describe.each(databases)('agent runs that need the person to connect an account,
     expect(shown).toMatchObject({ status: 'needs_auth', pending: [{ provider: 'test', authorizationUrl: expect.stringContaining('/oauth/start?link=') }] })
     const events = await listenSse<{ status?: string; pending?: RunView['pending'] }>(`${server.url}/api/runs/${paused.id}/events`, adminKey)
     await events.ended
-    expect(events.kinds()).toEqual(['step', 'end'])
-    expect(events.received[1]!.data).toMatchObject({ status: 'needs_auth', pending: [{ provider: 'test', authorizationUrl: expect.any(String) }] })
+    // The model call, the call waiting for the connection, then the run.
+    expect(events.kinds()).toEqual(['step', 'step', 'end'])
+    expect(events.received[2]!.data).toMatchObject({ status: 'needs_auth', pending: [{ provider: 'test', authorizationUrl: expect.any(String) }] })
 
     await follow(link, 'oscar')
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
     const done = (await plane.runs.get(paused.id))!
     expect(done).toMatchObject({ output: 'your token is there', pending: [] })
-    expect(done.steps![0]).toMatchObject({
+    expect(workSteps(done)[0]).toMatchObject({
       tool: 'test_profile',
       status: 'ok',
       callId: expect.any(String),
       output: { sub: 'oscar', scope: expect.stringContaining('issues:read'), raw: '[REDACTED]' },
     })
-    expect(await plane.audit.get(done.steps![0]!.callId!)).toMatchObject({
+    expect(await plane.audit.get(workSteps(done)[0]!.callId!)).toMatchObject({
       skill: 'test_profile',
       status: 'ok',
       agent: 'helper',
@@ -110,7 +112,7 @@ describe.each(databases)('agent runs that need the person to connect an account,
     expect(read).toMatch(/sub\W+oscar/)
     expect(read).toContain('[REDACTED]')
     expect(read).not.toContain('needs_auth')
-    expect(JSON.stringify([read, done, await plane.audit.get(done.steps![0]!.callId!)])).not.toMatch(/eyJ[\w-]+\./)
+    expect(JSON.stringify([read, done, await plane.audit.get(workSteps(done)[0]!.callId!)])).not.toMatch(/eyJ[\w-]+\./)
   })
 
   it('waits for an approval next when the call needs one once connected', async () => {
@@ -126,11 +128,11 @@ describe.each(databases)('agent runs that need the person to connect an account,
     const waiting = (await plane.runs.get(paused.id))!
     const approvalId = waiting.pending[0]!.approvalId!
     expect(waiting).toMatchObject({ pending: [{ tool: 'test_post', approvalId: expect.any(String), provider: null, authorizationUrl: null }] })
-    expect(waiting.steps![0]).toMatchObject({ status: 'awaiting_approval', approvalId })
+    expect(workSteps(waiting)[0]).toMatchObject({ status: 'awaiting_approval', approvalId })
 
     await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
-    expect((await plane.runs.get(paused.id))!.steps![0]).toMatchObject({ status: 'ok', output: { posted: 'hello' } })
+    expect(workSteps((await plane.runs.get(paused.id))!)[0]).toMatchObject({ status: 'ok', output: { posted: 'hello' } })
   })
 
   it('stays paused while someone else connects', async () => {
@@ -170,7 +172,7 @@ describe.each(databases)('agent runs that need the person to connect an account,
     const link = new URL(paused.pending[0]!.authorizationUrl!)
     await follow(`${otherServer.url}${link.pathname}${link.search}`, 'oscar')
     await waitFor(async () => (await plane.runs.get(paused.id))!.status === 'completed')
-    expect((await plane.runs.get(paused.id))!.steps![0]).toMatchObject({ status: 'ok', output: { sub: 'oscar' } })
+    expect(workSteps((await plane.runs.get(paused.id))!)[0]).toMatchObject({ status: 'ok', output: { sub: 'oscar' } })
   })
 
   it('stops a test run at the link, unconfirmed', async () => {

@@ -64,7 +64,16 @@ describe('agent runs over HTTP and the CLI', () => {
     const started = await call('POST', '/api/agents/helper/runs', adminKey, { prompt: 'please use echo' })
     expect(started).toMatchObject({
       status: 201,
-      body: { status: 'completed', output: 'done', steps: [{ tool: 'echo', status: 'ok', callId: expect.any(String) }, { text: 'done' }] },
+      body: {
+        status: 'completed',
+        output: 'done',
+        steps: [
+          { kind: 'model', stepNumber: 1, status: 'ok' },
+          { tool: 'echo', status: 'ok', callId: expect.any(String) },
+          { kind: 'model', stepNumber: 2, status: 'ok' },
+          { text: 'done' },
+        ],
+      },
     })
     expect((await call('GET', '/api/agents/Helper/runs', adminKey)).body.items.map((r: { id: string }) => r.id)).toEqual([started.body.id])
     expect(await call('GET', `/api/runs/${started.body.id}`, adminKey)).toMatchObject({ status: 200, body: { id: started.body.id, steps: expect.any(Array) } })

@@ -10,7 +10,15 @@ describe('the config schema', () => {
       { maxBodyBytes?: number; allowedHosts?: string[]; publicUrl?: string; allowedOrigins?: string[] } | undefined
     >()
     expectTypeOf<AgentConfig['model']>().toEqualTypeOf<
-      { provider: 'openai' | 'anthropic' | 'openai-compatible'; model: string; apiKeyEnv?: string; baseURL?: string } | LanguageModelV3 | undefined
+      | {
+          provider: 'openai' | 'anthropic' | 'openai-compatible'
+          model: string
+          apiKeyEnv?: string
+          baseURL?: string
+          pricing?: { inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok?: number; cacheWritePerMTok?: number }
+        }
+      | LanguageModelV3
+      | undefined
     >()
     // Resolved: defaults filled in, shapes normalised.
     expectTypeOf<ResolvedConfig['http']>().toEqualTypeOf<{ maxBodyBytes: number; allowedHosts: string[]; publicUrl?: string; allowedOrigins: string[] }>()
@@ -123,6 +131,31 @@ describe('the config schema', () => {
     )
     expect(await refused({ oauth: { providers }, openapi: [{ name: 'gh', spec: 'gh.yaml', auth: { secret: 'GH' }, oauth: { provider: 'github' } }] })).toBe(
       'config test: openapi[0].oauth: give auth (a secret) or oauth (a connection), not both',
+    )
+  })
+
+  it("takes a model's prices in its provider settings, or beside a model object, and names what is wrong", async () => {
+    const pricing = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 }
+    const resolved = await resolveConfig(
+      { agents: [{ name: 'A', model: { provider: 'openai', model: 'gpt-4.1-mini', pricing } }] },
+      { dataDir: '/tmp' },
+      'test',
+    )
+    expect(resolved.agents[0]!.model).toMatchObject({ pricing })
+    await expect(
+      resolveConfig(
+        { agents: [{ name: 'A', model: { provider: 'openai', model: 'm', pricing: { inputPerMTok: -1, outputPerMTok: 1 } } }] },
+        { dataDir: '/tmp' },
+        'test',
+      ),
+    ).rejects.toThrow('agents[0].model.pricing.inputPerMTok: a price is a number of US dollars from 0')
+    // A JavaScript config has no types to catch a missing price: loading does.
+    const halfPriced = { provider: 'openai', model: 'm', pricing: { inputPerMTok: 1 } } as unknown as AgentConfig['model']
+    await expect(resolveConfig({ agents: [{ name: 'A', model: halfPriced }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      'agents[0].model.pricing.outputPerMTok',
+    )
+    await expect(resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai', model: 'm' }, pricing }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      'agents[0].pricing: give the prices of provider settings as model.pricing',
     )
   })
 })

@@ -32,6 +32,15 @@ const secretRef = strictObject({
 })
 const valueOrSecret = z.union([z.string(), secretRef], { error: 'must be a string or { secret: NAME, prefix? }' })
 
+const perMTok = z.number().finite().nonnegative('a price is a number of US dollars from 0')
+/** What a model's tokens cost, in US dollars per million tokens; cached and cache-write input default to the input price. */
+const pricingSchema = strictObject({
+  inputPerMTok: perMTok,
+  outputPerMTok: perMTok,
+  cachedInputPerMTok: perMTok.optional(),
+  cacheWritePerMTok: perMTok.optional(),
+})
+
 const modelSettingsShape = {
   /** openai, anthropic or openai-compatible. */
   provider: z.enum(['openai', 'anthropic', 'openai-compatible'], 'unknown provider: use openai, anthropic or openai-compatible'),
@@ -44,6 +53,8 @@ const modelSettingsShape = {
   apiKeyEnv: envName.optional(),
   /** The API's base URL: required for openai-compatible, optional otherwise (a proxy). */
   baseURL: httpUrl.optional(),
+  /** Its prices, for the cost of each model step of a run; none built in (prices change). Default none: no cost. */
+  pricing: pricingSchema.optional(),
 }
 
 export const modelSettingsSchema: z.ZodObject<typeof modelSettingsShape, z.core.$strict> = strictObject(modelSettingsShape).superRefine((model, ctx) => {
@@ -96,9 +107,14 @@ const agentShape = {
   skills: z.array(z.string().min(1)).default([]),
   /** Most model steps (tool rounds) in one run. Default 10. */
   maxSteps: z.number().int().min(1).max(100).default(10),
+  /** The prices of an AI SDK model object given as `model` (provider settings carry theirs as `model.pricing`). */
+  pricing: pricingSchema.optional(),
 }
 
-export const agentSchema: z.ZodObject<typeof agentShape, z.core.$strict> = strictObject(agentShape)
+export const agentSchema: z.ZodObject<typeof agentShape, z.core.$strict> = strictObject(agentShape).superRefine((agent, ctx) => {
+  if (agent.pricing && agent.model && !languageModel.safeParse(agent.model).success)
+    ctx.addIssue({ code: 'custom', path: ['pricing'], message: 'give the prices of provider settings as model.pricing' })
+})
 
 const mcpServerCommon = {
   /** lower_snake: the prefix of its skill keys and their category. */

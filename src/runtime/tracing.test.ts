@@ -42,8 +42,12 @@ describe.each(databases)('tracing on $name', (database) => {
     exporter.reset()
   })
 
-  it('keeps the calls of an agent run in its trace, across a pause for approval', async () => {
-    const model = scripted(callsTool('echo', { message: 'a' }), callsTool('write_thing', { value: 'v' }, 'c2'), says('done'))
+  it('keeps the calls of an agent run in its trace, across a pause for approval, with a span for each model step', async () => {
+    const model = scripted(
+      callsTool('echo', { message: 'a' }, 'c1', { input: 11, output: 3 }),
+      callsTool('write_thing', { value: 'v' }, 'c2', { input: 21, output: 4 }),
+      says('done', { input: 31, output: 5 }),
+    )
     plane = await openTestPlane(database, { agents: [{ ...testAgents![0]!, model }] })
     const paused = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: operator })
     await plane.approvals.decide({ id: paused.pending[0]!.approvalId!, caller: admin, decision: 'approve' })
@@ -56,6 +60,25 @@ describe.each(databases)('tracing on $name', (database) => {
       ['write_thing', 'approval_required'],
       ['write_thing', 'ok'],
     ])
+    // Each model call is a span of the run's trace, under the run, with the model and its usage (gen_ai conventions).
+    const steps = exporter.getFinishedSpans().filter((s) => s.name === 'model step')
+    expect(
+      steps.map((s) => [s.attributes['gen_ai.request.model'], s.attributes['gen_ai.usage.input_tokens'], s.attributes['gen_ai.usage.output_tokens']]),
+    ).toEqual([
+      ['mock-model-id', 11, 3],
+      ['mock-model-id', 21, 4],
+      ['mock-model-id', 31, 5],
+    ])
+    const runSpans = new Set(
+      exporter
+        .getFinishedSpans()
+        .filter((s) => s.name.startsWith('agent run'))
+        .map((s) => s.spanContext().spanId),
+    )
+    for (const step of steps) {
+      expect(step.spanContext().traceId).toBe(run.traceId)
+      expect(runSpans.has(step.parentSpanContext?.spanId ?? '')).toBe(true)
+    }
   })
 
   it('makes every call a span and audits its trace id; a trace reads back in call order', async () => {

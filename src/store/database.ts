@@ -388,6 +388,19 @@ export interface AgentRunsTable {
   created_at: string
   updated_at: string
   finished_at: string | null
+  /** Totals over the run's model steps (migration 0034), added to as each step finishes. */
+  input_tokens: Generated<number>
+  output_tokens: Generated<number>
+  cached_input_tokens: Generated<number>
+  /** Null until a model step has a cost (its model has pricing and reported usage). */
+  cost_usd: number | null
+  model_ms: Generated<number>
+  /** Time the run's tool calls took, from their audit rows. */
+  tool_ms: Generated<number>
+  /** Time spent paused for a person (an approval, a connection), counted when the run resumes. */
+  approval_wait_ms: Generated<number>
+  /** When the run paused, while it waits. */
+  paused_at: string | null
 }
 
 /** One step of a run: text the model wrote, or one tool call with its outcome and audit row. */
@@ -407,6 +420,24 @@ export interface AgentRunStepsTable {
   created_at: string
   /** The run-wide number of the write that last stored or changed this step (migration 0021). */
   rev: number
+  /** Migration 0034: when the step started and finished (a tool call's from its audit row). */
+  started_at: string | null
+  finished_at: string | null
+  duration_ms: number | null
+  /** A model step (kind `model`): its number among the run's model steps, from 1. */
+  step_number: number | null
+  model_provider: string | null
+  model_id: string | null
+  input_tokens: number | null
+  output_tokens: number | null
+  cached_input_tokens: number | null
+  cache_write_tokens: number | null
+  reasoning_tokens: number | null
+  cost_usd: number | null
+  finish_reason: string | null
+  first_chunk_ms: number | null
+  /** JSON: the request the model was sent, redacted, as a change on the run's previous model request (see model-request.ts). */
+  request: string | null
 }
 
 export interface EdgesTable {

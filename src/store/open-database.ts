@@ -34,6 +34,7 @@ import * as auditFilterPairs from './migrations/0030-audit-filter-pairs.js'
 import * as discoveryExampleManager from './migrations/0031-discovery-example-manager.js'
 import * as oauthConnections from './migrations/0032-oauth-connections.js'
 import * as conversationIndexes from './migrations/0033-conversation-indexes.js'
+import * as runStepTiming from './migrations/0034-run-step-timing.js'
 import * as callStats from './migrations/0036-call-stats.js'
 import * as auditSearch from './migrations/0037-audit-search.js'
 
@@ -80,6 +81,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031_discovery_example_manager': discoveryExampleManager,
   '0032_oauth_connections': oauthConnections,
   '0033_conversation_indexes': conversationIndexes,
+  '0034_run_step_timing': runStepTiming,
   '0036_call_stats': callStats,
   '0037_audit_search': auditSearch,
 }

@@ -1,13 +1,58 @@
-import type { Kysely, Selectable } from 'kysely'
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
 import type { AgentRunStepsTable, AgentRunsTable, Database } from './database.js'
 
 export type RunRow = Selectable<AgentRunsTable>
 export type RunStepRow = Selectable<AgentRunStepsTable>
+/** A step as listed: without its model request, read alone and only when asked for. */
+export type RunStepListed = Omit<RunStepRow, 'request'>
+
+/** What a finished model step or tool call adds to its run's totals. */
+export interface RunTotalsChange {
+  model_steps?: number
+  input_tokens?: number
+  output_tokens?: number
+  cached_input_tokens?: number
+  cost_usd?: number | null
+  model_ms?: number
+  tool_ms?: number
+}
+
+const LISTED = [
+  'run_id',
+  'idx',
+  'kind',
+  'text',
+  'tool_name',
+  'tool_call_id',
+  'input',
+  'output',
+  'error',
+  'status',
+  'call_id',
+  'approval_id',
+  'created_at',
+  'rev',
+  'started_at',
+  'finished_at',
+  'duration_ms',
+  'step_number',
+  'model_provider',
+  'model_id',
+  'input_tokens',
+  'output_tokens',
+  'cached_input_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'cost_usd',
+  'finish_reason',
+  'first_chunk_ms',
+] as const satisfies ReadonlyArray<keyof RunStepListed>
 
 export class RunRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: RunRow): Promise<void> {
+  /** A new run; its totals start at nothing when not given. */
+  async insert(row: Insertable<AgentRunsTable>): Promise<void> {
     await this.db.insertInto('agent_runs').values(row).execute()
   }
 
@@ -42,24 +87,72 @@ export class RunRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
-  /** Fail the runs left running by managers that stopped; returns how many. */
+  /** Fail the runs left running by managers that stopped, and the model calls they left running; returns how many runs. */
   async failOrphaned(aliveManagerIds: string[], now: string): Promise<number> {
-    const result = await this.db
+    const error = 'interrupted: the manager driving the run stopped'
+    const failed = await this.db
       .updateTable('agent_runs')
-      .set({ status: 'failed', error: 'interrupted: the manager driving the run stopped', updated_at: now, finished_at: now })
+      .set({ status: 'failed', error, updated_at: now, finished_at: now })
       .where('status', '=', 'running')
       .where((eb) => eb.or([eb('manager_id', 'is', null), eb('manager_id', 'not in', aliveManagerIds)]))
-      .executeTakeFirst()
-    return Number(result.numUpdatedRows)
+      .returning('id')
+      .execute()
+    if (failed.length === 0) return 0
+    // A run has one model call running at most: it takes the run's next write number.
+    await this.db
+      .updateTable('agent_run_steps')
+      .set((eb) => ({
+        status: 'error',
+        error,
+        finished_at: now,
+        rev: eb
+          .selectFrom('agent_run_steps as s')
+          .select(sql<number>`max(s.rev) + 1`.as('next'))
+          .whereRef('s.run_id', '=', 'agent_run_steps.run_id'),
+      }))
+      .where(
+        'run_id',
+        'in',
+        failed.map((r) => r.id),
+      )
+      .where('kind', '=', 'model')
+      .where('status', '=', 'running')
+      .execute()
+    return failed.length
   }
 
-  steps(runId: string): Promise<RunStepRow[]> {
-    return this.db.selectFrom('agent_run_steps').selectAll().where('run_id', '=', runId).orderBy('idx').execute()
+  steps(runId: string): Promise<RunStepListed[]> {
+    return this.db.selectFrom('agent_run_steps').select(LISTED).where('run_id', '=', runId).orderBy('idx').execute()
   }
 
   /** The steps stored or changed after write `rev`, in the order they were written. */
-  stepsAfter(runId: string, rev: number): Promise<RunStepRow[]> {
-    return this.db.selectFrom('agent_run_steps').selectAll().where('run_id', '=', runId).where('rev', '>', rev).orderBy('rev').execute()
+  stepsAfter(runId: string, rev: number): Promise<RunStepListed[]> {
+    return this.db.selectFrom('agent_run_steps').select(LISTED).where('run_id', '=', runId).where('rev', '>', rev).orderBy('rev').execute()
+  }
+
+  /** One step's kind, if the run has it. */
+  async stepKind(runId: string, idx: number): Promise<string | undefined> {
+    const row = await this.db.selectFrom('agent_run_steps').select('kind').where('run_id', '=', runId).where('idx', '=', idx).executeTakeFirst()
+    return row?.kind
+  }
+
+  /** The stored requests (deltas, JSON) of the run's model steps (up to step `upTo`), in order. */
+  async requests(runId: string, upTo?: number): Promise<string[]> {
+    let query = this.db.selectFrom('agent_run_steps').select('request').where('run_id', '=', runId).where('kind', '=', 'model').where('request', 'is not', null)
+    if (upTo !== undefined) query = query.where('idx', '<=', upTo)
+    const rows = await query.orderBy('idx').execute()
+    return rows.map((row) => row.request!)
+  }
+
+  /** Add to a run's totals, in the database (two managers never drive one run at once, but a sum is never lost). */
+  async addTotals(runId: string, change: RunTotalsChange): Promise<void> {
+    const set: Record<string, unknown> = {}
+    for (const [column, value] of Object.entries(change)) {
+      if (value === null || value === undefined || value === 0) continue
+      // cost_usd stays null until a step has a cost.
+      set[column] = column === 'cost_usd' ? sql`coalesce(cost_usd, 0) + ${value}` : sql`${sql.ref(column)} + ${value}`
+    }
+    if (Object.keys(set).length) await this.db.updateTable('agent_runs').set(set).where('id', '=', runId).execute()
   }
 
   /** Each run's status and its steps' latest write: what a follower compares to see that a run changed. */

@@ -11,6 +11,7 @@ import { runCli } from '../test-support/run-cli.js'
 import { toAISDKToolLoop, toAnthropicTools, toOpenAITools } from '../ai-sdk/index.js'
 import type { Skillplane } from '../agents/index.js'
 import { startHttpServer } from './http/start-http-server.js'
+import { workSteps } from '../test-support/run-steps.js'
 
 const [sqlite] = databases
 // What a client or a model sends: JSON.parse keeps "__proto__" as an own key, which many copies drop.
@@ -91,7 +92,7 @@ describe('an input key "__proto__" is refused by name on every surface, and audi
     expect(run).toMatchObject({ status: 'completed', output: 'refused' })
     // The model read the pipeline's refusal; the step and the audit row say what was sent.
     expect(JSON.stringify(model.doStreamCalls[1]!.prompt)).toContain(`invalid_input: ${REFUSAL}`.replaceAll('"', '\\"'))
-    const [step] = run.steps!
+    const [step] = workSteps(run)
     expect(step).toMatchObject({ kind: 'tool', tool: 'echo', status: 'error', callId: expect.any(String) })
     await refusedRow(plane, step!.callId!)
     expect(JSON.stringify((await plane.audit.get(step!.callId!))!.input)).toBe(SENT)

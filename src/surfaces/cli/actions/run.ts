@@ -5,6 +5,8 @@ import { TEST_RUN_KEY, createModel, type RunView, type TestRunResult } from '../
 
 function printRun(run: RunView): void {
   for (const step of run.steps ?? []) {
+    // What the run did; its model calls (timing, tokens) are in --json and the console.
+    if (step.kind === 'model') continue
     if (step.kind === 'text') console.log(`  ${step.text}`)
     else
       console.log(

@@ -296,19 +296,38 @@ export const Agent = z
 export const AgentList = z.object({ agents: z.array(Agent) })
 export const SkillsPrompt = z.object({ agent: z.string(), prompt: z.string() })
 
+const tokens = nullable(z.number())
 const RunStep = z
   .object({
     index: z.number(),
-    kind: z.enum(['text', 'tool']),
+    kind: z.enum(['text', 'tool', 'model']).describe('model: one call of the model (its timing, usage and cost); text: what it wrote; tool: one tool call'),
     text: z.string().optional(),
     tool: z.string().optional(),
     toolCallId: z.string().optional(),
     input: z.unknown().optional(),
     output: z.unknown().optional(),
     error: z.string().optional(),
-    status: z.string().optional(),
+    status: z.string().optional().describe('a tool call: called, ok, error, awaiting_approval, needs_auth or denied; a model step: running, ok or error'),
     callId: z.string().optional(),
     approvalId: z.string().optional(),
+    startedAt: nullable(z.string()).describe("when it started (a tool call: its audit row's start); null when not known"),
+    finishedAt: nullable(z.string()),
+    durationMs: nullable(z.number()),
+    stepNumber: z.number().optional().describe("a model step: its number among the run's model steps, from 1, across pauses"),
+    model: z.object({ provider: z.string(), modelId: z.string() }).optional(),
+    usage: z
+      .object({
+        inputTokens: tokens,
+        outputTokens: tokens,
+        cachedInputTokens: tokens.describe('input tokens read from the provider cache (part of inputTokens)'),
+        cacheWriteTokens: tokens.describe('input tokens written to the provider cache (part of inputTokens)'),
+        reasoningTokens: tokens.describe('part of outputTokens'),
+      })
+      .optional()
+      .describe('as the provider reported it; null where it did not'),
+    costUsd: nullable(z.number()).optional().describe("from the model's configured pricing; null without pricing or without reported usage"),
+    finishReason: nullable(z.string()).optional(),
+    firstChunkMs: nullable(z.number()).optional().describe('time from the call to its first streamed chunk'),
   })
   .openapi('RunStep')
 
@@ -336,9 +355,30 @@ export const Run = z
     createdAt: z.string(),
     updatedAt: z.string(),
     finishedAt: nullable(z.string()),
+    totals: z
+      .object({
+        durationMs: nullable(z.number()).describe('from start to end; null while it has not ended'),
+        modelMs: z.number().describe('time in model calls'),
+        toolMs: z.number().describe('time in tool calls'),
+        approvalWaitMs: z.number().describe('time paused for a person (an approval, or an account to connect), apart from the work'),
+        inputTokens: z.number(),
+        outputTokens: z.number(),
+        cachedInputTokens: z.number(),
+        costUsd: nullable(z.number()).describe('the sum of the model steps that have a cost; null when none has'),
+        modelSteps: z.number(),
+      })
+      .describe('totals over its steps, kept with the run'),
     steps: z.array(RunStep).optional(),
   })
   .openapi('Run')
+
+export const ModelRequest = z
+  .object({
+    system: nullable(z.string()),
+    tools: z.array(z.object({ name: z.string(), description: nullable(z.string()) })).describe('the tools offered on that step'),
+    messages: z.array(z.unknown()).describe("the AI SDK's prompt messages after the system prompt"),
+  })
+  .openapi('ModelRequest')
 
 export const RunPage = page(Run)
 

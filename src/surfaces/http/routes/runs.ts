@@ -7,7 +7,7 @@ import { maySeeAgent } from '../../../abilities/index.js'
 import { createModel, TEST_RUN_KEY } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
-import { Run, RunPage, TestRunResult } from '../openapi/response-schemas.js'
+import { ModelRequest, Run, RunPage, TestRunResult } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
@@ -89,7 +89,10 @@ export function agentRunRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   return app
 }
 
-/** One run with its steps: GET /api/runs/:id, and its steps as they happen: GET /api/runs/:id/events. */
+/**
+ * One run with its steps: GET /api/runs/:id, its steps as they happen: GET /api/runs/:id/events,
+ * and what the model was sent on one model step: GET /api/runs/:id/steps/:index/request.
+ */
 export function runRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
   const show = createRoute({
@@ -150,6 +153,26 @@ export function runRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
         clearInterval(keepAlive)
       }
     })
+  })
+  const request = createRoute({
+    method: 'get',
+    path: '/{id}/steps/{index}/request',
+    summary: 'What the model was sent on one model step of the run: system prompt, tools offered, messages (secrets redacted)',
+    request: { ...params('/{id}/steps/{index}/request') },
+    responses: { 200: returns(ModelRequest, 'ModelRequest'), ...failures(400, 401, 403, 404) },
+  })
+  serve(app, request, async (c) => {
+    const refused = viewerRefused(c, 'reading runs')
+    if (refused) return refused
+    const id = c.req.param('id')
+    const text = c.req.param('index')
+    if (!/^\d{1,9}$/.test(text)) return errorResponse(c, 'invalid_input', `invalid step index "${text}": a step's index is a whole number from 0`)
+    const index = Number(text)
+    const found = await plane.runs.request(id, index)
+    if (!found || !maySeeAgent(c.get('caller'), found.agent)) return errorResponse(c, 'not_found', `no run "${id}"`)
+    if (!found.step) return errorResponse(c, 'not_found', `run "${id}" has no step ${index}`)
+    if (!found.step.request) return errorResponse(c, 'not_found', `step ${index} of run "${id}" is a ${found.step.kind} step: only a model step has a request`)
+    return c.json(found.step.request)
   })
   return app
 }
