@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai'
+import type { LanguageModelUsage, ModelMessage } from 'ai'
 import { createHash } from 'node:crypto'
 import { TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import { ulid } from 'ulid'
@@ -23,6 +23,13 @@ import { pricingOf } from './model-cost.js'
 import { rebuildRequest, type ModelRequest, type RequestDelta } from './model-request.js'
 
 export type { RunStatus } from './run-status.js'
+
+/** The tokens one model step reported, by kind (undefined: the provider did not say). */
+export interface ModelUsage {
+  agent: string
+  model: string
+  tokens: { input: number | undefined; output: number | undefined; cachedInput: number | undefined }
+}
 
 export interface RunStep {
   index: number
@@ -151,6 +158,7 @@ export class AgentRunner {
   readonly #stop = new AbortController()
   #closed = false
   readonly #ended = new Set<(run: { agent: string; status: 'completed' | 'failed'; test: boolean }) => void>()
+  readonly #usage = new Set<(usage: ModelUsage) => void>()
 
   /**
    * `resume`: this process picks up runs whose approvals were decided. Only long-lived processes
@@ -580,7 +588,10 @@ export class AgentRunner {
               stopWhen: stepCountIs(left),
               abortSignal,
               // Each step is stored before the next one starts.
-              onStepFinish: (step) => record.step(step, asked, connects),
+              onStepFinish: (step) => {
+                this.#used(row, step)
+                return record.step(step, asked, connects)
+              },
               // Errors come through the stream below and fail the run.
               onError: () => {},
             })
@@ -650,6 +661,18 @@ export class AgentRunner {
   onRunEnded(listener: (run: { agent: string; status: 'completed' | 'failed'; test: boolean }) => void): () => void {
     this.#ended.add(listener)
     return () => this.#ended.delete(listener)
+  }
+
+  /** Call `listener` with the tokens each model step of a run reported (for metrics). Returns the unsubscribe function. */
+  onModelUsage(listener: (usage: ModelUsage) => void): () => void {
+    this.#usage.add(listener)
+    return () => this.#usage.delete(listener)
+  }
+
+  #used(row: RunRow, step: { model: { modelId: string }; usage: LanguageModelUsage }): void {
+    const { usage } = step
+    const tokens = { input: usage.inputTokens, output: usage.outputTokens, cachedInput: usage.inputTokenDetails?.cacheReadTokens }
+    for (const listener of this.#usage) listener({ agent: row.agent_id, model: step.model.modelId, tokens })
   }
 
   #end(row: RunRow, status: 'completed' | 'failed'): void {

@@ -98,6 +98,10 @@ describe.each(databases)('/metrics on $name', (database) => {
     const text = (await scrape(`${server.url}/metrics`, await keyFor('admin'))).text
     const agent = plane.agents.resolve('helper')!
     expect(sample(text, `skillplane_agent_runs_total{agent="${agent}",status="completed"}`)).toBe(1)
+    // Two model steps (the tool call, then the answer), each reporting 1 input and 1 output token, none cached.
+    expect(sample(text, `skillplane_model_tokens_total{agent="${agent}",model="mock-model-id",kind="input"}`)).toBe(2)
+    expect(sample(text, `skillplane_model_tokens_total{agent="${agent}",model="mock-model-id",kind="output"}`)).toBe(2)
+    expect(sample(text, `skillplane_model_tokens_total{agent="${agent}",model="mock-model-id",kind="cached_input"}`)).toBe(0)
     expect(text).not.toMatch(/\{[^}]*(caller|edge)=/)
   })
 

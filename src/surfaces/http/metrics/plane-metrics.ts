@@ -75,6 +75,21 @@ export class PlaneMetrics {
       registers,
     })
     plane.runs.onRunEnded(({ agent, status }) => runs.inc({ agent, status }))
+    const tokens = new Counter({
+      name: 'skillplane_model_tokens_total',
+      help: 'Tokens the models of agent runs reported, by agent, model and kind (input, output, cached_input: the part of input read from cache)',
+      labelNames: ['agent', 'model', 'kind'],
+      registers,
+    })
+    plane.runs.onModelUsage(({ agent, model, tokens: used }) => {
+      for (const [kind, n] of [
+        ['input', used.input],
+        ['output', used.output],
+        ['cached_input', used.cachedInput],
+      ] as const) {
+        if (n !== undefined) tokens.inc({ agent, model, kind }, n)
+      }
+    })
     new Gauge({
       name: 'skillplane_audit_queue_depth',
       help: 'Audit rows queued for the database or being committed',
