@@ -3,7 +3,7 @@ import { TEST_TIMEOUT_MS } from './src/test-support/test-timeout.js'
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'console/src/**/*.test.ts'],
     globalSetup: ['src/test-support/global-setup.ts'],
     // Many tests spawn the CLI (about a second per process on an idle 2-core machine, several under
     // load) a dozen times or more: a deadline is there to stop a hung test, not to measure speed (bench/ does that).

@@ -95,6 +95,8 @@ function rowAt(i: number, rows: number, at: number, id: string, parent: string |
     approval_id: null,
     trace_id: agent ? traceOf(run) : null,
     grant_id: null,
+    origin_call_id: null,
+    spans: null,
   }
 }
 

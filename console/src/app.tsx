@@ -11,6 +11,7 @@ import { ConversationPage } from './pages/conversation-page'
 import { AgentsPage } from './pages/agents-page'
 import { AgentPage } from './pages/agent-page'
 import { RunPage } from './pages/run-page'
+import { RunComparePage } from './pages/run-compare-page'
 import { SourcesPage } from './pages/sources-page'
 import { PoliciesPage } from './pages/policies-page'
 import { ConnectionsPage } from './pages/connections-page'
@@ -55,6 +56,7 @@ export function App() {
             <Route path="/skills/:key" element={<SkillPage />} />
             <Route path="/agents" element={<AgentsPage />} />
             <Route path="/agents/:id" element={<AgentPage />} />
+            {can.runAgents && <Route path="/agents/:id/runs/compare" element={<RunComparePage />} />}
             {can.runAgents && <Route path="/runs/:id" element={<RunPage />} />}
             <Route path="/approvals" element={<ApprovalsPage />} />
             {can.readAudit && <Route path="/audit" element={<AuditPage />} />}

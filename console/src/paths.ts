@@ -4,6 +4,7 @@ const part = encodeURIComponent
 export const skillPath = (key: string) => `/skills/${part(key)}`
 export const agentPath = (id: string) => `/agents/${part(id)}`
 export const runPath = (id: string) => `/runs/${part(id)}`
+export const compareRunsPath = (agentId: string, a: string, b: string) => `/agents/${part(agentId)}/runs/compare?a=${part(a)}&b=${part(b)}`
 export const callPath = (callId: string) => `/audit/${part(callId)}`
 export const conversationPath = (id: string) => `/conversations/${part(id)}`
 

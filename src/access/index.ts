@@ -8,3 +8,4 @@ export { callableSkills, callAccess, toSkillInput, approvalText, pendingApproval
 export { connectLink, type ConnectLink } from './connect-link.js'
 export { effectivePolicy, type EffectivePolicy } from './effective-policy.js'
 export { policySubject, policySubjects, selfSubject, type PolicySubject, type SubjectSources } from './policy-subject.js'
+export { treeSpanAccess, type RunShown } from './tree-access.js'

@@ -3,6 +3,8 @@ import type { AuditRow } from '../store/index.js'
 export interface AuditEntry {
   callId: string
   parentCallId: string | null
+  /** The call another skillplane said made this one (over MCP): a link for call trees, never trusted. */
+  originCallId: string | null
   skill: string
   /**
    * A person's id and name are their user's; an agent key's are the key's. `user` is the person (for
@@ -46,6 +48,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
   return {
     callId: row.call_id,
     parentCallId: row.parent_call_id,
+    originCallId: row.origin_call_id ?? null,
     skill: row.skill_key,
     caller: {
       id: row.caller_id,

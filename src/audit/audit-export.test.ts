@@ -5,6 +5,7 @@ import type { AuditEntry } from './audit-entry.js'
 const entry: AuditEntry = {
   callId: '01M8187HJM4JHRMQYP9EGXPKFG',
   parentCallId: null,
+  originCallId: null,
   skill: 'echo',
   caller: { id: '=cmd|calc', name: 'a, "quoted"\nname', kind: 'user', role: 'admin', user: null, auth: null, keyId: null },
   agent: '+agent',

@@ -1,4 +1,5 @@
-import type { AuditQuery, AuditRepository, CallStatsRepository } from '../store/index.js'
+import type { AuditQuery, AuditRepository, CallStatsRepository, CallTreeRepository } from '../store/index.js'
+import { buildCallTree, type CallTree } from './call-tree.js'
 import { toAuditEntry, type AuditEntry } from './audit-entry.js'
 import { planHistogram, fillHistogram, type Histogram, type HistogramBucket } from './audit-histogram.js'
 import type { AuditRetention, SweepReport } from './audit-retention.js'
@@ -18,6 +19,8 @@ export interface AuditReader {
   /** Every call the filter matches in the list's order, a page at a time through its cursor, `max` at most (for export). */
   matching(query: Omit<AuditFilter, 'cursor' | 'limit'>, max: number): AsyncGenerator<AuditEntry[]>
   get(callId: string): Promise<AuditEntry | undefined>
+  /** The tree a call belongs to, from its root (its agent run when it has one), or an agent run's tree; undefined when unknown. */
+  tree(of: { callId: string } | { runId: string }): Promise<CallTree | undefined>
   /** Calls and failures per minute, hour or day with the list's filters; invalid_input for a range it can't chart. */
   histogram(
     query: Omit<AuditQuery, 'cursor' | 'limit'> & { bucket?: HistogramBucket },
@@ -35,6 +38,7 @@ export interface AuditReader {
 /** Read the audit table as entries, chart it, page through it, and sweep it under the retention policy. */
 export function auditReader(
   repo: AuditRepository,
+  trees: CallTreeRepository,
   retention: AuditRetention,
   now: () => string,
   searcher: AuditSearcher,
@@ -61,6 +65,10 @@ export function auditReader(
     async get(callId) {
       const row = await repo.get(callId)
       return row && toAuditEntry(row)
+    },
+    async tree(of) {
+      const rows = 'callId' in of ? await trees.ofCall(of.callId) : await trees.ofRun(of.runId)
+      return rows && buildCallTree(rows)
     },
     async histogram({ bucket, from, to, ...filters }) {
       const plan = planHistogram({ from, to, bucket }, now())

@@ -134,7 +134,7 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
       catalog.agents().flatMap((agent) => [agent.name, ...agent.aliases].map((label) => ({ column: 'agent_id' as const, value: agent.id, label }))),
     )
     callPath.writer.onFinish((row) => searcher.saw(row))
-    const audit = auditReader(services.auditRepo, retention, settings.now, searcher, new CallStatsRepository(database.db))
+    const audit = auditReader(services.auditRepo, services.callTrees, retention, settings.now, searcher, new CallStatsRepository(database.db))
     const plane = planeFacade({ ...settings, ...services, ...skills, ...callPath, database, changes, installer, audit, startupSync, recoveredCalls })
     return { plane, runRecords: services.runRecords }
   } catch (error) {

@@ -81,6 +81,7 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
   return {
     ...people,
     auditRepo,
+    callTrees: new store.CallTreeRepository(db),
     runRecords,
     settings,
     events,

@@ -91,7 +91,8 @@ export interface ClaimInput {
   requirement: Requirement
 }
 
-export type ClaimResult = { ok: true } | { ok: false; code: ErrorCode; message: string; pending?: ApprovalView }
+/** A claimed request says when it was asked for and decided: the approval wait a trace shows. */
+export type ClaimResult = { ok: true; requestedAt: string; decidedAt: string | null } | { ok: false; code: ErrorCode; message: string; pending?: ApprovalView }
 
 /**
  * Approval requests: created by the pipeline when the policy says ASK, decided by humans, and
@@ -383,7 +384,7 @@ export class Approvals {
       callId: input.callId,
       approval: toView({ ...row, status: 'executed', executed_call_id: input.callId }, await this.repo.decisions(row.id)),
     })
-    return { ok: true }
+    return { ok: true, requestedAt: row.created_at, decidedAt: row.decided_at }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { scrubText } from '../audit/index.js'
+import { scrubText, type SubSpan } from '../audit/index.js'
 import type { Caller, Envelope, LearningInput, NestedCallOptions, ProgressUpdate, SkillContext, SkillLogger } from '../skill/index.js'
 import type { Call, CallParent } from './call.js'
 import type { InvokeOptions } from './invoke-options.js'
@@ -47,6 +47,11 @@ export class CallContext implements SkillContext {
     this.#call = call
     this.#deps = deps
     this.#nested = nested
+  }
+
+  /** Keep what happened inside the call that is no audit row of its own (a remote call), for its call tree. */
+  note(span: SubSpan): void {
+    this.#call.spans.push(span)
   }
 
   get secrets(): SkillContext['secrets'] {
@@ -134,4 +139,9 @@ function declaredGet(call: Call, kind: 'secret' | 'setting'): (name: string) => 
     if (value === undefined) throw new Error(`skill "${skill.key}" did not declare the ${kind} ${JSON.stringify(name)}: list it in its ${kind}s`)
     return value
   }
+}
+
+/** Note a sub-span on the call a `ctx` belongs to (an executor's remote call); a `ctx` made elsewhere (a test's) keeps none. */
+export function noteSubSpan(ctx: SkillContext, span: SubSpan): void {
+  if (ctx instanceof CallContext) ctx.note(span)
 }

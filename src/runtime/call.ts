@@ -1,4 +1,4 @@
-import { secretForms } from '../audit/index.js'
+import { secretForms, type SubSpan } from '../audit/index.js'
 import type { AuditRow } from '../store/index.js'
 import type { Caller, EdgeInfo, Skill, SkillContext } from '../skill/index.js'
 import type { CallCancel } from './call-cancel.js'
@@ -93,6 +93,8 @@ export class Call {
   resultTruncated = false
   errorCode: string | null = null
   errorMessage: string | null = null
+  /** What happened inside the call that is no audit row of its own (a relay, a remote call): kept with its final row. */
+  readonly spans: SubSpan[] = []
 
   constructor(start: CallStart) {
     this.id = start.id

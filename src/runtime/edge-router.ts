@@ -1,5 +1,6 @@
 import type { EdgeInfo, ProgressUpdate, Skill } from '../skill/index.js'
 import { SkillplaneError } from '../errors/index.js'
+import type { SubSpan } from '../audit/index.js'
 
 /** The edge a host-scope call names, or why it can't run there. */
 export type EdgeResolution = { edge: EdgeInfo } | { code: 'invalid_input' | 'not_found' | 'edge_unavailable' | 'denied'; message: string }
@@ -13,6 +14,8 @@ export interface EdgeCall {
   progress(update: ProgressUpdate): void
   /** The secrets the skill declares, opened for this call: sent with it and never otherwise. */
   secrets: ReadonlyMap<string, string>
+  /** Keep what happened on the way that is no audit row of its own (a relay through another manager), for the call's tree. */
+  note(span: SubSpan): void
 }
 
 /**

@@ -38,6 +38,11 @@ export interface InvokeOptions {
    * and they may not approve it.
    */
   onBehalfOf?: Caller | null
+  /**
+   * The call on another skillplane that made this one (its MCP request said so): audited as the
+   * call's origin so call trees join across skillplanes. A claim, shown and never trusted.
+   */
+  origin?: { callId: string } | null
 }
 
 /** The mode for a surface's `approvalId` and `wait` parameters: run with that request, else ask. */

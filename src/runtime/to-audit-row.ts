@@ -41,8 +41,12 @@ export function toAuditRow(call: Call, managerId: string): AuditRow {
     approval_id: call.approvalId,
     trace_id: call.traceId,
     grant_id: call.grantId,
+    origin_call_id: call.options.origin?.callId ?? null,
+    spans: spansOf(call),
   }
 }
+
+const spansOf = (call: Call): string | null => (call.spans.length === 0 ? null : JSON.stringify(call.spans))
 
 function finish(row: AuditRow, call: Call): AuditRow {
   const { finishedAt } = call
@@ -56,5 +60,6 @@ function finish(row: AuditRow, call: Call): AuditRow {
   row.approval_id = call.approvalId
   row.trace_id = call.traceId
   row.grant_id = call.grantId
+  row.spans = spansOf(call)
   return row
 }

@@ -3,7 +3,8 @@ import { context, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { databases, waitFor } from '../test-support/databases.js'
-import { admin, openTestPlane, operator, testAgents } from '../test-support/fixtures.js'
+import { admin, agentCaller, approvalIdOf, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
+import { freePort } from '../test-support/free-port.js'
 import { callsTool, says, scripted } from '../test-support/mock-model.js'
 import type { Skillplane } from '../agents/index.js'
 import { startHttpServer } from '../surfaces/http/start-http-server.js'
@@ -120,6 +121,74 @@ describe.each(databases)('tracing on $name', (database) => {
       const bad = await get('traceId=xyz')
       expect(bad.status).toBe(400)
       expect(await bad.json()).toMatchObject({ error: { message: expect.stringContaining('traceId: must be a 32-hex-digit trace id') } })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('traces an approval wait as its own span inside the call, from the request to the decision, in wait mode and ask mode', async () => {
+    plane = await openTestPlane(database)
+    const helper = agentCaller('helper')
+    // Wait mode: the call waits inside itself.
+    const waiting = plane.invoke('write_thing', { value: 'waited' }, { caller: helper, approval: { mode: 'ask', wait: 60 } })
+    let approvalId = ''
+    await waitFor(async () => {
+      approvalId = (await plane!.approvals.list({ status: 'pending', limit: 5 })).items[0]?.id ?? ''
+      return approvalId !== ''
+    })
+    await plane.approvals.decide({ id: approvalId, caller: admin, decision: 'approve' })
+    const waited = await waiting
+    expect(waited.ok).toBe(true)
+    // Ask mode: refused, decided, then run with the approval.
+    const asked = approvalIdOf(await plane.invoke('write_thing', { value: 'asked' }, { caller: helper }))
+    await plane.approvals.decide({ id: asked, caller: admin, decision: 'approve' })
+    const ran = await plane.invoke('write_thing', { value: 'asked' }, { caller: helper, approval: { mode: 'use', approvalId: asked } })
+    expect(ran.ok).toBe(true)
+
+    const spans = exporter.getFinishedSpans()
+    const callSpan = (callId: string) => spans.find((s) => s.attributes['skillplane.call_id'] === callId)!
+    const ms = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6
+    for (const [callId, id] of [
+      [waited.callId, approvalId],
+      [ran.callId, asked],
+    ] as const) {
+      const wait = spans.find((s) => s.name === 'approval wait' && s.attributes['skillplane.approval_id'] === id)!
+      expect(wait.parentSpanContext?.spanId).toBe(callSpan(callId).spanContext().spanId)
+      const view = (await plane.approvals.get(id))!
+      expect(ms(wait.startTime)).toBe(Date.parse(view.createdAt))
+      expect(ms(wait.endTime)).toBeGreaterThanOrEqual(Date.parse(view.decidedAt!))
+      expect(ms(wait.endTime)).toBeLessThanOrEqual(ms(callSpan(callId).endTime))
+    }
+  })
+
+  it("continues the trace through MCP: a skillplane's call of its own /mcp runs under a tools/call span of the caller's trace", async () => {
+    const port = await freePort()
+    plane = await openTestPlane(database, {
+      skills: testSkills(),
+      mcpServers: [{ name: 'self', url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: { secret: 'SELF_TOKEN', prefix: 'Bearer ' } } }],
+    })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port })
+    try {
+      const { key } = await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())
+      await plane.values.secrets.set('SELF_TOKEN', key)
+      await waitFor(() => plane!.sources.mcpServers()[0]!.state === 'connected')
+      exporter.reset()
+      const envelope = await plane.invoke('self_parent_call', {}, { caller: admin })
+      expect(envelope.ok).toBe(true)
+      const spans = exporter.getFinishedSpans()
+      const named = (name: string) => spans.find((s) => s.name === name)!
+      const outer = named('skill self_parent_call')
+      const served = named('tools/call parent_call')
+      const inner = named('skill parent_call')
+      const nested = named('skill echo')
+      expect(served.kind).toBe(1 /* SERVER */)
+      expect(served.parentSpanContext?.spanId).toBe(outer.spanContext().spanId)
+      expect(inner.parentSpanContext?.spanId).toBe(served.spanContext().spanId)
+      expect(nested.parentSpanContext?.spanId).toBe(inner.spanContext().spanId)
+      expect(new Set([outer, served, inner, nested].map((s) => s.spanContext().traceId)).size).toBe(1)
+      // The audit agrees: the served call is in the caller's trace and names it as its origin.
+      const row = (await plane.audit.query({ skill: 'parent_call', limit: 1 })).items[0]!
+      expect(row).toMatchObject({ traceId: outer.spanContext().traceId, originCallId: envelope.callId })
     } finally {
       await server.close()
     }

@@ -36,6 +36,8 @@ const row = (n: number, extra: Partial<AuditRow> = {}): AuditRow => ({
   approval_id: null,
   trace_id: null,
   grant_id: null,
+  origin_call_id: null,
+  spans: null,
   ...extra,
 })
 

@@ -106,7 +106,7 @@ const LIKELY_FEWEST: FilterColumn[] = [
   'skill_key',
 ]
 
-// Rows per INSERT: 28 columns × 400 stays under both dialects' bound-parameter limits.
+// Rows per INSERT: 30 columns × 400 stays under both dialects' bound-parameter limits.
 const CHUNK = 400
 /** What a call's final row writes over its running row (the upsert's update list). */
 export const FINAL_COLUMNS = [
@@ -120,6 +120,7 @@ export const FINAL_COLUMNS = [
   'approval_id',
   'trace_id',
   'grant_id',
+  'spans',
 ] as const
 
 const COLUMNS: ReadonlyArray<keyof AuditRow> = [
@@ -151,11 +152,13 @@ const COLUMNS: ReadonlyArray<keyof AuditRow> = [
   'approval_id',
   'trace_id',
   'grant_id',
+  'origin_call_id',
+  'spans',
 ]
 
 // PostgreSQL text can't hold NUL; callers can send it (a key, a conversation id), so it is replaced.
 // A row kept in a backlog file before a column existed (grant_id, the caller's identity) has none: it is null.
-const LATER_COLUMNS = ['grant_id', 'caller_user_id', 'caller_display_name', 'caller_auth', 'caller_key_id'] as const
+const LATER_COLUMNS = ['grant_id', 'caller_user_id', 'caller_display_name', 'caller_auth', 'caller_key_id', 'origin_call_id', 'spans'] as const
 function storable(row: AuditRow): AuditRow {
   let clean: AuditRow | undefined
   for (const column of LATER_COLUMNS) {
@@ -240,12 +243,13 @@ export class AuditRepository {
       // Prepared once per shape: a truncated result and an error each add their columns.
       const finishers: Array<SQLite.Statement | undefined> = []
       const finish = (row: AuditRow) => {
-        const shape = (row.result_truncated ? 1 : 0) | (row.error_code !== null || row.error_message !== null ? 2 : 0)
+        const shape = (row.result_truncated ? 1 : 0) | (row.error_code !== null || row.error_message !== null ? 2 : 0) | (row.spans !== null ? 4 : 0)
         let statement = finishers[shape]
         if (!statement) {
           const columns = ['status', 'result', 'finished_at', 'duration_ms']
           if (shape & 1) columns.push('result_truncated')
           if (shape & 2) columns.push('error_code', 'error_message')
+          if (shape & 4) columns.push('spans')
           statement = finishers[shape] = sqlite.prepare(
             `update audit_calls set ${columns.map((c) => `${c} = @${c}`).join(', ')} where call_id = @call_id and status = 'running'`,
           )

@@ -40,6 +40,8 @@ function running(n: number, at: number, manager: string): AuditRow {
     approval_id: null,
     trace_id: null,
     grant_id: null,
+    origin_call_id: null,
+    spans: null,
   }
 }
 

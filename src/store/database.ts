@@ -199,6 +199,10 @@ export interface AuditCallsTable extends CallerIdentityColumns {
   trace_id: string | null
   /** The conversation grant that let the call run without a request of its own (migration 0020). */
   grant_id: string | null
+  /** The call another skillplane says made this one, over MCP: a link shown in trees, never trusted (migration 0035). */
+  origin_call_id: string | null
+  /** JSON `SubSpan[]`: what happened inside the call that is no audit row (an approval wait, a relay, a remote call; migration 0035). */
+  spans: string | null
 }
 
 /** The health views' rollup (migration 0036): counters per dimension value and time bucket; see call-stats.ts. */

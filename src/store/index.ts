@@ -27,6 +27,16 @@ export { ActivationRepository, type ActivationRow } from './activation-repositor
 export { databaseUnavailable } from './database-unavailable.js'
 export { McpToolRepository } from './mcp-tool-repository.js'
 export { RunRepository } from './run-repository.js'
+export {
+  CallTreeRepository,
+  runConversation,
+  TREE_CALL_CAP,
+  type TreeApproval,
+  type TreeCall,
+  type TreeModelStep,
+  type TreeRows,
+  type TreeRun,
+} from './call-tree-repository.js'
 export type { RunRow } from './run-repository.js'
 export type { RunStepRow, RunStepListed, RunTotalsChange } from './run-repository.js'
 export { EdgeRepository, type EdgeRow, type EdgeCallRow } from './edge-repository.js'

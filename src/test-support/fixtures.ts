@@ -257,6 +257,8 @@ export function auditRow(callId: string, extra: Partial<AuditRow> = {}): AuditRo
     approval_id: null,
     trace_id: null,
     grant_id: null,
+    origin_call_id: null,
+    spans: null,
     ...extra,
   }
 }

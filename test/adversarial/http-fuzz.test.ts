@@ -156,11 +156,13 @@ describe('fuzzing every route of the OpenAPI document', () => {
           if (answer.status === 0) defects.push(`no answer (connection dropped): ${where}`)
           else if (answer.status === 500) defects.push(`500: ${where}: ${answer.text.slice(0, 200)}`)
           else if (answer.status === 503 && answer.text.includes('the database')) defects.push(`database 503 on a healthy database: ${where}`)
-          // Prometheus's own format and the event stream are the successes that are not JSON; their failures are.
+          // Prometheus's own format, the event stream and the audit export are the successes that are not JSON; their failures are.
           else if (operation.path === '/metrics' && answer.status === 200) {
             if (!answer.type.startsWith('text/plain; version=0.0.4')) defects.push(`not the Prometheus text format (${answer.type}): ${where}`)
           } else if ((operation.path === '/api/events' || operation.path === '/api/runs/{id}/events') && answer.status === 200) {
             if (!answer.type.startsWith('text/event-stream')) defects.push(`not an event stream (${answer.type}): ${where}`)
+          } else if (operation.path === '/api/audit/export' && answer.status === 200) {
+            if (!/^(application\/x-ndjson|text\/csv)/.test(answer.type)) defects.push(`neither JSON lines nor CSV (${answer.type}): ${where}`)
           } else if (!operation.path.startsWith('/mcp') && !answer.type.includes('application/json')) defects.push(`not JSON (${answer.type}): ${where}`)
           return true
         }),

@@ -85,6 +85,10 @@ const MATRIX: Record<string, Entry> = {
     allow: 'readAudit',
     request: async (t) => ({ path: `/api/audit/${(await t.plane.invoke('echo', { message: 'x' }, { caller: admin })).callId}` }),
   },
+  'GET /api/audit/{callId}/tree': {
+    allow: 'readAudit',
+    request: async (t) => ({ path: `/api/audit/${(await t.plane.invoke('echo', { message: 'x' }, { caller: admin })).callId}/tree` }),
+  },
   'GET /api/audit/export': { allow: 'readAudit', request: () => ({ path: '/api/audit/export?format=csv&q=echo' }) },
   'GET /api/conversations/{id}': {
     allow: 'readAudit',
@@ -112,8 +116,9 @@ const MATRIX: Record<string, Entry> = {
     request: () => ({ path: '/api/agents/helper/test-runs', body: JSON.stringify({ input: 'hello' }) }),
   },
   'GET /api/runs/{id}': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}` }) },
-  'GET /api/runs/{id}/events': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
   'GET /api/runs/{id}/steps/{index}/request': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/steps/0/request` }) },
+  'GET /api/runs/{id}/tree': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/tree` }) },
+  'GET /api/runs/{id}/events': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
   'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
   // Its own agent key, and whoever exports any agent's skills.
   'GET /api/agents/{id}/skills-export': { allow: ['agent', ...holders('exportAgents')], request: () => ({ path: '/api/agents/helper/skills-export' }) },

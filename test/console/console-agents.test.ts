@@ -93,26 +93,26 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     const runId = page.url().split('/').pop()!
 
     // The first step is on the page while the model holds its second one back.
-    const first = page.locator('article[data-step="0"]')
+    const first = page.locator('article[data-kind="tool"]')
     await first.waitFor()
     expect(await first.getAttribute('data-status')).toBe('ok')
-    expect(await first.getByLabel('Arguments of step 1').textContent()).toContain('"message": "echo this, then hold"')
-    expect(await first.getByLabel('Outcome of step 1').textContent()).toContain('"count": 1')
+    expect(await first.getByLabel('Arguments of step 2').textContent()).toContain('"message": "echo this, then hold"')
+    expect(await first.getByLabel('Outcome of step 2').textContent()).toContain('"count": 1')
     expect(await page.getByTestId('run-status').getAttribute('data-status')).toBe('running')
-    expect(await page.locator('article[data-step="1"]').count()).toBe(0)
-    expect(await page.locator('dl.facts').textContent()).toContain('oscar')
+    expect(await page.locator('article[data-kind="text"]').count()).toBe(0)
+    expect(await page.locator('dl.facts').first().textContent()).toContain('oscar')
     await screenshot(page, 'run-live')
 
     release()
     await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
-    expect(await page.locator('article[data-step="1"]').textContent()).toContain('all done')
+    expect(await page.locator('article[data-kind="text"]').textContent()).toContain('all done')
     expect(await page.getByTestId('run-output').textContent()).toBe('all done')
     expect(await page.getByTestId('live').textContent()).toBe('ended')
     await screenshot(page, 'run')
 
     const stored = await api(`/api/runs/${runId}`, keys.oscar!)
     expect(stored.body).toMatchObject({ status: 'completed', requester: { name: 'oscar' } })
-    const callId = stored.body.steps[0].callId as string
+    const callId = stored.body.steps.find((s: { kind: string }) => s.kind === 'tool').callId as string
     await first.getByRole('link', { name: /audit row/ }).click()
     await page.waitForURL(`**/audit/${callId}`)
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('echo')
@@ -124,7 +124,7 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     expect(started.status).toBe(202)
     const page = await open(keys.oscar!)
     await page.goto(`${server.url}/runs/${started.body.id}`)
-    const paused = page.locator('article[data-step="0"][data-status="awaiting_approval"]')
+    const paused = page.locator('article[data-kind="tool"][data-status="awaiting_approval"]')
     await paused.waitFor()
     await page.locator('[data-testid="run-status"][data-status="awaiting_approval"]').waitFor()
     expect(await page.getByRole('button', { name: 'Follow again' }).count()).toBe(1)
@@ -138,7 +138,7 @@ describe.runIf(chromiumAvailable())("the web console's agents and runs in Chromi
     // Decided elsewhere: the run goes on, and the open page follows it to its end without a click.
     expect((await api(`/api/approvals/${approvalId}/approve`, keys.alice!, {})).status).toBe(200)
     await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
-    await page.locator('article[data-step="0"][data-status="ok"]').waitFor()
+    await page.locator('article[data-kind="tool"][data-status="ok"]').waitFor()
   })
 
   it('shows an admin the policy in effect for each bound skill, decided by the server, and an operator none', async () => {

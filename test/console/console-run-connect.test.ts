@@ -55,7 +55,7 @@ describe.runIf(chromiumAvailable())('a run waiting for a connection, in the cons
     await signIn(page, server.url, oscar)
     await page.goto(`${server.url}/runs/${started.body.id}`)
     await page.locator('[data-testid="run-status"][data-status="needs_auth"]').waitFor()
-    await page.locator('article[data-step="0"][data-status="needs_auth"]').waitFor()
+    await page.locator('article[data-kind="tool"][data-status="needs_auth"]').waitFor()
     await screenshot(page, 'run-needs-auth')
     await page.getByRole('link', { name: 'Connect test' }).click()
     // At the service: sign in and allow.
@@ -64,7 +64,7 @@ describe.runIf(chromiumAvailable())('a run waiting for a connection, in the cons
     // Back on the run's page, which follows it to its end.
     await page.waitForURL(new RegExp(`/runs/${started.body.id}`))
     await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
-    await page.locator('article[data-step="0"][data-status="ok"]').waitFor()
-    expect(await page.locator('article[data-step="0"]').textContent()).toContain('oscar')
+    await page.locator('article[data-kind="tool"][data-status="ok"]').waitFor()
+    expect(await page.locator('article[data-kind="tool"]').textContent()).toContain('oscar')
   })
 })

@@ -168,20 +168,21 @@ describe.runIf(chromiumAvailable())('the web console in Chromium', () => {
     await expect.poll(async () => (await api('/api/skills/big_result', keys.vera!)).status).toBe(200)
   })
 
-  it("nests a call's trace by parent on its audit page, from the top caller down", async () => {
+  it('shows the tree a call belongs to as a waterfall on its audit page, from the top caller down', async () => {
     const parent = await api('/api/skills/parent_call/invoke', keys.alice!, { input: {} })
     expect(parent.status).toBe(200)
     const child = (await api(`/api/audit?parentCallId=${parent.body.callId}`, keys.alice!)).body.items[0]
     expect(child).toMatchObject({ skill: 'echo', parentCallId: parent.body.callId })
     const page = await open(keys.oscar!)
     await page.goto(`${server.url}/audit/${child.callId}`)
-    const trace = page.getByRole('navigation', { name: 'Trace' })
-    await trace.waitFor()
-    // The top call links to its own page; echo (this page) sits in the list under it.
-    const top = trace.locator(':scope > ul > li')
-    expect(await top.count()).toBe(1)
-    expect(await top.getByRole('link', { name: 'parent_call' }).getAttribute('href')).toBe(`/audit/${parent.body.callId}`)
-    expect(await top.locator('ul.trace strong').textContent()).toBe('echo')
+    const rows = page.getByTestId('waterfall').locator('tbody tr')
+    await expect.poll(() => rows.count()).toBe(2)
+    // The top call links to its own page; echo (this page) sits under it.
+    expect(await rows.nth(0).getByRole('link', { name: 'parent_call' }).getAttribute('href')).toBe(`/audit/${parent.body.callId}`)
+    expect(await rows.nth(0).getAttribute('data-depth')).toBe('0')
+    expect(await rows.nth(1).getAttribute('data-depth')).toBe('1')
+    expect(await rows.nth(1).getAttribute('aria-current')).toBe('true')
+    expect(await rows.nth(1).locator('td').first().textContent()).toContain('echo')
     await screenshot(page, 'audit-trace')
   })
 

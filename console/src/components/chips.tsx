@@ -34,6 +34,9 @@ const STATUS_TONE: Record<string, 'good' | 'warn' | 'bad' | 'info' | 'plain'> = 
   failed: 'bad',
 }
 
+/** How a status reads: good, warn, bad, info (in progress) or plain. */
+export const statusTone = (status: string) => STATUS_TONE[status] ?? 'plain'
+
 export function StatusChip({ value }: { value: string }) {
-  return <Chip tone={STATUS_TONE[value] ?? 'plain'}>{value.replace(/_/g, ' ')}</Chip>
+  return <Chip tone={statusTone(value)}>{value.replace(/_/g, ' ')}</Chip>
 }

@@ -1,15 +1,25 @@
+import { useEffect } from 'react'
 import { Link, useParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
-import type { AuditEntry } from '../api/types'
-import { Duration, ErrorNote, JsonView, StatusChip, Time } from '../components'
+import { Duration, ErrorNote, JsonView, StatusChip, Time, Waterfall } from '../components'
 import { callPath, conversationPath, runOfConversation, runPath } from '../paths'
 
-/** One audit row in full, and the trace it belongs to nested by parent call. */
+// While part of the tree is open (a call running, an approval waiting), it is fetched again this often.
+const OPEN_TREE_REFRESH_MS = 5000
+
+/** One audit row in full, and the tree of calls it belongs to as a waterfall. */
 export function CallPage() {
   const callId = useParams().callId!
   const row = useApi(() => unwrap(api.GET('/api/audit/{callId}', { params: { path: { callId } } })), [callId])
-  const trace = useApi(() => (row.data ? loadTrace(row.data) : Promise.resolve([])), [row.data?.callId])
+  const tree = useApi(() => unwrap(api.GET('/api/audit/{callId}/tree', { params: { path: { callId } } })), [callId])
+  const open = tree.data?.endedAt === null
+  const { reload } = tree
+  useEffect(() => {
+    if (!open) return
+    const timer = setInterval(reload, OPEN_TREE_REFRESH_MS)
+    return () => clearInterval(timer)
+  }, [open, reload])
   if (row.error) return <ErrorNote error={row.error} />
   const r = row.data
   if (!r) return <p>Loading…</p>
@@ -60,6 +70,14 @@ export function CallPage() {
         <dd>
           <Duration ms={r.durationMs} />
         </dd>
+        {r.traceId && (
+          <>
+            <dt>Trace</dt>
+            <dd>
+              <code>{r.traceId}</code>
+            </dd>
+          </>
+        )}
         {r.parentCallId && (
           <>
             <dt>Parent</dt>
@@ -97,58 +115,13 @@ export function CallPage() {
       <JsonView value={r.input} label="Input" />
       <h2>Result</h2>
       <JsonView value={r.result} label="Result" />
-      {(trace.data?.length ?? 0) > 1 && (
+      <ErrorNote error={tree.error} />
+      {(tree.data?.spans.length ?? 0) > 1 && (
         <>
-          <h2>Trace</h2>
-          <Trace rows={trace.data!} current={r.callId} />
+          <h2>Call tree</h2>
+          <Waterfall tree={tree.data!} highlight={tree.data!.spans.find((s) => s.kind === 'call' && s.callId === r.callId)?.id} />
         </>
       )}
     </section>
   )
-}
-
-// How far the trace view walks: parents up, and calls made below.
-const MAX_DEPTH = 20
-const MAX_CALLS = 500
-
-/**
- * The calls this one belongs with: its OpenTelemetry trace when it ran in one; otherwise the calls
- * linked to it by parent (`ctx.invoke`), from the top caller down.
- */
-async function loadTrace(row: AuditEntry): Promise<AuditEntry[]> {
-  const page = (query: { traceId?: string; parentCallId?: string }) => unwrap(api.GET('/api/audit', { params: { query: { ...query, limit: MAX_CALLS } } }))
-  if (row.traceId) return (await page({ traceId: row.traceId })).items
-  let root = row
-  for (let depth = 0; root.parentCallId && depth < MAX_DEPTH; depth++) {
-    root = await unwrap(api.GET('/api/audit/{callId}', { params: { path: { callId: root.parentCallId } } }))
-  }
-  const calls = [root]
-  let level = [root]
-  for (let depth = 0; level.length > 0 && depth < MAX_DEPTH && calls.length < MAX_CALLS; depth++) {
-    level = (await Promise.all(level.map((parent) => page({ parentCallId: parent.callId })))).flatMap((p) => p.items)
-    calls.push(...level)
-  }
-  return calls
-}
-
-/** The trace's calls as a tree: each call under the one that made it. */
-function Trace({ rows, current }: { rows: AuditEntry[]; current: string }) {
-  const ids = new Set(rows.map((r) => r.callId))
-  const children = new Map<string | null, AuditEntry[]>()
-  for (const row of [...rows].sort((a, b) => (a.callId < b.callId ? -1 : 1))) {
-    const parent = row.parentCallId && ids.has(row.parentCallId) ? row.parentCallId : null
-    children.set(parent, [...(children.get(parent) ?? []), row])
-  }
-  const render = (parent: string | null) => (
-    <ul className="trace">
-      {(children.get(parent) ?? []).map((row) => (
-        <li key={row.callId}>
-          {row.callId === current ? <strong>{row.skill}</strong> : <Link to={callPath(row.callId)}>{row.skill}</Link>} <StatusChip value={row.status} />{' '}
-          <span className="muted">{row.durationMs != null && <Duration ms={row.durationMs} />}</span>
-          {children.has(row.callId) && render(row.callId)}
-        </li>
-      ))}
-    </ul>
-  )
-  return <nav aria-label="Trace">{render(null)}</nav>
 }

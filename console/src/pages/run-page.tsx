@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react'
-import { Link, useParams } from 'react-router'
+import { Link, useParams, useSearchParams } from 'react-router'
 import { api, unwrap } from '../api/client'
 import { useApi } from '../api/use-api'
 import { useEventStream, type StreamEvent } from '../api/use-event-stream'
@@ -7,6 +7,9 @@ import type { RunStep, RunView } from '../api/types'
 import { Chip, ErrorNote, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { RunStepCard } from './run-step'
+import { RunTimeline } from './run-timeline'
+import { RunTotalsView } from './run-totals'
+import { RunWaterfall } from './run-waterfall'
 import { agentPath } from '../paths'
 
 export function RunPage() {
@@ -17,14 +20,30 @@ export function RunPage() {
 
 const ended = (event: StreamEvent) => event.event === 'end'
 const RESUME_POLL_MS = 2000
+// How often an unfinished run's clock and its open bars move on.
+const TICK_MS = 500
+
+/** The time now, moving on every `ms` while `ms` is set. */
+function useNow(ms: number | null): number {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (ms === null) return
+    const timer = setInterval(() => setNow(Date.now()), ms)
+    return () => clearInterval(timer)
+  }, [ms])
+  return now
+}
 
 /** One run: its header, and its steps as they happen (GET /api/runs/{id}/events) until it ends. */
 function Run({ id }: { id: string }) {
   const { abilities: can } = useSession()
   const [round, setRound] = useState(0)
-  const loaded = useApi(() => unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
+  // The steps as cards, or the run's call tree as a waterfall (?view=waterfall): a shared link keeps the view.
+  const [search, setSearch] = useSearchParams()
+  const view = search.get('view') === 'waterfall' ? 'waterfall' : 'steps'
   // Steps by index, each with the write (`rev`) it came in: a newer write replaces the step.
   const [streamed, setStreamed] = useState<Map<number, { rev: number; step: RunStep }>>(new Map())
+  const loaded = useApi(() => unwrap(api.GET('/api/runs/{id}', { params: { path: { id } } })), [id, round])
   const [end, setEnd] = useState<RunView>()
   const live = useEventStream(
     end ? null : `/api/runs/${id}/events`,
@@ -56,8 +75,17 @@ function Run({ id }: { id: string }) {
     for (const { step } of streamed.values()) byIndex.set(step.index, step)
     return [...byIndex.values()].sort((a, b) => a.index - b.index)
   }, [loaded.data, streamed])
-  if (loaded.error) return <ErrorNote error={loaded.error} />
+  // The run's totals are the server's: the run is read again when a step finished since it was last read.
+  const finished = steps.filter((step) => step.finishedAt !== null).length
+  const finishedWhenRead = loaded.data?.steps?.filter((step) => step.finishedAt !== null).length ?? 0
+  const { reload, loading } = loaded
+  const stale = !end && !!loaded.data && !loading && finished > finishedWhenRead
+  useEffect(() => {
+    if (stale) reload()
+  }, [stale, reload])
   const run = end ?? loaded.data
+  const now = useNow(run && run.finishedAt === null ? TICK_MS : null)
+  if (loaded.error) return <ErrorNote error={loaded.error} />
   if (!run) return <p>Loading…</p>
   const followAgain = () => {
     setEnd(undefined)
@@ -146,15 +174,37 @@ function Run({ id }: { id: string }) {
           )}
         </div>
       )}
-      <h2>Steps</h2>
-      {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
-      <ol className="steps" aria-label="Steps" aria-live="polite">
-        {steps.map((step) => (
-          <li key={step.index}>
-            <RunStepCard step={step} readAudit={can.readAudit} />
-          </li>
-        ))}
-      </ol>
+      <RunTotalsView
+        totals={run.status === 'running' && run.totals.durationMs === null ? { ...run.totals, durationMs: now - Date.parse(run.createdAt) } : run.totals}
+      />
+      <div className="view-switch" role="group" aria-label="View">
+        <button type="button" aria-pressed={view === 'steps'} onClick={() => setSearch({}, { replace: true })}>
+          Steps
+        </button>
+        <button type="button" aria-pressed={view === 'waterfall'} onClick={() => setSearch({ view: 'waterfall' }, { replace: true })}>
+          Waterfall
+        </button>
+      </div>
+      {view === 'waterfall' ? (
+        <>
+          <h2>Waterfall</h2>
+          <RunWaterfall runId={run.id} version={finished + (end ? 1 : 0)} />
+        </>
+      ) : (
+        <>
+          <h2>Steps</h2>
+          {steps.length === 0 && <p className="muted">{run.status === 'running' ? 'Waiting for the first step…' : 'No steps.'}</p>}
+          {/* A run recorded before steps were timed has no timeline. */}
+          {steps.some((step) => step.startedAt !== null) && <RunTimeline startedAt={run.createdAt} endedAt={run.finishedAt} steps={steps} now={now} />}
+          <ol className="steps" aria-label="Steps" aria-live="polite">
+            {steps.map((step) => (
+              <li key={step.index}>
+                <RunStepCard runId={run.id} step={step} readAudit={can.readAudit} />
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
       {run.output !== null && (
         <>
           <h2>Output</h2>

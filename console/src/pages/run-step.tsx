@@ -1,14 +1,82 @@
 import { Link } from 'react-router'
 import type { RunStep } from '../api/types'
-import { JsonView, StatusChip } from '../components'
+import { Cost, Elapsed, JsonView, StatusChip, Time, Tokens } from '../components'
 import { callPath } from '../paths'
+import { ModelRequestView } from './model-request'
 
-/** One step of a run: what the model said, or one tool call with its arguments and outcome. */
-export function RunStepCard({ step, readAudit }: { step: RunStep; readAudit: boolean }) {
+/** One step of a run: a model call (with what it was sent), what the model said, or one tool call with its arguments and outcome. */
+export function RunStepCard({ runId, step, readAudit }: { runId: string; step: RunStep; readAudit: boolean }) {
   const n = step.index + 1
+  if (step.kind === 'model') {
+    const status = step.status ?? 'ok'
+    const usage = step.usage
+    return (
+      <article className="step card model-step" id={`step-${step.index}`} data-step={step.index} data-kind="model" data-status={status}>
+        <header>
+          <h3>
+            Step {n} · model call{' '}
+            {step.model && (
+              <code title={`provider ${step.model.provider}`}>
+                {step.model.provider}/{step.model.modelId}
+              </code>
+            )}
+          </h3>
+          <StatusChip value={status} />
+        </header>
+        <dl className="facts" aria-label={`Model call of step ${n}`}>
+          <dt>Started</dt>
+          <dd>
+            <Time at={step.startedAt} />
+          </dd>
+          <dt>First chunk after</dt>
+          <dd data-fact="firstChunk">
+            <Elapsed ms={step.firstChunkMs} />
+          </dd>
+          <dt>Took</dt>
+          <dd data-fact="duration">
+            <Elapsed ms={step.durationMs} />
+          </dd>
+          <dt>Tokens in / out</dt>
+          <dd data-fact="tokens">
+            <Tokens count={usage?.inputTokens} /> / <Tokens count={usage?.outputTokens} />
+          </dd>
+          <dt>Cached input</dt>
+          <dd data-fact="cached">
+            <Tokens count={usage?.cachedInputTokens} />
+            {usage?.cacheWriteTokens ? (
+              <span className="muted">
+                {' '}
+                (<Tokens count={usage.cacheWriteTokens} /> written to the cache)
+              </span>
+            ) : null}
+          </dd>
+          {usage?.reasoningTokens ? (
+            <>
+              <dt>Reasoning</dt>
+              <dd>
+                <Tokens count={usage.reasoningTokens} />
+              </dd>
+            </>
+          ) : null}
+          <dt>Cost</dt>
+          <dd data-fact="cost">
+            <Cost usd={step.costUsd} />
+          </dd>
+          <dt>Finished because</dt>
+          <dd data-fact="finishReason">{step.finishReason ?? <span className="muted">{status === 'running' ? 'still running' : '—'}</span>}</dd>
+        </dl>
+        <ModelRequestView runId={runId} index={step.index} />
+      </article>
+    )
+  }
+  const timing = (
+    <p className="step-timing muted">
+      <Time at={step.startedAt} /> · took <Elapsed ms={step.durationMs} />
+    </p>
+  )
   if (step.kind === 'text') {
     return (
-      <article className="step card" data-step={step.index} data-kind="text">
+      <article className="step card" id={`step-${step.index}`} data-step={step.index} data-kind="text">
         <header>
           <h3>Step {n} · answer</h3>
         </header>
@@ -18,13 +86,14 @@ export function RunStepCard({ step, readAudit }: { step: RunStep; readAudit: boo
   }
   const status = step.status ?? 'called'
   return (
-    <article className="step card" data-step={step.index} data-kind="tool" data-status={status}>
+    <article className="step card" id={`step-${step.index}`} data-step={step.index} data-kind="tool" data-status={status}>
       <header>
         <h3>
           Step {n} · tool call <code>{step.tool}</code>
         </h3>
         <StatusChip value={status} />
       </header>
+      {step.startedAt && timing}
       <div className="columns">
         <div>
           <h4>Arguments</h4>

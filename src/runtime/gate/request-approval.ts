@@ -6,6 +6,7 @@ import { recordWaiting } from '../record-waiting.js'
 import { approvalDetails } from './approval-details.js'
 import type { ApprovalAsk } from './approval-ask.js'
 import { claimApproval } from './claim-approval.js'
+import { traceApprovalWait } from './approval-wait-span.js'
 
 /** File a request for the call and answer approval_required, or, when asked to, wait for its decision and run on it. */
 export async function requestApproval(call: Call, deps: StageDeps, ask: ApprovalAsk): Promise<Refusal | undefined> {
@@ -39,6 +40,7 @@ export async function requestApproval(call: Call, deps: StageDeps, ask: Approval
   await recordWaiting(call, deps, pending.message)
   const cancel = call.cancel!
   const outcome = await approvals.waitForDecision(request.id, waitMs, cancel.signal)
+  traceApprovalWait(request.id, request.createdAt, Date.now(), outcome)
   // Claim only for a caller still there: a claimed approval is spent.
   if (cancel.aborted) return interrupted(cancel)
   if (outcome === 'approved') {

@@ -6,6 +6,7 @@ import { approvalDetails } from './approval-details.js'
 import type { ApprovalAsk } from './approval-ask.js'
 import { claimApproval } from './claim-approval.js'
 import { coveringGrant } from './covering-grant.js'
+import { traceApprovalWait } from './approval-wait-span.js'
 
 /** Run on the request the call names: claim it (waiting for its decision when asked to), or a grant that covers the call. */
 export async function useApproval(call: Call, deps: StageDeps, ask: ApprovalAsk, id: string): Promise<Refusal | undefined> {
@@ -21,7 +22,10 @@ export async function useApproval(call: Call, deps: StageDeps, ask: ApprovalAsk,
     if (cancel.aborted) return interrupted(cancel)
     if (outcome !== 'pending') claimed = await claimApproval(call, deps, ask, id)
   }
-  if (claimed.ok) return undefined
+  if (claimed.ok) {
+    traceApprovalWait(id, claimed.requestedAt, claimed.decidedAt ?? Date.now(), 'approved')
+    return undefined
+  }
   const status: CallStatus = claimed.code === 'approval_required' ? 'approval_required' : claimed.code === 'not_found' ? 'error' : 'denied'
   return refusal(claimed.code, claimed.message, status, claimed.pending && approvalDetails(claimed.pending))
 }

@@ -1,4 +1,5 @@
 import { trace } from '@opentelemetry/api'
+import type { SubSpan } from '../../audit/index.js'
 import { DeadlineExceeded } from '../abort-reasons.js'
 import type { Call } from '../call.js'
 import { EdgeDeadlineExceeded, EdgeUnavailable } from '../edge-router.js'
@@ -23,7 +24,14 @@ export async function dispatchCall(call: Call, deps: StageDeps): Promise<Refusal
       // A call cancelled before its turn never starts its executor.
       if (cancel.aborted) throw cancel.reason
       if (router) {
-        const remote = { callId: call.id, timeoutMs: skill.timeoutMs, signal: cancel.signal, progress: ctx.progress, secrets: call.opened!.secrets }
+        const remote = {
+          callId: call.id,
+          timeoutMs: skill.timeoutMs,
+          signal: cancel.signal,
+          progress: ctx.progress,
+          secrets: call.opened!.secrets,
+          note: (span: SubSpan) => call.spans.push(span),
+        }
         return router.dispatch(call.edge!, skill, input, remote)
       }
       return skill.run(input, ctx)

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
+import { context, trace } from '@opentelemetry/api'
 import type { EdgeRepository, EdgeCallRow } from '../../store/index.js'
-import { EdgeDeadlineExceeded, EdgeUnavailable, isSkillError } from '../../runtime/index.js'
+import { EdgeDeadlineExceeded, EdgeUnavailable, isSkillError, type EdgeCall } from '../../runtime/index.js'
 import { edgeFailure, type EdgeCallOptions, type EdgeConnection } from './edge-connection.js'
 
 /** A manager's signal to another: a call for it to run, a result or cancellation for a call, or edges changed. */
@@ -34,7 +35,14 @@ export interface Sealer {
   open(sealed: string, boundTo: string): string | null
 }
 
-type Answer = { ok: true; data: unknown } | { ok: false; kind: 'skill' | 'edge' | 'error'; code?: string; message: string }
+/** The holder's answer; `taken` and `answered` are when it took the call and had the edge's answer (for the call's tree). */
+type Answer = ({ ok: true; data: unknown } | { ok: false; kind: 'skill' | 'edge' | 'error'; code?: string; message: string }) & {
+  taken?: string
+  answered?: string
+}
+
+const tracer = trace.getTracer('skillplane')
+const isTime = (value: unknown): value is string => typeof value === 'string' && !Number.isNaN(Date.parse(value))
 
 // How often a caller checks that the manager holding the edge is still alive.
 const HOLDER_CHECK_MS = 2_000
@@ -74,8 +82,43 @@ export class EdgeRelay {
     else if (message.kind === 'cancel' && message.id) this.#running.get(message.id)?.abort(new Error('the caller cancelled the call'))
   }
 
-  /** Run a call on an edge held by `holderId`, through the database. */
-  async call(holderId: string, edgeId: string, edgeName: string, key: string, input: unknown, options: EdgeCallOptions): Promise<unknown> {
+  /**
+   * Run a call on an edge held by `holderId`, through the database. The call notes the relay (to
+   * which manager, and when the holder took it and had the edge's answer), and traces it as an
+   * `edge relay` span with an `edge <name>` span inside: the edge_calls row is gone after the answer.
+   */
+  async call(
+    holderId: string,
+    edgeId: string,
+    edgeName: string,
+    key: string,
+    input: unknown,
+    options: EdgeCallOptions & Pick<EdgeCall, 'note'>,
+  ): Promise<unknown> {
+    const from = new Date()
+    const span = tracer.startSpan('edge relay', { startTime: from, attributes: { 'skillplane.manager': holderId, 'skillplane.edge': edgeName } })
+    let answer: Answer | undefined
+    try {
+      answer = await this.#relay(holderId, edgeId, edgeName, key, input, options, from)
+      return unwrap(answer, edgeName)
+    } finally {
+      const to = new Date()
+      const taken = answer && isTime(answer.taken) ? answer.taken : null
+      const answered = answer && isTime(answer.answered) ? answer.answered : null
+      options.note({ kind: 'relay', holder: holderId, edge: edgeName, from: from.toISOString(), to: to.toISOString(), taken, answered })
+      if (taken !== null) {
+        const edgeSpan = tracer.startSpan(
+          `edge ${edgeName}`,
+          { startTime: Date.parse(taken), attributes: { 'skillplane.edge': edgeName } },
+          trace.setSpan(context.active(), span),
+        )
+        edgeSpan.end(answered === null ? to : Date.parse(answered))
+      }
+      span.end(to)
+    }
+  }
+
+  async #relay(holderId: string, edgeId: string, edgeName: string, key: string, input: unknown, options: EdgeCallOptions, from: Date): Promise<Answer> {
     const { repo, managerId } = this.#o
     const id = options.callId
     await repo.insertCall({
@@ -89,12 +132,11 @@ export class EdgeRelay {
       timeout_ms: options.timeoutMs,
       state: 'pending',
       result: null,
-      created_at: new Date().toISOString(),
+      created_at: from.toISOString(),
     })
     await this.#signal({ to: holderId, kind: 'call', id })
     try {
-      const answer = await this.#await(id, holderId, edgeName, options.signal)
-      return unwrap(answer, edgeName)
+      return await this.#await(id, holderId, edgeName, options.signal)
     } finally {
       await repo.deleteCall(id).catch(() => {})
     }
@@ -171,6 +213,7 @@ export class EdgeRelay {
   async #run(row: EdgeCallRow): Promise<void> {
     const controller = new AbortController()
     this.#running.set(row.id, controller)
+    const taken = new Date().toISOString()
     let answer: Answer
     try {
       const connection = this.#o.connection(row.edge_id)
@@ -198,7 +241,8 @@ export class EdgeRelay {
     }
     if (controller.signal.aborted) return
     try {
-      if (await this.#o.repo.answer(row.id, JSON.stringify(answer))) await this.#signal({ to: row.caller_manager_id, kind: 'result', id: row.id })
+      if (await this.#o.repo.answer(row.id, JSON.stringify({ ...answer, taken, answered: new Date().toISOString() })))
+        await this.#signal({ to: row.caller_manager_id, kind: 'result', id: row.id })
     } catch (error) {
       this.#o.logger.warn({ err: error, callId: row.id }, 'answering a relayed edge call failed')
     }

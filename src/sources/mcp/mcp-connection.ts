@@ -4,14 +4,14 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/index.js'
-import { type ProgressUpdate, type SkillLogger, MAX_TIMEOUT_MS } from '../../skill/index.js'
+import { type SkillLogger, MAX_TIMEOUT_MS } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { scrubText, secretForms } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
-import type { McpServerHandle, McpServerState, McpServerStatus } from './mcp-server-handle.js'
+import type { McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -171,7 +171,7 @@ export class McpConnection implements McpServerHandle {
    * The pipeline's deadline aborts `signal`; the SDK's own 60 s request timeout must not cut in
    * first. The server's progress notifications go to `onProgress` (asking for them sends a token).
    */
-  async callTool(name: string, args: unknown, signal: AbortSignal, onProgress?: (update: ProgressUpdate) => void): Promise<CallToolResult> {
+  async callTool(name: string, args: unknown, { signal, onProgress, meta }: Omit<ToolCall, 'subject'>): Promise<CallToolResult> {
     // An OAuth connection waiting for its token tries again: the person (or an admin) may have connected since.
     if (this.#state === 'idle' || (this.#state === 'needs_auth' && this.#hooks.bearer)) await this.connect()
     for (let attempt = 0; ; attempt++) {
@@ -181,7 +181,7 @@ export class McpConnection implements McpServerHandle {
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
         const options = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
-        return (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, options)) as CallToolResult
+        return (await client.callTool({ name, arguments: args as Record<string, unknown>, _meta: meta }, undefined, options)) as CallToolResult
       } catch (error) {
         if (signal.aborted) throw error
         const failure = classify(error, client)

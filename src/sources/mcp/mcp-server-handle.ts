@@ -41,12 +41,15 @@ export interface McpServerHandle {
   refresh(): Promise<void>
   secretsChanged(): Promise<void>
   close(): Promise<void>
-  /** `subject`: the person the call acts for (a per-person server's session), null for none. */
-  callTool(
-    name: string,
-    args: unknown,
-    signal: AbortSignal,
-    onProgress: ((update: ProgressUpdate) => void) | undefined,
-    subject: string | null,
-  ): Promise<CallToolResult>
+  callTool(name: string, args: unknown, call: ToolCall): Promise<CallToolResult>
+}
+
+/** One tools/call as a skill's call makes it. */
+export interface ToolCall {
+  signal: AbortSignal
+  onProgress?: (update: ProgressUpdate) => void
+  /** The person the call acts for (a per-person server's session), null for none. */
+  subject: string | null
+  /** Sent as the request's `_meta`: the calling call and its trace (`callMeta`). */
+  meta: Record<string, string>
 }

@@ -1,7 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/index.js'
-import { subjectsOf } from '../../runtime/index.js'
+import { noteSubSpan, subjectsOf } from '../../runtime/index.js'
+import { answeredCallId, callMeta } from './call-meta.js'
 import type { McpServerHandle } from './mcp-server-handle.js'
 import { mcpProvider } from './mcp-oauth-flow.js'
 
@@ -57,11 +58,20 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
       }
       conceal()
       let result
+      const from = new Date().toISOString()
       try {
-        result = await connection.callTool(tool.name, input, ctx.signal, (update) => ctx.progress(update), subject)
+        result = await connection.callTool(tool.name, input, {
+          signal: ctx.signal,
+          onProgress: (update) => ctx.progress(update),
+          subject,
+          meta: callMeta(ctx.callId),
+        })
       } finally {
         conceal()
       }
+      // A skillplane behind the server said which of its calls ran this: the tree shows it (or joins it, on the same database).
+      const remote = answeredCallId(result._meta)
+      if (remote !== null) noteSubSpan(ctx, { kind: 'remote', server: server.name, callId: remote, from, to: new Date().toISOString() })
       if (result.isError) {
         const text = textOf(result)
         throw new Error(`MCP tool "${tool.name}" of server "${server.name}" reported an error: ${text || '(no text)'}`)

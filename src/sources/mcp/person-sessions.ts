@@ -1,11 +1,11 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { ProgressUpdate, SkillLogger } from '../../skill/index.js'
+import type { SkillLogger } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { McpConnection } from './mcp-connection.js'
 import { mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import type { OAuthPort } from './oauth-port.js'
 import type { ToolProblem } from './parse-tools.js'
-import type { McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
+import type { McpServerHandle, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 
 /** A session nobody has called through for this long is closed; the next call opens another. */
 const IDLE_MS = 10 * 60_000
@@ -102,13 +102,8 @@ export class PersonSessions implements McpServerHandle {
     if (!this.#hooks.hasTools()) void this.#session(subject).connection.connect()
   }
 
-  async callTool(
-    name: string,
-    args: unknown,
-    signal: AbortSignal,
-    onProgress: ((update: ProgressUpdate) => void) | undefined,
-    subject: string | null,
-  ): Promise<CallToolResult> {
+  async callTool(name: string, args: unknown, call: ToolCall): Promise<CallToolResult> {
+    const { subject } = call
     if (subject === null) {
       throw new SkillError(
         'needs_auth',
@@ -119,7 +114,7 @@ export class PersonSessions implements McpServerHandle {
     session.calls++
     session.usedAt = Date.now()
     try {
-      return await session.connection.callTool(name, args, signal, onProgress)
+      return await session.connection.callTool(name, args, call)
     } catch (error) {
       // The server refused the person's token (revoked): their connection is back to needs_auth; say where to connect again.
       if (error instanceof SkillError && error.code === 'needs_auth' && session.connection.status().state === 'needs_auth') {

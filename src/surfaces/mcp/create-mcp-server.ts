@@ -1,3 +1,4 @@
+import { inCallerTrace, readOrigin } from './call-origin.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { z } from 'zod'
 import {
@@ -92,6 +93,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     const entry = list.callable.get(name) ?? null
     const { input, edgeId } = entry ? toSkillInput(entry, args) : { input: args, edgeId: null }
     const key = entry?.skill.key ?? name
+    const { origin, parent } = readOrigin(request.params._meta)
     const invokeOptions: InvokeOptions = {
       caller,
       conversationId: options.conversationId,
@@ -99,12 +101,14 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       signal: extra.signal,
       approval: { mode: 'resume' },
       onProgress: progressTo(request.params._meta?.progressToken, extra.sendNotification),
+      origin,
     }
-    let envelope = await plane.invoke(key, input, invokeOptions)
+    const invoke = (how: InvokeOptions) => inCallerTrace(parent, name, () => plane.invoke(key, input, how))
+    let envelope = await invoke(invokeOptions)
     const link = connectLink(envelope)
     // A link without an origin (no http.publicUrl, and no server of this database ever listened) cannot be opened from a client.
     if (link && URL.canParse(link.url) && server.getClientCapabilities()?.elicitation?.url) {
-      envelope = await connectInCall(server, plane, envelope, link, () => plane.invoke(key, input, invokeOptions), {
+      envelope = await connectInCall(server, plane, envelope, link, () => invoke(invokeOptions), {
         requestId: extra.requestId,
         signal: extra.signal,
         person: caller.kind === 'user' ? caller.name : null,
@@ -112,7 +116,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       })
     }
     if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
-      envelope = await plane.invoke(key, input, { ...invokeOptions, approval: { mode: 'resume', wait: true } })
+      envelope = await invoke({ ...invokeOptions, approval: { mode: 'resume', wait: true } })
     }
     if (envelope.ok && key === DISCOVER_KEY) {
       const before = found.size

@@ -178,6 +178,7 @@ export const AuditEntry = z
   .object({
     callId: z.string(),
     parentCallId: nullable(z.string()),
+    originCallId: nullable(z.string()).optional().describe('the call another skillplane says made this one (over MCP): shown in trees, never trusted'),
     skill: z.string(),
     caller: z.object({ id: z.string(), name: z.string(), kind: z.string(), role: z.string() }),
     agent: nullable(z.string()),
@@ -199,6 +200,38 @@ export const AuditEntry = z
   .openapi('AuditEntry')
 
 export const AuditPage = page(AuditEntry)
+
+export const Span = z
+  .object({
+    id: z
+      .string()
+      .describe('unique within its tree: `call:<id>`, `run:<id>`, `model:<run>:<step>`, `approval:<id>`, `relay:<call>`, `edge:<call>`, `remote:<call>`'),
+    parentId: nullable(z.string()),
+    kind: z.enum(['run', 'model', 'call', 'approval', 'relay', 'edge', 'remote']),
+    name: z.string().describe('the skill, the agent, the model, the manager or edge, or `hidden` for a span the viewer may not see'),
+    startedAt: z.string(),
+    endedAt: nullable(z.string()).describe('null while it goes on (a running call or run, a pending approval)'),
+    status: z.string(),
+    callId: z.string().optional(),
+    runId: z.string().optional(),
+    stepIndex: z.number().optional(),
+    approvalId: z.string().optional(),
+    managerId: z.string().optional().describe('relay: the manager holding the edge'),
+    edge: z.string().optional(),
+    usage: z.object({ inputTokens: nullable(z.number()), outputTokens: nullable(z.number()) }).optional(),
+    costUsd: nullable(z.number()).optional(),
+  })
+  .openapi('Span')
+
+export const CallTree = z
+  .object({
+    rootId: z.string(),
+    startedAt: z.string(),
+    endedAt: nullable(z.string()),
+    spans: z.array(Span).describe('in tree order: a parent before its children, siblings by start'),
+    truncated: z.boolean().describe('the tree had more spans than the 2,000 shown'),
+  })
+  .openapi('CallTree')
 
 export const Histogram = z
   .object({

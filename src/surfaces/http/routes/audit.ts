@@ -3,7 +3,10 @@ import type { Skillplane } from '../../../agents/index.js'
 import { auditHistogramSchema, auditQuerySchema, parseAuditQuery } from '../../../audit/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { failures, params, query, returns, serve } from '../openapi/declare.js'
-import { AuditEntry, AuditPage, EventPage, Histogram, SweepReport } from '../openapi/response-schemas.js'
+import { AuditEntry, AuditPage, CallTree, EventPage, Histogram, SweepReport } from '../openapi/response-schemas.js'
+import { treeSpanAccess } from '../../../access/index.js'
+import { hideSpans } from '../../../audit/index.js'
+import { runsOfTree } from './runs-of-tree.js'
 import { errorResponse } from '../error-response.js'
 import { eventsQuery } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
@@ -82,6 +85,19 @@ export function auditRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const row = await plane.audit.get(c.req.param('callId'))
     if (!row) return errorResponse(c, 'not_found', `no call with id "${c.req.param('callId')}"`)
     return c.json(row)
+  })
+
+  const tree = createRoute({
+    method: 'get',
+    path: '/{callId}/tree',
+    summary: "The call's tree, from its root: the calls it made and that made it, its agent run, approval waits, relays and remote calls",
+    request: { ...params('/{callId}/tree') },
+    responses: { 200: returns(CallTree, '{ rootId, startedAt, endedAt, spans, truncated }'), ...failures(401, 403, 404) },
+  })
+  serve(app, tree, async (c) => {
+    const found = await plane.audit.tree({ callId: c.req.param('callId') })
+    if (!found) return errorResponse(c, 'not_found', `no call with id "${c.req.param('callId')}"`)
+    return c.json(hideSpans(found, treeSpanAccess(c.get('caller'), runsOfTree(found))))
   })
 
   return app

@@ -2,12 +2,14 @@ import type { Context } from 'hono'
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi'
 import { streamSSE } from 'hono/streaming'
 import type { Skillplane } from '../../../agents/index.js'
-import { runAccessRefusal } from '../../../access/index.js'
+import { runAccessRefusal, treeSpanAccess } from '../../../access/index.js'
+import { hideSpans } from '../../../audit/index.js'
+import { runsOfTree } from './runs-of-tree.js'
 import { maySeeAgent } from '../../../abilities/index.js'
 import { createModel, TEST_RUN_KEY } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
-import { ModelRequest, Run, RunPage, TestRunResult } from '../openapi/response-schemas.js'
+import { CallTree, ModelRequest, Run, RunPage, TestRunResult } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
 import { runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
@@ -108,6 +110,23 @@ export function runRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     const run = await plane.runs.get(c.req.param('id'))
     if (!run || !maySeeAgent(c.get('caller'), run.agent)) return errorResponse(c, 'not_found', `no run "${c.req.param('id')}"`)
     return c.json(run)
+  })
+
+  const tree = createRoute({
+    method: 'get',
+    path: '/{id}/tree',
+    summary: "The run's call tree: its model steps, its tool calls and the calls they made, its approval waits",
+    request: { ...params('/{id}/tree') },
+    responses: { 200: returns(CallTree, '{ rootId, startedAt, endedAt, spans, truncated }'), ...failures(401, 403, 404) },
+  })
+  serve(app, tree, async (c) => {
+    const refused = viewerRefused(c, 'reading runs')
+    if (refused) return refused
+    const id = c.req.param('id')
+    const run = await plane.runs.get(id)
+    const found = run && maySeeAgent(c.get('caller'), run.agent) ? await plane.audit.tree({ runId: id }) : undefined
+    if (!run || !found) return errorResponse(c, 'not_found', `no run "${id}"`)
+    return c.json(hideSpans(found, treeSpanAccess(c.get('caller'), runsOfTree(found, run))))
   })
 
   const events = createRoute({
