@@ -5,6 +5,7 @@ import { SkillsPage } from './pages/skills-page'
 import { SkillPage } from './pages/skill-page'
 import { ApprovalsPage } from './pages/approvals-page'
 import { AuditPage } from './pages/audit-page'
+import { HealthPage } from './pages/health-page'
 import { CallPage } from './pages/call-page'
 import { ConversationPage } from './pages/conversation-page'
 import { AgentsPage } from './pages/agents-page'
@@ -33,6 +34,7 @@ export function App() {
           <NavLink to="/agents">Agents</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           {can.readAudit && <NavLink to="/audit">Audit</NavLink>}
+          {can.readAudit && <NavLink to="/health">Health</NavLink>}
           {can.readEdges && <NavLink to="/sources">Sources</NavLink>}
           {can.managePolicies && <NavLink to="/policies">Policies</NavLink>}
           {can.connectAccounts && <NavLink to="/connections">Connections</NavLink>}
@@ -59,6 +61,7 @@ export function App() {
             <Route path="/approvals" element={<ApprovalsPage />} />
             {can.readAudit && <Route path="/audit" element={<AuditPage />} />}
             {can.readAudit && <Route path="/audit/:callId" element={<CallPage />} />}
+            {can.readAudit && <Route path="/health" element={<HealthPage />} />}
             {can.readAudit && <Route path="/conversations/:id" element={<ConversationPage />} />}
             {can.readEdges && <Route path="/sources" element={<SourcesPage />} />}
             {can.managePolicies && <Route path="/policies" element={<PoliciesPage />} />}

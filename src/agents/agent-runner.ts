@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai'
+import type { LanguageModelUsage, ModelMessage } from 'ai'
 import { createHash } from 'node:crypto'
 import { TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api'
 import { ulid } from 'ulid'
@@ -23,6 +23,13 @@ import { pricingOf } from './model-cost.js'
 import { rebuildRequest, type ModelRequest, type RequestDelta } from './model-request.js'
 
 export type { RunStatus } from './run-status.js'
+
+/** The tokens one model step reported, by kind (undefined: the provider did not say). */
+export interface ModelUsage {
+  agent: string
+  model: string
+  tokens: { input: number | undefined; output: number | undefined; cachedInput: number | undefined }
+}
 
 export interface RunStep {
   index: number
@@ -150,6 +157,8 @@ export class AgentRunner {
   // Shutting down cuts model calls short: those runs fail, stored, instead of holding the exit.
   readonly #stop = new AbortController()
   #closed = false
+  readonly #ended = new Set<(run: { agent: string; status: 'completed' | 'failed'; test: boolean }) => void>()
+  readonly #usage = new Set<(usage: ModelUsage) => void>()
 
   /**
    * `resume`: this process picks up runs whose approvals were decided. Only long-lived processes
@@ -579,7 +588,10 @@ export class AgentRunner {
               stopWhen: stepCountIs(left),
               abortSignal,
               // Each step is stored before the next one starts.
-              onStepFinish: (step) => record.step(step, asked, connects),
+              onStepFinish: (step) => {
+                this.#used(row, step)
+                return record.step(step, asked, connects)
+              },
               // Errors come through the stream below and fail the run.
               onError: () => {},
             })
@@ -630,6 +642,7 @@ export class AgentRunner {
       }
       await this.#repo.update(row.id, { status: 'completed', output: result.text, messages: JSON.stringify(all), updated_at: now, finished_at: now })
       this.#tail.changed(row.id)
+      this.#end(row, 'completed')
       if (!row.test) {
         // The run is done either way: a failed reinforcement is logged, never the run's failure.
         await plane.values.learnings
@@ -642,6 +655,28 @@ export class AgentRunner {
       await recorder?.flush().catch(() => {})
       await this.#fail(row, error)
     }
+  }
+
+  /** Call `listener` as each run this process drives ends, completed or failed (for metrics). Returns the unsubscribe function. */
+  onRunEnded(listener: (run: { agent: string; status: 'completed' | 'failed'; test: boolean }) => void): () => void {
+    this.#ended.add(listener)
+    return () => this.#ended.delete(listener)
+  }
+
+  /** Call `listener` with the tokens each model step of a run reported (for metrics). Returns the unsubscribe function. */
+  onModelUsage(listener: (usage: ModelUsage) => void): () => void {
+    this.#usage.add(listener)
+    return () => this.#usage.delete(listener)
+  }
+
+  #used(row: RunRow, step: { model: { modelId: string }; usage: LanguageModelUsage }): void {
+    const { usage } = step
+    const tokens = { input: usage.inputTokens, output: usage.outputTokens, cachedInput: usage.inputTokenDetails?.cacheReadTokens }
+    for (const listener of this.#usage) listener({ agent: row.agent_id, model: step.model.modelId, tokens })
+  }
+
+  #end(row: RunRow, status: 'completed' | 'failed'): void {
+    for (const listener of this.#ended) listener({ agent: row.agent_id, status, test: row.test === 1 })
   }
 
   /** A run as shown, with fresh connect links: one stored when the run paused may have expired since. */
@@ -662,6 +697,7 @@ export class AgentRunner {
     const message = error instanceof Error ? error.message : String(error)
     await this.#repo.update(row.id, { status: 'failed', error: message.slice(0, 4000), updated_at: now, finished_at: now }).catch(() => {})
     this.#tail.changed(row.id)
+    this.#end(row, 'failed')
     await this.#plane.values.learnings.forget(`${row.test ? 'test-run' : 'run'}:${row.id}`).catch(() => {})
   }
 

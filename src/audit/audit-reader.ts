@@ -1,9 +1,10 @@
-import type { AuditQuery, AuditRepository, CallTreeRepository } from '../store/index.js'
+import type { AuditQuery, AuditRepository, CallStatsRepository, CallTreeRepository } from '../store/index.js'
 import { buildCallTree, type CallTree } from './call-tree.js'
 import { toAuditEntry, type AuditEntry } from './audit-entry.js'
 import { planHistogram, fillHistogram, type Histogram, type HistogramBucket } from './audit-histogram.js'
 import type { AuditRetention, SweepReport } from './audit-retention.js'
 import type { Actor } from './audit-events.js'
+import { healthReader, type HealthReader } from './call-health.js'
 import type { AuditSearcher } from './audit-search.js'
 
 /** The audit's filters as surfaces give them: free text `q` instead of its resolved form. */
@@ -30,6 +31,8 @@ export interface AuditReader {
   sweep(by?: Actor): Promise<SweepReport>
   /** The heartbeat's daily sweep: runs only on the manager that takes the day's lease; null elsewhere or within a day. */
   dailySweep(): Promise<SweepReport | null>
+  /** Every skill's (agent's, edge's, caller's) health over a window, from the call_stats rollup. */
+  readonly health: HealthReader
 }
 
 /** Read the audit table as entries, chart it, page through it, and sweep it under the retention policy. */
@@ -39,9 +42,11 @@ export function auditReader(
   now: () => string,
   searcher: AuditSearcher,
   trees: CallTreeRepository,
+  stats: CallStatsRepository,
 ): AuditReader {
   const resolve = async ({ q, ...query }: AuditFilter): Promise<AuditQuery> => (q === undefined ? query : { ...query, search: await searcher.resolve(q) })
   return {
+    health: healthReader(repo, stats, () => Date.parse(now())),
     async query(filter) {
       const page = await repo.query(await resolve(filter))
       return { items: page.items.map(toAuditEntry), nextCursor: page.nextCursor }

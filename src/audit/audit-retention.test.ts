@@ -7,6 +7,7 @@ import { defineSkill } from '../skill/define-skill.js'
 import { createSkillplane, type Skillplane } from '../agents/index.js'
 import type { SkillplaneConfig } from '../config/define-config.js'
 import type { AuditEntry } from './audit-entry.js'
+import { openDatabase } from '../store/index.js'
 
 const DAY = 24 * 60 * 60 * 1000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -189,6 +190,34 @@ describe.each(databases)('audit retention on $name', (database) => {
     expect(await capped.audit.dailySweep()).toBeNull()
     time += DAY
     expect(await capped.audit.dailySweep()).toMatchObject({ deleted: 0 })
+  })
+
+  it('keeps the health stats of calls it deletes, dropping only their minute buckets', async () => {
+    time = Date.now()
+    const location = await database.create()
+    const plane = await open({ retentionDays: 1 }, location)
+    await calls(plane, 5)
+    await plane.invoke('explode', {}, { caller: admin })
+    const week = () => plane.audit.health.table({ dim: 'skill', window: '7d', sort: 'calls', order: 'desc', limit: 10 })
+    expect((await week()).items.map((r) => [r.value, r.calls, r.failed])).toEqual([
+      ['echo', 5, 0],
+      ['explode', 1, 1],
+    ])
+    time += 3 * DAY
+    expect(await plane.audit.dailySweep()).toMatchObject({ deleted: 6 })
+    expect(await all(plane)).toEqual([])
+    // The counts are still there, by the hour and the day; the minutes went after two days.
+    expect((await week()).items.map((r) => [r.value, r.calls, r.failed])).toEqual([
+      ['echo', 5, 0],
+      ['explode', 1, 1],
+    ])
+    const store = await openDatabase(location)
+    try {
+      const grains = await store.db.selectFrom('call_stats').select('grain').distinct().orderBy('grain').execute()
+      expect(grains.map((g) => g.grain)).toEqual(['d', 'h'])
+    } finally {
+      await store.close()
+    }
   })
 
   it('refuses a bad retention config by name', async () => {

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
-import type { AuditRepository, AuditRow, LeaseRepository, SettingsRepository } from '../store/index.js'
+import type { AuditRepository, AuditRow, CallStatsRepository, LeaseRepository, SettingsRepository } from '../store/index.js'
 import { toAuditEntry } from './audit-entry.js'
 import { SYSTEM_ACTOR, type Actor, type AuditEvents } from './audit-events.js'
 
@@ -29,6 +29,13 @@ const DAY_MS = 24 * 60 * 60 * 1000
 // Rows per delete statement (one transaction each): short locks, the call path interleaves.
 const BATCH = 1_000
 const SWEEP_LEASE = 'audit.sweep'
+const STATS_LEASE = 'stats.prune'
+/**
+ * How long each grain of the health stats is kept: minutes serve windows up to a day (and their
+ * charts), hours the edges of a 30-day window and the week's chart, days forever. Stats outlive
+ * the audit rows retention deletes: they hold counts, never inputs, results or callers' data.
+ */
+export const STATS_KEPT_DAYS = { m: 2, h: 40 } as const
 const SETTING = 'audit_retention'
 const TRY_EVERY_MS = 60_000
 
@@ -42,6 +49,7 @@ export class AuditRetention {
   constructor(
     private readonly deps: {
       repo: AuditRepository
+      stats: CallStatsRepository
       leases: LeaseRepository
       settings: SettingsRepository
       events: AuditEvents
@@ -76,8 +84,22 @@ export class AuditRetention {
     await this.dailySweep()
   }
 
+  /** Once a day across managers: drop minute and hour stats buckets older than STATS_KEPT_DAYS; how many went. */
+  async pruneStats(): Promise<number | null> {
+    const now = this.deps.clock()
+    const taken = await this.deps.leases.claim(STATS_LEASE, this.deps.managerId, now.toISOString(), new Date(now.getTime() + DAY_MS).toISOString())
+    if (!taken) return null
+    let pruned = 0
+    for (const [grain, days] of Object.entries(STATS_KEPT_DAYS) as Array<['m' | 'h', number]>) {
+      pruned += await this.deps.stats.prune(grain, new Date(now.getTime() - days * DAY_MS).toISOString())
+    }
+    return pruned
+  }
+
   /** The daily sweep, on whichever manager takes the day's lease first; null when another has it or it ran within a day. */
   async dailySweep(): Promise<SweepReport | null> {
+    // The health stats' fine buckets go whether or not audit rows are kept for a limited time.
+    await this.pruneStats()
     if (!this.enabled) return null
     const now = this.deps.clock()
     const taken = await this.deps.leases.claim(SWEEP_LEASE, this.deps.managerId, now.toISOString(), new Date(now.getTime() + DAY_MS).toISOString())

@@ -10,6 +10,22 @@ export { scrubText, scrubValue } from './redact.js'
 export { secretForms } from './secret-forms.js'
 export { AuditRetention, type RetentionPolicy, type SweepReport } from './audit-retention.js'
 export { auditReader, type AuditReader } from './audit-reader.js'
+export {
+  healthReader,
+  planWindow,
+  tileWindow,
+  statsQuerySchema,
+  statsSeriesDimSchema,
+  statsSeriesQuerySchema,
+  STATS_WINDOWS,
+  STATS_SORTS,
+  type HealthReader,
+  type StatsRow,
+  type StatsPoint,
+  type StatsWindow,
+  type StatsSort,
+} from './call-health.js'
+export { STATS_KEPT_DAYS } from './audit-retention.js'
 export { buildCallTree, hideSpans, MAX_TREE_SPANS, type CallTree, type Span } from './call-tree.js'
 export { parseSubSpans, type SubSpan } from './sub-span.js'
 export { type AuditFilter } from './audit-reader.js'

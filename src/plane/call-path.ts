@@ -18,11 +18,17 @@ export function createCallPath(database: store.OpenedDatabase, services: PlaneSe
   const { db } = database
   const { config, logger, managerId, clock, dataDir, shutdown } = s
   const { auditRepo, events, policies, sops, notifier, catalog, connections, oauth, memory, learnings } = services
+  // Approval waits go to the health stats and to whoever listens (the metrics).
+  const waited = new Set<(wait: store.WaitFacts) => void>()
   const grants = new Grants(new store.GrantRepository(db), seal, events, policies, clock)
   const approvals = new Approvals(new store.ApprovalRepository(db, database.sqlite), seal, events, sops, notifier, grants, {
     expiresAfterMs: config.approvals.expiresAfterMs,
     pollMs: 1_000,
     hasRun: (approvalId) => auditRepo.ranWithApproval(approvalId),
+    onWaited: (wait) => {
+      auditRepo.countWait(wait)
+      for (const listener of waited) listener(wait)
+    },
   })
   const backlog = new AuditBacklog(backlogDir(dataDir), managerId, auditRepo, logger)
   // Rows still refused stay in the backlog file for the next start.
@@ -32,7 +38,9 @@ export function createCallPath(database: store.OpenedDatabase, services: PlaneSe
   })
   const writer = new AuditWriter(auditRepo, backlog)
   // Webhook retries get a short grace at shutdown; they never hold the process for long.
-  shutdown.on('writes', () => Promise.all([writer.drain(), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])]))
+  shutdown.on('writes', () =>
+    Promise.all([writer.drain().then(() => auditRepo.flushStats()), Promise.race([notifier.drain(), new Promise((r) => setTimeout(r, 2_000).unref())])]),
+  )
   const pipeline = new Pipeline({
     registry: skills.registry,
     catalog,
@@ -54,5 +62,5 @@ export function createCallPath(database: store.OpenedDatabase, services: PlaneSe
     }),
   })
   shutdown.on('pipeline', () => pipeline.close())
-  return { grants, approvals, backlog, writer, pipeline }
+  return { grants, approvals, backlog, writer, pipeline, waited }
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { monotonicFactory } from 'ulid'
-import { openDatabase, ChangeVersionRepository, type RunRepository } from '../store/index.js'
+import { openDatabase, ChangeVersionRepository, CallStatsRepository, type RunRepository } from '../store/index.js'
 import { AuditBacklog, AuditSearcher, auditReader } from '../audit/index.js'
 import { resolveConfig, createLogger, startServices } from '../config/index.js'
 import { ApprovalSeal, SECRET_ENV } from '../policy/index.js'
@@ -134,7 +134,7 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
       catalog.agents().flatMap((agent) => [agent.name, ...agent.aliases].map((label) => ({ column: 'agent_id' as const, value: agent.id, label }))),
     )
     callPath.writer.onFinish((row) => searcher.saw(row))
-    const audit = auditReader(services.auditRepo, retention, settings.now, searcher, services.callTrees)
+    const audit = auditReader(services.auditRepo, retention, settings.now, searcher, services.callTrees, new CallStatsRepository(database.db))
     const plane = planeFacade({ ...settings, ...services, ...skills, ...callPath, database, changes, installer, audit, startupSync, recoveredCalls })
     return { plane, runRecords: services.runRecords }
   } catch (error) {

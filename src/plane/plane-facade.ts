@@ -1,4 +1,4 @@
-import { ManagerRepository, type OpenedDatabase } from '../store/index.js'
+import { ManagerRepository, type OpenedDatabase, type WaitFacts } from '../store/index.js'
 import { subjectsOf } from '../runtime/index.js'
 import { buildExport } from '../sources/agent-skills/index.js'
 import { rotateSecretsKey, SECRETS_KEY_ENV } from '../connections/index.js'
@@ -48,6 +48,11 @@ export function planeFacade(p: PlaneParts): Plane {
       ...p.audit,
       events: p.events,
       onCallFinished: (listener) => p.writer.onFinish((row) => listener({ skill: row.skill_key, status: row.status, durationMs: row.duration_ms })),
+      onApprovalWaited: (listener) => {
+        const forward = (wait: WaitFacts) => listener({ skill: wait.skill_key, seconds: wait.seconds })
+        p.waited.add(forward)
+        return () => p.waited.delete(forward)
+      },
     },
     people: { keys: p.keys, users: p.users, groups: p.groups, sessions: p.sessions },
     values: {

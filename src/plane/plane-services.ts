@@ -97,6 +97,16 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
     oauth,
     memory: new Memory({ repo: new store.MemoryRepository(db, dialect), clock, limits: config.memory }),
     learnings: new Learnings({ repo: new store.LearningRepository(db), leases, events, clock, managerId, logger, resolveAgent }),
-    retention: new AuditRetention({ repo: auditRepo, leases, settings, events, policy: config.audit, clock, managerId, logger }),
+    retention: new AuditRetention({
+      repo: auditRepo,
+      stats: new store.CallStatsRepository(db),
+      leases,
+      settings,
+      events,
+      policy: config.audit,
+      clock,
+      managerId,
+      logger,
+    }),
   }
 }

@@ -155,6 +155,8 @@ export interface PlaneAudit extends AuditReader {
   readonly events: Pick<AuditEvents, 'list' | 'record' | 'tail'>
   /** Call `listener` as each call finishes (for metrics). Returns the unsubscribe function. */
   onCallFinished(listener: (call: FinishedCall) => void): () => void
+  /** Call `listener` as each approval request this process settles stops waiting (decided or expired), with how long it waited. */
+  onApprovalWaited(listener: (wait: { skill: string; seconds: number }) => void): () => void
 }
 
 export interface PlanePeople {

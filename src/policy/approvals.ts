@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { ErrorCode } from '../errors/index.js'
 import { monotonicFactory } from 'ulid'
-import type { ApprovalRepository, ApprovalRow, DecisionRow } from '../store/index.js'
+import type { ApprovalRepository, ApprovalRow, DecisionRow, WaitFacts } from '../store/index.js'
 import { type Actor, type AuditEvents, SYSTEM_ACTOR } from '../audit/index.js'
 import { identityOf, type Caller, type CallerRole, type SkillClass } from '../skill/index.js'
 import type { ApprovalSeal } from './approval-seal.js'
@@ -114,6 +114,8 @@ export class Approvals {
       pollMs: number
       /** Whether the audit log holds a call that ran with this approval. */
       hasRun: (approvalId: string) => Promise<boolean>
+      /** A request stopped waiting for people (decided or expired): the health stats count the wait. */
+      onWaited?: (wait: WaitFacts) => void
     },
   ) {
     this.#decided.setMaxListeners(0)
@@ -320,7 +322,10 @@ export class Approvals {
           grantProblem = `approved once: the ALWAYS override could not be written (${(error as Error).message}); set it with PUT /api/policies`
         }
       }
-      if (next !== 'pending') await this.#settled(row, next, caller)
+      if (next !== 'pending') {
+        this.#waited(row, decision.created_at)
+        await this.#settled(row, next, caller)
+      }
       const view = toView((await this.repo.get(row.id))!, decisions)
       this.notifier.notify({ type: 'approval.decided', decision: input.decision, by: caller.name, approval: view })
       return { ok: true, approval: view, ...(granted && { granted }), ...(grantProblem && { grantProblem }) }
@@ -468,8 +473,15 @@ export class Approvals {
 
   async #transition(row: ApprovalRow, next: ApprovalStatus, actor: Actor, details: Record<string, unknown> = {}): Promise<boolean> {
     if (!(await this.repo.transition(row.id, row.status, next, { decided_at: new Date().toISOString() }))) return false
+    // A pending request that expired waited until its expiry; a withdrawn one was abandoned, not waited on.
+    if (row.status === 'pending' && next === 'expired') this.#waited(row, row.expires_at)
     await this.#settled(row, next, actor, details)
     return true
+  }
+
+  #waited(row: ApprovalRow, endedAt: string): void {
+    const seconds = (Date.parse(endedAt) - Date.parse(row.created_at)) / 1000
+    this.options.onWaited?.({ skill_key: row.skill_key, caller_id: row.caller_id, agent_id: row.agent_id, edge_name: row.edge_name, endedAt, seconds })
   }
 
   /** Audit and announce a request that just left `row.status` for `next`. */

@@ -1,7 +1,9 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { encodeTime } from 'ulid'
 import type SQLite from 'better-sqlite3'
 import type { AuditCallsTable, Database } from './database.js'
+import { StatsDeltas, type StatsRowFacts, type WaitFacts } from './call-stats.js'
+import { sqliteStatsWriter, upsertStats } from './call-stats-repository.js'
 import { PG_ERROR_WORDS } from './migrations/0037-audit-search.js'
 
 export type AuditRow = AuditCallsTable
@@ -174,6 +176,24 @@ function storable(row: AuditRow): AuditRow {
   return clean ?? row
 }
 
+/** Rows a batch wrote that change the stats: a final state to count (1), or one a rewrite replaced (−1). */
+type Counted = Array<[StatsRowFacts, 1 | -1]>
+// A copy of what the stats read: the row object may change once its batch is done (a running row becomes final).
+const facts = (row: StatsRowFacts, sign: 1 | -1): [StatsRowFacts, 1 | -1] => [
+  {
+    status: row.status,
+    duration_ms: row.duration_ms,
+    started_at: row.started_at,
+    skill_key: row.skill_key,
+    caller_id: row.caller_id,
+    agent_id: row.agent_id,
+    edge_name: row.edge_name,
+  },
+  sign,
+]
+// How long counted rows wait in memory before their stats are written (one small transaction then).
+const STATS_FLUSH_MS = 1_000
+
 // A free-text search tries this many matched values as index walks of their own; more are read as one IN list.
 const MAX_VALUE_WALKS = 16
 
@@ -203,8 +223,13 @@ function searchChoices(eq: Array<[FilterColumn, string]>, search: AuditSearch): 
 }
 
 export class AuditRepository {
-  readonly #writeBatch: ((rows: AuditRow[]) => void) | null = null
+  readonly #writeBatch: ((rows: AuditRow[]) => Counted) | null = null
+  readonly #writeStats: ((deltas: StatsDeltas) => void) | null = null
   readonly #counts = new Map<FilterColumn, SQLite.Statement>()
+  // Stats of rows committed and not yet written to call_stats; see flushStats.
+  #stats = new StatsDeltas()
+  #statsTimer: NodeJS.Timeout | undefined
+  #statsFlushing: Promise<void> | null = null
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -231,17 +256,37 @@ export class AuditRepository {
         }
         return statement.run(row).changes > 0
       }
+      const insert = sqlite.prepare(
+        `insert into audit_calls (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => '@' + c).join(', ')}) on conflict (call_id) do nothing`,
+      )
+      const before = sqlite.prepare<[string], Pick<AuditRow, 'status' | 'duration_ms'>>('select status, duration_ms from audit_calls where call_id = ?')
       const upsert = sqlite.prepare(
         `insert into audit_calls (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => '@' + c).join(', ')}) ` +
           `on conflict (call_id) do update set ${FINAL_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
       )
+      // A row counts in the stats once, in the state its write leaves it: a finish or a new final
+      // row adds it; a rewrite (a replayed row, one marked interrupted meanwhile, a row that waited
+      // for its approval and now runs) takes back what the state it replaces counted.
       this.#writeBatch = sqlite.transaction((rows: AuditRow[]) => {
+        const counted: Counted = []
         for (const row of rows) {
-          // Anything else (a new row, one marked interrupted meanwhile) takes the whole upsert.
-          if (row.status !== 'running' && finish(row)) continue
+          if (row.status !== 'running' && finish(row)) {
+            counted.push(facts(row, 1))
+            continue
+          }
+          if (insert.run(row).changes > 0) {
+            if (row.status !== 'running') counted.push(facts(row, 1))
+            continue
+          }
+          const old = before.get(row.call_id)!
           upsert.run(row)
+          if (old.status !== 'running') counted.push(facts({ ...row, ...old }, -1))
+          if (row.status !== 'running') counted.push(facts(row, 1))
         }
+        return counted
       })
+      const writeStats = sqliteStatsWriter(sqlite)
+      this.#writeStats = sqlite.transaction((deltas: StatsDeltas) => writeStats(deltas.entries()))
     }
   }
 
@@ -251,18 +296,97 @@ export class AuditRepository {
     const rows = input.map(storable)
     // Inside a Kysely transaction on the shared connection the batch would join it (and vanish with
     // a rollback): then wait for the connection through Kysely instead.
-    if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#writeBatch(rows)
+    if (this.#writeBatch && !this.sqlite!.inTransaction) return this.#counted(this.#writeBatch(rows))
     const write = async (db: Kysely<Database>) => {
+      const counted: Counted = []
       for (let i = 0; i < rows.length; i += CHUNK) {
-        await db
+        const chunk = rows.slice(i, i + CHUNK)
+        const previous = db
+          .selectFrom('audit_calls')
+          .select(['call_id', 'status', 'duration_ms'])
+          .where(
+            'call_id',
+            'in',
+            chunk.map((r) => r.call_id),
+          )
+        const upsert = db
           .insertInto('audit_calls')
-          .values(rows.slice(i, i + CHUNK))
+          .values(chunk)
           .onConflict((oc) => oc.column('call_id').doUpdateSet((eb) => Object.fromEntries(FINAL_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))))
-          .execute()
+        let old: Array<Pick<AuditRow, 'call_id' | 'status' | 'duration_ms'>>
+        if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+          // SQLite has one writer: reading first is enough.
+          old = await previous.execute()
+          await upsert.execute()
+        } else {
+          // What the rows were before this write, read in the same statement (every part of one
+          // statement sees the same snapshot) and locked, so a concurrent markInterrupted waits.
+          old = await db
+            .with('old', () => previous.forUpdate())
+            .with('written', () => upsert.returning('call_id'))
+            .selectFrom('old')
+            .selectAll()
+            .execute()
+        }
+        const before = new Map(old.map((o) => [o.call_id, o]))
+        for (const row of chunk) {
+          const was = before.get(row.call_id)
+          if (was && was.status !== 'running')
+            counted.push(facts({ ...row, status: was.status, duration_ms: was.duration_ms === null ? null : Number(was.duration_ms) }, -1))
+          if (row.status !== 'running') counted.push(facts(row, 1))
+        }
       }
+      return counted
     }
-    if (rows.length <= CHUNK) await write(this.db)
-    else await this.db.transaction().execute(write)
+    this.#counted(rows.length <= CHUNK ? await write(this.db) : await this.db.transaction().execute(write))
+  }
+
+  // Applied once the batch committed: a batch rolled back counts nothing.
+  #counted(counted: Counted): void {
+    if (counted.length === 0) return
+    for (const [row, sign] of counted) this.#stats.row(row, sign)
+    this.#schedule()
+  }
+
+  #schedule(): void {
+    this.#statsTimer ??= setTimeout(() => {
+      this.#statsTimer = undefined
+      void this.flushStats().catch(() => {})
+    }, STATS_FLUSH_MS).unref()
+  }
+
+  /** An approval stopped waiting for a decision: its wait counts in the stats. */
+  countWait(wait: WaitFacts): void {
+    this.#stats.wait(wait)
+    this.#schedule()
+  }
+
+  /**
+   * Write the stats of rows committed so far to call_stats (one transaction). Counting in memory and
+   * writing once a second keeps the audit's group commit as fast as without stats; the price is that
+   * a process killed outright loses its last second of counts (never audit rows). Reads flush first.
+   */
+  async flushStats(): Promise<void> {
+    while (this.#statsFlushing) await this.#statsFlushing
+    if (this.#stats.size === 0) return
+    const deltas = this.#stats
+    this.#stats = new StatsDeltas()
+    clearTimeout(this.#statsTimer)
+    this.#statsTimer = undefined
+    const write = async () => {
+      if (this.#writeStats && !this.sqlite!.inTransaction) this.#writeStats(deltas)
+      else await this.db.transaction().execute((trx) => upsertStats(trx, deltas.entries()))
+    }
+    this.#statsFlushing = write()
+      .catch((error: unknown) => {
+        // Kept for the next flush: the database may be back by then.
+        deltas.merge(this.#stats)
+        this.#stats = deltas
+        this.#schedule()
+        throw error
+      })
+      .finally(() => (this.#statsFlushing = null))
+    await this.#statsFlushing
   }
 
   /** Whether a call ran with this approval: refused calls carry its id too, but never got this far. */
@@ -534,7 +658,8 @@ export class AuditRepository {
       .where('status', '=', 'running')
       .where(NOT_OK)
     if (aliveManagerIds.length > 0) query = query.where('manager_id', 'not in', aliveManagerIds)
-    const result = await query.executeTakeFirst()
-    return Number(result.numUpdatedRows)
+    const marked = await query.returning(['status', 'duration_ms', 'started_at', 'skill_key', 'caller_id', 'agent_id', 'edge_name']).execute()
+    this.#counted(marked.map((row) => [row, 1]))
+    return marked.length
   }
 }

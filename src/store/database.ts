@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely'
+import type { StatsColumn } from './call-stats.js'
 
 /** Timestamps are ISO-8601 UTC strings (fixed width, so text order is time order) on both dialects. */
 export interface SkillsTable {
@@ -203,6 +204,15 @@ export interface AuditCallsTable extends CallerIdentityColumns {
   /** JSON `SubSpan[]`: what happened inside the call that is no audit row (an approval wait, a relay, a remote call; migration 0035). */
   spans: string | null
 }
+
+/** The health views' rollup (migration 0036): counters per dimension value and time bucket; see call-stats.ts. */
+export type CallStatsTable = {
+  dim: string
+  value: string
+  /** m, h or d: the bucket is that many leading characters of an ISO time. */
+  grain: string
+  bucket: string
+} & Record<StatsColumn, number>
 
 export interface ManagersTable {
   id: string
@@ -612,6 +622,7 @@ export interface Database {
   groups: GroupsTable
   group_members: GroupMembersTable
   audit_calls: AuditCallsTable
+  call_stats: CallStatsTable
   managers: ManagersTable
 }
 

@@ -51,3 +51,18 @@ export { CatalogChangeRepository, type CatalogChanges, type CatalogVersions } fr
 export { sealedBinding } from './sealed-binding.js'
 export { OAuthRepository, type OAuthConnectionRow, type OAuthConnectionMeta, type OAuthStateRow } from './oauth-repository.js'
 export { SessionRepository, type SessionRow, type SignInRow } from './session-repository.js'
+export { CallStatsRepository, type StatsTile, type StatsTotals } from './call-stats-repository.js'
+export {
+  STATS_DIMS,
+  GRAINS,
+  GRAINS_OF,
+  PERCENTILE_ERROR,
+  DURATION_BOUNDS,
+  WAIT_BOUNDS,
+  DURATION_COLUMNS,
+  WAIT_COLUMNS,
+  percentile,
+  type StatsDim,
+  type Grain,
+  type WaitFacts,
+} from './call-stats.js'

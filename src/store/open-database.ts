@@ -36,6 +36,7 @@ import * as oauthConnections from './migrations/0032-oauth-connections.js'
 import * as conversationIndexes from './migrations/0033-conversation-indexes.js'
 import * as runStepTiming from './migrations/0034-run-step-timing.js'
 import * as callOrigin from './migrations/0035-call-origin.js'
+import * as callStats from './migrations/0036-call-stats.js'
 import * as auditSearch from './migrations/0037-audit-search.js'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -83,6 +84,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0033_conversation_indexes': conversationIndexes,
   '0034_run_step_timing': runStepTiming,
   '0035_call_origin': callOrigin,
+  '0036_call_stats': callStats,
   '0037_audit_search': auditSearch,
 }
 

@@ -100,6 +100,8 @@ const MATRIX: Record<string, Entry> = {
   },
   'GET /api/audit/histogram': { allow: 'readAudit', request: () => ({ path: '/api/audit/histogram?skill=echo' }) },
   'GET /api/audit/events': { allow: 'readAudit', request: () => ({ path: '/api/audit/events' }) },
+  'GET /api/stats': { allow: 'readAudit', request: () => ({ path: '/api/stats?dim=skill&window=1h' }) },
+  'GET /api/stats/{dim}/{value}/series': { allow: 'readAudit', request: () => ({ path: '/api/stats/skill/echo/series?window=24h' }) },
   'POST /api/audit/sweep': { gate: ['readAudit', 'sweepAudit'], allow: 'sweepAudit', request: () => ({ path: '/api/audit/sweep', body: '' }) },
   'GET /api/agents': { allow: EVERY_KEY, request: () => ({ path: '/api/agents' }) },
   'GET /api/agents/{id}/runs': { gate: [], allow: 'runAgents', request: () => ({ path: '/api/agents/helper/runs' }) },

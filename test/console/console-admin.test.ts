@@ -174,7 +174,7 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
 
   it('shows an operator the edges but no sources, secrets or policies', async () => {
     const page = await open(keys.oscar!)
-    expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Skills', 'Agents', 'Approvals', 'Audit', 'Sources', 'Connections'])
+    expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Skills', 'Agents', 'Approvals', 'Audit', 'Health', 'Sources', 'Connections'])
     await nav(page).getByRole('link', { name: 'Sources' }).click()
     await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor()
     await page.locator('tr[data-edge="web-1"]').waitFor()
@@ -189,7 +189,7 @@ describe.runIf(chromiumAvailable())('the console’s sources, edges and policies
   it('shows a viewer neither page, and its own policy on a skill', async () => {
     const page = await open(keys.vera!)
     expect(await nav(page).getByRole('link').allTextContents()).toEqual(['Skills', 'Agents', 'Approvals', 'Connections'])
-    for (const path of ['/sources', '/policies']) {
+    for (const path of ['/sources', '/policies', '/health']) {
       await page.goto(server.url + path)
       await page.getByRole('heading', { name: 'Not here' }).waitFor()
     }

@@ -9,6 +9,7 @@ import { useSkillClasses } from '../api/use-skill-classes'
 import { StartRunForm } from './start-run-form'
 import { TestRunForm } from './test-run-form'
 import { AgentRuns } from './agent-runs'
+import { HealthCharts } from './health-charts'
 import { skillPath } from '../paths'
 import { AgentAvailability } from './agent-availability'
 
@@ -71,6 +72,7 @@ export function AgentPage() {
       )}
       {!can.runAgents && <p className="muted">Your key can't run this agent or read its runs.</p>}
       {can.runAgents && <AgentRuns agentId={agent.id} refresh={tested} />}
+      {can.readAudit && <HealthCharts dim="agent" value={agent.id} />}
     </section>
   )
 }

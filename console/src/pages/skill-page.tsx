@@ -11,6 +11,7 @@ import { SkillSharing } from './skill-sharing'
 import { SkillRisks } from './skill-risks'
 import { PolicyInEffect } from './policy-in-effect'
 import { callPath } from '../paths'
+import { HealthCharts } from './health-charts'
 
 /** One skill: what it does, its schemas, invoke it, and (by role) catalog edits and recent calls. */
 export function SkillPage() {
@@ -79,6 +80,7 @@ function Skill({ skillKey: key }: { skillKey: string }) {
       {can.manageSkills && (
         <CatalogEdit key={JSON.stringify([s.title, s.description, s.tags, s.class, s.enabled, s.overrides])} skill={s} onSaved={skill.reload} />
       )}
+      {can.readAudit && isExecutable(s) && <HealthCharts dim="skill" value={s.key} />}
       {can.readAudit && isExecutable(s) && <RecentCalls skillKey={s.key} refresh={invoked} />}
     </section>
   )

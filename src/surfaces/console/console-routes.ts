@@ -16,7 +16,7 @@ const CSP = [
 ].join('; ')
 
 /** The app's own pages (console/src/app.tsx): these load index.html. */
-const APP_PAGES = /^\/(?:$|(?:skills|agents|runs|approvals|audit|conversations|sources|policies|connections)(?:\/|$))/
+const APP_PAGES = /^\/(?:$|(?:skills|agents|runs|approvals|audit|conversations|health|sources|policies|connections)(?:\/|$))/
 /** The server's own paths: an unknown one stays the API's JSON 404, whoever asks. */
 const SERVER_PATHS = /^\/(?:api|mcp|auth|oauth|metrics|openapi\.json|\.well-known)(?:[/?.]|$)/
 

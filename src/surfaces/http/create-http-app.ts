@@ -21,6 +21,7 @@ import { connectionRoutes } from './routes/connections.js'
 import { DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes } from '../../install/index.js'
 import { skillRoutes } from './routes/skills.js'
 import { auditRoutes } from './routes/audit.js'
+import { statsRoutes } from './routes/stats.js'
 import { auditExportRoutes } from './routes/audit-export.js'
 import { conversationRoutes } from './routes/conversations.js'
 import { agentRoutes } from './routes/agents.js'
@@ -188,6 +189,7 @@ export function createHttpApp(
   // Before the audit routes: their /{callId} would take "export".
   app.route('/api/audit', auditExportRoutes(plane))
   app.route('/api/audit', auditRoutes(plane))
+  app.route('/api/stats', statsRoutes(plane))
   app.route('/api/conversations', conversationRoutes(plane))
   app.route('/api/agents', agentRoutes(plane))
   app.route('/api/agents', agentRunRoutes(plane))

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { databases } from '../../../test-support/databases.js'
-import { admin, agentCaller, approvalIdOf, openTestPlane } from '../../../test-support/fixtures.js'
+import { databases, waitFor } from '../../../test-support/databases.js'
+import { admin, agentCaller, approvalIdOf, openTestPlane, testAgents } from '../../../test-support/fixtures.js'
+import { callsTool, says, scripted } from '../../../test-support/mock-model.js'
 import type { Skillplane } from '../../../agents/index.js'
 import type { SkillplaneConfig } from '../../../config/index.js'
 import { startHttpServer, type HttpServer } from '../start-http-server.js'
@@ -66,7 +67,8 @@ describe.each(databases)('/metrics on $name', (database) => {
     expect(text).not.toContain('no_such_skill_x1')
     expect(sample(text, 'skillplane_call_duration_seconds_count{skill="echo"}')).toBe(3)
     expect(sample(text, 'skillplane_call_duration_seconds_bucket{le="+Inf",skill="echo"}')).toBe(3)
-    expect(sample(text, 'skillplane_approvals_pending')).toBe(1)
+    expect(sample(text, 'skillplane_approvals_pending{skill="write_thing"}')).toBe(1)
+    expect(text).not.toContain('skillplane_approval_wait_seconds_count')
     expect(sample(text, 'skillplane_audit_queue_depth')).toBe(0)
     expect(sample(text, 'skillplane_audit_backlog')).toBe(0)
     expect(sample(text, 'skillplane_mcp_sessions')).toBe(1)
@@ -80,8 +82,27 @@ describe.each(databases)('/metrics on $name', (database) => {
     await plane.approvals.decide({ id: approval, caller: admin, decision: 'reject' })
     await plane.invoke('echo', { message: 'c' }, { caller: admin })
     const again = (await scrape(`${server.url}/metrics`, key)).text
-    expect(sample(again, 'skillplane_approvals_pending')).toBe(0)
+    // A skill once pending reads 0 rather than vanishing; the request's wait is observed when decided.
+    expect(sample(again, 'skillplane_approvals_pending{skill="write_thing"}')).toBe(0)
+    expect(sample(again, 'skillplane_approval_wait_seconds_count{skill="write_thing"}')).toBe(1)
+    expect(sample(again, 'skillplane_approval_wait_seconds_bucket{le="+Inf",skill="write_thing"}')).toBe(1)
+    expect(sample(again, 'skillplane_approval_wait_seconds_bucket{le="10",skill="write_thing"}')).toBe(1)
     expect(sample(again, 'skillplane_calls_total{skill="echo",status="ok"}')).toBe(3)
+  })
+
+  it('counts agent runs by agent and status when they end, with no caller or edge labels', async () => {
+    const model = scripted(callsTool('echo', { message: 'a' }), says('done'))
+    const { plane, server, keyFor } = await start(database, { agents: [{ ...testAgents![0]!, model }] })
+    const run = await plane.runs.start({ agent: 'helper', prompt: 'x', requester: admin })
+    await waitFor(async () => (await plane.runs.get(run.id))!.status === 'completed')
+    const text = (await scrape(`${server.url}/metrics`, await keyFor('admin'))).text
+    const agent = plane.agents.resolve('helper')!
+    expect(sample(text, `skillplane_agent_runs_total{agent="${agent}",status="completed"}`)).toBe(1)
+    // Two model steps (the tool call, then the answer), each reporting 1 input and 1 output token, none cached.
+    expect(sample(text, `skillplane_model_tokens_total{agent="${agent}",model="mock-model-id",kind="input"}`)).toBe(2)
+    expect(sample(text, `skillplane_model_tokens_total{agent="${agent}",model="mock-model-id",kind="output"}`)).toBe(2)
+    expect(sample(text, `skillplane_model_tokens_total{agent="${agent}",model="mock-model-id",kind="cached_input"}`)).toBe(0)
+    expect(text).not.toMatch(/\{[^}]*(caller|edge)=/)
   })
 
   it('wants an admin key on the main server', async () => {

@@ -242,6 +242,56 @@ export const Histogram = z
   })
   .openapi('Histogram')
 
+const rate = nullable(z.number().min(0).max(1))
+export const StatsRow = z
+  .object({
+    value: z.string(),
+    calls: z.number(),
+    ok: z.number(),
+    failed: z.number(),
+    refused: z.number(),
+    errorRate: rate,
+    refusalRate: rate,
+    p50Ms: nullable(z.number()),
+    p95Ms: nullable(z.number()),
+    p99Ms: nullable(z.number()),
+    approvalsPending: z.number(),
+    approvalWaits: z.number(),
+    waitMedianS: nullable(z.number()),
+  })
+  .openapi('StatsRow')
+
+export const StatsTable = z
+  .object({
+    dim: z.enum(['skill', 'agent', 'edge', 'caller']),
+    window: z.enum(['1h', '6h', '24h', '7d', '30d']),
+    from: z.string(),
+    to: z.string(),
+    items: z.array(StatsRow),
+  })
+  .openapi('StatsTable')
+
+export const StatsSeries = z
+  .object({
+    dim: z.enum(['all', 'skill', 'agent', 'edge', 'caller']),
+    value: z.string(),
+    window: z.enum(['1h', '6h', '24h', '7d', '30d']),
+    points: z.array(
+      z.object({
+        bucket: z.string(),
+        calls: z.number(),
+        failed: z.number(),
+        refused: z.number(),
+        p50Ms: nullable(z.number()),
+        p95Ms: nullable(z.number()),
+        p99Ms: nullable(z.number()),
+        approvalWaits: z.number(),
+        waitMedianS: nullable(z.number()),
+      }),
+    ),
+  })
+  .openapi('StatsSeries')
+
 export const AuditEvent = z
   .object({
     id: z.string(),
