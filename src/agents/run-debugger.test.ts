@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MockLanguageModelV3 } from 'ai/test'
 import { callsTool, says, scripted } from '../test-support/mock-model.js'
 import { databases, waitFor } from '../test-support/databases.js'
-import { admin, openTestPlane, operator, testAgents } from '../test-support/fixtures.js'
+import { admin, openTestPlane, operator, testAgents, testSkills } from '../test-support/fixtures.js'
+import { defineSkill } from '../skill/index.js'
+import { z } from 'zod'
 import type { AgentConfig } from '../config/define-config.js'
 import type { RunStep, Skillplane } from './index.js'
 
@@ -147,5 +149,27 @@ describe.each(databases)('a run as a debugger on $name', (database) => {
       }),
     ])
     expect(run.totals.modelSteps).toBe(0)
+  })
+
+  it('keeps a secret out of text the model wrote in the same step as the tool call that reveals it', async () => {
+    const SECRET = 'hunter2-in-the-same-step'
+    const turn = callsTool('use_token', { token: SECRET, note: 'hi' }, 'c1')
+    const model = scripted({ ...turn, content: [{ type: 'text', text: `I will use ${SECRET} now` }, ...turn.content] }, says('done'))
+    const useToken = defineSkill({
+      key: 'use_token',
+      description: 'Uses a token',
+      class: 'safe',
+      agents: ['Helper'],
+      input: z.object({ token: z.string().meta({ writeOnly: true }), note: z.string() }),
+      run: ({ note }) => ({ note }),
+    })
+    const plane = await openTestPlane(database, { skills: [...testSkills(), useToken], agents: [{ ...testAgents![0]!, model }] })
+    planes.push(plane)
+    const run = await plane.runs.start({ agent: 'helper', prompt: 'use the token', requester: admin })
+    const shown = (await plane.runs.get(run.id))!
+    expect(shown.steps!.find((step) => step.kind === 'text')?.text).toBe('I will use [REDACTED] now')
+    expect(JSON.stringify(shown)).not.toContain(SECRET)
+    for (const step of shown.steps!.filter((s) => s.kind === 'model'))
+      expect(JSON.stringify(await plane.runs.request(run.id, step.index))).not.toContain(SECRET)
   })
 })

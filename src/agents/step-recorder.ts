@@ -170,6 +170,8 @@ export class StepRecorder {
         model_ms: call.row.duration_ms ?? 0,
       }
     }
+    // The step's tool calls teach the redactor their secrets first: its text may repeat one.
+    for (const part of step.content) if (part.type === 'tool-call') this.#redactor.learn(part.toolName, part.input)
     let texts = 0
     for (const part of step.content) {
       if (part.type === 'text') {
