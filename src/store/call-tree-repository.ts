@@ -116,7 +116,7 @@ export class CallTreeRepository {
         current = next
         continue
       }
-      const run = await this.#runOf(top.conversation_id)
+      const run = await this.#runOf(top.conversation_id, top.caller_id)
       if (run) return this.ofRun(run.id)
       return this.#down(`call:${top.call_id}`, [top.call_id], null)
     }
@@ -131,15 +131,15 @@ export class CallTreeRepository {
       .where('id', '=', runId)
       .executeTakeFirst()
     if (!run) return undefined
-    const rows = await this.#down(`run:${run.id}`, [], runConversation(run))
+    const rows = await this.#down(`run:${run.id}`, [], { id: runConversation(run), callerId: `agent:${run.agent_id}` })
     rows.runs.push(run)
     rows.modelSteps.push(...(await this.#modelSteps(run.id)))
     return rows
   }
 
   /** The topmost call above this one through `ctx.invoke` parents and MCP origins. */
-  async #top(callId: string): Promise<{ call_id: string; approval_id: string | null; conversation_id: string | null }> {
-    const { rows } = await sql<{ call_id: string; approval_id: string | null; conversation_id: string | null }>`
+  async #top(callId: string): Promise<{ call_id: string; approval_id: string | null; conversation_id: string | null; caller_id: string }> {
+    const { rows } = await sql<{ call_id: string; approval_id: string | null; conversation_id: string | null; caller_id: string }>`
       with recursive up(call_id, next_id, depth) as (
         select call_id, coalesce(parent_call_id, origin_call_id), 0 from audit_calls where call_id = ${callId}
         union all
@@ -147,24 +147,26 @@ export class CallTreeRepository {
         from audit_calls a join up on a.call_id = up.next_id
         where up.depth < ${MAX_DEPTH}
       )
-      select a.call_id, a.approval_id, a.conversation_id from up join audit_calls a on a.call_id = up.call_id
+      select a.call_id, a.approval_id, a.conversation_id, a.caller_id from up join audit_calls a on a.call_id = up.call_id
       order by up.depth desc limit 1`.execute(this.db)
     return rows[0]!
   }
 
-  async #runOf(conversationId: string | null) {
+  async #runOf(conversationId: string | null, callerId: string) {
     const match = conversationId === null ? null : RUN_CONVERSATION.exec(conversationId)
     if (!match) return undefined
-    const run = await this.db.selectFrom('agent_runs').select(['id', 'test']).where('id', '=', match[2]!).executeTakeFirst()
-    // A conversation id is the caller's to choose: only the run's own kind of conversation is its.
-    return run && runConversation(run) === conversationId ? run : undefined
+    const run = await this.db.selectFrom('agent_runs').select(['id', 'test', 'agent_id']).where('id', '=', match[2]!).executeTakeFirst()
+    // A conversation id is the caller's to choose: only the run's own kind of conversation, called by its agent, is its.
+    return run && runConversation(run) === conversationId && callerId === `agent:${run.agent_id}` ? run : undefined
   }
 
   /** Every call below the seeds (or the conversation's calls), and the approvals between them. */
-  async #down(rootId: string, seeds: string[], conversation: string | null): Promise<TreeRows> {
+  async #down(rootId: string, seeds: string[], conversation: { id: string; callerId: string } | null): Promise<TreeRows> {
     const found = new Set<string>()
     const approvals = new Map<string, TreeApproval>()
-    let anchor = conversation === null ? null : sql`select call_id from audit_calls where conversation_id = ${conversation}`
+    // A run's calls are those its agent made in the run's conversation: anyone may name that conversation in a call of theirs.
+    let anchor =
+      conversation === null ? null : sql`select call_id from audit_calls where conversation_id = ${conversation.id} and caller_id = ${conversation.callerId}`
     let next = seeds
     let truncated = false
     while ((anchor !== null || next.length > 0) && !truncated) {

@@ -111,6 +111,21 @@ describe.each(databases)('call trees over HTTP on $name', (database) => {
     expect((await get('/api/runs/nope/tree')).status).toBe(404)
   })
 
+  it("keeps a call that only names a run's conversation out of the run's tree", async () => {
+    const { plane, get } = await open({ agents: [{ ...testAgents![0]!, model: scripted(callsTool('echo', { message: 'mine' }), says('done')) }] })
+    const run = await plane.runs.start({ agent: 'helper', prompt: 'echo', requester: admin })
+    // Anyone may name a conversation, that of a run included: even acting for its agent.
+    const planted = await plane.invoke('echo', { message: 'planted' }, { caller: operator, conversationId: `run:${run.id}`, agent: 'helper' })
+    expect(planted.ok).toBe(true)
+    await waitFor(async () => (await get(`/api/audit/${planted.callId}`)).status === 200)
+    const tree = (await get(`/api/runs/${run.id}/tree`)).body
+    const calls = tree.spans.filter((span: { kind: string }) => span.kind === 'call')
+    expect(calls).toHaveLength(1)
+    expect(calls[0].callId).not.toBe(planted.callId)
+    // The planted call's own tree is itself, not the run.
+    expect((await get(`/api/audit/${planted.callId}/tree`)).body).toMatchObject({ rootId: `call:${planted.callId}`, spans: [{ callId: planted.callId }] })
+  })
+
   it('caps a tree at 2,000 spans and says it was cut', async () => {
     const { plane, get } = await open()
     const envelope = await plane.invoke('fan', { count: 2_005 }, { caller: admin })
