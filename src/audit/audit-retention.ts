@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
-import type { AuditRepository, AuditRow, CallStatsRepository, LeaseRepository, SettingsRepository } from '../store/index.js'
+import { STATS_KEPT_DAYS, type AuditRepository, type AuditRow, type CallStatsRepository, type LeaseRepository, type SettingsRepository } from '../store/index.js'
 import { toAuditEntry } from './audit-entry.js'
 import { SYSTEM_ACTOR, type Actor, type AuditEvents } from './audit-events.js'
 
@@ -30,12 +30,6 @@ const DAY_MS = 24 * 60 * 60 * 1000
 const BATCH = 1_000
 const SWEEP_LEASE = 'audit.sweep'
 const STATS_LEASE = 'stats.prune'
-/**
- * How long each grain of the health stats is kept: minutes serve windows up to a day (and their
- * charts), hours the edges of a 30-day window and the week's chart, days forever. Stats outlive
- * the audit rows retention deletes: they hold counts, never inputs, results or callers' data.
- */
-export const STATS_KEPT_DAYS = { m: 2, h: 40 } as const
 const SETTING = 'audit_retention'
 const TRY_EVERY_MS = 60_000
 

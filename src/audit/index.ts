@@ -25,7 +25,6 @@ export {
   type StatsWindow,
   type StatsSort,
 } from './call-health.js'
-export { STATS_KEPT_DAYS } from './audit-retention.js'
 export { buildCallTree, hideSpans, MAX_TREE_SPANS, type CallTree, type Span } from './call-tree.js'
 export { parseSubSpans, type SubSpan } from './sub-span.js'
 export { type AuditFilter } from './audit-reader.js'

@@ -17,6 +17,13 @@ const GRAIN_LIST = Object.keys(GRAINS) as Grain[]
  */
 export const GRAINS_OF: Record<StatsDim, readonly Grain[]> = { all: GRAIN_LIST, skill: GRAIN_LIST, agent: GRAIN_LIST, edge: ['h', 'd'], caller: ['h', 'd'] }
 
+/**
+ * How long each grain of the health stats is kept: minutes serve windows up to a day (and their
+ * charts), hours the edges of a 30-day window and the week's chart, days forever. Stats outlive
+ * the audit rows retention deletes: they hold counts, never inputs, results or callers' data.
+ */
+export const STATS_KEPT_DAYS = { m: 2, h: 40 } as const
+
 /** Each histogram bucket's upper bound is RATIO times the one before: a percentile read from it is off by at most √RATIO − 1. */
 export const RATIO = 1.4
 /** The worst relative error of a percentile estimated from a histogram, for values from 1 up to the last bucket's lower bound. */
