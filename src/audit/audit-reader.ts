@@ -76,7 +76,7 @@ export function auditReader(
       const rolled = rolledUp(plan, filters, now())
       if (rolled) {
         // Unfiltered or by one skill or agent, the rollup has the buckets counted: no walk of a day's rows.
-        await repo.flushStats()
+        await repo.flushStats().catch(() => {}) // A failed flush keeps its counts for the next: a second stale beats a failed chart.
         const buckets = await stats.series(rolled.dim, rolled.value, rolled.tile)
         return {
           ok: true,

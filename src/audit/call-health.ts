@@ -152,7 +152,7 @@ export function healthReader(audit: AuditRepository, stats: CallStatsRepository,
     pending: (dim) => stats.pending(dim, iso(now())),
     async table(q) {
       // This manager's counts not yet written go first, so a call just made shows.
-      await audit.flushStats()
+      await audit.flushStats().catch(() => {}) // A failed flush keeps its counts for the next: a second stale beats a failed page.
       const at = now()
       const plan = planWindow(q.window, at, q.dim)
       const [totals, pending] = await Promise.all([stats.totals(q.dim, plan.tiles), stats.pending(q.dim, iso(at))])
@@ -185,7 +185,7 @@ export function healthReader(audit: AuditRepository, stats: CallStatsRepository,
     },
 
     async series(q) {
-      await audit.flushStats()
+      await audit.flushStats().catch(() => {}) // A failed flush keeps its counts for the next: a second stale beats a failed page.
       const plan = planWindow(q.window, now(), q.dim)
       const grain = keptGrain(q.dim, STATS_WINDOWS[q.window].chart)
       const unit = UNIT[grain]

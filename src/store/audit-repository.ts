@@ -367,7 +367,8 @@ export class AuditRepository {
    * a process killed outright loses its last second of counts (never audit rows). Reads flush first.
    */
   async flushStats(): Promise<void> {
-    while (this.#statsFlushing) await this.#statsFlushing
+    // Another flush's failure is its own: its counts are kept for the next one.
+    while (this.#statsFlushing) await this.#statsFlushing.catch(() => {})
     if (this.#stats.size === 0) return
     const deltas = this.#stats
     this.#stats = new StatsDeltas()

@@ -24,6 +24,8 @@ function setList(postgres: boolean): string {
   ).join(', ')
 }
 
+const keyOf = (e: StatsEntry) => `${e.dim}\u0000${e.grain}\u0000${e.bucket}\u0000${e.value}`
+
 const toRow = (e: StatsEntry) => {
   const row: Record<string, string | number> = { dim: e.dim, value: e.value, grain: e.grain, bucket: e.bucket }
   STATS_COLUMNS.forEach((c, i) => (row[c] = e.values[i]!))
@@ -33,6 +35,8 @@ const toRow = (e: StatsEntry) => {
 /** Add deltas to the rollup through Kysely (PostgreSQL, and the migration's backfill on either dialect). */
 export async function upsertStats(db: Kysely<Database>, entries: StatsEntry[]): Promise<void> {
   const set = sql.raw(setList(isPostgres(db)))
+  // In key order, so two managers flushing the same keys lock them in the same order and never deadlock.
+  entries = [...entries].sort((a, b) => keyOf(a).localeCompare(keyOf(b)))
   for (let i = 0; i < entries.length; i += CHUNK) {
     const rows = entries.slice(i, i + CHUNK).map(toRow)
     // Kysely can't express `col = call_stats.col + excluded.col` for a hundred columns tersely: the statement is written out.
