@@ -30,7 +30,9 @@ export function ConversationPage() {
         Conversation <code>{id}</code>
       </h1>
       <p className="muted">
+        {c.truncated ? 'The first ' : ''}
         {c.calls.length} call{c.calls.length === 1 ? '' : 's'}, {c.approvals.length} approval request{c.approvals.length === 1 ? '' : 's'}
+        {c.truncated ? ' (the conversation holds more)' : ''}
         {c.run && (
           <>
             {' '}

@@ -116,6 +116,7 @@ describe.each(databases)('audit export and conversations over HTTP on $name', (d
     expect(conversation.approvals).toHaveLength(1)
     expect(conversation.approvals[0]).toMatchObject({ skill: 'write_thing', status: 'pending', callId: conversation.calls[1].callId })
     expect(conversation.run).toBeNull()
+    expect(conversation.truncated).toBe(false)
     // The audit list takes the conversation as a filter, newest first.
     const listed = (await (await get('/api/audit?conversationId=c1')).json()) as any
     expect(listed.items.map((c: any) => c.skill)).toEqual(['explode', 'write_thing', 'echo'])

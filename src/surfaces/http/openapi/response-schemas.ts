@@ -708,5 +708,6 @@ export const Conversation = z
     approvals: z.array(Approval).describe('the approval requests made in it, oldest first (the first 500)'),
     // A union, not Run.nullable(): that would carry the name Run and make every Run nullable in the document.
     run: z.union([Run, z.null()]).describe('for run:<id> and test-run:<id>, the agent run, when the caller may read it'),
+    truncated: z.boolean().describe('whether the conversation holds more calls or approval requests than these'),
   })
   .openapi('Conversation')

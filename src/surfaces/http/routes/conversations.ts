@@ -21,21 +21,22 @@ export function conversationRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     summary: "A conversation's calls (oldest first), approval requests and agent run (operator or admin)",
     middleware: [requireAbility('readAudit')] as const,
     request: { ...params('/{id}') },
-    responses: { 200: returns(Conversation, '{ id, calls, approvals, run }'), ...failures(401, 403, 404) },
+    responses: { 200: returns(Conversation, '{ id, calls, approvals, run, truncated }'), ...failures(401, 403, 404) },
   })
   serve(app, show, async (c) => {
     const id = c.req.param('id')
     const caller = c.get('caller')
     const [calls, approvals] = await Promise.all([
       plane.audit.query({ conversationId: id, oldestFirst: true, limit: MAX_CALLS }),
-      plane.approvals.ofConversation(id, MAX_APPROVALS),
+      plane.approvals.ofConversation(id, MAX_APPROVALS + 1),
     ])
     // An agent run's tool calls are the conversation run:<id> (test-run:<id> for a test run).
-    const runId = /^(?:test-)?run:(.+)$/.exec(id)?.[1]
+    const [, test, runId] = /^(test-)?run:(.+)$/.exec(id) ?? []
     let run = runId && runAccessRefusal(caller, 'reading runs') === null ? await plane.runs.get(runId) : undefined
-    if (run && !maySeeAgent(caller, run.agent)) run = undefined
+    if (run && (!maySeeAgent(caller, run.agent) || run.test !== (test !== undefined))) run = undefined
     if (calls.items.length === 0 && approvals.length === 0 && !run) return errorResponse(c, 'not_found', `no conversation "${id}"`)
-    return c.json({ id, calls: calls.items, approvals, run: run ?? null })
+    const truncated = calls.nextCursor !== null || approvals.length > MAX_APPROVALS
+    return c.json({ id, calls: calls.items, approvals: approvals.slice(0, MAX_APPROVALS), run: run ?? null, truncated })
   })
   return app
 }
