@@ -8,9 +8,8 @@ import { monotonicFactory } from 'ulid'
 import { createSkillplane } from '../src/index.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { AuditRepository, openDatabase, type AuditRow } from '../src/store/index.js'
-import { createTestDatabase, startTempPostgres, type TempPostgres } from '../src/test-support/postgres.js'
 import type { BenchSection, TargetRow } from './section.js'
-import { median } from './support.js'
+import { benchDatabase, median } from './support.js'
 
 /** One `GET /api/audit` first page: its filters, whether they were meant to meet, what came back and how long it took. */
 export interface AuditFilterFigure {
@@ -233,18 +232,9 @@ export async function runAuditBench(options: { rows?: number; dialect?: 'sqlite'
   const log = options.log ?? console.log
   const before = loadavg()
   const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-audit-'))
-  let server: TempPostgres | null = null
+  const database = await benchDatabase(dialect)
   try {
-    let databaseUrl: string | undefined
-    if (dialect === 'postgres') {
-      let admin = process.env.SKILLPLANE_TEST_DATABASE_URL
-      if (!admin) {
-        server = await startTempPostgres()
-        if (!server) throw new Error('no PostgreSQL: set SKILLPLANE_TEST_DATABASE_URL or install initdb/pg_ctl')
-        admin = server.url
-      }
-      databaseUrl = await createTestDatabase(admin)
-    }
+    const { databaseUrl } = database
     // Rows a millisecond apart, ending a minute ago: a year of calls at a steady rate looks the same to an index.
     const first = Date.now() - 60_000 - rows
     const started = performance.now()
@@ -269,7 +259,7 @@ export async function runAuditBench(options: { rows?: number; dialect?: 'sqlite'
       await plane.close()
     }
   } finally {
-    server?.stop()
+    database.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

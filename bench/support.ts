@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3'
 import pino from 'pino'
 import { z } from 'zod'
 import { createSkillplane, defineSkill, type Caller, type Skillplane } from '../src/index.js'
+import { createTestDatabase, startTempPostgres, type TempPostgres } from '../src/test-support/postgres.js'
 
 export const NOOP_KEY = 'bench_noop'
 
@@ -139,4 +140,17 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, what: s
     if (performance.now() - start > timeoutMs) throw new Error(`waited ${(timeoutMs / 1000).toFixed(0)} s for ${what}`)
     await new Promise((r) => setTimeout(r, 20))
   }
+}
+
+/** A fresh database for a bench: SQLite (no URL) or a new PostgreSQL database on CI's server, else on a throw-away cluster. */
+export async function benchDatabase(dialect: 'sqlite' | 'postgres'): Promise<{ databaseUrl?: string; stop(): void }> {
+  if (dialect === 'sqlite') return { stop: () => {} }
+  let admin = process.env.SKILLPLANE_TEST_DATABASE_URL
+  let server: TempPostgres | null = null
+  if (!admin) {
+    server = await startTempPostgres()
+    if (!server) throw new Error('no PostgreSQL: set SKILLPLANE_TEST_DATABASE_URL or install initdb/pg_ctl')
+    admin = server.url
+  }
+  return { databaseUrl: await createTestDatabase(admin), stop: () => server?.stop() }
 }

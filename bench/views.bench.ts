@@ -8,10 +8,9 @@ import { createSkillplane, defineSkill, z } from '../src/index.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
 import { AuditRepository, openDatabase } from '../src/store/index.js'
 import { callsTool, says, scripted } from '../src/test-support/mock-model.js'
-import { createTestDatabase, startTempPostgres, type TempPostgres } from '../src/test-support/postgres.js'
 import { writeAuditRows } from './audit.bench.js'
 import type { BenchSection, TargetRow } from './section.js'
-import { median } from './support.js'
+import { benchDatabase, median } from './support.js'
 
 /** One console view: the requests it makes before it first renders, each group's requests made at once. */
 interface View {
@@ -129,18 +128,9 @@ export async function runViewsBench(options: { rows?: number; dialect?: 'sqlite'
   const log = options.log ?? console.log
   const before = loadavg()
   const dataDir = mkdtempSync(join(tmpdir(), 'skillplane-bench-views-'))
-  let server: TempPostgres | null = null
+  const database = await benchDatabase(dialect)
   try {
-    let databaseUrl: string | undefined
-    if (dialect === 'postgres') {
-      let admin = process.env.SKILLPLANE_TEST_DATABASE_URL
-      if (!admin) {
-        server = await startTempPostgres()
-        if (!server) throw new Error('no PostgreSQL: set SKILLPLANE_TEST_DATABASE_URL or install initdb/pg_ctl')
-        admin = server.url
-      }
-      databaseUrl = await createTestDatabase(admin)
-    }
+    const { databaseUrl } = database
     // A day of calls ending a minute ago, rows about 86 ms apart: the health windows see them spread.
     const spacing = Math.max(1, Math.floor(86_400_000 / rows))
     const first = Date.now() - 60_000 - rows * spacing
@@ -188,7 +178,7 @@ export async function runViewsBench(options: { rows?: number; dialect?: 'sqlite'
       await plane.close()
     }
   } finally {
-    server?.stop()
+    database.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
