@@ -83,7 +83,8 @@ function views(ids: { runId: string; fanCallId: string; leafCallId: string; conv
     { name: 'audit search, no match', requests: [['/api/audit?limit=50&q=nosuchwordanywhere']] },
     { name: 'audit search, a skill name with a status', requests: [['/api/audit?limit=50&q=skill_00042&status=error']] },
     { name: 'health table, skills over 24 h by p95', requests: [['/api/stats?dim=skill&window=24h&sort=p95&order=desc']] },
-    { name: 'health table, callers over 30 days by error rate', requests: [['/api/stats?dim=caller&window=30d&sort=errorRate&order=desc']] },
+    { name: 'health table, 1,000 callers over 24 h by p95', requests: [['/api/stats?dim=caller&window=24h&sort=p95&order=desc']] },
+    { name: 'health table, 1,000 callers over 30 days by error rate', requests: [['/api/stats?dim=caller&window=30d&sort=errorRate&order=desc']] },
     { name: 'health table, agents over 7 days by approval wait', requests: [['/api/stats?dim=agent&window=7d&sort=waitMedian&order=desc']] },
     {
       name: 'skill page with its health charts',
