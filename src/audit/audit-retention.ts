@@ -3,7 +3,14 @@ import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
-import { STATS_KEPT_DAYS, type AuditRepository, type AuditRow, type CallStatsRepository, type LeaseRepository, type SettingsRepository } from '../store/index.js'
+import {
+  STATS_KEPT_DAYS,
+  type AuditRepository,
+  type AuditRow,
+  type CallStatsRepository,
+  type LeaseRepository,
+  type SettingsRepository,
+} from '../store/index.js'
 import { toAuditEntry } from './audit-entry.js'
 import { SYSTEM_ACTOR, type Actor, type AuditEvents } from './audit-events.js'
 
