@@ -501,10 +501,11 @@ export class AuditRepository {
           from = wordsAlone ? sql`audit_search as s` : sql`audit_search as s cross join audit_calls as a on a.rowid = s.rowid`
           where.unshift(match)
         } else if (chosen.words) {
-          where.unshift(
-            sql`a.error_message is not null`,
-            sql`${sql.raw(PG_ERROR_WORDS)} @@ to_tsquery('simple', ${chosen.words.map((word) => `'${word}':*`).join(' & ')})`,
-          )
+          // The words index first, then the hits' rows by key: left to itself, PostgreSQL walks the key
+          // newest first checking every message, the whole table for rare words (OFFSET 0 keeps them apart).
+          const words = sql`${sql.raw(PG_ERROR_WORDS)} @@ to_tsquery('simple', ${chosen.words.map((word) => `'${word}':*`).join(' & ')})`
+          from = sql`(select call_id as hit from audit_calls where error_message is not null and ${words} offset 0) as h join audit_calls as a on a.call_id = h.hit`
+          if (where.length === 0) where.push(sql`true`)
         }
         branches.push(
           sql`select call_id from (select ${id} as call_id from ${from} where ${sql.join(where, sql` and `)} order by ${id} ${order} limit ${sql.lit(n)}) as w`,
