@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { monotonicFactory } from 'ulid'
 import { databases } from '../test-support/databases.js'
+import { auditRow } from '../test-support/fixtures.js'
 import { AuditRepository, type AuditRow } from './audit-repository.js'
 import { binOf, DURATION_BOUNDS, DURATION_COLUMNS, PERCENTILE_ERROR, percentile, STATS_COLUMNS, WAIT_BOUNDS, WAIT_COLUMNS } from './call-stats.js'
 import { openDatabase, type OpenedDatabase } from './open-database.js'
@@ -11,39 +12,17 @@ const SKILLS = ['alpha', 'beta', 'gamma']
 const base = Date.UTC(2026, 0, 1, 23, 58)
 
 function running(n: number, at: number, manager: string): AuditRow {
-  return {
-    call_id: `C${String(n).padStart(25, '0')}`,
-    parent_call_id: null,
+  return auditRow(`C${String(n).padStart(25, '0')}`, {
     skill_key: SKILLS[n % 3]!,
     caller_id: n % 2 ? 'k1' : 'k2',
     caller_name: n % 2 ? 'alice' : 'bob',
-    caller_kind: 'user',
-    caller_role: 'admin',
-    caller_user_id: null,
-    caller_display_name: null,
-    caller_auth: null,
-    caller_key_id: null,
     agent_id: n % 4 === 0 ? 'helper' : null,
-    conversation_id: null,
     edge_id: n % 5 === 0 ? 'e1' : null,
     edge_name: n % 5 === 0 ? 'edge-one' : null,
     manager_id: manager,
-    input: '{}',
-    result: null,
-    result_truncated: 0,
-    error_code: null,
-    error_message: null,
-    status: 'running',
     // Spread over three minutes, two hours and two days.
     started_at: new Date(base + at).toISOString(),
-    finished_at: null,
-    duration_ms: null,
-    approval_id: null,
-    trace_id: null,
-    grant_id: null,
-    origin_call_id: null,
-    spans: null,
-  }
+  })
 }
 
 const FINAL = ['ok', 'error', 'timeout', 'denied', 'approval_required'] as const
