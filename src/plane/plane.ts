@@ -8,7 +8,7 @@ import type { ResolvedConfig, ConfigInput } from '../config/index.js'
 import type { InvokeOptions } from '../runtime/index.js'
 import type { Policies, Approvals, Grants, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
-import type { McpResourceSet, McpResourceSubscription, McpServerReport } from '../sources/mcp/index.js'
+import type { ImportedPrompts, McpCompletion, McpCompletionResult, McpResourceSet, McpResourceSubscription, McpServerReport } from '../sources/mcp/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from '../sources/skill-source/index.js'
@@ -228,6 +228,13 @@ export interface PlaneSources {
   ): Promise<McpResourceSubscription>
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
   connectMcp(): Promise<void>
+  /** The imported MCP servers' prompts, per server with the get_prompt skill they are got through. */
+  mcpPrompts(): ImportedPrompts[]
+  /**
+   * completion/complete passed to an imported MCP server (`params.ref` in the server's own terms), for a
+   * caller allowed the skill it belongs to (get_prompt, read_resource); otherwise a `denied` SkillError.
+   */
+  mcpComplete(server: string, params: McpCompletion, options: { caller: Caller; signal?: AbortSignal }): Promise<McpCompletionResult>
   /** Edge agents: enrollment, their directory, and their tunnels to this manager. */
   readonly edges: Pick<Edges, 'enroll' | 'tokenValid' | 'rotate' | 'list' | 'get' | 'grantSecrets' | 'revoke' | 'refresh' | 'offering' | 'handleUpgrade'>
 }

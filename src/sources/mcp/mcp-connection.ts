@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
@@ -10,6 +10,7 @@ import { SkillError } from '../../runtime/index.js'
 import { scrubText, secretForms } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
+import { listAllPrompts } from './list-prompts.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
@@ -21,6 +22,8 @@ interface Hooks {
   onTools(tools: Tool[], problems: ToolProblem[]): void
   /** The server's resources and templates (null: it declares none), after each connection and each list change. */
   onResources?(listed: ListedResources | null): void
+  /** A server that declares prompts: its prompt list after each connection and list change (null: the listing failed, keep the last). */
+  onPrompts?(prompts: Prompt[] | null, problems: string[]): void
   logger: SkillLogger
   /** Open the global secrets the server's headers or environment name; without it none can be. */
   secrets?(names: string[]): Promise<Map<string, string>>
@@ -74,6 +77,7 @@ export class McpConnection implements McpServerHandle {
   #lastExitStderr: string | null = null
   #connecting: Promise<void> | null = null
   #listing = 0
+  #promptListing = 0
   /** Secrets named in the config and not set, as of the last attempt. */
   #missing: string[] = []
   /** The values of the named secrets the current connection was made with. */
@@ -304,6 +308,7 @@ export class McpConnection implements McpServerHandle {
         listChanged: {
           tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) },
           resources: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onResourceListChanged(generation) },
+          prompts: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#listPrompts(generation) },
         },
       },
     )
@@ -341,6 +346,7 @@ export class McpConnection implements McpServerHandle {
       await this.#listResources(client, generation)
       // A new session holds none of the subscriptions the sessions before it held.
       this.#subscriptions.resend(this.#sendSubscription)
+      await this.#listPrompts(generation)
       clearInterval(this.#pingTimer)
       this.#pingTimer = setInterval(() => void this.#ping(generation), PING_EVERY_MS)
       this.#pingTimer.unref()
@@ -471,6 +477,20 @@ export class McpConnection implements McpServerHandle {
       listed = { resources: [], templates: [], subscribe: false, problems: [`listing resources failed: ${this.#describe(error)}`] }
     }
     if (generation === this.#generation && listing === this.#resourceListing) this.#hooks.onResources(listed)
+  }
+
+  /** A server that declares prompts: list them (the newest listing wins); a failed listing is a problem, not a lost connection. */
+  async #listPrompts(generation: number): Promise<void> {
+    const client = this.#client
+    if (generation !== this.#generation || !client || !this.#hooks.onPrompts || !client.getServerCapabilities()?.prompts) return
+    const listing = ++this.#promptListing
+    const current = () => generation === this.#generation && listing === this.#promptListing
+    try {
+      const listed = await listAllPrompts(client, this.server.connectTimeoutMs)
+      if (current()) this.#hooks.onPrompts(listed.prompts, listed.problems)
+    } catch (error) {
+      if (current()) this.#hooks.onPrompts(null, [`listing prompts failed: ${this.#describe(error)}`])
+    }
   }
 
   async #ping(generation: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CompleteRequest, CompleteResult, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { Registry } from '../../registry/index.js'
 import type { SkillLogger } from '../../skill/index.js'
@@ -10,6 +10,8 @@ import { McpOAuthFlow, mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow
 import { PersonSessions } from './person-sessions.js'
 import type { OAuthPort } from './oauth-port.js'
 import { mcpToolSkill } from './mcp-tool-skill.js'
+import { GET_PROMPT, mcpPromptSkill } from './mcp-prompt-skill.js'
+import { SkillError } from '../../runtime/index.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { toolKey } from './tool-key.js'
 import { didYouMean } from '../../text/index.js'
@@ -38,6 +40,17 @@ export interface McpResourceSubscription {
   /** Stop listening; the last listener of a URI unsubscribes upstream. */
   close(): void
 }
+/** One server's prompts as /mcp lists them: each under its key-like name, through the server's get_prompt skill. */
+export interface ImportedPrompts {
+  server: string
+  /** The skill a prompt is got through (`<server>_get_prompt`): whoever may call it may list and get them. */
+  skill: string
+  prompts: Array<{ name: string; prompt: Prompt }>
+}
+
+/** completion/complete's params as the upstream server takes them (its own prompt name or URI template in `ref`), and its answer. */
+export type McpCompletion = CompleteRequest['params']
+export type McpCompletionResult = CompleteResult
 
 export interface McpSourceOptions {
   servers: readonly ResolvedMcpServer[]
@@ -77,6 +90,8 @@ export class McpSource implements SkillSource {
   /** Per server, its URIs and templates an earlier server holds. */
   readonly #shadowed = new Map<string, string[]>()
   #resourceSignature = ''
+  /** Per server that declares prompts: its last prompt list, the names they are listed under, and its get_prompt skill. */
+  readonly #prompts = new Map<string, { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; problems: string[]; signature: string }>()
   #started = false
   /** After start, each time the resources /mcp serves changed without a skill changing (a server's resource list). */
   onResourcesChanged: () => void = () => {}
@@ -91,11 +106,13 @@ export class McpSource implements SkillSource {
     const { logger, secrets, oauth } = this.#options
     const onTools = (handle: McpServerHandle) => (tools: Tool[], problems: ToolProblem[]) => this.#apply(handle, tools, problems, true)
     const onResources = (handle: McpServerHandle) => (listed: ListedResources | null) => this.#applyResources(handle, listed)
+    const onPrompts = (handle: () => McpServerHandle) => (prompts: Prompt[] | null, problems: string[]) => this.#applyPrompts(handle(), prompts, problems)
     if (server.transport !== 'http' || !server.oauth) {
       const connection: McpConnection = new McpConnection(server, {
         logger,
         onTools: (t, p) => onTools(connection)(t, p),
         onResources: (l) => onResources(connection)(l),
+        onPrompts: onPrompts(() => connection),
         ...(secrets && { secrets }),
       })
       return connection
@@ -109,6 +126,7 @@ export class McpSource implements SkillSource {
         logger,
         onTools: (t, p) => onTools(sessions)(t, p),
         onResources: (l) => onResources(sessions)(l),
+        onPrompts: onPrompts(() => sessions),
         hasTools: () => this.#signatures.has(server.name),
         ...(secrets && { secrets }),
       })
@@ -119,6 +137,7 @@ export class McpSource implements SkillSource {
       logger,
       onTools: (t, p) => onTools(connection)(t, p),
       onResources: (l) => onResources(connection)(l),
+      onPrompts: onPrompts(() => connection),
       ...(secrets && { secrets }),
       bearer: {
         token: async (signal) => (await oauth.token(provider, '', scopes, signal)).accessToken,
@@ -169,8 +188,17 @@ export class McpSource implements SkillSource {
   status(): McpServerReport[] {
     return this.#connections.map((c) => ({
       ...c.status(),
-      skills: [...(this.#keys.get(c.server.name) ?? []), ...(this.#readers.has(c.server.name) ? [this.#readers.get(c.server.name)!] : [])].sort(),
-      problems: [...(this.#problems.get(c.server.name) ?? []), ...(this.#resourceProblems.get(c.server.name) ?? []), ...(this.#shadowed.get(c.server.name) ?? [])],
+      skills: [
+        ...(this.#keys.get(c.server.name) ?? []),
+        ...this.#promptSkill(c.server.name),
+        ...(this.#readers.has(c.server.name) ? [this.#readers.get(c.server.name)!] : []),
+      ].sort(),
+      problems: [
+        ...(this.#problems.get(c.server.name) ?? []),
+        ...(this.#prompts.get(c.server.name)?.problems ?? []),
+        ...(this.#resourceProblems.get(c.server.name) ?? []),
+        ...(this.#shadowed.get(c.server.name) ?? []),
+      ],
     }))
   }
 
@@ -207,6 +235,31 @@ export class McpSource implements SkillSource {
     return { close: stop }
   }
 
+  /** The prompts of every server that has a get_prompt skill, as /mcp lists them. */
+  prompts(): ImportedPrompts[] {
+    return [...this.#prompts].flatMap(([server, known]) => (known.skill ? [{ server, skill: known.skill, prompts: known.listed }] : []))
+  }
+
+  /**
+   * Ask a server for completions (completion/complete with its own prompt name or URI template), for
+   * the person `subject` on a per-person server. Whether the caller may ask is the caller's gate to keep.
+   */
+  complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal }): Promise<McpCompletionResult> {
+    const connection = this.#connections.find((c) => c.server.name === server)
+    if (!connection) throw new SkillError('not_found', `no MCP server "${server}"`)
+    return connection.request((client, options) => client.complete(params, options), { ...call, meta: {} })
+  }
+
+  /**
+   * The skill whose callers may ask the server for completions: for a prompt argument its
+   * get_prompt skill, for a resource template variable its read_resource skill; null for none.
+   */
+  gateSkill(server: string, ref: McpCompletion['ref']['type']): string | null {
+    if (ref === 'ref/prompt') return this.#prompts.get(server)?.skill ?? null
+    const key = toolKey(server, 'read_resource')
+    return this.#options.registry.get(key)?.source === 'mcp' ? key : null
+  }
+
   /** Connect the servers not connected yet (a one-shot command that needs their tools after all). */
   async connectIdle(): Promise<void> {
     await Promise.all(this.#connections.filter((c) => c.status().state === 'idle').map((c) => c.connect()))
@@ -234,6 +287,58 @@ export class McpSource implements SkillSource {
   async close(): Promise<void> {
     this.#unsubscribe()
     await Promise.all(this.#connections.map((c) => c.close()))
+  }
+
+  #promptSkill(server: string): string[] {
+    const skill = this.#prompts.get(server)?.skill
+    return skill ? [skill] : []
+  }
+
+  /**
+   * The server's prompts changed (null: listing them failed, the last list stays): its get_prompt
+   * skill is registered anew (its description names them) and their listed names are worked out,
+   * names that fold alike hashed like tools' keys.
+   */
+  #applyPrompts(connection: McpServerHandle, listed: Prompt[] | null, listProblems: string[]): void {
+    const { registry, taken, logger } = this.#options
+    const { server } = connection
+    const before = this.#prompts.get(server.name)
+    const prompts = listed ?? before?.prompts ?? []
+    const signature = JSON.stringify([prompts, listProblems])
+    if (signature === before?.signature) return
+    if (before?.skill) registry.unregister(before.skill)
+    const problems = [...listProblems]
+    const names: ImportedPrompts['prompts'] = []
+    const folded = new Map<string, number>()
+    for (const prompt of prompts) folded.set(toolKey(server.name, prompt.name), (folded.get(toolKey(server.name, prompt.name)) ?? 0) + 1)
+    const seen = new Set<string>()
+    for (const prompt of prompts) {
+      if (seen.has(prompt.name)) {
+        problems.push(`prompt "${prompt.name}" is listed twice; the first is kept`)
+        continue
+      }
+      seen.add(prompt.name)
+      names.push({ name: toolKey(server.name, prompt.name, folded.get(toolKey(server.name, prompt.name))! > 1), prompt })
+    }
+    const kept = names.map((n) => n.prompt)
+    let skill: string | null = null
+    if (kept.length > 0) {
+      const key = toolKey(server.name, GET_PROMPT)
+      const holder = registry.get(key)
+      const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
+      if (other) problems.push(`prompts: their skill's key "${key}" is taken by ${other}; the prompts are not served`)
+      else {
+        try {
+          registry.register(mcpPromptSkill(server, key, connection, () => kept), { source: 'mcp', origin: `MCP server "${server.name}", prompts` })
+          skill = key
+        } catch (error) {
+          problems.push(`prompts: ${(error as Error).message}; not served`)
+        }
+      }
+    }
+    for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
+    this.#prompts.set(server.name, { prompts, listed: skill ? names : [], skill, problems, signature })
+    if (this.#started) this.#options.onChange()
   }
 
   /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */

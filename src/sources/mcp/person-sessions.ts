@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillLogger } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { McpConnection } from './mcp-connection.js'
@@ -17,6 +17,7 @@ interface Hooks {
   logger: SkillLogger
   onTools(tools: Tool[], problems: ToolProblem[]): void
   onResources?(listed: ListedResources | null): void
+  onPrompts?(prompts: Prompt[] | null, problems: string[]): void
   /** Whether the server's tools are known (listed live, or stored from an earlier listing). */
   hasTools(): boolean
   secrets?(names: string[]): Promise<Map<string, string>>
@@ -167,12 +168,13 @@ export class PersonSessions implements McpServerHandle {
     const state = current?.connection.status().state
     if (current && state !== 'down' && state !== 'needs_auth' && state !== 'closed') return current
     if (current) this.#drop(subject)
-    const { oauth, logger, onTools, onResources, secrets } = this.#hooks
+    const { oauth, logger, onTools, onResources, onPrompts, secrets } = this.#hooks
     const scopes = this.server.oauth.scopes ?? []
     const connection = new McpConnection(this.server, {
       logger,
       onTools,
       ...(onResources && { onResources }),
+      ...(onPrompts && { onPrompts }),
       ...(secrets && { secrets }),
       reconnect: false,
       bearer: {
