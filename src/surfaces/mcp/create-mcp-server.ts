@@ -20,6 +20,7 @@ import { toCallResult } from './to-call-result.js'
 import { connectLink, toSkillInput } from '../../access/index.js'
 import { connectInCall } from './connect-in-call.js'
 import { serveSkillResources } from './skill-resources.js'
+import { importedResources } from './imported-resources.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
 // key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
@@ -40,7 +41,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const { caller } = options
   const server = new Server(
     { name: 'skillplane', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true } } },
   )
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: McpToolList | null = null
@@ -129,10 +130,17 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     return toCallResult(envelope, entry)
   })
 
+  const imported = importedResources(server, plane, {
+    caller,
+    conversationId: options.conversationId,
+    mayCall: (key) => current().callable.has(key),
+    skillListed: (uri) => skillResources.lists(uri),
+  })
   const skillResources = serveSkillResources(server, plane, {
     caller,
     conversationId: options.conversationId,
     mayCall: (tool) => current().callable.has(tool),
+    imported,
   })
   let resourcesShown = skillResources.signature()
 
@@ -145,10 +153,12 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       server.sendResourceListChanged().catch(() => {})
       server.sendPromptListChanged().catch(() => {})
     }
+    imported.catalogChanged()
   })
   const onclose = server.onclose
   server.onclose = () => {
     unsubscribe()
+    imported.close()
     onclose?.()
   }
   return server

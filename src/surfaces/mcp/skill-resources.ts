@@ -12,6 +12,7 @@ import { lookup } from 'mime-types'
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller, Envelope } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
+import type { ImportedResources } from './imported-resources.js'
 
 const SCHEME = 'skill://'
 // The MCP specification's code for a resource that doesn't exist.
@@ -22,6 +23,8 @@ export interface SkillResourceOptions {
   conversationId: string
   /** Whether the caller's tool list holds this tool (the resources and prompts ride on it). */
   mayCall(tool: 'activate_skill' | 'read_skill_resource'): boolean
+  /** Imported MCP servers' resources, listed after these and read through their servers' read skills. */
+  imported?: Pick<ImportedResources, 'list' | 'read' | 'signature'>
 }
 
 /**
@@ -30,7 +33,7 @@ export interface SkillResourceOptions {
  * `skill://NAME/PATH`, and a prompt NAME that activates it. Every read and prompt is a call of
  * activate_skill or read_skill_resource through the pipeline: gated and audited like the tools.
  */
-export function serveSkillResources(server: Server, plane: Skillplane, options: SkillResourceOptions): { signature(): string } {
+export function serveSkillResources(server: Server, plane: Skillplane, options: SkillResourceOptions): { signature(): string; lists(uri: string): boolean } {
   const { caller } = options
   const visible = () => (options.mayCall('activate_skill') ? plane.skills.instructions.visibleTo(caller, null, plane.skills) : [])
 
@@ -56,9 +59,11 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       description: plane.skills.instructions.description(skill, plane.skills),
     }))
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources() }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...resources(), ...(options.imported?.list() ?? [])] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params
+    // Imported servers' URIs pass through verbatim; skill:// is the instruction skills' own.
+    if (!uri.startsWith(SCHEME) && options.imported) return options.imported.read(uri, extra.signal)
     const parsed = parseUri(uri)
     const missing = (why: string, callId?: string) => notFound(uri, why, callId)
     // Only what resources/list shows this caller exists for it: the same answer for a skill that is missing or hidden.
@@ -87,7 +92,10 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
     const data = unwrap(envelope, `prompt ${JSON.stringify(name)}`, unknown) as { content: string }
     return { description: `The ${name} skill's instructions`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: data.content } }] }
   })
-  return { signature: () => JSON.stringify([resources().map((r) => r.uri), prompts().map((p) => [p.name, p.description])]) }
+  return {
+    signature: () => JSON.stringify([resources().map((r) => r.uri), prompts().map((p) => [p.name, p.description]), options.imported?.signature()]),
+    lists: (uri) => uri.startsWith(SCHEME) && resources().some((r) => r.uri === uri),
+  }
 }
 
 function parseUri(uri: string): { skill: string; path: string } {
@@ -108,7 +116,7 @@ function parseUri(uri: string): { skill: string; path: string } {
 }
 
 /** A JSON-RPC error that goes out as written (McpError's message starts "MCP error CODE:", which SDK clients add again). */
-class RequestError extends Error {
+export class RequestError extends Error {
   constructor(
     readonly code: number,
     message: string,
@@ -119,12 +127,12 @@ class RequestError extends Error {
 }
 
 /** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
-function notFound(uri: string, why: string, callId?: string): RequestError {
+export function notFound(uri: string, why: string, callId?: string): RequestError {
   return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
 }
 
 /** The call's data, or the refusal as the MCP error a client understands. */
-function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
+export function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
   if (envelope.ok) return envelope.data
   const { code, message } = envelope.error
   if (code === 'not_found') throw missing(message, envelope.callId)
