@@ -202,7 +202,9 @@ export class McpConnection implements McpServerHandle {
   /** Listen to a resource's updates; the first listener subscribes through a request like a call's. */
   subscribe(uri: string, call: Pick<ToolCall, 'signal'>, listener: (uri: string) => void): Promise<() => void> {
     const send: SendSubscription = (u, subscribe) =>
-      subscribe ? this.request((client, options) => client.subscribeResource({ uri: u }, options).then(() => {}), { ...call, meta: {} }) : this.#sendSubscription(u, false)
+      subscribe
+        ? this.request((client, options) => client.subscribeResource({ uri: u }, options).then(() => {}), { ...call, meta: {} })
+        : this.#sendSubscription(u, false)
     return this.#subscriptions.add(uri, listener, send)
   }
 

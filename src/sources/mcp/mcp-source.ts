@@ -234,7 +234,12 @@ export class McpSource implements SkillSource {
    * Hear a resource's updates from `server` (through the person's own session, for a per-person
    * server): the first listener of a URI subscribes upstream, and resolves once the server took it.
    */
-  async subscribe(server: string, uri: string, options: { subject: string | null; signal: AbortSignal }, listener: (uri: string) => void): Promise<McpResourceSubscription> {
+  async subscribe(
+    server: string,
+    uri: string,
+    options: { subject: string | null; signal: AbortSignal },
+    listener: (uri: string) => void,
+  ): Promise<McpResourceSubscription> {
     const connection = this.#connections.find((c) => c.server.name === server)
     if (!connection) throw new Error(`no MCP server "${server}"`)
     const stop = await connection.subscribe(uri, options, listener)
@@ -335,7 +340,10 @@ export class McpSource implements SkillSource {
       if (other) problems.push(`prompts: their skill's key "${key}" is taken by ${other}; the prompts are not served`)
       else {
         try {
-          registry.register(mcpPromptSkill(server, key, connection, () => kept), { source: 'mcp', origin: `MCP server "${server.name}", prompts` })
+          registry.register(
+            mcpPromptSkill(server, key, connection, () => kept),
+            { source: 'mcp', origin: `MCP server "${server.name}", prompts` },
+          )
           skill = key
         } catch (error) {
           problems.push(`prompts: ${(error as Error).message}; not served`)
@@ -428,10 +436,13 @@ export class McpSource implements SkillSource {
     const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
     if (other) problems.push(`resources: the key "${key}" of their read skill is taken by ${other}; resources are not served`)
     else {
-      registry.register(mcpResourceSkill(server, key, connection, () => this.#resources.get(server.name) ?? null), {
-        source: 'mcp',
-        origin: `MCP server "${server.name}", resources`,
-      })
+      registry.register(
+        mcpResourceSkill(server, key, connection, () => this.#resources.get(server.name) ?? null),
+        {
+          source: 'mcp',
+          origin: `MCP server "${server.name}", resources`,
+        },
+      )
       this.#readers.set(server.name, key)
     }
     this.#resourceProblems.set(server.name, problems)

@@ -37,7 +37,12 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
       skillDirs: [{ path: skills, agents: ['Helper', 'Carol'] }],
       mcpServers: [
         // Through a shell that records the server's pid (exec keeps it), so the test can kill it.
-        { name: 'everything', command: 'sh', args: ['-c', `echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`], agents: ['Helper', 'Carol'] },
+        {
+          name: 'everything',
+          command: 'sh',
+          args: ['-c', `echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`],
+          agents: ['Helper', 'Carol'],
+        },
         // The same server again, later in the config: every URI it lists is the first one's.
         { name: 'mirror', command: process.execPath, args: [EVERYTHING, 'stdio'] },
       ],
@@ -92,9 +97,7 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     ])
     const mirror = plane.sources.mcpServers().find((s) => s.name === 'mirror')!
     expect(mirror.skills).toContain('mirror_read_resource')
-    expect(mirror.problems).toContain(
-      `resource "${STATIC}" is also listed by MCP server "everything", earlier in the config: that one is served; skipped`,
-    )
+    expect(mirror.problems).toContain(`resource "${STATIC}" is also listed by MCP server "everything", earlier in the config: that one is served; skipped`)
 
     expect((await client.readResource({ uri: STATIC })).contents).toEqual([
       { uri: STATIC, mimeType: 'text/markdown', text: readFileSync(join(EVERYTHING, '../docs/instructions.md'), 'utf8') },
@@ -121,7 +124,12 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     // Called directly, the read skill refuses a URI its server neither lists nor matches, naming it, without asking the server.
     expect(await plane.invoke('everything_read_resource', { uri: 'demo://resource/nope' }, { caller: admin })).toMatchObject({
       ok: false,
-      error: { code: 'not_found', message: expect.stringContaining('MCP server "everything" has no resource "demo://resource/nope": it neither lists it nor has a template that matches it') },
+      error: {
+        code: 'not_found',
+        message: expect.stringContaining(
+          'MCP server "everything" has no resource "demo://resource/nope": it neither lists it nor has a template that matches it',
+        ),
+      },
     })
 
     const rows = (await plane.audit.query({ skill: 'everything_read_resource', caller: 'root', limit: 20 })).items
@@ -216,7 +224,16 @@ describe.each(databases)("an imported server's subscriptions, secrets and class 
 
   beforeAll(async () => {
     plane = await openTestPlane(database, {
-      mcpServers: [{ name: 'notes', command: process.execPath, args: [NOTES], env: { NOTE_TOKEN: { secret: 'NOTE_TOKEN' } }, agents: ['Helper'], resources: { class: 'mutating' } }],
+      mcpServers: [
+        {
+          name: 'notes',
+          command: process.execPath,
+          args: [NOTES],
+          env: { NOTE_TOKEN: { secret: 'NOTE_TOKEN' } },
+          agents: ['Helper'],
+          resources: { class: 'mutating' },
+        },
+      ],
     })
     await plane.values.secrets.set('NOTE_TOKEN', 'tok-5b1e9c77a0')
     await waitFor(() => plane.sources.mcpServers()[0]!.state === 'connected')

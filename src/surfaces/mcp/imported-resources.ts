@@ -11,7 +11,9 @@ import {
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { subjectsOf } from '../../runtime/index.js'
-import { notFound, RequestError, unwrap } from './skill-resources.js'
+import { notFound, RequestError, unwrap } from './request-error.js'
+
+const LISTS = 'resources/list and resources/templates/list'
 
 export interface ImportedResourceOptions {
   caller: Caller
@@ -66,8 +68,9 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       return {}
     }
     const owner = ownerFor(uri)
-    if (!owner) throw notFound(uri, 'resources/list and resources/templates/list show what this caller may subscribe to')
-    if (!owner.subscribe) throw new RequestError(ErrorCode.InvalidParams, `resource ${JSON.stringify(uri)}: MCP server "${owner.server}" takes no subscriptions`, { uri })
+    if (!owner) throw notFound(uri, `${LISTS} show what this caller may subscribe to`)
+    if (!owner.subscribe)
+      throw new RequestError(ErrorCode.InvalidParams, `resource ${JSON.stringify(uri)}: MCP server "${owner.server}" takes no subscriptions`, { uri })
     if (subscriptions.has(uri)) {
       await subscriptions.get(uri)
       return {}
@@ -86,9 +89,13 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       (error: unknown) => {
         if (subscriptions.get(uri) === opening) subscriptions.delete(uri)
         const code = (error as { code?: unknown }).code
-        throw new RequestError(ErrorCode.InternalError, `resource ${JSON.stringify(uri)}: ${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`, {
-          uri,
-        })
+        throw new RequestError(
+          ErrorCode.InternalError,
+          `resource ${JSON.stringify(uri)}: ${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`,
+          {
+            uri,
+          },
+        )
       },
     )
     subscriptions.set(uri, opening)
@@ -109,7 +116,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
     list,
     async read(uri, signal) {
       const owner = ownerFor(uri)
-      if (!owner) throw notFound(uri, 'resources/list and resources/templates/list show what this caller may read')
+      if (!owner) throw notFound(uri, `${LISTS} show what this caller may read (instruction skills' are skill://<skill>/SKILL.md and skill://<skill>/<path>)`)
       const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal })
       return unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
     },

@@ -10,13 +10,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { lookup } from 'mime-types'
 import type { Skillplane } from '../../agents/index.js'
-import type { Caller, Envelope } from '../../skill/index.js'
+import type { Caller } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
 import type { ImportedResources } from './imported-resources.js'
+import { notFound, RequestError, unwrap } from './request-error.js'
 
 const SCHEME = 'skill://'
-// The MCP specification's code for a resource that doesn't exist.
-const RESOURCE_NOT_FOUND = -32002
 
 export interface SkillResourceOptions {
   caller: Caller
@@ -113,29 +112,4 @@ function parseUri(uri: string): { skill: string; path: string } {
     throw new RequestError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
   }
   return { skill: rest.slice(0, slash), path }
-}
-
-/** A JSON-RPC error that goes out as written (McpError's message starts "MCP error CODE:", which SDK clients add again). */
-export class RequestError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: Record<string, unknown>,
-  ) {
-    super(message)
-  }
-}
-
-/** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
-export function notFound(uri: string, why: string, callId?: string): RequestError {
-  return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
-}
-
-/** The call's data, or the refusal as the MCP error a client understands. */
-export function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
-  if (envelope.ok) return envelope.data
-  const { code, message } = envelope.error
-  if (code === 'not_found') throw missing(message, envelope.callId)
-  if (code === 'invalid_input') throw new RequestError(ErrorCode.InvalidParams, `${what}: ${message}`, { callId: envelope.callId })
-  throw new RequestError(ErrorCode.InternalError, `${what}: ${code}: ${message}`, { callId: envelope.callId })
 }
