@@ -67,7 +67,10 @@ export class McpSource implements SkillSource {
   readonly #problems = new Map<string, string[]>()
   readonly #signatures = new Map<string, string>()
   /** Per server that declares prompts: its last prompt list, the names they are listed under, and its get_prompt skill. */
-  readonly #prompts = new Map<string, { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; problems: string[]; signature: string }>()
+  readonly #prompts = new Map<
+    string,
+    { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; listProblems: string[]; problems: string[]; signature: string }
+  >()
   #started = false
 
   constructor(options: McpSourceOptions) {
@@ -165,7 +168,7 @@ export class McpSource implements SkillSource {
 
   /** The prompts of every server that has a get_prompt skill, as /mcp lists them. */
   prompts(): ImportedPrompts[] {
-    return [...this.#prompts].flatMap(([server, known]) => (known.skill ? [{ server, skill: known.skill, prompts: known.listed }] : []))
+    return [...this.#prompts].flatMap(([server, { skill, listed }]) => (skill ? [{ server, skill, prompts: listed }] : []))
   }
 
   /**
@@ -223,18 +226,16 @@ export class McpSource implements SkillSource {
   }
 
   /**
-   * The server's prompts changed (null: listing them failed, the last list stays): its get_prompt
-   * skill is registered anew (its description names them) and their listed names are worked out,
-   * names that fold alike hashed like tools' keys.
+   * The server's prompts changed (null: listing them failed, the last list stays): the names they
+   * are listed under are worked out (names that fold alike hashed, as tools' keys are) and the
+   * get_prompt skill is registered anew, since its description names them.
    */
   #applyPrompts(connection: McpServerHandle, listed: Prompt[] | null, listProblems: string[]): void {
-    const { registry, taken, logger } = this.#options
     const { server } = connection
     const before = this.#prompts.get(server.name)
     const prompts = listed ?? before?.prompts ?? []
     const signature = JSON.stringify([prompts, listProblems])
     if (signature === before?.signature) return
-    if (before?.skill) registry.unregister(before.skill)
     const problems = [...listProblems]
     const names: ImportedPrompts['prompts'] = []
     const folded = new Map<string, number>()
@@ -248,25 +249,40 @@ export class McpSource implements SkillSource {
       seen.add(prompt.name)
       names.push({ name: toolKey(server.name, prompt.name, folded.get(toolKey(server.name, prompt.name))! > 1), prompt })
     }
-    const kept = names.map((n) => n.prompt)
-    let skill: string | null = null
-    if (kept.length > 0) {
-      const key = toolKey(server.name, GET_PROMPT)
-      const holder = registry.get(key)
-      const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
-      if (other) problems.push(`prompts: their skill's key "${key}" is taken by ${other}; the prompts are not served`)
-      else {
-        try {
-          registry.register(mcpPromptSkill(server, key, connection, () => kept), { source: 'mcp', origin: `MCP server "${server.name}", prompts` })
-          skill = key
-        } catch (error) {
-          problems.push(`prompts: ${(error as Error).message}; not served`)
-        }
-      }
-    }
-    for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
-    this.#prompts.set(server.name, { prompts, listed: skill ? names : [], skill, problems, signature })
+    for (const problem of problems) this.#options.logger.error({ server: server.name }, `MCP import: ${problem}`)
+    this.#unregisterPromptSkill(server.name)
+    this.#prompts.set(server.name, { prompts, listed: names, skill: null, listProblems: problems, problems, signature })
+    this.#registerPromptSkill(connection)
     if (this.#started) this.#options.onChange()
+  }
+
+  /** The server's get_prompt skill, when it has prompts and no other skill holds the key (a tool named get_prompt keeps it). */
+  #registerPromptSkill(connection: McpServerHandle): void {
+    const { registry, taken } = this.#options
+    const { server } = connection
+    const known = this.#prompts.get(server.name)
+    if (!known) return
+    known.skill = null
+    known.problems = [...known.listProblems]
+    if (known.listed.length === 0) return
+    const key = toolKey(server.name, GET_PROMPT)
+    const holder = registry.get(key)
+    const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
+    if (other) {
+      known.problems.push(`prompts: the key "${key}" of their skill is taken by ${other}; the prompts are not served`)
+      return
+    }
+    const prompts = known.listed.map((p) => p.prompt)
+    registry.register(
+      mcpPromptSkill(server, key, connection, () => prompts),
+      { source: 'mcp', origin: `MCP server "${server.name}", prompts` },
+    )
+    known.skill = key
+  }
+
+  #unregisterPromptSkill(server: string): void {
+    const known = this.#prompts.get(server)
+    if (known?.skill) this.#options.registry.unregister(known.skill)
   }
 
   /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */
@@ -278,6 +294,8 @@ export class McpSource implements SkillSource {
     if (signature === this.#signatures.get(server.name)) return
     this.#signatures.set(server.name, signature)
     for (const key of this.#keys.get(server.name) ?? []) registry.unregister(key)
+    // A tool keeps its key: the get_prompt skill (registered again below) gives way to a tool named get_prompt.
+    this.#unregisterPromptSkill(server.name)
     const keys: string[] = []
     const problems: string[] = [...listProblems]
     // Tool names that fold to the same key all get hashed keys, whatever order they come in.
@@ -311,6 +329,7 @@ export class McpSource implements SkillSource {
     for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
     this.#keys.set(server.name, keys.sort())
     this.#problems.set(server.name, problems)
+    this.#registerPromptSkill(connection)
     if (live) {
       this.#options
         .store()

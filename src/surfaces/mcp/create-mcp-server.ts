@@ -20,6 +20,8 @@ import { toCallResult } from './to-call-result.js'
 import { connectLink, toSkillInput } from '../../access/index.js'
 import { connectInCall } from './connect-in-call.js'
 import { serveSkillResources } from './skill-resources.js'
+import { serveMcpPrompts } from './mcp-prompts.js'
+import { serveMcpCompletions } from './mcp-completions.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
 // key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
@@ -40,7 +42,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const { caller } = options
   const server = new Server(
     { name: 'skillplane', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {} } },
   )
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: McpToolList | null = null
@@ -135,6 +137,18 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     mayCall: (tool) => current().callable.has(tool),
   })
   let resourcesShown = skillResources.signature()
+  const prompts = serveMcpPrompts(server, plane, {
+    caller,
+    conversationId: options.conversationId,
+    mayCall: (skill) => current().callable.has(skill),
+  })
+  let promptsShown = prompts.signature()
+  serveMcpCompletions(server, plane, {
+    caller,
+    mayCall: (skill) => current().callable.has(skill),
+    prompts: () => prompts.list(),
+    templates: () => [],
+  })
 
   const unsubscribe = plane.skills.onChanged(() => {
     tools = null
@@ -143,6 +157,10 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     if (resources !== resourcesShown) {
       resourcesShown = resources
       server.sendResourceListChanged().catch(() => {})
+    }
+    const promptList = prompts.signature()
+    if (promptList !== promptsShown) {
+      promptsShown = promptList
       server.sendPromptListChanged().catch(() => {})
     }
   })

@@ -1,0 +1,22 @@
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js'
+import type { Envelope } from '../../skill/index.js'
+
+/** A JSON-RPC error that goes out as written (McpError's message starts "MCP error CODE:", which SDK clients add again). */
+export class RequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+
+/** The call's data, or the refusal as the MCP error a client understands (`missing`: the answer to not_found). */
+export function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
+  if (envelope.ok) return envelope.data
+  const { code, message } = envelope.error
+  if (code === 'not_found') throw missing(message, envelope.callId)
+  if (code === 'invalid_input') throw new RequestError(ErrorCode.InvalidParams, `${what}: ${message}`, { callId: envelope.callId })
+  throw new RequestError(ErrorCode.InternalError, `${what}: ${code}: ${message}`, { callId: envelope.callId })
+}
