@@ -85,6 +85,8 @@ export function planeFacade(p: PlaneParts): Plane {
         return sources.packs.findings
       },
       mcpServers: () => sources.mcp.status(),
+      mcpResources: () => sources.mcp.resources(),
+      subscribeMcpResource: (server, uri, options, listener) => sources.mcp.subscribe(server, uri, options, listener),
       connectMcp: () => sources.mcp.connectIdle(),
       mcpPrompts: () => sources.mcp.prompts(),
       mcpComplete: (server, params, options) => completeImported(p, server, params, options),

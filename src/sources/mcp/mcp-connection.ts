@@ -13,11 +13,15 @@ import { parseTools, type ToolProblem } from './parse-tools.js'
 import { listAllPrompts } from './list-prompts.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
-import type { McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import { listAllResources } from './list-resources.js'
+import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
   onTools(tools: Tool[], problems: ToolProblem[]): void
+  /** The server's resources and templates (null: it declares none), after each connection and each list change. */
+  onResources?(listed: ListedResources | null): void
   /** A server that declares prompts: its prompt list after each connection and list change (null: the listing failed, keep the last). */
   onPrompts?(prompts: Prompt[] | null, problems: string[]): void
   logger: SkillLogger
@@ -82,10 +86,20 @@ export class McpConnection implements McpServerHandle {
   #tokens: string[] = []
   /** The WWW-Authenticate of the server's last 401. */
   #challenge: string | null = null
+  #resourceListing = 0
+  readonly #subscriptions: ResourceSubscriptions
 
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
     this.#hooks = hooks
+    this.#subscriptions = new ResourceSubscriptions((uri, error) =>
+      hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
+    )
+  }
+
+  /** Whether sessions listen to its resources (a person's session with subscriptions is in use). */
+  get subscribed(): boolean {
+    return this.#subscriptions.size > 0
   }
 
   /** Why a call can't go to this server now, or null when it can. */
@@ -170,6 +184,7 @@ export class McpConnection implements McpServerHandle {
     const client = this.#client
     if (this.#state !== 'connected' || !client) return this.connect()
     await this.#list(client, this.#generation)
+    await this.#listResources(client, this.#generation)
   }
 
   /**
@@ -182,6 +197,24 @@ export class McpConnection implements McpServerHandle {
         client.callTool({ name, arguments: args as Record<string, unknown>, _meta: call.meta }, undefined, options) as Promise<CallToolResult>,
       call,
     )
+  }
+
+  /** Listen to a resource's updates; the first listener subscribes through a request like a call's. */
+  subscribe(uri: string, call: Pick<ToolCall, 'signal'>, listener: (uri: string) => void): Promise<() => void> {
+    const send: SendSubscription = (u, subscribe) =>
+      subscribe ? this.request((client, options) => client.subscribeResource({ uri: u }, options).then(() => {}), { ...call, meta: {} }) : this.#sendSubscription(u, false)
+    return this.#subscriptions.add(uri, listener, send)
+  }
+
+  /** Straight to the open session; with none, there is nothing to undo (a new session holds no subscription). */
+  #sendSubscription: SendSubscription = async (uri, subscribe) => {
+    const client = this.#client
+    if (!client || this.#state !== 'connected') {
+      if (subscribe) throw new Error(`MCP server "${this.server.name}" is not connected`)
+      return
+    }
+    const options = { timeout: this.server.connectTimeoutMs }
+    await (subscribe ? client.subscribeResource({ uri }, options) : client.unsubscribeResource({ uri }, options))
   }
 
   /** The server's declared capabilities, once connected. */
@@ -274,10 +307,14 @@ export class McpConnection implements McpServerHandle {
         capabilities: {},
         listChanged: {
           tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) },
+          resources: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onResourceListChanged(generation) },
           prompts: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#listPrompts(generation) },
         },
       },
     )
+    client.setNotificationHandler(sdk.ResourceUpdatedNotificationSchema, (notification) => {
+      if (generation === this.#generation) this.#subscriptions.updated(notification.params.uri)
+    })
     // Any transport error while connected (an HTTP event stream cut off) may be a dead server: ask it now.
     client.onerror = (error) => {
       this.#hooks.logger.debug({ server: this.server.name, err: error }, 'MCP transport error')
@@ -306,6 +343,9 @@ export class McpConnection implements McpServerHandle {
       this.#connectedAt = Date.now()
       this.#hooks.logger.info({ server: this.server.name, tools: listed.tools.length }, 'MCP server connected')
       this.#hooks.onTools(listed.tools, listed.problems)
+      await this.#listResources(client, generation)
+      // A new session holds none of the subscriptions the sessions before it held.
+      this.#subscriptions.resend(this.#sendSubscription)
       await this.#listPrompts(generation)
       clearInterval(this.#pingTimer)
       this.#pingTimer = setInterval(() => void this.#ping(generation), PING_EVERY_MS)
@@ -343,6 +383,7 @@ export class McpConnection implements McpServerHandle {
     }
     this.#state = 'needs_auth'
     this.#reason = reason
+    this.#subscriptions.lost()
     this.#hooks.logger.warn({ server: this.server.name, reason }, 'MCP server waits for an OAuth connection')
     const token = this.#tokens.at(-1)
     if (tell && token !== undefined) this.#hooks.bearer?.refused(token, reason)
@@ -420,6 +461,24 @@ export class McpConnection implements McpServerHandle {
     }
   }
 
+  async #onResourceListChanged(generation: number): Promise<void> {
+    if (generation !== this.#generation || !this.#client) return
+    await this.#listResources(this.#client, generation)
+  }
+
+  /** List the resources and templates; a failure costs the resources (a problem), never the connection. */
+  async #listResources(client: Client, generation: number): Promise<void> {
+    if (!this.#hooks.onResources) return
+    const listing = ++this.#resourceListing
+    let listed: ListedResources | null
+    try {
+      listed = await listAllResources(client, this.server.connectTimeoutMs)
+    } catch (error) {
+      listed = { resources: [], templates: [], subscribe: false, problems: [`listing resources failed: ${this.#describe(error)}`] }
+    }
+    if (generation === this.#generation && listing === this.#resourceListing) this.#hooks.onResources(listed)
+  }
+
   /** A server that declares prompts: list them (the newest listing wins); a failed listing is a problem, not a lost connection. */
   async #listPrompts(generation: number): Promise<void> {
     const client = this.#client
@@ -464,6 +523,7 @@ export class McpConnection implements McpServerHandle {
     if (wasConnected && this.#connectedAt !== null && Date.now() - this.#connectedAt >= STABLE_MS) this.#failures = 0
     this.#state = 'down'
     this.#reason = reason
+    this.#subscriptions.lost()
     // Once per outage, not once per retry.
     if (wasConnected || this.#failures === 0) {
       this.#hooks.logger.warn(

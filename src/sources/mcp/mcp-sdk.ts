@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import type { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 
 /** The parts of the MCP SDK's client side a connection uses. */
 export interface McpSdk {
@@ -11,6 +11,7 @@ export interface McpSdk {
   StreamableHTTPError: typeof StreamableHTTPError
   McpError: typeof McpError
   ErrorCode: typeof ErrorCode
+  ResourceUpdatedNotificationSchema: typeof ResourceUpdatedNotificationSchema
 }
 
 let loading: Promise<McpSdk> | undefined
@@ -31,6 +32,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       StreamableHTTPError: http.StreamableHTTPError,
       McpError: types.McpError,
       ErrorCode: types.ErrorCode,
+      ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
     }
     return loaded
   })

@@ -7,7 +7,7 @@ import { McpConnection } from './mcp-connection.js'
 import { mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import type { OAuthPort } from './oauth-port.js'
 import type { ToolProblem } from './parse-tools.js'
-import type { McpServerHandle, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import type { ListedResources, McpServerHandle, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 
 /** A session nobody has called through for this long is closed; the next call opens another. */
 const IDLE_MS = 10 * 60_000
@@ -16,6 +16,7 @@ interface Hooks {
   oauth: OAuthPort
   logger: SkillLogger
   onTools(tools: Tool[], problems: ToolProblem[]): void
+  onResources?(listed: ListedResources | null): void
   onPrompts?(prompts: Prompt[] | null, problems: string[]): void
   /** Whether the server's tools are known (listed live, or stored from an earlier listing). */
   hasTools(): boolean
@@ -147,6 +148,12 @@ export class PersonSessions implements McpServerHandle {
     }
   }
 
+  /** A resource's updates as the person's own session hears them: never another person's. */
+  async subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void> {
+    if (call.subject === null) throw new SkillError('needs_auth', `MCP server "${this.server.name}" acts for the person calling, and this subscription acts for nobody`)
+    return this.#session(call.subject).connection.subscribe(uri, call, listener)
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     clearInterval(this.#sweep)
@@ -161,11 +168,12 @@ export class PersonSessions implements McpServerHandle {
     const state = current?.connection.status().state
     if (current && state !== 'down' && state !== 'needs_auth' && state !== 'closed') return current
     if (current) this.#drop(subject)
-    const { oauth, logger, onTools, onPrompts, secrets } = this.#hooks
+    const { oauth, logger, onTools, onResources, onPrompts, secrets } = this.#hooks
     const scopes = this.server.oauth.scopes ?? []
     const connection = new McpConnection(this.server, {
       logger,
       onTools,
+      ...(onResources && { onResources }),
       ...(onPrompts && { onPrompts }),
       ...(secrets && { secrets }),
       reconnect: false,
@@ -205,7 +213,7 @@ export class PersonSessions implements McpServerHandle {
   #closeIdle(): void {
     const cutoff = Date.now() - IDLE_MS
     for (const [subject, session] of this.#sessions) {
-      if (session.calls === 0 && session.usedAt < cutoff) this.#drop(subject)
+      if (session.calls === 0 && !session.connection.subscribed && session.usedAt < cutoff) this.#drop(subject)
     }
   }
 }

@@ -147,7 +147,8 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     caller,
     mayCall: (skill) => current().callable.has(skill),
     prompts: () => prompts.list(),
-    templates: () => [],
+    templates: () =>
+      plane.sources.mcpResources().flatMap((set) => set.templates.map((t) => ({ uriTemplate: t.uriTemplate, server: set.server, skill: set.skill }))),
   })
 
   const unsubscribe = plane.skills.onChanged(() => {
