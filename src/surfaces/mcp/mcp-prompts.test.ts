@@ -147,11 +147,25 @@ describe.each(databases)("imported servers' prompts and completions at /mcp on $
     expect(pages).toMatchObject({ total: MANY, hasMore: true })
     expect(pages.values).toHaveLength(100)
 
+    // An imported template's variables are completed by its server, for a key that may read its resources.
+    const imported = { type: 'ref/resource' as const, uri: 'demo://resource/dynamic/text/{resourceId}' }
+    expect((await helper.complete({ ref: imported, argument: { name: 'resourceId', value: '12' } })).completion.values).toEqual(['12'])
+    expect(
+      await helper.complete({ ref: { type: 'ref/resource', uri: 'demo://nothing/{x}' }, argument: { name: 'x', value: '' } }).catch((e) => e),
+    ).toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: unknown resource template "demo://nothing/{x}": resources/templates/list shows the ones this caller may use',
+    })
+
     // Another key: no prompt of the server, no instruction skill of Helper's; nothing reaches the server, nothing is audited.
     const other = await connect('other-key', 'agent', 'other')
     expect(await other.complete({ ref: prompt, argument: { name: 'department', value: 'E' } }).catch((e) => e)).toMatchObject({
       code: -32602,
       message: 'MCP error -32602: unknown prompt "everything_completable_prompt": prompts/list shows the prompts this caller may get',
+    })
+    expect(await other.complete({ ref: imported, argument: { name: 'resourceId', value: '12' } }).catch((e) => e)).toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: unknown resource template "${imported.uri}": resources/templates/list shows the ones this caller may use`,
     })
     expect((await other.complete({ ref: template, argument: { name: 'skill', value: '' } })).completion.values).toEqual([])
     expect(
