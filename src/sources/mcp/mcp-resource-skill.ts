@@ -27,7 +27,12 @@ const OUTPUT: JsonSchema = {
 
 /** Whether the server lists `uri` or one of its templates matches it. */
 export function servesUri(listed: ListedResources, uri: string): boolean {
-  return listed.resources.some((r) => r.uri === uri) || listed.templates.some((t) => templateOf(t.uriTemplate)?.match(uri) != null)
+  return listed.resources.some((r) => r.uri === uri) || listed.templates.some((t) => matchesTemplate(t.uriTemplate, uri))
+}
+
+/** Whether an RFC 6570 URI template matches `uri` (one that doesn't parse matches nothing). */
+export function matchesTemplate(template: string, uri: string): boolean {
+  return templateOf(template)?.match(uri) != null
 }
 
 const parsedTemplates = new Map<string, UriTemplate | null>()

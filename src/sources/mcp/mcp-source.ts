@@ -5,7 +5,7 @@ import type { SkillLogger } from '../../skill/index.js'
 import type { McpToolRepository } from '../../store/index.js'
 import { McpConnection } from './mcp-connection.js'
 import type { ListedResources, McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
-import { mcpResourceSkill } from './mcp-resource-skill.js'
+import { matchesTemplate, mcpResourceSkill } from './mcp-resource-skill.js'
 import { McpOAuthFlow, mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import { PersonSessions } from './person-sessions.js'
 import type { OAuthPort } from './oauth-port.js'
@@ -225,6 +225,12 @@ export class McpSource implements SkillSource {
       sets.push({ server: name, skill, resources: own, templates: ownTemplates, subscribe: listed.subscribe })
     }
     return sets
+  }
+
+  /** The server whose resources /mcp serves `uri` from: the first that lists it, else the first with a template that matches it. */
+  resourceOwner(uri: string): McpResourceSet | null {
+    const sets = this.resources()
+    return sets.find((s) => s.resources.some((r) => r.uri === uri)) ?? sets.find((s) => s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
   }
 
   /**

@@ -21,7 +21,8 @@ import { connectLink, toSkillInput } from '../../access/index.js'
 import { connectInCall } from './connect-in-call.js'
 import { serveSkillResources } from './skill-resources.js'
 import { serveMcpPrompts } from './mcp-prompts.js'
-import { serveMcpCompletions } from './mcp-completions.js'
+import { serveMcpCompletions, skillTemplates } from './mcp-completions.js'
+import { importedResources } from './imported-resources.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
 // key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
@@ -42,7 +43,9 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const { caller } = options
   const server = new Server(
     { name: 'skillplane', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {} } },
+    {
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true }, completions: {} },
+    },
   )
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: McpToolList | null = null
@@ -131,10 +134,18 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     return toCallResult(envelope, entry)
   })
 
+  const imported = importedResources(server, plane, {
+    caller,
+    conversationId: options.conversationId,
+    mayCall: (key) => current().callable.has(key),
+    skillListed: (uri) => skillResources.lists(uri),
+    skillTemplates: () => skillTemplates(plane, caller, (skill) => current().callable.has(skill)),
+  })
   const skillResources = serveSkillResources(server, plane, {
     caller,
     conversationId: options.conversationId,
     mayCall: (tool) => current().callable.has(tool),
+    imported,
   })
   let resourcesShown = skillResources.signature()
   const prompts = serveMcpPrompts(server, plane, {
@@ -164,10 +175,12 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       promptsShown = promptList
       server.sendPromptListChanged().catch(() => {})
     }
+    imported.catalogChanged()
   })
   const onclose = server.onclose
   server.onclose = () => {
     unsubscribe()
+    imported.close()
     onclose?.()
   }
   return server

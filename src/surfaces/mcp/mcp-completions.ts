@@ -17,6 +17,11 @@ export const SKILL_TEMPLATE: ResourceTemplate = {
   description: 'SKILL.md or a file of an instruction skill this key may activate: skill://<skill>/<path>',
 }
 
+/** The instruction skills' template, for a caller that may activate one. */
+export function skillTemplates(plane: Skillplane, caller: Caller, mayCall: (skill: string) => boolean): ResourceTemplate[] {
+  return mayCall('activate_skill') && plane.skills.instructions.visibleTo(caller, null, plane.skills).length > 0 ? [SKILL_TEMPLATE] : []
+}
+
 export interface McpCompletionOptions {
   caller: Caller
   /** Whether the caller's tool list holds this skill (completions ride on the skill they complete for). */

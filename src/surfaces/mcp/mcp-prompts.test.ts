@@ -137,6 +137,12 @@ describe.each(databases)("imported servers' prompts and completions at /mcp on $
     })
 
     const template = { type: 'ref/resource' as const, uri: 'skill://{skill}/{+path}' }
+    // The instruction skills' template is listed first, then the imported servers'.
+    expect((await helper.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      template.uri,
+      'demo://resource/dynamic/text/{resourceId}',
+      'demo://resource/dynamic/blob/{resourceId}',
+    ])
     expect((await helper.complete({ ref: template, argument: { name: 'skill', value: 'dep' } })).completion.values).toEqual(['deploy-guide'])
     expect(
       (await helper.complete({ ref: template, argument: { name: 'path', value: 'ref' }, context: { arguments: { skill: 'deploy-guide' } } })).completion,
@@ -159,6 +165,7 @@ describe.each(databases)("imported servers' prompts and completions at /mcp on $
 
     // Another key: no prompt of the server, no instruction skill of Helper's; nothing reaches the server, nothing is audited.
     const other = await connect('other-key', 'agent', 'other')
+    expect((await other.listResourceTemplates()).resourceTemplates).toEqual([])
     expect(await other.complete({ ref: prompt, argument: { name: 'department', value: 'E' } }).catch((e) => e)).toMatchObject({
       code: -32602,
       message: 'MCP error -32602: unknown prompt "everything_completable_prompt": prompts/list shows the prompts this caller may get',

@@ -5,6 +5,7 @@ import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
 import { RequestError, unwrap } from './request-error.js'
+import type { ImportedResources } from './imported-resources.js'
 
 const SCHEME = 'skill://'
 // The MCP specification's code for a resource that doesn't exist.
@@ -15,6 +16,8 @@ export interface SkillResourceOptions {
   conversationId: string
   /** Whether the caller's tool list holds this tool (the resources ride on it). */
   mayCall(tool: 'activate_skill' | 'read_skill_resource'): boolean
+  /** Imported MCP servers' resources, listed after these and read through their servers' read skills. */
+  imported?: Pick<ImportedResources, 'list' | 'read' | 'signature'>
 }
 
 /**
@@ -23,7 +26,7 @@ export interface SkillResourceOptions {
  * `skill://NAME/PATH`. Every read is a call of activate_skill or read_skill_resource through the
  * pipeline: gated and audited like the tools.
  */
-export function serveSkillResources(server: Server, plane: Skillplane, options: SkillResourceOptions): { signature(): string } {
+export function serveSkillResources(server: Server, plane: Skillplane, options: SkillResourceOptions): { signature(): string; lists(uri: string): boolean } {
   const { caller } = options
   const visible = () => (options.mayCall('activate_skill') ? plane.skills.instructions.visibleTo(caller, null, plane.skills) : [])
 
@@ -43,9 +46,11 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       })),
     ])
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources() }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...resources(), ...(options.imported?.list() ?? [])] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params
+    // Imported servers' URIs pass through verbatim; skill:// is the instruction skills' own.
+    if (!uri.startsWith(SCHEME) && options.imported) return options.imported.read(uri, extra.signal)
     const parsed = parseUri(uri)
     const missing = (why: string, callId?: string) => notFound(uri, why, callId)
     // Only what resources/list shows this caller exists for it: the same answer for a skill that is missing or hidden.
@@ -62,7 +67,10 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       contents: [data.blob !== undefined ? { uri, mimeType: data.mimeType, blob: data.blob } : { uri, mimeType: data.mimeType, text: data.content ?? '' }],
     }
   })
-  return { signature: () => JSON.stringify(resources().map((r) => r.uri)) }
+  return {
+    signature: () => JSON.stringify([resources().map((r) => r.uri), options.imported?.signature()]),
+    lists: (uri) => uri.startsWith(SCHEME) && resources().some((r) => r.uri === uri),
+  }
 }
 
 function parseUri(uri: string): { skill: string; path: string } {
@@ -83,6 +91,6 @@ function parseUri(uri: string): { skill: string; path: string } {
 }
 
 /** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
-function notFound(uri: string, why: string, callId?: string): RequestError {
+export function notFound(uri: string, why: string, callId?: string): RequestError {
   return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
 }
