@@ -23,6 +23,7 @@ import { serveSkillResources } from './skill-resources.js'
 import { serveMcpPrompts } from './mcp-prompts.js'
 import { serveMcpCompletions, skillTemplates } from './mcp-completions.js'
 import { importedResources } from './imported-resources.js'
+import { sessionClient, sessionLogging } from './session-client.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
 // key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
@@ -44,9 +45,16 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const server = new Server(
     { name: 'skillplane', version: VERSION },
     {
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true }, completions: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
     },
   )
+  const logging = sessionLogging(server)
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: McpToolList | null = null
   let announced = ''
@@ -107,6 +115,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       approval: { mode: 'resume' },
       onProgress: progressTo(request.params._meta?.progressToken, extra.sendNotification),
       origin,
+      client: sessionClient(server, extra, logging),
     }
     const invoke = (how: InvokeOptions) => inCallerTrace(parent, name, () => plane.invoke(key, input, how))
     let envelope = await invoke(invokeOptions)
@@ -146,12 +155,14 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     conversationId: options.conversationId,
     mayCall: (tool) => current().callable.has(tool),
     imported,
+    clientFor: (extra) => sessionClient(server, extra, logging),
   })
   let resourcesShown = skillResources.signature()
   const prompts = serveMcpPrompts(server, plane, {
     caller,
     conversationId: options.conversationId,
     mayCall: (skill) => current().callable.has(skill),
+    clientFor: (extra) => sessionClient(server, extra, logging),
   })
   let promptsShown = prompts.signature()
   serveMcpCompletions(server, plane, {

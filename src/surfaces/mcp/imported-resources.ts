@@ -9,7 +9,7 @@ import {
   type ResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../agents/index.js'
-import type { Caller } from '../../skill/index.js'
+import type { Caller, CallerClient } from '../../skill/index.js'
 import { subjectsOf } from '../../runtime/index.js'
 import { notFound } from './skill-resources.js'
 import { RequestError, unwrap } from './request-error.js'
@@ -29,7 +29,7 @@ export interface ImportedResources {
   /** The imported resources this caller may read. */
   list(): Resource[]
   /** resources/read of a URI that is not an instruction skill's: a call of its server's read skill. */
-  read(uri: string, signal: AbortSignal): Promise<ReadResourceResult>
+  read(uri: string, signal: AbortSignal, client: CallerClient): Promise<ReadResourceResult>
   signature(): string
   /** The catalog changed: instruction skills' resources a session subscribed to may have changed with it. */
   catalogChanged(): void
@@ -115,10 +115,10 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
 
   return {
     list,
-    async read(uri, signal) {
+    async read(uri, signal, client) {
       const owner = ownerFor(uri)
       if (!owner) throw notFound(uri, 'resources/list and resources/templates/list show what this caller may read')
-      const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal })
+      const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal, client })
       return unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
     },
     signature: () => JSON.stringify([list().map((r) => r.uri), templates().map((t) => t.uriTemplate)]),

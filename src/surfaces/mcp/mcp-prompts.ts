@@ -1,7 +1,16 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, type GetPromptResult, type Prompt } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  type GetPromptResult,
+  type Prompt,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Skillplane } from '../../agents/index.js'
-import type { Caller } from '../../skill/index.js'
+import type { Caller, CallerClient } from '../../skill/index.js'
 import type { LibrarySkill } from '../../sources/agent-skills/index.js'
 import { RequestError, unwrap } from './request-error.js'
 
@@ -10,6 +19,8 @@ export interface McpPromptOptions {
   conversationId: string
   /** Whether the caller's tool list holds this skill (the prompts ride on it). */
   mayCall(skill: string): boolean
+  /** The session's client as the caller channel of a request's calls. */
+  clientFor(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): CallerClient
 }
 
 /** A prompt /mcp lists: an instruction skill's, or an imported server's got through its get_prompt skill. */
@@ -54,7 +65,7 @@ export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpP
     // Only what prompts/list shows this caller exists for it: the same answer for a prompt that is missing or hidden.
     const listed = list().find((p) => p.prompt.name === name)
     if (!listed) throw unknown('prompts/list shows the prompts this caller may get')
-    const call = { caller, conversationId: options.conversationId, signal: extra.signal }
+    const call = { caller, conversationId: options.conversationId, signal: extra.signal, client: options.clientFor(extra) }
     if (listed.kind === 'instruction') {
       // The prompt activates the skill in this session's conversation, as the tool would.
       const envelope = await plane.invoke('activate_skill', { name }, call)

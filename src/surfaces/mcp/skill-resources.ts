@@ -1,8 +1,16 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { ErrorCode, ListResourcesRequestSchema, ReadResourceRequestSchema, type Resource } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ReadResourceRequestSchema,
+  type Resource,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import { lookup } from 'mime-types'
 import type { Skillplane } from '../../agents/index.js'
-import type { Caller } from '../../skill/index.js'
+import type { Caller, CallerClient } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
 import { RequestError, unwrap } from './request-error.js'
 import type { ImportedResources } from './imported-resources.js'
@@ -18,6 +26,8 @@ export interface SkillResourceOptions {
   mayCall(tool: 'activate_skill' | 'read_skill_resource'): boolean
   /** Imported MCP servers' resources, listed after these and read through their servers' read skills. */
   imported?: Pick<ImportedResources, 'list' | 'read' | 'signature'>
+  /** The session's client as the caller channel of a request's calls. */
+  clientFor(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): CallerClient
 }
 
 /**
@@ -50,13 +60,13 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params
     // Imported servers' URIs pass through verbatim; skill:// is the instruction skills' own.
-    if (!uri.startsWith(SCHEME) && options.imported) return options.imported.read(uri, extra.signal)
+    if (!uri.startsWith(SCHEME) && options.imported) return options.imported.read(uri, extra.signal, options.clientFor(extra))
     const parsed = parseUri(uri)
     const missing = (why: string, callId?: string) => notFound(uri, why, callId)
     // Only what resources/list shows this caller exists for it: the same answer for a skill that is missing or hidden.
     if (!visible().some((skill) => skill.name === parsed.skill)) throw missing(`this caller has no skill "${parsed.skill}" to read`)
     // A document read, not an activation into a conversation: each read returns the instructions.
-    const call = { caller, signal: extra.signal }
+    const call = { caller, signal: extra.signal, client: options.clientFor(extra) }
     if (parsed.path === 'SKILL.md') {
       const data = unwrap(await plane.invoke('activate_skill', { name: parsed.skill }, call), uri, missing) as { content: string }
       return { contents: [{ uri, mimeType: 'text/markdown', text: data.content }] }
