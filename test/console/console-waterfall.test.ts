@@ -230,6 +230,7 @@ describe.runIf(chromiumAvailable())('the call waterfall in Chromium', () => {
     // The person's time is a wait, hatched like an approval's.
     expect(await question.locator('.wf-bar').evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundImage)).toContain('repeating-linear-gradient')
     expect(await waterfall.locator('.wf-legend').textContent()).toContain('question to the caller')
+    await screenshot(page, 'waterfall-questions')
   })
 
   it('shows no waterfall for a call that started nothing', async () => {
