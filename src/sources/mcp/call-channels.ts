@@ -14,13 +14,9 @@ interface InFlight {
 }
 
 // The SDK client reads a request's answer (a Streamable HTTP POST's event stream) inside the async
-// context of that request's send, so what the server sends on that stream runs inside it too.
+// context of that request's send, so what the server sends on that stream runs inside it too. Set
+// only around the send: connecting and reconnecting (whose streams outlive any call) run outside it.
 const during = new AsyncLocalStorage<{ channels: CallChannels; call: InFlight }>()
-
-/** Run `fn` outside any call: a connection made during a call must not carry that call into its streams. */
-export function outsideCalls<T>(fn: () => T): T {
-  return during.exit(fn)
-}
 
 // JSON-RPC codes (the SDK's ErrorCode): a client without a capability answers MethodNotFound.
 const METHOD_NOT_FOUND = -32601

@@ -16,7 +16,7 @@ import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 import { listAllResources } from './list-resources.js'
 import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
-import { CallChannels, outsideCalls } from './call-channels.js'
+import { CallChannels } from './call-channels.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -156,8 +156,7 @@ export class McpConnection implements McpServerHandle {
   connect(): Promise<void> {
     if (this.#state === 'closed' || this.#state === 'connected') return Promise.resolve()
     clearTimeout(this.#retryTimer)
-    // A call may be what connects: the connection's streams must not run inside that call's context.
-    this.#connecting ??= outsideCalls(() => this.#attempt()).finally(() => {
+    this.#connecting ??= this.#attempt().finally(() => {
       this.#connecting = null
     })
     return this.#connecting
