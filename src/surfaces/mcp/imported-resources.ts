@@ -11,8 +11,7 @@ import {
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller, CallerClient } from '../../skill/index.js'
 import { subjectsOf } from '../../runtime/index.js'
-import { notFound } from './skill-resources.js'
-import { RequestError, unwrap } from './request-error.js'
+import { notFound, RequestError, unwrap } from './request-error.js'
 
 export interface ImportedResourceOptions {
   caller: Caller

@@ -12,6 +12,14 @@ export class RequestError extends Error {
   }
 }
 
+// The MCP specification's code for a resource that doesn't exist.
+const RESOURCE_NOT_FOUND = -32002
+
+/** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
+export function notFound(uri: string, why: string, callId?: string): RequestError {
+  return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
+}
+
 /** The call's data, or the refusal as the MCP error a client understands (`missing`: the answer to not_found). */
 export function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
   if (envelope.ok) return envelope.data

@@ -12,12 +12,10 @@ import { lookup } from 'mime-types'
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller, CallerClient } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
-import { RequestError, unwrap } from './request-error.js'
+import { notFound, RequestError, unwrap } from './request-error.js'
 import type { ImportedResources } from './imported-resources.js'
 
 const SCHEME = 'skill://'
-// The MCP specification's code for a resource that doesn't exist.
-const RESOURCE_NOT_FOUND = -32002
 
 export interface SkillResourceOptions {
   caller: Caller
@@ -98,9 +96,4 @@ function parseUri(uri: string): { skill: string; path: string } {
     throw new RequestError(ErrorCode.InvalidParams, `"${uri}" is not a valid URI`)
   }
   return { skill: rest.slice(0, slash), path }
-}
-
-/** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
-export function notFound(uri: string, why: string, callId?: string): RequestError {
-  return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
 }
