@@ -1,11 +1,10 @@
 import { callAccess } from '../access/index.js'
 import { SkillError, subjectsOf } from '../runtime/index.js'
 import type { Caller } from '../skill/index.js'
-import type { McpCompletion, McpCompletionResult } from '../sources/mcp/index.js'
 import type { Catalog, Registry } from '../registry/index.js'
 import type { Policies } from '../policy/index.js'
 import type { Edges } from '../sources/edge/index.js'
-import type { McpSource } from '../sources/mcp/index.js'
+import type { McpCompletion, McpCompletionResult, McpSource } from '../sources/mcp/index.js'
 
 /**
  * completion/complete passed to an imported MCP server, for a caller the gate lets call the skill

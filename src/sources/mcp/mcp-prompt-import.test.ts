@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { databases, waitFor } from '../../test-support/databases.js'
-import { openTestPlane, operator } from '../../test-support/fixtures.js'
+import { agentCaller, openTestPlane, operator } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../agents/index.js'
 import { startHttpServer } from '../../surfaces/http/start-http-server.js'
 
@@ -82,6 +82,13 @@ describe("an MCP server's prompts", () => {
       ok: false,
       error: { code: 'invalid_input', message: 'prompt "show_token" of MCP server "pr" has no arguments "a", "b" (it takes no arguments)' },
     })
+    // Completions are gated by the same skill: a caller that may not call it is refused before the server is asked.
+    const params = { ref: { type: 'ref/prompt' as const, name: 'greet' }, argument: { name: 'who', value: 'A' } }
+    await expect(plane.sources.mcpComplete('pr', params, { caller: agentCaller('other') })).rejects.toMatchObject({
+      code: 'denied',
+      message: 'other-key may not ask MCP server "pr" for completions: that needs the skill "pr_get_prompt"',
+    })
+    await expect(plane.sources.mcpComplete('clash', params, { caller: operator })).rejects.toMatchObject({ code: 'denied' })
     // An agent of the config's prompts.agents may get them; the server's own agents list stays as it was.
     expect(plane.skills.isBound('helper', 'pr_get_prompt')).toBe(true)
     expect(plane.skills.isBound('helper', 'pr_add_prompt')).toBe(false)
