@@ -11,7 +11,6 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller, CallerClient } from '../../skill/index.js'
-import type { LibrarySkill } from '../../sources/agent-skills/index.js'
 import { RequestError, unwrap } from './request-error.js'
 
 export interface McpPromptOptions {
@@ -24,8 +23,7 @@ export interface McpPromptOptions {
 }
 
 /** A prompt /mcp lists: an instruction skill's, or an imported server's got through its get_prompt skill. */
-export type ListedPrompt =
-  { kind: 'instruction'; prompt: Prompt; skill: LibrarySkill } | { kind: 'imported'; prompt: Prompt; server: string; skill: string; upstream: Prompt }
+export type ListedPrompt = { kind: 'instruction'; prompt: Prompt } | { kind: 'imported'; prompt: Prompt; server: string; skill: string; upstream: Prompt }
 
 /**
  * The prompts one caller may get: a prompt per instruction skill it may activate (named after the
@@ -40,7 +38,6 @@ export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpP
     const instructions = options.mayCall('activate_skill') ? plane.skills.instructions.visibleTo(caller, null, plane.skills) : []
     const listed: ListedPrompt[] = instructions.map((skill) => ({
       kind: 'instruction',
-      skill,
       prompt: { name: skill.name, title: `Use the ${skill.name} skill`, description: plane.skills.instructions.description(skill, plane.skills) },
     }))
     const names = new Set(listed.map((p) => p.prompt.name))
