@@ -186,12 +186,13 @@ export class McpConnection implements McpServerHandle {
     await this.connect()
   }
 
-  /** List the tools again (an operator's reload), reconnecting when down. */
+  /** List the tools, resources and prompts again (an operator's reload), reconnecting when down. */
   async refresh(): Promise<void> {
     const client = this.#client
     if (this.#state !== 'connected' || !client) return this.connect()
     await this.#list(client, this.#generation)
     await this.#listResources(client, this.#generation)
+    await this.#listPrompts(this.#generation)
   }
 
   /**
