@@ -1,8 +1,10 @@
 import { callAccess } from '../access/index.js'
 import { SkillError, subjectsOf } from '../runtime/index.js'
 import type { Caller } from '../skill/index.js'
-import type { McpCompletion, McpCompletionResult } from '../sources/mcp/index.js'
-import type { PlaneParts } from './plane-facade.js'
+import type { Catalog, Registry } from '../registry/index.js'
+import type { Policies } from '../policy/index.js'
+import type { Edges } from '../sources/edge/index.js'
+import type { McpCompletion, McpCompletionResult, McpSource } from '../sources/mcp/index.js'
 
 /**
  * completion/complete passed to an imported MCP server, for a caller the gate lets call the skill
@@ -10,7 +12,7 @@ import type { PlaneParts } from './plane-facade.js'
  * the same decision as for listing the tool, made anew for every request. Not a call: no audit row.
  */
 export async function completeImported(
-  p: PlaneParts,
+  p: { sources: { mcp: Pick<McpSource, 'gateSkill' | 'complete'> }; registry: Pick<Registry, 'get'>; catalog: Catalog; policies: Policies; edges: Edges },
   server: string,
   params: McpCompletion,
   options: { caller: Caller; signal?: AbortSignal },

@@ -16,6 +16,7 @@ import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 import { listAllResources } from './list-resources.js'
 import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
+import { CallChannels } from './call-channels.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -49,6 +50,9 @@ const MAX_MESSAGE = 500
 const MAX_TOOLS = 10_000
 // The tokens a session has sent lately (a refresh replaces one): scrubbed from what the server answers.
 const TOKENS_KEPT = 3
+// Asked of a server that logs: everything, since each caller's channel keeps only what that caller's
+// level lets through, and one connection serves callers with different levels.
+const UPSTREAM_LOG_LEVEL = 'debug'
 
 // tools/list read leniently: one malformed tool becomes a problem, not a failed connection.
 const LenientToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
@@ -88,10 +92,13 @@ export class McpConnection implements McpServerHandle {
   #challenge: string | null = null
   #resourceListing = 0
   readonly #subscriptions: ResourceSubscriptions
+  /** Hands what the server asks or logs during a call to that call's caller. */
+  readonly #channels: CallChannels
 
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
     this.#hooks = hooks
+    this.#channels = new CallChannels({ server: server.name, logger: hooks.logger, clean: (text) => this.#clean(text) })
     this.#subscriptions = new ResourceSubscriptions((uri, error) =>
       hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
     )
@@ -179,12 +186,13 @@ export class McpConnection implements McpServerHandle {
     await this.connect()
   }
 
-  /** List the tools again (an operator's reload), reconnecting when down. */
+  /** List the tools, resources and prompts again (an operator's reload), reconnecting when down. */
   async refresh(): Promise<void> {
     const client = this.#client
     if (this.#state !== 'connected' || !client) return this.connect()
     await this.#list(client, this.#generation)
     await this.#listResources(client, this.#generation)
+    await this.#listPrompts(this.#generation)
   }
 
   /**
@@ -229,7 +237,10 @@ export class McpConnection implements McpServerHandle {
    * for a connection, sends `send` once more on a new session if the server forgot ours, and says
    * whether it ran when it fails.
    */
-  async request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, { signal, onProgress }: Omit<ToolCall, 'subject'>): Promise<T> {
+  async request<T>(
+    send: (client: Client, options: RequestOptions) => Promise<T>,
+    { signal, onProgress, client: caller }: Omit<ToolCall, 'subject'>,
+  ): Promise<T> {
     // An OAuth connection waiting for its token tries again: the person (or an admin) may have connected since.
     if (this.#state === 'idle' || (this.#state === 'needs_auth' && this.#hooks.bearer)) await this.connect()
     for (let attempt = 0; ; attempt++) {
@@ -239,7 +250,7 @@ export class McpConnection implements McpServerHandle {
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
         const options: RequestOptions = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
-        return await send(client, options)
+        return await this.#channels.during(caller, () => send(client, options))
       } catch (error) {
         if (signal.aborted) throw error
         const failure = classify(error, client)
@@ -306,7 +317,8 @@ export class McpConnection implements McpServerHandle {
     const client = new sdk.Client(
       { name: 'skillplane', version: VERSION },
       {
-        capabilities: {},
+        // What the server may ask of its client, each passed to the caller of the call that caused it.
+        capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
         listChanged: {
           tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) },
           resources: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onResourceListChanged(generation) },
@@ -322,6 +334,7 @@ export class McpConnection implements McpServerHandle {
       this.#hooks.logger.debug({ server: this.server.name, err: error }, 'MCP transport error')
       if (this.#state === 'connected' && generation === this.#generation) void this.#ping(generation)
     }
+    this.#channels.serve(client, sdk)
     this.#pending = client
     try {
       if (!(await this.#openSecrets(generation))) {
@@ -344,6 +357,11 @@ export class McpConnection implements McpServerHandle {
       this.#missedPings = 0
       this.#connectedAt = Date.now()
       this.#hooks.logger.info({ server: this.server.name, tools: listed.tools.length }, 'MCP server connected')
+      if (client.getServerCapabilities()?.logging) {
+        client
+          .setLoggingLevel(UPSTREAM_LOG_LEVEL)
+          .catch((error: unknown) => this.#hooks.logger.debug({ server: this.server.name, err: error }, 'logging/setLevel failed'))
+      }
       this.#hooks.onTools(listed.tools, listed.problems)
       await this.#listResources(client, generation)
       // A new session holds none of the subscriptions the sessions before it held.

@@ -47,7 +47,9 @@ const OUTPUT: JsonSchema = {
 export function mcpPromptSkill(server: ResolvedMcpServer, key: string, connection: McpServerHandle, prompts: () => readonly Prompt[]): SkillDefinition {
   const oauth = server.transport === 'http' ? server.oauth : undefined
   const listed = prompts()
-  const names = listed.slice(0, NAMES_SHOWN).map((p) => `${p.name}${p.arguments?.length ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})` : ''}`)
+  const names = listed
+    .slice(0, NAMES_SHOWN)
+    .map((p) => `${p.name}${p.arguments?.length ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})` : ''}`)
   const more = listed.length > NAMES_SHOWN ? `, and ${listed.length - NAMES_SHOWN} more` : ''
   return {
     key,
@@ -70,7 +72,13 @@ export function mcpPromptSkill(server: ResolvedMcpServer, key: string, connectio
       const { name, arguments: args = {} } = input as { name: string; arguments?: Record<string, string> }
       const prompt = prompts().find((p) => p.name === name)
       if (!prompt) {
-        throw new SkillError('invalid_input', `MCP server "${server.name}" has no prompt "${name}"${didYouMean(name, prompts().map((p) => p.name))}`)
+        throw new SkillError(
+          'invalid_input',
+          `MCP server "${server.name}" has no prompt "${name}"${didYouMean(
+            name,
+            prompts().map((p) => p.name),
+          )}`,
+        )
       }
       checkArguments(server.name, prompt, args)
       const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
@@ -83,7 +91,8 @@ export function mcpPromptSkill(server: ResolvedMcpServer, key: string, connectio
         const meta = callMeta(ctx.callId)
         const result = await connection.request(
           (client, options) => client.getPrompt({ name, ...(Object.keys(args).length > 0 && { arguments: args }), _meta: meta }, options),
-          { signal: ctx.signal, subject, meta },
+          // What the server asks or logs while it answers reaches the caller, as during a tool call.
+          { signal: ctx.signal, subject, meta, client: ctx.client },
         )
         return promptResult(result)
       } finally {

@@ -1,7 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import type {
+  CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 
 /** The parts of the MCP SDK's client side a connection uses. */
 export interface McpSdk {
@@ -12,6 +20,10 @@ export interface McpSdk {
   McpError: typeof McpError
   ErrorCode: typeof ErrorCode
   ResourceUpdatedNotificationSchema: typeof ResourceUpdatedNotificationSchema
+  ElicitRequestSchema: typeof ElicitRequestSchema
+  CreateMessageRequestSchema: typeof CreateMessageRequestSchema
+  LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema
+  ElicitationCompleteNotificationSchema: typeof ElicitationCompleteNotificationSchema
 }
 
 let loading: Promise<McpSdk> | undefined
@@ -33,6 +45,10 @@ export function loadMcpSdk(): Promise<McpSdk> {
       McpError: types.McpError,
       ErrorCode: types.ErrorCode,
       ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
+      ElicitRequestSchema: types.ElicitRequestSchema,
+      CreateMessageRequestSchema: types.CreateMessageRequestSchema,
+      LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
+      ElicitationCompleteNotificationSchema: types.ElicitationCompleteNotificationSchema,
     }
     return loaded
   })

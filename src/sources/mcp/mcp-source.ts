@@ -91,7 +91,10 @@ export class McpSource implements SkillSource {
   readonly #shadowed = new Map<string, string[]>()
   #resourceSignature = ''
   /** Per server that declares prompts: its last prompt list, the names they are listed under, and its get_prompt skill. */
-  readonly #prompts = new Map<string, { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; problems: string[]; signature: string }>()
+  readonly #prompts = new Map<
+    string,
+    { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; listProblems: string[]; problems: string[]; signature: string }
+  >()
   #started = false
   /** After start, each time the resources /mcp serves changed without a skill changing (a server's resource list). */
   onResourcesChanged: () => void = () => {}
@@ -248,7 +251,7 @@ export class McpSource implements SkillSource {
 
   /** The prompts of every server that has a get_prompt skill, as /mcp lists them. */
   prompts(): ImportedPrompts[] {
-    return [...this.#prompts].flatMap(([server, known]) => (known.skill ? [{ server, skill: known.skill, prompts: known.listed }] : []))
+    return [...this.#prompts].flatMap(([server, { skill, listed }]) => (skill ? [{ server, skill, prompts: listed }] : []))
   }
 
   /**
@@ -267,8 +270,7 @@ export class McpSource implements SkillSource {
    */
   gateSkill(server: string, ref: McpCompletion['ref']['type']): string | null {
     if (ref === 'ref/prompt') return this.#prompts.get(server)?.skill ?? null
-    const key = toolKey(server, 'read_resource')
-    return this.#options.registry.get(key)?.source === 'mcp' ? key : null
+    return this.#readers.get(server) ?? null
   }
 
   /** Connect the servers not connected yet (a one-shot command that needs their tools after all). */
@@ -306,18 +308,16 @@ export class McpSource implements SkillSource {
   }
 
   /**
-   * The server's prompts changed (null: listing them failed, the last list stays): its get_prompt
-   * skill is registered anew (its description names them) and their listed names are worked out,
-   * names that fold alike hashed like tools' keys.
+   * The server's prompts changed (null: listing them failed, the last list stays): the names they
+   * are listed under are worked out (names that fold alike hashed, as tools' keys are) and the
+   * get_prompt skill is registered anew, since its description names them.
    */
   #applyPrompts(connection: McpServerHandle, listed: Prompt[] | null, listProblems: string[]): void {
-    const { registry, taken, logger } = this.#options
     const { server } = connection
     const before = this.#prompts.get(server.name)
     const prompts = listed ?? before?.prompts ?? []
     const signature = JSON.stringify([prompts, listProblems])
     if (signature === before?.signature) return
-    if (before?.skill) registry.unregister(before.skill)
     const problems = [...listProblems]
     const names: ImportedPrompts['prompts'] = []
     const folded = new Map<string, number>()
@@ -331,28 +331,40 @@ export class McpSource implements SkillSource {
       seen.add(prompt.name)
       names.push({ name: toolKey(server.name, prompt.name, folded.get(toolKey(server.name, prompt.name))! > 1), prompt })
     }
-    const kept = names.map((n) => n.prompt)
-    let skill: string | null = null
-    if (kept.length > 0) {
-      const key = toolKey(server.name, GET_PROMPT)
-      const holder = registry.get(key)
-      const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
-      if (other) problems.push(`prompts: their skill's key "${key}" is taken by ${other}; the prompts are not served`)
-      else {
-        try {
-          registry.register(
-            mcpPromptSkill(server, key, connection, () => kept),
-            { source: 'mcp', origin: `MCP server "${server.name}", prompts` },
-          )
-          skill = key
-        } catch (error) {
-          problems.push(`prompts: ${(error as Error).message}; not served`)
-        }
-      }
-    }
-    for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
-    this.#prompts.set(server.name, { prompts, listed: skill ? names : [], skill, problems, signature })
+    for (const problem of problems) this.#options.logger.error({ server: server.name }, `MCP import: ${problem}`)
+    this.#unregisterPromptSkill(server.name)
+    this.#prompts.set(server.name, { prompts, listed: names, skill: null, listProblems: problems, problems, signature })
+    this.#registerPromptSkill(connection)
     if (this.#started) this.#options.onChange()
+  }
+
+  /** The server's get_prompt skill, when it has prompts and no other skill holds the key (a tool named get_prompt keeps it). */
+  #registerPromptSkill(connection: McpServerHandle): void {
+    const { registry, taken } = this.#options
+    const { server } = connection
+    const known = this.#prompts.get(server.name)
+    if (!known) return
+    known.skill = null
+    known.problems = [...known.listProblems]
+    if (known.listed.length === 0) return
+    const key = toolKey(server.name, GET_PROMPT)
+    const holder = registry.get(key)
+    const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
+    if (other) {
+      known.problems.push(`prompts: the key "${key}" of their skill is taken by ${other}; the prompts are not served`)
+      return
+    }
+    const prompts = known.listed.map((p) => p.prompt)
+    registry.register(
+      mcpPromptSkill(server, key, connection, () => prompts),
+      { source: 'mcp', origin: `MCP server "${server.name}", prompts` },
+    )
+    known.skill = key
+  }
+
+  #unregisterPromptSkill(server: string): void {
+    const known = this.#prompts.get(server)
+    if (known?.skill) this.#options.registry.unregister(known.skill)
   }
 
   /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */
@@ -364,7 +376,8 @@ export class McpSource implements SkillSource {
     if (signature === this.#signatures.get(server.name)) return
     this.#signatures.set(server.name, signature)
     for (const key of this.#keys.get(server.name) ?? []) registry.unregister(key)
-    // A tool keeps its key: the read skill (registered again below) gives way to a tool named read_resource.
+    // A tool keeps its key: the get_prompt and read skills (registered again below) give way to tools of those names.
+    this.#unregisterPromptSkill(server.name)
     this.#unregisterReader(server.name)
     const keys: string[] = []
     const problems: string[] = [...listProblems]
@@ -399,6 +412,7 @@ export class McpSource implements SkillSource {
     for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
     this.#keys.set(server.name, keys.sort())
     this.#problems.set(server.name, problems)
+    this.#registerPromptSkill(connection)
     this.#registerReader(connection)
     if (live) {
       this.#options

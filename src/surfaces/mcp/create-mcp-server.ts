@@ -20,7 +20,10 @@ import { toCallResult } from './to-call-result.js'
 import { connectLink, toSkillInput } from '../../access/index.js'
 import { connectInCall } from './connect-in-call.js'
 import { serveSkillResources } from './skill-resources.js'
+import { serveMcpPrompts } from './mcp-prompts.js'
+import { serveMcpCompletions, skillTemplates } from './mcp-completions.js'
 import { importedResources } from './imported-resources.js'
+import { sessionClient, sessionLogging } from './session-client.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
 // key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
@@ -41,8 +44,17 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const { caller } = options
   const server = new Server(
     { name: 'skillplane', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true } } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+    },
   )
+  const logging = sessionLogging(server)
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: McpToolList | null = null
   let announced = ''
@@ -103,6 +115,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       approval: { mode: 'resume' },
       onProgress: progressTo(request.params._meta?.progressToken, extra.sendNotification),
       origin,
+      client: sessionClient(server, extra, logging),
     }
     const invoke = (how: InvokeOptions) => inCallerTrace(parent, name, () => plane.invoke(key, input, how))
     let envelope = await invoke(invokeOptions)
@@ -135,14 +148,30 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     conversationId: options.conversationId,
     mayCall: (key) => current().callable.has(key),
     skillListed: (uri) => skillResources.lists(uri),
+    skillTemplates: () => skillTemplates(plane, caller, (skill) => current().callable.has(skill)),
   })
   const skillResources = serveSkillResources(server, plane, {
     caller,
     conversationId: options.conversationId,
     mayCall: (tool) => current().callable.has(tool),
     imported,
+    clientFor: (extra) => sessionClient(server, extra, logging),
   })
   let resourcesShown = skillResources.signature()
+  const prompts = serveMcpPrompts(server, plane, {
+    caller,
+    conversationId: options.conversationId,
+    mayCall: (skill) => current().callable.has(skill),
+    clientFor: (extra) => sessionClient(server, extra, logging),
+  })
+  let promptsShown = prompts.signature()
+  serveMcpCompletions(server, plane, {
+    caller,
+    mayCall: (skill) => current().callable.has(skill),
+    prompts: () => prompts.list(),
+    templates: () =>
+      plane.sources.mcpResources().flatMap((set) => set.templates.map((t) => ({ uriTemplate: t.uriTemplate, server: set.server, skill: set.skill }))),
+  })
 
   const unsubscribe = plane.skills.onChanged(() => {
     tools = null
@@ -151,6 +180,10 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     if (resources !== resourcesShown) {
       resourcesShown = resources
       server.sendResourceListChanged().catch(() => {})
+    }
+    const promptList = prompts.signature()
+    if (promptList !== promptsShown) {
+      promptsShown = promptList
       server.sendPromptListChanged().catch(() => {})
     }
     imported.catalogChanged()

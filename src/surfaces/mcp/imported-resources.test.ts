@@ -91,7 +91,9 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     expect(uris).toContain(STATIC)
     // The mirror lists the same URIs: each is served once, from the first server in the config.
     expect(new Set(uris).size).toBe(uris.length)
+    // After the instruction skills' own template.
     expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'skill://{skill}/{+path}',
       'demo://resource/dynamic/text/{resourceId}',
       'demo://resource/dynamic/blob/{resourceId}',
     ])

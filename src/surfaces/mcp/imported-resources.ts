@@ -9,7 +9,7 @@ import {
   type ResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../agents/index.js'
-import type { Caller } from '../../skill/index.js'
+import type { Caller, CallerClient } from '../../skill/index.js'
 import { subjectsOf } from '../../runtime/index.js'
 import { notFound, RequestError, unwrap } from './request-error.js'
 
@@ -22,13 +22,15 @@ export interface ImportedResourceOptions {
   mayCall(key: string): boolean
   /** Whether `uri` is an instruction skill's resource this caller lists now. */
   skillListed(uri: string): boolean
+  /** The instruction skills' own templates this caller may use, listed first. */
+  skillTemplates(): ResourceTemplate[]
 }
 
 export interface ImportedResources {
   /** The imported resources this caller may read. */
   list(): Resource[]
   /** resources/read of a URI that is not an instruction skill's: a call of its server's read skill. */
-  read(uri: string, signal: AbortSignal): Promise<ReadResourceResult>
+  read(uri: string, signal: AbortSignal, client: CallerClient): Promise<ReadResourceResult>
   signature(): string
   /** The catalog changed: instruction skills' resources a session subscribed to may have changed with it. */
   catalogChanged(): void
@@ -58,7 +60,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
   const list = (): Resource[] => readable().flatMap((set) => set.resources)
   const templates = (): ResourceTemplate[] => readable().flatMap((set) => set.templates)
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: templates() }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [...options.skillTemplates(), ...templates()] }))
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { uri } = request.params
@@ -114,10 +116,10 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
 
   return {
     list,
-    async read(uri, signal) {
+    async read(uri, signal, client) {
       const owner = ownerFor(uri)
       if (!owner) throw notFound(uri, `${LISTS} show what this caller may read (instruction skills' are skill://<skill>/SKILL.md and skill://<skill>/<path>)`)
-      const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal })
+      const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal, client })
       return unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
     },
     signature: () => JSON.stringify([list().map((r) => r.uri), templates().map((t) => t.uriTemplate)]),
