@@ -101,9 +101,9 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     expect(mirror.skills).toContain('mirror_read_resource')
     expect(mirror.problems).toContain(`resource "${STATIC}" is also listed by MCP server "everything", earlier in the config: that one is served; skipped`)
 
-    expect((await client.readResource({ uri: STATIC })).contents).toEqual([
-      { uri: STATIC, mimeType: 'text/markdown', text: readFileSync(join(EVERYTHING, '../docs/instructions.md'), 'utf8') },
-    ])
+    const first = await client.readResource({ uri: STATIC })
+    expect(first._meta).toEqual({ 'skillplane/callId': expect.stringMatching(/^[0-9A-Z]{26}$/) })
+    expect(first.contents).toEqual([{ uri: STATIC, mimeType: 'text/markdown', text: readFileSync(join(EVERYTHING, '../docs/instructions.md'), 'utf8') }])
     expect((await client.readResource({ uri: 'demo://resource/dynamic/text/3' })).contents[0]).toMatchObject({
       uri: 'demo://resource/dynamic/text/3',
       text: expect.stringMatching(/^Resource 3: This is a plaintext resource/),
@@ -135,6 +135,7 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     })
 
     const rows = (await plane.audit.query({ skill: 'everything_read_resource', caller: 'root', limit: 20 })).items
+    expect(rows.map((r) => r.callId)).toContain(first._meta!['skillplane/callId'])
     expect(rows.map((r) => [r.status, (r.input as { uri: string }).uri]).sort()).toEqual(
       [
         ['ok', STATIC],
