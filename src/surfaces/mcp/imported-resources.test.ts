@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,21 +26,24 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
   let plane: Skillplane
   let server: HttpServer
   let pidFile: string
+  let stopFile: string
   const keys: Record<string, string> = {}
   const sessions: Client[] = []
 
   beforeAll(async () => {
     const skills = tree({ 'deploy-guide/SKILL.md': '---\nname: deploy-guide\ndescription: Ship safely\n---\n# Deploy\n' })
-    pidFile = join(tempDir('skillplane-everything-'), 'pid')
+    const dir = tempDir('skillplane-everything-')
+    pidFile = join(dir, 'pid')
+    stopFile = join(dir, 'stop')
     plane = await openTestPlane(database, {
       agents: [...testAgents!, { name: 'Carol', aliases: [], description: 'Loses the resources' }],
       skillDirs: [{ path: skills, agents: ['Helper', 'Carol'] }],
       mcpServers: [
-        // Through a shell that records the server's pid (exec keeps it), so the test can kill it.
+        // Through a shell that records the server's pid (exec keeps it), so the test can kill it; it fails while the stop file exists.
         {
           name: 'everything',
           command: 'sh',
-          args: ['-c', `echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`],
+          args: ['-c', `[ -e '${stopFile}' ] && exit 1; echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`],
           agents: ['Helper', 'Carol'],
         },
         // The same server again, later in the config: every URI it lists is the first one's.
@@ -205,8 +208,19 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     expect((await a.client.listResources()).resources.map((r) => r.uri)).toContain('demo://resource/session/hello.txt.gz')
     expect((await a.client.readResource({ uri: 'demo://resource/session/hello.txt.gz' })).contents[0]).toMatchObject({ mimeType: 'application/gzip' })
 
+    // Down: its resources stay listed, and reading one answers why it can't be read.
+    writeFileSync(stopFile, '')
     const pid = Number(readFileSync(pidFile, 'utf8'))
     process.kill(pid, 'SIGKILL')
+    await waitFor(() => plane.sources.mcpServers().find((s) => s.name === 'everything')!.state === 'down')
+    expect((await a.client.listResources()).resources.map((r) => r.uri)).toContain(STATIC)
+    expect(await a.client.readResource({ uri: STATIC }).catch((e) => e)).toMatchObject({
+      code: -32603,
+      // Between two attempts, or during one.
+      message: expect.stringMatching(/unavailable: skill "everything_read_resource" is unavailable: MCP server "everything" is (not connected|connecting)/),
+    })
+    rmSync(stopFile)
+    await plane.sources.reload()
     await waitFor(() => Number(readFileSync(pidFile, 'utf8')) !== pid && plane.sources.mcpServers().find((s) => s.name === 'everything')!.state === 'connected')
     // The new process has no session resources: the list changed again.
     await waitFor(async () => !(await a.client.listResources()).resources.some((r) => r.uri.includes('hello.txt.gz')))
