@@ -182,8 +182,11 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     expect(b.updates).not.toContain(STATIC)
 
     // Carol loses the read skill: its updates stop, though it subscribed.
+    const skillUpdates = () => c.updates.filter((u) => u === SKILL_MD).length
+    const before = skillUpdates()
     const denied = await plane.policies.set({ skill: 'everything_read_resource', level: 'agent', subject: 'carol', decision: 'DENY' }, admin, plane.now())
-    await waitFor(() => c.updates.includes(SKILL_MD))
+    // The session has heard of the change (its instruction skill's update) once it applies it.
+    await waitFor(() => skillUpdates() > before)
     // a stops listening to STATIC.
     await a.client.unsubscribeResource({ uri: STATIC })
     const [aSeen, cSeen] = [a.updates.length, c.updates.length]
