@@ -111,9 +111,7 @@ export class McpSessionRepository {
     await this.db
       .deleteFrom('mcp_events')
       .where('session_id', '=', sessionId)
-      .where('id', '<=', (eb) =>
-        eb.selectFrom('mcp_events').select('id').where('session_id', '=', sessionId).orderBy('id', 'desc').limit(1).offset(keep),
-      )
+      .where('id', '<=', (eb) => eb.selectFrom('mcp_events').select('id').where('session_id', '=', sessionId).orderBy('id', 'desc').limit(1).offset(keep))
       .execute()
   }
 
@@ -124,7 +122,11 @@ export class McpSessionRepository {
 
   /** How many events a session holds (for its cap's tests and the docs' limits). */
   async countEvents(sessionId: string): Promise<number> {
-    const row = await this.db.selectFrom('mcp_events').select((eb) => eb.fn.countAll<number | string>().as('n')).where('session_id', '=', sessionId).executeTakeFirstOrThrow()
+    const row = await this.db
+      .selectFrom('mcp_events')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('session_id', '=', sessionId)
+      .executeTakeFirstOrThrow()
     return Number(row.n)
   }
 }
