@@ -2,7 +2,7 @@
 // against `skillplane serve`'s /mcp, with the fixture server of test/mcp-conformance imported as `test`
 // (and `json`), and checks the result against the baseline of expected failures in that folder.
 //
-//   node scripts/mcp-conformance.mjs [--scenario NAME] [--out DIR] [--database-url URL] [--install-only]
+//   node scripts/mcp-conformance.mjs [--scenario NAME] [--baseline FILE] [--out DIR] [--database-url URL] [--install-only]
 //
 // The suite needs Node >= 22: a Node 22 binary (the npm package `node`) and the suite are installed from
 // the npm registry into node_modules/.cache/mcp-conformance once, and reused. Exit codes: 0 every scenario
@@ -47,14 +47,15 @@ try {
 }
 
 function parseArgs(args) {
-  const parsed = { out: join(root, 'test-output', 'mcp-conformance'), installOnly: false }
+  const parsed = { out: join(root, 'test-output', 'mcp-conformance'), baseline: join(here, 'expected-failures.yaml'), installOnly: false }
   for (let i = 0; i < args.length; i++) {
     const value = () => args[++i] ?? fail(`${args[i - 1]} needs a value`)
     if (args[i] === '--scenario') parsed.scenario = value()
     else if (args[i] === '--out') parsed.out = value()
+    else if (args[i] === '--baseline') parsed.baseline = value()
     else if (args[i] === '--database-url') parsed.databaseUrl = value()
     else if (args[i] === '--install-only') parsed.installOnly = true
-    else fail(`unknown argument ${args[i]} (use --scenario NAME, --out DIR, --database-url URL, --install-only)`)
+    else fail(`unknown argument ${args[i]} (use --scenario NAME, --baseline FILE, --out DIR, --database-url URL, --install-only)`)
   }
   return parsed
 }
@@ -115,7 +116,8 @@ function readBaseline(file) {
     const entry = /^\s*-\s*(\S+)/.exec(line)
     if (entry && !/^\s*#/.test(lines[index - 1] ?? '')) unexplained.push(entry[1])
   })
-  if (unexplained.length > 0) throw new Error(`${file}: every entry needs a comment line above it saying why it fails; these have none: ${unexplained.join(', ')}`)
+  if (unexplained.length > 0)
+    throw new Error(`${file}: every entry needs a comment line above it saying why it fails; these have none: ${unexplained.join(', ')}`)
   const parsed = parseYaml(text) ?? {}
   if (parsed.server !== undefined && !Array.isArray(parsed.server)) throw new Error(`${file}: server must be a list of scenario names`)
   return (parsed.server ?? []).map(String)
@@ -123,7 +125,7 @@ function readBaseline(file) {
 
 async function run(suite) {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`)
-  const baselineFile = join(here, 'expected-failures.yaml')
+  const baselineFile = options.baseline
   const baseline = readBaseline(baselineFile)
   rmSync(options.out, { recursive: true, force: true })
   const resultsDir = join(options.out, 'results')
@@ -195,7 +197,9 @@ async function waitForImport(plane) {
     }
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
-  throw new Error(`the fixture servers were not imported within 30 s: ${wanted.filter((key) => !keys.includes(key)).join(', ')} missing from /api/skills (see serve.log)`)
+  throw new Error(
+    `the fixture servers were not imported within 30 s: ${wanted.filter((key) => !keys.includes(key)).join(', ')} missing from /api/skills (see serve.log)`,
+  )
 }
 
 /**
@@ -264,19 +268,22 @@ function report(resultsDir, baseline, suiteExitCode) {
   const unexpected = scenarios.filter((s) => !s.passed && !baseline.includes(s.name)).map((s) => s.name)
   const stale = baseline.filter((name) => names.has(name) && scenarios.find((s) => s.name === name).passed)
   const passed = scenarios.filter((s) => s.passed).length
+  // A name that is no scenario (a typo) would otherwise sit in the baseline for ever.
+  const unknown = options.scenario ? [] : baseline.filter((name) => !names.has(name))
   for (const scenario of scenarios) {
     const mark = scenario.passed ? 'pass' : baseline.includes(scenario.name) ? 'FAIL (expected)' : 'FAIL'
     console.log(`${mark.padEnd(15)} ${scenario.name}`)
     for (const failure of scenario.failures) console.log(`                  ${failure.status} ${failure.id}: ${failure.errorMessage}`)
   }
   log(`${passed} of ${scenarios.length} scenarios pass; ${scenarios.length - passed} fail, ${scenarios.length - passed - unexpected.length} of them expected`)
-  if (unexpected.length > 0) log(`unexpected failures (not in test/mcp-conformance/expected-failures.yaml): ${unexpected.join(', ')}`)
-  if (stale.length > 0) log(`the baseline is stale: these pass now, remove them from test/mcp-conformance/expected-failures.yaml: ${stale.join(', ')}`)
-  const summary = { passed, total: scenarios.length, unexpected, stale, suiteExitCode, scenarios }
+  if (unexpected.length > 0) log(`unexpected failures (not in ${options.baseline}): ${unexpected.join(', ')}`)
+  if (stale.length > 0) log(`the baseline is stale: these pass now, remove them from ${options.baseline}: ${stale.join(', ')}`)
+  if (unknown.length > 0) log(`${options.baseline} names scenarios the suite doesn't have: ${unknown.join(', ')}`)
+  const summary = { passed, total: scenarios.length, unexpected, stale, unknown, suiteExitCode, scenarios }
   writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`)
   if (scenarios.length === 0) {
     log(`the suite produced no results (exit code ${suiteExitCode}): see ${join(options.out, 'conformance.log')}`)
     return 1
   }
-  return unexpected.length > 0 || stale.length > 0 || suiteExitCode !== 0 ? 1 : 0
+  return unexpected.length > 0 || stale.length > 0 || unknown.length > 0 || suiteExitCode !== 0 ? 1 : 0
 }

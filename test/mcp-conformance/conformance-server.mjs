@@ -5,6 +5,7 @@
 // `simple_prompt` is `test_simple_prompt`; its resource URIs pass through as they are (`test://static-text`).
 // With the argument `json` it serves only `schema_2020_12_tool`: imported as server `json` that is
 // `json_schema_2020_12_tool`, the one scenario tool name without the `test_` prefix.
+// `--fault simple_text` makes that tool answer an empty result, for a test that needs a scenario to fail.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import {
@@ -52,9 +53,19 @@ const TEST_TOOLS = [
     inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
     annotations: readOnly,
   },
-  { name: 'elicitation_sep1034_defaults', description: 'Ask with a form whose fields have defaults (SEP-1034).', inputSchema: NO_ARGUMENTS, annotations: readOnly },
+  {
+    name: 'elicitation_sep1034_defaults',
+    description: 'Ask with a form whose fields have defaults (SEP-1034).',
+    inputSchema: NO_ARGUMENTS,
+    annotations: readOnly,
+  },
   { name: 'elicitation_sep1330_enums', description: 'Ask with a form of the five enum kinds (SEP-1330).', inputSchema: NO_ARGUMENTS, annotations: readOnly },
-  { name: 'reconnection', description: 'Take a moment before answering (the SSE polling scenario calls it).', inputSchema: NO_ARGUMENTS, annotations: readOnly },
+  {
+    name: 'reconnection',
+    description: 'Take a moment before answering (the SSE polling scenario calls it).',
+    inputSchema: NO_ARGUMENTS,
+    annotations: readOnly,
+  },
 ]
 
 const JSON_TOOLS = [
@@ -145,9 +156,7 @@ const RESOURCES = [
   { uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource clients may subscribe to.', mimeType: 'text/plain' },
 ]
 const TEMPLATE = /^test:\/\/template\/([^/]+)\/data$/
-const TEMPLATES = [
-  { uriTemplate: 'test://template/{id}/data', name: 'template-data', description: 'Data for an id.', mimeType: 'application/json' },
-]
+const TEMPLATES = [{ uriTemplate: 'test://template/{id}/data', name: 'template-data', description: 'Data for an id.', mimeType: 'application/json' }]
 
 // What completion/complete offers, by prompt argument and by template variable.
 const ARG1_VALUES = ['paris', 'park', 'party', 'test-value', 'testing']
@@ -157,15 +166,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const text = (value) => ({ content: [{ type: 'text', text: value }] })
 const toolError = (value) => ({ isError: true, ...text(value) })
 
-function createConformanceServer(profile) {
+function createConformanceServer(profile, fault) {
   const tools = profile === 'json' ? JSON_TOOLS : TEST_TOOLS
   const server = new Server(
     { name: `conformance-fixture-${profile}`, version: '1.0.0' },
     {
-      capabilities:
-        profile === 'json'
-          ? { tools: {} }
-          : { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} },
+      capabilities: profile === 'json' ? { tools: {} } : { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} },
     },
   )
   const subscriptions = new Set()
@@ -179,13 +185,15 @@ function createConformanceServer(profile) {
       case 'schema_2020_12_tool':
         return text(`received ${JSON.stringify(args)}`)
       case 'simple_text':
-        return text('This is a simple text response for testing.')
+        return fault === 'simple_text' ? { content: [] } : text('This is a simple text response for testing.')
       case 'image_content':
         return { content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }
       case 'audio_content':
         return { content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }
       case 'embedded_resource':
-        return { content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] }
+        return {
+          content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+        }
       case 'multiple_content_types':
         return {
           content: [
@@ -258,7 +266,10 @@ function createConformanceServer(profile) {
       case 'prompt_with_embedded_resource':
         return {
           messages: [
-            { role: 'user', content: { type: 'resource', resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+            {
+              role: 'user',
+              content: { type: 'resource', resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } },
+            },
             { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
           ],
         }
@@ -310,9 +321,9 @@ function createConformanceServer(profile) {
   return server
 }
 
-const profile = process.argv[2] ?? 'test'
-if (profile !== 'test' && profile !== 'json') {
-  process.stderr.write(`usage: conformance-server.mjs [test|json] (got "${profile}")\n`)
+const [profile = 'test', option, fault] = process.argv.slice(2)
+if ((profile !== 'test' && profile !== 'json') || (option !== undefined && (option !== '--fault' || fault !== 'simple_text'))) {
+  process.stderr.write(`usage: conformance-server.mjs [test|json] [--fault simple_text] (got ${process.argv.slice(2).join(' ')})\n`)
   process.exit(2)
 }
-await createConformanceServer(profile).connect(new StdioServerTransport())
+await createConformanceServer(profile, fault).connect(new StdioServerTransport())

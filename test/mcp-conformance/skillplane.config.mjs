@@ -4,10 +4,12 @@
 import { join } from 'node:path'
 
 const fixture = join(import.meta.dirname, 'conformance-server.mjs')
+// CONFORMANCE_FIXTURE_FAULT=simple_text breaks that tool (an empty result), so a test can see an unexpected failure.
+const fault = process.env.CONFORMANCE_FIXTURE_FAULT ? ['--fault', process.env.CONFORMANCE_FIXTURE_FAULT] : []
 
 export default {
   mcpServers: [
-    { name: 'test', command: process.execPath, args: [fixture, 'test'] },
+    { name: 'test', command: process.execPath, args: [fixture, 'test', ...fault] },
     { name: 'json', command: process.execPath, args: [fixture, 'json'] },
   ],
 }
