@@ -89,11 +89,11 @@ function install() {
     writeFileSync(manifestFile, manifest)
     const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: cacheDir, encoding: 'utf8' })
     if (npm.error || npm.status !== 0) {
-      const why = npm.error ? npm.error.message : lastLines(npm.stderr, 5)
+      const why = npm.error ? npm.error.message : npmReason(npm.stderr)
       rmSync(cacheDir, { recursive: true, force: true })
-      throw new Unavailable(`can't install Node ${NODE_MAJOR} and the conformance suite from the npm registry (npm install failed: ${why})`)
+      throw new Unavailable(`Node ${NODE_MAJOR} and the suite can't be installed from the npm registry (npm install failed: ${why})`)
     }
-    if (!ready()) throw new Unavailable(`npm installed the node package, but ${node} is not a working Node ${NODE_MAJOR} binary for this platform`)
+    if (!ready()) throw new Unavailable(`the npm package node installed no working Node ${NODE_MAJOR} binary for this platform (${node})`)
   }
   return { node, entry }
 }
@@ -101,6 +101,15 @@ function install() {
 function nodeVersion(node) {
   const result = spawnSync(node, ['--version'], { encoding: 'utf8' })
   return result.status === 0 ? result.stdout.trim() : undefined
+}
+
+/** npm's own one-line reason (`npm error code ECONNREFUSED`, `… request to … failed, reason: …`), else its last lines. */
+function npmReason(stderr) {
+  const reasons = stderr
+    .split('\n')
+    .filter((line) => /^npm error (code |\w*Error: |request to |network )/.test(line))
+    .map((line) => line.replace(/^npm error /, ''))
+  return reasons.length > 0 ? reasons.join('; ') : lastLines(stderr, 5)
 }
 
 function lastLines(text, count) {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { tempDir } from '../../src/test-support/databases.js'
+import { databases, tempDir } from '../../src/test-support/databases.js'
 
 const SCRIPT = join(import.meta.dirname, '../../scripts/mcp-conformance.mjs')
 /** The script's exit code when Node 22 and the suite can't be installed (no npm registry). */
@@ -42,18 +42,20 @@ const summaryOf = (out: string): Summary => JSON.parse(readFileSync(join(out, 's
 async function installed(skip: (note: string) => never): Promise<void> {
   const install = await script(['--install-only'])
   if (install.code === UNAVAILABLE) {
+    const why = /^mcp-conformance: skipped: (.*)$/m.exec(install.output)?.[1] ?? install.output.trim()
     // CI reaches the registry: there a failed install fails the run instead of skipping the suite.
-    if (process.env.SKILLPLANE_REQUIRE_MCP_CONFORMANCE === '1') throw new Error(`SKILLPLANE_REQUIRE_MCP_CONFORMANCE=1 but ${install.output.trim()}`)
-    skip(`the MCP conformance suite needs Node 22 and @modelcontextprotocol/conformance from the npm registry: ${install.output.trim()}`)
+    if (process.env.SKILLPLANE_REQUIRE_MCP_CONFORMANCE === '1') throw new Error(`SKILLPLANE_REQUIRE_MCP_CONFORMANCE=1 but ${why}`)
+    skip(`the MCP conformance suite (Node 22) can't run here: ${why}`)
   }
   expect(install, install.output).toMatchObject({ code: 0 })
 }
 
 describe('the MCP conformance suite (server scenarios) against /mcp', () => {
-  it('every scenario passes except those the baseline lists and explains', async ({ skip }) => {
+  it.for(databases)('every scenario passes except those the baseline lists and explains ($name)', async (database, { skip }) => {
     await installed(skip)
+    const { databaseUrl } = await database.create()
     const out = tempDir('skillplane-conformance-')
-    const run = await script(['--out', out])
+    const run = await script(['--out', out, ...(databaseUrl ? ['--database-url', databaseUrl] : [])])
     const summary = summaryOf(out)
     // On a failure, the script's report names each scenario and the checks' messages.
     expect({ code: run.code, unexpected: summary.unexpected, stale: summary.stale, unknown: summary.unknown }, run.output).toEqual({
