@@ -140,7 +140,7 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
   })
 
   /** A raw session of this key: its id. */
-  async function open(url: string, key: string): Promise<string> {
+  async function open(url: string, key: string, protocolVersion = LATEST_PROTOCOL_VERSION): Promise<string> {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
@@ -148,7 +148,7 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
         jsonrpc: '2.0',
         id: 1,
         method: 'initialize',
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
       }),
     })
     expect(response.status).toBe(200)
@@ -157,8 +157,12 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
   }
 
   /** A ping in a session: its status and the ids of the events its stream carried. */
-  async function ping(url: string, key: string, sessionId: string) {
-    const response = await fetch(url, { method: 'POST', headers: headers(key, sessionId), body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }) })
+  async function ping(url: string, key: string, sessionId: string, extra: Record<string, string> = {}) {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: headers(key, sessionId, extra),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }),
+    })
     const text = await response.text()
     return { status: response.status, text, eventIds: [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]!) }
   }
@@ -193,6 +197,22 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     expect(await result).toMatchObject({ structuredContent: { passed: true } })
     // The result came over the GET that resumed after the priming event, not over the POST cut before it.
     expect(tokens.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('a session that negotiated 2025-11-25 gets resumable streams (priming event, retry) even on a request naming an older version; an older session none', async () => {
+    const m = await manager(await database.create(), [])
+    const key = await keyOf(m.plane, 'versions')
+    const current = await open(m.url, key, '2025-11-25')
+    for (const named of ['2025-11-25', '2025-03-26']) {
+      const answered = await ping(m.url, key, current, { 'mcp-protocol-version': named })
+      expect(answered.status).toBe(200)
+      expect(answered.text, named).toMatch(/^id: \d+\nretry: 1000\ndata: \n\n/)
+    }
+    // A client of an older version may not read an event without data: it gets the answer alone, as before.
+    const older = await open(m.url, key, '2025-06-18')
+    const answered = await ping(m.url, key, older, { 'mcp-protocol-version': '2025-06-18' })
+    expect(answered.status).toBe(200)
+    expect(answered.text).toMatch(/^event: message\nid: \d+\ndata: \{/)
   })
 
   it("a stale, made-up or another session's Last-Event-ID replays nothing; another key's session is unknown", async () => {
