@@ -38,7 +38,7 @@ function gate() {
 /** A fetch whose answer to the call of the tool `name` can be cut: the connection drops, as a network would drop it. */
 function cuttableFetch(name: string) {
   let cut: (() => void) | undefined
-  const fetchFn = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  const fetchFn = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await fetch(url, init)
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string; params?: { name?: string } }) : undefined
     if (body?.method !== 'tools/call' || body.params?.name !== name || cut || !response.body) return response
