@@ -74,7 +74,7 @@ export class McpHttpSessions {
   readonly #limits: McpSessionLimits
   /** In order of use, least recently used first. */
   readonly #sessions = new Map<string, Session>()
-  /** Sessions being re-opened from the store: concurrent requests for one share its re-opening. */
+  /** Sessions being re-opened from the store, by key and id: concurrent requests for one share its re-opening. */
   readonly #reopening = new Map<string, Promise<Session | 'full' | undefined>>()
   readonly #sweep: NodeJS.Timeout
 
@@ -119,6 +119,8 @@ export class McpHttpSessions {
     const sessionId = randomUUID()
     const conversationId = `mcp:${randomUUID()}`
     const session = await this.#open(sdk, sessionId, caller, conversationId, initialize?.params.protocolVersion)
+    // Stored before the client learns its id: its next request may reach another manager.
+    if (opening) await this.#store(sessionId, session, conversationId, initialize.params)
     let response: Response
     try {
       // No await from making room to being in use: concurrent initialisations can't overshoot a cap or reclaim this one.
@@ -133,7 +135,6 @@ export class McpHttpSessions {
     }
     // Not an initialize request, or one refused here or by the transport: no session came of it.
     if (!opening || !session.transport.sessionId) await this.#end(sessionId, session)
-    else await this.#store(sessionId, session, conversationId, initialize.params)
     return response
   }
 
@@ -192,10 +193,12 @@ export class McpHttpSessions {
 
   /** A session this manager does not hold, from the store; 'full' when making room for it would close only sessions in use. */
   #reopen(id: string, caller: Caller, request: Request): Promise<Session | 'full' | undefined> {
-    let reopening = this.#reopening.get(id)
+    // Per key: another key's request for the same id never decides what the owner's gets.
+    const slot = `${ownerOf(caller)}\n${id}`
+    let reopening = this.#reopening.get(slot)
     if (!reopening) {
-      reopening = this.#restore(id, caller, request).finally(() => this.#reopening.delete(id))
-      this.#reopening.set(id, reopening)
+      reopening = this.#restore(id, caller, request).finally(() => this.#reopening.delete(slot))
+      this.#reopening.set(slot, reopening)
     }
     return reopening
   }

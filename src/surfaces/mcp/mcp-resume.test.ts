@@ -286,6 +286,32 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     expect(new Set(items.map((row) => row.conversationId)).size).toBe(1)
   })
 
+  it.runIf(database.name === 'postgres')('another manager on the same database serves the session too: it replays what the first stored', async () => {
+    const where = await database.create()
+    const [first, second] = [await manager(where, []), await manager(where, [])]
+    const key = await keyOf(first.plane, 'roaming')
+    const sessionId = await open(first.url, key)
+    const answered = await ping(first.url, key, sessionId)
+    const [priming] = answered.eventIds
+    // The answer the first manager sent, replayed by the second from the database.
+    const hangUp = new AbortController()
+    cleanup.push(() => hangUp.abort())
+    const replay = await fetch(second.url, {
+      headers: { ...headers(key, sessionId), accept: 'text/event-stream', 'last-event-id': priming! },
+      signal: hangUp.signal,
+    })
+    expect(replay.status).toBe(200)
+    const reader = replay.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let text = ''
+    while (!text.includes('"result"')) text += (await reader.read()).value ?? ''
+    hangUp.abort()
+    expect(text).toContain(`id: ${answered.eventIds[1]}`)
+    expect(text).toContain('"id":7')
+    // And goes on answering it, for its key only.
+    expect((await ping(second.url, key, sessionId)).status).toBe(200)
+    expect((await ping(second.url, await keyOf(second.plane, 'other'), sessionId)).status).toBe(404)
+  })
+
   it('a re-opened session answers only the key that opened it, and only until it has been idle for idleMs', async () => {
     const where = await database.create()
     let now = Date.now()
