@@ -17,8 +17,9 @@ interface Session {
   lastUsed: number
   /** Requests on it whose answer is still being sent (a tool call, the GET event stream). */
   requests: number
-  /** The protocol version it negotiated at initialize. */
+  /** The protocol version it negotiated at initialize, and the supported versions before it. */
   protocolVersion: string
+  olderVersions: readonly string[]
   /** Its last use is being written to the store (`stale`: and changed again since). */
   writing: boolean
   stale: boolean
@@ -170,6 +171,7 @@ export class McpHttpSessions {
       lastUsed: clock(),
       requests: 0,
       protocolVersion,
+      olderVersions: sdk.SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < protocolVersion),
       writing: false,
       stale: false,
     }
@@ -234,7 +236,7 @@ export class McpHttpSessions {
       await this.#end(id, session)
       return undefined
     }
-    // Another request may have re-opened it meanwhile (a concurrent one of another caller shares this one).
+    // Like an initialize, re-opening a session here makes room for it.
     if (!this.#makeRoom(session.keyId)) {
       await this.#end(id, session, { forget: false })
       return 'full'
@@ -381,7 +383,8 @@ function whenSent(response: Response, done: () => void): Response {
  */
 function atNegotiatedVersion(request: Request, session: Session): Request {
   const named = request.headers.get('mcp-protocol-version')
-  if (named === null || named >= session.protocolVersion || session.protocolVersion < POLLING_VERSION || !/^\d{4}-\d{2}-\d{2}$/.test(named)) return request
+  // An unsupported version goes through as named: the transport refuses it (400).
+  if (named === null || session.protocolVersion < POLLING_VERSION || !session.olderVersions.includes(named)) return request
   const headers = new Headers(request.headers)
   headers.set('mcp-protocol-version', session.protocolVersion)
   return new Request(request, { headers })

@@ -208,6 +208,8 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
       expect(answered.status).toBe(200)
       expect(answered.text, named).toMatch(/^id: \d+\nretry: 1000\ndata: \n\n/)
     }
+    // A version the server doesn't support is refused as named, never taken for the session's.
+    expect((await ping(m.url, key, current, { 'mcp-protocol-version': '2020-01-01' })).status).toBe(400)
     // A client of an older version may not read an event without data: it gets the answer alone, as before.
     const older = await open(m.url, key, '2025-06-18')
     const answered = await ping(m.url, key, older, { 'mcp-protocol-version': '2025-06-18' })
