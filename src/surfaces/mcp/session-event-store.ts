@@ -25,6 +25,8 @@ export class SessionEventStore implements EventStore {
   readonly #o: SessionEventStoreOptions
   #recording: boolean
   #stored = 0
+  /** The last store begun (never rejects): the next one waits for it. */
+  #last: Promise<unknown> = Promise.resolve()
 
   constructor(options: SessionEventStoreOptions, { recording = true } = {}) {
     this.#o = options
@@ -36,7 +38,17 @@ export class SessionEventStore implements EventStore {
     this.#recording = true
   }
 
-  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+  /**
+   * One insert at a time, in the order the transport sends: it writes each message once its store
+   * resolves, so an answer can't overtake the progress notifications sent before it (and end the stream without them).
+   */
+  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    const stored = this.#last.then(() => this.#insert(streamId, message))
+    this.#last = stored
+    return stored
+  }
+
+  async #insert(streamId: string, message: JSONRPCMessage): Promise<string> {
     if (!this.#recording) return UNSTORED
     const { repo, sessionId, clock } = this.#o
     // A priming event carries no message: the SDK stores it as {}.
