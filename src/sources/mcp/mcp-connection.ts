@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/index.js'
@@ -171,7 +172,25 @@ export class McpConnection implements McpServerHandle {
    * The pipeline's deadline aborts `signal`; the SDK's own 60 s request timeout must not cut in
    * first. The server's progress notifications go to `onProgress` (asking for them sends a token).
    */
-  async callTool(name: string, args: unknown, { signal, onProgress, meta }: Omit<ToolCall, 'subject'>): Promise<CallToolResult> {
+  callTool(name: string, args: unknown, call: Omit<ToolCall, 'subject'>): Promise<CallToolResult> {
+    return this.request(
+      (client, options) =>
+        client.callTool({ name, arguments: args as Record<string, unknown>, _meta: call.meta }, undefined, options) as Promise<CallToolResult>,
+      call,
+    )
+  }
+
+  /** The server's declared capabilities, once connected. */
+  capabilities(): ServerCapabilities | null {
+    return this.#client?.getServerCapabilities() ?? null
+  }
+
+  /**
+   * Any request a call makes of the server (tools/call, resources/read, prompts/get, ...): it waits
+   * for a connection, sends `send` once more on a new session if the server forgot ours, and says
+   * whether it ran when it fails.
+   */
+  async request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, { signal, onProgress }: Omit<ToolCall, 'subject'>): Promise<T> {
     // An OAuth connection waiting for its token tries again: the person (or an admin) may have connected since.
     if (this.#state === 'idle' || (this.#state === 'needs_auth' && this.#hooks.bearer)) await this.connect()
     for (let attempt = 0; ; attempt++) {
@@ -180,8 +199,8 @@ export class McpConnection implements McpServerHandle {
       if (this.#state === 'needs_auth') throw new SkillError('needs_auth', this.#reason!)
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
-        const options = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
-        return (await client.callTool({ name, arguments: args as Record<string, unknown>, _meta: meta }, undefined, options)) as CallToolResult
+        const options: RequestOptions = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
+        return await send(client, options)
       } catch (error) {
         if (signal.aborted) throw error
         const failure = classify(error, client)

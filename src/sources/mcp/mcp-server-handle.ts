@@ -1,4 +1,6 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { CallToolResult, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { ProgressUpdate } from '../../skill/index.js'
 
@@ -42,6 +44,10 @@ export interface McpServerHandle {
   secretsChanged(): Promise<void>
   close(): Promise<void>
   callTool(name: string, args: unknown, call: ToolCall): Promise<CallToolResult>
+  /** Any other request a call makes of the server (resources/read, prompts/get, ...), handled like a tool call. */
+  request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, call: ToolCall): Promise<T>
+  /** What the server declared it can do (of the connection open, or a person's session), null before one is. */
+  capabilities(): ServerCapabilities | null
 }
 
 /** One tools/call as a skill's call makes it. */

@@ -1,4 +1,6 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillLogger } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { McpConnection } from './mcp-connection.js'
@@ -102,7 +104,23 @@ export class PersonSessions implements McpServerHandle {
     if (!this.#hooks.hasTools()) void this.#session(subject).connection.connect()
   }
 
-  async callTool(name: string, args: unknown, call: ToolCall): Promise<CallToolResult> {
+  callTool(name: string, args: unknown, call: ToolCall): Promise<CallToolResult> {
+    return this.request(
+      (client, options) =>
+        client.callTool({ name, arguments: args as Record<string, unknown>, _meta: call.meta }, undefined, options) as Promise<CallToolResult>,
+      call,
+    )
+  }
+
+  capabilities(): ServerCapabilities | null {
+    for (const session of this.#sessions.values()) {
+      const capabilities = session.connection.capabilities()
+      if (capabilities) return capabilities
+    }
+    return null
+  }
+
+  async request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, call: ToolCall): Promise<T> {
     const { subject } = call
     if (subject === null) {
       throw new SkillError(
@@ -114,7 +132,7 @@ export class PersonSessions implements McpServerHandle {
     session.calls++
     session.usedAt = Date.now()
     try {
-      return await session.connection.callTool(name, args, call)
+      return await session.connection.request(send, call)
     } catch (error) {
       // The server refused the person's token (revoked): their connection is back to needs_auth; say where to connect again.
       if (error instanceof SkillError && error.code === 'needs_auth' && session.connection.status().state === 'needs_auth') {
