@@ -167,6 +167,9 @@ function serve(dataDir, logFile) {
   const env = { ...process.env, SKILLPLANE_LOG_LEVEL: process.env.SKILLPLANE_LOG_LEVEL ?? 'info' }
   delete env.SKILLPLANE_DATABASE_URL
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  // Stopped with this script, however it ends (a test timeout, Ctrl-C): no serve left behind.
+  process.on('exit', () => child.kill('SIGTERM'))
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130))
   let stdout = ''
   let stderr = ''
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
