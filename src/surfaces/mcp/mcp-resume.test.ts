@@ -314,16 +314,23 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     expect((await ping(second.url, await keyOf(second.plane, 'other'), sessionId)).status).toBe(404)
   })
 
-  it('a re-opened session answers only the key that opened it, and only until it has been idle for idleMs', async () => {
+  it('a re-opened session answers only the key that opened it, with the role it was opened with, and only until it has been idle for idleMs', async () => {
     const where = await database.create()
     let now = Date.now()
     const clock = () => now
     const first = await manager(where, [], { clock })
     const [alice, bob] = [await keyOf(first.plane, 'alice'), await keyOf(first.plane, 'bob')]
     const sessionId = await open(first.url, alice)
+    // A person whose role changes while the session is stored: it ends, as it would in memory.
+    const rolf = (await first.plane.people.keys.create({ name: 'rolf' }, first.plane.now())).key
+    await first.plane.people.users.setRole('rolf', 'viewer', { id: 'test', name: 'test' })
+    const demoted = await open(first.url, rolf)
+    await first.plane.people.users.setRole('rolf', 'operator', { id: 'test', name: 'test' })
     await first.stop()
 
     const second = await manager(where, [], { clock, idleMs: 10 * MINUTE })
+    expect((await ping(second.url, rolf, demoted)).status).toBe(404)
+    expect(await second.plane.people.mcpSessions.find(demoted)).toBeUndefined()
     // Bob holds the id but not the key: unknown to him, and still there for alice.
     expect((await ping(second.url, bob, sessionId)).status).toBe(404)
     now += 9 * MINUTE
