@@ -19,7 +19,11 @@ const OUTPUT: JsonSchema = {
   properties: {
     contents: {
       type: 'array',
-      items: { type: 'object', required: ['uri'], properties: { uri: { type: 'string' }, mimeType: { type: 'string' }, text: { type: 'string' }, blob: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['uri'],
+        properties: { uri: { type: 'string' }, mimeType: { type: 'string' }, text: { type: 'string' }, blob: { type: 'string' } },
+      },
     },
   },
   required: ['contents'],
@@ -81,7 +85,10 @@ export function mcpResourceSkill(server: ResolvedMcpServer, key: string, connect
       const { uri } = input as { uri: string }
       const current = listed()
       if (!current || !servesUri(current, uri)) {
-        throw new SkillError('not_found', `MCP server "${server.name}" has no resource ${JSON.stringify(uri)}: it neither lists it nor has a template that matches it`)
+        throw new SkillError(
+          'not_found',
+          `MCP server "${server.name}" has no resource ${JSON.stringify(uri)}: it neither lists it nor has a template that matches it`,
+        )
       }
       const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
       // A server that echoes its credentials back gets them scrubbed like any injected secret.

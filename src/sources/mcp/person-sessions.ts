@@ -150,7 +150,8 @@ export class PersonSessions implements McpServerHandle {
 
   /** A resource's updates as the person's own session hears them: never another person's. */
   async subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void> {
-    if (call.subject === null) throw new SkillError('needs_auth', `MCP server "${this.server.name}" acts for the person calling, and this subscription acts for nobody`)
+    if (call.subject === null)
+      throw new SkillError('needs_auth', `MCP server "${this.server.name}" acts for the person calling, and this subscription acts for nobody`)
     return this.#session(call.subject).connection.subscribe(uri, call, listener)
   }
 

@@ -215,3 +215,95 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     await toggleUpdates()
   })
 })
+
+const NOTES = join(import.meta.dirname, '../../sources/mcp/fixtures/resource-server.mjs')
+
+describe.each(databases)("an imported server's subscriptions, secrets and class override ($name)", (database) => {
+  let plane: Skillplane
+  let server: HttpServer
+  const keys: Record<string, string> = {}
+  const sessions: Client[] = []
+
+  beforeAll(async () => {
+    plane = await openTestPlane(database, {
+      mcpServers: [
+        {
+          name: 'notes',
+          command: process.execPath,
+          args: [NOTES],
+          env: { NOTE_TOKEN: { secret: 'NOTE_TOKEN' } },
+          agents: ['Helper'],
+          resources: { class: 'mutating' },
+        },
+      ],
+    })
+    await plane.values.secrets.set('NOTE_TOKEN', 'tok-5b1e9c77a0')
+    await waitFor(() => plane.sources.mcpServers()[0]!.state === 'connected')
+    server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    keys.root = (await plane.people.keys.create({ name: 'root', role: 'admin' }, plane.now())).key
+    keys.helper = (await plane.people.keys.create({ name: 'helper-key', role: 'agent', agentId: 'helper' }, plane.now())).key
+  })
+  afterAll(async () => {
+    for (const client of sessions) await client.close().catch(() => {})
+    await server?.close()
+    await plane?.close()
+  })
+
+  async function connect(key: string): Promise<Session> {
+    const client = new Client({ name: 'resource-browser', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+    sessions.push(client)
+    const session: Session = { client, updates: [], listChanges: 0 }
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void session.updates.push(n.params.uri))
+    await client.listResources()
+    return session
+  }
+  /** What the server itself holds subscribed, one entry per resources/subscribe it received. */
+  const upstream = async () => {
+    const envelope = await plane.invoke('notes_subscribed', {}, { caller: admin })
+    return envelope.ok ? (JSON.parse((envelope.data as { content: Array<{ text: string }> }).content[0]!.text) as string[]) : ['failed']
+  }
+  const touch = (uris: string[]) => plane.invoke('notes_touch', { uris }, { caller: admin })
+
+  it('holds one upstream subscription per URI for all sessions, dropped when the last one unsubscribes or closes', async () => {
+    const a = await connect(keys.root!)
+    const b = await connect(keys.root!)
+    await a.client.subscribeResource({ uri: 'note://a' })
+    await b.client.subscribeResource({ uri: 'note://a' })
+    await b.client.subscribeResource({ uri: 'note://pages/2' })
+    expect(await upstream()).toEqual(['note://a', 'note://pages/2'])
+
+    await touch(['note://pages/2', 'note://a'])
+    await waitFor(() => a.updates.includes('note://a') && b.updates.includes('note://a'))
+    expect(a.updates).toEqual(['note://a'])
+    expect(b.updates).toEqual(['note://pages/2', 'note://a'])
+
+    await a.client.unsubscribeResource({ uri: 'note://a' })
+    expect(await upstream()).toEqual(['note://a', 'note://pages/2'])
+    // The client ends its session (DELETE /mcp): its subscriptions go with it.
+    await (b.client.transport as StreamableHTTPClientTransport).terminateSession()
+    await waitFor(async () => (await upstream()).length === 0)
+    await touch(['note://a'])
+    // a's session is still open, and hears nothing more.
+    await a.client.subscribeResource({ uri: 'note://pages/3' })
+    await touch(['note://a', 'note://pages/3'])
+    await waitFor(() => a.updates.includes('note://pages/3'))
+    expect(a.updates).toEqual(['note://a', 'note://pages/3'])
+  })
+
+  it("scrubs the server's credentials from what it reads, and gates reads by the configured class", async () => {
+    const root = await connect(keys.root!)
+    const read = await root.client.readResource({ uri: 'note://token' })
+    expect(read.contents).toEqual([{ uri: 'note://token', mimeType: 'text/plain', text: 'the token is [REDACTED]' }])
+    expect(JSON.stringify(await plane.audit.query({ skill: 'notes_read_resource', limit: 10 }))).not.toContain('tok-5b1e9c77a0')
+    expect(plane.skills.get('notes_read_resource')).toMatchObject({ class: 'mutating' })
+
+    // resources: { class: 'mutating' }: the agent's read waits for an approval, like any mutating call of an agent.
+    const helper = await connect(keys.helper!)
+    expect((await helper.client.listResources()).resources.map((r) => r.uri)).toEqual(['note://a', 'note://token'])
+    expect(await helper.client.readResource({ uri: 'note://a' }).catch((e) => e)).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('approval_required'),
+    })
+  })
+})

@@ -13,6 +13,8 @@ import type { Caller, CallerClient } from '../../skill/index.js'
 import { subjectsOf } from '../../runtime/index.js'
 import { notFound, RequestError, unwrap } from './request-error.js'
 
+const LISTS = 'resources/list and resources/templates/list'
+
 export interface ImportedResourceOptions {
   caller: Caller
   conversationId: string
@@ -68,7 +70,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       return {}
     }
     const owner = ownerFor(uri)
-    if (!owner) throw notFound(uri, 'resources/list and resources/templates/list show what this caller may subscribe to')
+    if (!owner) throw notFound(uri, `${LISTS} show what this caller may subscribe to`)
     if (!owner.subscribe)
       throw new RequestError(ErrorCode.InvalidParams, `resource ${JSON.stringify(uri)}: MCP server "${owner.server}" takes no subscriptions`, { uri })
     if (subscriptions.has(uri)) {
@@ -116,7 +118,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
     list,
     async read(uri, signal, client) {
       const owner = ownerFor(uri)
-      if (!owner) throw notFound(uri, 'resources/list and resources/templates/list show what this caller may read')
+      if (!owner) throw notFound(uri, `${LISTS} show what this caller may read (instruction skills' are skill://<skill>/SKILL.md and skill://<skill>/<path>)`)
       const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal, client })
       return unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
     },
