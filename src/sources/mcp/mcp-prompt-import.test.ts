@@ -29,6 +29,7 @@ describe("an MCP server's prompts", () => {
         mcpServers: [
           { name: 'pr', command: process.execPath, args: [FIXTURE], env: { PROMPT_TOKEN: { secret: 'PROMPT_TOKEN' } }, prompts: { agents: ['Helper'] } },
           { name: 'clash', command: process.execPath, args: [FIXTURE], env: { CLASH: '1' } },
+          { name: 'pm', command: process.execPath, args: [FIXTURE], agents: ['Helper'], prompts: { class: 'mutating' } },
         ],
       },
       location,
@@ -40,8 +41,9 @@ describe("an MCP server's prompts", () => {
   it('are read from every page, named like tools (alike names hashed), and got through one skill; problems are reported', async () => {
     const plane = await open()
     const [pr, clash] = plane.sources.mcpServers()
+    // In config order, whichever listed first.
     const [prompts, ...others] = plane.sources.mcpPrompts()
-    expect(others).toEqual([])
+    expect(others.map((o) => o.skill)).toEqual(['pm_get_prompt'])
     expect(prompts!.skill).toBe('pr_get_prompt')
     expect(prompts!.prompts.map((p) => [p.name, p.prompt.name])).toEqual([
       // Listed twice: its name folds alike with its duplicate's, so it is hashed too, as a tool's key would be.
@@ -89,6 +91,12 @@ describe("an MCP server's prompts", () => {
       message: 'other-key may not ask MCP server "pr" for completions: that needs the skill "pr_get_prompt"',
     })
     await expect(plane.sources.mcpComplete('clash', params, { caller: operator })).rejects.toMatchObject({ code: 'denied' })
+    // The config's class replaces safe: an agent's get now waits for an approver, like any mutating skill.
+    expect(plane.skills.get('pm_get_prompt')!.class).toBe('mutating')
+    expect(await plane.invoke('pm_get_prompt', { name: 'greet', arguments: { who: 'Ada' } }, { caller: agentCaller('helper') })).toMatchObject({
+      ok: false,
+      error: { code: 'approval_required' },
+    })
     // An agent of the config's prompts.agents may get them; the server's own agents list stays as it was.
     expect(plane.skills.isBound('helper', 'pr_get_prompt')).toBe(true)
     expect(plane.skills.isBound('helper', 'pr_add_prompt')).toBe(false)

@@ -249,9 +249,12 @@ export class McpSource implements SkillSource {
     return { close: stop }
   }
 
-  /** The prompts of every server that has a get_prompt skill, as /mcp lists them. */
+  /** The prompts of every server that has a get_prompt skill, in config order, as /mcp lists them. */
   prompts(): ImportedPrompts[] {
-    return [...this.#prompts].flatMap(([server, { skill, listed }]) => (skill ? [{ server, skill, prompts: listed }] : []))
+    return this.#connections.flatMap(({ server: { name } }) => {
+      const known = this.#prompts.get(name)
+      return known?.skill ? [{ server: name, skill: known.skill, prompts: known.listed }] : []
+    })
   }
 
   /**

@@ -1,6 +1,9 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js'
 import type { Envelope } from '../../skill/index.js'
 
+// The MCP specification's code for a resource that doesn't exist.
+const RESOURCE_NOT_FOUND = -32002
+
 /** A JSON-RPC error that goes out as written (McpError's message starts "MCP error CODE:", which SDK clients add again). */
 export class RequestError extends Error {
   constructor(
@@ -11,9 +14,6 @@ export class RequestError extends Error {
     super(message)
   }
 }
-
-// The MCP specification's code for a resource that doesn't exist.
-const RESOURCE_NOT_FOUND = -32002
 
 /** The MCP specification's resource-not-found error, naming the URI in the message and in data. */
 export function notFound(uri: string, why: string, callId?: string): RequestError {

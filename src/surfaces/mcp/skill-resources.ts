@@ -12,8 +12,8 @@ import { lookup } from 'mime-types'
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller, CallerClient } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
-import { notFound, RequestError, unwrap } from './request-error.js'
 import type { ImportedResources } from './imported-resources.js'
+import { notFound, RequestError, unwrap } from './request-error.js'
 
 const SCHEME = 'skill://'
 
