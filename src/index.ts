@@ -17,6 +17,13 @@ export type {
   MemoryKeyInfo,
   MemoryPoolOption,
   LearningInput,
+  CallerClient,
+  ElicitParams,
+  ElicitResult,
+  SampleParams,
+  SampleResult,
+  LogMessage,
+  LogLevel,
 } from './skill/index.js'
 export { defineConfig, ConfigError, type SkillplaneConfig, type AgentConfig, type ConfigInput, type ServiceConfig } from './config/index.js'
 export { createSkillplane, type Skillplane, type SkillplaneOptions } from './agents/index.js'

@@ -1,11 +1,11 @@
 import { runConversation, type TreeApproval, type TreeRows } from '../store/index.js'
-import { parseSubSpans } from './sub-span.js'
+import { parseSubSpans, type SubSpan } from './sub-span.js'
 
 /** One bar of a call tree (the HTTP API's `Span`). */
 export interface Span {
   id: string
   parentId: string | null
-  kind: 'run' | 'model' | 'call' | 'approval' | 'relay' | 'edge' | 'remote'
+  kind: 'run' | 'model' | 'call' | 'approval' | 'relay' | 'edge' | 'remote' | 'elicitation' | 'sampling'
   name: string
   startedAt: string
   endedAt: string | null
@@ -18,6 +18,10 @@ export interface Span {
   edge?: string
   usage?: { inputTokens: number | null; outputTokens: number | null }
   costUsd?: number | null
+  /** elicitation: what was asked and what the skill received (scrubbed). */
+  elicitation?: { mode: 'form' | 'url'; message: string; action: 'accept' | 'decline' | 'cancel' | null; content?: Record<string, unknown>; error?: string }
+  /** sampling: the model's answer (its text capped), or why there was none. */
+  sampling?: { model: string | null; stopReason: string | null; text: string | null; error?: string }
 }
 
 export interface CallTree {
@@ -132,6 +136,8 @@ export function buildCallTree(rows: TreeRows): CallTree {
             edge: sub.edge,
           })
         }
+      } else if (sub.kind === 'elicitation' || sub.kind === 'sampling') {
+        spans.push(askedOfCaller(sub, `${sub.kind}:${call.call_id}:${i}`, id, call.call_id))
       } else if (!callIds.has(sub.callId)) {
         // On the same database the remote call is a row of the tree already (through its origin).
         spans.push({
@@ -148,6 +154,24 @@ export function buildCallTree(rows: TreeRows): CallTree {
     })
   }
   return order(rows.rootId, spans, rows.truncated)
+}
+
+const ELICITATION_STATUS = { accept: 'accepted', decline: 'declined', cancel: 'cancelled' } as const
+
+/** A question the call put to its caller: the person's answer (elicitation) or the model's (sampling). */
+function askedOfCaller(sub: Extract<SubSpan, { kind: 'elicitation' | 'sampling' }>, id: string, parentId: string, callId: string): Span {
+  const failed = sub.error !== undefined
+  const times = { startedAt: sub.from, endedAt: sub.to }
+  if (sub.kind === 'sampling') {
+    const { model, stopReason, text, error } = sub
+    const sampling = { model, stopReason, text, ...(error !== undefined && { error }) }
+    return { id, parentId, kind: 'sampling', name: model ?? 'sampling', ...times, status: failed ? 'error' : 'ok', callId, sampling }
+  }
+  const { mode, message, action, content, error } = sub
+  const status = failed || action === null ? 'error' : ELICITATION_STATUS[action]
+  const name = mode === 'url' ? `link: ${message}` : message
+  const elicitation = { mode, message, action, ...(content !== undefined && { content }), ...(error !== undefined && { error }) }
+  return { id, parentId, kind: 'elicitation', name: name.length > 80 ? `${name.slice(0, 79)}…` : name, ...times, status, callId, elicitation }
 }
 
 /** Parent before children, siblings by start: a walk from the root; a span whose parent is gone (cut off) hangs from the root. */

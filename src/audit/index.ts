@@ -26,7 +26,7 @@ export {
   type StatsSort,
 } from './call-health.js'
 export { buildCallTree, hideSpans, MAX_TREE_SPANS, type CallTree, type Span } from './call-tree.js'
-export { parseSubSpans, type SubSpan } from './sub-span.js'
+export { parseSubSpans, MAX_SUB_SPANS, type SubSpan } from './sub-span.js'
 export { type AuditFilter } from './audit-reader.js'
 export { AuditSearcher, searchWords, matchesWords, type SearchLabel } from './audit-search.js'
 export { EXPORT_FORMATS, EXPORT_CONTENT_TYPES, CSV_COLUMNS, csvCell, exportHeader, exportLines, type ExportFormat } from './audit-export.js'

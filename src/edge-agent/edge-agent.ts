@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import { WebSocket } from 'ws'
 import type { Logger } from 'pino'
 import { createSkill, type Skill, type SkillContext, type SkillDefinition, describeIssues } from '../skill/index.js'
-import { CallCancel, isSkillError } from '../runtime/index.js'
+import { CallCancel, isSkillError, NO_CALLER_CLIENT } from '../runtime/index.js'
 import {
   CLOSE,
   CONNECT_PATH,
@@ -316,6 +316,8 @@ export class EdgeAgent {
           ...(typeof update.message === 'string' && { message: update.message.slice(0, 1000) }),
         })
       },
+      // Questions for the caller don't travel over the edge tunnel.
+      client: NO_CALLER_CLIENT,
       invoke: () => Promise.reject(new Error('a skill running on an edge cannot call other skills')),
       memory: { get: onManager, set: onManager, delete: onManager, list: onManager },
       learn: onManager,

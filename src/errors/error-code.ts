@@ -24,3 +24,4 @@ export type ErrorCode =
   | 'unavailable'
   | 'needs_auth'
   | 'needs_input'
+  | 'unsupported'

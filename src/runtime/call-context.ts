@@ -1,6 +1,7 @@
 import { scrubText, type SubSpan } from '../audit/index.js'
-import type { Caller, Envelope, LearningInput, NestedCallOptions, ProgressUpdate, SkillContext, SkillLogger } from '../skill/index.js'
+import type { Caller, CallerClient, Envelope, LearningInput, NestedCallOptions, ProgressUpdate, SkillContext, SkillLogger } from '../skill/index.js'
 import type { Call, CallParent } from './call.js'
+import { callerClient } from './call-client.js'
 import type { InvokeOptions } from './invoke-options.js'
 import { scrubbedLogger } from './scrubbed-logger.js'
 import type { StageDeps } from './stage.js'
@@ -35,6 +36,7 @@ export class CallContext implements SkillContext {
   #secrets: SkillContext['secrets'] | undefined
   #settings: SkillContext['settings'] | undefined
   #bound: Partial<Pick<SkillContext, 'learn' | 'progress' | 'invoke'>> = {}
+  #client: CallerClient | undefined
 
   constructor(call: Call, deps: StageDeps, nested: NestedInvoke) {
     this.callId = call.id
@@ -70,6 +72,14 @@ export class CallContext implements SkillContext {
   get logger(): SkillLogger {
     const call = this.#call
     return (this.#logger ??= scrubbedLogger(this.#deps.logger.child({ callId: this.callId }), () => call.scrub()))
+  }
+
+  get client(): CallerClient {
+    const call = this.#call
+    return (this.#client ??= callerClient(
+      { skill: call.skill.key, scrub: () => call.scrub(), note: (span) => this.note(span), signal: call.cancel!.signal },
+      call.options.client,
+    ))
   }
 
   get memory(): SkillContext['memory'] {
@@ -118,6 +128,8 @@ export class CallContext implements SkillContext {
         edgeId: nested?.edgeId ?? null,
         signal: call.cancel!.signal,
         onBehalfOf: this.onBehalfOf,
+        // The nested call's questions reach the same caller, noted on the nested call.
+        client: call.options.client ?? null,
       },
       { callId: this.callId, depth: (call.parent?.depth ?? 0) + 1, scrub: call.injected },
     )

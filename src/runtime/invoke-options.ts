@@ -1,4 +1,4 @@
-import type { Caller, ProgressUpdate } from '../skill/index.js'
+import type { Caller, CallerClient, ProgressUpdate } from '../skill/index.js'
 import type { CallerSignal } from './call-cancel.js'
 
 /** How long to wait for an approval decision: true for the configured time, or seconds (never longer). */
@@ -43,6 +43,11 @@ export interface InvokeOptions {
    * call's origin so call trees join across skillplanes. A claim, shown and never trusted.
    */
   origin?: { callId: string } | null
+  /**
+   * How to reach the caller while the call runs (an MCP session, an agent run): the executor's
+   * `ctx.client`, passed on to nested calls. None (a plain HTTP call): questions are refused.
+   */
+  client?: CallerClient | null
 }
 
 /** The mode for a surface's `approvalId` and `wait` parameters: run with that request, else ask. */

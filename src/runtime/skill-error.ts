@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../errors/index.js'
 import { SkillplaneError } from '../errors/index.js'
 
-export type SkillErrorCode = Extract<ErrorCode, 'invalid_input' | 'not_found' | 'denied' | 'unavailable' | 'needs_auth'>
+export type SkillErrorCode = Extract<ErrorCode, 'invalid_input' | 'not_found' | 'denied' | 'unavailable' | 'needs_auth' | 'unsupported'>
 
 // Its own brand too, like defineSkill's: an executor from another copy of the package is still recognised.
 const MARKER = 'skillplane.skill-error'

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { ErrorCode } from '../errors/index.js'
+import type { CallerClient } from './caller-client.js'
 
 export type SkillClass = 'safe' | 'mutating' | 'dangerous'
 export type SkillScope = 'manager' | 'host'
@@ -75,6 +76,12 @@ export interface SkillContext {
    * client's progress notifications, which also keep its request from timing out).
    */
   progress(update: ProgressUpdate): void
+  /**
+   * The caller's client: ask the person for input (elicitation), ask their model for a completion
+   * (sampling), send them log lines. Each question is recorded on the call. Without a channel
+   * (a plain HTTP call) `elicit` and `sample` reject with `unsupported` and `log` does nothing.
+   */
+  client: CallerClient
   /**
    * Call another skill through the pipeline: it is gated and audited, linked to this call. Pass the
    * callee's definition instead of its key and its input and result are typed.

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { NO_CALLER_CLIENT } from '../runtime/index.js'
 import type { DefinedSkill } from '../skill/define-skill.js'
 import type { SkillContext } from '../skill/skill-types.js'
 import { admin, silentLogger } from './fixtures.js'
@@ -23,6 +24,7 @@ export async function runSkill(skill: DefinedSkill<any, any>, input: unknown, si
     signal,
     logger: silentLogger(),
     progress: () => {},
+    client: NO_CALLER_CLIENT,
     secrets: {
       get: (name) => {
         throw new Error(`runSkill gives no secrets (asked for ${name})`)

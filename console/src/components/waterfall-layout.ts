@@ -56,7 +56,7 @@ type Interval = [number, number]
 
 /**
  * Lays out a call tree's spans (in tree order, parents first) on one time axis. Time in which nothing
- * works (only approval spans are open, or nothing is) and that lasts longer than all the working
+ * works (only approval or elicitation spans are open, or nothing is) and that lasts longer than all the working
  * time together is drawn as a break: a person's hours-long decision would otherwise squeeze every call
  * into a hairline. Open spans run to `now` (epoch ms).
  */
@@ -124,20 +124,23 @@ function axisSegments(timed: Array<{ span: SpanTiming; start: number; end: numbe
   })
 }
 
+// Spans in which a person decides or answers: an approval, a question the call put to its caller.
+const WAITS = new Set(['approval', 'elicitation'])
+
 /**
- * When each span works: its own time minus the approval waits inside it (a run paused for a decision,
- * or a call waiting in-line for one, is not working while the person decides).
+ * When each span works: its own time minus the waits for a person inside it (a run paused for a decision,
+ * or a call waiting in-line for one or for its caller's answer, is not working while the person decides).
  */
 function busyIntervals(timed: Array<{ span: SpanTiming; start: number; end: number }>): Interval[] {
   const byId = new Map(timed.map((t) => [t.span.id, t]))
   const waits = new Map<string, Interval[]>()
   for (const t of timed) {
-    if (t.span.kind !== 'approval') continue
+    if (!WAITS.has(t.span.kind)) continue
     for (let parent = t.span.parentId; parent != null && byId.has(parent); parent = byId.get(parent)!.span.parentId) {
       waits.set(parent, [...(waits.get(parent) ?? []), [t.start, t.end]])
     }
   }
-  return timed.filter((t) => t.span.kind !== 'approval').flatMap((t) => subtract([t.start, t.end], union(waits.get(t.span.id) ?? [])))
+  return timed.filter((t) => !WAITS.has(t.span.kind)).flatMap((t) => subtract([t.start, t.end], union(waits.get(t.span.id) ?? [])))
 }
 
 /** Overlapping intervals merged, in order. */

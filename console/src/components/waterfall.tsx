@@ -13,6 +13,8 @@ const KIND_LABEL: Record<Span['kind'], string> = {
   relay: 'relay',
   edge: 'edge',
   remote: 'remote call',
+  elicitation: 'question to the caller',
+  sampling: "caller's model",
 }
 
 /** Where a span opens: its approval, its call, its run's step, or its run. */
@@ -29,6 +31,15 @@ const tokens = (span: Span) =>
     ? `${span.usage.inputTokens ?? '?'} in → ${span.usage.outputTokens ?? '?'} out tokens`
     : null
 const cost = (span: Span) => (span.costUsd != null ? `$${span.costUsd.toFixed(span.costUsd < 0.01 ? 5 : 3)}` : null)
+
+/** What the caller answered a question (elicitation) or its model said (sampling), in a few words. */
+function asked(span: Span): string | null {
+  const answer = span.elicitation ?? span.sampling
+  if (answer?.error) return answer.error
+  if (span.elicitation?.content) return `answered ${Object.keys(span.elicitation.content).join(', ')}`
+  if (span.sampling?.text) return span.sampling.text.length > 60 ? `${span.sampling.text.slice(0, 59)}…` : span.sampling.text
+  return null
+}
 
 /** Everything a span's hover shows, one fact a line. */
 function spanTitle(span: Span, durationMs: number, pending: boolean): string {
@@ -93,7 +104,7 @@ export function Waterfall({ tree, highlight }: { tree: CallTree; highlight?: str
         <tbody>
           {rows.map(({ span, depth, offset, width, durationMs, pending }) => {
             const href = spanHref(span)
-            const detail = [span.kind === 'model' && tokens(span), span.kind === 'model' && cost(span), span.edge && `on ${span.edge}`]
+            const detail = [span.kind === 'model' && tokens(span), span.kind === 'model' && cost(span), span.edge && `on ${span.edge}`, asked(span)]
               .filter(Boolean)
               .join(' · ')
             return (

@@ -24,6 +24,8 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   // Failed Dependency: nothing ran; the caller (or an admin) has to set a secret or setting first.
   needs_auth: 424,
   needs_input: 424,
+  // Not Implemented: what the skill asked of its caller (a question, a completion) this surface can't carry.
+  unsupported: 501,
 }
 
 /** The HTTP status for an error code (DESIGN.md's public contract): one table, so code and status never disagree. */

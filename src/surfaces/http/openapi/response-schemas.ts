@@ -205,13 +205,19 @@ export const Span = z
   .object({
     id: z
       .string()
-      .describe('unique within its tree: `call:<id>`, `run:<id>`, `model:<run>:<step>`, `approval:<id>`, `relay:<call>`, `edge:<call>`, `remote:<call>`'),
+      .describe(
+        'unique within its tree: `call:<id>`, `run:<id>`, `model:<run>:<step>`, `approval:<id>`, `relay:<call>`, `edge:<call>`, `remote:<call>:<n>`, `elicitation:<call>:<n>`, `sampling:<call>:<n>`',
+      ),
     parentId: nullable(z.string()),
-    kind: z.enum(['run', 'model', 'call', 'approval', 'relay', 'edge', 'remote']),
-    name: z.string().describe('the skill, the agent, the model, the manager or edge, or `hidden` for a span the viewer may not see'),
+    kind: z.enum(['run', 'model', 'call', 'approval', 'relay', 'edge', 'remote', 'elicitation', 'sampling']),
+    name: z
+      .string()
+      .describe(
+        'the skill, the agent, the model, the manager or edge, the question asked of the caller (elicitation), or `hidden` for a span the viewer may not see',
+      ),
     startedAt: z.string(),
     endedAt: nullable(z.string()).describe('null while it goes on (a running call or run, a pending approval)'),
-    status: z.string(),
+    status: z.string().describe("a call's, run's or approval's status; elicitation `accepted`, `declined`, `cancelled` or `error`; sampling `ok` or `error`"),
     callId: z.string().optional(),
     runId: z.string().optional(),
     stepIndex: z.number().optional(),
@@ -220,6 +226,25 @@ export const Span = z
     edge: z.string().optional(),
     usage: z.object({ inputTokens: nullable(z.number()), outputTokens: nullable(z.number()) }).optional(),
     costUsd: nullable(z.number()).optional(),
+    elicitation: z
+      .object({
+        mode: z.enum(['form', 'url']),
+        message: z.string(),
+        action: nullable(z.enum(['accept', 'decline', 'cancel'])),
+        content: z.record(z.string(), z.unknown()).optional().describe("the accepted answer, scrubbed of the call's secrets"),
+        error: z.string().optional().describe("why no answer came (the caller can't answer, a failure)"),
+      })
+      .optional()
+      .describe('elicitation: the question the call put to its caller, and what it received'),
+    sampling: z
+      .object({
+        model: nullable(z.string()),
+        stopReason: nullable(z.string()),
+        text: nullable(z.string()).describe("the answer's text, at most 1,000 characters"),
+        error: z.string().optional(),
+      })
+      .optional()
+      .describe("sampling: what the caller's model answered"),
   })
   .openapi('Span')
 
