@@ -122,7 +122,7 @@ async function elicit(o: RunClientOptions, params: ElicitParams, signal: AbortSi
     decided_at: null,
   })
   const decided = await o.inputs.wait(id, expiresAt, signal)
-  const content = decided.content ? (JSON.parse(decided.content) as Record<string, unknown>) : undefined
+  const content = decided.content ? (JSON.parse(decided.content) as ElicitResult['content']) : undefined
   const by = decided.answered_by_name ? { answeredBy: decided.answered_by_name } : {}
   switch (decided.status) {
     case 'accepted':
