@@ -206,6 +206,9 @@ export function runRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     },
   })
   serve(app, answer, async (c) => {
+    // A viewer neither starts runs nor decides approvals: never theirs to answer.
+    const refused = viewerRefused(c, "answering a run's input request")
+    if (refused) return refused
     const id = c.req.param('id')
     const run = await plane.runs.get(id)
     // An agent key sees its own agent's runs, and is refused below: the agent never answers its own questions.
