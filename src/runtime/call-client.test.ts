@@ -26,6 +26,18 @@ const asking = defineSkill({
   },
 })
 
+const leaky = defineSkill({
+  key: 'leaky_asker',
+  description: 'Quotes a secret it holds in its question and its log line',
+  class: 'safe',
+  input: z.object({}),
+  run: async (_input, ctx) => {
+    ctx.secrets.conceal('s3cret-token-value')
+    ctx.client.log({ level: 'info', data: { note: 'token s3cret-token-value' } })
+    return ctx.client.elicit({ ...FORM, message: 'Use s3cret-token-value?' }, { signal: ctx.signal })
+  },
+})
+
 /** A channel as a surface makes one, recording what reached it. */
 function channel(overrides: Partial<CallerClient> = {}) {
   const seen = { elicit: [] as ElicitParams[], sample: [] as SampleParams[], log: [] as LogMessage[] }
@@ -59,7 +71,12 @@ describe.each(databases)('ctx.client on $name', (database) => {
     expect(result).toMatchObject({ ok: true, data: { answer: { action: 'accept', content: { region: 'eu-west' } }, model: 'caller-model' } })
     expect(seen.elicit).toEqual([FORM])
     expect(seen.sample).toEqual([SAMPLE])
-    expect(seen.log).toEqual([{ level: 'info', data: 'asking' }])
+    expect(seen.log.filter((l) => l.logger !== 'skillplane')).toEqual([{ level: 'info', data: 'asking' }])
+    // skillplane's own lines about the call go to the same caller.
+    expect(seen.log.filter((l) => l.logger === 'skillplane').map((l) => [l.level, l.data])).toEqual([
+      ['debug', { event: 'call.started', callId: result.callId, skill: 'ask_caller' }],
+      ['info', { event: 'call.finished', callId: result.callId, skill: 'ask_caller', status: 'ok', durationMs: expect.any(Number) }],
+    ])
 
     const tree = (await plane.audit.tree({ callId: result.callId }))!
     expect(tree.spans.map((s) => [s.kind, s.name, s.status, s.parentId])).toEqual([
@@ -108,6 +125,17 @@ describe.each(databases)('ctx.client on $name', (database) => {
       status: 'error',
       elicitation: { action: null, error: expect.stringContaining('without a channel') },
     })
+  })
+
+  it("keeps the call's secrets out of what reaches the caller and the audit", async () => {
+    plane = await openTestPlane(database, { skills: [leaky] })
+    const { client, seen } = channel()
+    const result = await plane.invoke('leaky_asker', {}, { caller: admin, client })
+    expect(result.ok).toBe(true)
+    expect(seen.elicit.map((p) => p.message)).toEqual(['Use [REDACTED]?'])
+    expect(seen.log.filter((l) => l.logger !== 'skillplane')).toEqual([{ level: 'info', data: { note: 'token [REDACTED]' } }])
+    const tree = (await plane.audit.tree({ callId: result.callId }))!
+    expect(tree.spans[1]!.elicitation!.message).toBe('Use [REDACTED]?')
   })
 
   it('refuses what the client did not declare, and a malformed answer, without passing it to the skill', async () => {

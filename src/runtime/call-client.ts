@@ -47,7 +47,7 @@ export function callerClient(call: AskingCall, channel: CallerClient | null | un
             `skill "${call.skill}" asked its caller for input (${mode}-mode elicitation), which the caller's client can't answer: ${lacking(channel, `elicitation.${mode}`)}`,
           )
         }
-        const result = checkElicitResult(await channel.elicit(params, { signal: both(options?.signal, call.signal) }), mode)
+        const result = checkElicitResult(await channel.elicit(scrubbed(params, call), { signal: both(options?.signal, call.signal) }), mode)
         const content =
           result.content &&
           (redact(result.content, mode === 'form' && 'requestedSchema' in params ? params.requestedSchema : null, { scrub: call.scrub() }) as Record<
@@ -70,7 +70,7 @@ export function callerClient(call: AskingCall, channel: CallerClient | null | un
             `skill "${call.skill}" asked its caller's model for a completion (sampling), which the caller's client can't answer: ${lacking(channel, 'sampling')}`,
           )
         }
-        const result = checkSampleResult(await channel.sample(params, { signal: both(options?.signal, call.signal) }))
+        const result = checkSampleResult(await channel.sample(scrubbed(params, call), { signal: both(options?.signal, call.signal) }))
         const text = textOf(result.content)
         note({
           kind: 'sampling',
@@ -95,12 +95,16 @@ export function callerClient(call: AskingCall, channel: CallerClient | null | un
       }
     },
     log(message: LogMessage): void {
-      if (!channel || !capabilities.logging) return
-      const scrub = call.scrub()
-      channel.log(scrub.size === 0 ? message : { ...message, data: scrubValue(message.data, scrub) })
+      if (channel && capabilities.logging) channel.log(scrubbed(message, call))
     },
     ...(channel?.elicitationComplete && { elicitationComplete: (id: string) => channel.elicitationComplete!(id) }),
   }
+}
+
+/** What goes to the caller carries none of the call's secrets (a server that quotes its token in a question). */
+function scrubbed<T>(value: T, call: AskingCall): T {
+  const scrub = call.scrub()
+  return scrub.size === 0 ? value : (scrubValue(value, scrub) as T)
 }
 
 const lacking = (channel: CallerClient | null | undefined, capability: string) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Locator, Page } from 'playwright-core'
-import { createSkillplane, defineSkill, z, type Skillplane } from '../../src/index.js'
+import { createSkillplane, defineSkill, z, type CallerClient, type Skillplane } from '../../src/index.js'
 import { startHttpServer } from '../../src/surfaces/http/index.js'
 import { databases } from '../../src/test-support/databases.js'
 import { silentLogger, testAgents } from '../../src/test-support/fixtures.js'
@@ -38,6 +38,19 @@ const skills = [
     agents: ['Helper'],
     input: target,
     run: ({ target }) => ({ found: target }),
+  }),
+  // Asks its caller a question and its caller's model for a word (a caller channel the test gives it).
+  defineSkill({
+    key: 'ask_thing',
+    description: 'Asks the person which target, then asks their model for a word',
+    class: 'safe',
+    input: z.object({}),
+    run: async (_input, ctx) => {
+      const form = { type: 'object' as const, properties: { target: { type: 'string' as const } } }
+      const answer = await ctx.client.elicit({ message: 'Which target?', requestedSchema: form }, { signal: ctx.signal })
+      await ctx.client.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'A word?' } }], maxTokens: 5 }, { signal: ctx.signal })
+      return answer
+    },
   }),
   defineSkill({ key: 'notify_thing', description: 'Tells the team', class: 'safe', agents: ['Helper'], input: target, run: () => ({ sent: true }) }),
 ]
@@ -190,6 +203,34 @@ describe.runIf(chromiumAvailable())('the call waterfall in Chromium', () => {
     expect(waitBar.x).toBeGreaterThanOrEqual(rootBar.x - 1)
     expect(waitBar.x + waitBar.width).toBeLessThanOrEqual(checkBar.x + 1)
     expect(checkBar.x + checkBar.width).toBeLessThanOrEqual(rootBar.x + rootBar.width + 1)
+  })
+
+  it("draws the questions a call put to its caller: the person's answer as a wait, the model's as a model step", async () => {
+    const client: CallerClient = {
+      capabilities: { sampling: true, elicitation: { form: true, url: false }, logging: false },
+      elicit: async () => ({ action: 'accept', content: { target: 'web-9' } }),
+      sample: async () => ({ role: 'assistant', content: { type: 'text', text: 'Bonjour' }, model: 'person-model' }),
+      log: () => {},
+    }
+    const caller = { kind: 'user' as const, id: 'u-oscar', name: 'oscar', role: 'operator' as const }
+    const asked = await plane.invoke('ask_thing', {}, { caller, client })
+    expect(asked.ok).toBe(true)
+    const page = await open(keys.oscar!)
+    await page.goto(`${server.url}/audit/${asked.callId}`)
+    const waterfall = page.getByTestId('waterfall')
+    await waterfall.locator('tr[data-kind="sampling"]').waitFor()
+    expect((await rowsOf(waterfall)).map((r) => [r.kind, r.status, r.depth])).toEqual([
+      ['call', 'ok', 0],
+      ['elicitation', 'accepted', 1],
+      ['sampling', 'ok', 1],
+    ])
+    const question = waterfall.locator('tr[data-kind="elicitation"]')
+    expect(await question.locator('td').first().textContent()).toMatch(/Which target\?\s*question to the caller\s*answered target/)
+    expect(await waterfall.locator('tr[data-kind="sampling"] td').first().textContent()).toMatch(/person-model\s*caller's model\s*Bonjour/)
+    // The person's time is a wait, hatched like an approval's.
+    expect(await question.locator('.wf-bar').evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundImage)).toContain('repeating-linear-gradient')
+    expect(await waterfall.locator('.wf-legend').textContent()).toContain('question to the caller')
+    await screenshot(page, 'waterfall-questions')
   })
 
   it('shows no waterfall for a call that started nothing', async () => {

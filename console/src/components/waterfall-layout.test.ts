@@ -97,6 +97,13 @@ describe('layoutWaterfall', () => {
     expect(call.durationMs).toBe(HOUR + 20)
   })
 
+  it('counts a question put to the caller as waiting for a person, like an approval', () => {
+    const layout = layoutWaterfall(tree([span('call', null, 0, HOUR + 20), span('ask', 'call', 5, HOUR + 5, 'elicitation')], HOUR + 20), T0 + HOUR + 20)
+    expect(layout.axis.kind).toBe('broken')
+    const sampled = layoutWaterfall(tree([span('call', null, 0, HOUR + 20), span('ask', 'call', 5, HOUR + 5, 'sampling')], HOUR + 20), T0 + HOUR + 20)
+    expect(sampled.axis.kind).toBe('linear')
+  })
+
   it('runs a pending wait to now, broken when it has outlasted the work', () => {
     const layout = layoutWaterfall(tree([span('asked', null, 0, 40), span('wait', 'asked', 40, null, 'approval')], null), T0 + 3 * HOUR)
     const wait = byId(layout).wait!

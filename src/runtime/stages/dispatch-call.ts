@@ -8,6 +8,7 @@ import { interrupted } from '../interrupted.js'
 import { refusal, type Refusal } from '../refusal.js'
 import { isSkillError } from '../skill-error.js'
 import type { StageDeps } from '../stage.js'
+import { tellCaller } from '../tell-caller.js'
 
 /**
  * Run the skill's executor with its deadline, in the call's span; a throw, the deadline
@@ -18,6 +19,7 @@ export async function dispatchCall(call: Call, deps: StageDeps): Promise<Refusal
   const cancel = call.cancel!
   const router = call.edge && deps.edges
   trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
+  tellCaller(call, deps)
   const deadline = deps.deadlines.start(cancel, skill.timeoutMs)
   try {
     const run = () => {

@@ -5,6 +5,7 @@ import { failure, success } from '../envelope.js'
 import { serialize } from '../serialize.js'
 import type { StageDeps } from '../stage.js'
 import { toAuditRow } from '../to-audit-row.js'
+import { tellCaller } from '../tell-caller.js'
 
 /**
  * Where every call that no envelope stopped ends: its final audit row,
@@ -46,6 +47,7 @@ export async function finishCall(call: Call, deps: StageDeps): Promise<Envelope>
     const link = envelope.error.details?.authorizationUrl
     call.errorMessage = typeof link === 'string' ? message.replaceAll(link, '[connect link]') : message
   }
+  tellCaller(call, deps, envelope)
   try {
     await deps.audit.finish(toAuditRow(call, deps.managerId))
   } catch (error) {

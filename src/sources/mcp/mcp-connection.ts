@@ -13,6 +13,7 @@ import { parseTools, type ToolProblem } from './parse-tools.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import { CallChannels } from './call-channels.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -42,6 +43,9 @@ const MAX_MESSAGE = 500
 const MAX_TOOLS = 10_000
 // The tokens a session has sent lately (a refresh replaces one): scrubbed from what the server answers.
 const TOKENS_KEPT = 3
+// Asked of a server that logs: everything, since each caller's channel keeps only what that caller's
+// level lets through, and one connection serves callers with different levels.
+const UPSTREAM_LOG_LEVEL = 'debug'
 
 // tools/list read leniently: one malformed tool becomes a problem, not a failed connection.
 const LenientToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
@@ -78,10 +82,13 @@ export class McpConnection implements McpServerHandle {
   #tokens: string[] = []
   /** The WWW-Authenticate of the server's last 401. */
   #challenge: string | null = null
+  /** Hands what the server asks or logs during a call to that call's caller. */
+  readonly #channels: CallChannels
 
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
     this.#hooks = hooks
+    this.#channels = new CallChannels({ server: server.name, logger: hooks.logger, clean: (text) => this.#clean(text) })
   }
 
   /** Why a call can't go to this server now, or null when it can. */
@@ -190,7 +197,10 @@ export class McpConnection implements McpServerHandle {
    * for a connection, sends `send` once more on a new session if the server forgot ours, and says
    * whether it ran when it fails.
    */
-  async request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, { signal, onProgress }: Omit<ToolCall, 'subject'>): Promise<T> {
+  async request<T>(
+    send: (client: Client, options: RequestOptions) => Promise<T>,
+    { signal, onProgress, client: caller }: Omit<ToolCall, 'subject'>,
+  ): Promise<T> {
     // An OAuth connection waiting for its token tries again: the person (or an admin) may have connected since.
     if (this.#state === 'idle' || (this.#state === 'needs_auth' && this.#hooks.bearer)) await this.connect()
     for (let attempt = 0; ; attempt++) {
@@ -200,7 +210,7 @@ export class McpConnection implements McpServerHandle {
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
         const options: RequestOptions = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
-        return await send(client, options)
+        return await this.#channels.during(caller, () => send(client, options))
       } catch (error) {
         if (signal.aborted) throw error
         const failure = classify(error, client)
@@ -267,7 +277,8 @@ export class McpConnection implements McpServerHandle {
     const client = new sdk.Client(
       { name: 'skillplane', version: VERSION },
       {
-        capabilities: {},
+        // What the server may ask of its client, each passed to the caller of the call that caused it.
+        capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
         listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) } },
       },
     )
@@ -276,6 +287,7 @@ export class McpConnection implements McpServerHandle {
       this.#hooks.logger.debug({ server: this.server.name, err: error }, 'MCP transport error')
       if (this.#state === 'connected' && generation === this.#generation) void this.#ping(generation)
     }
+    this.#channels.serve(client, sdk)
     this.#pending = client
     try {
       if (!(await this.#openSecrets(generation))) {
@@ -298,6 +310,11 @@ export class McpConnection implements McpServerHandle {
       this.#missedPings = 0
       this.#connectedAt = Date.now()
       this.#hooks.logger.info({ server: this.server.name, tools: listed.tools.length }, 'MCP server connected')
+      if (client.getServerCapabilities()?.logging) {
+        client
+          .setLoggingLevel(UPSTREAM_LOG_LEVEL)
+          .catch((error: unknown) => this.#hooks.logger.debug({ server: this.server.name, err: error }, 'logging/setLevel failed'))
+      }
       this.#hooks.onTools(listed.tools, listed.problems)
       clearInterval(this.#pingTimer)
       this.#pingTimer = setInterval(() => void this.#ping(generation), PING_EVERY_MS)

@@ -1,7 +1,14 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import type {
+  CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js'
 
 /** The parts of the MCP SDK's client side a connection uses. */
 export interface McpSdk {
@@ -11,6 +18,10 @@ export interface McpSdk {
   StreamableHTTPError: typeof StreamableHTTPError
   McpError: typeof McpError
   ErrorCode: typeof ErrorCode
+  ElicitRequestSchema: typeof ElicitRequestSchema
+  CreateMessageRequestSchema: typeof CreateMessageRequestSchema
+  LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema
+  ElicitationCompleteNotificationSchema: typeof ElicitationCompleteNotificationSchema
 }
 
 let loading: Promise<McpSdk> | undefined
@@ -31,6 +42,10 @@ export function loadMcpSdk(): Promise<McpSdk> {
       StreamableHTTPError: http.StreamableHTTPError,
       McpError: types.McpError,
       ErrorCode: types.ErrorCode,
+      ElicitRequestSchema: types.ElicitRequestSchema,
+      CreateMessageRequestSchema: types.CreateMessageRequestSchema,
+      LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
+      ElicitationCompleteNotificationSchema: types.ElicitationCompleteNotificationSchema,
     }
     return loaded
   })

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { CallToolResult, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
-import type { ProgressUpdate } from '../../skill/index.js'
+import type { CallerClient, ProgressUpdate } from '../../skill/index.js'
 
 /**
  * idle: not connected yet, and connects on its first call (a one-shot CLI command), or a per-person
@@ -58,4 +58,9 @@ export interface ToolCall {
   subject: string | null
   /** Sent as the request's `_meta`: the calling call and its trace (`callMeta`). */
   meta: Record<string, string>
+  /**
+   * The call's `ctx.client`: what the server asks (elicitation, sampling) or logs while this request
+   * runs reaches that caller. Without one, the server is told its client can't answer.
+   */
+  client?: CallerClient | null
 }

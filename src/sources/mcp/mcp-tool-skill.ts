@@ -65,6 +65,7 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
           onProgress: (update) => ctx.progress(update),
           subject,
           meta: callMeta(ctx.callId),
+          client: ctx.client,
         })
       } finally {
         conceal()

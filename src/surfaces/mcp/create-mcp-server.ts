@@ -20,6 +20,7 @@ import { toCallResult } from './to-call-result.js'
 import { connectLink, toSkillInput } from '../../access/index.js'
 import { connectInCall } from './connect-in-call.js'
 import { serveSkillResources } from './skill-resources.js'
+import { sessionClient, sessionLogging } from './session-client.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
 // key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
@@ -40,8 +41,9 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const { caller } = options
   const server = new Server(
     { name: 'skillplane', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} } },
   )
+  const logging = sessionLogging(server)
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: McpToolList | null = null
   let announced = ''
@@ -102,6 +104,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       approval: { mode: 'resume' },
       onProgress: progressTo(request.params._meta?.progressToken, extra.sendNotification),
       origin,
+      client: sessionClient(server, extra, logging),
     }
     const invoke = (how: InvokeOptions) => inCallerTrace(parent, name, () => plane.invoke(key, input, how))
     let envelope = await invoke(invokeOptions)
@@ -133,6 +136,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     caller,
     conversationId: options.conversationId,
     mayCall: (tool) => current().callable.has(tool),
+    clientFor: (extra) => sessionClient(server, extra, logging),
   })
   let resourcesShown = skillResources.signature()
 

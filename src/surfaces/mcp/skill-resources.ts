@@ -7,10 +7,13 @@ import {
   ReadResourceRequestSchema,
   type Prompt,
   type Resource,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import { lookup } from 'mime-types'
 import type { Skillplane } from '../../agents/index.js'
-import type { Caller, Envelope } from '../../skill/index.js'
+import type { Caller, CallerClient, Envelope } from '../../skill/index.js'
 import { listSkillFiles } from '../../sources/agent-skills/index.js'
 
 const SCHEME = 'skill://'
@@ -22,6 +25,8 @@ export interface SkillResourceOptions {
   conversationId: string
   /** Whether the caller's tool list holds this tool (the resources and prompts ride on it). */
   mayCall(tool: 'activate_skill' | 'read_skill_resource'): boolean
+  /** The session's client as the caller channel of a request's calls. */
+  clientFor(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): CallerClient
 }
 
 /**
@@ -64,7 +69,7 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
     // Only what resources/list shows this caller exists for it: the same answer for a skill that is missing or hidden.
     if (!visible().some((skill) => skill.name === parsed.skill)) throw missing(`this caller has no skill "${parsed.skill}" to read`)
     // A document read, not an activation into a conversation: each read returns the instructions.
-    const call = { caller, signal: extra.signal }
+    const call = { caller, signal: extra.signal, client: options.clientFor(extra) }
     if (parsed.path === 'SKILL.md') {
       const data = unwrap(await plane.invoke('activate_skill', { name: parsed.skill }, call), uri, missing) as { content: string }
       return { contents: [{ uri, mimeType: 'text/markdown', text: data.content }] }
@@ -83,7 +88,16 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       new RequestError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}: ${why}`, callId ? { callId } : undefined)
     if (!visible().some((skill) => skill.name === name)) throw unknown('prompts/list shows the prompts this caller may get')
     // The prompt activates the skill in this session's conversation, as the tool would.
-    const envelope = await plane.invoke('activate_skill', { name }, { caller, conversationId: options.conversationId, signal: extra.signal })
+    const envelope = await plane.invoke(
+      'activate_skill',
+      { name },
+      {
+        caller,
+        conversationId: options.conversationId,
+        signal: extra.signal,
+        client: options.clientFor(extra),
+      },
+    )
     const data = unwrap(envelope, `prompt ${JSON.stringify(name)}`, unknown) as { content: string }
     return { description: `The ${name} skill's instructions`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: data.content } }] }
   })

@@ -20,6 +20,7 @@ export const ERROR_TEXT: Record<number, string> = {
   413: 'Request body too large',
   424: 'Nothing ran: a secret or setting is not set, or the account is not connected (details.authorizationUrl: where the person connects it)',
   500: 'A template failed to render, or an internal error',
+  501: 'The skill asked its caller something (elicitation, sampling) this call has no channel to answer',
   502: 'Executor error, invalid output or edge unavailable',
   503: 'Skill unavailable or disabled',
   504: 'Deadline exceeded',

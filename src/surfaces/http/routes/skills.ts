@@ -149,7 +149,7 @@ export function skillRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     path: '/{key}/invoke',
     summary: 'Invoke any skill',
     request: { ...params('/{key}'), ...body(invokeBody) },
-    responses: { 200: returns(Success, 'Result'), ...failures(202, 400, 401, 403, 404, 410, 413, 424, 502, 503, 504) },
+    responses: { 200: returns(Success, 'Result'), ...failures(202, 400, 401, 403, 404, 410, 413, 424, 501, 502, 503, 504) },
   })
   serve(app, invoke, async (c) => {
     // The most common first mistake: the skill's arguments posted without the `input` wrapper.

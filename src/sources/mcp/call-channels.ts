@@ -1,0 +1,168 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { randomUUID } from 'node:crypto'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { CreateMessageRequest, ElicitRequest, ElicitResult, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js'
+import { isSkillError } from '../../runtime/index.js'
+import type { CallerClient, ElicitParams, LogLevel, SampleParams, SkillLogger } from '../../skill/index.js'
+import type { McpSdk } from './mcp-sdk.js'
+
+/** A request to the server on behalf of a call: whom to hand what the server asks during it. */
+interface InFlight {
+  client: CallerClient | null
+  /** The URL-mode elicitations sent on this call's behalf: the server's id → the one its caller saw. */
+  elicitations: Map<string, string>
+}
+
+// The SDK client reads a request's answer (a Streamable HTTP POST's event stream) inside the async
+// context of that request's send, so what the server sends on that stream runs inside it too. Set
+// only around the send: connecting and reconnecting (whose streams outlive any call) run outside it.
+const during = new AsyncLocalStorage<{ channels: CallChannels; call: InFlight }>()
+
+// JSON-RPC codes (the SDK's ErrorCode): a client without a capability answers MethodNotFound.
+const METHOD_NOT_FOUND = -32601
+const INVALID_PARAMS = -32602
+const INVALID_REQUEST = -32600
+const INTERNAL_ERROR = -32603
+
+const NO_CHANNEL = 'the call has no channel to its caller (an HTTP API or CLI call, or a request made without one)'
+type FormParams = Extract<ElicitParams, { mode?: 'form' }>
+
+/** An error the SDK sends as it is: its code, and this message (McpError would prefix "MCP error <code>:"). */
+const rpcError = (code: number, message: string) => Object.assign(new Error(message), { code })
+
+interface Options {
+  server: string
+  logger: SkillLogger
+  /** Scrubs the connection's own credentials from what is logged. */
+  clean(text: string): string
+}
+
+/**
+ * What an imported server asks of its client (elicitation, sampling) and tells it (log lines),
+ * handed to the caller of the call that caused it, and to no one else. A message on a call's own
+ * answer stream belongs to that call; one outside any (stdio, the standalone event stream) belongs
+ * to the one call in flight on this connection, if exactly one is; otherwise it is refused (a
+ * request) or kept in skillplane's own log (a log line).
+ */
+export class CallChannels {
+  readonly #inFlight = new Set<InFlight>()
+  readonly #options: Options
+
+  constructor(options: Options) {
+    this.#options = options
+  }
+
+  /** Send a request on behalf of a call whose caller is reached through `client`. */
+  async during<T>(client: CallerClient | null | undefined, send: () => Promise<T>): Promise<T> {
+    const call: InFlight = { client: client ?? null, elicitations: new Map() }
+    this.#inFlight.add(call)
+    try {
+      return await during.run({ channels: this, call }, send)
+    } finally {
+      this.#inFlight.delete(call)
+    }
+  }
+
+  /** Answer the server's requests and hear its log lines on this client (declare the capabilities first). */
+  serve(client: Client, sdk: McpSdk): void {
+    client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.#elicit(request.params, extra.signal))
+    client.setRequestHandler(sdk.CreateMessageRequestSchema, (request, extra) => this.#sample(request.params, extra.signal))
+    client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, ({ params }) => this.#log(params))
+    client.setNotificationHandler(sdk.ElicitationCompleteNotificationSchema, ({ params }) => this.#completed(params.elicitationId))
+  }
+
+  /** The call this message belongs to, or why none can be told. */
+  #attribute(): InFlight | { refused: string } {
+    const store = during.getStore()
+    if (store?.channels === this) {
+      // Its call has ended: the message is late, and no other caller may have it.
+      return this.#inFlight.has(store.call) ? store.call : { refused: 'the call it came with has ended' }
+    }
+    if (this.#inFlight.size === 1) return this.#inFlight.values().next().value!
+    return {
+      refused:
+        this.#inFlight.size === 0
+          ? 'no call is in progress on this connection'
+          : `it came outside any request's answer stream while ${this.#inFlight.size} calls are in progress on this connection`,
+    }
+  }
+
+  async #elicit(params: ElicitRequest['params'], signal: AbortSignal): Promise<ElicitResult> {
+    const { client, elicitations } = this.#forRequest('elicitation/create')
+    if (!client) throw rpcError(METHOD_NOT_FOUND, `Method not found: ${NO_CHANNEL} to answer elicitation requests`)
+    let asked: ElicitParams
+    if (params.mode === 'url') {
+      // The caller sees an id of skillplane's: two servers' ids can't collide in one session.
+      const id = randomUUID()
+      elicitations.set(params.elicitationId, id)
+      asked = { mode: 'url', message: params.message, url: params.url, elicitationId: id }
+    } else {
+      asked = { mode: 'form', message: params.message, requestedSchema: params.requestedSchema as FormParams['requestedSchema'] }
+    }
+    try {
+      const result = await client.elicit(asked, { signal })
+      return { action: result.action, ...(result.content && { content: result.content }) }
+    } catch (error) {
+      // A client with elicitation but not this mode answers as the SDK's client does: invalid params.
+      const otherMode = params.mode === 'url' ? client.capabilities.elicitation.form : client.capabilities.elicitation.url
+      throw this.#failed('elicitation', error, otherMode ? INVALID_PARAMS : METHOD_NOT_FOUND)
+    }
+  }
+
+  async #sample(params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult> {
+    const { client } = this.#forRequest('sampling/createMessage')
+    if (!client) throw rpcError(METHOD_NOT_FOUND, `Method not found: ${NO_CHANNEL} to answer sampling requests`)
+    // The server's own request metadata (a task, a progress token) means nothing to the caller.
+    const asked: Record<string, unknown> = { ...params }
+    delete asked._meta
+    delete asked.task
+    try {
+      return (await client.sample(asked as unknown as SampleParams, { signal })) as CreateMessageResult
+    } catch (error) {
+      throw this.#failed('sampling', error, METHOD_NOT_FOUND)
+    }
+  }
+
+  #forRequest(method: string): InFlight {
+    const call = this.#attribute()
+    if (!('refused' in call)) return call
+    const { server, logger } = this.#options
+    logger.warn({ server, method, reason: call.refused }, 'an MCP server request was refused: skillplane can not tell which call it belongs to')
+    throw rpcError(INVALID_REQUEST, `skillplane can't tell which call this ${method} request belongs to (${call.refused}), so it reaches no caller`)
+  }
+
+  /** The caller could not answer: the server hears why; a caller that can't at all answers as a client without the capability. */
+  #failed(what: 'elicitation' | 'sampling', error: unknown, unsupportedCode: number): Error {
+    // The SDK's errors say "MCP error <code>:" first; the server's SDK will say that of ours again.
+    const message = (error instanceof Error ? error.message : String(error)).replace(/^MCP error -?\d+: /, '')
+    if (isSkillError(error) && error.code === 'unsupported') {
+      return rpcError(unsupportedCode, unsupportedCode === METHOD_NOT_FOUND ? `Method not found: ${message}` : message)
+    }
+    return rpcError(INTERNAL_ERROR, `the caller did not answer the ${what} request: ${message}`)
+  }
+
+  #log(params: { level: LogLevel; logger?: string; data?: unknown }): void {
+    const { server, logger, clean } = this.#options
+    const call = this.#attribute()
+    const source = params.logger ? `${server}/${params.logger}` : server
+    if ('refused' in call || !call.client) {
+      // Only skillplane's own log may keep a line no caller can be told it is theirs.
+      logger.info(
+        { server, level: params.level, logger: params.logger, data: clean(JSON.stringify(params.data ?? null)).slice(0, 2000) },
+        'MCP server log line',
+      )
+      return
+    }
+    call.client.log({ level: params.level, logger: source, data: params.data })
+  }
+
+  #completed(upstreamId: string): void {
+    for (const call of this.#inFlight) {
+      const id = call.elicitations.get(upstreamId)
+      if (id === undefined) continue
+      call.elicitations.delete(upstreamId)
+      call.client?.elicitationComplete?.(id)
+      return
+    }
+  }
+}
