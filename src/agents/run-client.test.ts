@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { createRequire } from 'node:module'
 import { MockLanguageModelV3 } from 'ai/test'
 import { ulid } from 'ulid'
 import { z } from 'zod'
@@ -12,6 +13,15 @@ import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
 import type { Skillplane } from './index.js'
 
 const pricing = { inputPerMTok: 3, outputPerMTok: 15 }
+const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js')
+/** The reference everything server, imported over stdio; its asking tools bound to the test agent, safe so they run at once. */
+const everything = {
+  name: 'every',
+  command: process.execPath,
+  args: [EVERYTHING, 'stdio'],
+  agents: ['Helper'],
+  tools: { 'trigger-sampling-request': { class: 'safe' as const }, 'trigger-elicitation-request': { class: 'safe' as const } },
+}
 const NAME_FORM = {
   type: 'object' as const,
   properties: { name: { type: 'string' as const, minLength: 1 }, age: { type: 'integer' as const, minimum: 0 } },
@@ -253,5 +263,43 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     const gone = await http(b.server.url, k, 'POST', `/api/runs/${second}/inputs/${asked.id}`, { action: 'decline' })
     expect(gone.status).toBe(409)
     expect(((await gone.json()) as any).error).toMatchObject({ message: expect.stringMatching(/manager holding it stopped/), details: { status: 'gone' } })
+  })
+
+  it('with the reference everything server imported: its sampling is answered by the run model, its elicitation by a person over HTTP', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [
+        streamed(callsTool('every_trigger_sampling_request', { prompt: 'What is 2+2?', maxTokens: 20 }, 'call-1')),
+        streamed(callsTool('every_trigger_elicitation_request', {}, 'call-2')),
+        streamed(says('done')),
+      ],
+      doGenerate: { ...says('four', { input: 40, output: 3 }), response: { modelId: 'mock-sampler' } } as never,
+    })
+    const { plane, server } = await open(model, { mcpServers: [everything] as never })
+    const k = await key(plane, 'operator')
+    const id = await startRun(server.url, k, 'ask the server')
+    const input = await waitingInput(server.url, k, id)
+    expect(input).toMatchObject({ tool: 'every_trigger_elicitation_request', message: 'Please provide inputs for the following fields:' })
+    // The server's own schema checks the answer: its integer is from 1 to 100.
+    const bad = await http(server.url, k, 'POST', `/api/runs/${id}/inputs/${input.id}`, { action: 'accept', content: { name: 'Ada', integer: 500 } })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as any).error.message).toMatch(/\/integer: must be <= 100/)
+    const ok = await http(server.url, k, 'POST', `/api/runs/${id}/inputs/${input.id}`, { action: 'accept', content: { name: 'Ada', check: true, integer: 7 } })
+    expect(ok.status).toBe(200)
+    const run = await ended(server.url, k, id)
+    expect(run.status).toBe('completed')
+    const [sampled, elicited] = run.steps.filter((s: any) => s.kind === 'tool')
+    expect(JSON.stringify(sampled.output)).toContain('"text\\": \\"four\\"')
+    expect(model.doGenerateCalls[0]!.prompt).toEqual([
+      { role: 'system', content: 'You are a helpful test server.' },
+      { role: 'user', content: [{ type: 'text', text: 'Resource trigger-sampling-request context: What is 2+2?' }], providerOptions: undefined },
+    ])
+    expect(model.doGenerateCalls[0]).toMatchObject({ maxOutputTokens: 20, temperature: 0.7 })
+    expect(JSON.stringify(elicited.output)).toContain('- Name: Ada')
+    expect(JSON.stringify(elicited.output)).toContain('- Favorite Integer: 7')
+    expect(run.steps.find((s: any) => s.kind === 'sampling')).toMatchObject({ tool: 'every_trigger_sampling_request', usage: { inputTokens: 40, outputTokens: 3 } })
+    expect(run.totals.inputTokens).toBe(40 + 3)
+    // The audit sees what the server received, as a sub-span of its call.
+    const tree = (await plane.audit.tree({ callId: elicited.callId }))!
+    expect(tree.spans.find((s: any) => s.kind === 'elicitation')).toMatchObject({ elicitation: { action: 'accept', content: { name: 'Ada', check: true, integer: 7 } } })
   })
 })

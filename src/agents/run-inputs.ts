@@ -124,7 +124,8 @@ export class RunInputs {
       const schema = row.requested_schema ? (JSON.parse(row.requested_schema) as Record<string, unknown>) : { type: 'object' }
       const checked = compileSchema(schema, 'input', `input request ${inputId}`).validate(answer.content ?? {})
       if (!checked.ok) throw new RunInputError(describeIssues('the answer does not match the requested schema', checked.issues), 'invalid_input')
-      content = checked.value as Record<string, unknown>
+      // As sent: the schema's defaults are for the form to offer, not to be added to an answer.
+      content = answer.content ?? {}
     } else if (answer.action === 'accept' && answer.content !== undefined) {
       throw new RunInputError('a URL-mode request is accepted without content: open the link, then accept (done) or cancel', 'invalid_input')
     }
