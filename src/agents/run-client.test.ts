@@ -296,10 +296,15 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     expect(model.doGenerateCalls[0]).toMatchObject({ maxOutputTokens: 20, temperature: 0.7 })
     expect(JSON.stringify(elicited.output)).toContain('- Name: Ada')
     expect(JSON.stringify(elicited.output)).toContain('- Favorite Integer: 7')
-    expect(run.steps.find((s: any) => s.kind === 'sampling')).toMatchObject({ tool: 'every_trigger_sampling_request', usage: { inputTokens: 40, outputTokens: 3 } })
+    expect(run.steps.find((s: any) => s.kind === 'sampling')).toMatchObject({
+      tool: 'every_trigger_sampling_request',
+      usage: { inputTokens: 40, outputTokens: 3 },
+    })
     expect(run.totals.inputTokens).toBe(40 + 3)
     // The audit sees what the server received, as a sub-span of its call.
     const tree = (await plane.audit.tree({ callId: elicited.callId }))!
-    expect(tree.spans.find((s: any) => s.kind === 'elicitation')).toMatchObject({ elicitation: { action: 'accept', content: { name: 'Ada', check: true, integer: 7 } } })
+    expect(tree.spans.find((s: any) => s.kind === 'elicitation')).toMatchObject({
+      elicitation: { action: 'accept', content: { name: 'Ada', check: true, integer: 7 } },
+    })
   })
 })

@@ -41,7 +41,10 @@ export function runClient(o: RunClientOptions): CallerClient {
 
 async function sample(o: RunClientOptions, params: SampleParams, signal: AbortSignal): Promise<SampleResult> {
   if (Array.isArray(params.tools) && params.tools.length > 0) {
-    throw new SkillError('unsupported', 'an agent run answers sampling without tools: this request offers tools, which skillplane does not run for a sampling request')
+    throw new SkillError(
+      'unsupported',
+      'an agent run answers sampling without tools: this request offers tools, which skillplane does not run for a sampling request',
+    )
   }
   const messages = params.messages.map(toModelMessage)
   const { generateText } = await import('ai')
@@ -157,7 +160,10 @@ function toModelMessage(message: SampleParams['messages'][number], index: number
   const parts = blocks.map((block) => {
     if (block.type === 'text') return { type: 'text' as const, text: block.text }
     if (block.type === 'image' && message.role === 'user') return { type: 'image' as const, image: block.data, mediaType: block.mimeType }
-    throw new SkillError('unsupported', `sampling message ${index} has ${block.type} content (from the ${message.role}): an agent run samples text, and images from the user`)
+    throw new SkillError(
+      'unsupported',
+      `sampling message ${index} has ${block.type} content (from the ${message.role}): an agent run samples text, and images from the user`,
+    )
   })
   if (message.role === 'assistant') return { role: 'assistant', content: parts as Array<{ type: 'text'; text: string }> }
   return { role: 'user', content: parts }

@@ -59,7 +59,7 @@ export function RunInputCard({ run, step }: { run: Pick<RunView, 'id' | 'request
       )}
       {waiting && (
         <p className="muted">
-          Cancelled by itself at <Time at={asked.expiresAt} /> without an answer.
+          Unanswered, it is cancelled at <Time at={asked.expiresAt} />.
         </p>
       )}
     </article>

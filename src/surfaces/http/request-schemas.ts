@@ -81,7 +81,10 @@ export const runStartBody = z.strictObject({
 export const runInputAnswerBody = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('accept'),
-    content: z.record(z.string(), z.unknown()).optional().describe("form mode: the answer, checked against the request's schema; url mode: none (accept means done)"),
+    content: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("form mode: the answer, checked against the request's schema; url mode: none (accept means done)"),
   }),
   z.strictObject({ action: z.literal('decline') }),
   z.strictObject({ action: z.literal('cancel') }),
