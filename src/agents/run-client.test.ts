@@ -212,6 +212,24 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     await sse.close()
   })
 
+  it('decides two answers that both found the request pending once: the one the database took first wins', async () => {
+    const { plane, server } = await open(agentModel('ask_name', {}))
+    const k = await key(plane, 'operator')
+    const id = await startRun(server.url, k, 'who?')
+    const input = await waitingInput(server.url, k, id)
+    const run = await plane.runs.get(id)
+    const person = { kind: 'user' as const, id: run!.requester.id, name: run!.requester.name, role: 'operator' as const }
+    // Both read it pending before either writes: only the database's conditional update tells them apart.
+    const answers = await Promise.allSettled([
+      plane.runs.answerInput(id, input.id, person, { action: 'accept', content: { name: 'Ada' } }),
+      plane.runs.answerInput(id, input.id, person, { action: 'decline' }),
+    ])
+    expect(answers.map((a) => a.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const lost = answers.find((a) => a.status === 'rejected') as PromiseRejectedResult
+    expect(lost.reason).toMatchObject({ code: 'conflict', message: expect.stringMatching(/already/) })
+    await ended(server.url, k, id)
+  })
+
   it('cancels the request when nobody answers within the approvals wait timeout; an answer after is refused', async () => {
     const { plane, server } = await open(agentModel('ask_name', {}), { approvals: { waitTimeoutMs: 300 } })
     const k = await key(plane, 'operator')
