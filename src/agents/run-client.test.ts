@@ -36,12 +36,22 @@ const askingSkills = () => [
     description: 'Summarise with the caller model',
     class: 'safe',
     agents: ['Helper'],
-    input: z.object({ text: z.string(), tools: z.boolean().default(false) }),
-    run: async ({ text, tools }, ctx) =>
+    input: z.object({ text: z.string(), tools: z.boolean().default(false), media: z.enum(['image', 'audio']).optional() }),
+    run: async ({ text, tools, media }, ctx) =>
       ctx.client.sample(
         {
           systemPrompt: 'Summarise.',
-          messages: [{ role: 'user', content: { type: 'text', text } }],
+          messages: [
+            {
+              role: 'user',
+              content: media
+                ? [
+                    { type: 'text', text },
+                    { type: media, data: 'iVBORw0KGgo=', mimeType: `${media}/png` },
+                  ]
+                : { type: 'text', text },
+            },
+          ],
           maxTokens: 50,
           temperature: 0.2,
           stopSequences: ['END'],
@@ -166,6 +176,29 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     expect(tool.status).toBe('error')
     expect(tool.error).toMatch(/sampling without tools/)
     expect(model.doGenerateCalls).toHaveLength(0)
+  })
+
+  it("maps a sampling request's images to the model's image parts, and refuses audio naming it", async () => {
+    const model = agentModel('summarise', { text: 'what is this?', media: 'image' })
+    const { plane, server } = await open(model)
+    const k = await key(plane, 'operator')
+    const run = await ended(server.url, k, await startRun(server.url, k, 'look'))
+    expect(run.steps.find((s: any) => s.kind === 'tool').status).toBe('ok')
+    expect(model.doGenerateCalls[0]!.prompt[1]).toMatchObject({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'file', mediaType: 'image/png' },
+      ],
+    })
+    expect(run.steps.find((s: any) => s.kind === 'sampling').input.messages).toEqual([{ role: 'user', content: ['what is this?', '[image image/png]'] }])
+
+    const deaf = agentModel('summarise', { text: 'listen', media: 'audio' })
+    const other = await open(deaf)
+    const k2 = await key(other.plane, 'operator')
+    const refused = await ended(other.server.url, k2, await startRun(other.server.url, k2, 'listen'))
+    expect(refused.steps.find((s: any) => s.kind === 'tool').error).toMatch(/sampling message 0 has audio content/)
+    expect(deaf.doGenerateCalls).toHaveLength(0)
   })
 
   it('waits for the input a tool call asks for: seen waiting (HTTP and SSE), answered over HTTP, checked, decided once', async () => {
