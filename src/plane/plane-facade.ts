@@ -54,7 +54,7 @@ export function planeFacade(p: PlaneParts): Plane {
         return () => p.waited.delete(forward)
       },
     },
-    people: { keys: p.keys, users: p.users, groups: p.groups, sessions: p.sessions },
+    people: { keys: p.keys, users: p.users, groups: p.groups, sessions: p.sessions, mcpSessions: p.mcpSessions },
     values: {
       secrets: valueStore(connections, 'secret', (agent) => catalog.resolveAgent(agent)),
       settings: valueStore(connections, 'setting', (agent) => catalog.resolveAgent(agent)),

@@ -82,6 +82,7 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
     ...people,
     auditRepo,
     callTrees: new store.CallTreeRepository(db),
+    mcpSessions: new store.McpSessionRepository(db),
     runRecords,
     settings,
     events,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { Dialect } from '../store/index.js'
+import type { Dialect, McpSessionRepository } from '../store/index.js'
 import type { Actor, AuditEvents, AuditReader } from '../audit/index.js'
 import type { Sessions, ApiKeys, Groups, Users } from '../accounts/index.js'
 import type { Registry, Catalog, CatalogReader, SyncOptions, SyncReport, SkillSharing } from '../registry/index.js'
@@ -167,6 +167,8 @@ export interface PlanePeople {
   readonly groups: Pick<Groups, 'add' | 'get' | 'list' | 'setRole' | 'addMember' | 'removeMember'>
   /** Console sessions from sign-ins at the identity provider (`auth.oidc`). */
   readonly sessions: Pick<Sessions, 'startSignIn' | 'takeSignIn' | 'open' | 'authenticate' | 'close'>
+  /** Streamable HTTP sessions of /mcp and their streams' events, kept so a session outlives its manager. */
+  readonly mcpSessions: McpSessionRepository
 }
 
 export interface PlaneValues {

@@ -150,6 +150,29 @@ export interface SessionsTable {
   revoked_at: string | null
 }
 
+/** A Streamable HTTP session of /mcp (migration 0038); times in milliseconds since the epoch (strings from PostgreSQL). */
+export interface McpSessionsTable {
+  id: string
+  /** The API key that opened it (or the caller's id without one): only that key may use it. */
+  key_id: string
+  role: string
+  conversation_id: string
+  /** The client's initialize request parameters (JSON): protocol version, capabilities, client info. */
+  initialize: string
+  created_at: number | string
+  last_used: number | string
+}
+
+/** A server-sent event of a session's stream, kept for replay after Last-Event-ID. */
+export interface McpEventsTable {
+  id: Generated<number | string>
+  session_id: string
+  stream_id: string
+  /** The JSON-RPC message (JSON); null for a priming event. */
+  message: string | null
+  created_at: number | string
+}
+
 export interface GroupsTable {
   id: string
   name: string
@@ -647,6 +670,8 @@ export interface Database {
   oauth_states: OAuthStatesTable
   oauth_clients: OAuthClientsTable
   sessions: SessionsTable
+  mcp_sessions: McpSessionsTable
+  mcp_events: McpEventsTable
   groups: GroupsTable
   group_members: GroupMembersTable
   audit_calls: AuditCallsTable

@@ -4,6 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { openMcpServer } from './open-mcp-server.js'
+import { SessionEventStore } from './session-event-store.js'
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport
@@ -16,6 +17,12 @@ interface Session {
   lastUsed: number
   /** Requests on it whose answer is still being sent (a tool call, the GET event stream). */
   requests: number
+  /** The protocol version it negotiated at initialize, and the supported versions before it. */
+  protocolVersion: string
+  olderVersions: readonly string[]
+  /** Its last use is being written to the store (`stale`: and changed again since). */
+  writing: boolean
+  stale: boolean
 }
 
 export interface McpSessionLimits {
@@ -25,6 +32,8 @@ export interface McpSessionLimits {
   maxSessionsPerKey: number
   /** A session with no request for this long is closed. */
   idleMs: number
+  /** The newest server-sent events a session keeps for clients that reconnect. */
+  maxEventsPerSession: number
   /** Milliseconds since the epoch; tests pass their own. */
   clock: () => number
 }
@@ -34,30 +43,46 @@ export interface SentSignal {
   once(event: 'close', listener: () => void): unknown
 }
 
-const DEFAULT_LIMITS: McpSessionLimits = { maxSessions: 1_000, maxSessionsPerKey: 100, idleMs: 10 * 60_000, clock: Date.now }
+const DEFAULT_LIMITS: McpSessionLimits = { maxSessions: 1_000, maxSessionsPerKey: 100, idleMs: 10 * 60_000, maxEventsPerSession: 1_000, clock: Date.now }
 
 const SWEEP_MS = 60_000
 // What a 503 for a table of sessions all in use asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5
+// How long a client waits before reconnecting a stream that ended without its answer (the SSE retry field).
+const RECONNECT_MS = 1_000
+// The first protocol version whose clients read priming events and may be asked to poll (SEP-1699).
+const POLLING_VERSION = '2025-11-25'
+
+type Sdk = Awaited<ReturnType<typeof loadSdk>>
+// The MCP SDK loads with the first session: an app that never serves /mcp never pays for it.
+const loadSdk = async () => {
+  const [{ WebStandardStreamableHTTPServerTransport }, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ])
+  return { WebStandardStreamableHTTPServerTransport, ...types }
+}
 
 /**
  * Streamable HTTP sessions of the MCP endpoint: one MCP server per session, bound to the API key
  * that initialised it. A new session beyond the caps closes the least recently used idle one
  * (the key's own first); sessions idle for `idleMs` are closed. A client then initialises again.
+ * Sessions and their streams' events are stored, so a client reconnecting with Last-Event-ID gets
+ * what it missed, and a session this manager does not hold (a restart, a peer's) is re-opened from the store.
  */
 export class McpHttpSessions {
   readonly #plane: Skillplane
   readonly #limits: McpSessionLimits
   /** In order of use, least recently used first. */
   readonly #sessions = new Map<string, Session>()
+  /** Sessions being re-opened from the store, by key and id: concurrent requests for one share its re-opening. */
+  readonly #reopening = new Map<string, Promise<Session | 'full' | undefined>>()
   readonly #sweep: NodeJS.Timeout
 
   constructor(plane: Skillplane, limits: Partial<McpSessionLimits> = {}) {
     this.#plane = plane
     this.#limits = { ...DEFAULT_LIMITS, ...limits }
-    this.#sweep = setInterval(() => {
-      for (const [id, session] of this.#sessions) if (this.#expired(session)) void this.#end(id, session)
-    }, SWEEP_MS)
+    this.#sweep = setInterval(() => void this.#sweepOnce(), SWEEP_MS)
     this.#sweep.unref()
   }
 
@@ -76,7 +101,8 @@ export class McpHttpSessions {
   async handle(request: Request, caller: Caller, sent?: SentSignal): Promise<Response> {
     const id = request.headers.get('mcp-session-id')
     if (id) {
-      const session = this.#sessions.get(id)
+      const session = this.#sessions.get(id) ?? (await this.#reopen(id, caller, request))
+      if (session === 'full') return this.#full()
       // Expiry is exact: the sweep only frees the memory.
       // A caller whose role changed since (their user's or group's) starts again with the tools the new role sees.
       if (session && (this.#expired(session) || (session.keyId === ownerOf(caller) && session.role !== roleOf(caller)))) void this.#end(id, session)
@@ -87,29 +113,20 @@ export class McpHttpSessions {
     if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no mcp-session-id header; initialise with a POST first')
     const body: unknown = await request.json().catch(() => undefined)
     if (body === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON')
-    // The MCP SDK loads with the first session: an app that never serves /mcp never pays for it.
-    const [{ WebStandardStreamableHTTPServerTransport }, { isInitializeRequest }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-      import('@modelcontextprotocol/sdk/types.js'),
-    ])
+    const sdk = await loadSdk()
     // Only an initialize request may close another session to make room.
-    const opening = [body].flat().some((message) => isInitializeRequest(message))
+    const initialize = [body].flat().find((message) => sdk.isInitializeRequest(message))
+    const opening = initialize !== undefined
     const sessionId = randomUUID()
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => sessionId,
-      onsessionclosed: () => void this.#end(sessionId, session),
-    })
-    const server = await openMcpServer(this.#plane, { caller, conversationId: `mcp:${randomUUID()}` })
-    const session: Session = { transport, server, keyId: ownerOf(caller), role: roleOf(caller), lastUsed: this.#limits.clock(), requests: 0 }
+    const conversationId = `mcp:${randomUUID()}`
+    const session = await this.#open(sdk, sessionId, caller, conversationId, initialize?.params.protocolVersion)
+    // Stored before the client learns its id: its next request may reach another manager.
+    if (opening) await this.#store(sessionId, session, conversationId, initialize.params)
     let response: Response
     try {
-      await server.connect(transport)
       // No await from making room to being in use: concurrent initialisations can't overshoot a cap or reclaim this one.
-      if (opening && !this.#makeRoom(ownerOf(caller))) {
-        response = jsonRpcError(503, -32000, `too many MCP sessions (${this.#limits.maxSessions}), all in use; retry shortly`, {
-          'retry-after': String(RETRY_AFTER_S),
-        })
-      } else {
+      if (opening && !this.#makeRoom(ownerOf(caller))) response = this.#full()
+      else {
         if (opening) this.#sessions.set(sessionId, session)
         response = await this.#serve(sessionId, session, request, sent, body)
       }
@@ -118,13 +135,120 @@ export class McpHttpSessions {
       throw error
     }
     // Not an initialize request, or one refused here or by the transport: no session came of it.
-    if (!opening || !transport.sessionId) await this.#end(sessionId, session)
+    if (!opening || !session.transport.sessionId) await this.#end(sessionId, session)
     return response
   }
 
+  /** Close this manager's sessions; the store keeps them for a restarted manager or a peer to re-open. */
   async close(): Promise<void> {
     clearInterval(this.#sweep)
-    await Promise.all([...this.#sessions].map(([id, session]) => this.#end(id, session)))
+    await Promise.all([...this.#sessions].map(([id, session]) => this.#end(id, session, { forget: false })))
+  }
+
+  /** A new session's transport (with its event store) and MCP server, connected. */
+  async #open(sdk: Sdk, sessionId: string, caller: Caller, conversationId: string, requestedVersion: string | undefined, { replaying = false } = {}) {
+    const { clock, maxEventsPerSession } = this.#limits
+    const events = new SessionEventStore(
+      { repo: this.#plane.people.mcpSessions, sessionId, maxEvents: maxEventsPerSession, clock, logger: this.#plane.logger },
+      { recording: !replaying },
+    )
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => sessionId,
+      onsessionclosed: () => void this.#end(sessionId, session),
+      eventStore: events,
+      retryInterval: RECONNECT_MS,
+    })
+    const server = await openMcpServer(this.#plane, { caller, conversationId })
+    // What the server's initialize answers: the client's version when supported, else the latest.
+    const protocolVersion =
+      requestedVersion !== undefined && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(requestedVersion) ? requestedVersion : sdk.LATEST_PROTOCOL_VERSION
+    const session: Session & { events: SessionEventStore } = {
+      transport,
+      server,
+      events,
+      keyId: ownerOf(caller),
+      role: roleOf(caller),
+      lastUsed: clock(),
+      requests: 0,
+      protocolVersion,
+      olderVersions: sdk.SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < protocolVersion),
+      writing: false,
+      stale: false,
+    }
+    try {
+      await server.connect(transport)
+    } catch (error) {
+      await server.close().catch(() => {})
+      throw error
+    }
+    return session
+  }
+
+  /** Keep a new session in the store, for a restarted manager or a peer to re-open. */
+  async #store(id: string, session: Session, conversationId: string, initialize: unknown): Promise<void> {
+    const now = this.#limits.clock()
+    const record = { id, keyId: session.keyId, role: session.role, conversationId, initialize, createdAt: now, lastUsed: now }
+    await this.#plane.people.mcpSessions.insert(record).catch((error: unknown) => {
+      this.#plane.logger.warn({ err: error, mcpSession: id }, 'storing an MCP session failed: it lasts only as long as this manager holds it')
+    })
+  }
+
+  /** A session this manager does not hold, from the store; 'full' when making room for it would close only sessions in use. */
+  #reopen(id: string, caller: Caller, request: Request): Promise<Session | 'full' | undefined> {
+    // Per key: another key's request for the same id never decides what the owner's gets.
+    const slot = `${ownerOf(caller)}\n${id}`
+    let reopening = this.#reopening.get(slot)
+    if (!reopening) {
+      reopening = this.#restore(id, caller, request).finally(() => this.#reopening.delete(slot))
+      this.#reopening.set(slot, reopening)
+    }
+    return reopening
+  }
+
+  async #restore(id: string, caller: Caller, request: Request): Promise<Session | 'full' | undefined> {
+    const repo = this.#plane.people.mcpSessions
+    const stored = await repo.find(id).catch((error: unknown) => {
+      this.#plane.logger.warn({ err: error, mcpSession: id }, 'reading a stored MCP session failed: answering as for an unknown one')
+      return undefined
+    })
+    // Another key's session is left alone: it answers as an unknown one.
+    if (!stored || stored.keyId !== ownerOf(caller)) return undefined
+    if (this.#limits.clock() - stored.lastUsed >= this.#limits.idleMs || stored.role !== roleOf(caller)) {
+      await repo.remove(id).catch(() => {})
+      return undefined
+    }
+    const sdk = await loadSdk()
+    const params = stored.initialize as { protocolVersion?: string }
+    const session = await this.#open(sdk, id, caller, stored.conversationId, params.protocolVersion, { replaying: true })
+    try {
+      // The SDK has no API to restore a session: the client's own initialize is replayed through the transport,
+      // which sets the session id and the client's capabilities, info and version as the first time.
+      const post = (headers: Record<string, string> = {}) =>
+        new Request(request.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } })
+      const answer = await session.transport.handleRequest(post(), { parsedBody: { jsonrpc: '2.0', id: 0, method: 'initialize', params: stored.initialize } })
+      await answer.text()
+      if (!answer.ok || session.transport.sessionId !== id) throw new Error(`replaying the session's initialize answered ${answer.status}`)
+      const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
+      await (await session.transport.handleRequest(post({ 'mcp-session-id': id }), { parsedBody: initialized })).text()
+      session.events.record()
+    } catch (error) {
+      this.#plane.logger.warn({ err: error, mcpSession: id }, 're-opening a stored MCP session failed: the client initialises a new one')
+      await this.#end(id, session)
+      return undefined
+    }
+    // Like an initialize, re-opening a session here makes room for it.
+    if (!this.#makeRoom(session.keyId)) {
+      await this.#end(id, session, { forget: false })
+      return 'full'
+    }
+    this.#sessions.set(id, session)
+    return session
+  }
+
+  #full(): Response {
+    return jsonRpcError(503, -32000, `too many MCP sessions (${this.#limits.maxSessions}), all in use; retry shortly`, {
+      'retry-after': String(RETRY_AFTER_S),
+    })
   }
 
   /** The transport's answer; the session counts as in use until that answer is sent in full. */
@@ -140,7 +264,7 @@ export class McpHttpSessions {
     sent?.once('close', done)
     let response: Response
     try {
-      response = await session.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody })
+      response = await session.transport.handleRequest(atNegotiatedVersion(request, session), parsedBody === undefined ? undefined : { parsedBody })
     } catch (error) {
       done()
       throw error
@@ -152,7 +276,43 @@ export class McpHttpSessions {
     session.requests += change
     session.lastUsed = this.#limits.clock()
     // Re-inserting keeps the map in order of use; a closed session stays out.
-    if (this.#sessions.delete(id)) this.#sessions.set(id, session)
+    if (this.#sessions.delete(id)) {
+      this.#sessions.set(id, session)
+      this.#writeUse(id, session)
+    }
+  }
+
+  /** Store the session's last use, one write at a time (a re-opened session expires from it). */
+  #writeUse(id: string, session: Session): void {
+    session.stale = true
+    if (session.writing) return
+    session.writing = true
+    void (async () => {
+      while (session.stale) {
+        session.stale = false
+        await this.#plane.people.mcpSessions.touch([id], session.lastUsed).catch(() => {})
+      }
+      session.writing = false
+    })()
+  }
+
+  /**
+   * Close expired sessions; store that the ones in use are (a long event stream), so that a peer
+   * re-opening one doesn't find it expired; forget stored sessions idle past the timeout (a grace of
+   * one sweep lets their managers store their use first) and events older than the timeout.
+   */
+  async #sweepOnce(): Promise<void> {
+    for (const [id, session] of this.#sessions) if (this.#expired(session)) void this.#end(id, session)
+    const repo = this.#plane.people.mcpSessions
+    const now = this.#limits.clock()
+    const inUse = [...this.#sessions].filter(([, session]) => session.requests > 0).map(([id]) => id)
+    try {
+      await repo.touch(inUse, now)
+      await repo.removeIdle(now - this.#limits.idleMs - SWEEP_MS)
+      await repo.pruneEvents(now - this.#limits.idleMs)
+    } catch (error) {
+      this.#plane.logger.warn({ err: error }, 'sweeping stored MCP sessions failed; the next sweep tries again')
+    }
   }
 
   #expired(session: Session): boolean {
@@ -175,9 +335,11 @@ export class McpHttpSessions {
     return victim !== undefined
   }
 
-  async #end(id: string, session: Session): Promise<void> {
+  /** Close a session; unless `forget` is false (this manager stops), it is gone for every manager, its events too. */
+  async #end(id: string, session: Session, { forget = true } = {}): Promise<void> {
     if (this.#sessions.get(id) === session) this.#sessions.delete(id)
     await session.server.close().catch(() => {})
+    if (forget) await this.#plane.people.mcpSessions.remove(id).catch(() => {})
   }
 }
 
@@ -212,6 +374,20 @@ function whenSent(response: Response, done: () => void): Response {
     },
   })
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+/**
+ * The request as the transport should see it: the session's negotiated version decides what its
+ * streams carry (priming events, polling), so a request naming an older supported version is
+ * answered as the session negotiated (the client said at initialize that it reads them).
+ */
+function atNegotiatedVersion(request: Request, session: Session): Request {
+  const named = request.headers.get('mcp-protocol-version')
+  // An unsupported version goes through as named: the transport refuses it (400).
+  if (named === null || session.protocolVersion < POLLING_VERSION || !session.olderVersions.includes(named)) return request
+  const headers = new Headers(request.headers)
+  headers.set('mcp-protocol-version', session.protocolVersion)
+  return new Request(request, { headers })
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
