@@ -128,6 +128,10 @@ const mcpServerCommon = {
   tools: z
     .record(z.string().min(1), strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }))
     .default({}),
+  /** Its resources' read skill `<name>_read_resource`: a class instead of safe, more agents. */
+  resources: strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }).optional(),
+  /** Its prompts' skill (`<name>_get_prompt`, when the server has prompts): a class instead of `safe`, more agents. */
+  prompts: strictObject({ class: z.enum(['safe', 'mutating', 'dangerous']).optional(), agents: z.array(z.string().min(1)).default([]) }).optional(),
   /** Deadline of one call. Default: `defaults.timeoutMs`. */
   timeoutMs: duration.optional(),
   /** How long connecting (and listing tools) may take. Default 10 000. */

@@ -106,6 +106,12 @@ describe('config files', () => {
     await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', tools: { t: { class: 'risky' } } }] } as never, env, 'c.ts')).rejects.toThrow(
       /mcpServers\[0\]\.tools\.t\.class: /,
     )
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', resources: { class: 'risky' } }] } as never, env, 'c.ts')).rejects.toThrow(
+      'mcpServers[0].resources.class: Invalid option: expected one of "safe"|"mutating"|"dangerous"',
+    )
+    await expect(resolveConfig({ mcpServers: [{ name: 'a', command: 'x', resources: { klass: 'safe' } }] } as never, env, 'c.ts')).rejects.toThrow(
+      'mcpServers[0].resources: unknown field "klass" (did you mean "class"?)',
+    )
     await expect(
       resolveConfig(
         {

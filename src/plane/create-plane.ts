@@ -103,6 +103,8 @@ export async function openPlane(options: PlaneOptions = {}): Promise<{ plane: Pl
       changes.changed()
     }
     policies.onChange = changes.changed
+    // An imported server's resource list changed: /mcp sessions compare what they would list now.
+    sources.mcp.onResourcesChanged = () => changes.changed()
     // A secret set or deleted changes connection states in every tool list, and may be what a server waited for.
     connections.onChange = () => {
       changes.changed()

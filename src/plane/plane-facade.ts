@@ -14,6 +14,7 @@ import { valueStore } from './value-store.js'
 import { connectionState } from './connection-state.js'
 import { checkDatabase } from './check-database.js'
 import { shareSkill } from './share-skill.js'
+import { completeImported } from './complete-imported.js'
 
 /** The parts `createPlane` built, which the facade exposes through its named interfaces. */
 export type PlaneParts = PlaneSettings &
@@ -84,7 +85,12 @@ export function planeFacade(p: PlaneParts): Plane {
         return sources.packs.findings
       },
       mcpServers: () => sources.mcp.status(),
+      mcpResources: () => sources.mcp.resources(),
+      mcpResourceOwner: (uri) => sources.mcp.resourceOwner(uri),
+      subscribeMcpResource: (server, uri, options, listener) => sources.mcp.subscribe(server, uri, options, listener),
       connectMcp: () => sources.mcp.connectIdle(),
+      mcpPrompts: () => sources.mcp.prompts(),
+      mcpComplete: (server, params, options) => completeImported(p, server, params, options),
       edges: p.edges,
     },
     oauth: p.oauth,

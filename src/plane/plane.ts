@@ -8,7 +8,7 @@ import type { ResolvedConfig, ConfigInput } from '../config/index.js'
 import type { InvokeOptions } from '../runtime/index.js'
 import type { Policies, Approvals, Grants, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
-import type { McpServerReport } from '../sources/mcp/index.js'
+import type { ImportedPrompts, McpCompletion, McpCompletionResult, McpResourceSet, McpResourceSubscription, McpServerReport } from '../sources/mcp/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from '../sources/skill-source/index.js'
@@ -216,8 +216,29 @@ export interface PlaneSources {
   readonly packFindings: readonly Finding[]
   /** The configured MCP servers: connection state, the skills their tools became, problems. */
   mcpServers(): McpServerReport[]
+  /** Imported servers' resources and templates, per server with a read skill, in config order (a URI two list is the first's). */
+  mcpResources(): McpResourceSet[]
+  /** The server /mcp reads `uri` from: the first (in config order) that lists it, else the first whose template matches it. */
+  mcpResourceOwner(uri: string): McpResourceSet | null
+  /**
+   * Hear `notifications/resources/updated` for `uri` of `server`: one upstream subscription per URI
+   * (per person, for a per-person server) however many listen. Rejects when the server refuses it.
+   */
+  subscribeMcpResource(
+    server: string,
+    uri: string,
+    options: { subject: string | null; signal: AbortSignal },
+    listener: (uri: string) => void,
+  ): Promise<McpResourceSubscription>
   /** Connect the MCP servers a plane opened with `connectMcp: false` has not connected yet. */
   connectMcp(): Promise<void>
+  /** The imported MCP servers' prompts, per server with the get_prompt skill they are got through. */
+  mcpPrompts(): ImportedPrompts[]
+  /**
+   * completion/complete passed to an imported MCP server (`params.ref` in the server's own terms), for a
+   * caller allowed the skill it belongs to (get_prompt, read_resource); otherwise a `denied` SkillError.
+   */
+  mcpComplete(server: string, params: McpCompletion, options: { caller: Caller; signal?: AbortSignal }): Promise<McpCompletionResult>
   /** Edge agents: enrollment, their directory, and their tunnels to this manager. */
   readonly edges: Pick<Edges, 'enroll' | 'tokenValid' | 'rotate' | 'list' | 'get' | 'grantSecrets' | 'revoke' | 'refresh' | 'offering' | 'handleUpgrade'>
 }

@@ -1,2 +1,11 @@
 // MCP servers whose tools become skills: their connections, the skills, and what loading found.
-export { McpSource, type McpServerReport, type McpSourceOptions } from './mcp-source.js'
+export {
+  McpSource,
+  type McpServerReport,
+  type McpSourceOptions,
+  type McpResourceSet,
+  type McpResourceSubscription,
+  type ImportedPrompts,
+  type McpCompletion,
+  type McpCompletionResult,
+} from './mcp-source.js'

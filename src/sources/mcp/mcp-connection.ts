@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
@@ -10,14 +10,21 @@ import { SkillError } from '../../runtime/index.js'
 import { scrubText, secretForms } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
+import { listAllPrompts } from './list-prompts.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
-import type { McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import { listAllResources } from './list-resources.js'
+import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
 import { CallChannels } from './call-channels.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
   onTools(tools: Tool[], problems: ToolProblem[]): void
+  /** The server's resources and templates (null: it declares none), after each connection and each list change. */
+  onResources?(listed: ListedResources | null): void
+  /** A server that declares prompts: its prompt list after each connection and list change (null: the listing failed, keep the last). */
+  onPrompts?(prompts: Prompt[] | null, problems: string[]): void
   logger: SkillLogger
   /** Open the global secrets the server's headers or environment name; without it none can be. */
   secrets?(names: string[]): Promise<Map<string, string>>
@@ -74,6 +81,7 @@ export class McpConnection implements McpServerHandle {
   #lastExitStderr: string | null = null
   #connecting: Promise<void> | null = null
   #listing = 0
+  #promptListing = 0
   /** Secrets named in the config and not set, as of the last attempt. */
   #missing: string[] = []
   /** The values of the named secrets the current connection was made with. */
@@ -82,6 +90,8 @@ export class McpConnection implements McpServerHandle {
   #tokens: string[] = []
   /** The WWW-Authenticate of the server's last 401. */
   #challenge: string | null = null
+  #resourceListing = 0
+  readonly #subscriptions: ResourceSubscriptions
   /** Hands what the server asks or logs during a call to that call's caller. */
   readonly #channels: CallChannels
 
@@ -89,6 +99,14 @@ export class McpConnection implements McpServerHandle {
     this.server = server
     this.#hooks = hooks
     this.#channels = new CallChannels({ server: server.name, logger: hooks.logger, clean: (text) => this.#clean(text) })
+    this.#subscriptions = new ResourceSubscriptions((uri, error) =>
+      hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
+    )
+  }
+
+  /** Whether sessions listen to its resources (a person's session with subscriptions is in use). */
+  get subscribed(): boolean {
+    return this.#subscriptions.size > 0
   }
 
   /** Why a call can't go to this server now, or null when it can. */
@@ -168,11 +186,13 @@ export class McpConnection implements McpServerHandle {
     await this.connect()
   }
 
-  /** List the tools again (an operator's reload), reconnecting when down. */
+  /** List the tools, resources and prompts again (an operator's reload), reconnecting when down. */
   async refresh(): Promise<void> {
     const client = this.#client
     if (this.#state !== 'connected' || !client) return this.connect()
     await this.#list(client, this.#generation)
+    await this.#listResources(client, this.#generation)
+    await this.#listPrompts(this.#generation)
   }
 
   /**
@@ -185,6 +205,26 @@ export class McpConnection implements McpServerHandle {
         client.callTool({ name, arguments: args as Record<string, unknown>, _meta: call.meta }, undefined, options) as Promise<CallToolResult>,
       call,
     )
+  }
+
+  /** Listen to a resource's updates; the first listener subscribes through a request like a call's. */
+  subscribe(uri: string, call: Pick<ToolCall, 'signal'>, listener: (uri: string) => void): Promise<() => void> {
+    const send: SendSubscription = (u, subscribe) =>
+      subscribe
+        ? this.request((client, options) => client.subscribeResource({ uri: u }, options).then(() => {}), { ...call, meta: {} })
+        : this.#sendSubscription(u, false)
+    return this.#subscriptions.add(uri, listener, send)
+  }
+
+  /** Straight to the open session; with none, there is nothing to undo (a new session holds no subscription). */
+  #sendSubscription: SendSubscription = async (uri, subscribe) => {
+    const client = this.#client
+    if (!client || this.#state !== 'connected') {
+      if (subscribe) throw new Error(`MCP server "${this.server.name}" is not connected`)
+      return
+    }
+    const options = { timeout: this.server.connectTimeoutMs }
+    await (subscribe ? client.subscribeResource({ uri }, options) : client.unsubscribeResource({ uri }, options))
   }
 
   /** The server's declared capabilities, once connected. */
@@ -279,9 +319,16 @@ export class McpConnection implements McpServerHandle {
       {
         // What the server may ask of its client, each passed to the caller of the call that caused it.
         capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
-        listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) } },
+        listChanged: {
+          tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onListChanged(generation) },
+          resources: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#onResourceListChanged(generation) },
+          prompts: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#listPrompts(generation) },
+        },
       },
     )
+    client.setNotificationHandler(sdk.ResourceUpdatedNotificationSchema, (notification) => {
+      if (generation === this.#generation) this.#subscriptions.updated(notification.params.uri)
+    })
     // Any transport error while connected (an HTTP event stream cut off) may be a dead server: ask it now.
     client.onerror = (error) => {
       this.#hooks.logger.debug({ server: this.server.name, err: error }, 'MCP transport error')
@@ -316,6 +363,10 @@ export class McpConnection implements McpServerHandle {
           .catch((error: unknown) => this.#hooks.logger.debug({ server: this.server.name, err: error }, 'logging/setLevel failed'))
       }
       this.#hooks.onTools(listed.tools, listed.problems)
+      await this.#listResources(client, generation)
+      // A new session holds none of the subscriptions the sessions before it held.
+      this.#subscriptions.resend(this.#sendSubscription)
+      await this.#listPrompts(generation)
       clearInterval(this.#pingTimer)
       this.#pingTimer = setInterval(() => void this.#ping(generation), PING_EVERY_MS)
       this.#pingTimer.unref()
@@ -352,6 +403,7 @@ export class McpConnection implements McpServerHandle {
     }
     this.#state = 'needs_auth'
     this.#reason = reason
+    this.#subscriptions.lost()
     this.#hooks.logger.warn({ server: this.server.name, reason }, 'MCP server waits for an OAuth connection')
     const token = this.#tokens.at(-1)
     if (tell && token !== undefined) this.#hooks.bearer?.refused(token, reason)
@@ -429,6 +481,38 @@ export class McpConnection implements McpServerHandle {
     }
   }
 
+  async #onResourceListChanged(generation: number): Promise<void> {
+    if (generation !== this.#generation || !this.#client) return
+    await this.#listResources(this.#client, generation)
+  }
+
+  /** List the resources and templates; a failure costs the resources (a problem), never the connection. */
+  async #listResources(client: Client, generation: number): Promise<void> {
+    if (!this.#hooks.onResources) return
+    const listing = ++this.#resourceListing
+    let listed: ListedResources | null
+    try {
+      listed = await listAllResources(client, this.server.connectTimeoutMs)
+    } catch (error) {
+      listed = { resources: [], templates: [], subscribe: false, problems: [`listing resources failed: ${this.#describe(error)}`] }
+    }
+    if (generation === this.#generation && listing === this.#resourceListing) this.#hooks.onResources(listed)
+  }
+
+  /** A server that declares prompts: list them (the newest listing wins); a failed listing is a problem, not a lost connection. */
+  async #listPrompts(generation: number): Promise<void> {
+    const client = this.#client
+    if (generation !== this.#generation || !client || !this.#hooks.onPrompts || !client.getServerCapabilities()?.prompts) return
+    const listing = ++this.#promptListing
+    const current = () => generation === this.#generation && listing === this.#promptListing
+    try {
+      const listed = await listAllPrompts(client, this.server.connectTimeoutMs)
+      if (current()) this.#hooks.onPrompts(listed.prompts, listed.problems)
+    } catch (error) {
+      if (current()) this.#hooks.onPrompts(null, [`listing prompts failed: ${this.#describe(error)}`])
+    }
+  }
+
   async #ping(generation: number): Promise<void> {
     const client = this.#client
     if (generation !== this.#generation || !client) return
@@ -459,6 +543,7 @@ export class McpConnection implements McpServerHandle {
     if (wasConnected && this.#connectedAt !== null && Date.now() - this.#connectedAt >= STABLE_MS) this.#failures = 0
     this.#state = 'down'
     this.#reason = reason
+    this.#subscriptions.lost()
     // Once per outage, not once per retry.
     if (wasConnected || this.#failures === 0) {
       this.#hooks.logger.warn(

@@ -8,6 +8,7 @@ import type {
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 
 /** The parts of the MCP SDK's client side a connection uses. */
@@ -18,6 +19,7 @@ export interface McpSdk {
   StreamableHTTPError: typeof StreamableHTTPError
   McpError: typeof McpError
   ErrorCode: typeof ErrorCode
+  ResourceUpdatedNotificationSchema: typeof ResourceUpdatedNotificationSchema
   ElicitRequestSchema: typeof ElicitRequestSchema
   CreateMessageRequestSchema: typeof CreateMessageRequestSchema
   LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema
@@ -42,6 +44,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       StreamableHTTPError: http.StreamableHTTPError,
       McpError: types.McpError,
       ErrorCode: types.ErrorCode,
+      ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
       ElicitRequestSchema: types.ElicitRequestSchema,
       CreateMessageRequestSchema: types.CreateMessageRequestSchema,
       LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { CallToolResult, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Resource, ResourceTemplate, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { CallerClient, ProgressUpdate } from '../../skill/index.js'
 
@@ -48,6 +48,22 @@ export interface McpServerHandle {
   request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, call: ToolCall): Promise<T>
   /** What the server declared it can do (of the connection open, or a person's session), null before one is. */
   capabilities(): ServerCapabilities | null
+  /**
+   * Hear `notifications/resources/updated` for `uri` (of the person's session, for a per-person
+   * server): the first listener subscribes upstream, the last one gone unsubscribes. Resolves
+   * with the function that stops listening once the server took the subscription.
+   */
+  subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void>
+}
+
+/** A server's resources as it listed them (all pages), or null for a server that declares none. */
+export interface ListedResources {
+  resources: Resource[]
+  templates: ResourceTemplate[]
+  /** Whether it takes resources/subscribe. */
+  subscribe: boolean
+  /** Entries that were malformed (skipped), or why listing failed. */
+  problems: string[]
 }
 
 /** One tools/call as a skill's call makes it. */

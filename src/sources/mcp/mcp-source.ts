@@ -1,14 +1,17 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CompleteRequest, CompleteResult, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { Registry } from '../../registry/index.js'
 import type { SkillLogger } from '../../skill/index.js'
 import type { McpToolRepository } from '../../store/index.js'
 import { McpConnection } from './mcp-connection.js'
-import type { McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
+import type { ListedResources, McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
+import { matchesTemplate, mcpResourceSkill } from './mcp-resource-skill.js'
 import { McpOAuthFlow, mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import { PersonSessions } from './person-sessions.js'
 import type { OAuthPort } from './oauth-port.js'
 import { mcpToolSkill } from './mcp-tool-skill.js'
+import { GET_PROMPT, mcpPromptSkill } from './mcp-prompt-skill.js'
+import { SkillError } from '../../runtime/index.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { toolKey } from './tool-key.js'
 import { didYouMean } from '../../text/index.js'
@@ -20,6 +23,34 @@ export interface McpServerReport extends McpServerStatus {
   /** Tools that could not become skills, and why. */
   problems: string[]
 }
+
+/** One server's resources as /mcp serves them: URIs another server (earlier in the config) lists are left out. */
+export interface McpResourceSet {
+  server: string
+  /** The skill that reads them, `<server>_read_resource`: whoever may call it may list, read and subscribe. */
+  skill: string
+  resources: Resource[]
+  templates: ResourceTemplate[]
+  /** Whether the server takes subscriptions. */
+  subscribe: boolean
+}
+
+/** A listener's handle on one resource subscription. */
+export interface McpResourceSubscription {
+  /** Stop listening; the last listener of a URI unsubscribes upstream. */
+  close(): void
+}
+/** One server's prompts as /mcp lists them: each under its key-like name, through the server's get_prompt skill. */
+export interface ImportedPrompts {
+  server: string
+  /** The skill a prompt is got through (`<server>_get_prompt`): whoever may call it may list and get them. */
+  skill: string
+  prompts: Array<{ name: string; prompt: Prompt }>
+}
+
+/** completion/complete's params as the upstream server takes them (its own prompt name or URI template in `ref`), and its answer. */
+export type McpCompletion = CompleteRequest['params']
+export type McpCompletionResult = CompleteResult
 
 export interface McpSourceOptions {
   servers: readonly ResolvedMcpServer[]
@@ -52,7 +83,21 @@ export class McpSource implements SkillSource {
   readonly #keys = new Map<string, string[]>()
   readonly #problems = new Map<string, string[]>()
   readonly #signatures = new Map<string, string>()
+  /** Each server's last resource listing (kept while it is down), and the read skills registered. */
+  readonly #resources = new Map<string, ListedResources>()
+  readonly #readers = new Map<string, string>()
+  readonly #resourceProblems = new Map<string, string[]>()
+  /** Per server, its URIs and templates an earlier server holds. */
+  readonly #shadowed = new Map<string, string[]>()
+  #resourceSignature = ''
+  /** Per server that declares prompts: its last prompt list, the names they are listed under, and its get_prompt skill. */
+  readonly #prompts = new Map<
+    string,
+    { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; listProblems: string[]; problems: string[]; signature: string }
+  >()
   #started = false
+  /** After start, each time the resources /mcp serves changed without a skill changing (a server's resource list). */
+  onResourcesChanged: () => void = () => {}
 
   constructor(options: McpSourceOptions) {
     this.#options = options
@@ -63,8 +108,16 @@ export class McpSource implements SkillSource {
   #handle(server: McpSourceOptions['servers'][number]): McpServerHandle {
     const { logger, secrets, oauth } = this.#options
     const onTools = (handle: McpServerHandle) => (tools: Tool[], problems: ToolProblem[]) => this.#apply(handle, tools, problems, true)
+    const onResources = (handle: McpServerHandle) => (listed: ListedResources | null) => this.#applyResources(handle, listed)
+    const onPrompts = (handle: () => McpServerHandle) => (prompts: Prompt[] | null, problems: string[]) => this.#applyPrompts(handle(), prompts, problems)
     if (server.transport !== 'http' || !server.oauth) {
-      const connection: McpConnection = new McpConnection(server, { logger, onTools: (t, p) => onTools(connection)(t, p), ...(secrets && { secrets }) })
+      const connection: McpConnection = new McpConnection(server, {
+        logger,
+        onTools: (t, p) => onTools(connection)(t, p),
+        onResources: (l) => onResources(connection)(l),
+        onPrompts: onPrompts(() => connection),
+        ...(secrets && { secrets }),
+      })
       return connection
     }
     const secured = server as OAuthMcpServer
@@ -75,6 +128,8 @@ export class McpSource implements SkillSource {
         oauth,
         logger,
         onTools: (t, p) => onTools(sessions)(t, p),
+        onResources: (l) => onResources(sessions)(l),
+        onPrompts: onPrompts(() => sessions),
         hasTools: () => this.#signatures.has(server.name),
         ...(secrets && { secrets }),
       })
@@ -84,6 +139,8 @@ export class McpSource implements SkillSource {
     const connection: McpConnection = new McpConnection(server, {
       logger,
       onTools: (t, p) => onTools(connection)(t, p),
+      onResources: (l) => onResources(connection)(l),
+      onPrompts: onPrompts(() => connection),
       ...(secrets && { secrets }),
       bearer: {
         token: async (signal) => (await oauth.token(provider, '', scopes, signal)).accessToken,
@@ -134,9 +191,89 @@ export class McpSource implements SkillSource {
   status(): McpServerReport[] {
     return this.#connections.map((c) => ({
       ...c.status(),
-      skills: this.#keys.get(c.server.name) ?? [],
-      problems: this.#problems.get(c.server.name) ?? [],
+      skills: [
+        ...(this.#keys.get(c.server.name) ?? []),
+        ...this.#promptSkill(c.server.name),
+        ...(this.#readers.has(c.server.name) ? [this.#readers.get(c.server.name)!] : []),
+      ].sort(),
+      problems: [
+        ...(this.#problems.get(c.server.name) ?? []),
+        ...(this.#prompts.get(c.server.name)?.problems ?? []),
+        ...(this.#resourceProblems.get(c.server.name) ?? []),
+        ...(this.#shadowed.get(c.server.name) ?? []),
+      ],
     }))
+  }
+
+  /**
+   * The resources of every server with a read skill, in config order. A URI (or a template) two
+   * servers list belongs to the first; the others' are left out, reported in their problems.
+   */
+  resources(): McpResourceSet[] {
+    const sets: McpResourceSet[] = []
+    const uris = new Set<string>()
+    const templates = new Set<string>()
+    for (const connection of this.#connections) {
+      const name = connection.server.name
+      const skill = this.#readers.get(name)
+      const listed = this.#resources.get(name)
+      if (!skill || !listed) continue
+      const own = listed.resources.filter((r) => !uris.has(r.uri))
+      const ownTemplates = listed.templates.filter((t) => !templates.has(t.uriTemplate))
+      for (const r of own) uris.add(r.uri)
+      for (const t of ownTemplates) templates.add(t.uriTemplate)
+      sets.push({ server: name, skill, resources: own, templates: ownTemplates, subscribe: listed.subscribe })
+    }
+    return sets
+  }
+
+  /** The server whose resources /mcp serves `uri` from: the first that lists it, else the first with a template that matches it. */
+  resourceOwner(uri: string): McpResourceSet | null {
+    const sets = this.resources()
+    return sets.find((s) => s.resources.some((r) => r.uri === uri)) ?? sets.find((s) => s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
+  }
+
+  /**
+   * Hear a resource's updates from `server` (through the person's own session, for a per-person
+   * server): the first listener of a URI subscribes upstream, and resolves once the server took it.
+   */
+  async subscribe(
+    server: string,
+    uri: string,
+    options: { subject: string | null; signal: AbortSignal },
+    listener: (uri: string) => void,
+  ): Promise<McpResourceSubscription> {
+    const connection = this.#connections.find((c) => c.server.name === server)
+    if (!connection) throw new Error(`no MCP server "${server}"`)
+    const stop = await connection.subscribe(uri, options, listener)
+    return { close: stop }
+  }
+
+  /** The prompts of every server that has a get_prompt skill, in config order, as /mcp lists them. */
+  prompts(): ImportedPrompts[] {
+    return this.#connections.flatMap(({ server: { name } }) => {
+      const known = this.#prompts.get(name)
+      return known?.skill ? [{ server: name, skill: known.skill, prompts: known.listed }] : []
+    })
+  }
+
+  /**
+   * Ask a server for completions (completion/complete with its own prompt name or URI template), for
+   * the person `subject` on a per-person server. Whether the caller may ask is the caller's gate to keep.
+   */
+  complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal }): Promise<McpCompletionResult> {
+    const connection = this.#connections.find((c) => c.server.name === server)
+    if (!connection) throw new SkillError('not_found', `no MCP server "${server}"`)
+    return connection.request((client, options) => client.complete(params, options), { ...call, meta: {} })
+  }
+
+  /**
+   * The skill whose callers may ask the server for completions: for a prompt argument its
+   * get_prompt skill, for a resource template variable its read_resource skill; null for none.
+   */
+  gateSkill(server: string, ref: McpCompletion['ref']['type']): string | null {
+    if (ref === 'ref/prompt') return this.#prompts.get(server)?.skill ?? null
+    return this.#readers.get(server) ?? null
   }
 
   /** Connect the servers not connected yet (a one-shot command that needs their tools after all). */
@@ -168,6 +305,71 @@ export class McpSource implements SkillSource {
     await Promise.all(this.#connections.map((c) => c.close()))
   }
 
+  #promptSkill(server: string): string[] {
+    const skill = this.#prompts.get(server)?.skill
+    return skill ? [skill] : []
+  }
+
+  /**
+   * The server's prompts changed (null: listing them failed, the last list stays): the names they
+   * are listed under are worked out (names that fold alike hashed, as tools' keys are) and the
+   * get_prompt skill is registered anew, since its description names them.
+   */
+  #applyPrompts(connection: McpServerHandle, listed: Prompt[] | null, listProblems: string[]): void {
+    const { server } = connection
+    const before = this.#prompts.get(server.name)
+    const prompts = listed ?? before?.prompts ?? []
+    const signature = JSON.stringify([prompts, listProblems])
+    if (signature === before?.signature) return
+    const problems = [...listProblems]
+    const names: ImportedPrompts['prompts'] = []
+    const folded = new Map<string, number>()
+    for (const prompt of prompts) folded.set(toolKey(server.name, prompt.name), (folded.get(toolKey(server.name, prompt.name)) ?? 0) + 1)
+    const seen = new Set<string>()
+    for (const prompt of prompts) {
+      if (seen.has(prompt.name)) {
+        problems.push(`prompt "${prompt.name}" is listed twice; the first is kept`)
+        continue
+      }
+      seen.add(prompt.name)
+      names.push({ name: toolKey(server.name, prompt.name, folded.get(toolKey(server.name, prompt.name))! > 1), prompt })
+    }
+    for (const problem of problems) this.#options.logger.error({ server: server.name }, `MCP import: ${problem}`)
+    this.#unregisterPromptSkill(server.name)
+    this.#prompts.set(server.name, { prompts, listed: names, skill: null, listProblems: problems, problems, signature })
+    this.#registerPromptSkill(connection)
+    if (this.#started) this.#options.onChange()
+  }
+
+  /** The server's get_prompt skill, when it has prompts and no other skill holds the key (a tool named get_prompt keeps it). */
+  #registerPromptSkill(connection: McpServerHandle): void {
+    const { registry, taken } = this.#options
+    const { server } = connection
+    const known = this.#prompts.get(server.name)
+    if (!known) return
+    known.skill = null
+    known.problems = [...known.listProblems]
+    if (known.listed.length === 0) return
+    const key = toolKey(server.name, GET_PROMPT)
+    const holder = registry.get(key)
+    const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
+    if (other) {
+      known.problems.push(`prompts: the key "${key}" of their skill is taken by ${other}; the prompts are not served`)
+      return
+    }
+    const prompts = known.listed.map((p) => p.prompt)
+    registry.register(
+      mcpPromptSkill(server, key, connection, () => prompts),
+      { source: 'mcp', origin: `MCP server "${server.name}", prompts` },
+    )
+    known.skill = key
+  }
+
+  #unregisterPromptSkill(server: string): void {
+    const known = this.#prompts.get(server)
+    if (known?.skill) this.#options.registry.unregister(known.skill)
+  }
+
   /** Replace the server's skills with its current tools; names held elsewhere are reported, never taken. */
   #apply(connection: McpServerHandle, tools: Tool[], listProblems: ToolProblem[], live: boolean): void {
     const { registry, taken, logger } = this.#options
@@ -177,6 +379,9 @@ export class McpSource implements SkillSource {
     if (signature === this.#signatures.get(server.name)) return
     this.#signatures.set(server.name, signature)
     for (const key of this.#keys.get(server.name) ?? []) registry.unregister(key)
+    // A tool keeps its key: the get_prompt and read skills (registered again below) give way to tools of those names.
+    this.#unregisterPromptSkill(server.name)
+    this.#unregisterReader(server.name)
     const keys: string[] = []
     const problems: string[] = [...listProblems]
     // Tool names that fold to the same key all get hashed keys, whatever order they come in.
@@ -210,6 +415,8 @@ export class McpSource implements SkillSource {
     for (const problem of problems) logger.error({ server: server.name }, `MCP import: ${problem}`)
     this.#keys.set(server.name, keys.sort())
     this.#problems.set(server.name, problems)
+    this.#registerPromptSkill(connection)
+    this.#registerReader(connection)
     if (live) {
       this.#options
         .store()
@@ -217,5 +424,76 @@ export class McpSource implements SkillSource {
         .catch((error) => logger.warn({ err: error, server: server.name }, 'storing the MCP tool list failed'))
     }
     if (this.#started) this.#options.onChange()
+  }
+
+  /** A server listed its resources (null: it declares none): its read skill follows, and /mcp hears of a changed list. */
+  #applyResources(connection: McpServerHandle, listed: ListedResources | null): void {
+    const { server } = connection
+    const had = this.#readers.has(server.name)
+    if (listed) this.#resources.set(server.name, listed)
+    else this.#resources.delete(server.name)
+    for (const problem of listed?.problems ?? []) this.#options.logger.error({ server: server.name }, `MCP import: ${problem}`)
+    this.#registerReader(connection)
+    this.#noteResources()
+    if (this.#started && had !== this.#readers.has(server.name)) this.#options.onChange()
+  }
+
+  #registerReader(connection: McpServerHandle): void {
+    const { registry, taken } = this.#options
+    const { server } = connection
+    this.#unregisterReader(server.name)
+    const listed = this.#resources.get(server.name)
+    if (!listed) {
+      this.#resourceProblems.delete(server.name)
+      return
+    }
+    const problems = [...listed.problems]
+    const key = toolKey(server.name, 'read_resource')
+    const holder = registry.get(key)
+    const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
+    if (other) problems.push(`resources: the key "${key}" of their read skill is taken by ${other}; resources are not served`)
+    else {
+      registry.register(
+        mcpResourceSkill(server, key, connection, () => this.#resources.get(server.name) ?? null),
+        {
+          source: 'mcp',
+          origin: `MCP server "${server.name}", resources`,
+        },
+      )
+      this.#readers.set(server.name, key)
+    }
+    this.#resourceProblems.set(server.name, problems)
+  }
+
+  #unregisterReader(name: string): void {
+    const key = this.#readers.get(name)
+    if (key === undefined) return
+    this.#options.registry.unregister(key)
+    this.#readers.delete(name)
+  }
+
+  /** Report URIs an earlier server holds, and tell /mcp when what it serves changed. */
+  #noteResources(): void {
+    const served = this.resources()
+    const holder = new Map<string, string>()
+    for (const set of served) {
+      for (const r of set.resources) holder.set(`resource "${r.uri}"`, set.server)
+      for (const t of set.templates) holder.set(`resource template "${t.uriTemplate}"`, set.server)
+    }
+    for (const set of served) {
+      const listed = this.#resources.get(set.server)!
+      const left = [
+        ...listed.resources.filter((r) => !set.resources.includes(r)).map((r) => `resource "${r.uri}"`),
+        ...listed.templates.filter((t) => !set.templates.includes(t)).map((t) => `resource template "${t.uriTemplate}"`),
+      ].map((what) => `${what} is also listed by MCP server "${holder.get(what)}", earlier in the config: that one is served; skipped`)
+      const before = this.#shadowed.get(set.server) ?? []
+      for (const problem of left) if (!before.includes(problem)) this.#options.logger.error({ server: set.server }, `MCP import: ${problem}`)
+      this.#shadowed.set(set.server, left)
+    }
+    for (const name of this.#shadowed.keys()) if (!served.some((s) => s.server === name)) this.#shadowed.delete(name)
+    const signature = JSON.stringify(served)
+    if (signature === this.#resourceSignature) return
+    this.#resourceSignature = signature
+    if (this.#started) this.onResourcesChanged()
   }
 }

@@ -1,13 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillLogger } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { McpConnection } from './mcp-connection.js'
 import { mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import type { OAuthPort } from './oauth-port.js'
 import type { ToolProblem } from './parse-tools.js'
-import type { McpServerHandle, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import type { ListedResources, McpServerHandle, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 
 /** A session nobody has called through for this long is closed; the next call opens another. */
 const IDLE_MS = 10 * 60_000
@@ -16,6 +16,8 @@ interface Hooks {
   oauth: OAuthPort
   logger: SkillLogger
   onTools(tools: Tool[], problems: ToolProblem[]): void
+  onResources?(listed: ListedResources | null): void
+  onPrompts?(prompts: Prompt[] | null, problems: string[]): void
   /** Whether the server's tools are known (listed live, or stored from an earlier listing). */
   hasTools(): boolean
   secrets?(names: string[]): Promise<Map<string, string>>
@@ -146,6 +148,13 @@ export class PersonSessions implements McpServerHandle {
     }
   }
 
+  /** A resource's updates as the person's own session hears them: never another person's. */
+  async subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void> {
+    if (call.subject === null)
+      throw new SkillError('needs_auth', `MCP server "${this.server.name}" acts for the person calling, and this subscription acts for nobody`)
+    return this.#session(call.subject).connection.subscribe(uri, call, listener)
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     clearInterval(this.#sweep)
@@ -160,11 +169,13 @@ export class PersonSessions implements McpServerHandle {
     const state = current?.connection.status().state
     if (current && state !== 'down' && state !== 'needs_auth' && state !== 'closed') return current
     if (current) this.#drop(subject)
-    const { oauth, logger, onTools, secrets } = this.#hooks
+    const { oauth, logger, onTools, onResources, onPrompts, secrets } = this.#hooks
     const scopes = this.server.oauth.scopes ?? []
     const connection = new McpConnection(this.server, {
       logger,
       onTools,
+      ...(onResources && { onResources }),
+      ...(onPrompts && { onPrompts }),
       ...(secrets && { secrets }),
       reconnect: false,
       bearer: {
@@ -203,7 +214,7 @@ export class PersonSessions implements McpServerHandle {
   #closeIdle(): void {
     const cutoff = Date.now() - IDLE_MS
     for (const [subject, session] of this.#sessions) {
-      if (session.calls === 0 && session.usedAt < cutoff) this.#drop(subject)
+      if (session.calls === 0 && !session.connection.subscribed && session.usedAt < cutoff) this.#drop(subject)
     }
   }
 }

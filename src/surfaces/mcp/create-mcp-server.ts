@@ -20,6 +20,9 @@ import { toCallResult } from './to-call-result.js'
 import { connectLink, toSkillInput } from '../../access/index.js'
 import { connectInCall } from './connect-in-call.js'
 import { serveSkillResources } from './skill-resources.js'
+import { serveMcpPrompts } from './mcp-prompts.js'
+import { serveMcpCompletions, skillTemplates } from './mcp-completions.js'
+import { importedResources } from './imported-resources.js'
 import { sessionClient, sessionLogging } from './session-client.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
@@ -41,7 +44,15 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
   const { caller } = options
   const server = new Server(
     { name: 'skillplane', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+    },
   )
   const logging = sessionLogging(server)
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
@@ -132,13 +143,35 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     return toCallResult(envelope, entry)
   })
 
+  const imported = importedResources(server, plane, {
+    caller,
+    conversationId: options.conversationId,
+    mayCall: (key) => current().callable.has(key),
+    skillListed: (uri) => skillResources.lists(uri),
+    skillTemplates: () => skillTemplates(plane, caller, (skill) => current().callable.has(skill)),
+  })
   const skillResources = serveSkillResources(server, plane, {
     caller,
     conversationId: options.conversationId,
     mayCall: (tool) => current().callable.has(tool),
+    imported,
     clientFor: (extra) => sessionClient(server, extra, logging),
   })
   let resourcesShown = skillResources.signature()
+  const prompts = serveMcpPrompts(server, plane, {
+    caller,
+    conversationId: options.conversationId,
+    mayCall: (skill) => current().callable.has(skill),
+    clientFor: (extra) => sessionClient(server, extra, logging),
+  })
+  let promptsShown = prompts.signature()
+  serveMcpCompletions(server, plane, {
+    caller,
+    mayCall: (skill) => current().callable.has(skill),
+    prompts: () => prompts.list(),
+    templates: () =>
+      plane.sources.mcpResources().flatMap((set) => set.templates.map((t) => ({ uriTemplate: t.uriTemplate, server: set.server, skill: set.skill }))),
+  })
 
   const unsubscribe = plane.skills.onChanged(() => {
     tools = null
@@ -147,12 +180,18 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     if (resources !== resourcesShown) {
       resourcesShown = resources
       server.sendResourceListChanged().catch(() => {})
+    }
+    const promptList = prompts.signature()
+    if (promptList !== promptsShown) {
+      promptsShown = promptList
       server.sendPromptListChanged().catch(() => {})
     }
+    imported.catalogChanged()
   })
   const onclose = server.onclose
   server.onclose = () => {
     unsubscribe()
+    imported.close()
     onclose?.()
   }
   return server

@@ -90,7 +90,8 @@ describe('instruction skills as MCP resources and prompts', () => {
     })
     expect(await helper.readResource({ uri: 'https://example.com/x' }).catch((e) => e)).toMatchObject({
       code: -32002,
-      message: 'MCP error -32002: resource "https://example.com/x" not found: skill resources are skill://<skill>/SKILL.md and skill://<skill>/<path>',
+      message:
+        'MCP error -32002: resource "https://example.com/x" not found: resources/list and resources/templates/list show what this caller may read (instruction skills\' are skill://<skill>/SKILL.md and skill://<skill>/<path>)',
       data: { uri: 'https://example.com/x' },
     })
     const escape = await helper.readResource({ uri: 'skill://deploy-guide/..%2F..%2F..%2Fetc%2Fpasswd' }).catch((e) => e)

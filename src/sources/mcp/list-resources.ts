@@ -1,0 +1,60 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js'
+import type { z } from 'zod'
+import type { ListedResources } from './mcp-server-handle.js'
+import { listPages } from './list-pages.js'
+
+const MAX_ENTRIES = 10_000
+// The instruction skills' URIs on skillplane's own /mcp: an imported server can't shadow them.
+const RESERVED_SCHEME = 'skill://'
+
+/**
+ * Every page of resources/list and resources/templates/list, each entry checked on its own; bounded
+ * in entries and time (one deadline for both lists) like the tool list. A server that does not
+ * declare `resources` has none (null).
+ */
+export async function listAllResources(client: Client, timeoutMs: number): Promise<ListedResources | null> {
+  const declared = client.getServerCapabilities()?.resources
+  if (!declared) return null
+  const { ResourceSchema, ResourceTemplateSchema } = await import('@modelcontextprotocol/sdk/types.js')
+  const deadline = Date.now() + timeoutMs
+  const problems: string[] = []
+  const resources = check(
+    await listPages(client, 'resources/list', 'resources', { timeoutMs, max: MAX_ENTRIES }),
+    ResourceSchema,
+    'resource',
+    (r) => r.uri,
+    problems,
+  )
+  const templates = check(
+    // One deadline for both lists.
+    await listPages(client, 'resources/templates/list', 'resourceTemplates', { timeoutMs: Math.max(1, deadline - Date.now()), max: MAX_ENTRIES }),
+    ResourceTemplateSchema,
+    'resource template',
+    (t) => t.uriTemplate,
+    problems,
+  )
+  return { resources: resources as Resource[], templates: templates as ResourceTemplate[], subscribe: declared.subscribe === true, problems }
+}
+
+function check<T>(raw: unknown[], schema: z.ZodType<T>, what: string, id: (entry: T) => string, problems: string[]): T[] {
+  const kept: T[] = []
+  const ids = new Set<string>()
+  raw.forEach((item, index) => {
+    const parsed = schema.safeParse(item)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      problems.push(`${what} #${index + 1} is malformed (${issue?.path.join('.') || '(root)'}: ${issue?.message}); skipped`)
+      return
+    }
+    const name = id(parsed.data)
+    if (name.startsWith(RESERVED_SCHEME)) problems.push(`${what} "${name}": ${RESERVED_SCHEME} URIs are skillplane's instruction skills; skipped`)
+    else if (ids.has(name)) problems.push(`${what} "${name}" is listed twice; the first is kept`)
+    else {
+      ids.add(name)
+      // The parse keeps unknown keys (loose schemas): the entry is served as the server wrote it.
+      kept.push(item as T)
+    }
+  })
+  return kept
+}

@@ -1,0 +1,112 @@
+import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js'
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
+import type { ResolvedMcpServer } from '../../config/index.js'
+import type { JsonSchema, SkillDefinition } from '../../skill/index.js'
+import { SkillError, subjectsOf } from '../../runtime/index.js'
+import { callMeta } from './call-meta.js'
+import type { ListedResources, McpServerHandle } from './mcp-server-handle.js'
+import { mcpProvider } from './mcp-oauth-flow.js'
+
+const INPUT: JsonSchema = {
+  type: 'object',
+  properties: { uri: { type: 'string', minLength: 1, description: 'The URI of a resource the server lists, or one its resource templates match.' } },
+  required: ['uri'],
+  additionalProperties: false,
+}
+
+const OUTPUT: JsonSchema = {
+  type: 'object',
+  properties: {
+    contents: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['uri'],
+        properties: { uri: { type: 'string' }, mimeType: { type: 'string' }, text: { type: 'string' }, blob: { type: 'string' } },
+      },
+    },
+  },
+  required: ['contents'],
+}
+
+/** Whether the server lists `uri` or one of its templates matches it. */
+export function servesUri(listed: ListedResources, uri: string): boolean {
+  return listed.resources.some((r) => r.uri === uri) || listed.templates.some((t) => matchesTemplate(t.uriTemplate, uri))
+}
+
+/** Whether an RFC 6570 URI template matches `uri` (one that doesn't parse matches nothing). */
+export function matchesTemplate(template: string, uri: string): boolean {
+  return templateOf(template)?.match(uri) != null
+}
+
+const parsedTemplates = new Map<string, UriTemplate | null>()
+
+/** A template parsed once; one that doesn't parse matches nothing. */
+function templateOf(text: string): UriTemplate | null {
+  let template = parsedTemplates.get(text)
+  if (template === undefined) {
+    try {
+      template = new UriTemplate(text)
+    } catch {
+      template = null
+    }
+    if (parsedTemplates.size > 10_000) parsedTemplates.clear()
+    parsedTemplates.set(text, template)
+  }
+  return template
+}
+
+/**
+ * The skill that reads an imported server's resources (`<server>_read_resource`): input `{ uri }`,
+ * output the server's `{ contents }`. Only a URI the server lists or one of its templates matches
+ * reaches it; the read goes through the connection like a tool call (per-person sessions, needs_auth).
+ */
+export function mcpResourceSkill(server: ResolvedMcpServer, key: string, connection: McpServerHandle, listed: () => ListedResources | null): SkillDefinition {
+  const oauth = server.transport === 'http' ? server.oauth : undefined
+  const override = server.resources
+  return {
+    key,
+    title: `Read a resource of ${server.name}`,
+    description: `Read a resource of MCP server "${server.name}" by its URI: one it lists, or one its resource templates match.`,
+    class: override?.class ?? 'safe',
+    category: server.name,
+    tags: ['mcp', 'resources'],
+    agents: [...new Set([...server.agents, ...(override?.agents ?? [])])],
+    input: INPUT,
+    output: OUTPUT,
+    ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
+    ...(oauth && { oauth: { provider: mcpProvider(server), scopes: oauth.scopes ?? [], account: oauth.account } }),
+    unavailable: () => connection.unavailable(),
+    awaiting: () => {
+      const secrets = connection.missingSecrets()
+      return secrets.length > 0 ? { secrets } : null
+    },
+    run: async (input, ctx) => {
+      const { uri } = input as { uri: string }
+      const current = listed()
+      if (!current || !servesUri(current, uri)) {
+        throw new SkillError(
+          'not_found',
+          `MCP server "${server.name}" has no resource ${JSON.stringify(uri)}: it neither lists it nor has a template that matches it`,
+        )
+      }
+      const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
+      // A server that echoes its credentials back gets them scrubbed like any injected secret.
+      const conceal = () => {
+        for (const value of connection.secretValues(subject)) ctx.secrets.conceal(value)
+      }
+      conceal()
+      let result: ReadResourceResult
+      try {
+        result = await connection.request((client, options) => client.readResource({ uri, _meta: callMeta(ctx.callId) }, options), {
+          signal: ctx.signal,
+          subject,
+          meta: callMeta(ctx.callId),
+        })
+      } finally {
+        conceal()
+      }
+      return { contents: result.contents }
+    },
+  }
+}

@@ -1,0 +1,135 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  ErrorCode,
+  ListResourceTemplatesRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { Skillplane } from '../../agents/index.js'
+import type { Caller, CallerClient } from '../../skill/index.js'
+import { subjectsOf } from '../../runtime/index.js'
+import { notFound, RequestError, unwrap } from './request-error.js'
+
+const LISTS = 'resources/list and resources/templates/list'
+
+export interface ImportedResourceOptions {
+  caller: Caller
+  conversationId: string
+  /** Whether the caller may call this skill now (its tool list holds it). */
+  mayCall(key: string): boolean
+  /** Whether `uri` is an instruction skill's resource this caller lists now. */
+  skillListed(uri: string): boolean
+  /** The instruction skills' own templates this caller may use, listed first. */
+  skillTemplates(): ResourceTemplate[]
+}
+
+export interface ImportedResources {
+  /** The imported resources this caller may read. */
+  list(): Resource[]
+  /** resources/read of a URI that is not an instruction skill's: a call of its server's read skill. */
+  read(uri: string, signal: AbortSignal, client: CallerClient): Promise<ReadResourceResult>
+  signature(): string
+  /** The catalog changed: instruction skills' resources a session subscribed to may have changed with it. */
+  catalogChanged(): void
+  /** The session is over: its subscriptions go (the last listener of a URI unsubscribes upstream). */
+  close(): void
+}
+
+/**
+ * Imported MCP servers' resources and templates on /mcp, for a caller allowed their server's read
+ * skill, with subscriptions: resources/subscribe of an imported URI listens to its server (one
+ * upstream subscription per URI shared by every session), and its updates reach the sessions that
+ * subscribed and may still read it. A subscription reads nothing, so it is gated but not audited;
+ * every read that follows an update is a call, audited.
+ */
+export function importedResources(server: Server, plane: Skillplane, options: ImportedResourceOptions): ImportedResources {
+  const { caller } = options
+  const readable = () => plane.sources.mcpResources().filter((set) => options.mayCall(set.skill))
+  // The URI's owner (whoever the caller), when this caller may read it: a URI it can't is one that doesn't exist for it.
+  const ownerFor = (uri: string) => {
+    const owner = plane.sources.mcpResourceOwner(uri)
+    return owner && options.mayCall(owner.skill) ? owner : null
+  }
+  const subscriptions = new Map<string, Promise<{ close(): void } | null>>()
+  const skillSubscriptions = new Set<string>()
+  let closed = false
+
+  const list = (): Resource[] => readable().flatMap((set) => set.resources)
+  const templates = (): ResourceTemplate[] => readable().flatMap((set) => set.templates)
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [...options.skillTemplates(), ...templates()] }))
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    const { uri } = request.params
+    if (options.skillListed(uri)) {
+      // An instruction skill's files change with the catalog (a reload, an install): updates come with its changes.
+      skillSubscriptions.add(uri)
+      return {}
+    }
+    const owner = ownerFor(uri)
+    if (!owner) throw notFound(uri, `${LISTS} show what this caller may subscribe to`)
+    if (!owner.subscribe)
+      throw new RequestError(ErrorCode.InvalidParams, `resource ${JSON.stringify(uri)}: MCP server "${owner.server}" takes no subscriptions`, { uri })
+    if (subscriptions.has(uri)) {
+      await subscriptions.get(uri)
+      return {}
+    }
+    const subject = subjectsOf(caller, null, null).user
+    const forward = (updated: string) => {
+      // Only while this caller may still read it from that server (a binding removed, a DENY set since: nothing).
+      if (!closed && ownerFor(updated)?.skill === owner.skill) server.sendResourceUpdated({ uri: updated }).catch(() => {})
+    }
+    const opening = plane.sources.subscribeMcpResource(owner.server, uri, { subject, signal: extra.signal }, forward).then(
+      (subscription) => {
+        // The session closed (or unsubscribed) while the server took it.
+        if (closed || subscriptions.get(uri) !== opening) subscription.close()
+        return subscription
+      },
+      (error: unknown) => {
+        if (subscriptions.get(uri) === opening) subscriptions.delete(uri)
+        const code = (error as { code?: unknown }).code
+        throw new RequestError(
+          ErrorCode.InternalError,
+          `resource ${JSON.stringify(uri)}: ${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`,
+          {
+            uri,
+          },
+        )
+      },
+    )
+    subscriptions.set(uri, opening)
+    await opening
+    return {}
+  })
+
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    const { uri } = request.params
+    skillSubscriptions.delete(uri)
+    const opening = subscriptions.get(uri)
+    subscriptions.delete(uri)
+    ;(await opening?.catch(() => null))?.close()
+    return {}
+  })
+
+  return {
+    list,
+    async read(uri, signal, client) {
+      const owner = ownerFor(uri)
+      if (!owner) throw notFound(uri, `${LISTS} show what this caller may read (instruction skills' are skill://<skill>/SKILL.md and skill://<skill>/<path>)`)
+      const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal, client })
+      return unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
+    },
+    signature: () => JSON.stringify([list().map((r) => r.uri), templates().map((t) => t.uriTemplate)]),
+    catalogChanged() {
+      for (const uri of skillSubscriptions) if (options.skillListed(uri)) server.sendResourceUpdated({ uri }).catch(() => {})
+    },
+    close() {
+      closed = true
+      for (const opening of subscriptions.values()) void opening.then((s) => s?.close()).catch(() => {})
+      subscriptions.clear()
+    },
+  }
+}

@@ -1,0 +1,89 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  type GetPromptResult,
+  type Prompt,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { Skillplane } from '../../agents/index.js'
+import type { Caller, CallerClient } from '../../skill/index.js'
+import { RequestError, unwrap } from './request-error.js'
+
+export interface McpPromptOptions {
+  caller: Caller
+  conversationId: string
+  /** Whether the caller's tool list holds this skill (the prompts ride on it). */
+  mayCall(skill: string): boolean
+  /** The session's client as the caller channel of a request's calls. */
+  clientFor(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): CallerClient
+}
+
+/** A prompt /mcp lists: an instruction skill's, or an imported server's got through its get_prompt skill. */
+export type ListedPrompt = { kind: 'instruction'; prompt: Prompt } | { kind: 'imported'; prompt: Prompt; server: string; skill: string; upstream: Prompt }
+
+/**
+ * The prompts one caller may get: a prompt per instruction skill it may activate (named after the
+ * skill; getting it activates the skill in the session's conversation), and the prompts of imported
+ * MCP servers whose get_prompt skill it may call, named `<server>_<prompt>` like their tools. Every
+ * get is a call through the pipeline: gated and audited like the tools.
+ */
+export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpPromptOptions): { list(): ListedPrompt[]; signature(): string } {
+  const { caller } = options
+
+  const list = (): ListedPrompt[] => {
+    const instructions = options.mayCall('activate_skill') ? plane.skills.instructions.visibleTo(caller, null, plane.skills) : []
+    const listed: ListedPrompt[] = instructions.map((skill) => ({
+      kind: 'instruction',
+      prompt: { name: skill.name, title: `Use the ${skill.name} skill`, description: plane.skills.instructions.description(skill, plane.skills) },
+    }))
+    const names = new Set(listed.map((p) => p.prompt.name))
+    for (const set of plane.sources.mcpPrompts()) {
+      if (!options.mayCall(set.skill)) continue
+      for (const { name, prompt } of set.prompts) {
+        // Instruction skills' names have hyphens and imported ones underscores: a clash is a bug, and never shadows.
+        if (names.has(name)) continue
+        names.add(name)
+        listed.push({ kind: 'imported', server: set.server, skill: set.skill, upstream: prompt, prompt: asListed(name, prompt) })
+      }
+    }
+    return listed
+  }
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: list().map((p) => p.prompt) }))
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra): Promise<GetPromptResult> => {
+    const { name } = request.params
+    // The MCP specification's answer to an unknown prompt name is invalid params.
+    const unknown = (why: string, callId?: string) =>
+      new RequestError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}: ${why}`, callId ? { callId } : undefined)
+    // Only what prompts/list shows this caller exists for it: the same answer for a prompt that is missing or hidden.
+    const listed = list().find((p) => p.prompt.name === name)
+    if (!listed) throw unknown('prompts/list shows the prompts this caller may get')
+    const call = { caller, conversationId: options.conversationId, signal: extra.signal, client: options.clientFor(extra) }
+    if (listed.kind === 'instruction') {
+      // The prompt activates the skill in this session's conversation, as the tool would.
+      const envelope = await plane.invoke('activate_skill', { name }, call)
+      const data = unwrap(envelope, `prompt ${JSON.stringify(name)}`, unknown) as { content: string }
+      return { description: `The ${name} skill's instructions`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: data.content } }] }
+    }
+    const args = request.params.arguments
+    const envelope = await plane.invoke(listed.skill, { name: listed.upstream.name, ...(args && { arguments: args }) }, call)
+    const data = unwrap(envelope, `prompt ${JSON.stringify(name)}`, unknown) as GetPromptResult
+    return { ...data, _meta: { 'skillplane/callId': envelope.callId } }
+  })
+  return { list, signature: () => JSON.stringify(list().map((p) => p.prompt)) }
+}
+
+/** An imported prompt under its listed name, as its server describes it (its `_meta` is the server's own). */
+function asListed(name: string, { title, description, arguments: args, icons }: Prompt): Prompt {
+  return {
+    name,
+    ...(title !== undefined && { title }),
+    ...(description !== undefined && { description }),
+    ...(args && { arguments: args }),
+    ...(icons && { icons }),
+  }
+}
