@@ -97,6 +97,15 @@ export function mayDecideApproval(caller: Holder, approverRole: string): boolean
   return caller.kind === 'user' && (approverRole === 'admin' ? can(caller, 'decideAdminApprovals') : can(caller, 'decideApprovals'))
 }
 
+/**
+ * Whether a caller may answer what an agent run's tool call asks a person for (an MCP elicitation):
+ * the person the run acts for, and whoever may decide approvals; never an agent key, so the agent
+ * can't answer its own questions.
+ */
+export function mayAnswerRunInput(caller: Caller, run: { requester: { id: string } }): boolean {
+  return caller.kind === 'user' && (caller.id === run.requester.id || can(caller, 'decideApprovals'))
+}
+
 /** Whether a caller may revoke a grant: the person who granted it, or one who manages policies. */
 export function mayRevokeGrant(caller: Caller, grantedById: string): boolean {
   return caller.kind === 'user' && (can(caller, 'managePolicies') || caller.id === grantedById)

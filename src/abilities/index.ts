@@ -11,6 +11,7 @@ export {
   mayRunClass,
   mayViewApproval,
   mayDecideApproval,
+  mayAnswerRunInput,
   mayRevokeGrant,
   maySeeAgent,
   mayExportAgent,

@@ -21,6 +21,8 @@ import { RunTail } from './run-tail.js'
 import { observeModel } from './observe-model.js'
 import { pricingOf } from './model-cost.js'
 import { rebuildRequest, type ModelRequest, type RequestDelta } from './model-request.js'
+import { RunInputs, type RunInput, type RunInputAnswer } from './run-inputs.js'
+import { runClient } from './run-client.js'
 
 export type { RunStatus } from './run-status.js'
 
@@ -33,8 +35,12 @@ export interface ModelUsage {
 
 export interface RunStep {
   index: number
-  /** model: one call of the model; text: what it wrote; tool: one tool call. */
-  kind: 'text' | 'tool' | 'model'
+  /**
+   * model: one call of the model; text: what it wrote; tool: one tool call; sampling: a model
+   * completion a tool call asked for (an imported MCP server's sampling); input: a person's input a
+   * tool call waits for (awaiting_input until answered).
+   */
+  kind: 'text' | 'tool' | 'model' | 'sampling' | 'input'
   text?: string
   tool?: string
   toolCallId?: string
@@ -105,6 +111,8 @@ export interface RunView {
   finishedAt: string | null
   totals: RunTotals
   steps?: RunStep[]
+  /** What the run's tool calls asked a person for (MCP elicitations), pending or decided; with the steps. */
+  inputs?: RunInput[]
 }
 
 /** What following a run yields: each step as it is stored (again when it changes), then the run as it ended. */
@@ -154,6 +162,7 @@ export class AgentRunner {
   readonly #unsubscribe: () => void
   readonly #driving = new Set<Promise<unknown>>()
   readonly #tail: RunTail
+  readonly #inputs: RunInputs
   // Shutting down cuts model calls short: those runs fail, stored, instead of holding the exit.
   readonly #stop = new AbortController()
   #closed = false
@@ -169,6 +178,7 @@ export class AgentRunner {
     this.#plane = plane
     this.#repo = options.records
     this.#tail = new RunTail(options.records)
+    this.#inputs = new RunInputs(plane, options.records)
     const settled = options.resume ? plane.approvals.onSettled(() => void this.resumeDecided()) : () => {}
     // A person who connects resumes their runs: at once here, at the next refresh on other managers.
     const connected = options.resume ? plane.oauth.onConnected((provider) => void this.resumeConnected(provider)) : () => {}
@@ -289,7 +299,21 @@ export class AgentRunner {
 
   async get(id: string): Promise<RunView | undefined> {
     const row = await this.#repo.get(id)
-    return row && { ...this.#view(row), steps: (await this.#repo.steps(id)).map(toStep) }
+    return row && { ...this.#view(row), steps: (await this.#repo.steps(id)).map(toStep), inputs: await this.#inputs.list(id) }
+  }
+
+  /**
+   * A person's answer to what a run's tool call asks for (an MCP elicitation), on any manager: the
+   * manager holding the call hears it and the call goes on. Throws a RunInputError naming why it is
+   * refused: not theirs to answer, content that doesn't match the requested schema, or decided already
+   * (answered, expired, or gone with the manager that held the call).
+   */
+  async answerInput(runId: string, inputId: string, caller: Caller, answer: RunInputAnswer): Promise<RunInput> {
+    const row = await this.#repo.get(runId)
+    if (!row) throw new RunError(`no run "${runId}"`, 'not_found')
+    const input = await this.#inputs.answer({ id: row.id, requester: { id: row.requester_id } }, inputId, caller, answer)
+    this.#tail.changed(runId)
+    return input
   }
 
   /**
@@ -511,6 +535,8 @@ export class AgentRunner {
     clearInterval(this.#sweep)
     this.#unsubscribe()
     this.#stop.abort(new Error('skillplane shut down during the run'))
+    // The calls waiting for a person end with this manager: an answer given elsewhere is told so.
+    await this.#inputs.goneHere().catch((error: unknown) => this.#plane.logger.warn({ err: error }, 'marking the input requests of this manager gone failed'))
     await Promise.allSettled([...this.#driving])
   }
 
@@ -550,6 +576,17 @@ export class AgentRunner {
         onApprovalRequest: (event) => asked.set(event.toolCallId, event.approvalId),
         // A call that needs the person to connect an account pauses the run like an approval, until they have.
         onConnectRequest: (event) => connects.set(event.toolCallId, event),
+        // The run is its tool calls' caller: it samples with the agent's model, and a person answers what they ask.
+        client: (call) =>
+          runClient({
+            plane,
+            run: row,
+            agent,
+            call: { toolCallId: call.toolCallId, tool: call.toolName },
+            record,
+            inputs: this.#inputs,
+            used: (step) => this.#used(row, step),
+          }),
       })
       if (row.test) delete tools[TEST_RUN_KEY]
       const learned = learningsPrompt(await plane.values.learnings.top(id, PROMPT_LEARNINGS))
@@ -779,7 +816,7 @@ function toStep(row: RunStepListed): RunStep {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     durationMs: row.duration_ms,
-    ...(row.kind === 'model' && {
+    ...((row.kind === 'model' || row.kind === 'sampling') && {
       ...(row.step_number !== null && { stepNumber: row.step_number }),
       ...(row.model_provider !== null && row.model_id !== null && { model: { provider: row.model_provider, modelId: row.model_id } }),
       usage: {

@@ -22,6 +22,11 @@ export class RunRedactor {
   /** A tool step as stored: its input redacted from `raw` (the model's arguments) when known, output and error scrubbed. */
   step(row: RunStepListed, raw: unknown): void {
     if (row.kind === 'text' && row.text !== null) row.text = scrubText(row.text, this.#secrets)
+    // What a tool call sampled or asked a person for may repeat the call's secrets.
+    if (row.kind === 'sampling' || row.kind === 'input') {
+      for (const column of ['text', 'input', 'output', 'error'] as const) if (row[column] !== null) row[column] = scrubText(row[column], this.#secrets)
+      return
+    }
     if (row.kind !== 'tool') return
     const input = raw !== undefined ? raw : row.input !== null ? (JSON.parse(row.input) as unknown) : undefined
     if (input !== undefined) row.input = JSON.stringify(redact(input, this.#schema(row.tool_name, 'input'), { collect: this.#secrets }) ?? null)

@@ -1,4 +1,4 @@
-import type { ModelMessage, StepResult, ToolSet } from 'ai'
+import type { LanguageModelUsage, ModelMessage, StepResult, ToolSet } from 'ai'
 import type { Plane } from '../plane/index.js'
 import type { Envelope } from '../skill/index.js'
 import type { RunRepository, RunStepListed, RunStepRow, RunTotalsChange } from '../store/index.js'
@@ -7,6 +7,9 @@ import { RunRedactor } from './run-redactor.js'
 import type { ModelCallEvents, ModelCallObserver } from './observe-model.js'
 import { rebuildRequest, requestDelta, toModelRequest, type ModelRequest, type RequestDelta } from './model-request.js'
 import { modelCost, type ModelPricing } from './model-cost.js'
+
+// A sampled answer is kept in its step up to this many characters.
+const SAMPLED_TEXT_CAP = 8_000
 
 /** A model call under way: its row (stored running) and the times seen so far, in ms since the epoch. */
 interface ModelCall {
@@ -53,7 +56,8 @@ export class StepRecorder {
   ) {
     this.#redactor = new RunRedactor(plane.skills)
     for (const row of existing) {
-      if (row.tool_call_id) this.#byCall.set(row.tool_call_id, row)
+      // A sampling or input step names the tool call it came from: the call's own step is the tool step.
+      if (row.tool_call_id && row.kind === 'tool') this.#byCall.set(row.tool_call_id, row)
       if (row.call_id && row.started_at) {
         this.#timed.set(row.idx, { callId: row.call_id, times: { started_at: row.started_at, finished_at: row.finished_at, duration_ms: row.duration_ms } })
       }
@@ -252,6 +256,81 @@ export class StepRecorder {
     if (!row) return
     Object.assign(row, { status: 'denied', output: null, error: `denied: ${reason}` })
     void this.#write([], [row])
+  }
+
+  /**
+   * A model completion a tool call asked the run for (an imported MCP server's sampling), answered
+   * with the run's model: a step of its own, with its usage and cost added to the run's totals
+   * (not to its model steps: maxSteps bounds the agent's own loop).
+   */
+  sampled(
+    call: { toolCallId: string; tool: string },
+    done: {
+      request: unknown
+      provider: string
+      modelId: string
+      usage: LanguageModelUsage
+      finishReason: string
+      text: string | null
+      error?: string
+      started: number
+      ended: number
+    },
+  ): Promise<void> {
+    const cost = modelCost(this.model.pricing, done.usage)
+    const durationMs = Math.max(0, done.ended - done.started)
+    const row: RunStepRow = {
+      ...this.#blank('sampling'),
+      tool_name: call.tool,
+      tool_call_id: call.toolCallId,
+      input: JSON.stringify(done.request),
+      text: done.text === null ? null : done.text.slice(0, SAMPLED_TEXT_CAP),
+      error: done.error ?? null,
+      status: done.error === undefined ? 'ok' : 'error',
+      started_at: new Date(done.started).toISOString(),
+      finished_at: new Date(done.ended).toISOString(),
+      duration_ms: durationMs,
+      model_provider: done.provider,
+      model_id: done.modelId,
+      input_tokens: done.usage.inputTokens ?? null,
+      output_tokens: done.usage.outputTokens ?? null,
+      cached_input_tokens: done.usage.inputTokenDetails?.cacheReadTokens ?? null,
+      cache_write_tokens: done.usage.inputTokenDetails?.cacheWriteTokens ?? null,
+      reasoning_tokens: done.usage.outputTokenDetails?.reasoningTokens ?? null,
+      cost_usd: cost,
+      finish_reason: done.finishReason,
+    }
+    return this.#write([row], [], {
+      totals: {
+        input_tokens: done.usage.inputTokens ?? 0,
+        output_tokens: done.usage.outputTokens ?? 0,
+        cached_input_tokens: done.usage.inputTokenDetails?.cacheReadTokens ?? 0,
+        cost_usd: cost,
+        model_ms: durationMs,
+      },
+    })
+  }
+
+  /** A person's input a tool call waits for (an MCP elicitation): a step, awaiting_input until answered. Returns it. */
+  async asking(call: { toolCallId: string; tool: string }, request: unknown): Promise<RunStepRow> {
+    const row: RunStepRow = {
+      ...this.#blank('input'),
+      tool_name: call.tool,
+      tool_call_id: call.toolCallId,
+      input: JSON.stringify(request),
+      status: 'awaiting_input',
+      started_at: this.plane.now(),
+    }
+    await this.#write([row], [])
+    return row
+  }
+
+  /** The input step's answer (or why there is none), and the time the run waited for it. */
+  answered(row: RunStepRow, status: string, output: unknown, error?: string): Promise<void> {
+    const ended = this.plane.now()
+    const waited = Math.max(0, Date.parse(ended) - Date.parse(row.started_at ?? ended))
+    Object.assign(row, { status, output: output === undefined ? null : JSON.stringify(output), error: error ?? null, finished_at: ended, duration_ms: waited })
+    return this.#write([], [row], { totals: { approval_wait_ms: waited } })
   }
 
   /** Waits for every write; throws the first that failed. */

@@ -1,5 +1,5 @@
 import type { Plane } from '../plane/index.js'
-import type { Caller, Envelope } from '../skill/index.js'
+import type { Caller, CallerClient, Envelope } from '../skill/index.js'
 import { approvalText, callableSkills, pendingApproval, toSkillInput, type CallableSkill } from '../access/index.js'
 import { agentCaller } from '../registry/index.js'
 import { DISCOVER_KEY, largeCatalog, type DiscoveryMode } from '../discovery/index.js'
@@ -84,7 +84,7 @@ export async function callTool(
   plane: Plane,
   entry: CallableSkill,
   args: Record<string, unknown>,
-  options: ResolvedToolOptions & { approvalId?: string; gateOnly?: boolean },
+  options: ResolvedToolOptions & { approvalId?: string; gateOnly?: boolean; callerClient?: CallerClient },
 ): Promise<Envelope> {
   const { input, edgeId } = toSkillInput(entry, args)
   return plane.invoke(entry.skill.key, input, {
@@ -95,6 +95,7 @@ export async function callTool(
     edgeId,
     signal: options.signal,
     onBehalfOf: options.onBehalfOf ?? null,
+    ...(options.callerClient && { client: options.callerClient }),
     approval: options.gateOnly
       ? { mode: 'check', approvalId: options.approvalId }
       : options.approvalId

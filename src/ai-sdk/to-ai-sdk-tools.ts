@@ -3,7 +3,7 @@ import type { ErrorCode } from '../errors/index.js'
 // The AI SDK's own tool helpers ('ai' re-exports them): far lighter to load than 'ai', which the library doesn't need until a model runs.
 import { jsonSchema, tool } from '@ai-sdk/provider-utils'
 import type { Plane } from '../plane/index.js'
-import { checkJsonShape, type Caller, type Envelope } from '../skill/index.js'
+import { checkJsonShape, type Caller, type CallerClient, type Envelope } from '../skill/index.js'
 import { callerTools, callTool, failureText, resolveToolOptions, type ResolvedToolOptions, type ToolAdapterOptions } from './call-tool.js'
 import { connectLink, pendingApproval, type CallableSkill, type ConnectLink } from '../access/index.js'
 import { DISCOVER_KEY, foundKeys } from '../discovery/index.js'
@@ -27,6 +27,11 @@ export interface AISDKToolOptions extends ToolAdapterOptions {
    * the call runs and the model reads the refusal, link included.
    */
   onConnectRequest?: (event: { toolCallId: string; toolName: string; key: string; link: ConnectLink; message: string }) => void
+  /**
+   * How a tool call's skill reaches its caller (an imported MCP server asking for a model completion
+   * or a person's input): the caller channel for that one call. Without it, such requests are refused.
+   */
+  client?: (event: { toolCallId: string; toolName: string }) => CallerClient
 }
 
 /** Thrown by a tool's execute when the pipeline refuses or fails the call; the model reads the message. */
@@ -101,7 +106,7 @@ export function toAISDKToolLoop(plane: Plane, given: AISDKToolOptions): AISDKToo
         return true
       },
       execute: async (args, { abortSignal, toolCallId }) => {
-        const callOptions = { ...options, signal: abortSignal ?? options.signal }
+        const callOptions = { ...options, signal: abortSignal ?? options.signal, callerClient: options.client?.({ toolCallId, toolName: name }) }
         let envelope = await callTool(plane, entry, args, callOptions)
         const approvalId = pendingApproval(envelope)
         // Executing a call the AI SDK asked about means its user approved: that person decides here too.

@@ -430,6 +430,33 @@ export interface AgentRunsTable {
   paused_at: string | null
 }
 
+/** A person's input a run's tool call waits for (an MCP elicitation), and its answer once decided. */
+export interface RunInputsTable {
+  id: string
+  run_id: string
+  tool_call_id: string | null
+  tool_name: string | null
+  /** The run step that shows it. */
+  step_idx: number | null
+  /** The manager holding the call that waits. */
+  manager_id: string
+  /** form or url */
+  mode: string
+  message: string
+  /** JSON: the form's schema (form mode). */
+  requested_schema: string | null
+  url: string | null
+  /** pending, accepted, declined, cancelled, expired or gone (the manager holding the call stopped). */
+  status: string
+  /** JSON: an accepted form's content. */
+  content: string | null
+  answered_by_id: string | null
+  answered_by_name: string | null
+  created_at: string
+  expires_at: string
+  decided_at: string | null
+}
+
 /** One step of a run: text the model wrote, or one tool call with its outcome and audit row. */
 export interface AgentRunStepsTable {
   run_id: string
@@ -622,6 +649,7 @@ export interface Database {
   edge_calls: EdgeCallsTable
   agent_runs: AgentRunsTable
   agent_run_steps: AgentRunStepsTable
+  run_inputs: RunInputsTable
   mcp_tools: McpToolsTable
   skill_activations: SkillActivationsTable
   settings: SettingsTable

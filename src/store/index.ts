@@ -38,7 +38,7 @@ export {
   type TreeRun,
 } from './call-tree-repository.js'
 export type { RunRow } from './run-repository.js'
-export type { RunStepRow, RunStepListed, RunTotalsChange } from './run-repository.js'
+export type { RunStepRow, RunStepListed, RunTotalsChange, RunInputRow } from './run-repository.js'
 export { EdgeRepository, type EdgeRow, type EdgeCallRow } from './edge-repository.js'
 export type { Listener } from './pg-listener.js'
 export { DiscoveryRepository, type ExampleRow, type RelationRow, type EmbeddingRow } from './discovery-repository.js'

@@ -39,6 +39,7 @@ import * as callOrigin from './migrations/0035-call-origin.js'
 import * as callStats from './migrations/0036-call-stats.js'
 import * as auditSearch from './migrations/0037-audit-search.js'
 import * as mcpHttpSessions from './migrations/0038-mcp-http-sessions.js'
+import * as runInputs from './migrations/0039-run-inputs.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -88,6 +89,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0036_call_stats': callStats,
   '0037_audit_search': auditSearch,
   '0038_mcp_http_sessions': mcpHttpSessions,
+  '0039_run_inputs': runInputs,
 }
 
 export interface OpenDatabaseOptions {

@@ -1,8 +1,9 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely'
-import type { AgentRunStepsTable, AgentRunsTable, Database } from './database.js'
+import type { AgentRunStepsTable, AgentRunsTable, Database, RunInputsTable } from './database.js'
 
 export type RunRow = Selectable<AgentRunsTable>
 export type RunStepRow = Selectable<AgentRunStepsTable>
+export type RunInputRow = Selectable<RunInputsTable>
 /** A step as listed: without its model request, read alone and only when asked for. */
 export type RunStepListed = Omit<RunStepRow, 'request'>
 
@@ -15,6 +16,8 @@ export interface RunTotalsChange {
   cost_usd?: number | null
   model_ms?: number
   tool_ms?: number
+  /** Time a tool call waited for a person's input, while the run went on holding it. */
+  approval_wait_ms?: number
 }
 
 const LISTED = [
@@ -97,6 +100,7 @@ export class RunRepository {
       .where((eb) => eb.or([eb('manager_id', 'is', null), eb('manager_id', 'not in', aliveManagerIds)]))
       .returning('id')
       .execute()
+    await this.goneInputs(aliveManagerIds, now)
     if (failed.length === 0) return 0
     // A run has one model call running at most: it takes the run's next write number.
     await this.db
@@ -179,5 +183,47 @@ export class RunRepository {
 
   async updateStep(runId: string, idx: number, changes: Partial<RunStepRow>): Promise<void> {
     await this.db.updateTable('agent_run_steps').set(changes).where('run_id', '=', runId).where('idx', '=', idx).execute()
+  }
+
+  async addInput(row: RunInputRow): Promise<void> {
+    await this.db.insertInto('run_inputs').values(row).execute()
+  }
+
+  getInput(id: string): Promise<RunInputRow | undefined> {
+    return this.db.selectFrom('run_inputs').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
+  inputs(runId: string): Promise<RunInputRow[]> {
+    return this.db.selectFrom('run_inputs').selectAll().where('run_id', '=', runId).orderBy('created_at').orderBy('id').execute()
+  }
+
+  /**
+   * Decide a pending input, once: false when it was decided (or gone) already. An answer (not an
+   * expiry) counts only before `expires_at`, so it never wins against the timeout it came after.
+   */
+  async decideInput(id: string, changes: Pick<RunInputRow, 'status' | 'decided_at'> & Partial<RunInputRow>, answer: boolean): Promise<boolean> {
+    let query = this.db.updateTable('run_inputs').set(changes).where('id', '=', id).where('status', '=', 'pending')
+    if (answer) query = query.where('expires_at', '>', changes.decided_at!)
+    const result = await query.executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  /** Mark gone the pending inputs whose calls were held by managers not among these; returns how many. */
+  async goneInputs(aliveManagerIds: string[], now: string): Promise<number> {
+    let query = this.db.updateTable('run_inputs').set({ status: 'gone', decided_at: now }).where('status', '=', 'pending')
+    if (aliveManagerIds.length) query = query.where('manager_id', 'not in', aliveManagerIds)
+    const result = await query.executeTakeFirst()
+    return Number(result.numUpdatedRows)
+  }
+
+  /** Mark gone the pending inputs this manager holds (it stops: the calls waiting for them end). */
+  async goneInputsOf(managerId: string, now: string): Promise<number> {
+    const result = await this.db
+      .updateTable('run_inputs')
+      .set({ status: 'gone', decided_at: now })
+      .where('status', '=', 'pending')
+      .where('manager_id', '=', managerId)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows)
   }
 }

@@ -119,6 +119,12 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/runs/{id}/tree': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/tree` }) },
   'GET /api/runs/{id}/events': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
   'GET /api/runs/{id}/steps/{index}/request': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/steps/0/request` }) },
+  // The person the run acts for (who started it: operator and up) or an approver; never an agent key (src/agents/run-client.test.ts).
+  'POST /api/runs/{id}/inputs/{inputId}': {
+    gate: [],
+    allow: ['operator', 'admin'],
+    request: () => ({ path: `/api/runs/${ulid()}/inputs/${ulid()}`, body: JSON.stringify({ action: 'decline' }) }),
+  },
   'GET /api/agents/{id}/skills-prompt': { allow: ['viewer', 'agent', 'operator', 'admin'], request: () => ({ path: '/api/agents/helper/skills-prompt' }) },
   // Its own agent key, and whoever exports any agent's skills.
   'GET /api/agents/{id}/skills-export': { allow: ['agent', ...holders('exportAgents')], request: () => ({ path: '/api/agents/helper/skills-export' }) },

@@ -7,6 +7,7 @@ import type { RunStep, RunView } from '../api/types'
 import { Chip, ErrorNote, StatusChip, Time } from '../components'
 import { useSession } from '../session/session'
 import { RunStepCard } from './run-step'
+import { RunInputCard } from './run-input-card'
 import { RunTimeline } from './run-timeline'
 import { RunTotalsView } from './run-totals'
 import { RunWaterfall } from './run-waterfall'
@@ -174,6 +175,11 @@ function Run({ id }: { id: string }) {
           )}
         </div>
       )}
+      {steps.some((step) => step.kind === 'input' && step.status === 'awaiting_input') && (
+        <div className="card notice" role="status" data-testid="awaiting-input">
+          <p>A tool call of this run waits for a person&apos;s input: answer it at its step below. The call goes on once it is answered.</p>
+        </div>
+      )}
       <RunTotalsView
         totals={run.status === 'running' && run.totals.durationMs === null ? { ...run.totals, durationMs: now - Date.parse(run.createdAt) } : run.totals}
       />
@@ -199,7 +205,7 @@ function Run({ id }: { id: string }) {
           <ol className="steps" aria-label="Steps" aria-live="polite">
             {steps.map((step) => (
               <li key={step.index}>
-                <RunStepCard runId={run.id} step={step} readAudit={can.readAudit} />
+                {step.kind === 'input' ? <RunInputCard run={run} step={step} /> : <RunStepCard runId={run.id} step={step} readAudit={can.readAudit} />}
               </li>
             ))}
           </ol>

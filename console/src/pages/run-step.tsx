@@ -74,6 +74,47 @@ export function RunStepCard({ runId, step, readAudit }: { runId: string; step: R
       <Time at={step.startedAt} /> · took <Elapsed ms={step.durationMs} />
     </p>
   )
+  if (step.kind === 'sampling') {
+    const status = step.status ?? 'ok'
+    return (
+      <article className="step card sampling-step" id={`step-${step.index}`} data-step={step.index} data-kind="sampling" data-status={status}>
+        <header>
+          <h3>
+            Step {n} · sampling for <code>{step.tool}</code>{' '}
+            {step.model && (
+              <code title={`provider ${step.model.provider}`}>
+                {step.model.provider}/{step.model.modelId}
+              </code>
+            )}
+          </h3>
+          <StatusChip value={status} />
+        </header>
+        {timing}
+        <dl className="facts" aria-label={`Sampling of step ${n}`}>
+          <dt>Tokens in / out</dt>
+          <dd data-fact="tokens">
+            <Tokens count={step.usage?.inputTokens} /> / <Tokens count={step.usage?.outputTokens} />
+          </dd>
+          <dt>Cost</dt>
+          <dd data-fact="cost">
+            <Cost usd={step.costUsd} />
+          </dd>
+          <dt>Finished because</dt>
+          <dd data-fact="finishReason">{step.finishReason ?? '—'}</dd>
+        </dl>
+        <div className="columns">
+          <div>
+            <h4>Asked</h4>
+            <JsonView value={step.input} label={`Sampling request of step ${n}`} />
+          </div>
+          <div>
+            <h4>Answered</h4>
+            {step.error ? <p className="error">{step.error}</p> : <p className="said">{step.text}</p>}
+          </div>
+        </div>
+      </article>
+    )
+  }
   if (step.kind === 'text') {
     return (
       <article className="step card" id={`step-${step.index}`} data-step={step.index} data-kind="text">

@@ -4,7 +4,7 @@ import { stepLabel } from './step-label'
 
 const at = (iso: string | null | undefined): number | null => (iso ? Date.parse(iso) : null)
 // A step in one of these states has not ended: its bar reaches to now.
-const OPEN = new Set(['running', 'called', 'awaiting_approval', 'needs_auth'])
+const OPEN = new Set(['running', 'called', 'awaiting_approval', 'needs_auth', 'awaiting_input'])
 // A bar this thin is still visible, and still clickable.
 const MIN_WIDTH = 0.5
 

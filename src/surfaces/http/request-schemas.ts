@@ -78,6 +78,17 @@ export const runStartBody = z.strictObject({
   prompt: z.string().trim().min(1, 'must not be empty').max(100_000),
   wait: z.boolean().optional().describe('false: answer 202 at once with the run as started, and follow it at GET /api/runs/{id}/events'),
 })
+export const runInputAnswerBody = z.discriminatedUnion('action', [
+  z.strictObject({
+    action: z.literal('accept'),
+    content: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("form mode: the answer, checked against the request's schema; url mode: none (accept means done)"),
+  }),
+  z.strictObject({ action: z.literal('decline') }),
+  z.strictObject({ action: z.literal('cancel') }),
+])
 export const testRunBody = z.strictObject({
   input: z.string().trim().min(1, 'must not be empty').max(100_000),
   expectTool: z.string().min(1).optional(),

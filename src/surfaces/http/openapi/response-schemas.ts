@@ -358,7 +358,11 @@ const tokens = nullable(z.number())
 const RunStep = z
   .object({
     index: z.number(),
-    kind: z.enum(['text', 'tool', 'model']).describe('model: one call of the model (its timing, usage and cost); text: what it wrote; tool: one tool call'),
+    kind: z
+      .enum(['text', 'tool', 'model', 'sampling', 'input'])
+      .describe(
+        'model: one call of the model (its timing, usage and cost); text: what it wrote; tool: one tool call; sampling: a model completion a tool call asked for (an imported MCP server sampling: answered with the run model, its usage and cost counted); input: what a tool call asks a person (an MCP elicitation; status awaiting_input until answered at POST /api/runs/{id}/inputs/{inputId})',
+      ),
     text: z.string().optional(),
     tool: z.string().optional(),
     toolCallId: z.string().optional(),
@@ -388,6 +392,28 @@ const RunStep = z
     firstChunkMs: nullable(z.number()).optional().describe('time from the call to its first streamed chunk'),
   })
   .openapi('RunStep')
+
+export const RunInput = z
+  .object({
+    id: z.string(),
+    runId: z.string(),
+    toolCallId: nullable(z.string()),
+    tool: nullable(z.string()),
+    step: nullable(z.number()).describe('the run step that shows it'),
+    mode: z.enum(['form', 'url']).describe('form: fill requestedSchema; url: open url, then accept (done) or cancel'),
+    message: z.string(),
+    requestedSchema: nullable(z.record(z.string(), z.unknown())),
+    url: nullable(z.string()),
+    status: z
+      .enum(['pending', 'accepted', 'declined', 'cancelled', 'expired', 'gone'])
+      .describe('expired: no answer within the approvals wait timeout (the call was told cancel); gone: the manager holding the call stopped'),
+    content: nullable(z.record(z.string(), z.unknown())).describe("an accepted form's content"),
+    answeredBy: nullable(z.object({ id: z.string(), name: z.string() })),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    decidedAt: nullable(z.string()),
+  })
+  .openapi('RunInput')
 
 export const Run = z
   .object({
@@ -427,6 +453,7 @@ export const Run = z
       })
       .describe('totals over its steps, kept with the run'),
     steps: z.array(RunStep).optional(),
+    inputs: z.array(RunInput).optional().describe("what the run's tool calls asked a person for, pending or decided (with the steps)"),
   })
   .openapi('Run')
 

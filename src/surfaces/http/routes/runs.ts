@@ -6,13 +6,13 @@ import { runAccessRefusal, treeSpanAccess } from '../../../access/index.js'
 import { hideSpans } from '../../../audit/index.js'
 import { runsOfTree } from './runs-of-tree.js'
 import { maySeeAgent } from '../../../abilities/index.js'
-import { createModel, TEST_RUN_KEY } from '../../../agents/index.js'
+import { createModel, RunInputError, TEST_RUN_KEY } from '../../../agents/index.js'
 import type { HttpEnv } from '../http-env.js'
 import { body, failures, params, query, returns, serve } from '../openapi/declare.js'
-import { CallTree, ModelRequest, Run, RunPage, TestRunResult } from '../openapi/response-schemas.js'
+import { CallTree, ModelRequest, Run, RunInput, RunPage, TestRunResult } from '../openapi/response-schemas.js'
 import { errorResponse } from '../error-response.js'
 import { parseBody } from '../parse-body.js'
-import { runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
+import { runInputAnswerBody, runListQuery, runStartBody, testRunBody } from '../request-schemas.js'
 import { describeZod } from '../describe-zod.js'
 import { parseInput } from '../parse-input.js'
 import { SSE_KEEP_ALIVE_MS } from '../sse-keep-alive.js'
@@ -192,6 +192,35 @@ export function runRoutes(plane: Skillplane): OpenAPIHono<HttpEnv> {
     if (!found.step) return errorResponse(c, 'not_found', `run "${id}" has no step ${index}`)
     if (!found.step.request) return errorResponse(c, 'not_found', `step ${index} of run "${id}" is a ${found.step.kind} step: only a model step has a request`)
     return c.json(found.step.request)
+  })
+
+  const answer = createRoute({
+    method: 'post',
+    path: '/{id}/inputs/{inputId}',
+    summary:
+      "Answer what a run's tool call asks a person for (an imported MCP server's elicitation): accept (with the form's content), decline or cancel. The person the run acts for or an approver (operator or higher); never an agent key",
+    request: { ...params('/{id}/inputs/{inputId}'), ...body(runInputAnswerBody) },
+    responses: {
+      200: returns(RunInput, 'The request as decided'),
+      ...failures(400, 401, 403, 404, 409),
+    },
+  })
+  serve(app, answer, async (c) => {
+    // A viewer neither starts runs nor decides approvals: never theirs to answer.
+    const refused = viewerRefused(c, "answering a run's input request")
+    if (refused) return refused
+    const id = c.req.param('id')
+    const run = await plane.runs.get(id)
+    // An agent key sees its own agent's runs, and is refused below: the agent never answers its own questions.
+    if (!run || !maySeeAgent(c.get('caller'), run.agent)) return errorResponse(c, 'not_found', `no run "${id}"`)
+    const parsed = await parseBody(c, runInputAnswerBody, 'invalid answer')
+    if (!parsed.ok) return parsed.response
+    try {
+      return c.json(await plane.runs.answerInput(id, c.req.param('inputId'), c.get('caller'), parsed.value), 200)
+    } catch (error) {
+      if (error instanceof RunInputError) return errorResponse(c, error.code, error.message, error.status && { status: error.status })
+      throw error
+    }
   })
   return app
 }

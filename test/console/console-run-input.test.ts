@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { MockLanguageModelV3 } from 'ai/test'
+import { z } from 'zod'
+import { createSkillplane, defineSkill, type Skillplane } from '../../src/index.js'
+import { startHttpServer } from '../../src/surfaces/http/index.js'
+import { databases, waitFor } from '../../src/test-support/databases.js'
+import { silentLogger, testAgents, testSkills } from '../../src/test-support/fixtures.js'
+import { callsTool, says, streamed } from '../../src/test-support/mock-model.js'
+import { chromiumAvailable, cspViolations, launchChromium, screenshot, signIn, callApi } from '../../src/test-support/browser.js'
+
+const sqlite = databases.find((d) => d.name === 'sqlite')!
+
+/** Skills that ask the run's person: a form, and a link to open. */
+const asking = [
+  defineSkill({
+    key: 'ask_name',
+    description: 'Ask the person their name',
+    class: 'safe',
+    agents: ['Helper'],
+    input: z.object({}),
+    run: async (_input, ctx) =>
+      ctx.client.elicit(
+        {
+          message: 'Who are you?',
+          requestedSchema: {
+            type: 'object',
+            properties: { name: { type: 'string', title: 'Name', minLength: 1 }, age: { type: 'integer', title: 'Age', minimum: 0 } },
+            required: ['name'],
+          },
+        },
+        { signal: ctx.signal },
+      ),
+  }),
+  defineSkill({
+    key: 'ask_link',
+    description: 'Send the person to a link',
+    class: 'safe',
+    agents: ['Helper'],
+    input: z.object({}),
+    run: async (_input, ctx) =>
+      ctx.client.elicit({ mode: 'url', message: 'Sign the form', url: 'https://example.com/sign', elicitationId: 'e1' }, { signal: ctx.signal }),
+  }),
+]
+
+describe.runIf(chromiumAvailable())("a run's tool call asking a person, answered in the console in Chromium", () => {
+  let plane: Skillplane
+  let server: { url: string; close(): Promise<void> }
+  let browser: Browser
+  let oscar = ''
+
+  beforeAll(async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [streamed(callsTool('ask_name', {})), streamed(says('hello')), streamed(callsTool('ask_link', {})), streamed(says('signed'))],
+    })
+    plane = await createSkillplane({
+      config: { skills: [...testSkills(), ...asking], agents: [{ ...testAgents![0]!, model }, testAgents![1]!] },
+      ...(await sqlite.create()),
+      logger: silentLogger(),
+      sync: true,
+    })
+    server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    oscar = (await plane.people.keys.create({ name: 'oscar', role: 'operator' }, plane.now())).key
+    browser = await launchChromium()
+  })
+  afterAll(async () => {
+    expect(cspViolations).toEqual([])
+    await browser?.close()
+    await server?.close()
+    await plane?.close()
+  })
+
+  it("shows the run waiting; the person fills the form made from the request's schema, and the call goes on with the answer", async () => {
+    const started = await callApi(server.url, '/api/agents/helper/runs', oscar, 'POST', { prompt: 'who am I?', wait: false })
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    page.setDefaultTimeout(15_000)
+    await signIn(page, server.url, oscar)
+    await page.goto(`${server.url}/runs/${started.body.id}`)
+    const step = page.locator('article[data-kind="input"][data-status="awaiting_input"]')
+    await step.waitFor()
+    await page.getByTestId('awaiting-input').waitFor()
+    expect(await step.textContent()).toContain('Who are you?')
+    await step.getByLabel(/Name/).fill('Oscar')
+    await step.getByLabel(/Age/).fill('41')
+    await screenshot(page, 'run-awaiting-input')
+    await step.getByRole('button', { name: 'Accept' }).click()
+    await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
+    await page.locator('article[data-kind="input"][data-status="accepted"]').waitFor()
+    const run = await callApi(server.url, `/api/runs/${started.body.id}`, oscar)
+    expect(run.body.steps.find((s: any) => s.kind === 'tool').output).toEqual({ action: 'accept', content: { name: 'Oscar', age: 41 } })
+    expect(run.body.inputs[0]).toMatchObject({ status: 'accepted', answeredBy: { name: 'oscar' } })
+  })
+
+  it('shows a URL-mode request as its link, with done and cancel', async () => {
+    const started = await callApi(server.url, '/api/agents/helper/runs', oscar, 'POST', { prompt: 'sign it', wait: false })
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    page.setDefaultTimeout(15_000)
+    await signIn(page, server.url, oscar)
+    await page.goto(`${server.url}/runs/${started.body.id}`)
+    const step = page.locator('article[data-kind="input"][data-status="awaiting_input"]')
+    await step.waitFor()
+    expect(await step.getByRole('link', { name: 'https://example.com/sign' }).getAttribute('href')).toBe('https://example.com/sign')
+    await step.getByRole('button', { name: 'Cancel' }).click()
+    await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
+    await waitFor(async () => (await callApi(server.url, `/api/runs/${started.body.id}`, oscar)).body.inputs[0]?.status === 'cancelled')
+    const run = await callApi(server.url, `/api/runs/${started.body.id}`, oscar)
+    expect(run.body.steps.find((s: any) => s.kind === 'tool').output).toEqual({ action: 'cancel' })
+  })
+})
