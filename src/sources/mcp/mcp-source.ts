@@ -223,7 +223,8 @@ export class McpSource implements SkillSource {
       const name = connection.server.name
       const skill = this.#readers.get(name)
       const listed = this.#resources.get(name)
-      if (!skill || !listed) continue
+      // A per-person server's resources are each person's own: read by URI through its skill, never listed to all.
+      if (!skill || !listed || connection instanceof PersonSessions) continue
       const own = listed.resources.filter((r) => !uris.has(r.uri))
       const ownTemplates = listed.templates.filter((t) => !templates.has(t.uriTemplate))
       for (const r of own) uris.add(r.uri)
@@ -257,9 +258,11 @@ export class McpSource implements SkillSource {
 
   /** The prompts of every server that has a get_prompt skill, in config order, as /mcp lists them. */
   prompts(): ImportedPrompts[] {
-    return this.#connections.flatMap(({ server: { name } }) => {
+    return this.#connections.flatMap((connection) => {
+      const { name } = connection.server
       const known = this.#prompts.get(name)
-      return known?.skill ? [{ server: name, skill: known.skill, prompts: known.listed }] : []
+      // A per-person server's prompts are each person's own: got by name through its skill, never listed to all.
+      return known?.skill && !(connection instanceof PersonSessions) ? [{ server: name, skill: known.skill, prompts: known.listed }] : []
     })
   }
 
@@ -355,7 +358,8 @@ export class McpSource implements SkillSource {
     if (!known) return
     known.skill = null
     known.problems = [...known.listProblems]
-    if (known.listed.length === 0) return
+    const personal = connection instanceof PersonSessions
+    if (known.listed.length === 0 && !personal) return
     const key = toolKey(server.name, GET_PROMPT)
     const holder = registry.get(key)
     const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
@@ -365,7 +369,9 @@ export class McpSource implements SkillSource {
     }
     const prompts = known.listed.map((p) => p.prompt)
     registry.register(
-      mcpPromptSkill(server, key, connection, () => prompts),
+      personal
+        ? mcpPromptSkill(server, key, connection, null, async (subject) => (await connection.listing(subject)).prompts ?? [])
+        : mcpPromptSkill(server, key, connection, prompts, async () => prompts),
       { source: 'mcp', origin: `MCP server "${server.name}", prompts` },
     )
     known.skill = key
@@ -461,7 +467,14 @@ export class McpSource implements SkillSource {
     if (other) problems.push(`resources: the key "${key}" of their read skill is taken by ${other}; resources are not served`)
     else {
       registry.register(
-        mcpResourceSkill(server, key, connection, () => this.#resources.get(server.name) ?? null),
+        mcpResourceSkill(
+          server,
+          key,
+          connection,
+          connection instanceof PersonSessions
+            ? async (subject) => (await connection.listing(subject)).resources ?? null
+            : async () => this.#resources.get(server.name) ?? null,
+        ),
         {
           source: 'mcp',
           origin: `MCP server "${server.name}", resources`,
