@@ -102,6 +102,7 @@ export function mcpResourceSkill(server: ResolvedMcpServer, key: string, connect
           signal: ctx.signal,
           subject,
           meta: callMeta(ctx.callId),
+          client: ctx.client,
         })
       } finally {
         conceal()
