@@ -7,6 +7,7 @@ import type { McpToolRepository } from '../../store/index.js'
 import { McpConnection } from './mcp-connection.js'
 import type { ListedResources, McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
 import { matchesTemplate, mcpResourceSkill } from './mcp-resource-skill.js'
+import { reservedScheme, uriTooLong } from './uri-limits.js'
 import { McpOAuthFlow, mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import { PersonSessions } from './person-sessions.js'
 import type { OAuthPort } from './oauth-port.js'
@@ -241,10 +242,17 @@ export class McpSource implements SkillSource {
     return sets
   }
 
-  /** The server whose resources /mcp serves `uri` from: the first that lists it, else the first with a template that matches it. */
-  resourceOwner(uri: string): McpResourceSet | null {
+  /**
+   * The server whose resources /mcp serves `uri` from: the first that lists it, else the first with
+   * a template that matches it; only servers whose read skill `usable` allows are considered (their
+   * templates alone are matched). A skill: URI or one too long to match is no imported server's.
+   */
+  resourceOwner(uri: string, usable: (skill: string) => boolean = () => true): McpResourceSet | null {
+    if (reservedScheme(uri) || uriTooLong(uri)) return null
     const { sets, byUri } = this.#served
-    return byUri.get(uri) ?? sets.find((s) => s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
+    const listed = byUri.get(uri)
+    if (listed) return usable(listed.skill) ? listed : null
+    return sets.find((s) => usable(s.skill) && s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
   }
 
   /**
