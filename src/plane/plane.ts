@@ -160,7 +160,7 @@ export interface PlaneAudit extends AuditReader {
 }
 
 export interface PlanePeople {
-  readonly keys: Pick<ApiKeys, 'create' | 'authenticate' | 'callerFor' | 'list' | 'revoke' | 'count'>
+  readonly keys: Pick<ApiKeys, 'create' | 'authenticate' | 'callerFor' | 'list' | 'revoke' | 'count' | 'onForget'>
   /** Users, the identity behind every key: add, list, disable (every key of theirs stops at once), roles. */
   readonly users: Pick<Users, 'add' | 'ensure' | 'fromProvider' | 'get' | 'list' | 'disable' | 'enable' | 'setRole' | 'grantedRole'>
   /** Groups: roles granted to their members. */
