@@ -47,6 +47,7 @@ const CACHE_MAX = 10_000
 
 export class ApiKeys {
   readonly #cache = new Map<string, { caller: Caller; until: number }>()
+  readonly #forgotten = new Set<() => void>()
 
   constructor(
     private readonly repo: KeyRepository,
@@ -138,6 +139,13 @@ export class ApiKeys {
   /** Forget every authenticated key: who a key stands for changed (a user disabled, a role granted). */
   forget(): void {
     this.#cache.clear()
+    for (const listener of this.#forgotten) listener()
+  }
+
+  /** Hear every forget (a revocation, a user's change made by this process): what holds a key's standing re-checks it. */
+  onForget(listener: () => void): () => void {
+    this.#forgotten.add(listener)
+    return () => this.#forgotten.delete(listener)
   }
 
   count(): Promise<number> {

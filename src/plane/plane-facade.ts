@@ -86,7 +86,7 @@ export function planeFacade(p: PlaneParts): Plane {
       },
       mcpServers: () => sources.mcp.status(),
       mcpResources: () => sources.mcp.resources(),
-      mcpResourceOwner: (uri) => sources.mcp.resourceOwner(uri),
+      mcpResourceOwner: (uri, usable) => sources.mcp.resourceOwner(uri, usable),
       subscribeMcpResource: (server, uri, options, listener) => sources.mcp.subscribe(server, uri, options, listener),
       connectMcp: () => sources.mcp.connectIdle(),
       mcpPrompts: () => sources.mcp.prompts(),

@@ -160,7 +160,7 @@ export interface PlaneAudit extends AuditReader {
 }
 
 export interface PlanePeople {
-  readonly keys: Pick<ApiKeys, 'create' | 'authenticate' | 'callerFor' | 'list' | 'revoke' | 'count'>
+  readonly keys: Pick<ApiKeys, 'create' | 'authenticate' | 'callerFor' | 'list' | 'revoke' | 'count' | 'onForget'>
   /** Users, the identity behind every key: add, list, disable (every key of theirs stops at once), roles. */
   readonly users: Pick<Users, 'add' | 'ensure' | 'fromProvider' | 'get' | 'list' | 'disable' | 'enable' | 'setRole' | 'grantedRole'>
   /** Groups: roles granted to their members. */
@@ -218,8 +218,11 @@ export interface PlaneSources {
   mcpServers(): McpServerReport[]
   /** Imported servers' resources and templates, per server with a read skill, in config order (a URI two list is the first's). */
   mcpResources(): McpResourceSet[]
-  /** The server /mcp reads `uri` from: the first (in config order) that lists it, else the first whose template matches it. */
-  mcpResourceOwner(uri: string): McpResourceSet | null
+  /**
+   * The server /mcp reads `uri` from: the first (in config order) that lists it, else the first whose
+   * template matches it, among those whose read skill `usable` allows (the caller's); never for a skill: URI.
+   */
+  mcpResourceOwner(uri: string, usable?: (skill: string) => boolean): McpResourceSet | null
   /**
    * Hear `notifications/resources/updated` for `uri` of `server`: one upstream subscription per URI
    * (per person, for a per-person server) however many listen. Rejects when the server refuses it.

@@ -3,10 +3,9 @@ import type { Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types
 import type { z } from 'zod'
 import type { ListedResources } from './mcp-server-handle.js'
 import { listPages } from './list-pages.js'
+import { resourceProblem, templateProblem } from './uri-limits.js'
 
 const MAX_ENTRIES = 10_000
-// The instruction skills' URIs on skillplane's own /mcp: an imported server can't shadow them.
-const RESERVED_SCHEME = 'skill://'
 
 /**
  * Every page of resources/list and resources/templates/list, each entry checked on its own; bounded
@@ -24,6 +23,7 @@ export async function listAllResources(client: Client, timeoutMs: number): Promi
     ResourceSchema,
     'resource',
     (r) => r.uri,
+    resourceProblem,
     problems,
   )
   const templates = check(
@@ -32,12 +32,20 @@ export async function listAllResources(client: Client, timeoutMs: number): Promi
     ResourceTemplateSchema,
     'resource template',
     (t) => t.uriTemplate,
+    templateProblem,
     problems,
   )
   return { resources: resources as Resource[], templates: templates as ResourceTemplate[], subscribe: declared.subscribe === true, problems }
 }
 
-function check<T>(raw: unknown[], schema: z.ZodType<T>, what: string, id: (entry: T) => string, problems: string[]): T[] {
+function check<T>(
+  raw: unknown[],
+  schema: z.ZodType<T>,
+  what: string,
+  id: (entry: T) => string,
+  refused: (id: string) => string | null,
+  problems: string[],
+): T[] {
   const kept: T[] = []
   const ids = new Set<string>()
   raw.forEach((item, index) => {
@@ -48,7 +56,8 @@ function check<T>(raw: unknown[], schema: z.ZodType<T>, what: string, id: (entry
       return
     }
     const name = id(parsed.data)
-    if (name.startsWith(RESERVED_SCHEME)) problems.push(`${what} "${name}": ${RESERVED_SCHEME} URIs are skillplane's instruction skills; skipped`)
+    const why = refused(name)
+    if (why) problems.push(`${what} "${name}": ${why}; skipped`)
     else if (ids.has(name)) problems.push(`${what} "${name}" is listed twice; the first is kept`)
     else {
       ids.add(name)

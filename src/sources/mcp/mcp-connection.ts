@@ -15,6 +15,7 @@ import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 import { listAllResources } from './list-resources.js'
+import { scrubListing } from './scrub-listing.js'
 import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
 import { CallChannels } from './call-channels.js'
 
@@ -153,6 +154,10 @@ export class McpConnection implements McpServerHandle {
     return scrubText(text, values)
   }
 
+  #cleanListing<T extends Parameters<typeof scrubListing>[0][number]>(entries: T[]): T[] {
+    return this.secretValues().length === 0 ? entries : scrubListing(entries, (text) => this.#clean(text))
+  }
+
   /** Connect now unless connected (a first attempt, or an operator's retry); resolves when settled. */
   connect(): Promise<void> {
     if (this.#state === 'closed' || this.#state === 'connected') return Promise.resolve()
@@ -212,7 +217,10 @@ export class McpConnection implements McpServerHandle {
   subscribe(uri: string, call: Pick<ToolCall, 'signal'>, listener: (uri: string) => void): Promise<() => void> {
     const send: SendSubscription = (u, subscribe) =>
       subscribe
-        ? this.request((client, options) => client.subscribeResource({ uri: u }, options).then(() => {}), { ...call, meta: {} })
+        ? this.request((client, options) => client.subscribeResource({ uri: u }, { ...options, timeout: this.server.connectTimeoutMs }).then(() => {}), {
+            ...call,
+            meta: {},
+          })
         : this.#sendSubscription(u, false)
     return this.#subscriptions.add(uri, listener, send)
   }
@@ -493,7 +501,8 @@ export class McpConnection implements McpServerHandle {
     const listing = ++this.#resourceListing
     let listed: ListedResources | null
     try {
-      listed = await listAllResources(client, this.server.connectTimeoutMs)
+      const all = await listAllResources(client, this.server.connectTimeoutMs)
+      listed = all && { ...all, resources: this.#cleanListing(all.resources), templates: this.#cleanListing(all.templates) }
       this.#lastResources = listed
     } catch (error) {
       // The last list stays, with the failure as its problem.
@@ -511,7 +520,7 @@ export class McpConnection implements McpServerHandle {
     const current = () => generation === this.#generation && listing === this.#promptListing
     try {
       const listed = await listAllPrompts(client, this.server.connectTimeoutMs)
-      if (current()) this.#hooks.onPrompts(listed.prompts, listed.problems)
+      if (current()) this.#hooks.onPrompts(this.#cleanListing(listed.prompts), listed.problems)
     } catch (error) {
       if (current()) this.#hooks.onPrompts(null, [`listing prompts failed: ${this.#describe(error)}`])
     }

@@ -6,6 +6,7 @@ import { SkillError, subjectsOf } from '../../runtime/index.js'
 import { callMeta } from './call-meta.js'
 import type { ListedResources, McpServerHandle } from './mcp-server-handle.js'
 import { mcpProvider } from './mcp-oauth-flow.js'
+import { reservedScheme, uriTooLong } from './uri-limits.js'
 
 const INPUT: JsonSchema = {
   type: 'object',
@@ -29,8 +30,9 @@ const OUTPUT: JsonSchema = {
   required: ['contents'],
 }
 
-/** Whether the server lists `uri` or one of its templates matches it. */
+/** Whether the server lists `uri` or one of its templates matches it (never a skill: URI: those are skillplane's). */
 export function servesUri(listed: ListedResources, uri: string): boolean {
+  if (reservedScheme(uri)) return false
   return listed.resources.some((r) => r.uri === uri) || listed.templates.some((t) => matchesTemplate(t.uriTemplate, uri))
 }
 
@@ -89,6 +91,8 @@ export function mcpResourceSkill(
     },
     run: async (input, ctx) => {
       const { uri } = input as { uri: string }
+      const long = uriTooLong(uri)
+      if (long) throw new SkillError('invalid_input', `resource URI: ${long}`)
       const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
       const current = await listed(subject)
       if (!current || !servesUri(current, uri)) {
@@ -108,9 +112,18 @@ export function mcpResourceSkill(
           signal: ctx.signal,
           subject,
           meta: callMeta(ctx.callId),
+          client: ctx.client,
         })
       } finally {
         conceal()
+      }
+      // A server answering for skillplane's own scheme would pass its text off as an instruction skill's.
+      const spoofed = result.contents.find((c) => reservedScheme(c.uri))
+      if (spoofed) {
+        throw new SkillError(
+          'unavailable',
+          `MCP server "${server.name}" answered the read of ${JSON.stringify(uri)} with ${JSON.stringify(spoofed.uri)}: skill: URIs are skillplane's instruction skills; refused`,
+        )
       }
       return { contents: result.contents }
     },

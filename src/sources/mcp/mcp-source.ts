@@ -1,4 +1,5 @@
 import type { CompleteRequest, CompleteResult, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { Registry } from '../../registry/index.js'
 import type { SkillLogger } from '../../skill/index.js'
@@ -6,16 +7,24 @@ import type { McpToolRepository } from '../../store/index.js'
 import { McpConnection } from './mcp-connection.js'
 import type { ListedResources, McpServerHandle, McpServerStatus } from './mcp-server-handle.js'
 import { matchesTemplate, mcpResourceSkill } from './mcp-resource-skill.js'
+import { reservedScheme, uriTooLong } from './uri-limits.js'
 import { McpOAuthFlow, mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import { PersonSessions } from './person-sessions.js'
 import type { OAuthPort } from './oauth-port.js'
 import { mcpToolSkill } from './mcp-tool-skill.js'
 import { GET_PROMPT, mcpPromptSkill } from './mcp-prompt-skill.js'
 import { SkillError } from '../../runtime/index.js'
+import { scrubText, secretForms } from '../../audit/index.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { toolKey } from './tool-key.js'
 import { didYouMean } from '../../text/index.js'
 import type { SkillSource, SourceReport } from '../skill-source/index.js'
+
+/** The MCP specification's most values in one completion. */
+const MAX_COMPLETIONS = 100
+const LooseCompleteResult = z.object({
+  completion: z.object({ values: z.array(z.string()), total: z.number().int().optional(), hasMore: z.boolean().optional() }),
+})
 
 export interface McpServerReport extends McpServerStatus {
   /** The skills its tools became. */
@@ -234,10 +243,17 @@ export class McpSource implements SkillSource {
     return sets
   }
 
-  /** The server whose resources /mcp serves `uri` from: the first that lists it, else the first with a template that matches it. */
-  resourceOwner(uri: string): McpResourceSet | null {
+  /**
+   * The server whose resources /mcp serves `uri` from: the first that lists it, else the first with
+   * a template that matches it; only servers whose read skill `usable` allows are considered (their
+   * templates alone are matched). A skill: URI or one too long to match is no imported server's.
+   */
+  resourceOwner(uri: string, usable: (skill: string) => boolean = () => true): McpResourceSet | null {
+    if (reservedScheme(uri) || uriTooLong(uri)) return null
     const { sets, byUri } = this.#served
-    return byUri.get(uri) ?? sets.find((s) => s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
+    const listed = byUri.get(uri)
+    if (listed) return usable(listed.skill) ? listed : null
+    return sets.find((s) => usable(s.skill) && s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
   }
 
   /**
@@ -270,10 +286,20 @@ export class McpSource implements SkillSource {
    * Ask a server for completions (completion/complete with its own prompt name or URI template), for
    * the person `subject` on a per-person server. Whether the caller may ask is the caller's gate to keep.
    */
-  complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal }): Promise<McpCompletionResult> {
+  async complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal }): Promise<McpCompletionResult> {
     const connection = this.#connections.find((c) => c.server.name === server)
     if (!connection) throw new SkillError('not_found', `no MCP server "${server}"`)
-    return connection.request((client, options) => client.complete(params, options), { ...call, meta: {} })
+    // A loose schema: the SDK's own refuses more than 100 values, which are cut here instead. Not a call: the connect deadline.
+    const answer = await connection.request(
+      (client, options) =>
+        client.request({ method: 'completion/complete', params }, LooseCompleteResult, { ...options, timeout: connection.server.connectTimeoutMs }),
+      { ...call, meta: {} },
+    )
+    const secrets = new Set(connection.secretValues(call.subject).flatMap(secretForms))
+    const { values, total, hasMore } = answer.completion
+    const kept = values.slice(0, MAX_COMPLETIONS).map((value) => (secrets.size > 0 ? scrubText(value, secrets) : value))
+    if (values.length > MAX_COMPLETIONS) return { completion: { values: kept, total: Math.max(total ?? 0, values.length), hasMore: true } }
+    return { completion: { values: kept, ...(total !== undefined && { total }), ...(hasMore !== undefined && { hasMore }) } }
   }
 
   /**

@@ -11,6 +11,7 @@ import {
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller, CallerClient } from '../../skill/index.js'
 import { subjectsOf } from '../../runtime/index.js'
+import { uriTooLong } from '../../sources/mcp/index.js'
 import { notFound, RequestError, unwrap } from './request-error.js'
 
 const LISTS = 'resources/list and resources/templates/list'
@@ -40,6 +41,12 @@ export interface ImportedResources {
   close(): void
 }
 
+/** A URI too long to match against templates is refused before any matching. */
+function tooLong(uri: string): void {
+  const why = uriTooLong(uri)
+  if (why) throw new RequestError(ErrorCode.InvalidParams, `resource ${JSON.stringify(uri.slice(0, 80))}…: ${why}`, { length: uri.length })
+}
+
 /**
  * Imported MCP servers' resources and templates on /mcp, for a caller allowed their server's read
  * skill, with subscriptions: resources/subscribe of an imported URI listens to its server (one
@@ -51,10 +58,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
   const { caller } = options
   const readable = () => plane.sources.mcpResources().filter((set) => options.mayCall(set.skill))
   // The URI's owner (whoever the caller), when this caller may read it: a URI it can't is one that doesn't exist for it.
-  const ownerFor = (uri: string) => {
-    const owner = plane.sources.mcpResourceOwner(uri)
-    return owner && options.mayCall(owner.skill) ? owner : null
-  }
+  const ownerFor = (uri: string) => plane.sources.mcpResourceOwner(uri, options.mayCall)
   const subscriptions = new Map<string, Promise<{ close(): void } | null>>()
   const skillSubscriptions = new Set<string>()
   let closed = false
@@ -78,6 +82,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       skillSubscriptions.add(uri)
       return {}
     }
+    tooLong(uri)
     const owner = ownerFor(uri)
     if (!owner) throw notFound(uri, `${LISTS} show what this caller may subscribe to`)
     if (!owner.subscribe)
@@ -126,6 +131,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
   return {
     list,
     async read(uri, signal, client) {
+      tooLong(uri)
       const owner = ownerFor(uri)
       if (!owner) throw notFound(uri, `${LISTS} show what this caller may read (instruction skills' are skill://<skill>/SKILL.md and skill://<skill>/<path>)`)
       const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal, client })

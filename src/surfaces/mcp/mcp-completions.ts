@@ -76,17 +76,14 @@ export function serveMcpCompletions(server: Server, plane: Skillplane, options: 
   })
 
   async function passThrough(name: string, params: Parameters<Skillplane['sources']['mcpComplete']>[1], signal: AbortSignal): Promise<CompleteResult> {
-    let answer: CompleteResult
     try {
-      answer = await plane.sources.mcpComplete(name, params, { caller, signal })
+      // Cut to 100 values and scrubbed of the server's credentials by the source.
+      return await plane.sources.mcpComplete(name, params, { caller, signal })
     } catch (error) {
       const code = (error as { code?: unknown }).code
       const message = `completion by MCP server "${name}": ${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`
       throw new RequestError(code === 'denied' ? ErrorCode.InvalidParams : ErrorCode.InternalError, message)
     }
-    const { values, total, hasMore } = answer.completion
-    if (values.length <= MAX_VALUES) return { completion: { values, ...(total !== undefined && { total }), ...(hasMore !== undefined && { hasMore }) } }
-    return { completion: { values: values.slice(0, MAX_VALUES), total: Math.max(total ?? 0, values.length), hasMore: true } }
   }
 }
 

@@ -5,10 +5,13 @@ import type { Skillplane } from '../../agents/index.js'
 import type { Caller } from '../../skill/index.js'
 import { openMcpServer } from './open-mcp-server.js'
 import { SessionEventStore } from './session-event-store.js'
+import { KeyStanding } from './key-standing.js'
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport
   server: Server
+  /** Who opened it. */
+  caller: Caller
   /** The API key that opened it (or the caller's id without one): only that key may use it. */
   keyId: string
   /** The role it was opened with: its tools were listed for that role. */
@@ -78,12 +81,23 @@ export class McpHttpSessions {
   /** Sessions being re-opened from the store, by key and id: concurrent requests for one share its re-opening. */
   readonly #reopening = new Map<string, Promise<Session | 'full' | undefined>>()
   readonly #sweep: NodeJS.Timeout
+  readonly #standing: KeyStanding
+  readonly #unforget: () => void
 
   constructor(plane: Skillplane, limits: Partial<McpSessionLimits> = {}) {
     this.#plane = plane
     this.#limits = { ...DEFAULT_LIMITS, ...limits }
     this.#sweep = setInterval(() => void this.#sweepOnce(), SWEEP_MS)
     this.#sweep.unref()
+    this.#standing = new KeyStanding(plane.people.keys)
+    // A key revoked (a user disabled, a role changed) here: its sessions end now, not at its next request.
+    this.#unforget = plane.people.keys.onForget(() => {
+      this.#standing.forget()
+      for (const [id, session] of this.#sessions)
+        void this.#standing.stands(session.caller, session.role).then((stands) => {
+          if (!stands) void this.#end(id, session)
+        })
+    })
   }
 
   get size(): number {
@@ -142,6 +156,7 @@ export class McpHttpSessions {
   /** Close this manager's sessions; the store keeps them for a restarted manager or a peer to re-open. */
   async close(): Promise<void> {
     clearInterval(this.#sweep)
+    this.#unforget()
     await Promise.all([...this.#sessions].map(([id, session]) => this.#end(id, session, { forget: false })))
   }
 
@@ -162,10 +177,19 @@ export class McpHttpSessions {
     // What the server's initialize answers: the client's version when supported, else the latest.
     const protocolVersion =
       requestedVersion !== undefined && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(requestedVersion) ? requestedVersion : sdk.LATEST_PROTOCOL_VERSION
+    // What the server sends of its own (an update, a log line, a request) goes only while the key still stands; answers
+    // go to requests the key was just checked for.
+    const send = transport.send.bind(transport)
+    transport.send = async (message, options) => {
+      if (('result' in message || 'error' in message) && 'id' in message) return send(message, options)
+      if (await this.#standing.stands(caller, session.role)) return send(message, options)
+      void this.#end(sessionId, session)
+    }
     const session: Session & { events: SessionEventStore } = {
       transport,
       server,
       events,
+      caller,
       keyId: ownerOf(caller),
       role: roleOf(caller),
       lastUsed: clock(),
