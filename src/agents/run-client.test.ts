@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
 import { MockLanguageModelV3 } from 'ai/test'
@@ -22,6 +23,7 @@ const everything = {
   agents: ['Helper'],
   tools: { 'trigger-sampling-request': { class: 'safe' as const }, 'trigger-elicitation-request': { class: 'safe' as const } },
 }
+const SAMPLING_LOOP = join(import.meta.dirname, '../sources/mcp/fixtures/sampling-loop-mcp-server.mjs')
 const NAME_FORM = {
   type: 'object' as const,
   properties: { name: { type: 'string' as const, minLength: 1 }, age: { type: 'integer' as const, minimum: 0 } },
@@ -405,6 +407,24 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     const gone = await http(b.server.url, k, 'POST', `/api/runs/${second}/inputs/${asked.id}`, { action: 'decline' })
     expect(gone.status).toBe(409)
     expect(((await gone.json()) as any).error).toMatchObject({ message: expect.stringMatching(/manager holding it stopped/), details: { status: 'gone' } })
+  })
+
+  it("answers at most sampling.maxRequestsPerCall of a tool call's sampling requests, each clamped to sampling.maxTokens; the rest are refused, named", async () => {
+    const model = agentModel('loop_sample_loop', { times: 8, maxTokens: 100_000 })
+    const loop = { name: 'loop', command: process.execPath, args: [SAMPLING_LOOP], agents: ['Helper'] }
+    const helper = { ...testAgents![0]!, model, pricing, sampling: { maxRequestsPerCall: 3, maxTokens: 256 } }
+    const { plane, server } = await open(model, { agents: [helper, testAgents![1]!], mcpServers: [loop] as never })
+    const k = await key(plane, 'operator')
+    const run = await ended(server.url, k, await startRun(server.url, k, 'loop'))
+    expect(run.status).toBe('completed')
+    const tool = run.steps.find((s: any) => s.kind === 'tool')
+    expect(tool.output.structuredContent).toMatchObject({
+      answered: 3,
+      refused: 5,
+      firstRefusal: expect.stringMatching(/at most 3 sampling requests per tool call \(sampling\.maxRequestsPerCall\)/),
+    })
+    expect(model.doGenerateCalls.map((c) => c.maxOutputTokens)).toEqual([256, 256, 256])
+    expect(run.steps.filter((s: any) => s.kind === 'sampling')).toHaveLength(3)
   })
 
   it('with the reference everything server imported: its sampling is answered by the run model, its elicitation by a person over HTTP', async () => {
