@@ -261,7 +261,7 @@ export class McpSource implements SkillSource {
    * Ask a server for completions (completion/complete with its own prompt name or URI template), for
    * the person `subject` on a per-person server. Whether the caller may ask is the caller's gate to keep.
    */
-  complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal }): Promise<McpCompletionResult> {
+  complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal; caller?: string }): Promise<McpCompletionResult> {
     const connection = this.#connections.find((c) => c.server.name === server)
     if (!connection) throw new SkillError('not_found', `no MCP server "${server}"`)
     return connection.request((client, options) => client.complete(params, options), { ...call, meta: {} })

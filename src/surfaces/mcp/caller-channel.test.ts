@@ -215,6 +215,51 @@ describe('the caller channel: what an imported server asks reaches the /mcp sess
     expect(structured(alone)).toMatchObject({ elicitation: { content: { name: 'alice' } } })
   })
 
+  it("a late question or log line of alice's ended call never reaches bob, the one call in flight after it", async () => {
+    const { connect } = await asker(sqlite!, { timeoutMs: 1_500 })
+    const alice = await connect('alice')
+    const bob = await connect('bob')
+    // alice's call waits upstream for a second ask, then asks outside its stream; her call times out first.
+    const timedOut = await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'alice-private', outside: true, together: 2 } })
+    expect(timedOut).toMatchObject({ isError: true, _meta: { 'skillplane/error': 'timeout' } })
+    // bob's own call unblocks the server: alice's handler now asks on the standalone stream, refused.
+    const asked = await bob.client.callTool({ name: 'asker_ask', arguments: { note: 'bob', together: 2 } })
+    expect(structured(asked)).toMatchObject({ elicitation: { action: 'accept', content: { name: 'bob' } }, sampling: { model: 'bob-model' } })
+    expect(bob.seen.elicit.map((p) => p.message)).toEqual(['Who is asking? (bob)'])
+    expect(bob.seen.sample.map((p) => p.messages[0]!.content)).toEqual([{ type: 'text', text: 'hello from bob' }])
+    expect(bob.seen.logs.map((l) => l.data)).not.toContain('asking for alice-private')
+    expect(alice.seen.elicit).toEqual([])
+  })
+
+  it("the same caller's ended call does not block: its late question reaches that caller's next call", async () => {
+    const { connect } = await asker(sqlite!, { timeoutMs: 2_000 })
+    const alice = await connect('alice')
+    const timedOut = await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'late', outside: true, together: 2 } })
+    expect(timedOut).toMatchObject({ isError: true, _meta: { 'skillplane/error': 'timeout' } })
+    await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'again', together: 2 } })
+    expect(alice.seen.elicit.map((p) => p.message).sort()).toEqual(['Who is asking? (again)', 'Who is asking? (late)'])
+    expect(alice.seen.logs.map((l) => l.data)).toContain('asking for late')
+  })
+
+  it("over stdio, another caller's call ended unanswered turns the one-call fallback off, named", async () => {
+    const { connect } = await setUp(sqlite!, [{ name: 'asker', command: process.execPath, args: [ASKER, 'stdio'], timeoutMs: 1_500 } as McpServerConfig])
+    const alice = await connect('alice')
+    const bob = await connect('bob')
+    // A clean call alone: everything over stdio comes outside any stream, and goes to the one call in flight.
+    const alone = await bob.client.callTool({ name: 'asker_ask', arguments: { note: 'bob alone' } })
+    expect(structured(alone)).toMatchObject({ elicitation: { content: { name: 'bob' } }, sampling: { model: 'bob-model' } })
+    const timedOut = await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'alice-private', together: 2 } })
+    expect(timedOut).toMatchObject({ isError: true, _meta: { 'skillplane/error': 'timeout' } })
+    const refused = await bob.client.callTool({ name: 'asker_ask', arguments: { note: 'bob', together: 2 } })
+    expect(structured(refused)).toMatchObject({
+      elicitation: { error: { code: -32600, message: expect.stringContaining('a call of another caller that ended here unanswered may still be running') } },
+      sampling: { error: { code: -32600 } },
+    })
+    expect(bob.seen.elicit.map((p) => p.message)).toEqual(['Who is asking? (bob alone)'])
+    expect(bob.seen.logs.map((l) => l.data)).not.toContain('asking for alice-private')
+    expect(alice.seen.elicit).toEqual([])
+  })
+
   it('a client without sampling or elicitation, and an HTTP API call, get what a client without the capability gets: the server falls back', async () => {
     const { plane, connect, http } = await asker(sqlite!)
     const plain = await connect('plain', {})
