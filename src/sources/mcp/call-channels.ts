@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CreateMessageRequest, ElicitRequest, ElicitResult, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js'
 import { isSkillError } from '../../runtime/index.js'
 import type { CallerClient, ElicitParams, LogLevel, SampleParams, SkillLogger } from '../../skill/index.js'
+import { LineBudget } from './line-budget.js'
 import type { McpSdk } from './mcp-sdk.js'
 
 /** A request to the server on behalf of a call: whom to hand what the server asks during it. */
@@ -65,9 +66,18 @@ export class CallChannels {
   readonly #inFlight = new Set<InFlight>()
   readonly #orphans: Orphan[] = []
   readonly #options: Options
+  /** Lines no caller may have, kept in skillplane's log: a chatty server must not flood it. */
+  readonly #unowned: LineBudget
 
   constructor(options: Options) {
     this.#options = options
+    this.#unowned = new LineBudget({
+      burst: 20,
+      perSecond: 5,
+      reportMs: 5_000,
+      dropped: (count) =>
+        options.logger.info({ server: options.server, dropped: count }, 'MCP server log lines dropped: the server logs faster than skillplane keeps'),
+    })
   }
 
   /** Send a request on behalf of a call whose caller is reached through `client`. */
@@ -183,8 +193,9 @@ export class CallChannels {
     const source = params.logger ? `${server}/${params.logger}` : server
     if ('refused' in call || !call.client) {
       // Only skillplane's own log may keep a line no caller can be told it is theirs.
-      logger.info(
-        { server, level: params.level, logger: params.logger, data: clean(JSON.stringify(params.data ?? null)).slice(0, 2000) },
+      if (!this.#unowned.take()) return
+      logger.debug(
+        { server, serverLevel: params.level, logger: params.logger, data: clean(JSON.stringify(params.data ?? null)).slice(0, 2000) },
         'MCP server log line',
       )
       return

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -18,7 +19,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../../config/index.js'
 import { databases, waitFor } from '../../test-support/databases.js'
-import { openTestPlane } from '../../test-support/fixtures.js'
+import { admin, openTestPlane, testAgents, testSkills } from '../../test-support/fixtures.js'
+import { createSkillplane } from '../../index.js'
 import { startHttpServer } from '../http/start-http-server.js'
 
 const ASKER = join(import.meta.dirname, '../../sources/mcp/fixtures/asking-mcp-server.mjs')
@@ -258,6 +260,35 @@ describe('the caller channel: what an imported server asks reaches the /mcp sess
     expect(bob.seen.elicit.map((p) => p.message)).toEqual(['Who is asking? (bob alone)'])
     expect(bob.seen.logs.map((l) => l.data)).not.toContain('asking for alice-private')
     expect(alice.seen.elicit).toEqual([])
+  })
+
+  it("a server's log lines no caller owns go to skillplane's log at debug, a flood cut to a budget and the rest counted", async () => {
+    const logged: Array<{ level: number; msg: string; server?: string; dropped?: number; data?: string }> = []
+    const plane = await createSkillplane({
+      config: {
+        skills: testSkills(),
+        agents: testAgents,
+        mcpServers: [{ name: 'asker', command: process.execPath, args: [ASKER, 'stdio'] } as McpServerConfig],
+      },
+      ...(await sqlite!.create()),
+      logger: pino({ level: 'debug' }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
+      sync: true,
+    })
+    cleanup.push(() => plane.close())
+    expect(await plane.invoke('asker_flood', { count: 300 }, { caller: admin })).toMatchObject({ ok: true })
+    // Once per interval, skillplane says how many it dropped: with what it kept, every line is accounted for.
+    await waitFor(() => logged.some((l) => l.msg.startsWith('MCP server log lines dropped')))
+    const kept = logged.filter((l) => l.msg === 'MCP server log line')
+    const dropped = logged.find((l) => l.msg.startsWith('MCP server log lines dropped'))!
+    expect(kept.length).toBeGreaterThanOrEqual(20)
+    expect(kept.length).toBeLessThan(100)
+    expect(kept.filter((l) => l.level !== 20 || l.server !== 'asker')).toEqual([])
+    expect(kept[0]!.data).toBe('"line 0"')
+    expect(dropped).toMatchObject({ level: 30, server: 'asker' })
+    const accounted = () =>
+      logged.filter((l) => l.msg === 'MCP server log line').length +
+      logged.filter((l) => l.msg.startsWith('MCP server log lines dropped')).reduce((n, l) => n + l.dropped!, 0)
+    await waitFor(() => accounted() === 300)
   })
 
   it('a client without sampling or elicitation, and an HTTP API call, get what a client without the capability gets: the server falls back', async () => {
