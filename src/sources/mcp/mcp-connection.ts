@@ -91,6 +91,7 @@ export class McpConnection implements McpServerHandle {
   /** The WWW-Authenticate of the server's last 401. */
   #challenge: string | null = null
   #resourceListing = 0
+  #lastResources: ListedResources | null = null
   readonly #subscriptions: ResourceSubscriptions
   /** Hands what the server asks or logs during a call to that call's caller. */
   readonly #channels: CallChannels
@@ -492,15 +493,18 @@ export class McpConnection implements McpServerHandle {
     await this.#listResources(this.#client, generation)
   }
 
-  /** List the resources and templates; a failure costs the resources (a problem), never the connection. */
+  /** List the resources and templates; a failure is a problem (the last list stays), never a lost connection. */
   async #listResources(client: Client, generation: number): Promise<void> {
     if (!this.#hooks.onResources) return
     const listing = ++this.#resourceListing
     let listed: ListedResources | null
     try {
       listed = await listAllResources(client, this.server.connectTimeoutMs)
+      this.#lastResources = listed
     } catch (error) {
-      listed = { resources: [], templates: [], subscribe: false, problems: [`listing resources failed: ${this.#describe(error)}`] }
+      // The last list stays, with the failure as its problem.
+      const last = this.#lastResources ?? { resources: [], templates: [], subscribe: false }
+      listed = { ...last, problems: [`listing resources failed: ${this.#describe(error)}`] }
     }
     if (generation === this.#generation && listing === this.#resourceListing) this.#hooks.onResources(listed)
   }
