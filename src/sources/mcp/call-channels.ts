@@ -95,7 +95,7 @@ export class CallChannels {
       throw error
     } finally {
       this.#inFlight.delete(call)
-      if (!answered) this.#orphans.push({ caller: call.caller, until: Date.now() + this.#options.orphanMs })
+      if (!answered) this.#orphans.push({ caller: call.caller, until: this.#prune() + this.#options.orphanMs })
     }
   }
 
@@ -109,6 +109,13 @@ export class CallChannels {
     client.setNotificationHandler(sdk.ElicitationCompleteNotificationSchema, ({ params }) => this.#completed(params.elicitationId))
   }
 
+  /** Forget the ended calls whose time is up; returns now. */
+  #prune(): number {
+    const now = Date.now()
+    for (let i = this.#orphans.length - 1; i >= 0; i--) if (this.#orphans[i]!.until <= now) this.#orphans.splice(i, 1)
+    return now
+  }
+
   /** The call this message belongs to, or why none can be told. */
   #attribute(): InFlight | { refused: string } {
     const store = during.getStore()
@@ -118,8 +125,7 @@ export class CallChannels {
     }
     if (this.#inFlight.size === 1) {
       const only = this.#inFlight.values().next().value!
-      const now = Date.now()
-      for (let i = this.#orphans.length - 1; i >= 0; i--) if (this.#orphans[i]!.until <= now) this.#orphans.splice(i, 1)
+      this.#prune()
       if (!this.#orphans.some((orphan) => orphan.caller !== only.caller)) return only
       return {
         refused: `it came outside any request's answer stream while a call of another caller that ended here unanswered may still be running on the server`,
