@@ -5,6 +5,7 @@ import type { JsonSchema, SkillDefinition } from '../../skill/index.js'
 import { SkillError, subjectsOf } from '../../runtime/index.js'
 import { callMeta } from './call-meta.js'
 import type { ListedResources, McpServerHandle } from './mcp-server-handle.js'
+import { callerKey } from './caller-key.js'
 import { mcpProvider } from './mcp-oauth-flow.js'
 import { reservedScheme, uriTooLong } from './uri-limits.js'
 
@@ -113,6 +114,7 @@ export function mcpResourceSkill(
           subject,
           meta: callMeta(ctx.callId),
           client: ctx.client,
+          caller: callerKey(ctx.caller, ctx.onBehalfOf),
         })
       } finally {
         conceal()
