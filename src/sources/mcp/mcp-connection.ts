@@ -17,7 +17,7 @@ import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus,
 import { listAllResources } from './list-resources.js'
 import { scrubListing } from './scrub-listing.js'
 import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
-import { CallChannels } from './call-channels.js'
+import { CallChannels, MIN_ORPHAN_MS } from './call-channels.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -100,7 +100,13 @@ export class McpConnection implements McpServerHandle {
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
     this.#hooks = hooks
-    this.#channels = new CallChannels({ server: server.name, logger: hooks.logger, clean: (text) => this.#clean(text) })
+    this.#channels = new CallChannels({
+      server: server.name,
+      logger: hooks.logger,
+      clean: (text) => this.#clean(text),
+      // As long as any call to it may last, and no less than minutes: it was told to stop, so a handler still going is stuck.
+      orphanMs: Math.max(server.timeoutMs ?? 0, MIN_ORPHAN_MS),
+    })
     this.#subscriptions = new ResourceSubscriptions((uri, error) =>
       hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
     )
@@ -248,7 +254,7 @@ export class McpConnection implements McpServerHandle {
    */
   async request<T>(
     send: (client: Client, options: RequestOptions) => Promise<T>,
-    { signal, onProgress, client: caller }: Omit<ToolCall, 'subject'>,
+    { signal, onProgress, client: channel, caller }: Omit<ToolCall, 'subject'>,
   ): Promise<T> {
     // An OAuth connection waiting for its token tries again: the person (or an admin) may have connected since.
     if (this.#state === 'idle' || (this.#state === 'needs_auth' && this.#hooks.bearer)) await this.connect()
@@ -259,7 +265,7 @@ export class McpConnection implements McpServerHandle {
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
         const options: RequestOptions = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
-        return await this.#channels.during(caller, () => send(client, options))
+        return await this.#channels.during(channel, caller, signal, () => send(client, options))
       } catch (error) {
         if (signal.aborted) throw error
         const failure = classify(error, client)

@@ -5,6 +5,7 @@ import type { JsonSchema, SkillDefinition } from '../../skill/index.js'
 import { SkillError, subjectsOf } from '../../runtime/index.js'
 import { callMeta } from './call-meta.js'
 import type { ListedResources, McpServerHandle } from './mcp-server-handle.js'
+import { callerKey } from './caller-key.js'
 import { mcpProvider } from './mcp-oauth-flow.js'
 import { reservedScheme, uriTooLong } from './uri-limits.js'
 
@@ -107,6 +108,7 @@ export function mcpResourceSkill(server: ResolvedMcpServer, key: string, connect
           subject,
           meta: callMeta(ctx.callId),
           client: ctx.client,
+          caller: callerKey(ctx.caller, ctx.onBehalfOf),
         })
       } finally {
         conceal()
