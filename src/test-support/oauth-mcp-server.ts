@@ -27,9 +27,10 @@ export interface OAuthMcpServer {
  * checked by `requireBearerAuth` (JWTs of the test identity provider, for this server as the resource),
  * a 401 naming its protected-resource metadata (RFC 9728), served by `mcpAuthMetadataRouter`.
  * Tools: `whoami` (the subject and scopes of the token it saw) and `echo_token` (the token itself, to
- * show a result never carries it).
+ * show a result never carries it). With `personal`, each session also lists the person's own resource
+ * `private://<subject>/inbox` and prompt `<subject>_digest`, as a server whose lists depend on the account does.
  */
-export async function startOAuthMcpServer(options: { issuer: string; scopes?: string[] }): Promise<OAuthMcpServer> {
+export async function startOAuthMcpServer(options: { issuer: string; scopes?: string[]; personal?: boolean }): Promise<OAuthMcpServer> {
   const app = createMcpExpressApp()
   const http: Server = app.listen(0, '127.0.0.1')
   await once(http, 'listening')
@@ -72,8 +73,16 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
   )
   const bearer = requireBearerAuth({ verifier, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)), expectedResource: new URL(url) })
 
-  const mcpServer = (): McpServer => {
+  const mcpServer = (subject: string): McpServer => {
     const server = new McpServer({ name: 'oauth-test', version: '1.0.0' })
+    if (options.personal) {
+      server.registerResource('inbox', `private://${subject}/inbox`, { description: `${subject}'s inbox` }, async (uri) => ({
+        contents: [{ uri: uri.href, text: `mail of ${subject}` }],
+      }))
+      server.registerPrompt(`${subject}_digest`, { description: `${subject}'s digest` }, async () => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `digest of ${subject}` } }],
+      }))
+    }
     server.registerTool('whoami', { description: 'Say whose token the call came with.', annotations: { readOnlyHint: true } }, async (extra) => {
       const seen = { subject: extra.authInfo?.extra?.subject, scopes: extra.authInfo?.scopes ?? [] }
       return { content: [{ type: 'text', text: JSON.stringify(seen) }], structuredContent: seen }
@@ -104,7 +113,7 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
     transport.onclose = () => {
       if (transport.sessionId) transports.delete(transport.sessionId)
     }
-    await mcpServer().connect(transport)
+    await mcpServer(subject).connect(transport)
     await transport.handleRequest(req, res, req.body)
   })
 

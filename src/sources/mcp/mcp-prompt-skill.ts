@@ -43,19 +43,26 @@ const OUTPUT: JsonSchema = {
 /**
  * The prompts of an MCP server as one skill: `{ name, arguments? }` in (checked against the prompt's
  * declared arguments), the server's GetPromptResult out. `safe` unless the config's `prompts.class`
- * says otherwise, bound to the server's agents; `prompts()` is the server's current list.
+ * says otherwise, bound to the server's agents. `shown` are the prompts its description names (null
+ * for a per-person server, whose prompts are each person's own); `prompts(subject)` is what the caller may get.
  */
-export function mcpPromptSkill(server: ResolvedMcpServer, key: string, connection: McpServerHandle, prompts: () => readonly Prompt[]): SkillDefinition {
+export function mcpPromptSkill(
+  server: ResolvedMcpServer,
+  key: string,
+  connection: McpServerHandle,
+  shown: readonly Prompt[] | null,
+  prompts: (subject: string | null) => Promise<readonly Prompt[]>,
+): SkillDefinition {
   const oauth = server.transport === 'http' ? server.oauth : undefined
-  const listed = prompts()
-  const names = listed
+  const names = (shown ?? [])
     .slice(0, NAMES_SHOWN)
     .map((p) => `${p.name}${p.arguments?.length ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})` : ''}`)
-  const more = listed.length > NAMES_SHOWN ? `, and ${listed.length - NAMES_SHOWN} more` : ''
+  const more = shown && shown.length > NAMES_SHOWN ? `, and ${shown.length - NAMES_SHOWN} more` : ''
+  const which = shown ? `Its prompts: ${names.join('; ')}${more}.` : "Its prompts are each person's own: the ones their own account lists."
   return {
     key,
     title: `Get a prompt of ${server.name}`,
-    description: `Get a prompt of MCP server "${server.name}" by name, with its arguments: the messages it gives. Its prompts: ${names.join('; ')}${more}.`,
+    description: `Get a prompt of MCP server "${server.name}" by name, with its arguments: the messages it gives. ${which}`,
     class: server.prompts?.class ?? 'safe',
     category: server.name,
     tags: ['mcp', 'prompt'],
@@ -71,18 +78,19 @@ export function mcpPromptSkill(server: ResolvedMcpServer, key: string, connectio
     },
     run: async (input, ctx) => {
       const { name, arguments: args = {} } = input as { name: string; arguments?: Record<string, string> }
-      const prompt = prompts().find((p) => p.name === name)
+      const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
+      const own = await prompts(subject)
+      const prompt = own.find((p) => p.name === name)
       if (!prompt) {
         throw new SkillError(
           'invalid_input',
           `MCP server "${server.name}" has no prompt "${name}"${didYouMean(
             name,
-            prompts().map((p) => p.name),
+            own.map((p) => p.name),
           )}`,
         )
       }
       checkArguments(server.name, prompt, args)
-      const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
       // A server that echoes its credentials back gets them scrubbed like any injected secret.
       const conceal = () => {
         for (const value of connection.secretValues(subject)) ctx.secrets.conceal(value)

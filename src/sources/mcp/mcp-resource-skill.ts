@@ -63,8 +63,14 @@ function templateOf(text: string): UriTemplate | null {
  * The skill that reads an imported server's resources (`<server>_read_resource`): input `{ uri }`,
  * output the server's `{ contents }`. Only a URI the server lists or one of its templates matches
  * reaches it; the read goes through the connection like a tool call (per-person sessions, needs_auth).
+ * `listed(subject)` is what the caller may read: a per-person server's, that person's own listing.
  */
-export function mcpResourceSkill(server: ResolvedMcpServer, key: string, connection: McpServerHandle, listed: () => ListedResources | null): SkillDefinition {
+export function mcpResourceSkill(
+  server: ResolvedMcpServer,
+  key: string,
+  connection: McpServerHandle,
+  listed: (subject: string | null) => Promise<ListedResources | null>,
+): SkillDefinition {
   const oauth = server.transport === 'http' ? server.oauth : undefined
   const override = server.resources
   return {
@@ -88,14 +94,14 @@ export function mcpResourceSkill(server: ResolvedMcpServer, key: string, connect
       const { uri } = input as { uri: string }
       const long = uriTooLong(uri)
       if (long) throw new SkillError('invalid_input', `resource URI: ${long}`)
-      const current = listed()
+      const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
+      const current = await listed(subject)
       if (!current || !servesUri(current, uri)) {
         throw new SkillError(
           'not_found',
           `MCP server "${server.name}" has no resource ${JSON.stringify(uri)}: it neither lists it nor has a template that matches it`,
         )
       }
-      const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
       // A server that echoes its credentials back gets them scrubbed like any injected secret.
       const conceal = () => {
         for (const value of connection.secretValues(subject)) ctx.secrets.conceal(value)

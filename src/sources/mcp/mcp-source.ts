@@ -224,22 +224,54 @@ export class McpSource implements SkillSource {
     return this.#served.sets
   }
 
-  #serve(): McpResourceSet[] {
+  /** What /mcp serves, and per server what an earlier server's resources and templates hold instead (its problems). */
+  #serve(): { sets: McpResourceSet[]; left: Map<string, string[]> } {
     const sets: McpResourceSet[] = []
-    const uris = new Set<string>()
-    const templates = new Set<string>()
+    const left = new Map<string, string[]>()
+    const uris = new Map<string, string>()
+    const templates = new Map<string, string>()
+    // Earlier templates that are a literal prefix and one {+x}: they match every URI that starts with the prefix.
+    const covering: Array<{ prefix: string; template: string; server: string }> = []
     for (const connection of this.#connections) {
       const name = connection.server.name
       const skill = this.#readers.get(name)
       const listed = this.#resources.get(name)
-      if (!skill || !listed) continue
-      const own = listed.resources.filter((r) => !uris.has(r.uri))
-      const ownTemplates = listed.templates.filter((t) => !templates.has(t.uriTemplate))
-      for (const r of own) uris.add(r.uri)
-      for (const t of ownTemplates) templates.add(t.uriTemplate)
+      // A per-person server's resources are each person's own: read by URI through its skill, never listed to all.
+      if (!skill || !listed || connection instanceof PersonSessions) continue
+      const problems: string[] = []
+      const also = (what: string, holder: string) =>
+        problems.push(`${what} is also listed by MCP server "${holder}", earlier in the config: that one is served; skipped`)
+      const own = listed.resources.filter((r) => {
+        const holder = uris.get(r.uri)
+        if (holder !== undefined) also(`resource "${r.uri}"`, holder)
+        return holder === undefined
+      })
+      const ownTemplates = listed.templates.filter((t) => {
+        const holder = templates.get(t.uriTemplate)
+        if (holder !== undefined) {
+          also(`resource template "${t.uriTemplate}"`, holder)
+          return false
+        }
+        const prefix = literalPrefix(t.uriTemplate)
+        // A template without expressions is one URI: covered only when longer than the prefix.
+        const cover = covering.find((c) => prefix.startsWith(c.prefix) && (prefix.length > c.prefix.length || t.uriTemplate.includes('{')))
+        if (cover) {
+          problems.push(
+            `resource template "${t.uriTemplate}": every URI it matches is matched by "${cover.template}" of MCP server "${cover.server}", earlier in the config, and read there; skipped`,
+          )
+        }
+        return !cover
+      })
+      for (const r of own) uris.set(r.uri, name)
+      for (const t of ownTemplates) {
+        templates.set(t.uriTemplate, name)
+        const prefix = COVERING.exec(t.uriTemplate)?.[1]
+        if (prefix !== undefined) covering.push({ prefix, template: t.uriTemplate, server: name })
+      }
       sets.push({ server: name, skill, resources: own, templates: ownTemplates, subscribe: listed.subscribe })
+      left.set(name, problems)
     }
-    return sets
+    return { sets, left }
   }
 
   /**
@@ -273,9 +305,11 @@ export class McpSource implements SkillSource {
 
   /** The prompts of every server that has a get_prompt skill, in config order, as /mcp lists them. */
   prompts(): ImportedPrompts[] {
-    return this.#connections.flatMap(({ server: { name } }) => {
+    return this.#connections.flatMap((connection) => {
+      const { name } = connection.server
       const known = this.#prompts.get(name)
-      return known?.skill ? [{ server: name, skill: known.skill, prompts: known.listed }] : []
+      // A per-person server's prompts are each person's own: got by name through its skill, never listed to all.
+      return known?.skill && !(connection instanceof PersonSessions) ? [{ server: name, skill: known.skill, prompts: known.listed }] : []
     })
   }
 
@@ -385,7 +419,8 @@ export class McpSource implements SkillSource {
     if (!known) return
     known.skill = null
     known.problems = [...known.listProblems]
-    if (known.listed.length === 0) return
+    const personal = connection instanceof PersonSessions
+    if (known.listed.length === 0 && !personal) return
     const key = toolKey(server.name, GET_PROMPT)
     const holder = registry.get(key)
     const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
@@ -395,7 +430,9 @@ export class McpSource implements SkillSource {
     }
     const prompts = known.listed.map((p) => p.prompt)
     registry.register(
-      mcpPromptSkill(server, key, connection, () => prompts),
+      personal
+        ? mcpPromptSkill(server, key, connection, null, async (subject) => (await connection.listing(subject)).prompts ?? [])
+        : mcpPromptSkill(server, key, connection, prompts, async () => prompts),
       { source: 'mcp', origin: `MCP server "${server.name}", prompts` },
     )
     known.skill = key
@@ -491,7 +528,14 @@ export class McpSource implements SkillSource {
     if (other) problems.push(`resources: the key "${key}" of their read skill is taken by ${other}; resources are not served`)
     else {
       registry.register(
-        mcpResourceSkill(server, key, connection, () => this.#resources.get(server.name) ?? null),
+        mcpResourceSkill(
+          server,
+          key,
+          connection,
+          connection instanceof PersonSessions
+            ? async (subject) => (await connection.listing(subject)).resources ?? null
+            : async () => this.#resources.get(server.name) ?? null,
+        ),
         {
           source: 'mcp',
           origin: `MCP server "${server.name}", resources`,
@@ -511,19 +555,10 @@ export class McpSource implements SkillSource {
 
   /** Report URIs an earlier server holds, and tell /mcp when what it serves changed. */
   #noteResources(): void {
-    const served = this.#serve()
+    const { sets: served, left: shadowed } = this.#serve()
     this.#served = { sets: served, byUri: new Map(served.flatMap((set) => set.resources.map((r) => [r.uri, set] as const))) }
-    const holder = new Map<string, string>()
     for (const set of served) {
-      for (const r of set.resources) holder.set(`resource "${r.uri}"`, set.server)
-      for (const t of set.templates) holder.set(`resource template "${t.uriTemplate}"`, set.server)
-    }
-    for (const set of served) {
-      const listed = this.#resources.get(set.server)!
-      const left = [
-        ...listed.resources.filter((r) => !set.resources.includes(r)).map((r) => `resource "${r.uri}"`),
-        ...listed.templates.filter((t) => !set.templates.includes(t)).map((t) => `resource template "${t.uriTemplate}"`),
-      ].map((what) => `${what} is also listed by MCP server "${holder.get(what)}", earlier in the config: that one is served; skipped`)
+      const left = shadowed.get(set.server) ?? []
       const before = this.#shadowed.get(set.server) ?? []
       for (const problem of left) if (!before.includes(problem)) this.#options.logger.error({ server: set.server }, `MCP import: ${problem}`)
       this.#shadowed.set(set.server, left)
@@ -534,4 +569,13 @@ export class McpSource implements SkillSource {
     this.#resourceSignature = signature
     if (this.#started) this.onResourcesChanged()
   }
+}
+
+/** A template of a literal prefix and one `{+x}` at its end (the SDK matches `{+x}` as `.+`): it matches every longer URI with that prefix. */
+const COVERING = /^([^{}]*)\{\+[A-Za-z0-9_.%]+\}$/
+
+/** The literal text before a template's first expression: every URI it matches starts with it. */
+function literalPrefix(template: string): string {
+  const at = template.indexOf('{')
+  return at < 0 ? template : template.slice(0, at)
 }

@@ -29,17 +29,26 @@ interface Session {
   calls: number
 }
 
+/** What one person's session listed: theirs alone, never served to anyone else. */
+export interface PersonListing {
+  /** Undefined until their session lists them; null when the server declares none. */
+  resources?: ListedResources | null
+  prompts?: Prompt[]
+}
+
 /**
  * A server each person connects to with their own account: one upstream session per person, made
  * with their token on their first call and closed when they connect again (a new token, maybe another
  * account), when it idles, or when the server refuses their token. The tools are listed through
- * whichever person's session is open; the list is stored like any server's.
+ * whichever person's session is open; the list is stored like any server's. Resources and prompts
+ * are each person's own: kept per person, and the source hears only whether the server has them.
  */
 export class PersonSessions implements McpServerHandle {
   readonly server: OAuthMcpServer
   readonly #hooks: Hooks
   readonly #provider: string
   readonly #sessions = new Map<string, Session>()
+  readonly #listings = new Map<string, PersonListing>()
   readonly #sweep: NodeJS.Timeout
   #closed = false
   #listing: Promise<void> | null = null
@@ -148,6 +157,16 @@ export class PersonSessions implements McpServerHandle {
     }
   }
 
+  /**
+   * What the person's own session listed (resources, prompts), opening it first when none is open;
+   * nothing is known yet when it could not connect (their call then meets the same needs_auth).
+   */
+  async listing(subject: string | null): Promise<PersonListing> {
+    if (subject === null || this.#closed) return {}
+    if (!this.#listings.has(subject)) await this.#session(subject).connection.connect()
+    return this.#listings.get(subject) ?? {}
+  }
+
   /** A resource's updates as the person's own session hears them: never another person's. */
   async subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void> {
     if (call.subject === null)
@@ -171,11 +190,21 @@ export class PersonSessions implements McpServerHandle {
     if (current) this.#drop(subject)
     const { oauth, logger, onTools, onResources, onPrompts, secrets } = this.#hooks
     const scopes = this.server.oauth.scopes ?? []
-    const connection = new McpConnection(this.server, {
+    // The person's lists stay theirs; the source learns only whether there are any (and the problems, for operators).
+    const own = (): PersonListing => this.#listings.get(subject) ?? this.#listings.set(subject, {}).get(subject)!
+    const connection: McpConnection = new McpConnection(this.server, {
       logger,
       onTools,
-      ...(onResources && { onResources }),
-      ...(onPrompts && { onPrompts }),
+      onResources: (listed) => {
+        if (this.#sessions.get(subject)?.connection !== connection) return
+        own().resources = listed
+        onResources?.(listed && { ...listed, resources: [], templates: [] })
+      },
+      onPrompts: (prompts, problems) => {
+        if (this.#sessions.get(subject)?.connection !== connection) return
+        if (prompts) own().prompts = prompts
+        onPrompts?.(prompts && [], problems)
+      },
       ...(secrets && { secrets }),
       reconnect: false,
       bearer: {
@@ -196,6 +225,7 @@ export class PersonSessions implements McpServerHandle {
     const session = this.#sessions.get(subject)
     if (!session) return
     this.#sessions.delete(subject)
+    this.#listings.delete(subject)
     void session.connection.close()
   }
 

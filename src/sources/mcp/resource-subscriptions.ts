@@ -73,11 +73,18 @@ export class ResourceSubscriptions {
   #reconcile(uri: string, entry: Entry, send: SendSubscription): Promise<void> {
     const step = entry.queue.then(async () => {
       const wanted = entry.listeners.size > 0
-      if (wanted !== entry.upstream) {
-        await send(uri, wanted)
-        entry.upstream = wanted
+      try {
+        if (wanted !== entry.upstream) {
+          await send(uri, wanted)
+          entry.upstream = wanted
+        }
+      } finally {
+        // Nobody listens: the entry goes even when the server refused the unsubscribe (its updates reach no one), so the session can idle.
+        if (entry.listeners.size === 0 && this.#entries.get(uri) === entry) {
+          entry.upstream = false
+          this.#entries.delete(uri)
+        }
       }
-      if (!wanted && !entry.upstream && this.#entries.get(uri) === entry && entry.listeners.size === 0) this.#entries.delete(uri)
     })
     entry.queue = step.catch(() => {})
     return step

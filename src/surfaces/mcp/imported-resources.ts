@@ -15,6 +15,8 @@ import { uriTooLong } from '../../sources/mcp/index.js'
 import { notFound, RequestError, unwrap } from './request-error.js'
 
 const LISTS = 'resources/list and resources/templates/list'
+/** The most resources one /mcp session may subscribe to: each holds an upstream subscription and a listener. */
+export const MAX_SUBSCRIPTIONS = 1000
 
 export interface ImportedResourceOptions {
   caller: Caller
@@ -68,6 +70,13 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { uri } = request.params
+    if (!subscriptions.has(uri) && !skillSubscriptions.has(uri) && subscriptions.size + skillSubscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new RequestError(
+        ErrorCode.InvalidRequest,
+        `resource ${JSON.stringify(uri)}: this session holds ${MAX_SUBSCRIPTIONS} subscriptions, the most one session may; unsubscribe from one first`,
+        { uri },
+      )
+    }
     if (options.skillListed(uri)) {
       // An instruction skill's files change with the catalog (a reload, an install): updates come with its changes.
       skillSubscriptions.add(uri)
