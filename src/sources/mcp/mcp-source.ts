@@ -317,7 +317,11 @@ export class McpSource implements SkillSource {
    * Ask a server for completions (completion/complete with its own prompt name or URI template), for
    * the person `subject` on a per-person server. Whether the caller may ask is the caller's gate to keep.
    */
-  async complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal; caller?: string }): Promise<McpCompletionResult> {
+  async complete(
+    server: string,
+    params: McpCompletion,
+    call: { subject: string | null; signal: AbortSignal; caller?: string },
+  ): Promise<McpCompletionResult> {
     const connection = this.#connections.find((c) => c.server.name === server)
     if (!connection) throw new SkillError('not_found', `no MCP server "${server}"`)
     // A loose schema: the SDK's own refuses more than 100 values, which are cut here instead. Not a call: the connect deadline.

@@ -178,12 +178,17 @@ export class McpHttpSessions {
     const protocolVersion =
       requestedVersion !== undefined && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(requestedVersion) ? requestedVersion : sdk.LATEST_PROTOCOL_VERSION
     // What the server sends of its own (an update, a log line, a request) goes only while the key still stands; answers
-    // go to requests the key was just checked for.
+    // go to requests the key was just checked for. In order: a call's log line must not follow its answer.
     const send = transport.send.bind(transport)
-    transport.send = async (message, options) => {
-      if (('result' in message || 'error' in message) && 'id' in message) return send(message, options)
-      if (await this.#standing.stands(caller, session.role)) return send(message, options)
-      void this.#end(sessionId, session)
+    let sending: Promise<unknown> = Promise.resolve()
+    transport.send = (message, options) => {
+      const sent = sending.then(async () => {
+        if ((('result' in message || 'error' in message) && 'id' in message) || (await this.#standing.stands(caller, session.role)))
+          return send(message, options)
+        void this.#end(sessionId, session)
+      })
+      sending = sent.catch(() => {})
+      return sent
     }
     const session: Session & { events: SessionEventStore } = {
       transport,
