@@ -39,6 +39,12 @@ const upstream = async () => {
   return envelope.ok ? (JSON.parse((envelope.data as { content: Array<{ text: string }> }).content[0]!.text) as string[]) : ['failed']
 }
 
+/** How many resources/unsubscribe the server refused. */
+const refused = async () => {
+  const envelope = await plane.invoke('notes_refused', {}, { caller: admin })
+  return envelope.ok ? Number((envelope.data as { content: Array<{ text: string }> }).content[0]!.text) : -1
+}
+
 it(`refuses a session more than ${MAX_SUBSCRIPTIONS} subscriptions, naming the cap; one unsubscribed makes room`, async () => {
   const client = await connect()
   const pages = Array.from({ length: MAX_SUBSCRIPTIONS }, (_, i) => `note://pages/${i}`)
@@ -62,7 +68,9 @@ it('forgets a subscription nobody listens to even when the server refuses the un
   const before = (await upstream()).filter((uri) => uri === 'note://pages/sticky').length
   await client.subscribeResource({ uri: 'note://pages/sticky' })
   // The server refuses this unsubscribe: nothing listens any more, so skillplane holds nothing for it.
+  const refusedBefore = await refused()
   await client.unsubscribeResource({ uri: 'note://pages/sticky' })
+  await waitFor(async () => (await refused()) > refusedBefore)
   await client.subscribeResource({ uri: 'note://pages/sticky' })
   expect((await upstream()).filter((uri) => uri === 'note://pages/sticky').length - before).toBe(2)
 })
