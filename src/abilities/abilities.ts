@@ -99,11 +99,11 @@ export function mayDecideApproval(caller: Holder, approverRole: string): boolean
 
 /**
  * Whether a caller may answer what an agent run's tool call asks a person for (an MCP elicitation):
- * the person the run acts for, and whoever may decide approvals; never an agent key, so the agent
- * can't answer its own questions.
+ * the person the run acts for, and whoever may decide an approval needing `approverRole` (admin for
+ * an admin's run or a dangerous tool); never an agent key, so the agent can't answer its own questions.
  */
-export function mayAnswerRunInput(caller: Caller, run: { requester: { id: string } }): boolean {
-  return caller.kind === 'user' && (caller.id === run.requester.id || can(caller, 'decideApprovals'))
+export function mayAnswerRunInput(caller: Caller, run: { requester: { id: string } }, approverRole: string): boolean {
+  return caller.kind === 'user' && (caller.id === run.requester.id || mayDecideApproval(caller, approverRole))
 }
 
 /** Whether a caller may revoke a grant: the person who granted it, or one who manages policies. */

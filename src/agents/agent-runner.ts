@@ -299,7 +299,7 @@ export class AgentRunner {
 
   async get(id: string): Promise<RunView | undefined> {
     const row = await this.#repo.get(id)
-    return row && { ...this.#view(row), steps: (await this.#repo.steps(id)).map(toStep), inputs: await this.#inputs.list(id) }
+    return row && { ...this.#view(row), steps: (await this.#repo.steps(id)).map(toStep), inputs: await this.#inputs.list(runOf(row)) }
   }
 
   /**
@@ -311,7 +311,7 @@ export class AgentRunner {
   async answerInput(runId: string, inputId: string, caller: Caller, answer: RunInputAnswer): Promise<RunInput> {
     const row = await this.#repo.get(runId)
     if (!row) throw new RunError(`no run "${runId}"`, 'not_found')
-    const input = await this.#inputs.answer({ id: row.id, requester: { id: row.requester_id } }, inputId, caller, answer)
+    const input = await this.#inputs.answer(runOf(row), inputId, caller, answer)
     this.#tail.changed(runId)
     return input
   }
@@ -848,3 +848,6 @@ function toTotals(row: RunRow, now: string): RunTotals {
     modelSteps: row.model_steps,
   }
 }
+
+/** Who a run acts for, as answering its inputs needs. */
+const runOf = (row: RunRow) => ({ id: row.id, requester: { id: row.requester_id, role: row.requester_role } })

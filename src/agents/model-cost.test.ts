@@ -10,6 +10,7 @@ const agent = {
   description: '',
   skills: [],
   maxSteps: 10,
+  sampling: { maxRequestsPerCall: 10, maxTokens: 4096 },
   model: { provider: 'openai', model: 'gpt-4.1-mini', pricing },
 } as ResolvedAgent
 

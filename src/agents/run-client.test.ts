@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
 import { MockLanguageModelV3 } from 'ai/test'
@@ -22,10 +23,20 @@ const everything = {
   agents: ['Helper'],
   tools: { 'trigger-sampling-request': { class: 'safe' as const }, 'trigger-elicitation-request': { class: 'safe' as const } },
 }
+const SAMPLING_LOOP = join(import.meta.dirname, '../sources/mcp/fixtures/sampling-loop-mcp-server.mjs')
 const NAME_FORM = {
   type: 'object' as const,
   properties: { name: { type: 'string' as const, minLength: 1 }, age: { type: 'integer' as const, minimum: 0 } },
   required: ['name'],
+}
+
+const PASSWORD = 'hunter2-very-secret'
+const PIN = '8642-9753'
+/** A login form: `password` is secret by its name, `pin` by its schema (writeOnly). */
+const LOGIN_FORM = {
+  type: 'object' as const,
+  properties: { user: { type: 'string' as const }, password: { type: 'string' as const }, pin: { type: 'string' as const, writeOnly: true } },
+  required: ['user', 'password', 'pin'],
 }
 
 /** Skills that ask their caller: for a completion (with or without tools), for a form, for a link to be opened. */
@@ -67,6 +78,27 @@ const askingSkills = () => [
     agents: ['Helper'],
     input: z.object({}),
     run: async (_input, ctx) => ctx.client.elicit({ message: 'Who are you?', requestedSchema: NAME_FORM }, { signal: ctx.signal }),
+  }),
+  defineSkill({
+    key: 'ask_login',
+    description: 'Ask the person to log in',
+    class: 'safe',
+    agents: ['Helper'],
+    input: z.object({}),
+    run: async (_input, ctx) => {
+      const answer = await ctx.client.elicit({ message: 'Log in', requestedSchema: LOGIN_FORM }, { signal: ctx.signal })
+      // The call gets the answer as typed; only what is kept of it is redacted.
+      return { action: answer.action, typed: answer.content?.password === PASSWORD && answer.content?.pin === PIN }
+    },
+  }),
+  defineSkill({
+    key: 'ask_briefly',
+    description: 'Ask the person their name, with a short deadline',
+    class: 'safe',
+    agents: ['Helper'],
+    timeoutMs: 60_000,
+    input: z.object({}),
+    run: async (_input, ctx) => ctx.client.elicit({ message: 'Quick: who are you?', requestedSchema: NAME_FORM }, { signal: ctx.signal }),
   }),
   defineSkill({
     key: 'ask_link',
@@ -245,6 +277,67 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     await sse.close()
   })
 
+  it('keeps and shows a typed password redacted (the run view, its steps, SSE, the answer echoed) while the call gets it as typed', async () => {
+    const { plane, server } = await open(agentModel('ask_login', {}))
+    const requester = await key(plane, 'operator')
+    const id = await startRun(server.url, requester, 'log in')
+    const sse = await listenSse<any>(`${server.url}/api/runs/${id}/events`, requester)
+    const input = await waitingInput(server.url, requester, id)
+    const answered = await http(server.url, requester, 'POST', `/api/runs/${id}/inputs/${input.id}`, {
+      action: 'accept',
+      content: { user: 'ada', password: PASSWORD, pin: PIN },
+    })
+    expect(answered.status).toBe(200)
+    const echoed = await answered.text()
+    const done = await ended(server.url, requester, id)
+    expect(done.steps.find((s: any) => s.kind === 'tool').output).toEqual({ action: 'accept', typed: true })
+    const redacted = { user: 'ada', password: '[REDACTED]', pin: '[REDACTED]' }
+    expect(done.inputs[0].content).toEqual(redacted)
+    expect(done.steps.find((s: any) => s.kind === 'input').output).toMatchObject({ action: 'accept', content: redacted })
+    // Another operator reads the run; a follower saw it as it went.
+    await waitFor(() => sse.received.some((e) => e.event === 'end'))
+    const seen = [echoed, JSON.stringify(await getRun(server.url, await key(plane, 'operator'), id)), JSON.stringify(sse.received)].join('\n')
+    expect(seen).not.toContain(PASSWORD)
+    expect(seen).not.toContain(PIN)
+    await sse.close()
+  })
+
+  it("lets only an admin (or the person it acts for) answer an admin's run: an operator is refused, named why", async () => {
+    const { plane, server } = await open(agentModel('ask_name', {}))
+    const admin = await key(plane, 'admin')
+    const id = await startRun(server.url, admin, 'who?')
+    const input = await waitingInput(server.url, admin, id)
+    expect(input.approverRole).toBe('admin')
+    const path = `/api/runs/${id}/inputs/${input.id}`
+    const byOperator = await http(server.url, await key(plane, 'operator'), 'POST', path, { action: 'accept', content: { name: 'Eve' } })
+    expect(byOperator.status).toBe(403)
+    expect(((await byOperator.json()) as any).error.message).toMatch(/role operator may not answer .*admin, as the run acts for an admin/)
+    expect((await http(server.url, await key(plane, 'admin'), 'POST', path, { action: 'accept', content: { name: 'Ada' } })).status).toBe(200)
+    expect((await ended(server.url, admin, id)).steps.find((s: any) => s.kind === 'tool').output).toEqual({ action: 'accept', content: { name: 'Ada' } })
+    // An operator's run: any operator may answer.
+    const other = await open(agentModel('ask_name', {}))
+    const k = await key(other.plane, 'operator')
+    const id2 = await startRun(other.server.url, k, 'who?')
+    const input2 = await waitingInput(other.server.url, k, id2)
+    expect(input2.approverRole).toBe('operator')
+    const byOther = await http(other.server.url, await key(other.plane, 'operator'), 'POST', `/api/runs/${id2}/inputs/${input2.id}`, { action: 'decline' })
+    expect(byOther.status).toBe(200)
+    await ended(other.server.url, k, id2)
+  })
+
+  it("waits for an answer no longer than the call's own deadline when it ends before the approvals wait timeout", async () => {
+    const { plane, server } = await open(agentModel('ask_briefly', {}))
+    const k = await key(plane, 'operator')
+    const id = await startRun(server.url, k, 'who?')
+    const input = await waitingInput(server.url, k, id)
+    const waits = Date.parse(input.expiresAt) - Date.parse(input.createdAt)
+    expect(waits).toBeGreaterThan(0)
+    expect(waits).toBeLessThanOrEqual(60_000)
+    expect(plane.config.approvals.waitTimeoutMs).toBeGreaterThan(60_000)
+    await http(server.url, k, 'POST', `/api/runs/${id}/inputs/${input.id}`, { action: 'decline' })
+    await ended(server.url, k, id)
+  })
+
   it('decides two answers that both found the request pending once: the one the database took first wins', async () => {
     const { plane, server } = await open(agentModel('ask_name', {}))
     const k = await key(plane, 'operator')
@@ -314,6 +407,24 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     const gone = await http(b.server.url, k, 'POST', `/api/runs/${second}/inputs/${asked.id}`, { action: 'decline' })
     expect(gone.status).toBe(409)
     expect(((await gone.json()) as any).error).toMatchObject({ message: expect.stringMatching(/manager holding it stopped/), details: { status: 'gone' } })
+  })
+
+  it("answers at most sampling.maxRequestsPerCall of a tool call's sampling requests, each clamped to sampling.maxTokens; the rest are refused, named", async () => {
+    const model = agentModel('loop_sample_loop', { times: 8, maxTokens: 100_000 })
+    const loop = { name: 'loop', command: process.execPath, args: [SAMPLING_LOOP], agents: ['Helper'] }
+    const helper = { ...testAgents![0]!, model, pricing, sampling: { maxRequestsPerCall: 3, maxTokens: 256 } }
+    const { plane, server } = await open(model, { agents: [helper, testAgents![1]!], mcpServers: [loop] as never })
+    const k = await key(plane, 'operator')
+    const run = await ended(server.url, k, await startRun(server.url, k, 'loop'))
+    expect(run.status).toBe('completed')
+    const tool = run.steps.find((s: any) => s.kind === 'tool')
+    expect(tool.output.structuredContent).toMatchObject({
+      answered: 3,
+      refused: 5,
+      firstRefusal: expect.stringMatching(/at most 3 sampling requests per tool call \(sampling\.maxRequestsPerCall\)/),
+    })
+    expect(model.doGenerateCalls.map((c) => c.maxOutputTokens)).toEqual([256, 256, 256])
+    expect(run.steps.filter((s: any) => s.kind === 'sampling')).toHaveLength(3)
   })
 
   it('with the reference everything server imported: its sampling is answered by the run model, its elicitation by a person over HTTP', async () => {

@@ -2,7 +2,7 @@ import type { LanguageModelUsage, ModelMessage } from 'ai'
 import { ulid } from 'ulid'
 import type { Plane } from '../plane/index.js'
 import type { ResolvedAgent } from '../config/index.js'
-import type { CallerClient, ElicitParams, ElicitResult, SampleParams, SampleResult } from '../skill/index.js'
+import type { CallerClient, ElicitOptions, ElicitParams, ElicitResult, SampleParams, SampleResult } from '../skill/index.js'
 import { SkillError } from '../runtime/index.js'
 import type { RunRow } from '../store/index.js'
 import { createModel } from './create-model.js'
@@ -31,10 +31,23 @@ const REQUEST_TEXT_CAP = 2_000
  * open, at most the approvals wait timeout, then cancels. Log messages have nowhere to go: none.
  */
 export function runClient(o: RunClientOptions): CallerClient {
+  let sampled = 0
   return {
     capabilities: { sampling: true, elicitation: { form: true, url: true }, logging: false },
-    sample: (params, { signal }) => sample(o, params, signal),
-    elicit: (params, { signal }) => elicit(o, params, signal),
+    sample: (params, { signal }) => {
+      const { maxRequestsPerCall } = o.agent.sampling
+      // A server that samples in a loop would run up the agent's model without end.
+      if (sampled++ >= maxRequestsPerCall) {
+        return Promise.reject(
+          new SkillError(
+            'denied',
+            `agent "${o.agent.name}" answers at most ${maxRequestsPerCall} sampling requests per tool call (sampling.maxRequestsPerCall): ${o.call.tool} asked for more`,
+          ),
+        )
+      }
+      return sample(o, params, signal)
+    },
+    elicit: (params, options) => elicit(o, params, options),
     log: () => {},
   }
 }
@@ -56,7 +69,8 @@ async function sample(o: RunClientOptions, params: SampleParams, signal: AbortSi
       model,
       ...(params.systemPrompt && { system: params.systemPrompt }),
       messages,
-      maxOutputTokens: params.maxTokens,
+      // The server says how long; the agent's config says how long at most.
+      maxOutputTokens: Math.min(params.maxTokens, o.agent.sampling.maxTokens),
       ...(params.temperature !== undefined && { temperature: params.temperature }),
       ...(params.stopSequences?.length && { stopSequences: params.stopSequences }),
       abortSignal: signal,
@@ -94,7 +108,8 @@ async function sample(o: RunClientOptions, params: SampleParams, signal: AbortSi
   }
 }
 
-async function elicit(o: RunClientOptions, params: ElicitParams, signal: AbortSignal): Promise<ElicitResult> {
+async function elicit(o: RunClientOptions, params: ElicitParams, options: ElicitOptions): Promise<ElicitResult> {
+  const { signal } = options
   const { plane, run } = o
   const url = params.mode === 'url' ? params.url : null
   if (url !== null && !/^https?:$/.test(safeProtocol(url))) {
@@ -103,7 +118,10 @@ async function elicit(o: RunClientOptions, params: ElicitParams, signal: AbortSi
   const requestedSchema = params.mode === 'url' ? null : params.requestedSchema
   const id = ulid()
   const now = plane.now()
-  const expiresAt = new Date(Date.parse(now) + plane.config.approvals.waitTimeoutMs).toISOString()
+  // No longer than approvals wait, nor than the call that asks may run.
+  const waitEnds = Date.parse(now) + plane.config.approvals.waitTimeoutMs
+  const callEnds = options.deadline ? Date.parse(options.deadline) : Number.NaN
+  const expiresAt = new Date(Number.isNaN(callEnds) ? waitEnds : Math.min(waitEnds, callEnds)).toISOString()
   const step = await o.record.asking(o.call, { inputId: id, mode: url === null ? 'form' : 'url', message: params.message, requestedSchema, url, expiresAt })
   await o.inputs.add({
     id,
@@ -125,17 +143,25 @@ async function elicit(o: RunClientOptions, params: ElicitParams, signal: AbortSi
     decided_at: null,
   })
   const decided = await o.inputs.wait(id, expiresAt, signal)
-  const content = decided.content ? (JSON.parse(decided.content) as ElicitResult['content']) : undefined
+  // The answer as typed goes to the call; what is kept and shown of it is redacted as the call's sub-span.
+  const content = decided.content ? (JSON.parse(decided.content) as Record<string, unknown>) : undefined
+  const kept = content && (options.redact?.(content) ?? o.inputs.redact(content, requestedSchema))
+  if (content && kept) await o.inputs.kept(id, decided.content!, kept)
   const by = decided.answered_by_name ? { answeredBy: decided.answered_by_name } : {}
   switch (decided.status) {
     case 'accepted':
-      await o.record.answered(step, 'accepted', { action: 'accept', ...(content && { content }), ...by })
-      return { action: 'accept', ...(content && { content }) }
+      await o.record.answered(step, 'accepted', { action: 'accept', ...(kept && { content: kept }), ...by })
+      return { action: 'accept', ...(content && { content: content as ElicitResult['content'] }) }
     case 'declined':
       await o.record.answered(step, 'declined', { action: 'decline', ...by })
       return { action: 'decline' }
     case 'expired':
-      await o.record.answered(step, 'expired', { action: 'cancel' }, `no answer within ${plane.config.approvals.waitTimeoutMs} ms: cancelled`)
+      await o.record.answered(
+        step,
+        'expired',
+        { action: 'cancel' },
+        `no answer within ${Date.parse(expiresAt) - Date.parse(now)} ms (${expiresAt === new Date(waitEnds).toISOString() ? 'the approvals wait timeout' : "the call's deadline"}): cancelled`,
+      )
       return { action: 'cancel' }
     case 'gone':
       await o.record.answered(step, 'gone', { action: 'cancel' }, 'the call ended before an answer came').catch(() => {})

@@ -5,6 +5,7 @@ import type { RunInputRow, RunRepository } from '../store/index.js'
 import { mayAnswerRunInput } from '../abilities/index.js'
 import { RunError } from './run-error.js'
 import { SkillplaneError } from '../errors/index.js'
+import { redact } from '../audit/index.js'
 
 /** What a person is asked for while a run's tool call waits (an imported MCP server's elicitation), as shown. */
 export interface RunInput {
@@ -20,8 +21,10 @@ export interface RunInput {
   requestedSchema: Record<string, unknown> | null
   url: string | null
   status: RunInputStatus
-  /** An accepted form's content. */
+  /** An accepted form's content, redacted as the call's audit keeps it. */
   content: Record<string, unknown> | null
+  /** Who besides the person the run acts for may answer: approvers of this role (admin for an admin's run or a dangerous tool). */
+  approverRole: 'operator' | 'admin'
   answeredBy: { id: string; name: string } | null
   createdAt: string
   expiresAt: string
@@ -63,8 +66,8 @@ export class RunInputs {
     private readonly repo: RunRepository,
   ) {}
 
-  async list(runId: string): Promise<RunInput[]> {
-    return (await this.repo.inputs(runId)).map(toInput)
+  async list(run: RunOf): Promise<RunInput[]> {
+    return (await this.repo.inputs(run.id)).map((row) => this.#toInput(row, run))
   }
 
   /** Store a request the run's call now waits for. */
@@ -111,12 +114,17 @@ export class RunInputs {
    * A person's answer to a run's input request: checked (who may answer, the content against the
    * requested schema) and decided atomically; throws a RunInputError naming why it is refused.
    */
-  async answer(run: { id: string; requester: { id: string } }, inputId: string, caller: Caller, answer: RunInputAnswer): Promise<RunInput> {
+  async answer(run: RunOf, inputId: string, caller: Caller, answer: RunInputAnswer): Promise<RunInput> {
     const row = await this.repo.getInput(inputId)
     if (!row || row.run_id !== run.id) throw new RunInputError(`run "${run.id}" has no input request "${inputId}"`, 'not_found')
-    if (!mayAnswerRunInput(caller, run)) {
+    const approverRole = this.#approverRole(row, run)
+    if (!mayAnswerRunInput(caller, run, approverRole)) {
       const who = caller.kind === 'agent' ? 'an agent key' : `role ${caller.role}`
-      throw new RunInputError(`${who} may not answer this run's input request: the person the run acts for or an approver (operator or higher) may`, 'denied')
+      const why = approverRole === 'admin' ? (run.requester.role === 'admin' ? 'the run acts for an admin' : `${row.tool_name} is dangerous`) : null
+      throw new RunInputError(
+        `${who} may not answer this run's input request: the person the run acts for or an approver (${approverRole === 'admin' ? `admin, as ${why}` : 'operator or higher'}) may`,
+        'denied',
+      )
     }
     if (row.status !== 'pending') throw decided(row)
     let content: Record<string, unknown> | null = null
@@ -144,7 +152,32 @@ export class RunInputs {
     const after = (await this.repo.getInput(inputId))!
     if (!won) throw decided(after.status === 'pending' ? { ...after, status: 'expired' } : after)
     this.#waiters.get(inputId)?.()
-    return toInput(after)
+    return this.#toInput(after, run)
+  }
+
+  /** An answer's content as kept when the call's own redaction is not at hand: by the requested schema. */
+  redact(content: Record<string, unknown>, schema: Record<string, unknown> | null): Record<string, unknown> {
+    return redact(content, schema) as Record<string, unknown>
+  }
+
+  /**
+   * The call has read the answer as typed: from now on only `kept` (redacted) is stored. Bound to
+   * the content read, in one statement, so it never overwrites anything else.
+   */
+  async kept(id: string, raw: string, kept: Record<string, unknown>): Promise<void> {
+    await this.repo.keepInputContent(id, raw, JSON.stringify(kept))
+  }
+
+  // Deciding an approval for the call would need an admin for an admin's run or a dangerous tool: so does answering for it.
+  #approverRole(row: RunInputRow, run: RunOf): 'operator' | 'admin' {
+    const skill = row.tool_name ? this.plane.skills.get(row.tool_name) : undefined
+    return run.requester.role === 'admin' || skill?.class === 'dangerous' ? 'admin' : 'operator'
+  }
+
+  // Shown redacted by the requested schema even before the call has read and redacted it.
+  #toInput(row: RunInputRow, run: RunOf): RunInput {
+    const input = toInput(row, this.#approverRole(row, run))
+    return input.content ? { ...input, content: this.redact(input.content, input.requestedSchema) } : input
   }
 
   /** The requests this manager's calls wait for are gone: it stops. */
@@ -163,7 +196,13 @@ function decided(row: RunInputRow): RunInputError {
   return new RunInputError(`input request ${row.id} can't be answered: ${why}`, 'conflict', row.status as RunInputStatus)
 }
 
-export function toInput(row: RunInputRow): RunInput {
+/** The run an input belongs to, as far as who may answer goes. */
+export interface RunOf {
+  id: string
+  requester: { id: string; role: string | null }
+}
+
+function toInput(row: RunInputRow, approverRole: RunInput['approverRole']): RunInput {
   return {
     id: row.id,
     runId: row.run_id,
@@ -176,6 +215,7 @@ export function toInput(row: RunInputRow): RunInput {
     url: row.url,
     status: row.status as RunInputStatus,
     content: row.content ? (JSON.parse(row.content) as Record<string, unknown>) : null,
+    approverRole,
     answeredBy: row.answered_by_id ? { id: row.answered_by_id, name: row.answered_by_name ?? row.answered_by_id } : null,
     createdAt: row.created_at,
     expiresAt: row.expires_at,

@@ -30,10 +30,16 @@ describe('the config schema', () => {
     const resolved = await resolveConfig({ skillDirs: ['skills'], agents: [{ name: 'Helper' }] }, { dataDir: '/tmp' }, 'test')
     expect(resolved).toMatchObject({
       skillDirs: [{ path: 'skills', agents: [] }],
-      agents: [{ name: 'Helper', aliases: [], description: '', maxSteps: 10 }],
+      agents: [{ name: 'Helper', aliases: [], description: '', maxSteps: 10, sampling: { maxRequestsPerCall: 10, maxTokens: 4096 } }],
       http: { maxBodyBytes: 1_048_576, allowedHosts: [], allowedOrigins: [] },
       defaults: { timeoutMs: 30_000 },
     })
+    await expect(resolveConfig({ agents: [{ name: 'A', sampling: { maxRequestsPerCall: -1 } }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      /config test: agents\[0\]\.sampling\.maxRequestsPerCall: .*>=0/,
+    )
+    await expect(resolveConfig({ agents: [{ name: 'A', sampling: { maxToken: 5 } }] } as never, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
+      /agents\[0\]\.sampling.*maxToken/,
+    )
     await expect(resolveConfig({ agents: [{ name: 'A', model: { provider: 'openai-compatible', model: 'm' } }] }, { dataDir: '/tmp' }, 'test')).rejects.toThrow(
       'config test: agents[0].model.baseURL: openai-compatible needs the base URL of its API',
     )

@@ -107,6 +107,14 @@ const agentShape = {
   skills: z.array(z.string().min(1)).default([]),
   /** Most model steps (tool rounds) in one run. Default 10. */
   maxSteps: z.number().int().min(1).max(100).default(10),
+  /**
+   * What the agent's model answers of its tool calls' sampling requests (an imported MCP server asking
+   * for a completion): at most `maxRequestsPerCall` per tool call (0: none), each at most `maxTokens` long.
+   */
+  sampling: strictObject({
+    maxRequestsPerCall: z.number().int().min(0).max(1000).default(10),
+    maxTokens: z.number().int().min(1).max(1_000_000).default(4096),
+  }).default({ maxRequestsPerCall: 10, maxTokens: 4096 }),
   /** The prices of an AI SDK model object given as `model` (provider settings carry theirs as `model.pricing`). */
   pricing: pricingSchema.optional(),
 }

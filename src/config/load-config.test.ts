@@ -175,7 +175,9 @@ describe('config files', () => {
 
   it('passes the data dir to a factory and fills defaults', async () => {
     const config = await resolveConfig(({ dataDir }) => ({ agents: [{ name: dataDir }] }), env, 'c.ts')
-    expect(config.agents).toEqual([{ name: '/tmp/data', aliases: [], skills: [], description: '', maxSteps: 10 }])
+    expect(config.agents).toEqual([
+      { name: '/tmp/data', aliases: [], skills: [], description: '', maxSteps: 10, sampling: { maxRequestsPerCall: 10, maxTokens: 4096 } },
+    ])
     expect(config.audit.maxResultBytes).toBe(65_536)
     expect(config.http.maxBodyBytes).toBe(1_048_576)
     const servers = await resolveConfig(

@@ -4,7 +4,7 @@ import type { Caller } from '../skill/index.js'
 import type { Catalog, Registry } from '../registry/index.js'
 import type { Policies } from '../policy/index.js'
 import type { Edges } from '../sources/edge/index.js'
-import type { McpCompletion, McpCompletionResult, McpSource } from '../sources/mcp/index.js'
+import { callerKey, type McpCompletion, type McpCompletionResult, type McpSource } from '../sources/mcp/index.js'
 
 /**
  * completion/complete passed to an imported MCP server, for a caller the gate lets call the skill
@@ -26,5 +26,9 @@ export async function completeImported(
     throw new SkillError('denied', `${caller.name} may not ask MCP server "${server}" for completions: that needs the skill "${key ?? `${server}_…`}"`)
   }
   const subject = subjectsOf(caller, null, null).user
-  return p.sources.mcp.complete(server, params, { subject, signal: options.signal ?? new AbortController().signal })
+  return p.sources.mcp.complete(server, params, {
+    subject,
+    signal: options.signal ?? new AbortController().signal,
+    caller: callerKey(caller, null),
+  })
 }

@@ -1,5 +1,5 @@
 import { MAX_SUB_SPANS, redact, scrubText, scrubValue, type SubSpan } from '../audit/index.js'
-import type { CallerClient, ElicitParams, ElicitResult, LogMessage, SampleParams, SampleResult } from '../skill/index.js'
+import type { CallerClient, ElicitOptions, ElicitParams, ElicitResult, LogMessage, SampleParams, SampleResult } from '../skill/index.js'
 import { errorMessage } from './error-message.js'
 import { SkillError } from './skill-error.js'
 
@@ -10,6 +10,8 @@ export interface AskingCall {
   note(span: SubSpan): void
   /** The call's own signal: a question is abandoned when the call ends. */
   signal: AbortSignal
+  /** When the call's deadline ends it (epoch ms), if known. */
+  deadline?: () => number | null
 }
 
 const MAX_TEXT = 1000
@@ -36,7 +38,7 @@ export function callerClient(call: AskingCall, channel: CallerClient | null | un
   }
   return {
     capabilities,
-    async elicit(params: ElicitParams, options: { signal: AbortSignal }): Promise<ElicitResult> {
+    async elicit(params: ElicitParams, options: ElicitOptions): Promise<ElicitResult> {
       const from = new Date().toISOString()
       const mode = params?.mode === 'url' ? 'url' : 'form'
       const message = scrubText(String(params?.message ?? '').slice(0, MAX_MESSAGE), call.scrub())
@@ -47,13 +49,13 @@ export function callerClient(call: AskingCall, channel: CallerClient | null | un
             `skill "${call.skill}" asked its caller for input (${mode}-mode elicitation), which the caller's client can't answer: ${lacking(channel, `elicitation.${mode}`)}`,
           )
         }
-        const result = checkElicitResult(await channel.elicit(scrubbed(params, call), { signal: both(options?.signal, call.signal) }), mode)
-        const content =
-          result.content &&
-          (redact(result.content, mode === 'form' && 'requestedSchema' in params ? params.requestedSchema : null, { scrub: call.scrub() }) as Record<
-            string,
-            unknown
-          >)
+        const schema = mode === 'form' && 'requestedSchema' in params ? params.requestedSchema : null
+        const kept = (answer: Record<string, unknown>) => redact(answer, schema, { scrub: call.scrub() }) as Record<string, unknown>
+        const result = checkElicitResult(
+          await channel.elicit(scrubbed(params, call), { signal: both(options?.signal, call.signal), redact: kept, ...deadlineOf(call) }),
+          mode,
+        )
+        const content = result.content && kept(result.content)
         note({ kind: 'elicitation', from, to: new Date().toISOString(), mode, message, action: result.action, ...(content && { content }) })
         return result
       } catch (error) {
@@ -99,6 +101,11 @@ export function callerClient(call: AskingCall, channel: CallerClient | null | un
     },
     ...(channel?.elicitationComplete && { elicitationComplete: (id: string) => channel.elicitationComplete!(id) }),
   }
+}
+
+const deadlineOf = (call: AskingCall) => {
+  const at = call.deadline?.()
+  return typeof at === 'number' ? { deadline: new Date(at).toISOString() } : {}
 }
 
 /** What goes to the caller carries none of the call's secrets (a server that quotes its token in a question). */

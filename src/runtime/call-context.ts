@@ -77,7 +77,7 @@ export class CallContext implements SkillContext {
   get client(): CallerClient {
     const call = this.#call
     return (this.#client ??= callerClient(
-      { skill: call.skill.key, scrub: () => call.scrub(), note: (span) => this.note(span), signal: call.cancel!.signal },
+      { skill: call.skill.key, scrub: () => call.scrub(), note: (span) => this.note(span), signal: call.cancel!.signal, deadline: () => call.deadlineAt },
       call.options.client,
     ))
   }

@@ -59,6 +59,8 @@ export class Call {
   readonly secrets = new Set<string>()
   /** Secret values given to the executor (or to its parent): scrubbed from what the caller gets back, too. */
   readonly injected: Set<string>
+  /** When the executor's deadline ends the call (epoch ms), once dispatched. */
+  deadlineAt: number | null = null
 
   // resolve
   /** The input as audited (redacted); undefined when it is not JSON. */

@@ -72,6 +72,18 @@ export interface LogMessage {
   data: unknown
 }
 
+/** How an elicitation is asked: abandoned when `signal` aborts. */
+export interface ElicitOptions {
+  signal: AbortSignal
+  /**
+   * An accepted answer's content as the call's own record keeps it (redacted by the requested
+   * schema, the call's secrets scrubbed): what a channel that stores or shows answers keeps instead.
+   */
+  redact?: (content: Record<string, unknown>) => Record<string, unknown>
+  /** When the call's deadline ends it (ISO time): a channel that waits for a person waits no longer. */
+  deadline?: string
+}
+
 /**
  * How a call reaches whoever made it (an MCP session, an agent run): the surface that makes a call
  * says how (`InvokeOptions.client`), and a skill uses it as `ctx.client`.
@@ -80,7 +92,7 @@ export interface CallerClient {
   /** What the caller's client can answer (an MCP session: what it declared; an agent run: its own). */
   readonly capabilities: { sampling: boolean; elicitation: { form: boolean; url: boolean }; logging: boolean }
   /** MCP elicitation/create params → result ({ action: 'accept'|'decline'|'cancel', content? }). */
-  elicit(params: ElicitParams, options: { signal: AbortSignal }): Promise<ElicitResult>
+  elicit(params: ElicitParams, options: ElicitOptions): Promise<ElicitResult>
   /** MCP sampling/createMessage params → result ({ role, content, model, stopReason? }). */
   sample(params: SampleParams, options: { signal: AbortSignal }): Promise<SampleResult>
   /** MCP notifications/message params ({ level, logger?, data }); the channel drops what is below the client's level. */

@@ -208,6 +208,11 @@ export class RunRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
+  /** Replace an answer's content by what is kept of it, if it is still `raw`: one statement, so atomic on either database. */
+  async keepInputContent(id: string, raw: string, kept: string): Promise<void> {
+    await this.db.updateTable('run_inputs').set({ content: kept }).where('id', '=', id).where('content', '=', raw).execute()
+  }
+
   /** Mark gone the pending inputs whose calls were held by managers not among these; returns how many. */
   async goneInputs(aliveManagerIds: string[], now: string): Promise<number> {
     let query = this.db.updateTable('run_inputs').set({ status: 'gone', decided_at: now }).where('status', '=', 'pending')

@@ -119,7 +119,8 @@ const MATRIX: Record<string, Entry> = {
   'GET /api/runs/{id}/tree': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/tree` }) },
   'GET /api/runs/{id}/events': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/events` }) },
   'GET /api/runs/{id}/steps/{index}/request': { gate: [], allow: 'runAgents', request: () => ({ path: `/api/runs/${ulid()}/steps/0/request` }) },
-  // The person the run acts for (who started it: operator and up) or an approver; never an agent key (src/agents/run-client.test.ts).
+  // The person the run acts for (who started it: operator and up) or an approver of the role deciding the call's approval would
+  // need (admin for an admin's run or a dangerous tool); never an agent key (src/agents/run-client.test.ts).
   'POST /api/runs/{id}/inputs/{inputId}': {
     gate: [],
     allow: ['operator', 'admin'],

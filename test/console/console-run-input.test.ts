@@ -25,7 +25,11 @@ const asking = [
           message: 'Who are you?',
           requestedSchema: {
             type: 'object',
-            properties: { name: { type: 'string', title: 'Name', minLength: 1 }, age: { type: 'integer', title: 'Age', minimum: 0 } },
+            properties: {
+              name: { type: 'string', title: 'Name', minLength: 1 },
+              age: { type: 'integer', title: 'Age', minimum: 0 },
+              password: { type: 'string', title: 'Password' },
+            },
             required: ['name'],
           },
         },
@@ -82,13 +86,19 @@ describe.runIf(chromiumAvailable())("a run's tool call asking a person, answered
     expect(await step.textContent()).toContain('Who are you?')
     await step.getByLabel(/Name/).fill('Oscar')
     await step.getByLabel(/Age/).fill('41')
+    // A secret-named field is typed unseen, and kept and shown redacted.
+    expect(await step.getByLabel(/Password/).getAttribute('type')).toBe('password')
+    await step.getByLabel(/Password/).fill('open-sesame-42')
     await screenshot(page, 'run-awaiting-input')
     await step.getByRole('button', { name: 'Accept' }).click()
     await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
-    await page.locator('article[data-kind="input"][data-status="accepted"]').waitFor()
+    const answered = page.locator('article[data-kind="input"][data-status="accepted"]')
+    await answered.waitFor()
+    expect(await answered.textContent()).toContain('[REDACTED]')
+    expect(await page.content()).not.toContain('open-sesame-42')
     const run = await callApi(server.url, `/api/runs/${started.body.id}`, oscar)
-    expect(run.body.steps.find((s: any) => s.kind === 'tool').output).toEqual({ action: 'accept', content: { name: 'Oscar', age: 41 } })
-    expect(run.body.inputs[0]).toMatchObject({ status: 'accepted', answeredBy: { name: 'oscar' } })
+    expect(run.body.steps.find((s: any) => s.kind === 'tool').output).toEqual({ action: 'accept', content: { name: 'Oscar', age: 41, password: '[REDACTED]' } })
+    expect(run.body.inputs[0]).toMatchObject({ status: 'accepted', answeredBy: { name: 'oscar' }, content: { name: 'Oscar', age: 41, password: '[REDACTED]' } })
   })
 
   it('shows a URL-mode request as its link, with done and cancel', async () => {

@@ -29,12 +29,14 @@ type Answer = { action: 'accept'; content?: Record<string, unknown> } | { action
  * a form made from the requested schema (or the link to open, then done or cancel) for whoever may
  * answer (the person the run acts for, or an approver); after, the answer.
  */
-export function RunInputCard({ run, step }: { run: Pick<RunView, 'id' | 'requester'>; step: RunStep }) {
+export function RunInputCard({ run, step }: { run: Pick<RunView, 'id' | 'requester' | 'inputs'>; step: RunStep }) {
   const { caller, abilities: can } = useSession()
   const asked = step.input as Asked
   const status = step.status ?? 'awaiting_input'
   const waiting = status === 'awaiting_input'
-  const mayAnswer = caller.kind === 'user' && (caller.id === run.requester.id || can.decideApprovals)
+  // As the server decides: the person the run acts for, or an approver of the role the request needs.
+  const approverRole = run.inputs?.find((i) => i.id === asked.inputId)?.approverRole ?? 'operator'
+  const mayAnswer = caller.kind === 'user' && (caller.id === run.requester.id || (approverRole === 'admin' ? can.decideAdminApprovals : can.decideApprovals))
   const n = step.index + 1
   return (
     <article className="step card input-step" id={`step-${step.index}`} data-step={step.index} data-kind="input" data-status={status}>
@@ -49,7 +51,9 @@ export function RunInputCard({ run, step }: { run: Pick<RunView, 'id' | 'request
         mayAnswer ? (
           <InputAnswer runId={run.id} asked={asked} />
         ) : (
-          <p className="muted">Waiting for {run.requester.name} or an approver to answer.</p>
+          <p className="muted">
+            Waiting for {run.requester.name} or an approver ({approverRole === 'admin' ? 'admin' : 'operator or admin'}) to answer.
+          </p>
         )
       ) : (
         <>
@@ -74,6 +78,7 @@ function InputAnswer({ runId, asked }: { runId: string; asked: Asked }) {
     const { $schema: _ignored, ...rest } = asked.requestedSchema ?? { type: 'object' }
     return rest as RJSFSchema
   }, [asked.requestedSchema])
+  const uiSchema = useMemo(() => passwordFields(schema), [schema])
   const send = async (answer: Answer) => {
     setBusy(true)
     setError(null)
@@ -126,6 +131,7 @@ function InputAnswer({ runId, asked }: { runId: string; asked: Asked }) {
           schema={schema}
           validator={validator}
           formData={formData}
+          uiSchema={uiSchema}
           onChange={(e) => setFormData(e.formData)}
           onSubmit={(e) => void send({ action: 'accept', content: (e.formData ?? {}) as Record<string, unknown> })}
           showErrorList={false}
@@ -147,5 +153,28 @@ function InputAnswer({ runId, asked }: { runId: string; asked: Asked }) {
         </p>
       )}
     </div>
+  )
+}
+
+// The words the server's redaction takes for a credential: such a field is typed unseen, as it is kept.
+const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'authorization', 'credential', 'credentials', 'cookie'])
+const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id'])
+
+function looksSecret(name: string, field: Record<string, unknown>): boolean {
+  if (field.writeOnly === true || field['x-secret'] === true || field.format === 'password') return true
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+  return words.some((w, i) => SECRET_WORDS.has(w) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${w}`)))
+}
+
+/** The form's password inputs: the string fields whose name or schema says secret. */
+function passwordFields(schema: RJSFSchema): Record<string, { 'ui:widget': 'password' }> {
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>
+  return Object.fromEntries(
+    Object.entries(properties)
+      .filter(([name, field]) => typeof field === 'object' && field !== null && field.type === 'string' && looksSecret(name, field))
+      .map(([name]) => [name, { 'ui:widget': 'password' as const }]),
   )
 }

@@ -21,6 +21,7 @@ export async function dispatchCall(call: Call, deps: StageDeps): Promise<Refusal
   trace.getActiveSpan()?.setAttribute('skillplane.class', skill.class)
   tellCaller(call, deps)
   const deadline = deps.deadlines.start(cancel, skill.timeoutMs)
+  call.deadlineAt = Date.now() + skill.timeoutMs
   try {
     const run = () => {
       // A call cancelled before its turn never starts its executor.

@@ -4,11 +4,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CreateMessageRequest, ElicitRequest, ElicitResult, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js'
 import { isSkillError } from '../../runtime/index.js'
 import type { CallerClient, ElicitParams, LogLevel, SampleParams, SkillLogger } from '../../skill/index.js'
+import { LineBudget } from './line-budget.js'
 import type { McpSdk } from './mcp-sdk.js'
 
 /** A request to the server on behalf of a call: whom to hand what the server asks during it. */
 interface InFlight {
   client: CallerClient | null
+  /** Who made the call (`callerKey`); a call that says not is no one else's. */
+  caller: string | symbol
   /** The URL-mode elicitations sent on this call's behalf: the server's id → the one its caller saw. */
   elicitations: Map<string, string>
 }
@@ -23,6 +26,12 @@ const METHOD_NOT_FOUND = -32601
 const INVALID_PARAMS = -32602
 const INVALID_REQUEST = -32600
 const INTERNAL_ERROR = -32603
+// The SDK's own failures, not the server's answer: the server may still be working on the request.
+const CONNECTION_CLOSED = -32000
+const REQUEST_TIMEOUT = -32001
+
+/** How long at least a call that ended unanswered may still be worked on upstream (see `Options.orphanMs`). */
+export const MIN_ORPHAN_MS = 5 * 60_000
 
 const NO_CHANNEL = 'the call has no channel to its caller (an HTTP API or CLI call, or a request made without one)'
 type FormParams = Extract<ElicitParams, { mode?: 'form' }>
@@ -35,40 +44,76 @@ interface Options {
   logger: SkillLogger
   /** Scrubs the connection's own credentials from what is logged. */
   clean(text: string): string
+  /** How long a call that ended without an answer counts as still worked on upstream. */
+  orphanMs: number
+}
+
+/** A call that ended (aborted, timed out, cancelled) before the server answered: it may still ask or log. */
+interface Orphan {
+  caller: string | symbol
+  until: number
 }
 
 /**
  * What an imported server asks of its client (elicitation, sampling) and tells it (log lines),
  * handed to the caller of the call that caused it, and to no one else. A message on a call's own
  * answer stream belongs to that call; one outside any (stdio, the standalone event stream) belongs
- * to the one call in flight on this connection, if exactly one is; otherwise it is refused (a
+ * to the one call in flight on this connection, if exactly one is and no call of another caller
+ * ended here unanswered lately (its handler may still be running); otherwise it is refused (a
  * request) or kept in skillplane's own log (a log line).
  */
 export class CallChannels {
   readonly #inFlight = new Set<InFlight>()
+  readonly #orphans: Orphan[] = []
   readonly #options: Options
+  /** Lines no caller may have, kept in skillplane's log: a chatty server must not flood it. */
+  readonly #unowned: LineBudget
 
   constructor(options: Options) {
     this.#options = options
+    this.#unowned = new LineBudget({
+      burst: 20,
+      perSecond: 5,
+      reportMs: 5_000,
+      dropped: (count) =>
+        options.logger.info({ server: options.server, dropped: count }, 'MCP server log lines dropped: the server logs faster than skillplane keeps'),
+    })
   }
 
   /** Send a request on behalf of a call whose caller is reached through `client`. */
-  async during<T>(client: CallerClient | null | undefined, send: () => Promise<T>): Promise<T> {
-    const call: InFlight = { client: client ?? null, elicitations: new Map() }
+  async during<T>(client: CallerClient | null | undefined, caller: string | undefined, signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+    const call: InFlight = { client: client ?? null, caller: caller ?? Symbol('unnamed caller'), elicitations: new Map() }
     this.#inFlight.add(call)
+    let answered = false
     try {
-      return await during.run({ channels: this, call }, send)
+      const result = await during.run({ channels: this, call }, send)
+      answered = true
+      return result
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      answered = !signal.aborted && typeof code === 'number' && code !== CONNECTION_CLOSED && code !== REQUEST_TIMEOUT
+      throw error
     } finally {
       this.#inFlight.delete(call)
+      if (!answered) this.#orphans.push({ caller: call.caller, until: this.#prune() + this.#options.orphanMs })
     }
   }
 
   /** Answer the server's requests and hear its log lines on this client (declare the capabilities first). */
   serve(client: Client, sdk: McpSdk): void {
+    // A new connection: the server's handlers of the old one's requests can't reach this one.
+    this.#orphans.length = 0
     client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.#elicit(request.params, extra.signal))
     client.setRequestHandler(sdk.CreateMessageRequestSchema, (request, extra) => this.#sample(request.params, extra.signal))
     client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, ({ params }) => this.#log(params))
     client.setNotificationHandler(sdk.ElicitationCompleteNotificationSchema, ({ params }) => this.#completed(params.elicitationId))
+  }
+
+  /** Forget the ended calls whose time is up; returns now. */
+  #prune(): number {
+    const now = Date.now()
+    for (let i = this.#orphans.length - 1; i >= 0; i--) if (this.#orphans[i]!.until <= now) this.#orphans.splice(i, 1)
+    return now
   }
 
   /** The call this message belongs to, or why none can be told. */
@@ -78,7 +123,14 @@ export class CallChannels {
       // Its call has ended: the message is late, and no other caller may have it.
       return this.#inFlight.has(store.call) ? store.call : { refused: 'the call it came with has ended' }
     }
-    if (this.#inFlight.size === 1) return this.#inFlight.values().next().value!
+    if (this.#inFlight.size === 1) {
+      const only = this.#inFlight.values().next().value!
+      this.#prune()
+      if (!this.#orphans.some((orphan) => orphan.caller !== only.caller)) return only
+      return {
+        refused: `it came outside any request's answer stream while a call of another caller that ended here unanswered may still be running on the server`,
+      }
+    }
     return {
       refused:
         this.#inFlight.size === 0
@@ -147,8 +199,9 @@ export class CallChannels {
     const source = params.logger ? `${server}/${params.logger}` : server
     if ('refused' in call || !call.client) {
       // Only skillplane's own log may keep a line no caller can be told it is theirs.
-      logger.info(
-        { server, level: params.level, logger: params.logger, data: clean(JSON.stringify(params.data ?? null)).slice(0, 2000) },
+      if (!this.#unowned.take()) return
+      logger.debug(
+        { server, serverLevel: params.level, logger: params.logger, data: clean(JSON.stringify(params.data ?? null)).slice(0, 2000) },
         'MCP server log line',
       )
       return

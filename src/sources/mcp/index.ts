@@ -1,4 +1,5 @@
 // MCP servers whose tools become skills: their connections, the skills, and what loading found.
+export { callerKey } from './caller-key.js'
 export {
   McpSource,
   type McpServerReport,

@@ -16,7 +16,7 @@ import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 import { listAllResources } from './list-resources.js'
 import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
-import { CallChannels } from './call-channels.js'
+import { CallChannels, MIN_ORPHAN_MS } from './call-channels.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -91,6 +91,7 @@ export class McpConnection implements McpServerHandle {
   /** The WWW-Authenticate of the server's last 401. */
   #challenge: string | null = null
   #resourceListing = 0
+  #lastResources: ListedResources | null = null
   readonly #subscriptions: ResourceSubscriptions
   /** Hands what the server asks or logs during a call to that call's caller. */
   readonly #channels: CallChannels
@@ -98,7 +99,13 @@ export class McpConnection implements McpServerHandle {
   constructor(server: ResolvedMcpServer, hooks: Hooks) {
     this.server = server
     this.#hooks = hooks
-    this.#channels = new CallChannels({ server: server.name, logger: hooks.logger, clean: (text) => this.#clean(text) })
+    this.#channels = new CallChannels({
+      server: server.name,
+      logger: hooks.logger,
+      clean: (text) => this.#clean(text),
+      // As long as any call to it may last, and no less than minutes: it was told to stop, so a handler still going is stuck.
+      orphanMs: Math.max(server.timeoutMs ?? 0, MIN_ORPHAN_MS),
+    })
     this.#subscriptions = new ResourceSubscriptions((uri, error) =>
       hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
     )
@@ -239,7 +246,7 @@ export class McpConnection implements McpServerHandle {
    */
   async request<T>(
     send: (client: Client, options: RequestOptions) => Promise<T>,
-    { signal, onProgress, client: caller }: Omit<ToolCall, 'subject'>,
+    { signal, onProgress, client: channel, caller }: Omit<ToolCall, 'subject'>,
   ): Promise<T> {
     // An OAuth connection waiting for its token tries again: the person (or an admin) may have connected since.
     if (this.#state === 'idle' || (this.#state === 'needs_auth' && this.#hooks.bearer)) await this.connect()
@@ -250,7 +257,7 @@ export class McpConnection implements McpServerHandle {
       if (!client || this.#state !== 'connected') throw new SkillError('unavailable', this.unavailable()!)
       try {
         const options: RequestOptions = { signal, timeout: MAX_TIMEOUT_MS, ...(onProgress && { onprogress: onProgress, resetTimeoutOnProgress: true }) }
-        return await this.#channels.during(caller, () => send(client, options))
+        return await this.#channels.during(channel, caller, signal, () => send(client, options))
       } catch (error) {
         if (signal.aborted) throw error
         const failure = classify(error, client)
@@ -486,15 +493,18 @@ export class McpConnection implements McpServerHandle {
     await this.#listResources(this.#client, generation)
   }
 
-  /** List the resources and templates; a failure costs the resources (a problem), never the connection. */
+  /** List the resources and templates; a failure is a problem (the last list stays), never a lost connection. */
   async #listResources(client: Client, generation: number): Promise<void> {
     if (!this.#hooks.onResources) return
     const listing = ++this.#resourceListing
     let listed: ListedResources | null
     try {
       listed = await listAllResources(client, this.server.connectTimeoutMs)
+      this.#lastResources = listed
     } catch (error) {
-      listed = { resources: [], templates: [], subscribe: false, problems: [`listing resources failed: ${this.#describe(error)}`] }
+      // The last list stays, with the failure as its problem.
+      const last = this.#lastResources ?? { resources: [], templates: [], subscribe: false }
+      listed = { ...last, problems: [`listing resources failed: ${this.#describe(error)}`] }
     }
     if (generation === this.#generation && listing === this.#resourceListing) this.#hooks.onResources(listed)
   }

@@ -5,6 +5,7 @@ import { SkillError, subjectsOf } from '../../runtime/index.js'
 import { didYouMean } from '../../text/index.js'
 import { callMeta } from './call-meta.js'
 import type { McpServerHandle } from './mcp-server-handle.js'
+import { callerKey } from './caller-key.js'
 import { mcpProvider } from './mcp-oauth-flow.js'
 
 /** The prompt the skill takes its name from: `<server>_get_prompt`. */
@@ -92,7 +93,7 @@ export function mcpPromptSkill(server: ResolvedMcpServer, key: string, connectio
         const result = await connection.request(
           (client, options) => client.getPrompt({ name, ...(Object.keys(args).length > 0 && { arguments: args }), _meta: meta }, options),
           // What the server asks or logs while it answers reaches the caller, as during a tool call.
-          { signal: ctx.signal, subject, meta, client: ctx.client },
+          { signal: ctx.signal, subject, meta, client: ctx.client, caller: callerKey(ctx.caller, ctx.onBehalfOf) },
         )
         return promptResult(result)
       } finally {

@@ -5,6 +5,7 @@ import type { JsonSchema, SkillDefinition } from '../../skill/index.js'
 import { SkillError, subjectsOf } from '../../runtime/index.js'
 import { callMeta } from './call-meta.js'
 import type { ListedResources, McpServerHandle } from './mcp-server-handle.js'
+import { callerKey } from './caller-key.js'
 import { mcpProvider } from './mcp-oauth-flow.js'
 
 const INPUT: JsonSchema = {
@@ -102,6 +103,7 @@ export function mcpResourceSkill(server: ResolvedMcpServer, key: string, connect
           signal: ctx.signal,
           subject,
           meta: callMeta(ctx.callId),
+          caller: callerKey(ctx.caller, ctx.onBehalfOf),
         })
       } finally {
         conceal()

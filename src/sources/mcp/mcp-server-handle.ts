@@ -79,4 +79,9 @@ export interface ToolCall {
    * runs reaches that caller. Without one, the server is told its client can't answer.
    */
   client?: CallerClient | null
+  /**
+   * Who made the call (`callerKey`): a message the server sends outside any request's stream goes to
+   * the one call in flight only while no other caller's call ended unanswered lately. Unnamed: no one else's.
+   */
+  caller?: string
 }

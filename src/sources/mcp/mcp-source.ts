@@ -90,6 +90,8 @@ export class McpSource implements SkillSource {
   /** Per server, its URIs and templates an earlier server holds. */
   readonly #shadowed = new Map<string, string[]>()
   #resourceSignature = ''
+  /** What /mcp serves, worked out again whenever a list or a read skill changes (read on every resource request). */
+  #served: { sets: McpResourceSet[]; byUri: Map<string, McpResourceSet> } = { sets: [], byUri: new Map() }
   /** Per server that declares prompts: its last prompt list, the names they are listed under, and its get_prompt skill. */
   readonly #prompts = new Map<
     string,
@@ -210,6 +212,10 @@ export class McpSource implements SkillSource {
    * servers list belongs to the first; the others' are left out, reported in their problems.
    */
   resources(): McpResourceSet[] {
+    return this.#served.sets
+  }
+
+  #serve(): McpResourceSet[] {
     const sets: McpResourceSet[] = []
     const uris = new Set<string>()
     const templates = new Set<string>()
@@ -229,8 +235,8 @@ export class McpSource implements SkillSource {
 
   /** The server whose resources /mcp serves `uri` from: the first that lists it, else the first with a template that matches it. */
   resourceOwner(uri: string): McpResourceSet | null {
-    const sets = this.resources()
-    return sets.find((s) => s.resources.some((r) => r.uri === uri)) ?? sets.find((s) => s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
+    const { sets, byUri } = this.#served
+    return byUri.get(uri) ?? sets.find((s) => s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
   }
 
   /**
@@ -261,7 +267,7 @@ export class McpSource implements SkillSource {
    * Ask a server for completions (completion/complete with its own prompt name or URI template), for
    * the person `subject` on a per-person server. Whether the caller may ask is the caller's gate to keep.
    */
-  complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal }): Promise<McpCompletionResult> {
+  complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal; caller?: string }): Promise<McpCompletionResult> {
     const connection = this.#connections.find((c) => c.server.name === server)
     if (!connection) throw new SkillError('not_found', `no MCP server "${server}"`)
     return connection.request((client, options) => client.complete(params, options), { ...call, meta: {} })
@@ -417,6 +423,7 @@ export class McpSource implements SkillSource {
     this.#problems.set(server.name, problems)
     this.#registerPromptSkill(connection)
     this.#registerReader(connection)
+    this.#noteResources()
     if (live) {
       this.#options
         .store()
@@ -474,7 +481,8 @@ export class McpSource implements SkillSource {
 
   /** Report URIs an earlier server holds, and tell /mcp when what it serves changed. */
   #noteResources(): void {
-    const served = this.resources()
+    const served = this.#serve()
+    this.#served = { sets: served, byUri: new Map(served.flatMap((set) => set.resources.map((r) => [r.uri, set] as const))) }
     const holder = new Map<string, string>()
     for (const set of served) {
       for (const r of set.resources) holder.set(`resource "${r.uri}"`, set.server)

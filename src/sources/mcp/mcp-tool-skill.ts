@@ -4,6 +4,7 @@ import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/index.
 import { noteSubSpan, subjectsOf } from '../../runtime/index.js'
 import { answeredCallId, callMeta } from './call-meta.js'
 import type { McpServerHandle } from './mcp-server-handle.js'
+import { callerKey } from './caller-key.js'
 import { mcpProvider } from './mcp-oauth-flow.js'
 
 const MAX_ERROR_TEXT = 4096
@@ -66,6 +67,7 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
           subject,
           meta: callMeta(ctx.callId),
           client: ctx.client,
+          caller: callerKey(ctx.caller, ctx.onBehalfOf),
         })
       } finally {
         conceal()

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -18,7 +19,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../../config/index.js'
 import { databases, waitFor } from '../../test-support/databases.js'
-import { openTestPlane } from '../../test-support/fixtures.js'
+import { admin, openTestPlane, testAgents, testSkills } from '../../test-support/fixtures.js'
+import { createSkillplane } from '../../index.js'
 import { startHttpServer } from '../http/start-http-server.js'
 
 const ASKER = join(import.meta.dirname, '../../sources/mcp/fixtures/asking-mcp-server.mjs')
@@ -213,6 +215,80 @@ describe('the caller channel: what an imported server asks reaches the /mcp sess
     // Alone again: the question is the call's.
     const alone = await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'stdio alone' } })
     expect(structured(alone)).toMatchObject({ elicitation: { content: { name: 'alice' } } })
+  })
+
+  it("a late question or log line of alice's ended call never reaches bob, the one call in flight after it", async () => {
+    const { connect } = await asker(sqlite!, { timeoutMs: 1_500 })
+    const alice = await connect('alice')
+    const bob = await connect('bob')
+    // alice's call waits upstream for a second ask, then asks outside its stream; her call times out first.
+    const timedOut = await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'alice-private', outside: true, together: 2 } })
+    expect(timedOut).toMatchObject({ isError: true, _meta: { 'skillplane/error': 'timeout' } })
+    // bob's own call unblocks the server: alice's handler now asks on the standalone stream, refused.
+    const asked = await bob.client.callTool({ name: 'asker_ask', arguments: { note: 'bob', together: 2 } })
+    expect(structured(asked)).toMatchObject({ elicitation: { action: 'accept', content: { name: 'bob' } }, sampling: { model: 'bob-model' } })
+    expect(bob.seen.elicit.map((p) => p.message)).toEqual(['Who is asking? (bob)'])
+    expect(bob.seen.sample.map((p) => p.messages[0]!.content)).toEqual([{ type: 'text', text: 'hello from bob' }])
+    expect(bob.seen.logs.map((l) => l.data)).not.toContain('asking for alice-private')
+    expect(alice.seen.elicit).toEqual([])
+  })
+
+  it("the same caller's ended call does not block: its late question reaches that caller's next call", async () => {
+    const { connect } = await asker(sqlite!, { timeoutMs: 2_000 })
+    const alice = await connect('alice')
+    const timedOut = await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'late', outside: true, together: 2 } })
+    expect(timedOut).toMatchObject({ isError: true, _meta: { 'skillplane/error': 'timeout' } })
+    await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'again', together: 2 } })
+    expect(alice.seen.elicit.map((p) => p.message).sort()).toEqual(['Who is asking? (again)', 'Who is asking? (late)'])
+    expect(alice.seen.logs.map((l) => l.data)).toContain('asking for late')
+  })
+
+  it("over stdio, another caller's call ended unanswered turns the one-call fallback off, named", async () => {
+    const { connect } = await setUp(sqlite!, [{ name: 'asker', command: process.execPath, args: [ASKER, 'stdio'], timeoutMs: 1_500 } as McpServerConfig])
+    const alice = await connect('alice')
+    const bob = await connect('bob')
+    // A clean call alone: everything over stdio comes outside any stream, and goes to the one call in flight.
+    const alone = await bob.client.callTool({ name: 'asker_ask', arguments: { note: 'bob alone' } })
+    expect(structured(alone)).toMatchObject({ elicitation: { content: { name: 'bob' } }, sampling: { model: 'bob-model' } })
+    const timedOut = await alice.client.callTool({ name: 'asker_ask', arguments: { note: 'alice-private', together: 2 } })
+    expect(timedOut).toMatchObject({ isError: true, _meta: { 'skillplane/error': 'timeout' } })
+    const refused = await bob.client.callTool({ name: 'asker_ask', arguments: { note: 'bob', together: 2 } })
+    expect(structured(refused)).toMatchObject({
+      elicitation: { error: { code: -32600, message: expect.stringContaining('a call of another caller that ended here unanswered may still be running') } },
+      sampling: { error: { code: -32600 } },
+    })
+    expect(bob.seen.elicit.map((p) => p.message)).toEqual(['Who is asking? (bob alone)'])
+    expect(bob.seen.logs.map((l) => l.data)).not.toContain('asking for alice-private')
+    expect(alice.seen.elicit).toEqual([])
+  })
+
+  it("a server's log lines no caller owns go to skillplane's log at debug, a flood cut to a budget and the rest counted", async () => {
+    const logged: Array<{ level: number; msg: string; server?: string; dropped?: number; data?: string }> = []
+    const plane = await createSkillplane({
+      config: {
+        skills: testSkills(),
+        agents: testAgents,
+        mcpServers: [{ name: 'asker', command: process.execPath, args: [ASKER, 'stdio'] } as McpServerConfig],
+      },
+      ...(await sqlite!.create()),
+      logger: pino({ level: 'debug' }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
+      sync: true,
+    })
+    cleanup.push(() => plane.close())
+    expect(await plane.invoke('asker_flood', { count: 300 }, { caller: admin })).toMatchObject({ ok: true })
+    // Once per interval, skillplane says how many it dropped: with what it kept, every line is accounted for.
+    await waitFor(() => logged.some((l) => l.msg.startsWith('MCP server log lines dropped')))
+    const kept = logged.filter((l) => l.msg === 'MCP server log line')
+    const dropped = logged.find((l) => l.msg.startsWith('MCP server log lines dropped'))!
+    expect(kept.length).toBeGreaterThanOrEqual(20)
+    expect(kept.length).toBeLessThan(100)
+    expect(kept.filter((l) => l.level !== 20 || l.server !== 'asker')).toEqual([])
+    expect(kept[0]!.data).toBe('"line 0"')
+    expect(dropped).toMatchObject({ level: 30, server: 'asker' })
+    const accounted = () =>
+      logged.filter((l) => l.msg === 'MCP server log line').length +
+      logged.filter((l) => l.msg.startsWith('MCP server log lines dropped')).reduce((n, l) => n + l.dropped!, 0)
+    await waitFor(() => accounted() === 300)
   })
 
   it('a client without sampling or elicitation, and an HTTP API call, get what a client without the capability gets: the server falls back', async () => {

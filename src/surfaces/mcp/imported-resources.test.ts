@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,21 +26,24 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
   let plane: Skillplane
   let server: HttpServer
   let pidFile: string
+  let stopFile: string
   const keys: Record<string, string> = {}
   const sessions: Client[] = []
 
   beforeAll(async () => {
     const skills = tree({ 'deploy-guide/SKILL.md': '---\nname: deploy-guide\ndescription: Ship safely\n---\n# Deploy\n' })
-    pidFile = join(tempDir('skillplane-everything-'), 'pid')
+    const dir = tempDir('skillplane-everything-')
+    pidFile = join(dir, 'pid')
+    stopFile = join(dir, 'stop')
     plane = await openTestPlane(database, {
       agents: [...testAgents!, { name: 'Carol', aliases: [], description: 'Loses the resources' }],
       skillDirs: [{ path: skills, agents: ['Helper', 'Carol'] }],
       mcpServers: [
-        // Through a shell that records the server's pid (exec keeps it), so the test can kill it.
+        // Through a shell that records the server's pid (exec keeps it), so the test can kill it; it fails while the stop file exists.
         {
           name: 'everything',
           command: 'sh',
-          args: ['-c', `echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`],
+          args: ['-c', `[ -e '${stopFile}' ] && exit 1; echo $$ > '${pidFile}'; exec '${process.execPath}' '${EVERYTHING}' stdio`],
           agents: ['Helper', 'Carol'],
         },
         // The same server again, later in the config: every URI it lists is the first one's.
@@ -101,9 +104,9 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     expect(mirror.skills).toContain('mirror_read_resource')
     expect(mirror.problems).toContain(`resource "${STATIC}" is also listed by MCP server "everything", earlier in the config: that one is served; skipped`)
 
-    expect((await client.readResource({ uri: STATIC })).contents).toEqual([
-      { uri: STATIC, mimeType: 'text/markdown', text: readFileSync(join(EVERYTHING, '../docs/instructions.md'), 'utf8') },
-    ])
+    const first = await client.readResource({ uri: STATIC })
+    expect(first._meta).toEqual({ 'skillplane/callId': expect.stringMatching(/^[0-9A-Z]{26}$/) })
+    expect(first.contents).toEqual([{ uri: STATIC, mimeType: 'text/markdown', text: readFileSync(join(EVERYTHING, '../docs/instructions.md'), 'utf8') }])
     expect((await client.readResource({ uri: 'demo://resource/dynamic/text/3' })).contents[0]).toMatchObject({
       uri: 'demo://resource/dynamic/text/3',
       text: expect.stringMatching(/^Resource 3: This is a plaintext resource/),
@@ -135,6 +138,7 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     })
 
     const rows = (await plane.audit.query({ skill: 'everything_read_resource', caller: 'root', limit: 20 })).items
+    expect(rows.map((r) => r.callId)).toContain(first._meta!['skillplane/callId'])
     expect(rows.map((r) => [r.status, (r.input as { uri: string }).uri]).sort()).toEqual(
       [
         ['ok', STATIC],
@@ -178,8 +182,11 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     expect(b.updates).not.toContain(STATIC)
 
     // Carol loses the read skill: its updates stop, though it subscribed.
+    const skillUpdates = () => c.updates.filter((u) => u === SKILL_MD).length
+    const before = skillUpdates()
     const denied = await plane.policies.set({ skill: 'everything_read_resource', level: 'agent', subject: 'carol', decision: 'DENY' }, admin, plane.now())
-    await waitFor(() => c.updates.includes(SKILL_MD))
+    // The session has heard of the change (its instruction skill's update) once it applies it.
+    await waitFor(() => skillUpdates() > before)
     // a stops listening to STATIC.
     await a.client.unsubscribeResource({ uri: STATIC })
     const [aSeen, cSeen] = [a.updates.length, c.updates.length]
@@ -204,8 +211,19 @@ describe.each(databases)("imported MCP servers' resources on /mcp ($name)", (dat
     expect((await a.client.listResources()).resources.map((r) => r.uri)).toContain('demo://resource/session/hello.txt.gz')
     expect((await a.client.readResource({ uri: 'demo://resource/session/hello.txt.gz' })).contents[0]).toMatchObject({ mimeType: 'application/gzip' })
 
+    // Down: its resources stay listed, and reading one answers why it can't be read.
+    writeFileSync(stopFile, '')
     const pid = Number(readFileSync(pidFile, 'utf8'))
     process.kill(pid, 'SIGKILL')
+    await waitFor(() => plane.sources.mcpServers().find((s) => s.name === 'everything')!.state === 'down')
+    expect((await a.client.listResources()).resources.map((r) => r.uri)).toContain(STATIC)
+    expect(await a.client.readResource({ uri: STATIC }).catch((e) => e)).toMatchObject({
+      code: -32603,
+      // Between two attempts, or during one.
+      message: expect.stringMatching(/unavailable: skill "everything_read_resource" is unavailable: MCP server "everything" is (not connected|connecting)/),
+    })
+    rmSync(stopFile)
+    await plane.sources.reload()
     await waitFor(() => Number(readFileSync(pidFile, 'utf8')) !== pid && plane.sources.mcpServers().find((s) => s.name === 'everything')!.state === 'connected')
     // The new process has no session resources: the list changed again.
     await waitFor(async () => !(await a.client.listResources()).resources.some((r) => r.uri.includes('hello.txt.gz')))

@@ -120,7 +120,9 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       const owner = ownerFor(uri)
       if (!owner) throw notFound(uri, `${LISTS} show what this caller may read (instruction skills' are skill://<skill>/SKILL.md and skill://<skill>/<path>)`)
       const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal, client })
-      return unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
+      const { contents } = unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
+      // The audit row of the read, as a tool result names its call.
+      return { contents, _meta: { 'skillplane/callId': envelope.callId } }
     },
     signature: () => JSON.stringify([list().map((r) => r.uri), templates().map((t) => t.uriTemplate)]),
     catalogChanged() {

@@ -20,7 +20,7 @@ export function notFound(uri: string, why: string, callId?: string): RequestErro
   return new RequestError(RESOURCE_NOT_FOUND, `resource ${JSON.stringify(uri)} not found: ${why}`, { uri, ...(callId && { callId }) })
 }
 
-/** The call's data, or the refusal as the MCP error a client understands. */
+/** The call's data, or the refusal as the MCP error a client understands (`missing`: the answer to not_found). */
 export function unwrap(envelope: Envelope, what: string, missing: (why: string, callId: string) => RequestError): unknown {
   if (envelope.ok) return envelope.data
   const { code, message } = envelope.error

@@ -8,7 +8,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js'
-import { LOG_LEVELS, type CallerClient, type ElicitResult, type LogLevel, type SampleResult } from '../../skill/index.js'
+import { LOG_LEVELS, MAX_TIMEOUT_MS, type CallerClient, type ElicitResult, type LogLevel, type SampleResult } from '../../skill/index.js'
 
 /** What a session's client hears of skillplane's and its imported servers' log lines. */
 export interface SessionLogging {
@@ -45,7 +45,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
  */
 export function sessionClient(server: Server, extra: Extra, logging: SessionLogging): CallerClient {
   const declared = server.getClientCapabilities()
-  const related = { relatedRequestId: extra.requestId }
+  // Only the call's own deadline (its signal) bounds a question, not the SDK's default of 60 s.
+  const related = { relatedRequestId: extra.requestId, timeout: MAX_TIMEOUT_MS }
   return {
     capabilities: {
       sampling: declared?.sampling !== undefined,

@@ -406,8 +406,15 @@ export const RunInput = z
     url: nullable(z.string()),
     status: z
       .enum(['pending', 'accepted', 'declined', 'cancelled', 'expired', 'gone'])
-      .describe('expired: no answer within the approvals wait timeout (the call was told cancel); gone: the manager holding the call stopped'),
-    content: nullable(z.record(z.string(), z.unknown())).describe("an accepted form's content"),
+      .describe(
+        "expired: no answer within the approvals wait timeout or the call's deadline, whichever came first (the call was told cancel); gone: the manager holding the call stopped",
+      ),
+    content: nullable(z.record(z.string(), z.unknown())).describe(
+      "an accepted form's content, redacted as the call's audit keeps it (secret-looking and password/writeOnly fields, the call's secrets)",
+    ),
+    approverRole: z
+      .enum(['operator', 'admin'])
+      .describe("who besides the person the run acts for may answer: admin for an admin's run or a dangerous tool (as deciding its approval would need)"),
     answeredBy: nullable(z.object({ id: z.string(), name: z.string() })),
     createdAt: z.string(),
     expiresAt: z.string(),
