@@ -99,6 +99,7 @@ export function planeFacade(p: PlaneParts): Plane {
       location: p.database.location,
       dataDir: p.dataDir,
       managerId: p.managerId,
+      managerAlive: (id) => p.liveness.isAlive(id),
       startupSync: p.startupSync,
       recoveredCalls: p.recoveredCalls,
       get auditBacklog() {

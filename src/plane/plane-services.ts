@@ -82,7 +82,8 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
     ...people,
     auditRepo,
     callTrees: new store.CallTreeRepository(db),
-    mcpSessions: new store.McpSessionRepository(db),
+    // Stream events are sealed with the key secrets are, the current one after a rotation.
+    mcpSessions: new store.McpSessionRepository(db, () => connections.key),
     runRecords,
     settings,
     events,

@@ -252,6 +252,8 @@ export interface PlaneStatus {
   readonly location: string
   readonly dataDir: string
   readonly managerId: string
+  /** Whether a manager on this database is alive by the heartbeat rules (fresh; on this host, its process there). */
+  managerAlive(managerId: string): Promise<boolean>
   /** The report of the start-up sync, when one ran. */
   readonly startupSync: SyncReport | null
   /** Rows a crashed predecessor left `running`, marked `interrupted` at start-up. */

@@ -159,6 +159,10 @@ export interface McpSessionsTable {
   conversation_id: string
   /** The client's initialize request parameters (JSON): protocol version, capabilities, client info. */
   initialize: string
+  /** The level its client set with logging/setLevel; null until it sets one. */
+  log_level: string | null
+  /** The id of the manager serving it; null once that manager stopped cleanly. */
+  holder: string | null
   created_at: number | string
   last_used: number | string
 }
@@ -168,8 +172,10 @@ export interface McpEventsTable {
   id: Generated<number | string>
   session_id: string
   stream_id: string
-  /** The JSON-RPC message (JSON); null for a priming event. */
+  /** The JSON-RPC message (JSON), sealed with the secrets key bound to its session; null for a priming event. */
   message: string | null
+  /** The length of `message` as stored. */
+  bytes: Generated<number | string>
   created_at: number | string
 }
 

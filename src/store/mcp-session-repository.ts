@@ -1,5 +1,12 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from './database.js'
+
+/** What seals stored event messages: the secrets key (AES-256-GCM, `boundTo` its associated data). */
+export interface MessageSealer {
+  seal(value: string, boundTo: string): string
+  /** The value, or null when sealed under another key or bound to something else. */
+  open(sealed: string, boundTo: string): string | null
+}
 
 /** A stored /mcp session: what re-creates its MCP server on any manager sharing the database. */
 export interface McpSessionRecord {
@@ -9,19 +16,32 @@ export interface McpSessionRecord {
   conversationId: string
   /** The client's initialize request parameters, as it sent them. */
   initialize: unknown
+  /** The level its client set with logging/setLevel, or null. */
+  logLevel: string | null
+  /** The manager serving it, or null. */
+  holder: string | null
   createdAt: number
   lastUsed: number
 }
 
-/** A stored server-sent event to replay: its id (the Last-Event-ID a client sends back) and its JSON-RPC message. */
+/**
+ * A stored server-sent event to replay: its id (the Last-Event-ID a client sends back) and its
+ * JSON-RPC message, null when it no longer opens (the secrets key was rotated, or the row was moved from another session).
+ */
 export interface McpEventRecord {
   id: string
   message: unknown
 }
 
-/** Sessions of /mcp and the events of their streams (migration 0038). Every event read is bound to its session. */
+/**
+ * Sessions of /mcp and the events of their streams (migration 0038). Every event read is bound to
+ * its session; event messages are sealed with the secrets key (`key()`: the current one), bound to their session.
+ */
 export class McpSessionRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly key: () => MessageSealer,
+  ) {}
 
   async insert(session: McpSessionRecord): Promise<void> {
     await this.db
@@ -32,6 +52,8 @@ export class McpSessionRepository {
         role: session.role,
         conversation_id: session.conversationId,
         initialize: JSON.stringify(session.initialize),
+        log_level: session.logLevel,
+        holder: session.holder,
         created_at: session.createdAt,
         last_used: session.lastUsed,
       })
@@ -47,6 +69,8 @@ export class McpSessionRepository {
       role: row.role,
       conversationId: row.conversation_id,
       initialize: JSON.parse(row.initialize) as unknown,
+      logLevel: row.log_level,
+      holder: row.holder,
       createdAt: Number(row.created_at),
       lastUsed: Number(row.last_used),
     }
@@ -56,6 +80,28 @@ export class McpSessionRepository {
   async touch(ids: readonly string[], at: number): Promise<void> {
     if (ids.length === 0) return
     await this.db.updateTable('mcp_sessions').set({ last_used: at }).where('id', 'in', ids).where('last_used', '<', at).execute()
+  }
+
+  /** Make `holder` the session's manager if `from` still is (null: none): false when another manager took it first. */
+  async claim(id: string, holder: string, from: string | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('mcp_sessions')
+      .set({ holder })
+      .where('id', '=', id)
+      .where('holder', from === null ? 'is' : '=', from)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  /** The sessions `holder` served are no one's now (it stops): any manager may re-open them. */
+  async release(ids: readonly string[], holder: string): Promise<void> {
+    if (ids.length === 0) return
+    await this.db.updateTable('mcp_sessions').set({ holder: null }).where('id', 'in', ids).where('holder', '=', holder).execute()
+  }
+
+  /** Keep the logging level the session's client set. */
+  async setLogLevel(id: string, level: string): Promise<void> {
+    await this.db.updateTable('mcp_sessions').set({ log_level: level }).where('id', '=', id).execute()
   }
 
   /** Forget a session and its events. */
@@ -72,14 +118,16 @@ export class McpSessionRepository {
     return ids
   }
 
-  /** Store an event of a session's stream (`message` null for a priming event); its id. */
-  async addEvent(sessionId: string, streamId: string, message: unknown, at: number): Promise<string> {
+  /** Store an event of a session's stream (`message` null for a priming event), sealed; its id and stored size. */
+  async addEvent(sessionId: string, streamId: string, message: unknown, at: number): Promise<{ id: string; bytes: number }> {
+    const sealed = message === null ? null : this.key().seal(JSON.stringify(message), boundTo(sessionId))
+    const bytes = sealed?.length ?? 0
     const row = await this.db
       .insertInto('mcp_events')
-      .values({ session_id: sessionId, stream_id: streamId, message: message === null ? null : JSON.stringify(message), created_at: at })
+      .values({ session_id: sessionId, stream_id: streamId, message: sealed, bytes, created_at: at })
       .returning('id')
       .executeTakeFirstOrThrow()
-    return String(row.id)
+    return { id: String(row.id), bytes }
   }
 
   /** The stream an event id belongs to, only if it is an event of this session. */
@@ -103,16 +151,27 @@ export class McpSessionRepository {
       .where('message', 'is not', null)
       .orderBy('id')
       .execute()
-    return rows.map((row) => ({ id: String(row.id), message: JSON.parse(row.message!) as unknown }))
+    const key = this.key()
+    return rows.map((row) => {
+      const opened = key.open(row.message!, boundTo(sessionId))
+      return { id: String(row.id), message: opened === null ? null : (JSON.parse(opened) as unknown) }
+    })
   }
 
-  /** Keep only the newest `keep` events of a session. */
-  async capEvents(sessionId: string, keep: number): Promise<void> {
-    await this.db
-      .deleteFrom('mcp_events')
+  /** Keep only the newest events of a session: at most `keep` of them, together at most `maxBytes` as stored. */
+  async capEvents(sessionId: string, keep: number, maxBytes: number): Promise<void> {
+    // The oldest event past either cap, counting from the newest: it and all before it go.
+    const newest = this.db
+      .selectFrom('mcp_events')
+      .select(['id', sql<number>`row_number() over (order by id desc)`.as('n'), sql<number>`sum(bytes) over (order by id desc)`.as('total')])
       .where('session_id', '=', sessionId)
-      .where('id', '<=', (eb) => eb.selectFrom('mcp_events').select('id').where('session_id', '=', sessionId).orderBy('id', 'desc').limit(1).offset(keep))
-      .execute()
+    const cut = await this.db
+      .selectFrom(newest.as('ranked'))
+      .select((eb) => eb.fn.max('ranked.id').as('id'))
+      .where((eb) => eb.or([eb('ranked.n', '>', keep), eb('ranked.total', '>', maxBytes)]))
+      .executeTakeFirst()
+    if (cut?.id === null || cut?.id === undefined) return
+    await this.db.deleteFrom('mcp_events').where('session_id', '=', sessionId).where('id', '<=', cut.id).execute()
   }
 
   /** Delete the events stored at or before `before`, whatever their session. */
@@ -130,6 +189,9 @@ export class McpSessionRepository {
     return Number(row.n)
   }
 }
+
+// The associated data an event's message is sealed with: a row moved to another session no longer opens.
+const boundTo = (sessionId: string) => `mcp_events ${sessionId}`
 
 /** An event id as stored, or undefined for anything that is not one (a foreign or made-up id finds nothing). */
 function toEventId(eventId: string): number | undefined {

@@ -4,7 +4,8 @@ import { PostgresAdapter, type Kysely } from 'kysely'
  * Streamable HTTP sessions of /mcp and the server-sent events of their streams, so a client that
  * reconnects with Last-Event-ID gets what it missed, on a restarted manager or another one sharing
  * the database. A session row holds what re-creates its MCP server (its key, role, conversation and
- * the client's initialize parameters); times are milliseconds since the epoch, compared with the idle timeout.
+ * the client's initialize parameters, its logging level, the manager serving it); times are milliseconds
+ * since the epoch, compared with the idle timeout. Event messages are sealed with the secrets key, bound to their session.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter
@@ -15,6 +16,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('role', 'text', (c) => c.notNull())
     .addColumn('conversation_id', 'text', (c) => c.notNull())
     .addColumn('initialize', 'text', (c) => c.notNull())
+    // The level the client set with logging/setLevel; null until it sets one.
+    .addColumn('log_level', 'text')
+    // The manager serving it: another re-opens it only once that manager is gone.
+    .addColumn('holder', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('last_used', 'bigint', (c) => c.notNull())
     .execute()
@@ -27,6 +32,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('stream_id', 'text', (c) => c.notNull())
     // Null for a stream's priming event, which carries no message.
     .addColumn('message', 'text')
+    // The sealed message's length: a session's events are capped in bytes too.
+    .addColumn('bytes', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute()
   await db.schema.createIndex('mcp_events_session_idx').on('mcp_events').columns(['session_id', 'stream_id', 'id']).execute()

@@ -23,7 +23,7 @@ import { serveSkillResources } from './skill-resources.js'
 import { serveMcpPrompts } from './mcp-prompts.js'
 import { serveMcpCompletions, skillTemplates } from './mcp-completions.js'
 import { importedResources } from './imported-resources.js'
-import { sessionClient, sessionLogging } from './session-client.js'
+import { sessionClient, sessionLogging, type SessionLevel } from './session-client.js'
 
 // The SDK's schema copies the arguments into a new object, which silently drops an own "__proto__"
 // key: the handler takes them as sent (the SDK still checks them), and the pipeline refuses the key by name.
@@ -33,6 +33,8 @@ export interface McpServerOptions {
   caller: Caller
   /** Instruction-skill activations and approvals are kept per conversation: one MCP session. */
   conversationId: string
+  /** The session's logging level (a re-opened session's stored one), and who keeps the one its client sets. */
+  logging?: SessionLevel
 }
 
 /**
@@ -54,7 +56,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
       },
     },
   )
-  const logging = sessionLogging(server)
+  const logging = sessionLogging(server, options.logging)
   // The list is rebuilt only after a change; the pipeline re-checks every call anyway.
   let tools: McpToolList | null = null
   let announced = ''

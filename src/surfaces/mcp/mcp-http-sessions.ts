@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Skillplane } from '../../agents/index.js'
-import type { Caller } from '../../skill/index.js'
+import { LOG_LEVELS, type Caller, type LogLevel } from '../../skill/index.js'
 import { openMcpServer } from './open-mcp-server.js'
 import { SessionEventStore } from './session-event-store.js'
 import { KeyStanding } from './key-standing.js'
@@ -37,6 +37,10 @@ export interface McpSessionLimits {
   idleMs: number
   /** The newest server-sent events a session keeps for clients that reconnect. */
   maxEventsPerSession: number
+  /** What a session's stored events may take together, in bytes as stored (sealed: about 4/3 of their JSON). */
+  maxBytesPerSession: number
+  /** The largest message stored for resuming (its JSON, in bytes): a larger one goes out live, and replays as a note that it is missing. */
+  maxEventBytes: number
   /** Milliseconds since the epoch; tests pass their own. */
   clock: () => number
 }
@@ -46,7 +50,15 @@ export interface SentSignal {
   once(event: 'close', listener: () => void): unknown
 }
 
-const DEFAULT_LIMITS: McpSessionLimits = { maxSessions: 1_000, maxSessionsPerKey: 100, idleMs: 10 * 60_000, maxEventsPerSession: 1_000, clock: Date.now }
+const DEFAULT_LIMITS: McpSessionLimits = {
+  maxSessions: 1_000,
+  maxSessionsPerKey: 100,
+  idleMs: 10 * 60_000,
+  maxEventsPerSession: 1_000,
+  maxBytesPerSession: 4 * 1024 * 1024,
+  maxEventBytes: 256 * 1024,
+  clock: Date.now,
+}
 
 const SWEEP_MS = 60_000
 // What a 503 for a table of sessions all in use asks clients to wait before retrying, in seconds.
@@ -71,7 +83,10 @@ const loadSdk = async () => {
  * that initialised it. A new session beyond the caps closes the least recently used idle one
  * (the key's own first); sessions idle for `idleMs` are closed. A client then initialises again.
  * Sessions and their streams' events are stored, so a client reconnecting with Last-Event-ID gets
- * what it missed, and a session this manager does not hold (a restart, a peer's) is re-opened from the store.
+ * what it missed, and a session this manager does not hold (a restart, a peer's) is re-opened from the store,
+ * but only once the manager that served it is gone: two managers serving one session would number their
+ * requests to its client alike, and an answer could reach the wrong one. While that manager lives, the
+ * session is unknown here (404) and the client initialises a new one.
  */
 export class McpHttpSessions {
   readonly #plane: Skillplane
@@ -160,11 +175,24 @@ export class McpHttpSessions {
     await Promise.all([...this.#sessions].map(([id, session]) => this.#end(id, session, { forget: false })))
   }
 
+  get #managerId(): string {
+    return this.#plane.status.managerId
+  }
+
   /** A new session's transport (with its event store) and MCP server, connected. */
-  async #open(sdk: Sdk, sessionId: string, caller: Caller, conversationId: string, requestedVersion: string | undefined, { replaying = false } = {}) {
-    const { clock, maxEventsPerSession } = this.#limits
+  async #open(
+    sdk: Sdk,
+    sessionId: string,
+    caller: Caller,
+    conversationId: string,
+    requestedVersion: string | undefined,
+    { replaying = false, logLevel = null as LogLevel | null } = {},
+  ) {
+    const { clock, maxEventsPerSession, maxBytesPerSession, maxEventBytes } = this.#limits
+    const repo = this.#plane.people.mcpSessions
+    const logger = this.#plane.logger
     const events = new SessionEventStore(
-      { repo: this.#plane.people.mcpSessions, sessionId, maxEvents: maxEventsPerSession, clock, logger: this.#plane.logger },
+      { repo, sessionId, maxEvents: maxEventsPerSession, maxBytes: maxBytesPerSession, maxEventBytes, clock, logger },
       { recording: !replaying },
     )
     const transport = new sdk.WebStandardStreamableHTTPServerTransport({
@@ -173,7 +201,12 @@ export class McpHttpSessions {
       eventStore: events,
       retryInterval: RECONNECT_MS,
     })
-    const server = await openMcpServer(this.#plane, { caller, conversationId })
+    // The level the client sets is stored with the session: a re-opened one starts at it.
+    const onSet = (level: LogLevel) =>
+      void repo
+        .setLogLevel(sessionId, level)
+        .catch((error: unknown) => logger.warn({ err: error, mcpSession: sessionId }, "storing an MCP session's logging level failed"))
+    const server = await openMcpServer(this.#plane, { caller, conversationId, logging: { level: logLevel, onSet } })
     // What the server's initialize answers: the client's version when supported, else the latest.
     const protocolVersion =
       requestedVersion !== undefined && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(requestedVersion) ? requestedVersion : sdk.LATEST_PROTOCOL_VERSION
@@ -216,7 +249,17 @@ export class McpHttpSessions {
   /** Keep a new session in the store, for a restarted manager or a peer to re-open. */
   async #store(id: string, session: Session, conversationId: string, initialize: unknown): Promise<void> {
     const now = this.#limits.clock()
-    const record = { id, keyId: session.keyId, role: session.role, conversationId, initialize, createdAt: now, lastUsed: now }
+    const record = {
+      id,
+      keyId: session.keyId,
+      role: session.role,
+      conversationId,
+      initialize,
+      logLevel: null,
+      holder: this.#managerId,
+      createdAt: now,
+      lastUsed: now,
+    }
     await this.#plane.people.mcpSessions.insert(record).catch((error: unknown) => {
       this.#plane.logger.warn({ err: error, mcpSession: id }, 'storing an MCP session failed: it lasts only as long as this manager holds it')
     })
@@ -246,9 +289,18 @@ export class McpHttpSessions {
       await repo.remove(id).catch(() => {})
       return undefined
     }
+    // Served by a manager still alive: not here too (see the class comment); taken atomically, so two managers can't both.
+    if (!(await this.#mayTake(stored.holder)) || !(await repo.claim(id, this.#managerId, stored.holder).catch(() => false))) return undefined
     const sdk = await loadSdk()
     const params = stored.initialize as { protocolVersion?: string }
-    const session = await this.#open(sdk, id, caller, stored.conversationId, params.protocolVersion, { replaying: true })
+    const logLevel = LOG_LEVELS.find((level) => level === stored.logLevel) ?? null
+    let session: Session & { events: SessionEventStore }
+    try {
+      session = await this.#open(sdk, id, caller, stored.conversationId, params.protocolVersion, { replaying: true, logLevel })
+    } catch (error) {
+      await repo.release([id], this.#managerId).catch(() => {})
+      throw error
+    }
     try {
       // The SDK has no API to restore a session: the client's own initialize is replayed through the transport,
       // which sets the session id and the client's capabilities, info and version as the first time.
@@ -262,7 +314,8 @@ export class McpHttpSessions {
       session.events.record()
     } catch (error) {
       this.#plane.logger.warn({ err: error, mcpSession: id }, 're-opening a stored MCP session failed: the client initialises a new one')
-      await this.#end(id, session)
+      // Not forgotten: the failure may be this manager's alone.
+      await this.#end(id, session, { forget: false })
       return undefined
     }
     // Like an initialize, re-opening a session here makes room for it.
@@ -272,6 +325,12 @@ export class McpHttpSessions {
     }
     this.#sessions.set(id, session)
     return session
+  }
+
+  /** Whether this manager may serve a session `holder` served: it is this one, none, or gone by the heartbeat rules. */
+  async #mayTake(holder: string | null): Promise<boolean> {
+    if (holder === null || holder === this.#managerId) return true
+    return !(await this.#plane.status.managerAlive(holder).catch(() => true))
   }
 
   #full(): Response {
@@ -364,11 +423,15 @@ export class McpHttpSessions {
     return victim !== undefined
   }
 
-  /** Close a session; unless `forget` is false (this manager stops), it is gone for every manager, its events too. */
+  /**
+   * Close a session; unless `forget` is false, it is gone for every manager, its events too. Kept
+   * (this manager stops, has no room, failed to re-open it), it is released for any manager to re-open.
+   */
   async #end(id: string, session: Session, { forget = true } = {}): Promise<void> {
     if (this.#sessions.get(id) === session) this.#sessions.delete(id)
     await session.server.close().catch(() => {})
-    if (forget) await this.#plane.people.mcpSessions.remove(id).catch(() => {})
+    const repo = this.#plane.people.mcpSessions
+    await (forget ? repo.remove(id) : repo.release([id], this.#managerId)).catch(() => {})
   }
 }
 

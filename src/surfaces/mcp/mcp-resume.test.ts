@@ -4,12 +4,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { databases, waitFor, type TestDatabase } from '../../test-support/databases.js'
 import { openTestPlane, testSkills } from '../../test-support/fixtures.js'
 import { defineSkill } from '../../skill/define-skill.js'
 import type { Skillplane } from '../../agents/index.js'
 import { createHttpApp } from '../http/create-http-app.js'
+import { openDatabase } from '../../store/index.js'
 import { McpHttpSessions, type McpSessionLimits } from './mcp-http-sessions.js'
 
 const MINUTE = 60_000
@@ -64,6 +65,16 @@ function cuttableFetch(name: string) {
   }
   return { fetch: fetchFn, cut: () => cut!() }
 }
+
+/** A skill whose output holds a secret: the audit redacts it, and its stored stream event must not hold it in clear. */
+const mintToken = defineSkill({
+  key: 'mint_token',
+  description: 'Mint a token',
+  class: 'safe',
+  input: z.object({}),
+  output: z.object({ apiToken: z.string() }),
+  run: async () => ({ apiToken: 'tok-very-secret-123' }),
+})
 
 /** The resumption tokens (event ids) a call's stream gave the client, and the first one's arrival. */
 function tokenLog() {
@@ -182,6 +193,37 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     return { status: response.status, text: await response.text() }
   }
 
+  /** A GET resuming after `lastEventId`: what it carried until `done` says enough (the stream itself stays open). */
+  async function replay(url: string, key: string, sessionId: string, lastEventId: string, done: (text: string) => boolean) {
+    const hangUp = new AbortController()
+    cleanup.push(() => hangUp.abort())
+    const response = await fetch(url, {
+      headers: { ...headers(key, sessionId), accept: 'text/event-stream', 'last-event-id': lastEventId },
+      signal: hangUp.signal,
+    })
+    expect(response.status).toBe(200)
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let text = ''
+    while (!done(text)) text += (await reader.read()).value ?? ''
+    hangUp.abort()
+    return text
+  }
+
+  /** A POST of one JSON-RPC request in a session: the ids of the events its stream carried, and the text. */
+  async function post(url: string, key: string, sessionId: string, message: object) {
+    const response = await fetch(url, { method: 'POST', headers: headers(key, sessionId), body: JSON.stringify({ jsonrpc: '2.0', ...message }) })
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    return { text, eventIds: [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]!) }
+  }
+
+  /** The database under the managers, as its tables hold it. */
+  async function rawDb(where: { dataDir: string; databaseUrl?: string }) {
+    const opened = await openDatabase(where)
+    cleanup.push(() => opened.close())
+    return opened.db
+  }
+
   it('a tool call whose stream is cut mid-way gets its result by resuming with Last-Event-ID', async () => {
     const { skill, open: release, running } = gate()
     const m = await manager(await database.create(), [skill])
@@ -263,6 +305,12 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     await connected
     const sessionId = transport.sessionId!
     expect(await client.callTool({ name: 'echo', arguments: { message: 'before' } })).toMatchObject({ structuredContent: { message: 'before' } })
+    // The logging level the client sets is stored with the session.
+    const logs: Array<{ level: string; data: unknown }> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params))
+    await client.setLoggingLevel('debug')
+    const repo = first.plane.people.mcpSessions
+    await waitFor(async () => (await repo.find(sessionId))?.logLevel === 'debug')
     const { tokens, first: primed, onresumptiontoken } = tokenLog()
     const lost = client.callTool({ name: 'gated', arguments: {} }, undefined, { onresumptiontoken, timeout: 120_000 })
     lost.catch(() => {})
@@ -270,17 +318,25 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     network.cut()
     release()
     // The answer is stored while the client is away; then the manager stops.
-    const repo = first.plane.people.mcpSessions
     await waitFor(async () => {
       const stream = await repo.streamOf(sessionId, tokens.at(-1)!)
-      return stream !== undefined && (await repo.eventsAfter(sessionId, stream, tokens.at(-1)!)).length > 0
+      // The answer itself: the call's last log line comes before it.
+      return (
+        stream !== undefined && (await repo.eventsAfter(sessionId, stream, tokens.at(-1)!)).some((event) => JSON.stringify(event.message).includes('"result"'))
+      )
     })
     await first.stop()
 
     const restarted = await manager(where, [gate().skill], {}, { port: first.port })
     const resumed = await client.callTool({ name: 'gated', arguments: {} }, undefined, { resumptionToken: tokens.at(-1)!, timeout: 120_000 })
     expect(resumed).toMatchObject({ structuredContent: { passed: true } })
+    logs.length = 0
     expect(await client.callTool({ name: 'echo', arguments: { message: 'after' } })).toMatchObject({ structuredContent: { message: 'after' } })
+    // Still at the level it set (below the default, info): the call's start line too.
+    expect(logs.map((line) => [line.level, (line.data as { event?: string }).event])).toEqual([
+      ['debug', 'call.started'],
+      ['info', 'call.finished'],
+    ])
     // Still the same session and conversation.
     expect(transport.sessionId).toBe(sessionId)
     const { items } = await restarted.plane.audit.query({ skill: 'echo', limit: 10 })
@@ -288,31 +344,36 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     expect(new Set(items.map((row) => row.conversationId)).size).toBe(1)
   })
 
-  it.runIf(database.name === 'postgres')('another manager on the same database serves the session too: it replays what the first stored', async () => {
-    const where = await database.create()
-    const [first, second] = [await manager(where, []), await manager(where, [])]
-    const key = await keyOf(first.plane, 'roaming')
-    const sessionId = await open(first.url, key)
-    const answered = await ping(first.url, key, sessionId)
-    const [priming] = answered.eventIds
-    // The answer the first manager sent, replayed by the second from the database.
-    const hangUp = new AbortController()
-    cleanup.push(() => hangUp.abort())
-    const replay = await fetch(second.url, {
-      headers: { ...headers(key, sessionId), accept: 'text/event-stream', 'last-event-id': priming! },
-      signal: hangUp.signal,
-    })
-    expect(replay.status).toBe(200)
-    const reader = replay.body!.pipeThrough(new TextDecoderStream()).getReader()
-    let text = ''
-    while (!text.includes('"result"')) text += (await reader.read()).value ?? ''
-    hangUp.abort()
-    expect(text).toContain(`id: ${answered.eventIds[1]}`)
-    expect(text).toContain('"id":7')
-    // And goes on answering it, for its key only.
-    expect((await ping(second.url, key, sessionId)).status).toBe(200)
-    expect((await ping(second.url, await keyOf(second.plane, 'other'), sessionId)).status).toBe(404)
-  })
+  it.runIf(database.name === 'postgres')(
+    'one manager at a time serves a session: another answers 404 while it lives; once it stops, one of two peers re-opens it and replays what it stored',
+    async () => {
+      const where = await database.create()
+      const [first, second, third] = [await manager(where, []), await manager(where, []), await manager(where, [])]
+      const key = await keyOf(first.plane, 'roaming')
+      const sessionId = await open(first.url, key)
+      const answered = await ping(first.url, key, sessionId)
+      const [priming] = answered.eventIds
+      // Its server numbers its requests to the client as the first's does: the client initialises anew here instead.
+      expect((await ping(second.url, key, sessionId)).status).toBe(404)
+      expect((await resume(second.url, key, sessionId, priming!)).status).toBe(404)
+      expect((await ping(first.url, key, sessionId)).status).toBe(200)
+      await first.stop()
+
+      // Two peers at once: the session is taken atomically, by one of them.
+      const raced = await Promise.all([second, third].map(async (peer) => ({ peer, status: (await ping(peer.url, key, sessionId)).status })))
+      expect(raced.map((r) => r.status).sort()).toEqual([200, 404])
+      const holder = raced.find((r) => r.status === 200)!.peer
+      const other = raced.find((r) => r.status === 404)!.peer
+      expect((await ping(other.url, key, sessionId)).status).toBe(404)
+      // The holder replays the answer the first manager sent, from the database.
+      const text = await replay(holder.url, key, sessionId, priming!, (t) => t.includes('"result"'))
+      expect(text).toContain(`id: ${answered.eventIds[1]}`)
+      expect(text).toContain('"id":7')
+      // And goes on answering it, for its key only.
+      expect((await ping(holder.url, key, sessionId)).status).toBe(200)
+      expect((await ping(holder.url, await keyOf(holder.plane, 'other'), sessionId)).status).toBe(404)
+    },
+  )
 
   it('a re-opened session answers only the key that opened it, with the role it was opened with, and only until it has been idle for idleMs', async () => {
     const where = await database.create()
@@ -387,5 +448,82 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     expect(await repo.countEvents(abandoned)).toBe(0)
     expect(await repo.find(listening)).toMatchObject({ keyId: expect.any(String), lastUsed: now })
     expect((await ping(m.url, key, listening)).status).toBe(200)
+  })
+
+  it("stores a stream's messages sealed and bound to their session: no result in clear, resuming still works, a row moved to another session replays nothing", async () => {
+    const where = await database.create()
+    const m = await manager(where, [mintToken])
+    const key = await keyOf(m.plane, 'sealed')
+    const sessionId = await open(m.url, key)
+    const call = await post(m.url, key, sessionId, { id: 3, method: 'tools/call', params: { name: 'mint_token', arguments: {} } })
+    expect(call.text).toContain('tok-very-secret-123')
+    const answer = JSON.parse(
+      call.text
+        .split('\n')
+        .find((line) => line.startsWith('data: {') && line.includes('"result"'))!
+        .slice('data: '.length),
+    ) as {
+      result: { _meta: Record<string, string> }
+    }
+    // The audit redacts it; the stored events must not keep it either.
+    expect(JSON.stringify(await m.plane.audit.tree({ callId: answer.result._meta['skillplane/callId']! }))).not.toContain('tok-very-secret-123')
+    const db = await rawDb(where)
+    const rows = await db.selectFrom('mcp_events').selectAll().where('session_id', '=', sessionId).where('message', 'is not', null).orderBy('id').execute()
+    expect(rows.length).toBeGreaterThan(0)
+    expect(JSON.stringify(rows)).not.toContain('tok-very-secret-123')
+    expect(JSON.stringify(rows)).not.toContain('apiToken')
+    // Resuming opens them.
+    expect(await replay(m.url, key, sessionId, call.eventIds[0]!, (t) => t.includes('"id":3'))).toContain('tok-very-secret-123')
+
+    // The same key's other session, with the first's rows copied into its stream and its own answer again after them.
+    const other = await open(m.url, key)
+    const pinged = await post(m.url, key, other, { id: 7, method: 'ping' })
+    const own = await db
+      .selectFrom('mcp_events')
+      .selectAll()
+      .where('session_id', '=', other)
+      .where('message', 'is not', null)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    for (const row of [...rows, own]) {
+      await db
+        .insertInto('mcp_events')
+        .values({ session_id: other, stream_id: own.stream_id, message: row.message, bytes: row.bytes, created_at: Date.now() })
+        .execute()
+    }
+    const replayed = await replay(m.url, key, other, pinged.eventIds[0]!, (t) => t.split('"id":7').length > 2)
+    expect(replayed).not.toContain('tok-very-secret-123')
+    expect(replayed).not.toContain('"id":3')
+  })
+
+  it('stores a message over maxEventBytes as a note saying it is missing, and keeps a session within maxBytesPerSession', async () => {
+    const where = await database.create()
+    const m = await manager(where, [], { maxEventBytes: 500, maxBytesPerSession: 4_000 })
+    const key = await keyOf(m.plane, 'capped')
+    const sessionId = await open(m.url, key)
+    const long = 'x'.repeat(2_000)
+    const call = await post(m.url, key, sessionId, { id: 4, method: 'tools/call', params: { name: 'echo', arguments: { message: long } } })
+    // Sent live in full; replayed as an error answer to the same request.
+    expect(call.text).toContain(long)
+    const replayed = await replay(m.url, key, sessionId, call.eventIds[0]!, (t) => t.includes('call again'))
+    expect(replayed).not.toContain(long)
+    expect(replayed).toMatch(
+      /"id":4,"error":\{"code":-32603,"message":"the answer \(\d+ bytes\) was too large to keep for resuming \(over 500 bytes\): call again"/,
+    )
+
+    // Many small events: the oldest go, so the session's stay within the cap (give or take a trim's step), and the newest still replay.
+    let last = { text: '', eventIds: [] as string[] }
+    for (let i = 0; i < 120; i++) last = await post(m.url, key, sessionId, { id: 7, method: 'ping' })
+    const db = await rawDb(where)
+    const stored = async () => {
+      const row = await db
+        .selectFrom('mcp_events')
+        .select((eb) => eb.fn.sum<number | string>('bytes').as('total'))
+        .where('session_id', '=', sessionId)
+        .executeTakeFirstOrThrow()
+      return Number(row.total)
+    }
+    await waitFor(async () => (await stored()) <= 4_000 * 1.1 + 200, 10_000)
+    expect(await replay(m.url, key, sessionId, last.eventIds[0]!, (t) => t.includes('"id":7'))).toContain('"result"')
   })
 })

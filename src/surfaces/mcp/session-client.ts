@@ -19,11 +19,18 @@ export interface SessionLogging {
 // Until the client says, what a person watching a session wants: calls ending, not each start.
 const DEFAULT_LEVEL: LogLevel = 'info'
 
+/** Where a session's level starts (a re-opened session's stored one), and who keeps it when the client sets one. */
+export interface SessionLevel {
+  level?: LogLevel | null
+  onSet?: (level: LogLevel) => void
+}
+
 /** Keep the level this session's client sets with logging/setLevel (the server declares `logging`). */
-export function sessionLogging(server: Server): SessionLogging {
-  let level = LOG_LEVELS.indexOf(DEFAULT_LEVEL)
+export function sessionLogging(server: Server, { level: start, onSet }: SessionLevel = {}): SessionLogging {
+  let level = LOG_LEVELS.indexOf(start ?? DEFAULT_LEVEL)
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     level = LOG_LEVELS.indexOf(request.params.level)
+    onSet?.(request.params.level)
     return {}
   })
   return { allows: (asked) => LOG_LEVELS.indexOf(asked) >= level }

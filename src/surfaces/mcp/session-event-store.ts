@@ -13,6 +13,10 @@ export interface SessionEventStoreOptions {
   sessionId: string
   /** The newest events a session keeps; older ones go (in steps of 100). */
   maxEvents: number
+  /** What a session's events may take together, as stored (sealed: about 4/3 of the messages' JSON); older ones go. */
+  maxBytes: number
+  /** The largest message (its JSON, in bytes) stored as is; a larger one goes out live but is stored as a note saying so. */
+  maxEventBytes: number
   clock: () => number
   logger: Logger
 }
@@ -25,6 +29,7 @@ export class SessionEventStore implements EventStore {
   readonly #o: SessionEventStoreOptions
   #recording: boolean
   #stored = 0
+  #bytesSinceTrim = 0
   /** The last store begun (never rejects): the next one waits for it. */
   #last: Promise<unknown> = Promise.resolve()
 
@@ -54,13 +59,37 @@ export class SessionEventStore implements EventStore {
     // A priming event carries no message: the SDK stores it as {}.
     const priming = !('jsonrpc' in message)
     try {
-      const id = await repo.addEvent(sessionId, streamId, priming ? null : message, clock())
-      if (++this.#stored % TRIM_EVERY === 0) void repo.capEvents(sessionId, this.#o.maxEvents).catch((error: unknown) => this.#warn(error))
+      const { id, bytes } = await repo.addEvent(sessionId, streamId, priming ? null : this.#fitting(message), clock())
+      this.#bytesSinceTrim += bytes
+      // Trimmed often enough that neither cap is overshot by more than a tenth (and one event).
+      if (++this.#stored % TRIM_EVERY === 0 || this.#bytesSinceTrim >= this.#o.maxBytes / 10) {
+        this.#bytesSinceTrim = 0
+        void repo.capEvents(sessionId, this.#o.maxEvents, this.#o.maxBytes).catch((error: unknown) => this.#warn(error))
+      }
       return id
     } catch (error) {
       // The message still goes out live; only resuming past it is lost.
       this.#warn(error)
       return UNSTORED
+    }
+  }
+
+  /**
+   * The message, or what replays in place of one too large to keep: an answer becomes an error
+   * answer to the same request, anything else a warning log line; either says what is missing.
+   */
+  #fitting(message: JSONRPCMessage): JSONRPCMessage {
+    const size = Buffer.byteLength(JSON.stringify(message))
+    const cap = this.#o.maxEventBytes
+    if (size <= cap) return message
+    const what = `(${size} bytes) was too large to keep for resuming (over ${cap} bytes)`
+    if ('id' in message && ('result' in message || 'error' in message)) {
+      return { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `the answer ${what}: call again` } }
+    }
+    return {
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'warning', logger: 'skillplane', data: `a message of this stream ${what} and is missing here` },
     }
   }
 
@@ -72,7 +101,11 @@ export class SessionEventStore implements EventStore {
     const { repo, sessionId } = this.#o
     const streamId = await repo.streamOf(sessionId, lastEventId)
     if (streamId === undefined) throw new Error(`no event ${lastEventId} in this session`)
-    for (const event of await repo.eventsAfter(sessionId, streamId, lastEventId)) await send(event.id, event.message as JSONRPCMessage)
+    for (const event of await repo.eventsAfter(sessionId, streamId, lastEventId)) {
+      if (event.message !== null) await send(event.id, event.message as JSONRPCMessage)
+      // Sealed under a rotated key, or moved here from another session: it does not open, and is not sent.
+      else this.#o.logger.warn({ mcpSession: sessionId, event: event.id }, 'a stored MCP stream event does not open with the secrets key: not replayed')
+    }
     return streamId
   }
 
