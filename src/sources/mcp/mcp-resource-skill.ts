@@ -63,13 +63,13 @@ function templateOf(text: string): UriTemplate | null {
  * The skill that reads an imported server's resources (`<server>_read_resource`): input `{ uri }`,
  * output the server's `{ contents }`. Only a URI the server lists or one of its templates matches
  * reaches it; the read goes through the connection like a tool call (per-person sessions, needs_auth).
- * `listed(subject)` is what the caller may read: a per-person server's, that person's own listing.
+ * `listed(subject)` is what the caller may read: a per-person server's, that person's own listing (undefined while it can't list).
  */
 export function mcpResourceSkill(
   server: ResolvedMcpServer,
   key: string,
   connection: McpServerHandle,
-  listed: (subject: string | null) => Promise<ListedResources | null>,
+  listed: (subject: string | null) => Promise<ListedResources | null | undefined>,
 ): SkillDefinition {
   const oauth = server.transport === 'http' ? server.oauth : undefined
   const override = server.resources
@@ -96,7 +96,8 @@ export function mcpResourceSkill(
       if (long) throw new SkillError('invalid_input', `resource URI: ${long}`)
       const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null
       const current = await listed(subject)
-      if (!current || !servesUri(current, uri)) {
+      // Undefined: the person's session could not list (not connected): the read meets the same needs_auth.
+      if (current !== undefined && (!current || !servesUri(current, uri))) {
         throw new SkillError(
           'not_found',
           `MCP server "${server.name}" has no resource ${JSON.stringify(uri)}: it neither lists it nor has a template that matches it`,

@@ -533,7 +533,7 @@ export class McpSource implements SkillSource {
           key,
           connection,
           connection instanceof PersonSessions
-            ? async (subject) => (await connection.listing(subject)).resources ?? null
+            ? async (subject) => (await connection.listing(subject)).resources
             : async () => this.#resources.get(server.name) ?? null,
         ),
         {

@@ -30,14 +30,22 @@ it("a per-person server's resources and prompts are each person's own: never lis
           body: JSON.stringify(body),
         })
       ).json()) as { ok: boolean; data?: unknown; error?: { code: string; message: string } }
+    const read = async (k: string, uri: string) => {
+      const result = await post(k, '/api/skills/secured_read_resource/invoke', { input: { uri } })
+      return result.ok ? (result.data as { contents: Array<{ text: string }> }).contents.map((c) => c.text) : result.error!.code
+    }
     for (const [k, who] of [
       [carol, 'carol'],
       [alice, 'alice'],
     ] as const) {
+      // Not connected yet: a read is for them to connect first, not a URI that doesn't exist.
+      if (who === 'alice') expect(await read(alice, 'private://alice/inbox')).toBe('needs_auth')
       const link = (await post(k, `/api/connections/${encodeURIComponent('mcp:secured')}/authorize`, {})) as unknown as { authorizationUrl: string }
       await connectInBrowser(link.authorizationUrl, (url) => idp.signIn(url, who))
       // Each person's first call opens their own session, which lists their resources and prompts (the first connection lists the tools).
       await waitFor(async () => (await post(k, '/api/skills/secured_whoami/invoke', { input: {} })).ok)
+      // The resources are listed after the tools: Carol reads her own once they are.
+      if (who === 'carol') await waitFor(async () => Array.isArray(await read(carol, 'private://carol/inbox')))
     }
     expect(secured.sessions().sort()).toEqual(['alice', 'carol'])
     const mcp = async (k: string) => {
@@ -45,10 +53,6 @@ it("a per-person server's resources and prompts are each person's own: never lis
       await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${k}` } } }))
       clients.push(client)
       return client
-    }
-    const read = async (k: string, uri: string) => {
-      const result = await post(k, '/api/skills/secured_read_resource/invoke', { input: { uri } })
-      return result.ok ? (result.data as { contents: Array<{ text: string }> }).contents.map((c) => c.text) : result.error!.code
     }
     const prompt = async (k: string, name: string) => {
       const result = await post(k, '/api/skills/secured_get_prompt/invoke', { input: { name } })
