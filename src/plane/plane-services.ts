@@ -83,7 +83,7 @@ export function createServices(database: store.OpenedDatabase, s: PlaneSettings)
     auditRepo,
     callTrees: new store.CallTreeRepository(db),
     // Stream events are sealed with the key secrets are, the current one after a rotation.
-    mcpSessions: new store.McpSessionRepository(db, () => connections.key),
+    mcpSessions: new store.McpSessionRepository(db, () => connections.key, database.sqlite),
     runRecords,
     settings,
     events,

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import type SQLite from 'better-sqlite3'
 import type { Database } from './database.js'
 
 /** What seals stored event messages: the secrets key (AES-256-GCM, `boundTo` its associated data). */
@@ -38,9 +39,13 @@ export interface McpEventRecord {
  * its session; event messages are sealed with the secrets key (`key()`: the current one), bound to their session.
  */
 export class McpSessionRepository {
+  #insertEvent: SQLite.Statement<unknown[], { id: number | bigint }> | undefined
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly key: () => MessageSealer,
+    /** SQLite's connection: events are written with one statement prepared once (two per call: building each cost more than the call). */
+    private readonly sqlite?: SQLite.Database,
   ) {}
 
   async insert(session: McpSessionRecord): Promise<void> {
@@ -122,6 +127,13 @@ export class McpSessionRepository {
   async addEvent(sessionId: string, streamId: string, message: unknown, at: number): Promise<{ id: string; bytes: number }> {
     const sealed = message === null ? null : this.key().seal(JSON.stringify(message), boundTo(sessionId))
     const bytes = sealed?.length ?? 0
+    // Outside a transaction only: one of Kysely's, open across an await, must not take this row in.
+    if (this.sqlite && !this.sqlite.inTransaction) {
+      this.#insertEvent ??= this.sqlite.prepare(
+        'insert into mcp_events (session_id, stream_id, message, bytes, created_at) values (?, ?, ?, ?, ?) returning id',
+      )
+      return { id: String(this.#insertEvent.get(sessionId, streamId, sealed, bytes, at)!.id), bytes }
+    }
     const row = await this.db
       .insertInto('mcp_events')
       .values({ session_id: sessionId, stream_id: streamId, message: sealed, bytes, created_at: at })

@@ -26,6 +26,8 @@ interface Session {
   /** Its last use is being written to the store (`stale`: and changed again since). */
   writing: boolean
   stale: boolean
+  /** The last use the store was last told of. */
+  storedUse: number
 }
 
 export interface McpSessionLimits {
@@ -61,6 +63,8 @@ const DEFAULT_LIMITS: McpSessionLimits = {
 }
 
 const SWEEP_MS = 60_000
+// How stale a session's stored last use may get (or a twentieth of the idle timeout): a peer re-opening it sees its expiry within this.
+const USE_STORED_EVERY_MS = 30_000
 // What a 503 for a table of sessions all in use asks clients to wait before retrying, in seconds.
 const RETRY_AFTER_S = 5
 // How long a client waits before reconnecting a stream that ended without its answer (the SSE retry field).
@@ -231,6 +235,8 @@ export class McpHttpSessions {
       keyId: ownerOf(caller),
       role: roleOf(caller),
       lastUsed: clock(),
+      // Nothing stored yet as far as it knows (a re-opened one): its first use is written.
+      storedUse: 0,
       requests: 0,
       protocolVersion,
       olderVersions: sdk.SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < protocolVersion),
@@ -370,15 +376,21 @@ export class McpHttpSessions {
     }
   }
 
-  /** Store the session's last use, one write at a time (a re-opened session expires from it). */
+  /**
+   * Store the session's last use, one write at a time, when the store's is `USE_STORED_EVERY_MS` (at most) old:
+   * a write per request would cost a call more than the call itself. The sweep stores sessions in use.
+   */
   #writeUse(id: string, session: Session): void {
+    if (session.lastUsed - session.storedUse < Math.min(USE_STORED_EVERY_MS, this.#limits.idleMs / 20)) return
     session.stale = true
     if (session.writing) return
     session.writing = true
     void (async () => {
       while (session.stale) {
         session.stale = false
-        await this.#plane.people.mcpSessions.touch([id], session.lastUsed).catch(() => {})
+        const at = session.lastUsed
+        await this.#plane.people.mcpSessions.touch([id], at).catch(() => {})
+        session.storedUse = at
       }
       session.writing = false
     })()
