@@ -5,8 +5,8 @@ import { SkillError, subjectsOf } from '../../runtime/index.js'
 import { didYouMean } from '../../text/index.js'
 import { callMeta } from './call-meta.js'
 import type { McpServerHandle } from './mcp-server-handle.js'
+import { serverSkillFields } from './server-skill-fields.js'
 import { callerKey } from './caller-key.js'
-import { mcpProvider } from './mcp-oauth-flow.js'
 
 /** The prompt the skill takes its name from: `<server>_get_prompt`. */
 export const GET_PROMPT = 'get_prompt'
@@ -64,18 +64,11 @@ export function mcpPromptSkill(
     title: `Get a prompt of ${server.name}`,
     description: `Get a prompt of MCP server "${server.name}" by name, with its arguments: the messages it gives. ${which}`,
     class: server.prompts?.class ?? 'safe',
-    category: server.name,
     tags: ['mcp', 'prompt'],
     agents: [...new Set([...server.agents, ...(server.prompts?.agents ?? [])])],
     input: INPUT,
     output: OUTPUT,
-    ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
-    ...(oauth && { oauth: { provider: mcpProvider(server), scopes: oauth.scopes ?? [], account: oauth.account } }),
-    unavailable: () => connection.unavailable(),
-    awaiting: () => {
-      const secrets = connection.missingSecrets()
-      return secrets.length > 0 ? { secrets } : null
-    },
+    ...serverSkillFields(server, connection),
     run: async (input, ctx) => {
       const { name, arguments: args = {} } = input as { name: string; arguments?: Record<string, string> }
       const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null

@@ -5,8 +5,8 @@ import type { JsonSchema, SkillDefinition } from '../../skill/index.js'
 import { SkillError, subjectsOf } from '../../runtime/index.js'
 import { callMeta } from './call-meta.js'
 import type { ListedResources, McpServerHandle } from './mcp-server-handle.js'
+import { serverSkillFields } from './server-skill-fields.js'
 import { callerKey } from './caller-key.js'
-import { mcpProvider } from './mcp-oauth-flow.js'
 import { reservedScheme, uriTooLong } from './uri-limits.js'
 
 const INPUT: JsonSchema = {
@@ -78,18 +78,11 @@ export function mcpResourceSkill(
     title: `Read a resource of ${server.name}`,
     description: `Read a resource of MCP server "${server.name}" by its URI: one it lists, or one its resource templates match.`,
     class: override?.class ?? 'safe',
-    category: server.name,
     tags: ['mcp', 'resources'],
     agents: [...new Set([...server.agents, ...(override?.agents ?? [])])],
     input: INPUT,
     output: OUTPUT,
-    ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
-    ...(oauth && { oauth: { provider: mcpProvider(server), scopes: oauth.scopes ?? [], account: oauth.account } }),
-    unavailable: () => connection.unavailable(),
-    awaiting: () => {
-      const secrets = connection.missingSecrets()
-      return secrets.length > 0 ? { secrets } : null
-    },
+    ...serverSkillFields(server, connection),
     run: async (input, ctx) => {
       const { uri } = input as { uri: string }
       const long = uriTooLong(uri)

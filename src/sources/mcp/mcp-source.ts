@@ -16,7 +16,7 @@ import { GET_PROMPT, mcpPromptSkill } from './mcp-prompt-skill.js'
 import { SkillError } from '../../runtime/index.js'
 import { scrubText, secretForms } from '../../audit/index.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
-import { toolKey } from './tool-key.js'
+import { keysOf, toolKey } from './tool-key.js'
 import { didYouMean } from '../../text/index.js'
 import type { SkillSource, SourceReport } from '../skill-source/index.js'
 
@@ -317,11 +317,7 @@ export class McpSource implements SkillSource {
    * Ask a server for completions (completion/complete with its own prompt name or URI template), for
    * the person `subject` on a per-person server. Whether the caller may ask is the caller's gate to keep.
    */
-  async complete(
-    server: string,
-    params: McpCompletion,
-    call: { subject: string | null; signal: AbortSignal; caller?: string },
-  ): Promise<McpCompletionResult> {
+  async complete(server: string, params: McpCompletion, call: { subject: string | null; signal: AbortSignal; caller?: string }): Promise<McpCompletionResult> {
     const connection = this.#connections.find((c) => c.server.name === server)
     if (!connection) throw new SkillError('not_found', `no MCP server "${server}"`)
     // A loose schema: the SDK's own refuses more than 100 values, which are cut here instead. Not a call: the connect deadline.
@@ -391,19 +387,9 @@ export class McpSource implements SkillSource {
     const prompts = listed ?? before?.prompts ?? []
     const signature = JSON.stringify([prompts, listProblems])
     if (signature === before?.signature) return
-    const problems = [...listProblems]
-    const names: ImportedPrompts['prompts'] = []
-    const folded = new Map<string, number>()
-    for (const prompt of prompts) folded.set(toolKey(server.name, prompt.name), (folded.get(toolKey(server.name, prompt.name)) ?? 0) + 1)
-    const seen = new Set<string>()
-    for (const prompt of prompts) {
-      if (seen.has(prompt.name)) {
-        problems.push(`prompt "${prompt.name}" is listed twice; the first is kept`)
-        continue
-      }
-      seen.add(prompt.name)
-      names.push({ name: toolKey(server.name, prompt.name, folded.get(toolKey(server.name, prompt.name))! > 1), prompt })
-    }
+    const { keyed, problems: twice } = keysOf(server.name, prompts, 'prompt')
+    const problems = [...listProblems, ...twice]
+    const names: ImportedPrompts['prompts'] = keyed.map(({ key, item }) => ({ name: key, prompt: item }))
     for (const problem of problems) this.#options.logger.error({ server: server.name }, `MCP import: ${problem}`)
     this.#unregisterPromptSkill(server.name)
     this.#prompts.set(server.name, { prompts, listed: names, skill: null, listProblems: problems, problems, signature })
@@ -456,18 +442,9 @@ export class McpSource implements SkillSource {
     this.#unregisterPromptSkill(server.name)
     this.#unregisterReader(server.name)
     const keys: string[] = []
-    const problems: string[] = [...listProblems]
-    // Tool names that fold to the same key all get hashed keys, whatever order they come in.
-    const folded = new Map<string, number>()
-    for (const tool of tools) folded.set(toolKey(server.name, tool.name), (folded.get(toolKey(server.name, tool.name)) ?? 0) + 1)
-    const seen = new Set<string>()
-    for (const tool of tools) {
-      if (seen.has(tool.name)) {
-        problems.push(`tool "${tool.name}" is listed twice; the first is kept`)
-        continue
-      }
-      seen.add(tool.name)
-      const key = toolKey(server.name, tool.name, folded.get(toolKey(server.name, tool.name))! > 1)
+    const { keyed, problems: twice } = keysOf(server.name, tools, 'tool')
+    const problems: string[] = [...listProblems, ...twice]
+    for (const { key, item: tool } of keyed) {
       const holder = registry.get(key)
       const other = holder ? `${holder.source} skill "${holder.key}" (${holder.origin})` : taken(key)
       if (other) {

@@ -4,8 +4,8 @@ import type { JsonSchema, SkillClass, SkillDefinition } from '../../skill/index.
 import { noteSubSpan, subjectsOf } from '../../runtime/index.js'
 import { answeredCallId, callMeta } from './call-meta.js'
 import type { McpServerHandle } from './mcp-server-handle.js'
+import { serverSkillFields } from './server-skill-fields.js'
 import { callerKey } from './caller-key.js'
-import { mcpProvider } from './mcp-oauth-flow.js'
 
 const MAX_ERROR_TEXT = 4096
 
@@ -33,23 +33,16 @@ export function mcpToolSkill(server: ResolvedMcpServer, tool: Tool, key: string,
     ...(title && { title }),
     description: tool.description?.trim() || `The "${tool.name}" tool of MCP server "${server.name}".`,
     class: override?.class ?? classFromAnnotations(tool.annotations),
-    category: server.name,
     tags: ['mcp'],
     agents: [...new Set([...server.agents, ...(override?.agents ?? [])])],
     input: tool.inputSchema as JsonSchema,
     output: resultSchema(tool.outputSchema as JsonSchema | undefined, `urn:skillplane:mcp:${server.name}:${encodeURIComponent(tool.name)}:output`),
-    ...(server.timeoutMs && { timeoutMs: server.timeoutMs }),
-    // The connect stage refuses a call without a connection (needs_auth, with the link) before it reaches the server.
-    ...(oauth && { oauth: { provider: mcpProvider(server), scopes: oauth.scopes ?? [], account: oauth.account } }),
+    ...serverSkillFields(server, connection),
     // A tool that only answers task-based calls fails every ordinary one: say so before calling it.
     unavailable: () =>
       tool.execution?.taskSupport === 'required'
         ? `the tool requires task-based calls (execution.taskSupport "required"), which skillplane does not make yet`
         : connection.unavailable(),
-    awaiting: () => {
-      const secrets = connection.missingSecrets()
-      return secrets.length > 0 ? { secrets } : null
-    },
     run: async (input, ctx) => {
       // A per-person server's session is the person's the call acts for.
       const subject = oauth?.account === 'person' ? subjectsOf(ctx.caller, null, ctx.onBehalfOf).user : null

@@ -18,3 +18,29 @@ export function toolKey(server: string, tool: string, hashed = false): string {
   const hash = createHash('sha256').update(tool).digest('hex').slice(0, 8)
   return `${key.slice(0, MAX_KEY_LENGTH - hash.length - 1).replace(/_+$/, '')}_${hash}`
 }
+
+/**
+ * The keys of a server's tools (or prompts), in the order listed: a name listed twice keeps its
+ * first entry and the rest are reported; names that fold to the same key all get hashed keys,
+ * whatever order they come in.
+ */
+export function keysOf<T extends { name: string }>(
+  server: string,
+  items: readonly T[],
+  what: string,
+): { keyed: { key: string; item: T }[]; problems: string[] } {
+  const folded = new Map<string, number>()
+  for (const item of items) folded.set(toolKey(server, item.name), (folded.get(toolKey(server, item.name)) ?? 0) + 1)
+  const seen = new Set<string>()
+  const keyed: { key: string; item: T }[] = []
+  const problems: string[] = []
+  for (const item of items) {
+    if (seen.has(item.name)) {
+      problems.push(`${what} "${item.name}" is listed twice; the first is kept`)
+      continue
+    }
+    seen.add(item.name)
+    keyed.push({ key: toolKey(server, item.name, folded.get(toolKey(server, item.name))! > 1), item })
+  }
+  return { keyed, problems }
+}
