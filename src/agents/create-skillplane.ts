@@ -27,6 +27,10 @@ export async function createSkillplane(options: SkillplaneOptions = {}): Promise
   const runs = new AgentRunner(plane, { resume: options.resumeRuns ?? true, records: runRecords })
   runner = runs
   const closePlane = plane.close
-  // The runner stops first: its runs end, stored, before the pipeline they call closes.
-  return Object.assign(plane, { runs, close: () => runs.close().then(closePlane) })
+  // New calls are refused at once; the runner stops next: its runs end, stored, before the pipeline they call closes.
+  const close = () => {
+    plane.stopAccepting()
+    return runs.close().then(closePlane)
+  }
+  return Object.assign(plane, { runs, close })
 }

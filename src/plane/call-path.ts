@@ -55,6 +55,7 @@ export function createCallPath(database: store.OpenedDatabase, services: PlaneSe
     oauth,
     maxResultBytes: config.audit.maxResultBytes,
     approvalWaitMs: config.approvals.waitTimeoutMs,
+    stopping: () => shutdown.closing,
     onCallOk: (call) => skills.discovery.observe(call),
     callServices: ({ callId, skill, caller, agentId, scrub }) => ({
       memory: callMemory(memory, caller.name, scrub),

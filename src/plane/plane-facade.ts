@@ -111,6 +111,7 @@ export function planeFacade(p: PlaneParts): Plane {
       checkDatabase: () => checkDatabase(p.database.db, p.logger),
     },
     now,
+    stopAccepting: () => p.shutdown.stopAccepting(),
     close: () => p.shutdown.run(),
   }
 }

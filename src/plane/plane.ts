@@ -84,6 +84,8 @@ export interface Plane {
   /** Where and how this manager runs. */
   readonly status: PlaneStatus
   now(): string
+  /** Refuse new calls from now on: the first step of closing, taken before what wraps the plane closes. */
+  stopAccepting(): void
   close(): Promise<void>
 }
 

@@ -25,6 +25,7 @@ export type ShutdownStep = (typeof SHUTDOWN_ORDER)[number]
 export class Shutdown {
   readonly #closers = new Map<ShutdownStep, () => unknown>()
   #closed: Promise<void> | null = null
+  #stopping = false
 
   /** Close `step`'s part when the plane closes. */
   on(step: ShutdownStep, close: () => unknown): void {
@@ -34,7 +35,12 @@ export class Shutdown {
   }
 
   get closing(): boolean {
-    return this.#closed !== null
+    return this.#stopping || this.#closed !== null
+  }
+
+  /** New calls are refused from now on, while what wraps the plane (agent runs) closes before it. */
+  stopAccepting(): void {
+    this.#stopping = true
   }
 
   /** Run the registered closers in order, once; later calls get the same promise. */

@@ -8,6 +8,8 @@ import type { Policies, Approvals, Grants } from '../policy/index.js'
 import type { EdgeRouter } from './edge-router.js'
 
 export interface PipelineDeps {
+  /** Whether the plane has begun to stop: new calls are refused from then, before the pipeline's own turn to close. */
+  stopping?: () => boolean
   registry: Registry
   catalog: Catalog
   audit: AuditWriter

@@ -68,7 +68,7 @@ export class Pipeline {
     const nested: NestedInvoke = (key, input, options, parent) => this.#track(this.#invoke(key, input, options, parent))
     const stageDeps: StageDeps = {
       ...deps,
-      closing: () => this.#closing,
+      closing: () => this.#closing || (deps.stopping?.() ?? false),
       inFlight: this.#inFlight,
       deadlines: new Deadlines(),
       context: (call) => new CallContext(call, stageDeps, nested),

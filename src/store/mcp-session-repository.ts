@@ -127,6 +127,7 @@ export class McpSessionRepository {
   async addEvent(sessionId: string, streamId: string, message: unknown, at: number): Promise<{ id: string; bytes: number }> {
     const sealed = message === null ? null : this.key().seal(JSON.stringify(message), boundTo(sessionId))
     const bytes = sealed?.length ?? 0
+    // A statement prepared once: Kysely builds and prepares each query anew, which cost a call more than the call itself.
     // Outside a transaction only: one of Kysely's, open across an await, must not take this row in.
     if (this.sqlite && !this.sqlite.inTransaction) {
       this.#insertEvent ??= this.sqlite.prepare(

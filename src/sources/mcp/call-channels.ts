@@ -10,7 +10,7 @@ import type { McpSdk } from './mcp-sdk.js'
 /** A request to the server on behalf of a call: whom to hand what the server asks during it. */
 interface InFlight {
   client: CallerClient | null
-  /** Who made the call (`callerKey`); a call that says not is no one else's. */
+  /** Who made the call (`callerKey`); a call without one matches no other caller. */
   caller: string | symbol
   /** The URL-mode elicitations sent on this call's behalf: the server's id → the one its caller saw. */
   elicitations: Map<string, string>

@@ -10,4 +10,4 @@ export {
   type McpCompletion,
   type McpCompletionResult,
 } from './mcp-source.js'
-export { MAX_URI_LENGTH, uriTooLong } from './uri-limits.js'
+export { uriTooLong } from './uri-limits.js'

@@ -1,5 +1,6 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js'
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
+import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
+import { loadedMcpSdk } from './mcp-sdk.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { JsonSchema, SkillDefinition } from '../../skill/index.js'
 import { SkillError, subjectsOf } from '../../runtime/index.js'
@@ -44,12 +45,14 @@ export function matchesTemplate(template: string, uri: string): boolean {
 
 const parsedTemplates = new Map<string, UriTemplate | null>()
 
-/** A template parsed once; one that doesn't parse matches nothing. */
+/** A template parsed once; one that doesn't parse matches nothing (nor any before a connection loaded the SDK: none is listed then). */
 function templateOf(text: string): UriTemplate | null {
   let template = parsedTemplates.get(text)
   if (template === undefined) {
+    const sdk = loadedMcpSdk()
+    if (!sdk) return null
     try {
-      template = new UriTemplate(text)
+      template = new sdk.UriTemplate(text)
     } catch {
       template = null
     }

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type {
@@ -24,6 +25,7 @@ export interface McpSdk {
   CreateMessageRequestSchema: typeof CreateMessageRequestSchema
   LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema
   ElicitationCompleteNotificationSchema: typeof ElicitationCompleteNotificationSchema
+  UriTemplate: typeof UriTemplate
 }
 
 let loading: Promise<McpSdk> | undefined
@@ -36,13 +38,15 @@ export function loadMcpSdk(): Promise<McpSdk> {
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([client, stdio, http, types]) => {
+    import('@modelcontextprotocol/sdk/shared/uriTemplate.js'),
+  ]).then(([client, stdio, http, types, uriTemplate]) => {
     loaded = {
       Client: client.Client,
       StdioClientTransport: stdio.StdioClientTransport,
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
       StreamableHTTPError: http.StreamableHTTPError,
       McpError: types.McpError,
+      UriTemplate: uriTemplate.UriTemplate,
       ErrorCode: types.ErrorCode,
       ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
       ElicitRequestSchema: types.ElicitRequestSchema,

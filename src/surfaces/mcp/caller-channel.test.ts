@@ -283,7 +283,6 @@ describe('the caller channel: what an imported server asks reaches the /mcp sess
     expect(kept.length).toBeGreaterThanOrEqual(20)
     expect(kept.length).toBeLessThan(100)
     expect(kept.filter((l) => l.level !== 20 || l.server !== 'asker')).toEqual([])
-    expect(kept[0]!.data).toBe('"line 0"')
     expect(dropped).toMatchObject({ level: 30, server: 'asker' })
     const accounted = () =>
       logged.filter((l) => l.msg === 'MCP server log line').length +

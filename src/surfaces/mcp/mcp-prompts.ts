@@ -44,7 +44,7 @@ export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpP
     for (const set of plane.sources.mcpPrompts()) {
       if (!options.mayCall(set.skill)) continue
       for (const { name, prompt } of set.prompts) {
-        // Instruction skills' names have hyphens and imported ones underscores: a clash is a bug, and never shadows.
+        // Instruction skill names can't contain `_` and every imported prompt name does: a clash is a bug, and never shadows.
         if (names.has(name)) continue
         names.add(name)
         listed.push({ kind: 'imported', server: set.server, skill: set.skill, upstream: prompt, prompt: asListed(name, prompt) })
