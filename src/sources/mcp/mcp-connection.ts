@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult, Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
@@ -240,11 +240,6 @@ export class McpConnection implements McpServerHandle {
     }
     const options = { timeout: this.server.connectTimeoutMs }
     await (subscribe ? client.subscribeResource({ uri }, options) : client.unsubscribeResource({ uri }, options))
-  }
-
-  /** The server's declared capabilities, once connected. */
-  capabilities(): ServerCapabilities | null {
-    return this.#client?.getServerCapabilities() ?? null
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { CallToolResult, Resource, ResourceTemplate, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js'
 import type { ResolvedMcpServer } from '../../config/index.js'
 import type { CallerClient, ProgressUpdate } from '../../skill/index.js'
 
@@ -46,8 +46,6 @@ export interface McpServerHandle {
   callTool(name: string, args: unknown, call: ToolCall): Promise<CallToolResult>
   /** Any other request a call makes of the server (resources/read, prompts/get, ...), handled like a tool call. */
   request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, call: ToolCall): Promise<T>
-  /** What the server declared it can do (of the connection open, or a person's session), null before one is. */
-  capabilities(): ServerCapabilities | null
   /**
    * Hear `notifications/resources/updated` for `uri` (of the person's session, for a per-person
    * server): the first listener subscribes upstream, the last one gone unsubscribes. Resolves

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { CallToolResult, Prompt, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillLogger } from '../../skill/index.js'
 import { SkillError } from '../../runtime/index.js'
 import { McpConnection } from './mcp-connection.js'
@@ -121,14 +121,6 @@ export class PersonSessions implements McpServerHandle {
         client.callTool({ name, arguments: args as Record<string, unknown>, _meta: call.meta }, undefined, options) as Promise<CallToolResult>,
       call,
     )
-  }
-
-  capabilities(): ServerCapabilities | null {
-    for (const session of this.#sessions.values()) {
-      const capabilities = session.connection.capabilities()
-      if (capabilities) return capabilities
-    }
-    return null
   }
 
   async request<T>(send: (client: Client, options: RequestOptions) => Promise<T>, call: ToolCall): Promise<T> {
