@@ -14,7 +14,7 @@ import { valueStore } from './value-store.js'
 import { connectionState } from './connection-state.js'
 import { checkDatabase } from './check-database.js'
 import { shareSkill } from './share-skill.js'
-import { completeImported } from './complete-imported.js'
+import { completeImported } from '../sources/mcp/index.js'
 
 /** The parts `createPlane` built, which the facade exposes through its named interfaces. */
 export type PlaneParts = PlaneSettings &
@@ -90,7 +90,13 @@ export function planeFacade(p: PlaneParts): Plane {
       subscribeMcpResource: (server, uri, options, listener) => sources.mcp.subscribe(server, uri, options, listener),
       connectMcp: () => sources.mcp.connectIdle(),
       mcpPrompts: () => sources.mcp.prompts(),
-      mcpComplete: (server, params, options) => completeImported(p, server, params, options),
+      mcpComplete: (server, params, options) =>
+        completeImported(
+          { mcp: sources.mcp, registry: p.registry, access: { skills: catalog, policies: p.policies, sources: { edges: p.edges } } },
+          server,
+          params,
+          options,
+        ),
       edges: p.edges,
     },
     oauth: p.oauth,

@@ -1,5 +1,4 @@
 // MCP servers whose tools become skills: their connections, the skills, and what loading found.
-export { callerKey } from './caller-key.js'
 export {
   McpSource,
   type McpServerReport,
@@ -11,3 +10,4 @@ export {
   type McpCompletionResult,
 } from './mcp-source.js'
 export { uriTooLong } from './uri-limits.js'
+export { completeImported } from './complete-imported.js'
