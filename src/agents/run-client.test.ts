@@ -283,6 +283,12 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     const id = await startRun(server.url, requester, 'log in')
     const sse = await listenSse<any>(`${server.url}/api/runs/${id}/events`, requester)
     const input = await waitingInput(server.url, requester, id)
+    // Marked as redaction will treat them, by name or schema: the console's form types them unseen.
+    expect(input.requestedSchema.properties).toEqual({
+      user: { type: 'string' },
+      password: { type: 'string', writeOnly: true },
+      pin: { type: 'string', writeOnly: true },
+    })
     const answered = await http(server.url, requester, 'POST', `/api/runs/${id}/inputs/${input.id}`, {
       action: 'accept',
       content: { user: 'ada', password: PASSWORD, pin: PIN },

@@ -6,6 +6,7 @@ import type { CallerClient, ElicitOptions, ElicitParams, ElicitResult, SamplePar
 import { SkillError } from '../runtime/index.js'
 import type { RunRow } from '../store/index.js'
 import { createModel } from './create-model.js'
+import { markSecretFields } from '../audit/index.js'
 import type { StepRecorder } from './step-recorder.js'
 import type { RunInputs } from './run-inputs.js'
 
@@ -115,7 +116,8 @@ async function elicit(o: RunClientOptions, params: ElicitParams, options: Elicit
   if (url !== null && !/^https?:$/.test(safeProtocol(url))) {
     throw new SkillError('invalid_input', `an elicitation link must be http or https: "${url.slice(0, 200)}" is not shown to a person`)
   }
-  const requestedSchema = params.mode === 'url' ? null : params.requestedSchema
+  // Marked where redaction will hide a field, so the form (the console's) types it unseen.
+  const requestedSchema = params.mode === 'url' ? null : markSecretFields(params.requestedSchema)
   const id = ulid()
   const now = plane.now()
   // No longer than approvals wait, nor than the call that asks may run.

@@ -1,5 +1,5 @@
 export { AuditWriter } from './audit-writer.js'
-export { redact, REDACTED } from './redact.js'
+export { redact, markSecretFields, REDACTED } from './redact.js'
 export { toAuditEntry, type AuditEntry } from './audit-entry.js'
 export { parseAuditQuery, parseAuditExport, auditExportSchema, EXPORT_MAX_ROWS, type AuditQueryParse } from './parse-audit-query.js'
 export { AuditEvents, SYSTEM_ACTOR, type Actor, type AuditEvent } from './audit-events.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { redact, REDACTED } from './redact.js'
+import { markSecretFields, redact, REDACTED } from './redact.js'
 
 describe('redact', () => {
   it('replaces schema-marked secrets and credential-like keys at any depth, leaving the original intact', () => {
@@ -50,5 +50,32 @@ describe('redact', () => {
     let deep: unknown = 'bottom'
     for (let i = 0; i < 70; i++) deep = { next: deep }
     expect(JSON.stringify(redact(deep))).toContain('[TOO DEEP]')
+  })
+})
+
+describe('markSecretFields', () => {
+  it('marks writeOnly each field redaction hides (by name or schema), and no other', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        apiKey: { type: 'string' },
+        otp: { type: 'string', 'x-secret': true },
+        phrase: { type: 'string', format: 'password' },
+        tokens_used: { type: 'integer' },
+        user: { type: 'string' },
+      },
+    }
+    const marked = markSecretFields(schema)
+    expect(marked.properties).toEqual({
+      apiKey: { type: 'string', writeOnly: true },
+      otp: { type: 'string', 'x-secret': true, writeOnly: true },
+      phrase: { type: 'string', format: 'password', writeOnly: true },
+      tokens_used: { type: 'integer' },
+      user: { type: 'string' },
+    })
+    // Each field marked is one redact() hides.
+    const hidden = redact({ apiKey: 'a', otp: 'b', phrase: 'c', tokens_used: 1, user: 'u' }, schema)
+    expect(hidden).toEqual({ apiKey: REDACTED, otp: REDACTED, phrase: REDACTED, tokens_used: 1, user: 'u' })
+    expect(schema.properties.apiKey).toEqual({ type: 'string' })
   })
 })

@@ -45,6 +45,20 @@ function clean(value: unknown, schema: JsonSchema | undefined, depth: number): b
   return true
 }
 
+/**
+ * A flat object schema (an elicitation form's) with `writeOnly: true` on each property redaction
+ * takes for a secret, by its name or its schema: the one rule, which a form follows to type it unseen.
+ */
+export function markSecretFields<T extends { properties?: Record<string, unknown> }>(schema: T): T {
+  if (!isObject(schema.properties)) return schema
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([name, field]) =>
+      isObject(field) && field.writeOnly !== true && (isSecretName(name) || isSecretSchema(field)) ? [name, { ...field, writeOnly: true }] : [name, field],
+    ),
+  )
+  return { ...schema, properties }
+}
+
 /** A string with every known secret value blanked out. */
 export function scrubText(text: string, secrets: ReadonlySet<string>): string {
   let out = text

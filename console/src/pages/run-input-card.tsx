@@ -156,25 +156,12 @@ function InputAnswer({ runId, asked }: { runId: string; asked: Asked }) {
   )
 }
 
-// The words the server's redaction takes for a credential: such a field is typed unseen, as it is kept.
-const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'authorization', 'credential', 'credentials', 'cookie'])
-const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session id'])
-
-function looksSecret(name: string, field: Record<string, unknown>): boolean {
-  if (field.writeOnly === true || field['x-secret'] === true || field.format === 'password') return true
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-  return words.some((w, i) => SECRET_WORDS.has(w) || (i > 0 && SECRET_PAIRS.has(`${words[i - 1]} ${w}`)))
-}
-
-/** The form's password inputs: the string fields whose name or schema says secret. */
+/** The form's password inputs: the string fields the server marked `writeOnly` (kept and shown redacted). */
 function passwordFields(schema: RJSFSchema): Record<string, { 'ui:widget': 'password' }> {
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>
   return Object.fromEntries(
     Object.entries(properties)
-      .filter(([name, field]) => typeof field === 'object' && field !== null && field.type === 'string' && looksSecret(name, field))
+      .filter(([, field]) => typeof field === 'object' && field !== null && field.type === 'string' && field.writeOnly === true)
       .map(([name]) => [name, { 'ui:widget': 'password' as const }]),
   )
 }
