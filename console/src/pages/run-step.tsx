@@ -1,6 +1,6 @@
 import { Link } from 'react-router'
 import type { RunStep } from '../api/types'
-import { Cost, Elapsed, JsonView, StatusChip, Time, Tokens } from '../components'
+import { Cost, Elapsed, JsonView, ModelName, StatusChip, Time, Tokens } from '../components'
 import { callPath } from '../paths'
 import { ModelRequestView } from './model-request'
 
@@ -14,12 +14,7 @@ export function RunStepCard({ runId, step, readAudit }: { runId: string; step: R
       <article className="step card model-step" id={`step-${step.index}`} data-step={step.index} data-kind="model" data-status={status}>
         <header>
           <h3>
-            Step {n} · model call{' '}
-            {step.model && (
-              <code title={`provider ${step.model.provider}`}>
-                {step.model.provider}/{step.model.modelId}
-              </code>
-            )}
+            Step {n} · model call <StepModel model={step.model} />
           </h3>
           <StatusChip value={status} />
         </header>
@@ -80,12 +75,7 @@ export function RunStepCard({ runId, step, readAudit }: { runId: string; step: R
       <article className="step card sampling-step" id={`step-${step.index}`} data-step={step.index} data-kind="sampling" data-status={status}>
         <header>
           <h3>
-            Step {n} · sampling for <code>{step.tool}</code>{' '}
-            {step.model && (
-              <code title={`provider ${step.model.provider}`}>
-                {step.model.provider}/{step.model.modelId}
-              </code>
-            )}
+            Step {n} · sampling for <code>{step.tool}</code> <StepModel model={step.model} />
           </h3>
           <StatusChip value={status} />
         </header>
@@ -171,4 +161,9 @@ export function RunStepCard({ runId, step, readAudit }: { runId: string; step: R
       </p>
     </article>
   )
+}
+
+/** The model a model or sampling step called, as provider/model; nothing for a step that names none. */
+function StepModel({ model }: { model: RunStep['model'] }) {
+  return model ? <ModelName model={{ provider: model.provider, model: model.modelId }} /> : null
 }
