@@ -19,6 +19,7 @@ import { DISCOVER_KEY, foundKeys } from '../../discovery/index.js'
 import { toCallResult } from './to-call-result.js'
 import { connectLink, toSkillInput } from '../../access/index.js'
 import { connectInCall } from './connect-in-call.js'
+import { askToWait } from './ask-to-wait.js'
 import { serveSkillResources } from './skill-resources.js'
 import { serveMcpPrompts } from './mcp-prompts.js'
 import { serveMcpCompletions, skillTemplates } from './mcp-completions.js'
@@ -131,7 +132,11 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
         waitMs: plane.config.approvals.waitTimeoutMs,
       })
     }
-    if (isApprovalRequired(envelope) && server.getClientCapabilities()?.elicitation && (await askToWait(server, envelope, extra.signal))) {
+    if (
+      isApprovalRequired(envelope) &&
+      server.getClientCapabilities()?.elicitation &&
+      (await askToWait(server, envelope, { requestId: extra.requestId, signal: extra.signal, now: plane.now() }))
+    ) {
       envelope = await invoke({ ...invokeOptions, approval: { mode: 'resume', wait: true } })
     }
     if (envelope.ok && key === DISCOVER_KEY) {
@@ -218,26 +223,4 @@ function progressTo(token: ProgressToken | undefined, send: (notification: Serve
 
 function isApprovalRequired(envelope: Envelope): boolean {
   return !envelope.ok && envelope.error.code === 'approval_required'
-}
-
-/** Ask the person at the client whether to hold the call open until an approver decides. */
-async function askToWait(server: Server, envelope: Envelope, signal: AbortSignal): Promise<boolean> {
-  if (envelope.ok) return false
-  try {
-    const answer = await server.elicitInput(
-      {
-        message: `${envelope.error.message}\n\nWait here for an approver's decision? The call runs as soon as it is approved.`,
-        requestedSchema: {
-          type: 'object',
-          properties: { wait: { type: 'boolean', title: 'Wait for the decision', default: true } },
-          required: ['wait'],
-        },
-      },
-      { signal },
-    )
-    return answer.action === 'accept' && answer.content?.wait === true
-  } catch {
-    // A client that fails the elicitation gets the plain answer: approval required.
-    return false
-  }
 }

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Envelope } from '../../skill/index.js'
+import { askToWait } from './ask-to-wait.js'
+
+describe('askToWait: the approval question to the /mcp client', () => {
+  afterEach(() => vi.useRealTimers())
+
+  /** A real SDK server and client in memory; the client answers the question when the test says. */
+  async function connected() {
+    const server = new Server({ name: 'skillplane', version: '1.0.0' }, { capabilities: {} })
+    const client = new Client({ name: 'person', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } })
+    let answer!: (result: ElicitResult) => void
+    let asked = false
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked = true
+      return new Promise<ElicitResult>((resolve) => (answer = resolve))
+    })
+    const [near, far] = InMemoryTransport.createLinkedPair()
+    await Promise.all([server.connect(near), client.connect(far)])
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await vi.advanceTimersByTimeAsync(0)
+    }
+    return { server, answer: (result: ElicitResult) => answer(result), until, asked: () => asked }
+  }
+
+  const NOW = '2026-01-01T00:00:00.000Z'
+  /** A call refused for an approval request that can be decided for `minutes` more. */
+  const refused = (minutes: number): Envelope => ({
+    ok: false,
+    callId: 'c1',
+    error: {
+      code: 'approval_required',
+      message: 'write_thing needs an approval',
+      details: { approvalId: 'a1', expiresAt: new Date(Date.parse(NOW) + minutes * 60_000).toISOString() },
+    },
+  })
+
+  it("waits past the SDK's 60 s default while the approval request can still be decided", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const { server, answer, until, asked } = await connected()
+    let settled: boolean | null = null
+    const pending = askToWait(server, refused(30), { requestId: 1, signal: new AbortController().signal, now: NOW }).then((wait) => (settled = wait))
+    await until(asked)
+    await vi.advanceTimersByTimeAsync(10 * 60_000)
+    expect(settled).toBeNull()
+    answer({ action: 'accept', content: { wait: true } })
+    await pending
+    expect(settled).toBe(true)
+  })
+
+  it('gives up (no wait) when the approval request expires unanswered, not before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const { server, until, asked } = await connected()
+    let settled: boolean | null = null
+    const pending = askToWait(server, refused(5), { requestId: 1, signal: new AbortController().signal, now: NOW }).then((wait) => (settled = wait))
+    await until(asked)
+    await vi.advanceTimersByTimeAsync(5 * 60_000 - 1_000)
+    expect(settled).toBeNull()
+    await vi.advanceTimersByTimeAsync(1_000)
+    await pending
+    expect(settled).toBe(false)
+  })
+
+  it("ends when the client cancels the call, and doesn't ask for a request already expired", async () => {
+    const { server, asked } = await connected()
+    const call = new AbortController()
+    const pending = askToWait(server, refused(30), { requestId: 1, signal: call.signal, now: NOW })
+    while (!asked()) await new Promise((resolve) => setImmediate(resolve))
+    call.abort(new Error('cancelled by the client'))
+    expect(await pending).toBe(false)
+    const late = await connected()
+    expect(await askToWait(late.server, refused(-1), { requestId: 1, signal: new AbortController().signal, now: NOW })).toBe(false)
+    expect(late.asked()).toBe(false)
+  })
+})
