@@ -8,6 +8,7 @@ import { databases, waitFor } from '../test-support/databases.js'
 import { openTestPlane, testAgents, testSkills } from '../test-support/fixtures.js'
 import { callsTool, says, streamed } from '../test-support/mock-model.js'
 import { listenSse } from '../test-support/listen-sse.js'
+import { sopSigner } from '../test-support/sop.js'
 import { defineSkill } from '../skill/index.js'
 import type { SkillplaneConfig } from '../config/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
@@ -90,6 +91,14 @@ const askingSkills = () => [
       // The call gets the answer as typed; only what is kept of it is redacted.
       return { action: answer.action, typed: answer.content?.password === PASSWORD && answer.content?.pin === PIN }
     },
+  }),
+  defineSkill({
+    key: 'ask_dangerously',
+    description: 'Ask the person their name, from a destructive tool',
+    class: 'dangerous',
+    agents: ['Helper'],
+    input: z.object({}),
+    run: async (_input, ctx) => ctx.client.elicit({ message: 'Who wipes?', requestedSchema: NAME_FORM }, { signal: ctx.signal }),
   }),
   defineSkill({
     key: 'ask_briefly',
@@ -329,6 +338,33 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     const byOther = await http(other.server.url, await key(other.plane, 'operator'), 'POST', `/api/runs/${id2}/inputs/${input2.id}`, { action: 'decline' })
     expect(byOther.status).toBe(200)
     await ended(other.server.url, k, id2)
+  })
+
+  it("lets only an admin answer a dangerous tool's input in a run acting for no admin: an operator is refused, named why", async () => {
+    const signer = sopSigner()
+    const { plane, server } = await open(agentModel('ask_dangerously', {}), { sopKeys: [signer.config] })
+    // The agent's own key runs it (no person to limit it to their role): the dangerous call waits for two admins and an SOP.
+    const agentKey = await key(plane, 'agent', 'helper')
+    const id = await startRun(server.url, agentKey, 'wipe')
+    let approvalId: string | null = null
+    await waitFor(async () => {
+      approvalId = (await getRun(server.url, agentKey, id)).pending?.[0]?.approvalId ?? null
+      return approvalId !== null
+    })
+    const [admin1, admin2] = [await key(plane, 'admin'), await key(plane, 'admin')]
+    expect((await http(server.url, admin1, 'POST', '/api/sops', signer.sop({ id: 'wipe-procedure', skills: ['ask_dangerously'] }))).status).toBe(201)
+    for (const admin of [admin1, admin2]) {
+      expect((await http(server.url, admin, 'POST', `/api/approvals/${approvalId}/approve`, { sopId: 'wipe-procedure' })).status).toBe(200)
+    }
+    const input = await waitingInput(server.url, admin1, id)
+    expect(input).toMatchObject({ tool: 'ask_dangerously', approverRole: 'admin' })
+    const path = `/api/runs/${id}/inputs/${input.id}`
+    const byOperator = await http(server.url, await key(plane, 'operator'), 'POST', path, { action: 'accept', content: { name: 'Eve' } })
+    expect(byOperator.status).toBe(403)
+    expect(((await byOperator.json()) as any).error.message).toMatch(/role operator may not answer .*admin, as ask_dangerously is dangerous/)
+    expect((await http(server.url, admin2, 'POST', path, { action: 'accept', content: { name: 'Ada' } })).status).toBe(200)
+    const done = await ended(server.url, admin1, id)
+    expect(done.steps.find((s: any) => s.kind === 'tool' && s.tool === 'ask_dangerously').output).toEqual({ action: 'accept', content: { name: 'Ada' } })
   })
 
   it("waits for an answer no longer than the call's own deadline when it ends before the approvals wait timeout", async () => {
