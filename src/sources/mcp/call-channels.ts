@@ -30,7 +30,7 @@ const INTERNAL_ERROR = -32603
 const CONNECTION_CLOSED = -32000
 const REQUEST_TIMEOUT = -32001
 
-/** How long at least a call that ended unanswered may still be worked on upstream (see `Options.orphanMs`). */
+/** How long at least a call that ended unanswered may still be worked on upstream (see `Options.timeoutMs`). */
 export const MIN_ORPHAN_MS = 5 * 60_000
 
 const NO_CHANNEL = 'the call has no channel to its caller (an HTTP API or CLI call, or a request made without one)'
@@ -44,8 +44,8 @@ interface Options {
   logger: SkillLogger
   /** Scrubs the connection's own credentials from what is logged. */
   clean(text: string): string
-  /** How long a call that ended without an answer counts as still worked on upstream. */
-  orphanMs: number
+  /** The server's `timeoutMs`: a call that ended without an answer counts as still worked on upstream that long, and at least MIN_ORPHAN_MS. */
+  timeoutMs: number | undefined
 }
 
 /** A call that ended (aborted, timed out, cancelled) before the server answered: it may still ask or log. */
@@ -66,11 +66,14 @@ export class CallChannels {
   readonly #inFlight = new Set<InFlight>()
   readonly #orphans: Orphan[] = []
   readonly #options: Options
+  readonly #orphanMs: number
   /** Lines no caller may have, kept in skillplane's log: a chatty server must not flood it. */
   readonly #unowned: LineBudget
 
   constructor(options: Options) {
     this.#options = options
+    // As long as any call to it may last, and no less than minutes: it was told to stop, so a handler still going is stuck.
+    this.#orphanMs = Math.max(options.timeoutMs ?? 0, MIN_ORPHAN_MS)
     this.#unowned = new LineBudget({
       burst: 20,
       perSecond: 5,
@@ -95,7 +98,7 @@ export class CallChannels {
       throw error
     } finally {
       this.#inFlight.delete(call)
-      if (!answered) this.#orphans.push({ caller: call.caller, until: this.#prune() + this.#options.orphanMs })
+      if (!answered) this.#orphans.push({ caller: call.caller, until: this.#prune() + this.#orphanMs })
     }
   }
 

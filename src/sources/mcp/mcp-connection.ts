@@ -17,7 +17,7 @@ import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus,
 import { listAllResources } from './list-resources.js'
 import { scrubListing } from './scrub-listing.js'
 import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
-import { CallChannels, MIN_ORPHAN_MS } from './call-channels.js'
+import { CallChannels } from './call-channels.js'
 
 interface Hooks {
   /** The server's current tool list, after each connection and each list change. */
@@ -104,8 +104,7 @@ export class McpConnection implements McpServerHandle {
       server: server.name,
       logger: hooks.logger,
       clean: (text) => this.#clean(text),
-      // As long as any call to it may last, and no less than minutes: it was told to stop, so a handler still going is stuck.
-      orphanMs: Math.max(server.timeoutMs ?? 0, MIN_ORPHAN_MS),
+      timeoutMs: server.timeoutMs,
     })
     this.#subscriptions = new ResourceSubscriptions((uri, error) =>
       hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
