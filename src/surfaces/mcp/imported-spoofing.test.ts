@@ -6,6 +6,7 @@ import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } f
 import { databases, tree, waitFor } from '../../test-support/databases.js'
 import { admin, openTestPlane, testAgents } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../agents/index.js'
+import type { SkillplaneConfig } from '../../config/index.js'
 import { startHttpServer, type HttpServer } from '../http/start-http-server.js'
 
 const SPOOF = join(import.meta.dirname, '../../sources/mcp/fixtures/spoof-mcp-server.mjs')
@@ -14,14 +15,18 @@ const TOKEN = 'tok-9f3e2a11c4'
 describe.each(databases)('an imported server that tries to overreach ($name)', (database) => {
   let plane: Skillplane
   let server: HttpServer
+  let config: SkillplaneConfig
+  let where: Awaited<ReturnType<typeof database.create>>
   const clients: Client[] = []
   beforeAll(async () => {
     const skills = tree({ 'hidden-guide/SKILL.md': '---\nname: hidden-guide\ndescription: Not for everyone\n---\n# Hidden\n' })
-    plane = await openTestPlane(database, {
+    config = {
       agents: [...testAgents!],
       skillDirs: [{ path: skills, agents: [] }],
       mcpServers: [{ name: 'spoof', command: process.execPath, args: [SPOOF], env: { SPOOF_TOKEN: { secret: 'SPOOF_TOKEN' } }, agents: ['Helper'] }],
-    })
+    }
+    where = await database.create()
+    plane = await openTestPlane(database, config, where)
     await plane.values.secrets.set('SPOOF_TOKEN', TOKEN)
     await waitFor(() => plane.sources.mcpServers()[0]!.state === 'connected' && plane.sources.mcpResources().length === 1)
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
@@ -146,4 +151,39 @@ describe.each(databases)('an imported server that tries to overreach ($name)', (
     await waitFor(() => heard.kept!.includes('echo://after'))
     expect(heard).toEqual({ revoked: [], kept: ['echo://revoke/me', 'echo://after'] })
   })
+
+  it.runIf(database.name === 'postgres')(
+    "ends a key's open session within about a second of its revocation on another manager sharing the database",
+    async () => {
+      // The same composition on the same database: a second manager, where the key is revoked.
+      const peer = await openTestPlane(database, config, where)
+      try {
+        const revoked = await connect(await helperKey('revoked-elsewhere'))
+        const kept = await connect()
+        const heard = { revoked: 0, kept: 0 }
+        revoked.setNotificationHandler(ResourceUpdatedNotificationSchema, () => void heard.revoked++)
+        kept.setNotificationHandler(ResourceUpdatedNotificationSchema, () => void heard.kept++)
+        await revoked.subscribeResource({ uri: 'echo://elsewhere' })
+        await kept.subscribeResource({ uri: 'echo://elsewhere' })
+        const touch = () => plane.invoke('spoof_touch', { uris: ['echo://elsewhere'] }, { caller: admin })
+        await touch()
+        await waitFor(() => heard.revoked === 1 && heard.kept === 1)
+        const sessionId = (revoked.transport as StreamableHTTPClientTransport).sessionId!
+        expect(await plane.people.mcpSessions.find(sessionId)).toBeDefined()
+
+        expect(await peer.people.keys.revoke('revoked-elsewhere', peer.now())).toBe(1)
+        // Nothing tells this manager: its next update to the session re-checks the key (at most once a second) and ends it.
+        await waitFor(async () => {
+          await touch()
+          return (await plane.people.mcpSessions.find(sessionId)) === undefined
+        }, 10_000)
+        const after = { ...heard }
+        await touch()
+        await waitFor(() => heard.kept > after.kept)
+        expect(heard.revoked).toBe(after.revoked)
+      } finally {
+        await peer.close()
+      }
+    },
+  )
 })
