@@ -1,31 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { heldElicitation } from '../../test-support/held-elicitation.js'
 import type { Envelope } from '../../skill/index.js'
 import { askToWait } from './ask-to-wait.js'
 
 describe('askToWait: the approval question to the /mcp client', () => {
   afterEach(() => vi.useRealTimers())
 
-  /** A real SDK server and client in memory; the client answers the question when the test says. */
-  async function connected() {
-    const server = new Server({ name: 'skillplane', version: '1.0.0' }, { capabilities: {} })
-    const client = new Client({ name: 'person', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } })
-    let answer!: (result: ElicitResult) => void
-    let asked = false
-    client.setRequestHandler(ElicitRequestSchema, () => {
-      asked = true
-      return new Promise<ElicitResult>((resolve) => (answer = resolve))
-    })
-    const [near, far] = InMemoryTransport.createLinkedPair()
-    await Promise.all([server.connect(near), client.connect(far)])
-    const until = async (condition: () => boolean) => {
-      while (!condition()) await vi.advanceTimersByTimeAsync(0)
-    }
-    return { server, answer: (result: ElicitResult) => answer(result), until, asked: () => asked }
-  }
+  const connected = () => heldElicitation()
 
   const NOW = '2026-01-01T00:00:00.000Z'
   /** A call refused for an approval request that can be decided for `minutes` more. */

@@ -1,31 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { heldElicitation } from '../../test-support/held-elicitation.js'
 import { sessionClient, sessionLogging } from './session-client.js'
 
 describe('sessionClient: a question to the /mcp client', () => {
   afterEach(() => vi.useRealTimers())
 
-  /** A real SDK server and client in memory; the client answers a question when the test says. */
   async function connected() {
-    const server = new Server({ name: 'skillplane', version: '1.0.0' }, { capabilities: { logging: {} } })
-    const client = new Client({ name: 'person', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } })
-    let answer!: (result: ElicitResult) => void
-    let asked = false
-    client.setRequestHandler(ElicitRequestSchema, () => {
-      asked = true
-      return new Promise<ElicitResult>((resolve) => (answer = resolve))
-    })
-    const [near, far] = InMemoryTransport.createLinkedPair()
-    await Promise.all([server.connect(near), client.connect(far)])
+    const { server, ...held } = await heldElicitation({ logging: {} })
     const extra = { requestId: 1, sendNotification: async () => {} } as unknown as Parameters<typeof sessionClient>[1]
-    const channel = sessionClient(server, extra, sessionLogging(server))
-    const until = async (condition: () => boolean) => {
-      while (!condition()) await vi.advanceTimersByTimeAsync(0)
-    }
-    return { channel, answer: (result: ElicitResult) => answer(result), until, asked: () => asked }
+    return { channel: sessionClient(server, extra, sessionLogging(server)), ...held }
   }
 
   const question = { mode: 'form' as const, message: 'Who?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } } } }
