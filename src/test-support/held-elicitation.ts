@@ -8,9 +8,12 @@ import { ElicitRequestSchema, type ElicitResult, type ServerCapabilities } from 
  * A real SDK server (skillplane's side) and a person's client in memory; the client holds each
  * question until the test answers it. `until` lets fake timers run until a condition holds.
  */
-export async function heldElicitation(capabilities: ServerCapabilities = {}) {
+export async function heldElicitation(
+  capabilities: ServerCapabilities = {},
+  elicitation: { form?: Record<string, unknown>; url?: Record<string, unknown> } = { form: {} },
+) {
   const server = new Server({ name: 'skillplane', version: '1.0.0' }, { capabilities })
-  const client = new Client({ name: 'person', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } })
+  const client = new Client({ name: 'person', version: '1.0.0' }, { capabilities: { elicitation } })
   let answer!: (result: ElicitResult) => void
   let asked = false
   client.setRequestHandler(ElicitRequestSchema, () => {

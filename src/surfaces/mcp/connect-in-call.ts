@@ -53,7 +53,8 @@ export async function connectInCall(
         url: link.url,
         message: `This needs a ${title} connection first: open the link and sign in there. The call runs as soon as it is connected.`,
       },
-      { signal: deadline, ...sendOptions },
+      // The person has all of waitMs to open the link, not the SDK's default of 60 s.
+      { signal: deadline, timeout: options.waitMs, ...sendOptions },
     )
     if (answer.action !== 'accept') return envelope
     for (;;) {
