@@ -7,7 +7,7 @@ import { tempDir } from '../../src/test-support/databases.js'
 const ROOT = join(import.meta.dirname, '../..')
 
 /** Run a command in the project the way a user types it, with npm and npx from PATH. */
-function sh(cwd: string, command: string, args: string[]) {
+function sh(cwd: string, command: string, args: string[], timeout = 240_000) {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SKILLPLANE_LOG_LEVEL: 'warn',
@@ -16,30 +16,32 @@ function sh(cwd: string, command: string, args: string[]) {
     npm_config_update_notifier: 'false',
   }
   for (const name of ['SKILLPLANE_DATABASE_URL', 'SKILLPLANE_CONFIG', 'SKILLPLANE_DATA_DIR']) delete env[name]
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, timeout: 240_000 })
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, timeout })
   // npm's own warnings about this machine's npm config are not skillplane's output.
   const stderr = result.stderr
     .split('\n')
     .filter((line) => !/^npm warn /i.test(line))
     .join('\n')
-  return { code: result.status, stdout: result.stdout, stderr }
+  // A command cut off by its timeout says so, rather than passing for npm's own failure.
+  return { code: result.status, stdout: result.stdout, stderr: result.signal ? `${stderr}\n(killed by ${result.signal} after ${timeout} ms)` : stderr }
 }
 
 describe('skillplane as a dependency of another project', () => {
   // Slow (npm compiles better-sqlite3 from source in the fresh project): one test, a long deadline.
-  it('installs the packed tarball in a fresh project, scaffolds with init and runs the scaffold', { timeout: 600_000 }, () => {
+  it('installs the packed tarball in a fresh project, scaffolds with init and runs the scaffold', { timeout: 900_000 }, () => {
     // What a newcomer installs: the tarball alone, with its own dependencies, not a link to this checkout.
     // --ignore-scripts: dist/ is built already (pretest), and rebuilding it here would race tests that run it.
     const packDir = tempDir('skillplane-pack-')
     const packed = sh(ROOT, 'npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir])
-    expect(packed.code).toBe(0)
+    expect(packed.code, packed.stderr).toBe(0)
     const tarball = join(packDir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename)
     const project = tempDir('skillplane-consumer-')
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
     // The dependencies come from npm's cache (filled by the checkout's npm ci), the registry only for what is missing.
-    const install = sh(project, 'npm', ['install', '--prefer-offline', tarball])
-    expect(install.stderr.split('\n').filter((l) => /ERR!/.test(l))).toEqual([])
-    expect(install.code).toBe(0)
+    const install = sh(project, 'npm', ['install', '--prefer-offline', tarball], 720_000)
+    // npm 10 and later say "npm error", older ones "npm ERR!".
+    expect(install.stderr.split('\n').filter((l) => /^npm (error|ERR!)/.test(l))).toEqual([])
+    expect(install.code, install.stderr).toBe(0)
     expect(lstatSync(join(project, 'node_modules/skillplane')).isSymbolicLink()).toBe(false)
 
     const init = sh(project, 'npx', ['--no-install', 'skillplane', 'init'])
@@ -70,7 +72,7 @@ describe('skillplane as a dependency of another project', () => {
 
   it('packs the built package, its CLI and docs, and nothing of the sources or tests', () => {
     const packed = sh(ROOT, 'npm', ['pack', '--dry-run', '--json', '--ignore-scripts'])
-    expect(packed.code).toBe(0)
+    expect(packed.code, packed.stderr).toBe(0)
     const files: string[] = JSON.parse(packed.stdout)[0].files.map((f: { path: string }) => f.path)
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/surfaces/cli/main.js']))
     expect(files.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([])
