@@ -279,12 +279,59 @@ export class McpSource implements SkillSource {
    * a template that matches it; only servers whose read skill `usable` allows are considered (their
    * templates alone are matched). A skill: URI or one too long to match is no imported server's.
    */
-  resourceOwner(uri: string, usable: (skill: string) => boolean = () => true): McpResourceSet | null {
+  resourceOwner(uri: string, usable: (skill: string) => boolean = () => true, personal: McpResourceSet[] = []): McpResourceSet | null {
     if (reservedScheme(uri) || uriTooLong(uri)) return null
     const { sets, byUri } = this.#served
     const listed = byUri.get(uri)
     if (listed) return usable(listed.skill) ? listed : null
-    return sets.find((s) => usable(s.skill) && s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
+    const matches = (s: McpResourceSet) => usable(s.skill) && s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))
+    // A person's own (from personResources) after every shared server's.
+    return sets.find(matches) ?? personal.find((s) => usable(s.skill) && s.resources.some((r) => r.uri === uri)) ?? personal.find(matches) ?? null
+  }
+
+  /**
+   * The per-person servers' resources and templates as `subject`'s own session lists them (opened
+   * when none is open), for the servers whose read skill `usable` allows; none for nobody. A URI a
+   * shared server lists is that server's.
+   */
+  async personResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]> {
+    const sets = await Promise.all(
+      this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => {
+        const listed = (await connection.listing(subject)).resources
+        if (!listed) return []
+        const resources = listed.resources.filter((r) => !this.#served.byUri.has(r.uri))
+        return [{ server: connection.server.name, skill, resources, templates: listed.templates, subscribe: listed.subscribe }]
+      }),
+    )
+    return sets.flat()
+  }
+
+  /** The per-person servers' prompts as `subject`'s own session lists them, named as a shared server's are, for the servers whose get_prompt skill `usable` allows. */
+  async personPrompts(subject: string | null, usable: (skill: string) => boolean): Promise<ImportedPrompts[]> {
+    const sets = await Promise.all(
+      this.#personal(subject, (name) => this.#prompts.get(name)?.skill ?? undefined, usable).map(async ({ connection, skill }) => {
+        const prompts = (await connection.listing(subject)).prompts ?? []
+        return {
+          server: connection.server.name,
+          skill,
+          prompts: keysOf(connection.server.name, prompts, 'prompt').keyed.map(({ key, item }) => ({ name: key, prompt: item })),
+        }
+      }),
+    )
+    return sets.filter((set) => set.prompts.length > 0)
+  }
+
+  /** The per-person servers with the skill `skillOf` names that `usable` allows, for a person (none for nobody). */
+  #personal(
+    subject: string | null,
+    skillOf: (server: string) => string | undefined,
+    usable: (skill: string) => boolean,
+  ): Array<{ connection: PersonSessions; skill: string }> {
+    if (subject === null) return []
+    return this.#connections.flatMap((connection) => {
+      const skill = skillOf(connection.server.name)
+      return connection instanceof PersonSessions && skill !== undefined && usable(skill) ? [{ connection, skill }] : []
+    })
   }
 
   /**

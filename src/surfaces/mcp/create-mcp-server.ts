@@ -171,8 +171,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     caller,
     mayCall: (skill) => current().callable.has(skill),
     prompts: () => prompts.list(),
-    templates: () =>
-      plane.sources.mcpResources().flatMap((set) => set.templates.map((t) => ({ uriTemplate: t.uriTemplate, server: set.server, skill: set.skill }))),
+    templates: () => imported.templates(),
   })
 
   const unsubscribe = plane.skills.onChanged(() => {
