@@ -291,13 +291,13 @@ export class McpSource implements SkillSource {
 
   /**
    * The per-person servers' resources and templates as `subject`'s own session lists them (opened
-   * when none is open), for the servers whose read skill `usable` allows; none for nobody. A URI a
+   * when none is open and their account is connected), for the servers whose read skill `usable` allows; none for nobody. A URI a
    * shared server lists is that server's.
    */
   async personResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]> {
     const sets = await Promise.all(
       this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => {
-        const listed = (await connection.listing(subject)).resources
+        const listed = (await connection.listed(subject)).resources
         if (!listed) return []
         const resources = listed.resources.filter((r) => !this.#served.byUri.has(r.uri))
         return [{ server: connection.server.name, skill, resources, templates: listed.templates, subscribe: listed.subscribe }]
@@ -310,7 +310,7 @@ export class McpSource implements SkillSource {
   async personPrompts(subject: string | null, usable: (skill: string) => boolean): Promise<ImportedPrompts[]> {
     const sets = await Promise.all(
       this.#personal(subject, (name) => this.#prompts.get(name)?.skill ?? undefined, usable).map(async ({ connection, skill }) => {
-        const prompts = (await connection.listing(subject)).prompts ?? []
+        const prompts = (await connection.listed(subject)).prompts ?? []
         return {
           server: connection.server.name,
           skill,

@@ -167,6 +167,17 @@ export class PersonSessions implements McpServerHandle {
     return this.#listings.get(subject) ?? {}
   }
 
+  /**
+   * What the person's own session listed, for /mcp's lists: a session is opened only for a person
+   * whose account is connected, so listing never makes a doomed attempt (and its warning) per request.
+   */
+  async listed(subject: string | null): Promise<PersonListing> {
+    if (subject === null || this.#closed) return {}
+    const known = this.#listings.get(subject)
+    if (known) return known
+    return this.#hooks.oauth.state(this.#provider, subject, this.server.oauth.scopes ?? []).state === 'ready' ? this.listing(subject) : {}
+  }
+
   /** A resource's updates as the person's own session hears them: never another person's. */
   async subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void> {
     if (call.subject === null)

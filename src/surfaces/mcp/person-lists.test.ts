@@ -31,7 +31,12 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
     try {
       const key = async (name: string, role: 'operator' | 'agent', agentId?: string) =>
         (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
-      const [alice, carol, helper] = [await key('alice', 'operator'), await key('carol', 'operator'), await key('helper-key', 'agent', 'helper')]
+      const [alice, carol, bob, helper] = [
+        await key('alice', 'operator'),
+        await key('carol', 'operator'),
+        await key('bob', 'operator'),
+        await key('helper-key', 'agent', 'helper'),
+      ]
       const post = (k: string, path: string, body: unknown) => postAs<{ ok: boolean; authorizationUrl?: string }>(server.url, k, path, body)
       for (const [k, who] of [
         [alice, 'alice'],
@@ -51,7 +56,7 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
         client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri))
         return { client, updates }
       }
-      const [a, c, h] = [await connect(alice), await connect(carol), await connect(helper)]
+      const [a, c, b, h] = [await connect(alice), await connect(carol), await connect(bob), await connect(helper)]
       const seen = async (client: Client) => ({
         resources: (await client.listResources()).resources.map((r) => r.uri).filter((uri) => uri.startsWith('private:')),
         templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
@@ -59,7 +64,8 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       })
       expect(await seen(a.client)).toEqual({ resources: [mine('alice').inbox], templates: [mine('alice').template], prompts: mine('alice').prompts })
       expect(await seen(c.client)).toEqual({ resources: [mine('carol').inbox], templates: [mine('carol').template], prompts: mine('carol').prompts })
-      // An agent's own key acts for nobody: no person's lists.
+      // Bob has not connected his account (nothing of his to list); an agent's own key acts for nobody.
+      expect(await seen(b.client)).toEqual({ resources: [], templates: [], prompts: [] })
       expect(await seen(h.client)).toEqual({ resources: [], templates: [], prompts: [] })
 
       // Alice reads and gets hers, each an audited call of the server's skill.
