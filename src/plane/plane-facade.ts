@@ -92,6 +92,7 @@ export function planeFacade(p: PlaneParts): Plane {
       connectMcp: () => sources.mcp.connectIdle(),
       mcpPrompts: () => sources.mcp.prompts(),
       mcpPersonPrompts: (subject, usable) => sources.mcp.personPrompts(subject, usable),
+      onMcpPersonListChanged: (listener) => sources.mcp.onPersonListChanged(listener),
       mcpComplete: (server, params, options) => completeImported(p, server, params, options),
       edges: p.edges,
     },

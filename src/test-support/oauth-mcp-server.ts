@@ -33,7 +33,8 @@ export interface OAuthMcpServer {
  * show a result never carries it). With `personal`, each session also lists the person's own resource
  * `private://<subject>/inbox`, template `private://<subject>/notes/{n}` and prompts `<subject>_digest` and
  * `<subject>_brief` (its `topic` completed with the person's topics), as a server whose lists depend on the
- * account does; it takes subscriptions, and its tool `touch` sends an update of the person's inbox.
+ * account does; it takes subscriptions, its tool `touch` sends an update of the person's inbox, and `add_note`
+ * adds a resource and a prompt to the person's lists.
  */
 export async function startOAuthMcpServer(options: { issuer: string; scopes?: string[]; personal?: boolean }): Promise<OAuthMcpServer> {
   const app = createMcpExpressApp()
@@ -102,6 +103,15 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
       server.server.registerCapabilities({ resources: { subscribe: true } })
       server.server.setRequestHandler(SubscribeRequestSchema, async () => ({}))
       server.server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}))
+      server.registerTool(
+        'add_note',
+        { description: "Add the person's resource private://<subject>/extra and prompt <subject>_extra (their lists change)." },
+        async () => {
+          server.registerResource('extra', `private://${subject}/extra`, {}, async (uri) => ({ contents: [{ uri: uri.href, text: `extra of ${subject}` }] }))
+          server.registerPrompt(`${subject}_extra`, {}, async () => ({ messages: [{ role: 'user', content: { type: 'text', text: `extra of ${subject}` } }] }))
+          return { content: [{ type: 'text', text: 'added' }] }
+        },
+      )
       server.registerTool('touch', { description: "Send an update of the person's inbox." }, async () => {
         await server.server.sendResourceUpdated({ uri: `private://${subject}/inbox` })
         return { content: [{ type: 'text', text: 'sent' }] }

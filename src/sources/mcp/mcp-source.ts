@@ -44,6 +44,13 @@ export interface McpResourceSet {
   subscribe: boolean
 }
 
+/** A person's own list changed on a per-person server: theirs only, behind `skill` (its read or get_prompt skill). */
+export interface McpPersonListChange {
+  subject: string
+  kind: 'resources' | 'prompts'
+  skill: string
+}
+
 /** A listener's handle on one resource subscription. */
 export interface McpResourceSubscription {
   /** Stop listening; the last listener of a URI unsubscribes upstream. */
@@ -107,6 +114,7 @@ export class McpSource implements SkillSource {
     { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; listProblems: string[]; problems: string[]; signature: string }
   >()
   #started = false
+  readonly #personListeners = new Set<(change: McpPersonListChange) => void>()
   /** After start, each time the resources /mcp serves changed without a skill changing (a server's resource list). */
   onResourcesChanged: () => void = () => {}
 
@@ -141,6 +149,10 @@ export class McpSource implements SkillSource {
         onTools: (t, p) => onTools(sessions)(t, p),
         onResources: (l) => onResources(sessions)(l),
         onPrompts: onPrompts(() => sessions),
+        onPersonList: (subject, kind) => {
+          const skill = kind === 'resources' ? this.#readers.get(server.name) : this.#prompts.get(server.name)?.skill
+          if (skill) for (const listener of this.#personListeners) listener({ subject, kind, skill })
+        },
         hasTools: () => this.#signatures.has(server.name),
         ...(secrets && { secrets }),
       })
@@ -319,6 +331,12 @@ export class McpSource implements SkillSource {
       }),
     )
     return sets.filter((set) => set.prompts.length > 0)
+  }
+
+  /** Hear each change of a person's own resource or prompt list on a per-person server; returns the way to stop. */
+  onPersonListChanged(listener: (change: McpPersonListChange) => void): () => void {
+    this.#personListeners.add(listener)
+    return () => void this.#personListeners.delete(listener)
   }
 
   /** The per-person servers with the skill `skillOf` names that `usable` allows, for a person (none for nobody). */

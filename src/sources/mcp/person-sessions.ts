@@ -18,6 +18,8 @@ interface Hooks {
   onTools(tools: Tool[], problems: ToolProblem[]): void
   onResources?(listed: ListedResources | null): void
   onPrompts?(prompts: Prompt[] | null, problems: string[]): void
+  /** A person's own resource or prompt list changed (their first listing included). */
+  onPersonList?(subject: string, kind: 'resources' | 'prompts'): void
   /** Whether the server's tools are known (listed live, or stored from an earlier listing). */
   hasTools(): boolean
   secrets?(names: string[]): Promise<Map<string, string>>
@@ -199,7 +201,7 @@ export class PersonSessions implements McpServerHandle {
     const state = current?.connection.status().state
     if (current && state !== 'down' && state !== 'needs_auth' && state !== 'closed') return current
     if (current) this.#drop(subject)
-    const { oauth, logger, onTools, onResources, onPrompts, secrets } = this.#hooks
+    const { oauth, logger, onTools, onResources, onPrompts, onPersonList, secrets } = this.#hooks
     const scopes = this.server.oauth.scopes ?? []
     // The person's lists stay theirs; the source learns only whether there are any (and the problems, for operators).
     const own = (): PersonListing => this.#listings.get(subject) ?? this.#listings.set(subject, {}).get(subject)!
@@ -208,13 +210,17 @@ export class PersonSessions implements McpServerHandle {
       onTools,
       onResources: (listed) => {
         if (this.#sessions.get(subject)?.connection !== connection) return
+        const changed = JSON.stringify(own().resources) !== JSON.stringify(listed)
         own().resources = listed
         onResources?.(listed && { ...listed, resources: [], templates: [] })
+        if (changed) onPersonList?.(subject, 'resources')
       },
       onPrompts: (prompts, problems) => {
         if (this.#sessions.get(subject)?.connection !== connection) return
+        const changed = prompts !== null && JSON.stringify(own().prompts) !== JSON.stringify(prompts)
         if (prompts) own().prompts = prompts
         onPrompts?.(prompts && [], problems)
+        if (changed) onPersonList?.(subject, 'prompts')
       },
       ...(secrets && { secrets }),
       reconnect: false,

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { databases, waitFor } from '../../test-support/databases.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
 import { startTestIdentityProvider, type TestIdentityProvider } from '../../test-support/identity-provider.js'
@@ -123,6 +127,33 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       expect(await c.client.callTool({ name: 'secured_touch', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'sent' }] })
       await waitFor(() => c.updates.includes(mine('carol').inbox))
       expect({ alice: a.updates, carol: c.updates }).toEqual({ alice: [mine('alice').inbox], carol: [mine('carol').inbox] })
+
+      // A change of a person's own list is announced to their own sessions only.
+      const listChanges = { alice: [] as string[], carol: [] as string[] }
+      for (const [client, heard] of [
+        [a.client, listChanges.alice],
+        [c.client, listChanges.carol],
+      ] as const) {
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void heard.push('resources'))
+        client.setNotificationHandler(PromptListChangedNotificationSchema, () => void heard.push('prompts'))
+      }
+      await a.client.callTool({ name: 'secured_add_note', arguments: {} })
+      await waitFor(() => listChanges.alice.length === 2)
+      expect(await seen(a.client)).toMatchObject({
+        resources: [mine('alice').inbox, 'private://alice/extra'],
+        prompts: [...mine('alice').prompts, 'secured_alice_extra'],
+      })
+      await c.client.callTool({ name: 'secured_add_note', arguments: {} })
+      // Once Carol's lists show her additions, her changes were sent: an update sent after them closes her stream's account.
+      await waitFor(async () => {
+        const { resources, prompts } = await seen(c.client)
+        return resources.includes('private://carol/extra') && prompts.includes('secured_carol_extra')
+      })
+      const heard = c.updates.length
+      await c.client.callTool({ name: 'secured_touch', arguments: {} })
+      await waitFor(() => c.updates.length > heard)
+      // Her own changes only: Alice's were sent before hers.
+      expect({ alice: listChanges.alice.sort(), carol: listChanges.carol.sort() }).toEqual({ alice: ['prompts', 'resources'], carol: ['prompts', 'resources'] })
 
       // Without the read and prompt skills (a DENY), Alice's session lists none of hers and may complete or subscribe to none.
       const denied = await Promise.all(
