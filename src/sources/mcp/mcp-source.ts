@@ -303,8 +303,8 @@ export class McpSource implements SkillSource {
 
   /**
    * The per-person servers' resources and templates as `subject`'s own session lists them (opened
-   * when none is open and their account is connected), for the servers whose read skill `usable` allows; none for nobody. A URI a
-   * shared server lists is that server's.
+   * when none is open and their account is connected), for the servers whose read skill `usable`
+   * allows; none for nobody. A URI a shared server lists is that server's.
    */
   async personResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]> {
     const sets = await Promise.all(
@@ -318,7 +318,10 @@ export class McpSource implements SkillSource {
     return sets.flat()
   }
 
-  /** The per-person servers' prompts as `subject`'s own session lists them, named as a shared server's are, for the servers whose get_prompt skill `usable` allows. */
+  /**
+   * The per-person servers' prompts as `subject`'s own session lists them, named as a shared
+   * server's are, for the servers whose get_prompt skill `usable` allows; none for nobody.
+   */
   async personPrompts(subject: string | null, usable: (skill: string) => boolean): Promise<ImportedPrompts[]> {
     const sets = await Promise.all(
       this.#personal(subject, (name) => this.#prompts.get(name)?.skill ?? undefined, usable).map(async ({ connection, skill }) => {

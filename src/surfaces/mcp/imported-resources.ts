@@ -36,7 +36,7 @@ export interface ImportedResources {
   templates(): Promise<Array<ResourceTemplate & { server: string; skill: string }>>
   /** resources/read of a URI that is not an instruction skill's: a call of its server's read skill. */
   read(uri: string, signal: AbortSignal, client: CallerClient): Promise<ReadResourceResult>
-  /** What the shared servers' lists show this caller (a person's own lists are not announced: listed again when asked). */
+  /** What the shared servers' lists show this caller (a change of a person's own lists is announced as it happens). */
   signature(): string
   /** The catalog changed: instruction skills' resources a session subscribed to may have changed with it. */
   catalogChanged(): void
@@ -52,8 +52,9 @@ function tooLong(uri: string): void {
 
 /**
  * Imported MCP servers' resources and templates on /mcp, for a caller allowed their server's read
- * skill (a per-person server's: the session's own person's, as their own upstream session lists them), with subscriptions: resources/subscribe of an imported URI listens to its server (one
- * upstream subscription per URI shared by every session), and its updates reach the sessions that
+ * skill (a per-person server's: the session's own person's, as their own upstream session lists
+ * them), with subscriptions: resources/subscribe of an imported URI listens to its server (one
+ * upstream subscription per URI shared by every session, per person for a per-person server), and its updates reach the sessions that
  * subscribed and may still read it. A subscription reads nothing, so it is gated but not audited;
  * every read that follows an update is a call, audited.
  */
@@ -104,9 +105,13 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
     const forward = (updated: string) => {
       // Only while this caller may still read it from that server (a binding removed, a DENY set since: nothing).
       if (closed) return
-      void ownerFor(updated)
-        .then((now) => (now?.skill === owner.skill && !closed ? server.sendResourceUpdated({ uri: updated }) : undefined))
-        .catch(() => {})
+      const send = (now: { skill: string } | null) => {
+        if (now?.skill === owner.skill && !closed) server.sendResourceUpdated({ uri: updated }).catch(() => {})
+      }
+      // A shared server's URI is decided at once, so its updates keep their order with the catalog's.
+      const shared = plane.sources.mcpResourceOwner(updated, options.mayCall)
+      if (shared) send(shared)
+      else void ownerFor(updated).then(send, () => {})
     }
     const opening = plane.sources.subscribeMcpResource(owner.server, uri, { subject, signal: extra.signal }, forward).then(
       (subscription) => {

@@ -39,7 +39,7 @@ export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpP
   // The person behind the session's key: per-person servers' prompts are theirs alone (an agent's own key has none).
   const subject = subjectsOf(caller, null, null).user
 
-  // Instruction skills' and shared servers' prompts (a person's own are not announced: listed again when asked).
+  // Instruction skills' and shared servers' prompts: what a catalog change is compared by (a person's own are announced as they change).
   const shared = (): ListedPrompt[] => {
     const instructions = options.mayCall('activate_skill') ? plane.skills.instructions.visibleTo(caller, null, plane.skills) : []
     const listed: ListedPrompt[] = instructions.map((skill) => ({
