@@ -28,7 +28,7 @@ export interface McpCompletionOptions {
   mayCall(skill: string): boolean
   /** The prompts this caller may get, as prompts/list shows them. */
   prompts(): Promise<ListedPrompt[]>
-  /** Imported resource templates this caller may use, as resources/templates/list shows them, with the server that serves them and the skill that reads them. */
+  /** Imported resource templates this caller may use, as resources/templates/list shows them, each with its server and read skill. */
   templates(): Promise<Array<{ uriTemplate: string; server: string; skill: string }>>
 }
 
@@ -36,8 +36,9 @@ export interface McpCompletionOptions {
  * completion/complete for what this caller may use: instruction skills' prompts (they take no
  * arguments: no values), the variables of `skill://{skill}/{+path}` (the skills it may activate,
  * their files), and an imported prompt's arguments or resource template's variables, asked of
- * their server (a per-person server's: those of the session's own person). The gate is the one tools/list applies, decided anew for every request; a
- * completion is a suggestion, not a call, so it leaves no audit row (one per keystroke otherwise).
+ * their server (a per-person server's: those of the session's own person, asked of their own
+ * session). The gate is the one tools/list applies, decided anew for every request; a completion
+ * is a suggestion, not a call, so it leaves no audit row (one per keystroke otherwise).
  */
 export function serveMcpCompletions(server: Server, plane: Skillplane, options: McpCompletionOptions): void {
   const { caller } = options
