@@ -86,10 +86,13 @@ export function planeFacade(p: PlaneParts): Plane {
       },
       mcpServers: () => sources.mcp.status(),
       mcpResources: () => sources.mcp.resources(),
-      mcpResourceOwner: (uri, usable) => sources.mcp.resourceOwner(uri, usable),
+      mcpResourceOwner: (uri, usable, personal) => sources.mcp.resourceOwner(uri, usable, personal),
+      mcpPersonResources: (subject, usable) => sources.mcp.personResources(subject, usable),
       subscribeMcpResource: (server, uri, options, listener) => sources.mcp.subscribe(server, uri, options, listener),
       connectMcp: () => sources.mcp.connectIdle(),
       mcpPrompts: () => sources.mcp.prompts(),
+      mcpPersonPrompts: (subject, usable) => sources.mcp.personPrompts(subject, usable),
+      onMcpPersonListChanged: (listener) => sources.mcp.onPersonListChanged(listener),
       mcpComplete: (server, params, options) =>
         completeImported(
           { mcp: sources.mcp, registry: p.registry, access: { skills: catalog, policies: p.policies, sources: { edges: p.edges } } },

@@ -8,7 +8,15 @@ import type { ResolvedConfig, ConfigInput } from '../config/index.js'
 import type { InvokeOptions } from '../runtime/index.js'
 import type { Policies, Approvals, Grants, Sops } from '../policy/index.js'
 import type { InstructionLibrary, Finding, TemplateView, ExportSet } from '../sources/agent-skills/index.js'
-import type { ImportedPrompts, McpCompletion, McpCompletionResult, McpResourceSet, McpResourceSubscription, McpServerReport } from '../sources/mcp/index.js'
+import type {
+  ImportedPrompts,
+  McpCompletion,
+  McpCompletionResult,
+  McpPersonListChange,
+  McpResourceSet,
+  McpResourceSubscription,
+  McpServerReport,
+} from '../sources/mcp/index.js'
 import type { Edges } from '../sources/edge/index.js'
 import type { Discovery } from '../discovery/index.js'
 import type { SourcesReport } from '../sources/skill-source/index.js'
@@ -224,7 +232,13 @@ export interface PlaneSources {
    * The server /mcp reads `uri` from: the first (in config order) that lists it, else the first whose
    * template matches it, among those whose read skill `usable` allows (the caller's); never for a skill: URI.
    */
-  mcpResourceOwner(uri: string, usable?: (skill: string) => boolean): McpResourceSet | null
+  mcpResourceOwner(uri: string, usable?: (skill: string) => boolean, personal?: McpResourceSet[]): McpResourceSet | null
+  /**
+   * Per-person servers' resources and templates as `subject`'s own sessions list them (one is opened
+   * when none is), for the servers whose read skill `usable` allows; none for nobody. `personal` of
+   * mcpResourceOwner: after the shared servers'.
+   */
+  mcpPersonResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]>
   /**
    * Hear `notifications/resources/updated` for `uri` of `server`: one upstream subscription per URI
    * (per person, for a per-person server) however many listen. Rejects when the server refuses it.
@@ -239,6 +253,10 @@ export interface PlaneSources {
   connectMcp(): Promise<void>
   /** The imported MCP servers' prompts, per server with the get_prompt skill they are got through. */
   mcpPrompts(): ImportedPrompts[]
+  /** Per-person servers' prompts as `subject`'s own sessions list them, for the servers whose get_prompt skill `usable` allows; none for nobody. */
+  mcpPersonPrompts(subject: string | null, usable: (skill: string) => boolean): Promise<ImportedPrompts[]>
+  /** Hear each change of a person's own resource or prompt list on a per-person server (for their /mcp sessions); returns the way to stop. */
+  onMcpPersonListChanged(listener: (change: McpPersonListChange) => void): () => void
   /**
    * completion/complete passed to an imported MCP server (`params.ref` in the server's own terms), for a
    * caller allowed the skill it belongs to (get_prompt, read_resource); otherwise a `denied` SkillError.

@@ -3,7 +3,10 @@ import type { Server } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js'
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js'
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js'
@@ -28,7 +31,10 @@ export interface OAuthMcpServer {
  * a 401 naming its protected-resource metadata (RFC 9728), served by `mcpAuthMetadataRouter`.
  * Tools: `whoami` (the subject and scopes of the token it saw) and `echo_token` (the token itself, to
  * show a result never carries it). With `personal`, each session also lists the person's own resource
- * `private://<subject>/inbox` and prompt `<subject>_digest`, as a server whose lists depend on the account does.
+ * `private://<subject>/inbox`, template `private://<subject>/notes/{n}` and prompts `<subject>_digest` and
+ * `<subject>_brief` (its `topic` completed with the person's topics), as a server whose lists depend on the
+ * account does; it takes subscriptions, its tool `touch` sends an update of the person's inbox, and `add_note`
+ * adds a resource and a prompt to the person's lists.
  */
 export async function startOAuthMcpServer(options: { issuer: string; scopes?: string[]; personal?: boolean }): Promise<OAuthMcpServer> {
   const app = createMcpExpressApp()
@@ -82,6 +88,34 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
       server.registerPrompt(`${subject}_digest`, { description: `${subject}'s digest` }, async () => ({
         messages: [{ role: 'user', content: { type: 'text', text: `digest of ${subject}` } }],
       }))
+      const mine = (value: string) => [`${subject}-news`, `${subject}-sport`].filter((v) => v.startsWith(value))
+      server.registerResource(
+        'notes',
+        new ResourceTemplate(`private://${subject}/notes/{n}`, { list: undefined, complete: { n: mine } }),
+        { description: `${subject}'s notes` },
+        async (uri, { n }) => ({ contents: [{ uri: uri.href, text: `note ${String(n)} of ${subject}` }] }),
+      )
+      server.registerPrompt(
+        `${subject}_brief`,
+        { description: `${subject}'s brief on a topic`, argsSchema: { topic: completable(z.string(), mine) } },
+        async ({ topic }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `brief of ${subject} on ${topic}` } }] }),
+      )
+      server.server.registerCapabilities({ resources: { subscribe: true } })
+      server.server.setRequestHandler(SubscribeRequestSchema, async () => ({}))
+      server.server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}))
+      server.registerTool(
+        'add_note',
+        { description: "Add the person's resource private://<subject>/extra and prompt <subject>_extra (their lists change)." },
+        async () => {
+          server.registerResource('extra', `private://${subject}/extra`, {}, async (uri) => ({ contents: [{ uri: uri.href, text: `extra of ${subject}` }] }))
+          server.registerPrompt(`${subject}_extra`, {}, async () => ({ messages: [{ role: 'user', content: { type: 'text', text: `extra of ${subject}` } }] }))
+          return { content: [{ type: 'text', text: 'added' }] }
+        },
+      )
+      server.registerTool('touch', { description: "Send an update of the person's inbox." }, async () => {
+        await server.server.sendResourceUpdated({ uri: `private://${subject}/inbox` })
+        return { content: [{ type: 'text', text: 'sent' }] }
+      })
     }
     server.registerTool('whoami', { description: 'Say whose token the call came with.', annotations: { readOnlyHint: true } }, async (extra) => {
       const seen = { subject: extra.authInfo?.extra?.subject, scopes: extra.authInfo?.scopes ?? [] }

@@ -5,6 +5,7 @@ export {
   type McpSourceOptions,
   type McpResourceSet,
   type McpResourceSubscription,
+  type McpPersonListChange,
   type ImportedPrompts,
   type McpCompletion,
   type McpCompletionResult,

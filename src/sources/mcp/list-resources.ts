@@ -10,16 +10,21 @@ const MAX_ENTRIES = 10_000
 /**
  * Every page of resources/list and resources/templates/list, each entry checked on its own; bounded
  * in entries and time (one deadline for both lists) like the tool list. A server that does not
- * declare `resources` has none (null).
+ * declare `resources` has none (null); one that answers only one of the lists has none of the other.
  */
 export async function listAllResources(client: Client, timeoutMs: number): Promise<ListedResources | null> {
   const declared = client.getServerCapabilities()?.resources
   if (!declared) return null
-  const { ResourceSchema, ResourceTemplateSchema } = await import('@modelcontextprotocol/sdk/types.js')
+  const { ResourceSchema, ResourceTemplateSchema, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js')
+  // A server may answer only one of the two (a low-level SDK `Server` with just the handlers it needs): "method not found" is an empty list.
+  const unanswered = (error: unknown): unknown[] => {
+    if ((error as { code?: unknown } | null)?.code === ErrorCode.MethodNotFound) return []
+    throw error
+  }
   const deadline = Date.now() + timeoutMs
   const problems: string[] = []
   const resources = check(
-    await listPages(client, 'resources/list', 'resources', { timeoutMs, max: MAX_ENTRIES }),
+    await listPages(client, 'resources/list', 'resources', { timeoutMs, max: MAX_ENTRIES }).catch(unanswered),
     ResourceSchema,
     'resource',
     (r) => r.uri,
@@ -28,7 +33,9 @@ export async function listAllResources(client: Client, timeoutMs: number): Promi
   )
   const templates = check(
     // One deadline for both lists.
-    await listPages(client, 'resources/templates/list', 'resourceTemplates', { timeoutMs: Math.max(1, deadline - Date.now()), max: MAX_ENTRIES }),
+    await listPages(client, 'resources/templates/list', 'resourceTemplates', { timeoutMs: Math.max(1, deadline - Date.now()), max: MAX_ENTRIES }).catch(
+      unanswered,
+    ),
     ResourceTemplateSchema,
     'resource template',
     (t) => t.uriTemplate,

@@ -591,8 +591,10 @@ function classify(error: unknown, client: Client): Failure {
   return 'answered'
 }
 
-/** Every page of tools/list, each tool checked on its own; bounded in pages, tools and time. */
+/** Every page of tools/list, each tool checked on its own; bounded in pages, tools and time. A server that declares no `tools` has none. */
 async function listAllTools(client: Client, timeoutMs: number): Promise<{ tools: Tool[]; problems: ToolProblem[] }> {
+  // Such a server (a resource-only low-level SDK `Server`) answers tools/list "method not found".
+  if (!client.getServerCapabilities()?.tools) return { tools: [], problems: [] }
   const raw: unknown[] = []
   const seen = new Set<string>()
   const deadline = Date.now() + timeoutMs

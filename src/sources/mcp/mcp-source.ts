@@ -44,6 +44,13 @@ export interface McpResourceSet {
   subscribe: boolean
 }
 
+/** A person's own list changed on a per-person server: theirs only, behind `skill` (its read or get_prompt skill). */
+export interface McpPersonListChange {
+  subject: string
+  kind: 'resources' | 'prompts'
+  skill: string
+}
+
 /** A listener's handle on one resource subscription. */
 export interface McpResourceSubscription {
   /** Stop listening; the last listener of a URI unsubscribes upstream. */
@@ -107,6 +114,7 @@ export class McpSource implements SkillSource {
     { prompts: Prompt[]; listed: ImportedPrompts['prompts']; skill: string | null; listProblems: string[]; problems: string[]; signature: string }
   >()
   #started = false
+  readonly #personListeners = new Set<(change: McpPersonListChange) => void>()
   /** After start, each time the resources /mcp serves changed without a skill changing (a server's resource list). */
   onResourcesChanged: () => void = () => {}
 
@@ -141,6 +149,10 @@ export class McpSource implements SkillSource {
         onTools: (t, p) => onTools(sessions)(t, p),
         onResources: (l) => onResources(sessions)(l),
         onPrompts: onPrompts(() => sessions),
+        onPersonList: (subject, kind) => {
+          const skill = kind === 'resources' ? this.#readers.get(server.name) : this.#prompts.get(server.name)?.skill
+          if (skill) for (const listener of this.#personListeners) listener({ subject, kind, skill })
+        },
         hasTools: () => this.#signatures.has(server.name),
         ...(secrets && { secrets }),
       })
@@ -279,12 +291,68 @@ export class McpSource implements SkillSource {
    * a template that matches it; only servers whose read skill `usable` allows are considered (their
    * templates alone are matched). A skill: URI or one too long to match is no imported server's.
    */
-  resourceOwner(uri: string, usable: (skill: string) => boolean = () => true): McpResourceSet | null {
+  resourceOwner(uri: string, usable: (skill: string) => boolean = () => true, personal: McpResourceSet[] = []): McpResourceSet | null {
     if (reservedScheme(uri) || uriTooLong(uri)) return null
     const { sets, byUri } = this.#served
     const listed = byUri.get(uri)
     if (listed) return usable(listed.skill) ? listed : null
-    return sets.find((s) => usable(s.skill) && s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))) ?? null
+    const matches = (s: McpResourceSet) => usable(s.skill) && s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))
+    // A person's own (from personResources) after every shared server's.
+    return sets.find(matches) ?? personal.find((s) => usable(s.skill) && s.resources.some((r) => r.uri === uri)) ?? personal.find(matches) ?? null
+  }
+
+  /**
+   * The per-person servers' resources and templates as `subject`'s own session lists them (opened
+   * when none is open and their account is connected), for the servers whose read skill `usable`
+   * allows; none for nobody. A URI a shared server lists is that server's.
+   */
+  async personResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]> {
+    const sets = await Promise.all(
+      this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => {
+        const listed = (await connection.listed(subject)).resources
+        if (!listed) return []
+        const resources = listed.resources.filter((r) => !this.#served.byUri.has(r.uri))
+        return [{ server: connection.server.name, skill, resources, templates: listed.templates, subscribe: listed.subscribe }]
+      }),
+    )
+    return sets.flat()
+  }
+
+  /**
+   * The per-person servers' prompts as `subject`'s own session lists them, named as a shared
+   * server's are, for the servers whose get_prompt skill `usable` allows; none for nobody.
+   */
+  async personPrompts(subject: string | null, usable: (skill: string) => boolean): Promise<ImportedPrompts[]> {
+    const sets = await Promise.all(
+      this.#personal(subject, (name) => this.#prompts.get(name)?.skill ?? undefined, usable).map(async ({ connection, skill }) => {
+        const prompts = (await connection.listed(subject)).prompts ?? []
+        return {
+          server: connection.server.name,
+          skill,
+          prompts: keysOf(connection.server.name, prompts, 'prompt').keyed.map(({ key, item }) => ({ name: key, prompt: item })),
+        }
+      }),
+    )
+    return sets.filter((set) => set.prompts.length > 0)
+  }
+
+  /** Hear each change of a person's own resource or prompt list on a per-person server; returns the way to stop. */
+  onPersonListChanged(listener: (change: McpPersonListChange) => void): () => void {
+    this.#personListeners.add(listener)
+    return () => void this.#personListeners.delete(listener)
+  }
+
+  /** The per-person servers with the skill `skillOf` names that `usable` allows, for a person (none for nobody). */
+  #personal(
+    subject: string | null,
+    skillOf: (server: string) => string | undefined,
+    usable: (skill: string) => boolean,
+  ): Array<{ connection: PersonSessions; skill: string }> {
+    if (subject === null) return []
+    return this.#connections.flatMap((connection) => {
+      const skill = skillOf(connection.server.name)
+      return connection instanceof PersonSessions && skill !== undefined && usable(skill) ? [{ connection, skill }] : []
+    })
   }
 
   /**

@@ -5,6 +5,8 @@ export interface OAuthPort {
   register(flow: OAuthFlow): void
   /** The person's (or, for `''`, the service account's) token, refreshed when near expiry; throws needs_auth without a connection. */
   token(provider: string, subject: string, scopes: string[], signal?: AbortSignal): Promise<TokenSet>
+  /** Whether the person has a usable connection with these scopes, from memory. */
+  state(provider: string, subject: string, scopes: readonly string[]): { state: 'ready' | 'needs_auth' }
   /** Where the person connects (a skillplane link). */
   authorizationUrl(provider: string, subject: string, scopes: string[]): string
   client(provider: string): Promise<unknown>

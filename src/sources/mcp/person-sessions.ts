@@ -18,6 +18,8 @@ interface Hooks {
   onTools(tools: Tool[], problems: ToolProblem[]): void
   onResources?(listed: ListedResources | null): void
   onPrompts?(prompts: Prompt[] | null, problems: string[]): void
+  /** A person's own resource or prompt list changed (their first listing included). */
+  onPersonList?(subject: string, kind: 'resources' | 'prompts'): void
   /** Whether the server's tools are known (listed live, or stored from an earlier listing). */
   hasTools(): boolean
   secrets?(names: string[]): Promise<Map<string, string>>
@@ -159,6 +161,17 @@ export class PersonSessions implements McpServerHandle {
     return this.#listings.get(subject) ?? {}
   }
 
+  /**
+   * What the person's own session listed, for /mcp's lists: a session is opened only for a person
+   * whose account is connected, so listing never makes a doomed attempt (and its warning) per request.
+   */
+  async listed(subject: string | null): Promise<PersonListing> {
+    if (subject === null || this.#closed) return {}
+    const known = this.#listings.get(subject)
+    if (known) return known
+    return this.#hooks.oauth.state(this.#provider, subject, this.server.oauth.scopes ?? []).state === 'ready' ? this.listing(subject) : {}
+  }
+
   /** A resource's updates as the person's own session hears them: never another person's. */
   async subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void> {
     if (call.subject === null)
@@ -180,7 +193,7 @@ export class PersonSessions implements McpServerHandle {
     const state = current?.connection.status().state
     if (current && state !== 'down' && state !== 'needs_auth' && state !== 'closed') return current
     if (current) this.#drop(subject)
-    const { oauth, logger, onTools, onResources, onPrompts, secrets } = this.#hooks
+    const { oauth, logger, onTools, onResources, onPrompts, onPersonList, secrets } = this.#hooks
     const scopes = this.server.oauth.scopes ?? []
     // The person's lists stay theirs; the source learns only whether there are any (and the problems, for operators).
     const own = (): PersonListing => this.#listings.get(subject) ?? this.#listings.set(subject, {}).get(subject)!
@@ -189,13 +202,17 @@ export class PersonSessions implements McpServerHandle {
       onTools,
       onResources: (listed) => {
         if (this.#sessions.get(subject)?.connection !== connection) return
+        const changed = JSON.stringify(own().resources) !== JSON.stringify(listed)
         own().resources = listed
         onResources?.(listed && { ...listed, resources: [], templates: [] })
+        if (changed) onPersonList?.(subject, 'resources')
       },
       onPrompts: (prompts, problems) => {
         if (this.#sessions.get(subject)?.connection !== connection) return
+        const changed = prompts !== null && JSON.stringify(own().prompts) !== JSON.stringify(prompts)
         if (prompts) own().prompts = prompts
         onPrompts?.(prompts && [], problems)
+        if (changed) onPersonList?.(subject, 'prompts')
       },
       ...(secrets && { secrets }),
       reconnect: false,

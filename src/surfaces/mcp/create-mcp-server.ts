@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Skillplane } from '../../agents/index.js'
 import type { Caller, Envelope } from '../../skill/index.js'
-import type { InvokeOptions } from '../../runtime/index.js'
+import { subjectsOf, type InvokeOptions } from '../../runtime/index.js'
 import { VERSION } from '../../version.js'
 import { mcpToolList, type McpToolList } from './mcp-tool-list.js'
 import { CALL_SKILL, readCallSkill } from './call-skill-tool.js'
@@ -176,8 +176,7 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     caller,
     mayCall: (skill) => current().callable.has(skill),
     prompts: () => prompts.list(),
-    templates: () =>
-      plane.sources.mcpResources().flatMap((set) => set.templates.map((t) => ({ uriTemplate: t.uriTemplate, server: set.server, skill: set.skill }))),
+    templates: () => imported.templates(),
   })
 
   const unsubscribe = plane.skills.onChanged(() => {
@@ -195,8 +194,15 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     }
     imported.catalogChanged()
   })
+  // A per-person server's lists are the person's own: only their sessions hear that theirs changed.
+  const person = subjectsOf(caller, null, null).user
+  const unlisten = plane.sources.onMcpPersonListChanged(({ subject, kind, skill }) => {
+    if (subject !== person || !current().callable.has(skill)) return
+    ;(kind === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged()).catch(() => {})
+  })
   const onclose = server.onclose
   server.onclose = () => {
+    unlisten()
     unsubscribe()
     imported.close()
     onclose?.()

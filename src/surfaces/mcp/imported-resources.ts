@@ -30,10 +30,13 @@ export interface ImportedResourceOptions {
 }
 
 export interface ImportedResources {
-  /** The imported resources this caller may read. */
-  list(): Resource[]
+  /** The imported resources this caller may read: the shared servers', then its person's own on per-person servers. */
+  list(): Promise<Resource[]>
+  /** The imported templates this caller may use, in the same order. */
+  templates(): Promise<Array<ResourceTemplate & { server: string; skill: string }>>
   /** resources/read of a URI that is not an instruction skill's: a call of its server's read skill. */
   read(uri: string, signal: AbortSignal, client: CallerClient): Promise<ReadResourceResult>
+  /** What the shared servers' lists show this caller (a change of a person's own lists is announced as it happens). */
   signature(): string
   /** The catalog changed: instruction skills' resources a session subscribed to may have changed with it. */
   catalogChanged(): void
@@ -49,24 +52,32 @@ function tooLong(uri: string): void {
 
 /**
  * Imported MCP servers' resources and templates on /mcp, for a caller allowed their server's read
- * skill, with subscriptions: resources/subscribe of an imported URI listens to its server (one
- * upstream subscription per URI shared by every session), and its updates reach the sessions that
+ * skill (a per-person server's: the session's own person's, as their own upstream session lists
+ * them), with subscriptions: resources/subscribe of an imported URI listens to its server (one
+ * upstream subscription per URI shared by every session, per person for a per-person server), and its updates reach the sessions that
  * subscribed and may still read it. A subscription reads nothing, so it is gated but not audited;
  * every read that follows an update is a call, audited.
  */
 export function importedResources(server: Server, plane: Skillplane, options: ImportedResourceOptions): ImportedResources {
   const { caller } = options
-  const readable = () => plane.sources.mcpResources().filter((set) => options.mayCall(set.skill))
+  // The person behind the session's key: per-person servers' lists are theirs alone (an agent's own key has none).
+  const subject = subjectsOf(caller, null, null).user
+  const shared = () => plane.sources.mcpResources().filter((set) => options.mayCall(set.skill))
+  const readable = async () => [...shared(), ...(await plane.sources.mcpPersonResources(subject, options.mayCall))]
   // The URI's owner (whoever the caller), when this caller may read it: a URI it can't is one that doesn't exist for it.
-  const ownerFor = (uri: string) => plane.sources.mcpResourceOwner(uri, options.mayCall)
+  const ownerFor = async (uri: string) =>
+    plane.sources.mcpResourceOwner(uri, options.mayCall) ??
+    plane.sources.mcpResourceOwner(uri, options.mayCall, await plane.sources.mcpPersonResources(subject, options.mayCall))
   const subscriptions = new Map<string, Promise<{ close(): void } | null>>()
   const skillSubscriptions = new Set<string>()
   let closed = false
 
-  const list = (): Resource[] => readable().flatMap((set) => set.resources)
-  const templates = (): ResourceTemplate[] => readable().flatMap((set) => set.templates)
+  const list = async (): Promise<Resource[]> => (await readable()).flatMap((set) => set.resources)
+  const templates = async () => (await readable()).flatMap((set) => set.templates.map((t) => ({ ...t, server: set.server, skill: set.skill })))
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [...options.skillTemplates(), ...templates()] }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [...options.skillTemplates(), ...(await templates()).map(({ server: _, skill: __, ...template }) => template)],
+  }))
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { uri } = request.params
@@ -83,7 +94,7 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       return {}
     }
     tooLong(uri)
-    const owner = ownerFor(uri)
+    const owner = await ownerFor(uri)
     if (!owner) throw notFound(uri, `${LISTS} show what this caller may subscribe to`)
     if (!owner.subscribe)
       throw new RequestError(ErrorCode.InvalidParams, `resource ${JSON.stringify(uri)}: MCP server "${owner.server}" takes no subscriptions`, { uri })
@@ -91,10 +102,16 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       await subscriptions.get(uri)
       return {}
     }
-    const subject = subjectsOf(caller, null, null).user
     const forward = (updated: string) => {
       // Only while this caller may still read it from that server (a binding removed, a DENY set since: nothing).
-      if (!closed && ownerFor(updated)?.skill === owner.skill) server.sendResourceUpdated({ uri: updated }).catch(() => {})
+      if (closed) return
+      const send = (now: { skill: string } | null) => {
+        if (now?.skill === owner.skill && !closed) server.sendResourceUpdated({ uri: updated }).catch(() => {})
+      }
+      // A shared server's URI is decided at once, so its updates keep their order with the catalog's.
+      const shared = plane.sources.mcpResourceOwner(updated, options.mayCall)
+      if (shared) send(shared)
+      else void ownerFor(updated).then(send, () => {})
     }
     const opening = plane.sources.subscribeMcpResource(owner.server, uri, { subject, signal: extra.signal }, forward).then(
       (subscription) => {
@@ -130,16 +147,17 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
 
   return {
     list,
+    templates,
     async read(uri, signal, client) {
       tooLong(uri)
-      const owner = ownerFor(uri)
+      const owner = await ownerFor(uri)
       if (!owner) throw notFound(uri, `${LISTS} show what this caller may read (instruction skills' are skill://<skill>/SKILL.md and skill://<skill>/<path>)`)
       const envelope = await plane.invoke(owner.skill, { uri }, { caller, conversationId: options.conversationId, signal, client })
       const { contents } = unwrap(envelope, `resource ${JSON.stringify(uri)}`, (why, callId) => notFound(uri, why, callId)) as ReadResourceResult
       // The audit row of the read, as a tool result names its call.
       return { contents, _meta: { 'skillplane/callId': envelope.callId } }
     },
-    signature: () => JSON.stringify([list().map((r) => r.uri), templates().map((t) => t.uriTemplate)]),
+    signature: () => JSON.stringify(shared().map((set) => [set.resources.map((r) => r.uri), set.templates.map((t) => t.uriTemplate)])),
     catalogChanged() {
       for (const uri of skillSubscriptions) if (options.skillListed(uri)) server.sendResourceUpdated({ uri }).catch(() => {})
     },

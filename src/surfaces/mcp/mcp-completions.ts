@@ -27,24 +27,25 @@ export interface McpCompletionOptions {
   /** Whether the caller's tool list holds this skill (completions ride on the skill they complete for). */
   mayCall(skill: string): boolean
   /** The prompts this caller may get, as prompts/list shows them. */
-  prompts(): ListedPrompt[]
-  /** Imported resource templates with the server that serves them and the skill that reads them. */
-  templates(): Array<{ uriTemplate: string; server: string; skill: string }>
+  prompts(): Promise<ListedPrompt[]>
+  /** Imported resource templates this caller may use, as resources/templates/list shows them, each with its server and read skill. */
+  templates(): Promise<Array<{ uriTemplate: string; server: string; skill: string }>>
 }
 
 /**
  * completion/complete for what this caller may use: instruction skills' prompts (they take no
  * arguments: no values), the variables of `skill://{skill}/{+path}` (the skills it may activate,
  * their files), and an imported prompt's arguments or resource template's variables, asked of
- * their server. The gate is the one tools/list applies, decided anew for every request; a
- * completion is a suggestion, not a call, so it leaves no audit row (one per keystroke otherwise).
+ * their server (a per-person server's: those of the session's own person, asked of their own
+ * session). The gate is the one tools/list applies, decided anew for every request; a completion
+ * is a suggestion, not a call, so it leaves no audit row (one per keystroke otherwise).
  */
 export function serveMcpCompletions(server: Server, plane: Skillplane, options: McpCompletionOptions): void {
   const { caller } = options
   server.setRequestHandler(CompleteRequestSchema, async (request, extra): Promise<CompleteResult> => {
     const { ref, argument, context } = request.params
     if (ref.type === 'ref/prompt') {
-      const listed = options.prompts().find((p) => p.prompt.name === ref.name)
+      const listed = (await options.prompts()).find((p) => p.prompt.name === ref.name)
       if (!listed)
         throw new RequestError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(ref.name)}: prompts/list shows the prompts this caller may get`)
       if (listed.kind === 'instruction') return capped([])
@@ -66,7 +67,7 @@ export function serveMcpCompletions(server: Server, plane: Skillplane, options: 
       const files = options.mayCall('read_skill_resource') ? listSkillFiles(skill.dir) : []
       return capped(matching(['SKILL.md', ...files], argument.value))
     }
-    const template = options.templates().find((t) => t.uriTemplate === ref.uri && options.mayCall(t.skill))
+    const template = (await options.templates()).find((t) => t.uriTemplate === ref.uri && options.mayCall(t.skill))
     if (!template)
       throw new RequestError(
         ErrorCode.InvalidParams,

@@ -54,7 +54,7 @@ export function serveSkillResources(server: Server, plane: Skillplane, options: 
       })),
     ])
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...resources(), ...(options.imported?.list() ?? [])] }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...resources(), ...((await options.imported?.list()) ?? [])] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params
     // Imported servers' URIs pass through verbatim; skill:// is the instruction skills' own.

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import { databases, waitFor } from '../../test-support/databases.js'
+import { admin, openTestPlane } from '../../test-support/fixtures.js'
+import { startTestIdentityProvider, type TestIdentityProvider } from '../../test-support/identity-provider.js'
+import { connectInBrowser } from '../../test-support/oauth-service.js'
+import { startOAuthMcpServer } from '../../test-support/oauth-mcp-server.js'
+import { postAs } from '../../test-support/post-as.js'
+import { startHttpServer } from '../http/index.js'
+
+let idp: TestIdentityProvider
+beforeAll(async () => {
+  idp = await startTestIdentityProvider()
+})
+afterAll(async () => idp?.close())
+
+const mine = (who: string) => ({
+  inbox: `private://${who}/inbox`,
+  template: `private://${who}/notes/{n}`,
+  prompts: [`secured_${who}_brief`, `secured_${who}_digest`],
+})
+
+describe.each(databases)("a per-person server's resources and prompts on /mcp ($name)", (database) => {
+  it('are listed, read, got, completed and subscribed to by their own person only, behind the read and prompt skills', async () => {
+    const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
+    const plane = await openTestPlane(database, { mcpServers: [{ name: 'secured', url: secured.url, oauth: {}, agents: ['Helper'] }] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    const clients: Client[] = []
+    try {
+      const key = async (name: string, role: 'operator' | 'agent', agentId?: string) =>
+        (await plane.people.keys.create({ name, role, agentId }, plane.now())).key
+      const [alice, carol, bob, helper] = [
+        await key('alice', 'operator'),
+        await key('carol', 'operator'),
+        await key('bob', 'operator'),
+        await key('helper-key', 'agent', 'helper'),
+      ]
+      const post = (k: string, path: string, body: unknown) => postAs<{ ok: boolean; authorizationUrl?: string }>(server.url, k, path, body)
+      for (const [k, who] of [
+        [alice, 'alice'],
+        [carol, 'carol'],
+      ] as const) {
+        const link = await post(k, `/api/connections/${encodeURIComponent('mcp:secured')}/authorize`, {})
+        await connectInBrowser(link.authorizationUrl!, (url) => idp.signIn(url, who))
+        // The first call lists the server's tools (and with them its read and prompt skills), then the person's resources and prompts.
+        await waitFor(async () => (await post(k, '/api/skills/secured_whoami/invoke', { input: {} })).ok)
+        await waitFor(async () => (await post(k, '/api/skills/secured_get_prompt/invoke', { input: { name: `${who}_digest` } })).ok)
+      }
+      const connect = async (k: string) => {
+        const client = new Client({ name: 'person-lists', version: '1.0.0' })
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${k}` } } }))
+        clients.push(client)
+        const updates: string[] = []
+        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri))
+        return { client, updates }
+      }
+      const [a, c, b, h] = [await connect(alice), await connect(carol), await connect(bob), await connect(helper)]
+      const seen = async (client: Client) => ({
+        resources: (await client.listResources()).resources.map((r) => r.uri).filter((uri) => uri.startsWith('private:')),
+        templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+        prompts: (await client.listPrompts()).prompts.map((p) => p.name).sort(),
+      })
+      expect(await seen(a.client)).toEqual({ resources: [mine('alice').inbox], templates: [mine('alice').template], prompts: mine('alice').prompts })
+      expect(await seen(c.client)).toEqual({ resources: [mine('carol').inbox], templates: [mine('carol').template], prompts: mine('carol').prompts })
+      // Bob has not connected his account (nothing of his to list); an agent's own key acts for nobody.
+      expect(await seen(b.client)).toEqual({ resources: [], templates: [], prompts: [] })
+      expect(await seen(h.client)).toEqual({ resources: [], templates: [], prompts: [] })
+
+      // Alice reads and gets hers, each an audited call of the server's skill.
+      const inbox = await a.client.readResource({ uri: mine('alice').inbox })
+      expect(inbox.contents).toEqual([{ uri: mine('alice').inbox, text: 'mail of alice' }])
+      expect((await a.client.readResource({ uri: 'private://alice/notes/7' })).contents).toEqual([{ uri: 'private://alice/notes/7', text: 'note 7 of alice' }])
+      const brief = await a.client.getPrompt({ name: 'secured_alice_brief', arguments: { topic: 'alice-news' } })
+      expect(brief.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'brief of alice on alice-news' } }])
+      const rows = (await plane.audit.query({ caller: 'alice', limit: 20 })).items
+      expect(rows.filter((r) => r.skill !== 'secured_whoami').map((r) => [r.skill, r.status, r.callId])).toEqual(
+        expect.arrayContaining([
+          ['secured_read_resource', 'ok', inbox._meta!['skillplane/callId']],
+          ['secured_get_prompt', 'ok', brief._meta!['skillplane/callId']],
+        ]),
+      )
+
+      // Completions come from the person's own session.
+      const complete = (client: Client, ref: Parameters<Client['complete']>[0]['ref'], name: string, value: string) =>
+        client.complete({ ref, argument: { name, value } }).then(
+          (r) => r.completion.values,
+          (e: { code: number; message: string }) => ({ code: e.code, message: e.message }),
+        )
+      expect(await complete(a.client, { type: 'ref/resource', uri: mine('alice').template }, 'n', 'alice-')).toEqual(['alice-news', 'alice-sport'])
+      expect(await complete(a.client, { type: 'ref/prompt', name: 'secured_alice_brief' }, 'topic', 'alice-s')).toEqual(['alice-sport'])
+
+      // Carol can neither read, get, complete nor subscribe to Alice's: for her they don't exist.
+      const refused = async (promise: Promise<unknown>) =>
+        promise.then(
+          () => 'answered',
+          (e: { code: number }) => e.code,
+        )
+      expect({
+        read: await refused(c.client.readResource({ uri: mine('alice').inbox })),
+        readMatched: await refused(c.client.readResource({ uri: 'private://alice/notes/7' })),
+        get: await refused(c.client.getPrompt({ name: 'secured_alice_digest' })),
+        completeTemplate: await refused(c.client.complete({ ref: { type: 'ref/resource', uri: mine('alice').template }, argument: { name: 'n', value: '' } })),
+        completePrompt: await refused(c.client.complete({ ref: { type: 'ref/prompt', name: 'secured_alice_brief' }, argument: { name: 'topic', value: '' } })),
+        subscribe: await refused(c.client.subscribeResource({ uri: mine('alice').inbox })),
+        agentSubscribe: await refused(h.client.subscribeResource({ uri: mine('alice').inbox })),
+      }).toEqual({
+        read: -32002,
+        readMatched: -32002,
+        get: -32602,
+        completeTemplate: -32602,
+        completePrompt: -32602,
+        subscribe: -32002,
+        agentSubscribe: -32002,
+      })
+
+      // Subscriptions go through each person's own session: Alice hears her inbox's update, Carol her own only.
+      await a.client.subscribeResource({ uri: mine('alice').inbox })
+      await c.client.subscribeResource({ uri: mine('carol').inbox })
+      expect(await a.client.callTool({ name: 'secured_touch', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'sent' }] })
+      await waitFor(() => a.updates.includes(mine('alice').inbox))
+      expect(await c.client.callTool({ name: 'secured_touch', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'sent' }] })
+      await waitFor(() => c.updates.includes(mine('carol').inbox))
+      expect({ alice: a.updates, carol: c.updates }).toEqual({ alice: [mine('alice').inbox], carol: [mine('carol').inbox] })
+
+      // A change of a person's own list is announced to their own sessions only.
+      const listChanges = { alice: [] as string[], carol: [] as string[] }
+      for (const [client, heard] of [
+        [a.client, listChanges.alice],
+        [c.client, listChanges.carol],
+      ] as const) {
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void heard.push('resources'))
+        client.setNotificationHandler(PromptListChangedNotificationSchema, () => void heard.push('prompts'))
+      }
+      await a.client.callTool({ name: 'secured_add_note', arguments: {} })
+      await waitFor(() => listChanges.alice.length === 2)
+      expect(await seen(a.client)).toMatchObject({
+        resources: [mine('alice').inbox, 'private://alice/extra'],
+        prompts: [...mine('alice').prompts, 'secured_alice_extra'],
+      })
+      await c.client.callTool({ name: 'secured_add_note', arguments: {} })
+      // Once Carol's lists show her additions, her changes were sent: an update sent after them closes her stream's account.
+      await waitFor(async () => {
+        const { resources, prompts } = await seen(c.client)
+        return resources.includes('private://carol/extra') && prompts.includes('secured_carol_extra')
+      })
+      const heard = c.updates.length
+      await c.client.callTool({ name: 'secured_touch', arguments: {} })
+      await waitFor(() => c.updates.length > heard)
+      // Her own changes only: Alice's were sent before hers.
+      expect({ alice: listChanges.alice.sort(), carol: listChanges.carol.sort() }).toEqual({ alice: ['prompts', 'resources'], carol: ['prompts', 'resources'] })
+
+      // Without the read and prompt skills (a DENY), Alice's session lists none of hers and may complete or subscribe to none.
+      const denied = await Promise.all(
+        ['secured_read_resource', 'secured_get_prompt'].map((skill) =>
+          plane.policies.set({ skill, level: 'user', subject: 'alice', decision: 'DENY' }, admin, plane.now()),
+        ),
+      )
+      await waitFor(async () => (await seen(a.client)).prompts.length === 0)
+      expect(await seen(a.client)).toEqual({ resources: [], templates: [], prompts: [] })
+      expect({
+        completeTemplate: await refused(a.client.complete({ ref: { type: 'ref/resource', uri: mine('alice').template }, argument: { name: 'n', value: '' } })),
+        completePrompt: await refused(a.client.complete({ ref: { type: 'ref/prompt', name: 'secured_alice_brief' }, argument: { name: 'topic', value: '' } })),
+        subscribe: await refused(a.client.subscribeResource({ uri: 'private://alice/notes/1' })),
+      }).toEqual({ completeTemplate: -32602, completePrompt: -32602, subscribe: -32002 })
+      for (const policy of denied) if (policy.ok) await plane.policies.clear(policy.policy.id, admin)
+    } finally {
+      await Promise.all(clients.map((client) => client.close()))
+      await server.close()
+      await plane.close()
+      await secured.close()
+    }
+  })
+})
