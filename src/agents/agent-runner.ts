@@ -23,6 +23,7 @@ import { pricingOf } from './model-cost.js'
 import { rebuildRequest, type ModelRequest, type RequestDelta } from './model-request.js'
 import { RunInputs, type RunInput, type RunInputAnswer } from './run-inputs.js'
 import { runClient } from './run-client.js'
+import { markedRequest } from './marked-request.js'
 
 export type { RunStatus } from './run-status.js'
 
@@ -807,7 +808,7 @@ function toStep(row: RunStepListed): RunStep {
     ...(row.text !== null && { text: row.text }),
     ...(row.tool_name !== null && { tool: row.tool_name }),
     ...(row.tool_call_id !== null && { toolCallId: row.tool_call_id }),
-    ...(row.input !== null && { input: parse(row.input) }),
+    ...(row.input !== null && { input: row.kind === 'input' ? markedRequest(parse(row.input)) : parse(row.input) }),
     ...(row.output !== null && { output: parse(row.output) }),
     ...(row.error !== null && { error: row.error }),
     ...(row.status !== null && { status: row.status }),

@@ -12,6 +12,7 @@ import { sopSigner } from '../test-support/sop.js'
 import { defineSkill } from '../skill/index.js'
 import type { SkillplaneConfig } from '../config/index.js'
 import { startHttpServer, type HttpServer } from '../surfaces/http/index.js'
+import { openDatabase } from '../store/open-database.js'
 import type { Skillplane } from './index.js'
 
 const pricing = { inputPerMTok: 3, outputPerMTok: 15 }
@@ -315,6 +316,43 @@ describe.each(databases)('an agent run as the caller of its tool calls on $name'
     expect(seen).not.toContain(PASSWORD)
     expect(seen).not.toContain(PIN)
     await sse.close()
+  })
+
+  it('serves a form an older manager stored unmarked with its secret-named fields writeOnly (the input and its step, read and followed)', async () => {
+    const location = await database.create()
+    const { plane, server } = await open(agentModel('ask_login', {}), {}, location)
+    const requester = await key(plane, 'operator')
+    const id = await startRun(server.url, requester, 'log in')
+    const input = await waitingInput(server.url, requester, id)
+    // Stored as a manager from before the marks stores it: the form as the skill declared it.
+    const db = await openDatabase(location)
+    try {
+      await db.db
+        .updateTable('run_inputs')
+        .set({ requested_schema: JSON.stringify(LOGIN_FORM) })
+        .where('id', '=', input.id)
+        .execute()
+      const step = await db.db
+        .selectFrom('agent_run_steps')
+        .select(['idx', 'input'])
+        .where('run_id', '=', id)
+        .where('kind', '=', 'input')
+        .executeTakeFirstOrThrow()
+      const unmarked = JSON.stringify({ ...JSON.parse(step.input!), requestedSchema: LOGIN_FORM })
+      await db.db.updateTable('agent_run_steps').set({ input: unmarked }).where('run_id', '=', id).where('idx', '=', step.idx).execute()
+    } finally {
+      await db.close()
+    }
+    const marked = { user: { type: 'string' }, password: { type: 'string', writeOnly: true }, pin: { type: 'string', writeOnly: true } }
+    const run = await getRun(server.url, requester, id)
+    expect(run.inputs.find((i: any) => i.id === input.id).requestedSchema.properties).toEqual(marked)
+    expect(run.steps.find((s: any) => s.kind === 'input').input.requestedSchema.properties).toEqual(marked)
+    const sse = await listenSse<any>(`${server.url}/api/runs/${id}/events`, requester)
+    await waitFor(() => sse.received.some((e) => e.event === 'step' && e.data.kind === 'input'))
+    expect(sse.received.find((e) => e.event === 'step' && e.data.kind === 'input')!.data.input.requestedSchema.properties).toEqual(marked)
+    await sse.close()
+    await http(server.url, requester, 'POST', `/api/runs/${id}/inputs/${input.id}`, { action: 'decline' })
+    await ended(server.url, requester, id)
   })
 
   it("lets only an admin (or the person it acts for) answer an admin's run: an operator is refused, named why", async () => {

@@ -117,7 +117,7 @@ async function elicit(o: RunClientOptions, params: ElicitParams, options: Elicit
     throw new SkillError('invalid_input', `an elicitation link must be http or https: "${url.slice(0, 200)}" is not shown to a person`)
   }
   // Marked where redaction will hide a field, so the form (the console's) types it unseen.
-  const requestedSchema = params.mode === 'url' ? null : markSecretFields(params.requestedSchema)
+  const requestedSchema = params.mode === 'url' ? null : (markSecretFields(params.requestedSchema) ?? null)
   const id = ulid()
   const now = plane.now()
   // No longer than approvals wait, nor than the call that asks may run.

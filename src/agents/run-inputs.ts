@@ -5,7 +5,7 @@ import type { RunInputRow, RunRepository } from '../store/index.js'
 import { mayAnswerRunInput } from '../abilities/index.js'
 import { RunError } from './run-error.js'
 import { SkillplaneError } from '../errors/index.js'
-import { redact } from '../audit/index.js'
+import { markSecretFields, redact } from '../audit/index.js'
 
 /** What a person is asked for while a run's tool call waits (an imported MCP server's elicitation), as shown. */
 export interface RunInput {
@@ -211,7 +211,8 @@ function toInput(row: RunInputRow, approverRole: RunInput['approverRole']): RunI
     step: row.step_idx,
     mode: row.mode as RunInput['mode'],
     message: row.message,
-    requestedSchema: row.requested_schema ? (JSON.parse(row.requested_schema) as Record<string, unknown>) : null,
+    // Marked as served too: a request stored before the server marked secret fields still has them typed unseen.
+    requestedSchema: row.requested_schema ? markSecretFields(JSON.parse(row.requested_schema) as Record<string, unknown>) : null,
     url: row.url,
     status: row.status as RunInputStatus,
     content: row.content ? (JSON.parse(row.content) as Record<string, unknown>) : null,

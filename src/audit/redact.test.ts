@@ -78,4 +78,12 @@ describe('markSecretFields', () => {
     expect(hidden).toEqual({ apiKey: REDACTED, otp: REDACTED, phrase: REDACTED, tokens_used: 1, user: 'u' })
     expect(schema.properties.apiKey).toEqual({ type: 'string' })
   })
+
+  it("leaves a form without a schema, or without an object's properties, as it is (a plain-JS skill's elicitation)", () => {
+    expect(markSecretFields(undefined)).toBeUndefined()
+    expect(markSecretFields(null)).toBeNull()
+    expect(markSecretFields('form')).toBe('form')
+    expect(markSecretFields({ type: 'object' })).toEqual({ type: 'object' })
+    expect(markSecretFields({ type: 'object', properties: ['password'] })).toEqual({ type: 'object', properties: ['password'] })
+  })
 })

@@ -49,14 +49,15 @@ function clean(value: unknown, schema: JsonSchema | undefined, depth: number): b
  * A flat object schema (an elicitation form's) with `writeOnly: true` on each property redaction
  * takes for a secret, by its name or its schema: the one rule, which a form follows to type it unseen.
  */
-export function markSecretFields<T extends { properties?: Record<string, unknown> }>(schema: T): T {
-  if (!isObject(schema.properties)) return schema
+export function markSecretFields<T>(schema: T): T {
+  // A plain-JS skill's form may come without a schema, or with one that isn't an object's: nothing to mark.
+  if (!isObject(schema) || !isObject(schema.properties)) return schema
   const properties = Object.fromEntries(
     Object.entries(schema.properties).map(([name, field]) =>
       isObject(field) && field.writeOnly !== true && (isSecretName(name) || isSecretSchema(field)) ? [name, { ...field, writeOnly: true }] : [name, field],
     ),
   )
-  return { ...schema, properties }
+  return { ...schema, properties } as T
 }
 
 /** A string with every known secret value blanked out. */

@@ -37,6 +37,30 @@ const asking = [
       ),
   }),
   defineSkill({
+    key: 'ask_login',
+    description: 'Ask the person to log in',
+    class: 'safe',
+    agents: ['Helper'],
+    input: z.object({}),
+    run: async (_input, ctx) =>
+      ctx.client.elicit(
+        {
+          message: 'Log in',
+          requestedSchema: {
+            type: 'object',
+            // password is secret by its name, pin by its schema; user is neither.
+            properties: {
+              user: { type: 'string', title: 'User' },
+              password: { type: 'string', title: 'Password' },
+              pin: { type: 'string', title: 'PIN', writeOnly: true },
+            },
+            required: ['user', 'password', 'pin'],
+          },
+        },
+        { signal: ctx.signal },
+      ),
+  }),
+  defineSkill({
     key: 'ask_link',
     description: 'Send the person to a link',
     class: 'safe',
@@ -54,8 +78,14 @@ describe.runIf(chromiumAvailable())("a run's tool call asking a person, answered
   let oscar = ''
 
   beforeAll(async () => {
+    // Each run's prompt names the tool its model calls (so each test stands alone); once the tool has answered, it is done.
+    const asks: Record<string, string> = { 'who am I?': 'ask_name', 'sign it': 'ask_link', 'log me in': 'ask_login' }
     const model = new MockLanguageModelV3({
-      doStream: [streamed(callsTool('ask_name', {})), streamed(says('hello')), streamed(callsTool('ask_link', {})), streamed(says('signed'))],
+      doStream: async ({ prompt }) => {
+        if (prompt.some((message) => message.role === 'tool')) return streamed(says('done'))
+        const said = JSON.stringify(prompt.filter((message) => message.role === 'user'))
+        return streamed(callsTool(Object.entries(asks).find(([words]) => said.includes(words))![1], {}))
+      },
     })
     plane = await createSkillplane({
       config: { skills: [...testSkills(), ...asking], agents: [{ ...testAgents![0]!, model }, testAgents![1]!] },
@@ -115,5 +145,21 @@ describe.runIf(chromiumAvailable())("a run's tool call asking a person, answered
     await waitFor(async () => (await callApi(server.url, `/api/runs/${started.body.id}`, oscar)).body.inputs[0]?.status === 'cancelled')
     const run = await callApi(server.url, `/api/runs/${started.body.id}`, oscar)
     expect(run.body.steps.find((s: any) => s.kind === 'tool').output).toEqual({ action: 'cancel' })
+  })
+
+  it('types the fields the server marks secret (password by its name, pin by its schema) unseen, and the rest in clear', async () => {
+    const started = await callApi(server.url, '/api/agents/helper/runs', oscar, 'POST', { prompt: 'log me in', wait: false })
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    page.setDefaultTimeout(15_000)
+    await signIn(page, server.url, oscar)
+    await page.goto(`${server.url}/runs/${started.body.id}`)
+    const step = page.locator('article[data-kind="input"][data-status="awaiting_input"]')
+    await step.waitFor()
+    expect(await step.textContent()).toContain('Log in')
+    expect(await step.getByLabel(/Password/).getAttribute('type')).toBe('password')
+    expect(await step.getByLabel(/PIN/).getAttribute('type')).toBe('password')
+    expect(await step.getByLabel(/User/).getAttribute('type')).toBe('text')
+    await step.getByRole('button', { name: 'Decline' }).click()
+    await page.locator('[data-testid="run-status"][data-status="completed"]').waitFor()
   })
 })

@@ -135,7 +135,12 @@ export function createMcpServer(plane: Skillplane, options: McpServerOptions): S
     if (
       isApprovalRequired(envelope) &&
       server.getClientCapabilities()?.elicitation &&
-      (await askToWait(server, envelope, { requestId: extra.requestId, signal: extra.signal, now: plane.now() }))
+      (await askToWait(server, envelope, {
+        requestId: extra.requestId,
+        signal: extra.signal,
+        now: plane.now(),
+        waitMs: plane.config.approvals.waitTimeoutMs,
+      }))
     ) {
       envelope = await invoke({ ...invokeOptions, approval: { mode: 'resume', wait: true } })
     }

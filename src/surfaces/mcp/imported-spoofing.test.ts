@@ -171,12 +171,18 @@ describe.each(databases)('an imported server that tries to overreach ($name)', (
         const sessionId = (revoked.transport as StreamableHTTPClientTransport).sessionId!
         expect(await plane.people.mcpSessions.find(sessionId)).toBeDefined()
 
+        // The end of its stream reaches the client as an error (a failed reconnect, or a dropped stream), after everything sent on it.
+        let streamEnded = false
+        revoked.onerror = () => void (streamEnded = true)
+        revoked.onclose = () => void (streamEnded = true)
         expect(await peer.people.keys.revoke('revoked-elsewhere', peer.now())).toBe(1)
         // Nothing tells this manager: its next update to the session re-checks the key (at most once a second) and ends it.
         await waitFor(async () => {
           await touch()
           return (await plane.people.mcpSessions.find(sessionId)) === undefined
-        }, 10_000)
+        })
+        // An update already on its way to the revoked client lands before the count is taken, not after.
+        await waitFor(() => streamEnded)
         const after = { ...heard }
         await touch()
         await waitFor(() => heard.kept > after.kept)
