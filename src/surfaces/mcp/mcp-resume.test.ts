@@ -326,6 +326,30 @@ describe.each(databases)('resumable /mcp streams ($name)', (database: TestDataba
     expect(Number(pinged.eventIds[1])).toBeLessThan(Number(events[0]))
   })
 
+  it("stores a call's log line and its answer in one commit, and its stream's priming event in none", async () => {
+    const m = await manager(await database.create(), [])
+    const key = await keyOf(m.plane, 'grouped')
+    const sessionId = await open(m.url, key)
+    const repo = m.plane.people.mcpSessions
+    const commits: string[][] = []
+    const addEvents = repo.addEvents.bind(repo)
+    vi.spyOn(repo, 'addEvents').mockImplementation((events) => {
+      commits.push(events.map((event) => JSON.stringify(event.message)))
+      return addEvents(events)
+    })
+    const echo = { method: 'tools/call', params: { name: 'echo', arguments: { message: 'once' } } }
+    // The first call's line waits for its key's standing to be read: the second's doesn't.
+    await post(m.url, key, sessionId, { id: 8, ...echo })
+    commits.length = 0
+    const call = await post(m.url, key, sessionId, { id: 9, ...echo })
+    expect(call.eventIds).toHaveLength(3)
+    expect(commits).toHaveLength(1)
+    expect(commits[0]!.map((message) => (message.includes('call.finished') ? 'line' : message.includes('"result"') ? 'answer' : message))).toEqual([
+      'line',
+      'answer',
+    ])
+  })
+
   it('a stream starting long after the session last stored an event stores its priming event (pruning may take the older one first)', async () => {
     let now = Date.now()
     const m = await manager(await database.create(), [], { clock: () => now, idleMs: 10 * MINUTE })
