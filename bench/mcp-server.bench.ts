@@ -27,6 +27,8 @@ export interface McpServerModeFigures {
   bareCpuMicros: number
   /** skillplane ÷ bare CPU per call, over the rounds. */
   cpuRatios: Spread
+  /** skillplane ÷ bare calls/s for a client at level `warning` (no call.finished line), over the rounds. */
+  unloggedRatios: Spread
   rounds: number
   /** The floor, in the same rounds: what skillplane must do beyond the bare server, alone (median round, calls/s). */
   floor: {
@@ -137,6 +139,9 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
   const { key } = await bench.plane.people.keys.create({ name: 'bench', role: 'admin' }, bench.plane.now())
   const bare = await startBareServer(key)
   const ours = await connect(`${http.url}/mcp`, { authorization: `Bearer ${key}` })
+  // A client that asked for warnings and worse: it gets no call.finished line (the default level, info, sends one a call).
+  const unlogged = await connect(`${http.url}/mcp`, { authorization: `Bearer ${key}` })
+  await unlogged.setLoggingLevel('warning')
   const theirs = await connect(bare.url, { authorization: `Bearer ${key}` })
   // The floor's events go through a group commit of their own, as /mcp's go through its.
   const events = new StreamEventWriter(bench.plane.people.mcpSessions)
@@ -145,6 +150,7 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
       const before = loadAverage()
       const bareCall = callOf(theirs)
       const ourCall = callOf(ours)
+      const unloggedCall = callOf(unlogged)
       let n = 0
       const pipelineCall = async () => {
         if (!(await bench.plane.invoke(NOOP_KEY, { n: n++ }, { caller: BENCH_CALLER })).ok) throw new Error('the no-op failed')
@@ -152,10 +158,12 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
       const eventsCall = eventsOf(events, `bench-floor-${inFlight}`)
       await measure(300, inFlight, bareCall)
       await measure(300, inFlight, ourCall)
+      await measure(300, inFlight, unloggedCall)
       const per = Math.round(calls / rounds)
       const r = await alternateRounds(rounds, {
         bare: () => measure(per, inFlight, bareCall),
         skillplane: () => measure(per, inFlight, ourCall),
+        unlogged: () => measure(per, inFlight, unloggedCall),
         pipeline: () => measure(per, inFlight, pipelineCall),
         events: () => measure(per, inFlight, eventsCall),
       })
@@ -171,6 +179,7 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
         skillplaneCpuMicros: spread(r.skillplane.map((p) => p.cpuMicros)).median,
         bareCpuMicros: spread(r.bare.map((p) => p.cpuMicros)).median,
         cpuRatios: roundRatios(r.skillplane, r.bare, (p) => p.cpuMicros),
+        unloggedRatios: roundRatios(r.bare, r.unlogged, (p) => p.ms),
         floor: {
           pipelinePerSecond: 1000 / medianMs(r.pipeline),
           eventsPerSecond: 1000 / medianMs(r.events),
@@ -184,7 +193,7 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
     }
     return { calls, sequential: await mode(1), concurrent: await mode(16) }
   } finally {
-    await Promise.all([ours.close(), theirs.close()])
+    await Promise.all([ours.close(), unlogged.close(), theirs.close()])
     await Promise.all([http.close(), bare.close()])
     await bench.close()
   }
@@ -200,7 +209,7 @@ export const mcpServerSection: BenchSection = {
     const modes = { sequential: r.sequential, concurrent: r.concurrent }
     for (const [mode, m] of Object.entries(modes))
       log(
-        `  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ${int(m.barePerSecond)}/s, ratio ${m.ratio.toFixed(2)}×; floor ${int(m.floor.perSecond)}/s (at most ${times(m.floor.ceiling)} of bare), skillplane ${times(m.floor.ofFloor.median)} of it`,
+        `  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ${int(m.barePerSecond)}/s, ratio ${m.ratio.toFixed(2)}×; floor ${int(m.floor.perSecond)}/s (at most ${times(m.floor.ceiling)} of bare), skillplane ${times(m.floor.ofFloor.median)} of it; a client at warning ${times(m.unloggedRatios.median)}`,
       )
     return {
       targets: [
@@ -236,12 +245,15 @@ Floor = bare call + pipeline + events: a call of skillplane if /mcp's own work (
 rendering, the log line on the wire) were free. "Ceiling" is bare ÷ floor, the most skillplane's
 ratio could be while those commits cost what they do; "skillplane ÷ floor" is how close it is.
 
-| mode | in flight | pipeline alone calls/s | events alone calls/s | floor calls/s | ceiling (bare ÷ floor) | skillplane ÷ floor |
-| --- | --- | --- | --- | --- | --- | --- |
+The last column is a client that set its level to \`warning\` with \`logging/setLevel\`: it gets no
+\`call.finished\` line, so each call sends and stores one message fewer (the answer alone).
+
+| mode | in flight | pipeline alone calls/s | events alone calls/s | floor calls/s | ceiling (bare ÷ floor) | skillplane ÷ floor | client at \`warning\` ÷ bare |
+| --- | --- | --- | --- | --- | --- | --- | --- |
 ${Object.entries(modes)
   .map(
     ([mode, m]) =>
-      `| ${mode} | ${m.inFlight} | ${int(m.floor.pipelinePerSecond)} | ${int(m.floor.eventsPerSecond)} | ${int(m.floor.perSecond)} | ${times(m.floor.ceiling)} | ${minMedian(m.floor.ofFloor)} |`,
+      `| ${mode} | ${m.inFlight} | ${int(m.floor.pipelinePerSecond)} | ${int(m.floor.eventsPerSecond)} | ${int(m.floor.perSecond)} | ${times(m.floor.ceiling)} | ${minMedian(m.floor.ofFloor)} | ${minMedian(m.unloggedRatios)} |`,
   )
   .join('\n')}`,
     }
