@@ -8,9 +8,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { startHttpServer } from '../src/surfaces/http/index.js'
-import { StreamEventWriter } from '../src/surfaces/mcp/stream-event-writer.js'
 import { verdict, type BenchSection } from './section.js'
-import { alternateRounds, BENCH_CALLER, int, NOOP_KEY, noopWork, openBenchPlane, type Spread, spread, times } from './support.js'
+import { alternateRounds, int, NOOP_KEY, noopWork, openBenchPlane, type Spread, spread } from './support.js'
 import { loadAverage, measure, minMedian, roundRatios } from './per-call.js'
 
 export interface McpServerModeFigures {
@@ -27,22 +26,7 @@ export interface McpServerModeFigures {
   bareCpuMicros: number
   /** skillplane ÷ bare CPU per call, over the rounds. */
   cpuRatios: Spread
-  /** skillplane ÷ bare calls/s for a client at level `warning` (no call.finished line), over the rounds. */
-  unloggedRatios: Spread
   rounds: number
-  /** The floor, in the same rounds: what skillplane must do beyond the bare server, alone (median round, calls/s). */
-  floor: {
-    /** `plane.invoke` of the no-op: the pipeline with its two durable audit commits. */
-    pipelinePerSecond: number
-    /** A call's stream events stored alone (its log line and its answer, sealed), through the same group commit. */
-    eventsPerSecond: number
-    /** The bare server's call plus both: a call of skillplane if /mcp's own work were free. */
-    perSecond: number
-    /** bare ÷ floor: the most skillplane could reach against the bare server (median round). */
-    ceiling: number
-    /** skillplane ÷ floor, over the rounds. */
-    ofFloor: Spread
-  }
   /** The 1- and 5-minute load averages before and after. */
   load: { before: string; after: string }
 }
@@ -102,25 +86,6 @@ async function connect(url: string, headers: Record<string, string>): Promise<Cl
   return client
 }
 
-/** A call's stream events as /mcp stores them: skillplane's `call.finished` line (its client's level is info) and the answer. */
-function eventsOf(writer: StreamEventWriter, sessionId: string): () => Promise<void> {
-  let n = 0
-  return async () => {
-    const at = Date.now()
-    const line = { event: 'call.finished', callId: CALL_ID, skill: NOOP_KEY, status: 'ok', durationMs: 0 }
-    const answer = { content: [{ type: 'text', text: JSON.stringify({ n }, null, 2) }], structuredContent: { n }, _meta: { 'skillplane/callId': CALL_ID } }
-    await Promise.all([
-      writer.write({
-        sessionId,
-        streamId: sessionId,
-        message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'skillplane', data: line } },
-        at,
-      }),
-      writer.write({ sessionId, streamId: sessionId, message: { jsonrpc: '2.0', id: n++, result: answer }, at }),
-    ])
-  }
-}
-
 function callOf(client: Client): () => Promise<void> {
   let n = 0
   return async () => {
@@ -139,37 +104,20 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
   const { key } = await bench.plane.people.keys.create({ name: 'bench', role: 'admin' }, bench.plane.now())
   const bare = await startBareServer(key)
   const ours = await connect(`${http.url}/mcp`, { authorization: `Bearer ${key}` })
-  // A client that asked for warnings and worse: it gets no call.finished line (the default level, info, sends one a call).
-  const unlogged = await connect(`${http.url}/mcp`, { authorization: `Bearer ${key}` })
-  await unlogged.setLoggingLevel('warning')
   const theirs = await connect(bare.url, { authorization: `Bearer ${key}` })
-  // The floor's events go through a group commit of their own, as /mcp's go through its.
-  const events = new StreamEventWriter(bench.plane.people.mcpSessions)
   try {
     const mode = async (inFlight: number): Promise<McpServerModeFigures> => {
       const before = loadAverage()
       const bareCall = callOf(theirs)
       const ourCall = callOf(ours)
-      const unloggedCall = callOf(unlogged)
-      let n = 0
-      const pipelineCall = async () => {
-        if (!(await bench.plane.invoke(NOOP_KEY, { n: n++ }, { caller: BENCH_CALLER })).ok) throw new Error('the no-op failed')
-      }
-      const eventsCall = eventsOf(events, `bench-floor-${inFlight}`)
       await measure(300, inFlight, bareCall)
       await measure(300, inFlight, ourCall)
-      await measure(300, inFlight, unloggedCall)
       const per = Math.round(calls / rounds)
       const r = await alternateRounds(rounds, {
         bare: () => measure(per, inFlight, bareCall),
         skillplane: () => measure(per, inFlight, ourCall),
-        unlogged: () => measure(per, inFlight, unloggedCall),
-        pipeline: () => measure(per, inFlight, pipelineCall),
-        events: () => measure(per, inFlight, eventsCall),
       })
       const rate = roundRatios(r.bare, r.skillplane, (p) => p.ms)
-      const floorMs = r.bare.map((bare, i) => bare.ms + r.pipeline[i]!.ms + r.events[i]!.ms)
-      const medianMs = (side: { ms: number }[]) => spread(side.map((p) => p.ms)).median
       return {
         inFlight,
         skillplanePerSecond: 1000 / spread(r.skillplane.map((p) => p.ms)).median,
@@ -179,21 +127,13 @@ export async function runMcpServerBench(calls = 3_000, rounds = 5): Promise<McpS
         skillplaneCpuMicros: spread(r.skillplane.map((p) => p.cpuMicros)).median,
         bareCpuMicros: spread(r.bare.map((p) => p.cpuMicros)).median,
         cpuRatios: roundRatios(r.skillplane, r.bare, (p) => p.cpuMicros),
-        unloggedRatios: roundRatios(r.bare, r.unlogged, (p) => p.ms),
-        floor: {
-          pipelinePerSecond: 1000 / medianMs(r.pipeline),
-          eventsPerSecond: 1000 / medianMs(r.events),
-          perSecond: 1000 / spread(floorMs).median,
-          ceiling: spread(r.bare.map((bare, i) => bare.ms / floorMs[i]!)).median,
-          ofFloor: spread(r.skillplane.map((ours, i) => floorMs[i]! / ours.ms)),
-        },
         rounds,
         load: { before, after: loadAverage() },
       }
     }
     return { calls, sequential: await mode(1), concurrent: await mode(16) }
   } finally {
-    await Promise.all([ours.close(), unlogged.close(), theirs.close()])
+    await Promise.all([ours.close(), theirs.close()])
     await Promise.all([http.close(), bare.close()])
     await bench.close()
   }
@@ -208,14 +148,12 @@ export const mcpServerSection: BenchSection = {
     const r = await runMcpServerBench()
     const modes = { sequential: r.sequential, concurrent: r.concurrent }
     for (const [mode, m] of Object.entries(modes))
-      log(
-        `  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ${int(m.barePerSecond)}/s, ratio ${m.ratio.toFixed(2)}×; floor ${int(m.floor.perSecond)}/s (at most ${times(m.floor.ceiling)} of bare), skillplane ${times(m.floor.ofFloor.median)} of it; a client at warning ${times(m.unloggedRatios.median)}`,
-      )
+      log(`  ${mode} (${m.inFlight} in flight): skillplane ${int(m.skillplanePerSecond)} calls/s, bare ${int(m.barePerSecond)}/s, ratio ${m.ratio.toFixed(2)}×`)
     return {
       targets: [
         {
           target: `MCP tools/call over Streamable HTTP ≥ ${MCP_SERVER_TARGET_RATIO}× a bare MCP SDK server`,
-          figure: `${r.sequential.ratio.toFixed(2)}× sequential (min ${r.sequential.ratios.min.toFixed(2)}×), ${r.concurrent.ratio.toFixed(2)}× with ${r.concurrent.inFlight} in flight (min ${r.concurrent.ratios.min.toFixed(2)}×); the floor allows ${times(r.sequential.floor.ceiling)} / ${times(r.concurrent.floor.ceiling)}`,
+          figure: `${r.sequential.ratio.toFixed(2)}× sequential (min ${r.sequential.ratios.min.toFixed(2)}×), ${r.concurrent.ratio.toFixed(2)}× with ${r.concurrent.inFlight} in flight (min ${r.concurrent.ratios.min.toFixed(2)}×)`,
           verdict: verdict(Math.min(r.sequential.ratio, r.concurrent.ratio) >= MCP_SERVER_TARGET_RATIO),
         },
       ],
@@ -233,27 +171,6 @@ ${Object.entries(modes)
   .map(
     ([mode, m]) =>
       `| ${mode} | ${m.inFlight} | ${int(m.skillplanePerSecond)} | ${int(m.barePerSecond)} | ${minMedian(m.ratios)} | ${int(m.skillplaneCpuMicros)} / ${int(m.bareCpuMicros)} | ${minMedian(m.cpuRatios)} | ${m.load.before} → ${m.load.after} |`,
-  )
-  .join('\n')}
-
-**The floor.** What skillplane must do beyond the bare server, measured alone in the same rounds:
-the pipeline (\`plane.invoke\` of the no-op, its \`running\` and final audit rows each durable, through
-the audit's group commit), and the call's stream events (its \`call.finished\` log line, which a
-client gets at the default level \`info\`, and its answer: sealed and durable before the transport
-writes them, through the same group commit as /mcp's; a stream's priming event stores nothing).
-Floor = bare call + pipeline + events: a call of skillplane if /mcp's own work (HTTP, session,
-rendering, the log line on the wire) were free. "Ceiling" is bare ÷ floor, the most skillplane's
-ratio could be while those commits cost what they do; "skillplane ÷ floor" is how close it is.
-
-The last column is a client that set its level to \`warning\` with \`logging/setLevel\`: it gets no
-\`call.finished\` line, so each call sends and stores one message fewer (the answer alone).
-
-| mode | in flight | pipeline alone calls/s | events alone calls/s | floor calls/s | ceiling (bare ÷ floor) | skillplane ÷ floor | client at \`warning\` ÷ bare |
-| --- | --- | --- | --- | --- | --- | --- | --- |
-${Object.entries(modes)
-  .map(
-    ([mode, m]) =>
-      `| ${mode} | ${m.inFlight} | ${int(m.floor.pipelinePerSecond)} | ${int(m.floor.eventsPerSecond)} | ${int(m.floor.perSecond)} | ${times(m.floor.ceiling)} | ${minMedian(m.floor.ofFloor)} | ${minMedian(m.unloggedRatios)} |`,
   )
   .join('\n')}`,
     }

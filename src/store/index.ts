@@ -51,14 +51,7 @@ export { CatalogChangeRepository, type CatalogChanges, type CatalogVersions } fr
 export { sealedBinding } from './sealed-binding.js'
 export { OAuthRepository, type OAuthConnectionRow, type OAuthConnectionMeta, type OAuthStateRow } from './oauth-repository.js'
 export { SessionRepository, type SessionRow, type SignInRow } from './session-repository.js'
-export {
-  McpSessionRepository,
-  streamStartId,
-  type McpSessionRecord,
-  type McpEventRecord,
-  type NewMcpEvent,
-  type MessageSealer,
-} from './mcp-session-repository.js'
+export { McpSessionRepository, type McpSessionRecord, type McpEventRecord, type MessageSealer } from './mcp-session-repository.js'
 export { CallStatsRepository, type StatsTile, type StatsTotals } from './call-stats-repository.js'
 export {
   STATS_DIMS,

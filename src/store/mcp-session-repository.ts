@@ -25,14 +25,6 @@ export interface McpSessionRecord {
   lastUsed: number
 }
 
-/** An event to store: its session, its stream, its message (null for a priming event) and when (milliseconds since the epoch). */
-export interface NewMcpEvent {
-  sessionId: string
-  streamId: string
-  message: unknown
-  at: number
-}
-
 /**
  * A stored server-sent event to replay: its id (the Last-Event-ID a client sends back) and its
  * JSON-RPC message, null when it no longer opens (the secrets key was rotated, or the row was moved from another session).
@@ -48,7 +40,6 @@ export interface McpEventRecord {
  */
 export class McpSessionRepository {
   #insertEvent: SQLite.Statement<unknown[], { id: number | bigint }> | undefined
-  #insertEvents: ((rows: Array<{ session_id: string; stream_id: string; message: string | null; bytes: number; created_at: number }>) => number[]) | undefined
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -132,52 +123,44 @@ export class McpSessionRepository {
     return ids
   }
 
-  /**
-   * Store events of sessions' streams (`message` null for a priming event), sealed, in one transaction:
-   * each one's id (increasing in the order given) and stored size.
-   */
-  async addEvents(events: readonly NewMcpEvent[]): Promise<Array<{ id: number; bytes: number }>> {
-    if (events.length === 0) return []
-    const key = this.key()
-    const rows = events.map((event) => {
-      const sealed = event.message === null ? null : key.seal(JSON.stringify(event.message), boundTo(event.sessionId))
-      return { session_id: event.sessionId, stream_id: event.streamId, message: sealed, bytes: sealed?.length ?? 0, created_at: event.at }
-    })
-    // A statement prepared once, run per row in one transaction: Kysely builds and prepares each query anew, which cost a call more than the call itself.
-    // Outside a transaction only: one of Kysely's, open across an await, must not take these rows in.
+  /** Store an event of a session's stream (`message` null for a priming event), sealed; its id and stored size. */
+  async addEvent(sessionId: string, streamId: string, message: unknown, at: number): Promise<{ id: string; bytes: number }> {
+    const sealed = message === null ? null : this.key().seal(JSON.stringify(message), boundTo(sessionId))
+    const bytes = sealed?.length ?? 0
+    // A statement prepared once: Kysely builds and prepares each query anew, which cost a call more than the call itself.
+    // Outside a transaction only: one of Kysely's, open across an await, must not take this row in.
     if (this.sqlite && !this.sqlite.inTransaction) {
       this.#insertEvent ??= this.sqlite.prepare(
         'insert into mcp_events (session_id, stream_id, message, bytes, created_at) values (?, ?, ?, ?, ?) returning id',
       )
-      const insert = this.#insertEvent
-      this.#insertEvents ??= this.sqlite.transaction((batch: typeof rows) =>
-        batch.map((row) => Number(insert.get(row.session_id, row.stream_id, row.message, row.bytes, row.created_at)!.id)),
-      )
-      return this.#insertEvents(rows).map((id, i) => ({ id, bytes: rows[i]!.bytes }))
+      return { id: String(this.#insertEvent.get(sessionId, streamId, sealed, bytes, at)!.id), bytes }
     }
-    // One statement, atomic on its own: its ids are drawn in the order of its rows, whatever order RETURNING gives them in.
-    const ids = (await this.db.insertInto('mcp_events').values(rows).returning('id').execute()).map((row) => Number(row.id)).sort((a, b) => a - b)
-    return ids.map((id, i) => ({ id, bytes: rows[i]!.bytes }))
+    const row = await this.db
+      .insertInto('mcp_events')
+      .values({ session_id: sessionId, stream_id: streamId, message: sealed, bytes, created_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    return { id: String(row.id), bytes }
   }
 
-  /** The stream an event id names, only if the event it is or starts after is one of this session's (stored, not yet pruned). */
+  /** The stream an event id belongs to, only if it is an event of this session. */
   async streamOf(sessionId: string, eventId: string): Promise<string | undefined> {
-    const parsed = parseEventId(eventId)
-    if (parsed === undefined) return undefined
-    const row = await this.db.selectFrom('mcp_events').select('stream_id').where('session_id', '=', sessionId).where('id', '=', parsed.row).executeTakeFirst()
-    return row && (parsed.stream ?? row.stream_id)
+    const id = toEventId(eventId)
+    if (id === undefined) return undefined
+    const row = await this.db.selectFrom('mcp_events').select('stream_id').where('session_id', '=', sessionId).where('id', '=', id).executeTakeFirst()
+    return row?.stream_id
   }
 
   /** The events of this session's stream stored after `eventId`, oldest first, priming events left out. */
   async eventsAfter(sessionId: string, streamId: string, eventId: string): Promise<McpEventRecord[]> {
-    const parsed = parseEventId(eventId)
-    if (parsed === undefined) return []
+    const id = toEventId(eventId)
+    if (id === undefined) return []
     const rows = await this.db
       .selectFrom('mcp_events')
       .select(['id', 'message'])
       .where('session_id', '=', sessionId)
       .where('stream_id', '=', streamId)
-      .where('id', '>', parsed.row)
+      .where('id', '>', id)
       .where('message', 'is not', null)
       .orderBy('id')
       .execute()
@@ -223,22 +206,8 @@ export class McpSessionRepository {
 // The associated data an event's message is sealed with: a row moved to another session no longer opens.
 const boundTo = (sessionId: string) => `mcp_events ${sessionId}`
 
-/**
- * The id of a stream's start that stores no event of its own (its priming event): the stream's events are
- * those after `after`, the id of an event of the same session stored before the stream began (on any stream).
- * Like an event's id, it finds something only in that session, and only while that event is kept: once the
- * event is trimmed or pruned, events after it may be too, and resuming from it is refused rather than missing them.
- */
-export function streamStartId(after: number, streamId: string): string {
-  return `${after}.${streamId}`
-}
-
-/**
- * What an event id names: a stored event (`row`), or the start of `stream` after event `row`;
- * undefined for anything else (a made-up or malformed id finds nothing).
- */
-function parseEventId(eventId: string): { row: number; stream?: string } | undefined {
-  const match = /^([1-9]\d{0,15})(?:\.([\w-]{1,100}))?$/.exec(eventId)
-  if (!match) return undefined
-  return { row: Number(match[1]), ...(match[2] !== undefined && { stream: match[2] }) }
+/** An event id as stored, or undefined for anything that is not one (a foreign or made-up id finds nothing). */
+function toEventId(eventId: string): number | undefined {
+  if (!/^[1-9]\d{0,15}$/.test(eventId)) return undefined
+  return Number(eventId)
 }

@@ -47,14 +47,13 @@ export async function finishCall(call: Call, deps: StageDeps): Promise<Envelope>
     const link = envelope.error.details?.authorizationUrl
     call.errorMessage = typeof link === 'string' ? message.replaceAll(link, '[connect link]') : message
   }
+  tellCaller(call, deps, envelope)
   try {
     await deps.audit.finish(toAuditRow(call, deps.managerId))
   } catch (error) {
     // Not even the local backlog took it: the running row stays, and recovery marks it interrupted.
     deps.logger.error({ err: error, callId: call.id }, 'audit write of a finished call failed')
   }
-  // Once its row is written, just before the envelope: an MCP session stores this line and the answer in one commit.
-  tellCaller(call, deps, envelope)
   if (envelope.ok && deps.onCallOk) {
     try {
       deps.onCallOk({ key: call.skill.key, conversationId: call.conversationId })

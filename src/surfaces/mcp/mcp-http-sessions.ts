@@ -5,7 +5,6 @@ import type { Skillplane } from '../../agents/index.js'
 import { LOG_LEVELS, type Caller, type LogLevel } from '../../skill/index.js'
 import { openMcpServer } from './open-mcp-server.js'
 import { SessionEventStore } from './session-event-store.js'
-import { StreamEventWriter } from './stream-event-writer.js'
 import { KeyStanding } from './key-standing.js'
 
 interface Session {
@@ -103,7 +102,6 @@ export class McpHttpSessions {
   readonly #sweep: NodeJS.Timeout
   readonly #standing: KeyStanding
   readonly #unforget: () => void
-  readonly #events: StreamEventWriter
 
   constructor(plane: Skillplane, limits: Partial<McpSessionLimits> = {}) {
     this.#plane = plane
@@ -111,7 +109,6 @@ export class McpHttpSessions {
     this.#sweep = setInterval(() => void this.#sweepOnce(), SWEEP_MS)
     this.#sweep.unref()
     this.#standing = new KeyStanding(plane.people.keys)
-    this.#events = new StreamEventWriter(plane.people.mcpSessions)
     // A key revoked (a user disabled, a role changed) here: its sessions end now, not at its next request.
     this.#unforget = plane.people.keys.onForget(() => {
       this.#standing.forget()
@@ -180,8 +177,6 @@ export class McpHttpSessions {
     clearInterval(this.#sweep)
     this.#unforget()
     await Promise.all([...this.#sessions].map(([id, session]) => this.#end(id, session, { forget: false })))
-    // Events already sent are stored before the database closes: a client resuming on the next manager gets them.
-    await this.#events.drain()
   }
 
   get #managerId(): string {
@@ -197,21 +192,11 @@ export class McpHttpSessions {
     requestedVersion: string | undefined,
     { replaying = false, logLevel = null as LogLevel | null } = {},
   ) {
-    const { clock, maxEventsPerSession, maxBytesPerSession, maxEventBytes, idleMs } = this.#limits
+    const { clock, maxEventsPerSession, maxBytesPerSession, maxEventBytes } = this.#limits
     const repo = this.#plane.people.mcpSessions
     const logger = this.#plane.logger
     const events = new SessionEventStore(
-      {
-        repo,
-        writer: this.#events,
-        sessionId,
-        maxEvents: maxEventsPerSession,
-        maxBytes: maxBytesPerSession,
-        maxEventBytes,
-        maxAgeMs: idleMs,
-        clock,
-        logger,
-      },
+      { repo, sessionId, maxEvents: maxEventsPerSession, maxBytes: maxBytesPerSession, maxEventBytes, clock, logger },
       { recording: !replaying },
     )
     const transport = new sdk.WebStandardStreamableHTTPServerTransport({
@@ -230,20 +215,17 @@ export class McpHttpSessions {
     const protocolVersion =
       requestedVersion !== undefined && sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(requestedVersion) ? requestedVersion : sdk.LATEST_PROTOCOL_VERSION
     // What the server sends of its own (an update, a log line, a request) goes only while the key still stands; answers
-    // go to requests the key was just checked for. In order: a call's log line must not follow its answer. The transport
-    // hands a message to the event store before its first await, and writes events in the order the store keeps them:
-    // the next message may go once this one is handed over, not written, so that both can be stored in one commit.
+    // go to requests the key was just checked for. In order: a call's log line must not follow its answer.
     const send = transport.send.bind(transport)
-    let handing: Promise<unknown> = Promise.resolve()
+    let sending: Promise<unknown> = Promise.resolve()
     transport.send = (message, options) => {
-      const handed = handing.then(async () => {
+      const sent = sending.then(async () => {
         if ((('result' in message || 'error' in message) && 'id' in message) || (await this.#standing.stands(caller, session.role)))
-          return { sent: send(message, options) }
+          return send(message, options)
         void this.#end(sessionId, session)
-        return undefined
       })
-      handing = handed.catch(() => {})
-      return handed.then((handedOver) => handedOver?.sent)
+      sending = sent.catch(() => {})
+      return sent
     }
     const session: Session & { events: SessionEventStore } = {
       transport,

@@ -1,8 +1,7 @@
 import type { EventStore } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Logger } from 'pino'
-import { streamStartId, type McpSessionRepository } from '../../store/index.js'
-import type { StreamEventWriter, Written } from './stream-event-writer.js'
+import type { McpSessionRepository } from '../../store/index.js'
 
 // The id of an event that could not be stored: no stored event has it, so a Last-Event-ID naming it replays nothing.
 const UNSTORED = '0'
@@ -11,8 +10,6 @@ const TRIM_EVERY = 100
 
 export interface SessionEventStoreOptions {
   repo: McpSessionRepository
-  /** Commits the events of every session in groups. */
-  writer: StreamEventWriter
   sessionId: string
   /** The newest events a session keeps; older ones go (in steps of 100). */
   maxEvents: number
@@ -20,8 +17,6 @@ export interface SessionEventStoreOptions {
   maxBytes: number
   /** The largest message (its JSON, in bytes) stored as is; a larger one goes out live but is stored as a note saying so. */
   maxEventBytes: number
-  /** Events older than this are pruned: a stream starts after an event at most half as old, or stores its priming event. */
-  maxAgeMs: number
   clock: () => number
   logger: Logger
 }
@@ -35,10 +30,8 @@ export class SessionEventStore implements EventStore {
   #recording: boolean
   #stored = 0
   #bytesSinceTrim = 0
-  /** The last event this session stored (its id, when), once it has stored one: a new stream starts after it. */
-  #last: { id: number; at: number } | undefined
-  /** Events queued and not yet stored. */
-  #pending = 0
+  /** The last store begun (never rejects): the next one waits for it. */
+  #last: Promise<unknown> = Promise.resolve()
 
   constructor(options: SessionEventStoreOptions, { recording = true } = {}) {
     this.#o = options
@@ -51,59 +44,34 @@ export class SessionEventStore implements EventStore {
   }
 
   /**
-   * Stored before the transport writes it, as one of a group of events committed together. Their promises
-   * resolve in the order they were called, so an answer can't overtake the progress notifications sent before
-   * it (and end the stream without them). A priming event stores nothing once the session has stored an
-   * event: its id names the stream and the session's last event before it, and the stream replays after that.
+   * One insert at a time, in the order the transport sends: it writes each message once its store
+   * resolves, so an answer can't overtake the progress notifications sent before it (and end the stream without them).
    */
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    if (!this.#recording) return Promise.resolve(UNSTORED)
-    const { sessionId, clock, writer } = this.#o
-    // A priming event carries no message: the SDK stores it as {}.
-    const priming = !('jsonrpc' in message)
-    const last = this.#last
-    if (priming && last && clock() - last.at < this.#o.maxAgeMs / 2) {
-      // Nothing of this session on its way: any event after this one gets a later id.
-      if (this.#pending === 0) return Promise.resolve(streamStartId(last.id, streamId))
-      // Else its place among them: after the events queued before it, before those queued after.
-      return this.#queued(writer.mark(sessionId), (written) => streamStartId(written.id ?? this.#last!.id, streamId))
-    }
-    let event
-    try {
-      event = { sessionId, streamId, message: priming ? null : this.#fitting(message), at: clock() }
-    } catch (error) {
-      // Not JSON: the transport can't write it either.
-      this.#warn(error)
-      return Promise.resolve(UNSTORED)
-    }
-    return this.#queued(writer.write(event), (written) => {
-      this.#stored++
-      this.#bytesSinceTrim += written.bytes
-      this.#last = { id: written.id!, at: event.at }
-      // Trimmed often enough that neither cap is overshot by more than a tenth (and one event).
-      if (this.#stored % TRIM_EVERY === 0 || this.#bytesSinceTrim >= this.#o.maxBytes / 10) {
-        this.#bytesSinceTrim = 0
-        void this.#o.repo.capEvents(sessionId, this.#o.maxEvents, this.#o.maxBytes).catch((error: unknown) => this.#warn(error))
-      }
-      return String(written.id)
-    })
+    const stored = this.#last.then(() => this.#insert(streamId, message))
+    this.#last = stored
+    return stored
   }
 
-  /** What a queued item resolves to; a failed one goes out live, with an id that replays nothing. */
-  #queued(queued: Promise<Written>, done: (written: Written) => string): Promise<string> {
-    this.#pending++
-    return queued.then(
-      (written) => {
-        this.#pending--
-        return done(written)
-      },
-      (error: unknown) => {
-        this.#pending--
-        // The message still goes out live; only resuming past it is lost.
-        this.#warn(error)
-        return UNSTORED
-      },
-    )
+  async #insert(streamId: string, message: JSONRPCMessage): Promise<string> {
+    if (!this.#recording) return UNSTORED
+    const { repo, sessionId, clock } = this.#o
+    // A priming event carries no message: the SDK stores it as {}.
+    const priming = !('jsonrpc' in message)
+    try {
+      const { id, bytes } = await repo.addEvent(sessionId, streamId, priming ? null : this.#fitting(message), clock())
+      this.#bytesSinceTrim += bytes
+      // Trimmed often enough that neither cap is overshot by more than a tenth (and one event).
+      if (++this.#stored % TRIM_EVERY === 0 || this.#bytesSinceTrim >= this.#o.maxBytes / 10) {
+        this.#bytesSinceTrim = 0
+        void repo.capEvents(sessionId, this.#o.maxEvents, this.#o.maxBytes).catch((error: unknown) => this.#warn(error))
+      }
+      return id
+    } catch (error) {
+      // The message still goes out live; only resuming past it is lost.
+      this.#warn(error)
+      return UNSTORED
+    }
   }
 
   /**
