@@ -81,13 +81,16 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { uri } = request.params
-    if (!subscriptions.has(uri) && !skillSubscriptions.has(uri) && subscriptions.size + skillSubscriptions.size >= MAX_SUBSCRIPTIONS) {
-      throw new RequestError(
-        ErrorCode.InvalidRequest,
-        `resource ${JSON.stringify(uri)}: this session holds ${MAX_SUBSCRIPTIONS} subscriptions, the most one session may; unsubscribe from one first`,
-        { uri },
-      )
+    const full = () => {
+      if (!subscriptions.has(uri) && !skillSubscriptions.has(uri) && subscriptions.size + skillSubscriptions.size >= MAX_SUBSCRIPTIONS) {
+        throw new RequestError(
+          ErrorCode.InvalidRequest,
+          `resource ${JSON.stringify(uri)}: this session holds ${MAX_SUBSCRIPTIONS} subscriptions, the most one session may; unsubscribe from one first`,
+          { uri },
+        )
+      }
     }
+    full()
     if (options.skillListed(uri)) {
       // An instruction skill's files change with the catalog (a reload, an install): updates come with its changes.
       skillSubscriptions.add(uri)
@@ -102,6 +105,8 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       await subscriptions.get(uri)
       return {}
     }
+    // Again after the await: subscribes in flight together (a JSON-RPC batch) were all checked against the same count.
+    full()
     const forward = (updated: string) => {
       // Only while this caller may still read it from that server (a binding removed, a DENY set since: nothing).
       if (closed) return
