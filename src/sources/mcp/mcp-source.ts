@@ -304,18 +304,38 @@ export class McpSource implements SkillSource {
   /**
    * The per-person servers' resources and templates as `subject`'s own session lists them (opened
    * when none is open and their account is connected), for the servers whose read skill `usable`
-   * allows; none for nobody. A URI a shared server lists is that server's.
+   * allows; none for nobody. Left out, as resourceOwner routes them elsewhere: a URI a shared server
+   * lists or one of its templates (`usable`) matches, a template equal to or covered by a shared one,
+   * and what an earlier per-person server already lists.
    */
   async personResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]> {
-    const sets = await Promise.all(
-      this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => {
-        const listed = (await connection.listed(subject)).resources
-        if (!listed) return []
-        const resources = listed.resources.filter((r) => !this.#served.byUri.has(r.uri))
-        return [{ server: connection.server.name, skill, resources, templates: listed.templates, subscribe: listed.subscribe }]
-      }),
+    const lists = await Promise.all(
+      this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => ({
+        connection,
+        skill,
+        listed: (await connection.listed(subject)).resources,
+      })),
     )
-    return sets.flat()
+    const shared = this.#served.sets.filter((set) => usable(set.skill)).flatMap((set) => set.templates.map((t) => t.uriTemplate))
+    const covering = shared.flatMap((template) => COVERING.exec(template)?.[1] ?? [])
+    const uris = new Set<string>()
+    const templates = new Set(shared)
+    const sets: McpResourceSet[] = []
+    for (const { connection, skill, listed } of lists) {
+      if (!listed) continue
+      const resources = listed.resources.filter(
+        (r) => !this.#served.byUri.has(r.uri) && !uris.has(r.uri) && !shared.some((template) => matchesTemplate(template, r.uri)),
+      )
+      const own = listed.templates.filter((t) => {
+        const prefix = literalPrefix(t.uriTemplate)
+        // As #serve: a template without expressions is one URI, covered only when longer than the prefix.
+        return !templates.has(t.uriTemplate) && !covering.some((c) => prefix.startsWith(c) && (prefix.length > c.length || t.uriTemplate.includes('{')))
+      })
+      for (const r of resources) uris.add(r.uri)
+      for (const t of own) templates.add(t.uriTemplate)
+      sets.push({ server: connection.server.name, skill, resources, templates: own, subscribe: listed.subscribe })
+    }
+    return sets
   }
 
   /**
