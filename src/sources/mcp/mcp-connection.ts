@@ -11,6 +11,7 @@ import { scrubText, secretForms } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { listAllPrompts } from './list-prompts.js'
+import { listPages } from './list-pages.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
@@ -54,9 +55,6 @@ const TOKENS_KEPT = 3
 // Asked of a server that logs: everything, since each caller's channel keeps only what that caller's
 // level lets through, and one connection serves callers with different levels.
 const UPSTREAM_LOG_LEVEL = 'debug'
-
-// tools/list read leniently: one malformed tool becomes a problem, not a failed connection.
-const LenientToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
 
 /**
  * One configured MCP server: connects with the official SDK client, lists its tools (all pages),
@@ -591,25 +589,10 @@ function classify(error: unknown, client: Client): Failure {
   return 'answered'
 }
 
-/** Every page of tools/list, each tool checked on its own; bounded in pages, tools and time. A server that declares no `tools` has none. */
+/** Every page of tools/list, each tool checked on its own; bounded in pages, tools and time. */
 async function listAllTools(client: Client, timeoutMs: number): Promise<{ tools: Tool[]; problems: ToolProblem[] }> {
-  // Such a server (a resource-only low-level SDK `Server`) answers tools/list "method not found".
-  if (!client.getServerCapabilities()?.tools) return { tools: [], problems: [] }
-  const raw: unknown[] = []
-  const seen = new Set<string>()
-  const deadline = Date.now() + timeoutMs
-  let cursor: string | undefined
-  do {
-    const left = deadline - Date.now()
-    if (left <= 0) throw new Error(`tools/list took longer than ${timeoutMs} ms`)
-    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LenientToolList, { timeout: left })
-    raw.push(...page.tools)
-    if (raw.length > MAX_TOOLS) throw new Error(`the server lists more than ${MAX_TOOLS} tools`)
-    cursor = page.nextCursor
-    if (cursor !== undefined && seen.has(cursor)) throw new Error(`tools/list repeated the cursor ${JSON.stringify(cursor).slice(0, 80)}`)
-    if (cursor !== undefined) seen.add(cursor)
-  } while (cursor !== undefined)
-  return parseTools(raw)
+  // Asked even when `tools` is not declared (servers omit it and still list): -32601 to it means none (a resource-only low-level SDK `Server`).
+  return parseTools(await listPages(client, 'tools/list', 'tools', { timeoutMs, max: MAX_TOOLS, noneIfUnanswered: true }))
 }
 
 /**

@@ -23,6 +23,8 @@ describe.each(databases)('an imported server that answers only some of the resou
         { name: 'paged', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'templates' } },
         // Its resources/list answers -32601 on its second page: a failure, not "no resources".
         { name: 'broken', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'resources', PAGED: 'broken' } },
+        // Lists and calls a tool without declaring `tools`: asked anyway.
+        { name: 'quiet', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'none', TOOLS: 'undeclared' } },
       ],
     })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
@@ -51,6 +53,7 @@ describe.each(databases)('an imported server that answers only some of the resou
         skills: ['broken_read_resource'],
         problems: [expect.stringMatching(/^listing resources failed: .*-32601/)],
       },
+      { name: 'quiet', state: 'connected', reason: null, skills: ['quiet_echo', 'quiet_read_resource'], problems: [] },
     ])
 
     await waitFor(async () => (await client.listResources()).resources.some((r) => r.uri === 'low://readme'))
