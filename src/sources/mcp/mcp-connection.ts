@@ -37,6 +37,8 @@ interface Hooks {
   bearer?: { token(signal?: AbortSignal): Promise<string>; refused(token: string, reason: string): void }
   /** False for a person's session: one lost is dropped and made anew by the next call, not retried. */
   reconnect?: boolean
+  /** The subscriptions to hold (a person's, kept across their sessions); by default the connection's own. */
+  subscriptions?: ResourceSubscriptions
 }
 
 type Configured = string | { secret: string; prefix?: string }
@@ -104,9 +106,9 @@ export class McpConnection implements McpServerHandle {
       clean: (text) => this.#clean(text),
       timeoutMs: server.timeoutMs,
     })
-    this.#subscriptions = new ResourceSubscriptions((uri, error) =>
-      hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
-    )
+    this.#subscriptions =
+      hooks.subscriptions ??
+      new ResourceSubscriptions((uri, error) => hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'))
   }
 
   /** Whether sessions listen to its resources (a person's session with subscriptions is in use). */
@@ -218,14 +220,17 @@ export class McpConnection implements McpServerHandle {
 
   /** Listen to a resource's updates; the first listener subscribes through a request like a call's. */
   subscribe(uri: string, call: Pick<ToolCall, 'signal'>, listener: (uri: string) => void): Promise<() => void> {
-    const send: SendSubscription = (u, subscribe) =>
-      subscribe
-        ? this.request((client, options) => client.subscribeResource({ uri: u }, { ...options, timeout: this.server.connectTimeoutMs }).then(() => {}), {
-            ...call,
-            meta: {},
-          })
-        : this.#sendSubscription(u, false)
-    return this.#subscriptions.add(uri, listener, send)
+    return this.#subscriptions.add(uri, listener, (u, subscribe) => this.sendSubscription(u, subscribe, call))
+  }
+
+  /** resources/subscribe through a request like a call's (it waits for a connection); resources/unsubscribe to the open session only. */
+  sendSubscription(uri: string, subscribe: boolean, call: Pick<ToolCall, 'signal'>): Promise<void> {
+    return subscribe
+      ? this.request((client, options) => client.subscribeResource({ uri }, { ...options, timeout: this.server.connectTimeoutMs }).then(() => {}), {
+          ...call,
+          meta: {},
+        })
+      : this.#sendSubscription(uri, false)
   }
 
   /** Straight to the open session; with none, there is nothing to undo (a new session holds no subscription). */

@@ -181,6 +181,34 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       await secured.close()
     }
   })
+  it("keeps a person's subscriptions across their upstream sessions: connected again, the new session is sent them", async () => {
+    const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
+    const plane = await openTestPlane(database, { mcpServers: [{ name: 'secured', url: secured.url, oauth: {}, agents: ['Helper'] }] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    const client = new Client({ name: 'person-lists', version: '1.0.0' })
+    try {
+      const alice = (await plane.people.keys.create({ name: 'alice', role: 'operator' }, plane.now())).key
+      await connectAccount(server, alice, 'alice')
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }))
+      const updates: string[] = []
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri))
+      await client.subscribeResource({ uri: mine('alice').inbox })
+      const touch = async () => ((await client.callTool({ name: 'secured_touch', arguments: {} })) as { content: Array<{ text: string }> }).content[0]!.text
+      expect(await touch()).toBe('sent')
+      await waitFor(() => updates.length === 1)
+      // Connecting her account again closes her upstream session; the next one holds her subscription once it is sent again.
+      await connectAccount(server, alice, 'alice')
+      await waitFor(async () => (await touch()) === 'sent')
+      await waitFor(() => updates.length === 2)
+      expect(updates).toEqual([mine('alice').inbox, mine('alice').inbox])
+    } finally {
+      await client.close()
+      await server.close()
+      await plane.close()
+      await secured.close()
+    }
+  })
+
   it("leaves out of a person's lists what a shared server's template takes (reads of it go there): her listing says where each URI is read", async () => {
     const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
     const plane = await openTestPlane(database, {
