@@ -356,6 +356,15 @@ export class McpSource implements SkillSource {
     return sets.filter((set) => set.prompts.length > 0)
   }
 
+  /** The per-person servers' read skills (`resources`) or get_prompt skills (`prompts`): who may call one has that person's own list. */
+  personSkills(kind: 'resources' | 'prompts'): string[] {
+    return this.#personal(
+      '',
+      (name) => (kind === 'resources' ? this.#readers.get(name) : (this.#prompts.get(name)?.skill ?? undefined)),
+      () => true,
+    ).map(({ skill }) => skill)
+  }
+
   /** Hear each change of a person's own resource or prompt list on a per-person server; returns the way to stop. */
   onPersonListChanged(listener: (change: McpPersonListChange) => void): () => void {
     this.#personListeners.add(listener)

@@ -36,7 +36,7 @@ export interface ImportedResources {
   templates(): Promise<Array<ResourceTemplate & { server: string; skill: string }>>
   /** resources/read of a URI that is not an instruction skill's: a call of its server's read skill. */
   read(uri: string, signal: AbortSignal, client: CallerClient): Promise<ReadResourceResult>
-  /** What the shared servers' lists show this caller (a change of a person's own lists is announced as it happens). */
+  /** What the shared servers' lists show this caller, and which per-person servers' lists it has (a change of a person's own lists is announced as it happens). */
   signature(): string
   /** The catalog changed: instruction skills' resources a session subscribed to may have changed with it. */
   catalogChanged(): void
@@ -162,7 +162,12 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       // The audit row of the read, as a tool result names its call.
       return { contents, _meta: { 'skillplane/callId': envelope.callId } }
     },
-    signature: () => JSON.stringify(shared().map((set) => [set.resources.map((r) => r.uri), set.templates.map((t) => t.uriTemplate)])),
+    signature: () =>
+      JSON.stringify([
+        shared().map((set) => [set.resources.map((r) => r.uri), set.templates.map((t) => t.uriTemplate)]),
+        // A per-person server's read skill allowed or denied shows or hides the person's own list.
+        subject === null ? [] : plane.sources.mcpPersonSkills('resources').filter(options.mayCall),
+      ]),
     catalogChanged() {
       for (const uri of skillSubscriptions) if (options.skillListed(uri)) server.sendResourceUpdated({ uri }).catch(() => {})
     },

@@ -161,12 +161,14 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       expect({ alice: listChanges.alice.sort(), carol: listChanges.carol.sort() }).toEqual({ alice: ['prompts', 'resources'], carol: ['prompts', 'resources'] })
 
       // Without the read and prompt skills (a DENY), Alice's session lists none of hers and may complete or subscribe to none.
+      const heardBefore = listChanges.alice.length
       const denied = await Promise.all(
         ['secured_read_resource', 'secured_get_prompt'].map((skill) =>
           plane.policies.set({ skill, level: 'user', subject: 'alice', decision: 'DENY' }, admin, plane.now()),
         ),
       )
-      await waitFor(async () => (await seen(a.client)).prompts.length === 0)
+      // Both her lists changed with the policy: she is told so.
+      await waitFor(() => ['resources', 'prompts'].every((kind) => listChanges.alice.slice(heardBefore).includes(kind)))
       expect(await seen(a.client)).toEqual({ resources: [], templates: [], prompts: [] })
       expect({
         completeTemplate: await refused(a.client.complete({ ref: { type: 'ref/resource', uri: mine('alice').template }, argument: { name: 'n', value: '' } })),
