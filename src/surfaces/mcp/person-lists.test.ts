@@ -211,30 +211,41 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
     }
   })
 
-  it("leaves out of a person's lists what a shared server's template takes (reads of it go there): her listing says where each URI is read", async () => {
+  it("leaves out of a person's lists what a shared server's template takes (reads of it go there): her listing says where each URI is read; a server denied to her takes nothing of hers", async () => {
     const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
     const plane = await openTestPlane(database, {
       mcpServers: [
         { name: 'secured', url: secured.url, oauth: {}, agents: ['Helper'] },
         // A shared server whose one template matches every private: URI, Alice's own among them.
         { name: 'wiki', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'templates', TEMPLATE: 'private://{+path}' } },
+        // A shared server that lists Alice's inbox, denied to her.
+        { name: 'hidden', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'resources', RESOURCE: 'private://alice/inbox' } },
       ],
     })
+    const deny = (skill: string) => plane.policies.set({ skill, level: 'user', subject: 'alice', decision: 'DENY' }, admin, plane.now())
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
     const client = new Client({ name: 'person-lists', version: '1.0.0' })
     try {
       const alice = (await plane.people.keys.create({ name: 'alice', role: 'operator' }, plane.now())).key
       await connectAccount(server, alice, 'alice')
-      await waitFor(() => plane.sources.mcpServers().find((s) => s.name === 'wiki')?.state === 'connected')
+      await waitFor(() => plane.sources.mcpServers().every((s) => s.name === 'secured' || s.state === 'connected'))
+      await deny('hidden_read_resource')
       await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }))
       // Her inbox and her notes template are the wiki's to read: listed as hers, they would be read from another server.
-      expect({
+      const seen = async () => ({
         resources: (await client.listResources()).resources.map((r) => r.uri).filter((uri) => uri.startsWith('private:')),
         templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
-      }).toEqual({ resources: [], templates: ['private://{+path}'] })
+      })
+      expect(await seen()).toEqual({ resources: [], templates: ['private://{+path}'] })
       expect((await client.readResource({ uri: mine('alice').inbox })).contents).toEqual([
         { uri: mine('alice').inbox, mimeType: 'text/plain', text: `low-level read of ${mine('alice').inbox}` },
       ])
+
+      // Without the wiki, hers are listed and read as hers: what a server denied to her lists (her inbox) takes nothing of hers, nor shows through.
+      await deny('wiki_read_resource')
+      await waitFor(async () => (await seen()).templates.includes(mine('alice').template))
+      expect(await seen()).toEqual({ resources: [mine('alice').inbox], templates: [mine('alice').template] })
+      expect((await client.readResource({ uri: mine('alice').inbox })).contents).toEqual([{ uri: mine('alice').inbox, text: 'mail of alice' }])
     } finally {
       await client.close()
       await server.close()
