@@ -88,6 +88,7 @@ export function planeFacade(p: PlaneParts): Plane {
       mcpResources: () => sources.mcp.resources(),
       mcpResourceOwner: (uri, usable, personal) => sources.mcp.resourceOwner(uri, usable, personal),
       mcpPersonResources: (subject, usable) => sources.mcp.personResources(subject, usable),
+      mcpPersonSkills: (kind) => sources.mcp.personSkills(kind),
       subscribeMcpResource: (server, uri, options, listener) => sources.mcp.subscribe(server, uri, options, listener),
       connectMcp: () => sources.mcp.connectIdle(),
       mcpPrompts: () => sources.mcp.prompts(),

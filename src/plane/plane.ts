@@ -239,6 +239,8 @@ export interface PlaneSources {
    * mcpResourceOwner: after the shared servers'.
    */
   mcpPersonResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]>
+  /** The per-person servers' read skills (`resources`) or get_prompt skills (`prompts`), whatever the caller. */
+  mcpPersonSkills(kind: 'resources' | 'prompts'): string[]
   /**
    * Hear `notifications/resources/updated` for `uri` of `server`: one upstream subscription per URI
    * (per person, for a per-person server) however many listen. Rejects when the server refuses it.

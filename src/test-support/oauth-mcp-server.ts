@@ -33,7 +33,8 @@ export interface OAuthMcpServer {
  * show a result never carries it). With `personal`, each session also lists the person's own resource
  * `private://<subject>/inbox`, template `private://<subject>/notes/{n}` and prompts `<subject>_digest` and
  * `<subject>_brief` (its `topic` completed with the person's topics), as a server whose lists depend on the
- * account does; it takes subscriptions, its tool `touch` sends an update of the person's inbox, and `add_note`
+ * account does; it takes subscriptions, its tool `touch` sends an update of the person's inbox (when this session
+ * is subscribed to it: "sent", else "not subscribed"), and `add_note`
  * adds a resource and a prompt to the person's lists.
  */
 export async function startOAuthMcpServer(options: { issuer: string; scopes?: string[]; personal?: boolean }): Promise<OAuthMcpServer> {
@@ -101,8 +102,16 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
         async ({ topic }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `brief of ${subject} on ${topic}` } }] }),
       )
       server.server.registerCapabilities({ resources: { subscribe: true } })
-      server.server.setRequestHandler(SubscribeRequestSchema, async () => ({}))
-      server.server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}))
+      // Per session, as a real server holds them: a new session holds none until they are sent again.
+      const subscribed = new Set<string>()
+      server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+        subscribed.add(request.params.uri)
+        return {}
+      })
+      server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+        subscribed.delete(request.params.uri)
+        return {}
+      })
       server.registerTool(
         'add_note',
         { description: "Add the person's resource private://<subject>/extra and prompt <subject>_extra (their lists change)." },
@@ -112,8 +121,10 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
           return { content: [{ type: 'text', text: 'added' }] }
         },
       )
-      server.registerTool('touch', { description: "Send an update of the person's inbox." }, async () => {
-        await server.server.sendResourceUpdated({ uri: `private://${subject}/inbox` })
+      server.registerTool('touch', { description: "Send an update of the person's inbox, if this session is subscribed to it." }, async () => {
+        const uri = `private://${subject}/inbox`
+        if (!subscribed.has(uri)) return { content: [{ type: 'text', text: 'not subscribed' }] }
+        await server.server.sendResourceUpdated({ uri })
         return { content: [{ type: 'text', text: 'sent' }] }
       })
     }

@@ -10,21 +10,18 @@ const MAX_ENTRIES = 10_000
 /**
  * Every page of resources/list and resources/templates/list, each entry checked on its own; bounded
  * in entries and time (one deadline for both lists) like the tool list. A server that does not
- * declare `resources` has none (null); one that answers only one of the lists has none of the other.
+ * declare `resources` has none (null); one that answers only one of the lists has none of the other
+ * (-32601 to the first page; on a later page it is a failure).
  */
 export async function listAllResources(client: Client, timeoutMs: number): Promise<ListedResources | null> {
   const declared = client.getServerCapabilities()?.resources
   if (!declared) return null
-  const { ResourceSchema, ResourceTemplateSchema, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js')
+  const { ResourceSchema, ResourceTemplateSchema } = await import('@modelcontextprotocol/sdk/types.js')
   // A server may answer only one of the two (a low-level SDK `Server` with just the handlers it needs): "method not found" is an empty list.
-  const unanswered = (error: unknown): unknown[] => {
-    if ((error as { code?: unknown } | null)?.code === ErrorCode.MethodNotFound) return []
-    throw error
-  }
   const deadline = Date.now() + timeoutMs
   const problems: string[] = []
   const resources = check(
-    await listPages(client, 'resources/list', 'resources', { timeoutMs, max: MAX_ENTRIES }).catch(unanswered),
+    await listPages(client, 'resources/list', 'resources', { timeoutMs, max: MAX_ENTRIES, noneIfUnanswered: true }),
     ResourceSchema,
     'resource',
     (r) => r.uri,
@@ -33,9 +30,11 @@ export async function listAllResources(client: Client, timeoutMs: number): Promi
   )
   const templates = check(
     // One deadline for both lists.
-    await listPages(client, 'resources/templates/list', 'resourceTemplates', { timeoutMs: Math.max(1, deadline - Date.now()), max: MAX_ENTRIES }).catch(
-      unanswered,
-    ),
+    await listPages(client, 'resources/templates/list', 'resourceTemplates', {
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      max: MAX_ENTRIES,
+      noneIfUnanswered: true,
+    }),
     ResourceTemplateSchema,
     'resource template',
     (t) => t.uriTemplate,

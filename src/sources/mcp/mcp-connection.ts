@@ -11,6 +11,7 @@ import { scrubText, secretForms } from '../../audit/index.js'
 import { VERSION } from '../../version.js'
 import { parseTools, type ToolProblem } from './parse-tools.js'
 import { listAllPrompts } from './list-prompts.js'
+import { listPages } from './list-pages.js'
 import { deliverProgressFirst } from './progress-first.js'
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js'
 import type { ListedResources, McpServerHandle, McpServerState, McpServerStatus, ToolCall } from './mcp-server-handle.js'
@@ -36,6 +37,8 @@ interface Hooks {
   bearer?: { token(signal?: AbortSignal): Promise<string>; refused(token: string, reason: string): void }
   /** False for a person's session: one lost is dropped and made anew by the next call, not retried. */
   reconnect?: boolean
+  /** The subscriptions to hold (a person's, kept across their sessions); by default the connection's own. */
+  subscriptions?: ResourceSubscriptions
 }
 
 type Configured = string | { secret: string; prefix?: string }
@@ -54,9 +57,6 @@ const TOKENS_KEPT = 3
 // Asked of a server that logs: everything, since each caller's channel keeps only what that caller's
 // level lets through, and one connection serves callers with different levels.
 const UPSTREAM_LOG_LEVEL = 'debug'
-
-// tools/list read leniently: one malformed tool becomes a problem, not a failed connection.
-const LenientToolList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
 
 /**
  * One configured MCP server: connects with the official SDK client, lists its tools (all pages),
@@ -106,9 +106,9 @@ export class McpConnection implements McpServerHandle {
       clean: (text) => this.#clean(text),
       timeoutMs: server.timeoutMs,
     })
-    this.#subscriptions = new ResourceSubscriptions((uri, error) =>
-      hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'),
-    )
+    this.#subscriptions =
+      hooks.subscriptions ??
+      new ResourceSubscriptions((uri, error) => hooks.logger.warn({ server: server.name, uri, err: error }, 'MCP resource subscription failed'))
   }
 
   /** Whether sessions listen to its resources (a person's session with subscriptions is in use). */
@@ -220,14 +220,17 @@ export class McpConnection implements McpServerHandle {
 
   /** Listen to a resource's updates; the first listener subscribes through a request like a call's. */
   subscribe(uri: string, call: Pick<ToolCall, 'signal'>, listener: (uri: string) => void): Promise<() => void> {
-    const send: SendSubscription = (u, subscribe) =>
-      subscribe
-        ? this.request((client, options) => client.subscribeResource({ uri: u }, { ...options, timeout: this.server.connectTimeoutMs }).then(() => {}), {
-            ...call,
-            meta: {},
-          })
-        : this.#sendSubscription(u, false)
-    return this.#subscriptions.add(uri, listener, send)
+    return this.#subscriptions.add(uri, listener, (u, subscribe) => this.sendSubscription(u, subscribe, call))
+  }
+
+  /** resources/subscribe through a request like a call's (it waits for a connection); resources/unsubscribe to the open session only. */
+  sendSubscription(uri: string, subscribe: boolean, call: Pick<ToolCall, 'signal'>): Promise<void> {
+    return subscribe
+      ? this.request((client, options) => client.subscribeResource({ uri }, { ...options, timeout: this.server.connectTimeoutMs }).then(() => {}), {
+          ...call,
+          meta: {},
+        })
+      : this.#sendSubscription(uri, false)
   }
 
   /** Straight to the open session; with none, there is nothing to undo (a new session holds no subscription). */
@@ -591,25 +594,10 @@ function classify(error: unknown, client: Client): Failure {
   return 'answered'
 }
 
-/** Every page of tools/list, each tool checked on its own; bounded in pages, tools and time. A server that declares no `tools` has none. */
+/** Every page of tools/list, each tool checked on its own; bounded in pages, tools and time. */
 async function listAllTools(client: Client, timeoutMs: number): Promise<{ tools: Tool[]; problems: ToolProblem[] }> {
-  // Such a server (a resource-only low-level SDK `Server`) answers tools/list "method not found".
-  if (!client.getServerCapabilities()?.tools) return { tools: [], problems: [] }
-  const raw: unknown[] = []
-  const seen = new Set<string>()
-  const deadline = Date.now() + timeoutMs
-  let cursor: string | undefined
-  do {
-    const left = deadline - Date.now()
-    if (left <= 0) throw new Error(`tools/list took longer than ${timeoutMs} ms`)
-    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LenientToolList, { timeout: left })
-    raw.push(...page.tools)
-    if (raw.length > MAX_TOOLS) throw new Error(`the server lists more than ${MAX_TOOLS} tools`)
-    cursor = page.nextCursor
-    if (cursor !== undefined && seen.has(cursor)) throw new Error(`tools/list repeated the cursor ${JSON.stringify(cursor).slice(0, 80)}`)
-    if (cursor !== undefined) seen.add(cursor)
-  } while (cursor !== undefined)
-  return parseTools(raw)
+  // Asked even when `tools` is not declared (servers omit it and still list): -32601 to it means none (a resource-only low-level SDK `Server`).
+  return parseTools(await listPages(client, 'tools/list', 'tools', { timeoutMs, max: MAX_TOOLS, noneIfUnanswered: true }))
 }
 
 /**

@@ -288,14 +288,14 @@ export class McpSource implements SkillSource {
 
   /**
    * The server whose resources /mcp serves `uri` from: the first that lists it, else the first with
-   * a template that matches it; only servers whose read skill `usable` allows are considered (their
-   * templates alone are matched). A skill: URI or one too long to match is no imported server's.
+   * a template that matches it; only servers whose read skill `usable` allows are considered. A skill: URI or one too long to match is no imported server's.
    */
   resourceOwner(uri: string, usable: (skill: string) => boolean = () => true, personal: McpResourceSet[] = []): McpResourceSet | null {
     if (reservedScheme(uri) || uriTooLong(uri)) return null
     const { sets, byUri } = this.#served
     const listed = byUri.get(uri)
-    if (listed) return usable(listed.skill) ? listed : null
+    // A server the caller may not use decides nothing for it (nor shows, by hiding its own, what that server lists).
+    if (listed && usable(listed.skill)) return listed
     const matches = (s: McpResourceSet) => usable(s.skill) && s.templates.some((t) => matchesTemplate(t.uriTemplate, uri))
     // A person's own (from personResources) after every shared server's.
     return sets.find(matches) ?? personal.find((s) => usable(s.skill) && s.resources.some((r) => r.uri === uri)) ?? personal.find(matches) ?? null
@@ -304,18 +304,40 @@ export class McpSource implements SkillSource {
   /**
    * The per-person servers' resources and templates as `subject`'s own session lists them (opened
    * when none is open and their account is connected), for the servers whose read skill `usable`
-   * allows; none for nobody. A URI a shared server lists is that server's.
+   * allows; none for nobody. Left out, as resourceOwner routes them elsewhere: a URI a shared server
+   * (`usable`, as all here) lists or one of its templates matches, a template equal to or covered by a shared one,
+   * and what an earlier per-person server already lists.
    */
   async personResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]> {
-    const sets = await Promise.all(
-      this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => {
-        const listed = (await connection.listed(subject)).resources
-        if (!listed) return []
-        const resources = listed.resources.filter((r) => !this.#served.byUri.has(r.uri))
-        return [{ server: connection.server.name, skill, resources, templates: listed.templates, subscribe: listed.subscribe }]
-      }),
+    const lists = await Promise.all(
+      this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => ({
+        connection,
+        skill,
+        listed: (await connection.listed(subject)).resources,
+      })),
     )
-    return sets.flat()
+    const shared = this.#served.sets.filter((set) => usable(set.skill)).flatMap((set) => set.templates.map((t) => t.uriTemplate))
+    const covering = shared.flatMap((template) => COVERING.exec(template)?.[1] ?? [])
+    const listedShared = (uri: string) => {
+      const set = this.#served.byUri.get(uri)
+      return set !== undefined && usable(set.skill)
+    }
+    const uris = new Set<string>()
+    const templates = new Set(shared)
+    const sets: McpResourceSet[] = []
+    for (const { connection, skill, listed } of lists) {
+      if (!listed) continue
+      const resources = listed.resources.filter((r) => !listedShared(r.uri) && !uris.has(r.uri) && !shared.some((template) => matchesTemplate(template, r.uri)))
+      const own = listed.templates.filter((t) => {
+        const prefix = literalPrefix(t.uriTemplate)
+        // As #serve: a template without expressions is one URI, covered only when longer than the prefix.
+        return !templates.has(t.uriTemplate) && !covering.some((c) => prefix.startsWith(c) && (prefix.length > c.length || t.uriTemplate.includes('{')))
+      })
+      for (const r of resources) uris.add(r.uri)
+      for (const t of own) templates.add(t.uriTemplate)
+      sets.push({ server: connection.server.name, skill, resources, templates: own, subscribe: listed.subscribe })
+    }
+    return sets
   }
 
   /**
@@ -334,6 +356,15 @@ export class McpSource implements SkillSource {
       }),
     )
     return sets.filter((set) => set.prompts.length > 0)
+  }
+
+  /** The per-person servers' read skills (`resources`) or get_prompt skills (`prompts`): who may call one has that person's own list. */
+  personSkills(kind: 'resources' | 'prompts'): string[] {
+    return this.#personal(
+      '',
+      (name) => (kind === 'resources' ? this.#readers.get(name) : (this.#prompts.get(name)?.skill ?? undefined)),
+      () => true,
+    ).map(({ skill }) => skill)
   }
 
   /** Hear each change of a person's own resource or prompt list on a per-person server; returns the way to stop. */

@@ -8,6 +8,7 @@ import { mcpProvider, type OAuthMcpServer } from './mcp-oauth-flow.js'
 import type { OAuthPort } from './oauth-port.js'
 import type { ToolProblem } from './parse-tools.js'
 import type { ListedResources, McpServerHandle, McpServerStatus, ToolCall } from './mcp-server-handle.js'
+import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
 
 /** A session nobody has called through for this long is closed; the next call opens another. */
 const IDLE_MS = 10 * 60_000
@@ -51,6 +52,8 @@ export class PersonSessions implements McpServerHandle {
   readonly #provider: string
   readonly #sessions = new Map<string, Session>()
   readonly #listings = new Map<string, PersonListing>()
+  /** Each person's subscriptions, kept across their sessions: a new session is sent them again. */
+  readonly #subscriptions = new Map<string, ResourceSubscriptions>()
   readonly #sweep: NodeJS.Timeout
   #closed = false
   #listing: Promise<void> | null = null
@@ -114,7 +117,8 @@ export class PersonSessions implements McpServerHandle {
   connected(subject: string): void {
     if (this.#closed || subject === '') return
     this.#drop(subject)
-    if (!this.#hooks.hasTools()) void this.#session(subject).connection.connect()
+    // A new session at once for one with subscriptions: they are sent again as it connects, not at their next call.
+    if (!this.#hooks.hasTools() || (this.#subscriptions.get(subject)?.size ?? 0) > 0) void this.#session(subject).connection.connect()
   }
 
   callTool(name: string, args: unknown, call: ToolCall): Promise<CallToolResult> {
@@ -176,7 +180,24 @@ export class PersonSessions implements McpServerHandle {
   async subscribe(uri: string, call: Pick<ToolCall, 'subject' | 'signal'>, listener: (uri: string) => void): Promise<() => void> {
     if (call.subject === null)
       throw new SkillError('needs_auth', `MCP server "${this.server.name}" acts for the person calling, and this subscription acts for nobody`)
-    return this.#session(call.subject).connection.subscribe(uri, call, listener)
+    const subject = call.subject
+    // Sent through whichever session of theirs is current (an unsubscribe with none open has nothing to undo).
+    const send: SendSubscription = (u, subscribe) => {
+      const session = subscribe ? this.#session(subject) : this.#sessions.get(subject)
+      return session ? session.connection.sendSubscription(u, subscribe, call) : Promise.resolve()
+    }
+    return this.#subscriptionsOf(subject).add(uri, listener, send)
+  }
+
+  #subscriptionsOf(subject: string): ResourceSubscriptions {
+    let subscriptions = this.#subscriptions.get(subject)
+    if (!subscriptions) {
+      subscriptions = new ResourceSubscriptions((uri, error) =>
+        this.#hooks.logger.warn({ server: this.server.name, uri, err: error }, 'MCP resource subscription failed'),
+      )
+      this.#subscriptions.set(subject, subscriptions)
+    }
+    return subscriptions
   }
 
   async close(): Promise<void> {
@@ -215,6 +236,7 @@ export class PersonSessions implements McpServerHandle {
         if (changed) onPersonList?.(subject, 'prompts')
       },
       ...(secrets && { secrets }),
+      subscriptions: this.#subscriptionsOf(subject),
       reconnect: false,
       bearer: {
         token: async (signal) => (await oauth.token(this.#provider, subject, scopes, signal)).accessToken,
@@ -235,6 +257,8 @@ export class PersonSessions implements McpServerHandle {
     if (!session) return
     this.#sessions.delete(subject)
     this.#listings.delete(subject)
+    // Its subscriptions go with it upstream; the next session sends them again.
+    this.#subscriptions.get(subject)?.lost()
     void session.connection.close()
   }
 
@@ -253,7 +277,10 @@ export class PersonSessions implements McpServerHandle {
   #closeIdle(): void {
     const cutoff = Date.now() - IDLE_MS
     for (const [subject, session] of this.#sessions) {
-      if (session.calls === 0 && !session.connection.subscribed && session.usedAt < cutoff) this.#drop(subject)
+      if (session.calls === 0 && !session.connection.subscribed && session.usedAt < cutoff) {
+        this.#drop(subject)
+        this.#subscriptions.delete(subject)
+      }
     }
   }
 }

@@ -36,7 +36,7 @@ export interface ImportedResources {
   templates(): Promise<Array<ResourceTemplate & { server: string; skill: string }>>
   /** resources/read of a URI that is not an instruction skill's: a call of its server's read skill. */
   read(uri: string, signal: AbortSignal, client: CallerClient): Promise<ReadResourceResult>
-  /** What the shared servers' lists show this caller (a change of a person's own lists is announced as it happens). */
+  /** What the shared servers' lists show this caller, and which per-person servers' lists it has (a change of a person's own lists is announced as it happens). */
   signature(): string
   /** The catalog changed: instruction skills' resources a session subscribed to may have changed with it. */
   catalogChanged(): void
@@ -81,13 +81,16 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
 
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { uri } = request.params
-    if (!subscriptions.has(uri) && !skillSubscriptions.has(uri) && subscriptions.size + skillSubscriptions.size >= MAX_SUBSCRIPTIONS) {
-      throw new RequestError(
-        ErrorCode.InvalidRequest,
-        `resource ${JSON.stringify(uri)}: this session holds ${MAX_SUBSCRIPTIONS} subscriptions, the most one session may; unsubscribe from one first`,
-        { uri },
-      )
+    const full = () => {
+      if (!subscriptions.has(uri) && !skillSubscriptions.has(uri) && subscriptions.size + skillSubscriptions.size >= MAX_SUBSCRIPTIONS) {
+        throw new RequestError(
+          ErrorCode.InvalidRequest,
+          `resource ${JSON.stringify(uri)}: this session holds ${MAX_SUBSCRIPTIONS} subscriptions, the most one session may; unsubscribe from one first`,
+          { uri },
+        )
+      }
     }
+    full()
     if (options.skillListed(uri)) {
       // An instruction skill's files change with the catalog (a reload, an install): updates come with its changes.
       skillSubscriptions.add(uri)
@@ -102,6 +105,8 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       await subscriptions.get(uri)
       return {}
     }
+    // Again after the await: subscribes in flight together (a JSON-RPC batch) were all checked against the same count.
+    full()
     const forward = (updated: string) => {
       // Only while this caller may still read it from that server (a binding removed, a DENY set since: nothing).
       if (closed) return
@@ -157,7 +162,12 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
       // The audit row of the read, as a tool result names its call.
       return { contents, _meta: { 'skillplane/callId': envelope.callId } }
     },
-    signature: () => JSON.stringify(shared().map((set) => [set.resources.map((r) => r.uri), set.templates.map((t) => t.uriTemplate)])),
+    signature: () =>
+      JSON.stringify([
+        shared().map((set) => [set.resources.map((r) => r.uri), set.templates.map((t) => t.uriTemplate)]),
+        // A per-person server's read skill allowed or denied shows or hides the person's own list.
+        subject === null ? [] : plane.sources.mcpPersonSkills('resources').filter(options.mayCall),
+      ]),
     catalogChanged() {
       for (const uri of skillSubscriptions) if (options.skillListed(uri)) server.sendResourceUpdated({ uri }).catch(() => {})
     },

@@ -87,7 +87,11 @@ export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpP
     const data = unwrap(envelope, `prompt ${JSON.stringify(name)}`, unknown) as GetPromptResult
     return { ...data, _meta: { 'skillplane/callId': envelope.callId } }
   })
-  return { list, signature: () => JSON.stringify(shared().map((p) => p.prompt)) }
+  return {
+    list,
+    // A per-person server's get_prompt skill allowed or denied shows or hides the person's own prompts.
+    signature: () => JSON.stringify([shared().map((p) => p.prompt), subject === null ? [] : plane.sources.mcpPersonSkills('prompts').filter(options.mayCall)]),
+  }
 }
 
 /** An imported prompt under its listed name, as its server describes it (its `_meta` is the server's own). */

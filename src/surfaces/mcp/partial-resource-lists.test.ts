@@ -21,6 +21,10 @@ describe.each(databases)('an imported server that answers only some of the resou
         { name: 'plain', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'resources' } },
         // Lists templates, answers -32601 to resources/list.
         { name: 'paged', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'templates' } },
+        // Its resources/list answers -32601 on its second page: a failure, not "no resources".
+        { name: 'broken', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'resources', PAGED: 'broken' } },
+        // Lists and calls a tool without declaring `tools`: asked anyway.
+        { name: 'quiet', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'none', TOOLS: 'undeclared' } },
       ],
     })
     server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
@@ -41,6 +45,15 @@ describe.each(databases)('an imported server that answers only some of the resou
     expect(plane.sources.mcpServers().map(({ name, state, reason, skills, problems }) => ({ name, state, reason, skills, problems }))).toEqual([
       { name: 'plain', state: 'connected', reason: null, skills: ['plain_read_resource'], problems: [] },
       { name: 'paged', state: 'connected', reason: null, skills: ['paged_read_resource'], problems: [] },
+      // The listing failed (the first page is not the whole list): a problem shown, not an empty list.
+      {
+        name: 'broken',
+        state: 'connected',
+        reason: null,
+        skills: ['broken_read_resource'],
+        problems: [expect.stringMatching(/^listing resources failed: .*-32601/)],
+      },
+      { name: 'quiet', state: 'connected', reason: null, skills: ['quiet_echo', 'quiet_read_resource'], problems: [] },
     ])
 
     await waitFor(async () => (await client.listResources()).resources.some((r) => r.uri === 'low://readme'))

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -12,13 +13,25 @@ import { startTestIdentityProvider, type TestIdentityProvider } from '../../test
 import { connectInBrowser } from '../../test-support/oauth-service.js'
 import { startOAuthMcpServer } from '../../test-support/oauth-mcp-server.js'
 import { postAs } from '../../test-support/post-as.js'
-import { startHttpServer } from '../http/index.js'
+import { startHttpServer, type HttpServer } from '../http/index.js'
+
+const LOW_LEVEL = join(import.meta.dirname, '../../sources/mcp/fixtures/low-level-resource-server.mjs')
 
 let idp: TestIdentityProvider
 beforeAll(async () => {
   idp = await startTestIdentityProvider()
 })
 afterAll(async () => idp?.close())
+
+/** Connect `who`'s account to the per-person server "secured" (as in a browser), and wait until their calls reach it. */
+async function connectAccount(server: HttpServer, key: string, who: string): Promise<void> {
+  const post = (path: string, body: unknown) => postAs<{ ok: boolean; authorizationUrl?: string }>(server.url, key, path, body)
+  const link = await post(`/api/connections/${encodeURIComponent('mcp:secured')}/authorize`, {})
+  await connectInBrowser(link.authorizationUrl!, (url) => idp.signIn(url, who))
+  // The first call lists the server's tools (and with them its read and prompt skills), then the person's resources and prompts.
+  await waitFor(async () => (await post('/api/skills/secured_whoami/invoke', { input: {} })).ok)
+  await waitFor(async () => (await post('/api/skills/secured_get_prompt/invoke', { input: { name: `${who}_digest` } })).ok)
+}
 
 const mine = (who: string) => ({
   inbox: `private://${who}/inbox`,
@@ -41,17 +54,8 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
         await key('bob', 'operator'),
         await key('helper-key', 'agent', 'helper'),
       ]
-      const post = (k: string, path: string, body: unknown) => postAs<{ ok: boolean; authorizationUrl?: string }>(server.url, k, path, body)
-      for (const [k, who] of [
-        [alice, 'alice'],
-        [carol, 'carol'],
-      ] as const) {
-        const link = await post(k, `/api/connections/${encodeURIComponent('mcp:secured')}/authorize`, {})
-        await connectInBrowser(link.authorizationUrl!, (url) => idp.signIn(url, who))
-        // The first call lists the server's tools (and with them its read and prompt skills), then the person's resources and prompts.
-        await waitFor(async () => (await post(k, '/api/skills/secured_whoami/invoke', { input: {} })).ok)
-        await waitFor(async () => (await post(k, '/api/skills/secured_get_prompt/invoke', { input: { name: `${who}_digest` } })).ok)
-      }
+      await connectAccount(server, alice, 'alice')
+      await connectAccount(server, carol, 'carol')
       const connect = async (k: string) => {
         const client = new Client({ name: 'person-lists', version: '1.0.0' })
         await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${k}` } } }))
@@ -138,7 +142,8 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
         client.setNotificationHandler(PromptListChangedNotificationSchema, () => void heard.push('prompts'))
       }
       await a.client.callTool({ name: 'secured_add_note', arguments: {} })
-      await waitFor(() => listChanges.alice.length === 2)
+      // At least both (an extra one fails the equality below rather than leaving this wait spinning).
+      await waitFor(() => listChanges.alice.length >= 2)
       expect(await seen(a.client)).toMatchObject({
         resources: [mine('alice').inbox, 'private://alice/extra'],
         prompts: [...mine('alice').prompts, 'secured_alice_extra'],
@@ -156,12 +161,14 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       expect({ alice: listChanges.alice.sort(), carol: listChanges.carol.sort() }).toEqual({ alice: ['prompts', 'resources'], carol: ['prompts', 'resources'] })
 
       // Without the read and prompt skills (a DENY), Alice's session lists none of hers and may complete or subscribe to none.
+      const heardBefore = listChanges.alice.length
       const denied = await Promise.all(
         ['secured_read_resource', 'secured_get_prompt'].map((skill) =>
           plane.policies.set({ skill, level: 'user', subject: 'alice', decision: 'DENY' }, admin, plane.now()),
         ),
       )
-      await waitFor(async () => (await seen(a.client)).prompts.length === 0)
+      // Both her lists changed with the policy: she is told so.
+      await waitFor(() => ['resources', 'prompts'].every((kind) => listChanges.alice.slice(heardBefore).includes(kind)))
       expect(await seen(a.client)).toEqual({ resources: [], templates: [], prompts: [] })
       expect({
         completeTemplate: await refused(a.client.complete({ ref: { type: 'ref/resource', uri: mine('alice').template }, argument: { name: 'n', value: '' } })),
@@ -171,6 +178,76 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       for (const policy of denied) if (policy.ok) await plane.policies.clear(policy.policy.id, admin)
     } finally {
       await Promise.all(clients.map((client) => client.close()))
+      await server.close()
+      await plane.close()
+      await secured.close()
+    }
+  })
+  it("keeps a person's subscriptions across their upstream sessions: connected again, the new session is sent them", async () => {
+    const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
+    const plane = await openTestPlane(database, { mcpServers: [{ name: 'secured', url: secured.url, oauth: {}, agents: ['Helper'] }] })
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    const client = new Client({ name: 'person-lists', version: '1.0.0' })
+    try {
+      const alice = (await plane.people.keys.create({ name: 'alice', role: 'operator' }, plane.now())).key
+      await connectAccount(server, alice, 'alice')
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }))
+      const updates: string[] = []
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri))
+      await client.subscribeResource({ uri: mine('alice').inbox })
+      const touch = async () => ((await client.callTool({ name: 'secured_touch', arguments: {} })) as { content: Array<{ text: string }> }).content[0]!.text
+      expect(await touch()).toBe('sent')
+      await waitFor(() => updates.length === 1)
+      // Connecting her account again closes her upstream session; the next one holds her subscription once it is sent again.
+      await connectAccount(server, alice, 'alice')
+      await waitFor(async () => (await touch()) === 'sent')
+      await waitFor(() => updates.length === 2)
+      expect(updates).toEqual([mine('alice').inbox, mine('alice').inbox])
+    } finally {
+      await client.close()
+      await server.close()
+      await plane.close()
+      await secured.close()
+    }
+  })
+
+  it("leaves out of a person's lists what a shared server's template takes (reads of it go there): her listing says where each URI is read; a server denied to her takes nothing of hers", async () => {
+    const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
+    const plane = await openTestPlane(database, {
+      mcpServers: [
+        { name: 'secured', url: secured.url, oauth: {}, agents: ['Helper'] },
+        // A shared server whose one template matches every private: URI, Alice's own among them.
+        { name: 'wiki', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'templates', TEMPLATE: 'private://{+path}' } },
+        // A shared server that lists Alice's inbox, denied to her.
+        { name: 'hidden', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'resources', RESOURCE: 'private://alice/inbox' } },
+      ],
+    })
+    const deny = (skill: string) => plane.policies.set({ skill, level: 'user', subject: 'alice', decision: 'DENY' }, admin, plane.now())
+    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
+    const client = new Client({ name: 'person-lists', version: '1.0.0' })
+    try {
+      const alice = (await plane.people.keys.create({ name: 'alice', role: 'operator' }, plane.now())).key
+      await connectAccount(server, alice, 'alice')
+      await waitFor(() => plane.sources.mcpServers().every((s) => s.name === 'secured' || s.state === 'connected'))
+      await deny('hidden_read_resource')
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }))
+      // Her inbox and her notes template are the wiki's to read: listed as hers, they would be read from another server.
+      const seen = async () => ({
+        resources: (await client.listResources()).resources.map((r) => r.uri).filter((uri) => uri.startsWith('private:')),
+        templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+      })
+      expect(await seen()).toEqual({ resources: [], templates: ['private://{+path}'] })
+      expect((await client.readResource({ uri: mine('alice').inbox })).contents).toEqual([
+        { uri: mine('alice').inbox, mimeType: 'text/plain', text: `low-level read of ${mine('alice').inbox}` },
+      ])
+
+      // Without the wiki, hers are listed and read as hers: what a server denied to her lists (her inbox) takes nothing of hers, nor shows through.
+      await deny('wiki_read_resource')
+      await waitFor(async () => (await seen()).templates.includes(mine('alice').template))
+      expect(await seen()).toEqual({ resources: [mine('alice').inbox], templates: [mine('alice').template] })
+      expect((await client.readResource({ uri: mine('alice').inbox })).contents).toEqual([{ uri: mine('alice').inbox, text: 'mail of alice' }])
+    } finally {
+      await client.close()
       await server.close()
       await plane.close()
       await secured.close()

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { databases, waitFor } from '../../test-support/databases.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
 import type { Skillplane } from '../../agents/index.js'
@@ -61,6 +62,42 @@ it(`refuses a session more than ${MAX_SUBSCRIPTIONS} subscriptions, naming the c
   // The session ends (DELETE /mcp): its subscriptions go with it.
   await (client.transport as StreamableHTTPClientTransport).terminateSession()
   await waitFor(async () => (await upstream()).length === 1)
+})
+
+it('holds the cap against subscribes that arrive together (a JSON-RPC batch): one fills the last slot, the rest are refused', async () => {
+  const client = await connect()
+  const held = Array.from({ length: MAX_SUBSCRIPTIONS - 1 }, (_, i) => `note://pages/batch-${i}`)
+  for (let i = 0; i < held.length; i += 50) await Promise.all(held.slice(i, i + 50).map((uri) => client.subscribeResource({ uri })))
+  // The SDK client sends one request a POST; a batch has every subscribe in flight before any is held.
+  const batch = Array.from({ length: 5 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'resources/subscribe', params: { uri: `note://pages/late-${i}` } }))
+  const response = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${key}`,
+      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      'mcp-session-id': (client.transport as StreamableHTTPClientTransport).sessionId!,
+    },
+    body: JSON.stringify(batch),
+  })
+  const text = await response.text()
+  // An event stream (one `data:` line an answer) or a JSON array.
+  const answers = (
+    text.trimStart().startsWith('[')
+      ? JSON.parse(text)
+      : text
+          .split('\n')
+          .filter((l) => l.startsWith('data:') && l.slice(5).trim())
+          .map((l) => JSON.parse(l.slice(5)))
+  ) as Array<{ result: object } | { error: { message: string } }>
+  expect(
+    answers
+      .flat()
+      .map((a) => ('result' in a ? 'held' : a.error.message.includes('the most one session may') ? 'capped' : a.error.message))
+      .sort(),
+  ).toEqual(['capped', 'capped', 'capped', 'capped', 'held'])
+  await (client.transport as StreamableHTTPClientTransport).terminateSession()
 })
 
 it('forgets a subscription nobody listens to even when the server refuses the unsubscribe, and subscribes anew', async () => {
