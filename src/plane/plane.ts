@@ -230,12 +230,13 @@ export interface PlaneSources {
   mcpResources(): McpResourceSet[]
   /**
    * The server /mcp reads `uri` from: the first (in config order) that lists it, else the first whose
-   * template matches it, among those whose read skill `usable` allows (the caller's); never for a skill: URI.
+   * template matches it, among those whose read skill `usable` allows (the caller's); then, among
+   * `personal` (mcpPersonResources), the first that lists it, else whose template matches it; never for a skill: URI.
    */
-  mcpResourceOwner(uri: string, usable?: (skill: string) => boolean, personal?: McpResourceSet[]): McpResourceSet | null
+  mcpResourceOwner(uri: string, usable: (skill: string) => boolean, personal?: McpResourceSet[]): McpResourceSet | null
   /**
    * Per-person servers' resources and templates as `subject`'s own sessions list them (one is opened
-   * when none is), for the servers whose read skill `usable` allows; none for nobody. `personal` of
+   * when none is and their account is connected), for the servers whose read skill `usable` allows; none for nobody. `personal` of
    * mcpResourceOwner: after the shared servers'.
    */
   mcpPersonResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]>

@@ -48,11 +48,11 @@ const asking = [
           message: 'Log in',
           requestedSchema: {
             type: 'object',
-            // password is secret by its name, pin by its schema; user is neither.
+            // password is secret by its name, pin by its schema (x-secret, which the console doesn't read itself); user is neither.
             properties: {
               user: { type: 'string', title: 'User' },
               password: { type: 'string', title: 'Password' },
-              pin: { type: 'string', title: 'PIN', writeOnly: true },
+              pin: { type: 'string', title: 'PIN', 'x-secret': true },
             },
             required: ['user', 'password', 'pin'],
           },

@@ -248,7 +248,7 @@ export class McpSource implements SkillSource {
       const name = connection.server.name
       const skill = this.#readers.get(name)
       const listed = this.#resources.get(name)
-      // A per-person server's resources are each person's own: read by URI through its skill, never listed to all.
+      // A per-person server's resources are each person's own: listed to that person only (personResources), never to all.
       if (!skill || !listed || connection instanceof PersonSessions) continue
       const problems: string[] = []
       const also = (what: string, holder: string) =>
@@ -290,7 +290,7 @@ export class McpSource implements SkillSource {
    * The server whose resources /mcp serves `uri` from: the first that lists it, else the first with
    * a template that matches it; only servers whose read skill `usable` allows are considered. A skill: URI or one too long to match is no imported server's.
    */
-  resourceOwner(uri: string, usable: (skill: string) => boolean = () => true, personal: McpResourceSet[] = []): McpResourceSet | null {
+  resourceOwner(uri: string, usable: (skill: string) => boolean, personal: McpResourceSet[] = []): McpResourceSet | null {
     if (reservedScheme(uri) || uriTooLong(uri)) return null
     const { sets, byUri } = this.#served
     const listed = byUri.get(uri)
@@ -407,7 +407,7 @@ export class McpSource implements SkillSource {
     return this.#connections.flatMap((connection) => {
       const { name } = connection.server
       const known = this.#prompts.get(name)
-      // A per-person server's prompts are each person's own: got by name through its skill, never listed to all.
+      // A per-person server's prompts are each person's own: listed to that person only (personPrompts), never to all.
       return known?.skill && !(connection instanceof PersonSessions) ? [{ server: name, skill: known.skill, prompts: known.listed }] : []
     })
   }

@@ -10,7 +10,7 @@ interface Entry {
 }
 
 /**
- * The resource subscriptions of one upstream connection: one upstream subscription per URI however
+ * The resource subscriptions of one upstream connection, or of one person across their sessions on a per-person server: one upstream subscription per URI however
  * many listen (the first listener subscribes, the last one gone unsubscribes), sent again on each
  * new session, and the server's updates handed to that URI's listeners.
  */

@@ -114,8 +114,8 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
         if (now?.skill === owner.skill && !closed) server.sendResourceUpdated({ uri: updated }).catch(() => {})
       }
       // A shared server's URI is decided at once, so its updates keep their order with the catalog's.
-      const shared = plane.sources.mcpResourceOwner(updated, options.mayCall)
-      if (shared) send(shared)
+      const sharedOwner = plane.sources.mcpResourceOwner(updated, options.mayCall)
+      if (sharedOwner) send(sharedOwner)
       else void ownerFor(updated).then(send, () => {})
     }
     const opening = plane.sources.subscribeMcpResource(owner.server, uri, { subject, signal: extra.signal }, forward).then(

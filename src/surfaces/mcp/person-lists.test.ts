@@ -183,7 +183,7 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       await secured.close()
     }
   })
-  it("keeps a person's subscriptions across their upstream sessions: connected again, the new session is sent them", async () => {
+  it("keeps a person's subscriptions across their upstream sessions: after connecting again, the new session holds them", async () => {
     const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
     const plane = await openTestPlane(database, { mcpServers: [{ name: 'secured', url: secured.url, oauth: {}, agents: ['Helper'] }] })
     const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
