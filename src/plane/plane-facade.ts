@@ -87,12 +87,12 @@ export function planeFacade(p: PlaneParts): Plane {
       mcpServers: () => sources.mcp.status(),
       mcpResources: () => sources.mcp.resources(),
       mcpResourceOwner: (uri, usable, personal) => sources.mcp.resourceOwner(uri, usable, personal),
-      mcpPersonResources: (subject, usable, wait) => sources.mcp.personResources(subject, usable, wait),
+      mcpPersonResources: (subject, usable) => sources.mcp.personResources(subject, usable),
       mcpPersonSkills: (kind) => sources.mcp.personSkills(kind),
       subscribeMcpResource: (server, uri, options, listener) => sources.mcp.subscribe(server, uri, options, listener),
       connectMcp: () => sources.mcp.connectIdle(),
       mcpPrompts: () => sources.mcp.prompts(),
-      mcpPersonPrompts: (subject, usable, wait) => sources.mcp.personPrompts(subject, usable, wait),
+      mcpPersonPrompts: (subject, usable) => sources.mcp.personPrompts(subject, usable),
       onMcpPersonListChanged: (listener) => sources.mcp.onPersonListChanged(listener),
       mcpComplete: (server, params, options) =>
         completeImported(

@@ -235,12 +235,11 @@ export interface PlaneSources {
    */
   mcpResourceOwner(uri: string, usable: (skill: string) => boolean, personal?: McpResourceSet[]): McpResourceSet | null
   /**
-   * Per-person servers' resources and templates as `subject`'s own sessions list them, for the servers
-   * whose read skill `usable` allows; none for nobody. Never waits on a connection (a missing listing is
-   * started in the background, for a connected account, and announced when it lists) unless `wait`,
-   * for a read or subscribe. `personal` of mcpResourceOwner: after the shared servers'.
+   * Per-person servers' resources and templates as `subject`'s own sessions list them (one is opened
+   * when none is and their account is connected), for the servers whose read skill `usable` allows; none for nobody. `personal` of
+   * mcpResourceOwner: after the shared servers'.
    */
-  mcpPersonResources(subject: string | null, usable: (skill: string) => boolean, wait?: boolean): Promise<McpResourceSet[]>
+  mcpPersonResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]>
   /** The per-person servers' read skills (`resources`) or get_prompt skills (`prompts`), whatever the caller. */
   mcpPersonSkills(kind: 'resources' | 'prompts'): string[]
   /**
@@ -257,8 +256,8 @@ export interface PlaneSources {
   connectMcp(): Promise<void>
   /** The imported MCP servers' prompts, per server with the get_prompt skill they are got through. */
   mcpPrompts(): ImportedPrompts[]
-  /** Per-person servers' prompts as `subject`'s own sessions list them, for the servers whose get_prompt skill `usable` allows; none for nobody. `wait` as mcpPersonResources. */
-  mcpPersonPrompts(subject: string | null, usable: (skill: string) => boolean, wait?: boolean): Promise<ImportedPrompts[]>
+  /** Per-person servers' prompts as `subject`'s own sessions list them, for the servers whose get_prompt skill `usable` allows; none for nobody. */
+  mcpPersonPrompts(subject: string | null, usable: (skill: string) => boolean): Promise<ImportedPrompts[]>
   /** Hear each change of a person's own resource or prompt list on a per-person server (for their /mcp sessions); returns the way to stop. */
   onMcpPersonListChanged(listener: (change: McpPersonListChange) => void): () => void
   /**

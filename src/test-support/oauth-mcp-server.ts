@@ -22,14 +22,6 @@ export interface OAuthMcpServer {
   refuse(subject: string): void
   /** The subjects whose tokens opened each live session. */
   sessions(): string[]
-  /** Requests to open a session it has received (answered or held). */
-  openings(): number
-  /** Held requests to open a session that the client gave up on (closed before an answer). */
-  abandoned(): number
-  /** From now on a request to open a session is held unanswered (a server that hangs) until `release`. */
-  hold(): void
-  /** The held requests are answered, and later ones at once. */
-  release(): void
   close(): Promise<void>
 }
 
@@ -56,9 +48,6 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
   const refused = new Set<string>()
   const seen = new Map<string, Set<string>>()
   const transports = new Map<string, { transport: StreamableHTTPServerTransport; subject: string }>()
-  let openings = 0
-  let abandoned = 0
-  let held: Array<() => void> | null = null
 
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -162,11 +151,6 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
       return known.transport.handleRequest(req, res, req.body)
     }
     if (typeof id === 'string') return void res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null })
-    openings++
-    if (held) {
-      res.once('close', () => void (res.writableFinished || abandoned++))
-      await new Promise<void>((resolve) => held!.push(resolve))
-    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void transports.set(sessionId, { transport, subject }),
@@ -184,16 +168,6 @@ export async function startOAuthMcpServer(options: { issuer: string; scopes?: st
       for (const token of seen.get(subject) ?? []) refused.add(token)
     },
     sessions: () => [...transports.values()].map((t) => t.subject),
-    openings: () => openings,
-    abandoned: () => abandoned,
-    hold: () => {
-      held ??= []
-    },
-    release: () => {
-      const waiting = held ?? []
-      held = null
-      for (const resolve of waiting) resolve()
-    },
     close: async () => {
       await Promise.all([...transports.values()].map((t) => t.transport.close().catch(() => {})))
       await new Promise<void>((resolve) => {

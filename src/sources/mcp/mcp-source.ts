@@ -302,18 +302,18 @@ export class McpSource implements SkillSource {
   }
 
   /**
-   * The per-person servers' resources and templates as `subject`'s own session lists them (none yet
-   * while it lists in the background; `wait` waits for that listing), for the servers whose read skill `usable`
+   * The per-person servers' resources and templates as `subject`'s own session lists them (opened
+   * when none is open and their account is connected), for the servers whose read skill `usable`
    * allows; none for nobody. Left out, as resourceOwner routes them elsewhere: a URI a shared server
    * (`usable`, as all here) lists or one of its templates matches, a template equal to or covered by a shared one,
    * and what an earlier per-person server already lists.
    */
-  async personResources(subject: string | null, usable: (skill: string) => boolean, wait = false): Promise<McpResourceSet[]> {
+  async personResources(subject: string | null, usable: (skill: string) => boolean): Promise<McpResourceSet[]> {
     const lists = await Promise.all(
       this.#personal(subject, (name) => this.#readers.get(name), usable).map(async ({ connection, skill }) => ({
         connection,
         skill,
-        listed: (await connection.listed(subject, wait)).resources,
+        listed: (await connection.listed(subject)).resources,
       })),
     )
     const shared = this.#served.sets.filter((set) => usable(set.skill)).flatMap((set) => set.templates.map((t) => t.uriTemplate))
@@ -342,12 +342,12 @@ export class McpSource implements SkillSource {
 
   /**
    * The per-person servers' prompts as `subject`'s own session lists them, named as a shared
-   * server's are, for the servers whose get_prompt skill `usable` allows; none for nobody. `wait` as personResources.
+   * server's are, for the servers whose get_prompt skill `usable` allows; none for nobody.
    */
-  async personPrompts(subject: string | null, usable: (skill: string) => boolean, wait = false): Promise<ImportedPrompts[]> {
+  async personPrompts(subject: string | null, usable: (skill: string) => boolean): Promise<ImportedPrompts[]> {
     const sets = await Promise.all(
       this.#personal(subject, (name) => this.#prompts.get(name)?.skill ?? undefined, usable).map(async ({ connection, skill }) => {
-        const prompts = (await connection.listed(subject, wait)).prompts ?? []
+        const prompts = (await connection.listed(subject)).prompts ?? []
         return {
           server: connection.server.name,
           skill,

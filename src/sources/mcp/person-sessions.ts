@@ -10,11 +10,8 @@ import type { ToolProblem } from './parse-tools.js'
 import type { ListedResources, McpServerHandle, McpServerStatus, ToolCall } from './mcp-server-handle.js'
 import { ResourceSubscriptions, type SendSubscription } from './resource-subscriptions.js'
 
-/** A session nobody has called or listed through for this long is closed; the next call opens another. */
+/** A session nobody has called through for this long is closed; the next call opens another. */
 const IDLE_MS = 10 * 60_000
-/** After a person's listing fails, none is started for them for this long, doubling up to BACKOFF_MAX_MS. */
-const BACKOFF_MS = 5_000
-const BACKOFF_MAX_MS = 5 * 60_000
 
 interface Hooks {
   oauth: OAuthPort
@@ -57,10 +54,6 @@ export class PersonSessions implements McpServerHandle {
   readonly #listings = new Map<string, PersonListing>()
   /** Each person's subscriptions, kept across their sessions: a new session is sent them again. */
   readonly #subscriptions = new Map<string, ResourceSubscriptions>()
-  /** Each person's listing in flight for /mcp: at most one, whatever the number of requests. */
-  readonly #relisting = new Map<string, Promise<void>>()
-  /** Each person whose last listing failed: when the next may start, and the wait that led there. */
-  readonly #backoff = new Map<string, { until: number; delay: number }>()
   readonly #sweep: NodeJS.Timeout
   #closed = false
   #listing: Promise<void> | null = null
@@ -124,8 +117,6 @@ export class PersonSessions implements McpServerHandle {
   connected(subject: string): void {
     if (this.#closed || subject === '') return
     this.#drop(subject)
-    // A new account or token: a listing that failed with the old one may work now.
-    this.#backoff.delete(subject)
     // A new session at once for one with subscriptions: they are sent again as it connects, not at their next call.
     if (!this.#hooks.hasTools() || (this.#subscriptions.get(subject)?.size ?? 0) > 0) void this.#session(subject).connection.connect()
   }
@@ -175,45 +166,14 @@ export class PersonSessions implements McpServerHandle {
   }
 
   /**
-   * What the person's own session listed, for /mcp: never waits on a connection unless `wait` (a read
-   * or get, a call, may wait; a list request must not). With nothing cached and their account connected,
-   * one listing per person starts in the background (none while backing off after a failure); when it
-   * lists, onPersonList tells their /mcp sessions. Serving a listing counts as use of the session.
+   * What the person's own session listed, for /mcp's lists: a session is opened only for a person
+   * whose account is connected, so listing never makes a doomed attempt (and its warning) per request.
    */
-  async listed(subject: string | null, wait = false): Promise<PersonListing> {
+  async listed(subject: string | null): Promise<PersonListing> {
     if (subject === null || this.#closed) return {}
     const known = this.#listings.get(subject)
-    if (known) {
-      const session = this.#sessions.get(subject)
-      if (session) session.usedAt = Date.now()
-      return known
-    }
-    if (this.#hooks.oauth.state(this.#provider, subject, this.server.oauth.scopes ?? []).state !== 'ready') return {}
-    const listing = this.#relist(subject)
-    if (wait && listing) await listing
-    return this.#listings.get(subject) ?? {}
-  }
-
-  /** The person's background listing: the one in flight, a new one, or null while backing off. */
-  #relist(subject: string): Promise<void> | null {
-    const inFlight = this.#relisting.get(subject)
-    if (inFlight) return inFlight
-    const backoff = this.#backoff.get(subject)
-    if (backoff && Date.now() < backoff.until) return null
-    const session = this.#session(subject)
-    const listing = session.connection
-      .connect()
-      .catch(() => {})
-      .then(() => {
-        if (this.#listings.has(subject)) return void this.#backoff.delete(subject)
-        // A session dropped meanwhile (connected again) failed for its own reason: the next one starts afresh.
-        if (this.#sessions.get(subject) !== session) return
-        const delay = backoff ? Math.min(backoff.delay * 2, BACKOFF_MAX_MS) : BACKOFF_MS
-        this.#backoff.set(subject, { until: Date.now() + delay, delay })
-      })
-      .finally(() => this.#relisting.delete(subject))
-    this.#relisting.set(subject, listing)
-    return listing
+    if (known) return known
+    return this.#hooks.oauth.state(this.#provider, subject, this.server.oauth.scopes ?? []).state === 'ready' ? this.listing(subject) : {}
   }
 
   /** A resource's updates as the person's own session hears them: never another person's. */

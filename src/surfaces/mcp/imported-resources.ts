@@ -65,10 +65,9 @@ export function importedResources(server: Server, plane: Skillplane, options: Im
   const shared = () => plane.sources.mcpResources().filter((set) => options.mayCall(set.skill))
   const readable = async () => [...shared(), ...(await plane.sources.mcpPersonResources(subject, options.mayCall))]
   // The URI's owner (whoever the caller), when this caller may read it: a URI it can't is one that doesn't exist for it.
-  // A read or subscribe may wait for the person's listing (deduplicated, backing off after a failure); a list never does.
   const ownerFor = async (uri: string) =>
     plane.sources.mcpResourceOwner(uri, options.mayCall) ??
-    plane.sources.mcpResourceOwner(uri, options.mayCall, await plane.sources.mcpPersonResources(subject, options.mayCall, true))
+    plane.sources.mcpResourceOwner(uri, options.mayCall, await plane.sources.mcpPersonResources(subject, options.mayCall))
   const subscriptions = new Map<string, Promise<{ close(): void } | null>>()
   const skillSubscriptions = new Set<string>()
   let closed = false

@@ -49,10 +49,9 @@ export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpP
     const names = new Set(listed.map((p) => p.prompt.name))
     return [...listed, ...imported(plane.sources.mcpPrompts(), names)]
   }
-  // A get may wait for the person's listing (deduplicated, backing off after a failure); a list never does.
-  const list = async (wait = false): Promise<ListedPrompt[]> => {
+  const list = async (): Promise<ListedPrompt[]> => {
     const listed = shared()
-    return [...listed, ...imported(await plane.sources.mcpPersonPrompts(subject, options.mayCall, wait), new Set(listed.map((p) => p.prompt.name)))]
+    return [...listed, ...imported(await plane.sources.mcpPersonPrompts(subject, options.mayCall), new Set(listed.map((p) => p.prompt.name)))]
   }
   /** Imported prompts this caller may get under names not taken yet (`names`, added to). */
   const imported = (sets: ImportedPrompts[], names: Set<string>): ListedPrompt[] =>
@@ -74,7 +73,7 @@ export function serveMcpPrompts(server: Server, plane: Skillplane, options: McpP
     const unknown = (why: string, callId?: string) =>
       new RequestError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}: ${why}`, callId ? { callId } : undefined)
     // Only what prompts/list shows this caller exists for it: the same answer for a prompt that is missing or hidden.
-    const listed = (await list(true)).find((p) => p.prompt.name === name)
+    const listed = (await list()).find((p) => p.prompt.name === name)
     if (!listed) throw unknown('prompts/list shows the prompts this caller may get')
     const call = { caller, conversationId: options.conversationId, signal: extra.signal, client: options.clientFor(extra) }
     if (listed.kind === 'instruction') {

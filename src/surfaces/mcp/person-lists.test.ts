@@ -8,11 +8,10 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { databases, waitFor } from '../../test-support/databases.js'
-import type { SkillplaneConfig } from '../../config/define-config.js'
 import { admin, openTestPlane } from '../../test-support/fixtures.js'
 import { startTestIdentityProvider, type TestIdentityProvider } from '../../test-support/identity-provider.js'
 import { connectInBrowser } from '../../test-support/oauth-service.js'
-import { startOAuthMcpServer, type OAuthMcpServer } from '../../test-support/oauth-mcp-server.js'
+import { startOAuthMcpServer } from '../../test-support/oauth-mcp-server.js'
 import { postAs } from '../../test-support/post-as.js'
 import { startHttpServer, type HttpServer } from '../http/index.js'
 
@@ -210,92 +209,6 @@ describe.each(databases)("a per-person server's resources and prompts on /mcp ($
       await plane.close()
       await secured.close()
     }
-  })
-
-  /**
-   * Alice, her account connected to the per-person "secured" (`servers` gives the plane's servers from
-   * its URL), on /mcp; `hang` makes her server hang and connects her account again, which drops her
-   * upstream session and its listing, and answers how many sessions the server was asked to open before.
-   */
-  async function whileHanging(
-    servers: (url: string) => NonNullable<SkillplaneConfig['mcpServers']>,
-    run: (alice: { client: Client; changes: string[]; uris(): Promise<string[]>; secured: OAuthMcpServer; hang(): Promise<number> }) => Promise<void>,
-  ): Promise<void> {
-    const secured = await startOAuthMcpServer({ issuer: idp.issuer, personal: true })
-    const plane = await openTestPlane(database, { mcpServers: servers(secured.url) })
-    const server = await startHttpServer(plane, { host: '127.0.0.1', port: 0 })
-    const client = new Client({ name: 'person-lists', version: '1.0.0' })
-    try {
-      const alice = (await plane.people.keys.create({ name: 'alice', role: 'operator' }, plane.now())).key
-      await connectAccount(server, alice, 'alice')
-      await waitFor(() => plane.sources.mcpServers().every((s) => s.state === 'connected' || s.name === 'secured'))
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }))
-      const changes: string[] = []
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changes.push('resources'))
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () => void changes.push('prompts'))
-      const uris = async () => (await client.listResources()).resources.map((r) => r.uri).sort()
-      const hang = async () => {
-        secured.hold()
-        const before = secured.openings()
-        const link = await postAs<{ authorizationUrl: string }>(server.url, alice, `/api/connections/${encodeURIComponent('mcp:secured')}/authorize`, {})
-        await connectInBrowser(link.authorizationUrl, (url) => idp.signIn(url, 'alice'))
-        return before
-      }
-      await run({ client, changes, uris, secured, hang })
-    } finally {
-      secured.release()
-      await client.close()
-      await server.close()
-      await plane.close()
-      await secured.close()
-    }
-  }
-
-  it("answers a person's lists at once while their server hangs, with one listing in flight, and announces their items when it answers", async () => {
-    const wiki = { name: 'wiki', command: process.execPath, args: [LOW_LEVEL], env: { LISTS: 'resources', RESOURCE: 'wiki://home' } }
-    await whileHanging(
-      (url) => [{ name: 'secured', url, oauth: {} }, wiki],
-      async ({ client, changes, uris, secured, hang }) => {
-        expect(await uris()).toEqual([mine('alice').inbox, 'wiki://home'])
-        const before = await hang()
-        // Her lists answer with the shared items while her server has not answered the one attempt to list hers.
-        await waitFor(async () => !(await uris()).includes(mine('alice').inbox))
-        expect(await uris()).toEqual(['wiki://home'])
-        expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).not.toContain(mine('alice').template)
-        expect((await client.listPrompts()).prompts.map((p) => p.name)).not.toContain('secured_alice_brief')
-        expect(await uris()).toEqual(['wiki://home'])
-        expect(secured.openings() - before).toBe(1)
-        expect(changes).toEqual([])
-
-        // Her server answers: she is told, and her next list has hers.
-        secured.release()
-        await waitFor(() => changes.includes('resources') && changes.includes('prompts'))
-        expect(await uris()).toEqual([mine('alice').inbox, 'wiki://home'])
-        expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(expect.arrayContaining(mine('alice').prompts))
-        expect(secured.openings() - before).toBe(1)
-      },
-    )
-  })
-
-  it('backs off after a failed listing of a person: no attempt per list until the wait is over, then one, which lists hers', async () => {
-    await whileHanging(
-      (url) => [{ name: 'secured', url, oauth: {}, connectTimeoutMs: 1_000 }],
-      async ({ changes, uris, secured, hang }) => {
-        expect(await uris()).toEqual([mine('alice').inbox])
-        const before = await hang()
-        await waitFor(async () => (await uris()).length === 0)
-        // The attempt times out (connectTimeoutMs): lists right after it make none.
-        await waitFor(() => secured.abandoned() === 1)
-        for (let i = 0; i < 3; i++) expect(await uris()).toEqual([])
-        expect(secured.openings() - before).toBe(1)
-
-        // Once the wait is over, a list starts one more (so lists are polled); her server answers it and she is told.
-        secured.release()
-        await waitFor(async () => (await uris()).length > 0 && changes.includes('resources'))
-        expect(await uris()).toEqual([mine('alice').inbox])
-        expect(secured.openings() - before).toBe(2)
-      },
-    )
   })
 
   it("leaves out of a person's lists what a shared server's template takes (reads of it go there): her listing says where each URI is read; a server denied to her takes nothing of hers", async () => {
