@@ -360,11 +360,9 @@ export class McpSource implements SkillSource {
 
   /** The per-person servers' read skills (`resources`) or get_prompt skills (`prompts`): who may call one has that person's own list. */
   personSkills(kind: 'resources' | 'prompts'): string[] {
-    return this.#personal(
-      '',
-      (name) => (kind === 'resources' ? this.#readers.get(name) : (this.#prompts.get(name)?.skill ?? undefined)),
-      () => true,
-    ).map(({ skill }) => skill)
+    return this.#personServers((name) => (kind === 'resources' ? this.#readers.get(name) : (this.#prompts.get(name)?.skill ?? undefined))).map(
+      ({ skill }) => skill,
+    )
   }
 
   /** Hear each change of a person's own resource or prompt list on a per-person server; returns the way to stop. */
@@ -379,10 +377,14 @@ export class McpSource implements SkillSource {
     skillOf: (server: string) => string | undefined,
     usable: (skill: string) => boolean,
   ): Array<{ connection: PersonSessions; skill: string }> {
-    if (subject === null) return []
+    return subject === null ? [] : this.#personServers(skillOf).filter(({ skill }) => usable(skill))
+  }
+
+  /** Every per-person server with the skill `skillOf` names, whoever asks. */
+  #personServers(skillOf: (server: string) => string | undefined): Array<{ connection: PersonSessions; skill: string }> {
     return this.#connections.flatMap((connection) => {
       const skill = skillOf(connection.server.name)
-      return connection instanceof PersonSessions && skill !== undefined && usable(skill) ? [{ connection, skill }] : []
+      return connection instanceof PersonSessions && skill !== undefined ? [{ connection, skill }] : []
     })
   }
 
